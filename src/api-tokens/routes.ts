@@ -1,0 +1,94 @@
+import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
+import { noAccess, pickErrors, validationError } from '../http/errors.js'
+import { actorOf, type Principal } from '../http/auth.js'
+import { hasPermission, Permission, requirePermission, type PermissionName } from '../http/permissions.js'
+import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, TokenParam, type CreateApiToken } from './schemas.js'
+import { createToken, deleteToken, listTokens, type NewToken, type TokenType } from './store.js'
+
+const permissionFor: Record<'create' | 'read' | 'delete', Record<TokenType, PermissionName>> = {
+  create: { admin: Permission.ADMIN, client: Permission.CREATE_CLIENT_API_TOKEN, frontend: Permission.CREATE_FRONTEND_API_TOKEN },
+  read: { admin: Permission.ADMIN, client: Permission.READ_CLIENT_API_TOKEN, frontend: Permission.READ_FRONTEND_API_TOKEN },
+  delete: { admin: Permission.ADMIN, client: Permission.DELETE_CLIENT_API_TOKEN, frontend: Permission.DELETE_FRONTEND_API_TOKEN },
+}
+const TOKEN_TYPES: TokenType[] = ['admin', 'client', 'frontend']
+const typesAllowed = (principal: Principal, action: 'read' | 'delete') => TOKEN_TYPES.filter((t) => hasPermission(principal, permissionFor[action][t]))
+
+function toNewToken(input: CreateApiToken, now: Date): NewToken {
+  const lowered = input.type.toLowerCase()
+  const type: TokenType = lowered === 'backend' ? 'client' : (lowered as TokenType)
+  const projects = input.projects ? [...new Set(input.projects)] : [input.project ?? '*']
+  if (projects.includes('*') && projects.length > 1) throw validationError('projects: `*` (all projects) cannot be combined with named projects')
+  const expiresAt = input.expiresAt ? new Date(input.expiresAt) : null
+  if (expiresAt && expiresAt <= now) throw validationError('expiresAt must be in the future')
+  if (type === 'admin') {
+    if ((input.environment ?? '*') !== '*' || projects[0] !== '*' || projects.length > 1) {
+      throw validationError('Admin tokens apply to every project and environment: leave project and environment out')
+    }
+    return { tokenName: input.tokenName, type, projects: ['*'], environment: '*', expiresAt }
+  }
+  const environment = input.environment ?? 'development'
+  if (environment === '*') throw validationError(`${type} tokens belong to one environment: name it in environment`)
+  return { tokenName: input.tokenName, type, projects, environment, expiresAt }
+}
+
+const getAllApiTokens = adminRoute({
+  method: 'get',
+  path: '/api/admin/api-tokens',
+  operationId: 'getAllApiTokens',
+  tags: ['API tokens'],
+  summary: 'Get API tokens',
+  description: 'The API tokens the caller may see, oldest first. Secrets are stored hashed, so `secret` is a masked form; it can be used to delete the token.',
+  responses: { 200: { description: 'The tokens', content: jsonContent(ApiTokensSchema) }, ...pickErrors(401, 403) },
+})
+
+const createApiToken = adminRoute({
+  method: 'post',
+  path: '/api/admin/api-tokens',
+  operationId: 'createApiToken',
+  tags: ['API tokens'],
+  summary: 'Create an API token',
+  description:
+    'Creates a backend (`client`), `frontend` or `admin` token. The response is the only place the secret is shown. ' +
+    'Projects and environment must exist (400 otherwise). Emits `api-token-created` (without the secret).',
+  request: { body: { required: true, content: jsonContent(CreateApiTokenSchema) } },
+  responses: {
+    201: {
+      description: 'The new token, with its secret',
+      headers: { location: { schema: { type: 'string' }, description: 'The location of the token' } },
+      content: jsonContent(ApiTokenSchema),
+    },
+    ...pickErrors(400, 401, 403, 409, 415),
+  },
+})
+
+const deleteApiToken = adminRoute({
+  method: 'delete',
+  path: '/api/admin/api-tokens/{token}',
+  operationId: 'deleteApiToken',
+  tags: ['API tokens'],
+  summary: 'Delete an API token',
+  description: 'Deletes the token given by its full secret, or by the masked secret the listing shows when that names one token. Emits `api-token-deleted`.',
+  request: { params: TokenParam },
+  responses: { 200: { description: 'The token was deleted' }, ...pickErrors(400, 401, 403, 404) },
+})
+
+export const apiTokenRoutes = createRouter()
+  .openapi(getAllApiTokens, async (c) => {
+    const types = typesAllowed(c.var.principal, 'read')
+    if (types.length === 0) requirePermission(c.var.principal, Permission.READ_CLIENT_API_TOKEN)
+    return c.json({ tokens: await listTokens(c.var.db, types) }, 200)
+  })
+  .openapi(createApiToken, async (c) => {
+    const now = c.var.clock()
+    const token = toNewToken(c.req.valid('json'), now)
+    requirePermission(c.var.principal, permissionFor.create[token.type], { project: token.projects.length === 1 ? token.projects[0] : undefined })
+    const created = await createToken(c.var.db, actorOf(c.var.principal), now, token)
+    return c.json(created, 201, { Location: `/api/admin/api-tokens/${encodeURIComponent(created.secret)}` })
+  })
+  .openapi(deleteApiToken, async (c) => {
+    const types = typesAllowed(c.var.principal, 'delete')
+    if (types.length === 0) requirePermission(c.var.principal, Permission.DELETE_CLIENT_API_TOKEN)
+    const result = await deleteToken(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('param').token, types)
+    if (result.denied) throw noAccess(`You need permission=${permissionFor.delete[result.denied]} to perform this action`)
+    return c.body(null, 200)
+  })

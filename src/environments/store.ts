@@ -1,0 +1,56 @@
+import { asc, count, eq, inArray, sql } from 'drizzle-orm'
+import { apiTokens, environments, projectEnvironments } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import { nameExists } from '../http/errors.js'
+import { recordEvents, type Actor } from '../events/store.js'
+import type { CreateEnvironment, Environment } from './schemas.js'
+
+export async function listEnvironments(db: Db): Promise<Environment[]> {
+  const projectCounts = db
+    .select({ environment: projectEnvironments.environment, n: count().as('project_count') })
+    .from(projectEnvironments)
+    .groupBy(projectEnvironments.environment)
+    .as('project_counts')
+  const tokenCounts = db
+    .select({ environment: apiTokens.environment, n: count().as('token_count') })
+    .from(apiTokens)
+    .groupBy(apiTokens.environment)
+    .as('token_counts')
+  const rows = await db
+    .select({
+      name: environments.name,
+      type: environments.type,
+      enabled: environments.enabled,
+      protected: environments.protected,
+      sortOrder: environments.sortOrder,
+      projectCount: sql<number>`coalesce(${projectCounts.n}, 0)`.mapWith(Number),
+      apiTokenCount: sql<number>`coalesce(${tokenCounts.n}, 0)`.mapWith(Number),
+    })
+    .from(environments)
+    .leftJoin(projectCounts, eq(projectCounts.environment, environments.name))
+    .leftJoin(tokenCounts, eq(tokenCounts.environment, environments.name))
+    .orderBy(asc(environments.sortOrder), asc(environments.name))
+  return rows
+}
+
+/** The names among `names` that are not environments. */
+export async function unknownEnvironments(db: Db, names: string[]): Promise<string[]> {
+  if (names.length === 0) return []
+  const found = await db.select({ name: environments.name }).from(environments).where(inArray(environments.name, names))
+  const known = new Set(found.map((f) => f.name))
+  return names.filter((n) => !known.has(n))
+}
+
+export async function createEnvironment(db: Db, actor: Actor, now: Date, input: CreateEnvironment): Promise<Environment> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(environments)
+      .values({ name: input.name, type: input.type, enabled: input.enabled ?? true, sortOrder: input.sortOrder ?? 0, createdAt: now })
+      .onConflictDoNothing()
+      .returning()
+    if (!row) throw nameExists(`An environment named ${input.name} already exists`)
+    const environment = { name: row.name, type: row.type, enabled: row.enabled, protected: row.protected, sortOrder: row.sortOrder, projectCount: 0, apiTokenCount: 0 }
+    await recordEvents(tx, actor, now, [{ type: 'environment-created', environment: row.name, data: environment }])
+    return environment
+  })
+}

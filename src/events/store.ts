@@ -1,0 +1,48 @@
+import { events } from '../../schema/index.js'
+import type { Db } from '../db.js'
+
+/** Who an audit event is attributed to. */
+export interface Actor {
+  createdBy: string
+  createdByUserId: number | null
+}
+
+export const SYSTEM_ACTOR: Actor = { createdBy: 'system', createdByUserId: null }
+
+export interface EventTag {
+  type: string
+  value: string
+}
+
+export interface NewEvent {
+  type: string
+  project?: string | null
+  environment?: string | null
+  featureName?: string | null
+  data?: unknown
+  preData?: unknown
+  tags?: EventTag[]
+  label?: string | null
+  summary?: string | null
+}
+
+/** Appends audit events. Call it with the transaction that makes the change, never on its own. */
+export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[]): Promise<void> {
+  if (list.length === 0) return
+  await tx.insert(events).values(
+    list.map((e) => ({
+      type: e.type,
+      createdAt,
+      createdBy: actor.createdBy,
+      createdByUserId: actor.createdByUserId,
+      project: e.project ?? null,
+      environment: e.environment ?? null,
+      featureName: e.featureName ?? null,
+      data: e.data ?? null,
+      preData: e.preData ?? null,
+      tags: e.tags ?? [],
+      label: e.label ?? null,
+      summary: e.summary ?? null,
+    })),
+  )
+}

@@ -1,0 +1,85 @@
+import { noAccess } from './errors.js'
+import type { Principal } from './auth.js'
+
+/** Permission names, as Unleash spells them. ADMIN implies every other one. */
+export const Permission = {
+  ADMIN: 'ADMIN',
+  CREATE_PROJECT: 'CREATE_PROJECT',
+  UPDATE_PROJECT: 'UPDATE_PROJECT',
+  DELETE_PROJECT: 'DELETE_PROJECT',
+  CREATE_ENVIRONMENT: 'CREATE_ENVIRONMENT',
+  UPDATE_ENVIRONMENT: 'UPDATE_ENVIRONMENT',
+  CREATE_FEATURE: 'CREATE_FEATURE',
+  UPDATE_FEATURE: 'UPDATE_FEATURE',
+  DELETE_FEATURE: 'DELETE_FEATURE',
+  UPDATE_FEATURE_ENVIRONMENT: 'UPDATE_FEATURE_ENVIRONMENT',
+  CREATE_FEATURE_STRATEGY: 'CREATE_FEATURE_STRATEGY',
+  UPDATE_FEATURE_STRATEGY: 'UPDATE_FEATURE_STRATEGY',
+  DELETE_FEATURE_STRATEGY: 'DELETE_FEATURE_STRATEGY',
+  UPDATE_FEATURE_ENVIRONMENT_VARIANTS: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+  UPDATE_FEATURE_VARIANTS: 'UPDATE_FEATURE_VARIANTS',
+  SKIP_CHANGE_REQUEST: 'SKIP_CHANGE_REQUEST',
+  CREATE_SEGMENT: 'CREATE_SEGMENT',
+  UPDATE_SEGMENT: 'UPDATE_SEGMENT',
+  DELETE_SEGMENT: 'DELETE_SEGMENT',
+  CREATE_CLIENT_API_TOKEN: 'CREATE_CLIENT_API_TOKEN',
+  READ_CLIENT_API_TOKEN: 'READ_CLIENT_API_TOKEN',
+  DELETE_CLIENT_API_TOKEN: 'DELETE_CLIENT_API_TOKEN',
+  CREATE_FRONTEND_API_TOKEN: 'CREATE_FRONTEND_API_TOKEN',
+  READ_FRONTEND_API_TOKEN: 'READ_FRONTEND_API_TOKEN',
+  DELETE_FRONTEND_API_TOKEN: 'DELETE_FRONTEND_API_TOKEN',
+} as const
+
+export type PermissionName = (typeof Permission)[keyof typeof Permission]
+
+/** What a permission applies to: nothing (instance-wide), a project, or an environment of a project. */
+export interface PermissionScope {
+  project?: string
+  environment?: string
+}
+
+const PROJECT_PERMISSIONS: PermissionName[] = [
+  Permission.UPDATE_PROJECT,
+  Permission.CREATE_FEATURE,
+  Permission.UPDATE_FEATURE,
+  Permission.DELETE_FEATURE,
+  Permission.UPDATE_FEATURE_ENVIRONMENT,
+  Permission.CREATE_FEATURE_STRATEGY,
+  Permission.UPDATE_FEATURE_STRATEGY,
+  Permission.DELETE_FEATURE_STRATEGY,
+  Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
+  Permission.UPDATE_FEATURE_VARIANTS,
+  Permission.CREATE_CLIENT_API_TOKEN,
+  Permission.READ_CLIENT_API_TOKEN,
+  Permission.DELETE_CLIENT_API_TOKEN,
+  Permission.CREATE_FRONTEND_API_TOKEN,
+  Permission.READ_FRONTEND_API_TOKEN,
+  Permission.DELETE_FRONTEND_API_TOKEN,
+]
+
+/** The permissions each built-in root role grants everywhere. */
+export const rootRolePermissions: Record<string, ReadonlySet<PermissionName>> = {
+  Admin: new Set([Permission.ADMIN]),
+  Editor: new Set([
+    Permission.CREATE_PROJECT,
+    Permission.CREATE_SEGMENT,
+    Permission.UPDATE_SEGMENT,
+    Permission.DELETE_SEGMENT,
+    ...PROJECT_PERMISSIONS,
+  ]),
+  Viewer: new Set(),
+}
+
+export function hasPermission(principal: Principal, permission: PermissionName, _scope: PermissionScope = {}): boolean {
+  if (principal.kind !== 'user' && principal.kind !== 'admin-token') return false
+  const granted = rootRolePermissions[principal.rootRole] ?? new Set()
+  return granted.has(Permission.ADMIN) || granted.has(permission)
+}
+
+/** Throws 403 NoAccessError naming the missing permission (and the environment) unless the caller has it. */
+export function requirePermission(principal: Principal, permission: PermissionName, scope: PermissionScope = {}): void {
+  if (hasPermission(principal, permission, scope)) return
+  const where = scope.environment ? ` defined for environment=${scope.environment}` : ''
+  const project = scope.project ? ` in project=${scope.project}` : ''
+  throw noAccess(`You need permission=${permission}${where}${project} to perform this action`)
+}

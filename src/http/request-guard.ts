@@ -1,0 +1,84 @@
+import type { MiddlewareHandler } from 'hono'
+import { bodyLimit } from 'hono/body-limit'
+import { ApiError, validationError } from './errors.js'
+
+export const MAX_BODY_BYTES = 1024 * 1024
+const MAX_JSON_DEPTH = 32
+const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+const limitBody = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new ApiError('PayloadTooLargeError', `The request body is larger than ${MAX_BODY_BYTES} bytes`)
+  },
+})
+
+/*
+ * The two guards reject what Postgres or the handlers would choke on, before any route runs:
+ * malformed percent-encoding, NUL bytes, lone surrogates, non-JSON bodies, over-deep or non-finite
+ * JSON. Routes then see only well-formed input, and bad input never reaches the database as a 500.
+ */
+
+export const urlGuard: MiddlewareHandler = async (c, next) => {
+  checkUrl(c.req.url)
+  await next()
+}
+
+/** Runs after authentication, so an anonymous caller learns nothing from how its body is judged. */
+export const bodyGuard: MiddlewareHandler = async (c, next) => {
+  if (!METHODS_WITH_BODY.has(c.req.method)) return next()
+  return limitBody(c, async () => {
+    const text = await c.req.text()
+    if (text.length > 0) {
+      const contentType = (c.req.header('content-type') ?? '').split(';')[0]!.trim()
+      if (!JSON_MEDIA_TYPE.test(contentType)) {
+        throw new ApiError('ContentTypeerror', `Unsupported content type "${contentType || '(none)'}": only application/json is accepted`)
+      }
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(text)
+      } catch (error) {
+        throw validationError(`Malformed JSON in request body: ${(error as Error).message}`)
+      }
+      checkJsonValue(parsed)
+    }
+    await next()
+  })
+}
+
+function checkUrl(url: string) {
+  const { pathname, search } = new URL(url)
+  const parts = [pathname, ...search.slice(1).split('&').map((p) => p.replaceAll('+', ' '))]
+  for (const part of parts) {
+    let decoded: string
+    try {
+      decoded = decodeURIComponent(part)
+    } catch {
+      throw validationError(`Malformed percent-encoding in the URL: ${part.slice(0, 100)}`)
+    }
+    checkString(decoded, part === pathname ? 'path' : 'query')
+  }
+}
+
+function checkString(value: string, where: string) {
+  if (value.includes('\u0000')) throw validationError(`NUL characters are not allowed (in ${where})`)
+  if (!value.isWellFormed()) throw validationError(`Invalid Unicode (a lone surrogate) is not allowed (in ${where})`)
+}
+
+/** Walks the parsed body without recursion, so hostile nesting cannot blow the stack. */
+function checkJsonValue(root: unknown) {
+  const stack: Array<{ value: unknown; depth: number; path: string }> = [{ value: root, depth: 0, path: '' }]
+  while (stack.length > 0) {
+    const { value, depth, path } = stack.pop()!
+    if (typeof value === 'string') checkString(value, `body${path}`)
+    else if (typeof value === 'number' && !Number.isFinite(value)) throw validationError(`Number out of range in body${path}`)
+    else if (value !== null && typeof value === 'object') {
+      if (depth >= MAX_JSON_DEPTH) throw validationError(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels`)
+      for (const [key, child] of Object.entries(value)) {
+        checkString(key, `body${path}`)
+        stack.push({ value: child, depth: depth + 1, path: `${path}/${key}` })
+      }
+    }
+  }
+}

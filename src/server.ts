@@ -1,0 +1,79 @@
+import { serve } from '@hono/node-server'
+import { createApp } from './app.js'
+import { bootstrapAdminTokens } from './api-tokens/store.js'
+import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
+
+export interface ServerConfig {
+  port: number
+  host: string
+  dataDir: string
+  databaseUrl?: string
+  initAdminTokens: string[]
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const port = Number(env.PORT ?? 4242)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`PORT must be a port number, got "${env.PORT}"`)
+  const initAdminTokens = (env.INIT_ADMIN_API_TOKENS ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
+  const malformed = initAdminTokens.filter((t) => !/^\*:\*\..+$/.test(t))
+  if (malformed.length > 0) throw new Error('INIT_ADMIN_API_TOKENS must be comma-separated admin tokens of the form *:*.<secret>')
+  return {
+    port,
+    host: env.HOST ?? '0.0.0.0',
+    dataDir: env.FLAGPOST_DATA_DIR ?? './.flagpost',
+    databaseUrl: env.DATABASE_URL || undefined,
+    initAdminTokens,
+  }
+}
+
+/** Opens and migrates the database, makes sure an admin token exists, and serves the app. */
+export async function startServer(config: ServerConfig) {
+  const database: NodeDbHandle = config.databaseUrl ? openPg(config.databaseUrl) : await openPglite({ dataDir: config.dataDir })
+  await database.migrate()
+  const firstToken = await bootstrapAdminTokens(database.db, new Date(), config.initAdminTokens)
+  const app = createApp({ db: () => database.db })
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s))
+  })
+  const address = server.address()
+  const port = typeof address === 'object' && address ? address.port : config.port
+  const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`
+  return {
+    url,
+    firstToken,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await database.close()
+    },
+  }
+}
+
+async function main() {
+  const config = readConfig()
+  const server = await startServer(config)
+  console.log(`Flagpost is listening on ${server.url} (database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded, in ${config.dataDir}`})`)
+  console.log(`API reference: ${server.url}/docs`)
+  if (server.firstToken) {
+    console.log(`\nFirst admin API token (shown only this once, keep it safe):\n\n  ${server.firstToken}\n`)
+    console.log(`Try: curl -H "Authorization: ${server.firstToken}" ${server.url}/api/admin/projects`)
+  }
+  let stopping = false
+  const stop = async () => {
+    if (stopping) return
+    stopping = true
+    await server.close()
+    process.exit(0)
+  }
+  process.on('SIGINT', stop)
+  process.on('SIGTERM', stop)
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/src/server.ts')) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : error)
+    process.exit(1)
+  })
+}

@@ -1,0 +1,47 @@
+import { readFile } from 'node:fs/promises'
+import { inject } from 'vitest'
+import { createApp } from '../../src/app.js'
+import { openPglite } from '../../src/db-node.js'
+import { createToken } from '../../src/api-tokens/store.js'
+import { SYSTEM_ACTOR } from '../../src/events/store.js'
+
+/** A fresh database (a copy of the migrated template) and the app on top of it, with an admin token. */
+export async function createTestApp(options: { now?: () => Date } = {}) {
+  const template = await readFile(inject('pgTemplatePath'))
+  const database = await openPglite({ loadDataDir: new Blob([template]) })
+  const clock = options.now ?? (() => new Date())
+  const app = createApp({ db: () => database.db, clock })
+  const adminToken = (
+    await createToken(database.db, SYSTEM_ACTOR, clock(), { tokenName: 'test-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })
+  ).secret
+
+  /** Calls the app like an HTTP client; `body` objects are sent as JSON. */
+  async function call(method: string, path: string, options: { body?: unknown; token?: string | null; headers?: Record<string, string> } = {}) {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) }
+    const token = options.token === undefined ? adminToken : options.token
+    if (token !== null) headers.authorization = token
+    let body: string | undefined
+    if (options.body !== undefined) {
+      body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
+      headers['content-type'] ??= 'application/json'
+    }
+    const response = await app.request(path, { method, headers, body })
+    const text = await response.text()
+    let json: any
+    try {
+      json = text ? JSON.parse(text) : undefined
+    } catch {
+      json = undefined
+    }
+    return { status: response.status, headers: response.headers, body: json, text }
+  }
+
+  /** Runs SQL directly, to check what a request did (or did not) write. */
+  async function query<T = Record<string, unknown>>(sqlText: string, params: unknown[] = []): Promise<T[]> {
+    return (await database.client.query<T>(sqlText, params)).rows
+  }
+
+  return { app, db: database.db, adminToken, call, query, close: () => database.close() }
+}
+
+export type TestApp = Awaited<ReturnType<typeof createTestApp>>

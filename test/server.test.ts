@@ -1,0 +1,66 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { readConfig, startServer } from '../src/server.js'
+
+const dirs: string[] = []
+const tempDir = async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'flagpost-server-'))
+  dirs.push(dir)
+  return dir
+}
+afterAll(async () => {
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+})
+
+describe('the Node server (npm start)', () => {
+  it('starts on an empty data folder, prints a first admin token that works, and keeps data across restarts', async () => {
+    const dataDir = await tempDir()
+    const first = await startServer({ ...readConfig({}), port: 0, host: '127.0.0.1', dataDir })
+    try {
+      expect(first.firstToken).toMatch(/^\*:\*\.[0-9a-f]{64}$/)
+      expect(await (await fetch(`${first.url}/health`)).json()).toEqual({ health: 'GOOD' })
+      const created = await fetch(`${first.url}/api/admin/projects`, {
+        method: 'POST',
+        headers: { authorization: first.firstToken!, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Persisted' }),
+      })
+      expect(created.status).toBe(201)
+    } finally {
+      await first.close()
+    }
+    const second = await startServer({ ...readConfig({}), port: 0, host: '127.0.0.1', dataDir })
+    try {
+      expect(second.firstToken).toBeUndefined()
+      const list = await fetch(`${second.url}/api/admin/projects`, { headers: { authorization: first.firstToken! } })
+      expect((await list.json()).projects.map((p: { id: string }) => p.id)).toContain('persisted')
+    } finally {
+      await second.close()
+    }
+  })
+
+  it('creates the INIT_ADMIN_API_TOKENS once, and then no generated token', async () => {
+    const dataDir = await tempDir()
+    const config = { ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.first-secret, *:*.second-secret' }), port: 0, host: '127.0.0.1', dataDir }
+    for (let run = 0; run < 2; run++) {
+      const server = await startServer(config)
+      try {
+        expect(server.firstToken).toBeUndefined()
+        for (const token of ['*:*.first-secret', '*:*.second-secret']) {
+          expect((await fetch(`${server.url}/api/admin/projects`, { headers: { authorization: token } })).status).toBe(200)
+        }
+        const tokens = await (await fetch(`${server.url}/api/admin/api-tokens`, { headers: { authorization: '*:*.first-secret' } })).json()
+        expect(tokens.tokens).toHaveLength(2)
+      } finally {
+        await server.close()
+      }
+    }
+  })
+
+  it('refuses malformed configuration', () => {
+    expect(() => readConfig({ INIT_ADMIN_API_TOKENS: 'default:development.abc' })).toThrow(/INIT_ADMIN_API_TOKENS/)
+    expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/)
+    expect(readConfig({})).toMatchObject({ port: 4242, dataDir: './.flagpost', databaseUrl: undefined })
+  })
+})

@@ -1,3 +1,4 @@
+import type { ExecutionContext } from 'hono'
 import { createApp, type App } from './app.js'
 import { openNeon, type DbHandle } from './db.js'
 

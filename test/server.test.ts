@@ -34,7 +34,7 @@ describe('the Node server (npm start)', () => {
     try {
       expect(second.firstToken).toBeUndefined()
       const list = await fetch(`${second.url}/api/admin/projects`, { headers: { authorization: first.firstToken! } })
-      expect((await list.json()).projects.map((p: { id: string }) => p.id)).toContain('persisted')
+      expect(((await list.json()) as { projects: { id: string }[] }).projects.map((p: { id: string }) => p.id)).toContain('persisted')
     } finally {
       await second.close()
     }
@@ -50,7 +50,7 @@ describe('the Node server (npm start)', () => {
         for (const token of ['*:*.first-secret', '*:*.second-secret']) {
           expect((await fetch(`${server.url}/api/admin/projects`, { headers: { authorization: token } })).status).toBe(200)
         }
-        const tokens = await (await fetch(`${server.url}/api/admin/api-tokens`, { headers: { authorization: '*:*.first-secret' } })).json()
+        const tokens = (await (await fetch(`${server.url}/api/admin/api-tokens`, { headers: { authorization: '*:*.first-secret' } })).json()) as { tokens: unknown[] }
         expect(tokens.tokens).toHaveLength(2)
       } finally {
         await server.close()

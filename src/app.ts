@@ -12,6 +12,9 @@ import { healthRoutes } from './health/routes.js'
 import { projectRoutes } from './projects/routes.js'
 import { environmentRoutes } from './environments/routes.js'
 import { apiTokenRoutes } from './api-tokens/routes.js'
+import { flagRoutes } from './flags/routes.js'
+import { strategyRoutes } from './strategies/routes.js'
+import { variantRoutes } from './variants/routes.js'
 
 export interface AppDeps {
   /** The database of a request: the same one on Node, one opened per request on Workers. */
@@ -60,6 +63,9 @@ export function createApp(deps: AppDeps) {
   app.route('/', projectRoutes)
   app.route('/', environmentRoutes)
   app.route('/', apiTokenRoutes)
+  app.route('/', flagRoutes)
+  app.route('/', strategyRoutes)
+  app.route('/', variantRoutes)
 
   app.openAPIRegistry.registerComponent('securitySchemes', SECURITY_SCHEME, {
     type: 'apiKey',

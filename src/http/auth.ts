@@ -38,3 +38,8 @@ export const authenticateAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set('principal', principal)
   await next()
 }
+
+/** A stable key for what belongs to the caller (favorites): `user:<id>` or `token:<id>`. */
+export function principalKey(principal: Principal): string {
+  return principal.kind === 'user' ? `user:${principal.userId}` : `token:${principal.tokenId}`
+}

@@ -123,6 +123,8 @@ export async function addEnvironmentToProject(db: Db, actor: Actor, now: Date, p
       .onConflictDoNothing()
       .returning()
     if (!row) throw nameExists(`Environment ${input.environment} is already enabled in project ${projectId}`)
+    // Every flag of the project gets the new environment, switched off.
+    await tx.execute(sql`insert into feature_environments (feature_name, environment) select name, ${input.environment} from features where project = ${projectId} on conflict do nothing`)
     await recordEvents(tx, actor, now, [
       {
         type: 'project-environment-added',
@@ -138,4 +140,9 @@ function dedupeBy<T>(items: T[], key: (item: T) => string): T[] {
   const seen = new Map<string, T>()
   for (const item of items) seen.set(key(item), item)
   return [...seen.values()]
+}
+
+export async function projectExists(db: Db, projectId: string): Promise<boolean> {
+  const [row] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))
+  return row !== undefined
 }

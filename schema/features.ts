@@ -1,0 +1,155 @@
+import { sql } from 'drizzle-orm'
+import { boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { environments } from './environments.js'
+import { projects } from './projects.js'
+
+export const features = pgTable(
+  'features',
+  {
+    // Unique across projects and across archived flags: SDKs know a flag by its name alone.
+    name: text('name').primaryKey(),
+    project: text('project')
+      .notNull()
+      .references(() => projects.id),
+    type: text('type').notNull().default('release'),
+    description: text('description'),
+    stale: boolean('stale').notNull().default(false),
+    impressionData: boolean('impression_data').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    createdBy: text('created_by').notNull(),
+    createdByUserId: integer('created_by_user_id'),
+    archivedAt: timestamp('archived_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('features_project_idx').on(t.project, t.name)],
+)
+
+export const featureEnvironments = pgTable(
+  'feature_environments',
+  {
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    environment: text('environment')
+      .notNull()
+      .references(() => environments.name, { onDelete: 'cascade' }),
+    enabled: boolean('enabled').notNull().default(false),
+    variants: jsonb('variants').notNull().default([]),
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [primaryKey({ columns: [t.featureName, t.environment] })],
+)
+
+export const featureStrategies = pgTable(
+  'feature_strategies',
+  {
+    id: uuid('id').primaryKey(),
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    environment: text('environment')
+      .notNull()
+      .references(() => environments.name, { onDelete: 'cascade' }),
+    name: text('strategy_name').notNull(),
+    title: text('title'),
+    disabled: boolean('disabled').notNull().default(false),
+    sortOrder: integer('sort_order').notNull().default(0),
+    parameters: jsonb('parameters').notNull().default({}),
+    constraints: jsonb('constraints').notNull().default([]),
+    variants: jsonb('variants').notNull().default([]),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('feature_strategies_feature_idx').on(t.featureName, t.environment, t.sortOrder)],
+)
+
+export const segments = pgTable('segments', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description'),
+  project: text('project').references(() => projects.id, { onDelete: 'cascade' }),
+  constraints: jsonb('constraints').notNull().default([]),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  createdBy: text('created_by'),
+})
+
+export const featureStrategySegments = pgTable(
+  'feature_strategy_segments',
+  {
+    strategyId: uuid('strategy_id')
+      .notNull()
+      .references(() => featureStrategies.id, { onDelete: 'cascade' }),
+    // No cascade: a segment in use cannot be deleted.
+    segmentId: integer('segment_id')
+      .notNull()
+      .references(() => segments.id),
+  },
+  (t) => [primaryKey({ columns: [t.strategyId, t.segmentId] }), index('feature_strategy_segments_segment_idx').on(t.segmentId)],
+)
+
+export const featureTags = pgTable(
+  'feature_tags',
+  {
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    type: text('tag_type').notNull(),
+    value: text('tag_value').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.featureName, t.type, t.value] })],
+)
+
+export const featureDependencies = pgTable(
+  'feature_dependencies',
+  {
+    child: text('child')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    parent: text('parent')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    enabled: boolean('enabled').notNull().default(true),
+    variants: jsonb('variants').notNull().default([]),
+  },
+  (t) => [primaryKey({ columns: [t.child, t.parent] }), index('feature_dependencies_parent_idx').on(t.parent)],
+)
+
+/** One row per stage a flag entered; the newest is its current stage. */
+export const featureLifecycles = pgTable(
+  'feature_lifecycles',
+  {
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    stage: text('stage').notNull(),
+    status: text('status'),
+    statusValue: text('status_value'),
+    enteredStageAt: timestamp('entered_stage_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.featureName, t.stage] })],
+)
+
+/** Favorites belong to a principal: `user:<id>` or `token:<id>`. */
+export const favoriteFeatures = pgTable(
+  'favorite_features',
+  {
+    principal: text('principal').notNull(),
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.principal, t.featureName] })],
+)
+
+export const favoriteProjects = pgTable(
+  'favorite_projects',
+  {
+    principal: text('principal').notNull(),
+    project: text('project')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.principal, t.project] })],
+)
+

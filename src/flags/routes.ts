@@ -1,0 +1,148 @@
+import { z } from '@hono/zod-openapi'
+import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
+import { notFound, pickErrors } from '../http/errors.js'
+import { actorOf, principalKey } from '../http/auth.js'
+import { projectIdParam } from '../http/common-schemas.js'
+import { Permission, requirePermission } from '../http/permissions.js'
+import { CreateFeatureSchema, featureEnvironmentPathParams, featurePathParams, FeatureSchema, PatchSchema, ProjectFeaturesSchema } from './schemas.js'
+import { loadFeature, loadFeatures } from './read.js'
+import { archiveFeature, createFeature, patchFeature, reviveFeature, setEnvironmentEnabled } from './store.js'
+import { projectExists } from '../projects/store.js'
+
+const tags = ['Features']
+
+const createFeatureRoute = adminRoute({
+  method: 'post',
+  path: '/api/admin/projects/{projectId}/features',
+  operationId: 'createFeature',
+  tags,
+  summary: 'Add a new feature flag',
+  description:
+    'Creates a flag, off in every environment of the project. The name is URL-friendly and unique across all projects and the archive (409). ' +
+    "It must match the project's naming pattern and fit its flag limit (400). Emits `feature-created`.",
+  request: { params: projectIdParam, body: { required: true, content: jsonContent(CreateFeatureSchema) } },
+  responses: {
+    201: { description: 'The new flag', content: jsonContent(FeatureSchema), headers: { location: { schema: { type: 'string' } } } },
+    ...pickErrors(400, 401, 403, 404, 409, 415),
+  },
+})
+
+const getFeatures = adminRoute({
+  method: 'get',
+  path: '/api/admin/projects/{projectId}/features',
+  operationId: 'getFeatures',
+  tags,
+  summary: "Get a project's flags",
+  description: 'Every flag of the project that is not archived, by name.',
+  request: { params: projectIdParam },
+  responses: { 200: { description: 'The flags', content: jsonContent(ProjectFeaturesSchema) }, ...pickErrors(401, 403, 404) },
+})
+
+const getFeature = adminRoute({
+  method: 'get',
+  path: '/api/admin/projects/{projectId}/features/{featureName}',
+  operationId: 'getFeature',
+  tags,
+  summary: 'Get a feature flag',
+  description: 'The whole flag, archived ones included (with `archived: true`). 404 for a flag of another project.',
+  request: { params: featurePathParams },
+  responses: { 200: { description: 'The flag', content: jsonContent(FeatureSchema) }, ...pickErrors(401, 403, 404) },
+})
+
+const patchFeatureRoute = adminRoute({
+  method: 'patch',
+  path: '/api/admin/projects/{projectId}/features/{featureName}',
+  operationId: 'patchFeature',
+  tags,
+  summary: 'Modify a feature flag',
+  description:
+    'Applies an RFC 6902 JSON Patch to the flag: `description`, `type`, `stale`, `impressionData` and `archived` can change; `name` and `project` cannot; ' +
+    'variants are changed with the variants operation. A patch that cannot be applied, or whose result is not a valid flag, changes nothing (400). ' +
+    'Emits `feature-metadata-updated`, plus `feature-stale-on`/`-off`, `feature-type-updated` and `feature-archived` as they apply.',
+  request: { params: featurePathParams, body: { required: true, content: jsonContent(PatchSchema) } },
+  responses: { 200: { description: 'The updated flag', content: jsonContent(FeatureSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
+})
+
+const archiveFeatureRoute = adminRoute({
+  method: 'delete',
+  path: '/api/admin/projects/{projectId}/features/{featureName}',
+  operationId: 'archiveFeature',
+  tags,
+  summary: 'Archive a feature flag',
+  description: 'Moves the flag to the archive: no longer listed, evaluated or served to SDKs. Its name stays taken. Emits `feature-archived`.',
+  request: { params: featurePathParams },
+  responses: { 202: { description: 'The flag was archived' }, ...pickErrors(401, 403, 404) },
+})
+
+const reviveFeatureRoute = adminRoute({
+  method: 'post',
+  path: '/api/admin/archive/revive/{featureName}',
+  operationId: 'reviveFeature',
+  tags: ['Archive'],
+  summary: 'Revive an archived feature flag',
+  description: 'Brings the flag back from the archive with every environment off (each switch recorded as `feature-environment-disabled`). Emits `feature-revived`.',
+  request: { params: z.object({ featureName: z.string().openapi({ param: { name: 'featureName', in: 'path' } }) }) },
+  responses: { 200: { description: 'The flag was revived' }, ...pickErrors(401, 403, 404) },
+})
+
+const NoBodySchema = z.object({}).strict().openapi({ description: 'This operation takes no body' })
+
+const toggleRoute = (on: boolean) =>
+  adminRoute({
+    method: 'post',
+    path: `/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/${on ? 'on' : 'off'}`,
+    operationId: on ? 'toggleFeatureEnvironmentOn' : 'toggleFeatureEnvironmentOff',
+    tags,
+    summary: on ? 'Enable a feature flag in an environment' : 'Disable a feature flag in an environment',
+    description: on
+      ? 'Switches the flag on in the environment. With no enabled strategy there, it first adds the project environment\'s default strategy, or a 100% `flexibleRollout` grouped by the flag name. Emits `feature-environment-enabled` only when the state changes.'
+      : 'Switches the flag off in the environment. Emits `feature-environment-disabled` only when the state changes. The operation takes no body: one that is not empty is a 400.',
+    request: { params: featureEnvironmentPathParams, body: { required: false, content: jsonContent(NoBodySchema) } },
+    responses: { 200: { description: 'The updated flag', content: jsonContent(FeatureSchema) }, ...pickErrors(400, 401, 403, 404) },
+  })
+
+export const flagRoutes = createRouter()
+  .openapi(createFeatureRoute, async (c) => {
+    const { projectId } = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.CREATE_FEATURE, { project: projectId })
+    const feature = await createFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), projectId, c.req.valid('json'))
+    return c.json(feature, 201, { Location: `/api/admin/projects/${encodeURIComponent(projectId)}/features/${encodeURIComponent(feature.name)}` })
+  })
+  .openapi(getFeatures, async (c) => {
+    const { projectId } = c.req.valid('param')
+    if (!(await projectExists(c.var.db, projectId))) throw notFound(`Could not find project ${projectId}`)
+    return c.json({ version: 1, features: await loadFeatures(c.var.db, { project: projectId }, principalKey(c.var.principal)) }, 200)
+  })
+  .openapi(getFeature, async (c) => {
+    const { projectId, featureName } = c.req.valid('param')
+    const feature = await loadFeature(c.var.db, featureName, principalKey(c.var.principal))
+    if (!feature || feature.project !== projectId) throw notFound(`Could not find feature flag ${featureName} in project ${projectId}`)
+    return c.json(feature, 200)
+  })
+  .openapi(patchFeatureRoute, async (c) => {
+    const { projectId, featureName } = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.UPDATE_FEATURE, { project: projectId })
+    return c.json(await patchFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), projectId, featureName, c.req.valid('json')), 200)
+  })
+  .openapi(archiveFeatureRoute, async (c) => {
+    const { projectId, featureName } = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.DELETE_FEATURE, { project: projectId })
+    await archiveFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, featureName)
+    return c.body(null, 202)
+  })
+  .openapi(reviveFeatureRoute, async (c) => {
+    const { featureName } = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.UPDATE_FEATURE)
+    await reviveFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), featureName)
+    return c.body(null, 200)
+  })
+  .openapi(toggleRoute(true), async (c) => {
+    const target = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT, { project: target.projectId, environment: target.environment })
+    return c.json(await setEnvironmentEnabled(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), target, true), 200)
+  })
+  .openapi(toggleRoute(false), async (c) => {
+    const target = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT, { project: target.projectId, environment: target.environment })
+    return c.json(await setEnvironmentEnabled(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), target, false), 200)
+  })

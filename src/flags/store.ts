@@ -1,0 +1,241 @@
+import { and, count, eq, isNull } from 'drizzle-orm'
+import fastJsonPatch, { type Operation } from 'fast-json-patch'
+import { z } from 'zod'
+import { featureEnvironments, features, featureTags, projectEnvironments, projects } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import { nameExists, notFound, validationError } from '../http/errors.js'
+import { zodValidationError } from '../http/openapi.js'
+import { recordEvents, type Actor, type NewEvent } from '../events/store.js'
+import { enabledStrategyCount, insertStrategy } from '../strategies/store.js'
+import type { StrategyInput } from '../strategies/schemas.js'
+import { advanceOnEnable, enterStage, leaveStage } from './lifecycle.js'
+import { featureEnvironmentOf, lockFeature, tagsOf, type FeatureRow } from './lock.js'
+import { loadFeature } from './read.js'
+import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
+
+/** The part of a flag that operation 3 patches, and that its metadata events carry. */
+function metadataOf(row: FeatureRow) {
+  return {
+    name: row.name,
+    project: row.project,
+    description: row.description,
+    type: row.type,
+    stale: row.stale,
+    impressionData: row.impressionData,
+    archived: row.archivedAt !== null,
+  }
+}
+
+async function reload(tx: Db, name: string, principal: string): Promise<Feature> {
+  const feature = await loadFeature(tx, name, principal)
+  if (!feature) throw notFound(`Could not find feature flag ${name}`)
+  return feature
+}
+
+function checkNamingPattern(name: string, project: typeof projects.$inferSelect) {
+  const pattern = project.featureNamingPattern
+  if (!pattern) return
+  let matches: boolean
+  try {
+    matches = new RegExp(`^(?:${pattern})$`).test(name)
+  } catch {
+    return
+  }
+  if (!matches) {
+    const example = project.featureNamingExample ? ` (for example ${project.featureNamingExample})` : ''
+    const description = project.featureNamingDescription ? `: ${project.featureNamingDescription}` : ''
+    throw validationError(`The flag name ${name} does not match the naming pattern ${pattern} of project ${project.id}${example}${description}`, [
+      { path: 'body.name', message: `must match ${pattern}` },
+    ])
+  }
+}
+
+export async function createFeature(db: Db, actor: Actor, now: Date, principal: string, projectId: string, input: CreateFeature): Promise<Feature> {
+  return db.transaction(async (tx) => {
+    // Locking the project serializes creations in it, so the flag limit holds under concurrency.
+    const [project] = await tx.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))).for('update')
+    if (!project) throw notFound(`Could not find project ${projectId}`)
+    checkNamingPattern(input.name, project)
+    if (project.featureLimit !== null) {
+      const [row] = await tx.select({ n: count() }).from(features).where(and(eq(features.project, projectId), isNull(features.archivedAt)))
+      if ((row?.n ?? 0) >= project.featureLimit) throw validationError(`Project ${projectId} has reached its limit of ${project.featureLimit} flags: archive one or raise the limit`)
+    }
+    const [row] = await tx
+      .insert(features)
+      .values({
+        name: input.name,
+        project: projectId,
+        type: input.type ?? 'release',
+        description: input.description ?? null,
+        impressionData: input.impressionData ?? false,
+        createdAt: now,
+        createdBy: actor.createdBy,
+        createdByUserId: actor.createdByUserId,
+      })
+      .onConflictDoNothing()
+      .returning()
+    if (!row) throw nameExists(`A feature flag named ${input.name} already exists (flag names are unique across projects and the archive)`)
+    const envs = await tx.select({ environment: projectEnvironments.environment }).from(projectEnvironments).where(eq(projectEnvironments.projectId, projectId))
+    if (envs.length > 0) await tx.insert(featureEnvironments).values(envs.map((e) => ({ featureName: row.name, environment: e.environment })))
+    const tags = dedupeTags(input.tags ?? [])
+    if (tags.length > 0) await tx.insert(featureTags).values(tags.map((t) => ({ featureName: row.name, ...t, createdAt: now })))
+    await enterStage(tx, row.name, 'initial', now)
+    await recordEvents(tx, actor, now, [{ type: 'feature-created', project: projectId, featureName: row.name, data: metadataOf(row), tags }])
+    return reload(tx, row.name, principal)
+  })
+}
+
+function dedupeTags(tags: { type?: string | undefined; value: string }[]) {
+  const unique = new Map(tags.map((t) => [`${t.type ?? 'simple'}\u0000${t.value}`, { type: t.type ?? 'simple', value: t.value }]))
+  return [...unique.values()]
+}
+
+export async function archiveFeature(db: Db, actor: Actor, now: Date, projectId: string, name: string) {
+  await db.transaction(async (tx) => {
+    const row = await lockFeature(tx, projectId, name)
+    await archiveLocked(tx, actor, now, row)
+  })
+}
+
+async function archiveLocked(tx: Db, actor: Actor, now: Date, row: FeatureRow) {
+  const [after] = await tx.update(features).set({ archivedAt: now }).where(eq(features.name, row.name)).returning()
+  await enterStage(tx, row.name, 'archived', now)
+  await recordEvents(tx, actor, now, [
+    { type: 'feature-archived', project: row.project, featureName: row.name, data: metadataOf(after!), preData: metadataOf(row), tags: await tagsOf(tx, row.name) },
+  ])
+}
+
+/** Brings an archived flag back with every environment off, so reviving never switches anything on by surprise. */
+export async function reviveFeature(db: Db, actor: Actor, now: Date, name: string) {
+  await db.transaction(async (tx) => {
+    const [row] = await tx.select().from(features).where(eq(features.name, name)).for('update')
+    if (!row || !row.archivedAt) throw notFound(`Could not find an archived feature flag named ${name}`)
+    const tags = await tagsOf(tx, name)
+    const [after] = await tx.update(features).set({ archivedAt: null }).where(eq(features.name, name)).returning()
+    const switchedOff = await tx
+      .update(featureEnvironments)
+      .set({ enabled: false })
+      .where(and(eq(featureEnvironments.featureName, name), eq(featureEnvironments.enabled, true)))
+      .returning({ environment: featureEnvironments.environment })
+    await leaveStage(tx, name, 'archived')
+    await recordEvents(tx, actor, now, [
+      { type: 'feature-revived', project: row.project, featureName: name, data: metadataOf(after!), preData: metadataOf(row), tags },
+      ...switchedOff.map(({ environment }) => ({
+        type: 'feature-environment-disabled',
+        project: row.project,
+        featureName: name,
+        environment,
+        data: { enabled: false },
+        preData: { enabled: true },
+        tags,
+      })),
+    ])
+  })
+}
+
+/** Operation 1 and its twin: switches the flag in one environment; an event only when the state changes. */
+export async function setEnvironmentEnabled(
+  db: Db,
+  actor: Actor,
+  now: Date,
+  principal: string,
+  target: { projectId: string; featureName: string; environment: string },
+  enabled: boolean,
+): Promise<Feature> {
+  return db.transaction(async (tx) => {
+    const row = await lockFeature(tx, target.projectId, target.featureName)
+    const { fe, type } = await featureEnvironmentOf(tx, row.name, target.environment)
+    if (fe.enabled !== enabled) {
+      const tags = await tagsOf(tx, row.name)
+      if (enabled && (await enabledStrategyCount(tx, row.name, target.environment)) === 0) {
+        await insertStrategy(tx, actor, now, { project: row.project, featureName: row.name, environment: target.environment, tags }, await defaultStrategy(tx, row, target.environment))
+      }
+      await tx
+        .update(featureEnvironments)
+        .set({ enabled })
+        .where(and(eq(featureEnvironments.featureName, row.name), eq(featureEnvironments.environment, target.environment)))
+      if (enabled) await advanceOnEnable(tx, row.name, type, now)
+      await recordEvents(tx, actor, now, [
+        {
+          type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',
+          project: row.project,
+          featureName: row.name,
+          environment: target.environment,
+          data: { enabled },
+          preData: { enabled: !enabled },
+          tags,
+        },
+      ])
+    }
+    return reload(tx, row.name, principal)
+  })
+}
+
+/** The project environment's default strategy, else a 100% gradual rollout grouped by the flag's name. */
+async function defaultStrategy(tx: Db, row: FeatureRow, environment: string): Promise<StrategyInput> {
+  const [pe] = await tx
+    .select({ defaultStrategy: projectEnvironments.defaultStrategy })
+    .from(projectEnvironments)
+    .where(and(eq(projectEnvironments.projectId, row.project), eq(projectEnvironments.environment, environment)))
+  const configured = pe?.defaultStrategy as StrategyInput | null | undefined
+  if (configured) return { ...configured, parameters: { ...(configured.parameters ?? {}), ...(configured.name === 'flexibleRollout' && !configured.parameters?.groupId ? { groupId: row.name } : {}) } }
+  return { name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: 'default', groupId: row.name } }
+}
+
+const PatchedFlagSchema = z
+  .object({
+    name: z.string(),
+    project: z.string(),
+    description: z.string().max(10_000).nullable(),
+    type: z.enum(FLAG_TYPES),
+    stale: z.boolean(),
+    impressionData: z.boolean(),
+    archived: z.boolean(),
+  })
+  .strict()
+
+/** Applies an RFC 6902 patch to a JSON document; any failure is a 400 and nothing is written. */
+export function applyJsonPatch<T>(document: T, operations: PatchOperation[]): unknown {
+  try {
+    return fastJsonPatch.applyPatch(structuredClone(document), operations as Operation[], true, false).newDocument
+  } catch (error) {
+    const e = error as { name?: string; message?: string; index?: number }
+    const where = e.index !== undefined ? ` (operation ${e.index})` : ''
+    const reason = e.name === 'TEST_OPERATION_FAILED' ? 'a test operation failed' : (e.message ?? 'invalid patch').split('\n')[0]
+    throw validationError(`The patch cannot be applied${where}: ${reason}`)
+  }
+}
+
+/** Operation 3: JSON Patch of a flag's description, type, stale, impressionData and archived. */
+export async function patchFeature(db: Db, actor: Actor, now: Date, principal: string, projectId: string, name: string, operations: PatchOperation[]): Promise<Feature> {
+  const variantOp = operations.find((o) => o.path === '/variants' || o.path.startsWith('/variants/') || o.from?.startsWith('/variants'))
+  if (variantOp) throw validationError(`Variants cannot be changed here: use PATCH /api/admin/projects/${projectId}/features/${name}/variants (operation ${operations.indexOf(variantOp)})`)
+  return db.transaction(async (tx) => {
+    const row = await lockFeature(tx, projectId, name)
+    const before = metadataOf(row)
+    const parsed = PatchedFlagSchema.safeParse(applyJsonPatch(before, operations))
+    if (!parsed.success) throw zodValidationError(parsed.error, 'patched flag')
+    const after = parsed.data
+    if (after.name !== before.name) throw validationError('The name of a flag cannot be changed')
+    if (after.project !== before.project) throw validationError('The project of a flag cannot be changed with a patch')
+
+    const tags = await tagsOf(tx, name)
+    const changed = after.description !== before.description || after.type !== before.type || after.stale !== before.stale || after.impressionData !== before.impressionData
+    if (changed) {
+      const [updated] = await tx
+        .update(features)
+        .set({ description: after.description, type: after.type, stale: after.stale, impressionData: after.impressionData })
+        .where(eq(features.name, name))
+        .returning()
+      const common = { project: projectId, featureName: name, tags }
+      const list: NewEvent[] = [{ type: 'feature-metadata-updated', ...common, data: metadataOf(updated!), preData: before }]
+      if (after.stale !== before.stale) list.push({ type: after.stale ? 'feature-stale-on' : 'feature-stale-off', ...common, data: { stale: after.stale }, preData: { stale: before.stale } })
+      if (after.type !== before.type) list.push({ type: 'feature-type-updated', ...common, data: { type: after.type }, preData: { type: before.type } })
+      await recordEvents(tx, actor, now, list)
+      if (after.archived) await archiveLocked(tx, actor, now, updated!)
+    } else if (after.archived) {
+      await archiveLocked(tx, actor, now, row)
+    }
+    return reload(tx, name, principal)
+  })
+}

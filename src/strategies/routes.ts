@@ -1,0 +1,135 @@
+import { z } from '@hono/zod-openapi'
+import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
+import { pickErrors } from '../http/errors.js'
+import { actorOf } from '../http/auth.js'
+import { Permission, requirePermission } from '../http/permissions.js'
+import type { Db } from '../db.js'
+import { featureEnvironmentOf, lockFeature, requireFeature, tagsOf } from '../flags/lock.js'
+import { featureEnvironmentPathParams } from '../flags/schemas.js'
+import { CreateStrategySchema, SetSortOrderSchema, StrategySchema, UpdateStrategySchema } from './schemas.js'
+import { deleteStrategy, getStrategy, insertStrategy, listStrategies, setSortOrder, updateStrategy, type StrategyTarget } from './store.js'
+
+const tags = ['Features']
+const base = '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies'
+const strategyParams = featureEnvironmentPathParams.extend({ strategyId: z.string().openapi({ param: { name: 'strategyId', in: 'path' } }) })
+type Params = z.infer<typeof featureEnvironmentPathParams>
+
+/** Locks the flag and checks the environment, then hands the change its target (with the flag's tags for the event). */
+async function lockTarget(tx: Db, p: Params): Promise<StrategyTarget> {
+  const row = await lockFeature(tx, p.projectId, p.featureName)
+  await featureEnvironmentOf(tx, p.featureName, p.environment)
+  return { project: row.project, featureName: row.name, environment: p.environment, tags: await tagsOf(tx, row.name) }
+}
+
+async function readTarget(db: Db, p: Params): Promise<StrategyTarget> {
+  const row = await requireFeature(db, p.projectId, p.featureName)
+  await featureEnvironmentOf(db, p.featureName, p.environment)
+  return { project: row.project, featureName: row.name, environment: p.environment, tags: [] }
+}
+
+const getStrategies = adminRoute({
+  method: 'get',
+  path: base,
+  operationId: 'getFeatureStrategies',
+  tags,
+  summary: "Get a flag's strategies in an environment",
+  description: 'In evaluation order (sortOrder).',
+  request: { params: featureEnvironmentPathParams },
+  responses: { 200: { description: 'The strategies', content: jsonContent(z.array(StrategySchema)) }, ...pickErrors(401, 403, 404) },
+})
+
+const addStrategy = adminRoute({
+  method: 'post',
+  path: base,
+  operationId: 'addFeatureStrategy',
+  tags,
+  summary: 'Add a strategy to a flag in an environment',
+  description:
+    'Constraints are validated in full (operator, `values` or `value`, numbers, ISO dates, semantic versions, regular expressions, CIDR ranges); segments must exist; ' +
+    'variants are checked and weighted like flag variants. Without a sortOrder the strategy goes last. Emits `feature-strategy-add`.',
+  request: { params: featureEnvironmentPathParams, body: { required: true, content: jsonContent(CreateStrategySchema) } },
+  responses: { 200: { description: 'The new strategy', content: jsonContent(StrategySchema) }, ...pickErrors(400, 401, 403, 404, 415) },
+})
+
+const getStrategyRoute = adminRoute({
+  method: 'get',
+  path: `${base}/{strategyId}`,
+  operationId: 'getFeatureStrategy',
+  tags,
+  summary: 'Get a strategy',
+  request: { params: strategyParams },
+  responses: { 200: { description: 'The strategy', content: jsonContent(StrategySchema) }, ...pickErrors(401, 403, 404) },
+})
+
+const updateStrategyRoute = adminRoute({
+  method: 'put',
+  path: `${base}/{strategyId}`,
+  operationId: 'updateFeatureStrategy',
+  tags,
+  summary: 'Replace a strategy',
+  description: 'Replaces the whole configuration (sortOrder kept unless given). Emits `feature-strategy-update` with the previous configuration as preData.',
+  request: { params: strategyParams, body: { required: true, content: jsonContent(UpdateStrategySchema) } },
+  responses: { 200: { description: 'The updated strategy', content: jsonContent(StrategySchema) }, ...pickErrors(400, 401, 403, 404, 415) },
+})
+
+const deleteStrategyRoute = adminRoute({
+  method: 'delete',
+  path: `${base}/{strategyId}`,
+  operationId: 'deleteFeatureStrategy',
+  tags,
+  summary: 'Delete a strategy',
+  description: 'Emits `feature-strategy-remove`. The environment keeps its enabled state.',
+  request: { params: strategyParams },
+  responses: { 200: { description: 'The strategy was deleted' }, ...pickErrors(401, 403, 404) },
+})
+
+const setSortOrderRoute = adminRoute({
+  method: 'post',
+  path: `${base}/set-sort-order`,
+  operationId: 'setStrategySortOrder',
+  tags,
+  summary: 'Set the order of strategies',
+  description: 'Each id must be a strategy of the flag in the environment (404 otherwise). Emits `strategy-order-changed`.',
+  request: { params: featureEnvironmentPathParams, body: { required: true, content: jsonContent(SetSortOrderSchema) } },
+  responses: { 200: { description: 'The strategies in their new order', content: jsonContent(z.array(StrategySchema)) }, ...pickErrors(400, 401, 403, 404, 415) },
+})
+
+const scope = (p: Params) => ({ project: p.projectId, environment: p.environment })
+
+export const strategyRoutes = createRouter()
+  .openapi(getStrategies, async (c) => {
+    const p = c.req.valid('param')
+    const target = await readTarget(c.var.db, p)
+    return c.json(await listStrategies(c.var.db, target.featureName, target.environment), 200)
+  })
+  .openapi(setSortOrderRoute, async (c) => {
+    const p = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.UPDATE_FEATURE_STRATEGY, scope(p))
+    const body = c.req.valid('json')
+    const strategies = await c.var.db.transaction(async (tx) => setSortOrder(tx, actorOf(c.var.principal), c.var.clock(), await lockTarget(tx, p), body))
+    return c.json(strategies, 200)
+  })
+  .openapi(addStrategy, async (c) => {
+    const p = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.CREATE_FEATURE_STRATEGY, scope(p))
+    const body = c.req.valid('json')
+    const strategy = await c.var.db.transaction(async (tx) => insertStrategy(tx, actorOf(c.var.principal), c.var.clock(), await lockTarget(tx, p), body))
+    return c.json(strategy, 200)
+  })
+  .openapi(getStrategyRoute, async (c) => {
+    const p = c.req.valid('param')
+    return c.json(await getStrategy(c.var.db, await readTarget(c.var.db, p), p.strategyId), 200)
+  })
+  .openapi(updateStrategyRoute, async (c) => {
+    const p = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.UPDATE_FEATURE_STRATEGY, scope(p))
+    const body = c.req.valid('json')
+    const strategy = await c.var.db.transaction(async (tx) => updateStrategy(tx, actorOf(c.var.principal), c.var.clock(), await lockTarget(tx, p), p.strategyId, body))
+    return c.json(strategy, 200)
+  })
+  .openapi(deleteStrategyRoute, async (c) => {
+    const p = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.DELETE_FEATURE_STRATEGY, scope(p))
+    await c.var.db.transaction(async (tx) => deleteStrategy(tx, actorOf(c.var.principal), c.var.clock(), await lockTarget(tx, p), p.strategyId))
+    return c.body(null, 200)
+  })

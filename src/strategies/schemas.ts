@@ -1,0 +1,137 @@
+import { z } from '@hono/zod-openapi'
+import ipaddr from 'ipaddr.js'
+import semver from 'semver'
+import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.js'
+
+export const CONSTRAINT_OPERATORS = [
+  'NOT_IN', 'IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS',
+  'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE',
+  'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT',
+  'REGEX', 'IN_CIDR',
+] as const
+export type ConstraintOperator = (typeof CONSTRAINT_OPERATORS)[number]
+
+const MULTI_VALUE: ReadonlySet<ConstraintOperator> = new Set(['NOT_IN', 'IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+
+const isCidrOrAddress = (v: string) => ipaddr.isValid(v) || ipaddr.isValidCIDR(v)
+
+/** Why a single value is wrong for the operator, or undefined when it is fine. */
+function singleValueProblem(operator: ConstraintOperator, value: string): string | undefined {
+  if (operator.startsWith('NUM_')) return value.trim() !== '' && Number.isFinite(Number(value)) ? undefined : `${operator} needs a number, got "${value}"`
+  if (operator.startsWith('DATE_')) return ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) ? undefined : `${operator} needs an ISO 8601 date, got "${value}"`
+  if (operator.startsWith('SEMVER_')) return semver.valid(value) ? undefined : `${operator} needs a semantic version, got "${value}"`
+  if (operator === 'REGEX') {
+    try {
+      new RegExp(value)
+      return undefined
+    } catch {
+      return `REGEX needs a valid regular expression, got "${value}"`
+    }
+  }
+  return undefined
+}
+
+export const ConstraintInputSchema = z
+  .object({
+    contextName: z.string().min(1).max(100),
+    operator: z.enum(CONSTRAINT_OPERATORS),
+    caseInsensitive: z.boolean().optional(),
+    inverted: z.boolean().optional(),
+    values: z.array(z.string().max(1000)).max(10_000).optional(),
+    value: z.string().max(1000).optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (MULTI_VALUE.has(c.operator)) {
+      if (!c.values || c.values.length === 0) ctx.addIssue({ code: 'custom', path: ['values'], message: `${c.operator} needs a non-empty values list` })
+      if (c.operator === 'IN_CIDR') {
+        for (const [i, v] of (c.values ?? []).entries()) {
+          if (!isCidrOrAddress(v)) ctx.addIssue({ code: 'custom', path: ['values', i], message: `IN_CIDR needs IPv4/IPv6 addresses or CIDR ranges, got "${v}"` })
+        }
+      }
+    } else if (c.value === undefined || c.value === '') {
+      ctx.addIssue({ code: 'custom', path: ['value'], message: `${c.operator} needs a single value in value` })
+    } else {
+      const problem = singleValueProblem(c.operator, c.value)
+      if (problem) ctx.addIssue({ code: 'custom', path: ['value'], message: problem })
+    }
+  })
+  .openapi('constraintSchema')
+
+export type ConstraintInput = z.infer<typeof ConstraintInputSchema>
+
+export const ConstraintSchema = z.object({
+  contextName: z.string(),
+  operator: z.enum(CONSTRAINT_OPERATORS),
+  caseInsensitive: z.boolean(),
+  inverted: z.boolean(),
+  values: z.array(z.string()),
+  value: z.string().optional(),
+})
+export type Constraint = z.infer<typeof ConstraintSchema>
+
+/** The stored form: flags filled in, `values` for multi-value operators, `value` for single-value ones. */
+export function normalizeConstraint(c: ConstraintInput): Constraint {
+  const multi = MULTI_VALUE.has(c.operator)
+  return {
+    contextName: c.contextName,
+    operator: c.operator,
+    caseInsensitive: c.caseInsensitive ?? false,
+    inverted: c.inverted ?? false,
+    values: multi ? (c.values ?? []) : [],
+    ...(multi ? {} : { value: c.value }),
+  }
+}
+
+export const ParametersSchema = z.record(z.string().max(100), z.string().max(10_000)).openapi('parametersSchema')
+
+const percentage = (name: string) => (value: string | undefined) =>
+  value === undefined || (/^\d{1,3}$/.test(value) && Number(value) <= 100) ? undefined : `${name} must be a whole number from 0 to 100, got "${value}"`
+const ROLLOUT_PARAMETERS: Record<string, (params: Record<string, string>) => string | undefined> = {
+  flexibleRollout: (p) => percentage('rollout')(p.rollout),
+  gradualRolloutUserId: (p) => percentage('percentage')(p.percentage),
+  gradualRolloutSessionId: (p) => percentage('percentage')(p.percentage),
+  gradualRolloutRandom: (p) => percentage('percentage')(p.percentage),
+}
+
+const strategyFields = {
+  name: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/, 'strategy name may contain letters, digits and _ . - only').openapi({ description: 'The strategy type, e.g. flexibleRollout' }),
+  title: z.string().max(100).nullable().optional(),
+  disabled: z.boolean().nullable().optional(),
+  sortOrder: z.number().int().min(-2147483648).max(2147483647).optional(),
+  constraints: z.array(ConstraintInputSchema).max(100).optional(),
+  variants: z.array(StrategyVariantInputSchema).max(100).optional(),
+  parameters: ParametersSchema.optional(),
+  segments: z.array(z.number().int().min(1).max(2147483647)).max(100).optional(),
+}
+
+const checkParameters = (s: { name: string; parameters?: Record<string, string> | undefined }, ctx: z.RefinementCtx) => {
+  const problem = ROLLOUT_PARAMETERS[s.name]?.(s.parameters ?? {})
+  if (problem) ctx.addIssue({ code: 'custom', path: ['parameters'], message: problem })
+}
+
+export const CreateStrategySchema = z.object(strategyFields).superRefine(checkParameters).openapi('createFeatureStrategySchema')
+export const UpdateStrategySchema = z.object(strategyFields).superRefine(checkParameters).openapi('updateFeatureStrategySchema')
+export type StrategyInput = z.infer<typeof CreateStrategySchema>
+
+export const StrategySchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    title: z.string().nullable(),
+    disabled: z.boolean(),
+    featureName: z.string(),
+    sortOrder: z.number().int(),
+    segments: z.array(z.number().int()),
+    constraints: z.array(ConstraintSchema),
+    variants: z.array(VariantSchema),
+    parameters: z.record(z.string(), z.string()),
+  })
+  .openapi('featureStrategySchema')
+export type Strategy = z.infer<typeof StrategySchema>
+
+export const SetSortOrderSchema = z
+  .array(z.object({ id: z.string().uuid(), sortOrder: z.number().int().min(-2147483648).max(2147483647) }))
+  .max(1000)
+  .openapi('setStrategySortOrderSchema')

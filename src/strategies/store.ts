@@ -1,0 +1,126 @@
+import { and, asc, eq, inArray, max } from 'drizzle-orm'
+import { featureStrategies, featureStrategySegments, segments } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import { notFound, validationError } from '../http/errors.js'
+import { recordEvents, type Actor, type EventTag } from '../events/store.js'
+import { normalizeVariants } from '../variants/weights.js'
+import { loadStrategies, strategyView } from '../flags/read.js'
+import { normalizeConstraint, type Strategy, type StrategyInput } from './schemas.js'
+
+export interface StrategyTarget {
+  project: string
+  featureName: string
+  environment: string
+  tags: EventTag[]
+}
+
+async function checkSegmentsExist(tx: Db, ids: number[]) {
+  if (ids.length === 0) return
+  const found = await tx.select({ id: segments.id }).from(segments).where(inArray(segments.id, ids))
+  const missing = ids.filter((id) => !found.some((f) => f.id === id))
+  if (missing.length > 0) throw validationError(`Unknown segment(s): ${missing.join(', ')}`, missing.map((id) => ({ path: 'body.segments', message: `segment ${id} does not exist` })))
+}
+
+/** The stored form of a strategy: defaults filled in, constraints and variants normalized. */
+function normalizeStrategy(input: StrategyInput, featureName: string) {
+  const parameters = { ...(input.parameters ?? {}) }
+  if (input.name === 'flexibleRollout') {
+    parameters.rollout ??= '100'
+    parameters.stickiness ??= 'default'
+    parameters.groupId ??= featureName
+  }
+  return {
+    name: input.name,
+    title: input.title ?? null,
+    disabled: input.disabled ?? false,
+    parameters,
+    constraints: (input.constraints ?? []).map(normalizeConstraint),
+    variants: normalizeVariants(input.variants ?? [], { sortByName: false, path: 'body.variants' }),
+    segments: [...new Set(input.segments ?? [])],
+  }
+}
+
+const eventFor = (target: StrategyTarget) => ({ project: target.project, featureName: target.featureName, environment: target.environment, tags: target.tags })
+
+/** Adds a strategy (last in order unless sortOrder is given) and records `feature-strategy-add`. */
+export async function insertStrategy(tx: Db, actor: Actor, now: Date, target: StrategyTarget, input: StrategyInput): Promise<Strategy> {
+  const strategy = normalizeStrategy(input, target.featureName)
+  await checkSegmentsExist(tx, strategy.segments)
+  let sortOrder = input.sortOrder
+  if (sortOrder === undefined) {
+    const [last] = await tx
+      .select({ n: max(featureStrategies.sortOrder) })
+      .from(featureStrategies)
+      .where(and(eq(featureStrategies.featureName, target.featureName), eq(featureStrategies.environment, target.environment)))
+    sortOrder = last?.n === null || last?.n === undefined ? 0 : last.n + 1
+  }
+  const [row] = await tx
+    .insert(featureStrategies)
+    .values({ id: crypto.randomUUID(), featureName: target.featureName, environment: target.environment, sortOrder, createdAt: now, ...strategy })
+    .returning()
+  if (strategy.segments.length > 0) await tx.insert(featureStrategySegments).values(strategy.segments.map((segmentId) => ({ strategyId: row!.id, segmentId })))
+  const view = strategyView({ ...row!, segments: [...strategy.segments].sort((a, b) => a - b) })
+  await recordEvents(tx, actor, now, [{ type: 'feature-strategy-add', ...eventFor(target), data: view, preData: null }])
+  return view
+}
+
+async function strategyOf(tx: Db, target: StrategyTarget, strategyId: string): Promise<Strategy> {
+  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(strategyId)
+  const rows = isUuid ? await loadStrategies(tx, [target.featureName], target.environment) : []
+  const row = rows.find((r) => r.id === strategyId.toLowerCase())
+  if (!row) throw notFound(`Could not find strategy ${strategyId} of ${target.featureName} in ${target.environment}`)
+  return strategyView(row)
+}
+
+export async function getStrategy(db: Db, target: StrategyTarget, strategyId: string) {
+  return strategyOf(db, target, strategyId)
+}
+
+export async function listStrategies(db: Db, featureName: string, environment: string): Promise<Strategy[]> {
+  return (await loadStrategies(db, [featureName], environment)).map(strategyView)
+}
+
+/** Replaces a strategy's configuration and records `feature-strategy-update` with the old one as preData. */
+export async function updateStrategy(tx: Db, actor: Actor, now: Date, target: StrategyTarget, strategyId: string, input: StrategyInput): Promise<Strategy> {
+  const before = await strategyOf(tx, target, strategyId)
+  const strategy = normalizeStrategy(input, target.featureName)
+  await checkSegmentsExist(tx, strategy.segments)
+  const [row] = await tx
+    .update(featureStrategies)
+    .set({ ...strategy, sortOrder: input.sortOrder ?? before.sortOrder })
+    .where(eq(featureStrategies.id, before.id))
+    .returning()
+  await tx.delete(featureStrategySegments).where(eq(featureStrategySegments.strategyId, before.id))
+  if (strategy.segments.length > 0) await tx.insert(featureStrategySegments).values(strategy.segments.map((segmentId) => ({ strategyId: before.id, segmentId })))
+  const view = strategyView({ ...row!, segments: [...strategy.segments].sort((a, b) => a - b) })
+  await recordEvents(tx, actor, now, [{ type: 'feature-strategy-update', ...eventFor(target), data: view, preData: before }])
+  return view
+}
+
+export async function deleteStrategy(tx: Db, actor: Actor, now: Date, target: StrategyTarget, strategyId: string) {
+  const before = await strategyOf(tx, target, strategyId)
+  await tx.delete(featureStrategies).where(eq(featureStrategies.id, before.id))
+  await recordEvents(tx, actor, now, [{ type: 'feature-strategy-remove', ...eventFor(target), data: null, preData: before }])
+}
+
+/** Sets the given strategies' sortOrder; every id must be a strategy of this flag and environment. */
+export async function setSortOrder(tx: Db, actor: Actor, now: Date, target: StrategyTarget, order: { id: string; sortOrder: number }[]) {
+  const before = (await loadStrategies(tx, [target.featureName], target.environment)).map(strategyView)
+  const unknown = order.filter((o) => !before.some((s) => s.id === o.id.toLowerCase()))
+  if (unknown.length > 0) throw notFound(`Unknown strategy id(s) for ${target.featureName} in ${target.environment}: ${unknown.map((u) => u.id).join(', ')}`)
+  for (const { id, sortOrder } of order) await tx.update(featureStrategies).set({ sortOrder }).where(eq(featureStrategies.id, id.toLowerCase()))
+  const after = (await loadStrategies(tx, [target.featureName], target.environment)).map(strategyView)
+  const summary = (list: Strategy[]) => list.map((s) => ({ id: s.id, name: s.name, title: s.title, sortOrder: s.sortOrder }))
+  await recordEvents(tx, actor, now, [{ type: 'strategy-order-changed', ...eventFor(target), data: summary(after), preData: summary(before) }])
+  return after
+}
+
+/** How many strategies of the flag in the environment are enabled. */
+export async function enabledStrategyCount(tx: Db, featureName: string, environment: string): Promise<number> {
+  const rows = await tx
+    .select({ disabled: featureStrategies.disabled })
+    .from(featureStrategies)
+    .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)))
+    .orderBy(asc(featureStrategies.sortOrder))
+  return rows.filter((r) => !r.disabled).length
+}

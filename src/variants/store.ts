@@ -1,0 +1,85 @@
+import { and, asc, eq } from 'drizzle-orm'
+import { environments, featureEnvironments } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import { zodValidationError } from '../http/openapi.js'
+import { recordEvents, type Actor } from '../events/store.js'
+import { featureEnvironmentOf, lockFeature, requireFeature, tagsOf } from '../flags/lock.js'
+import { applyJsonPatch } from '../flags/store.js'
+import type { PatchOperation } from '../flags/schemas.js'
+import { VariantsInputSchema, type Variant } from './schemas.js'
+import { normalizeVariants } from './weights.js'
+
+/** Validates a whole variant list as clients send it and returns it normalized (weights computed, sorted by name). */
+function toVariants(candidate: unknown): Variant[] {
+  const parsed = VariantsInputSchema.safeParse(candidate)
+  if (!parsed.success) throw zodValidationError(parsed.error, 'variants')
+  return normalizeVariants(parsed.data, { sortByName: true, path: 'variants' })
+}
+
+async function environmentsOf(tx: Db, featureName: string) {
+  return tx
+    .select({ environment: featureEnvironments.environment, variants: featureEnvironments.variants })
+    .from(featureEnvironments)
+    .innerJoin(environments, eq(environments.name, featureEnvironments.environment))
+    .where(eq(featureEnvironments.featureName, featureName))
+    .orderBy(asc(environments.sortOrder), asc(environments.name))
+}
+
+/**
+ * Operation 4: patches the flag's variants (those of its first environment) and stores the result in
+ * every environment, in one transaction (unlike Unleash, all environments or none). One
+ * `feature-variants-updated` event per environment, each with that environment's old variants.
+ */
+export async function patchFeatureVariants(db: Db, actor: Actor, now: Date, projectId: string, featureName: string, operations: PatchOperation[]) {
+  return db.transaction(async (tx) => {
+    const row = await lockFeature(tx, projectId, featureName)
+    const envs = await environmentsOf(tx, featureName)
+    const current = (envs[0]?.variants ?? []) as Variant[]
+    const variants = toVariants(applyJsonPatch(current, operations))
+    await tx.update(featureEnvironments).set({ variants }).where(eq(featureEnvironments.featureName, featureName))
+    const tags = await tagsOf(tx, featureName)
+    await recordEvents(
+      tx,
+      actor,
+      now,
+      envs.map((e) => ({ type: 'feature-variants-updated', project: row.project, featureName, environment: e.environment, data: { variants }, preData: { variants: e.variants }, tags })),
+    )
+    return variants
+  })
+}
+
+export async function getEnvironmentVariants(db: Db, projectId: string, featureName: string, environment: string): Promise<Variant[]> {
+  await requireFeature(db, projectId, featureName)
+  return (await featureEnvironmentOf(db, featureName, environment)).fe.variants as Variant[]
+}
+
+/** Sets one environment's variants, from a whole list (PUT) or a patch of the current one (PATCH). */
+export async function setEnvironmentVariants(
+  db: Db,
+  actor: Actor,
+  now: Date,
+  target: { projectId: string; featureName: string; environment: string },
+  change: { replace: unknown } | { patch: PatchOperation[] },
+) {
+  return db.transaction(async (tx) => {
+    const row = await lockFeature(tx, target.projectId, target.featureName)
+    const before = (await featureEnvironmentOf(tx, target.featureName, target.environment)).fe.variants as Variant[]
+    const variants = toVariants('replace' in change ? change.replace : applyJsonPatch(before, change.patch))
+    await tx
+      .update(featureEnvironments)
+      .set({ variants })
+      .where(and(eq(featureEnvironments.featureName, target.featureName), eq(featureEnvironments.environment, target.environment)))
+    await recordEvents(tx, actor, now, [
+      {
+        type: 'feature-environment-variants-updated',
+        project: row.project,
+        featureName: target.featureName,
+        environment: target.environment,
+        data: { variants },
+        preData: { variants: before },
+        tags: await tagsOf(tx, target.featureName),
+      },
+    ])
+    return variants
+  })
+}

@@ -1,0 +1,286 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from './helpers/app.js'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(() => t.close())
+
+const P = '/api/admin/projects/default'
+const createFlag = (body: unknown, project = 'default') => t.call('POST', `/api/admin/projects/${project}/features`, { body })
+const eventsOf = (name: string) =>
+  t.query<{ type: string; environment: string | null; data: any; pre_data: any; tags: any; project: string }>('select * from events where feature_name = $1 order by id', [name])
+const snapshot = () =>
+  t.query(`select
+    (select json_agg(f order by f.name) from features f) as features,
+    (select json_agg(fe order by fe.feature_name, fe.environment) from feature_environments fe) as envs,
+    (select json_agg(s order by s.id) from feature_strategies s) as strategies,
+    (select count(*) from events) as events`)
+
+describe('creating and reading flags', () => {
+  it('creates a flag that is off in every environment of its project, with feature-created', async () => {
+    const res = await createFlag({ name: 'checkout-v2', description: 'New checkout', impressionData: true, tags: [{ type: 'team', value: 'payments' }] })
+    expect(res.status, res.text).toBe(201)
+    expect(res.headers.get('location')).toBe(`${P}/features/checkout-v2`)
+    expect(res.body).toMatchObject({
+      name: 'checkout-v2',
+      type: 'release',
+      description: 'New checkout',
+      project: 'default',
+      archived: false,
+      stale: false,
+      enabled: false,
+      impressionData: true,
+      favorite: false,
+      archivedAt: null,
+      tags: [{ type: 'team', value: 'payments' }],
+      children: [],
+      dependencies: [],
+      lifecycle: { stage: 'initial' },
+      createdBy: { name: 'test-admin', id: -1337 },
+    })
+    expect(res.body.createdBy.imageUrl).toMatch(/^https:\/\//)
+    expect(res.body.environments.map((e: any) => [e.name, e.type, e.enabled, e.hasStrategies])).toEqual([
+      ['development', 'development', false, false],
+      ['production', 'production', false, false],
+    ])
+    expect(res.body.collaborators.users).toEqual([expect.objectContaining({ name: 'test-admin' })])
+    const events = await eventsOf('checkout-v2')
+    expect(events.map((e) => e.type)).toEqual(['feature-created'])
+    expect(events[0]!.data).toMatchObject({ name: 'checkout-v2', type: 'release', description: 'New checkout' })
+    expect(events[0]!.tags).toEqual([{ type: 'team', value: 'payments' }])
+  })
+
+  it('reads the flag back, and 404s it under another project', async () => {
+    const res = await t.call('GET', `${P}/features/checkout-v2`)
+    expect(res.status).toBe(200)
+    expect(res.body.name).toBe('checkout-v2')
+    await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
+    const wrong = await t.call('GET', '/api/admin/projects/other/features/checkout-v2')
+    expect(wrong.status).toBe(404)
+    expect(wrong.body.name).toBe('NotFoundError')
+  })
+
+  it('lists the flags of a project', async () => {
+    await createFlag({ name: 'alpha', type: 'experiment' })
+    const res = await t.call('GET', `${P}/features`)
+    expect(res.status).toBe(200)
+    expect(res.body.version).toBe(1)
+    expect(res.body.features.map((f: any) => f.name)).toEqual(['alpha', 'checkout-v2'])
+    expect((await t.call('GET', '/api/admin/projects/nope/features')).status).toBe(404)
+  })
+
+  it('answers 409 for a name taken in any project', async () => {
+    const res = await createFlag({ name: 'checkout-v2' }, 'other')
+    expect(res.status).toBe(409)
+    expect(res.body.name).toBe('NameExistsError')
+  })
+
+  it.each([
+    ['a name with a space', { name: 'bad name' }],
+    ['a name over 100 characters', { name: 'x'.repeat(101) }],
+    ['an unknown type', { name: 'typed', type: 'forever' }],
+    ['a one-character tag', { name: 'tagged', tags: [{ value: 'x' }] }],
+  ])('answers 400 for %s and writes nothing', async (_, body) => {
+    const before = await snapshot()
+    const res = await createFlag(body)
+    expect(res.status, res.text).toBe(400)
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it('answers 404 for an unknown project', async () => {
+    expect((await createFlag({ name: 'orphan' }, 'nope')).status).toBe(404)
+  })
+
+  it("enforces the project's naming pattern and flag limit", async () => {
+    await t.call('POST', '/api/admin/projects', { body: { id: 'strict', name: 'Strict' } })
+    await t.query("update projects set feature_naming_pattern = 'team-[a-z]+', feature_naming_example = 'team-search', feature_limit = 1 where id = 'strict'")
+    const bad = await createFlag({ name: 'search' }, 'strict')
+    expect(bad.status).toBe(400)
+    expect(bad.body.message).toContain('team-[a-z]+')
+    expect(bad.body.message).toContain('team-search')
+    expect((await createFlag({ name: 'team-search' }, 'strict')).status).toBe(201)
+    const over = await createFlag({ name: 'team-more' }, 'strict')
+    expect(over.status).toBe(400)
+    expect(over.body.message).toContain('limit')
+  })
+
+  it('gives new project environments to existing flags', async () => {
+    await t.call('POST', '/api/admin/environments', { body: { name: 'staging', type: 'preproduction', sortOrder: 150 } })
+    await t.call('POST', `${P}/environments`, { body: { environment: 'staging' } })
+    const res = await t.call('GET', `${P}/features/alpha`)
+    expect(res.body.environments.map((e: any) => e.name)).toEqual(['development', 'staging', 'production'])
+  })
+
+  it('creates exactly one of 50 concurrent creations of one name', async () => {
+    const results = await Promise.all(Array.from({ length: 50 }, () => createFlag({ name: 'contended' })))
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1)
+    expect(results.filter((r) => r.status === 409)).toHaveLength(49)
+    expect((await eventsOf('contended')).filter((e) => e.type === 'feature-created')).toHaveLength(1)
+  })
+})
+
+describe('switching flags on and off (operation 1)', () => {
+  const on = (env: string, name = 'alpha') => t.call('POST', `${P}/features/${name}/environments/${env}/on`)
+  const off = (env: string, name = 'alpha', body?: unknown) => t.call('POST', `${P}/features/${name}/environments/${env}/off`, { body })
+
+  it('enabling adds a 100% flexibleRollout when there is no strategy, and moves the lifecycle to pre-live', async () => {
+    const res = await on('development')
+    expect(res.status, res.text).toBe(200)
+    const dev = res.body.environments.find((e: any) => e.name === 'development')
+    expect(dev.enabled).toBe(true)
+    expect(dev.strategies).toEqual([
+      expect.objectContaining({ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: 'alpha' }, disabled: false, constraints: [], segments: [] }),
+    ])
+    expect(res.body.lifecycle.stage).toBe('pre-live')
+    const types = (await eventsOf('alpha')).map((e) => e.type)
+    expect(types.slice(-2)).toEqual(['feature-strategy-add', 'feature-environment-enabled'])
+  })
+
+  it('enabling in production makes the flag live', async () => {
+    expect((await on('production')).body.lifecycle.stage).toBe('live')
+  })
+
+  it('records no event when the state does not change', async () => {
+    const before = (await eventsOf('alpha')).length
+    expect((await on('development')).status).toBe(200)
+    expect((await eventsOf('alpha')).length).toBe(before)
+  })
+
+  it('disables and returns the updated flag, with feature-environment-disabled', async () => {
+    const res = await off('development')
+    expect(res.status).toBe(200)
+    expect(res.body.environments.find((e: any) => e.name === 'development').enabled).toBe(false)
+    const last = (await eventsOf('alpha')).at(-1)!
+    expect(last).toMatchObject({ type: 'feature-environment-disabled', environment: 'development', data: { enabled: false }, pre_data: { enabled: true } })
+    const again = (await eventsOf('alpha')).length
+    await off('development')
+    expect((await eventsOf('alpha')).length).toBe(again)
+  })
+
+  it('answers 404 for an unknown project, flag or environment, or a flag of another project', async () => {
+    expect((await t.call('POST', '/api/admin/projects/nope/features/alpha/environments/development/off')).status).toBe(404)
+    expect((await off('development', 'nope')).status).toBe(404)
+    expect((await off('moon')).status).toBe(404)
+    expect((await t.call('POST', '/api/admin/projects/other/features/alpha/environments/development/off')).status).toBe(404)
+  })
+
+  it('answers 400 for a request body (the operation takes none)', async () => {
+    const res = await off('development', 'alpha', { enabled: true })
+    expect(res.status).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+  })
+})
+
+describe('JSON Patch of a flag (operation 3)', () => {
+  const patch = (body: unknown, name = 'checkout-v2') => t.call('PATCH', `${P}/features/${name}`, { body })
+
+  it('replaces description, type, stale and impressionData with their events', async () => {
+    const res = await patch([
+      { op: 'replace', path: '/description', value: 'Checkout, second edition' },
+      { op: 'replace', path: '/type', value: 'experiment' },
+      { op: 'replace', path: '/stale', value: true },
+      { op: 'replace', path: '/impressionData', value: false },
+    ])
+    expect(res.status, res.text).toBe(200)
+    expect(res.body).toMatchObject({ description: 'Checkout, second edition', type: 'experiment', stale: true, impressionData: false })
+    const events = (await eventsOf('checkout-v2')).slice(-3)
+    expect(events.map((e) => e.type)).toEqual(['feature-metadata-updated', 'feature-stale-on', 'feature-type-updated'])
+    expect(events[0]!.pre_data).toMatchObject({ description: 'New checkout', type: 'release', stale: false })
+    expect(events[0]!.data).toMatchObject({ description: 'Checkout, second edition', type: 'experiment', stale: true })
+    expect(events[0]!.tags).toEqual([{ type: 'team', value: 'payments' }])
+  })
+
+  it('supports test, remove, add, copy and move', async () => {
+    const res = await patch([
+      { op: 'test', path: '/stale', value: true },
+      { op: 'replace', path: '/stale', value: false },
+      { op: 'copy', from: '/name', path: '/description' },
+    ])
+    expect(res.status, res.text).toBe(200)
+    expect(res.body).toMatchObject({ stale: false, description: 'checkout-v2' })
+    expect((await eventsOf('checkout-v2')).at(-1)!.type).toBe('feature-stale-off')
+    const removed = await patch([{ op: 'remove', path: '/description' }])
+    expect(removed.status).toBe(400)
+  })
+
+  it.each([
+    ['a name change', [{ op: 'replace', path: '/name', value: 'renamed' }], /name/],
+    ['a project change', [{ op: 'replace', path: '/project', value: 'other' }], /project/],
+    ['a variants path', [{ op: 'add', path: '/variants/0', value: { name: 'a' } }], /variants/],
+    ['an unknown op', [{ op: 'merge', path: '/description', value: 'x' }], /op/],
+    ['replace without value', [{ op: 'replace', path: '/description' }], /value/],
+    ['move without from', [{ op: 'move', path: '/description' }], /from/],
+    ['a path that does not exist', [{ op: 'replace', path: '/nope', value: 1 }], /cannot be applied/],
+    ['a failing test', [{ op: 'test', path: '/type', value: 'release' }, { op: 'replace', path: '/description', value: 'x' }], /test/],
+    ['an invalid result', [{ op: 'replace', path: '/type', value: 'forever' }], /type/],
+    ['an unknown field', [{ op: 'add', path: '/owner', value: 'me' }], /owner|Unrecognized/i],
+    ['a body that is not an array', { op: 'replace', path: '/description', value: 'x' }, /expected array/i],
+  ])('refuses %s with 400 and changes nothing', async (_, body, message) => {
+    const before = await snapshot()
+    const res = await patch(body)
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+    expect(res.body.message).toMatch(message)
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it('answers 415 for a body that is not JSON', async () => {
+    const res = await t.call('PATCH', `${P}/features/checkout-v2`, { body: 'description=x', headers: { 'content-type': 'text/plain' } })
+    expect(res.status).toBe(415)
+    expect(res.body.name).toBe('ContentTypeerror')
+  })
+
+  it('answers 404 for a flag of another project', async () => {
+    expect((await t.call('PATCH', '/api/admin/projects/other/features/checkout-v2', { body: [] })).status).toBe(404)
+  })
+
+  it('applies 100 concurrent patches, each with its own event whose preData is the previous state', async () => {
+    await createFlag({ name: 'busy' })
+    const results = await Promise.all(Array.from({ length: 100 }, (_, i) => patch([{ op: 'replace', path: '/description', value: `v${i}` }], 'busy')))
+    expect(results.every((r) => r.status === 200)).toBe(true)
+    const events = (await eventsOf('busy')).filter((e) => e.type === 'feature-metadata-updated')
+    expect(events).toHaveLength(100)
+    for (let i = 1; i < events.length; i++) expect(events[i]!.pre_data.description).toBe(events[i - 1]!.data.description)
+    expect(new Set(events.map((e) => e.data.description)).size).toBe(100)
+  })
+})
+
+describe('archive and revive', () => {
+  it('archives with feature-archived; the flag is no longer listed and operations 1, 3, 4 answer 404', async () => {
+    await createFlag({ name: 'old-flag' })
+    await t.call('POST', `${P}/features/old-flag/environments/development/on`)
+    const res = await t.call('DELETE', `${P}/features/old-flag`)
+    expect(res.status).toBe(202)
+    expect((await eventsOf('old-flag')).at(-1)!.type).toBe('feature-archived')
+    const list = await t.call('GET', `${P}/features`)
+    expect(list.body.features.map((f: any) => f.name)).not.toContain('old-flag')
+    const read = await t.call('GET', `${P}/features/old-flag`)
+    expect(read.body).toMatchObject({ archived: true, lifecycle: { stage: 'archived' } })
+    expect((await t.call('POST', `${P}/features/old-flag/environments/development/off`)).status).toBe(404)
+    expect((await t.call('PATCH', `${P}/features/old-flag`, { body: [] })).status).toBe(404)
+    expect((await t.call('PATCH', `${P}/features/old-flag/variants`, { body: [] })).status).toBe(404)
+    expect((await createFlag({ name: 'old-flag' })).status).toBe(409)
+  })
+
+  it('archives through a patch of /archived', async () => {
+    await createFlag({ name: 'patch-archived' })
+    const res = await t.call('PATCH', `${P}/features/patch-archived`, { body: [{ op: 'replace', path: '/archived', value: true }] })
+    expect(res.status).toBe(200)
+    expect(res.body.archived).toBe(true)
+    expect((await eventsOf('patch-archived')).at(-1)!.type).toBe('feature-archived')
+  })
+
+  it('revives with every environment off and feature-revived', async () => {
+    const res = await t.call('POST', '/api/admin/archive/revive/old-flag')
+    expect(res.status).toBe(200)
+    const flag = (await t.call('GET', `${P}/features/old-flag`)).body
+    expect(flag.archived).toBe(false)
+    expect(flag.environments.every((e: any) => !e.enabled)).toBe(true)
+    expect(flag.lifecycle.stage).toBe('pre-live')
+    const types = (await eventsOf('old-flag')).map((e) => e.type)
+    expect(types.slice(-2)).toEqual(['feature-revived', 'feature-environment-disabled'])
+    expect((await t.call('POST', '/api/admin/archive/revive/old-flag')).status).toBe(404)
+  })
+})

@@ -6,11 +6,20 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       {
+        extends: true,
         test: {
           name: 'node',
           include: ['test/**/*.test.ts'],
           exclude: ['test/workerd/**'],
           globalSetup: ['test/helpers/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The deployable worker bundle in workerd (Miniflare) against PGlite served over the Postgres protocol.
+          name: 'workerd',
+          include: ['test/workerd/**/*.test.ts'],
         },
       },
     ],

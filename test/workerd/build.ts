@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process'
+import { access, readFile } from 'node:fs/promises'
+import { basename, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+
+export interface WranglerConfig {
+  main: string
+  compatibilityDate: string
+  compatibilityFlags: string[]
+}
+
+/** The few top-level keys of wrangler.toml that Miniflare needs to run the bundle like Cloudflare does. */
+export async function readWranglerConfig(): Promise<WranglerConfig> {
+  const toml = await readFile(join(root, 'wrangler.toml'), 'utf8')
+  const key = (name: string) => toml.match(new RegExp(`^${name}\\s*=\\s*(.+?)\\s*(#.*)?$`, 'm'))?.[1]
+  const main = key('main')?.match(/^"(.*)"$/)?.[1]
+  const compatibilityDate = key('compatibility_date')?.match(/^"(.*)"$/)?.[1]
+  if (!main || !compatibilityDate) throw new Error('wrangler.toml: main and compatibility_date must be set as plain strings')
+  const compatibilityFlags = [...(key('compatibility_flags') ?? '[]').matchAll(/"([^"]+)"/g)].map((m) => m[1]!)
+  return { main, compatibilityDate, compatibilityFlags }
+}
+
+/**
+ * Builds the deployable bundle into `dir`/bundle with the project's own wrangler and returns its entry file.
+ * No login or network: no metrics, no banner (its update check), and wrangler's debug log goes to `dir` too.
+ */
+export async function buildWorker(dir: string, config: WranglerConfig): Promise<string> {
+  const wrangler = join(root, 'node_modules/.bin/wrangler')
+  const outdir = join(dir, 'bundle')
+  try {
+    await promisify(execFile)(process.execPath, [wrangler, 'deploy', '--dry-run', '--outdir', outdir], {
+      cwd: root,
+      env: {
+        ...process.env,
+        WRANGLER_SEND_METRICS: 'false',
+        CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+        WRANGLER_HIDE_BANNER: 'true',
+        WRANGLER_LOG_PATH: join(dir, 'wrangler-logs'),
+        NO_COLOR: '1',
+      },
+      timeout: 60_000,
+    })
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string }
+    throw new Error(`wrangler build failed:\n${stdout ?? ''}\n${stderr ?? ''}`, { cause: error })
+  }
+  const scriptPath = join(outdir, basename(config.main).replace(/\.[cm]?[jt]sx?$/, '.js'))
+  await access(scriptPath)
+  return scriptPath
+}

@@ -1,0 +1,149 @@
+// The deployable worker bundle, run in workerd (Miniflare) with Neon's driver talking to a real Postgres (PGlite).
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { Miniflare } from 'miniflare'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres.js'
+import { createToken } from '../../src/api-tokens/store.js'
+import { SYSTEM_ACTOR } from '../../src/events/store.js'
+import { buildWorker, readWranglerConfig } from './build.js'
+
+let tempDir: string | undefined
+let postgres: LocalPostgres | undefined
+let mf: Miniflare | undefined
+let adminToken: string
+
+beforeAll(async () => {
+  tempDir = await mkdtemp(join(tmpdir(), 'flagpost-workerd-'))
+  const config = await readWranglerConfig()
+  // The build and the database start are independent: overlap them (and keep the database to close if the build fails).
+  const [built, started] = await Promise.allSettled([buildWorker(tempDir, config), startLocalPostgres({ migrate: true })])
+  if (started.status === 'fulfilled') postgres = started.value
+  if (built.status === 'rejected') throw built.reason
+  if (started.status === 'rejected') throw started.reason
+  const scriptPath = built.value
+  const pg = started.value
+  adminToken = (
+    await createToken(pg.database.db, SYSTEM_ACTOR, new Date(), { tokenName: 'workerd-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })
+  ).secret
+
+  mf = new Miniflare({
+    modules: true,
+    scriptPath,
+    // Module names are relative to this root; the default (cwd) cannot reach a bundle in the temp folder.
+    modulesRoot: dirname(scriptPath),
+    compatibilityDate: config.compatibilityDate,
+    compatibilityFlags: config.compatibilityFlags,
+    bindings: { DATABASE_URL: pg.databaseUrl, NEON_WS_PROXY: pg.wsProxy },
+  })
+  await mf.ready
+})
+
+afterAll(async () => {
+  await mf?.dispose()
+  await postgres?.close()
+  if (tempDir) await rm(tempDir, { recursive: true, force: true })
+})
+
+/** Sends a request to the worker; `token: null` sends none. */
+async function call(method: string, path: string, options: { body?: unknown; token?: string | null } = {}) {
+  const headers: Record<string, string> = {}
+  const token = options.token === undefined ? adminToken : options.token
+  if (token !== null) headers.authorization = token
+  if (options.body !== undefined) headers['content-type'] = 'application/json'
+  const response = await mf!.dispatchFetch(`http://flagpost.test${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  })
+  const text = await response.text()
+  let body: any
+  try {
+    body = text ? JSON.parse(text) : undefined
+  } catch {
+    body = undefined
+  }
+  return { status: response.status, body, text }
+}
+
+const query = async <T = Record<string, unknown>>(sqlText: string, params: unknown[] = []) => (await postgres!.database.client.query<T>(sqlText, params)).rows
+
+/** Waits until every WebSocket the worker opened to the database is closed (pools end in `waitUntil`). */
+async function relayDrained(timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs
+  while (postgres!.relayConnections().open > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+  return postgres!.relayConnections().open
+}
+
+describe('worker bundle in workerd', () => {
+  it('answers health GOOD through the Neon driver', async () => {
+    const before = postgres!.relayConnections().total
+    const res = await call('GET', '/health', { token: null })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body).toEqual({ health: 'GOOD' })
+    // The query really went through the relay to Postgres.
+    expect(postgres!.relayConnections().total).toBeGreaterThan(before)
+  })
+
+  it('creates a project in the database, with its event', async () => {
+    const res = await call('POST', '/api/admin/projects', { body: { id: 'workerd-project', name: 'Workerd Project', description: 'made in workerd' } })
+    expect(res.status, res.text).toBe(201)
+    expect(res.body).toMatchObject({ id: 'workerd-project', name: 'Workerd Project', description: 'made in workerd' })
+
+    expect(await query('select id, name, description from projects where id = $1', ['workerd-project'])).toEqual([
+      { id: 'workerd-project', name: 'Workerd Project', description: 'made in workerd' },
+    ])
+    const events = await query<{ created_by: string; data: { id: string } }>(
+      `select created_by, data from events where type = 'project-created' and project = $1`,
+      ['workerd-project'],
+    )
+    expect(events).toHaveLength(1)
+    expect(events[0]!.created_by).toBe('workerd-admin')
+    expect(events[0]!.data.id).toBe('workerd-project')
+  })
+
+  it('lists the created project', async () => {
+    const res = await call('GET', '/api/admin/projects')
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.version).toBe(1)
+    expect(res.body.projects.map((p: { id: string }) => p.id)).toContain('workerd-project')
+  })
+
+  it('answers 401 AuthenticationRequired without a token', async () => {
+    const res = await call('GET', '/api/admin/projects', { token: null })
+    expect(res.status).toBe(401)
+    expect(res.body).toEqual({ id: expect.any(String), name: 'AuthenticationRequired', message: expect.any(String) })
+  })
+
+  it('answers 404 NotFoundError for an unknown route', async () => {
+    const res = await call('GET', '/no-such-route', { token: null })
+    expect(res.status).toBe(404)
+    expect(res.body).toEqual({ id: expect.any(String), name: 'NotFoundError', message: expect.any(String) })
+  })
+
+  it('opens and closes a connection per request over many sequential requests', async () => {
+    expect(await relayDrained()).toBe(0)
+    const before = postgres!.relayConnections().total
+    for (let i = 0; i < 6; i++) {
+      const res = await call('POST', '/api/admin/projects', { body: { id: `sequential-${i}`, name: `Sequential ${i}` } })
+      expect(res.status, res.text).toBe(201)
+    }
+    const listed = await call('GET', '/api/admin/projects')
+    expect(listed.status, listed.text).toBe(200)
+    expect(listed.body.projects.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining([0, 1, 2, 3, 4, 5].map((i) => `sequential-${i}`)))
+
+    // Each request opened its own pool, and every pool was ended after its response.
+    expect(postgres!.relayConnections().total - before).toBeGreaterThanOrEqual(7)
+    expect(await relayDrained()).toBe(0)
+    expect(await query(`select count(*)::int as n from events where type = 'project-created' and project like 'sequential-%'`)).toEqual([{ n: 6 }])
+  })
+
+  it('serves concurrent requests, each with its own transaction', async () => {
+    const ids = [0, 1, 2, 3].map((i) => `concurrent-${i}`)
+    const results = await Promise.all(ids.map((id) => call('POST', '/api/admin/projects', { body: { id, name: id } })))
+    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201])
+    expect((await query<{ id: string }>(`select id from projects where id like 'concurrent-%' order by id`)).map((r) => r.id)).toEqual(ids)
+    expect(await relayDrained()).toBe(0)
+  })
+})

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from './helpers/app.js'
+
+let t: TestApp
+let segmentId: number
+beforeAll(async () => {
+  t = await createTestApp()
+  await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'search' } })
+  segmentId = (await t.query<{ id: number }>("insert into segments (name, constraints) values ('beta-users', '[]') returning id"))[0]!.id
+})
+afterAll(() => t.close())
+
+const base = '/api/admin/projects/default/features/search/environments/production/strategies'
+const add = (body: unknown) => t.call('POST', base, { body })
+const strategyEvents = () => t.query<{ type: string; environment: string; data: any; pre_data: any }>("select * from events where feature_name = 'search' and type like '%strateg%' order by id")
+const state = () => t.query("select (select json_agg(s order by s.id) from feature_strategies s) as s, (select json_agg(x) from feature_strategy_segments x) as x, (select count(*) from events) as e")
+
+describe('strategies', () => {
+  let id: string
+
+  it('adds a strategy with constraints, segments, variants and parameters, recording feature-strategy-add', async () => {
+    const res = await add({
+      name: 'flexibleRollout',
+      title: 'Beta in Norway',
+      parameters: { rollout: '25', stickiness: 'userId', groupId: 'search' },
+      constraints: [
+        { contextName: 'country', operator: 'IN', values: ['NO', 'SE'] },
+        { contextName: 'appVersion', operator: 'SEMVER_GT', value: '2.1.0', inverted: true },
+        { contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['10.0.0.0/8', '2001:db8::/32', '192.168.1.1'] },
+        { contextName: 'email', operator: 'REGEX', value: '^.+@example\\.com$', caseInsensitive: true },
+        { contextName: 'currentTime', operator: 'DATE_AFTER', value: '2026-01-01T00:00:00.000Z' },
+        { contextName: 'age', operator: 'NUM_GTE', value: '18' },
+      ],
+      segments: [segmentId],
+      variants: [
+        { name: 'blue', weight: 100, weightType: 'fix', stickiness: 'default' },
+        { name: 'red', weight: 0, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"a":1}' } },
+      ],
+    })
+    expect(res.status, res.text).toBe(200)
+    id = res.body.id
+    expect(id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(res.body).toMatchObject({ name: 'flexibleRollout', title: 'Beta in Norway', disabled: false, featureName: 'search', sortOrder: 0, segments: [segmentId] })
+    expect(res.body.constraints[0]).toEqual({ contextName: 'country', operator: 'IN', values: ['NO', 'SE'], caseInsensitive: false, inverted: false })
+    expect(res.body.constraints[1]).toEqual({ contextName: 'appVersion', operator: 'SEMVER_GT', value: '2.1.0', values: [], caseInsensitive: false, inverted: true })
+    expect(res.body.variants.map((v: any) => [v.name, v.weight])).toEqual([['blue', 100], ['red', 900]])
+    const events = await strategyEvents()
+    expect(events).toHaveLength(1)
+    expect(events[0]).toMatchObject({ type: 'feature-strategy-add', environment: 'production', pre_data: null })
+    expect(events[0]!.data.id).toBe(id)
+  })
+
+  it('fills flexibleRollout defaults and puts new strategies last', async () => {
+    const res = await add({ name: 'flexibleRollout' })
+    expect(res.body.parameters).toEqual({ rollout: '100', stickiness: 'default', groupId: 'search' })
+    expect(res.body.sortOrder).toBe(1)
+  })
+
+  it('lists and reads strategies of the environment only', async () => {
+    const list = await t.call('GET', base)
+    expect(list.status).toBe(200)
+    expect(list.body.map((s: any) => s.sortOrder)).toEqual([0, 1])
+    expect((await t.call('GET', base.replace('production', 'development'))).body).toEqual([])
+    expect((await t.call('GET', `${base}/${id}`)).body.id).toBe(id)
+    expect((await t.call('GET', `${base}/00000000-0000-0000-0000-000000000000`)).status).toBe(404)
+    expect((await t.call('GET', `${base}/not-a-uuid`)).status).toBe(404)
+  })
+
+  it('replaces a strategy with feature-strategy-update carrying the old configuration', async () => {
+    const res = await t.call('PUT', `${base}/${id}`, { body: { name: 'default', constraints: [], disabled: true } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body).toMatchObject({ id, name: 'default', disabled: true, segments: [], sortOrder: 0, title: null })
+    const last = (await strategyEvents()).at(-1)!
+    expect(last.type).toBe('feature-strategy-update')
+    expect(last.pre_data).toMatchObject({ name: 'flexibleRollout', title: 'Beta in Norway', segments: [segmentId] })
+    expect(last.data).toMatchObject({ name: 'default', disabled: true })
+    expect(await t.query('select * from feature_strategy_segments')).toEqual([])
+  })
+
+  it('reorders strategies with strategy-order-changed', async () => {
+    const [first, second] = (await t.call('GET', base)).body
+    const res = await t.call('POST', `${base}/set-sort-order`, { body: [{ id: first.id, sortOrder: 5 }, { id: second.id, sortOrder: 1 }] })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.map((s: any) => s.id)).toEqual([second.id, first.id])
+    const last = (await strategyEvents()).at(-1)!
+    expect(last.type).toBe('strategy-order-changed')
+    expect(last.pre_data.map((s: any) => s.id)).toEqual([first.id, second.id])
+    expect((await t.call('POST', `${base}/set-sort-order`, { body: [{ id: '00000000-0000-0000-0000-000000000000', sortOrder: 1 }] })).status).toBe(404)
+  })
+
+  it('deletes a strategy with feature-strategy-remove', async () => {
+    const res = await t.call('DELETE', `${base}/${id}`)
+    expect(res.status).toBe(200)
+    const last = (await strategyEvents()).at(-1)!
+    expect(last).toMatchObject({ type: 'feature-strategy-remove', data: null })
+    expect(last.pre_data.id).toBe(id)
+    expect((await t.call('DELETE', `${base}/${id}`)).status).toBe(404)
+  })
+
+  it.each([
+    ['an unknown operator', { contextName: 'a', operator: 'LIKE', values: ['x'] }],
+    ['IN without values', { contextName: 'a', operator: 'IN' }],
+    ['IN with an empty list', { contextName: 'a', operator: 'IN', values: [] }],
+    ['NUM_EQ without value', { contextName: 'a', operator: 'NUM_EQ', values: ['1'] }],
+    ['NUM_GT with a word', { contextName: 'a', operator: 'NUM_GT', value: 'ten' }],
+    ['DATE_AFTER with a non-date', { contextName: 'currentTime', operator: 'DATE_AFTER', value: 'yesterday' }],
+    ['SEMVER_EQ with a non-version', { contextName: 'v', operator: 'SEMVER_EQ', value: '1.2' }],
+    ['REGEX that does not compile', { contextName: 'a', operator: 'REGEX', value: '([a-z' }],
+    ['IN_CIDR with a bad range', { contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['10.0.0.0/33'] }],
+    ['IN_CIDR with a host name', { contextName: 'remoteAddress', operator: 'IN_CIDR', values: ['example.com'] }],
+    ['no contextName', { operator: 'IN', values: ['x'] }],
+  ])('refuses a constraint with %s (400, nothing written)', async (_, constraint) => {
+    const before = await state()
+    const res = await add({ name: 'default', constraints: [constraint] })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+    expect(await state()).toEqual(before)
+  })
+
+  it.each([
+    ['an unknown segment', { name: 'default', segments: [999999] }],
+    ['a rollout above 100', { name: 'flexibleRollout', parameters: { rollout: '101' } }],
+    ['a rollout that is not a number', { name: 'flexibleRollout', parameters: { rollout: 'half' } }],
+    ['a percentage above 100', { name: 'gradualRolloutUserId', parameters: { percentage: '150' } }],
+    ['a non-string parameter', { name: 'default', parameters: { rollout: 50 } }],
+    ['duplicate variant names', { name: 'default', variants: [{ name: 'a', weight: 500, weightType: 'variable', stickiness: 'default' }, { name: 'a', weight: 500, weightType: 'variable', stickiness: 'default' }] }],
+    ['fix weights over 1000', { name: 'default', variants: [{ name: 'a', weight: 1001, weightType: 'fix', stickiness: 'default' }] }],
+    ['a variant without stickiness', { name: 'default', variants: [{ name: 'a', weight: 1000, weightType: 'variable' }] }],
+    ['a json payload that is not JSON', { name: 'default', variants: [{ name: 'a', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{' } }] }],
+    ['no name', { parameters: {} }],
+    ['a title over 100 characters', { name: 'default', title: 'x'.repeat(101) }],
+  ])('refuses %s (400, nothing written)', async (_, body) => {
+    const before = await state()
+    const res = await add(body)
+    expect(res.status, res.text).toBe(400)
+    expect(await state()).toEqual(before)
+  })
+
+  it('answers 404 for an unknown flag, environment or project', async () => {
+    expect((await t.call('POST', '/api/admin/projects/default/features/nope/environments/production/strategies', { body: { name: 'default' } })).status).toBe(404)
+    expect((await t.call('POST', '/api/admin/projects/default/features/search/environments/moon/strategies', { body: { name: 'default' } })).status).toBe(404)
+    expect((await t.call('POST', '/api/admin/projects/nope/features/search/environments/production/strategies', { body: { name: 'default' } })).status).toBe(404)
+  })
+
+  it('uses the project environment default strategy when enabling with no strategy', async () => {
+    await t.query(
+      `update project_environments set default_strategy = '{"name":"flexibleRollout","constraints":[{"contextName":"country","operator":"IN","values":["NO"]}],"parameters":{"rollout":"50","stickiness":"default"}}' where project_id = 'default' and environment_name = 'development'`,
+    )
+    const res = await t.call('POST', '/api/admin/projects/default/features/search/environments/development/on')
+    expect(res.status, res.text).toBe(200)
+    const dev = res.body.environments.find((e: any) => e.name === 'development')
+    expect(dev.strategies).toEqual([
+      expect.objectContaining({ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'search' }, constraints: [expect.objectContaining({ contextName: 'country', values: ['NO'] })] }),
+    ])
+  })
+
+  it('does not add a strategy when enabling an environment that has an enabled one', async () => {
+    const before = (await t.call('GET', base)).body.length
+    await t.call('POST', '/api/admin/projects/default/features/search/environments/production/on')
+    expect((await t.call('GET', base)).body.length).toBe(before)
+  })
+})

@@ -1,0 +1,117 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from './helpers/app.js'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp()
+  await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'banner' } })
+})
+afterAll(() => t.close())
+
+const flag = '/api/admin/projects/default/features/banner'
+const patchAll = (body: unknown) => t.call('PATCH', `${flag}/variants`, { body })
+const envVariants = () => t.query<{ environment: string; variants: any[] }>("select environment, variants from feature_environments where feature_name = 'banner' order by environment")
+const state = () => t.query("select (select json_agg(fe order by fe.environment) from feature_environments fe) as fe, (select count(*) from events) as e")
+
+describe('patching variants in every environment (operation 4)', () => {
+  it('adds variants, shares the variable weight and stores them in every environment', async () => {
+    const res = await patchAll([
+      { op: 'add', path: '/-', value: { name: 'red', weightType: 'variable', payload: { type: 'string', value: 'Red' } } },
+      { op: 'add', path: '/-', value: { name: 'green' } },
+      { op: 'add', path: '/-', value: { name: 'blue', weight: 100, weightType: 'fix', stickiness: 'userId', overrides: [{ contextName: 'userId', values: ['1', '2'] }] } },
+      { op: 'add', path: '/-', value: { name: 'amber' } },
+    ])
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.version).toBe(1)
+    expect(res.body.variants).toEqual([
+      { name: 'amber', weight: 300, weightType: 'variable', stickiness: 'default' },
+      { name: 'blue', weight: 100, weightType: 'fix', stickiness: 'userId', overrides: [{ contextName: 'userId', values: ['1', '2'] }] },
+      { name: 'green', weight: 300, weightType: 'variable', stickiness: 'default' },
+      { name: 'red', weight: 300, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'Red' } },
+    ])
+    for (const row of await envVariants()) expect(row.variants).toEqual(res.body.variants)
+    const events = await t.query<{ type: string; environment: string; data: any; pre_data: any }>("select * from events where type = 'feature-variants-updated' order by id")
+    expect(events.map((e) => e.environment).sort()).toEqual(['development', 'production'])
+    expect(events[0]!.pre_data).toEqual({ variants: [] })
+    expect(events[0]!.data.variants).toHaveLength(4)
+    const flagRead = await t.call('GET', flag)
+    expect(flagRead.body.variants).toHaveLength(4)
+    expect(flagRead.body.environments[0].variantCount).toBe(4)
+  })
+
+  it('gives the remainder of an uneven split to the first variable variants', async () => {
+    const res = await patchAll([
+      { op: 'remove', path: '/1' },
+      { op: 'replace', path: '/0/weightType', value: 'variable' },
+    ])
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.variants.map((v: any) => v.weight)).toEqual([334, 333, 333])
+  })
+
+  it.each([
+    ['a duplicate name', [{ op: 'add', path: '/-', value: { name: 'red' } }]],
+    ['a name that is not URL-friendly', [{ op: 'add', path: '/-', value: { name: 'dark red' } }]],
+    ['a weight over 1000', [{ op: 'add', path: '/-', value: { name: 'x', weight: 1001, weightType: 'fix' } }]],
+    ['a fractional weight', [{ op: 'add', path: '/-', value: { name: 'x', weight: 10.5, weightType: 'fix' } }]],
+    ['fix weights over 1000', [{ op: 'add', path: '/-', value: { name: 'x', weight: 800, weightType: 'fix' } }, { op: 'add', path: '/-', value: { name: 'y', weight: 300, weightType: 'fix' } }]],
+    ['only fix variants', [{ op: 'replace', path: '', value: [{ name: 'x', weight: 1000, weightType: 'fix' }] }]],
+    ['an unknown weightType', [{ op: 'add', path: '/-', value: { name: 'x', weightType: 'heavy' } }]],
+    ['an unknown payload type', [{ op: 'add', path: '/-', value: { name: 'x', payload: { type: 'xml', value: '<a/>' } } }]],
+    ['a json payload that does not parse', [{ op: 'add', path: '/-', value: { name: 'x', payload: { type: 'json', value: '{nope' } } }]],
+    ['a number payload that is not numeric', [{ op: 'add', path: '/-', value: { name: 'x', payload: { type: 'number', value: 'ten' } } }]],
+    ['an override without values', [{ op: 'add', path: '/-', value: { name: 'x', overrides: [{ contextName: 'userId' }] } }]],
+    ['a path that does not exist', [{ op: 'replace', path: '/9/name', value: 'x' }]],
+    ['a result that is not a list', [{ op: 'replace', path: '', value: { name: 'x' } }]],
+    ['a body that is not a patch', { name: 'x' }],
+  ])('refuses %s with 400 and changes no environment', async (_, body) => {
+    const before = await state()
+    const res = await patchAll(body)
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+    expect(await state()).toEqual(before)
+  })
+
+  it('answers 404 for an unknown flag or a flag of another project, and 415 for non-JSON', async () => {
+    expect((await t.call('PATCH', '/api/admin/projects/default/features/nope/variants', { body: [] })).status).toBe(404)
+    await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
+    expect((await t.call('PATCH', '/api/admin/projects/other/features/banner/variants', { body: [] })).status).toBe(404)
+    expect((await t.call('PATCH', `${flag}/variants`, { body: '[]', headers: { 'content-type': 'text/plain' } })).status).toBe(415)
+  })
+
+  it('removes every variant', async () => {
+    const res = await patchAll([{ op: 'replace', path: '', value: [] }])
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.variants).toEqual([])
+  })
+})
+
+describe('variants of one environment', () => {
+  const env = `${flag}/environments/production/variants`
+
+  it('replaces them with PUT, leaving other environments alone', async () => {
+    const res = await t.call('PUT', env, { body: [{ name: 'on' }, { name: 'off', weight: 200, weightType: 'fix' }] })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.variants.map((v: any) => [v.name, v.weight])).toEqual([['off', 200], ['on', 800]])
+    const rows = await envVariants()
+    expect(rows.find((r) => r.environment === 'development')!.variants).toEqual([])
+    const event = (await t.query<{ type: string; environment: string }>("select * from events where type = 'feature-environment-variants-updated'"))[0]
+    expect(event).toMatchObject({ environment: 'production' })
+  })
+
+  it('reads them', async () => {
+    const res = await t.call('GET', env)
+    expect(res.status).toBe(200)
+    expect(res.body.variants).toHaveLength(2)
+  })
+
+  it('patches them', async () => {
+    const res = await t.call('PATCH', env, { body: [{ op: 'replace', path: '/0/weight', value: 500 }] })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.variants.map((v: any) => v.weight)).toEqual([500, 500])
+  })
+
+  it('answers 404 for an environment the flag does not have, and 400 for bad variants', async () => {
+    expect((await t.call('GET', `${flag}/environments/moon/variants`)).status).toBe(404)
+    expect((await t.call('PUT', env, { body: [{ name: 'a' }, { name: 'a' }] })).status).toBe(400)
+  })
+})

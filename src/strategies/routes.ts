@@ -3,29 +3,14 @@ import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { actorOf } from '../http/auth.js'
 import { Permission, requirePermission } from '../http/permissions.js'
-import type { Db } from '../db.js'
-import { featureEnvironmentOf, lockFeature, requireFeature, tagsOf } from '../flags/lock.js'
 import { featureEnvironmentPathParams } from '../flags/schemas.js'
 import { CreateStrategySchema, SetSortOrderSchema, StrategySchema, UpdateStrategySchema } from './schemas.js'
-import { deleteStrategy, getStrategy, insertStrategy, listStrategies, setSortOrder, updateStrategy, type StrategyTarget } from './store.js'
+import { deleteStrategy, getStrategy, insertStrategy, listStrategies, readTarget, setSortOrder, updateStrategy, withLockedTarget } from './store.js'
 
 const tags = ['Features']
 const base = '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies'
 const strategyParams = featureEnvironmentPathParams.extend({ strategyId: z.string().openapi({ param: { name: 'strategyId', in: 'path' } }) })
 type Params = z.infer<typeof featureEnvironmentPathParams>
-
-/** Locks the flag and checks the environment, then hands the change its target (with the flag's tags for the event). */
-async function lockTarget(tx: Db, p: Params): Promise<StrategyTarget> {
-  const row = await lockFeature(tx, p.projectId, p.featureName)
-  await featureEnvironmentOf(tx, p.featureName, p.environment)
-  return { project: row.project, featureName: row.name, environment: p.environment, tags: await tagsOf(tx, row.name) }
-}
-
-async function readTarget(db: Db, p: Params): Promise<StrategyTarget> {
-  const row = await requireFeature(db, p.projectId, p.featureName)
-  await featureEnvironmentOf(db, p.featureName, p.environment)
-  return { project: row.project, featureName: row.name, environment: p.environment, tags: [] }
-}
 
 const getStrategies = adminRoute({
   method: 'get',
@@ -106,14 +91,14 @@ export const strategyRoutes = createRouter()
     const p = c.req.valid('param')
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_STRATEGY, scope(p))
     const body = c.req.valid('json')
-    const strategies = await c.var.db.transaction(async (tx) => setSortOrder(tx, actorOf(c.var.principal), c.var.clock(), await lockTarget(tx, p), body))
+    const strategies = await withLockedTarget(c.var.db, p, (tx, target) => setSortOrder(tx, actorOf(c.var.principal), c.var.clock(), target, body))
     return c.json(strategies, 200)
   })
   .openapi(addStrategy, async (c) => {
     const p = c.req.valid('param')
     requirePermission(c.var.principal, Permission.CREATE_FEATURE_STRATEGY, scope(p))
     const body = c.req.valid('json')
-    const strategy = await c.var.db.transaction(async (tx) => insertStrategy(tx, actorOf(c.var.principal), c.var.clock(), await lockTarget(tx, p), body))
+    const strategy = await withLockedTarget(c.var.db, p, (tx, target) => insertStrategy(tx, actorOf(c.var.principal), c.var.clock(), target, body))
     return c.json(strategy, 200)
   })
   .openapi(getStrategyRoute, async (c) => {
@@ -124,12 +109,12 @@ export const strategyRoutes = createRouter()
     const p = c.req.valid('param')
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_STRATEGY, scope(p))
     const body = c.req.valid('json')
-    const strategy = await c.var.db.transaction(async (tx) => updateStrategy(tx, actorOf(c.var.principal), c.var.clock(), await lockTarget(tx, p), p.strategyId, body))
+    const strategy = await withLockedTarget(c.var.db, p, (tx, target) => updateStrategy(tx, actorOf(c.var.principal), c.var.clock(), target, p.strategyId, body))
     return c.json(strategy, 200)
   })
   .openapi(deleteStrategyRoute, async (c) => {
     const p = c.req.valid('param')
     requirePermission(c.var.principal, Permission.DELETE_FEATURE_STRATEGY, scope(p))
-    await c.var.db.transaction(async (tx) => deleteStrategy(tx, actorOf(c.var.principal), c.var.clock(), await lockTarget(tx, p), p.strategyId))
+    await withLockedTarget(c.var.db, p, (tx, target) => deleteStrategy(tx, actorOf(c.var.principal), c.var.clock(), target, p.strategyId))
     return c.body(null, 200)
   })

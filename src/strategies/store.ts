@@ -5,6 +5,7 @@ import { notFound, validationError } from '../http/errors.js'
 import { recordEvents, type Actor, type EventTag } from '../events/store.js'
 import { normalizeVariants } from '../variants/weights.js'
 import { loadStrategies, strategyView } from '../flags/read.js'
+import { featureEnvironmentOf, lockFeature, requireFeature, tagsOf } from '../flags/lock.js'
 import { normalizeConstraint, type Strategy, type StrategyInput } from './schemas.js'
 
 export interface StrategyTarget {
@@ -12,6 +13,28 @@ export interface StrategyTarget {
   featureName: string
   environment: string
   tags: EventTag[]
+}
+
+interface TargetParams {
+  projectId: string
+  featureName: string
+  environment: string
+}
+
+/** Runs a strategy change in one transaction, with the flag locked and its environment checked (404 otherwise). */
+export async function withLockedTarget<T>(db: Db, p: TargetParams, change: (tx: Db, target: StrategyTarget) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    const row = await lockFeature(tx, p.projectId, p.featureName)
+    await featureEnvironmentOf(tx, p.featureName, p.environment)
+    return change(tx, { project: row.project, featureName: row.name, environment: p.environment, tags: await tagsOf(tx, row.name) })
+  })
+}
+
+/** The target of a read: the live flag of the project in one of its environments (404 otherwise). */
+export async function readTarget(db: Db, p: TargetParams): Promise<StrategyTarget> {
+  const row = await requireFeature(db, p.projectId, p.featureName)
+  await featureEnvironmentOf(db, p.featureName, p.environment)
+  return { project: row.project, featureName: row.name, environment: p.environment, tags: [] }
 }
 
 async function checkSegmentsExist(tx: Db, ids: number[]) {

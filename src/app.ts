@@ -15,6 +15,11 @@ import { apiTokenRoutes } from './api-tokens/routes.js'
 import { flagRoutes } from './flags/routes.js'
 import { strategyRoutes } from './strategies/routes.js'
 import { variantRoutes } from './variants/routes.js'
+import { segmentRoutes } from './segments/routes.js'
+import { tagRoutes } from './tags/routes.js'
+import { dependencyRoutes } from './dependencies/routes.js'
+import { favoriteRoutes } from './favorites/routes.js'
+import { lifecycleRoutes } from './lifecycle/routes.js'
 
 export interface AppDeps {
   /** The database of a request: the same one on Node, one opened per request on Workers. */
@@ -66,6 +71,11 @@ export function createApp(deps: AppDeps) {
   app.route('/', flagRoutes)
   app.route('/', strategyRoutes)
   app.route('/', variantRoutes)
+  app.route('/', segmentRoutes)
+  app.route('/', tagRoutes)
+  app.route('/', dependencyRoutes)
+  app.route('/', favoriteRoutes)
+  app.route('/', lifecycleRoutes)
 
   app.openAPIRegistry.registerComponent('securitySchemes', SECURITY_SCHEME, {
     type: 'apiKey',

@@ -1,0 +1,95 @@
+import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
+import { pickErrors } from '../http/errors.js'
+import { actorOf } from '../http/auth.js'
+import { Permission, requirePermission } from '../http/permissions.js'
+import { segmentIdParam, SegmentSchema, SegmentsSchema, UpsertSegmentSchema } from './schemas.js'
+import { createSegment, deleteSegment, getSegment, listSegments, updateSegment } from './store.js'
+
+const tags = ['Segments']
+
+const getSegmentsRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/segments',
+  operationId: 'getSegments',
+  tags,
+  summary: 'Get all segments',
+  description:
+    'Every segment, by name. `usedInFeatures` and `usedInProjects` count the flags (archived ones included, since they also keep the segment from being deleted) ' +
+    'whose strategies use the segment, and their projects.',
+  responses: { 200: { description: 'The segments', content: jsonContent(SegmentsSchema) }, ...pickErrors(401, 403) },
+})
+
+const getSegmentRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/segments/{id}',
+  operationId: 'getSegment',
+  tags,
+  summary: 'Get a segment',
+  description: 'The segment with its usage counts. 400 for an id that is not a positive integer, 404 for an unknown one.',
+  request: { params: segmentIdParam },
+  responses: { 200: { description: 'The segment', content: jsonContent(SegmentSchema) }, ...pickErrors(400, 401, 403, 404) },
+})
+
+const createSegmentRoute = adminRoute({
+  method: 'post',
+  path: '/api/admin/segments',
+  operationId: 'createSegment',
+  tags,
+  summary: 'Create a segment',
+  description:
+    'Creates a segment from `name` (1 to 100 characters, unique: 409 NameExistsError otherwise), an optional `description` and `project` ' +
+    '(an existing project, 400 otherwise; absent or null makes a global segment) and `constraints`, each validated like a strategy constraint and stored normalized. ' +
+    'Needs CREATE_SEGMENT. Emits `segment-created` (with `project` when the segment has one).',
+  request: { body: { required: true, content: jsonContent(UpsertSegmentSchema) } },
+  responses: {
+    201: { description: 'The new segment', content: jsonContent(SegmentSchema), headers: { location: { schema: { type: 'string' }, description: 'The location of the new segment' } } },
+    ...pickErrors(400, 401, 403, 409, 415),
+  },
+})
+
+const updateSegmentRoute = adminRoute({
+  method: 'put',
+  path: '/api/admin/segments/{id}',
+  operationId: 'updateSegment',
+  tags,
+  summary: 'Update a segment',
+  description:
+    'Replaces `name`, `project` (absent means global) and `constraints`; `description` is kept when absent. The same rules as creation apply; ' +
+    'in addition a segment used by flags cannot be moved into a project other than theirs (400). Needs UPDATE_SEGMENT. Answers 204 as Unleash does. ' +
+    'Emits `segment-updated` with the previous segment as preData.',
+  request: { params: segmentIdParam, body: { required: true, content: jsonContent(UpsertSegmentSchema) } },
+  responses: { 204: { description: 'The segment was updated' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
+const deleteSegmentRoute = adminRoute({
+  method: 'delete',
+  path: '/api/admin/segments/{id}',
+  operationId: 'removeSegment',
+  tags,
+  summary: 'Delete a segment',
+  description:
+    'Deletes a segment that no strategy uses; one in use (also by an archived flag) is a 409 ConflictError naming the flags. ' +
+    'Unknown id: 404 (Unleash documents 409 here; a missing resource is a 404 everywhere else in this API). Needs DELETE_SEGMENT. Emits `segment-deleted` with the segment as preData.',
+  request: { params: segmentIdParam },
+  responses: { 204: { description: 'The segment was deleted' }, ...pickErrors(400, 401, 403, 404, 409) },
+})
+
+export const segmentRoutes = createRouter()
+  .openapi(getSegmentsRoute, async (c) => c.json({ segments: await listSegments(c.var.db) }, 200))
+  .openapi(getSegmentRoute, async (c) => c.json(await getSegment(c.var.db, Number(c.req.valid('param').id)), 200))
+  .openapi(createSegmentRoute, async (c) => {
+    const body = c.req.valid('json')
+    requirePermission(c.var.principal, Permission.CREATE_SEGMENT, { project: body.project ?? undefined })
+    const segment = await createSegment(c.var.db, actorOf(c.var.principal), c.var.clock(), body)
+    return c.json(segment, 201, { Location: `/api/admin/segments/${segment.id}` })
+  })
+  .openapi(updateSegmentRoute, async (c) => {
+    requirePermission(c.var.principal, Permission.UPDATE_SEGMENT)
+    await updateSegment(c.var.db, actorOf(c.var.principal), c.var.clock(), Number(c.req.valid('param').id), c.req.valid('json'))
+    return c.body(null, 204)
+  })
+  .openapi(deleteSegmentRoute, async (c) => {
+    requirePermission(c.var.principal, Permission.DELETE_SEGMENT)
+    await deleteSegment(c.var.db, actorOf(c.var.principal), c.var.clock(), Number(c.req.valid('param').id))
+    return c.body(null, 204)
+  })

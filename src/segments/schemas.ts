@@ -1,0 +1,37 @@
+import { z } from '@hono/zod-openapi'
+import { ConstraintInputSchema, ConstraintSchema } from '../strategies/schemas.js'
+
+export const UpsertSegmentSchema = z
+  .object({
+    name: z.string().trim().min(1, 'segment name must not be empty').max(100, 'segment name must be at most 100 characters').openapi({ example: 'beta-users' }),
+    description: z.string().max(10_000).nullable().optional().openapi({ description: 'On update, left as it was when absent' }),
+    project: z.string().min(1).max(100).nullable().optional().openapi({ description: 'The project the segment belongs to; absent or null: a global segment' }),
+    constraints: z.array(ConstraintInputSchema).max(1000),
+  })
+  .openapi('upsertSegmentSchema')
+export type UpsertSegment = z.infer<typeof UpsertSegmentSchema>
+
+export const SegmentSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    project: z.string().nullable(),
+    constraints: z.array(ConstraintSchema),
+    createdAt: z.string(),
+    createdBy: z.string().nullable(),
+    usedInFeatures: z.number().int().openapi({ description: 'How many flags (archived ones included) have a strategy using the segment' }),
+    usedInProjects: z.number().int().openapi({ description: 'How many projects those flags belong to' }),
+  })
+  .openapi('adminSegmentSchema')
+export type Segment = z.infer<typeof SegmentSchema>
+
+export const SegmentsSchema = z.object({ segments: z.array(SegmentSchema) }).openapi('segmentsSchema')
+
+export const segmentIdParam = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,10}$/, 'segment id must be a positive integer')
+    .refine((id) => Number(id) >= 1 && Number(id) <= 2_147_483_647, 'segment id must be from 1 to 2147483647')
+    .openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
+})

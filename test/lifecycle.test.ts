@@ -1,0 +1,207 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { toApiError } from '../src/app.js'
+import { errorBody } from '../src/http/errors.js'
+import { createRouter } from '../src/http/openapi.js'
+import { lifecycleRoutes } from '../src/lifecycle/routes.js'
+import { createTestApp, type TestApp } from './helpers/app.js'
+
+let now = new Date('2025-03-01T10:00:00.000Z')
+const tick = () => {
+  now = new Date(now.getTime() + 60_000)
+  return now.toISOString()
+}
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp({ now: () => now })
+  await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
+})
+afterAll(() => t.close())
+
+const P = '/api/admin/projects/default'
+const lifecyclePath = (name: string, project = 'default') => `/api/admin/projects/${project}/features/${name}/lifecycle`
+const getLifecycle = (name: string, project?: string) => t.call('GET', lifecyclePath(name, project))
+const complete = (name: string, body: unknown, project?: string) => t.call('POST', `${lifecyclePath(name, project)}/complete`, { body })
+const uncomplete = (name: string, project?: string) => t.call('POST', `${lifecyclePath(name, project)}/uncomplete`)
+const stageOf = async (name: string) => (await t.call('GET', `${P}/features/${name}`)).body.lifecycle.stage
+const eventsOf = (name: string) => t.query<{ type: string; project: string; data: any; pre_data: any; tags: any }>('select * from events where feature_name = $1 order by id', [name])
+const snapshot = () =>
+  t.query(`select
+    (select json_agg(l order by l.feature_name, l.stage) from feature_lifecycles l) as lifecycles,
+    (select count(*) from events) as events`)
+
+/** Admin tokens are the only principals the HTTP auth resolves today, so a Viewer user is put on the context directly. */
+async function asViewer(method: string, path: string, body?: unknown) {
+  const app = createRouter()
+  app.onError((error, c) => {
+    const apiError = toApiError(error)!
+    return c.json(errorBody(apiError), apiError.status)
+  })
+  app.use('*', async (c, next) => {
+    c.set('db', t.db)
+    c.set('clock', () => now)
+    c.set('principal', { kind: 'user', userId: 7, name: 'vera', rootRole: 'Viewer' })
+    await next()
+  })
+  app.route('/', lifecycleRoutes)
+  const res = await app.request(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : undefined }
+}
+
+const times: Record<string, string> = {}
+
+describe('reading the lifecycle', () => {
+  it('starts in the initial stage at creation', async () => {
+    times.created = now.toISOString()
+    expect((await t.call('POST', `${P}/features`, { body: { name: 'journey', tags: [{ value: 'life' }] } })).status).toBe(201)
+    const res = await getLifecycle('journey')
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual([{ stage: 'initial', enteredStageAt: times.created }])
+  })
+
+  it('lists the stages oldest first as the flag is enabled', async () => {
+    times.preLive = tick()
+    await t.call('POST', `${P}/features/journey/environments/development/on`)
+    times.live = tick()
+    await t.call('POST', `${P}/features/journey/environments/production/on`)
+    expect((await getLifecycle('journey')).body).toEqual([
+      { stage: 'initial', enteredStageAt: times.created },
+      { stage: 'pre-live', enteredStageAt: times.preLive },
+      { stage: 'live', enteredStageAt: times.live },
+    ])
+  })
+
+  it('answers 404 for an unknown flag, a flag of another project, or an unknown project', async () => {
+    for (const [name, project] of [['nope', 'default'], ['journey', 'other'], ['journey', 'nope']] as const) {
+      const res = await getLifecycle(name, project)
+      expect(res.status, `${project}/${name}`).toBe(404)
+      expect(res.body.name).toBe('NotFoundError')
+    }
+  })
+})
+
+describe('completing a flag', () => {
+  it('moves the flag to completed with its status, and records feature-completed', async () => {
+    times.completed = tick()
+    const res = await complete('journey', { status: 'kept', statusValue: 'variant1' })
+    expect(res.status, res.text).toBe(200)
+    expect((await getLifecycle('journey')).body.at(-1)).toEqual({ stage: 'completed', enteredStageAt: times.completed, status: 'kept' })
+    expect(await stageOf('journey')).toBe('completed')
+    expect((await eventsOf('journey')).at(-1)).toMatchObject({
+      type: 'feature-completed',
+      project: 'default',
+      data: { stage: 'completed', status: 'kept', statusValue: 'variant1' },
+      pre_data: { stage: 'live' },
+      tags: [{ type: 'simple', value: 'life' }],
+    })
+  })
+
+  it('completing again replaces the status', async () => {
+    times.completed = tick()
+    expect((await complete('journey', { status: 'discarded' })).status).toBe(200)
+    expect((await getLifecycle('journey')).body.at(-1)).toEqual({ stage: 'completed', enteredStageAt: times.completed, status: 'discarded' })
+    expect((await eventsOf('journey')).at(-1)).toMatchObject({
+      type: 'feature-completed',
+      data: { stage: 'completed', status: 'discarded' },
+      pre_data: { stage: 'completed', status: 'kept', statusValue: 'variant1' },
+    })
+  })
+
+  it.each([
+    ['no status', {}],
+    ['an unknown status', { status: 'abandoned' }],
+    ['an empty statusValue', { status: 'kept', statusValue: '' }],
+    ['an unknown field', { status: 'kept', reason: 'done' }],
+    ['no body', undefined],
+  ])('answers 400 for %s and changes nothing', async (_, body) => {
+    const before = await snapshot()
+    const res = await complete('journey', body)
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it('answers 404 for a flag that is unknown, archived or of another project, and changes nothing', async () => {
+    expect((await t.call('POST', `${P}/features`, { body: { name: 'retired' } })).status).toBe(201)
+    tick()
+    expect((await t.call('DELETE', `${P}/features/retired`)).status).toBe(202)
+    const before = await snapshot()
+    for (const [name, project] of [['nope', 'default'], ['retired', 'default'], ['journey', 'other']] as const) {
+      const res = await complete(name, { status: 'kept' }, project)
+      expect(res.status, `${project}/${name}`).toBe(404)
+      expect(res.body.name).toBe('NotFoundError')
+    }
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it('answers 415 for a body that is not JSON', async () => {
+    expect((await t.call('POST', `${lifecyclePath('journey')}/complete`, { body: 'status=kept', headers: { 'content-type': 'text/plain' } })).status).toBe(415)
+  })
+
+  it('shows the archived stage of an archived flag', async () => {
+    const stages = (await getLifecycle('retired')).body.map((s: any) => s.stage)
+    expect(stages).toEqual(['initial', 'archived'])
+  })
+})
+
+describe('uncompleting a flag', () => {
+  it('removes the completed stage, so the flag is back in its previous stage, with feature-uncompleted', async () => {
+    tick()
+    const res = await uncomplete('journey')
+    expect(res.status, res.text).toBe(200)
+    expect(await stageOf('journey')).toBe('live')
+    expect((await getLifecycle('journey')).body.map((s: any) => s.stage)).toEqual(['initial', 'pre-live', 'live'])
+    expect((await eventsOf('journey')).at(-1)).toMatchObject({
+      type: 'feature-uncompleted',
+      project: 'default',
+      data: { stage: 'live' },
+      pre_data: { stage: 'completed', status: 'discarded' },
+      tags: [{ type: 'simple', value: 'life' }],
+    })
+  })
+
+  it('answers 400 for a flag that is not completed, and changes nothing', async () => {
+    const before = await snapshot()
+    const res = await uncomplete('journey')
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ name: 'ValidationError', message: expect.stringContaining('not completed') })
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it('answers 404 for a flag that is unknown, archived or of another project', async () => {
+    for (const [name, project] of [['nope', 'default'], ['retired', 'default'], ['journey', 'other']] as const) {
+      expect((await uncomplete(name, project)).status, `${project}/${name}`).toBe(404)
+    }
+  })
+
+  it('takes a flag completed straight from initial back to initial', async () => {
+    expect((await t.call('POST', `${P}/features`, { body: { name: 'short-lived' } })).status).toBe(201)
+    expect((await complete('short-lived', { status: 'discarded' })).status).toBe(200)
+    expect(await stageOf('short-lived')).toBe('completed')
+    expect((await uncomplete('short-lived')).status).toBe(200)
+    expect(await stageOf('short-lived')).toBe('initial')
+  })
+})
+
+describe('lifecycle permissions', () => {
+  it('refuses a Viewer complete and uncomplete with 403 NoAccessError for UPDATE_FEATURE, and changes nothing', async () => {
+    expect((await complete('short-lived', { status: 'kept' })).status).toBe(200)
+    const before = await snapshot()
+    for (const [path, body] of [
+      [`${lifecyclePath('short-lived')}/complete`, { status: 'discarded' }],
+      [`${lifecyclePath('short-lived')}/uncomplete`, undefined],
+    ] as const) {
+      const res = await asViewer('POST', path, body)
+      expect(res.status, path).toBe(403)
+      expect(res.body).toMatchObject({ name: 'NoAccessError', message: expect.stringContaining('permission=UPDATE_FEATURE in project=default') })
+    }
+    expect(await snapshot()).toEqual(before)
+    expect((await asViewer('GET', lifecyclePath('short-lived'))).status).toBe(200)
+  })
+
+  it('answers 401 without a token', async () => {
+    expect((await t.call('GET', lifecyclePath('journey'), { token: null })).status).toBe(401)
+    expect((await t.call('POST', `${lifecyclePath('journey')}/uncomplete`, { token: null })).status).toBe(401)
+  })
+})

@@ -1,0 +1,284 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { toApiError } from '../src/app.js'
+import { errorBody } from '../src/http/errors.js'
+import { createRouter } from '../src/http/openapi.js'
+import { segmentRoutes } from '../src/segments/routes.js'
+import { createTestApp, type TestApp } from './helpers/app.js'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp()
+  await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
+  await t.call('POST', '/api/admin/projects', { body: { id: 'third', name: 'Third' } })
+})
+afterAll(() => t.close())
+
+const S = '/api/admin/segments'
+const P = '/api/admin/projects/default'
+const inList = { contextName: 'userId', operator: 'IN', values: ['a', 'b'] }
+const numGt = { contextName: 'age', operator: 'NUM_GT', value: '17', inverted: true }
+
+const create = (body: unknown) => t.call('POST', S, { body })
+const segmentEvents = () => t.query<{ type: string; project: string | null; data: any; pre_data: any; created_by: string }>("select * from events where type like 'segment-%' order by id")
+const snapshot = () =>
+  t.query(`select
+    (select json_agg(s order by s.id) from segments s) as segments,
+    (select json_agg(x order by x.strategy_id, x.segment_id) from feature_strategy_segments x) as links,
+    (select count(*) from events) as events`)
+
+/** Admin tokens are the only principals the HTTP auth resolves today, so a user with a root role is put on the context directly. */
+async function asUser(rootRole: 'Viewer' | 'Editor', method: string, path: string, body?: unknown) {
+  const app = createRouter()
+  app.onError((error, c) => {
+    const apiError = toApiError(error)!
+    return c.json(errorBody(apiError), apiError.status)
+  })
+  app.use('*', async (c, next) => {
+    c.set('db', t.db)
+    c.set('clock', () => new Date())
+    c.set('principal', { kind: 'user', userId: 7, name: 'vera', rootRole })
+    await next()
+  })
+  app.route('/', segmentRoutes)
+  const res = await app.request(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : undefined }
+}
+
+async function flagUsing(name: string, segmentId: number, project = 'default') {
+  expect((await t.call('POST', `/api/admin/projects/${project}/features`, { body: { name } })).status).toBe(201)
+  const res = await t.call('POST', `/api/admin/projects/${project}/features/${name}/environments/development/strategies`, { body: { name: 'default', segments: [segmentId] } })
+  expect(res.status, res.text).toBe(200)
+  return res.body.id as string
+}
+
+describe('creating segments', () => {
+  it('creates a segment with normalized constraints: 201, Location and segment-created', async () => {
+    const res = await create({ name: 'beta-users', description: 'Beta testers', constraints: [inList, numGt] })
+    expect(res.status, res.text).toBe(201)
+    expect(res.headers.get('location')).toBe(`${S}/${res.body.id}`)
+    expect(res.body).toEqual({
+      id: expect.any(Number),
+      name: 'beta-users',
+      description: 'Beta testers',
+      project: null,
+      constraints: [
+        { contextName: 'userId', operator: 'IN', caseInsensitive: false, inverted: false, values: ['a', 'b'] },
+        { contextName: 'age', operator: 'NUM_GT', caseInsensitive: false, inverted: true, values: [], value: '17' },
+      ],
+      createdAt: expect.any(String),
+      createdBy: 'test-admin',
+      usedInFeatures: 0,
+      usedInProjects: 0,
+    })
+    const [event] = (await segmentEvents()).slice(-1)
+    expect(event).toMatchObject({ type: 'segment-created', project: null, created_by: 'test-admin', pre_data: null })
+    expect(event!.data).toMatchObject({ id: res.body.id, name: 'beta-users', constraints: res.body.constraints })
+  })
+
+  it('creates a project segment, with the project on its event', async () => {
+    const res = await create({ name: 'other-users', project: 'other', constraints: [] })
+    expect(res.status, res.text).toBe(201)
+    expect(res.body.project).toBe('other')
+    expect((await segmentEvents()).at(-1)).toMatchObject({ type: 'segment-created', project: 'other' })
+  })
+
+  it.each([
+    ['no name', { constraints: [] }, /name/],
+    ['an empty name', { name: '   ', constraints: [] }, /name/],
+    ['a name over 100 characters', { name: 'x'.repeat(101), constraints: [] }, /name/],
+    ['no constraints', { name: 'no-constraints' }, /constraints/],
+    ['constraints that are not an array', { name: 'c', constraints: { contextName: 'x' } }, /constraints/],
+    ['an IN constraint without values', { name: 'c', constraints: [{ contextName: 'userId', operator: 'IN' }] }, /values/],
+    ['a NUM_GT constraint on a word', { name: 'c', constraints: [{ contextName: 'age', operator: 'NUM_GT', value: 'old' }] }, /number/],
+    ['an unknown operator', { name: 'c', constraints: [{ contextName: 'age', operator: 'LIKE', value: 'x' }] }, /operator/],
+    ['an unknown project', { name: 'c', project: 'nope', constraints: [] }, /project nope/i],
+  ])('answers 400 for %s and writes nothing', async (_, body, message) => {
+    const before = await snapshot()
+    const res = await create(body)
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+    expect(res.body.message).toMatch(message)
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it('answers 409 NameExistsError for a name that is taken, and writes nothing', async () => {
+    const before = await snapshot()
+    const res = await create({ name: 'beta-users', constraints: [] })
+    expect(res.status).toBe(409)
+    expect(res.body.name).toBe('NameExistsError')
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it('creates exactly one of 20 concurrent creations of one name', async () => {
+    const results = await Promise.all(Array.from({ length: 20 }, () => create({ name: 'contended', constraints: [] })))
+    expect(results.filter((r) => r.status === 201)).toHaveLength(1)
+    expect(results.filter((r) => r.status === 409)).toHaveLength(19)
+    expect((await segmentEvents()).filter((e) => e.data?.name === 'contended')).toHaveLength(1)
+  })
+
+  it('answers 415 for a body that is not JSON', async () => {
+    const res = await t.call('POST', S, { body: 'name=x', headers: { 'content-type': 'text/plain' } })
+    expect(res.status).toBe(415)
+  })
+})
+
+describe('reading segments', () => {
+  it('lists every segment by name, with how many flags and projects use it (archived flags included)', async () => {
+    const [beta] = await t.query<{ id: number }>("select id from segments where name = 'beta-users'")
+    await flagUsing('seg-flag-a', beta!.id)
+    await t.call('POST', `${P}/features/seg-flag-a/environments/production/strategies`, { body: { name: 'default', segments: [beta!.id] } })
+    await flagUsing('seg-flag-b', beta!.id, 'other')
+    await flagUsing('seg-flag-archived', beta!.id)
+    expect((await t.call('DELETE', `${P}/features/seg-flag-archived`)).status).toBe(202)
+
+    const res = await t.call('GET', S)
+    expect(res.status).toBe(200)
+    expect(res.body.segments.map((s: any) => s.name)).toEqual(['beta-users', 'contended', 'other-users'])
+    expect(res.body.segments[0]).toMatchObject({ name: 'beta-users', usedInFeatures: 3, usedInProjects: 2 })
+    expect(res.body.segments[2]).toMatchObject({ name: 'other-users', usedInFeatures: 0, usedInProjects: 0 })
+  })
+
+  it('reads one segment by id', async () => {
+    const list = (await t.call('GET', S)).body.segments
+    const res = await t.call('GET', `${S}/${list[0].id}`)
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual(list[0])
+  })
+
+  it('answers 404 for an unknown id and 400 for one that is not a positive integer', async () => {
+    const missing = await t.call('GET', `${S}/99999`)
+    expect(missing.status).toBe(404)
+    expect(missing.body.name).toBe('NotFoundError')
+    for (const id of ['abc', '1.5', '-1', '0', '99999999999']) {
+      const res = await t.call('GET', `${S}/${id}`)
+      expect(res.status, id).toBe(400)
+      expect(res.body.name).toBe('ValidationError')
+    }
+  })
+})
+
+describe('updating segments', () => {
+  const idOf = async (name: string) => (await t.query<{ id: number }>('select id from segments where name = $1', [name]))[0]!.id
+  const update = async (name: string, body: unknown) => t.call('PUT', `${S}/${await idOf(name)}`, { body })
+
+  it('replaces the segment, answers 204 and records segment-updated with the old segment as preData', async () => {
+    const id = await idOf('other-users')
+    const res = await t.call('PUT', `${S}/${id}`, { body: { name: 'other-people', project: 'other', constraints: [inList] } })
+    expect(res.status, res.text).toBe(204)
+    expect(res.text).toBe('')
+    const after = (await t.call('GET', `${S}/${id}`)).body
+    expect(after).toMatchObject({ name: 'other-people', project: 'other', description: null, constraints: [{ contextName: 'userId', operator: 'IN', values: ['a', 'b'] }] })
+    const event = (await segmentEvents()).at(-1)!
+    expect(event).toMatchObject({ type: 'segment-updated', project: 'other' })
+    expect(event.pre_data).toMatchObject({ id, name: 'other-users', project: 'other', constraints: [] })
+    expect(event.data).toMatchObject({ id, name: 'other-people', project: 'other' })
+  })
+
+  it('keeps the description when it is absent, and makes the segment global when project is absent', async () => {
+    const id = await idOf('beta-users')
+    expect((await t.call('PUT', `${S}/${id}`, { body: { name: 'beta-users', constraints: [numGt] } })).status).toBe(204)
+    const after = (await t.call('GET', `${S}/${id}`)).body
+    expect(after).toMatchObject({ description: 'Beta testers', project: null, constraints: [{ operator: 'NUM_GT', value: '17' }] })
+    expect((await t.call('PUT', `${S}/${id}`, { body: { name: 'beta-users', description: null, constraints: [numGt] } })).status).toBe(204)
+    expect((await t.call('GET', `${S}/${id}`)).body.description).toBeNull()
+  })
+
+  it.each([
+    ['no constraints', { name: 'beta-users' }, 400, 'ValidationError'],
+    ['an invalid constraint', { name: 'beta-users', constraints: [{ contextName: 'v', operator: 'SEMVER_EQ', value: 'one' }] }, 400, 'ValidationError'],
+    ['an unknown project', { name: 'beta-users', project: 'nope', constraints: [] }, 400, 'ValidationError'],
+    ['the name of another segment', { name: 'contended', constraints: [] }, 409, 'NameExistsError'],
+    ['a move into a project while flags of other projects use it', { name: 'beta-users', project: 'third', constraints: [] }, 400, 'ValidationError'],
+  ])('refuses %s and changes nothing', async (_, body, status, name) => {
+    const before = await snapshot()
+    const res = await update('beta-users', body)
+    expect(res.status, res.text).toBe(status)
+    expect(res.body.name).toBe(name)
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it('names the flags of other projects when refusing a move', async () => {
+    const res = await update('beta-users', { name: 'beta-users', project: 'default', constraints: [] })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toContain('seg-flag-b in other')
+  })
+
+  it('answers 404 for an unknown id and 400 for a non-numeric one, changing nothing', async () => {
+    const before = await snapshot()
+    expect((await t.call('PUT', `${S}/99999`, { body: { name: 'x', constraints: [] } })).status).toBe(404)
+    expect((await t.call('PUT', `${S}/abc`, { body: { name: 'x', constraints: [] } })).status).toBe(400)
+    expect(await snapshot()).toEqual(before)
+  })
+})
+
+describe('deleting segments', () => {
+  it('refuses to delete a segment in use with 409 ConflictError naming the flags', async () => {
+    const [beta] = await t.query<{ id: number }>("select id from segments where name = 'beta-users'")
+    const before = await snapshot()
+    const res = await t.call('DELETE', `${S}/${beta!.id}`)
+    expect(res.status).toBe(409)
+    expect(res.body.name).toBe('ConflictError')
+    expect(res.body.message).toContain('seg-flag-a')
+    expect(res.body.message).toContain('seg-flag-b')
+    expect(res.body.message).toContain('seg-flag-archived')
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it('deletes an unused segment: 204 and segment-deleted with the segment as preData', async () => {
+    const [other] = await t.query<{ id: number }>("select id from segments where name = 'other-people'")
+    const res = await t.call('DELETE', `${S}/${other!.id}`)
+    expect(res.status).toBe(204)
+    expect((await t.call('GET', `${S}/${other!.id}`)).status).toBe(404)
+    const event = (await segmentEvents()).at(-1)!
+    expect(event).toMatchObject({ type: 'segment-deleted', project: 'other', data: null })
+    expect(event.pre_data).toMatchObject({ id: other!.id, name: 'other-people' })
+  })
+
+  it('answers 404 for an unknown id and 400 for a non-numeric one, changing nothing', async () => {
+    const before = await snapshot()
+    expect((await t.call('DELETE', `${S}/99999`)).status).toBe(404)
+    expect((await t.call('DELETE', `${S}/x1`)).status).toBe(400)
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it('deletes a segment once no strategy uses it any more', async () => {
+    const [contended] = await t.query<{ id: number }>("select id from segments where name = 'contended'")
+    const strategy = await flagUsing('seg-flag-c', contended!.id)
+    expect((await t.call('DELETE', `${S}/${contended!.id}`)).status).toBe(409)
+    expect((await t.call('DELETE', `${P}/features/seg-flag-c/environments/development/strategies/${strategy}`)).status).toBe(200)
+    expect((await t.call('DELETE', `${S}/${contended!.id}`)).status).toBe(204)
+  })
+})
+
+describe('segment permissions', () => {
+  it('refuses a Viewer every write with 403 NoAccessError naming the permission, and changes nothing', async () => {
+    const [beta] = await t.query<{ id: number }>("select id from segments where name = 'beta-users'")
+    const before = await snapshot()
+    const cases = [
+      ['POST', S, { name: 'viewer-made', constraints: [] }, 'CREATE_SEGMENT'],
+      ['PUT', `${S}/${beta!.id}`, { name: 'viewer-renamed', constraints: [] }, 'UPDATE_SEGMENT'],
+      ['DELETE', `${S}/${beta!.id}`, undefined, 'DELETE_SEGMENT'],
+    ] as const
+    for (const [method, path, body, permission] of cases) {
+      const res = await asUser('Viewer', method, path, body)
+      expect(res.status, method).toBe(403)
+      expect(res.body).toMatchObject({ name: 'NoAccessError', message: expect.stringContaining(`permission=${permission}`) })
+    }
+    expect(await snapshot()).toEqual(before)
+    expect((await asUser('Viewer', 'GET', S)).status).toBe(200)
+  })
+
+  it('lets an Editor create a segment, attributed to the user', async () => {
+    const res = await asUser('Editor', 'POST', S, { name: 'editor-made', constraints: [] })
+    expect(res.status).toBe(201)
+    expect(res.body.createdBy).toBe('vera')
+    const [event] = await t.query<{ created_by: string; created_by_user_id: number }>("select * from events where type = 'segment-created' order by id desc limit 1")
+    expect(event).toMatchObject({ created_by: 'vera', created_by_user_id: 7 })
+  })
+
+  it('answers 401 without a token', async () => {
+    expect((await t.call('GET', S, { token: null })).status).toBe(401)
+    expect((await t.call('POST', S, { token: null, body: { name: 'anon', constraints: [] } })).status).toBe(401)
+  })
+})

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
-import { index, integer, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { projects } from './projects.js'
+import { index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 export const roles = pgTable('roles', {
   id: serial('id').primaryKey(),
@@ -50,4 +51,22 @@ export const apiTokens = pgTable(
     seenAt: timestamp('seen_at', { withTimezone: true, mode: 'date' }),
   },
   (t) => [index('api_tokens_display_secret_idx').on(t.displaySecret)],
+)
+
+/** Users' roles in projects (Owner, Member, ...). */
+export const projectMembers = pgTable(
+  'project_members',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.id),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.userId, t.roleId] }), index('project_members_user_idx').on(t.userId)],
 )

@@ -1,4 +1,4 @@
-import { bigserial, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
 
 export const events = pgTable(
   'events',
@@ -17,12 +17,26 @@ export const events = pgTable(
     label: text('label'),
     summary: text('summary'),
   },
-  // Every filter of the event search walks its own index in the order results are returned.
+  // Every filter of the event search walks its own index backwards, in the order results are returned
+  // (created_at desc, id desc): ascending indexes, so NULLS FIRST/LAST match the query's default.
   (t) => [
-    index('events_created_at_idx').on(t.createdAt.desc(), t.id.desc()),
-    index('events_feature_name_idx').on(t.featureName, t.createdAt.desc(), t.id.desc()),
-    index('events_project_idx').on(t.project, t.createdAt.desc(), t.id.desc()),
-    index('events_type_idx').on(t.type, t.createdAt.desc(), t.id.desc()),
-    index('events_created_by_idx').on(t.createdBy, t.createdAt.desc(), t.id.desc()),
+    index('events_created_at_idx').on(t.createdAt, t.id),
+    index('events_feature_name_idx').on(t.featureName, t.createdAt, t.id),
+    index('events_project_idx').on(t.project, t.createdAt, t.id),
+    index('events_type_idx').on(t.type, t.createdAt, t.id),
+    index('events_created_by_idx').on(t.createdBy, t.createdAt, t.id),
+    index('events_created_by_user_id_idx').on(t.createdByUserId, t.createdAt, t.id),
   ],
 )
+
+/**
+ * Exact totals of large event searches, so a search does not count a million rows each time:
+ * `n` events matching `filterKey` have ids up to `upToId`; newer ones are counted on top.
+ * Events are append-only, so an entry stays true; anything that deletes events must clear this table.
+ */
+export const eventCountCache = pgTable('event_count_cache', {
+  filterKey: text('filter_key').primaryKey(),
+  upToId: bigint('up_to_id', { mode: 'number' }).notNull(),
+  n: bigint('n', { mode: 'number' }).notNull(),
+  computedAt: timestamp('computed_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+})

@@ -13,6 +13,7 @@ import { projectRoutes } from './projects/routes.js'
 import { environmentRoutes } from './environments/routes.js'
 import { apiTokenRoutes } from './api-tokens/routes.js'
 import { flagRoutes } from './flags/routes.js'
+import { eventRoutes } from './events/routes.js'
 import { strategyRoutes } from './strategies/routes.js'
 import { variantRoutes } from './variants/routes.js'
 import { segmentRoutes } from './segments/routes.js'
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', environmentRoutes)
   app.route('/', apiTokenRoutes)
   app.route('/', flagRoutes)
+  app.route('/', eventRoutes)
   app.route('/', strategyRoutes)
   app.route('/', variantRoutes)
   app.route('/', segmentRoutes)

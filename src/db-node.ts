@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite'
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator'
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
@@ -17,7 +18,8 @@ export interface NodeDbHandle extends DbHandle {
 
 /** Embedded Postgres: a data folder on disk, or in memory when `dataDir` is omitted. */
 export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob } = {}): Promise<NodeDbHandle & { client: PGlite }> {
-  const client = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.loadDataDir })
+  // pg_trgm backs the free-text event search index.
+  const client = await PGlite.create({ dataDir: options.dataDir, loadDataDir: options.loadDataDir, extensions: { pg_trgm } })
   const db = drizzlePglite(client, { schema })
   return {
     client,

@@ -1,5 +1,7 @@
 import { events } from '../../schema/index.js'
 import type { Db } from '../db.js'
+import { describeEvent } from './describe.js'
+import type { EventType } from './types.js'
 
 /** Who an audit event is attributed to. */
 export interface Actor {
@@ -15,7 +17,7 @@ export interface EventTag {
 }
 
 export interface NewEvent {
-  type: string
+  type: EventType
   project?: string | null
   environment?: string | null
   featureName?: string | null
@@ -30,7 +32,9 @@ export interface NewEvent {
 export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[]): Promise<void> {
   if (list.length === 0) return
   await tx.insert(events).values(
-    list.map((e) => ({
+    list.map((e) => {
+      const described = describeEvent(actor, e)
+      return {
       type: e.type,
       createdAt,
       createdBy: actor.createdBy,
@@ -41,8 +45,9 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
       data: e.data ?? null,
       preData: e.preData ?? null,
       tags: e.tags ?? [],
-      label: e.label ?? null,
-      summary: e.summary ?? null,
-    })),
+      label: e.label ?? described.label,
+      summary: e.summary ?? described.summary,
+      }
+    }),
   )
 }

@@ -120,7 +120,7 @@ export async function reviveFeature(db: Db, actor: Actor, now: Date, name: strin
     await leaveStage(tx, name, 'archived')
     await recordEvents(tx, actor, now, [
       { type: 'feature-revived', project: row.project, featureName: name, data: metadataOf(after!), preData: metadataOf(row), tags },
-      ...switchedOff.map(({ environment }) => ({
+      ...switchedOff.map(({ environment }): NewEvent => ({
         type: 'feature-environment-disabled',
         project: row.project,
         featureName: name,

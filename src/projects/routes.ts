@@ -1,10 +1,14 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
+import { actorOf, principalKey } from '../http/auth.js'
 import { projectIdParam } from '../http/common-schemas.js'
 import { Permission, requirePermission } from '../http/permissions.js'
-import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema, ProjectsSchema } from './schemas.js'
-import { addEnvironmentToProject, createProject, listProjects } from './store.js'
+import { z } from '@hono/zod-openapi'
+
+import { CreateStrategySchema } from '../strategies/schemas.js'
+import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema, ProjectOverviewSchema, ProjectsSchema, UpdateProjectSchema } from './schemas.js'
+import { addEnvironmentToProject, createProject, listProjects, setDefaultStrategy, updateProject } from './store.js'
+import { projectOverview } from './overview.js'
 
 const getProjects = adminRoute({
   method: 'get',
@@ -55,6 +59,45 @@ const addEnvironmentToProjectRoute = adminRoute({
   },
 })
 
+const getProject = adminRoute({
+  method: 'get',
+  path: '/api/admin/projects/{projectId}',
+  operationId: 'getProject',
+  deprecated: true,
+  tags: ['Projects'],
+  summary: 'Project overview (deprecated)',
+  description:
+    'The project with every live flag, its environments (with change-request setting and default strategy), members, health and statistics. ' +
+    'health = round(100 − % stale − % potentially stale) over live flags (100 with none). Statistics: current window = the last 30 days, past window = the 30 before; ' +
+    'avgTimeToProdCurrentWindow = mean days from creation to first enabling in a production-type environment, for flags created in the current window (0 when none).',
+  request: { params: projectIdParam },
+  responses: { 200: { description: 'The project overview', content: jsonContent(ProjectOverviewSchema) }, ...pickErrors(401, 403, 404) },
+})
+
+const updateProjectRoute = adminRoute({
+  method: 'put',
+  path: '/api/admin/projects/{projectId}',
+  operationId: 'updateProject',
+  tags: ['Projects'],
+  summary: 'Update a project',
+  description: 'Sets name, description, mode, defaultStickiness, featureLimit and featureNaming (the pattern must compile and the example must match it); fields left out keep their value. Emits `project-updated`.',
+  request: { params: projectIdParam, body: { required: true, content: jsonContent(UpdateProjectSchema) } },
+  responses: { 200: { description: 'The project was updated' }, ...pickErrors(400, 401, 403, 404, 415) },
+})
+
+const environmentParams = projectIdParam.extend({ environment: z.string().openapi({ param: { name: 'environment', in: 'path' } }) })
+const defaultStrategyRoute = (method: 'put' | 'post') =>
+  adminRoute({
+    method,
+    path: '/api/admin/projects/{projectId}/environments/{environment}/default-strategy',
+    operationId: method === 'post' ? 'addDefaultStrategyToProjectEnvironment' : 'setDefaultStrategyOfProjectEnvironment',
+    tags: ['Projects'],
+    summary: 'Set the default strategy of a project environment',
+    description: 'The strategy a flag gets when it is enabled in this environment without any enabled strategy (validated like any strategy; flexibleRollout groupId defaults to the flag name). POST (as Unleash) and PUT do the same. Emits `default-strategy-updated`.',
+    request: { params: environmentParams, body: { required: true, content: jsonContent(CreateStrategySchema) } },
+    responses: { 200: { description: 'The default strategy now set', content: jsonContent(CreateStrategySchema) }, ...pickErrors(400, 401, 403, 404, 415) },
+  })
+
 export const projectRoutes = createRouter()
   .openapi(getProjects, async (c) => c.json({ version: 1, projects: await listProjects(c.var.db) }, 200))
   .openapi(createProjectRoute, async (c) => {
@@ -67,4 +110,24 @@ export const projectRoutes = createRouter()
     requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId })
     await addEnvironmentToProject(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, c.req.valid('json'))
     return c.body(null, 200)
+  })
+  .openapi(getProject, async (c) => {
+    const { projectId } = c.req.valid('param')
+    return c.json(await projectOverview(c.var.db, projectId, principalKey(c.var.principal), c.var.clock()), 200)
+  })
+  .openapi(updateProjectRoute, async (c) => {
+    const { projectId } = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId })
+    await updateProject(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, c.req.valid('json'))
+    return c.body(null, 200)
+  })
+  .openapi(defaultStrategyRoute('put'), async (c) => {
+    const { projectId, environment } = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId, environment })
+    return c.json(await setDefaultStrategy(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, environment, c.req.valid('json')), 200)
+  })
+  .openapi(defaultStrategyRoute('post'), async (c) => {
+    const { projectId, environment } = c.req.valid('param')
+    requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId, environment })
+    return c.json(await setDefaultStrategy(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, environment, c.req.valid('json')), 200)
   })

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { FeatureSchema } from '../flags/schemas.js'
 
 export const PROJECT_MODES = ['open', 'protected', 'private'] as const
 
@@ -80,3 +81,67 @@ export const AddProjectEnvironmentSchema = z
 export type CreateProject = z.infer<typeof CreateProjectSchema>
 export type ProjectCreated = z.infer<typeof ProjectCreatedSchema>
 export type AddProjectEnvironment = z.infer<typeof AddProjectEnvironmentSchema>
+
+export const UpdateProjectSchema = z
+  .object({
+    name: z.string().max(100).regex(/^(?!\s*$).+/, 'name must contain at least one non-whitespace character'),
+    description: z.string().max(10_000).nullable().optional(),
+    mode: z.enum(PROJECT_MODES).optional(),
+    defaultStickiness: z.string().min(1).max(100).optional(),
+    featureLimit: z.number().int().min(0).max(2147483647).nullable().optional().openapi({ description: 'Maximum number of live flags; null: no limit' }),
+    featureNaming: z
+      .object({
+        pattern: z.string().max(500).nullable(),
+        example: z.string().max(500).nullable().optional(),
+        description: z.string().max(1000).nullable().optional(),
+      })
+      .optional()
+      .openapi({ description: 'A regular expression (no delimiters, no flags) every new flag name must match in full; the example must match it' }),
+  })
+  .superRefine((p, ctx) => {
+    const naming = p.featureNaming
+    if (!naming?.pattern) {
+      if (naming?.example) ctx.addIssue({ code: 'custom', path: ['featureNaming', 'example'], message: 'an example needs a pattern' })
+      return
+    }
+    let pattern: RegExp
+    try {
+      pattern = new RegExp(`^(?:${naming.pattern})$`)
+    } catch {
+      ctx.addIssue({ code: 'custom', path: ['featureNaming', 'pattern'], message: `pattern ${naming.pattern} is not a valid regular expression` })
+      return
+    }
+    if (naming.example && !pattern.test(naming.example)) ctx.addIssue({ code: 'custom', path: ['featureNaming', 'example'], message: `example ${naming.example} does not match the pattern ${naming.pattern}` })
+  })
+  .openapi('updateProjectSchema')
+export type UpdateProject = z.infer<typeof UpdateProjectSchema>
+
+const windowStat = z.number()
+export const ProjectOverviewSchema = z
+  .object({
+    stats: z.object({
+      avgTimeToProdCurrentWindow: windowStat,
+      createdCurrentWindow: windowStat,
+      createdPastWindow: windowStat,
+      archivedCurrentWindow: windowStat,
+      archivedPastWindow: windowStat,
+      projectActivityCurrentWindow: windowStat,
+      projectActivityPastWindow: windowStat,
+      projectMembersAddedCurrentWindow: windowStat,
+    }),
+    version: z.number().int(),
+    name: z.string(),
+    description: z.string().nullable(),
+    defaultStickiness: z.string(),
+    mode: z.enum(PROJECT_MODES),
+    featureLimit: z.number().int().nullable(),
+    featureNaming: z.object({ pattern: z.string().nullable(), example: z.string().nullable(), description: z.string().nullable() }),
+    members: z.number().int(),
+    health: z.number().int().min(0).max(100),
+    environments: z.array(z.object({ environment: z.string(), changeRequestsEnabled: z.boolean(), defaultStrategy: z.record(z.string(), z.unknown()).optional() })),
+    features: z.array(FeatureSchema),
+    updatedAt: z.string().nullable(),
+    createdAt: z.string().nullable(),
+    favorite: z.boolean(),
+  })
+  .openapi('projectOverviewSchema')

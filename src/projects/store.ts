@@ -4,7 +4,9 @@ import type { Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../http/errors.js'
 import { recordEvents, type Actor } from '../events/store.js'
 import { unknownEnvironments } from '../environments/store.js'
-import { MAX_APPROVALS, MIN_APPROVALS, type AddProjectEnvironment, type CreateProject, type ProjectCreated } from './schemas.js'
+import { MAX_APPROVALS, MIN_APPROVALS, type AddProjectEnvironment, type CreateProject, type ProjectCreated, type UpdateProject } from './schemas.js'
+import { prepareDefaultStrategy } from '../strategies/store.js'
+import type { StrategyInput } from '../strategies/schemas.js'
 
 const clampApprovals = (n: number | undefined) => Math.min(MAX_APPROVALS, Math.max(MIN_APPROVALS, n ?? 1))
 
@@ -145,4 +147,59 @@ function dedupeBy<T>(items: T[], key: (item: T) => string): T[] {
 export async function projectExists(db: Db, projectId: string): Promise<boolean> {
   const [row] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))
   return row !== undefined
+}
+
+type ProjectRow = typeof projects.$inferSelect
+
+const settingsOf = (p: ProjectRow) => ({
+  id: p.id,
+  name: p.name,
+  description: p.description,
+  mode: p.mode,
+  defaultStickiness: p.defaultStickiness,
+  featureLimit: p.featureLimit,
+  featureNaming: { pattern: p.featureNamingPattern, example: p.featureNamingExample, description: p.featureNamingDescription },
+})
+
+/** Replaces the project's settings; fields left out keep their value. Emits `project-updated`. */
+export async function updateProject(db: Db, actor: Actor, now: Date, projectId: string, input: UpdateProject) {
+  await db.transaction(async (tx) => {
+    const [before] = await tx.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))).for('update')
+    if (!before) throw notFound(`Could not find project ${projectId}`)
+    const naming = input.featureNaming
+    const [after] = await tx
+      .update(projects)
+      .set({
+        name: input.name,
+        description: input.description === undefined ? before.description : input.description,
+        mode: input.mode ?? before.mode,
+        defaultStickiness: input.defaultStickiness ?? before.defaultStickiness,
+        featureLimit: input.featureLimit === undefined ? before.featureLimit : input.featureLimit,
+        ...(naming ? { featureNamingPattern: naming.pattern, featureNamingExample: naming.example ?? null, featureNamingDescription: naming.description ?? null } : {}),
+        updatedAt: now,
+      })
+      .where(eq(projects.id, projectId))
+      .returning()
+    await recordEvents(tx, actor, now, [{ type: 'project-updated', project: projectId, data: settingsOf(after!), preData: settingsOf(before) }])
+  })
+}
+
+/** Sets the strategy a flag gets when enabled in this environment with none. Emits `default-strategy-updated`. */
+export async function setDefaultStrategy(db: Db, actor: Actor, now: Date, projectId: string, environment: string, input: StrategyInput) {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(projectEnvironments)
+      .innerJoin(projects, eq(projects.id, projectEnvironments.projectId))
+      .where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environment, environment), isNull(projects.archivedAt)))
+      .for('update')
+    if (!row) throw notFound(`Could not find environment ${environment} in project ${projectId}`)
+    const strategy = await prepareDefaultStrategy(tx, input)
+    await tx.update(projectEnvironments).set({ defaultStrategy: strategy }).where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environment, environment)))
+    await tx.update(projects).set({ updatedAt: now }).where(eq(projects.id, projectId))
+    await recordEvents(tx, actor, now, [
+      { type: 'default-strategy-updated', project: projectId, environment, data: strategy, preData: row.project_environments.defaultStrategy ?? null },
+    ])
+    return strategy
+  })
 }

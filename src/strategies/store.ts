@@ -44,13 +44,16 @@ async function checkSegmentsExist(tx: Db, ids: number[]) {
   if (missing.length > 0) throw validationError(`Unknown segment(s): ${missing.join(', ')}`, missing.map((id) => ({ path: 'body.segments', message: `segment ${id} does not exist` })))
 }
 
-/** The stored form of a strategy: defaults filled in, constraints and variants normalized. */
-function normalizeStrategy(input: StrategyInput, featureName: string) {
+/**
+ * The stored form of a strategy: defaults filled in, constraints and variants normalized. Without a
+ * flag (a project's default strategy) the rollout's groupId is left for the flag it is applied to.
+ */
+function normalizeStrategy(input: StrategyInput, featureName?: string) {
   const parameters = { ...(input.parameters ?? {}) }
   if (input.name === 'flexibleRollout') {
     parameters.rollout ??= '100'
     parameters.stickiness ??= 'default'
-    parameters.groupId ??= featureName
+    if (featureName) parameters.groupId ??= featureName
   }
   return {
     name: input.name,
@@ -61,6 +64,13 @@ function normalizeStrategy(input: StrategyInput, featureName: string) {
     variants: normalizeVariants(input.variants ?? [], { sortByName: false, path: 'body.variants' }),
     segments: [...new Set(input.segments ?? [])],
   }
+}
+
+/** A project environment's default strategy, checked and normalized like a flag's strategy. */
+export async function prepareDefaultStrategy(tx: Db, input: StrategyInput) {
+  const strategy = normalizeStrategy(input)
+  await checkSegmentsExist(tx, strategy.segments)
+  return { ...strategy, sortOrder: input.sortOrder ?? 0 }
 }
 
 const eventFor = (target: StrategyTarget) => ({ project: target.project, featureName: target.featureName, environment: target.environment, tags: target.tags })

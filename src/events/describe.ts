@@ -1,0 +1,53 @@
+import type { Actor, NewEvent } from './store.js'
+
+/** What an event type says happened, as a label and a summary phrase (`{flag}`, `{env}`, `{project}` are filled in). */
+const phrases: Record<string, [label: string, summary: string]> = {
+  'feature-created': ['Flag created', 'created **{flag}** in project *{project}*'],
+  'feature-archived': ['Flag archived', 'archived **{flag}**'],
+  'feature-revived': ['Flag revived', 'revived **{flag}**'],
+  'feature-metadata-updated': ['Flag updated', 'updated the metadata of **{flag}**'],
+  'feature-type-updated': ['Flag type changed', 'changed the type of **{flag}**'],
+  'feature-stale-on': ['Flag marked stale', 'marked **{flag}** as stale'],
+  'feature-stale-off': ['Flag no longer stale', 'marked **{flag}** as not stale'],
+  'feature-environment-enabled': ['Flag enabled', 'enabled **{flag}** in *{env}*'],
+  'feature-environment-disabled': ['Flag disabled', 'disabled **{flag}** in *{env}*'],
+  'feature-strategy-add': ['Strategy added', 'added a strategy to **{flag}** in *{env}*'],
+  'feature-strategy-update': ['Strategy updated', 'updated a strategy of **{flag}** in *{env}*'],
+  'feature-strategy-remove': ['Strategy removed', 'removed a strategy from **{flag}** in *{env}*'],
+  'strategy-order-changed': ['Strategy order changed', 'reordered the strategies of **{flag}** in *{env}*'],
+  'feature-variants-updated': ['Variants updated', 'updated the variants of **{flag}** in *{env}*'],
+  'feature-environment-variants-updated': ['Variants updated', 'updated the variants of **{flag}** in *{env}*'],
+  'feature-tagged': ['Flag tagged', 'tagged **{flag}**'],
+  'feature-untagged': ['Flag untagged', 'removed a tag from **{flag}**'],
+  'feature-dependency-added': ['Dependency added', 'made **{flag}** depend on another flag'],
+  'feature-dependency-removed': ['Dependency removed', 'removed a dependency of **{flag}**'],
+  'feature-dependencies-removed': ['Dependencies removed', 'removed every dependency of **{flag}**'],
+  'feature-favorited': ['Flag favorited', 'favorited **{flag}**'],
+  'feature-unfavorited': ['Flag unfavorited', 'unfavorited **{flag}**'],
+  'feature-completed': ['Flag completed', 'marked **{flag}** as completed'],
+  'feature-uncompleted': ['Flag uncompleted', 'marked **{flag}** as not completed'],
+  'project-created': ['Project created', 'created project *{project}*'],
+  'project-updated': ['Project updated', 'updated project *{project}*'],
+  'project-environment-added': ['Environment added to project', 'added *{env}* to project *{project}*'],
+  'default-strategy-updated': ['Default strategy updated', 'updated the default strategy of project *{project}* in *{env}*'],
+  'project-favorited': ['Project favorited', 'favorited project *{project}*'],
+  'project-unfavorited': ['Project unfavorited', 'unfavorited project *{project}*'],
+  'environment-created': ['Environment created', 'created environment *{env}*'],
+  'segment-created': ['Segment created', 'created a segment'],
+  'segment-updated': ['Segment updated', 'updated a segment'],
+  'segment-deleted': ['Segment deleted', 'deleted a segment'],
+  'api-token-created': ['API token created', 'created an API token'],
+  'api-token-deleted': ['API token deleted', 'deleted an API token'],
+}
+
+const sentenceCase = (type: string) => type.charAt(0).toUpperCase() + type.slice(1).replaceAll('-', ' ')
+
+/** A short label and a markdown summary, e.g. "**admin** disabled **checkout** in *production*". */
+export function describeEvent(actor: Actor, e: NewEvent): { label: string; summary: string } {
+  const [label, phrase] = phrases[e.type] ?? [sentenceCase(e.type), `recorded *${e.type}*${e.featureName ? ' for **{flag}**' : ''}`]
+  const summary = phrase
+    .replaceAll('{flag}', e.featureName ?? 'a flag')
+    .replaceAll('{env}', e.environment ?? 'every environment')
+    .replaceAll('{project}', e.project ?? 'unknown')
+  return { label, summary: `**${actor.createdBy}** ${summary}` }
+}

@@ -1,0 +1,36 @@
+import { z } from '@hono/zod-openapi'
+import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
+import { pickErrors } from '../http/errors.js'
+import { EventSearchQuerySchema, EventSearchResponseSchema, FeatureEventsQuerySchema, FeatureEventsSchema } from './schemas.js'
+import { featureEvents, searchEvents } from './search.js'
+
+const getEventsForToggle = adminRoute({
+  method: 'get',
+  path: '/api/admin/events/{featureName}',
+  operationId: 'getEventsForToggle',
+  tags: ['Events'],
+  summary: 'Get the events of a flag',
+  description: 'Newest first; `totalEvents` counts every event of the flag. An unknown flag gives an empty list (200), not 404. `limit` default 50, at most 1000; `offset` default 0.',
+  request: {
+    params: z.object({ featureName: z.string().openapi({ param: { name: 'featureName', in: 'path' } }) }),
+    query: FeatureEventsQuerySchema,
+  },
+  responses: { 200: { description: 'The events', content: jsonContent(FeatureEventsSchema) }, ...pickErrors(400, 401, 403) },
+})
+
+const searchEventsRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/search/events',
+  operationId: 'searchEvents',
+  tags: ['Events'],
+  summary: 'Search events',
+  description:
+    'Events matching every given filter, newest first (created_at, then id), with `total` = all matches. A parameter that does not match its documented format, an unknown event type, ' +
+    'a negative offset or a limit above 1000 is a 400 ValidationError naming the parameter.',
+  request: { query: EventSearchQuerySchema },
+  responses: { 200: { description: 'The matching events', content: jsonContent(EventSearchResponseSchema) }, ...pickErrors(400, 401, 403) },
+})
+
+export const eventRoutes = createRouter()
+  .openapi(getEventsForToggle, async (c) => c.json(await featureEvents(c.var.db, c.req.valid('param').featureName, c.req.valid('query')), 200))
+  .openapi(searchEventsRoute, async (c) => c.json(await searchEvents(c.var.db, c.req.valid('query')), 200))

@@ -1,0 +1,110 @@
+import { and, asc, countDistinct, eq, isNull, sql } from 'drizzle-orm'
+import { environments, events, favoriteProjects, features, projectEnvironments, projectMembers, projects } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import { notFound } from '../http/errors.js'
+import { loadFeatures } from '../flags/read.js'
+import { EXPECTED_LIFETIME_DAYS } from '../flags/schemas.js'
+
+const DAY_MS = 86_400_000
+const WINDOW_DAYS = 30
+
+/** SQL for "this flag is potentially stale at `now`": not marked stale, and older than its type's expected lifetime. */
+export function potentiallyStaleSql(now: Date) {
+  const cases = Object.entries(EXPECTED_LIFETIME_DAYS)
+    .filter(([, days]) => days !== null)
+    .map(([type, days]) => sql`when ${type} then ${features.createdAt} < ${new Date(now.getTime() - days! * DAY_MS)}`)
+  return sql`(not ${features.stale} and coalesce(case ${features.type} ${sql.join(cases, sql` `)} end, false))`
+}
+
+/** Project health 0..100: 100 minus the share of stale and of potentially stale flags among the live ones. */
+export async function projectHealth(db: Db, projectId: string, now: Date): Promise<number> {
+  const [row] = await db
+    .select({
+      total: sql<number>`count(*)`.mapWith(Number),
+      stale: sql<number>`count(*) filter (where ${features.stale})`.mapWith(Number),
+      potentiallyStale: sql<number>`count(*) filter (where ${potentiallyStaleSql(now)})`.mapWith(Number),
+    })
+    .from(features)
+    .where(and(eq(features.project, projectId), isNull(features.archivedAt)))
+  if (!row || row.total === 0) return 100
+  return Math.max(0, Math.min(100, Math.round(100 - (row.stale / row.total) * 100 - (row.potentiallyStale / row.total) * 100)))
+}
+
+/** The windowed statistics of operation 2, in one query: current window = the last 30 days, past = the 30 before. */
+async function projectStats(db: Db, projectId: string, now: Date) {
+  const current = new Date(now.getTime() - WINDOW_DAYS * DAY_MS)
+  const past = new Date(now.getTime() - 2 * WINDOW_DAYS * DAY_MS)
+  // The current window ends now, inclusive; the past window ends where the current one starts.
+  const inWindow = (column: unknown, from: Date, to: Date) => (to === now ? sql`${column} >= ${from} and ${column} <= ${to}` : sql`${column} >= ${from} and ${column} < ${to}`)
+  const result = await db.execute(sql`
+    select
+      (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.createdAt, current, now)}) as created_current,
+      (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.createdAt, past, current)}) as created_past,
+      (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.archivedAt, current, now)}) as archived_current,
+      (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.archivedAt, past, current)}) as archived_past,
+      (select count(*) from ${events} where ${events.project} = ${projectId} and ${inWindow(events.createdAt, current, now)}) as activity_current,
+      (select count(*) from ${events} where ${events.project} = ${projectId} and ${inWindow(events.createdAt, past, current)}) as activity_past,
+      (select count(*) from ${projectMembers} where ${projectMembers.projectId} = ${projectId} and ${inWindow(projectMembers.createdAt, current, now)}) as members_added,
+      (select coalesce(avg(extract(epoch from first_enabled - created_at)) / 86400, 0) from (
+        select f.created_at, min(e.created_at) as first_enabled
+        from ${features} f
+        join ${events} e on e.feature_name = f.name and e.type = 'feature-environment-enabled'
+        join ${environments} env on env.name = e.environment and env.type = 'production'
+        where f.project = ${projectId} and f.created_at >= ${current} and f.created_at <= ${now}
+        group by f.name, f.created_at
+      ) as first_enablings) as avg_time_to_prod
+  `)
+  // Every driver (PGlite, node-postgres, Neon) answers raw SQL with `{ rows }`.
+  const row = (result as unknown as { rows: Record<string, string | number | null>[] }).rows[0] ?? {}
+  const n = (key: string) => Number(row[key] ?? 0)
+  return {
+    avgTimeToProdCurrentWindow: Math.round(n('avg_time_to_prod') * 10) / 10,
+    createdCurrentWindow: n('created_current'),
+    createdPastWindow: n('created_past'),
+    archivedCurrentWindow: n('archived_current'),
+    archivedPastWindow: n('archived_past'),
+    projectActivityCurrentWindow: n('activity_current'),
+    projectActivityPastWindow: n('activity_past'),
+    projectMembersAddedCurrentWindow: n('members_added'),
+  }
+}
+
+/** Operation 2: the project with its flags, environments, health and statistics. */
+export async function projectOverview(db: Db, projectId: string, principal: string, now: Date) {
+  const [project] = await db.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))
+  if (!project) throw notFound(`Could not find project ${projectId}`)
+  const [envs, members, favorite, health, stats, flags] = await Promise.all([
+    db
+      .select({ environment: projectEnvironments.environment, changeRequestsEnabled: projectEnvironments.changeRequestsEnabled, defaultStrategy: projectEnvironments.defaultStrategy })
+      .from(projectEnvironments)
+      .innerJoin(environments, eq(environments.name, projectEnvironments.environment))
+      .where(eq(projectEnvironments.projectId, projectId))
+      .orderBy(asc(environments.sortOrder), asc(environments.name)),
+    db.select({ n: countDistinct(projectMembers.userId) }).from(projectMembers).where(eq(projectMembers.projectId, projectId)),
+    db.select({ project: favoriteProjects.project }).from(favoriteProjects).where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.principal, principal))),
+    projectHealth(db, projectId, now),
+    projectStats(db, projectId, now),
+    loadFeatures(db, { project: projectId }, principal),
+  ])
+  return {
+    stats,
+    version: 1,
+    name: project.name,
+    description: project.description,
+    defaultStickiness: project.defaultStickiness,
+    mode: project.mode as 'open' | 'protected' | 'private',
+    featureLimit: project.featureLimit,
+    featureNaming: { pattern: project.featureNamingPattern, example: project.featureNamingExample, description: project.featureNamingDescription },
+    members: members[0]?.n ?? 0,
+    health,
+    environments: envs.map((e) => ({
+      environment: e.environment,
+      changeRequestsEnabled: e.changeRequestsEnabled,
+      ...(e.defaultStrategy ? { defaultStrategy: e.defaultStrategy as Record<string, unknown> } : {}),
+    })),
+    features: flags,
+    updatedAt: project.updatedAt?.toISOString() ?? null,
+    createdAt: project.createdAt.toISOString(),
+    favorite: favorite.length > 0,
+  }
+}

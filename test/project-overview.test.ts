@@ -1,0 +1,172 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from './helpers/app.js'
+
+let t: TestApp
+const DAY = 86_400_000
+const NOW = new Date('2026-06-30T12:00:00Z')
+let now = NOW
+const daysAgo = (n: number) => new Date(NOW.getTime() - n * DAY)
+beforeAll(async () => {
+  t = await createTestApp({ now: () => now })
+})
+afterAll(() => t.close())
+
+const overview = (id = 'web') => t.call('GET', `/api/admin/projects/${id}`)
+const at = async <T>(when: Date, action: () => Promise<T>) => {
+  now = when
+  try {
+    return await action()
+  } finally {
+    now = NOW
+  }
+}
+const flag = (name: string, type = 'release') => t.call('POST', '/api/admin/projects/web/features', { body: { name, type } })
+
+describe('project overview (operation 2)', () => {
+  it('answers 404 for an unknown project', async () => {
+    const res = await overview('nope')
+    expect(res.status).toBe(404)
+    expect(res.body.name).toBe('NotFoundError')
+  })
+
+  it('describes an empty project, with health 100', async () => {
+    await at(daysAgo(90), () => t.call('POST', '/api/admin/projects', { body: { id: 'web', name: 'Web', description: 'The web shop', changeRequestEnvironments: [{ name: 'production', requiredApprovals: 2 }] } }))
+    const res = await overview()
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({
+      version: 1,
+      name: 'Web',
+      description: 'The web shop',
+      mode: 'open',
+      defaultStickiness: 'default',
+      featureLimit: null,
+      featureNaming: { pattern: null, example: null, description: null },
+      members: 0,
+      health: 100,
+      favorite: false,
+      features: [],
+      environments: [
+        { environment: 'development', changeRequestsEnabled: false },
+        { environment: 'production', changeRequestsEnabled: true },
+      ],
+      createdAt: daysAgo(90).toISOString(),
+      updatedAt: null,
+    })
+    expect(res.body.stats).toEqual({
+      avgTimeToProdCurrentWindow: 0,
+      createdCurrentWindow: 0,
+      createdPastWindow: 0,
+      archivedCurrentWindow: 0,
+      archivedPastWindow: 0,
+      projectActivityCurrentWindow: 0,
+      projectActivityPastWindow: 0,
+      projectMembersAddedCurrentWindow: 0,
+    })
+  })
+
+  it('computes health from stale and potentially stale flags', async () => {
+    await at(daysAgo(50), () => flag('old-release'))            // potentially stale (release, > 40 days)
+    await at(daysAgo(50), () => flag('old-switch', 'kill-switch')) // never potentially stale
+    await at(daysAgo(10), () => flag('ops-toggle', 'operational')) // potentially stale (operational, > 7 days)
+    await at(daysAgo(2), () => flag('fresh'))
+    await t.call('PATCH', '/api/admin/projects/web/features/fresh', { body: [{ op: 'replace', path: '/stale', value: true }] }) // stale
+    const res = await overview()
+    // 5 flags would be 20% each; here 4 flags: 1 stale (25%) + 2 potentially stale (50%) → 25
+    expect(res.body.health).toBe(25)
+    expect(res.body.features.map((f: any) => f.name)).toEqual(['fresh', 'old-release', 'old-switch', 'ops-toggle'])
+  })
+
+  it('counts created, archived and activity per window, and the time to production', async () => {
+    await at(daysAgo(40), () => flag('past-window'))
+    await at(daysAgo(5), () => t.call('DELETE', '/api/admin/projects/web/features/past-window'))
+    // created 10 days ago, enabled in production 6 days later
+    await at(daysAgo(4), () => t.call('POST', '/api/admin/projects/web/features/ops-toggle/environments/production/on'))
+    // created 2 days ago, enabled in production 1 day later
+    await at(daysAgo(1), () => t.call('POST', '/api/admin/projects/web/features/fresh/environments/production/on'))
+    // development does not count as production
+    await at(daysAgo(1), () => t.call('POST', '/api/admin/projects/web/features/old-release/environments/development/on'))
+    const { stats } = (await overview()).body
+    expect(stats.createdCurrentWindow).toBe(2) // ops-toggle, fresh
+    expect(stats.createdPastWindow).toBe(3) // old-release, old-switch, past-window
+    expect(stats.archivedCurrentWindow).toBe(1)
+    expect(stats.archivedPastWindow).toBe(0)
+    expect(stats.avgTimeToProdCurrentWindow).toBe(3.5) // (6 + 1) / 2
+    const events = await t.query<{ current: number; past: number }>(
+      `select count(*) filter (where created_at >= $1)::int as current, count(*) filter (where created_at < $1 and created_at >= $2)::int as past from events where project = 'web'`,
+      [daysAgo(30), daysAgo(60)],
+    )
+    expect(stats.projectActivityCurrentWindow).toBe(events[0]!.current)
+    expect(stats.projectActivityPastWindow).toBe(events[0]!.past)
+    expect(stats.projectActivityCurrentWindow).toBeGreaterThan(5)
+  })
+
+  it('counts members and members added in the current window', async () => {
+    const [user] = await t.query<{ id: number }>("insert into users (name, email, root_role_id) values ('Ann', 'ann@example.com', 3) returning id")
+    await t.query('insert into project_members (project_id, user_id, role_id, created_at) values ($1, $2, 4, $3), ($1, $2, 5, $4)', ['web', user!.id, daysAgo(3), daysAgo(45)])
+    const res = await overview()
+    expect(res.body.members).toBe(1)
+    expect(res.body.stats.projectMembersAddedCurrentWindow).toBe(1)
+  })
+})
+
+describe('updating a project', () => {
+  it('sets the settings, records project-updated with the old ones, and shows them in the overview', async () => {
+    const res = await t.call('PUT', '/api/admin/projects/web', {
+      body: { name: 'Web shop', mode: 'protected', featureLimit: 10, featureNaming: { pattern: 'web-[a-z-]+', example: 'web-cart', description: 'web- and a name' } },
+    })
+    expect(res.status, res.text).toBe(200)
+    const body = (await overview()).body
+    expect(body).toMatchObject({ name: 'Web shop', mode: 'protected', featureLimit: 10, description: 'The web shop', featureNaming: { pattern: 'web-[a-z-]+', example: 'web-cart' }, updatedAt: NOW.toISOString() })
+    const event = (await t.query<{ data: any; pre_data: any }>("select * from events where type = 'project-updated'"))[0]!
+    expect(event.pre_data).toMatchObject({ name: 'Web', mode: 'open', featureLimit: null })
+    expect(event.data).toMatchObject({ name: 'Web shop', mode: 'protected', featureLimit: 10 })
+    expect((await flag('not-matching')).status).toBe(400)
+    expect((await flag('web-matching')).status).toBe(201)
+  })
+
+  it.each([
+    ['a pattern that does not compile', { name: 'x', featureNaming: { pattern: '([a-z' } }],
+    ['an example that does not match', { name: 'x', featureNaming: { pattern: 'web-.+', example: 'app-x' } }],
+    ['a negative limit', { name: 'x', featureLimit: -1 }],
+    ['an unknown mode', { name: 'x', mode: 'closed' }],
+    ['no name', { description: 'x' }],
+  ])('answers 400 for %s and changes nothing', async (_, body) => {
+    const before = await t.query('select * from projects where id = $1', ['web'])
+    const res = await t.call('PUT', '/api/admin/projects/web', { body })
+    expect(res.status).toBe(400)
+    expect(await t.query('select * from projects where id = $1', ['web'])).toEqual(before)
+  })
+
+  it('answers 404 for an unknown project', async () => {
+    expect((await t.call('PUT', '/api/admin/projects/nope', { body: { name: 'x' } })).status).toBe(404)
+  })
+})
+
+describe('default strategy of a project environment', () => {
+  const path = '/api/admin/projects/web/environments/development/default-strategy'
+
+  it('sets it, records default-strategy-updated, shows it in the overview and uses it when enabling', async () => {
+    const res = await t.call('PUT', path, { body: { name: 'flexibleRollout', parameters: { rollout: '30' }, constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }] } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.parameters).toEqual({ rollout: '30', stickiness: 'default' })
+    const env = (await overview()).body.environments.find((e: any) => e.environment === 'development')
+    expect(env.defaultStrategy).toMatchObject({ name: 'flexibleRollout', parameters: { rollout: '30', stickiness: 'default' } })
+    const event = (await t.query<{ environment: string; pre_data: unknown }>("select * from events where type = 'default-strategy-updated'"))[0]!
+    expect(event).toMatchObject({ environment: 'development', pre_data: null })
+    const enabled = await t.call('POST', '/api/admin/projects/web/features/web-matching/environments/development/on')
+    const strategies = enabled.body.environments.find((e: any) => e.name === 'development').strategies
+    expect(strategies[0].parameters).toEqual({ rollout: '30', stickiness: 'default', groupId: 'web-matching' })
+    expect(strategies[0].constraints[0]).toMatchObject({ contextName: 'country', values: ['NO'] })
+  })
+
+  it('also accepts POST, as Unleash does', async () => {
+    expect((await t.call('POST', path, { body: { name: 'default' } })).status).toBe(200)
+  })
+
+  it('answers 400 for an invalid strategy and 404 for an environment the project does not have', async () => {
+    expect((await t.call('PUT', path, { body: { name: 'flexibleRollout', parameters: { rollout: '300' } } })).status).toBe(400)
+    expect((await t.call('PUT', path, { body: { name: 'default', segments: [12345] } })).status).toBe(400)
+    await t.call('POST', '/api/admin/environments', { body: { name: 'qa', type: 'test' } })
+    expect((await t.call('PUT', '/api/admin/projects/web/environments/qa/default-strategy', { body: { name: 'default' } })).status).toBe(404)
+  })
+})

@@ -76,17 +76,20 @@ const rows: string[] = []
 for (const [name, query] of cases) {
   const times: number[] = []
   let total = 0
+  let first = 0
   for (let i = 0; i < RUNS + 3; i++) {
     const t0 = performance.now()
     const res = await app.request(`/api/admin/search/events${query}`, { headers: { authorization: token } })
     const body = (await res.json()) as { total: number }
     if (res.status !== 200) throw new Error(`${name}: ${res.status} ${JSON.stringify(body)}`)
+    if (i === 0) first = performance.now() - t0
     if (i >= 3) times.push(performance.now() - t0)
     total = body.total
   }
   times.sort((a, b) => a - b)
-  rows.push(`| ${name} | ${total.toLocaleString('en-US')} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 95).toFixed(1)} |`)
+  rows.push(`| ${name} | ${total.toLocaleString('en-US')} | ${first.toFixed(1)} | ${percentile(times, 50).toFixed(1)} | ${percentile(times, 95).toFixed(1)} |`)
   console.log(rows.at(-1))
 }
-console.log(`\n| case | matches | p50 ms | p95 ms |\n|---|---|---|---|\n${rows.join('\n')}`)
+// "first" is the first call of a case: its total is not cached yet (see countMatches in src/events/search.ts).
+console.log(`\n| case | matches | first ms | p50 ms | p95 ms |\n|---|---|---|---|---|\n${rows.join('\n')}`)
 await database.close()

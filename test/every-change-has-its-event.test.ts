@@ -92,7 +92,7 @@ describe('every change writes its events in the same transaction', () => {
   for (const c of cases) {
     it(`${c.route} writes ${c.events.join(', ')}`, async () => {
       const path = typeof c.path === 'string' ? c.path : await c.path()
-      const [{ max }] = await t.query<{ max: number }>('select coalesce(max(id), 0)::int as max from events')
+      const max = (await t.query<{ max: number }>('select coalesce(max(id), 0)::int as max from events'))[0]!.max
       const method = c.route.split(' ')[0]!
       const res = await t.call(method, path, { body: c.body })
       expect(res.status, res.text).toBeLessThan(300)

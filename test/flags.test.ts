@@ -284,3 +284,23 @@ describe('archive and revive', () => {
     expect((await t.call('POST', '/api/admin/archive/revive/old-flag')).status).toBe(404)
   })
 })
+
+describe('potential staleness', () => {
+  it('marks flags older than their type allows, never kill switches, and not flags marked stale', async () => {
+    let now = new Date('2026-01-01T00:00:00Z')
+    const s = await createTestApp({ now: () => now })
+    try {
+      for (const [name, type] of [['rel', 'release'], ['ops', 'operational'], ['kill', 'kill-switch'], ['marked', 'experiment']]) {
+        await s.call('POST', '/api/admin/projects/default/features', { body: { name, type } })
+      }
+      await s.call('PATCH', '/api/admin/projects/default/features/marked', { body: [{ op: 'replace', path: '/stale', value: true }] })
+      const read = async () => Object.fromEntries((await s.call('GET', '/api/admin/projects/default/features')).body.features.map((f: any) => [f.name, f.potentiallyStale]))
+      now = new Date('2026-01-08T00:00:01Z')
+      expect(await read()).toEqual({ rel: false, ops: true, kill: false, marked: false })
+      now = new Date('2026-02-10T00:00:01Z')
+      expect(await read()).toEqual({ rel: true, ops: true, kill: false, marked: false })
+    } finally {
+      await s.close()
+    }
+  })
+})

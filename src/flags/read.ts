@@ -16,7 +16,7 @@ import type { Constraint, Strategy } from '../strategies/schemas.js'
 import type { Variant } from '../variants/schemas.js'
 import { avatarCache } from '../users/avatar.js'
 import { stageRank } from './lifecycle.js'
-import type { Feature, FlagType } from './schemas.js'
+import { EXPECTED_LIFETIME_DAYS, type Feature, type FlagType } from './schemas.js'
 
 /** Unleash's id for changes made with an admin token rather than by a user. */
 export const TOKEN_USER_ID = -1337
@@ -63,7 +63,14 @@ export interface FeatureQuery {
  * Reads whole flags with a fixed number of set-based queries, however many flags match:
  * flags, environments, strategies, tags, dependencies, lifecycle, collaborators, favorites.
  */
-export async function loadFeatures(db: Db, query: FeatureQuery, principal: string): Promise<Feature[]> {
+/** Who is reading (their favorites) and when (staleness). */
+export interface Viewer {
+  principal: string
+  now: Date
+}
+
+export async function loadFeatures(db: Db, query: FeatureQuery, viewer: Viewer): Promise<Feature[]> {
+  const { principal, now } = viewer
   const filter: SQL[] = []
   if (query.names) filter.push(inArray(features.name, query.names))
   if (query.project) filter.push(eq(features.project, query.project))
@@ -149,6 +156,7 @@ export async function loadFeatures(db: Db, query: FeatureQuery, principal: strin
         project: row.project,
         enabled: envs.some((e) => e.enabled),
         stale: row.stale,
+        potentiallyStale: isPotentiallyStale(row, now),
         favorite: favorites.has(row.name),
         impressionData: row.impressionData,
         createdAt: row.createdAt.toISOString(),
@@ -178,6 +186,12 @@ export async function loadFeatures(db: Db, query: FeatureQuery, principal: strin
   )
 }
 
-export async function loadFeature(db: Db, name: string, principal: string, includeArchived = true): Promise<Feature | undefined> {
-  return (await loadFeatures(db, { names: [name], includeArchived }, principal))[0]
+export async function loadFeature(db: Db, name: string, viewer: Viewer, includeArchived = true): Promise<Feature | undefined> {
+  return (await loadFeatures(db, { names: [name], includeArchived }, viewer))[0]
+}
+
+/** Not marked stale, but older than its type's expected lifetime (kill switches and permissions never are). */
+export function isPotentiallyStale(row: { stale: boolean; type: string; createdAt: Date }, now: Date): boolean {
+  const days = EXPECTED_LIFETIME_DAYS[row.type as FlagType]
+  return !row.stale && days !== null && days !== undefined && now.getTime() - row.createdAt.getTime() > days * 86_400_000
 }

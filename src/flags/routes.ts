@@ -111,11 +111,11 @@ export const flagRoutes = createRouter()
   .openapi(getFeatures, async (c) => {
     const { projectId } = c.req.valid('param')
     if (!(await projectExists(c.var.db, projectId))) throw notFound(`Could not find project ${projectId}`)
-    return c.json({ version: 1, features: await loadFeatures(c.var.db, { project: projectId }, principalKey(c.var.principal)) }, 200)
+    return c.json({ version: 1, features: await loadFeatures(c.var.db, { project: projectId }, { principal: principalKey(c.var.principal), now: c.var.clock() }) }, 200)
   })
   .openapi(getFeature, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
-    const feature = await loadFeature(c.var.db, featureName, principalKey(c.var.principal))
+    const feature = await loadFeature(c.var.db, featureName, { principal: principalKey(c.var.principal), now: c.var.clock() })
     if (!feature || feature.project !== projectId) throw notFound(`Could not find feature flag ${featureName} in project ${projectId}`)
     return c.json(feature, 200)
   })

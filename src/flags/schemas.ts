@@ -67,6 +67,7 @@ export const FeatureSchema = z
     project: z.string(),
     enabled: z.boolean().openapi({ description: 'true when the flag is enabled in at least one environment' }),
     stale: z.boolean(),
+    potentiallyStale: z.boolean().openapi({ description: "Not marked stale, but older than its type's expected lifetime (release and experiment 40 days, operational 7, kill-switch and permission never)" }),
     favorite: z.boolean(),
     impressionData: z.boolean(),
     createdAt: z.string().nullable(),

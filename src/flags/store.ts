@@ -26,8 +26,8 @@ function metadataOf(row: FeatureRow) {
   }
 }
 
-async function reload(tx: Db, name: string, principal: string): Promise<Feature> {
-  const feature = await loadFeature(tx, name, principal)
+async function reload(tx: Db, name: string, principal: string, now: Date): Promise<Feature> {
+  const feature = await loadFeature(tx, name, { principal, now })
   if (!feature) throw notFound(`Could not find feature flag ${name}`)
   return feature
 }
@@ -81,7 +81,7 @@ export async function createFeature(db: Db, actor: Actor, now: Date, principal: 
     if (tags.length > 0) await tx.insert(featureTags).values(tags.map((t) => ({ featureName: row.name, ...t, createdAt: now })))
     await enterStage(tx, row.name, 'initial', now)
     await recordEvents(tx, actor, now, [{ type: 'feature-created', project: projectId, featureName: row.name, data: metadataOf(row), tags }])
-    return reload(tx, row.name, principal)
+    return reload(tx, row.name, principal, now)
   })
 }
 
@@ -167,7 +167,7 @@ export async function setEnvironmentEnabled(
         },
       ])
     }
-    return reload(tx, row.name, principal)
+    return reload(tx, row.name, principal, now)
   })
 }
 
@@ -236,6 +236,6 @@ export async function patchFeature(db: Db, actor: Actor, now: Date, principal: s
     } else if (after.archived) {
       await archiveLocked(tx, actor, now, row)
     }
-    return reload(tx, name, principal)
+    return reload(tx, name, principal, now)
   })
 }

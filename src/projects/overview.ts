@@ -84,7 +84,7 @@ export async function projectOverview(db: Db, projectId: string, principal: stri
     db.select({ project: favoriteProjects.project }).from(favoriteProjects).where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.principal, principal))),
     projectHealth(db, projectId, now),
     projectStats(db, projectId, now),
-    loadFeatures(db, { project: projectId }, principal),
+    loadFeatures(db, { project: projectId }, { principal, now }),
   ])
   return {
     stats,

@@ -1,0 +1,149 @@
+import semver from 'semver'
+import { currentTimeOf, fieldGetter, type FieldGetter } from './context-fields.js'
+import { addressMatcher } from './ip-ranges.js'
+import { compileRe2 } from './re2-regex.js'
+import type { ConstraintDefinition, EvaluationContext } from './types.js'
+
+export type ContextTest = (context: EvaluationContext, now: number) => boolean
+
+export interface PreparedConstraint {
+  readonly definition: ConstraintDefinition
+  /** The constraint's result, inversion included. */
+  readonly test: ContextTest
+  /** Whether the result depends on the current time. */
+  readonly usesTime: boolean
+}
+
+const never: ContextTest = () => false
+
+/** The SDKs drop empty values and trim the others. */
+const cleanValues = (values: readonly string[] | null | undefined): string[] => (values ?? []).filter((v) => !!v).map((v) => v.trim())
+
+/** Strict semver without a leading v, as the SDKs accept it. */
+function parseSemver(text: string): semver.SemVer | null {
+  return text.trimStart().startsWith('v') ? null : semver.parse(text)
+}
+
+function inOperator(get: FieldGetter, values: Set<string>, negate: boolean): ContextTest {
+  // NOT_IN holds for a missing field: the field's (absent) value is not in the list.
+  return (context, now) => {
+    const value = get(context, now)
+    return (value !== undefined && values.has(value)) !== negate
+  }
+}
+
+function stringOperator(get: FieldGetter, operator: string, values: string[], caseInsensitive: boolean): ContextTest {
+  const wanted = caseInsensitive ? values.map((v) => v.toLowerCase()) : values
+  const matches =
+    operator === 'STR_STARTS_WITH' ? (value: string, v: string) => value.startsWith(v)
+    : operator === 'STR_ENDS_WITH' ? (value: string, v: string) => value.endsWith(v)
+    : (value: string, v: string) => value.includes(v)
+  return (context, now) => {
+    let value = get(context, now)
+    if (value === undefined) return false
+    if (caseInsensitive) value = value.toLowerCase()
+    for (let i = 0; i < wanted.length; i++) if (matches(value, wanted[i]!)) return true
+    return false
+  }
+}
+
+function numberOperator(get: FieldGetter, operator: string, target: number): ContextTest {
+  if (Number.isNaN(target)) return never
+  const compare =
+    operator === 'NUM_EQ' ? (n: number) => n === target
+    : operator === 'NUM_GT' ? (n: number) => n > target
+    : operator === 'NUM_GTE' ? (n: number) => n >= target
+    : operator === 'NUM_LT' ? (n: number) => n < target
+    : (n: number) => n <= target
+  return (context, now) => {
+    const value = get(context, now)
+    // Number() as the SDKs do: '' and missing are never a number here, ' 12 ' is 12.
+    return value !== undefined && compare(Number(value))
+  }
+}
+
+function dateOperator(contextName: string, get: FieldGetter, after: boolean, target: number): ContextTest {
+  if (Number.isNaN(target)) return never
+  const timeOf = contextName === 'currentTime' ? currentTimeOf : (context: EvaluationContext, now: number) => {
+    const value = get(context, now)
+    return value === undefined ? NaN : Date.parse(value)
+  }
+  return after ? (context, now) => timeOf(context, now) > target : (context, now) => timeOf(context, now) < target
+}
+
+function semverOperator(get: FieldGetter, operator: string, target: semver.SemVer | null): ContextTest {
+  if (!target) return never
+  const accept =
+    operator === 'SEMVER_EQ' ? (c: number) => c === 0
+    : operator === 'SEMVER_GT' ? (c: number) => c > 0
+    : operator === 'SEMVER_GTE' ? (c: number) => c >= 0
+    : operator === 'SEMVER_LT' ? (c: number) => c < 0
+    : (c: number) => c <= 0
+  return (context, now) => {
+    const value = get(context, now)
+    if (value === undefined) return false
+    const version = parseSemver(value)
+    return version !== null && accept(version.compare(target))
+  }
+}
+
+function baseTest(c: ConstraintDefinition, get: FieldGetter): ContextTest | undefined {
+  const value = c.value ?? undefined
+  switch (c.operator) {
+    case 'IN':
+    case 'NOT_IN':
+      return inOperator(get, new Set(cleanValues(c.values)), c.operator === 'NOT_IN')
+    case 'STR_STARTS_WITH':
+    case 'STR_ENDS_WITH':
+    case 'STR_CONTAINS':
+      return stringOperator(get, c.operator, cleanValues(c.values), c.caseInsensitive === true)
+    case 'NUM_EQ':
+    case 'NUM_GT':
+    case 'NUM_GTE':
+    case 'NUM_LT':
+    case 'NUM_LTE':
+      return numberOperator(get, c.operator, value === undefined ? NaN : Number(value))
+    case 'DATE_AFTER':
+    case 'DATE_BEFORE':
+      return dateOperator(c.contextName, get, c.operator === 'DATE_AFTER', value === undefined ? NaN : Date.parse(value))
+    case 'SEMVER_EQ':
+    case 'SEMVER_GT':
+    case 'SEMVER_GTE':
+    case 'SEMVER_LT':
+    case 'SEMVER_LTE':
+      return semverOperator(get, c.operator, value === undefined ? null : parseSemver(value))
+    case 'REGEX': {
+      if (value === undefined) return undefined
+      let re
+      try {
+        re = compileRe2(value, { caseInsensitive: c.caseInsensitive === true })
+      } catch {
+        return undefined
+      }
+      return (context, now) => {
+        const text = get(context, now)
+        return text !== undefined && re.test(text)
+      }
+    }
+    case 'IN_CIDR': {
+      const matcher = addressMatcher(cleanValues(c.values))
+      return (context, now) => {
+        const address = get(context, now)
+        return address !== undefined && matcher.matches(address)
+      }
+    }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Parses a constraint once into a test. A missing context field makes every operator false except
+ * NOT_IN; `inverted` then negates the result, whether the field was there or not (as the Node SDK
+ * and Unleash's own playground do). An unknown operator or an invalid regex is false, inverted or not.
+ */
+export function prepareConstraint(definition: ConstraintDefinition): PreparedConstraint {
+  const base = baseTest(definition, fieldGetter(definition.contextName))
+  const test = base === undefined ? never : definition.inverted === true ? (context: EvaluationContext, now: number) => !base(context, now) : base
+  return { definition, test, usesTime: definition.contextName === 'currentTime' }
+}

@@ -1,0 +1,52 @@
+import type { EvaluationContext } from './types.js'
+
+/** Reads one context field as a non-empty string, or undefined when it is missing. */
+export type FieldGetter = (context: EvaluationContext, now: number) => string | undefined
+
+const text = (value: unknown): string | undefined => {
+  if (typeof value === 'string') return value === '' ? undefined : value
+  if (value === null || value === undefined) return undefined
+  // Properties that arrive as JSON numbers or booleans compare as the SDKs' stringified context does.
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return undefined
+}
+
+const fromProperties = (name: string): FieldGetter => (context) => {
+  const properties = context.properties
+  return properties === undefined || properties === null ? undefined : text(properties[name])
+}
+
+const orProperties = (name: string, own: (context: EvaluationContext) => unknown): FieldGetter => {
+  const fallback = fromProperties(name)
+  return (context, now) => text(own(context)) ?? fallback(context, now)
+}
+
+/** The epoch milliseconds of the context's currentTime, or `now` when it has none (NaN when unparseable). */
+export function currentTimeOf(context: EvaluationContext, now: number): number {
+  const value = context.currentTime
+  if (value === undefined || value === null || value === '') return now
+  return value instanceof Date ? value.getTime() : Date.parse(value)
+}
+
+const currentTimeText: FieldGetter = (context, now) => {
+  const value = context.currentTime
+  if (typeof value === 'string' && value !== '') return value
+  const time = value instanceof Date ? value.getTime() : now
+  return Number.isNaN(time) ? undefined : new Date(time).toISOString()
+}
+
+/**
+ * The getter for a context field: the standard fields of the Unleash context first, then
+ * `properties`, as the SDKs resolve a constraint's contextName. Empty strings count as missing.
+ */
+export function fieldGetter(name: string): FieldGetter {
+  switch (name) {
+    case 'userId': return orProperties(name, (c) => c.userId)
+    case 'sessionId': return orProperties(name, (c) => c.sessionId)
+    case 'remoteAddress': return orProperties(name, (c) => c.remoteAddress)
+    case 'environment': return orProperties(name, (c) => c.environment)
+    case 'appName': return orProperties(name, (c) => c.appName)
+    case 'currentTime': return currentTimeText
+    default: return fromProperties(name)
+  }
+}

@@ -1,0 +1,124 @@
+import type { PreparedConstraint } from './constraints.js'
+import { clockOf, NO_STRATEGIES, variantOf, type PreparedDependency, type PreparedFlag } from './engine.js'
+import type { PreparedSegment, PreparedStrategy } from './strategies.js'
+import type {
+  DetailedConstraint,
+  DetailedDependency,
+  DetailedEvaluation,
+  DetailedOptions,
+  DetailedResult,
+  DetailedSegment,
+  DetailedStrategy,
+  EvaluationContext,
+} from './types.js'
+import { DISABLED_VARIANT } from './variants.js'
+
+/*
+ * The playground's view: every constraint, segment and strategy with its own result. Kept apart from
+ * the fast path in engine.ts (which stops at the first false constraint and allocates nothing); both
+ * share the prepared constraints and strategies, so their answers cannot drift apart.
+ */
+
+const NO_OPTIONS: DetailedOptions = Object.freeze({})
+
+function constraintResults(constraints: readonly PreparedConstraint[], context: EvaluationContext, now: number): DetailedConstraint[] {
+  return constraints.map((c) => ({ ...c.definition, result: c.test(context, now) }))
+}
+
+function segmentResult(id: number, segment: PreparedSegment | undefined, context: EvaluationContext, now: number): DetailedSegment {
+  if (segment === undefined) return { id, found: false, result: false, constraints: [] }
+  const constraints = constraintResults(segment.constraints, context, now)
+  return {
+    id,
+    ...(segment.definition.name ? { name: segment.definition.name } : {}),
+    found: true,
+    result: constraints.every((c) => c.result),
+    constraints,
+  }
+}
+
+function strategyResult(strategy: PreparedStrategy, disabled: boolean, context: EvaluationContext, now: number, options: DetailedOptions): DetailedStrategy {
+  const definition = strategy.definition
+  const constraints = constraintResults(strategy.constraints, context, now)
+  const ids = definition.segments ?? []
+  const segments = strategy.segments.map((s, i) => segmentResult(ids[i]!, s, context, now))
+  let result: DetailedResult = false
+  if (!disabled && constraints.every((c) => c.result) && segments.every((s) => s.result)) {
+    result = options.unknownStrategies === true && strategy.needsHost ? 'unknown' : strategy.activate(context, now, options)
+  }
+  return {
+    id: definition.id ?? null,
+    name: definition.name,
+    ...(definition.title ? { title: definition.title } : {}),
+    parameters: { ...(definition.parameters ?? {}) },
+    disabled,
+    result,
+    constraints,
+    segments,
+    variants: [...(definition.variants ?? [])],
+  }
+}
+
+interface StrategiesOutcome {
+  strategies: DetailedStrategy[]
+  /** The strategies' verdict, dependencies and the environment switch aside. */
+  enabled: DetailedResult
+  firstOn: PreparedStrategy | typeof NO_STRATEGIES | null
+}
+
+function strategiesOutcome(flag: PreparedFlag, context: EvaluationContext, now: number, options: DetailedOptions): StrategiesOutcome {
+  const strategies: DetailedStrategy[] = []
+  let firstOn: PreparedStrategy | null = null
+  let unknown = false
+  for (const { strategy, disabled } of flag.allStrategies) {
+    const detail = strategyResult(strategy, disabled, context, now, options)
+    strategies.push(detail)
+    if (detail.result === true && firstOn === null) firstOn = strategy
+    if (detail.result === 'unknown') unknown = true
+  }
+  if (flag.strategies.length === 0) return { strategies, enabled: true, firstOn: NO_STRATEGIES }
+  return { strategies, enabled: firstOn !== null ? true : unknown ? 'unknown' : false, firstOn }
+}
+
+function dependencyResult(dependency: PreparedDependency, context: EvaluationContext, now: number, options: DetailedOptions): DetailedDependency {
+  const definition = {
+    feature: dependency.definition.feature,
+    enabled: dependency.expectEnabled,
+    variants: [...(dependency.definition.variants ?? [])],
+  }
+  const parent = dependency.parent
+  if (parent === undefined || parent.hasDependencies) return { ...definition, satisfied: false }
+  const outcome = parent.environmentEnabled ? strategiesOutcome(parent, context, now, options) : { enabled: false as const, firstOn: null, strategies: [] }
+  let satisfied: DetailedResult
+  if (outcome.enabled === 'unknown') satisfied = 'unknown'
+  else if (!dependency.expectEnabled) satisfied = !outcome.enabled
+  else if (dependency.variants === null || !outcome.enabled) satisfied = outcome.enabled
+  else {
+    const variant = variantOf(parent, outcome.firstOn, context, now, options)
+    satisfied = variant.feature_enabled && dependency.variants.has(variant.name)
+  }
+  return { ...definition, satisfied }
+}
+
+/**
+ * Evaluates a flag showing its work: per strategy its result and the result of each of its
+ * constraints and segments, and the dependencies. With `unknownStrategies`, strategies the server
+ * cannot evaluate (custom ones, applicationHostname) are 'unknown' unless a constraint or segment
+ * already rules them out, and the flag is 'unknown' when nothing else turns it on.
+ */
+export function evaluateDetailed(flag: PreparedFlag, context: EvaluationContext = {}, options: DetailedOptions = NO_OPTIONS): DetailedEvaluation {
+  const now = clockOf(flag, options)
+  const dependencies = flag.dependencies.map((d) => dependencyResult(d, context, now, options))
+  const outcome = strategiesOutcome(flag, context, now, options)
+  let enabled: DetailedResult = outcome.enabled
+  if (!flag.environmentEnabled || dependencies.some((d) => d.satisfied === false)) enabled = false
+  else if (enabled !== false && dependencies.some((d) => d.satisfied === 'unknown')) enabled = 'unknown'
+  return {
+    name: flag.name,
+    enabled,
+    environmentEnabled: flag.environmentEnabled,
+    dependencies,
+    strategies: outcome.strategies,
+    variant: enabled === true ? variantOf(flag, outcome.firstOn, context, now, options) : DISABLED_VARIANT,
+  }
+}

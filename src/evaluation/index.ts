@@ -1,0 +1,20 @@
+/**
+ * The flag-evaluation engine: pure (no I/O, no clock reads below the entry points), shared by the
+ * SDK-facing APIs and the playground. Results agree with Unleash's official SDKs and client
+ * specification. Prepare once (`prepareRuleset`), evaluate many times.
+ */
+export { evaluate, getVariant, isEnabled, prepareFlag, prepareRuleset, type PreparedFlag, type PreparedRuleset } from './engine.js'
+export { evaluateDetailed } from './detailed.js'
+export {
+  applyClientFeaturesDelta,
+  fromClientFeatures,
+  type ClientFeature,
+  type ClientFeaturesDelta,
+  type ClientFeaturesDeltaEvent,
+  type ClientFeaturesPayload,
+  type ClientSegment,
+} from './client-features.js'
+export { compileRe2, Re2SyntaxError, type Re2Regex } from './re2-regex.js'
+export { normalizedStrategyValue, normalizedVariantValue } from './hashing.js'
+export { DISABLED_VARIANT, DISABLED_VARIANT_FEATURE_ON } from './variants.js'
+export type * from './types.js'

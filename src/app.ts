@@ -12,6 +12,8 @@ import { healthRoutes } from './health/routes.js'
 import { projectRoutes } from './projects/routes.js'
 import { environmentRoutes } from './environments/routes.js'
 import { apiTokenRoutes } from './api-tokens/routes.js'
+import { integrationRoutes } from './integrations/routes.js'
+import { DEFAULT_DELIVERY_OPTIONS, deliverPending, deliveryScheduler, type DeliveryOptions } from './integrations/delivery.js'
 import { flagRoutes } from './flags/routes.js'
 import { eventRoutes } from './events/routes.js'
 import { strategyRoutes } from './strategies/routes.js'
@@ -27,7 +29,17 @@ export interface AppDeps {
   db: (c: Context<AppEnv>) => Db
   clock?: Clock
   version?: string
+  /** Integration delivery settings (private targets, timeout). */
+  delivery?: Partial<DeliveryOptions>
+  /**
+   * Runs the integration deliveries a write queued, after the response. Workers pass one that keeps
+   * the request's connection open until it is done (waitUntil); the default, for Node, runs them
+   * detached, one run at a time.
+   */
+  afterWrite?: (c: Context<AppEnv>, deliver: (db: Db) => Promise<number>) => void
 }
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
 export function toApiError(error: unknown): ApiError | undefined {
@@ -43,6 +55,9 @@ export function toApiError(error: unknown): ApiError | undefined {
 
 export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? (() => new Date())
+  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
+  const deliver = (db: Db) => deliverPending(db, clock, delivery)
+  const afterWrite = deps.afterWrite ?? detachedDeliveries()
   const app = createRouter()
 
   app.onError((error, c) => {
@@ -59,8 +74,10 @@ export function createApp(deps: AppDeps) {
   app.use('*', urlGuard)
   app.use('*', async (c, next) => {
     c.set('clock', clock)
+    c.set('delivery', delivery)
     c.set('db', deps.db(c))
     await next()
+    if (WRITE_METHODS.has(c.req.method) && c.res.status < 400) afterWrite(c, deliver)
   })
   app.use('/api/admin/*', authenticateAdmin)
   app.use('*', bodyGuard)
@@ -69,6 +86,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', projectRoutes)
   app.route('/', environmentRoutes)
   app.route('/', apiTokenRoutes)
+  app.route('/', integrationRoutes)
   app.route('/', flagRoutes)
   app.route('/', eventRoutes)
   app.route('/', strategyRoutes)
@@ -98,3 +116,15 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>
+
+/** On Node the database is the same for every request, so one coalescing runner serves the app. */
+function detachedDeliveries(): NonNullable<AppDeps['afterWrite']> {
+  let db: Db | undefined
+  const schedule = deliveryScheduler(() => deliver!(db!))
+  let deliver: ((db: Db) => Promise<number>) | undefined
+  return (c, run) => {
+    db = c.var.db
+    deliver = run
+    void schedule()
+  }
+}

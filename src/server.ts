@@ -2,6 +2,7 @@ import { serve } from '@hono/node-server'
 import { createApp } from './app.js'
 import { bootstrapAdminTokens } from './api-tokens/store.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
+import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
 
 export interface ServerConfig {
   port: number
@@ -9,6 +10,7 @@ export interface ServerConfig {
   dataDir: string
   databaseUrl?: string
   initAdminTokens: string[]
+  allowPrivateWebhooks: boolean
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -26,15 +28,24 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     dataDir: env.FLAGPOST_DATA_DIR ?? './.flagpost',
     databaseUrl: env.DATABASE_URL || undefined,
     initAdminTokens,
+    allowPrivateWebhooks: env.FLAGPOST_ALLOW_PRIVATE_WEBHOOKS === 'true',
   }
 }
+
+// Deliveries are made right after each write; this sweep only catches what a stopped process left queued.
+const DELIVERY_SWEEP_MS = 60_000
 
 /** Opens and migrates the database, makes sure an admin token exists, and serves the app. */
 export async function startServer(config: ServerConfig) {
   const database: NodeDbHandle = config.databaseUrl ? openPg(config.databaseUrl) : await openPglite({ dataDir: config.dataDir })
   await database.migrate()
   const firstToken = await bootstrapAdminTokens(database.db, new Date(), config.initAdminTokens)
-  const app = createApp({ db: () => database.db })
+  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks }
+  const app = createApp({ db: () => database.db, delivery })
+  const sweep = setInterval(() => {
+    deliverPending(database.db, () => new Date(), delivery).catch((error: unknown) => console.error('integration delivery failed:', error))
+  }, DELIVERY_SWEEP_MS)
+  sweep.unref()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s))
   })
@@ -45,6 +56,7 @@ export async function startServer(config: ServerConfig) {
     url,
     firstToken,
     async close() {
+      clearInterval(sweep)
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await database.close()
     },

@@ -77,6 +77,14 @@ const cases: Case[] = [
   { route: 'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies', path: async () => (await t.call('POST', `${F}/cart-child/dependencies`, { body: { feature: 'cart' } }), `${F}/cart-child/dependencies`), events: ['feature-dependencies-removed'] },
   { route: 'DELETE /api/admin/projects/{projectId}/features/{featureName}', path: `${F}/cart-child`, events: ['feature-archived'] },
   { route: 'POST /api/admin/archive/revive/{featureName}', path: '/api/admin/archive/revive/cart-child', events: ['feature-revived'] },
+  { route: 'POST /api/admin/addons', path: '/api/admin/addons', body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/x' }, events: ['feature-created'] }, events: ['addon-config-created'] },
+  {
+    route: 'PUT /api/admin/addons/{id}',
+    path: async () => `/api/admin/addons/${(await t.call('GET', '/api/admin/addons')).body.addons[0].id}`,
+    body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/y' }, events: ['feature-created'] },
+    events: ['addon-config-updated'],
+  },
+  { route: 'DELETE /api/admin/addons/{id}', path: async () => `/api/admin/addons/${(await t.call('GET', '/api/admin/addons')).body.addons[0].id}`, events: ['addon-config-deleted'] },
   { route: 'DELETE /api/admin/segments/{id}', path: async () => `/api/admin/segments/${await segmentId()}`, events: ['segment-deleted'] },
 ]
 

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { pagingParam } from '../http/common-schemas.js'
 import { EVENT_TYPES } from './types.js'
 
 export const EventSchema = z
@@ -40,16 +41,6 @@ const day = (what: string) =>
     .refine((v) => !Number.isNaN(Date.parse(`${v.slice(3)}T00:00:00Z`)), `${what} must be a real date (IS:yyyy-MM-dd)`)
     .optional()
     .openapi({ description: `\`IS:yyyy-MM-dd\` (UTC); ${what === 'to' ? 'the whole day is included' : 'from the start of the day'}` })
-const whole = (what: string, max: number, fallback: number) =>
-  z
-    .string()
-    .regex(/^\d{1,10}$/, `${what} must be a whole number from 0`)
-    .transform(Number)
-    .refine((n) => n <= max, `${what} must be at most ${max}`)
-    .optional()
-    .transform((n) => n ?? fallback)
-    .openapi({ description: `Default ${fallback}, at most ${max}` })
-
 export const MAX_PAGE = 1000
 
 export const EventSearchQuerySchema = z.object({
@@ -60,12 +51,12 @@ export const EventSearchQuerySchema = z.object({
   createdBy: filter('createdBy').openapi({ description: 'By user id (digits) or by name (the token name for changes made with a token)' }),
   from: day('from'),
   to: day('to'),
-  offset: whole('offset', 1_000_000_000, 0),
-  limit: whole('limit', MAX_PAGE, 50),
+  offset: pagingParam('offset', 1_000_000_000, 0),
+  limit: pagingParam('limit', MAX_PAGE, 50),
 })
 export type EventSearchQuery = z.infer<typeof EventSearchQuerySchema>
 
 export const FeatureEventsQuerySchema = z.object({
-  offset: whole('offset', 1_000_000_000, 0),
-  limit: whole('limit', MAX_PAGE, 50),
+  offset: pagingParam('offset', 1_000_000_000, 0),
+  limit: pagingParam('limit', MAX_PAGE, 50),
 })

@@ -1,4 +1,5 @@
-import { events } from '../../schema/index.js'
+import { sql } from 'drizzle-orm'
+import { addons, events, integrationOutbox } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { describeEvent } from './describe.js'
 import type { EventType } from './types.js'
@@ -28,26 +29,44 @@ export interface NewEvent {
   summary?: string | null
 }
 
-/** Appends audit events. Call it with the transaction that makes the change, never on its own. */
+/**
+ * Appends audit events. Call it with the transaction that makes the change, never on its own.
+ * In the same transaction it queues the deliveries of every enabled integration that matches an
+ * event (type, project, environment), to be made after the commit.
+ */
 export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[]): Promise<void> {
   if (list.length === 0) return
-  await tx.insert(events).values(
-    list.map((e) => {
-      const described = describeEvent(actor, e)
-      return {
-      type: e.type,
-      createdAt,
-      createdBy: actor.createdBy,
-      createdByUserId: actor.createdByUserId,
-      project: e.project ?? null,
-      environment: e.environment ?? null,
-      featureName: e.featureName ?? null,
-      data: e.data ?? null,
-      preData: e.preData ?? null,
-      tags: e.tags ?? [],
-      label: e.label ?? described.label,
-      summary: e.summary ?? described.summary,
-      }
-    }),
-  )
+  const inserted = await tx
+    .insert(events)
+    .values(
+      list.map((e) => {
+        const described = describeEvent(actor, e)
+        return {
+          type: e.type,
+          createdAt,
+          createdBy: actor.createdBy,
+          createdByUserId: actor.createdByUserId,
+          project: e.project ?? null,
+          environment: e.environment ?? null,
+          featureName: e.featureName ?? null,
+          data: e.data ?? null,
+          preData: e.preData ?? null,
+          tags: e.tags ?? [],
+          label: e.label ?? described.label,
+          summary: e.summary ?? described.summary,
+        }
+      }),
+    )
+    .returning({ id: events.id })
+  const ids = inserted.map((e) => e.id)
+  await tx.execute(sql`
+    insert into ${integrationOutbox} (integration_id, event_id, created_at)
+    select a.id, e.id, ${createdAt}
+    from ${events} e
+    join ${addons} a on a.enabled
+      and e.type = any(a.events)
+      and (cardinality(a.projects) = 0 or '*' = any(a.projects) or e.project = any(a.projects))
+      and (cardinality(a.environments) = 0 or '*' = any(a.environments) or e.environment = any(a.environments))
+    where e.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})
+  `)
 }

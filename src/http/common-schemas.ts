@@ -13,3 +13,14 @@ export const dateTime = z.iso.datetime({ offset: true })
 export const projectIdParam = z.object({
   projectId: z.string().openapi({ param: { name: 'projectId', in: 'path' }, example: 'default' }),
 })
+
+/** A paging query parameter: a whole number as a string, at most `max`, `fallback` when absent. */
+export const pagingParam = (what: string, max: number, fallback: number) =>
+  z
+    .string()
+    .regex(/^\d{1,10}$/, `${what} must be a whole number from 0`)
+    .transform(Number)
+    .refine((n) => n <= max, `${what} must be at most ${max}`)
+    .optional()
+    .transform((n) => n ?? fallback)
+    .openapi({ description: `Default ${fallback}, at most ${max}` })

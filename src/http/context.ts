@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import type { Db } from '../db.js'
 import type { Principal } from './auth.js'
+import type { DeliveryOptions } from '../integrations/delivery.js'
 
 export type Clock = () => Date
 
@@ -8,6 +9,7 @@ export interface AppVariables {
   db: Db
   clock: Clock
   principal: Principal
+  delivery: DeliveryOptions
 }
 
 export interface AppEnv {

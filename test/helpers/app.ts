@@ -1,16 +1,16 @@
 import { readFile } from 'node:fs/promises'
 import { inject } from 'vitest'
-import { createApp } from '../../src/app.js'
+import { createApp, type AppDeps } from '../../src/app.js'
 import { openPglite } from '../../src/db-node.js'
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/events/store.js'
 
 /** A fresh database (a copy of the migrated template) and the app on top of it, with an admin token. */
-export async function createTestApp(options: { now?: () => Date } = {}) {
+export async function createTestApp(options: { now?: () => Date; delivery?: AppDeps['delivery'] } = {}) {
   const template = await readFile(inject('pgTemplatePath'))
   const database = await openPglite({ loadDataDir: new Blob([template]) })
   const clock = options.now ?? (() => new Date())
-  const app = createApp({ db: () => database.db, clock })
+  const app = createApp({ db: () => database.db, clock, delivery: options.delivery })
   const adminToken = (
     await createToken(database.db, SYSTEM_ACTOR, clock(), { tokenName: 'test-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })
   ).secret

@@ -1,0 +1,151 @@
+import { inArray, sql } from 'drizzle-orm'
+import Mustache from 'mustache'
+import { addons, events, integrationEvents, integrationOutbox } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import { eventView, type EventView } from '../events/search.js'
+import { parseCustomHeaders, webhookUrlProblem } from './webhook-target.js'
+
+export interface DeliveryOptions {
+  /** Let webhooks reach loopback/private addresses (FLAGPOST_ALLOW_PRIVATE_WEBHOOKS). */
+  allowPrivateTargets: boolean
+  /** How long one delivery may take. */
+  timeoutMs: number
+}
+
+export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { allowPrivateTargets: false, timeoutMs: 10_000 }
+
+const BATCH = 20
+const MAX_BATCHES = 50
+// A claim this old belongs to a delivery that died (process stopped, isolate evicted): take it over.
+const STALE_CLAIM_MS = 5 * 60_000
+export const KEPT_PER_INTEGRATION = 100
+
+interface Outcome {
+  state: 'success' | 'failed' | 'successWithErrors'
+  stateDetails: string
+  details: Record<string, unknown>
+}
+
+/** Renders a Mustache body template over { event }; values are escaped for a JSON string when the body is JSON. */
+export function renderBody(template: string, event: EventView, contentType: string): string {
+  const json = /json/i.test(contentType)
+  const escape = (value: unknown) => (typeof value === 'string' ? (json ? JSON.stringify(value).slice(1, -1) : value) : JSON.stringify(value))
+  return Mustache.render(template, { event }, {}, { escape })
+}
+
+async function sendWebhook(parameters: Record<string, string>, event: EventView, options: DeliveryOptions): Promise<Outcome> {
+  const url = parameters.url ?? ''
+  const contentType = parameters.contentType || 'application/json'
+  let body: string
+  try {
+    body = parameters.bodyTemplate ? renderBody(parameters.bodyTemplate, event, contentType) : JSON.stringify(event)
+  } catch (error) {
+    return { state: 'failed', stateDetails: `The body template could not be rendered: ${(error as Error).message}`, details: { url, contentType } }
+  }
+  const details = { url, contentType, body }
+  const target = webhookUrlProblem(url, options.allowPrivateTargets)
+  if (target) return { state: 'failed', stateDetails: `Not delivered: ${target}`, details }
+  const custom = parseCustomHeaders(parameters.customHeaders)
+  const headers = new Headers({ 'content-type': contentType, 'user-agent': 'flagpost-webhook' })
+  for (const [name, value] of Object.entries(custom.headers)) headers.set(name, value)
+  if (parameters.authorization) headers.set('authorization', parameters.authorization)
+  try {
+    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs) })
+    await response.body?.cancel()
+    if (response.status < 200 || response.status >= 300) return { state: 'failed', stateDetails: `Webhook request failed with status code: ${response.status}`, details }
+    if (custom.problem) return { state: 'successWithErrors', stateDetails: `Webhook request was successful with status code: ${response.status}, but ${custom.problem}: they were not sent`, details }
+    return { state: 'success', stateDetails: `Webhook request was successful with status code: ${response.status}`, details }
+  } catch (error) {
+    const e = error as Error
+    const reason = e.name === 'TimeoutError' || e.name === 'AbortError' ? `timed out after ${options.timeoutMs} ms` : `failed: ${(e.cause as Error | undefined)?.message ?? e.message}`
+    return { state: 'failed', stateDetails: `Webhook request ${reason}`, details }
+  }
+}
+
+/** Takes up to BATCH queued deliveries that nobody else is making (SKIP LOCKED), marking them as under way. */
+async function claim(db: Db, now: Date) {
+  const result = await db.execute(sql`
+    update ${integrationOutbox} set claimed_at = ${now}
+    where id in (
+      select id from ${integrationOutbox}
+      where claimed_at is null or claimed_at < ${new Date(now.getTime() - STALE_CLAIM_MS)}
+      order by id limit ${BATCH}
+      for update skip locked
+    )
+    returning id, integration_id, event_id`)
+  return (result as unknown as { rows: { id: string | number; integration_id: number; event_id: string | number }[] }).rows.map((r) => ({
+    id: Number(r.id),
+    integrationId: Number(r.integration_id),
+    eventId: Number(r.event_id),
+  }))
+}
+
+/**
+ * Makes every queued delivery: outside any transaction (no network call holds a lock), then records
+ * each attempt as an integration event and drops the delivery from the queue, keeping the newest
+ * KEPT_PER_INTEGRATION integration events per integration. Returns how many deliveries it made.
+ */
+export async function deliverPending(db: Db, clock: () => Date, options: DeliveryOptions): Promise<number> {
+  let made = 0
+  for (let batch = 0; batch < MAX_BATCHES; batch++) {
+    const jobs = await claim(db, clock())
+    if (jobs.length === 0) break
+    const [integrationRows, eventRows] = await Promise.all([
+      db.select().from(addons).where(inArray(addons.id, [...new Set(jobs.map((j) => j.integrationId))])),
+      db.select().from(events).where(inArray(events.id, [...new Set(jobs.map((j) => j.eventId))])),
+    ])
+    const outcomes = await Promise.all(
+      jobs.map(async (job) => {
+        const integration = integrationRows.find((a) => a.id === job.integrationId)
+        const row = eventRows.find((e) => e.id === job.eventId)
+        // Switched off (or gone) since the event was queued: nothing to deliver.
+        if (!integration || !integration.enabled || !row) return { job, outcome: undefined, event: undefined }
+        const event = eventView(row)
+        return { job, event, outcome: await sendWebhook(integration.parameters as Record<string, string>, event, options) }
+      }),
+    )
+    const at = clock()
+    await db.transaction(async (tx) => {
+      const recorded = outcomes.filter((o) => o.outcome)
+      if (recorded.length > 0) {
+        await tx.insert(integrationEvents).values(
+          recorded.map(({ job, event, outcome }) => ({ integrationId: job.integrationId, createdAt: at, event, state: outcome!.state, stateDetails: outcome!.stateDetails, details: outcome!.details })),
+        )
+      }
+      await tx.delete(integrationOutbox).where(inArray(integrationOutbox.id, jobs.map((j) => j.id)))
+      for (const integrationId of new Set(recorded.map((o) => o.job.integrationId))) {
+        await tx.execute(sql`
+          delete from ${integrationEvents}
+          where integration_id = ${integrationId}
+            and id <= (select id from ${integrationEvents} where integration_id = ${integrationId} order by id desc offset ${KEPT_PER_INTEGRATION} limit 1)`)
+      }
+    })
+    made += jobs.length
+  }
+  return made
+}
+
+/**
+ * Runs deliverPending for an app instance on Node, one run at a time: a request that asks while a
+ * run is under way gets one more run afterwards, so nothing queued waits for the next write.
+ */
+export function deliveryScheduler(run: () => Promise<unknown>) {
+  let running: Promise<void> | undefined
+  let again = false
+  const loop = async () => {
+    do {
+      again = false
+      try {
+        await run()
+      } catch (error) {
+        console.error('integration delivery failed:', error)
+      }
+    } while (again)
+    running = undefined
+  }
+  return () => {
+    if (running) again = true
+    else running = loop()
+    return running
+  }
+}

@@ -1,0 +1,45 @@
+/** The integration providers Flagpost can deliver events to. The list is data: a provider is its parameters plus a sender in delivery.ts. */
+export interface ProviderParameter {
+  name: string
+  displayName: string
+  type: 'url' | 'text' | 'textfield'
+  description: string
+  placeholder?: string
+  required: boolean
+  sensitive: boolean
+}
+
+export interface Provider {
+  name: string
+  displayName: string
+  description: string
+  documentationUrl: string
+  parameters: ProviderParameter[]
+  events: string[]
+}
+
+export const providers: Provider[] = [
+  {
+    name: 'webhook',
+    displayName: 'Webhook',
+    description: 'Sends each matching event as an HTTP POST to a URL of yours.',
+    documentationUrl: 'https://docs.getunleash.io/reference/integrations/webhook',
+    parameters: [
+      { name: 'url', displayName: 'Webhook URL', type: 'url', description: 'http or https URL the events are POSTed to', required: true, sensitive: false },
+      { name: 'contentType', displayName: 'Content-Type', type: 'text', description: 'Content-Type of the request; default application/json', placeholder: 'application/json', required: false, sensitive: false },
+      { name: 'authorization', displayName: 'Authorization', type: 'text', description: 'Sent as the Authorization header; stored, and shown masked', required: false, sensitive: true },
+      {
+        name: 'bodyTemplate',
+        displayName: 'Body template',
+        type: 'textfield',
+        description: 'A Mustache template over { event }, e.g. {"text": "{{event.createdBy}} changed {{event.featureName}}"}; values are escaped for JSON when the content type is JSON. Default: the whole event as JSON',
+        required: false,
+        sensitive: false,
+      },
+      { name: 'customHeaders', displayName: 'Extra HTTP headers', type: 'textfield', description: 'A JSON object of header names to string values', placeholder: '{ "X-Team": "payments" }', required: false, sensitive: false },
+    ],
+    events: [],
+  },
+]
+
+export const providerNamed = (name: string) => providers.find((p) => p.name === name)

@@ -1,0 +1,71 @@
+import { and, asc, eq } from 'drizzle-orm'
+import { apiTokens } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import { notFound, validationError } from '../http/errors.js'
+import { recordEvents, type Actor } from '../events/store.js'
+import { displaySecret, hashSecret, randomHex } from './secrets.js'
+import { PAT_TYPE } from './store.js'
+
+/*
+ * Personal access tokens are api_tokens rows with a user_id and type `pat`: `user:<64 hex>`, stored as a
+ * SHA-256 like every token, shown once. Authenticating with one acts as its user (see findTokenPrincipal).
+ */
+
+type TokenRow = typeof apiTokens.$inferSelect
+
+export interface NewPat {
+  description: string
+  expiresAt: string
+}
+
+const patView = (row: TokenRow) => ({
+  id: row.id,
+  description: row.tokenName,
+  expiresAt: row.expiresAt!.toISOString(),
+  createdAt: row.createdAt.toISOString(),
+  seenAt: row.seenAt?.toISOString() ?? null,
+  userId: row.userId!,
+})
+
+const eventData = (row: TokenRow) => ({ id: row.id, description: row.tokenName, expiresAt: row.expiresAt?.toISOString() ?? null, userId: row.userId })
+
+const ownedBy = (userId: number) => and(eq(apiTokens.userId, userId), eq(apiTokens.type, PAT_TYPE))
+
+export async function listPats(db: Db, userId: number) {
+  const rows = await db.select().from(apiTokens).where(ownedBy(userId)).orderBy(asc(apiTokens.id))
+  return rows.map(patView)
+}
+
+/** Creates a PAT for the user; its secret is in this answer only. Emits `pat-created` (without the secret). */
+export async function createPat(db: Db, actor: Actor, now: Date, userId: number, input: NewPat) {
+  const expiresAt = new Date(input.expiresAt)
+  if (expiresAt <= now) throw validationError('expiresAt must be in the future', [{ path: 'body.expiresAt', message: 'must be in the future' }])
+  const secret = `user:${randomHex(32)}`
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(apiTokens)
+      .values({
+        secretHash: await hashSecret(secret),
+        displaySecret: displaySecret(secret),
+        tokenName: input.description,
+        type: PAT_TYPE,
+        projects: ['*'],
+        environment: '*',
+        userId,
+        expiresAt,
+        createdAt: now,
+      })
+      .returning()
+    await recordEvents(tx, actor, now, [{ type: 'pat-created', data: eventData(row!) }])
+    return { ...patView(row!), secret }
+  })
+}
+
+/** Deletes one of the user's PATs; another user's (or an unknown) id is a 404. Emits `pat-deleted`. */
+export async function deletePat(db: Db, actor: Actor, now: Date, userId: number, id: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    const [row] = await tx.delete(apiTokens).where(and(ownedBy(userId), eq(apiTokens.id, id))).returning()
+    if (!row) throw notFound(`Could not find personal access token ${id}`)
+    await recordEvents(tx, actor, now, [{ type: 'pat-deleted', preData: eventData(row) }])
+  })
+}

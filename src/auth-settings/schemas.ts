@@ -1,0 +1,73 @@
+import { z } from '@hono/zod-openapi'
+
+/** What responses show in place of the client secret; sent back, it keeps the stored secret. */
+export const SECRET_MASK = '********'
+
+export const ROOT_ROLE_NAMES = ['Viewer', 'Editor', 'Admin'] as const
+export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512'] as const
+
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i
+const isHttpsUrl = (value: string) => {
+  try {
+    const url = new URL(value)
+    return url.protocol === 'https:' && url.hostname !== ''
+  } catch {
+    return false
+  }
+}
+
+// Empty strings are accepted and mean "not set" (what forms send for an empty field).
+const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`).optional()
+
+const fields = {
+  enabled: z.boolean().optional().openapi({ description: 'true: clientId and secret are required; false (or absent): every field is optional' }),
+  discoverUrl: z
+    .string()
+    .trim()
+    .max(2048)
+    .refine((v) => v === '' || isHttpsUrl(v), 'discoverUrl must be an https URL')
+    .optional()
+    .openapi({ format: 'uri', example: 'https://accounts.example.com/.well-known/openid-configuration' }),
+  clientId: text(255).openapi({ description: 'The client id of the application' }),
+  secret: z
+    .string()
+    .max(1024, 'secret must be at most 1024 characters')
+    .optional()
+    .openapi({ description: `The shared secret. Responses show \`${SECRET_MASK}\` in its place; sending that back keeps the stored secret.` }),
+  autoCreate: z.boolean().optional().openapi({ description: 'Create users from the e-mail addresses in login tokens' }),
+  enableSingleSignOut: z.boolean().optional().openapi({ description: 'Signing out ends every session of the client id' }),
+  defaultRootRole: z.enum(ROOT_ROLE_NAMES).optional().openapi({ description: 'Root role of auto-created users' }),
+  defaultRootRoleId: z.number().int().positive().optional().openapi({ description: 'Root role id of auto-created users; must exist; wins over defaultRootRole' }),
+  emailDomains: z
+    .string()
+    .trim()
+    .max(4000)
+    .refine((v) => v === '' || v.split(',').every((d) => DOMAIN.test(d.trim())), 'emailDomains must be a comma-separated list of domains, e.g. example.com,example.org')
+    .optional()
+    .openapi({ description: 'Comma-separated approved e-mail domains for auto-created users', example: 'example.com,example.org' }),
+  acrValues: z
+    .string()
+    .trim()
+    .max(1000)
+    .regex(/^([\x21-\x7e]+( [\x21-\x7e]+)*)?$/, 'acrValues must be space-separated values')
+    .optional()
+    .openapi({ description: 'Space-separated values requesting extra acr claim values' }),
+  idTokenSigningAlgorithm: z.enum(SIGNING_ALGORITHMS).optional(),
+  enableGroupSyncing: z.boolean().optional(),
+  groupJsonPath: text(255).openapi({ description: "Path in the token response to the user's groups", example: 'groups' }),
+  addGroupsScope: z.boolean().optional().openapi({ description: 'Also request the groups scope at login' }),
+}
+
+export const OidcSettingsInputSchema = z
+  .strictObject(fields)
+  .superRefine((settings, ctx) => {
+    if (settings.enabled !== true) return
+    if (!settings.clientId) ctx.addIssue({ code: 'custom', path: ['clientId'], message: 'clientId is required when enabled is true' })
+    if (!settings.secret) ctx.addIssue({ code: 'custom', path: ['secret'], message: 'secret is required when enabled is true' })
+  })
+  .openapi('oidcSettingsSchema')
+
+export const OidcSettingsSchema = z.object(fields).openapi('oidcSettingsResponseSchema')
+
+export type OidcSettingsInput = z.infer<typeof OidcSettingsInputSchema>
+export type OidcSettings = z.infer<typeof OidcSettingsSchema>

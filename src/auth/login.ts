@@ -1,0 +1,69 @@
+import { and, eq, isNull, sql } from 'drizzle-orm'
+import { users } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import { ApiError } from '../http/errors.js'
+import { verifyPassword, hashPassword } from '../users/passwords.js'
+import { isEmail } from '../users/schemas.js'
+import { displayNameOf } from '../users/principal.js'
+import { setPassword, userView } from '../users/store.js'
+import { consumeResetToken, findResetToken } from '../users/reset-tokens.js'
+import { createSession } from './sessions.js'
+
+/** After this many failed sign-ins in a row the account is locked until an admin sets a new password. */
+export const MAX_LOGIN_ATTEMPTS = 10
+
+// One answer for every failure (unknown user, wrong password, locked account), so it reveals nothing.
+const signInFailed = () =>
+  new ApiError(
+    'AuthenticationRequired',
+    'The combination of username and password is invalid, or the account is locked after too many failed sign-ins (an admin can unlock it by setting a new password).',
+  )
+
+const invalidLink = () => new ApiError('AuthenticationRequired', 'The link is invalid, was already used or has expired: ask an admin for a new one')
+
+/**
+ * Signs in with a username or e-mail and a password. Every attempt runs one PBKDF2 of the same cost,
+ * whether the user exists or not, and a failure runs the same update either way, so timing does not
+ * tell whether an account exists. On success: loginAttempts back to 0, seenAt set, a new session.
+ */
+export async function signIn(db: Db, identifier: string, password: string, now: Date) {
+  const match = and(isEmail(identifier) ? sql`lower(${users.email}) = ${identifier.toLowerCase()}` : eq(users.username, identifier), isNull(users.deletedAt))
+  const [user] = await db.select().from(users).where(match).limit(1)
+  const matches = await verifyPassword(password, user?.passwordHash)
+  if (!user || !matches || user.loginAttempts >= MAX_LOGIN_ATTEMPTS) {
+    await db.update(users).set({ loginAttempts: sql`${users.loginAttempts} + 1` }).where(match)
+    throw signInFailed()
+  }
+  return db.transaction(async (tx) => {
+    const [row] = await tx.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, user.id)).returning()
+    const session = await createSession(tx, user.id, now)
+    return { user: await userView(row!), session }
+  })
+}
+
+/** What an invite or reset link stands for (Unleash's tokenUserSchema); 401 when it cannot be used. */
+export async function validateResetToken(db: Db, token: string, now: Date) {
+  const found = await findResetToken(db, token, now)
+  if (!found) throw invalidLink()
+  const { user, role, createdBy } = found
+  return {
+    id: user.id,
+    ...(user.name ? { name: user.name } : {}),
+    email: user.email ?? '',
+    token,
+    createdBy,
+    role: { id: role.id, type: role.type, name: role.name, description: role.description },
+  }
+}
+
+/** Sets the password of the link's user and uses the link up; the user acts on their own account. */
+export async function resetPasswordWithToken(db: Db, token: string, password: string, now: Date): Promise<void> {
+  const passwordHash = await hashPassword(password)
+  await db.transaction(async (tx) => {
+    const userId = await consumeResetToken(tx, token, now)
+    if (userId === undefined) throw invalidLink()
+    const [user] = await tx.select().from(users).where(and(eq(users.id, userId), isNull(users.deletedAt)))
+    if (!user) throw invalidLink()
+    await setPassword(tx, { createdBy: displayNameOf(user), createdByUserId: user.id }, now, userId, passwordHash)
+  })
+}

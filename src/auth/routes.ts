@@ -1,0 +1,120 @@
+import { createRoute, z } from '@hono/zod-openapi'
+import { createRouter, jsonContent } from '../http/openapi.js'
+import { pickErrors } from '../http/errors.js'
+import { PasswordSchema, RoleSchema, UserSchema } from '../users/schemas.js'
+import { NEW_USER_PATH } from '../users/reset-tokens.js'
+import { resetPasswordWithToken, signIn, validateResetToken } from './login.js'
+import { clearSessionCookie, deleteSession, sessionIdOf, setSessionCookie } from './sessions.js'
+import { newUserPage } from './new-user-page.js'
+
+const tags = ['Auth']
+
+const LoginSchema = z
+  .object({
+    username: z.string().min(1, 'username must not be empty').max(320).openapi({ description: 'A username or an e-mail address', example: 'hunter' }),
+    password: z.string().min(1, 'password must not be empty').max(1024),
+  })
+  .openapi('loginSchema')
+
+const TokenUserSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string().optional(),
+    email: z.string(),
+    token: z.string(),
+    createdBy: z.string().nullable(),
+    role: RoleSchema,
+  })
+  .openapi('tokenUserSchema')
+
+const ChangePasswordSchema = z.object({ token: z.string().min(1).max(200), password: PasswordSchema }).openapi('changePasswordSchema')
+
+const loginRoute = createRoute({
+  method: 'post',
+  path: '/auth/simple/login',
+  operationId: 'login',
+  tags,
+  summary: 'Sign in',
+  description:
+    'Signs in with a username (or e-mail) and password and sets the session cookie `flagpost-session` (HttpOnly, SameSite=Lax, Secure on https, valid 48 hours), ' +
+    'which every /api/admin route accepts in place of a token. A failure is a 401 that does not say whether the user exists and adds one to `loginAttempts`; ' +
+    'after 10 failures in a row the account is locked until an admin sets a new password (POST /api/admin/user-admin/{id}/change-password). ' +
+    'Signing in is not an audited change: it writes no event (as in Unleash).',
+  request: { body: { required: true, content: jsonContent(LoginSchema) } },
+  responses: {
+    200: { description: 'Signed in; the session cookie is set', content: jsonContent(UserSchema) },
+    ...pickErrors(400, 401, 415),
+  },
+})
+
+const logoutRoute = createRoute({
+  method: 'post',
+  path: '/logout',
+  operationId: 'logout',
+  tags,
+  summary: 'Sign out',
+  description: 'Ends the session of the cookie (if any) and clears the cookie. Always 200. Writes no event.',
+  responses: { 200: { description: 'Signed out' }, ...pickErrors(400) },
+})
+
+const validateRoute = createRoute({
+  method: 'get',
+  path: '/auth/reset/validate',
+  operationId: 'validateToken',
+  tags,
+  summary: 'Check an invite or password-reset link',
+  description: 'The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise.',
+  request: { query: z.object({ token: z.string().min(1).max(200).openapi({ param: { name: 'token', in: 'query' } }) }) },
+  responses: { 200: { description: 'The link is valid', content: jsonContent(TokenUserSchema) }, ...pickErrors(400, 401) },
+})
+
+const resetPasswordRoute = createRoute({
+  method: 'post',
+  path: '/auth/reset/password',
+  operationId: 'changePassword',
+  tags,
+  summary: 'Set a password with an invite or password-reset link',
+  description:
+    'Sets the password (at least 8 characters) of the user the link belongs to and uses the link up: it works once. ' +
+    '`loginAttempts` goes back to 0 and the user\'s sessions end. 401 for a link that is invalid, used or expired. ' +
+    'Emits `user-updated` by the user (noting the change, without the password).',
+  request: { body: { required: true, content: jsonContent(ChangePasswordSchema) } },
+  responses: { 200: { description: 'The password was set' }, ...pickErrors(400, 401, 415) },
+})
+
+const newUserPageRoute = createRoute({
+  method: 'get',
+  path: NEW_USER_PATH,
+  operationId: 'newUserPage',
+  tags,
+  summary: 'The page an invite link opens',
+  description: 'A small HTML page where the invited user sets a password; it posts to /auth/reset/password.',
+  responses: { 200: { description: 'The page', content: { 'text/html': { schema: z.string() } } } },
+})
+
+export const authRoutes = createRouter()
+  .openapi(loginRoute, async (c) => {
+    const { username, password } = c.req.valid('json')
+    const { user, session } = await signIn(c.var.db, username.trim(), password, c.var.clock())
+    setSessionCookie(c, session, c.var.accounts.publicUrl)
+    return c.json(user, 200)
+  })
+  .openapi(logoutRoute, async (c) => {
+    const sessionId = sessionIdOf(c)
+    if (sessionId) await deleteSession(c.var.db, sessionId)
+    clearSessionCookie(c, c.var.accounts.publicUrl)
+    return c.body(null, 200)
+  })
+  .openapi(validateRoute, async (c) => c.json(await validateResetToken(c.var.db, c.req.valid('query').token, c.var.clock()), 200))
+  .openapi(resetPasswordRoute, async (c) => {
+    const { token, password } = c.req.valid('json')
+    await resetPasswordWithToken(c.var.db, token, password, c.var.clock())
+    return c.body(null, 200)
+  })
+  .openapi(newUserPageRoute, (c) => {
+    const { html, nonce } = newUserPage()
+    c.header('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`)
+    c.header('Referrer-Policy', 'no-referrer')
+    c.header('Cache-Control', 'no-store')
+    return c.html(html, 200)
+  })

@@ -1,0 +1,57 @@
+import { and, eq, gt, isNull, lte } from 'drizzle-orm'
+import type { Context } from 'hono'
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
+import { roles, sessions, users } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import type { Principal } from '../http/auth.js'
+import { hashSecret, randomHex } from '../api-tokens/secrets.js'
+import { toUserPrincipal, userPrincipalColumns } from '../users/principal.js'
+
+export const SESSION_COOKIE = 'flagpost-session'
+/** Sessions last two days from sign-in (Unleash's default), then the user signs in again. */
+export const SESSION_TTL_MS = 48 * 60 * 60 * 1000
+
+/** Starts a session for the user (in the sign-in transaction) and answers its id, which only the cookie holds. */
+export async function createSession(tx: Db, userId: number, now: Date): Promise<{ id: string; expiresAt: Date }> {
+  const id = randomHex(32)
+  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS)
+  await tx.delete(sessions).where(and(eq(sessions.userId, userId), lte(sessions.expiresAt, now)))
+  await tx.insert(sessions).values({ sessionHash: await hashSecret(id), userId, createdAt: now, expiresAt })
+  return { id, expiresAt }
+}
+
+/** The signed-in user of a live session, with their roles; undefined for an unknown, expired or deleted one. */
+export async function findSessionPrincipal(db: Db, sessionId: string, now: Date): Promise<Principal | undefined> {
+  const [row] = await db
+    .select(userPrincipalColumns)
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .innerJoin(roles, eq(roles.id, users.rootRoleId))
+    .where(and(eq(sessions.sessionHash, await hashSecret(sessionId)), gt(sessions.expiresAt, now), isNull(users.deletedAt)))
+    .limit(1)
+  return row ? toUserPrincipal(row) : undefined
+}
+
+export async function deleteSession(db: Db, sessionId: string): Promise<void> {
+  await db.delete(sessions).where(eq(sessions.sessionHash, await hashSecret(sessionId)))
+}
+
+export const sessionIdOf = (c: Context) => getCookie(c, SESSION_COOKIE) || undefined
+
+const isHttps = (c: Context, publicUrl: string | undefined) =>
+  new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https' || (publicUrl?.startsWith('https:') ?? false)
+
+export function setSessionCookie(c: Context, session: { id: string; expiresAt: Date }, publicUrl: string | undefined) {
+  setCookie(c, SESSION_COOKIE, session.id, {
+    path: '/',
+    httpOnly: true,
+    secure: isHttps(c, publicUrl),
+    sameSite: 'Lax',
+    expires: session.expiresAt,
+    maxAge: Math.floor(SESSION_TTL_MS / 1000),
+  })
+}
+
+export function clearSessionCookie(c: Context, publicUrl: string | undefined) {
+  deleteCookie(c, SESSION_COOKIE, { path: '/', httpOnly: true, secure: isHttps(c, publicUrl), sameSite: 'Lax' })
+}

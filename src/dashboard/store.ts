@@ -1,0 +1,105 @@
+import { and, asc, desc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm'
+import { favoriteFeatures, favoriteProjects, features, projectMembers, projects, users } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import { hasPermission, Permission } from '../http/permissions.js'
+import { principalKey, type Principal } from '../http/auth.js'
+import { potentiallyStaleSql } from '../projects/overview.js'
+import { OWNER_ROLE_ID } from '../projects/access.js'
+import { adminUsers, userImageUrl } from '../users/store.js'
+
+const MAX_FLAGS = 100
+
+/**
+ * Owners of the projects the caller can see: every live project for admins and admin tokens, else the
+ * projects that are not private plus the private ones the caller has a role in. One entry per user.
+ */
+async function projectOwners(db: Db, principal: Principal) {
+  const seesAll = principal.kind !== 'user' || hasPermission(principal, Permission.ADMIN)
+  const memberOf = principal.kind === 'user' ? sql`exists (select 1 from ${projectMembers} m where m.project_id = ${projects.id} and m.user_id = ${principal.userId})` : sql`false`
+  const rows = await db
+    .selectDistinctOn([users.id], { id: users.id, name: users.name, username: users.username, email: users.email })
+    .from(projectMembers)
+    .innerJoin(users, eq(users.id, projectMembers.userId))
+    .innerJoin(projects, eq(projects.id, projectMembers.projectId))
+    .where(
+      and(
+        eq(projectMembers.roleId, OWNER_ROLE_ID),
+        isNull(users.deletedAt),
+        isNull(projects.archivedAt),
+        seesAll ? undefined : or(ne(projects.mode, 'private'), memberOf),
+      ),
+    )
+    .orderBy(asc(users.id))
+  return Promise.all(
+    rows.map(async (u) => ({
+      ownerType: 'user' as const,
+      name: u.name ?? u.username ?? u.email ?? 'unknown',
+      imageUrl: await userImageUrl(u),
+      email: u.email,
+    })),
+  )
+}
+
+/** Live projects the user has a role in or favorited, with health, members and live flags counted in SQL. */
+async function personalProjects(db: Db, userId: number, principal: string, now: Date) {
+  const rows = await db
+    .select({
+      id: projects.id,
+      name: projects.name,
+      memberCount: sql<number>`(select count(distinct pm.user_id) from ${projectMembers} pm where pm.project_id = ${projects.id})`.mapWith(Number),
+      featureCount: sql<number>`count(${features.name})`.mapWith(Number),
+      stale: sql<number>`count(${features.name}) filter (where ${features.stale})`.mapWith(Number),
+      potentiallyStale: sql<number>`count(${features.name}) filter (where ${potentiallyStaleSql(now)})`.mapWith(Number),
+    })
+    .from(projects)
+    .leftJoin(features, and(eq(features.project, projects.id), isNull(features.archivedAt)))
+    .where(
+      and(
+        isNull(projects.archivedAt),
+        or(
+          inArray(projects.id, db.select({ id: projectMembers.projectId }).from(projectMembers).where(eq(projectMembers.userId, userId))),
+          inArray(projects.id, db.select({ id: favoriteProjects.project }).from(favoriteProjects).where(eq(favoriteProjects.principal, principal))),
+        ),
+      ),
+    )
+    .groupBy(projects.id)
+    .orderBy(asc(projects.name), asc(projects.id))
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    // The same formula as the project overview's health.
+    health: r.featureCount === 0 ? 100 : Math.max(0, Math.min(100, Math.round(100 - (r.stale / r.featureCount) * 100 - (r.potentiallyStale / r.featureCount) * 100))),
+    memberCount: r.memberCount,
+    featureCount: r.featureCount,
+  }))
+}
+
+/** Live flags the user created or favorited, newest first. */
+async function personalFlags(db: Db, userId: number, principal: string) {
+  return db
+    .select({ name: features.name, project: features.project, type: features.type })
+    .from(features)
+    .where(
+      and(
+        isNull(features.archivedAt),
+        or(
+          eq(features.createdByUserId, userId),
+          inArray(features.name, db.select({ name: favoriteFeatures.featureName }).from(favoriteFeatures).where(eq(favoriteFeatures.principal, principal))),
+        ),
+      ),
+    )
+    .orderBy(desc(features.createdAt), asc(features.name))
+    .limit(MAX_FLAGS)
+}
+
+/** Operation 11. A caller that is not a user (an admin token) has no projects or flags of its own. */
+export async function personalDashboard(db: Db, principal: Principal, now: Date) {
+  const key = principalKey(principal)
+  const [admins, owners, ownProjects, flags] = await Promise.all([
+    adminUsers(db),
+    projectOwners(db, principal),
+    principal.kind === 'user' ? personalProjects(db, principal.userId, key, now) : [],
+    principal.kind === 'user' ? personalFlags(db, principal.userId, key) : [],
+  ])
+  return { admins, projectOwners: owners, projects: ownProjects, flags }
+}

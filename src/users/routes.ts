@@ -1,0 +1,135 @@
+import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
+import { pickErrors } from '../http/errors.js'
+import { actorOf } from '../http/auth.js'
+import { publicBaseUrl } from '../http/context.js'
+import { Permission, permissionFirst } from '../http/permissions.js'
+import { describeCaller } from './me.js'
+import { ChangeUserPasswordSchema, CreatedUserSchema, CreateUserSchema, MeSchema, UpdateUserSchema, UserIdParam, UserSchema, UsersSchema } from './schemas.js'
+import { changeUserPassword, createUser, deleteUser, getUser, listUsers, updateUser } from './store.js'
+
+const tags = ['Users']
+const userPath = '/api/admin/user-admin/{id}'
+const adminOnly = 'Needs the Admin root role (permission ADMIN).'
+const secrets = 'Passwords are stored as PBKDF2-SHA256 hashes and never appear in responses or events.'
+
+const createUserRoute = adminRoute({
+  method: 'post',
+  path: '/api/admin/user-admin',
+  operationId: 'createUser',
+  middleware: permissionFirst(Permission.ADMIN),
+  tags,
+  summary: 'Create a new user',
+  description:
+    'Operation 10. `username` or `email` is required (400 `You must specify username or email`); the e-mail is validated and stored lower-case. ' +
+    '`rootRole` is a role id or one of Admin, Editor, Viewer, Owner, Member (400 for another); the response gives it back as the string when a string was sent. ' +
+    'A `password` has at least 8 characters. An existing e-mail (case-insensitive) or username is a 400 `User already exists`. ' +
+    '`inviteLink` opens a page where the user sets a password: the link works once, for 7 days. ' +
+    '`emailSent` is true only when an e-mail transport is configured (`FLAGPOST_EMAIL_WEBHOOK_URL`) and took the welcome e-mail: Flagpost has no SMTP client, ' +
+    'so with no transport configured no e-mail is sent and `emailSent` is false. ' +
+    `${secrets} ${adminOnly} Emits \`user-created\`.`,
+  request: { body: { required: true, content: jsonContent(CreateUserSchema) } },
+  responses: {
+    201: {
+      description: 'The user was created',
+      headers: { location: { schema: { type: 'string' }, description: 'The location of the new user' } },
+      content: jsonContent(CreatedUserSchema),
+    },
+    ...pickErrors(400, 401, 403, 415),
+  },
+})
+
+const getUsersRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/user-admin',
+  operationId: 'getUsers',
+  middleware: permissionFirst(Permission.ADMIN),
+  tags,
+  summary: 'Get all users and root roles',
+  description: `Every user that is not deleted, by id, and the root roles. ${adminOnly}`,
+  responses: { 200: { description: 'The users', content: jsonContent(UsersSchema) }, ...pickErrors(401, 403) },
+})
+
+const getUserRoute = adminRoute({
+  method: 'get',
+  path: userPath,
+  operationId: 'getUser',
+  middleware: permissionFirst(Permission.ADMIN),
+  tags,
+  summary: 'Get a user',
+  description: `404 for an unknown or deleted user. ${adminOnly}`,
+  request: { params: UserIdParam },
+  responses: { 200: { description: 'The user', content: jsonContent(UserSchema) }, ...pickErrors(400, 401, 403, 404) },
+})
+
+const updateUserRoute = adminRoute({
+  method: 'put',
+  path: userPath,
+  operationId: 'updateUser',
+  middleware: permissionFirst(Permission.ADMIN),
+  tags,
+  summary: 'Update a user',
+  description: `Changes the fields given (\`email\`, \`name\`, \`rootRole\`); empty strings leave a field as it is. An e-mail another user has is a 400 \`User already exists\`. ${adminOnly} Emits \`user-updated\`.`,
+  request: { params: UserIdParam, body: { required: true, content: jsonContent(UpdateUserSchema) } },
+  responses: { 200: { description: 'The updated user', content: jsonContent(UserSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
+})
+
+const deleteUserRoute = adminRoute({
+  method: 'delete',
+  path: userPath,
+  operationId: 'deleteUser',
+  middleware: permissionFirst(Permission.ADMIN),
+  tags,
+  summary: 'Delete a user',
+  description:
+    'The user can no longer sign in: their sessions, personal access tokens and project roles are removed, and their e-mail and username become free again. ' +
+    `Their name stays on the events and flags they created. ${adminOnly} Emits \`user-deleted\`.`,
+  request: { params: UserIdParam },
+  responses: { 200: { description: 'The user was deleted' }, ...pickErrors(400, 401, 403, 404) },
+})
+
+const changePasswordRoute = adminRoute({
+  method: 'post',
+  path: `${userPath}/change-password`,
+  operationId: 'changeUserPassword',
+  middleware: permissionFirst(Permission.ADMIN),
+  tags,
+  summary: "Change a user's password as an admin",
+  description:
+    'Sets the password (at least 8 characters) and resets `loginAttempts` to 0, which unlocks an account locked after 10 failed sign-ins. ' +
+    `The user's sessions end and their open invite links stop working. ${secrets} ${adminOnly} Emits \`user-updated\` (noting the change, without the password).`,
+  request: { params: UserIdParam, body: { required: true, content: jsonContent(ChangeUserPasswordSchema) } },
+  responses: { 200: { description: 'The password was changed' }, ...pickErrors(400, 401, 403, 404, 415) },
+})
+
+const getMeRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/user',
+  operationId: 'getMe',
+  tags,
+  summary: 'Get your own user details',
+  description:
+    'The caller: the signed-in user (session or personal access token) with the permissions of their root role and of their project roles. ' +
+    'An admin API token is answered as a service account (id -1337, root role Admin).',
+  responses: { 200: { description: 'The caller', content: jsonContent(MeSchema) }, ...pickErrors(401, 403) },
+})
+
+// The path pattern allows at most 9 digits, so the number is always a valid Postgres integer.
+const userId = (id: string) => Number(id)
+
+export const userRoutes = createRouter()
+  .openapi(createUserRoute, async (c) => {
+    const user = await createUser(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('json'), { baseUrl: publicBaseUrl(c), email: c.var.accounts.email })
+    return c.json(user, 201, { Location: `/api/admin/user-admin/${user.id}` })
+  })
+  .openapi(getUsersRoute, async (c) => c.json(await listUsers(c.var.db), 200))
+  .openapi(getUserRoute, async (c) => c.json(await getUser(c.var.db, userId(c.req.valid('param').id)), 200))
+  .openapi(updateUserRoute, async (c) => c.json(await updateUser(c.var.db, actorOf(c.var.principal), c.var.clock(), userId(c.req.valid('param').id), c.req.valid('json')), 200))
+  .openapi(deleteUserRoute, async (c) => {
+    await deleteUser(c.var.db, actorOf(c.var.principal), c.var.clock(), userId(c.req.valid('param').id))
+    return c.body(null, 200)
+  })
+  .openapi(changePasswordRoute, async (c) => {
+    await changeUserPassword(c.var.db, actorOf(c.var.principal), c.var.clock(), userId(c.req.valid('param').id), c.req.valid('json').password)
+    return c.body(null, 200)
+  })
+  .openapi(getMeRoute, async (c) => c.json(await describeCaller(c.var.db, c.var.principal), 200))

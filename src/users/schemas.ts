@@ -1,0 +1,105 @@
+import { z } from '@hono/zod-openapi'
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './passwords.js'
+
+/** The built-in roles a user can be given by name; ids 1-5 in the same order. */
+export const ROLE_NAMES = ['Admin', 'Editor', 'Viewer', 'Owner', 'Member'] as const
+export type RoleName = (typeof ROLE_NAMES)[number]
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+export const isEmail = (value: string) => EMAIL.test(value)
+
+export const PasswordSchema = z
+  .string()
+  .min(MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`)
+  .max(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`)
+
+const RoleRef = z
+  .union([z.number().int().min(0), z.enum(ROLE_NAMES)])
+  .openapi({ description: 'A role id, or a role name: Admin, Editor, Viewer, Owner, Member', example: 'Editor' })
+
+// An empty string counts as absent, as in Unleash (the service checks "username or email" after).
+const optionalText = (what: string, max: number) => z.string().trim().max(max, `${what} must be at most ${max} characters`).optional()
+
+const optionalEmail = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254, 'email must be at most 254 characters')
+  .refine((v) => v === '' || isEmail(v), 'email must be a valid e-mail address')
+  .optional()
+
+export const CreateUserSchema = z
+  .object({
+    username: optionalText('username', 255).openapi({ description: 'Required when email is absent', example: 'hunter' }),
+    email: optionalEmail.openapi({ description: 'Required when username is absent; stored lower-case', example: 'user@example.com' }),
+    name: optionalText('name', 255).openapi({ example: 'Sam Seawright' }),
+    password: PasswordSchema.optional().openapi({ description: `At least ${MIN_PASSWORD_LENGTH} characters. Without one, the user sets it through the invite link.` }),
+    rootRole: RoleRef,
+    sendEmail: z.boolean().optional().openapi({ description: 'Send a welcome e-mail with the invite link; default true' }),
+  })
+  .openapi('createUserSchema')
+
+export const UpdateUserSchema = z
+  .object({
+    email: optionalEmail,
+    name: optionalText('name', 255),
+    rootRole: RoleRef.optional(),
+  })
+  .openapi('updateUserSchema')
+
+export const ChangeUserPasswordSchema = z.object({ password: PasswordSchema }).openapi('passwordSchema')
+
+const dateTimeText = z.string().openapi({ format: 'date-time' })
+
+export const UserSchema = z
+  .object({
+    id: z.number().int(),
+    isAPI: z.boolean().openapi({ deprecated: true }),
+    name: z.string().nullable(),
+    email: z.string().optional(),
+    username: z.string().nullable(),
+    imageUrl: z.string(),
+    loginAttempts: z.number().int(),
+    rootRole: z.union([z.number().int(), z.enum(ROLE_NAMES)]),
+    seenAt: dateTimeText.nullable(),
+    createdAt: dateTimeText,
+    accountType: z.enum(['User', 'Service Account']),
+    permissions: z.array(z.string()).openapi({ deprecated: true }),
+    scimId: z.string().nullable(),
+  })
+  .openapi('userSchema')
+
+export const CreatedUserSchema = UserSchema.extend({
+  inviteLink: z.string().openapi({ description: 'A single-use link (valid 7 days) to a page where the user sets a password' }),
+  emailSent: z.boolean().openapi({ description: 'True only when an e-mail transport is configured and took the welcome e-mail' }),
+}).openapi('createUserResponseSchema')
+
+export const RoleSchema = z
+  .object({ id: z.number().int(), type: z.string(), name: z.string(), description: z.string().nullable() })
+  .openapi('roleSchema')
+
+export const UsersSchema = z.object({ users: z.array(UserSchema), rootRoles: z.array(RoleSchema) }).openapi('usersSchema')
+
+export const PermissionGrantSchema = z
+  .object({ permission: z.string(), project: z.string().optional(), environment: z.string().optional() })
+  .openapi('permissionSchema')
+
+export const MeSchema = z
+  .object({
+    user: UserSchema,
+    permissions: z.array(PermissionGrantSchema).openapi({ description: 'What the caller may do: root role permissions, then those of each project role' }),
+    feedback: z.array(z.unknown()),
+    splash: z.record(z.string(), z.boolean()),
+  })
+  .openapi('meSchema')
+
+export const UserIdParam = z.object({
+  id: z
+    .string()
+    .regex(/^\d{1,9}$/, 'id must be a user id (a positive integer)')
+    .openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
+})
+
+export type CreateUser = z.infer<typeof CreateUserSchema>
+export type UpdateUser = z.infer<typeof UpdateUserSchema>
+export type UserView = z.infer<typeof UserSchema>

@@ -1,0 +1,266 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from './helpers/app.js'
+import { createPat, createSignedInUser, type TestUser } from './helpers/users.js'
+
+/*
+ * Walks every /api/admin route of the OpenAPI document: without credentials it is a 401, with a client
+ * or frontend token a 403, and every route that changes state refuses a Viewer (signed in, or through a
+ * personal access token) with 403 NoAccessError naming the permission (and the environment, for
+ * routes about one). Then a table of representative writes checks that the role allowed gets through.
+ * A new write route without a case here fails the first test.
+ */
+
+let t: TestApp
+let viewer: TestUser
+let viewerPat: string
+let editor: TestUser
+let member: TestUser
+let owner: TestUser
+let admin: TestUser
+let clientToken: string
+let frontendToken: string
+let targetUserId: number
+let strategyId: string
+let segmentId: number
+let addonId: number
+let changeRequestId: number
+let viewerPatId: number
+
+const F = '/api/admin/projects/shop/features'
+
+interface WriteRequest {
+  path: () => string
+  body?: unknown
+}
+
+/** A request each write route accepts from a caller allowed to make it (so a 403 is about permission, not input). */
+const writeRequests: Record<string, WriteRequest> = {
+  'POST /api/admin/addons': { path: () => '/api/admin/addons', body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/x' }, events: ['feature-created'] } },
+  'PUT /api/admin/addons/{id}': { path: () => `/api/admin/addons/${addonId}`, body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/y' }, events: ['feature-created'] } },
+  'DELETE /api/admin/addons/{id}': { path: () => `/api/admin/addons/${addonId}` },
+  'POST /api/admin/api-tokens': { path: () => '/api/admin/api-tokens', body: { tokenName: 'x', type: 'client', environment: 'development' } },
+  'DELETE /api/admin/api-tokens/{token}': { path: () => `/api/admin/api-tokens/${encodeURIComponent(clientToken)}` },
+  'POST /api/admin/archive/revive/{featureName}': { path: () => '/api/admin/archive/revive/old' },
+  'POST /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings', body: { enabled: false } },
+  'POST /api/admin/environments': { path: () => '/api/admin/environments', body: { name: 'qa', type: 'test' } },
+  'POST /api/admin/features/{featureName}/tags': { path: () => '/api/admin/features/cart/tags', body: { type: 'team', value: 'growth' } },
+  'DELETE /api/admin/features/{featureName}/tags/{type}/{value}': { path: () => '/api/admin/features/cart/tags/team/payments' },
+  'POST /api/admin/projects': { path: () => '/api/admin/projects', body: { name: 'New' } },
+  'PUT /api/admin/projects/{projectId}': { path: () => '/api/admin/projects/shop', body: { name: 'Shop!' } },
+  'POST /api/admin/projects/{projectId}/access': {
+    path: () => '/api/admin/projects/shop/access',
+    get body() {
+      return { roles: [5], users: [targetUserId] }
+    },
+  },
+  'PUT /api/admin/projects/{projectId}/users/{userId}/roles': { path: () => `/api/admin/projects/shop/users/${member.id}/roles`, body: { roles: [4] } },
+  'DELETE /api/admin/projects/{projectId}/users/{userId}/roles': { path: () => `/api/admin/projects/shop/users/${member.id}/roles` },
+  'PUT /api/admin/projects/{projectId}/change-requests/config': { path: () => '/api/admin/projects/shop/change-requests/config', body: { environment: 'development', changeRequestsEnabled: true } },
+  'POST /api/admin/projects/{projectId}/environments/{environment}/change-requests': {
+    path: () => '/api/admin/projects/shop/environments/production/change-requests',
+    body: { feature: 'cart', action: 'updateEnabled', payload: { enabled: false } },
+  },
+  'PUT /api/admin/projects/{projectId}/change-requests/{id}/state': { path: () => `/api/admin/projects/shop/change-requests/${changeRequestId}/state`, body: { state: 'Approved' } },
+  'POST /api/admin/projects/{projectId}/change-requests/{id}/approve': { path: () => `/api/admin/projects/shop/change-requests/${changeRequestId}/approve` },
+  'POST /api/admin/projects/{projectId}/environments': { path: () => '/api/admin/projects/other/environments', body: { environment: 'production' } },
+  'PUT /api/admin/projects/{projectId}/environments/{environment}/default-strategy': { path: () => '/api/admin/projects/shop/environments/development/default-strategy', body: { name: 'default' } },
+  'POST /api/admin/projects/{projectId}/environments/{environment}/default-strategy': { path: () => '/api/admin/projects/shop/environments/development/default-strategy', body: { name: 'default' } },
+  'POST /api/admin/projects/{projectId}/features': { path: () => F, body: { name: 'new-flag' } },
+  'PATCH /api/admin/projects/{projectId}/features/{featureName}': { path: () => `${F}/cart`, body: [{ op: 'replace', path: '/description', value: 'x' }] },
+  'DELETE /api/admin/projects/{projectId}/features/{featureName}': { path: () => `${F}/cart` },
+  'POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/on': { path: () => `${F}/cart/environments/development/on` },
+  'POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/off': { path: () => `${F}/cart/environments/development/off` },
+  'POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies': { path: () => `${F}/cart/environments/development/strategies`, body: { name: 'default' } },
+  'PUT /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}': {
+    path: () => `${F}/cart/environments/development/strategies/${strategyId}`,
+    body: { name: 'default' },
+  },
+  'DELETE /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}': { path: () => `${F}/cart/environments/development/strategies/${strategyId}` },
+  'POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/set-sort-order': {
+    path: () => `${F}/cart/environments/development/strategies/set-sort-order`,
+    get body() {
+      return [{ id: strategyId, sortOrder: 0 }]
+    },
+  },
+  'PUT /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants': { path: () => `${F}/cart/environments/development/variants`, body: [{ name: 'a' }] },
+  'PATCH /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants': {
+    path: () => `${F}/cart/environments/development/variants`,
+    body: [{ op: 'add', path: '/-', value: { name: 'a' } }],
+  },
+  'PATCH /api/admin/projects/{projectId}/features/{featureName}/variants': { path: () => `${F}/cart/variants`, body: [{ op: 'add', path: '/-', value: { name: 'a' } }] },
+  'POST /api/admin/projects/{projectId}/features/{child}/dependencies': { path: () => `${F}/cart-child/dependencies`, body: { feature: 'cart' } },
+  'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies/{parent}': { path: () => `${F}/cart-child/dependencies/cart` },
+  'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies': { path: () => `${F}/cart-child/dependencies` },
+  'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/complete': { path: () => `${F}/cart/lifecycle/complete`, body: { status: 'kept' } },
+  'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/uncomplete': { path: () => `${F}/cart/lifecycle/uncomplete` },
+  'POST /api/admin/segments': { path: () => '/api/admin/segments', body: { name: 'gamma', constraints: [] } },
+  'PUT /api/admin/segments/{id}': { path: () => `/api/admin/segments/${segmentId}`, body: { name: 'beta', constraints: [] } },
+  'DELETE /api/admin/segments/{id}': { path: () => `/api/admin/segments/${segmentId}` },
+  'POST /api/admin/user-admin': { path: () => '/api/admin/user-admin', body: { username: 'new-user', rootRole: 'Viewer' } },
+  'PUT /api/admin/user-admin/{id}': { path: () => `/api/admin/user-admin/${targetUserId}`, body: { name: 'x' } },
+  'DELETE /api/admin/user-admin/{id}': { path: () => `/api/admin/user-admin/${targetUserId}` },
+  'POST /api/admin/user-admin/{id}/change-password': { path: () => `/api/admin/user-admin/${targetUserId}/change-password`, body: { password: 'long enough' } },
+}
+
+/** Writes any signed-in user may make, because what they change is the caller's own, or nothing. */
+const openToEveryUser: Record<string, string> = {
+  'POST /api/admin/projects/{projectId}/favorites': 'the caller’s own favorites',
+  'DELETE /api/admin/projects/{projectId}/favorites': 'the caller’s own favorites',
+  'POST /api/admin/projects/{projectId}/features/{featureName}/favorites': 'the caller’s own favorites',
+  'DELETE /api/admin/projects/{projectId}/features/{featureName}/favorites': 'the caller’s own favorites',
+  'POST /api/admin/user/tokens': 'the caller’s own personal access tokens',
+  'DELETE /api/admin/user/tokens/{id}': 'the caller’s own personal access tokens',
+  'POST /api/admin/playground': 'an evaluation: writes nothing',
+  'POST /api/admin/playground/advanced': 'an evaluation: writes nothing',
+  'POST /api/admin/playground/change-request/{id}': 'an evaluation: writes nothing',
+}
+
+let adminRoutes: { method: string; template: string; key: string }[] = []
+const dummyPath = (template: string) => template.replace(/\{[^}]+\}/g, '1')
+
+beforeAll(async () => {
+  t = await createTestApp()
+  const ok = async (method: string, path: string, body?: unknown) => {
+    const res = await t.call(method, path, { body })
+    expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300)
+    return res.body
+  }
+  await ok('POST', '/api/admin/projects', { id: 'shop', name: 'Shop' })
+  await ok('POST', '/api/admin/projects', { id: 'other', name: 'Other', environments: ['development'] })
+  await ok('POST', F, { name: 'cart' })
+  await ok('POST', F, { name: 'cart-child' })
+  await ok('POST', `${F}/cart-child/dependencies`, { feature: 'cart' })
+  await ok('POST', F, { name: 'old' })
+  await ok('DELETE', `${F}/old`)
+  await ok('POST', `${F}/cart/environments/development/strategies`, { name: 'default' })
+  strategyId = (await ok('GET', `${F}/cart/environments/development/strategies`))[0].id
+  await ok('POST', '/api/admin/features/cart/tags', { type: 'team', value: 'payments' })
+  segmentId = (await ok('POST', '/api/admin/segments', { name: 'beta', constraints: [] })).id
+  addonId = (await ok('POST', '/api/admin/addons', writeRequests['POST /api/admin/addons']!.body)).id
+  await ok('PUT', '/api/admin/projects/shop/change-requests/config', { environment: 'production', changeRequestsEnabled: true })
+  changeRequestId = (await ok('POST', '/api/admin/projects/shop/environments/production/change-requests', { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } })).id
+  await ok('PUT', `/api/admin/projects/shop/change-requests/${changeRequestId}/state`, { state: 'In review' })
+  clientToken = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'sdk', type: 'client', environment: 'development' })).secret
+  frontendToken = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'web', type: 'frontend', environment: 'development' })).secret
+
+  viewer = await createSignedInUser(t, 'vera', 'Viewer')
+  viewerPat = await createPat(viewer)
+  viewerPatId = (await viewer.call('GET', '/api/admin/user/tokens')).body.pats[0].id
+  editor = await createSignedInUser(t, 'ed', 'Editor')
+  member = await createSignedInUser(t, 'mem', 'Viewer')
+  owner = await createSignedInUser(t, 'own', 'Viewer')
+  admin = await createSignedInUser(t, 'adm', 'Admin')
+  targetUserId = (await ok('POST', '/api/admin/user-admin', { username: 'target', rootRole: 'Viewer' })).id
+  await ok('POST', '/api/admin/projects/shop/access', { roles: [5], users: [member.id] })
+  await ok('POST', '/api/admin/projects/shop/access', { roles: [4], users: [owner.id] })
+
+  const doc = (await t.call('GET', '/docs/openapi.json', { token: null })).body
+  adminRoutes = Object.entries<Record<string, unknown>>(doc.paths)
+    .filter(([template]) => template.startsWith('/api/admin'))
+    .flatMap(([template, ops]) => Object.keys(ops).map((m) => ({ method: m.toUpperCase(), template, key: `${m.toUpperCase()} ${template}` })))
+})
+afterAll(() => t.close())
+
+const writeRoutes = () => adminRoutes.filter((r) => r.method !== 'GET')
+
+describe('every /api/admin route', () => {
+  it('has a permission case for every route that changes state', () => {
+    expect(writeRoutes().length).toBeGreaterThan(40)
+    const missing = writeRoutes().filter((r) => !(r.key in writeRequests) && !(r.key in openToEveryUser))
+    expect(missing.map((r) => r.key)).toEqual([])
+  })
+
+  it('answers 401 AuthenticationRequired without credentials', async () => {
+    for (const route of adminRoutes) {
+      const res = await t.call(route.method, dummyPath(route.template), { token: null })
+      expect(res.status, route.key).toBe(401)
+      expect(res.body.name, route.key).toBe('AuthenticationRequired')
+    }
+  })
+
+  it('answers 403 NoAccessError to client and frontend tokens', async () => {
+    for (const token of [clientToken, frontendToken]) {
+      for (const route of adminRoutes) {
+        const res = await t.call(route.method, dummyPath(route.template), { token })
+        expect(res.status, route.key).toBe(403)
+        expect(res.body.name, route.key).toBe('NoAccessError')
+      }
+    }
+  })
+
+  for (const via of ['a session', 'a personal access token'] as const) {
+    it(`refuses every write to a Viewer through ${via}, naming the permission and the environment`, async () => {
+      const call = (method: string, path: string, body?: unknown) => (via === 'a session' ? viewer.call(method, path, { body }) : t.call(method, path, { token: viewerPat, body }))
+      const before = (await t.query<{ n: number }>('select count(*)::int as n from events'))[0]!.n
+      for (const route of writeRoutes().filter((r) => r.key in writeRequests)) {
+        const request = writeRequests[route.key]!
+        const path = request.path()
+        const res = await call(route.method, path, request.body)
+        expect(res.status, `${route.key}: ${res.text}`).toBe(403)
+        expect(res.body.name, route.key).toBe('NoAccessError')
+        expect(res.body.message, route.key).toMatch(/permission=[A-Z_]+/)
+        const environment = /\/environments\/([^/]+)/.exec(path)
+        if (route.template.includes('{environment}')) expect(res.body.message, route.key).toContain(`environment=${environment![1]}`)
+      }
+      expect((await t.query<{ n: number }>('select count(*)::int as n from events'))[0]!.n).toBe(before)
+    })
+  }
+
+  it('lets a Viewer manage what is their own', async () => {
+    expect((await viewer.call('POST', '/api/admin/projects/shop/favorites')).status).toBe(200)
+    expect((await viewer.call('POST', `${F}/cart/favorites`)).status).toBe(200)
+    expect((await viewer.call('DELETE', `${F}/cart/favorites`)).status).toBe(200)
+    expect((await viewer.call('DELETE', `/api/admin/user/tokens/${viewerPatId}`)).status).toBe(200)
+    expect((await t.call('GET', '/api/admin/projects', { token: viewerPat })).status).toBe(401)
+  })
+})
+
+interface Grant {
+  who: () => TestUser
+  role: string
+  method: string
+  path: string
+  body?: unknown
+  status: number
+}
+
+const grants: Grant[] = [
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features', body: { name: 'ed-flag' }, status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features/ed-flag/environments/development/on', status: 200 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features/ed-flag/environments/development/strategies', body: { name: 'default' }, status: 200 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/features/ed-flag/tags', body: { type: 'team', value: 'editors' }, status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/segments', body: { name: 'editors', constraints: [] }, status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects', body: { id: 'eds', name: 'Eds' }, status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/environments', body: { name: 'qa', type: 'test' }, status: 403 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/user-admin', body: { username: 'nope', rootRole: 'Admin' }, status: 403 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: F, body: { name: 'mem-flag' }, status: 201 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: `${F}/mem-flag/environments/development/strategies`, body: { name: 'default' }, status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: `${F}/mem-flag/environments/development/on`, status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'PATCH', path: `${F}/mem-flag`, body: [{ op: 'replace', path: '/description', value: 'x' }], status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/other/features', body: { name: 'mem-other' }, status: 403 },
+  { who: () => member, role: 'Member of shop', method: 'PUT', path: '/api/admin/projects/shop', body: { name: 'Shop?' }, status: 403 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: 'm', type: 'client', environment: 'development', projects: ['shop'] }, status: 403 },
+  { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/shop', body: { name: 'Shop!' }, status: 200 },
+  { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/shop/environments/development/default-strategy', body: { name: 'default' }, status: 200 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/projects/shop/access', body: { roles: [5], users: [3] }, status: 200 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: 'o', type: 'client', environment: 'development', projects: ['shop'] }, status: 201 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: F, body: { name: 'owner-flag' }, status: 201 },
+  { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other?' }, status: 403 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/environments', body: { name: 'qa', type: 'test' }, status: 201 },
+  { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other!' }, status: 200 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/user-admin', body: { username: 'by-admin', rootRole: 'Editor' }, status: 201 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/auth/oidc/settings', body: { enabled: false }, status: 200 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: 'a', type: 'admin' }, status: 201 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/projects/other/environments', body: { environment: 'production' }, status: 200 },
+  { who: () => admin, role: 'Admin', method: 'DELETE', path: `${F}/cart-child`, status: 202 },
+]
+
+describe('the role that is allowed', () => {
+  for (const g of grants) {
+    it(`${g.status < 300 ? 'lets' : 'refuses'} ${g.role}: ${g.method} ${g.path}`, async () => {
+      const res = await g.who().call(g.method, g.path, { body: g.body })
+      expect(res.status, res.text).toBe(g.status)
+      if (g.status === 403) expect(res.body.name).toBe('NoAccessError')
+    })
+  }
+})

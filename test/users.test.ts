@@ -1,0 +1,327 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createTestApp, type TestApp } from './helpers/app.js'
+import { createSignedInUser, PASSWORD, signIn, type TestUser } from './helpers/users.js'
+import { webhookEmailTransport, type Email, type EmailTransport } from '../src/users/email.js'
+
+let t: TestApp
+let now = new Date('2026-06-01T12:00:00Z')
+let viewer: TestUser
+beforeAll(async () => {
+  t = await createTestApp({ now: () => now })
+  viewer = await createSignedInUser(t, 'vera', 'Viewer')
+})
+afterAll(() => t.close())
+
+const createUser = (body: unknown, token?: string | null) => t.call('POST', '/api/admin/user-admin', { body, token })
+const eventsOf = (type: string) => t.query<{ data: any; pre_data: any; created_by: string }>('select data, pre_data, created_by from events where type = $1 order by id', [type])
+const tokenOf = (inviteLink: string) => new URL(inviteLink).searchParams.get('token')!
+
+describe('POST /api/admin/user-admin (operation 10)', () => {
+  let ann: any
+
+  it('creates a user: 201, the User record, a Location header, the e-mail stored lower-case', async () => {
+    const res = await createUser({ email: 'Ann.Lee@Example.COM', name: 'Ann Lee', password: 'hunter2hunter2', rootRole: 'Editor' })
+    expect(res.status, res.text).toBe(201)
+    ann = res.body
+    expect(res.headers.get('location')).toBe(`/api/admin/user-admin/${ann.id}`)
+    expect(ann).toMatchObject({
+      id: expect.any(Number),
+      name: 'Ann Lee',
+      email: 'ann.lee@example.com',
+      username: null,
+      loginAttempts: 0,
+      rootRole: 'Editor',
+      seenAt: null,
+      createdAt: now.toISOString(),
+      accountType: 'User',
+      isAPI: false,
+      emailSent: false,
+    })
+    expect((await t.query('select email, root_role_id from users where id = $1', [ann.id]))[0]).toEqual({ email: 'ann.lee@example.com', root_role_id: 2 })
+  })
+
+  it('gives rootRole back as the id when an id was sent', async () => {
+    const res = await createUser({ username: 'bob', rootRole: 3 })
+    expect(res.status, res.text).toBe(201)
+    expect(res.body.rootRole).toBe(3)
+    expect(res.body.username).toBe('bob')
+    expect(res.body).not.toHaveProperty('email')
+  })
+
+  it.each(['Admin', 'Editor', 'Viewer', 'Owner', 'Member'])('accepts the role name %s', async (role) => {
+    const res = await createUser({ username: `role-${role}`, rootRole: role })
+    expect(res.status, res.text).toBe(201)
+    expect(res.body.rootRole).toBe(role)
+  })
+
+  it('has a stable gravatar-style imageUrl computed from the e-mail', async () => {
+    expect(ann.imageUrl).toMatch(/^https:\/\/gravatar\.com\/avatar\/[0-9a-f]{64}\?s=42&d=retro$/)
+    const again = await t.call('GET', `/api/admin/user-admin/${ann.id}`)
+    expect(again.body.imageUrl).toBe(ann.imageUrl)
+  })
+
+  it('answers 400 `You must specify username or email` when neither is given', async () => {
+    for (const body of [{ rootRole: 'Viewer' }, { name: 'Nobody', rootRole: 'Viewer' }, { username: '', email: '  ', rootRole: 'Viewer' }]) {
+      const res = await createUser(body)
+      expect(res.status, res.text).toBe(400)
+      expect(res.body).toMatchObject({ name: 'ValidationError', message: 'You must specify username or email' })
+    }
+  })
+
+  it.each([
+    ['an invalid e-mail', { email: 'not-an-email', rootRole: 'Viewer' }],
+    ['an unknown role name', { username: 'x1', rootRole: 'Superuser' }],
+    ['an unknown role id', { username: 'x2', rootRole: 99 }],
+    ['no rootRole', { username: 'x3' }],
+    ['a password under 8 characters', { username: 'x4', rootRole: 'Viewer', password: 'short' }],
+    ['sendEmail that is not a boolean', { username: 'x5', rootRole: 'Viewer', sendEmail: 'yes' }],
+    ['a rootRole that is neither id nor name', { username: 'x6', rootRole: { id: 1 } }],
+  ])('answers 400 for %s and creates nothing', async (_, body) => {
+    const before = await t.query('select count(*)::int as n from users')
+    const res = await createUser(body)
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+    expect(await t.query('select count(*)::int as n from users')).toEqual(before)
+  })
+
+  it('answers 400 `User already exists` for an e-mail in another case or a taken username', async () => {
+    for (const body of [{ email: 'ANN.LEE@example.com', rootRole: 'Viewer' }, { username: 'bob', rootRole: 'Viewer' }]) {
+      const res = await createUser(body)
+      expect(res.status, res.text).toBe(400)
+      expect(res.body).toMatchObject({ name: 'ValidationError', message: 'User already exists' })
+    }
+  })
+
+  it('stores the password as a salted PBKDF2-SHA256 hash, never in a response or an event', async () => {
+    const rows = await t.query<{ password_hash: string }>('select password_hash from users where id = $1', [ann.id])
+    expect(rows[0]!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/)
+    const other = await createUser({ username: 'same-password', password: 'hunter2hunter2', rootRole: 'Viewer' })
+    const otherHash = (await t.query<{ password_hash: string }>('select password_hash from users where id = $1', [other.body.id]))[0]!.password_hash
+    expect(otherHash).not.toBe(rows[0]!.password_hash)
+    const everything = JSON.stringify([ann, other.body, await t.query('select * from events')])
+    expect(everything).not.toContain('hunter2hunter2')
+    expect(everything).not.toContain('pbkdf2')
+    expect(everything).not.toContain('passwordHash')
+  })
+
+  it('records user-created with the user and without secrets', async () => {
+    const [event] = (await eventsOf('user-created')).filter((e) => e.data.id === ann.id)
+    expect(event!.created_by).toBe('test-admin')
+    expect(event!.data).toEqual({ id: ann.id, name: 'Ann Lee', username: null, email: 'ann.lee@example.com', rootRole: 2, createdAt: now.toISOString() })
+  })
+
+  it('refuses callers without ADMIN: 401 without credentials, 403 NoAccessError for a Viewer and an Editor', async () => {
+    expect((await createUser({ username: 'z', rootRole: 'Viewer' }, null)).status).toBe(401)
+    const res = await viewer.call('POST', '/api/admin/user-admin', { body: { username: 'z', rootRole: 'Viewer' } })
+    expect(res.status).toBe(403)
+    expect(res.body).toMatchObject({ name: 'NoAccessError', message: expect.stringContaining('permission=ADMIN') })
+    const editor = await createSignedInUser(t, 'eddie', 'Editor')
+    expect((await editor.call('POST', '/api/admin/user-admin', { body: { username: 'z', rootRole: 'Viewer' } })).status).toBe(403)
+  })
+
+  it('answers 403 before judging the body of a caller without ADMIN, and 415 for a body that is not JSON', async () => {
+    expect((await viewer.call('POST', '/api/admin/user-admin', { body: { bogus: true } })).status).toBe(403)
+    const res = await t.call('POST', '/api/admin/user-admin', { body: 'username=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    expect(res.status).toBe(415)
+    expect(res.body.name).toBe('ContentTypeerror')
+  })
+})
+
+describe('invite links', () => {
+  let link: string
+
+  it('gives each new user a single-use link to a page where they set a password', async () => {
+    const res = await createUser({ email: 'invitee@example.com', rootRole: 'Viewer' })
+    link = res.body.inviteLink
+    expect(link).toMatch(/^http:\/\/localhost\/new-user\?token=[0-9a-f]{64}$/)
+    const page = await t.call('GET', new URL(link).pathname + new URL(link).search, { token: null })
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toContain('text/html')
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer')
+    expect(page.text).toContain('/auth/reset/password')
+    expect(page.text).not.toContain(tokenOf(link))
+    expect(JSON.stringify(await t.query('select * from reset_tokens'))).not.toContain(tokenOf(link))
+  })
+
+  it('validates the link and names its user', async () => {
+    const res = await t.call('GET', `/auth/reset/validate?token=${tokenOf(link)}`, { token: null })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body).toMatchObject({ email: 'invitee@example.com', createdBy: 'test-admin', role: { id: 3, name: 'Viewer' } })
+    expect((await t.call('GET', '/auth/reset/validate?token=0000', { token: null })).status).toBe(401)
+    expect((await t.call('GET', '/auth/reset/validate', { token: null })).status).toBe(400)
+  })
+
+  it('sets the password once: the user can sign in, the link stops working', async () => {
+    expect((await t.call('POST', '/auth/reset/password', { token: null, body: { token: tokenOf(link), password: 'short' } })).status).toBe(400)
+    const res = await t.call('POST', '/auth/reset/password', { token: null, body: { token: tokenOf(link), password: 'a new password' } })
+    expect(res.status, res.text).toBe(200)
+    await signIn(t, 'invitee@example.com', 'a new password')
+    const again = await t.call('POST', '/auth/reset/password', { token: null, body: { token: tokenOf(link), password: 'another password' } })
+    expect(again.status).toBe(401)
+    expect(again.body.name).toBe('AuthenticationRequired')
+    expect((await t.call('GET', `/auth/reset/validate?token=${tokenOf(link)}`, { token: null })).status).toBe(401)
+    const [event] = (await eventsOf('user-updated')).filter((e) => e.data.email === 'invitee@example.com')
+    expect(event).toMatchObject({ created_by: 'invitee@example.com', data: { passwordChanged: true } })
+    expect(JSON.stringify(await t.query('select * from events'))).not.toContain('a new password')
+  })
+
+  it('expires after 7 days', async () => {
+    const res = await createUser({ email: 'late@example.com', rootRole: 'Viewer' })
+    const token = tokenOf(res.body.inviteLink)
+    const saved = now
+    now = new Date(saved.getTime() + 7 * 86_400_000 + 1000)
+    try {
+      expect((await t.call('GET', `/auth/reset/validate?token=${token}`, { token: null })).status).toBe(401)
+      expect((await t.call('POST', '/auth/reset/password', { token: null, body: { token, password: 'long enough' } })).status).toBe(401)
+    } finally {
+      now = saved
+    }
+  })
+
+  it('points to the configured public URL', async () => {
+    const app = await createTestApp({ publicUrl: 'https://flags.example.com/' })
+    try {
+      const res = await app.call('POST', '/api/admin/user-admin', { body: { username: 'p', rootRole: 'Viewer' } })
+      expect(res.body.inviteLink).toMatch(/^https:\/\/flags\.example\.com\/new-user\?token=[0-9a-f]{64}$/)
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe('welcome e-mail', () => {
+  it('is not sent, and emailSent is false, when no e-mail transport is configured', async () => {
+    const res = await createUser({ email: 'nomail@example.com', rootRole: 'Viewer', sendEmail: true })
+    expect(res.body.emailSent).toBe(false)
+  })
+
+  it('is handed to a configured transport, with the invite link; emailSent is true only then', async () => {
+    const sent: Email[] = []
+    let failing = false
+    const transport: EmailTransport = {
+      async send(email) {
+        if (failing) throw new Error('relay down')
+        sent.push(email)
+      },
+    }
+    const app = await createTestApp({ email: transport })
+    try {
+      const res = await app.call('POST', '/api/admin/user-admin', { body: { email: 'mailed@example.com', name: 'Mae', rootRole: 'Viewer' } })
+      expect(res.body.emailSent).toBe(true)
+      expect(sent).toEqual([expect.objectContaining({ to: 'mailed@example.com', text: expect.stringContaining(res.body.inviteLink) })])
+      const notAsked = await app.call('POST', '/api/admin/user-admin', { body: { email: 'quiet@example.com', rootRole: 'Viewer', sendEmail: false } })
+      expect(notAsked.body.emailSent).toBe(false)
+      const noAddress = await app.call('POST', '/api/admin/user-admin', { body: { username: 'noaddress', rootRole: 'Viewer' } })
+      expect(noAddress.body.emailSent).toBe(false)
+      failing = true
+      const failed = await app.call('POST', '/api/admin/user-admin', { body: { email: 'bounced@example.com', rootRole: 'Viewer' } })
+      expect(failed.status).toBe(201)
+      expect(failed.body.emailSent).toBe(false)
+      expect(sent).toHaveLength(1)
+    } finally {
+      await app.close()
+    }
+  })
+})
+
+describe('the e-mail webhook transport', () => {
+  it('posts the mail as JSON and counts only a 2xx answer as sent', async () => {
+    const fetchSpy = vi.spyOn(globalThis, 'fetch')
+    const app = await createTestApp({ email: webhookEmailTransport('https://mail.example.com/send') })
+    try {
+      fetchSpy.mockResolvedValueOnce(new Response(null, { status: 202 }))
+      const sent = await app.call('POST', '/api/admin/user-admin', { body: { email: 'hooked@example.com', rootRole: 'Viewer' } })
+      expect(sent.body.emailSent).toBe(true)
+      const [url, init] = fetchSpy.mock.calls[0]!
+      expect(String(url)).toBe('https://mail.example.com/send')
+      expect(init).toMatchObject({ method: 'POST', headers: { 'content-type': 'application/json' } })
+      expect(JSON.parse(init!.body as string)).toMatchObject({ to: 'hooked@example.com', subject: expect.any(String), text: expect.stringContaining(sent.body.inviteLink) })
+      fetchSpy.mockResolvedValueOnce(new Response('no', { status: 500 }))
+      expect((await app.call('POST', '/api/admin/user-admin', { body: { email: 'refused@example.com', rootRole: 'Viewer' } })).body.emailSent).toBe(false)
+      fetchSpy.mockRejectedValueOnce(new TypeError('network down'))
+      expect((await app.call('POST', '/api/admin/user-admin', { body: { email: 'offline@example.com', rootRole: 'Viewer' } })).body.emailSent).toBe(false)
+    } finally {
+      fetchSpy.mockRestore()
+      await app.close()
+    }
+  })
+})
+
+describe('GET, PUT, DELETE /api/admin/user-admin', () => {
+  let id: number
+
+  beforeAll(async () => {
+    id = (await createUser({ email: 'carol@example.com', username: 'carol', name: 'Carol', password: PASSWORD, rootRole: 'Viewer' })).body.id
+  })
+
+  it('lists active users and the root roles', async () => {
+    const res = await t.call('GET', '/api/admin/user-admin')
+    expect(res.status).toBe(200)
+    expect(res.body.users.map((u: { username: string | null }) => u.username)).toContain('carol')
+    expect(res.body.rootRoles.map((r: { name: string }) => r.name)).toEqual(['Admin', 'Editor', 'Viewer'])
+    expect(JSON.stringify(res.body)).not.toMatch(/pbkdf2|passwordHash|password_hash|hunter2hunter2/)
+  })
+
+  it('reads one user; 404 for an unknown one, 400 for an id that is not a number', async () => {
+    const res = await t.call('GET', `/api/admin/user-admin/${id}`)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ id, email: 'carol@example.com', username: 'carol', rootRole: 3 })
+    expect((await t.call('GET', '/api/admin/user-admin/999999')).status).toBe(404)
+    expect((await t.call('GET', '/api/admin/user-admin/carol')).status).toBe(400)
+  })
+
+  it('updates name, e-mail and root role, records user-updated, and the new role applies at once', async () => {
+    const carol = await signIn(t, 'carol')
+    expect((await t.call('POST', '/api/admin/projects', { token: null, headers: { cookie: carol }, body: { name: 'Carol project' } })).status).toBe(403)
+    const res = await t.call('PUT', `/api/admin/user-admin/${id}`, { body: { name: 'Carol C', email: 'Carol.C@Example.com', rootRole: 'Editor' } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body).toMatchObject({ id, name: 'Carol C', email: 'carol.c@example.com', rootRole: 2 })
+    const [event] = (await eventsOf('user-updated')).filter((e) => e.data.id === id)
+    expect(event).toMatchObject({ data: { name: 'Carol C', rootRole: 2 }, pre_data: { name: 'Carol', rootRole: 3 } })
+    expect((await t.call('POST', '/api/admin/projects', { token: null, headers: { cookie: carol }, body: { name: 'Carol project' } })).status).toBe(201)
+  })
+
+  it('answers 400 for a taken e-mail or an unknown role, 404 for an unknown user', async () => {
+    expect((await t.call('PUT', `/api/admin/user-admin/${id}`, { body: { email: 'ANN.LEE@example.com' } })).body.message).toBe('User already exists')
+    expect((await t.call('PUT', `/api/admin/user-admin/${id}`, { body: { rootRole: 'Root' } })).status).toBe(400)
+    expect((await t.call('PUT', '/api/admin/user-admin/999999', { body: { name: 'x' } })).status).toBe(404)
+  })
+
+  it('deletes a user: user-deleted, their session stops working, their e-mail and username are free again', async () => {
+    const carol = await signIn(t, 'carol')
+    const res = await t.call('DELETE', `/api/admin/user-admin/${id}`)
+    expect(res.status).toBe(200)
+    expect((await eventsOf('user-deleted')).at(-1)).toMatchObject({ pre_data: { id, username: 'carol' } })
+    expect((await t.call('GET', '/api/admin/projects', { token: null, headers: { cookie: carol } })).status).toBe(401)
+    expect((await t.call('POST', '/auth/simple/login', { token: null, body: { username: 'carol', password: PASSWORD } })).status).toBe(401)
+    expect((await t.call('GET', `/api/admin/user-admin/${id}`)).status).toBe(404)
+    expect((await t.call('DELETE', `/api/admin/user-admin/${id}`)).status).toBe(404)
+    expect((await createUser({ email: 'carol.c@example.com', username: 'carol', rootRole: 'Viewer' })).status).toBe(201)
+  })
+
+  it('is for admins only', async () => {
+    for (const [method, path] of [
+      ['GET', '/api/admin/user-admin'],
+      ['GET', `/api/admin/user-admin/${id}`],
+      ['PUT', `/api/admin/user-admin/${id}`],
+      ['DELETE', `/api/admin/user-admin/${id}`],
+    ] as const) {
+      const res = await viewer.call(method, path, method === 'PUT' ? { body: { name: 'x' } } : {})
+      expect(res.status, `${method} ${path}`).toBe(403)
+      expect(res.body.message).toContain('permission=ADMIN')
+    }
+  })
+})
+
+describe('GET /api/admin/user', () => {
+  it('returns the signed-in caller with their permissions', async () => {
+    const res = await viewer.call('GET', '/api/admin/user')
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ user: { id: viewer.id, username: 'vera', rootRole: 3 }, permissions: [], feedback: [], splash: {} })
+  })
+
+  it('answers an admin token as a service account', async () => {
+    const res = await t.call('GET', '/api/admin/user')
+    expect(res.body).toMatchObject({ user: { id: -1337, name: 'test-admin', accountType: 'Service Account', rootRole: 1 }, permissions: [{ permission: 'ADMIN' }] })
+  })
+})

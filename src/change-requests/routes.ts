@@ -1,0 +1,181 @@
+import { z } from '@hono/zod-openapi'
+import { ZodError } from 'zod'
+import { adminRoute, createRouter, jsonContent, zodValidationError } from '../http/openapi.js'
+import { pickErrors } from '../http/errors.js'
+import { projectIdParam } from '../http/common-schemas.js'
+import { Permission, requirePermission, type PermissionName } from '../http/permissions.js'
+import {
+  ChangeRequestConfigInputSchema,
+  ChangeRequestConfigSchema,
+  ChangeRequestListQuery,
+  changeRequestParams,
+  ChangeRequestSchema,
+  ChangeRequestStateSchema,
+  ChangeOneOrManySchema,
+  type ChangeAction,
+} from './schemas.js'
+import { addChanges, approve, callerOf, changeState, getChangeRequest, getChangeRequestConfig, listChangeRequests, setChangeRequestConfig } from './store.js'
+
+const tags = ['Change requests']
+const base = '/api/admin/projects/{projectId}/change-requests'
+const environmentParams = projectIdParam.extend({ environment: z.string().openapi({ param: { name: 'environment', in: 'path' } }) })
+
+/** The permission each change needs, as its direct route does (SKIP_CHANGE_REQUEST aside). */
+const ACTION_PERMISSIONS: Record<ChangeAction, PermissionName> = {
+  updateEnabled: Permission.UPDATE_FEATURE_ENVIRONMENT,
+  addStrategy: Permission.CREATE_FEATURE_STRATEGY,
+  updateStrategy: Permission.UPDATE_FEATURE_STRATEGY,
+  deleteStrategy: Permission.DELETE_FEATURE_STRATEGY,
+  patchVariant: Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
+  addDependency: Permission.UPDATE_FEATURE,
+  deleteDependency: Permission.UPDATE_FEATURE,
+  archiveFeature: Permission.DELETE_FEATURE,
+}
+
+/**
+ * A body that is one item or a list: when it is neither, report the problems of the form that was
+ * sent (an object or an array), so the error names the field at fault rather than "Invalid input".
+ */
+function oneOrManyHook(result: { success: true } | { success: false; error: ZodError }): undefined {
+  if (result.success) return undefined
+  const union = result.error.issues.find((i) => i.code === 'invalid_union' && i.path.length === 0)
+  if (!union || union.code !== 'invalid_union' || union.errors.length !== 2) throw zodValidationError(result.error, 'body')
+  const [one, many] = union.errors as [z.core.$ZodIssue[], z.core.$ZodIssue[]]
+  const wrongShape = (issues: z.core.$ZodIssue[]) => issues.some((i) => i.code === 'invalid_type' && i.path.length === 0)
+  throw zodValidationError(new ZodError(wrongShape(one) && !wrongShape(many) ? many : one), 'body')
+}
+
+const getConfig = adminRoute({
+  method: 'get',
+  path: `${base}/config`,
+  operationId: 'getChangeRequestConfig',
+  tags,
+  summary: "Get a project's change request settings",
+  description: 'Per environment of the project: whether change requests are required and how many approvals they need.',
+  request: { params: projectIdParam },
+  responses: { 200: { description: 'The settings per environment', content: jsonContent(ChangeRequestConfigSchema) }, ...pickErrors(401, 403, 404) },
+})
+
+const putConfig = adminRoute({
+  method: 'put',
+  path: `${base}/config`,
+  operationId: 'updateChangeRequestConfig',
+  tags,
+  summary: "Set a project's change request settings",
+  description:
+    'One environment or a list: `changeRequestsEnabled`, and `requiredApprovals` clamped to 1..10 (unchanged when left out). Each environment must be enabled in the project (404). ' +
+    'Where change requests are enabled, direct changes to flags (on/off, strategies, variants) need SKIP_CHANGE_REQUEST. Needs UPDATE_PROJECT. ' +
+    'Emits `change-request-configuration-updated` per environment whose settings changed.',
+  request: { params: projectIdParam, body: { required: true, content: jsonContent(ChangeRequestConfigInputSchema) } },
+  responses: { 200: { description: 'The settings now in force', content: jsonContent(ChangeRequestConfigSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
+})
+
+const addChangesRoute = adminRoute({
+  method: 'post',
+  path: '/api/admin/projects/{projectId}/environments/{environment}/change-requests',
+  operationId: 'addChangesToChangeRequest',
+  tags,
+  summary: 'Add changes to your draft change request',
+  description:
+    'One change or a list, each `{ feature, action, payload }` with action `updateEnabled` (`{ enabled }`), `addStrategy` (a strategy), `updateStrategy` (`{ id, ...strategy }`), ' +
+    '`deleteStrategy` (`{ id }`), `patchVariant` (`{ variants }`, the whole list), `addDependency` (`{ feature, enabled?, variants? }`), `deleteDependency` (`{ feature }`) or `archiveFeature`. ' +
+    'Each payload is validated as its direct route validates it, and the flag, strategy or dependency it names must exist (404). The changes go into your open Draft for this ' +
+    "project and environment, which is created when you have none; they are applied in the order they were added. 400 when the environment doesn't require change requests. " +
+    'Each change needs the permission of its direct route. Emits `change-request-created` for a new draft and `change-added` per change.',
+  request: { params: environmentParams, body: { required: true, content: jsonContent(ChangeOneOrManySchema) } },
+  responses: { 200: { description: 'The draft change request', content: jsonContent(ChangeRequestSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
+})
+
+const listRoute = adminRoute({
+  method: 'get',
+  path: base,
+  operationId: 'getChangeRequests',
+  tags,
+  summary: "List a project's change requests",
+  description: 'Newest first, optionally only those in one `state`.',
+  request: { params: projectIdParam, query: ChangeRequestListQuery },
+  responses: { 200: { description: 'The change requests', content: jsonContent(z.array(ChangeRequestSchema)) }, ...pickErrors(400, 401, 403, 404) },
+})
+
+const getRoute = adminRoute({
+  method: 'get',
+  path: `${base}/{id}`,
+  operationId: 'getChangeRequest',
+  tags,
+  summary: 'Get a change request',
+  request: { params: changeRequestParams },
+  responses: { 200: { description: 'The change request', content: jsonContent(ChangeRequestSchema) }, ...pickErrors(401, 403, 404) },
+})
+
+const stateRoute = adminRoute({
+  method: 'put',
+  path: `${base}/{id}/state`,
+  operationId: 'changeRequestStateChange',
+  tags,
+  summary: 'Move a change request to another state',
+  description:
+    'Draft → `In review` (its author) → `Approved` (after the required approvals, as the approve operation) → `Applied`; `Rejected` (by a reviewer, from In review or Approved); ' +
+    '`Cancelled` (its author or an admin, while not closed). Other moves are 409 ConflictError. Applying runs every change in one transaction through the direct routes\' own ' +
+    'write paths, with their usual events, attributed to the caller; a change that no longer applies (flag archived, strategy gone…) fails the whole request with 409 and changes nothing. ' +
+    'Reviewing (approve, reject) and applying need UPDATE_FEATURE_ENVIRONMENT in the environment. ' +
+    'Emits `change-request-sent-to-review`, `change-request-approved` / `change-request-approval-added`, `change-request-applied`, `change-request-rejected` or `change-request-cancelled`.',
+  request: { params: changeRequestParams, body: { required: true, content: jsonContent(ChangeRequestStateSchema) } },
+  responses: { 200: { description: 'The change request', content: jsonContent(ChangeRequestSchema) }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
+const approveRoute = adminRoute({
+  method: 'post',
+  path: `${base}/{id}/approve`,
+  operationId: 'approveChangeRequest',
+  tags,
+  summary: 'Approve a change request',
+  description:
+    "Adds your approval to a change request In review; never its author's (403), once per approver (409). With the environment's `requiredApprovals` reached it becomes Approved " +
+    '(`change-request-approved`), before that `change-request-approval-added`. Needs UPDATE_FEATURE_ENVIRONMENT in the environment.',
+  request: { params: changeRequestParams },
+  responses: { 200: { description: 'The change request', content: jsonContent(ChangeRequestSchema) }, ...pickErrors(401, 403, 404, 409) },
+})
+
+export const changeRequestRoutes = createRouter()
+  .openapi(getConfig, async (c) => {
+    const { projectId } = c.req.valid('param')
+    return c.json(await getChangeRequestConfig(c.var.db, projectId), 200)
+  })
+  .openapi(
+    putConfig,
+    async (c) => {
+      const { projectId } = c.req.valid('param')
+      requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId })
+      const body = c.req.valid('json')
+      return c.json(await setChangeRequestConfig(c.var.db, callerOf(c.var.principal).actor, c.var.clock(), projectId, Array.isArray(body) ? body : [body]), 200)
+    },
+    oneOrManyHook,
+  )
+  .openapi(
+    addChangesRoute,
+    async (c) => {
+      const { projectId, environment } = c.req.valid('param')
+      const body = c.req.valid('json')
+      const changes = Array.isArray(body) ? body : [body]
+      for (const action of new Set(changes.map((ch) => ch.action))) requirePermission(c.var.principal, ACTION_PERMISSIONS[action], { project: projectId, environment })
+      return c.json(await addChanges(c.var.db, callerOf(c.var.principal), c.var.clock(), projectId, environment, changes), 200)
+    },
+    oneOrManyHook,
+  )
+  .openapi(listRoute, async (c) => {
+    const { projectId } = c.req.valid('param')
+    return c.json(await listChangeRequests(c.var.db, projectId, c.req.valid('query').state), 200)
+  })
+  .openapi(getRoute, async (c) => {
+    const { projectId, id } = c.req.valid('param')
+    return c.json(await getChangeRequest(c.var.db, projectId, id), 200)
+  })
+  .openapi(stateRoute, async (c) => {
+    const { projectId, id } = c.req.valid('param')
+    const { state, comment } = c.req.valid('json')
+    return c.json(await changeState(c.var.db, callerOf(c.var.principal), c.var.clock(), projectId, id, state, comment), 200)
+  })
+  .openapi(approveRoute, async (c) => {
+    const { projectId, id } = c.req.valid('param')
+    return c.json(await approve(c.var.db, callerOf(c.var.principal), c.var.clock(), projectId, id), 200)
+  })

@@ -1,0 +1,88 @@
+import { z } from '@hono/zod-openapi'
+import { CreateDependencySchema } from '../dependencies/schemas.js'
+import { CreateStrategySchema, UpdateStrategySchema } from '../strategies/schemas.js'
+import { VariantsInputSchema } from '../variants/schemas.js'
+
+export const CHANGE_REQUEST_STATES = ['Draft', 'In review', 'Approved', 'Applied', 'Rejected', 'Cancelled'] as const
+export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number]
+/** The states whose changes are still to be applied. */
+export const OPEN_STATES: readonly ChangeRequestState[] = ['Draft', 'In review', 'Approved']
+
+const feature = z.string().min(1).max(100).openapi({ description: 'The flag the change is about (a live flag of the project)' })
+const strategyId = z.string().uuid().openapi({ description: 'The id of a strategy of the flag in the environment' })
+
+/** Each action's payload is validated as the direct route validates its body. */
+export const ChangeSchema = z
+  .discriminatedUnion('action', [
+    z.object({ feature, action: z.literal('updateEnabled'), payload: z.object({ enabled: z.boolean() }) }),
+    z.object({ feature, action: z.literal('addStrategy'), payload: CreateStrategySchema }),
+    z.object({ feature, action: z.literal('updateStrategy'), payload: z.object({ id: strategyId }).and(UpdateStrategySchema) }),
+    z.object({ feature, action: z.literal('deleteStrategy'), payload: z.object({ id: strategyId }) }),
+    z.object({ feature, action: z.literal('patchVariant'), payload: z.object({ variants: VariantsInputSchema }) }),
+    z.object({ feature, action: z.literal('addDependency'), payload: CreateDependencySchema }),
+    z.object({ feature, action: z.literal('deleteDependency'), payload: z.object({ feature: z.string().min(1).max(100).openapi({ description: 'The parent flag' }) }) }),
+    z.object({ feature, action: z.literal('archiveFeature'), payload: z.object({}).optional() }),
+  ])
+  .openapi('changeRequestAddChangeSchema')
+export type ChangeInput = z.infer<typeof ChangeSchema>
+export type ChangeAction = ChangeInput['action']
+export const CHANGE_ACTIONS = ChangeSchema.options.map((o) => o.shape.action.value) as readonly ChangeAction[]
+
+export const MAX_CHANGES_PER_REQUEST = 100
+export const ChangesSchema = z.array(ChangeSchema).min(1).max(MAX_CHANGES_PER_REQUEST)
+export const ChangeOneOrManySchema = z.union([ChangeSchema, ChangesSchema]).openapi('changeRequestOneOrManySchema')
+
+const userRef = z.object({ id: z.number().int().openapi({ description: 'The user id; -1337 for an API token' }), username: z.string() })
+
+export const ChangeViewSchema = z.object({
+  id: z.number().int(),
+  action: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  createdAt: z.string(),
+  createdBy: userRef,
+})
+
+export const ChangeRequestSchema = z
+  .object({
+    id: z.number().int(),
+    title: z.string(),
+    project: z.string(),
+    environment: z.string(),
+    state: z.enum(CHANGE_REQUEST_STATES),
+    minApprovals: z.number().int().openapi({ description: "The environment's required approvals" }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    createdBy: userRef,
+    features: z.array(z.object({ name: z.string(), changes: z.array(ChangeViewSchema) })).openapi({ description: 'The changes grouped by flag, in the order they were added' }),
+    approvals: z.array(z.object({ createdBy: userRef, createdAt: z.string() })),
+  })
+  .openapi('changeRequestSchema')
+export type ChangeRequestView = z.infer<typeof ChangeRequestSchema>
+
+export const ChangeRequestStateSchema = z
+  .object({
+    state: z.enum(['In review', 'Approved', 'Applied', 'Rejected', 'Cancelled']),
+    comment: z.string().max(1000).optional(),
+  })
+  .openapi('changeRequestStateSchema')
+
+const ConfigEntrySchema = z.object({
+  environment: z.string().min(1).max(100),
+  changeRequestsEnabled: z.boolean(),
+  requiredApprovals: z.number().int().optional().openapi({ description: 'Approvals needed before applying; clamped to 1..10; unchanged when left out (1 for a new setting)' }),
+})
+export const ChangeRequestConfigInputSchema = z.union([ConfigEntrySchema, z.array(ConfigEntrySchema).min(1).max(100)]).openapi('updateChangeRequestEnvironmentConfigSchema')
+export type ChangeRequestConfigEntry = z.infer<typeof ConfigEntrySchema>
+
+export const ChangeRequestConfigSchema = z
+  .array(z.object({ environment: z.string(), type: z.string(), changeRequestsEnabled: z.boolean(), requiredApprovals: z.number().int() }))
+  .openapi('changeRequestConfigSchema')
+
+export const changeRequestParams = z.object({
+  projectId: z.string().openapi({ param: { name: 'projectId', in: 'path' } }),
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'The change request id' }),
+})
+
+export const ChangeRequestListQuery = z.object({
+  state: z.enum(CHANGE_REQUEST_STATES).optional().openapi({ param: { name: 'state', in: 'query' }, description: 'Only change requests in this state' }),
+})

@@ -1,0 +1,73 @@
+import { z } from '@hono/zod-openapi'
+import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
+import { pickErrors } from '../http/errors.js'
+import {
+  AdvancedPlaygroundRequestSchema,
+  AdvancedPlaygroundResponseSchema,
+  ChangeRequestPlaygroundRequestSchema,
+  PlaygroundRequestSchema,
+  PlaygroundResponseSchema,
+} from './schemas.js'
+import type { Context } from 'hono'
+import { advancedResponseStream, type AdvancedEvaluation } from './advanced-response.js'
+import { advancedPlayground, basicPlayground, changeRequestPlayground, DEFAULT_MAX_EVALUATIONS } from './service.js'
+
+const tags = ['Playground']
+const evaluation =
+  'Archived flags are not evaluated. Strategies only an SDK can evaluate (custom strategies, and applicationHostname, which depends on the host) are `{ evaluationStatus: "incomplete" }`, ' +
+  "with `enabled: false` when their constraints or segments fail and `'unknown'` otherwise; disabled strategies are listed as `unevaluated` and do not count. " +
+  "`strategies.result` is 'unknown' when no strategy is on and one is unknown; `isEnabled` is true only when the flag is on for sure. " +
+  'The context is evaluated in the environment (`context.environment` defaults to it); custom top-level context fields are looked up like properties. Unknown environments or projects are a 400.'
+const combinations = (limit: string) =>
+  'Every context field, properties included, may hold comma-separated values: every combination is evaluated, and each evaluated flag shows its combination (properties flattened in). ' +
+  `More than ${limit} evaluations (environments × flags × combinations) is a 400. Top-level context fields that are not strings are left out and listed in \`warnings.invalidContextProperties\`.`
+
+const basicRoute = adminRoute({
+  method: 'post',
+  path: '/api/admin/playground',
+  operationId: 'getPlayground',
+  tags,
+  summary: 'Evaluate an Unleash context against an environment and projects',
+  description: `Evaluates every flag of the projects (default all) in one environment for the context as given (no comma-separated combinations; use the advanced playground). ${evaluation} Writes nothing.`,
+  request: { body: { required: true, content: jsonContent(PlaygroundRequestSchema) } },
+  responses: { 200: { description: 'The flags and their evaluation', content: jsonContent(PlaygroundResponseSchema) }, ...pickErrors(400, 401, 403, 415) },
+})
+
+/** Answers with the advanced playground's JSON written as it is evaluated (see advanced-response.ts): the document c.json would send. */
+const streamJson = <Typed>(c: Context, result: AdvancedEvaluation): Typed =>
+  c.body(advancedResponseStream(result), 200, { 'content-type': 'application/json' }) as unknown as Typed
+
+export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
+  const limit = options.maxEvaluations ?? DEFAULT_MAX_EVALUATIONS
+  const advancedRoute = adminRoute({
+    method: 'post',
+    path: '/api/admin/playground/advanced',
+    operationId: 'getAdvancedPlayground',
+    tags,
+    summary: 'Batch evaluate an Unleash context against environments and projects',
+    description: `${combinations(limit.toLocaleString('en'))} ${evaluation} Writes nothing.`,
+    request: { body: { required: true, content: jsonContent(AdvancedPlaygroundRequestSchema) } },
+    responses: { 200: { description: 'Per flag and environment, the evaluation of every combination', content: jsonContent(AdvancedPlaygroundResponseSchema) }, ...pickErrors(400, 401, 403, 415) },
+  })
+  const changeRequestRoute = adminRoute({
+    method: 'post',
+    path: '/api/admin/playground/change-request/{id}',
+    operationId: 'getChangeRequestPlayground',
+    tags,
+    summary: 'Evaluate a context against a change request preview',
+    description:
+      "Evaluates the flags of the change request's project in its environment as they would be once its pending changes are applied: the changes are applied in memory, " +
+      'in order, to the current flags; nothing is written. A change request that is Applied, Rejected or Cancelled has no pending changes: the flags are evaluated as they are. ' +
+      `A pending change that no longer applies (flag archived, strategy gone) is a 409, as applying it would be. 404 for an unknown change request. ${combinations(limit.toLocaleString('en'))} ${evaluation}`,
+    request: {
+      params: z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'The change request id' }) }),
+      body: { required: true, content: jsonContent(ChangeRequestPlaygroundRequestSchema) },
+    },
+    responses: { 200: { description: 'Per flag, the evaluation of every combination in the environment', content: jsonContent(AdvancedPlaygroundResponseSchema) }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+  })
+
+  return createRouter()
+    .openapi(basicRoute, async (c) => c.json(await basicPlayground(c.var.db, c.var.clock(), c.req.valid('json')), 200))
+    .openapi(advancedRoute, async (c) => streamJson(c, await advancedPlayground(c.var.db, c.var.clock(), limit, c.req.valid('json'))))
+    .openapi(changeRequestRoute, async (c) => streamJson(c, await changeRequestPlayground(c.var.db, c.var.clock(), limit, c.req.valid('param').id, c.req.valid('json'))))
+}

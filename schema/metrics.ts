@@ -1,0 +1,99 @@
+import { bigint, bigserial, index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
+import { environments } from './environments.js'
+import { features } from './features.js'
+
+/**
+ * What SDKs report (`POST /api/client/register`, `/api/client/metrics` and the frontend ones), one row
+ * per request, appended on the request's path and nothing else there. The aggregator consumes the rows
+ * (deletes them in the transaction that folds them into the tables below), so this is an inbox, not a log.
+ */
+export const clientMetricsInbox = pgTable('client_metrics_inbox', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  receivedAt: timestamp('received_at', { withTimezone: true, mode: 'date' }).notNull(),
+  // 'register' or 'metrics'.
+  kind: text('kind').notNull(),
+  appName: text('app_name').notNull(),
+  instanceId: text('instance_id'),
+  environment: text('environment').notNull(),
+  // The reporting token's projects (`*` for all): metrics count only for flags in them.
+  projects: text('projects').array().notNull(),
+  tokenName: text('token_name').notNull(),
+  clientIp: text('client_ip'),
+  // The request body as validated: the bucket for metrics, sdkVersion/strategies/interval/started for registrations.
+  payload: jsonb('payload').notNull(),
+})
+
+/** Applications (SDK `appName`s) seen through registrations or metrics. */
+export const clientApplications = pgTable('client_applications', {
+  appName: text('app_name').primaryKey(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+  createdBy: text('created_by').notNull(),
+  seenAt: timestamp('seen_at', { withTimezone: true, mode: 'date' }).notNull(),
+  sdkVersion: text('sdk_version'),
+  // The strategies the SDK registered with; null until it registers.
+  strategies: jsonb('strategies'),
+  description: text('description'),
+  url: text('url'),
+  color: text('color'),
+  icon: text('icon'),
+})
+
+/** One running SDK instance of an application, per environment. */
+export const clientInstances = pgTable(
+  'client_instances',
+  {
+    appName: text('app_name')
+      .notNull()
+      .references(() => clientApplications.appName, { onDelete: 'cascade' }),
+    instanceId: text('instance_id').notNull(),
+    environment: text('environment').notNull(),
+    sdkVersion: text('sdk_version'),
+    clientIp: text('client_ip'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
+    lastSeen: timestamp('last_seen', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appName, t.instanceId, t.environment] })],
+)
+
+/** Yes/no counts per flag, application, environment and hour (the hour the SDK's bucket started in). */
+export const clientMetricsHourly = pgTable(
+  'client_metrics_hourly',
+  {
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    appName: text('app_name').notNull(),
+    environment: text('environment')
+      .notNull()
+      .references(() => environments.name, { onDelete: 'cascade' }),
+    timestamp: timestamp('timestamp', { withTimezone: true, mode: 'date' }).notNull(),
+    yes: bigint('yes', { mode: 'number' }).notNull(),
+    no: bigint('no', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.featureName, t.appName, t.environment, t.timestamp] }),
+    index('client_metrics_hourly_timestamp_idx').on(t.timestamp),
+    index('client_metrics_hourly_app_idx').on(t.appName),
+  ],
+)
+
+/** How often each variant was returned, per flag, application, environment and hour. */
+export const clientMetricsVariantsHourly = pgTable(
+  'client_metrics_variants_hourly',
+  {
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    appName: text('app_name').notNull(),
+    environment: text('environment')
+      .notNull()
+      .references(() => environments.name, { onDelete: 'cascade' }),
+    timestamp: timestamp('timestamp', { withTimezone: true, mode: 'date' }).notNull(),
+    variant: text('variant').notNull(),
+    count: bigint('count', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.featureName, t.appName, t.environment, t.timestamp, t.variant] }),
+    index('client_metrics_variants_hourly_timestamp_idx').on(t.timestamp),
+  ],
+)

@@ -1,0 +1,54 @@
+import type { Context, MiddlewareHandler } from 'hono'
+import { findTokenPrincipal } from '../api-tokens/store.js'
+import { credentialOf, type Principal } from '../http/auth.js'
+import type { AppEnv } from '../http/context.js'
+import { ApiError, noAccess } from '../http/errors.js'
+
+export type SdkPrincipal = Extract<Principal, { kind: 'client-token' | 'frontend-token' | 'admin-token' }>
+
+const authenticationRequired = () =>
+  new ApiError('AuthenticationRequired', 'You must provide a valid API token in the Authorization header to access this resource (a client token for /api/client, a frontend token for /api/frontend)')
+
+/**
+ * The token of an SDK request, remembered for a few seconds (tokenTtlMs) so a poll does not look it
+ * up each time; writes through this process (deleting a token, say) forget every remembered token.
+ * Only the Authorization header counts here: SDK routes never accept a session cookie.
+ */
+async function principalOf(c: Context<AppEnv>): Promise<Principal> {
+  const credential = credentialOf(c.req.header('authorization'))
+  if (!credential) throw authenticationRequired()
+  const tokens = c.var.sdk.tokens
+  const remembered = tokens.get(credential)
+  if (remembered) return remembered
+  const principal = await findTokenPrincipal(c.var.db, credential, c.var.clock())
+  if (!principal) throw authenticationRequired()
+  tokens.set(credential, principal)
+  return principal
+}
+
+/** `/api/client/*`: client (backend) tokens and admin tokens. Frontend tokens and users' tokens get 403. */
+export const authenticateClient: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const principal = await principalOf(c)
+  if (principal.kind === 'frontend-token') throw noAccess('A frontend token cannot be used on the client API: use a client (backend) token')
+  if (principal.kind === 'user') throw noAccess('The client API needs a client (backend) token or an admin API token, not a personal access token')
+  c.set('principal', principal)
+  await next()
+}
+
+/** `/api/frontend/*`: frontend tokens only. Client and admin tokens get 403 (they must never reach a browser). */
+export const authenticateFrontend: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const principal = await principalOf(c)
+  if (principal.kind !== 'frontend-token') {
+    const what = principal.kind === 'client-token' ? 'A client (backend) token' : principal.kind === 'admin-token' ? 'An admin token' : 'A personal access token'
+    throw noAccess(`${what} cannot be used on the frontend API: use a frontend token`)
+  }
+  c.set('principal', principal)
+  await next()
+}
+
+/** The principal an SDK route runs as (set by the middlewares above). */
+export function sdkPrincipal(c: Context<AppEnv>): SdkPrincipal {
+  const principal = c.var.principal
+  if (principal.kind === 'user') throw noAccess('This route needs an API token')
+  return principal
+}

@@ -1,0 +1,86 @@
+import { sql } from 'drizzle-orm'
+import type { Db } from '../db.js'
+
+/**
+ * The configuration revision SDK payloads are cached under. Every change to a flag, strategy, variant,
+ * segment, dependency, tag or environment writes an event (ids increase), so the newest event id moves
+ * whenever a payload may have changed.
+ *
+ * The newest id alone is not enough on a real Postgres with concurrent writers: a transaction can take
+ * event id 41, another take 42 and commit first, and a payload built in between (revision 42) would
+ * miss change 41 for good. So the key also covers the newest 256 visible ids (their lowest id and how
+ * many there are): a late commit inside that window changes it. Missing one would take 256 other events
+ * committing while one write transaction sits between its event insert and its commit.
+ */
+export interface Revision {
+  /** The newest event id (0 with no events). */
+  id: number
+  /** What payloads are keyed by: `id.low.count` of the newest visible event ids. */
+  key: string
+  low: number
+  count: number
+}
+
+const WINDOW = 256
+
+export async function readRevision(db: Db): Promise<Revision> {
+  const result = await db.execute(sql`
+    select coalesce(max(id), 0)::text as id, coalesce(min(id), 0)::text as low, count(*)::int as count
+    from (select id from events order by id desc limit ${WINDOW}) newest`)
+  const row = ((result as unknown as { rows: { id: string; low: string; count: number }[] }).rows ?? [])[0]
+  const id = Number(row?.id ?? 0)
+  const low = Number(row?.low ?? 0)
+  const count = Number(row?.count ?? 0)
+  return { id, low, count, key: `${id}.${low}.${count}` }
+}
+
+/** Revisions only move forward: a newer one has a higher id, or the same id and more of the window committed. */
+export function isNewer(a: Revision, b: Revision): boolean {
+  if (a.id !== b.id) return a.id > b.id
+  if (a.low !== b.low) return a.low > b.low
+  return a.count > b.count
+}
+
+/**
+ * The current revision, read at most once per `ttlMs` (and again right after a write through this
+ * process, see `invalidate`), so a poll that changes nothing does not touch the database.
+ */
+export class RevisionMemo {
+  private value: Revision | undefined
+  private readAt = 0
+  private reading: Promise<Revision> | undefined
+  /** Bumped by `invalidate`: a read that started before a write must not be remembered after it. */
+  generation = 0
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly shareInFlight: boolean,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async current(db: Db): Promise<Revision> {
+    if (this.value && this.now() - this.readAt < this.ttlMs) return this.value
+    if (this.shareInFlight && this.reading) return this.reading
+    const generation = this.generation
+    const reading = readRevision(db).then((revision) => {
+      this.observe(revision, generation)
+      return this.value && !isNewer(revision, this.value) ? this.value : revision
+    })
+    if (this.shareInFlight) this.reading = reading.finally(() => (this.reading = undefined))
+    return reading
+  }
+
+  /** Takes a revision read elsewhere (with a payload) when it is newer than the remembered one. */
+  observe(revision: Revision, generation: number): void {
+    if (generation !== this.generation) return
+    if (!this.value || isNewer(revision, this.value)) this.value = revision
+    this.readAt = this.now()
+  }
+
+  invalidate(): void {
+    this.generation++
+    this.value = undefined
+    this.readAt = 0
+    this.reading = undefined
+  }
+}

@@ -1,0 +1,107 @@
+import { createRoute } from '@hono/zod-openapi'
+import { createRouter, jsonContent, SECURITY_SCHEME } from '../http/openapi.js'
+import { notFound, pickErrors } from '../http/errors.js'
+import { ClientApplicationSchema, ClientMetricsSchema } from '../metrics/schemas.js'
+import { storeMetrics, storeRegistration } from '../metrics/ingest.js'
+import { sdkPrincipal } from './auth.js'
+import { ClientFeatureSchema, ClientFeaturesQuerySchema, ClientFeaturesSchema, clientFeatureNameParam } from './schemas.js'
+import { clientScopeOf, reporterOf } from './scope.js'
+import { clientPayload, etagMatches } from './service.js'
+
+const tags = ['Client']
+const security = [{ [SECURITY_SCHEME]: [] }]
+
+const getAllClientFeaturesRoute = createRoute({
+  method: 'get',
+  path: '/api/client/features',
+  operationId: 'getAllClientFeatures',
+  tags,
+  security,
+  summary: 'Get all flags (SDK)',
+  description:
+    'What server SDKs evaluate locally: every flag of the token’s projects that is not archived, for the token’s environment, with its enabled state, ' +
+    'strategies in order (disabled strategies are left out, as Unleash does; so a flag whose strategies are all disabled has none, and an SDK treats it ' +
+    'as on wherever the environment is on, exactly as against Unleash), variants, dependencies, impressionData and project, plus the segments those ' +
+    'strategies use. Unleash’s filters narrow it: `project` (within the token’s projects), `namePrefix`, `tag=type:value` (any of them). Admin tokens are ' +
+    'accepted and serve the `environment` parameter’s environment, else the first enabled one. SDKs that do not send `Unleash-Client-Spec` 4.2.0 or later ' +
+    'get segment constraints copied into the strategies instead of `segments`. The `ETag` is a hash of the payload, so `If-None-Match` with it answers 304 with ' +
+    'no body until something this token sees changes; the payload is built once per change and served from memory in between.',
+  request: { query: ClientFeaturesQuerySchema },
+  responses: {
+    200: {
+      description: 'The flags',
+      content: jsonContent(ClientFeaturesSchema),
+      headers: { ETag: { schema: { type: 'string' }, description: 'Send it back in If-None-Match' } },
+    },
+    304: { description: 'Nothing changed since the ETag in If-None-Match' },
+    ...pickErrors(400, 401, 403),
+  },
+})
+
+const getClientFeatureRoute = createRoute({
+  method: 'get',
+  path: '/api/client/features/{featureName}',
+  operationId: 'getClientFeature',
+  tags,
+  security,
+  summary: 'Get a single feature flag',
+  description: 'The one flag of `GET /api/client/features` with this name (the same scope and filters); 404 when that payload does not have it.',
+  request: { params: clientFeatureNameParam, query: ClientFeaturesQuerySchema },
+  responses: { 200: { description: 'The flag', content: jsonContent(ClientFeatureSchema) }, ...pickErrors(400, 401, 403, 404) },
+})
+
+const registerClientApplicationRoute = createRoute({
+  method: 'post',
+  path: '/api/client/register',
+  operationId: 'registerClientApplication',
+  tags,
+  security,
+  summary: 'Register a client SDK',
+  description:
+    'SDKs call this on start-up with appName, instanceId, sdkVersion, strategies, interval and started. Accepted with 202 once stored; the application and ' +
+    'instance are recorded in the background, and an application seen for the first time writes `application-created` (attributed to the token).',
+  request: { body: { required: true, content: jsonContent(ClientApplicationSchema) } },
+  responses: { 202: { description: 'Accepted' }, ...pickErrors(400, 401, 403, 413, 415) },
+})
+
+const registerClientMetricsRoute = createRoute({
+  method: 'post',
+  path: '/api/client/metrics',
+  operationId: 'registerClientMetrics',
+  tags,
+  security,
+  summary: 'Register client usage metrics',
+  description:
+    'A bucket of per-flag yes/no counts and variant counts. Accepted with 202 once stored (one row, whatever the number of flags); folded in the background ' +
+    'into hourly counts per flag, application and environment and into the flags’ lastSeenAt in the token’s environment. Flags that do not exist or are ' +
+    'outside the token’s projects are ignored.',
+  request: { body: { required: true, content: jsonContent(ClientMetricsSchema) } },
+  responses: { 202: { description: 'Accepted' }, ...pickErrors(400, 401, 403, 413, 415) },
+})
+
+export const clientRoutes = createRouter()
+  .openapi(getAllClientFeaturesRoute, async (c) => {
+    const scope = await clientScopeOf(c, sdkPrincipal(c), c.req.valid('query'))
+    const payload = await clientPayload(c.var.sdk, c.var.db, scope)
+    if (etagMatches(c.req.header('if-none-match'), payload.etag)) return c.body(null, 304, { ETag: payload.etag })
+    return c.body(payload.body as Uint8Array<ArrayBuffer>, 200, { ETag: payload.etag, 'Content-Type': 'application/json; charset=UTF-8' })
+  })
+  .openapi(getClientFeatureRoute, async (c) => {
+    const { featureName } = c.req.valid('param')
+    const scope = await clientScopeOf(c, sdkPrincipal(c), c.req.valid('query'))
+    const feature = (await clientPayload(c.var.sdk, c.var.db, scope)).byName.get(featureName)
+    if (!feature) throw notFound(`Could not find feature flag ${featureName}`)
+    return c.json(feature, 200)
+  })
+  .openapi(registerClientApplicationRoute, async (c) => {
+    const body = c.req.valid('json')
+    await storeRegistration(c.var.db, c.var.clock(), await reporterOf(c, sdkPrincipal(c), body.environment), body)
+    c.var.sdk.aggregation.schedule(c)
+    return c.body(null, 202)
+  })
+  .openapi(registerClientMetricsRoute, async (c) => {
+    const body = c.req.valid('json')
+    await storeMetrics(c.var.db, c.var.clock(), await reporterOf(c, sdkPrincipal(c), body.environment), body)
+    c.var.sdk.aggregation.schedule(c)
+    return c.body(null, 202)
+  })

@@ -1,0 +1,58 @@
+import { z } from '@hono/zod-openapi'
+import { ConstraintSchema } from '../strategies/schemas.js'
+import { VariantSchema } from '../variants/schemas.js'
+
+const oneOrMany = z.union([z.string(), z.array(z.string())])
+
+export const ClientFeaturesQuerySchema = z.object({
+  project: oneOrMany.optional().openapi({ description: 'Only flags of these projects (repeatable); within the token’s projects' }),
+  namePrefix: z.string().max(255).optional().openapi({ description: 'Only flags whose name starts with this' }),
+  tag: oneOrMany.optional().openapi({ description: 'Only flags with any of these tags, each `type:value` (repeatable)' }),
+  environment: z.string().max(100).optional().openapi({ description: 'Admin tokens only (deprecated in Unleash): the environment to serve' }),
+})
+
+export type ClientFeaturesQuery = z.infer<typeof ClientFeaturesQuerySchema>
+
+const ClientStrategySchema = z
+  .object({
+    name: z.string(),
+    constraints: z.array(ConstraintSchema),
+    parameters: z.record(z.string(), z.string()),
+    variants: z.array(VariantSchema.omit({ overrides: true })),
+    segments: z.array(z.number().int()).optional(),
+  })
+  .openapi('clientFeatureStrategySchema')
+
+export const ClientFeatureSchema = z
+  .object({
+    name: z.string(),
+    type: z.string(),
+    enabled: z.boolean(),
+    stale: z.boolean(),
+    impressionData: z.boolean(),
+    project: z.string(),
+    strategies: z.array(ClientStrategySchema),
+    variants: z.array(VariantSchema),
+    dependencies: z.array(z.object({ feature: z.string(), enabled: z.boolean(), variants: z.array(z.string()).optional() })).optional(),
+  })
+  .openapi('clientFeatureSchema')
+
+export const ClientFeaturesSchema = z
+  .object({
+    version: z.number().int(),
+    features: z.array(ClientFeatureSchema),
+    segments: z.array(z.object({ id: z.number().int(), name: z.string(), constraints: z.array(ConstraintSchema) }).openapi('clientSegmentSchema')).optional(),
+    query: z
+      .object({
+        environment: z.string(),
+        project: z.array(z.string()).optional(),
+        namePrefix: z.string().optional(),
+        tag: z.array(z.array(z.string())).optional(),
+        inlineSegmentConstraints: z.boolean(),
+      })
+      .openapi('clientFeaturesQuerySchema'),
+    meta: z.object({ revisionId: z.number().int(), etag: z.string(), queryHash: z.string() }),
+  })
+  .openapi('clientFeaturesSchema')
+
+export const clientFeatureNameParam = z.object({ featureName: z.string().openapi({ param: { name: 'featureName', in: 'path' } }) })

@@ -1,0 +1,99 @@
+import type { Context } from 'hono'
+import semver from 'semver'
+import { and, asc, eq } from 'drizzle-orm'
+import { environments } from '../../schema/index.js'
+import type { AppEnv } from '../http/context.js'
+import { validationError } from '../http/errors.js'
+import type { Reporter } from '../metrics/ingest.js'
+import type { SdkPrincipal } from './auth.js'
+import type { ClientScope } from './payload.js'
+import type { ClientFeaturesQuery } from './schemas.js'
+
+/** The projects a token sees: `*` for all. */
+export function tokenProjects(principal: SdkPrincipal): '*' | string[] {
+  if (principal.kind === 'admin-token') return '*'
+  return principal.projects.includes('*') ? '*' : [...new Set(principal.projects)].sort()
+}
+
+/**
+ * The environment an SDK request is about. Client and frontend tokens name theirs (a request cannot
+ * ask for another). Admin tokens name none: Unleash's deprecated `environment` parameter picks one,
+ * else the first enabled environment in sort order (Unleash falls back to its `default` environment).
+ */
+export async function environmentOf(c: Context<AppEnv>, principal: SdkPrincipal, requested?: string | null): Promise<string> {
+  if (principal.kind !== 'admin-token' && principal.environment !== '*') return principal.environment
+  const db = c.var.db
+  if (requested) {
+    const [row] = await db.select({ name: environments.name }).from(environments).where(eq(environments.name, requested))
+    if (!row) throw validationError(`Unknown environment: ${requested}`, [{ path: 'query.environment', message: `environment ${requested} does not exist` }])
+    return requested
+  }
+  const sdk = c.var.sdk
+  const revision = await sdk.revisions.current(db)
+  if (sdk.defaultEnvironment?.revisionKey !== revision.key) {
+    const [row] = await db
+      .select({ name: environments.name })
+      .from(environments)
+      .where(and(eq(environments.enabled, true)))
+      .orderBy(asc(environments.sortOrder), asc(environments.name))
+      .limit(1)
+    sdk.defaultEnvironment = { revisionKey: revision.key, name: row?.name }
+  }
+  const name = sdk.defaultEnvironment.name
+  if (!name) throw validationError('There is no enabled environment to serve')
+  return name
+}
+
+/**
+ * The caller's IP address: what Cloudflare or a proxy in front reports, else the socket's peer on Node
+ * (@hono/node-server passes the incoming request as a binding; read without importing Node modules).
+ */
+export function callerAddress(c: Context<AppEnv>): string | undefined {
+  const forwarded = c.req.header('cf-connecting-ip') ?? c.req.header('x-forwarded-for')?.split(',')[0]
+  const address = forwarded?.trim() || (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress
+  if (!address) return undefined
+  // IPv4 peers of a dual-stack socket show up as ::ffff:a.b.c.d.
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address
+}
+
+/** Who is reporting, for register and metrics: a client token's environment and projects, or what an admin token's body names. */
+export async function reporterOf(c: Context<AppEnv>, principal: SdkPrincipal, environment?: string | null): Promise<Reporter> {
+  const projects = tokenProjects(principal)
+  return {
+    tokenName: principal.name,
+    projects: projects === '*' ? ['*'] : projects,
+    environment: await environmentOf(c, principal, environment),
+    clientIp: callerAddress(c),
+    sdkHeader: c.req.header('unleash-sdk'),
+  }
+}
+
+const toList = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value])
+
+/** Whether the SDK knows segments (Unleash-Client-Spec 4.2.0 or later); older ones get their constraints inlined. */
+function supportsSegments(spec: string | undefined): boolean {
+  const version = spec ? semver.coerce(spec) : null
+  return version !== null && semver.gte(version, '4.2.0')
+}
+
+/** The scope of a client API request: the token's environment and projects, narrowed by Unleash's filters. */
+export async function clientScopeOf(c: Context<AppEnv>, principal: SdkPrincipal, query: ClientFeaturesQuery): Promise<ClientScope> {
+  const environment = await environmentOf(c, principal, query.environment)
+  const allowed = tokenProjects(principal)
+  const asked = [...new Set(toList(query.project).flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean))]
+  let projects: ClientScope['projects'] = allowed
+  if (asked.length > 0 && !asked.includes('*')) projects = (allowed === '*' ? asked : asked.filter((p) => allowed.includes(p))).sort()
+  const tags = new Map<string, [string, string]>()
+  for (const tag of toList(query.tag)) {
+    const at = tag.indexOf(':')
+    if (at <= 0 || at === tag.length - 1) throw validationError(`A tag filter must be type:value, got "${tag}"`, [{ path: 'query.tag', message: 'must be type:value' }])
+    tags.set(tag, [tag.slice(0, at), tag.slice(at + 1)])
+  }
+  return {
+    environment,
+    projects,
+    ...(query.namePrefix ? { namePrefix: query.namePrefix } : {}),
+    ...(tags.size > 0 ? { tags: [...tags.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, pair]) => pair) } : {}),
+    inlineSegmentConstraints: !supportsSegments(c.req.header('unleash-client-spec')),
+  }
+}

@@ -1,0 +1,55 @@
+import type { EvaluationContext } from '../evaluation/index.js'
+
+const STANDARD_FIELDS = new Set(['appName', 'environment', 'userId', 'sessionId', 'remoteAddress', 'currentTime', 'properties'])
+const MAX_PROPERTIES = 100
+const MAX_VALUE_LENGTH = 1000
+
+/** Context values arrive as strings (query), or as JSON values (body): numbers and booleans become strings, anything else is dropped. */
+function asText(value: unknown): string | undefined {
+  if (Array.isArray(value)) return asText(value[0])
+  if (typeof value === 'string') return value.slice(0, MAX_VALUE_LENGTH)
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value)
+  return undefined
+}
+
+function randomSessionId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(18))
+  let hex = ''
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0')
+  return hex
+}
+
+/**
+ * The evaluation context of a frontend API request, built as Unleash builds it (its create-context):
+ * the standard fields, `properties` (an object in a body, `properties[name]=value` in a query), and any
+ * other field moved into properties. `remoteAddress` defaults to the caller's address and `sessionId`
+ * to a random one; `environment` is always the token's, whatever the request says.
+ */
+export function frontendContext(fields: Record<string, unknown>, defaults: { environment: string; remoteAddress?: string }): EvaluationContext {
+  const properties: Record<string, string> = {}
+  const addProperty = (name: string, value: unknown) => {
+    const text = asText(value)
+    if (text !== undefined && name !== '' && (name in properties || Object.keys(properties).length < MAX_PROPERTIES)) properties[name] = text
+  }
+  // Other top-level fields first, so that explicit properties win over them (as in Unleash).
+  for (const [key, value] of Object.entries(fields)) if (!STANDARD_FIELDS.has(key) && !key.startsWith('properties[')) addProperty(key, value)
+  for (const [key, value] of Object.entries(fields)) {
+    const bracketed = /^properties\[(.+)\]$/.exec(key)
+    if (bracketed) addProperty(bracketed[1]!, value)
+  }
+  const nested = fields.properties
+  if (nested !== null && typeof nested === 'object' && !Array.isArray(nested)) {
+    for (const [key, value] of Object.entries(nested)) addProperty(key, value)
+  }
+  const field = (name: string) => asText(fields[name]) || undefined
+  const currentTime = field('currentTime')
+  return {
+    environment: defaults.environment,
+    ...(field('appName') ? { appName: field('appName') } : {}),
+    ...(field('userId') ? { userId: field('userId') } : {}),
+    sessionId: field('sessionId') ?? randomSessionId(),
+    ...((field('remoteAddress') ?? defaults.remoteAddress) ? { remoteAddress: field('remoteAddress') ?? defaults.remoteAddress } : {}),
+    ...(currentTime && !Number.isNaN(Date.parse(currentTime)) ? { currentTime } : {}),
+    properties,
+  }
+}

@@ -1,0 +1,99 @@
+import { createRoute } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { createRouter, jsonContent, SECURITY_SCHEME } from '../http/openapi.js'
+import type { AppEnv } from '../http/context.js'
+import { pickErrors } from '../http/errors.js'
+import { sdkPrincipal } from '../client-api/auth.js'
+import { callerAddress, environmentOf, reporterOf, tokenProjects } from '../client-api/scope.js'
+import { storeMetrics, storeRegistration } from '../metrics/ingest.js'
+import { ClientMetricsSchema, FrontendClientSchema } from '../metrics/schemas.js'
+import { frontendContext } from './context.js'
+import { frontendToggles } from './evaluate.js'
+import { FrontendPostSchema, FrontendQuerySchema, FrontendTogglesSchema } from './schemas.js'
+
+const tags = ['Frontend API']
+const security = [{ [SECURITY_SCHEME]: [] }]
+
+const evaluationDescription =
+  'Evaluates every flag of the frontend token’s projects in its environment for the context (with the same engine and the same payload server SDKs ' +
+  'get) and returns the enabled ones, each with its variant and impressionData, as Unleash does. `remoteAddress` defaults to the caller’s address, ' +
+  '`sessionId` to a random one, and `environment` is always the token’s. Fields other than the standard ones become properties. ' +
+  'Client and admin tokens get 403. Browsers may call it from the origins in FLAGPOST_FRONTEND_CORS_ORIGINS (any by default).'
+
+const getFrontendFeaturesRoute = createRoute({
+  method: 'get',
+  path: '/api/frontend',
+  operationId: 'getFrontendFeatures',
+  tags,
+  security,
+  summary: 'Retrieve enabled feature flags for the provided context.',
+  description: `${evaluationDescription} Context values are query parameters, properties as \`properties[name]=value\`.`,
+  request: { query: FrontendQuerySchema },
+  responses: { 200: { description: 'The enabled flags', content: jsonContent(FrontendTogglesSchema) }, ...pickErrors(400, 401, 403) },
+})
+
+const postFrontendFeaturesRoute = createRoute({
+  method: 'post',
+  path: '/api/frontend',
+  operationId: 'getFrontendApiFeaturesWithPost',
+  tags,
+  security,
+  summary: 'Retrieve enabled feature flags for the provided context, using POST.',
+  description: `${evaluationDescription} The context is the body's \`context\` property. Nothing is written.`,
+  request: { body: { required: false, content: jsonContent(FrontendPostSchema) } },
+  responses: { 200: { description: 'The enabled flags', content: jsonContent(FrontendTogglesSchema) }, ...pickErrors(400, 401, 403, 413, 415) },
+})
+
+const frontendMetricsRoute = createRoute({
+  method: 'post',
+  path: '/api/frontend/client/metrics',
+  operationId: 'registerFrontendMetrics',
+  tags,
+  security,
+  summary: 'Register client usage metrics',
+  description:
+    'The frontend SDK’s yes/no and variant counts, handled like `POST /api/client/metrics` (stored with one insert, folded in the background) for the ' +
+    'token’s environment and projects. Answers 200, as Unleash does.',
+  request: { body: { required: true, content: jsonContent(ClientMetricsSchema) } },
+  responses: { 200: { description: 'Accepted' }, ...pickErrors(400, 401, 403, 413, 415) },
+})
+
+const frontendRegisterRoute = createRoute({
+  method: 'post',
+  path: '/api/frontend/client/register',
+  operationId: 'registerFrontendClient',
+  tags,
+  security,
+  summary: 'Register a client SDK',
+  description: 'Accepted with 200 as Unleash does; Flagpost also records the application and instance, like `POST /api/client/register`.',
+  request: { body: { required: true, content: jsonContent(FrontendClientSchema) } },
+  responses: { 200: { description: 'Accepted' }, ...pickErrors(400, 401, 403, 413, 415) },
+})
+
+async function answer(c: Context<AppEnv>, fields: Record<string, unknown>) {
+  const principal = sdkPrincipal(c)
+  const environment = await environmentOf(c, principal)
+  const context = frontendContext(fields, { environment, remoteAddress: callerAddress(c) })
+  const now = c.var.clock()
+  const toggles = await frontendToggles(c.var.sdk, c.var.db, { environment, projects: tokenProjects(principal) }, context, now)
+  c.header('Cache-Control', 'no-cache')
+  return { toggles }
+}
+
+export const frontendRoutes = createRouter()
+  .openapi(getFrontendFeaturesRoute, async (c) => c.json(await answer(c, c.req.valid('query')), 200))
+  .openapi(postFrontendFeaturesRoute, async (c) => {
+    const body = (c.req.valid('json') ?? {}) as Record<string, unknown>
+    const context = body.context !== undefined && body.context !== null && typeof body.context === 'object' ? (body.context as Record<string, unknown>) : body
+    return c.json(await answer(c, context), 200)
+  })
+  .openapi(frontendMetricsRoute, async (c) => {
+    await storeMetrics(c.var.db, c.var.clock(), await reporterOf(c, sdkPrincipal(c)), c.req.valid('json'))
+    c.var.sdk.aggregation.schedule(c)
+    return c.body(null, 200)
+  })
+  .openapi(frontendRegisterRoute, async (c) => {
+    await storeRegistration(c.var.db, c.var.clock(), await reporterOf(c, sdkPrincipal(c)), c.req.valid('json'))
+    c.var.sdk.aggregation.schedule(c)
+    return c.body(null, 200)
+  })

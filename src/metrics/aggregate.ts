@@ -1,0 +1,265 @@
+import { asc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
+import { clientMetricsHourly, clientMetricsInbox, clientMetricsVariantsHourly } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import type { Clock } from '../http/context.js'
+import { recordEvents, type Actor, type NewEvent } from '../events/store.js'
+
+/** Hourly rows older than this are deleted (Unleash keeps 48 hours of hourly metrics too). */
+export const RETENTION_HOURS = 48
+const BATCH = 200
+const MAX_BATCHES = 100
+const HOUR_MS = 3_600_000
+
+type InboxRow = typeof clientMetricsInbox.$inferSelect
+
+interface RegisterPayload {
+  sdkVersion: string | null
+  strategies: string[]
+}
+
+interface MetricsPayload {
+  sdkVersion: string | null
+  bucket: { start: string; stop: string; toggles: Record<string, { yes: number; no: number; variants?: Record<string, number> | null }> } | null
+}
+
+/**
+ * Folds the reports SDKs left in the inbox into applications, instances, hourly per-flag counts and
+ * the flags' lastSeenAt, batch by batch, each batch one transaction that also deletes its inbox rows
+ * (so a report is counted exactly once, even with several processes aggregating: SKIP LOCKED). A new
+ * application writes `application-created` in that transaction. Flags that do not exist, or are not in
+ * the reporting token's projects, are ignored. Returns how many reports it folded.
+ */
+export async function aggregatePendingMetrics(db: Db, clock: Clock, batchSize = BATCH): Promise<number> {
+  let total = 0
+  for (let i = 0; i < MAX_BATCHES; i++) {
+    let folded: number
+    try {
+      folded = await db.transaction((tx) => aggregateBatch(tx, clock(), batchSize))
+    } catch (error) {
+      // One bad report must not hold back every report behind it: go one by one, and set aside the one that fails alone.
+      console.error('metrics aggregation: a batch failed, folding its reports one by one:', error)
+      folded = await aggregateOneByOne(db, clock, batchSize)
+    }
+    total += folded
+    if (folded < batchSize) break
+  }
+  if (total > 0) await pruneMetrics(db, clock())
+  return total
+}
+
+async function aggregateOneByOne(db: Db, clock: Clock, count: number): Promise<number> {
+  let folded = 0
+  let after = 0
+  for (let i = 0; i < count; i++) {
+    const [next] = await db.select({ id: clientMetricsInbox.id }).from(clientMetricsInbox).where(gt(clientMetricsInbox.id, after)).orderBy(asc(clientMetricsInbox.id)).limit(1)
+    if (!next) break
+    after = next.id
+    try {
+      folded += await db.transaction((tx) => aggregateBatch(tx, clock(), 1, next.id))
+    } catch (error) {
+      console.error(`metrics aggregation: dropping report ${next.id}, which cannot be folded:`, error)
+      await db.delete(clientMetricsInbox).where(eq(clientMetricsInbox.id, next.id))
+      folded++
+    }
+  }
+  return folded
+}
+
+export async function pruneMetrics(db: Db, now: Date): Promise<void> {
+  const cutoff = new Date(now.getTime() - RETENTION_HOURS * HOUR_MS)
+  await db.delete(clientMetricsHourly).where(lt(clientMetricsHourly.timestamp, cutoff))
+  await db.delete(clientMetricsVariantsHourly).where(lt(clientMetricsVariantsHourly.timestamp, cutoff))
+}
+
+/** Folds up to `batchSize` of the oldest reports nobody else is folding (or just report `onlyId`). */
+async function aggregateBatch(tx: Db, now: Date, batchSize: number, onlyId?: number): Promise<number> {
+  const claimed = tx
+    .select({ id: clientMetricsInbox.id })
+    .from(clientMetricsInbox)
+    .where(onlyId === undefined ? undefined : eq(clientMetricsInbox.id, onlyId))
+    .orderBy(asc(clientMetricsInbox.id))
+    .limit(batchSize)
+    .for('update', { skipLocked: true })
+  const rows = (await tx.delete(clientMetricsInbox).where(inArray(clientMetricsInbox.id, claimed)).returning()).sort((a, b) => a.id - b.id)
+  if (rows.length === 0) return 0
+  await foldApplications(tx, now, rows)
+  await foldInstances(tx, rows)
+  await foldCounts(tx, rows)
+  return rows.length
+}
+
+// Counts saturate rather than overflow: in memory at the largest exact double, in the tables at the largest bigint.
+const saturated = (n: number) => Math.min(n, Number.MAX_SAFE_INTEGER)
+const BIGINT_MAX = sql.raw('9223372036854775807')
+
+const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`
+const rowsOf = <T>(result: unknown) => ((result as { rows?: T[] }).rows ?? []) as T[]
+
+/** Upserts the batch's applications in name order (so concurrent batches lock them in one order) and announces new ones. */
+async function foldApplications(tx: Db, now: Date, rows: InboxRow[]) {
+  const apps = new Map<string, { app_name: string; created_at: string; created_by: string; seen_at: string; sdk_version: string | null; strategies: string[] | null; environment: string }>()
+  for (const row of rows) {
+    const payload = row.payload as Partial<RegisterPayload>
+    let app = apps.get(row.appName)
+    if (!app) {
+      app = { app_name: row.appName, created_at: row.receivedAt.toISOString(), created_by: row.tokenName, seen_at: row.receivedAt.toISOString(), sdk_version: null, strategies: null, environment: row.environment }
+      apps.set(row.appName, app)
+    }
+    if (row.receivedAt.toISOString() > app.seen_at) app.seen_at = row.receivedAt.toISOString()
+    if (payload.sdkVersion) app.sdk_version = payload.sdkVersion
+    if (row.kind === 'register' && Array.isArray(payload.strategies)) app.strategies = payload.strategies
+  }
+  const list = [...apps.values()].sort((a, b) => (a.app_name < b.app_name ? -1 : a.app_name > b.app_name ? 1 : 0))
+  const result = await tx.execute(sql`
+    insert into client_applications (app_name, created_at, created_by, seen_at, sdk_version, strategies)
+    select v.app_name, v.created_at, v.created_by, v.seen_at, v.sdk_version, v.strategies
+    from jsonb_to_recordset(${json(list)}) as v(app_name text, created_at timestamptz, created_by text, seen_at timestamptz, sdk_version text, strategies jsonb)
+    order by v.app_name
+    on conflict (app_name) do update set
+      seen_at = greatest(client_applications.seen_at, excluded.seen_at),
+      sdk_version = coalesce(excluded.sdk_version, client_applications.sdk_version),
+      strategies = coalesce(excluded.strategies, client_applications.strategies)
+    returning app_name, (xmax = 0) as inserted`)
+  const created = rowsOf<{ app_name: string; inserted: boolean }>(result).filter((r) => r.inserted)
+  // Each new application is attributed to the token that reported it first.
+  const byActor = new Map<string, NewEvent[]>()
+  for (const { app_name } of created) {
+    const app = apps.get(app_name)!
+    const event: NewEvent = {
+      type: 'application-created',
+      environment: app.environment,
+      data: { appName: app.app_name, sdkVersion: app.sdk_version, strategies: app.strategies ?? [], createdAt: app.created_at },
+    }
+    const list = byActor.get(app.created_by)
+    if (list) list.push(event)
+    else byActor.set(app.created_by, [event])
+  }
+  for (const [createdBy, events] of byActor) {
+    const actor: Actor = { createdBy, createdByUserId: null }
+    await recordEvents(tx, actor, now, events)
+  }
+}
+
+async function foldInstances(tx: Db, rows: InboxRow[]) {
+  const instances = new Map<string, { app_name: string; instance_id: string; environment: string; sdk_version: string | null; client_ip: string | null; created_at: string; last_seen: string }>()
+  for (const row of rows) {
+    if (!row.instanceId) continue
+    const key = `${row.appName}\u0000${row.instanceId}\u0000${row.environment}`
+    const seen = row.receivedAt.toISOString()
+    const sdkVersion = (row.payload as { sdkVersion?: string | null }).sdkVersion ?? null
+    const instance = instances.get(key)
+    if (!instance) {
+      instances.set(key, { app_name: row.appName, instance_id: row.instanceId, environment: row.environment, sdk_version: sdkVersion, client_ip: row.clientIp, created_at: seen, last_seen: seen })
+    } else {
+      if (seen > instance.last_seen) instance.last_seen = seen
+      instance.sdk_version = sdkVersion ?? instance.sdk_version
+      instance.client_ip = row.clientIp ?? instance.client_ip
+    }
+  }
+  if (instances.size === 0) return
+  await tx.execute(sql`
+    insert into client_instances (app_name, instance_id, environment, sdk_version, client_ip, created_at, last_seen)
+    select v.app_name, v.instance_id, v.environment, v.sdk_version, v.client_ip, v.created_at, v.last_seen
+    from jsonb_to_recordset(${json([...instances.values()])}) as v(app_name text, instance_id text, environment text, sdk_version text, client_ip text, created_at timestamptz, last_seen timestamptz)
+    order by v.app_name, v.instance_id, v.environment
+    on conflict (app_name, instance_id, environment) do update set
+      last_seen = greatest(client_instances.last_seen, excluded.last_seen),
+      sdk_version = coalesce(excluded.sdk_version, client_instances.sdk_version),
+      client_ip = coalesce(excluded.client_ip, client_instances.client_ip)`)
+}
+
+/** The hour a bucket counts for: the hour it started in, unless the SDK's clock puts it after the report arrived. */
+function hourOf(bucketStart: string, receivedAt: Date): string {
+  const start = Date.parse(bucketStart)
+  const at = Number.isFinite(start) && start <= receivedAt.getTime() ? start : receivedAt.getTime()
+  return new Date(at - (at % HOUR_MS)).toISOString()
+}
+
+/**
+ * Sums the batch per flag, application, environment and hour in memory, then writes each kind of row
+ * with one statement: unknown flags and environments and flags outside the token's projects drop out in
+ * the joins, and rows are written in key order.
+ */
+async function foldCounts(tx: Db, rows: InboxRow[]) {
+  const counts = new Map<string, { feature_name: string; app_name: string; environment: string; ts: string; projects: string[]; yes: number; no: number }>()
+  const variants = new Map<string, { feature_name: string; app_name: string; environment: string; ts: string; projects: string[]; variant: string; count: number }>()
+  const seen = new Map<string, { feature_name: string; environment: string; projects: string[]; seen: string }>()
+  for (const row of rows) {
+    if (row.kind !== 'metrics') continue
+    const bucket = (row.payload as MetricsPayload).bucket
+    if (!bucket) continue
+    const ts = hourOf(bucket.start, row.receivedAt)
+    const scope = row.projects.join(',')
+    for (const [featureName, toggle] of Object.entries(bucket.toggles)) {
+      const yes = toggle.yes ?? 0
+      const no = toggle.no ?? 0
+      const key = `${featureName}\u0000${row.appName}\u0000${row.environment}\u0000${ts}\u0000${scope}`
+      const count = counts.get(key)
+      if (count) {
+        count.yes = saturated(count.yes + yes)
+        count.no = saturated(count.no + no)
+      } else {
+        counts.set(key, { feature_name: featureName, app_name: row.appName, environment: row.environment, ts, projects: row.projects, yes, no })
+      }
+      for (const [variant, n] of Object.entries(toggle.variants ?? {})) {
+        if (!n) continue
+        const variantKey = `${key}\u0000${variant}`
+        const existing = variants.get(variantKey)
+        if (existing) existing.count = saturated(existing.count + n)
+        else variants.set(variantKey, { feature_name: featureName, app_name: row.appName, environment: row.environment, ts, projects: row.projects, variant, count: n })
+      }
+      if (yes + no > 0) {
+        const seenKey = `${featureName}\u0000${row.environment}\u0000${scope}`
+        const at = row.receivedAt.toISOString()
+        const last = seen.get(seenKey)
+        if (!last) seen.set(seenKey, { feature_name: featureName, environment: row.environment, projects: row.projects, seen: at })
+        else if (at > last.seen) last.seen = at
+      }
+    }
+  }
+  const inScope = sql`join features f on f.name = v.feature_name and ('*' = any(v.projects) or f.project = any(v.projects))`
+  if (counts.size > 0) {
+    await tx.execute(sql`
+      insert into client_metrics_hourly (feature_name, app_name, environment, timestamp, yes, no)
+      select v.feature_name, v.app_name, v.environment, v.ts, least(sum(v.yes), ${BIGINT_MAX})::bigint, least(sum(v.no), ${BIGINT_MAX})::bigint
+      from jsonb_to_recordset(${json([...counts.values()])}) as v(feature_name text, app_name text, environment text, ts timestamptz, projects text[], yes bigint, no bigint)
+      ${inScope}
+      join environments e on e.name = v.environment
+      group by 1, 2, 3, 4
+      order by 1, 2, 3, 4
+      on conflict (feature_name, app_name, environment, timestamp) do update set
+        yes = least(client_metrics_hourly.yes::numeric + excluded.yes, ${BIGINT_MAX})::bigint,
+        no = least(client_metrics_hourly.no::numeric + excluded.no, ${BIGINT_MAX})::bigint`)
+  }
+  if (variants.size > 0) {
+    await tx.execute(sql`
+      insert into client_metrics_variants_hourly (feature_name, app_name, environment, timestamp, variant, count)
+      select v.feature_name, v.app_name, v.environment, v.ts, v.variant, least(sum(v.count), ${BIGINT_MAX})::bigint
+      from jsonb_to_recordset(${json([...variants.values()])}) as v(feature_name text, app_name text, environment text, ts timestamptz, projects text[], variant text, count bigint)
+      ${inScope}
+      join environments e on e.name = v.environment
+      group by 1, 2, 3, 4, 5
+      order by 1, 2, 3, 4, 5
+      on conflict (feature_name, app_name, environment, timestamp, variant) do update set
+        count = least(client_metrics_variants_hourly.count::numeric + excluded.count, ${BIGINT_MAX})::bigint`)
+  }
+  if (seen.size > 0) {
+    // lastSeenAt is approximate by nature: rows an admin write holds are skipped rather than waited for.
+    await tx.execute(sql`
+      with seen as (
+        select v.feature_name, v.environment, max(v.seen) as seen
+        from jsonb_to_recordset(${json([...seen.values()])}) as v(feature_name text, environment text, projects text[], seen timestamptz)
+        ${inScope}
+        group by 1, 2
+      ), locked as (
+        select fe.feature_name, fe.environment, seen.seen
+        from feature_environments fe
+        join seen on seen.feature_name = fe.feature_name and seen.environment = fe.environment
+        order by 1, 2
+        for no key update of fe skip locked
+      )
+      update feature_environments fe set last_seen_at = greatest(fe.last_seen_at, locked.seen)
+      from locked
+      where fe.feature_name = locked.feature_name and fe.environment = locked.environment`)
+  }
+}

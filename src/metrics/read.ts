@@ -1,0 +1,151 @@
+import { and, asc, count, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm'
+import { clientApplications, clientMetricsHourly, clientMetricsVariantsHourly, features } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import { notFound } from '../http/errors.js'
+import type { ApplicationsQuery } from './schemas.js'
+
+const HOUR_MS = 3_600_000
+const MAX_PAGE = 1000
+const startOfHour = (at: Date) => new Date(at.getTime() - (at.getTime() % HOUR_MS))
+
+const SORT_COLUMNS = { appName: clientApplications.appName, createdAt: clientApplications.createdAt, seenAt: clientApplications.seenAt } as const
+
+/** A page of applications (two queries: the page with its total, then the usage of the page's applications). */
+export async function listApplications(db: Db, query: ApplicationsQuery) {
+  const limit = Math.min(Number(query.limit ?? MAX_PAGE), MAX_PAGE)
+  const offset = Number(query.offset ?? 0)
+  const filter: SQL | undefined = query.query ? sql`strpos(lower(${clientApplications.appName}), lower(${query.query})) > 0` : undefined
+  const column = SORT_COLUMNS[query.sortBy ?? 'appName']
+  const direction = query.sortOrder === 'desc' ? desc : asc
+  const [rows, [total]] = await Promise.all([
+    db.select().from(clientApplications).where(filter).orderBy(direction(column), asc(clientApplications.appName)).limit(limit).offset(offset),
+    db.select({ n: count() }).from(clientApplications).where(filter),
+  ])
+  const names = rows.map((r) => r.appName)
+  const usageRows =
+    names.length === 0
+      ? []
+      : await db
+          .select({
+            appName: clientMetricsHourly.appName,
+            project: features.project,
+            environments: sql<string[]>`array_agg(distinct ${clientMetricsHourly.environment} order by ${clientMetricsHourly.environment})`,
+          })
+          .from(clientMetricsHourly)
+          .innerJoin(features, eq(features.name, clientMetricsHourly.featureName))
+          .where(inArray(clientMetricsHourly.appName, names))
+          .groupBy(clientMetricsHourly.appName, features.project)
+          .orderBy(asc(clientMetricsHourly.appName), asc(features.project))
+  return {
+    total: total?.n ?? 0,
+    applications: rows.map((row) => ({
+      appName: row.appName,
+      ...(row.sdkVersion ? { sdkVersion: row.sdkVersion } : {}),
+      strategies: (row.strategies as string[] | null) ?? [],
+      ...(row.description ? { description: row.description } : {}),
+      ...(row.url ? { url: row.url } : {}),
+      ...(row.color ? { color: row.color } : {}),
+      ...(row.icon ? { icon: row.icon } : {}),
+      createdAt: row.createdAt.toISOString(),
+      seenAt: row.seenAt.toISOString(),
+      usage: usageRows.filter((u) => u.appName === row.appName).map((u) => ({ project: u.project, environments: u.environments })),
+    })),
+  }
+}
+
+async function requireFeature(db: Db, name: string) {
+  const [row] = await db.select({ name: features.name }).from(features).where(eq(features.name, name))
+  if (!row) throw notFound(`Could not find feature flag ${name}`)
+}
+
+// Spelled out: drizzle leaves columns of a single-table select unqualified, which inside this subquery would name v's own.
+const variantsOf = sql<Record<string, number> | null>`(
+  select jsonb_object_agg(v.variant, v.count) from client_metrics_variants_hourly v
+  where v.feature_name = client_metrics_hourly.feature_name and v.app_name = client_metrics_hourly.app_name
+    and v.environment = client_metrics_hourly.environment and v.timestamp = client_metrics_hourly.timestamp)`
+
+/** The hourly rows of a flag from `hoursBack` hours ago (rounded down to the hour) on, oldest first. */
+export async function featureMetricsRaw(db: Db, featureName: string, hoursBack: number, now: Date) {
+  await requireFeature(db, featureName)
+  const since = startOfHour(new Date(now.getTime() - hoursBack * HOUR_MS))
+  const rows = await db
+    .select({ row: clientMetricsHourly, variants: variantsOf })
+    .from(clientMetricsHourly)
+    .where(and(eq(clientMetricsHourly.featureName, featureName), gte(clientMetricsHourly.timestamp, since)))
+    .orderBy(asc(clientMetricsHourly.timestamp), asc(clientMetricsHourly.environment), asc(clientMetricsHourly.appName))
+  return {
+    version: 1,
+    maturity: 'stable',
+    data: rows.map(({ row, variants }) => ({
+      featureName: row.featureName,
+      appName: row.appName,
+      environment: row.environment,
+      timestamp: row.timestamp.toISOString(),
+      yes: Number(row.yes),
+      no: Number(row.no),
+      variants: numbers(variants),
+    })),
+  }
+}
+
+/**
+ * Unleash's usage summary of a flag: per environment, the counts of the last hour (this hour and the
+ * one before) and of the whole retention period, and the applications that reported it.
+ */
+export async function featureUsage(db: Db, featureName: string, now: Date) {
+  await requireFeature(db, featureName)
+  const since = startOfHour(new Date(now.getTime() - HOUR_MS))
+  const byFeature = eq(clientMetricsHourly.featureName, featureName)
+  const [lastHour, lastHourVariants, total, apps] = await Promise.all([
+    db
+      .select({
+        environment: clientMetricsHourly.environment,
+        timestamp: sql<Date>`max(${clientMetricsHourly.timestamp})`.mapWith(clientMetricsHourly.timestamp),
+        yes: sql<number>`sum(${clientMetricsHourly.yes})`.mapWith(Number),
+        no: sql<number>`sum(${clientMetricsHourly.no})`.mapWith(Number),
+      })
+      .from(clientMetricsHourly)
+      .where(and(byFeature, gte(clientMetricsHourly.timestamp, since)))
+      .groupBy(clientMetricsHourly.environment)
+      .orderBy(asc(clientMetricsHourly.environment)),
+    db
+      .select({
+        environment: clientMetricsVariantsHourly.environment,
+        variant: clientMetricsVariantsHourly.variant,
+        count: sql<number>`sum(${clientMetricsVariantsHourly.count})`.mapWith(Number),
+      })
+      .from(clientMetricsVariantsHourly)
+      .where(and(eq(clientMetricsVariantsHourly.featureName, featureName), gte(clientMetricsVariantsHourly.timestamp, since)))
+      .groupBy(clientMetricsVariantsHourly.environment, clientMetricsVariantsHourly.variant),
+    db
+      .select({
+        environment: clientMetricsHourly.environment,
+        yes: sql<number>`sum(${clientMetricsHourly.yes})`.mapWith(Number),
+        no: sql<number>`sum(${clientMetricsHourly.no})`.mapWith(Number),
+      })
+      .from(clientMetricsHourly)
+      .where(byFeature)
+      .groupBy(clientMetricsHourly.environment)
+      .orderBy(asc(clientMetricsHourly.environment)),
+    db.selectDistinct({ appName: clientMetricsHourly.appName }).from(clientMetricsHourly).where(byFeature).orderBy(asc(clientMetricsHourly.appName)),
+  ])
+  return {
+    version: 1,
+    maturity: 'stable',
+    featureName,
+    lastHourUsage: lastHour.map((row) => ({
+      featureName,
+      environment: row.environment,
+      timestamp: row.timestamp.toISOString(),
+      yes: row.yes,
+      no: row.no,
+      variants: Object.fromEntries(lastHourVariants.filter((v) => v.environment === row.environment).map((v) => [v.variant, v.count])),
+    })),
+    totalUsage: total,
+    seenApplications: apps.map((a) => a.appName),
+  }
+}
+
+function numbers(record: Record<string, number | string> | null): Record<string, number> {
+  return Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, Number(v)]))
+}

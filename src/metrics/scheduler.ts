@@ -1,0 +1,10 @@
+import type { Clock } from '../http/context.js'
+import { backgroundJob, type BackgroundJob, type RunInBackground } from '../http/background.js'
+import { aggregatePendingMetrics } from './aggregate.js'
+
+export type AggregationScheduler = BackgroundJob
+
+/** Folds what SDKs reported (the rows are already stored) into the aggregates, after the response. */
+export function createAggregationScheduler(options: { clock: Clock; background?: RunInBackground; coalesce: boolean }): AggregationScheduler {
+  return backgroundJob('metrics aggregation', (db) => aggregatePendingMetrics(db, options.clock), options)
+}

@@ -70,3 +70,33 @@ export const projectMembers = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.userId, t.roleId] }), index('project_members_user_idx').on(t.userId)],
 )
+
+/** Browser sessions from a sign-in. Only a SHA-256 of the session id is stored; the id lives in the cookie. */
+export const sessions = pgTable(
+  'sessions',
+  {
+    sessionHash: text('session_hash').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+)
+
+/** Single-use links to set a password (invites of new users and password resets), stored as SHA-256 of the token. */
+export const resetTokens = pgTable(
+  'reset_tokens',
+  {
+    tokenHash: text('token_hash').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdBy: text('created_by').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    usedAt: timestamp('used_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('reset_tokens_user_idx').on(t.userId)],
+)

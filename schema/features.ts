@@ -20,7 +20,7 @@ export const features = pgTable(
     createdByUserId: integer('created_by_user_id'),
     archivedAt: timestamp('archived_at', { withTimezone: true, mode: 'date' }),
   },
-  (t) => [index('features_project_idx').on(t.project, t.name)],
+  (t) => [index('features_project_idx').on(t.project, t.name), index('features_created_by_user_idx').on(t.createdByUserId, t.createdAt)],
 )
 
 export const featureEnvironments = pgTable(

@@ -13,7 +13,8 @@ import { projectRoutes } from './projects/routes.js'
 import { environmentRoutes } from './environments/routes.js'
 import { apiTokenRoutes } from './api-tokens/routes.js'
 import { integrationRoutes } from './integrations/routes.js'
-import { DEFAULT_DELIVERY_OPTIONS, deliverPending, deliveryScheduler, type DeliveryOptions } from './integrations/delivery.js'
+import { DEFAULT_DELIVERY_OPTIONS, deliverPending, type DeliveryOptions } from './integrations/delivery.js'
+import { backgroundJob, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
 import { eventRoutes } from './events/routes.js'
 import { strategyRoutes } from './strategies/routes.js'
@@ -23,23 +24,47 @@ import { tagRoutes } from './tags/routes.js'
 import { dependencyRoutes } from './dependencies/routes.js'
 import { favoriteRoutes } from './favorites/routes.js'
 import { lifecycleRoutes } from './lifecycle/routes.js'
+import { userRoutes } from './users/routes.js'
+import { authRoutes } from './auth/routes.js'
+import { personalAccessTokenRoutes } from './api-tokens/personal-access-token-routes.js'
+import { projectAccessRoutes } from './projects/access-routes.js'
+import { authSettingsRoutes } from './auth-settings/routes.js'
+import { dashboardRoutes } from './dashboard/routes.js'
+import type { EmailTransport } from './users/email.js'
+import { changeRequestRoutes } from './change-requests/routes.js'
+import { playgroundRoutes } from './playground/routes.js'
+import { authenticateClient, authenticateFrontend } from './client-api/auth.js'
+import { clientRoutes } from './client-api/routes.js'
+import { createSdkState, type SdkOptions } from './client-api/state.js'
+import { frontendCors } from './frontend-api/cors.js'
+import { frontendRoutes } from './frontend-api/routes.js'
+import { metricsRoutes } from './metrics/routes.js'
 
 export interface AppDeps {
   /** The database of a request: the same one on Node, one opened per request on Workers. */
   db: (c: Context<AppEnv>) => Db
   clock?: Clock
   version?: string
+  /** Where invite links point (e.g. `https://flags.example.com`); default: the origin of the request. */
+  publicUrl?: string
+  /** How e-mails leave; none configured: no e-mail is sent (`emailSent: false`). */
+  email?: EmailTransport
   /** Integration delivery settings (private targets, timeout). */
   delivery?: Partial<DeliveryOptions>
+  /** Most evaluations (environments × flags × context combinations) one advanced playground request may ask for; default 15,000 as Unleash. */
+  playgroundMaxEvaluations?: number
   /**
-   * Runs the integration deliveries a write queued, after the response. Workers pass one that keeps
-   * the request's connection open until it is done (waitUntil); the default, for Node, runs them
-   * detached, one run at a time.
+   * Runs work after the response: integration deliveries a write queued, folding SDK reports. Workers
+   * pass one that hands it to waitUntil (keeping the request's connection open until it is done); the
+   * default, for Node, runs it detached, one run of each job at a time.
    */
-  afterWrite?: (c: Context<AppEnv>, deliver: (db: Db) => Promise<number>) => void
+  background?: RunInBackground
+  /** SDK-facing API settings: cache lifetimes and sizes, frontend CORS origins. */
+  sdk?: Partial<SdkOptions>
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const SDK_PATH = /^\/api\/(client|frontend)(\/|$)/
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
 export function toApiError(error: unknown): ApiError | undefined {
@@ -56,8 +81,9 @@ export function toApiError(error: unknown): ApiError | undefined {
 export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? (() => new Date())
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
-  const deliver = (db: Db) => deliverPending(db, clock, delivery)
-  const afterWrite = deps.afterWrite ?? detachedDeliveries()
+  const accounts = { publicUrl: deps.publicUrl, email: deps.email }
+  const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background })
+  const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight })
   const app = createRouter()
 
   app.onError((error, c) => {
@@ -74,12 +100,26 @@ export function createApp(deps: AppDeps) {
   app.use('*', urlGuard)
   app.use('*', async (c, next) => {
     c.set('clock', clock)
+    c.set('accounts', accounts)
     c.set('delivery', delivery)
     c.set('db', deps.db(c))
     await next()
-    if (WRITE_METHODS.has(c.req.method) && c.res.status < 400) afterWrite(c, deliver)
+    // Writes queue the deliveries of their events; SDK reports write none.
+    if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !SDK_PATH.test(c.req.path)) deliveries.schedule(c)
   })
   app.use('/api/admin/*', authenticateAdmin)
+  app.use('*', async (c, next) => {
+    c.set('sdk', sdk)
+    await next()
+  })
+  // A write through this process may change what SDKs see: their next poll re-reads the revision (and tokens) at once.
+  app.use('/api/admin/*', async (c, next) => {
+    await next()
+    if (WRITE_METHODS.has(c.req.method) && c.res.status < 400) sdk.invalidate()
+  })
+  app.use('/api/frontend/*', frontendCors(sdk.options.frontendCorsOrigins))
+  app.use('/api/client/*', authenticateClient)
+  app.use('/api/frontend/*', authenticateFrontend)
   app.use('*', bodyGuard)
 
   app.route('/', healthRoutes)
@@ -96,12 +136,23 @@ export function createApp(deps: AppDeps) {
   app.route('/', dependencyRoutes)
   app.route('/', favoriteRoutes)
   app.route('/', lifecycleRoutes)
+  app.route('/', userRoutes)
+  app.route('/', authRoutes)
+  app.route('/', personalAccessTokenRoutes)
+  app.route('/', projectAccessRoutes)
+  app.route('/', authSettingsRoutes)
+  app.route('/', dashboardRoutes)
+  app.route('/', changeRequestRoutes)
+  app.route('/', playgroundRoutes({ maxEvaluations: deps.playgroundMaxEvaluations }))
+  app.route('/', clientRoutes)
+  app.route('/', frontendRoutes)
+  app.route('/', metricsRoutes)
 
   app.openAPIRegistry.registerComponent('securitySchemes', SECURITY_SCHEME, {
     type: 'apiKey',
     in: 'header',
     name: 'Authorization',
-    description: 'An API token (`*:*.<secret>` for admin tokens), raw or after `Bearer `',
+    description: 'An API token (`*:*.<secret>` for admin tokens) or a personal access token (`user:<secret>`), raw or after `Bearer `. Signed-in browsers use the `flagpost-session` cookie instead.',
   })
   app.doc31('/docs/openapi.json', {
     openapi: '3.1.0',
@@ -116,15 +167,3 @@ export function createApp(deps: AppDeps) {
 }
 
 export type App = ReturnType<typeof createApp>
-
-/** On Node the database is the same for every request, so one coalescing runner serves the app. */
-function detachedDeliveries(): NonNullable<AppDeps['afterWrite']> {
-  let db: Db | undefined
-  const schedule = deliveryScheduler(() => deliver!(db!))
-  let deliver: ((db: Db) => Promise<number>) | undefined
-  return (c, run) => {
-    db = c.var.db
-    deliver = run
-    void schedule()
-  }
-}

@@ -1,8 +1,11 @@
 import { serve } from '@hono/node-server'
 import { createApp } from './app.js'
+import { webhookEmailTransport } from './users/email.js'
 import { bootstrapAdminTokens } from './api-tokens/store.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
+import { parseCorsOrigins } from './frontend-api/cors.js'
+import { aggregatePendingMetrics } from './metrics/aggregate.js'
 
 export interface ServerConfig {
   port: number
@@ -11,6 +14,12 @@ export interface ServerConfig {
   databaseUrl?: string
   initAdminTokens: string[]
   allowPrivateWebhooks: boolean
+  /** Where invite links point; default: the origin of each request. */
+  publicUrl?: string
+  /** An HTTP endpoint that takes outgoing e-mails as JSON; none: no e-mail is sent. */
+  emailWebhookUrl?: string
+  /** Origins browsers may call the frontend API from (FLAGPOST_FRONTEND_CORS_ORIGINS, comma-separated); default any. */
+  frontendCorsOrigins: string[]
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -29,11 +38,23 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     databaseUrl: env.DATABASE_URL || undefined,
     initAdminTokens,
     allowPrivateWebhooks: env.FLAGPOST_ALLOW_PRIVATE_WEBHOOKS === 'true',
+    publicUrl: httpUrl(env.FLAGPOST_PUBLIC_URL, 'FLAGPOST_PUBLIC_URL'),
+    emailWebhookUrl: httpUrl(env.FLAGPOST_EMAIL_WEBHOOK_URL, 'FLAGPOST_EMAIL_WEBHOOK_URL'),
+    frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS),
   }
 }
 
 // Deliveries are made right after each write; this sweep only catches what a stopped process left queued.
 const DELIVERY_SWEEP_MS = 60_000
+
+function httpUrl(value: string | undefined, name: string): string | undefined {
+  if (!value) return undefined
+  try {
+    const url = new URL(value)
+    if (url.protocol === 'http:' || url.protocol === 'https:') return value
+  } catch {}
+  throw new Error(`${name} must be an http(s) URL, got "${value}"`)
+}
 
 /** Opens and migrates the database, makes sure an admin token exists, and serves the app. */
 export async function startServer(config: ServerConfig) {
@@ -41,9 +62,12 @@ export async function startServer(config: ServerConfig) {
   await database.migrate()
   const firstToken = await bootstrapAdminTokens(database.db, new Date(), config.initAdminTokens)
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks }
-  const app = createApp({ db: () => database.db, delivery })
+  const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
+  const app = createApp({ db: () => database.db, delivery, publicUrl: config.publicUrl, email, sdk: { frontendCorsOrigins: config.frontendCorsOrigins } })
   const sweep = setInterval(() => {
     deliverPending(database.db, () => new Date(), delivery).catch((error: unknown) => console.error('integration delivery failed:', error))
+    // SDK reports are folded right after they arrive; this catches what a stopped process left in the inbox.
+    aggregatePendingMetrics(database.db, () => new Date()).catch((error: unknown) => console.error('metrics aggregation failed:', error))
   }, DELIVERY_SWEEP_MS)
   sweep.unref()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {

@@ -1,7 +1,10 @@
 import type { ExecutionContext } from 'hono'
 import { createApp, type App } from './app.js'
+import { webhookEmailTransport } from './users/email.js'
 import { openNeon, type DbHandle } from './db.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
+import { parseCorsOrigins } from './frontend-api/cors.js'
+import { aggregatePendingMetrics } from './metrics/aggregate.js'
 
 export interface WorkerEnv {
   /** Secret: the Postgres (Neon) connection string. */
@@ -10,6 +13,12 @@ export interface WorkerEnv {
   NEON_WS_PROXY?: string
   /** `true` lets webhooks reach loopback and private addresses. */
   FLAGPOST_ALLOW_PRIVATE_WEBHOOKS?: string
+  /** Where invite links point, e.g. `https://flags.example.com`; default: the origin of the request. */
+  FLAGPOST_PUBLIC_URL?: string
+  /** An HTTP endpoint that takes outgoing e-mails as JSON (`{ to, subject, text }`); unset: no e-mail is sent. */
+  FLAGPOST_EMAIL_WEBHOOK_URL?: string
+  /** Origins browsers may call the frontend API from, comma-separated; default any (`*`). */
+  FLAGPOST_FRONTEND_CORS_ORIGINS?: string
 }
 
 interface RequestBindings extends Record<string, unknown> {
@@ -44,12 +53,16 @@ let app: App | undefined
 export default {
   async fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
     app ??= createApp({
+      publicUrl: env.FLAGPOST_PUBLIC_URL || undefined,
+      email: env.FLAGPOST_EMAIL_WEBHOOK_URL ? webhookEmailTransport(env.FLAGPOST_EMAIL_WEBHOOK_URL) : undefined,
       db: (c) => (c.env as RequestBindings).connection.db,
       delivery: deliveryOptions(env),
-      afterWrite: (c, deliver) => {
+      background: (c, task) => {
         const bindings = c.env as RequestBindings
-        bindings.background.push(deliver(bindings.connection.db).catch((error: unknown) => console.error('integration delivery failed:', error)))
+        bindings.background.push(task(bindings.connection.db).catch((error: unknown) => console.error('background work failed:', error)))
       },
+      // The caches live per isolate; a request never waits on work another request started (it may never settle here).
+      sdk: { frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS), shareInFlight: false },
     })
     const bindings: RequestBindings = { connection: new LazyConnection(env), background: [] }
     try {
@@ -59,13 +72,14 @@ export default {
     }
   },
 
-  /** Cron trigger: makes deliveries a stopped isolate left queued. */
+  /** Cron trigger: makes deliveries a stopped isolate left queued, and folds SDK reports it left in the inbox. */
   async scheduled(_controller: unknown, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
     const connection = new LazyConnection(env)
     ctx.waitUntil(
-      deliverPending(connection.db, () => new Date(), deliveryOptions(env))
-        .catch((error: unknown) => console.error('integration delivery failed:', error))
-        .finally(() => connection.close()),
+      Promise.allSettled([
+        deliverPending(connection.db, () => new Date(), deliveryOptions(env)).catch((error: unknown) => console.error('integration delivery failed:', error)),
+        aggregatePendingMetrics(connection.db, () => new Date()).catch((error: unknown) => console.error('metrics aggregation failed:', error)),
+      ]).finally(() => connection.close()),
     )
   },
 }

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { createToken } from '../src/api-tokens/store.js'
+import { SYSTEM_ACTOR } from '../src/events/store.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 
 /*
@@ -15,14 +17,43 @@ afterAll(() => t.close())
 
 const F = '/api/admin/projects/shop/features'
 const strategyId = async () => (await t.call('GET', `${F}/cart/environments/development/strategies`)).body[0].id as string
+const draftId = async () => (await t.call('GET', '/api/admin/projects/shop/change-requests?state=Draft')).body[0].id as number
+/** A change request by another token, In review, so that test-admin may approve it. */
+async function reviewedByAnother() {
+  const other = (await createToken(t.db, SYSTEM_ACTOR, new Date(), { tokenName: 'other-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+  const created = await t.call('POST', '/api/admin/projects/shop/environments/production/change-requests', { body: { feature: 'cart', action: 'patchVariant', payload: { variants: [{ name: 'x' }] } }, token: other })
+  await t.call('PUT', `/api/admin/projects/shop/change-requests/${created.body.id}/state`, { body: { state: 'In review' }, token: other })
+  return created.body.id as number
+}
 const segmentId = async () => (await t.call('GET', '/api/admin/segments')).body.segments[0].id as number
 
+// Users, sign-in and personal access tokens: dana is created by the first of their cases.
+let danaId = 0
+let patId = 0
+let resetToken = ''
+const findDana = async () => (danaId = (await t.query<{ id: number }>("select id from users where username = 'dana'"))[0]!.id)
+const asDana = async () => {
+  const res = await t.call('POST', '/auth/simple/login', { token: null, body: { username: 'dana', password: 'dana-password' } })
+  return { token: null, headers: { cookie: /flagpost-session=[^;]*/.exec(res.headers.get('set-cookie') ?? '')![0] }, actor: 'dana@example.com' }
+}
+
 interface Case {
+  /** Who makes the request (default: the test-admin token) and the name its events carry. */
+  as?: () => Promise<{ token: string | null; headers?: Record<string, string>; actor: string }>
   route: string
   path: string | (() => Promise<string>)
   body?: unknown
   events: string[]
+  /** Waits for background work the route hands over (SDK reports are folded after the response). */
+  settle?: () => Promise<void>
 }
+
+let frontendToken = ''
+/** SDK reports are stored on the request and folded (with application-created for a new application) in the background. */
+const reportsFolded = () =>
+  vi.waitFor(async () => expect(await t.query('select count(*)::int as n from client_metrics_inbox')).toEqual([{ n: 0 }]), { timeout: 5_000, interval: 20 })
+const sdkBucket = { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { cart: { yes: 1, no: 0, variants: {} } } }
+const asFrontend = async () => ({ token: frontendToken, actor: 'web' })
 
 const cases: Case[] = [
   { route: 'POST /api/admin/environments', path: '/api/admin/environments', body: { name: 'staging', type: 'preproduction' }, events: ['environment-created'] },
@@ -64,6 +95,19 @@ const cases: Case[] = [
   { route: 'PATCH /api/admin/projects/{projectId}/features/{featureName}/variants', path: `${F}/cart/variants`, body: [{ op: 'add', path: '/-', value: { name: 'a' } }], events: ['feature-variants-updated', 'feature-variants-updated', 'feature-variants-updated'] },
   { route: 'PUT /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants', path: `${F}/cart/environments/production/variants`, body: [{ name: 'b' }], events: ['feature-environment-variants-updated'] },
   { route: 'PATCH /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants', path: `${F}/cart/environments/production/variants`, body: [{ op: 'replace', path: '/0/name', value: 'c' }], events: ['feature-environment-variants-updated'] },
+  { route: 'PUT /api/admin/projects/{projectId}/change-requests/config', path: '/api/admin/projects/shop/change-requests/config', body: { environment: 'production', changeRequestsEnabled: true }, events: ['change-request-configuration-updated'] },
+  { route: 'POST /api/admin/projects/{projectId}/environments/{environment}/change-requests', path: '/api/admin/projects/shop/environments/production/change-requests', body: { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } }, events: ['change-request-created', 'change-added'] },
+  { route: 'PUT /api/admin/projects/{projectId}/change-requests/{id}/state', path: async () => `/api/admin/projects/shop/change-requests/${await draftId()}/state`, body: { state: 'In review' }, events: ['change-request-sent-to-review'] },
+  { route: 'POST /api/admin/playground/change-request/{id}', path: async () => `/api/admin/playground/change-request/${(await t.call('GET', '/api/admin/projects/shop/change-requests')).body[0].id}`, body: { context: { appName: 'web' } }, events: [] },
+  { route: 'POST /api/admin/projects/{projectId}/change-requests/{id}/approve', path: async () => `/api/admin/projects/shop/change-requests/${await reviewedByAnother()}/approve`, events: ['change-request-approved'] },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/change-requests/{id}/state',
+    path: async () => `/api/admin/projects/shop/change-requests/${(await t.call('GET', '/api/admin/projects/shop/change-requests?state=Approved')).body[0].id}/state`,
+    body: { state: 'Applied' },
+    events: ['feature-environment-variants-updated', 'change-request-applied'],
+  },
+  { route: 'POST /api/admin/playground', path: '/api/admin/playground', body: { environment: 'production', context: { appName: 'web' } }, events: [] },
+  { route: 'POST /api/admin/playground/advanced', path: '/api/admin/playground/advanced', body: { environments: ['production'], context: { appName: 'web,app' } }, events: [] },
   { route: 'POST /api/admin/features/{featureName}/tags', path: '/api/admin/features/cart/tags', body: { type: 'team', value: 'payments' }, events: ['feature-tagged'] },
   { route: 'DELETE /api/admin/features/{featureName}/tags/{type}/{value}', path: '/api/admin/features/cart/tags/team/payments', events: ['feature-untagged'] },
   { route: 'POST /api/admin/projects/{projectId}/features/{featureName}/favorites', path: `${F}/cart/favorites`, events: ['feature-favorited'] },
@@ -86,6 +130,70 @@ const cases: Case[] = [
   },
   { route: 'DELETE /api/admin/addons/{id}', path: async () => `/api/admin/addons/${(await t.call('GET', '/api/admin/addons')).body.addons[0].id}`, events: ['addon-config-deleted'] },
   { route: 'DELETE /api/admin/segments/{id}', path: async () => `/api/admin/segments/${await segmentId()}`, events: ['segment-deleted'] },
+  { route: 'POST /api/admin/user-admin', path: '/api/admin/user-admin', body: { username: 'dana', email: 'dana@example.com', password: 'dana-password', rootRole: 'Editor' }, events: ['user-created'] },
+  { route: 'PUT /api/admin/user-admin/{id}', path: async () => `/api/admin/user-admin/${await findDana()}`, body: { name: 'Dana' }, events: ['user-updated'] },
+  { route: 'POST /api/admin/user-admin/{id}/change-password', path: async () => `/api/admin/user-admin/${danaId}/change-password`, body: { password: 'dana-password' }, events: ['user-updated'] },
+  { route: 'POST /auth/simple/login', path: '/auth/simple/login', body: { username: 'dana', password: 'dana-password' }, events: [] },
+  { route: 'POST /logout', path: '/logout', as: asDana, events: [] },
+  {
+    route: 'POST /auth/reset/password',
+    path: async () => {
+      const invited = await t.call('POST', '/api/admin/user-admin', { body: { email: 'erin@example.com', rootRole: 'Viewer' } })
+      resetToken = new URL(invited.body.inviteLink).searchParams.get('token')!
+      return '/auth/reset/password'
+    },
+    get body() {
+      return { token: resetToken, password: 'erin-password' }
+    },
+    as: async () => ({ token: null, actor: 'erin@example.com' }),
+    events: ['user-updated'],
+  },
+  { route: 'POST /api/admin/user/tokens', path: '/api/admin/user/tokens', body: { description: 'ci', expiresAt: '2099-01-01T00:00:00Z' }, as: asDana, events: ['pat-created'] },
+  {
+    route: 'DELETE /api/admin/user/tokens/{id}',
+    path: async () => `/api/admin/user/tokens/${(patId = (await t.query<{ id: number }>("select id from api_tokens where type = 'pat'"))[0]!.id)}`,
+    as: asDana,
+    events: ['pat-deleted'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/access',
+    path: '/api/admin/projects/shop/access',
+    get body() {
+      return { roles: [5], users: [danaId] }
+    },
+    events: ['project-access-added'],
+  },
+  { route: 'PUT /api/admin/projects/{projectId}/users/{userId}/roles', path: async () => `/api/admin/projects/shop/users/${danaId}/roles`, body: { roles: [5] }, events: ['project-access-user-roles-updated'] },
+  { route: 'DELETE /api/admin/projects/{projectId}/users/{userId}/roles', path: async () => `/api/admin/projects/shop/users/${danaId}/roles`, events: ['project-access-user-roles-deleted'] },
+  { route: 'POST /api/admin/auth/oidc/settings', path: '/api/admin/auth/oidc/settings', body: { enabled: true, clientId: 'flagpost', secret: 'oidc-secret' }, events: ['setting-created'] },
+  { route: 'DELETE /api/admin/user-admin/{id}', path: async () => `/api/admin/user-admin/${danaId}`, events: ['user-deleted'] },
+  {
+    route: 'POST /api/client/register',
+    path: '/api/client/register',
+    body: { appName: 'cart-service', instanceId: 'a', strategies: ['default'], interval: 15000, started: new Date().toISOString() },
+    settle: reportsFolded,
+    events: ['application-created'],
+  },
+  { route: 'POST /api/client/metrics', path: '/api/client/metrics', body: { appName: 'cart-service', bucket: sdkBucket }, settle: reportsFolded, events: [] },
+  {
+    route: 'POST /api/frontend',
+    path: async () => {
+      frontendToken = (await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: 'web', type: 'frontend', environment: 'development' } })).body.secret
+      return '/api/frontend'
+    },
+    as: asFrontend,
+    body: { context: { userId: '1' } },
+    events: [],
+  },
+  { route: 'POST /api/frontend/client/metrics', path: '/api/frontend/client/metrics', as: asFrontend, body: { appName: 'cart-service', bucket: sdkBucket }, settle: reportsFolded, events: [] },
+  {
+    route: 'POST /api/frontend/client/register',
+    path: '/api/frontend/client/register',
+    as: asFrontend,
+    body: { appName: 'cart-service', interval: 30000, started: new Date().toISOString(), strategies: [] },
+    settle: reportsFolded,
+    events: [],
+  },
 ]
 
 describe('every change writes its events in the same transaction', () => {
@@ -102,14 +210,17 @@ describe('every change writes its events in the same transaction', () => {
       const path = typeof c.path === 'string' ? c.path : await c.path()
       const max = (await t.query<{ max: number }>('select coalesce(max(id), 0)::int as max from events'))[0]!.max
       const method = c.route.split(' ')[0]!
-      const res = await t.call(method, path, { body: c.body })
+      const caller = c.as ? await c.as() : undefined
+      const actor = caller?.actor ?? 'test-admin'
+      const res = await t.call(method, path, { body: c.body, token: caller?.token, headers: caller?.headers })
       expect(res.status, res.text).toBeLessThan(300)
+      await c.settle?.()
       const written = await t.query<{ type: string; created_by: string; label: string; summary: string }>('select type, created_by, label, summary from events where id > $1 order by id', [max])
       expect(written.map((e) => e.type).sort()).toEqual([...c.events].sort())
       for (const e of written) {
-        expect(e.created_by).toBe('test-admin')
+        expect(e.created_by).toBe(actor)
         expect(e.label).toBeTruthy()
-        expect(e.summary).toMatch(/^\*\*test-admin\*\* /)
+        expect(e.summary.startsWith(`**${actor}** `)).toBe(true)
       }
     })
   }

@@ -5,8 +5,12 @@ import type { Principal } from '../http/auth.js'
 import { nameExists, notFound, validationError } from '../http/errors.js'
 import { recordEvents, SYSTEM_ACTOR, type Actor } from '../events/store.js'
 import { displaySecret, hashSecret, newSecret } from './secrets.js'
+import { loadUserPrincipal } from '../users/principal.js'
 
 export type TokenType = 'admin' | 'client' | 'frontend'
+
+/** The `type` of personal access tokens: rows with a `user_id`, acting as that user. */
+export const PAT_TYPE = 'pat'
 
 export interface NewToken {
   tokenName: string
@@ -50,6 +54,7 @@ export async function findTokenPrincipal(db: Db, secret: string, now: Date): Pro
   if (!row.seenAt || now.getTime() - row.seenAt.getTime() > SEEN_AT_RESOLUTION_MS) {
     await db.update(apiTokens).set({ seenAt: now }).where(eq(apiTokens.id, row.id))
   }
+  if (row.type === PAT_TYPE) return row.userId === null ? undefined : loadUserPrincipal(db, row.userId)
   if (row.type === 'admin') return { kind: 'admin-token', tokenId: row.id, name: row.tokenName, rootRole: 'Admin' }
   const kind = row.type === 'frontend' ? 'frontend-token' : 'client-token'
   return { kind, tokenId: row.id, name: row.tokenName, projects: row.projects, environment: row.environment }

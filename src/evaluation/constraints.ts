@@ -1,7 +1,7 @@
 import semver from 'semver'
 import { currentTimeOf, fieldGetter, type FieldGetter } from './context-fields.js'
 import { addressMatcher } from './ip-ranges.js'
-import { compileRe2 } from './re2-regex.js'
+import { compileRegex } from './regex.js'
 import type { ConstraintDefinition, EvaluationContext } from './types.js'
 
 export type ContextTest = (context: EvaluationContext, now: number) => boolean
@@ -116,7 +116,7 @@ function baseTest(c: ConstraintDefinition, get: FieldGetter): ContextTest | unde
       if (value === undefined) return undefined
       let re
       try {
-        re = compileRe2(value, { caseInsensitive: c.caseInsensitive === true })
+        re = compileRegex(value, c.caseInsensitive === true)
       } catch {
         return undefined
       }

@@ -14,7 +14,7 @@ export {
   type ClientFeaturesPayload,
   type ClientSegment,
 } from './client-features.js'
-export { compileRe2, Re2SyntaxError, type Re2Regex } from './re2-regex.js'
+export { compileRegex, regexProblem, type CompiledRegex } from './regex.js'
 export { normalizedStrategyValue, normalizedVariantValue } from './hashing.js'
 export { DISABLED_VARIANT, DISABLED_VARIANT_FEATURE_ON } from './variants.js'
 export type * from './types.js'

@@ -38,6 +38,17 @@ const phrases: Record<string, [label: string, summary: string]> = {
   'segment-deleted': ['Segment deleted', 'deleted a segment'],
   'api-token-created': ['API token created', 'created an API token'],
   'api-token-deleted': ['API token deleted', 'deleted an API token'],
+  'application-created': ['Application created', 'reported a new SDK application'],
+  'user-created': ['User created', 'created a user'],
+  'user-updated': ['User updated', 'updated a user'],
+  'user-deleted': ['User deleted', 'deleted a user'],
+  'pat-created': ['Personal access token created', 'created a personal access token'],
+  'pat-deleted': ['Personal access token deleted', 'deleted a personal access token'],
+  'project-access-added': ['Project access added', 'gave users roles in project *{project}*'],
+  'project-access-user-roles-updated': ['Project roles changed', "changed a user's roles in project *{project}*"],
+  'project-access-user-roles-deleted': ['Project access removed', "removed a user's access to project *{project}*"],
+  'setting-created': ['Setting created', 'saved a setting'],
+  'setting-updated': ['Setting updated', 'updated a setting'],
 }
 
 const sentenceCase = (type: string) => type.charAt(0).toUpperCase() + type.slice(1).replaceAll('-', ' ')

@@ -8,6 +8,7 @@ import { CreateFeatureSchema, featureEnvironmentPathParams, featurePathParams, F
 import { loadFeature, loadFeatures } from './read.js'
 import { archiveFeature, createFeature, patchFeature, reviveFeature, setEnvironmentEnabled } from './store.js'
 import { projectExists } from '../projects/store.js'
+import { requireDirectChangeAllowed } from '../change-requests/guard.js'
 
 const tags = ['Features']
 
@@ -95,8 +96,10 @@ const toggleRoute = (on: boolean) =>
     tags,
     summary: on ? 'Enable a feature flag in an environment' : 'Disable a feature flag in an environment',
     description: on
-      ? 'Switches the flag on in the environment. With no enabled strategy there, it first adds the project environment\'s default strategy, or a 100% `flexibleRollout` grouped by the flag name. Emits `feature-environment-enabled` only when the state changes.'
-      : 'Switches the flag off in the environment. Emits `feature-environment-disabled` only when the state changes. The operation takes no body: one that is not empty is a 400.',
+      ? 'Switches the flag on in the environment. With no enabled strategy there, it first adds the project environment\'s default strategy, or a 100% `flexibleRollout` grouped by the flag name. Emits `feature-environment-enabled` only when the state changes.' +
+        ' Where the project requires change requests in the environment, this needs SKIP_CHANGE_REQUEST (403 otherwise): propose the change in a change request instead.'
+      : 'Switches the flag off in the environment. Emits `feature-environment-disabled` only when the state changes. The operation takes no body: one that is not empty is a 400.' +
+        ' Where the project requires change requests in the environment, this needs SKIP_CHANGE_REQUEST (403 otherwise): propose the change in a change request instead.',
     request: { params: featureEnvironmentPathParams, body: { required: false, content: jsonContent(NoBodySchema) } },
     responses: { 200: { description: 'The updated flag', content: jsonContent(FeatureSchema) }, ...pickErrors(400, 401, 403, 404) },
   })
@@ -139,10 +142,12 @@ export const flagRoutes = createRouter()
   .openapi(toggleRoute(true), async (c) => {
     const target = c.req.valid('param')
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT, { project: target.projectId, environment: target.environment })
+    await requireDirectChangeAllowed(c, target.projectId, target.environment)
     return c.json(await setEnvironmentEnabled(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), target, true), 200)
   })
   .openapi(toggleRoute(false), async (c) => {
     const target = c.req.valid('param')
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT, { project: target.projectId, environment: target.environment })
+    await requireDirectChangeAllowed(c, target.projectId, target.environment)
     return c.json(await setEnvironmentEnabled(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), target, false), 200)
   })

@@ -177,9 +177,13 @@ async function defaultStrategy(tx: Db, row: FeatureRow, environment: string): Pr
     .select({ defaultStrategy: projectEnvironments.defaultStrategy })
     .from(projectEnvironments)
     .where(and(eq(projectEnvironments.projectId, row.project), eq(projectEnvironments.environment, environment)))
-  const configured = pe?.defaultStrategy as StrategyInput | null | undefined
-  if (configured) return { ...configured, parameters: { ...(configured.parameters ?? {}), ...(configured.name === 'flexibleRollout' && !configured.parameters?.groupId ? { groupId: row.name } : {}) } }
-  return { name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: 'default', groupId: row.name } }
+  return defaultStrategyFor(pe?.defaultStrategy as StrategyInput | null | undefined, row.name)
+}
+
+/** The strategy enabling a flag with none adds: the configured default (a rollout grouped by the flag), else a 100% rollout. */
+export function defaultStrategyFor(configured: StrategyInput | null | undefined, featureName: string): StrategyInput {
+  if (configured) return { ...configured, parameters: { ...(configured.parameters ?? {}), ...(configured.name === 'flexibleRollout' && !configured.parameters?.groupId ? { groupId: featureName } : {}) } }
+  return { name: 'flexibleRollout', constraints: [], parameters: { rollout: '100', stickiness: 'default', groupId: featureName } }
 }
 
 const PatchedFlagSchema = z

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono'
 import { findTokenPrincipal } from '../api-tokens/store.js'
+import { findSessionPrincipal, sessionIdOf } from '../auth/sessions.js'
 import { ApiError, noAccess } from './errors.js'
 import type { AppEnv } from './context.js'
 import type { Actor } from '../events/store.js'
@@ -7,7 +8,8 @@ import type { Actor } from '../events/store.js'
 export type Principal =
   | { kind: 'admin-token'; tokenId: number; name: string; rootRole: 'Admin' }
   | { kind: 'client-token' | 'frontend-token'; tokenId: number; name: string; projects: string[]; environment: string }
-  | { kind: 'user'; userId: number; name: string; rootRole: string }
+  /** A signed-in user (session cookie) or a user's personal access token. `projectRoles`: project id -> role names there. */
+  | { kind: 'user'; userId: number; name: string; rootRole: string; projectRoles?: ReadonlyMap<string, readonly string[]> }
 
 export function actorOf(principal: Principal): Actor {
   return principal.kind === 'user'
@@ -23,13 +25,24 @@ export function credentialOf(header: string | undefined): string | undefined {
 }
 
 const authenticationRequired = () =>
-  new ApiError('AuthenticationRequired', 'You must provide a valid API token in the Authorization header to access this resource')
+  new ApiError(
+    'AuthenticationRequired',
+    'You must sign in (POST /auth/simple/login) or provide a valid API token or personal access token in the Authorization header to access this resource',
+  )
 
-/** Resolves the caller of an /api/admin route; client and frontend tokens are refused there. */
+/**
+ * Resolves the caller of an /api/admin route: an API token or personal access token in the
+ * Authorization header, else a session cookie. A header that is present is never overridden by
+ * a cookie. Client and frontend tokens are refused here.
+ */
 export const authenticateAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
   const credential = credentialOf(c.req.header('authorization'))
-  if (!credential) throw authenticationRequired()
-  const principal = await findTokenPrincipal(c.var.db, credential, c.var.clock())
+  const sessionId = credential ? undefined : sessionIdOf(c)
+  const principal = credential
+    ? await findTokenPrincipal(c.var.db, credential, c.var.clock())
+    : sessionId
+      ? await findSessionPrincipal(c.var.db, sessionId, c.var.clock())
+      : undefined
   if (!principal) throw authenticationRequired()
   if (principal.kind === 'client-token' || principal.kind === 'frontend-token') {
     const kind = principal.kind === 'client-token' ? 'client' : 'frontend'

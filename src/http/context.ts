@@ -2,6 +2,8 @@ import type { Context } from 'hono'
 import type { Db } from '../db.js'
 import type { Principal } from './auth.js'
 import type { DeliveryOptions } from '../integrations/delivery.js'
+import type { SdkState } from '../client-api/state.js'
+import type { EmailTransport } from '../users/email.js'
 
 export type Clock = () => Date
 
@@ -10,6 +12,15 @@ export interface AppVariables {
   clock: Clock
   principal: Principal
   delivery: DeliveryOptions
+  accounts: AccountSettings
+  /** Caches and background work of the SDK-facing routes (client API, frontend API, metrics). */
+  sdk: SdkState
+}
+
+/** What user accounts need from the deployment: where links point, and how e-mail leaves (none: no e-mail is sent). */
+export interface AccountSettings {
+  publicUrl?: string
+  email?: EmailTransport
 }
 
 export interface AppEnv {
@@ -19,3 +30,6 @@ export interface AppEnv {
 }
 
 export type AppContext = Context<AppEnv>
+
+/** The origin links in e-mails and responses point to: the configured public URL, else the request's origin. */
+export const publicBaseUrl = (c: Context<AppEnv>) => (c.var.accounts.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '')

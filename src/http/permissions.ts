@@ -1,5 +1,7 @@
+import type { MiddlewareHandler } from 'hono'
 import { noAccess } from './errors.js'
 import type { Principal } from './auth.js'
+import type { AppEnv } from './context.js'
 
 /** Permission names, as Unleash spells them. ADMIN implies every other one. */
 export const Permission = {
@@ -57,7 +59,26 @@ const PROJECT_PERMISSIONS: PermissionName[] = [
   Permission.DELETE_FRONTEND_API_TOKEN,
 ]
 
-/** The permissions each built-in root role grants everywhere. */
+/** What the project role Member may do in its project: change flags, their strategies and variants. */
+const MEMBER_PERMISSIONS: PermissionName[] = [
+  Permission.CREATE_FEATURE,
+  Permission.UPDATE_FEATURE,
+  Permission.DELETE_FEATURE,
+  Permission.UPDATE_FEATURE_ENVIRONMENT,
+  Permission.CREATE_FEATURE_STRATEGY,
+  Permission.UPDATE_FEATURE_STRATEGY,
+  Permission.DELETE_FEATURE_STRATEGY,
+  Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
+  Permission.UPDATE_FEATURE_VARIANTS,
+]
+
+/** The permissions each built-in project role grants in the projects where a user holds it. */
+export const projectRolePermissions: Record<string, ReadonlySet<PermissionName>> = {
+  Owner: new Set([...PROJECT_PERMISSIONS, Permission.DELETE_PROJECT]),
+  Member: new Set(MEMBER_PERMISSIONS),
+}
+
+/** The permissions each built-in root role grants everywhere. Owner and Member as a root role grant their project permissions in every project. */
 export const rootRolePermissions: Record<string, ReadonlySet<PermissionName>> = {
   Admin: new Set([Permission.ADMIN]),
   Editor: new Set([
@@ -68,12 +89,22 @@ export const rootRolePermissions: Record<string, ReadonlySet<PermissionName>> = 
     ...PROJECT_PERMISSIONS,
   ]),
   Viewer: new Set(),
+  Owner: projectRolePermissions.Owner!,
+  Member: projectRolePermissions.Member!,
 }
 
-export function hasPermission(principal: Principal, permission: PermissionName, _scope: PermissionScope = {}): boolean {
+const NONE: ReadonlySet<PermissionName> = new Set()
+
+/**
+ * A user's permissions are those of their root role, plus, for a permission on a project, those of
+ * their roles in that project (loaded with the principal, so this stays synchronous).
+ */
+export function hasPermission(principal: Principal, permission: PermissionName, scope: PermissionScope = {}): boolean {
   if (principal.kind !== 'user' && principal.kind !== 'admin-token') return false
-  const granted = rootRolePermissions[principal.rootRole] ?? new Set()
-  return granted.has(Permission.ADMIN) || granted.has(permission)
+  const granted = rootRolePermissions[principal.rootRole] ?? NONE
+  if (granted.has(Permission.ADMIN) || granted.has(permission)) return true
+  if (principal.kind !== 'user' || scope.project === undefined) return false
+  return (principal.projectRoles?.get(scope.project) ?? []).some((role) => projectRolePermissions[role]?.has(permission) ?? false)
 }
 
 /** Throws 403 NoAccessError naming the missing permission (and the environment) unless the caller has it. */
@@ -83,3 +114,14 @@ export function requirePermission(principal: Principal, permission: PermissionNa
   const project = scope.project ? ` in project=${scope.project}` : ''
   throw noAccess(`You need permission=${permission}${where}${project} to perform this action`)
 }
+
+/**
+ * Route middleware for an instance-wide permission: checked before the request is validated, so a
+ * caller without it learns nothing from how its input is judged.
+ */
+export const permissionFirst =
+  (permission: PermissionName): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    requirePermission(c.var.principal, permission)
+    await next()
+  }

@@ -124,28 +124,3 @@ export async function deliverPending(db: Db, clock: () => Date, options: Deliver
   }
   return made
 }
-
-/**
- * Runs deliverPending for an app instance on Node, one run at a time: a request that asks while a
- * run is under way gets one more run afterwards, so nothing queued waits for the next write.
- */
-export function deliveryScheduler(run: () => Promise<unknown>) {
-  let running: Promise<void> | undefined
-  let again = false
-  const loop = async () => {
-    do {
-      again = false
-      try {
-        await run()
-      } catch (error) {
-        console.error('integration delivery failed:', error)
-      }
-    } while (again)
-    running = undefined
-  }
-  return () => {
-    if (running) again = true
-    else running = loop()
-    return running
-  }
-}

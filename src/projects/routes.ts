@@ -33,7 +33,7 @@ const createProjectRoute = adminRoute({
     'Creates a project. Without an `id`, one is made from the name (lower-case slug, `-1`, `-2`… on collision). ' +
     'Without `environments`, every non-deprecated environment is enabled. Environments named in `changeRequestEnvironments` ' +
     'are enabled too, with change requests on and `requiredApprovals` clamped to 1..10. 400 names unknown environments; ' +
-    '409 NameExistsError for an existing id. Emits `project-created`.',
+    '409 NameExistsError for an existing id. Emits `project-created`; a user who creates a project becomes its Owner (`project-access-added`).',
   request: { body: { required: true, content: jsonContent(CreateProjectSchema) } },
   responses: {
     201: {

@@ -6,6 +6,7 @@ import { recordEvents, type Actor } from '../events/store.js'
 import { unknownEnvironments } from '../environments/store.js'
 import { MAX_APPROVALS, MIN_APPROVALS, type AddProjectEnvironment, type CreateProject, type ProjectCreated, type UpdateProject } from './schemas.js'
 import { prepareDefaultStrategy } from '../strategies/store.js'
+import { grantAccess, OWNER_ROLE_ID } from './access.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 
 const clampApprovals = (n: number | undefined) => Math.min(MAX_APPROVALS, Math.max(MIN_APPROVALS, n ?? 1))
@@ -82,6 +83,8 @@ export async function createProject(db: Db, actor: Actor, now: Date, input: Crea
       changeRequestEnvironments,
     }
     await recordEvents(tx, actor, now, [{ type: 'project-created', project: id, data: created }])
+    // A user who creates a project owns it (an API token is nobody to own it).
+    if (actor.createdByUserId !== null) await grantAccess(tx, actor, now, id, [OWNER_ROLE_ID], [actor.createdByUserId])
     return created
   })
 }

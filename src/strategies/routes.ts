@@ -4,10 +4,12 @@ import { pickErrors } from '../http/errors.js'
 import { actorOf } from '../http/auth.js'
 import { Permission, requirePermission } from '../http/permissions.js'
 import { featureEnvironmentPathParams } from '../flags/schemas.js'
+import { requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { CreateStrategySchema, SetSortOrderSchema, StrategySchema, UpdateStrategySchema } from './schemas.js'
 import { deleteStrategy, getStrategy, insertStrategy, listStrategies, readTarget, setSortOrder, updateStrategy, withLockedTarget } from './store.js'
 
 const tags = ['Features']
+const CHANGE_REQUEST_NOTE = ' Where the project requires change requests in the environment, this needs SKIP_CHANGE_REQUEST (403 otherwise): propose the change in a change request instead.'
 const base = '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies'
 const strategyParams = featureEnvironmentPathParams.extend({ strategyId: z.string().openapi({ param: { name: 'strategyId', in: 'path' } }) })
 type Params = z.infer<typeof featureEnvironmentPathParams>
@@ -31,7 +33,7 @@ const addStrategy = adminRoute({
   summary: 'Add a strategy to a flag in an environment',
   description:
     'Constraints are validated in full (operator, `values` or `value`, numbers, ISO dates, semantic versions, regular expressions, CIDR ranges); segments must exist; ' +
-    'variants are checked and weighted like flag variants. Without a sortOrder the strategy goes last. Emits `feature-strategy-add`.',
+    'variants are checked and weighted like flag variants. Without a sortOrder the strategy goes last. Emits `feature-strategy-add`.' + CHANGE_REQUEST_NOTE,
   request: { params: featureEnvironmentPathParams, body: { required: true, content: jsonContent(CreateStrategySchema) } },
   responses: { 200: { description: 'The new strategy', content: jsonContent(StrategySchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
@@ -52,7 +54,7 @@ const updateStrategyRoute = adminRoute({
   operationId: 'updateFeatureStrategy',
   tags,
   summary: 'Replace a strategy',
-  description: 'Replaces the whole configuration (sortOrder kept unless given). Emits `feature-strategy-update` with the previous configuration as preData.',
+  description: 'Replaces the whole configuration (sortOrder kept unless given). Emits `feature-strategy-update` with the previous configuration as preData.' + CHANGE_REQUEST_NOTE,
   request: { params: strategyParams, body: { required: true, content: jsonContent(UpdateStrategySchema) } },
   responses: { 200: { description: 'The updated strategy', content: jsonContent(StrategySchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
@@ -63,7 +65,7 @@ const deleteStrategyRoute = adminRoute({
   operationId: 'deleteFeatureStrategy',
   tags,
   summary: 'Delete a strategy',
-  description: 'Emits `feature-strategy-remove`. The environment keeps its enabled state.',
+  description: 'Emits `feature-strategy-remove`. The environment keeps its enabled state.' + CHANGE_REQUEST_NOTE,
   request: { params: strategyParams },
   responses: { 200: { description: 'The strategy was deleted' }, ...pickErrors(401, 403, 404) },
 })
@@ -74,7 +76,7 @@ const setSortOrderRoute = adminRoute({
   operationId: 'setStrategySortOrder',
   tags,
   summary: 'Set the order of strategies',
-  description: 'Each id must be a strategy of the flag in the environment (404 otherwise). Emits `strategy-order-changed`.',
+  description: 'Each id must be a strategy of the flag in the environment (404 otherwise). Emits `strategy-order-changed`.' + CHANGE_REQUEST_NOTE,
   request: { params: featureEnvironmentPathParams, body: { required: true, content: jsonContent(SetSortOrderSchema) } },
   responses: { 200: { description: 'The strategies in their new order', content: jsonContent(z.array(StrategySchema)) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
@@ -90,6 +92,7 @@ export const strategyRoutes = createRouter()
   .openapi(setSortOrderRoute, async (c) => {
     const p = c.req.valid('param')
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_STRATEGY, scope(p))
+    await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const body = c.req.valid('json')
     const strategies = await withLockedTarget(c.var.db, p, (tx, target) => setSortOrder(tx, actorOf(c.var.principal), c.var.clock(), target, body))
     return c.json(strategies, 200)
@@ -97,6 +100,7 @@ export const strategyRoutes = createRouter()
   .openapi(addStrategy, async (c) => {
     const p = c.req.valid('param')
     requirePermission(c.var.principal, Permission.CREATE_FEATURE_STRATEGY, scope(p))
+    await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const body = c.req.valid('json')
     const strategy = await withLockedTarget(c.var.db, p, (tx, target) => insertStrategy(tx, actorOf(c.var.principal), c.var.clock(), target, body))
     return c.json(strategy, 200)
@@ -108,6 +112,7 @@ export const strategyRoutes = createRouter()
   .openapi(updateStrategyRoute, async (c) => {
     const p = c.req.valid('param')
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_STRATEGY, scope(p))
+    await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const body = c.req.valid('json')
     const strategy = await withLockedTarget(c.var.db, p, (tx, target) => updateStrategy(tx, actorOf(c.var.principal), c.var.clock(), target, p.strategyId, body))
     return c.json(strategy, 200)
@@ -115,6 +120,7 @@ export const strategyRoutes = createRouter()
   .openapi(deleteStrategyRoute, async (c) => {
     const p = c.req.valid('param')
     requirePermission(c.var.principal, Permission.DELETE_FEATURE_STRATEGY, scope(p))
+    await requireDirectChangeAllowed(c, p.projectId, p.environment)
     await withLockedTarget(c.var.db, p, (tx, target) => deleteStrategy(tx, actorOf(c.var.principal), c.var.clock(), target, p.strategyId))
     return c.body(null, 200)
   })

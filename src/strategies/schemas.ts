@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import ipaddr from 'ipaddr.js'
 import semver from 'semver'
+import { regexProblem } from '../evaluation/index.js'
 import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.js'
 
 export const CONSTRAINT_OPERATORS = [
@@ -23,12 +24,9 @@ function singleValueProblem(operator: ConstraintOperator, value: string): string
   if (operator.startsWith('DATE_')) return ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) ? undefined : `${operator} needs an ISO 8601 date, got "${value}"`
   if (operator.startsWith('SEMVER_')) return semver.valid(value) ? undefined : `${operator} needs a semantic version, got "${value}"`
   if (operator === 'REGEX') {
-    try {
-      new RegExp(value)
-      return undefined
-    } catch {
-      return `REGEX needs a valid regular expression, got "${value}"`
-    }
+    // Compiled as the engine compiles it (RE2 syntax): what is accepted here is what SDK evaluation runs.
+    const problem = regexProblem(value)
+    return problem === undefined ? undefined : `REGEX needs a valid regular expression (RE2 syntax), got "${value}": ${problem}`
   }
   return undefined
 }

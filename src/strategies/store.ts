@@ -48,7 +48,7 @@ async function checkSegmentsExist(tx: Db, ids: number[]) {
  * The stored form of a strategy: defaults filled in, constraints and variants normalized. Without a
  * flag (a project's default strategy) the rollout's groupId is left for the flag it is applied to.
  */
-function normalizeStrategy(input: StrategyInput, featureName?: string) {
+export function normalizeStrategy(input: StrategyInput, featureName?: string) {
   const parameters = { ...(input.parameters ?? {}) }
   if (input.name === 'flexibleRollout') {
     parameters.rollout ??= '100'

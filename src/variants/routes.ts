@@ -3,10 +3,12 @@ import { pickErrors } from '../http/errors.js'
 import { actorOf } from '../http/auth.js'
 import { Permission, requirePermission } from '../http/permissions.js'
 import { featureEnvironmentPathParams, featurePathParams, PatchSchema } from '../flags/schemas.js'
+import { requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { FeatureVariantsSchema, VariantsInputSchema } from './schemas.js'
 import { getEnvironmentVariants, patchFeatureVariants, setEnvironmentVariants } from './store.js'
 
 const tags = ['Features']
+const CHANGE_REQUEST_NOTE = ' Where the project requires change requests in the environment, this needs SKIP_CHANGE_REQUEST (403 otherwise): propose the change in a change request instead.'
 const variantRules =
   'Names unique and URL-friendly; weights whole numbers 0..1000; weightType `variable` (default) or `fix`; fix weights total at most 1000, and at least one variable variant when there are any; ' +
   'stickiness default `default`; payload json (valid JSON), csv, string or number (numeric); overrides `{ contextName, values }`. Variable variants share 1000 minus the fix total. The result is sorted by name.'
@@ -17,7 +19,7 @@ const patchVariants = adminRoute({
   operationId: 'patchFeatureVariants',
   tags,
   summary: "Patch a flag's variants (all environments)",
-  description: `Applies an RFC 6902 patch to the flag's variants and stores the result in every environment. Unlike Unleash it is atomic: all environments or none. ${variantRules} Emits \`feature-variants-updated\` per environment.`,
+  description: `Applies an RFC 6902 patch to the flag's variants and stores the result in every environment. Unlike Unleash it is atomic: all environments or none. ${variantRules} Emits \`feature-variants-updated\` per environment. Needs SKIP_CHANGE_REQUEST when an environment of the project requires change requests.`,
   request: { params: featurePathParams, body: { required: true, content: jsonContent(PatchSchema) } },
   responses: { 200: { description: 'The variants now set', content: jsonContent(FeatureVariantsSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
@@ -40,7 +42,7 @@ const putEnvVariants = adminRoute({
   operationId: 'overwriteEnvironmentFeatureVariants',
   tags,
   summary: "Replace a flag's variants in an environment",
-  description: `${variantRules} Emits \`feature-environment-variants-updated\`.`,
+  description: `${variantRules} Emits \`feature-environment-variants-updated\`.${CHANGE_REQUEST_NOTE}`,
   request: { params: featureEnvironmentPathParams, body: { required: true, content: jsonContent(VariantsInputSchema) } },
   responses: { 200: { description: 'The variants now set', content: jsonContent(FeatureVariantsSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
@@ -51,7 +53,7 @@ const patchEnvVariants = adminRoute({
   operationId: 'patchEnvironmentsFeatureVariants',
   tags,
   summary: "Patch a flag's variants in an environment",
-  description: `Applies an RFC 6902 patch to the environment's variants. ${variantRules} Emits \`feature-environment-variants-updated\`.`,
+  description: `Applies an RFC 6902 patch to the environment's variants. ${variantRules} Emits \`feature-environment-variants-updated\`.${CHANGE_REQUEST_NOTE}`,
   request: { params: featureEnvironmentPathParams, body: { required: true, content: jsonContent(PatchSchema) } },
   responses: { 200: { description: 'The variants now set', content: jsonContent(FeatureVariantsSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
@@ -60,6 +62,7 @@ export const variantRoutes = createRouter()
   .openapi(patchVariants, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_VARIANTS, { project: projectId })
+    await requireDirectChangeAllowed(c, projectId)
     const variants = await patchFeatureVariants(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, featureName, c.req.valid('json'))
     return c.json({ version: 1, variants }, 200)
   })
@@ -70,12 +73,14 @@ export const variantRoutes = createRouter()
   .openapi(putEnvVariants, async (c) => {
     const p = c.req.valid('param')
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS, { project: p.projectId, environment: p.environment })
+    await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const variants = await setEnvironmentVariants(c.var.db, actorOf(c.var.principal), c.var.clock(), p, { replace: c.req.valid('json') })
     return c.json({ version: 1, variants }, 200)
   })
   .openapi(patchEnvVariants, async (c) => {
     const p = c.req.valid('param')
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS, { project: p.projectId, environment: p.environment })
+    await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const variants = await setEnvironmentVariants(c.var.db, actorOf(c.var.principal), c.var.clock(), p, { patch: c.req.valid('json') })
     return c.json({ version: 1, variants }, 200)
   })

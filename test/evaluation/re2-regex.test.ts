@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { compileRe2, Re2SyntaxError } from '../../src/evaluation/index.js'
+import { compileRe2, Re2SyntaxError } from '../../src/evaluation/re2-regex.js'
 
 describe('RE2 patterns', () => {
   const matches: [pattern: string, input: string, expected: boolean, caseInsensitive?: boolean][] = [

@@ -139,11 +139,67 @@ describe('worker bundle in workerd', () => {
     expect(await query(`select count(*)::int as n from events where type = 'project-created' and project like 'sequential-%'`)).toEqual([{ n: 6 }])
   })
 
+  it('creates a user, signs them in (PBKDF2 through crypto.subtle) and accepts the session cookie', async () => {
+    const created = await call('POST', '/api/admin/user-admin', { body: { username: 'edge', password: 'edge-password', rootRole: 'Viewer' } })
+    expect(created.status, created.text).toBe(201)
+    expect((await query<{ password_hash: string }>('select password_hash from users where username = $1', ['edge']))[0]!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$/)
+    const login = await mf!.dispatchFetch('http://flagpost.test/auth/simple/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'edge', password: 'edge-password' }),
+    })
+    expect(login.status, await login.clone().text()).toBe(200)
+    const cookie = /flagpost-session=[0-9a-f]+/.exec(login.headers.get('set-cookie') ?? '')![0]
+    const me = await mf!.dispatchFetch('http://flagpost.test/api/admin/user', { headers: { cookie } })
+    expect(me.status).toBe(200)
+    expect(((await me.json()) as { user: { username: string } }).user.username).toBe('edge')
+    const wrong = await mf!.dispatchFetch('http://flagpost.test/auth/simple/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'edge', password: 'not-it' }),
+    })
+    expect(wrong.status).toBe(401)
+    await wrong.text()
+  })
+
   it('serves concurrent requests, each with its own transaction', async () => {
     const ids = [0, 1, 2, 3].map((i) => `concurrent-${i}`)
     const results = await Promise.all(ids.map((id) => call('POST', '/api/admin/projects', { body: { id, name: id } })))
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201])
     expect((await query<{ id: string }>(`select id from projects where id like 'concurrent-%' order by id`)).map((r) => r.id)).toEqual(ids)
+    expect(await relayDrained()).toBe(0)
+  })
+})
+
+describe('SDK routes in workerd', () => {
+  it('serves the client payload with an ETag and 304, and folds metrics after the response (waitUntil)', async () => {
+    expect((await call('POST', '/api/admin/projects/default/features', { body: { name: 'edge-flag' } })).status).toBe(201)
+    expect((await call('POST', '/api/admin/projects/default/features/edge-flag/environments/development/on')).status).toBe(200)
+    const created = await call('POST', '/api/admin/api-tokens', { body: { tokenName: 'edge-sdk', type: 'client', environment: 'development' } })
+    expect(created.status, created.text).toBe(201)
+    const headers = { authorization: created.body.secret as string, 'unleash-client-spec': '5.2.0' }
+
+    const first = await mf!.dispatchFetch('http://flagpost.test/api/client/features', { headers })
+    expect(first.status).toBe(200)
+    const etag = first.headers.get('etag')!
+    const payload = (await first.json()) as { features: { name: string; enabled: boolean }[] }
+    expect(payload.features.find((f) => f.name === 'edge-flag')?.enabled).toBe(true)
+    const unchanged = await mf!.dispatchFetch('http://flagpost.test/api/client/features', { headers: { ...headers, 'if-none-match': etag } })
+    expect(unchanged.status).toBe(304)
+    await unchanged.text()
+
+    const now = new Date().toISOString()
+    const metrics = await mf!.dispatchFetch('http://flagpost.test/api/client/metrics', {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ appName: 'edge-app', instanceId: 'edge-1', bucket: { start: now, stop: now, toggles: { 'edge-flag': { yes: 2, no: 1 } } } }),
+    })
+    expect(metrics.status).toBe(202)
+    await metrics.text()
+    const deadline = Date.now() + 5_000
+    while ((await query(`select count(*)::int as n from client_metrics_inbox`))[0]!.n !== 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+    expect(await query(`select app_name from client_applications where app_name = 'edge-app'`)).toEqual([{ app_name: 'edge-app' }])
+    expect(await query(`select last_seen_at is not null as seen from feature_environments where feature_name = 'edge-flag' and environment = 'development'`)).toEqual([{ seen: true }])
     expect(await relayDrained()).toBe(0)
   })
 })

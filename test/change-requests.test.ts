@@ -1,19 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toApiError } from '../src/app.js'
 import { createToken } from '../src/api-tokens/store.js'
-import { changeRequestRoutes } from '../src/change-requests/routes.js'
 import { SYSTEM_ACTOR } from '../src/events/store.js'
-import { flagRoutes } from '../src/flags/routes.js'
-import { errorBody } from '../src/http/errors.js'
-import { createRouter } from '../src/http/openapi.js'
 import { rootRolePermissions } from '../src/http/permissions.js'
-import { strategyRoutes } from '../src/strategies/routes.js'
-import { variantRoutes } from '../src/variants/routes.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let t: TestApp
 let reviewer: string
 let secondReviewer: string
+/** Two Editors who review each other, and a Viewer: real users, signed in. */
+let vera: TestUser
+let walt: TestUser
+let viv: TestUser
 const P = '/api/admin/projects/shop'
 const F = `${P}/features`
 const CR = `${P}/environments/production/change-requests`
@@ -23,6 +21,9 @@ beforeAll(async () => {
   const token = async (tokenName: string) => (await createToken(t.db, SYSTEM_ACTOR, new Date(), { tokenName, type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   reviewer = await token('reviewer')
   secondReviewer = await token('second-reviewer')
+  vera = await createSignedInUser(t, 'vera', 'Editor')
+  walt = await createSignedInUser(t, 'walt', 'Editor')
+  viv = await createSignedInUser(t, 'viv', 'Viewer')
   const project = await t.call('POST', '/api/admin/projects', { body: { id: 'shop', name: 'Shop', environments: ['development'], changeRequestEnvironments: [{ name: 'production', requiredApprovals: 2 }] } })
   expect(project.status, project.text).toBe(201)
   for (const name of ['checkout', 'cart', 'basket']) expect((await t.call('POST', F, { body: { name } })).status).toBe(201)
@@ -41,30 +42,6 @@ const snapshot = () =>
     (select json_agg(x order by x.id) from change_requests x) as crs,
     (select json_agg(x order by x.change_request_id, x.principal) from change_request_approvals x) as approvals,
     (select count(*) from events) as events`)
-
-/** A user with a root role, put on the context directly (the routes are mounted without the HTTP sign-in). */
-async function asUser(user: { id: number; name: string; rootRole: string }, method: string, path: string, body?: unknown) {
-  const app = createRouter()
-  app.onError((error, c) => {
-    const apiError = toApiError(error)!
-    return c.json(errorBody(apiError), apiError.status)
-  })
-  app.use('*', async (c, next) => {
-    c.set('db', t.db)
-    c.set('clock', () => new Date())
-    c.set('principal', { kind: 'user', userId: user.id, name: user.name, rootRole: user.rootRole })
-    await next()
-  })
-  app.route('/', flagRoutes)
-  app.route('/', strategyRoutes)
-  app.route('/', variantRoutes)
-  app.route('/', changeRequestRoutes)
-  const res = await app.request(path, body === undefined ? { method } : { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : undefined, text }
-}
-const vera = { id: 7, name: 'vera', rootRole: 'Editor' }
-const walt = { id: 8, name: 'walt', rootRole: 'Editor' }
 
 describe('change request settings', () => {
   it('takes changeRequestEnvironments at project creation and shows them per environment', async () => {
@@ -100,7 +77,7 @@ describe('change request settings', () => {
   })
 
   it('needs UPDATE_PROJECT to change the settings', async () => {
-    const res = await asUser({ id: 9, name: 'viv', rootRole: 'Viewer' }, 'PUT', `${P}/change-requests/config`, { environment: 'production', changeRequestsEnabled: false })
+    const res = await viv.call('PUT', `${P}/change-requests/config`, { body: { environment: 'production', changeRequestsEnabled: false } })
     expect(res.status).toBe(403)
   })
 })
@@ -125,7 +102,7 @@ describe('direct changes where change requests are required', () => {
       ['PATCH', `${F}/cart/variants`, [{ op: 'add', path: '/-', value: { name: 'a' } }]],
     ]
     for (const [method, path, body] of attempts) {
-      const res = await asUser(vera, method, path, body)
+      const res = await vera.call(method, path, { body })
       expect(res.status, `${method} ${path}: ${res.text}`).toBe(403)
       expect(res.body.name).toBe('NoAccessError')
       expect(res.body.message).toContain('SKIP_CHANGE_REQUEST')
@@ -135,8 +112,8 @@ describe('direct changes where change requests are required', () => {
   })
 
   it('lets the Editor change environments without change requests, and admin tokens everywhere', async () => {
-    expect((await asUser(vera, 'POST', `${F}/cart/environments/development/on`)).status).toBe(200)
-    expect((await asUser(vera, 'PUT', `${F}/cart/environments/development/variants`, [{ name: 'a' }])).status).toBe(200)
+    expect((await vera.call('POST', `${F}/cart/environments/development/on`)).status).toBe(200)
+    expect((await vera.call('PUT', `${F}/cart/environments/development/variants`, { body: [{ name: 'a' }] })).status).toBe(200)
     expect((await t.call('POST', `${F}/cart/environments/production/on`)).status).toBe(200)
     expect((await t.call('POST', `${F}/cart/environments/production/off`)).status).toBe(200)
   })
@@ -230,7 +207,7 @@ describe('creating change requests', () => {
   })
 
   it('needs the permission of each change: a Viewer gets 403', async () => {
-    const res = await asUser({ id: 9, name: 'viv', rootRole: 'Viewer' }, 'POST', CR, { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } })
+    const res = await viv.call('POST', CR, { body: { feature: 'checkout', action: 'updateEnabled', payload: { enabled: true } } })
     expect(res.status).toBe(403)
     expect(res.body.message).toContain('UPDATE_FEATURE_ENVIRONMENT')
   })
@@ -411,25 +388,25 @@ describe('rejecting and cancelling', () => {
   })
 
   it('is cancelled by its author or an admin, not by another Editor, with change-request-cancelled', async () => {
-    const created = await asUser(vera, 'POST', CR, { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } })
+    const created = await vera.call('POST', CR, { body: { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } } })
     expect(created.status, created.text).toBe(200)
     const id = created.body.id
-    expect(created.body.createdBy).toEqual({ id: 7, username: 'vera' })
-    expect((await asUser(walt, 'PUT', `${P}/change-requests/${id}/state`, { state: 'Cancelled' })).status).toBe(403)
+    expect(created.body.createdBy).toEqual({ id: vera.id, username: 'vera' })
+    expect((await walt.call('PUT', `${P}/change-requests/${id}/state`, { body: { state: 'Cancelled' } })).status).toBe(403)
     const before = await lastEventId()
-    const res = await asUser(vera, 'PUT', `${P}/change-requests/${id}/state`, { state: 'Cancelled' })
+    const res = await vera.call('PUT', `${P}/change-requests/${id}/state`, { body: { state: 'Cancelled' } })
     expect(res.body.state).toBe('Cancelled')
     expect((await eventsSince(before)).map((e) => [e.type, e.created_by])).toEqual([['change-request-cancelled', 'vera']])
   })
 
   it('lets Editors review each other: one creates, another approves, the author applies', async () => {
     expect((await t.call('PUT', `${P}/change-requests/config`, { body: { environment: 'production', changeRequestsEnabled: true, requiredApprovals: 1 } })).status).toBe(200)
-    const created = await asUser(vera, 'POST', CR, { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } })
+    const created = await vera.call('POST', CR, { body: { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } } })
     const id = created.body.id
-    expect((await asUser(vera, 'PUT', `${P}/change-requests/${id}/state`, { state: 'In review' })).status).toBe(200)
-    expect((await asUser(vera, 'POST', `${P}/change-requests/${id}/approve`)).status).toBe(403)
-    expect((await asUser(walt, 'POST', `${P}/change-requests/${id}/approve`)).body.state).toBe('Approved')
-    const applied = await asUser(vera, 'PUT', `${P}/change-requests/${id}/state`, { state: 'Applied' })
+    expect((await vera.call('PUT', `${P}/change-requests/${id}/state`, { body: { state: 'In review' } })).status).toBe(200)
+    expect((await vera.call('POST', `${P}/change-requests/${id}/approve`)).status).toBe(403)
+    expect((await walt.call('POST', `${P}/change-requests/${id}/approve`)).body.state).toBe('Approved')
+    const applied = await vera.call('PUT', `${P}/change-requests/${id}/state`, { body: { state: 'Applied' } })
     expect(applied.status, applied.text).toBe(200)
     expect((await t.call('GET', `${F}/cart`)).body.environments.find((e: any) => e.name === 'production').enabled).toBe(true)
   })

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toApiError } from '../src/app.js'
-import { dependencyRoutes } from '../src/dependencies/routes.js'
-import { errorBody } from '../src/http/errors.js'
-import { createRouter } from '../src/http/openapi.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let t: TestApp
+let viewer: TestUser
 beforeAll(async () => {
   t = await createTestApp()
+  viewer = await createSignedInUser(t, 'vera', 'Viewer')
   await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
   const flags = [['parent', 'default'], ['child', 'default'], ['sibling', 'default'], ['second-parent', 'default'], ['loner', 'default'], ['archived-flag', 'default'], ['foreign', 'other']]
   for (const [name, project] of flags) expect((await t.call('POST', `/api/admin/projects/${project}/features`, { body: { name, tags: [{ value: 'deps' }] } })).status).toBe(201)
@@ -24,25 +23,6 @@ const snapshot = () =>
   t.query(`select
     (select json_agg(d order by d.child, d.parent) from feature_dependencies d) as dependencies,
     (select count(*) from events) as events`)
-
-/** Admin tokens are the only principals the HTTP auth resolves today, so a Viewer user is put on the context directly. */
-async function asViewer(method: string, path: string, body?: unknown) {
-  const app = createRouter()
-  app.onError((error, c) => {
-    const apiError = toApiError(error)!
-    return c.json(errorBody(apiError), apiError.status)
-  })
-  app.use('*', async (c, next) => {
-    c.set('db', t.db)
-    c.set('clock', () => new Date())
-    c.set('principal', { kind: 'user', userId: 7, name: 'vera', rootRole: 'Viewer' })
-    await next()
-  })
-  app.route('/', dependencyRoutes)
-  const res = await app.request(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : undefined }
-}
 
 describe('adding a dependency', () => {
   it('makes the child depend on the parent (enabled by default), shown on both flags, with feature-dependency-added', async () => {
@@ -192,7 +172,7 @@ describe('dependency permissions', () => {
       ['DELETE', `${depsPath('parent')}/loner`, undefined],
       ['DELETE', depsPath('parent'), undefined],
     ] as const) {
-      const res = await asViewer(method, path, body)
+      const res = await viewer.call(method, path, { body })
       expect(res.status, `${method} ${path}`).toBe(403)
       expect(res.body).toMatchObject({ name: 'NoAccessError', message: expect.stringContaining('permission=UPDATE_FEATURE in project=default') })
     }

@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toApiError } from '../src/app.js'
 import { createToken } from '../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../src/events/store.js'
-import { favoriteRoutes } from '../src/favorites/routes.js'
-import { errorBody } from '../src/http/errors.js'
-import { createRouter } from '../src/http/openapi.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let t: TestApp
 let secondToken: string
+let viewer: TestUser
 beforeAll(async () => {
   t = await createTestApp()
+  viewer = await createSignedInUser(t, 'vera', 'Viewer')
   secondToken = (await createToken(t.db, SYSTEM_ACTOR, new Date(), { tokenName: 'second-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
   for (const name of ['starred', 'gone']) expect((await t.call('POST', `${P}/features`, { body: { name, tags: [{ value: 'fav' }] } })).status).toBe(201)
@@ -28,25 +27,6 @@ const snapshot = () =>
     (select json_agg(f order by f.principal, f.feature_name) from favorite_features f) as features,
     (select json_agg(p order by p.principal, p.project) from favorite_projects p) as projects,
     (select count(*) from events) as events`)
-
-/** Admin tokens are the only principals the HTTP auth resolves today, so a Viewer user is put on the context directly. */
-async function asViewer(method: string, path: string) {
-  const app = createRouter()
-  app.onError((error, c) => {
-    const apiError = toApiError(error)!
-    return c.json(errorBody(apiError), apiError.status)
-  })
-  app.use('*', async (c, next) => {
-    c.set('db', t.db)
-    c.set('clock', () => new Date())
-    c.set('principal', { kind: 'user', userId: 7, name: 'vera', rootRole: 'Viewer' })
-    await next()
-  })
-  app.route('/', favoriteRoutes)
-  const res = await app.request(path, { method })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : undefined }
-}
 
 describe('favorite flags', () => {
   it("favorites a flag for the caller only, shown in the flag's favorite field, with feature-favorited", async () => {
@@ -160,10 +140,10 @@ describe('favorite projects', () => {
 
 describe('who may set favorites', () => {
   it('lets any authenticated caller, even a Viewer, keep its own favorites (keyed user:<id>)', async () => {
-    expect((await asViewer('POST', flagFavorite('starred'))).status).toBe(200)
-    expect((await asViewer('POST', projectFavorite('default'))).status).toBe(200)
-    expect(await t.query("select principal from favorite_features where principal like 'user:%'")).toEqual([{ principal: 'user:7' }])
-    expect(await t.query("select principal, project from favorite_projects where principal like 'user:%'")).toEqual([{ principal: 'user:7', project: 'default' }])
+    expect((await viewer.call('POST', flagFavorite('starred'))).status).toBe(200)
+    expect((await viewer.call('POST', projectFavorite('default'))).status).toBe(200)
+    expect(await t.query("select principal from favorite_features where principal like 'user:%'")).toEqual([{ principal: `user:${viewer.id}` }])
+    expect(await t.query("select principal, project from favorite_projects where principal like 'user:%'")).toEqual([{ principal: `user:${viewer.id}`, project: 'default' }])
     expect((await favoriteEvents()).at(-1)).toMatchObject({ type: 'project-favorited', created_by: 'vera' })
   })
 

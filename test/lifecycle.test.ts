@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toApiError } from '../src/app.js'
-import { errorBody } from '../src/http/errors.js'
-import { createRouter } from '../src/http/openapi.js'
-import { lifecycleRoutes } from '../src/lifecycle/routes.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let now = new Date('2025-03-01T10:00:00.000Z')
 const tick = () => {
@@ -12,8 +9,10 @@ const tick = () => {
 }
 
 let t: TestApp
+let viewer: TestUser
 beforeAll(async () => {
   t = await createTestApp({ now: () => now })
+  viewer = await createSignedInUser(t, 'vera', 'Viewer')
   await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
 })
 afterAll(() => t.close())
@@ -29,25 +28,6 @@ const snapshot = () =>
   t.query(`select
     (select json_agg(l order by l.feature_name, l.stage) from feature_lifecycles l) as lifecycles,
     (select count(*) from events) as events`)
-
-/** Admin tokens are the only principals the HTTP auth resolves today, so a Viewer user is put on the context directly. */
-async function asViewer(method: string, path: string, body?: unknown) {
-  const app = createRouter()
-  app.onError((error, c) => {
-    const apiError = toApiError(error)!
-    return c.json(errorBody(apiError), apiError.status)
-  })
-  app.use('*', async (c, next) => {
-    c.set('db', t.db)
-    c.set('clock', () => now)
-    c.set('principal', { kind: 'user', userId: 7, name: 'vera', rootRole: 'Viewer' })
-    await next()
-  })
-  app.route('/', lifecycleRoutes)
-  const res = await app.request(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : undefined }
-}
 
 const times: Record<string, string> = {}
 
@@ -192,12 +172,12 @@ describe('lifecycle permissions', () => {
       [`${lifecyclePath('short-lived')}/complete`, { status: 'discarded' }],
       [`${lifecyclePath('short-lived')}/uncomplete`, undefined],
     ] as const) {
-      const res = await asViewer('POST', path, body)
+      const res = await viewer.call('POST', path, { body })
       expect(res.status, path).toBe(403)
       expect(res.body).toMatchObject({ name: 'NoAccessError', message: expect.stringContaining('permission=UPDATE_FEATURE in project=default') })
     }
     expect(await snapshot()).toEqual(before)
-    expect((await asViewer('GET', lifecyclePath('short-lived'))).status).toBe(200)
+    expect((await viewer.call('GET', lifecyclePath('short-lived'))).status).toBe(200)
   })
 
   it('answers 401 without a token', async () => {

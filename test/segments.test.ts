@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toApiError } from '../src/app.js'
-import { errorBody } from '../src/http/errors.js'
-import { createRouter } from '../src/http/openapi.js'
-import { segmentRoutes } from '../src/segments/routes.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let t: TestApp
+let viewer: TestUser
+let editor: TestUser
 beforeAll(async () => {
   t = await createTestApp()
+  viewer = await createSignedInUser(t, 'viv', 'Viewer')
+  editor = await createSignedInUser(t, 'vera', 'Editor')
   await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
   await t.call('POST', '/api/admin/projects', { body: { id: 'third', name: 'Third' } })
 })
@@ -25,25 +26,6 @@ const snapshot = () =>
     (select json_agg(s order by s.id) from segments s) as segments,
     (select json_agg(x order by x.strategy_id, x.segment_id) from feature_strategy_segments x) as links,
     (select count(*) from events) as events`)
-
-/** Admin tokens are the only principals the HTTP auth resolves today, so a user with a root role is put on the context directly. */
-async function asUser(rootRole: 'Viewer' | 'Editor', method: string, path: string, body?: unknown) {
-  const app = createRouter()
-  app.onError((error, c) => {
-    const apiError = toApiError(error)!
-    return c.json(errorBody(apiError), apiError.status)
-  })
-  app.use('*', async (c, next) => {
-    c.set('db', t.db)
-    c.set('clock', () => new Date())
-    c.set('principal', { kind: 'user', userId: 7, name: 'vera', rootRole })
-    await next()
-  })
-  app.route('/', segmentRoutes)
-  const res = await app.request(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : undefined }
-}
 
 async function flagUsing(name: string, segmentId: number, project = 'default') {
   expect((await t.call('POST', `/api/admin/projects/${project}/features`, { body: { name } })).status).toBe(201)
@@ -261,20 +243,20 @@ describe('segment permissions', () => {
       ['DELETE', `${S}/${beta!.id}`, undefined, 'DELETE_SEGMENT'],
     ] as const
     for (const [method, path, body, permission] of cases) {
-      const res = await asUser('Viewer', method, path, body)
+      const res = await viewer.call(method, path, { body })
       expect(res.status, method).toBe(403)
       expect(res.body).toMatchObject({ name: 'NoAccessError', message: expect.stringContaining(`permission=${permission}`) })
     }
     expect(await snapshot()).toEqual(before)
-    expect((await asUser('Viewer', 'GET', S)).status).toBe(200)
+    expect((await viewer.call('GET', S)).status).toBe(200)
   })
 
   it('lets an Editor create a segment, attributed to the user', async () => {
-    const res = await asUser('Editor', 'POST', S, { name: 'editor-made', constraints: [] })
+    const res = await editor.call('POST', S, { body: { name: 'editor-made', constraints: [] } })
     expect(res.status).toBe(201)
     expect(res.body.createdBy).toBe('vera')
     const [event] = await t.query<{ created_by: string; created_by_user_id: number }>("select * from events where type = 'segment-created' order by id desc limit 1")
-    expect(event).toMatchObject({ created_by: 'vera', created_by_user_id: 7 })
+    expect(event).toMatchObject({ created_by: 'vera', created_by_user_id: editor.id })
   })
 
   it('answers 401 without a token', async () => {

@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { toApiError } from '../src/app.js'
-import { errorBody } from '../src/http/errors.js'
-import { createRouter } from '../src/http/openapi.js'
-import { tagRoutes } from '../src/tags/routes.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let t: TestApp
+let viewer: TestUser
 beforeAll(async () => {
   t = await createTestApp()
+  viewer = await createSignedInUser(t, 'vera', 'Viewer')
   await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
   for (const [name, project] of [['tagged', 'default'], ['elsewhere', 'other'], ['gone', 'default']] as const) {
     expect((await t.call('POST', `/api/admin/projects/${project}/features`, { body: { name } })).status).toBe(201)
@@ -23,25 +22,6 @@ const snapshot = () =>
   t.query(`select
     (select json_agg(x order by x.feature_name, x.tag_type, x.tag_value) from feature_tags x) as tags,
     (select count(*) from events) as events`)
-
-/** Admin tokens are the only principals the HTTP auth resolves today, so a Viewer user is put on the context directly. */
-async function asViewer(method: string, path: string, body?: unknown) {
-  const app = createRouter()
-  app.onError((error, c) => {
-    const apiError = toApiError(error)!
-    return c.json(errorBody(apiError), apiError.status)
-  })
-  app.use('*', async (c, next) => {
-    c.set('db', t.db)
-    c.set('clock', () => new Date())
-    c.set('principal', { kind: 'user', userId: 7, name: 'vera', rootRole: 'Viewer' })
-    await next()
-  })
-  app.route('/', tagRoutes)
-  const res = await app.request(path, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : undefined }
-}
 
 describe('adding tags', () => {
   it('adds a tag with 201, the tag in the body, and feature-tagged carrying the tags', async () => {
@@ -170,12 +150,12 @@ describe('tag permissions', () => {
       ['POST', tagsPath('elsewhere'), { value: 'viewer' }],
       ['DELETE', `${tagsPath('elsewhere')}/simple/moved`, undefined],
     ] as const) {
-      const res = await asViewer(method, path, body)
+      const res = await viewer.call(method, path, { body })
       expect(res.status, method).toBe(403)
       expect(res.body).toMatchObject({ name: 'NoAccessError', message: expect.stringMatching(/permission=UPDATE_FEATURE in project=other/) })
     }
     expect(await snapshot()).toEqual(before)
-    expect((await asViewer('GET', tagsPath('elsewhere'))).status).toBe(200)
+    expect((await viewer.call('GET', tagsPath('elsewhere'))).status).toBe(200)
   })
 
   it('answers 401 without a token', async () => {

@@ -40,25 +40,6 @@ export interface PermissionScope {
   environment?: string
 }
 
-const PROJECT_PERMISSIONS: PermissionName[] = [
-  Permission.UPDATE_PROJECT,
-  Permission.CREATE_FEATURE,
-  Permission.UPDATE_FEATURE,
-  Permission.DELETE_FEATURE,
-  Permission.UPDATE_FEATURE_ENVIRONMENT,
-  Permission.CREATE_FEATURE_STRATEGY,
-  Permission.UPDATE_FEATURE_STRATEGY,
-  Permission.DELETE_FEATURE_STRATEGY,
-  Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
-  Permission.UPDATE_FEATURE_VARIANTS,
-  Permission.CREATE_CLIENT_API_TOKEN,
-  Permission.READ_CLIENT_API_TOKEN,
-  Permission.DELETE_CLIENT_API_TOKEN,
-  Permission.CREATE_FRONTEND_API_TOKEN,
-  Permission.READ_FRONTEND_API_TOKEN,
-  Permission.DELETE_FRONTEND_API_TOKEN,
-]
-
 /** What the project role Member may do in its project: change flags, their strategies and variants. */
 const MEMBER_PERMISSIONS: PermissionName[] = [
   Permission.CREATE_FEATURE,
@@ -70,6 +51,17 @@ const MEMBER_PERMISSIONS: PermissionName[] = [
   Permission.DELETE_FEATURE_STRATEGY,
   Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
   Permission.UPDATE_FEATURE_VARIANTS,
+]
+
+const PROJECT_PERMISSIONS: PermissionName[] = [
+  Permission.UPDATE_PROJECT,
+  ...MEMBER_PERMISSIONS,
+  Permission.CREATE_CLIENT_API_TOKEN,
+  Permission.READ_CLIENT_API_TOKEN,
+  Permission.DELETE_CLIENT_API_TOKEN,
+  Permission.CREATE_FRONTEND_API_TOKEN,
+  Permission.READ_FRONTEND_API_TOKEN,
+  Permission.DELETE_FRONTEND_API_TOKEN,
 ]
 
 /** The permissions each built-in project role grants in the projects where a user holds it. */

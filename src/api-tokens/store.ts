@@ -48,14 +48,37 @@ const eventData = (row: TokenRow) => ({
   expiresAt: row.expiresAt?.toISOString() ?? null,
 })
 
+// Admin tokens are checked on every admin request: a valid one is remembered for a few seconds, so a
+// burst of requests costs one lookup (and one hash) instead of one each. Deleting a token through this
+// process forgets them all at once; another instance stops accepting it within ADMIN_TOKEN_MEMO_MS (Unleash
+// keeps its tokens in memory for a minute). Personal access tokens are not remembered: user roles change.
+const ADMIN_TOKEN_MEMO_MS = 5_000
+const adminTokenMemo = new Map<string, { principal: Principal; expiresAt: Date | null; until: number }>()
+let adminTokenGeneration = 0
+
+function forgetAdminTokens() {
+  adminTokenGeneration++
+  adminTokenMemo.clear()
+}
+
 export async function findTokenPrincipal(db: Db, secret: string, now: Date): Promise<Principal | undefined> {
+  const remembered = adminTokenMemo.get(secret)
+  if (remembered && Date.now() < remembered.until && (!remembered.expiresAt || remembered.expiresAt > now)) return remembered.principal
+  const generation = adminTokenGeneration
   const [row] = await db.select().from(apiTokens).where(eq(apiTokens.secretHash, await hashSecret(secret))).limit(1)
   if (!row || (row.expiresAt && row.expiresAt <= now)) return undefined
   if (!row.seenAt || now.getTime() - row.seenAt.getTime() > SEEN_AT_RESOLUTION_MS) {
     await db.update(apiTokens).set({ seenAt: now }).where(eq(apiTokens.id, row.id))
   }
   if (row.type === PAT_TYPE) return row.userId === null ? undefined : loadUserPrincipal(db, row.userId)
-  if (row.type === 'admin') return { kind: 'admin-token', tokenId: row.id, name: row.tokenName, rootRole: 'Admin' }
+  if (row.type === 'admin') {
+    const principal: Principal = { kind: 'admin-token', tokenId: row.id, name: row.tokenName, rootRole: 'Admin' }
+    if (generation === adminTokenGeneration) {
+      if (adminTokenMemo.size >= 1_000) adminTokenMemo.clear()
+      adminTokenMemo.set(secret, { principal, expiresAt: row.expiresAt, until: Date.now() + ADMIN_TOKEN_MEMO_MS })
+    }
+    return principal
+  }
   const kind = row.type === 'frontend' ? 'frontend-token' : 'client-token'
   return { kind, tokenId: row.id, name: row.tokenName, projects: row.projects, environment: row.environment }
 }
@@ -112,7 +135,8 @@ export async function createToken(db: Db, actor: Actor, now: Date, token: NewTok
 /** Deletes the token named by its full secret, or by the masked secret listings show (when that is unambiguous). */
 export async function deleteToken(db: Db, actor: Actor, now: Date, secretOrDisplay: string, allowedTypes: TokenType[]) {
   const hash = await hashSecret(secretOrDisplay)
-  return db.transaction(async (tx) => {
+  forgetAdminTokens()
+  const result = await db.transaction(async (tx) => {
     const matches = await tx
       .select()
       .from(apiTokens)
@@ -131,6 +155,8 @@ export async function deleteToken(db: Db, actor: Actor, now: Date, secretOrDispl
     ])
     return { deleted: row.type as TokenType }
   })
+  forgetAdminTokens()
+  return result
 }
 
 /**

@@ -82,32 +82,29 @@ const RECOUNT_AFTER = 100_000
  * later event gets a higher id (the sequence only grows), so "cached + newer" is exact.
  */
 async function countMatches(db: Db, filterKey: string, where: SQL | undefined): Promise<number> {
-  const [cached] = await db.select().from(eventCountCache).where(eq(eventCountCache.filterKey, filterKey))
-  if (cached) {
-    const [newer] = await db.select({ n: count() }).from(events).where(and(where, gt(events.id, cached.upToId)))
-    if ((newer?.n ?? 0) < RECOUNT_AFTER) return cached.n + (newer?.n ?? 0)
+  const [cached] = await db
+    .select({ n: eventCountCache.n, newer: sql<number>`(select count(*) from ${events} where ${and(where, gt(events.id, eventCountCache.upToId))})`.mapWith(Number) })
+    .from(eventCountCache)
+    .where(eq(eventCountCache.filterKey, filterKey))
+  if (cached && cached.newer < RECOUNT_AFTER) return cached.n + cached.newer
+  // One statement sees one snapshot: the count, the newest id and whether another transaction was
+  // writing all describe the same moment (no transaction needed around it).
+  const [row] = await db
+    .select({
+      n: count(),
+      upToId: sql<number>`(select coalesce(max(${events.id}), 0) from ${events})`.mapWith(Number),
+      quiet: sql<boolean>`(select count(*) = 0 from pg_snapshot_xip(pg_current_snapshot()))`,
+    })
+    .from(events)
+    .where(where)
+  const n = row?.n ?? 0
+  if (row && row.quiet && n >= CACHE_FROM) {
+    await db
+      .insert(eventCountCache)
+      .values({ filterKey, upToId: row.upToId, n })
+      .onConflictDoUpdate({ target: eventCountCache.filterKey, set: { upToId: row.upToId, n, computedAt: sql`now()` }, setWhere: sql`${eventCountCache.upToId} < ${row.upToId}` })
   }
-  return db.transaction(
-    async (tx) => {
-      const [row] = await tx
-        .select({
-          n: count(),
-          upToId: sql<number>`(select coalesce(max(${events.id}), 0) from ${events})`.mapWith(Number),
-          quiet: sql<boolean>`(select count(*) = 0 from pg_snapshot_xip(pg_current_snapshot()))`,
-        })
-        .from(events)
-        .where(where)
-      const n = row?.n ?? 0
-      if (row && row.quiet && n >= CACHE_FROM) {
-        await tx
-          .insert(eventCountCache)
-          .values({ filterKey, upToId: row.upToId, n })
-          .onConflictDoUpdate({ target: eventCountCache.filterKey, set: { upToId: row.upToId, n, computedAt: sql`now()` }, setWhere: sql`${eventCountCache.upToId} < ${row.upToId}` })
-      }
-      return n
-    },
-    { isolationLevel: 'repeatable read' },
-  )
+  return n
 }
 
 /** Operation 7: newest first (created_at, then id), with the total number of matches. */
@@ -125,9 +122,14 @@ export async function searchEvents(db: Db, q: EventSearchQuery) {
 /** Operation 5: a flag's events, newest first, and how many it has in all. */
 export async function featureEvents(db: Db, featureName: string, page: { offset: number; limit: number }) {
   const where = eq(events.featureName, featureName)
-  const [rows, [total]] = await Promise.all([
-    db.select().from(events).where(where).orderBy(desc(events.createdAt), desc(events.id)).limit(page.limit).offset(page.offset),
-    db.select({ n: count() }).from(events).where(where),
-  ])
-  return { version: 1, toggleName: featureName, events: rows.map(eventView), totalEvents: total?.n ?? 0 }
+  // The page and the total in one query: the window count covers every match, before the limit.
+  const rows = await db
+    .select({ event: events, total: sql<number>`count(*) over ()`.mapWith(Number) })
+    .from(events)
+    .where(where)
+    .orderBy(desc(events.createdAt), desc(events.id))
+    .limit(page.limit)
+    .offset(page.offset)
+  const total = rows[0]?.total ?? (page.offset > 0 ? ((await db.select({ n: count() }).from(events).where(where))[0]?.n ?? 0) : 0)
+  return { version: 1, toggleName: featureName, events: rows.map((r) => eventView(r.event)), totalEvents: total }
 }

@@ -36,7 +36,7 @@ export interface NewEvent {
  */
 export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[]): Promise<void> {
   if (list.length === 0) return
-  const inserted = await tx
+  const insert = tx
     .insert(events)
     .values(
       list.map((e) => {
@@ -57,16 +57,17 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
         }
       }),
     )
-    .returning({ id: events.id })
-  const ids = inserted.map((e) => e.id)
+    .returning({ id: events.id, type: events.type, project: events.project, environment: events.environment })
+  // The events and their integration deliveries in one statement (one round trip for every write); drizzle
+  // puts the embedded insert in parentheses.
   await tx.execute(sql`
+    with e as ${insert}
     insert into ${integrationOutbox} (integration_id, event_id, created_at)
     select a.id, e.id, ${createdAt}
-    from ${events} e
+    from e
     join ${addons} a on a.enabled
       and e.type = any(a.events)
       and (cardinality(a.projects) = 0 or '*' = any(a.projects) or e.project = any(a.projects))
       and (cardinality(a.environments) = 0 or '*' = any(a.environments) or e.environment = any(a.environments))
-    where e.id in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})
   `)
 }

@@ -1,21 +1,9 @@
-import { and, asc, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
-import {
-  environments,
-  events,
-  favoriteFeatures,
-  featureDependencies,
-  featureEnvironments,
-  featureLifecycles,
-  features,
-  featureStrategies,
-  featureStrategySegments,
-  featureTags,
-} from '../../schema/index.js'
+import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { features, featureStrategies, featureStrategySegments } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import type { Constraint, Strategy } from '../strategies/schemas.js'
 import type { Variant } from '../variants/schemas.js'
 import { avatarCache } from '../users/avatar.js'
-import { stageRank } from './lifecycle.js'
 import { EXPECTED_LIFETIME_DAYS, type Feature, type FlagType } from './schemas.js'
 
 /** Unleash's id for changes made with an admin token rather than by a user. */
@@ -59,127 +47,143 @@ export interface FeatureQuery {
   includeArchived?: boolean
 }
 
-/**
- * Reads whole flags with a fixed number of set-based queries, however many flags match:
- * flags, environments, strategies, tags, dependencies, lifecycle, collaborators, favorites.
- */
 /** Who is reading (their favorites) and when (staleness). */
 export interface Viewer {
   principal: string
   now: Date
 }
 
+/** Epoch milliseconds of a timestamp column: the same instant on every driver (they differ in how they return dates). */
+const epochMs = (column: SQL | string) => sql.raw(`(extract(epoch from ${column}) * 1000)::float8`)
+const isoOf = (ms: number) => new Date(ms).toISOString()
+const isoOrNull = (ms: number | null) => (ms === null ? null : isoOf(ms))
+
+interface FeatureRow {
+  name: string
+  project: string
+  type: string
+  description: string | null
+  stale: boolean
+  impression_data: boolean
+  created_at: number
+  created_by: string
+  created_by_user_id: number | null
+  archived_at: number | null
+  environments: {
+    environment: string
+    enabled: boolean
+    variants: Variant[]
+    lastSeenAt: number | null
+    type: string
+    sortOrder: number
+    strategies: (Omit<Strategy, 'featureName'> & { disabled: boolean })[]
+  }[]
+  tags: { value: string; type: string }[]
+  children: string[]
+  dependencies: { feature: string; enabled: boolean; variants: string[] }[]
+  lifecycle: { stage: string; enteredStageAt: number } | null
+  collaborators: { id: number | null; name: string }[]
+  favorite: boolean
+}
+
+/**
+ * Reads whole flags in one query, however many flags match: each flag with its environments,
+ * strategies (and their segments), tags, dependencies, lifecycle stage, collaborators and whether the
+ * viewer made it a favorite, gathered by Postgres as JSON. One round trip instead of one per kind.
+ */
 export async function loadFeatures(db: Db, query: FeatureQuery, viewer: Viewer): Promise<Feature[]> {
   const { principal, now } = viewer
   const filter: SQL[] = []
-  if (query.names) filter.push(inArray(features.name, query.names))
+  if (query.names) {
+    if (query.names.length === 0) return []
+    filter.push(inArray(features.name, query.names))
+  }
   if (query.project) filter.push(eq(features.project, query.project))
   if (!query.includeArchived) filter.push(isNull(features.archivedAt))
-  const rows = await db.select().from(features).where(and(...filter)).orderBy(asc(features.name))
-  if (rows.length === 0) return []
-  const names = rows.map((r) => r.name)
-
-  const [envRows, strategyRows, tagRows, dependencyRows, lifecycleRows, collaboratorRows, favoriteRows] = await Promise.all([
-    db
-      .select({ fe: featureEnvironments, type: environments.type, sortOrder: environments.sortOrder })
-      .from(featureEnvironments)
-      .innerJoin(environments, eq(environments.name, featureEnvironments.environment))
-      .where(inArray(featureEnvironments.featureName, names))
-      .orderBy(asc(environments.sortOrder), asc(environments.name)),
-    loadStrategies(db, names),
-    db.select().from(featureTags).where(inArray(featureTags.featureName, names)).orderBy(asc(featureTags.type), asc(featureTags.value)),
-    db
-      .select()
-      .from(featureDependencies)
-      .where(or(inArray(featureDependencies.child, names), inArray(featureDependencies.parent, names)))
-      .orderBy(asc(featureDependencies.parent), asc(featureDependencies.child)),
-    db
-      .selectDistinctOn([featureLifecycles.featureName])
-      .from(featureLifecycles)
-      .where(inArray(featureLifecycles.featureName, names))
-      .orderBy(featureLifecycles.featureName, desc(featureLifecycles.enteredStageAt), desc(stageRank)),
-    db
-      .select({ featureName: events.featureName, createdBy: events.createdBy, userId: events.createdByUserId, latest: sql<number>`max(${events.id})`.mapWith(Number) })
-      .from(events)
-      .where(inArray(events.featureName, names))
-      .groupBy(events.featureName, events.createdBy, events.createdByUserId)
-      .orderBy(desc(sql`max(${events.id})`)),
-    db.select({ featureName: favoriteFeatures.featureName }).from(favoriteFeatures).where(and(eq(favoriteFeatures.principal, principal), inArray(favoriteFeatures.featureName, names))),
-  ])
-
+  const result = await db.execute(sql`
+    select
+      f.name, f.project, f.type, f.description, f.stale, f.impression_data, f.created_by, f.created_by_user_id,
+      ${epochMs('f.created_at')} as created_at, ${epochMs('f.archived_at')} as archived_at,
+      coalesce((
+        select json_agg(json_build_object(
+          'environment', fe.environment, 'enabled', fe.enabled, 'variants', fe.variants, 'lastSeenAt', ${epochMs('fe.last_seen_at')},
+          'type', env.type, 'sortOrder', env.sort_order,
+          'strategies', coalesce((
+            select json_agg(json_build_object(
+              'id', s.id, 'name', s.strategy_name, 'title', s.title, 'disabled', s.disabled, 'sortOrder', s.sort_order,
+              'segments', coalesce((select json_agg(ss.segment_id order by ss.segment_id) from feature_strategy_segments ss where ss.strategy_id = s.id), '[]'),
+              'constraints', s.constraints, 'variants', s.variants, 'parameters', s.parameters
+            ) order by s.sort_order, s.created_at, s.id)
+            from feature_strategies s where s.feature_name = f.name and s.environment = fe.environment
+          ), '[]')
+        ) order by env.sort_order, env.name)
+        from feature_environments fe join environments env on env.name = fe.environment
+        where fe.feature_name = f.name
+      ), '[]') as environments,
+      coalesce((select json_agg(json_build_object('value', t.tag_value, 'type', t.tag_type) order by t.tag_type, t.tag_value) from feature_tags t where t.feature_name = f.name), '[]') as tags,
+      coalesce((select json_agg(d.child order by d.child) from feature_dependencies d where d.parent = f.name), '[]') as children,
+      coalesce((select json_agg(json_build_object('feature', d.parent, 'enabled', d.enabled, 'variants', d.variants) order by d.parent) from feature_dependencies d where d.child = f.name), '[]') as dependencies,
+      (select json_build_object('stage', l.stage, 'enteredStageAt', ${epochMs('l.entered_stage_at')})
+        from feature_lifecycles l where l.feature_name = f.name
+        order by l.entered_stage_at desc, array_position(array['initial','pre-live','live','completed','archived'], l.stage) desc limit 1) as lifecycle,
+      coalesce((
+        select json_agg(json_build_object('id', c.created_by_user_id, 'name', c.created_by) order by c.latest desc)
+        from (select e.created_by, e.created_by_user_id, max(e.id) as latest from events e where e.feature_name = f.name group by e.created_by, e.created_by_user_id) c
+      ), '[]') as collaborators,
+      exists (select 1 from favorite_features ff where ff.principal = ${principal} and ff.feature_name = f.name) as favorite
+    from (select * from ${features} where ${and(...filter)}) f
+    order by f.name`)
+  // Every driver (PGlite, node-postgres, Neon) answers raw SQL with `{ rows }`.
+  const rows = (result as unknown as { rows: FeatureRow[] }).rows
   const avatar = avatarCache()
-  const favorites = new Set(favoriteRows.map((f) => f.featureName))
-  const group = <T, K>(items: T[], key: (item: T) => K) => {
-    const map = new Map<K, T[]>()
-    for (const item of items) {
-      const list = map.get(key(item))
-      if (list) list.push(item)
-      else map.set(key(item), [item])
-    }
-    return map
-  }
-  const envsByFeature = group(envRows, (r) => r.fe.featureName)
-  const strategiesByFeatureEnv = group(strategyRows, (s) => `${s.featureName}\u0000${s.environment}`)
-  const tagsByFeature = group(tagRows, (t) => t.featureName)
-  const parentsOf = group(dependencyRows, (d) => d.child)
-  const childrenOf = group(dependencyRows, (d) => d.parent)
-  const lifecycleOf = new Map(lifecycleRows.map((l) => [l.featureName, l]))
-  const collaboratorsOf = group(collaboratorRows, (c) => c.featureName!)
 
   return Promise.all(
     rows.map(async (row): Promise<Feature> => {
-      const envs = (envsByFeature.get(row.name) ?? []).map(({ fe, type, sortOrder }) => {
-        const strategies = (strategiesByFeatureEnv.get(`${row.name}\u0000${fe.environment}`) ?? []).map(strategyView)
-        const variants = fe.variants as Variant[]
+      const envs = row.environments.map((fe) => {
+        const strategies: Strategy[] = fe.strategies.map((s) => ({ ...s, featureName: row.name, segments: s.segments.map(Number) }))
         return {
           name: fe.environment,
           featureName: row.name,
           environment: fe.environment,
-          type,
+          type: fe.type,
           enabled: fe.enabled,
-          sortOrder,
-          variantCount: variants.length,
+          sortOrder: fe.sortOrder,
+          variantCount: fe.variants.length,
           strategies,
-          variants,
-          lastSeenAt: fe.lastSeenAt?.toISOString() ?? null,
+          variants: fe.variants,
+          lastSeenAt: isoOrNull(fe.lastSeenAt),
           hasStrategies: strategies.length > 0,
           hasEnabledStrategies: strategies.some((s) => !s.disabled),
         }
       })
       const lastSeen = envs.map((e) => e.lastSeenAt).filter((s): s is string => s !== null).sort().at(-1) ?? null
-      const lifecycle = lifecycleOf.get(row.name)
+      const createdAt = new Date(row.created_at)
       return {
         name: row.name,
         type: row.type as FlagType,
         description: row.description,
-        archived: row.archivedAt !== null,
+        archived: row.archived_at !== null,
         project: row.project,
         enabled: envs.some((e) => e.enabled),
         stale: row.stale,
-        potentiallyStale: isPotentiallyStale(row, now),
-        favorite: favorites.has(row.name),
-        impressionData: row.impressionData,
-        createdAt: row.createdAt.toISOString(),
-        createdBy: { id: row.createdByUserId ?? TOKEN_USER_ID, name: row.createdBy, imageUrl: await avatar(row.createdBy) },
-        archivedAt: row.archivedAt?.toISOString() ?? null,
+        potentiallyStale: isPotentiallyStale({ stale: row.stale, type: row.type, createdAt }, now),
+        favorite: row.favorite,
+        impressionData: row.impression_data,
+        createdAt: createdAt.toISOString(),
+        createdBy: { id: row.created_by_user_id ?? TOKEN_USER_ID, name: row.created_by, imageUrl: await avatar(row.created_by) },
+        archivedAt: isoOrNull(row.archived_at),
         lastSeenAt: lastSeen,
         environments: envs,
         variants: envs[0]?.variants ?? [],
-        tags: (tagsByFeature.get(row.name) ?? []).map((t) => ({ value: t.value, type: t.type })),
-        children: (childrenOf.get(row.name) ?? []).map((d) => d.child),
+        tags: row.tags,
+        children: row.children,
         lifecycle: {
-          stage: (lifecycle?.stage ?? 'initial') as Feature['lifecycle']['stage'],
-          enteredStageAt: (lifecycle?.enteredStageAt ?? row.createdAt).toISOString(),
+          stage: (row.lifecycle?.stage ?? 'initial') as Feature['lifecycle']['stage'],
+          enteredStageAt: row.lifecycle ? isoOf(row.lifecycle.enteredStageAt) : createdAt.toISOString(),
         },
-        dependencies: (parentsOf.get(row.name) ?? []).map((d) => ({ feature: d.parent, enabled: d.enabled, variants: d.variants as string[] })),
+        dependencies: row.dependencies,
         collaborators: {
-          users: await Promise.all(
-            (collaboratorsOf.get(row.name) ?? []).map(async (c) => ({
-              id: c.userId ?? TOKEN_USER_ID,
-              name: c.createdBy || 'unknown',
-              imageUrl: await avatar(c.createdBy),
-            })),
-          ),
+          users: await Promise.all(row.collaborators.map(async (c) => ({ id: c.id ?? TOKEN_USER_ID, name: c.name || 'unknown', imageUrl: await avatar(c.name) }))),
         },
       }
     }),

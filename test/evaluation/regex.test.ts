@@ -64,6 +64,7 @@ describe('REGEX constraints (RE2 syntax)', () => {
     ['\\p{Nope}', 'unknown Unicode class'],
     ['\\e', 'unknown escape'],
     ['\\Z', 'unsupported anchor'],
+    ['(?)', 'empty flags'],
   ]
   it.each(rejected)('the server refuses %j (%s), and the engine treats it as false, inverted or not', (pattern) => {
     const parsed = ConstraintInputSchema.safeParse({ contextName: 'text', operator: 'REGEX', value: pattern })
@@ -80,10 +81,9 @@ describe('REGEX constraints (RE2 syntax)', () => {
     expect(serverAccepts('(?<=a)b')).toBe(false)
   })
 
-  it('runs in linear time where a backtracking engine would not finish', () => {
-    const started = performance.now()
+  // A backtracking engine would not finish these before the test's timeout; the RE2 matcher is linear.
+  it('matches in linear time where a backtracking engine would not finish', () => {
     expect(regexMatches('^(a+)+$', 'a'.repeat(50_000) + '!')).toBe(false)
     expect(regexMatches('(x+x+)+y', 'x'.repeat(20_000))).toBe(false)
-    expect(performance.now() - started).toBeLessThan(2000)
   })
 })

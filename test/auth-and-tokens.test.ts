@@ -136,3 +136,17 @@ describe('API tokens', () => {
     expect(res.body.name).toBe('NotFoundError')
   })
 })
+
+describe('API token events', () => {
+  it('name the project and environment only when the token is for exactly one', async () => {
+    await createToken({ tokenName: 'scoped-event', type: 'client', environment: 'production', projects: ['default'] })
+    await createToken({ tokenName: 'wide-event', type: 'admin' })
+    const rows = await t.query<{ project: string | null; environment: string | null; token: string }>(
+      "select project, environment, data->>'tokenName' as token from events where type = 'api-token-created' and data->>'tokenName' in ('scoped-event', 'wide-event') order by id",
+    )
+    expect(rows).toEqual([
+      { project: 'default', environment: 'production', token: 'scoped-event' },
+      { project: null, environment: null, token: 'wide-event' },
+    ])
+  })
+})

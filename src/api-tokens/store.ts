@@ -40,6 +40,10 @@ export function tokenView(row: TokenRow, secret?: string) {
   }
 }
 
+// An event names a project or environment only when the token is for exactly one (not `*`).
+const eventProject = (projects: string[]) => (projects.length === 1 && projects[0] !== '*' ? projects[0] : null)
+const eventEnvironment = (environment: string) => (environment === '*' ? null : environment)
+
 const eventData = (row: TokenRow) => ({
   tokenName: row.tokenName,
   type: row.type,
@@ -126,7 +130,7 @@ export async function createToken(db: Db, actor: Actor, now: Date, token: NewTok
       .returning()
     if (!row) throw nameExists('A token with that secret already exists')
     await recordEvents(tx, actor, now, [
-      { type: 'api-token-created', project: token.projects.length === 1 ? token.projects[0] : null, environment: token.environment, data: eventData(row) },
+      { type: 'api-token-created', project: eventProject(token.projects), environment: eventEnvironment(token.environment), data: eventData(row) },
     ])
     return tokenView(row, secret)
   })
@@ -151,7 +155,7 @@ export async function deleteToken(db: Db, actor: Actor, now: Date, secretOrDispl
     if (!allowedTypes.includes(row.type as TokenType)) return { denied: row.type as TokenType }
     await tx.delete(apiTokens).where(eq(apiTokens.id, row.id))
     await recordEvents(tx, actor, now, [
-      { type: 'api-token-deleted', project: row.projects.length === 1 ? row.projects[0] : null, environment: row.environment, preData: eventData(row) },
+      { type: 'api-token-deleted', project: eventProject(row.projects), environment: eventEnvironment(row.environment), preData: eventData(row) },
     ])
     return { deleted: row.type as TokenType }
   })

@@ -1,4 +1,5 @@
-import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
+import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 export const events = pgTable(
   'events',
@@ -26,6 +27,27 @@ export const events = pgTable(
     index('events_type_idx').on(t.type, t.createdAt, t.id),
     index('events_created_by_idx').on(t.createdBy, t.createdAt, t.id),
     index('events_created_by_user_id_idx').on(t.createdByUserId, t.createdAt, t.id),
+  ],
+)
+
+/**
+ * The distinct authors of each flag's events and the id of their latest one, kept by recordEvents in the
+ * statement that writes the events, so reading a flag's collaborators does not aggregate all its events.
+ * Keyed by name with no foreign key: events outlive their flag, and so do its collaborators.
+ */
+export const featureCollaborators = pgTable(
+  'feature_collaborators',
+  {
+    featureName: text('feature_name').notNull(),
+    createdBy: text('created_by').notNull(),
+    createdByUserId: integer('created_by_user_id'),
+    latestEventId: bigint('latest_event_id', { mode: 'number' }).notNull(),
+  },
+  // coalesce: authors without a user id (tokens, system) are one collaborator per name, as GROUP BY would
+  // make them; recordEvents' ON CONFLICT names this exact expression. User ids are never negative.
+  (t) => [
+    uniqueIndex('feature_collaborators_author_unique').on(t.featureName, t.createdBy, sql`coalesce(${t.createdByUserId}, -1)`),
+    index('feature_collaborators_latest_idx').on(t.featureName, t.latestEventId),
   ],
 )
 

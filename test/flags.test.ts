@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { recordEvents } from '../src/events/store.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createSignedInUser } from './helpers/users.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -282,6 +285,69 @@ describe('archive and revive', () => {
     const types = (await eventsOf('old-flag')).map((e) => e.type)
     expect(types.slice(-2)).toEqual(['feature-revived', 'feature-environment-disabled'])
     expect((await t.call('POST', '/api/admin/archive/revive/old-flag')).status).toBe(404)
+  })
+})
+
+describe('collaborators', () => {
+  // What the flag read computed before collaborators were kept in their own table: the authors of the
+  // flag's events, grouped (NULL user ids alike), latest change first.
+  const aggregatedFromEvents = (name: string) =>
+    t.query<{ id: number | null; name: string }>(
+      `select created_by_user_id as id, created_by as name from events where feature_name = $1
+       group by created_by, created_by_user_id order by max(id) desc`,
+      [name],
+    )
+  const table = () =>
+    t.query('select feature_name, created_by, created_by_user_id, latest_event_id::int from feature_collaborators order by feature_name, latest_event_id')
+  const aggregatedTable = () =>
+    t.query(`select feature_name, created_by, created_by_user_id, max(id)::int as latest_event_id from events where feature_name is not null
+      group by feature_name, created_by, created_by_user_id order by feature_name, latest_event_id`)
+
+  it('lists each author once, latest change first, after many changes by users, tokens and the system', async () => {
+    const alice = await createSignedInUser(t, 'alice', 'Admin')
+    const bob = await createSignedInUser(t, 'bob', 'Admin')
+    const F = `${P}/features/shared`
+    const setDescription = (call: TestApp['call'], text: string) => call('PATCH', F, { body: [{ op: 'replace', path: '/description', value: text }] })
+    expect((await createFlag({ name: 'shared' })).status).toBe(201)
+    for (let i = 0; i < 20; i++) {
+      await setDescription(alice.call, `alice ${i}`)
+      await setDescription(bob.call, `bob ${i}`)
+      // One request, several events of one flag by one author: one collaborator row.
+      await alice.call('PATCH', `${F}/variants`, { body: [{ op: 'add', path: '/-', value: { name: `v${i}` } }] })
+    }
+    await setDescription(t.call, 'token again')
+    // A name shared by a user and an author without a user id stays two collaborators, as before.
+    await recordEvents(t.db, { createdBy: 'alice', createdByUserId: null }, new Date(), [
+      { type: 'feature-updated', featureName: 'shared', project: 'default' },
+      { type: 'feature-updated', featureName: 'shared', project: 'default' },
+    ])
+    await setDescription(bob.call, 'bob last')
+
+    const res = await t.call('GET', F)
+    expect(res.body.collaborators.users.map((u: any) => ({ id: u.id, name: u.name }))).toEqual([
+      { id: bob.id, name: 'bob' },
+      { id: -1337, name: 'alice' },
+      { id: -1337, name: 'test-admin' },
+      { id: alice.id, name: 'alice' },
+    ])
+    expect(res.body.collaborators.users.every((u: any) => /^https:\/\//.test(u.imageUrl))).toBe(true)
+    const expected = (await aggregatedFromEvents('shared')).map((c) => ({ id: c.id ?? -1337, name: c.name }))
+    expect(res.body.collaborators.users.map((u: any) => ({ id: u.id, name: u.name }))).toEqual(expected)
+    // The write response reads the flag in its own transaction, after its events.
+    const written = await setDescription(alice.call, 'alice last')
+    expect(written.body.collaborators.users[0]).toMatchObject({ id: alice.id, name: 'alice' })
+    expect(written.body.collaborators.users).toHaveLength(4)
+  })
+
+  it('stays what aggregating every event gives, and the migration backfill rebuilds exactly that', async () => {
+    const maintained = await table()
+    expect(maintained.length).toBeGreaterThan(0)
+    expect(maintained).toEqual(await aggregatedTable())
+    const migration = await readFile('schema/migrations/0010_feature_collaborators.sql', 'utf8')
+    const backfill = migration.split('--> statement-breakpoint').find((s) => /insert into/i.test(s))!
+    await t.query('delete from feature_collaborators')
+    await t.query(backfill)
+    expect(await table()).toEqual(maintained)
   })
 })
 

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { addons, events, integrationOutbox } from '../../schema/index.js'
+import { addons, events, featureCollaborators, integrationOutbox } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { describeEvent } from './describe.js'
 import type { EventType } from './types.js'
@@ -57,11 +57,20 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
         }
       }),
     )
-    .returning({ id: events.id, type: events.type, project: events.project, environment: events.environment })
-  // The events and their integration deliveries in one statement (one round trip for every write); drizzle
-  // puts the embedded insert in parentheses.
+    .returning({ id: events.id, type: events.type, project: events.project, environment: events.environment, featureName: events.featureName })
+  // The events, the collaborators of their flags and their integration deliveries in one statement (one round
+  // trip for every write); drizzle puts the embedded insert in parentheses. Collaborators are grouped because
+  // ON CONFLICT may not touch a row twice, and upserted in name order so concurrent writers lock in one order.
   await tx.execute(sql`
-    with e as ${insert}
+    with e as ${insert},
+    c as (
+      insert into ${featureCollaborators} (feature_name, created_by, created_by_user_id, latest_event_id)
+      select e.feature_name, ${actor.createdBy}::text, ${actor.createdByUserId}::integer, max(e.id)
+      from e where e.feature_name is not null
+      group by e.feature_name order by e.feature_name
+      on conflict (feature_name, created_by, (coalesce(created_by_user_id, -1)))
+      do update set latest_event_id = greatest(${featureCollaborators}.latest_event_id, excluded.latest_event_id)
+    )
     insert into ${integrationOutbox} (integration_id, event_id, created_at)
     select a.id, e.id, ${createdAt}
     from e

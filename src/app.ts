@@ -14,6 +14,7 @@ import { environmentRoutes } from './environments/routes.js'
 import { apiTokenRoutes } from './api-tokens/routes.js'
 import { integrationRoutes } from './integrations/routes.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending, type DeliveryOptions } from './integrations/delivery.js'
+import { createOverviewCache } from './projects/overview.js'
 import { backgroundJob, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
 import { eventRoutes } from './events/routes.js'
@@ -83,6 +84,7 @@ export function createApp(deps: AppDeps) {
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
   const accounts = { publicUrl: deps.publicUrl, email: deps.email }
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background })
+  const overviews = createOverviewCache(sdk.options.shareInFlight)
   const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight })
   const app = createRouter()
 
@@ -102,6 +104,7 @@ export function createApp(deps: AppDeps) {
     c.set('clock', clock)
     c.set('accounts', accounts)
     c.set('delivery', delivery)
+    c.set('overviews', overviews)
     c.set('db', deps.db(c))
     await next()
     // Writes queue the deliveries of their events; SDK reports write none.

@@ -1,4 +1,5 @@
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
+import type { SQL } from 'drizzle-orm'
 import { Pool, neonConfig } from '@neondatabase/serverless'
 import { drizzle } from 'drizzle-orm/neon-serverless'
 import * as schema from '../schema/index.js'
@@ -24,4 +25,26 @@ export function openNeon(connectionString: string, options: { wsProxy?: string }
   }
   const pool = new Pool({ connectionString })
   return { db: drizzle(pool, { schema }) as unknown as Db, close: () => pool.end() }
+}
+
+const statementNames = new Map<string, string>()
+
+/**
+ * Runs raw SQL and returns its rows (every driver answers raw SQL with `{ rows }`). With `prepared`, the
+ * query runs as a named prepared statement where the driver keeps them per connection (node-postgres,
+ * Neon's pool; PGlite ignores the name): Postgres parses and plans the text once per connection instead of
+ * on every call, which for a large query costs more than running it. The name is derived from the text, so
+ * only use it for queries whose text does not vary with the values (lists as one array parameter).
+ */
+export async function queryRows<T>(db: Db, query: SQL, options: { prepared?: boolean } = {}): Promise<T[]> {
+  if (!options.prepared) return ((await db.execute(query)) as unknown as { rows: T[] }).rows
+  // drizzle has no public way to name a raw query; its session's prepareQuery (what db.execute calls) takes one.
+  const internal = db as unknown as {
+    dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } }
+    session: { prepareQuery(query: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: false): { execute(): Promise<unknown> } }
+  }
+  const built = internal.dialect.sqlToQuery(query)
+  let name = statementNames.get(built.sql)
+  if (!name) statementNames.set(built.sql, (name = `flagpost_${statementNames.size + 1}`))
+  return ((await internal.session.prepareQuery(built, undefined, name, false).execute()) as { rows: T[] }).rows
 }

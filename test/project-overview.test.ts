@@ -170,3 +170,46 @@ describe('default strategy of a project environment', () => {
     expect((await t.call('PUT', '/api/admin/projects/web/environments/qa/default-strategy', { body: { name: 'default' } })).status).toBe(404)
   })
 })
+
+describe('the overview served from its cache', () => {
+  // Operation 2 is kept serialized per project and revision (src/projects/overview.ts): every answer
+  // must still be what building it afresh gives.
+  it('fills in each viewer their own favorites', async () => {
+    const secondAdmin = (await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: 'second', type: 'admin', projects: ['*'], environment: '*' } })).body.secret as string
+    expect((await t.call('POST', '/api/admin/projects/web/features/web-matching/favorites')).status).toBe(200)
+    expect((await t.call('POST', '/api/admin/projects/web/favorites', { token: secondAdmin })).status).toBe(200)
+    const mine = (await overview()).body
+    const theirs = (await t.call('GET', '/api/admin/projects/web', { token: secondAdmin })).body
+    const favorites = (body: any) => body.features.filter((f: any) => f.favorite).map((f: any) => f.name)
+    expect(favorites(mine)).toEqual(['web-matching'])
+    expect(mine.favorite).toBe(false)
+    expect(favorites(theirs)).toEqual([])
+    expect(theirs.favorite).toBe(true)
+    const { favorite: _, ...rest } = mine
+    expect({ ...theirs, favorite: false, features: theirs.features.map((f: any) => ({ ...f, favorite: f.name === 'web-matching' })) }).toEqual({ ...rest, favorite: false })
+  })
+
+  it('shows a change made through the API at once', async () => {
+    const before = (await overview()).body
+    expect((await t.call('PATCH', '/api/admin/projects/web/features/web-matching', { body: [{ op: 'replace', path: '/description', value: 'changed just now' }] })).status).toBe(200)
+    const after = (await overview()).body
+    expect(after.features.find((f: any) => f.name === 'web-matching').description).toBe('changed just now')
+    expect(after.stats.projectActivityCurrentWindow).toBe(before.stats.projectActivityCurrentWindow + 1)
+  })
+
+  it('shows lastSeenAt moved by metrics, which write no event', async () => {
+    const seen = new Date(NOW.getTime() - 60_000)
+    await t.query("update feature_environments set last_seen_at = $1 where feature_name = 'web-matching' and environment = 'development'", [seen])
+    const flag = (await overview()).body.features.find((f: any) => f.name === 'web-matching')
+    expect(flag.environments.find((e: any) => e.name === 'development').lastSeenAt).toBe(seen.toISOString())
+    expect(flag.lastSeenAt).toBe(seen.toISOString())
+  })
+
+  it('follows the clock: potentially stale flags and the windows move with it', async () => {
+    const later = new Date(NOW.getTime() + 400 * DAY)
+    const body = (await at(later, overview)).body
+    expect(body.features.find((f: any) => f.name === 'web-matching').potentiallyStale).toBe(true)
+    expect(body.stats.createdCurrentWindow).toBe(0)
+    expect(body.health).toBeLessThan((await overview()).body.health)
+  })
+})

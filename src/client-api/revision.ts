@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import type { Db } from '../db.js'
+import { queryRows, type Db } from '../db.js'
 
 /**
  * The configuration revision SDK payloads are cached under. Every change to a flag, strategy, variant,
@@ -23,15 +23,19 @@ export interface Revision {
 
 const WINDOW = 256
 
-export async function readRevision(db: Db): Promise<Revision> {
-  const result = await db.execute(sql`
-    select coalesce(max(id), 0)::text as id, coalesce(min(id), 0)::text as low, count(*)::int as count
-    from (select id from events order by id desc limit ${WINDOW}) newest`)
-  const row = ((result as unknown as { rows: { id: string; low: string; count: number }[] }).rows ?? [])[0]
-  const id = Number(row?.id ?? 0)
-  const low = Number(row?.low ?? 0)
-  const count = Number(row?.count ?? 0)
+/** The revision as one JSON column (`[id, low, count]`), to read along with other values in one statement. */
+export const revisionColumn = sql`(select json_build_array(coalesce(max(id), 0)::text, coalesce(min(id), 0)::text, count(*)) from (select id from events order by id desc limit ${WINDOW}) newest)`
+
+export function revisionOf(column: [string, string, number] | undefined): Revision {
+  const id = Number(column?.[0] ?? 0)
+  const low = Number(column?.[1] ?? 0)
+  const count = Number(column?.[2] ?? 0)
   return { id, low, count, key: `${id}.${low}.${count}` }
+}
+
+export async function readRevision(db: Db): Promise<Revision> {
+  const [row] = await queryRows<{ revision: [string, string, number] }>(db, sql`select ${revisionColumn} as revision`)
+  return revisionOf(row?.revision)
 }
 
 /** Revisions only move forward: a newer one has a higher id, or the same id and more of the window committed. */

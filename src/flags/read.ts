@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import { features, featureStrategies, featureStrategySegments } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { queryRows, type Db } from '../db.js'
 import type { Constraint, Strategy } from '../strategies/schemas.js'
 import type { Variant } from '../variants/schemas.js'
 import { avatarCache } from '../users/avatar.js'
@@ -96,11 +96,14 @@ export async function loadFeatures(db: Db, query: FeatureQuery, viewer: Viewer):
   const filter: SQL[] = []
   if (query.names) {
     if (query.names.length === 0) return []
-    filter.push(inArray(features.name, query.names))
+    // One name or one array parameter: the text stays the same whatever the names (a prepared statement).
+    filter.push(query.names.length === 1 ? eq(features.name, query.names[0]!) : sql`${features.name} = any(${sql.param(query.names)}::text[])`)
   }
   if (query.project) filter.push(eq(features.project, query.project))
   if (!query.includeArchived) filter.push(isNull(features.archivedAt))
-  const result = await db.execute(sql`
+  const rows = await queryRows<FeatureRow>(
+    db,
+    sql`
     select
       f.name, f.project, f.type, f.description, f.stale, f.impression_data, f.created_by, f.created_by_user_id,
       ${epochMs('f.created_at')} as created_at, ${epochMs('f.archived_at')} as archived_at,
@@ -127,14 +130,14 @@ export async function loadFeatures(db: Db, query: FeatureQuery, viewer: Viewer):
         from feature_lifecycles l where l.feature_name = f.name
         order by l.entered_stage_at desc, array_position(array['initial','pre-live','live','completed','archived'], l.stage) desc limit 1) as lifecycle,
       coalesce((
-        select json_agg(json_build_object('id', c.created_by_user_id, 'name', c.created_by) order by c.latest desc)
-        from (select e.created_by, e.created_by_user_id, max(e.id) as latest from events e where e.feature_name = f.name group by e.created_by, e.created_by_user_id) c
+        select json_agg(json_build_object('id', c.created_by_user_id, 'name', c.created_by) order by c.latest_event_id desc)
+        from feature_collaborators c where c.feature_name = f.name
       ), '[]') as collaborators,
       exists (select 1 from favorite_features ff where ff.principal = ${principal} and ff.feature_name = f.name) as favorite
     from (select * from ${features} where ${and(...filter)}) f
-    order by f.name`)
-  // Every driver (PGlite, node-postgres, Neon) answers raw SQL with `{ rows }`.
-  const rows = (result as unknown as { rows: FeatureRow[] }).rows
+    order by f.name`,
+    { prepared: true },
+  )
   const avatar = avatarCache()
 
   return Promise.all(

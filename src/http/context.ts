@@ -4,6 +4,7 @@ import type { Principal } from './auth.js'
 import type { DeliveryOptions } from '../integrations/delivery.js'
 import type { SdkState } from '../client-api/state.js'
 import type { EmailTransport } from '../users/email.js'
+import type { OverviewCache } from '../projects/overview.js'
 
 export type Clock = () => Date
 
@@ -15,6 +16,8 @@ export interface AppVariables {
   accounts: AccountSettings
   /** Caches and background work of the SDK-facing routes (client API, frontend API, metrics). */
   sdk: SdkState
+  /** Serialized project overviews (operation 2) by revision. */
+  overviews: OverviewCache
 }
 
 /** What user accounts need from the deployment: where links point, and how e-mail leaves (none: no e-mail is sent). */

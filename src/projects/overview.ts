@@ -1,6 +1,8 @@
 import { and, asc, countDistinct, eq, isNull, sql } from 'drizzle-orm'
-import { environments, events, favoriteProjects, features, projectEnvironments, projectMembers, projects } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { environments, events, favoriteFeatures, favoriteProjects, featureEnvironments, features, projectEnvironments, projectMembers, projects } from '../../schema/index.js'
+import { Lru } from '../client-api/lru.js'
+import { revisionColumn, revisionOf } from '../client-api/revision.js'
+import { queryRows, type Db } from '../db.js'
 import { notFound } from '../http/errors.js'
 import { loadFeatures } from '../flags/read.js'
 import { EXPECTED_LIFETIME_DAYS } from '../flags/schemas.js'
@@ -67,6 +69,75 @@ async function projectStats(db: Db, projectId: string, now: Date) {
     projectActivityPastWindow: n('activity_past'),
     projectMembersAddedCurrentWindow: n('members_added'),
   }
+}
+
+/**
+ * Operation 2 as JSON. Building it is heavy (every flag in full, the windowed statistics), so it is
+ * built once per project and configuration revision and kept serialized in `cache`; a request then
+ * costs one small query (the revision and what the revision does not cover) and a string join.
+ *
+ * The key covers everything the overview shows: the revision (every change to a project, flag,
+ * strategy, tag, favorite or member writes an event), the flags' lastSeenAt (metrics move it without
+ * an event), the members (also when written behind the API's back) and the time in
+ * STATS_BUCKET_MS steps, since the statistics windows, health and potentiallyStale follow the clock:
+ * those may lag by up to that long. Favorites are the viewer's own, so they are filled in per request.
+ */
+export async function projectOverviewJson(db: Db, cache: OverviewCache, projectId: string, principal: string, now: Date): Promise<string> {
+  const [fresh] = await queryRows<{ revision: [string, string, number]; last_seen: string; members: string; favorites: string[]; favorite: boolean }>(
+    db,
+    sql`
+    select ${revisionColumn} as revision,
+      (select count(fe.last_seen_at)::text || '/' || coalesce(sum(extract(epoch from fe.last_seen_at)), 0)::text
+        from ${featureEnvironments} fe join ${features} f on f.name = fe.feature_name where f.project = ${projectId}) as last_seen,
+      (select count(*)::text || '/' || coalesce(max(m.created_at)::text, '') from ${projectMembers} m where m.project_id = ${projectId}) as members,
+      coalesce((select json_agg(ff.feature_name) from ${favoriteFeatures} ff join ${features} f on f.name = ff.feature_name
+        where ff.principal = ${principal} and f.project = ${projectId}), '[]') as favorites,
+      exists (select 1 from ${favoriteProjects} fp where fp.principal = ${principal} and fp.project = ${projectId}) as favorite`,
+    { prepared: true },
+  )
+  const key = [projectId, revisionOf(fresh?.revision).key, fresh?.last_seen, fresh?.members, Math.floor(now.getTime() / STATS_BUCKET_MS)].join('\n')
+  let entry = cache.entries.get(key)
+  if (!entry) {
+    let pending = cache.shareInFlight ? cache.building.get(key) : undefined
+    if (!pending) {
+      pending = buildOverview(db, projectId, now).finally(() => cache.building.delete(key))
+      if (cache.shareInFlight) cache.building.set(key, pending)
+    }
+    const built = await pending
+    cache.entries.set(key, built, built.weight)
+    entry = built
+  }
+  const favorites = new Set(fresh?.favorites ?? [])
+  const flags = entry.flags.map((f) => `{"favorite":${favorites.has(f.name)},${f.json.slice(1)}`).join(',')
+  return `${entry.head.slice(0, -1)},"features":[${flags}],"favorite":${fresh?.favorite === true}}`
+}
+
+/** Serialized overviews by project and revision, one set per app. */
+export interface OverviewCache {
+  entries: Lru<string, CachedOverview>
+  building: Map<string, Promise<CachedOverview>>
+  /** Whether concurrent requests may wait on one build (Node), or each builds its own (Workers). */
+  shareInFlight: boolean
+}
+
+/** The overview without the viewer's favorites: the rest as JSON, and each flag's JSON without `favorite`. */
+interface CachedOverview {
+  head: string
+  flags: { name: string; json: string }[]
+  weight: number
+}
+
+export function createOverviewCache(shareInFlight: boolean): OverviewCache {
+  return { entries: new Lru({ maxEntries: 64, maxWeight: 64 * 1024 * 1024 }), building: new Map(), shareInFlight }
+}
+
+const STATS_BUCKET_MS = 10_000
+
+async function buildOverview(db: Db, projectId: string, now: Date): Promise<CachedOverview> {
+  const { features: flags, favorite: _, ...rest } = await projectOverview(db, projectId, '', now)
+  const head = JSON.stringify(rest)
+  const serialized = flags.map(({ favorite: _, ...flag }) => ({ name: flag.name, json: JSON.stringify(flag) }))
+  return { head, flags: serialized, weight: 2 * (head.length + serialized.reduce((n, f) => n + f.json.length, 0)) }
 }
 
 /** Operation 2: the project with its flags, environments, health and statistics. */

@@ -1,4 +1,4 @@
-import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
+import { adminRoute, createRouter, jsonContent, serializedJson } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { actorOf, principalKey } from '../http/auth.js'
 import { projectIdParam } from '../http/common-schemas.js'
@@ -8,7 +8,7 @@ import { z } from '@hono/zod-openapi'
 import { CreateStrategySchema } from '../strategies/schemas.js'
 import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema, ProjectOverviewSchema, ProjectsSchema, UpdateProjectSchema } from './schemas.js'
 import { addEnvironmentToProject, createProject, listProjects, setDefaultStrategy, updateProject } from './store.js'
-import { projectOverview } from './overview.js'
+import { projectOverviewJson } from './overview.js'
 
 const getProjects = adminRoute({
   method: 'get',
@@ -113,7 +113,7 @@ export const projectRoutes = createRouter()
   })
   .openapi(getProject, async (c) => {
     const { projectId } = c.req.valid('param')
-    return c.json(await projectOverview(c.var.db, projectId, principalKey(c.var.principal), c.var.clock()), 200)
+    return serializedJson(c, await projectOverviewJson(c.var.db, c.var.overviews, projectId, principalKey(c.var.principal), c.var.clock()))
   })
   .openapi(updateProjectRoute, async (c) => {
     const { projectId } = c.req.valid('param')

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { addons, events, featureCollaborators, integrationOutbox } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { queryRows, type Db } from '../db.js'
 import { describeEvent } from './describe.js'
 import type { EventType } from './types.js'
 
@@ -61,7 +61,10 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
   // The events, the collaborators of their flags and their integration deliveries in one statement (one round
   // trip for every write); drizzle puts the embedded insert in parentheses. Collaborators are grouped because
   // ON CONFLICT may not touch a row twice, and upserted in name order so concurrent writers lock in one order.
-  await tx.execute(sql`
+  // Its text depends only on the number of events: the usual few run as prepared statements.
+  await queryRows(
+    tx,
+    sql`
     with e as ${insert},
     c as (
       insert into ${featureCollaborators} (feature_name, created_by, created_by_user_id, latest_event_id)
@@ -78,5 +81,7 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
       and e.type = any(a.events)
       and (cardinality(a.projects) = 0 or '*' = any(a.projects) or e.project = any(a.projects))
       and (cardinality(a.environments) = 0 or '*' = any(a.environments) or e.environment = any(a.environments))
-  `)
+  `,
+    { prepared: list.length <= 4 },
+  )
 }

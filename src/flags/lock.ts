@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm'
+import { and, asc, eq, sql } from 'drizzle-orm'
 import { environments, featureEnvironments, features, featureTags } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { notFound } from '../http/errors.js'
@@ -14,12 +14,62 @@ export async function lockFeature(tx: Db, projectId: string, featureName: string
   return requireFeature(tx, projectId, featureName, true)
 }
 
+export interface LockedFeature {
+  row: FeatureRow
+  /** The tags every event about the flag carries. */
+  tags: EventTag[]
+}
+
+export interface LockedFeatureEnvironment extends LockedFeature {
+  fe: typeof featureEnvironments.$inferSelect
+  /** The environment's type. */
+  type: string
+}
+
+const tagsColumn = sql<EventTag[]>`coalesce((select json_agg(json_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from ${featureTags} t where t.feature_name = ${features.name}), '[]')`
+
+/**
+ * `lockFeature`, `tagsOf` and (with an environment) `featureEnvironmentOf` in one round trip, as one
+ * prepared statement: what most writes read before changing a flag.
+ */
+export async function lockForChange(tx: Db, projectId: string, featureName: string): Promise<LockedFeature>
+export async function lockForChange(tx: Db, projectId: string, featureName: string, environment: string): Promise<LockedFeatureEnvironment>
+export async function lockForChange(tx: Db, projectId: string, featureName: string, environment?: string): Promise<LockedFeature | LockedFeatureEnvironment> {
+  if (environment === undefined) {
+    const [found] = await tx
+      .select({ row: features, tags: tagsColumn })
+      .from(features)
+      .where(eq(features.name, sql.placeholder('name')))
+      .for('update')
+      .prepare('flagpost_lock_for_change')
+      .execute({ name: featureName })
+    const row = liveIn(found?.row, projectId, featureName)
+    return { row, tags: found!.tags }
+  }
+  const [found] = await tx
+    .select({ row: features, tags: tagsColumn, fe: featureEnvironments, type: environments.type })
+    .from(features)
+    .leftJoin(featureEnvironments, and(eq(featureEnvironments.featureName, features.name), eq(featureEnvironments.environment, sql.placeholder('environment'))))
+    .leftJoin(environments, eq(environments.name, featureEnvironments.environment))
+    .where(eq(features.name, sql.placeholder('name')))
+    .for('update', { of: features })
+    .prepare('flagpost_lock_for_change_in_environment')
+    .execute({ name: featureName, environment })
+  const row = liveIn(found?.row, projectId, featureName)
+  if (!found!.fe || found!.type === null) throw notFound(`Could not find environment ${environment} for feature flag ${featureName}`)
+  return { row, tags: found!.tags, fe: found!.fe, type: found!.type }
+}
+
+function liveIn(row: FeatureRow | undefined, projectId: string, featureName: string): FeatureRow {
+  if (!row || row.project !== projectId || row.archivedAt) throw notFound(`Could not find feature flag ${featureName} in project ${projectId}`)
+  return row
+}
+
 /** The live flag of the project, or 404 NotFoundError (also for an archived flag or one of another project). */
 export async function requireFeature(db: Db, projectId: string, featureName: string, lock = false): Promise<FeatureRow> {
   const query = db.select().from(features).where(eq(features.name, featureName))
   const [row] = lock ? await query.for('update') : await query
-  if (!row || row.project !== projectId || row.archivedAt) throw notFound(`Could not find feature flag ${featureName} in project ${projectId}`)
-  return row
+  return liveIn(row, projectId, featureName)
 }
 
 /** The flag's environment row (locked with the flag) and the environment's type; 404 when the flag is not in it. */

@@ -9,7 +9,7 @@ import { recordEvents, type Actor, type NewEvent } from '../events/store.js'
 import { enabledStrategyCount, insertStrategy } from '../strategies/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 import { advanceOnEnable, enterStage, leaveStage } from './lifecycle.js'
-import { featureEnvironmentOf, lockFeature, tagsOf, type FeatureRow } from './lock.js'
+import { lockFeature, lockForChange, tagsOf, type FeatureRow } from './lock.js'
 import { loadFeature } from './read.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
 
@@ -143,10 +143,8 @@ export async function setEnvironmentEnabled(
   enabled: boolean,
 ): Promise<Feature> {
   return db.transaction(async (tx) => {
-    const row = await lockFeature(tx, target.projectId, target.featureName)
-    const { fe, type } = await featureEnvironmentOf(tx, row.name, target.environment)
+    const { row, tags, fe, type } = await lockForChange(tx, target.projectId, target.featureName, target.environment)
     if (fe.enabled !== enabled) {
-      const tags = await tagsOf(tx, row.name)
       if (enabled && (await enabledStrategyCount(tx, row.name, target.environment)) === 0) {
         await insertStrategy(tx, actor, now, { project: row.project, featureName: row.name, environment: target.environment, tags }, await defaultStrategy(tx, row, target.environment))
       }
@@ -215,7 +213,7 @@ export async function patchFeature(db: Db, actor: Actor, now: Date, principal: s
   const variantOp = operations.find((o) => o.path === '/variants' || o.path.startsWith('/variants/') || o.from?.startsWith('/variants'))
   if (variantOp) throw validationError(`Variants cannot be changed here: use PATCH /api/admin/projects/${projectId}/features/${name}/variants (operation ${operations.indexOf(variantOp)})`)
   return db.transaction(async (tx) => {
-    const row = await lockFeature(tx, projectId, name)
+    const { row, tags } = await lockForChange(tx, projectId, name)
     const before = metadataOf(row)
     const parsed = PatchedFlagSchema.safeParse(applyJsonPatch(before, operations))
     if (!parsed.success) throw zodValidationError(parsed.error, 'patched flag')
@@ -223,7 +221,6 @@ export async function patchFeature(db: Db, actor: Actor, now: Date, principal: s
     if (after.name !== before.name) throw validationError('The name of a flag cannot be changed')
     if (after.project !== before.project) throw validationError('The project of a flag cannot be changed with a patch')
 
-    const tags = await tagsOf(tx, name)
     const changed = after.description !== before.description || after.type !== before.type || after.stale !== before.stale || after.impressionData !== before.impressionData
     if (changed) {
       const [updated] = await tx

@@ -5,7 +5,7 @@ import { notFound, validationError } from '../http/errors.js'
 import { recordEvents, type Actor, type EventTag } from '../events/store.js'
 import { normalizeVariants } from '../variants/weights.js'
 import { loadStrategies, strategyView } from '../flags/read.js'
-import { featureEnvironmentOf, lockFeature, requireFeature, tagsOf } from '../flags/lock.js'
+import { featureEnvironmentOf, lockForChange, requireFeature } from '../flags/lock.js'
 import { normalizeConstraint, type Strategy, type StrategyInput } from './schemas.js'
 
 export interface StrategyTarget {
@@ -24,9 +24,8 @@ interface TargetParams {
 /** Runs a strategy change in one transaction, with the flag locked and its environment checked (404 otherwise). */
 export async function withLockedTarget<T>(db: Db, p: TargetParams, change: (tx: Db, target: StrategyTarget) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
-    const row = await lockFeature(tx, p.projectId, p.featureName)
-    await featureEnvironmentOf(tx, p.featureName, p.environment)
-    return change(tx, { project: row.project, featureName: row.name, environment: p.environment, tags: await tagsOf(tx, row.name) })
+    const { row, tags } = await lockForChange(tx, p.projectId, p.featureName, p.environment)
+    return change(tx, { project: row.project, featureName: row.name, environment: p.environment, tags })
   })
 }
 

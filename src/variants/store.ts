@@ -3,7 +3,7 @@ import { environments, featureEnvironments } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { zodValidationError } from '../http/openapi.js'
 import { recordEvents, type Actor } from '../events/store.js'
-import { featureEnvironmentOf, lockFeature, requireFeature, tagsOf } from '../flags/lock.js'
+import { featureEnvironmentOf, lockForChange, requireFeature } from '../flags/lock.js'
 import { applyJsonPatch } from '../flags/store.js'
 import type { PatchOperation } from '../flags/schemas.js'
 import { VariantsInputSchema, type Variant } from './schemas.js'
@@ -32,12 +32,11 @@ async function environmentsOf(tx: Db, featureName: string) {
  */
 export async function patchFeatureVariants(db: Db, actor: Actor, now: Date, projectId: string, featureName: string, operations: PatchOperation[]) {
   return db.transaction(async (tx) => {
-    const row = await lockFeature(tx, projectId, featureName)
+    const { row, tags } = await lockForChange(tx, projectId, featureName)
     const envs = await environmentsOf(tx, featureName)
     const current = (envs[0]?.variants ?? []) as Variant[]
     const variants = toVariants(applyJsonPatch(current, operations))
     await tx.update(featureEnvironments).set({ variants }).where(eq(featureEnvironments.featureName, featureName))
-    const tags = await tagsOf(tx, featureName)
     await recordEvents(
       tx,
       actor,
@@ -62,8 +61,8 @@ export async function setEnvironmentVariants(
   change: { replace: unknown } | { patch: PatchOperation[] },
 ) {
   return db.transaction(async (tx) => {
-    const row = await lockFeature(tx, target.projectId, target.featureName)
-    const before = (await featureEnvironmentOf(tx, target.featureName, target.environment)).fe.variants as Variant[]
+    const { row, tags, fe } = await lockForChange(tx, target.projectId, target.featureName, target.environment)
+    const before = fe.variants as Variant[]
     const variants = toVariants('replace' in change ? change.replace : applyJsonPatch(before, change.patch))
     await tx
       .update(featureEnvironments)
@@ -77,7 +76,7 @@ export async function setEnvironmentVariants(
         environment: target.environment,
         data: { variants },
         preData: { variants: before },
-        tags: await tagsOf(tx, target.featureName),
+        tags,
       },
     ])
     return variants

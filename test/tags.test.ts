@@ -163,3 +163,30 @@ describe('tag permissions', () => {
     expect((await t.call('POST', tagsPath('tagged'), { token: null, body: { value: 'anon' } })).status).toBe(401)
   })
 })
+
+describe('events of changes to a tagged flag', () => {
+  it('carry the flag’s tags: switching, patching, variants, strategies', async () => {
+    expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'carried' } })).status).toBe(201)
+    for (const tag of [{ type: 'team', value: 'aa' }, { type: 'simple', value: 'bb' }]) {
+      const res = await addTag('carried', tag)
+      expect(res.status, res.text).toBe(201)
+    }
+    const flag = '/api/admin/projects/default/features/carried'
+    const writes = [
+      ['POST', `${flag}/environments/development/on`],
+      ['POST', `${flag}/environments/development/off`],
+      ['PATCH', flag, [{ op: 'replace', path: '/description', value: 'x' }]],
+      ['PATCH', `${flag}/variants`, [{ op: 'add', path: '/-', value: { name: 'v', weightType: 'variable', weight: 0, stickiness: 'default' } }]],
+      ['PATCH', `${flag}/environments/production/variants`, [{ op: 'remove', path: '/0' }]],
+      ['POST', `${flag}/environments/production/strategies`, { name: 'default' }],
+    ] as const
+    for (const [method, path, body] of writes) {
+      const before = (await eventsOf('carried')).length
+      const res = await t.call(method, path, body === undefined ? {} : { body })
+      expect(res.status, `${method} ${path}: ${res.text}`).toBe(200)
+      const written = (await eventsOf('carried')).slice(before)
+      expect(written.length, `${method} ${path}`).toBeGreaterThan(0)
+      for (const event of written) expect(event.tags, `${method} ${path}: ${event.type}`).toEqual([{ type: 'simple', value: 'bb' }, { type: 'team', value: 'aa' }])
+    }
+  })
+})

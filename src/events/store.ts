@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql, type SQLWrapper } from 'drizzle-orm'
 import { addons, events, featureCollaborators, integrationOutbox } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import { describeEvent } from './describe.js'
@@ -34,8 +34,12 @@ export interface NewEvent {
  * In the same transaction it queues the deliveries of every enabled integration that matches an
  * event (type, project, environment), to be made after the commit.
  */
-export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[]): Promise<void> {
-  if (list.length === 0) return
+export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[], options: { alongside?: SQLWrapper[] } = {}): Promise<void> {
+  const alongside = options.alongside ?? []
+  if (list.length === 0) {
+    for (const statement of alongside) await tx.execute(statement)
+    return
+  }
   const insert = tx
     .insert(events)
     .values(
@@ -62,10 +66,13 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
   // trip for every write); drizzle puts the embedded insert in parentheses. Collaborators are grouped because
   // ON CONFLICT may not touch a row twice, and upserted in name order so concurrent writers lock in one order.
   // Its text depends only on the number of events: the usual few run as prepared statements.
+  // `alongside`: the change the events describe (query builders: an update, an insert), made by the same
+  // statement to save a round trip. It must not read the events (all parts of a statement see one snapshot).
+  const changes = alongside.map((statement, i) => sql`${sql.raw(`w${i}`)} as ${statement},`)
   await queryRows(
     tx,
     sql`
-    with e as ${insert},
+    with ${sql.join(changes)} e as ${insert},
     c as (
       insert into ${featureCollaborators} (feature_name, created_by, created_by_user_id, latest_event_id)
       select e.feature_name, ${actor.createdBy}::text, ${actor.createdByUserId}::integer, max(e.id)

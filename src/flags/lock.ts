@@ -20,31 +20,41 @@ export interface LockedFeature {
   tags: EventTag[]
 }
 
+export interface LockedFeatureWithVariants extends LockedFeature {
+  /** The flag's environments in display order, with their variants. */
+  environments: { environment: string; variants: unknown[] }[]
+}
+
 export interface LockedFeatureEnvironment extends LockedFeature {
   fe: typeof featureEnvironments.$inferSelect
   /** The environment's type. */
   type: string
 }
 
-const tagsColumn = sql<EventTag[]>`coalesce((select json_agg(json_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from ${featureTags} t where t.feature_name = ${features.name}), '[]')`
+// Spelled out: in a query of one table drizzle names its columns without the table, which inside these
+// subqueries would mean another table's column.
+const flagName = sql.raw('"features"."name"')
+const tagsColumn = sql<EventTag[]>`coalesce((select json_agg(json_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from ${featureTags} t where t.feature_name = ${flagName}), '[]')`
+
+const environmentsColumn = sql<LockedFeatureWithVariants['environments']>`coalesce((select json_agg(json_build_object('environment', fe.environment, 'variants', fe.variants) order by env.sort_order, env.name) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment where fe.feature_name = ${flagName}), '[]')`
 
 /**
  * `lockFeature`, `tagsOf` and (with an environment) `featureEnvironmentOf` in one round trip, as one
  * prepared statement: what most writes read before changing a flag.
  */
-export async function lockForChange(tx: Db, projectId: string, featureName: string): Promise<LockedFeature>
+export async function lockForChange(tx: Db, projectId: string, featureName: string): Promise<LockedFeatureWithVariants>
 export async function lockForChange(tx: Db, projectId: string, featureName: string, environment: string): Promise<LockedFeatureEnvironment>
-export async function lockForChange(tx: Db, projectId: string, featureName: string, environment?: string): Promise<LockedFeature | LockedFeatureEnvironment> {
+export async function lockForChange(tx: Db, projectId: string, featureName: string, environment?: string): Promise<LockedFeatureWithVariants | LockedFeatureEnvironment> {
   if (environment === undefined) {
     const [found] = await tx
-      .select({ row: features, tags: tagsColumn })
+      .select({ row: features, tags: tagsColumn, environments: environmentsColumn })
       .from(features)
       .where(eq(features.name, sql.placeholder('name')))
       .for('update')
       .prepare('flagpost_lock_for_change')
       .execute({ name: featureName })
     const row = liveIn(found?.row, projectId, featureName)
-    return { row, tags: found!.tags }
+    return { row, tags: found!.tags, environments: found!.environments }
   }
   const [found] = await tx
     .select({ row: features, tags: tagsColumn, fe: featureEnvironments, type: environments.type })

@@ -148,22 +148,21 @@ export async function setEnvironmentEnabled(
       if (enabled && (await enabledStrategyCount(tx, row.name, target.environment)) === 0) {
         await insertStrategy(tx, actor, now, { project: row.project, featureName: row.name, environment: target.environment, tags }, await defaultStrategy(tx, row, target.environment))
       }
-      await tx
+      if (enabled) await advanceOnEnable(tx, row.name, type, now)
+      const update = tx
         .update(featureEnvironments)
         .set({ enabled })
         .where(and(eq(featureEnvironments.featureName, row.name), eq(featureEnvironments.environment, target.environment)))
-      if (enabled) await advanceOnEnable(tx, row.name, type, now)
-      await recordEvents(tx, actor, now, [
-        {
-          type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',
-          project: row.project,
-          featureName: row.name,
-          environment: target.environment,
-          data: { enabled },
-          preData: { enabled: !enabled },
-          tags,
-        },
-      ])
+      const event = {
+        type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',
+        project: row.project,
+        featureName: row.name,
+        environment: target.environment,
+        data: { enabled },
+        preData: { enabled: !enabled },
+        tags,
+      } as const
+      await recordEvents(tx, actor, now, [event], { alongside: [update] })
     }
     return reload(tx, row.name, principal, now)
   })
@@ -223,17 +222,14 @@ export async function patchFeature(db: Db, actor: Actor, now: Date, principal: s
 
     const changed = after.description !== before.description || after.type !== before.type || after.stale !== before.stale || after.impressionData !== before.impressionData
     if (changed) {
-      const [updated] = await tx
-        .update(features)
-        .set({ description: after.description, type: after.type, stale: after.stale, impressionData: after.impressionData })
-        .where(eq(features.name, name))
-        .returning()
+      const changes = { description: after.description, type: after.type, stale: after.stale, impressionData: after.impressionData }
+      const updated = { ...row, ...changes }
       const common = { project: projectId, featureName: name, tags }
-      const list: NewEvent[] = [{ type: 'feature-metadata-updated', ...common, data: metadataOf(updated!), preData: before }]
+      const list: NewEvent[] = [{ type: 'feature-metadata-updated', ...common, data: metadataOf(updated), preData: before }]
       if (after.stale !== before.stale) list.push({ type: after.stale ? 'feature-stale-on' : 'feature-stale-off', ...common, data: { stale: after.stale }, preData: { stale: before.stale } })
       if (after.type !== before.type) list.push({ type: 'feature-type-updated', ...common, data: { type: after.type }, preData: { type: before.type } })
-      await recordEvents(tx, actor, now, list)
-      if (after.archived) await archiveLocked(tx, actor, now, updated!)
+      await recordEvents(tx, actor, now, list, { alongside: [tx.update(features).set(changes).where(eq(features.name, name))] })
+      if (after.archived) await archiveLocked(tx, actor, now, updated)
     } else if (after.archived) {
       await archiveLocked(tx, actor, now, row)
     }

@@ -1,5 +1,5 @@
-import { and, asc, eq } from 'drizzle-orm'
-import { environments, featureEnvironments } from '../../schema/index.js'
+import { and, eq } from 'drizzle-orm'
+import { featureEnvironments } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { zodValidationError } from '../http/openapi.js'
 import { recordEvents, type Actor } from '../events/store.js'
@@ -16,15 +16,6 @@ function toVariants(candidate: unknown): Variant[] {
   return normalizeVariants(parsed.data, { sortByName: true, path: 'variants' })
 }
 
-async function environmentsOf(tx: Db, featureName: string) {
-  return tx
-    .select({ environment: featureEnvironments.environment, variants: featureEnvironments.variants })
-    .from(featureEnvironments)
-    .innerJoin(environments, eq(environments.name, featureEnvironments.environment))
-    .where(eq(featureEnvironments.featureName, featureName))
-    .orderBy(asc(environments.sortOrder), asc(environments.name))
-}
-
 /**
  * Operation 4: patches the flag's variants (those of its first environment) and stores the result in
  * every environment, in one transaction (unlike Unleash, all environments or none). One
@@ -32,16 +23,15 @@ async function environmentsOf(tx: Db, featureName: string) {
  */
 export async function patchFeatureVariants(db: Db, actor: Actor, now: Date, projectId: string, featureName: string, operations: PatchOperation[]) {
   return db.transaction(async (tx) => {
-    const { row, tags } = await lockForChange(tx, projectId, featureName)
-    const envs = await environmentsOf(tx, featureName)
+    const { row, tags, environments: envs } = await lockForChange(tx, projectId, featureName)
     const current = (envs[0]?.variants ?? []) as Variant[]
     const variants = toVariants(applyJsonPatch(current, operations))
-    await tx.update(featureEnvironments).set({ variants }).where(eq(featureEnvironments.featureName, featureName))
     await recordEvents(
       tx,
       actor,
       now,
       envs.map((e) => ({ type: 'feature-variants-updated', project: row.project, featureName, environment: e.environment, data: { variants }, preData: { variants: e.variants }, tags })),
+      { alongside: [tx.update(featureEnvironments).set({ variants }).where(eq(featureEnvironments.featureName, featureName))] },
     )
     return variants
   })
@@ -64,21 +54,20 @@ export async function setEnvironmentVariants(
     const { row, tags, fe } = await lockForChange(tx, target.projectId, target.featureName, target.environment)
     const before = fe.variants as Variant[]
     const variants = toVariants('replace' in change ? change.replace : applyJsonPatch(before, change.patch))
-    await tx
+    const update = tx
       .update(featureEnvironments)
       .set({ variants })
       .where(and(eq(featureEnvironments.featureName, target.featureName), eq(featureEnvironments.environment, target.environment)))
-    await recordEvents(tx, actor, now, [
-      {
-        type: 'feature-environment-variants-updated',
-        project: row.project,
-        featureName: target.featureName,
-        environment: target.environment,
-        data: { variants },
-        preData: { variants: before },
-        tags,
-      },
-    ])
+    const event = {
+      type: 'feature-environment-variants-updated',
+      project: row.project,
+      featureName: target.featureName,
+      environment: target.environment,
+      data: { variants },
+      preData: { variants: before },
+      tags,
+    } as const
+    await recordEvents(tx, actor, now, [event], { alongside: [update] })
     return variants
   })
 }

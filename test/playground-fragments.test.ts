@@ -48,25 +48,49 @@ for (const userId of ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7', 'u8'])
 
 describe('shared playground evaluations', () => {
   it('give every context exactly its own detailed evaluation', () => {
-    const evaluators = prepareEnvironment(flags, segments, 'production', new Date('2025-06-01T00:00:00Z'))
+    const now = new Date('2025-06-01T00:00:00Z')
+    const evaluators = prepareEnvironment(flags, segments, 'production')
     const decoder = new TextDecoder()
     let shared = 0
     for (const evaluator of evaluators) {
       const seen = new Set<Uint8Array>()
       for (const context of contexts) {
-        const bytes = evaluator.fragment(context)
+        const bytes = evaluator.fragment(context, now)
         if (seen.has(bytes)) shared++
         seen.add(bytes)
-        const { hasUnsatisfiedDependency: _, ...expected } = evaluator.evaluate(context)
-        expect(JSON.parse(`{${decoder.decode(bytes)}}`), `${evaluator.name} ${JSON.stringify(context)}`).toEqual(JSON.parse(JSON.stringify(expected)))
+        const { hasUnsatisfiedDependency: _, ...expected } = evaluator.evaluate(context, now)
+        // What follows the context in the response: `,"projectId":…,<the evaluation>}`.
+        expect(JSON.parse(`{"context":null${decoder.decode(bytes)}`), `${evaluator.name} ${JSON.stringify(context)}`).toEqual(JSON.parse(JSON.stringify({ context: null, projectId: 'p', ...expected })))
       }
     }
     expect(shared).toBeGreaterThan(contexts.length * 2)
   })
 
+  it('share nothing more once their budget of bytes is spent, and still answer every context', () => {
+    const now = new Date('2025-06-01T00:00:00Z')
+    const decoder = new TextDecoder()
+    /** How many distinct byte arrays the evaluator hands out for the contexts, twice over. */
+    const distinct = (budget: { bytes: number }) => {
+      const [evaluator] = prepareEnvironment([flags[2]!], segments, 'production', budget)
+      const seen = new Set<Uint8Array>()
+      for (const context of [...contexts, ...contexts]) {
+        const bytes = evaluator!.fragment(context, now)
+        seen.add(bytes)
+        const { hasUnsatisfiedDependency: _, ...expected } = evaluator!.evaluate(context, now)
+        expect(JSON.parse(`{"context":null${decoder.decode(bytes)}`)).toEqual(JSON.parse(JSON.stringify({ context: null, projectId: 'p', ...expected })))
+      }
+      return seen.size
+    }
+    const unbounded = distinct({ bytes: Infinity })
+    const budget = { bytes: 3000 }
+    expect(distinct(budget)).toBeGreaterThan(unbounded)
+    expect(budget.bytes).toBeGreaterThanOrEqual(0)
+    expect(budget.bytes).toBeLessThan(3000)
+  })
+
   it('never share random outcomes: a random rollout is drawn for each context', () => {
-    const [random] = prepareEnvironment([flag('coin', { strategies: [strategy(1, 'flexibleRollout', { parameters: { rollout: '50', stickiness: 'random', groupId: 'coin' } })] })], [], 'production', new Date())
-    const results = new Set(Array.from({ length: 200 }, () => JSON.parse(`{${new TextDecoder().decode(random!.fragment({ appName: 'web' }))}}`).isEnabled))
+    const [random] = prepareEnvironment([flag('coin', { strategies: [strategy(1, 'flexibleRollout', { parameters: { rollout: '50', stickiness: 'random', groupId: 'coin' } })] })], [], 'production')
+    const results = new Set(Array.from({ length: 200 }, () => JSON.parse(`{"context":null${new TextDecoder().decode(random!.fragment({ appName: 'web' }, new Date()))}`).isEnabled))
     expect(results).toEqual(new Set([true, false]))
   })
 })

@@ -4,6 +4,8 @@
  * specification. Prepare once (`prepareRuleset`), evaluate many times.
  */
 export { evaluate, getVariant, isEnabled, prepareFlag, prepareRuleset, type PreparedFlag, type PreparedRuleset } from './engine.js'
+// For the playground's signatures (src/playground/signature.ts): the variant of a strategy found on.
+export { NO_STRATEGIES, variantOf } from './engine.js'
 export { evaluateDetailed } from './detailed.js'
 export {
   applyClientFeaturesDelta,

@@ -11,62 +11,109 @@ const encoder = new TextEncoder()
 const json = (value: unknown) => encoder.encode(JSON.stringify(value))
 const text = (value: string) => encoder.encode(value)
 const CHUNK_BYTES = 1024 * 1024
+const MIN_CHUNK_BYTES = 16 * 1024
 
-/** Collects bytes into chunks of about CHUNK_BYTES. */
+/**
+ * Collects bytes into chunks of at most CHUNK_BYTES. A chunk is allocated when the first byte is
+ * written to it, as large as the caller expects the rest of the document to be (within bounds):
+ * allocating (zeroing) whole chunks that end up holding a few bytes, or none, showed in profiles.
+ */
 class ChunkWriter {
-  private buffer = new Uint8Array(CHUNK_BYTES)
+  private buffer: Uint8Array | undefined
   private length = 0
+  /** Bytes written so far, flushed or not. */
+  written = 0
+  /** How many more bytes the caller expects: the size of the next chunk allocated. */
+  expected = MIN_CHUNK_BYTES
   readonly ready: Uint8Array[] = []
 
   write(bytes: Uint8Array) {
-    if (this.length + bytes.length > this.buffer.length) this.flush()
-    if (bytes.length > this.buffer.length) {
-      this.ready.push(bytes)
-      return
+    this.written += bytes.length
+    let buffer = this.buffer
+    if (buffer !== undefined && this.length + bytes.length > buffer.length) {
+      this.flush()
+      buffer = undefined
     }
-    this.buffer.set(bytes, this.length)
+    if (buffer === undefined) {
+      if (bytes.length >= CHUNK_BYTES) {
+        this.ready.push(bytes)
+        return
+      }
+      buffer = this.buffer = new Uint8Array(Math.min(CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, this.expected, bytes.length)))
+    }
+    buffer.set(bytes, this.length)
     this.length += bytes.length
   }
 
+  /** One byte (`,`, `]`…): not worth a copy of an array. */
+  byte(value: number) {
+    if (this.buffer === undefined || this.length === this.buffer.length) {
+      this.flush()
+      this.buffer = new Uint8Array(Math.min(CHUNK_BYTES, Math.max(MIN_CHUNK_BYTES, this.expected)))
+    }
+    this.buffer[this.length++] = value
+    this.written++
+  }
+
   flush() {
-    if (this.length === 0) return
+    if (this.buffer === undefined || this.length === 0) return
     this.ready.push(this.buffer.subarray(0, this.length))
-    this.buffer = new Uint8Array(CHUNK_BYTES)
+    this.buffer = undefined
     this.length = 0
+  }
+}
+
+/**
+ * One environment's evaluators with the bytes the response writes around their evaluations: made
+ * when the evaluators are prepared, so a request whose evaluators are kept encodes none of it.
+ */
+export interface ResponseEnvironment {
+  name: string
+  flags: FlagEvaluator[]
+  /** `"<environment>":[` */
+  key: Uint8Array
+  /** Per flag, what opens it in the `features` list (the first environment's are written): `{"name":…,"projectId":…,"environments":{` */
+  headers: Uint8Array[]
+  /** Per flag, what opens each of its evaluations: `{"name":…,"environment":…,"context":` */
+  openings: Uint8Array[]
+}
+
+export function responseEnvironment(name: string, flags: FlagEvaluator[]): ResponseEnvironment {
+  const env = JSON.stringify(name)
+  return {
+    name,
+    flags,
+    key: text(`${env}:[`),
+    headers: flags.map((flag) => text(`{"name":${JSON.stringify(flag.name)},"projectId":${JSON.stringify(flag.projectId)},"environments":{`)),
+    openings: flags.map((flag) => text(`{"name":${JSON.stringify(flag.name)},"environment":${env},"context":`)),
   }
 }
 
 export interface AdvancedEvaluation {
   input: unknown
-  environments: { name: string; flags: FlagEvaluator[] }[]
+  /** The clock every evaluation of the request reads. */
+  now: Date
+  environments: ResponseEnvironment[]
   /** Per combination: what the engine evaluates in each environment (same order as `environments`), and what the response shows. */
   contexts: { evaluations: Parameters<FlagEvaluator['evaluate']>[0][]; shown: Record<string, string> }[]
   warnings?: { invalidContextProperties: string[] }
 }
 
+const COMMA = 0x2c
+const CLOSE_ARRAY = 0x5d
+const CLOSE_OBJECT = 0x7d
+
 /**
  * `{ input, features: [{ name, projectId, environments: { <env>: [evaluated flag per combination] } }], warnings? }`
- * as a byte stream; each flag's evaluations are made when the consumer asks for more.
+ * as a byte stream; each flag's evaluations are made when the consumer asks for more. Each evaluated
+ * flag is written from three pieces: its opening (name, environment), its context, and the rest
+ * (project, evaluation), made once per signature.
  */
 export function advancedResponseStream(result: AdvancedEvaluation): ReadableStream<Uint8Array> {
   const shownContexts = result.contexts.map((c) => json(c.shown))
-  const flagCount = result.environments[0]?.flags.length ?? 0
-  // Each evaluated flag is three copies: its opening (name, environment), its context, and its evaluation (made once per signature, closed with `}`).
-  const tails = result.environments.map((env) => env.flags.map((flag) => {
-    const project = text(`,"projectId":${JSON.stringify(flag.projectId)},`)
-    const cache = new Map<Uint8Array, Uint8Array>()
-    return (fragment: Uint8Array) => {
-      let tail = cache.get(fragment)
-      if (tail === undefined) {
-        tail = new Uint8Array(project.length + fragment.length + 1)
-        tail.set(project)
-        tail.set(fragment, project.length)
-        tail[tail.length - 1] = 0x7d // }
-        cache.set(fragment, tail)
-      }
-      return tail
-    }
-  }))
+  const environments = result.environments
+  const flagCount = environments[0]?.flags.length ?? 0
+  const now = result.now
   let next = 0
   const writer = new ChunkWriter()
   writer.write(text(`{"input":${JSON.stringify(result.input)},"features":[`))
@@ -81,22 +128,26 @@ export function advancedResponseStream(result: AdvancedEvaluation): ReadableStre
           break
         }
         const i = next++
-        const first = result.environments[0]!.flags[i]!
-        writer.write(text(`${i === 0 ? '' : ','}{"name":${JSON.stringify(first.name)},"projectId":${JSON.stringify(first.projectId)},"environments":{`))
-        result.environments.forEach((env, e) => {
+        if (i > 0) writer.byte(COMMA)
+        writer.write(environments[0]!.headers[i]!)
+        for (let e = 0; e < environments.length; e++) {
+          const env = environments[e]!
           const flag = env.flags[i]!
-          const tail = tails[e]![i]!
-          const opening = `{"name":${JSON.stringify(flag.name)},"environment":${JSON.stringify(env.name)},"context":`
-          const firstOpening = text(`${e === 0 ? '' : ','}${JSON.stringify(env.name)}:[${opening}`)
-          const nextOpening = text(`,${opening}`)
+          const opening = env.openings[i]!
+          if (e > 0) writer.byte(COMMA)
+          writer.write(env.key)
           for (let c = 0; c < result.contexts.length; c++) {
-            writer.write(c === 0 ? firstOpening : nextOpening)
+            if (c > 0) writer.byte(COMMA)
+            writer.write(opening)
             writer.write(shownContexts[c]!)
-            writer.write(tail(flag.fragment(result.contexts[c]!.evaluations[e]!)))
+            writer.write(flag.fragment(result.contexts[c]!.evaluations[e]!, now))
           }
-          writer.write(text(result.contexts.length === 0 ? `${e === 0 ? '' : ','}${JSON.stringify(env.name)}:[]` : ']'))
-        })
-        writer.write(text('}}'))
+          writer.byte(CLOSE_ARRAY)
+        }
+        writer.byte(CLOSE_OBJECT)
+        writer.byte(CLOSE_OBJECT)
+        // The rest of the document will be about as large per flag as what is written so far.
+        writer.expected = Math.ceil((writer.written / next) * (flagCount - next) * 1.1) + 256
       }
       for (const chunk of writer.ready.splice(0)) controller.enqueue(chunk)
       if (next > flagCount && writer.ready.length === 0) controller.close()

@@ -46,12 +46,18 @@ const segmentView = (s: DetailedSegment) => ({ id: s.id, name: s.name ?? '', res
 export interface FlagEvaluator {
   name: string
   projectId: string
-  evaluate(context: EvaluationContext): EvaluatedFlag
+  evaluate(context: EvaluationContext, now: Date): EvaluatedFlag
   /**
-   * The same evaluation as JSON members, UTF-8 (`"strategies":…,"variants":[…]`, no braces), for the
-   * advanced playground's streamed response; made once per signature and shared.
+   * The same evaluation as the advanced playground's response writes it after the context, UTF-8:
+   * `,"projectId":…,"strategies":…,"variants":[…]}`. Made once per signature and shared, across
+   * requests too while the evaluators are kept (see prepared-scopes.ts).
    */
-  fragment(context: EvaluationContext): Uint8Array
+  fragment(context: EvaluationContext, now: Date): Uint8Array
+}
+
+/** How many bytes of shared evaluations the evaluators of one preparation may still keep. */
+export interface FragmentBudget {
+  bytes: number
 }
 
 const encoder = new TextEncoder()
@@ -62,21 +68,20 @@ const MAX_CACHED_SIGNATURES = 4096
  * Prepares one environment's flags once (constraints parsed, regexes compiled) and returns an
  * evaluator per flag, in the order given. Strategies only the SDK can evaluate (custom ones,
  * applicationHostname) are `incomplete`; disabled ones are listed as `unevaluated` and do not count.
+ * The evaluators take the clock per call, so they can be kept and shared by requests; the shared
+ * evaluations they keep are bounded by `budget` (every evaluator of the environment draws on it).
  */
-export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDefinition[], environment: string, now: Date): FlagEvaluator[] {
+export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDefinition[], environment: string, budget: FragmentBudget = { bytes: Infinity }): FlagEvaluator[] {
   const ruleset = prepareRuleset({ flags, segments })
   // Whether the signature of an evaluation drew a random number (random rollouts, random
   // stickiness): then its outcome is not a function of the signature and is not shared.
+  // Evaluations are synchronous, so one flag serves interleaved requests.
   let random = false
-  const options = {
-    unknownStrategies: true,
-    now,
-    random: () => {
-      random = true
-      return Math.random()
-    },
+  const draw = () => {
+    random = true
+    return Math.random()
   }
-  const nowMs = now.getTime()
+  const optionsAt = (now: Date) => ({ unknownStrategies: true, now, random: draw })
   return flags.map((flag): FlagEvaluator => {
     const prepared: PreparedFlag = ruleset.flags.get(flag.name)!
     const needsHost = prepared.allStrategies.map((s) => s.strategy.needsHost)
@@ -91,7 +96,7 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
     }))
     const counting = flag.strategies.filter((s) => s.disabled !== true).length
     const fragments = new Map<string, Uint8Array>()
-    const view = (context: EvaluationContext): EvaluatedFlag => {
+    const view = (context: EvaluationContext, options: ReturnType<typeof optionsAt>): EvaluatedFlag => {
       const detail = evaluateDetailed(prepared, context, options)
       let anyOn = false
       let anyUnknown = false
@@ -125,15 +130,21 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
     return {
       name: flag.name,
       projectId: flag.projectId,
-      evaluate: view,
-      fragment(context) {
+      evaluate: (context, now) => view(context, optionsAt(now)),
+      fragment(context, now) {
+        const options = optionsAt(now)
         random = false
-        const key = signatureOf(prepared, context, prepared.usesTime ? nowMs : 0, options)
+        // The signature holds every constraint's result, not the clock: what a shared evaluation
+        // shows does not depend on when it was made, so requests at other times reuse it.
+        const key = signatureOf(prepared, context, prepared.usesTime ? now.getTime() : 0, options)
         let bytes = random ? undefined : fragments.get(key)
         if (bytes === undefined) {
-          const { hasUnsatisfiedDependency: _, ...shown } = view(context)
-          bytes = encoder.encode(JSON.stringify(shown).slice(1, -1))
-          if (!random && fragments.size < MAX_CACHED_SIGNATURES) fragments.set(key, bytes)
+          const { hasUnsatisfiedDependency: _, ...shown } = view(context, options)
+          bytes = encoder.encode(`,${JSON.stringify({ projectId: flag.projectId, ...shown }).slice(1)}`)
+          if (!random && fragments.size < MAX_CACHED_SIGNATURES && budget.bytes >= bytes.length) {
+            fragments.set(key, bytes)
+            budget.bytes -= bytes.length
+          }
         }
         return bytes
       },

@@ -9,8 +9,10 @@ import {
   PlaygroundResponseSchema,
 } from './schemas.js'
 import type { Context } from 'hono'
+import type { AppEnv } from '../http/context.js'
 import { advancedResponseStream, type AdvancedEvaluation } from './advanced-response.js'
-import { advancedPlayground, basicPlayground, changeRequestPlayground, DEFAULT_MAX_EVALUATIONS } from './service.js'
+import { createPreparedScopes } from './prepared-scopes.js'
+import { advancedPlayground, basicPlayground, changeRequestPlayground, DEFAULT_MAX_EVALUATIONS, type PlaygroundCache } from './service.js'
 
 const tags = ['Playground']
 const evaluation =
@@ -37,8 +39,11 @@ const basicRoute = adminRoute({
 const streamJson = <Typed>(c: Context, result: AdvancedEvaluation): Typed =>
   c.body(advancedResponseStream(result), 200, { 'content-type': 'application/json' }) as unknown as Typed
 
+/** The playground's routes, with the prepared scopes they keep: call once per app, so apps in one process keep their own. */
 export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
   const limit = options.maxEvaluations ?? DEFAULT_MAX_EVALUATIONS
+  const scopes = createPreparedScopes()
+  const cacheOf = (c: Context<AppEnv>): PlaygroundCache => ({ scopes, shareInFlight: c.var.sdk.options.shareInFlight })
   const advancedRoute = adminRoute({
     method: 'post',
     path: '/api/admin/playground/advanced',
@@ -67,7 +72,7 @@ export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
   })
 
   return createRouter()
-    .openapi(basicRoute, async (c) => c.json(await basicPlayground(c.var.db, c.var.clock(), c.req.valid('json')), 200))
-    .openapi(advancedRoute, async (c) => streamJson(c, await advancedPlayground(c.var.db, c.var.clock(), limit, c.req.valid('json'))))
+    .openapi(basicRoute, async (c) => c.json(await basicPlayground(c.var.db, c.var.clock(), cacheOf(c), c.req.valid('json')), 200))
+    .openapi(advancedRoute, async (c) => streamJson(c, await advancedPlayground(c.var.db, c.var.clock(), limit, cacheOf(c), c.req.valid('json'))))
     .openapi(changeRequestRoute, async (c) => streamJson(c, await changeRequestPlayground(c.var.db, c.var.clock(), limit, c.req.valid('param').id, c.req.valid('json'))))
 }

@@ -1,4 +1,4 @@
-import { getVariant, type DetailedOptions, type EvaluationContext, type PreparedFlag } from '../evaluation/index.js'
+import { NO_STRATEGIES, variantOf, type DetailedOptions, type EvaluationContext, type PreparedFlag } from '../evaluation/index.js'
 
 /*
  * The advanced playground evaluates the same flag for thousands of contexts, and most of them get
@@ -10,9 +10,16 @@ import { getVariant, type DetailedOptions, type EvaluationContext, type Prepared
 
 type PreparedStrategyOf = PreparedFlag['allStrategies'][number]['strategy']
 
-/** Appends the results that decide the strategies' detailed view: each constraint, each segment's constraints, each activation. */
-function strategyBits(flag: PreparedFlag, context: EvaluationContext, now: number, options: DetailedOptions): string {
+interface StrategyBits {
+  bits: string
+  /** The first strategy on, as the detailed evaluation finds it (none needing the host): what its variant comes from. */
+  firstOn: PreparedStrategyOf | typeof NO_STRATEGIES | null
+}
+
+/** The results that decide the strategies' detailed view: each constraint, each segment's constraints, each activation. */
+function strategyBits(flag: PreparedFlag, context: EvaluationContext, now: number, options: DetailedOptions): StrategyBits {
   let bits = ''
+  let firstOn: PreparedStrategyOf | null = null
   const all = flag.allStrategies
   for (let i = 0; i < all.length; i++) {
     const { strategy, disabled } = all[i]!
@@ -36,9 +43,23 @@ function strategyBits(flag: PreparedFlag, context: EvaluationContext, now: numbe
         if (!ok) pass = false
       }
     }
-    bits += pass && !disabled && !(strategy as PreparedStrategyOf).needsHost ? (strategy.activate(context, now, options) ? 'A' : 'a') : '-'
+    if (pass && !disabled && !(strategy as PreparedStrategyOf).needsHost) {
+      const on = strategy.activate(context, now, options)
+      bits += on ? 'A' : 'a'
+      if (on && firstOn === null) firstOn = strategy
+    } else bits += '-'
   }
-  return bits
+  return { bits, firstOn: flag.strategies.length === 0 ? NO_STRATEGIES : firstOn }
+}
+
+/**
+ * The variant the detailed evaluation shows when the flag is on, from the strategy `strategyBits`
+ * found on (so no strategy is activated twice); none for a flag that is off in the environment.
+ */
+const variantName = (flag: PreparedFlag, on: StrategyBits['firstOn'], context: EvaluationContext, now: number, options: DetailedOptions): string => {
+  if (!flag.environmentEnabled || on === null) return ''
+  const variant = variantOf(flag, on, context, now, options)
+  return variant.feature_enabled ? variant.name : ''
 }
 
 /**
@@ -49,16 +70,17 @@ function strategyBits(flag: PreparedFlag, context: EvaluationContext, now: numbe
  * selected here too, so an evaluation that draws no random number here draws none there.
  */
 export function signatureOf(flag: PreparedFlag, context: EvaluationContext, now: number, options: DetailedOptions): string {
-  let signature = strategyBits(flag, context, now, options)
+  const own = strategyBits(flag, context, now, options)
+  let signature = own.bits
   const dependencies = flag.dependencies
   for (let i = 0; i < dependencies.length; i++) {
     const d = dependencies[i]!
     const parent = d.parent
     if (parent === undefined || parent.hasDependencies) continue
-    signature += `|${strategyBits(parent, context, now, options)}`
-    if (d.expectEnabled && d.variants !== null) signature += `:${getVariant(parent, context, options).name}`
+    const bits = strategyBits(parent, context, now, options)
+    signature += `|${bits.bits}`
+    if (d.expectEnabled && d.variants !== null) signature += `:${variantName(parent, bits.firstOn, context, now, options)}`
   }
   // The variant the flag resolves to when it is on (the detailed view shows the disabled one otherwise).
-  const variant = getVariant(flag, context, options)
-  return `${signature}#${variant.feature_enabled ? variant.name : ''}`
+  return `${signature}#${variantName(flag, own.firstOn, context, now, options)}`
 }

@@ -3,6 +3,7 @@ import { featureLifecycles } from '../../schema/index.js'
 import type { Db } from '../db.js'
 
 /** Breaks ties between stages entered at the same instant: the later stage in the lifecycle wins. */
+export const stageRankOf = (column: string) => sql.raw(`array_position(array['initial','pre-live','live','completed','archived'], ${column})`)
 export const stageRank = sql`array_position(array['initial','pre-live','live','completed','archived'], ${featureLifecycles.stage})`
 
 export async function currentStage(tx: Db, featureName: string): Promise<string> {
@@ -25,8 +26,8 @@ export async function leaveStage(tx: Db, featureName: string, stage: string) {
 }
 
 /** Enabling moves a flag forward only: initial → pre-live (any non-production environment) → live (production). */
-export async function advanceOnEnable(tx: Db, featureName: string, environmentType: string, now: Date) {
-  const stage = await currentStage(tx, featureName)
+export async function advanceOnEnable(tx: Db, featureName: string, environmentType: string, now: Date, knownStage?: string) {
+  const stage = knownStage ?? (await currentStage(tx, featureName))
   if (environmentType === 'production' && (stage === 'initial' || stage === 'pre-live')) await enterStage(tx, featureName, 'live', now)
   else if (environmentType !== 'production' && stage === 'initial') await enterStage(tx, featureName, 'pre-live', now)
 }

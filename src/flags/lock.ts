@@ -1,8 +1,9 @@
 import { and, asc, eq, sql } from 'drizzle-orm'
-import { environments, featureEnvironments, features, featureTags } from '../../schema/index.js'
+import { environments, featureEnvironments, featureLifecycles, features, featureStrategies, featureTags } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { notFound } from '../http/errors.js'
 import type { EventTag } from '../events/store.js'
+import { stageRankOf } from './lifecycle.js'
 
 export type FeatureRow = typeof features.$inferSelect
 
@@ -29,6 +30,10 @@ export interface LockedFeatureEnvironment extends LockedFeature {
   fe: typeof featureEnvironments.$inferSelect
   /** The environment's type. */
   type: string
+  /** How many of the flag's strategies in the environment are not disabled. */
+  enabledStrategies: number
+  /** The flag's current lifecycle stage. */
+  stage: string
 }
 
 // Spelled out: in a query of one table drizzle names its columns without the table, which inside these
@@ -57,7 +62,14 @@ export async function lockForChange(tx: Db, projectId: string, featureName: stri
     return { row, tags: found!.tags, environments: found!.environments }
   }
   const [found] = await tx
-    .select({ row: features, tags: tagsColumn, fe: featureEnvironments, type: environments.type })
+    .select({
+      row: features,
+      tags: tagsColumn,
+      fe: featureEnvironments,
+      type: environments.type,
+      enabledStrategies: sql<number>`(select count(*) from ${featureStrategies} s where s.feature_name = ${flagName} and s.environment = ${featureEnvironments.environment} and not s.disabled)`.mapWith(Number),
+      stage: sql<string>`coalesce((select l.stage from ${featureLifecycles} l where l.feature_name = ${flagName} order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1), 'initial')`,
+    })
     .from(features)
     .leftJoin(featureEnvironments, and(eq(featureEnvironments.featureName, features.name), eq(featureEnvironments.environment, sql.placeholder('environment'))))
     .leftJoin(environments, eq(environments.name, featureEnvironments.environment))
@@ -67,7 +79,7 @@ export async function lockForChange(tx: Db, projectId: string, featureName: stri
     .execute({ name: featureName, environment })
   const row = liveIn(found?.row, projectId, featureName)
   if (!found!.fe || found!.type === null) throw notFound(`Could not find environment ${environment} for feature flag ${featureName}`)
-  return { row, tags: found!.tags, fe: found!.fe, type: found!.type }
+  return { row, tags: found!.tags, fe: found!.fe, type: found!.type, enabledStrategies: found!.enabledStrategies, stage: found!.stage }
 }
 
 function liveIn(row: FeatureRow | undefined, projectId: string, featureName: string): FeatureRow {

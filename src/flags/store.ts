@@ -6,7 +6,7 @@ import type { Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../http/errors.js'
 import { zodValidationError } from '../http/openapi.js'
 import { recordEvents, type Actor, type NewEvent } from '../events/store.js'
-import { enabledStrategyCount, insertStrategy } from '../strategies/store.js'
+import { insertStrategy } from '../strategies/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 import { advanceOnEnable, enterStage, leaveStage } from './lifecycle.js'
 import { lockFeature, lockForChange, tagsOf, type FeatureRow } from './lock.js'
@@ -143,12 +143,12 @@ export async function setEnvironmentEnabled(
   enabled: boolean,
 ): Promise<Feature> {
   return db.transaction(async (tx) => {
-    const { row, tags, fe, type } = await lockForChange(tx, target.projectId, target.featureName, target.environment)
+    const { row, tags, fe, type, enabledStrategies, stage } = await lockForChange(tx, target.projectId, target.featureName, target.environment)
     if (fe.enabled !== enabled) {
-      if (enabled && (await enabledStrategyCount(tx, row.name, target.environment)) === 0) {
+      if (enabled && enabledStrategies === 0) {
         await insertStrategy(tx, actor, now, { project: row.project, featureName: row.name, environment: target.environment, tags }, await defaultStrategy(tx, row, target.environment))
       }
-      if (enabled) await advanceOnEnable(tx, row.name, type, now)
+      if (enabled) await advanceOnEnable(tx, row.name, type, now, stage)
       const update = tx
         .update(featureEnvironments)
         .set({ enabled })

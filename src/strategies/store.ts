@@ -146,13 +146,3 @@ export async function setSortOrder(tx: Db, actor: Actor, now: Date, target: Stra
   await recordEvents(tx, actor, now, [{ type: 'strategy-order-changed', ...eventFor(target), data: summary(after), preData: summary(before) }])
   return after
 }
-
-/** How many strategies of the flag in the environment are enabled. */
-export async function enabledStrategyCount(tx: Db, featureName: string, environment: string): Promise<number> {
-  const rows = await tx
-    .select({ disabled: featureStrategies.disabled })
-    .from(featureStrategies)
-    .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)))
-    .orderBy(asc(featureStrategies.sortOrder))
-  return rows.filter((r) => !r.disabled).length
-}

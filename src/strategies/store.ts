@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, max } from 'drizzle-orm'
+import { and, eq, inArray, max } from 'drizzle-orm'
 import { featureStrategies, featureStrategySegments, segments } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { notFound, validationError } from '../http/errors.js'

@@ -7,7 +7,7 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres'
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator'
 import pg from 'pg'
 import * as schema from '../schema/index.js'
-import type { DbHandle } from './db.js'
+import { useNamedStatements, type DbHandle } from './db.js'
 
 export const migrationsFolder = fileURLToPath(new URL('../schema/migrations', import.meta.url))
 
@@ -36,6 +36,7 @@ export function openPg(connectionString: string): NodeDbHandle {
   // with a generic plan: otherwise Postgres may keep planning them for their parameters on every call.
   pool.on('connect', (client) => void client.query('set plan_cache_mode = force_generic_plan').catch(() => {}))
   const db = drizzlePg(pool, { schema })
+  useNamedStatements(db as unknown as DbHandle['db'])
   return {
     db: db as unknown as DbHandle['db'],
     migrate: () => migratePg(db, { migrationsFolder }),

@@ -28,23 +28,44 @@ export function openNeon(connectionString: string, options: { wsProxy?: string }
 }
 
 const statementNames = new Map<string, string>()
+/** The drizzle dialects (one per database handle, shared with its transactions) whose driver may keep named statements. */
+const namedStatementDialects = new WeakSet<object>()
+
+interface DrizzleInternals {
+  dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } }
+  session: { prepareQuery(query: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: false): { execute(): Promise<unknown> } }
+}
+
+/**
+ * Lets queries on this handle (and its transactions) run as named prepared statements: only where every
+ * connection is a session of its own for as long as the process keeps it (node-postgres). Not Neon's
+ * per-request pool (a statement would not outlive the request) nor the development relay, where many
+ * connections share one PGlite session and the names would collide.
+ */
+export function useNamedStatements(db: Db): void {
+  namedStatementDialects.add((db as unknown as DrizzleInternals).dialect)
+}
+
+const namedStatements = (db: Db) => namedStatementDialects.has((db as unknown as DrizzleInternals).dialect)
 
 /**
  * Runs raw SQL and returns its rows (every driver answers raw SQL with `{ rows }`). With `prepared`, the
- * query runs as a named prepared statement where the driver keeps them per connection (node-postgres,
- * Neon's pool; PGlite ignores the name): Postgres parses and plans the text once per connection instead of
- * on every call, which for a large query costs more than running it. The name is derived from the text, so
- * only use it for queries whose text does not vary with the values (lists as one array parameter).
+ * query runs as a named prepared statement where the handle allows it (see useNamedStatements): Postgres
+ * parses and plans the text once per connection instead of on every call, which for a large query costs
+ * more than running it. The name is derived from the text, so only use it for queries whose text does
+ * not vary with the values (lists as one array parameter).
  */
 export async function queryRows<T>(db: Db, query: SQL, options: { prepared?: boolean } = {}): Promise<T[]> {
-  if (!options.prepared) return ((await db.execute(query)) as unknown as { rows: T[] }).rows
+  if (!options.prepared || !namedStatements(db)) return ((await db.execute(query)) as unknown as { rows: T[] }).rows
   // drizzle has no public way to name a raw query; its session's prepareQuery (what db.execute calls) takes one.
-  const internal = db as unknown as {
-    dialect: { sqlToQuery(query: SQL): { sql: string; params: unknown[] } }
-    session: { prepareQuery(query: { sql: string; params: unknown[] }, fields: undefined, name: string, arrayMode: false): { execute(): Promise<unknown> } }
-  }
+  const internal = db as unknown as DrizzleInternals
   const built = internal.dialect.sqlToQuery(query)
   let name = statementNames.get(built.sql)
   if (!name) statementNames.set(built.sql, (name = `flagpost_${statementNames.size + 1}`))
   return ((await internal.session.prepareQuery(built, undefined, name, false).execute()) as { rows: T[] }).rows
+}
+
+/** Runs a query builder, as the named prepared statement `name` where the handle allows it (see queryRows). */
+export function runPrepared<T>(db: Db, query: PromiseLike<T> & { prepare(name: string): { execute(): Promise<T> } }, name: string): Promise<T> {
+  return namedStatements(db) ? query.prepare(name).execute() : Promise.resolve(query)
 }

@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm'
 import { environments, featureEnvironments, featureLifecycles, features, featureStrategies, featureTags } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { runPrepared, type Db } from '../db.js'
 import { notFound } from '../http/errors.js'
 import type { EventTag } from '../events/store.js'
 import { stageRankOf } from './lifecycle.js'
@@ -51,17 +51,15 @@ export async function lockForChange(tx: Db, projectId: string, featureName: stri
 export async function lockForChange(tx: Db, projectId: string, featureName: string, environment: string): Promise<LockedFeatureEnvironment>
 export async function lockForChange(tx: Db, projectId: string, featureName: string, environment?: string): Promise<LockedFeatureWithVariants | LockedFeatureEnvironment> {
   if (environment === undefined) {
-    const [found] = await tx
-      .select({ row: features, tags: tagsColumn, environments: environmentsColumn })
-      .from(features)
-      .where(eq(features.name, sql.placeholder('name')))
-      .for('update')
-      .prepare('flagpost_lock_for_change')
-      .execute({ name: featureName })
+    const [found] = await runPrepared(
+      tx,
+      tx.select({ row: features, tags: tagsColumn, environments: environmentsColumn }).from(features).where(eq(features.name, featureName)).for('update'),
+      'flagpost_lock_for_change',
+    )
     const row = liveIn(found?.row, projectId, featureName)
     return { row, tags: found!.tags, environments: found!.environments }
   }
-  const [found] = await tx
+  const query = tx
     .select({
       row: features,
       tags: tagsColumn,
@@ -71,12 +69,11 @@ export async function lockForChange(tx: Db, projectId: string, featureName: stri
       stage: sql<string>`coalesce((select l.stage from ${featureLifecycles} l where l.feature_name = ${flagName} order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1), 'initial')`,
     })
     .from(features)
-    .leftJoin(featureEnvironments, and(eq(featureEnvironments.featureName, features.name), eq(featureEnvironments.environment, sql.placeholder('environment'))))
+    .leftJoin(featureEnvironments, and(eq(featureEnvironments.featureName, features.name), eq(featureEnvironments.environment, environment)))
     .leftJoin(environments, eq(environments.name, featureEnvironments.environment))
-    .where(eq(features.name, sql.placeholder('name')))
+    .where(eq(features.name, featureName))
     .for('update', { of: features })
-    .prepare('flagpost_lock_for_change_in_environment')
-    .execute({ name: featureName, environment })
+  const [found] = await runPrepared(tx, query, 'flagpost_lock_for_change_in_environment')
   const row = liveIn(found?.row, projectId, featureName)
   if (!found!.fe || found!.type === null) throw notFound(`Could not find environment ${environment} for feature flag ${featureName}`)
   return { row, tags: found!.tags, fe: found!.fe, type: found!.type, enabledStrategies: found!.enabledStrategies, stage: found!.stage }

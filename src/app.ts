@@ -79,13 +79,16 @@ export function toApiError(error: unknown): ApiError | undefined {
   return fromDatabaseError(error)
 }
 
+/** On Node, deliveries run at most this often after writes (each run first looks for queued deliveries). */
+const DELIVERY_GAP_MS = 25
+
 export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? (() => new Date())
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
   const accounts = { publicUrl: deps.publicUrl, email: deps.email }
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background })
   const overviews = createOverviewCache(sdk.options.shareInFlight)
-  const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight })
+  const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS })
   const app = createRouter()
 
   app.onError((error, c) => {

@@ -23,7 +23,7 @@ export interface BackgroundJob {
  * it, so a burst costs a few runs, not one each. Without (Workers), each request's run goes to its own
  * waitUntil; the jobs take disjoint rows (SKIP LOCKED), so concurrent runs are safe. Failures are logged.
  */
-export function backgroundJob(name: string, run: (db: Db) => Promise<unknown>, options: { background?: RunInBackground; coalesce: boolean }): BackgroundJob {
+export function backgroundJob(name: string, run: (db: Db) => Promise<unknown>, options: { background?: RunInBackground; coalesce: boolean; gapMs?: number }): BackgroundJob {
   const background = options.background ?? runDetached
   const safeRun = (db: Db) =>
     run(db).catch((error: unknown) => {
@@ -41,6 +41,8 @@ export function backgroundJob(name: string, run: (db: Db) => Promise<unknown>, o
       background(c, (db) => {
         running = (async () => {
           do {
+            // With a gap, requests asking within it share the run: under a burst of writes, a few runs a second.
+            if (options.gapMs) await new Promise((resolve) => setTimeout(resolve, options.gapMs))
             again = false
             await safeRun(db)
           } while (again)

@@ -1,4 +1,5 @@
 import type { Db } from '../db.js'
+import { buildOnce } from './in-flight.js'
 import { queryView, readClientFeatures, type ClientScope } from './payload.js'
 import { isNewer } from './revision.js'
 import type { PayloadEntry, SdkState } from './state.js'
@@ -27,14 +28,7 @@ export async function clientPayload(sdk: SdkState, db: Db, scope: ClientScope): 
   const revision = await sdk.revisions.current(db)
   const cached = sdk.payloads.get(key)
   if (cached && cached.revision.key === revision.key) return cached
-  if (!sdk.options.shareInFlight) return build(sdk, db, scope, key)
-  const buildKey = `${key}@${revision.key}`
-  let pending = sdk.building.get(buildKey)
-  if (!pending) {
-    pending = build(sdk, db, scope, key).finally(() => sdk.building.delete(buildKey))
-    sdk.building.set(buildKey, pending)
-  }
-  return pending
+  return buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => build(sdk, db, scope, key))
 }
 
 async function build(sdk: SdkState, db: Db, scope: ClientScope, key: string): Promise<PayloadEntry> {

@@ -1,3 +1,4 @@
+import { buildOnce } from '../client-api/in-flight.js'
 import { Lru } from '../client-api/lru.js'
 import { isNewer, readRevision, type Revision } from '../client-api/revision.js'
 import type { Db } from '../db.js'
@@ -51,14 +52,7 @@ export async function preparedScope(scopes: PreparedScopes, db: Db, scope: Playg
   const kept = scopes.entries.get(key)
   // A scope prepared at a newer revision than this request read (another request read after a change) is as good.
   if (kept && (kept.revision.key === revision.key || isNewer(kept.revision, revision))) return kept
-  if (!shareInFlight) return prepare(scopes, db, scope, key)
-  const buildKey = `${key}@${revision.key}`
-  let pending = scopes.building.get(buildKey)
-  if (!pending) {
-    pending = prepare(scopes, db, scope, key).finally(() => scopes.building.delete(buildKey))
-    scopes.building.set(buildKey, pending)
-  }
-  return pending
+  return buildOnce(scopes.building, `${key}@${revision.key}`, shareInFlight, () => prepare(scopes, db, scope, key))
 }
 
 async function prepare(scopes: PreparedScopes, db: Db, scope: PlaygroundScope, key: string): Promise<PreparedScope> {

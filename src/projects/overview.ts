@@ -1,5 +1,6 @@
 import { and, asc, countDistinct, eq, isNull, sql } from 'drizzle-orm'
 import { environments, events, favoriteFeatures, favoriteProjects, featureEnvironments, features, projectEnvironments, projectMembers, projects } from '../../schema/index.js'
+import { buildOnce } from '../client-api/in-flight.js'
 import { Lru } from '../client-api/lru.js'
 import { revisionColumn, revisionOf } from '../client-api/revision.js'
 import { queryRows, type Db } from '../db.js'
@@ -98,12 +99,7 @@ export async function projectOverviewJson(db: Db, cache: OverviewCache, projectI
   const key = [projectId, revisionOf(fresh?.revision).key, fresh?.last_seen, fresh?.members, Math.floor(now.getTime() / STATS_BUCKET_MS)].join('\n')
   let entry = cache.entries.get(key)
   if (!entry) {
-    let pending = cache.shareInFlight ? cache.building.get(key) : undefined
-    if (!pending) {
-      pending = buildOverview(db, projectId, now).finally(() => cache.building.delete(key))
-      if (cache.shareInFlight) cache.building.set(key, pending)
-    }
-    const built = await pending
+    const built = await buildOnce(cache.building, key, cache.shareInFlight, () => buildOverview(db, projectId, now))
     cache.entries.set(key, built, built.weight)
     entry = built
   }

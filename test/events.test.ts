@@ -1,4 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readFile } from 'node:fs/promises'
+import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
+import { drizzle } from 'drizzle-orm/pglite'
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
+import * as schema from '../schema/index.js'
+import { createToken } from '../src/api-tokens/store.js'
+import { createApp } from '../src/app.js'
+import type { Db } from '../src/db.js'
+import { SYSTEM_ACTOR } from '../src/events/store.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 
 let t: TestApp
@@ -143,5 +152,117 @@ describe('totals of large searches', () => {
     expect((await search('')).body.total).toBe(all[0]!.n)
     await t.query(`insert into events (created_at, type, created_by, tags) values (now(), 'feature-updated', 'bulk', '[]')`)
     expect((await search('')).body.total).toBe(all[0]!.n + 1)
+  })
+})
+
+describe('cached totals while other transactions write', () => {
+  // PGlite has one connection, so nothing else runs between two statements; a prepared transaction (two-phase
+  // commit) is the way to keep one in flight: its events are invisible and its id drawn until it ends.
+  let db: PGlite
+  let clock = new Date('2026-03-20T12:00:00Z')
+  let call: (path: string) => Promise<any>
+  beforeAll(async () => {
+    const template = await readFile(inject('pgTemplatePath'))
+    db = await PGlite.create({ loadDataDir: new Blob([template]), extensions: { pg_trgm }, startParams: [...PGlite.defaultStartParams, '-c', 'max_prepared_transactions=2'] })
+    const orm = drizzle(db, { schema }) as unknown as Db
+    const app = createApp({ db: () => orm, clock: () => clock })
+    const token = (await createToken(orm, SYSTEM_ACTOR, clock, { tokenName: 'admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+    call = async (path) => (await app.request(path, { headers: { authorization: token } })).json()
+  })
+  afterAll(() => db.close())
+  // A failed test must not leave its transaction in flight for the next ones.
+  afterEach(async () => {
+    if ((await db.query(`select from pg_prepared_xacts where gid = 'held'`)).rows.length > 0) await db.exec(`rollback prepared 'held'`)
+  })
+
+  const insert = (n: number, project: string) =>
+    db.query(`insert into events (created_at, type, created_by, project, tags) select now(), 'feature-updated', 'bulk', $1, '[]' from generate_series(1, $2::int)`, [project, n])
+  const hold = async (project: string) => {
+    await db.exec('begin')
+    await insert(1, project)
+    await db.exec(`prepare transaction 'held'`)
+  }
+  const one = async <T>(text: string) => (await db.query<T>(text)).rows[0]!
+  const exact = async (project: string) => (await one<{ n: number }>(`select count(*)::int as n from events where project = '${project}'`)).n
+  const maxId = async () => (await one<{ id: number }>('select max(id)::int as id from events')).id
+  const cached = async (key: string) => (await db.query<{ n: number; upToId: number }>('select n::int, up_to_id::int as "upToId" from event_count_cache where filter_key = $1', [key])).rows[0]
+  const total = async (query: string) => (await call(`/api/admin/search/events?${query}`)).total as number
+  const p1 = JSON.stringify([['project', 'IS:p1']])
+
+  it('move up by whole thousands of events and stay exact', async () => {
+    await insert(1500, 'p1')
+    expect(await total('project=IS:p1')).toBe(1500)
+    expect(await cached(p1)).toEqual({ n: 1500, upToId: await maxId() })
+    for (let round = 0; round < 4; round++) {
+      await insert(400, 'p1')
+      await insert(500, 'other')
+      await insert(300, 'p1')
+      expect(await total('project=IS:p1')).toBe(await exact('p1'))
+      expect(await cached(p1)).toEqual({ n: await exact('p1'), upToId: await maxId() })
+    }
+    const before = await cached(p1)
+    await insert(10, 'p1')
+    expect(await total('project=IS:p1')).toBe(await exact('p1'))
+    expect(await cached(p1)).toEqual(before)
+  })
+
+  it('stop before the id of a transaction in flight, and count its event once it commits', async () => {
+    await insert(700, 'p1')
+    await hold('p1')
+    const held = (await one<{ id: number }>(`select max(id)::int as id from events`)).id + 1
+    await insert(700, 'p1')
+    expect(await total('project=IS:p1')).toBe(await exact('p1'))
+    // Not quiet, so only the run of ids that are all visible counts: up to the one before the held event.
+    expect(await cached(p1)).toEqual({ n: (await exact('p1')) - 700, upToId: held - 1 })
+    // Nor is the first count of a filter cached.
+    expect(await total('type=IS:feature-updated')).toBe(await exact('p1') + (await exact('other')))
+    expect(await cached(JSON.stringify([['type', 'IS:feature-updated']]))).toBeUndefined()
+
+    await db.exec(`commit prepared 'held'`)
+    expect(await total('project=IS:p1')).toBe(await exact('p1'))
+    await insert(400, 'p1')
+    expect(await total('project=IS:p1')).toBe(await exact('p1'))
+    expect(await cached(p1)).toEqual({ n: await exact('p1'), upToId: await maxId() })
+    clock = new Date(clock.getTime() + 2_000)
+    expect(await total('type=IS:feature-updated')).toBe(await exact('p1') + (await exact('other')))
+    expect(await cached(JSON.stringify([['type', 'IS:feature-updated']]))).toEqual({ n: await exact('p1') + (await exact('other')), upToId: await maxId() })
+  })
+
+  it('step over the ids of rolled-back transactions only when no other transaction is in flight', async () => {
+    const before = (await cached(p1))!
+    // The held event takes the first id above the cached one: no run of visible ids to move up by.
+    await hold('p1')
+    await insert(1100, 'p1')
+    expect(await total('project=IS:p1')).toBe(await exact('p1'))
+    expect(await cached(p1)).toEqual(before)
+    await db.exec(`rollback prepared 'held'`)
+    clock = new Date(clock.getTime() + 2_000)
+    expect(await total('project=IS:p1')).toBe(await exact('p1'))
+    expect(await cached(p1)).toEqual({ n: await exact('p1'), upToId: await maxId() })
+  })
+
+  it('are shared by the events of a flag and the search by that flag', async () => {
+    const flagTotal = async () => (await call('/api/admin/events/busy-flag?limit=5')).totalEvents as number
+    const key = JSON.stringify([['feature', 'IS:busy-flag']])
+    await db.query(`insert into events (type, created_by, feature_name, tags) select 'feature-updated', 'bulk', 'busy-flag', '[]' from generate_series(1, 1200)`)
+    expect(await flagTotal()).toBe(1200)
+    expect(await cached(key)).toEqual({ n: 1200, upToId: await maxId() })
+    await db.query(`insert into events (type, created_by, feature_name, tags) select 'feature-updated', 'bulk', 'busy-flag', '[]' from generate_series(1, 1100)`)
+    expect(await total('feature=IS:busy-flag')).toBe(2300)
+    expect(await cached(key)).toEqual({ n: 2300, upToId: await maxId() })
+    await insert(3, 'other')
+    expect(await flagTotal()).toBe(2300)
+  })
+
+  it('count no first total while a transaction holds an id newer than every finished one', async () => {
+    // Its id is at or above the snapshot's xmax, so the snapshot does not list it as running.
+    await insert(1201, 'p3')
+    await hold('p2')
+    expect(await total('project=IS:p3')).toBe(1201)
+    expect(await cached(JSON.stringify([['project', 'IS:p3']]))).toBeUndefined()
+    await db.exec(`commit prepared 'held'`)
+    clock = new Date(clock.getTime() + 2_000)
+    expect(await total('project=IS:p3')).toBe(1201)
+    expect(await cached(JSON.stringify([['project', 'IS:p3']]))).toEqual({ n: 1201, upToId: await maxId() })
   })
 })

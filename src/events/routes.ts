@@ -1,8 +1,8 @@
 import { z } from '@hono/zod-openapi'
-import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
+import { adminRoute, createRouter, jsonContent, serializedJson } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { EventSearchQuerySchema, EventSearchResponseSchema, FeatureEventsQuerySchema, FeatureEventsSchema } from './schemas.js'
-import { featureEvents, searchEvents } from './search.js'
+import { featureEventsJson, searchEventsJson } from './search.js'
 
 const getEventsForToggle = adminRoute({
   method: 'get',
@@ -32,5 +32,5 @@ const searchEventsRoute = adminRoute({
 })
 
 export const eventRoutes = createRouter()
-  .openapi(getEventsForToggle, async (c) => c.json(await featureEvents(c.var.db, c.req.valid('param').featureName, c.req.valid('query')), 200))
-  .openapi(searchEventsRoute, async (c) => c.json(await searchEvents(c.var.db, c.req.valid('query')), 200))
+  .openapi(getEventsForToggle, async (c) => serializedJson(c, await featureEventsJson(c.var.db, c.req.valid('param').featureName, c.req.valid('query'), c.var.clock())))
+  .openapi(searchEventsRoute, async (c) => serializedJson(c, await searchEventsJson(c.var.db, c.req.valid('query'), c.var.clock())))

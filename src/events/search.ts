@@ -1,7 +1,8 @@
-import { and, count, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
-import { eventCountCache, events } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { and, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
+import { events } from '../../schema/index.js'
+import { queryRows, type Db } from '../db.js'
 import { validationError } from '../http/errors.js'
+import { countColumn, keepCountCache, readCount, totalOf } from './count-cache.js'
 import type { EventSearchQuery } from './schemas.js'
 import { isEventType, type EventType } from './types.js'
 
@@ -70,66 +71,59 @@ export function searchConditions(q: Omit<EventSearchQuery, 'offset' | 'limit'>):
   return where
 }
 
-// Totals below this are cheap to count every time and are not cached.
-const CACHE_FROM = 10_000
-// A cached total is recounted once this many newer events would have to be counted on top of it.
-const RECOUNT_AFTER = 100_000
-
 /**
- * The exact number of events matching `where`. Large totals are cached with the id they count up to,
- * and only newer events are counted on top. A total is cached only when no other transaction was
- * writing while it was counted: then every event with a lower id was already visible, and every
- * later event gets a higher id (the sequence only grows), so "cached + newer" is exact.
+ * The fields of eventView, from a row `e` of events: json_agg of this record names each field after its
+ * column. Answers are sent as the JSON text Postgres makes: parsing the rows into objects and serializing
+ * them again cost Node more than the whole query. to_char's MS truncates to milliseconds, as Date does.
  */
-async function countMatches(db: Db, filterKey: string, where: SQL | undefined): Promise<number> {
-  const [cached] = await db
-    .select({ n: eventCountCache.n, newer: sql<number>`(select count(*) from ${events} where ${and(where, gt(events.id, eventCountCache.upToId))})`.mapWith(Number) })
-    .from(eventCountCache)
-    .where(eq(eventCountCache.filterKey, filterKey))
-  if (cached && cached.newer < RECOUNT_AFTER) return cached.n + cached.newer
-  // One statement sees one snapshot: the count, the newest id and whether another transaction was
-  // writing all describe the same moment (no transaction needed around it).
-  const [row] = await db
-    .select({
-      n: count(),
-      upToId: sql<number>`(select coalesce(max(${events.id}), 0) from ${events})`.mapWith(Number),
-      quiet: sql<boolean>`(select count(*) = 0 from pg_snapshot_xip(pg_current_snapshot()))`,
-    })
-    .from(events)
-    .where(where)
-  const n = row?.n ?? 0
-  if (row && row.quiet && n >= CACHE_FROM) {
-    await db
-      .insert(eventCountCache)
-      .values({ filterKey, upToId: row.upToId, n })
-      .onConflictDoUpdate({ target: eventCountCache.filterKey, set: { upToId: row.upToId, n, computedAt: sql`now()` }, setWhere: sql`${eventCountCache.upToId} < ${row.upToId}` })
-  }
-  return n
+const eventFields = sql.raw(
+  `select e.id, to_char(e.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt", e.type, e.created_by as "createdBy", ` +
+    `e.created_by_user_id as "createdByUserId", e.environment, e.project, e.feature_name as "featureName", e.data, e.pre_data as "preData", ` +
+    `e.tags, e.label, e.summary`,
+)
+
+/** A scalar subquery: one page of the events matching `where`, newest first (created_at, then id), as a JSON array. */
+function pageColumn(where: SQL | undefined, page: { offset: number; limit: number }): SQL {
+  return sql`(select coalesce(json_agg(v order by e.created_at desc, e.id desc), '[]')::text
+    from (select * from ${events} ${where ? sql`where ${where}` : sql``} order by ${events.createdAt} desc, ${events.id} desc limit ${page.limit} offset ${page.offset}) e
+    cross join lateral (${eventFields}) v)`
 }
 
-/** Operation 7: newest first (created_at, then id), with the total number of matches. */
-export async function searchEvents(db: Db, q: EventSearchQuery) {
+/** Names a set of filters in the count cache. */
+const filterKeyOf = (filters: Omit<EventSearchQuery, 'offset' | 'limit'>) =>
+  JSON.stringify(Object.entries(filters).filter(([, v]) => v !== undefined && v !== '').sort(([a], [b]) => a.localeCompare(b)))
+
+/** Operation 7: newest first (created_at, then id), with the total number of matches. The answer's JSON text. */
+export async function searchEventsJson(db: Db, q: EventSearchQuery, now: Date): Promise<string> {
   const { offset, limit, ...filters } = q
   const where = and(...searchConditions(filters))
-  const filterKey = JSON.stringify(Object.entries(filters).filter(([, v]) => v !== undefined && v !== '').sort(([a], [b]) => a.localeCompare(b)))
-  const [rows, total] = await Promise.all([
-    db.select().from(events).where(where).orderBy(desc(events.createdAt), desc(events.id)).limit(limit).offset(offset),
-    countMatches(db, filterKey, where),
-  ])
-  return { events: rows.map(eventView), total }
+  const filterKey = filterKeyOf(filters)
+  const statement = sql`select ${pageColumn(where, { offset, limit })} as events, ${countColumn(filterKey, where)} as count`
+  // Which index serves a filter best depends on its values: how common a project or type is, and when its
+  // events happened (a project whose events are all old is found by its own index, not by walking the
+  // newest events). A generic plan of a prepared statement cannot know that, so filtered searches are
+  // planned for their values on every call. Without filters (or with days only) there is one right plan,
+  // and the statement is prepared.
+  const planForValues = filters.query !== undefined || filters.feature !== undefined || filters.project !== undefined || filters.type !== undefined || filters.createdBy !== undefined
+  const [row] = await queryRows<{ events: string; count: string }>(db, statement, { prepared: !planForValues })
+  const count = readCount(row!.count)
+  await keepCountCache(db, filterKey, where, count, now)
+  return `{"events":${row!.events},"total":${totalOf(count)}}`
 }
 
-/** Operation 5: a flag's events, newest first, and how many it has in all. */
-export async function featureEvents(db: Db, featureName: string, page: { offset: number; limit: number }) {
+/**
+ * Operation 5: a flag's events, newest first, and how many it has in all. The answer's JSON text. The total is
+ * the search's for `feature=IS:<name>` (same condition, same cached count).
+ */
+export async function featureEventsJson(db: Db, featureName: string, page: { offset: number; limit: number }, now: Date): Promise<string> {
   const where = eq(events.featureName, featureName)
-  // The page and the total in one query: the window count covers every match, before the limit.
-  const rows = await db
-    .select({ event: events, total: sql<number>`count(*) over ()`.mapWith(Number) })
-    .from(events)
-    .where(where)
-    .orderBy(desc(events.createdAt), desc(events.id))
-    .limit(page.limit)
-    .offset(page.offset)
-  const total = rows[0]?.total ?? (page.offset > 0 ? ((await db.select({ n: count() }).from(events).where(where))[0]?.n ?? 0) : 0)
-  return { version: 1, toggleName: featureName, events: rows.map((r) => eventView(r.event)), totalEvents: total }
+  const filterKey = filterKeyOf({ feature: `IS:${featureName}` })
+  const [row] = await queryRows<{ events: string; count: string }>(
+    db,
+    sql`select ${pageColumn(where, page)} as events, ${countColumn(filterKey, where)} as count`,
+    { prepared: true },
+  )
+  const count = readCount(row!.count)
+  await keepCountCache(db, filterKey, where, count, now)
+  return `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":${row!.events},"totalEvents":${totalOf(count)}}`
 }

@@ -32,9 +32,6 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
 /** A real Postgres server (self-hosted, Neon, ...) through node-postgres. */
 export function openPg(connectionString: string): NodeDbHandle {
   const pool = new pg.Pool({ connectionString, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) })
-  // The queries run as named prepared statements (see queryRows) are planned once per connection only
-  // with a generic plan: otherwise Postgres may keep planning them for their parameters on every call.
-  pool.on('connect', (client) => void client.query('set plan_cache_mode = force_generic_plan').catch(() => {}))
   const db = drizzlePg(pool, { schema })
   useNamedStatements(db as unknown as DbHandle['db'])
   return {

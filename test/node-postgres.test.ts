@@ -39,7 +39,7 @@ afterAll(async () => {
 })
 
 describe('node-postgres (DATABASE_URL)', () => {
-  it('runs writes and reads with prepared statements reused across calls, planned generically', async () => {
+  it('runs writes and reads with prepared statements reused across calls', async () => {
     expect((await call('POST', '/api/admin/projects/default/features', { name: 'wire' })).status).toBe(201)
     for (let i = 0; i < 8; i++) {
       const toggled = await call('POST', `/api/admin/projects/default/features/wire/environments/development/${i % 2 ? 'off' : 'on'}`)
@@ -55,6 +55,5 @@ describe('node-postgres (DATABASE_URL)', () => {
     const statements = await queryRows<{ name: string }>(database.db, sql`select name from pg_prepared_statements`)
     expect(statements.map((s) => s.name)).toEqual(expect.arrayContaining(['flagpost_lock_for_change', 'flagpost_lock_for_change_in_environment']))
     expect(statements.some((s) => s.name.startsWith('flagpost_') && /^flagpost_\d+$/.test(s.name))).toBe(true)
-    expect(await queryRows(database.db, sql`show plan_cache_mode`)).toEqual([{ plan_cache_mode: 'force_generic_plan' }])
   })
 })

@@ -84,16 +84,20 @@ async function projectStats(db: Db, projectId: string, now: Date) {
  * those may lag by up to that long. Favorites are the viewer's own, so they are filled in per request.
  */
 export async function projectOverviewJson(db: Db, cache: OverviewCache, projectId: string, principal: string, now: Date): Promise<string> {
+  // The parameters are read through subqueries: planned without their values, the plan does not depend
+  // on them, so Postgres keeps one plan for the prepared statement instead of planning every call.
+  const project = sql`(select ${projectId}::text)`
+  const viewer = sql`(select ${principal}::text)`
   const [fresh] = await queryRows<{ revision: [string, string, number]; last_seen: string; members: string; favorites: string[]; favorite: boolean }>(
     db,
     sql`
     select ${revisionColumn} as revision,
       (select count(fe.last_seen_at)::text || '/' || coalesce(sum(extract(epoch from fe.last_seen_at)), 0)::text
-        from ${featureEnvironments} fe join ${features} f on f.name = fe.feature_name where f.project = ${projectId}) as last_seen,
-      (select count(*)::text || '/' || coalesce(max(m.created_at)::text, '') from ${projectMembers} m where m.project_id = ${projectId}) as members,
+        from ${featureEnvironments} fe join ${features} f on f.name = fe.feature_name where f.project = ${project}) as last_seen,
+      (select count(*)::text || '/' || coalesce(max(m.created_at)::text, '') from ${projectMembers} m where m.project_id = ${project}) as members,
       coalesce((select json_agg(ff.feature_name) from ${favoriteFeatures} ff join ${features} f on f.name = ff.feature_name
-        where ff.principal = ${principal} and f.project = ${projectId}), '[]') as favorites,
-      exists (select 1 from ${favoriteProjects} fp where fp.principal = ${principal} and fp.project = ${projectId}) as favorite`,
+        where ff.principal = ${viewer} and f.project = ${project}), '[]') as favorites,
+      exists (select 1 from ${favoriteProjects} fp where fp.principal = ${viewer} and fp.project = ${project}) as favorite`,
     { prepared: true },
   )
   const key = [projectId, revisionOf(fresh?.revision).key, fresh?.last_seen, fresh?.members, Math.floor(now.getTime() / STATS_BUCKET_MS)].join('\n')

@@ -24,7 +24,7 @@ export interface Revision {
 const WINDOW = 256
 
 /** The revision as one JSON column (`[id, low, count]`), to read along with other values in one statement. */
-export const revisionColumn = sql`(select json_build_array(coalesce(max(id), 0)::text, coalesce(min(id), 0)::text, count(*)) from (select id from events order by id desc limit ${WINDOW}) newest)`
+export const revisionColumn = sql`(select json_build_array(coalesce(max(id), 0)::text, coalesce(min(id), 0)::text, count(*)) from (select id from events order by id desc limit ${sql.raw(String(WINDOW))}) newest)`
 
 export function revisionOf(column: [string, string, number] | undefined): Revision {
   const id = Number(column?.[0] ?? 0)

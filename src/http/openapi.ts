@@ -11,7 +11,7 @@ export const SECURITY_SCHEME = 'apiKey'
 export const jsonContent = <T>(schema: T) => ({ 'application/json': { schema } })
 
 /** A 200 with a JSON body serialized beforehand (a cached answer): typed as the route's declared JSON response. */
-export const serializedJson = <Typed>(c: Context, json: string): Typed => c.body(json, 200, { 'content-type': 'application/json' }) as unknown as Typed
+export const serializedJson = <Typed>(c: Context, json: string | Uint8Array): Typed => c.body(json as string | Uint8Array<ArrayBuffer>, 200, { 'content-type': 'application/json' }) as unknown as Typed
 
 /** An admin route: documented with the token security scheme. Error responses are spread in by each route. */
 export function adminRoute<const R extends RouteConfig>(config: R) {

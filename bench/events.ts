@@ -92,4 +92,5 @@ for (const [name, query] of cases) {
 }
 // "first" is the first call of a case: its total is not cached yet (see countMatches in src/events/search.ts).
 console.log(`\n| case | matches | first ms | p50 ms | p95 ms |\n|---|---|---|---|---|\n${rows.join('\n')}`)
+await app.idle()
 await database.close()

@@ -109,4 +109,5 @@ console.log(`  gathered into one buffer by the client (Response.arrayBuffer, und
 // CPU time of the process (all its threads, GC included) per request: what the request costs when the machine is shared.
 console.log(`  CPU time per request: p50 ${cpu[Math.floor(cpu.length / 2)]!.toFixed(0)} ms`)
 console.log(`  target: < 500 ms  ${at(0.5) < 500 ? 'met' : 'NOT met'}`)
+await app.idle()
 await database.close()

@@ -169,7 +169,10 @@ export function createApp(deps: AppDeps) {
     },
   })
   app.get('/docs', Scalar({ url: '/docs/openapi.json', pageTitle: 'Flagpost API' }))
-  return app
+  // Resolves when no work that requests left behind (deliveries, metrics folding) is under way: await it
+  // before closing the database.
+  const idle = async () => void (await Promise.all([deliveries.idle(), sdk.aggregation.idle()]))
+  return Object.assign(app, { idle })
 }
 
 export type App = ReturnType<typeof createApp>

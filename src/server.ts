@@ -82,6 +82,7 @@ export async function startServer(config: ServerConfig) {
     async close() {
       clearInterval(sweep)
       await new Promise<void>((resolve) => server.close(() => resolve()))
+      await app.idle()
       await database.close()
     },
   }

@@ -41,7 +41,12 @@ export async function createTestApp(options: { now?: () => Date; delivery?: AppD
     return (await database.client.query<T>(sqlText, params)).rows
   }
 
-  return { app, db: database.db, adminToken, call, query, close: () => database.close() }
+  async function close() {
+    await app.idle()
+    await database.close()
+  }
+
+  return { app, db: database.db, adminToken, call, query, close }
 }
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>

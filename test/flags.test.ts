@@ -370,3 +370,62 @@ describe('potential staleness', () => {
     }
   })
 })
+
+describe('operation 3 written optimistically', () => {
+  // A patch reads the flag without a lock and writes only if it is still as read; otherwise it takes the
+  // flag's lock and patches what is there.
+  const actor = { createdBy: 'tester', createdByUserId: null }
+
+  it('writes neither the change nor its events when the guard finds the flag changed', async () => {
+    expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'guarded', description: 'as read' } })).status).toBe(201)
+    const before = await t.query('select count(*)::int as n from events')
+    const { features } = await import('../schema/index.js')
+    const { and, eq } = await import('drizzle-orm')
+    const update = t.db.update(features).set({ description: 'lost' }).where(and(eq(features.name, 'guarded'), eq(features.description, 'not what is there'))).returning({ name: features.name })
+    const written = await recordEvents(t.db, actor, new Date(), [{ type: 'feature-metadata-updated', project: 'default', featureName: 'guarded', data: {}, preData: {} }], { alongside: [update], guarded: true })
+    expect(written).toBe(0)
+    expect(await t.query('select count(*)::int as n from events')).toEqual(before)
+    expect((await t.query<{ description: string }>("select description from features where name = 'guarded'"))[0]!.description).toBe('as read')
+  })
+
+  it('patches what is there when another change lands between its read and its write', async () => {
+    const { patchFeature } = await import('../src/flags/store.js')
+    expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'raced', description: 'first' } })).status).toBe(201)
+    // The database as patchFeature sees it: right after its first read, another writer changes the flag.
+    let raced = false
+    const racing = new Proxy(t.db, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver)
+        if (key !== 'select' || raced) return typeof value === 'function' ? value.bind(target) : value
+        return (...args: unknown[]) => afterRead((value as (...a: unknown[]) => object).apply(target, args))
+      },
+    })
+    function afterRead(builder: object): object {
+      return new Proxy(builder, {
+        get(target, key) {
+          const value = Reflect.get(target, key)
+          if (key === 'then')
+            return (resolve: (rows: unknown) => unknown, reject: (e: unknown) => unknown) =>
+              (target as PromiseLike<unknown>).then(async (rows) => {
+                raced = true
+                await t.call('PATCH', '/api/admin/projects/default/features/raced', { body: [{ op: 'replace', path: '/description', value: 'second' }] })
+                return rows
+              }).then(resolve, reject)
+          if (typeof value !== 'function') return value
+          return (...args: unknown[]) => {
+            const result = (value as (...a: unknown[]) => unknown).apply(target, args)
+            return typeof result === 'object' && result !== null && 'then' in result ? afterRead(result) : result
+          }
+        },
+      })
+    }
+    const feature = await patchFeature(racing as typeof t.db, actor, new Date(), 'tester', 'default', 'raced', [{ op: 'replace', path: '/type', value: 'operational' }])
+    expect(raced).toBe(true)
+    expect(feature).toMatchObject({ description: 'second', type: 'operational' })
+    const events = await t.query<{ type: string; data: any; pre_data: any }>("select type, data, pre_data from events where feature_name = 'raced' and type = 'feature-metadata-updated' order by id")
+    expect(events.map((e) => [e.pre_data.description, e.data.description, e.data.type])).toEqual([
+      ['first', 'second', 'release'],
+      ['second', 'second', 'operational'],
+    ])
+  })
+})

@@ -33,46 +33,38 @@ export interface NewEvent {
  * Appends audit events. Call it with the transaction that makes the change, never on its own.
  * In the same transaction it queues the deliveries of every enabled integration that matches an
  * event (type, project, environment), to be made after the commit.
+ *
+ * `alongside`: the change the events describe (query builders: an update, an insert), made by the same
+ * statement to save a round trip. It must not read the events (all parts of a statement see one snapshot).
+ * With `guarded`, the first of them must return a row for anything to be written: an update made only if
+ * the row is still as read (an optimistic write, outside a transaction). Returns how many events it wrote.
  */
-export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[], options: { alongside?: SQLWrapper[] } = {}): Promise<void> {
+export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[], options: { alongside?: SQLWrapper[]; guarded?: boolean } = {}): Promise<number> {
   const alongside = options.alongside ?? []
   if (list.length === 0) {
     for (const statement of alongside) await tx.execute(statement)
-    return
+    return 0
   }
-  const insert = tx
-    .insert(events)
-    .values(
-      list.map((e) => {
-        const described = describeEvent(actor, e)
-        return {
-          type: e.type,
-          createdAt,
-          createdBy: actor.createdBy,
-          createdByUserId: actor.createdByUserId,
-          project: e.project ?? null,
-          environment: e.environment ?? null,
-          featureName: e.featureName ?? null,
-          data: e.data ?? null,
-          preData: e.preData ?? null,
-          tags: e.tags ?? [],
-          label: e.label ?? described.label,
-          summary: e.summary ?? described.summary,
-        }
-      }),
-    )
-    .returning({ id: events.id, type: events.type, project: events.project, environment: events.environment, featureName: events.featureName })
-  // The events, the collaborators of their flags and their integration deliveries in one statement (one round
-  // trip for every write); drizzle puts the embedded insert in parentheses. Collaborators are grouped because
-  // ON CONFLICT may not touch a row twice, and upserted in name order so concurrent writers lock in one order.
-  // Its text depends only on the number of events: the usual few run as prepared statements.
-  // `alongside`: the change the events describe (query builders: an update, an insert), made by the same
-  // statement to save a round trip. It must not read the events (all parts of a statement see one snapshot).
+  const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
+  const rows = list.map((e) => {
+    const described = describeEvent(actor, e)
+    return sql`(${e.type}, ${e.project ?? null}, ${e.environment ?? null}, ${e.featureName ?? null}, ${json(e.data)}::jsonb, ${json(e.preData)}::jsonb, ${JSON.stringify(e.tags ?? [])}::jsonb, ${e.label ?? described.label}, ${e.summary ?? described.summary})`
+  })
   const changes = alongside.map((statement, i) => sql`${sql.raw(`w${i}`)} as ${statement},`)
-  await queryRows(
+  // The events, the collaborators of their flags and their integration deliveries in one statement (one round
+  // trip for every write). Collaborators are grouped because ON CONFLICT may not touch a row twice, and
+  // upserted in name order so concurrent writers lock in one order. The text depends only on the number of
+  // events and the change alongside: the usual few run as prepared statements.
+  const [result] = await queryRows<{ written: number }>(
     tx,
     sql`
-    with ${sql.join(changes)} e as ${insert},
+    with ${sql.join(changes)} e as (
+      insert into ${events} (created_at, created_by, created_by_user_id, type, project, environment, feature_name, data, pre_data, tags, label, summary)
+      select ${createdAt}::timestamptz, ${actor.createdBy}::text, ${actor.createdByUserId}::integer, v.*
+      from (values ${sql.join(rows, sql`, `)}) v (type, project, environment, feature_name, data, pre_data, tags, label, summary)
+      ${options.guarded ? sql`where exists (select from w0)` : sql``}
+      returning id, type, project, environment, feature_name
+    ),
     c as (
       insert into ${featureCollaborators} (feature_name, created_by, created_by_user_id, latest_event_id)
       select e.feature_name, ${actor.createdBy}::text, ${actor.createdByUserId}::integer, max(e.id)
@@ -80,15 +72,18 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
       group by e.feature_name order by e.feature_name
       on conflict (feature_name, created_by, (coalesce(created_by_user_id, -1)))
       do update set latest_event_id = greatest(${featureCollaborators}.latest_event_id, excluded.latest_event_id)
+    ),
+    o as (
+      insert into ${integrationOutbox} (integration_id, event_id, created_at)
+      select a.id, e.id, ${createdAt}
+      from e
+      join ${addons} a on a.enabled
+        and e.type = any(a.events)
+        and (cardinality(a.projects) = 0 or '*' = any(a.projects) or e.project = any(a.projects))
+        and (cardinality(a.environments) = 0 or '*' = any(a.environments) or e.environment = any(a.environments))
     )
-    insert into ${integrationOutbox} (integration_id, event_id, created_at)
-    select a.id, e.id, ${createdAt}
-    from e
-    join ${addons} a on a.enabled
-      and e.type = any(a.events)
-      and (cardinality(a.projects) = 0 or '*' = any(a.projects) or e.project = any(a.projects))
-      and (cardinality(a.environments) = 0 or '*' = any(a.environments) or e.environment = any(a.environments))
-  `,
+    select count(*)::int as written from e`,
     { prepared: list.length <= 4 },
   )
+  return result?.written ?? 0
 }

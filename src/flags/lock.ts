@@ -43,6 +43,25 @@ const tagsColumn = sql<EventTag[]>`coalesce((select json_agg(json_build_object('
 
 const environmentsColumn = sql<LockedFeatureWithVariants['environments']>`coalesce((select json_agg(json_build_object('environment', fe.environment, 'variants', fe.variants) order by env.sort_order, env.name) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment where fe.feature_name = ${flagName}), '[]')`
 
+/** The flag's tags as jsonb, to compare with what a write read (see `tagsUnchanged`). */
+export const tagsUnchanged = (featureName: string, tags: EventTag[]) =>
+  sql`coalesce((select jsonb_agg(jsonb_build_object('type', t.tag_type, 'value', t.tag_value)) from ${featureTags} t where t.feature_name = ${featureName}), '[]'::jsonb) @> ${JSON.stringify(tags)}::jsonb
+    and (select count(*) from ${featureTags} t where t.feature_name = ${featureName}) = ${tags.length}`
+
+/**
+ * What `lockForChange` reads, without locking: for an optimistic write, which then changes the flag only if
+ * it is still as read (see `recordEvents`' `guarded`).
+ */
+export async function readForChange(db: Db, projectId: string, featureName: string): Promise<LockedFeatureWithVariants> {
+  const [found] = await runPrepared(
+    db,
+    db.select({ row: features, tags: tagsColumn, environments: environmentsColumn }).from(features).where(eq(features.name, featureName)),
+    'flagpost_read_for_change',
+  )
+  const row = liveIn(found?.row, projectId, featureName)
+  return { row, tags: found!.tags, environments: found!.environments }
+}
+
 /**
  * `lockFeature`, `tagsOf` and (with an environment) `featureEnvironmentOf` in one round trip, as one
  * prepared statement: what most writes read before changing a flag.

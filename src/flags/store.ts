@@ -1,15 +1,15 @@
-import { and, count, eq, isNull } from 'drizzle-orm'
+import { and, count, eq, isNull, sql } from 'drizzle-orm'
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { z } from 'zod'
 import { featureEnvironments, features, featureTags, projectEnvironments, projects } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../http/errors.js'
 import { zodValidationError } from '../http/openapi.js'
-import { recordEvents, type Actor, type NewEvent } from '../events/store.js'
+import { recordEvents, type Actor, type EventTag, type NewEvent } from '../events/store.js'
 import { insertStrategy } from '../strategies/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 import { advanceOnEnable, enterStage, leaveStage } from './lifecycle.js'
-import { lockFeature, lockForChange, tagsOf, type FeatureRow } from './lock.js'
+import { lockFeature, lockForChange, readForChange, tagsOf, tagsUnchanged, type FeatureRow } from './lock.js'
 import { loadFeature } from './read.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
 
@@ -211,28 +211,50 @@ export function applyJsonPatch<T>(document: T, operations: PatchOperation[]): un
 export async function patchFeature(db: Db, actor: Actor, now: Date, principal: string, projectId: string, name: string, operations: PatchOperation[]): Promise<Feature> {
   const variantOp = operations.find((o) => o.path === '/variants' || o.path.startsWith('/variants/') || o.from?.startsWith('/variants'))
   if (variantOp) throw validationError(`Variants cannot be changed here: use PATCH /api/admin/projects/${projectId}/features/${name}/variants (operation ${operations.indexOf(variantOp)})`)
+  // Optimistically first, without a transaction: read the flag, patch it, then one statement updates it and
+  // writes the events only if the flag is still as read (metadata and tags). Archiving, or a flag changed
+  // in between, goes the locking way.
+  const read = await readForChange(db, projectId, name)
+  const patch = patchMetadata(read.row, read.tags, operations)
+  if (!patch.archive) {
+    if (!patch.change) return reload(db, name, principal, now)
+    const before = patch.before
+    const stillAsRead = and(
+      eq(features.name, name),
+      eq(features.project, projectId),
+      isNull(features.archivedAt),
+      sql`${features.description} is not distinct from ${before.description}`,
+      eq(features.type, before.type),
+      eq(features.stale, before.stale),
+      eq(features.impressionData, before.impressionData),
+      tagsUnchanged(name, read.tags),
+    )
+    const update = db.update(features).set(patch.change.values).where(stillAsRead).returning({ name: features.name })
+    if ((await recordEvents(db, actor, now, patch.change.events, { alongside: [update], guarded: true })) > 0) return reload(db, name, principal, now)
+  }
   return db.transaction(async (tx) => {
     const { row, tags } = await lockForChange(tx, projectId, name)
-    const before = metadataOf(row)
-    const parsed = PatchedFlagSchema.safeParse(applyJsonPatch(before, operations))
-    if (!parsed.success) throw zodValidationError(parsed.error, 'patched flag')
-    const after = parsed.data
-    if (after.name !== before.name) throw validationError('The name of a flag cannot be changed')
-    if (after.project !== before.project) throw validationError('The project of a flag cannot be changed with a patch')
-
-    const changed = after.description !== before.description || after.type !== before.type || after.stale !== before.stale || after.impressionData !== before.impressionData
-    if (changed) {
-      const changes = { description: after.description, type: after.type, stale: after.stale, impressionData: after.impressionData }
-      const updated = { ...row, ...changes }
-      const common = { project: projectId, featureName: name, tags }
-      const list: NewEvent[] = [{ type: 'feature-metadata-updated', ...common, data: metadataOf(updated), preData: before }]
-      if (after.stale !== before.stale) list.push({ type: after.stale ? 'feature-stale-on' : 'feature-stale-off', ...common, data: { stale: after.stale }, preData: { stale: before.stale } })
-      if (after.type !== before.type) list.push({ type: 'feature-type-updated', ...common, data: { type: after.type }, preData: { type: before.type } })
-      await recordEvents(tx, actor, now, list, { alongside: [tx.update(features).set(changes).where(eq(features.name, name))] })
-      if (after.archived) await archiveLocked(tx, actor, now, updated)
-    } else if (after.archived) {
-      await archiveLocked(tx, actor, now, row)
-    }
+    const { change, archive } = patchMetadata(row, tags, operations)
+    if (change) await recordEvents(tx, actor, now, change.events, { alongside: [tx.update(features).set(change.values).where(eq(features.name, name))] })
+    if (archive) await archiveLocked(tx, actor, now, { ...row, ...change?.values })
     return reload(tx, name, principal, now)
   })
+}
+
+/** Operation 3's patch applied to a flag: what to write (and its events), and whether it archives the flag; 400 when invalid. */
+function patchMetadata(row: FeatureRow, tags: EventTag[], operations: PatchOperation[]) {
+  const before = metadataOf(row)
+  const parsed = PatchedFlagSchema.safeParse(applyJsonPatch(before, operations))
+  if (!parsed.success) throw zodValidationError(parsed.error, 'patched flag')
+  const after = parsed.data
+  if (after.name !== before.name) throw validationError('The name of a flag cannot be changed')
+  if (after.project !== before.project) throw validationError('The project of a flag cannot be changed with a patch')
+  const changed = after.description !== before.description || after.type !== before.type || after.stale !== before.stale || after.impressionData !== before.impressionData
+  if (!changed) return { before, change: undefined, archive: after.archived }
+  const values = { description: after.description, type: after.type, stale: after.stale, impressionData: after.impressionData }
+  const common = { project: row.project, featureName: row.name, tags }
+  const events: NewEvent[] = [{ type: 'feature-metadata-updated', ...common, data: metadataOf({ ...row, ...values }), preData: before }]
+  if (after.stale !== before.stale) events.push({ type: after.stale ? 'feature-stale-on' : 'feature-stale-off', ...common, data: { stale: after.stale }, preData: { stale: before.stale } })
+  if (after.type !== before.type) events.push({ type: 'feature-type-updated', ...common, data: { type: after.type }, preData: { type: before.type } })
+  return { before, change: { values, events }, archive: after.archived }
 }

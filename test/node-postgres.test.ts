@@ -14,6 +14,7 @@ import { sql } from 'drizzle-orm'
 let embedded: Awaited<ReturnType<typeof openPglite>>
 let server: PGLiteSocketServer
 let database: NodeDbHandle
+let app: ReturnType<typeof createApp>
 let call: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>
 
 beforeAll(async () => {
@@ -24,7 +25,7 @@ beforeAll(async () => {
   process.env.DATABASE_POOL_SIZE = '1'
   database = openPg(`postgres://postgres@127.0.0.1:${server.getServerConn().split(':').pop()}/postgres`)
   delete process.env.DATABASE_POOL_SIZE
-  const app = createApp({ db: () => database.db })
+  app = createApp({ db: () => database.db })
   const token = (await createToken(database.db, SYSTEM_ACTOR, new Date(), { tokenName: 'admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   call = async (method, path, body) => {
     const res = await app.request(path, { method, headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })
@@ -33,6 +34,7 @@ beforeAll(async () => {
   }
 })
 afterAll(async () => {
+  await app?.idle()
   await database?.close()
   await server?.stop()
   await embedded?.close()

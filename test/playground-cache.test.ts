@@ -98,6 +98,7 @@ describe('the advanced playground after a change', () => {
     expect((await call('POST', `${F}/parent/environments/development/on`)).status).toBe(200)
     expect(enabled(await advanced({ call })).parent).toEqual([true, true, false, false])
     expect(enabled(await advanced()).parent).toEqual([true, true, false, false])
+    await other.idle()
   })
 
   it('evaluates kept flags at the time of each request', async () => {

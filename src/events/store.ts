@@ -45,23 +45,35 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
     for (const statement of alongside) await tx.execute(statement)
     return 0
   }
-  const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value))
+  // The events travel as one JSON parameter, unpacked by Postgres: the statement's text is the same for any
+  // number of events (one prepared statement), and drizzle has a few parameters to place instead of nine per
+  // event. A missing key is an SQL null.
   const rows = list.map((e) => {
     const described = describeEvent(actor, e)
-    return sql`(${e.type}, ${e.project ?? null}, ${e.environment ?? null}, ${e.featureName ?? null}, ${json(e.data)}::jsonb, ${json(e.preData)}::jsonb, ${JSON.stringify(e.tags ?? [])}::jsonb, ${e.label ?? described.label}, ${e.summary ?? described.summary})`
+    return {
+      type: e.type,
+      project: e.project ?? undefined,
+      environment: e.environment ?? undefined,
+      feature_name: e.featureName ?? undefined,
+      data: e.data ?? undefined,
+      pre_data: e.preData ?? undefined,
+      tags: e.tags ?? [],
+      label: e.label ?? described.label,
+      summary: e.summary ?? described.summary,
+    }
   })
   const changes = alongside.map((statement, i) => sql`${sql.raw(`w${i}`)} as ${statement},`)
   // The events, the collaborators of their flags and their integration deliveries in one statement (one round
   // trip for every write). Collaborators are grouped because ON CONFLICT may not touch a row twice, and
-  // upserted in name order so concurrent writers lock in one order. The text depends only on the number of
-  // events and the change alongside: the usual few run as prepared statements.
+  // upserted in name order so concurrent writers lock in one order. The text depends only on the change
+  // alongside: it runs as a prepared statement.
   const [result] = await queryRows<{ written: number }>(
     tx,
     sql`
     with ${sql.join(changes)} e as (
       insert into ${events} (created_at, created_by, created_by_user_id, type, project, environment, feature_name, data, pre_data, tags, label, summary)
       select ${createdAt}::timestamptz, ${actor.createdBy}::text, ${actor.createdByUserId}::integer, v.*
-      from (values ${sql.join(rows, sql`, `)}) v (type, project, environment, feature_name, data, pre_data, tags, label, summary)
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v (type text, project text, environment text, feature_name text, data jsonb, pre_data jsonb, tags jsonb, label text, summary text)
       ${options.guarded ? sql`where exists (select from w0)` : sql``}
       returning id, type, project, environment, feature_name
     ),
@@ -83,7 +95,7 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
         and (cardinality(a.environments) = 0 or '*' = any(a.environments) or e.environment = any(a.environments))
     )
     select count(*)::int as written from e`,
-    { prepared: list.length <= 4 },
+    { prepared: true },
   )
   return result?.written ?? 0
 }

@@ -388,18 +388,9 @@ describe('operation 3 written optimistically', () => {
     expect((await t.query<{ description: string }>("select description from features where name = 'guarded'"))[0]!.description).toBe('as read')
   })
 
-  it('patches what is there when another change lands between its read and its write', async () => {
-    const { patchFeature } = await import('../src/flags/store.js')
-    expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'raced', description: 'first' } })).status).toBe(201)
-    // The database as patchFeature sees it: right after its first read, another writer changes the flag.
-    let raced = false
-    const racing = new Proxy(t.db, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver)
-        if (key !== 'select' || raced) return typeof value === 'function' ? value.bind(target) : value
-        return (...args: unknown[]) => afterRead((value as (...a: unknown[]) => object).apply(target, args))
-      },
-    })
+  /** The database as patchFeature sees it: right after its first read, `meanwhile` runs (another writer). */
+  function racing(meanwhile: () => Promise<unknown>) {
+    const state = { raced: false }
     function afterRead(builder: object): object {
       return new Proxy(builder, {
         get(target, key) {
@@ -407,8 +398,8 @@ describe('operation 3 written optimistically', () => {
           if (key === 'then')
             return (resolve: (rows: unknown) => unknown, reject: (e: unknown) => unknown) =>
               (target as PromiseLike<unknown>).then(async (rows) => {
-                raced = true
-                await t.call('PATCH', '/api/admin/projects/default/features/raced', { body: [{ op: 'replace', path: '/description', value: 'second' }] })
+                state.raced = true
+                await meanwhile()
                 return rows
               }).then(resolve, reject)
           if (typeof value !== 'function') return value
@@ -419,13 +410,37 @@ describe('operation 3 written optimistically', () => {
         },
       })
     }
-    const feature = await patchFeature(racing as typeof t.db, actor, new Date(), 'tester', 'default', 'raced', [{ op: 'replace', path: '/type', value: 'operational' }])
-    expect(raced).toBe(true)
+    const db = new Proxy(t.db, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver)
+        if (key !== 'select' || state.raced) return typeof value === 'function' ? value.bind(target) : value
+        return (...args: unknown[]) => afterRead((value as (...a: unknown[]) => object).apply(target, args))
+      },
+    })
+    return { db: db as typeof t.db, state }
+  }
+
+  it('patches what is there when another change lands between its read and its write', async () => {
+    const { patchFeature } = await import('../src/flags/store.js')
+    expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'raced', description: 'first' } })).status).toBe(201)
+    const race = racing(() => t.call('PATCH', '/api/admin/projects/default/features/raced', { body: [{ op: 'replace', path: '/description', value: 'second' }] }))
+    const feature = await patchFeature(race.db, actor, new Date(), 'tester', 'default', 'raced', [{ op: 'replace', path: '/type', value: 'operational' }])
+    expect(race.state.raced).toBe(true)
     expect(feature).toMatchObject({ description: 'second', type: 'operational' })
     const events = await t.query<{ type: string; data: any; pre_data: any }>("select type, data, pre_data from events where feature_name = 'raced' and type = 'feature-metadata-updated' order by id")
     expect(events.map((e) => [e.pre_data.description, e.data.description, e.data.type])).toEqual([
       ['first', 'second', 'release'],
       ['second', 'second', 'operational'],
     ])
+  })
+
+  it('gives its events the tags the flag has when a tag is added between its read and its write', async () => {
+    const { patchFeature } = await import('../src/flags/store.js')
+    expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'retagged' } })).status).toBe(201)
+    const race = racing(() => t.call('POST', '/api/admin/features/retagged/tags', { body: { type: 'simple', value: 'late' } }))
+    await patchFeature(race.db, actor, new Date(), 'tester', 'default', 'retagged', [{ op: 'replace', path: '/description', value: 'after the tag' }])
+    expect(race.state.raced).toBe(true)
+    const [event] = await t.query<{ tags: unknown }>("select tags from events where feature_name = 'retagged' and type = 'feature-metadata-updated'")
+    expect(event!.tags).toEqual([{ type: 'simple', value: 'late' }])
   })
 })

@@ -2,9 +2,9 @@ import { and, desc, eq, sql } from 'drizzle-orm'
 import { featureLifecycles } from '../../schema/index.js'
 import type { Db } from '../db.js'
 
-/** Breaks ties between stages entered at the same instant: the later stage in the lifecycle wins. */
+/** Breaks ties between stages entered at the same instant: the later stage in the lifecycle wins. `column` is SQL naming a stage. */
 export const stageRankOf = (column: string) => sql.raw(`array_position(array['initial','pre-live','live','completed','archived'], ${column})`)
-export const stageRank = sql`array_position(array['initial','pre-live','live','completed','archived'], ${featureLifecycles.stage})`
+export const stageRank = stageRankOf('"feature_lifecycles"."stage"')
 
 export async function currentStage(tx: Db, featureName: string): Promise<string> {
   const [row] = await tx.select({ stage: featureLifecycles.stage }).from(featureLifecycles).where(eq(featureLifecycles.featureName, featureName)).orderBy(desc(featureLifecycles.enteredStageAt), desc(stageRank)).limit(1)

@@ -43,24 +43,23 @@ const tagsColumn = sql<EventTag[]>`coalesce((select json_agg(json_build_object('
 
 const environmentsColumn = sql<LockedFeatureWithVariants['environments']>`coalesce((select json_agg(json_build_object('environment', fe.environment, 'variants', fe.variants) order by env.sort_order, env.name) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment where fe.feature_name = ${flagName}), '[]')`
 
-/** The flag's tags as jsonb, to compare with what a write read (see `tagsUnchanged`). */
+/** SQL: the flag's tags are still `tags` (as `tagsColumn` read them, in the same order). */
 export const tagsUnchanged = (featureName: string, tags: EventTag[]) =>
-  sql`coalesce((select jsonb_agg(jsonb_build_object('type', t.tag_type, 'value', t.tag_value)) from ${featureTags} t where t.feature_name = ${featureName}), '[]'::jsonb) @> ${JSON.stringify(tags)}::jsonb
-    and (select count(*) from ${featureTags} t where t.feature_name = ${featureName}) = ${tags.length}`
+  sql`coalesce((select jsonb_agg(jsonb_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from ${featureTags} t where t.feature_name = ${featureName}), '[]'::jsonb) = ${JSON.stringify(tags)}::jsonb`
+
+/** The flag with its tags and its environments' variants, locked or not. */
+async function readFlag(db: Db, projectId: string, featureName: string, lock: boolean): Promise<LockedFeatureWithVariants> {
+  const query = db.select({ row: features, tags: tagsColumn, environments: environmentsColumn }).from(features).where(eq(features.name, featureName))
+  const [found] = await runPrepared(db, lock ? query.for('update') : query, lock ? 'flagpost_lock_for_change' : 'flagpost_read_for_change')
+  const row = liveIn(found?.row, projectId, featureName)
+  return { row, tags: found!.tags, environments: found!.environments }
+}
 
 /**
  * What `lockForChange` reads, without locking: for an optimistic write, which then changes the flag only if
  * it is still as read (see `recordEvents`' `guarded`).
  */
-export async function readForChange(db: Db, projectId: string, featureName: string): Promise<LockedFeatureWithVariants> {
-  const [found] = await runPrepared(
-    db,
-    db.select({ row: features, tags: tagsColumn, environments: environmentsColumn }).from(features).where(eq(features.name, featureName)),
-    'flagpost_read_for_change',
-  )
-  const row = liveIn(found?.row, projectId, featureName)
-  return { row, tags: found!.tags, environments: found!.environments }
-}
+export const readForChange = (db: Db, projectId: string, featureName: string) => readFlag(db, projectId, featureName, false)
 
 /**
  * `lockFeature`, `tagsOf` and (with an environment) `featureEnvironmentOf` in one round trip, as one
@@ -69,15 +68,7 @@ export async function readForChange(db: Db, projectId: string, featureName: stri
 export async function lockForChange(tx: Db, projectId: string, featureName: string): Promise<LockedFeatureWithVariants>
 export async function lockForChange(tx: Db, projectId: string, featureName: string, environment: string): Promise<LockedFeatureEnvironment>
 export async function lockForChange(tx: Db, projectId: string, featureName: string, environment?: string): Promise<LockedFeatureWithVariants | LockedFeatureEnvironment> {
-  if (environment === undefined) {
-    const [found] = await runPrepared(
-      tx,
-      tx.select({ row: features, tags: tagsColumn, environments: environmentsColumn }).from(features).where(eq(features.name, featureName)).for('update'),
-      'flagpost_lock_for_change',
-    )
-    const row = liveIn(found?.row, projectId, featureName)
-    return { row, tags: found!.tags, environments: found!.environments }
-  }
+  if (environment === undefined) return readFlag(tx, projectId, featureName, true)
   const query = tx
     .select({
       row: features,

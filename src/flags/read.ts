@@ -4,6 +4,7 @@ import { queryRows, type Db } from '../db.js'
 import type { Constraint, Strategy } from '../strategies/schemas.js'
 import type { Variant } from '../variants/schemas.js'
 import { avatarCache } from '../users/avatar.js'
+import { stageRankOf } from './lifecycle.js'
 import { EXPECTED_LIFETIME_DAYS, type Feature, type FlagType } from './schemas.js'
 
 /** Unleash's id for changes made with an admin token rather than by a user. */
@@ -128,7 +129,7 @@ export async function loadFeatures(db: Db, query: FeatureQuery, viewer: Viewer):
       coalesce((select json_agg(json_build_object('feature', d.parent, 'enabled', d.enabled, 'variants', d.variants) order by d.parent) from feature_dependencies d where d.child = f.name), '[]') as dependencies,
       (select json_build_object('stage', l.stage, 'enteredStageAt', ${epochMs('l.entered_stage_at')})
         from feature_lifecycles l where l.feature_name = f.name
-        order by l.entered_stage_at desc, array_position(array['initial','pre-live','live','completed','archived'], l.stage) desc limit 1) as lifecycle,
+        order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1) as lifecycle,
       coalesce((
         select json_agg(json_build_object('id', c.created_by_user_id, 'name', c.created_by) order by c.latest_event_id desc)
         from feature_collaborators c where c.feature_name = f.name

@@ -19,6 +19,9 @@ export const features = pgTable(
     createdBy: text('created_by').notNull(),
     createdByUserId: integer('created_by_user_id'),
     archivedAt: timestamp('archived_at', { withTimezone: true, mode: 'date' }),
+    // Moves forward whenever a writer takes the flag's lock (src/flags/lock.ts): an optimistic write changes
+    // the flag only if it is still at the version it read, and a locking read knows whether it waited.
+    version: integer('version').notNull().default(0),
   },
   (t) => [index('features_project_idx').on(t.project, t.name), index('features_created_by_user_idx').on(t.createdByUserId, t.createdAt)],
 )

@@ -15,6 +15,7 @@ import { apiTokenRoutes } from './api-tokens/routes.js'
 import { integrationRoutes } from './integrations/routes.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending, type DeliveryOptions } from './integrations/delivery.js'
 import { createOverviewCache } from './projects/overview.js'
+import { createFlagStates } from './flags/states.js'
 import { backgroundJob, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
 import { eventRoutes } from './events/routes.js'
@@ -88,6 +89,7 @@ export function createApp(deps: AppDeps) {
   const accounts = { publicUrl: deps.publicUrl, email: deps.email }
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background })
   const overviews = createOverviewCache(sdk.options.shareInFlight)
+  const flagStates = createFlagStates()
   const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS })
   const app = createRouter()
 
@@ -108,6 +110,7 @@ export function createApp(deps: AppDeps) {
     c.set('accounts', accounts)
     c.set('delivery', delivery)
     c.set('overviews', overviews)
+    c.set('flagStates', flagStates)
     c.set('db', deps.db(c))
     await next()
     // Writes queue the deliveries of their events; SDK reports write none.

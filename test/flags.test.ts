@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { recordEvents } from '../src/events/store.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { racing } from './helpers/racing.js'
 import { createSignedInUser } from './helpers/users.js'
 
 let t: TestApp
@@ -371,10 +372,110 @@ describe('potential staleness', () => {
   })
 })
 
-describe('operation 3 written optimistically', () => {
-  // A patch reads the flag without a lock and writes only if it is still as read; otherwise it takes the
-  // flag's lock and patches what is there.
+describe('operations 1 and 3 written optimistically', () => {
+  // A write reads the flag without a lock and writes only if it is still at the version read; otherwise it
+  // takes the flag's lock and changes what is there. Its answer is the flag read, changed.
   const actor = { createdBy: 'tester', createdByUserId: null }
+  const F = (name: string) => `${P}/features/${name}`
+
+  it('answers with the flag exactly as a read right after shows it', async () => {
+    const alice = await createSignedInUser(t, 'answered-alice', 'Admin')
+    expect((await createFlag({ name: 'answered', tags: [{ type: 'team', value: 'web' }] })).status).toBe(201)
+    expect((await t.call('POST', `${F('answered')}/environments/development/on`)).status).toBe(200)
+    expect((await alice.call('POST', `${F('answered')}/favorites`)).status).toBe(200)
+    const steps: [string, string, unknown?][] = [
+      ['POST', `${F('answered')}/environments/development/off`],
+      ['POST', `${F('answered')}/environments/development/on`],
+      ['PATCH', F('answered'), [{ op: 'replace', path: '/description', value: 'by alice' }, { op: 'replace', path: '/stale', value: true }]],
+      ['PATCH', F('answered'), [{ op: 'replace', path: '/type', value: 'kill-switch' }, { op: 'replace', path: '/stale', value: false }]],
+    ]
+    for (const [method, path, body] of steps) {
+      const events = (await eventsOf('answered')).length
+      const written = await alice.call(method, path, { body })
+      expect(written.status, written.text).toBe(200)
+      expect((await eventsOf('answered')).length).toBeGreaterThan(events)
+      expect(written.body).toEqual((await alice.call('GET', F('answered'))).body)
+      expect(written.body.collaborators.users[0]).toMatchObject({ id: alice.id, name: 'answered-alice' })
+    }
+    // The token that created the flag and switched it on stays a collaborator, after alice.
+    expect((await alice.call('GET', F('answered'))).body.collaborators.users.map((u: any) => u.name)).toEqual(['answered-alice', 'test-admin'])
+  })
+
+  it('writes a flag the app knows in one statement, and reads it again when another app changed it', async () => {
+    const { createApp } = await import('../src/app.js')
+    const { PgliteSession } = await import('drizzle-orm/pglite')
+    // Two apps on one database, like two processes (no background work: only the requests' statements count).
+    const [mine, other] = [createApp({ db: () => t.db, background: () => {} }), createApp({ db: () => t.db, background: () => {} })]
+    const request = async (app: typeof mine, method: string, path: string, body?: unknown, status = 200) => {
+      const headers: Record<string, string> = { authorization: t.adminToken, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }
+      const res = await app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      expect(res.status, await res.clone().text()).toBe(status)
+      return res.json()
+    }
+    const statements = vi.spyOn(PgliteSession.prototype, 'prepareQuery')
+    const transactions = vi.spyOn(PgliteSession.prototype, 'transaction')
+    const counted = async (write: () => Promise<unknown>) => {
+      statements.mockClear()
+      transactions.mockClear()
+      await write()
+      return { statements: statements.mock.calls.length, transactions: transactions.mock.calls.length }
+    }
+    try {
+      expect((await createFlag({ name: 'known' })).status).toBe(201)
+      await request(mine, 'POST', `${F('known')}/environments/development/on`)
+      await request(mine, 'POST', `${F('known')}/environments/development/off`)
+      // The app knows the flag now: each write is its one statement, no transaction.
+      for (const [method, path, body] of [
+        ['POST', `${F('known')}/environments/development/on`],
+        ['PATCH', F('known'), [{ op: 'replace', path: '/description', value: 'mine' }]],
+        ['PATCH', `${F('known')}/variants`, [{ op: 'add', path: '/-', value: { name: 'a' } }]],
+        ['PATCH', `${F('known')}/environments/production/variants`, [{ op: 'add', path: '/-', value: { name: 'b' } }]],
+        ['POST', `${F('known')}/environments/development/off`],
+      ] as [string, string, unknown?][]) {
+        expect(await counted(() => request(mine, method, path, body)), `${method} ${path}`).toEqual({ statements: 1, transactions: 0 })
+      }
+      // Another app changes it: the next write finds its state out of date, reads the flag and writes from that.
+      await request(other, 'PATCH', F('known'), [{ op: 'replace', path: '/description', value: 'theirs' }])
+      await request(other, 'POST', '/api/admin/features/known/tags', { type: 'simple', value: 'theirs' }, 201)
+      const written = await counted(async () => expect(await request(mine, 'PATCH', F('known'), [{ op: 'replace', path: '/type', value: 'operational' }])).toMatchObject({ description: 'theirs', type: 'operational' }))
+      expect(written).toEqual({ statements: 3, transactions: 0 })
+      expect((await eventsOf('known')).filter((e) => e.type === 'feature-metadata-updated').at(-1)).toMatchObject({ pre_data: { description: 'theirs', type: 'release' }, data: { description: 'theirs', type: 'operational' }, tags: [{ type: 'simple', value: 'theirs' }] })
+      expect((await t.call('GET', F('known'))).body).toMatchObject({ description: 'theirs', type: 'operational' })
+    } finally {
+      statements.mockRestore()
+      transactions.mockRestore()
+      await Promise.all([mine.idle(), other.idle()])
+    }
+  })
+
+  it('switches what is there when another change lands between its read and its write (operation 1)', async () => {
+    const { setEnvironmentEnabled } = await import('../src/flags/store.js')
+    expect((await createFlag({ name: 'contested' })).status).toBe(201)
+    expect((await t.call('POST', `${F('contested')}/environments/development/on`)).status).toBe(200)
+    const target = { projectId: 'default', featureName: 'contested', environment: 'development' }
+    // Both switch it off: the event is written once, by the one that got there first.
+    const race = racing(t.db, () => t.call('POST', `${F('contested')}/environments/development/off`))
+    const feature = await setEnvironmentEnabled(race.db, actor, new Date(), 'tester', target, false)
+    expect(race.state.raced).toBe(true)
+    expect(feature.environments.find((e) => e.name === 'development')!.enabled).toBe(false)
+    expect((await eventsOf('contested')).filter((e) => e.type === 'feature-environment-disabled')).toHaveLength(1)
+
+    // Its only strategy is removed in between: switching on adds the default strategy after all.
+    const [strategy] = (await t.call('GET', F('contested'))).body.environments.find((e: any) => e.name === 'development').strategies
+    const removing = racing(t.db, () => t.call('DELETE', `${F('contested')}/environments/development/strategies/${strategy.id}`))
+    const enabled = await setEnvironmentEnabled(removing.db, actor, new Date(), 'tester', target, true)
+    expect(removing.state.raced).toBe(true)
+    const dev = enabled.environments.find((e) => e.name === 'development')!
+    expect(dev).toMatchObject({ enabled: true, hasEnabledStrategies: true })
+    expect(dev.strategies).toEqual([expect.objectContaining({ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: 'contested' } })])
+    expect((await eventsOf('contested')).slice(-3).map((e) => e.type)).toEqual(['feature-strategy-remove', 'feature-strategy-add', 'feature-environment-enabled'])
+
+    // A tag added in between is on the event.
+    const tagging = racing(t.db, () => t.call('POST', '/api/admin/features/contested/tags', { body: { type: 'simple', value: 'late' } }))
+    await setEnvironmentEnabled(tagging.db, actor, new Date(), 'tester', target, false)
+    expect(tagging.state.raced).toBe(true)
+    expect((await eventsOf('contested')).at(-1)).toMatchObject({ type: 'feature-environment-disabled', tags: [{ type: 'simple', value: 'late' }] })
+  })
 
   it('writes neither the change nor its events when the guard finds the flag changed', async () => {
     expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'guarded', description: 'as read' } })).status).toBe(201)
@@ -388,42 +489,10 @@ describe('operation 3 written optimistically', () => {
     expect((await t.query<{ description: string }>("select description from features where name = 'guarded'"))[0]!.description).toBe('as read')
   })
 
-  /** The database as patchFeature sees it: right after its first read, `meanwhile` runs (another writer). */
-  function racing(meanwhile: () => Promise<unknown>) {
-    const state = { raced: false }
-    function afterRead(builder: object): object {
-      return new Proxy(builder, {
-        get(target, key) {
-          const value = Reflect.get(target, key)
-          if (key === 'then')
-            return (resolve: (rows: unknown) => unknown, reject: (e: unknown) => unknown) =>
-              (target as PromiseLike<unknown>).then(async (rows) => {
-                state.raced = true
-                await meanwhile()
-                return rows
-              }).then(resolve, reject)
-          if (typeof value !== 'function') return value
-          return (...args: unknown[]) => {
-            const result = (value as (...a: unknown[]) => unknown).apply(target, args)
-            return typeof result === 'object' && result !== null && 'then' in result ? afterRead(result) : result
-          }
-        },
-      })
-    }
-    const db = new Proxy(t.db, {
-      get(target, key, receiver) {
-        const value = Reflect.get(target, key, receiver)
-        if (key !== 'select' || state.raced) return typeof value === 'function' ? value.bind(target) : value
-        return (...args: unknown[]) => afterRead((value as (...a: unknown[]) => object).apply(target, args))
-      },
-    })
-    return { db: db as typeof t.db, state }
-  }
-
   it('patches what is there when another change lands between its read and its write', async () => {
     const { patchFeature } = await import('../src/flags/store.js')
     expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'raced', description: 'first' } })).status).toBe(201)
-    const race = racing(() => t.call('PATCH', '/api/admin/projects/default/features/raced', { body: [{ op: 'replace', path: '/description', value: 'second' }] }))
+    const race = racing(t.db, () => t.call('PATCH', '/api/admin/projects/default/features/raced', { body: [{ op: 'replace', path: '/description', value: 'second' }] }))
     const feature = await patchFeature(race.db, actor, new Date(), 'tester', 'default', 'raced', [{ op: 'replace', path: '/type', value: 'operational' }])
     expect(race.state.raced).toBe(true)
     expect(feature).toMatchObject({ description: 'second', type: 'operational' })
@@ -437,7 +506,7 @@ describe('operation 3 written optimistically', () => {
   it('gives its events the tags the flag has when a tag is added between its read and its write', async () => {
     const { patchFeature } = await import('../src/flags/store.js')
     expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'retagged' } })).status).toBe(201)
-    const race = racing(() => t.call('POST', '/api/admin/features/retagged/tags', { body: { type: 'simple', value: 'late' } }))
+    const race = racing(t.db, () => t.call('POST', '/api/admin/features/retagged/tags', { body: { type: 'simple', value: 'late' } }))
     await patchFeature(race.db, actor, new Date(), 'tester', 'default', 'retagged', [{ op: 'replace', path: '/description', value: 'after the tag' }])
     expect(race.state.raced).toBe(true)
     const [event] = await t.query<{ tags: unknown }>("select tags from events where feature_name = 'retagged' and type = 'feature-metadata-updated'")

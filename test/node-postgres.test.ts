@@ -55,7 +55,9 @@ describe('node-postgres (DATABASE_URL)', () => {
     const events = await call('GET', '/api/admin/events/wire')
     expect(events.body.totalEvents).toBe(1 + 8 + 1 + 8) // created, 8 switches, the first strategy, 8 descriptions
     const statements = await queryRows<{ name: string }>(database.db, sql`select name from pg_prepared_statements`)
-    expect(statements.map((s) => s.name)).toEqual(expect.arrayContaining(['flagpost_read_for_change', 'flagpost_lock_for_change_in_environment']))
+    expect(statements.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['flagpost_feature_named', 'flagpost_flag_for_change_in_environment_locked', 'flagpost_switch_environment', 'flagpost_patch_flag']),
+    )
     expect(statements.some((s) => s.name.startsWith('flagpost_') && /^flagpost_\d+$/.test(s.name))).toBe(true)
   })
 })

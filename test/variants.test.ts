@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { racing } from './helpers/racing.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -113,5 +114,62 @@ describe('variants of one environment', () => {
   it('answers 404 for an environment the flag does not have, and 400 for bad variants', async () => {
     expect((await t.call('GET', `${flag}/environments/moon/variants`)).status).toBe(404)
     expect((await t.call('PUT', env, { body: [{ name: 'a' }, { name: 'a' }] })).status).toBe(400)
+  })
+})
+
+describe('variants written optimistically', () => {
+  // A variant write reads the flag without a lock and writes only if it is still at the version read;
+  // otherwise it takes the flag's lock and changes what is there.
+  const actor = { createdBy: 'tester', createdByUserId: null }
+  const target = { projectId: 'default', featureName: 'banner' }
+  const eventsOf = (type: string) => t.query<{ environment: string; data: any; pre_data: any }>('select environment, data, pre_data from events where feature_name = $1 and type = $2 order by id', ['banner', type])
+  const names = (variants: { name: string }[]) => variants.map((v) => v.name)
+
+  it('patches the variants that are there when another change lands between its read and its write (operation 4)', async () => {
+    const { patchFeatureVariants } = await import('../src/variants/store.js')
+    await t.call('PUT', `${flag}/environments/development/variants`, { body: [{ name: 'read' }] })
+    await t.call('PUT', `${flag}/environments/production/variants`, { body: [{ name: 'read' }] })
+    const race = racing(t.db, () => patchAll([{ op: 'replace', path: '/0/name', value: 'raced' }]))
+    const variants = await patchFeatureVariants(race.db, actor, new Date(), 'default', 'banner', [{ op: 'add', path: '/-', value: { name: 'mine' } }])
+    expect(race.state.raced).toBe(true)
+    expect(names(variants)).toEqual(['mine', 'raced'])
+    expect((await envVariants()).map((e) => names(e.variants))).toEqual([['mine', 'raced'], ['mine', 'raced']])
+    const last = (await eventsOf('feature-variants-updated')).slice(-2)
+    expect(last.map((e) => [e.environment, names(e.pre_data.variants), names(e.data.variants)])).toEqual([
+      ['development', ['raced'], ['mine', 'raced']],
+      ['production', ['raced'], ['mine', 'raced']],
+    ])
+  })
+
+  it('patches the variants of one environment that are there when another change lands in between', async () => {
+    const { setEnvironmentVariants } = await import('../src/variants/store.js')
+    const race = racing(t.db, () => t.call('PUT', `${flag}/environments/development/variants`, { body: [{ name: 'put' }] }))
+    const variants = await setEnvironmentVariants(race.db, actor, new Date(), { ...target, environment: 'development' }, { patch: [{ op: 'add', path: '/-', value: { name: 'patched' } }] })
+    expect(race.state.raced).toBe(true)
+    expect(names(variants)).toEqual(['patched', 'put'])
+    expect((await eventsOf('feature-environment-variants-updated')).slice(-2).map((e) => [names(e.pre_data.variants), names(e.data.variants)])).toEqual([
+      [['mine', 'raced'], ['put']],
+      [['put'], ['patched', 'put']],
+    ])
+    // The other environment is left alone.
+    expect((await envVariants()).map((e) => names(e.variants))).toEqual([['patched', 'put'], ['mine', 'raced']])
+  })
+})
+
+describe('a new environment of the project', () => {
+  it('is written by the next variants patch of a flag the app already knew', async () => {
+    const events = () => t.query<{ environment: string }>("select environment from events where feature_name = 'banner' and type = 'feature-variants-updated' order by id")
+    expect((await patchAll([{ op: 'add', path: '/-', value: { name: 'before' } }])).status).toBe(200)
+    const version = async () => (await t.query<{ version: number }>("select version from features where name = 'banner'"))[0]!.version
+    const known = await version()
+    expect((await t.call('POST', '/api/admin/environments', { body: { name: 'staging', type: 'test' } })).status).toBe(201)
+    expect((await t.call('POST', '/api/admin/projects/default/environments', { body: { environment: 'staging' } })).status).toBe(200)
+    // Adding the environment changed every flag of the project: their versions moved on.
+    expect(await version()).toBeGreaterThan(known)
+    const before = (await events()).length
+    const res = await patchAll([{ op: 'add', path: '/-', value: { name: 'after' } }])
+    expect(res.status, res.text).toBe(200)
+    expect((await events()).slice(before).map((e) => e.environment).sort()).toEqual(['development', 'production', 'staging'])
+    expect((await envVariants()).map((e) => [e.environment, e.variants.map((v: any) => v.name)])).toContainEqual(['staging', expect.arrayContaining(['after'])])
   })
 })

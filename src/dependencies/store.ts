@@ -3,7 +3,7 @@ import { featureDependencies, features } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { notFound, validationError } from '../http/errors.js'
 import { recordEvents, type Actor } from '../events/store.js'
-import { lockFeature, tagsOf } from '../flags/lock.js'
+import { lockFeature, lockFlags, tagsOf } from '../flags/lock.js'
 import type { CreateDependency } from './schemas.js'
 
 type DependencyRow = typeof featureDependencies.$inferSelect
@@ -21,7 +21,7 @@ export async function addDependency(db: Db, actor: Actor, now: Date, projectId: 
   await db.transaction(async (tx) => {
     // Both rows in one statement, in name order: two requests linking the same flags the other way round
     // queue up instead of deadlocking, and the chain checks below see each other's result.
-    const rows = await tx.select().from(features).where(inArray(features.name, [child, parent])).orderBy(asc(features.name)).for('update')
+    const rows = await lockFlags(tx, [child, parent])
     const childRow = rows.find((r) => r.name === child)
     if (!childRow || childRow.project !== projectId || childRow.archivedAt) throw notFound(`Could not find feature flag ${child} in project ${projectId}`)
     if (parent === child) throw validationError('A feature flag cannot depend on itself', [{ path: 'body.feature', message: 'must name another flag' }])

@@ -1,6 +1,6 @@
-import { sql, type SQLWrapper } from 'drizzle-orm'
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { addons, events, featureCollaborators, integrationOutbox } from '../../schema/index.js'
-import { queryRows, type Db } from '../db.js'
+import { queryRows, statement, type Db } from '../db.js'
 import { describeEvent } from './describe.js'
 import type { EventType } from './types.js'
 
@@ -36,8 +36,9 @@ export interface NewEvent {
  *
  * `alongside`: the change the events describe (query builders: an update, an insert), made by the same
  * statement to save a round trip. It must not read the events (all parts of a statement see one snapshot).
- * With `guarded`, the first of them must return a row for anything to be written: an update made only if
- * the row is still as read (an optimistic write, outside a transaction). Returns how many events it wrote.
+ * With `guarded`, the events are written only if every one of them returns a row: the first is the guard of an
+ * optimistic write (an update made only if the row is still as read, outside a transaction: `advanceFrom`),
+ * and the others change something only where `guardPassed`. Returns how many events it wrote.
  */
 export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[], options: { alongside?: SQLWrapper[]; guarded?: boolean } = {}): Promise<number> {
   const alongside = options.alongside ?? []
@@ -45,9 +46,37 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
     for (const statement of alongside) await tx.execute(statement)
     return 0
   }
-  // The events travel as one JSON parameter, unpacked by Postgres: the statement's text is the same for any
-  // number of events (one prepared statement), and drizzle has a few parameters to place instead of nine per
-  // event. A missing key is an SQL null.
+  const text = eventsSql({ createdAt, createdBy: actor.createdBy, createdByUserId: actor.createdByUserId, events: eventRowsJson(actor, list) }, alongside, options.guarded ?? false)
+  // The text depends only on the change alongside: it runs as a prepared statement.
+  const [result] = await queryRows<{ written: number }>(tx, text, { prepared: true })
+  return result?.written ?? 0
+}
+
+/** SQL for the `where` of a change made alongside events with `guarded` (after the guard): the guard passed. */
+export const guardPassed = sql.raw('exists (select from w0)')
+
+/**
+ * `recordEvents` as a statement built once (see `statement` in src/db.ts): `alongside` (and `returning`) with
+ * placeholders for their values. Runs the events of one change with those values and answers how many events
+ * it wrote and, with `returning` (SQL of one value, read in the statement's snapshot: before the change), that.
+ */
+export function eventsStatement<R = never>(name: string, parts: { alongside: SQL[]; guarded?: boolean; returning?: SQL<R> }) {
+  const run = statement<{ written: number; returned: R | null }>(name, () => {
+    const placeholders = { createdAt: sql.placeholder('createdAt'), createdBy: sql.placeholder('createdBy'), createdByUserId: sql.placeholder('createdByUserId'), events: sql.placeholder('events') }
+    return eventsSql(placeholders, parts.alongside, parts.guarded ?? false, parts.returning)
+  })
+  return async (db: Db, actor: Actor, createdAt: Date, list: NewEvent[], values: Record<string, unknown>) => {
+    const [result] = await run(db, { ...values, createdAt: createdAt.toISOString(), createdBy: actor.createdBy, createdByUserId: actor.createdByUserId, events: eventRowsJson(actor, list) })
+    return { written: result?.written ?? 0, returned: result?.returned ?? null }
+  }
+}
+
+/**
+ * The events as one JSON value, unpacked by Postgres: the statement's text is the same for any number of
+ * events (one prepared statement), and there are a few parameters to place instead of nine per event. A
+ * missing key is an SQL null.
+ */
+function eventRowsJson(actor: Actor, list: NewEvent[]): string {
   const rows = list.map((e) => {
     const described = describeEvent(actor, e)
     return {
@@ -62,24 +91,28 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
       summary: e.summary ?? described.summary,
     }
   })
-  const changes = alongside.map((statement, i) => sql`${sql.raw(`w${i}`)} as ${statement},`)
-  // The events, the collaborators of their flags and their integration deliveries in one statement (one round
-  // trip for every write). Collaborators are grouped because ON CONFLICT may not touch a row twice, and
-  // upserted in name order so concurrent writers lock in one order. The text depends only on the change
-  // alongside: it runs as a prepared statement.
-  const [result] = await queryRows<{ written: number }>(
-    tx,
-    sql`
+  return JSON.stringify(rows)
+}
+
+/**
+ * The statement that writes events (values: parameters or placeholders), the changes alongside them, the
+ * collaborators of their flags and their integration deliveries: one round trip for every write.
+ * Collaborators are grouped because ON CONFLICT may not touch a row twice, and upserted in name order so
+ * concurrent writers lock in one order.
+ */
+function eventsSql(v: { createdAt: unknown; createdBy: unknown; createdByUserId: unknown; events: unknown }, alongside: SQLWrapper[], guarded: boolean, returning?: SQL): SQL {
+  const changes = alongside.map((statement, i) => sql`${sql.raw(`w${i}`)} as (${statement.getSQL()}),`)
+  return sql`
     with ${sql.join(changes)} e as (
       insert into ${events} (created_at, created_by, created_by_user_id, type, project, environment, feature_name, data, pre_data, tags, label, summary)
-      select ${createdAt}::timestamptz, ${actor.createdBy}::text, ${actor.createdByUserId}::integer, v.*
-      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v (type text, project text, environment text, feature_name text, data jsonb, pre_data jsonb, tags jsonb, label text, summary text)
-      ${options.guarded ? sql`where exists (select from w0)` : sql``}
+      select ${v.createdAt}::timestamptz, ${v.createdBy}::text, ${v.createdByUserId}::integer, v.*
+      from jsonb_to_recordset(${v.events}::jsonb) as v (type text, project text, environment text, feature_name text, data jsonb, pre_data jsonb, tags jsonb, label text, summary text)
+      ${guarded ? sql`where ${sql.join(alongside.map((_, i) => sql.raw(`exists (select from w${i})`)), sql` and `)}` : sql``}
       returning id, type, project, environment, feature_name
     ),
     c as (
       insert into ${featureCollaborators} (feature_name, created_by, created_by_user_id, latest_event_id)
-      select e.feature_name, ${actor.createdBy}::text, ${actor.createdByUserId}::integer, max(e.id)
+      select e.feature_name, ${v.createdBy}::text, ${v.createdByUserId}::integer, max(e.id)
       from e where e.feature_name is not null
       group by e.feature_name order by e.feature_name
       on conflict (feature_name, created_by, (coalesce(created_by_user_id, -1)))
@@ -87,15 +120,12 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
     ),
     o as (
       insert into ${integrationOutbox} (integration_id, event_id, created_at)
-      select a.id, e.id, ${createdAt}
+      select a.id, e.id, ${v.createdAt}::timestamptz
       from e
       join ${addons} a on a.enabled
         and e.type = any(a.events)
         and (cardinality(a.projects) = 0 or '*' = any(a.projects) or e.project = any(a.projects))
         and (cardinality(a.environments) = 0 or '*' = any(a.environments) or e.environment = any(a.environments))
     )
-    select count(*)::int as written from e`,
-    { prepared: true },
-  )
-  return result?.written ?? 0
+    select count(*)::int as written${returning ? sql`, (${returning}) as returned` : sql``} from e`
 }

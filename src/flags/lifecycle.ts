@@ -25,9 +25,14 @@ export async function leaveStage(tx: Db, featureName: string, stage: string) {
   await tx.delete(featureLifecycles).where(and(eq(featureLifecycles.featureName, featureName), eq(featureLifecycles.stage, stage)))
 }
 
-/** Enabling moves a flag forward only: initial → pre-live (any non-production environment) → live (production). */
+/** The stage enabling a flag in an environment of that type moves it to, if any: initial → pre-live (any non-production environment) → live (production). */
+export function stageOnEnable(environmentType: string, stage: string): string | undefined {
+  if (environmentType === 'production') return stage === 'initial' || stage === 'pre-live' ? 'live' : undefined
+  return stage === 'initial' ? 'pre-live' : undefined
+}
+
+/** Enabling moves a flag forward only (see stageOnEnable). */
 export async function advanceOnEnable(tx: Db, featureName: string, environmentType: string, now: Date, knownStage?: string) {
-  const stage = knownStage ?? (await currentStage(tx, featureName))
-  if (environmentType === 'production' && (stage === 'initial' || stage === 'pre-live')) await enterStage(tx, featureName, 'live', now)
-  else if (environmentType !== 'production' && stage === 'initial') await enterStage(tx, featureName, 'pre-live', now)
+  const next = stageOnEnable(environmentType, knownStage ?? (await currentStage(tx, featureName)))
+  if (next) await enterStage(tx, featureName, next, now)
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import { environments, featureEnvironments, featureLifecycles, features, featureStrategies, featureTags } from '../../schema/index.js'
 import { runPrepared, type Db } from '../db.js'
 import { notFound } from '../http/errors.js'
@@ -6,6 +6,35 @@ import type { EventTag } from '../events/store.js'
 import { stageRankOf } from './lifecycle.js'
 
 export type FeatureRow = typeof features.$inferSelect
+
+// A flag's lock is an update of its `version`, not a FOR UPDATE: every writer that takes it moves the
+// version on, which gives two things a row lock alone cannot.
+// - An optimistic write (src/flags/states.ts) changes the flag only if its version is still the one its
+//   change was computed from. Had another writer taken the lock since, the version moved: Postgres re-checks
+//   the guard on the newest row once that writer commits, so it cannot pass on a state another transaction
+//   is changing.
+// - A locking read that had to wait for another writer sees that writer's version on the locked row but
+//   not its other changes (every part of a statement reads one snapshot, taken before the wait): comparing
+//   the two tells when to read again, now under the lock.
+
+const nextVersion = { version: sql`${features.version} + 1` }
+
+/**
+ * Takes the lock of the flags named (in name order, so writers that lock several never deadlock) and
+ * returns their rows as they are now.
+ */
+export async function lockFlags(tx: Db, names: string[]): Promise<FeatureRow[]> {
+  if (names.length === 0) return []
+  return lockWhere(tx, inArray(features.name, names))
+}
+
+/** Takes the lock of every flag of the project (a change to all of them, like a new environment). */
+export const lockProjectFlags = (tx: Db, projectId: string) => lockWhere(tx, eq(features.project, projectId))
+
+function lockWhere(tx: Db, where: SQL) {
+  const ordered = tx.select({ name: features.name }).from(features).where(where).orderBy(features.name).for('update')
+  return tx.update(features).set(nextVersion).where(inArray(features.name, ordered)).returning()
+}
 
 /**
  * Locks a live (not archived) flag of the project for a read-modify-write, so concurrent changes
@@ -27,7 +56,7 @@ export interface LockedFeatureWithVariants extends LockedFeature {
 }
 
 export interface LockedFeatureEnvironment extends LockedFeature {
-  fe: typeof featureEnvironments.$inferSelect
+  fe: { enabled: boolean; variants: unknown[] }
   /** The environment's type. */
   type: string
   /** How many of the flag's strategies in the environment are not disabled. */
@@ -40,53 +69,57 @@ export interface LockedFeatureEnvironment extends LockedFeature {
 // subqueries would mean another table's column.
 const flagName = sql.raw('"features"."name"')
 const tagsColumn = sql<EventTag[]>`coalesce((select json_agg(json_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from ${featureTags} t where t.feature_name = ${flagName}), '[]')`
-
 const environmentsColumn = sql<LockedFeatureWithVariants['environments']>`coalesce((select json_agg(json_build_object('environment', fe.environment, 'variants', fe.variants) order by env.sort_order, env.name) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment where fe.feature_name = ${flagName}), '[]')`
+/** The flag's version in the statement's snapshot (before any wait for its lock, and before this statement's own update). */
+const versionSeen = sql<number>`(select f.version from ${features} f where f.name = ${flagName})`
 
-/** SQL: the flag's tags are still `tags` (as `tagsColumn` read them, in the same order). */
-export const tagsUnchanged = (featureName: string, tags: EventTag[]) =>
-  sql`coalesce((select jsonb_agg(jsonb_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from ${featureTags} t where t.feature_name = ${featureName}), '[]'::jsonb) = ${JSON.stringify(tags)}::jsonb`
+const environmentColumns = (environment: string) => ({
+  environment: sql<{ enabled: boolean; variants: unknown[]; type: string } | null>`(select json_build_object('enabled', fe.enabled, 'variants', fe.variants, 'type', env.type) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment where fe.feature_name = ${flagName} and fe.environment = ${environment})`,
+  enabledStrategies: sql<number>`(select count(*) from ${featureStrategies} s where s.feature_name = ${flagName} and s.environment = ${environment} and not s.disabled)`.mapWith(Number),
+  stage: sql<string>`coalesce((select l.stage from ${featureLifecycles} l where l.feature_name = ${flagName} order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1), 'initial')`,
+})
 
-/** The flag with its tags and its environments' variants, locked or not. */
-async function readFlag(db: Db, projectId: string, featureName: string, lock: boolean): Promise<LockedFeatureWithVariants> {
-  const query = db.select({ row: features, tags: tagsColumn, environments: environmentsColumn }).from(features).where(eq(features.name, featureName))
-  const [found] = await runPrepared(db, lock ? query.for('update') : query, lock ? 'flagpost_lock_for_change' : 'flagpost_read_for_change')
-  const row = liveIn(found?.row, projectId, featureName)
-  return { row, tags: found!.tags, environments: found!.environments }
+const featureColumns = getTableColumns(features)
+const featureColumnNames = Object.keys(featureColumns) as (keyof FeatureRow)[]
+
+/**
+ * Takes the flag's lock and reads it with `extra` columns (SQL about the flag), in one prepared statement. A
+ * read that had to wait for another writer is made again, now under the lock (see above).
+ */
+async function lockAndRead<E extends Record<string, SQL.Aliased | SQL>>(db: Db, featureName: string, extra: E, name: string) {
+  type Found = FeatureRow & { [K in keyof E]: E[K] extends SQL<infer T> ? T : E[K] extends SQL.Aliased<infer T> ? T : never }
+  const columns = { ...featureColumns, ...extra }
+  const locking = db.update(features).set(nextVersion).where(eq(features.name, featureName)).returning({ ...columns, versionSeen })
+  const [locked] = (await runPrepared(db, locking, `${name}_locked`)) as (Found & { versionSeen: number })[]
+  if (!locked || locked.version === locked.versionSeen + 1) return locked as Found | undefined
+  const [found] = (await runPrepared(db, db.select(columns).from(features).where(eq(features.name, featureName)), name)) as Found[]
+  return found
+}
+
+/** The flag's own columns of a read with extra columns; 404 unless it is live in the project. */
+function rowOf(found: FeatureRow | undefined, projectId: string, featureName: string): FeatureRow {
+  const row = found && (Object.fromEntries(featureColumnNames.map((k) => [k, found[k]])) as FeatureRow)
+  return liveIn(row, projectId, featureName)
 }
 
 /**
- * What `lockForChange` reads, without locking: for an optimistic write, which then changes the flag only if
- * it is still as read (see `recordEvents`' `guarded`).
- */
-export const readForChange = (db: Db, projectId: string, featureName: string) => readFlag(db, projectId, featureName, false)
-
-/**
- * `lockFeature`, `tagsOf` and (with an environment) `featureEnvironmentOf` in one round trip, as one
- * prepared statement: what most writes read before changing a flag.
+ * Takes the flag's lock and reads what most writes need before changing it, in one round trip: the flag,
+ * its tags, and its environments' variants, or (with `environment`) that environment's state, type, enabled
+ * strategies and the flag's lifecycle stage. 404 when the flag is not live in the project, or not in the
+ * environment.
  */
 export async function lockForChange(tx: Db, projectId: string, featureName: string): Promise<LockedFeatureWithVariants>
 export async function lockForChange(tx: Db, projectId: string, featureName: string, environment: string): Promise<LockedFeatureEnvironment>
 export async function lockForChange(tx: Db, projectId: string, featureName: string, environment?: string): Promise<LockedFeatureWithVariants | LockedFeatureEnvironment> {
-  if (environment === undefined) return readFlag(tx, projectId, featureName, true)
-  const query = tx
-    .select({
-      row: features,
-      tags: tagsColumn,
-      fe: featureEnvironments,
-      type: environments.type,
-      enabledStrategies: sql<number>`(select count(*) from ${featureStrategies} s where s.feature_name = ${flagName} and s.environment = ${featureEnvironments.environment} and not s.disabled)`.mapWith(Number),
-      stage: sql<string>`coalesce((select l.stage from ${featureLifecycles} l where l.feature_name = ${flagName} order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1), 'initial')`,
-    })
-    .from(features)
-    .leftJoin(featureEnvironments, and(eq(featureEnvironments.featureName, features.name), eq(featureEnvironments.environment, environment)))
-    .leftJoin(environments, eq(environments.name, featureEnvironments.environment))
-    .where(eq(features.name, featureName))
-    .for('update', { of: features })
-  const [found] = await runPrepared(tx, query, 'flagpost_lock_for_change_in_environment')
-  const row = liveIn(found?.row, projectId, featureName)
-  if (!found!.fe || found!.type === null) throw notFound(`Could not find environment ${environment} for feature flag ${featureName}`)
-  return { row, tags: found!.tags, fe: found!.fe, type: found!.type, enabledStrategies: found!.enabledStrategies, stage: found!.stage }
+  if (environment === undefined) {
+    const found = await lockAndRead(tx, featureName, { tags: tagsColumn, environments: environmentsColumn }, 'flagpost_flag_for_change')
+    return { row: rowOf(found, projectId, featureName), tags: found!.tags, environments: found!.environments }
+  }
+  const found = await lockAndRead(tx, featureName, { tags: tagsColumn, ...environmentColumns(environment) }, 'flagpost_flag_for_change_in_environment')
+  const row = rowOf(found, projectId, featureName)
+  if (!found!.environment) throw notFound(`Could not find environment ${environment} for feature flag ${featureName}`)
+  const { type, ...fe } = found!.environment
+  return { row, tags: found!.tags, fe, type, enabledStrategies: found!.enabledStrategies, stage: found!.stage }
 }
 
 function liveIn(row: FeatureRow | undefined, projectId: string, featureName: string): FeatureRow {
@@ -94,14 +127,13 @@ function liveIn(row: FeatureRow | undefined, projectId: string, featureName: str
   return row
 }
 
-/** The live flag of the project, or 404 NotFoundError (also for an archived flag or one of another project). */
+/** The live flag of the project, or 404 NotFoundError (also for an archived flag or one of another project). With `lock`, takes its lock. */
 export async function requireFeature(db: Db, projectId: string, featureName: string, lock = false): Promise<FeatureRow> {
-  const query = db.select().from(features).where(eq(features.name, featureName))
-  const [row] = lock ? await query.for('update') : await query
+  const [row] = lock ? await lockFlags(db, [featureName]) : await db.select().from(features).where(eq(features.name, featureName))
   return liveIn(row, projectId, featureName)
 }
 
-/** The flag's environment row (locked with the flag) and the environment's type; 404 when the flag is not in it. */
+/** The flag's environment row and the environment's type; 404 when the flag is not in it. */
 export async function featureEnvironmentOf(tx: Db, featureName: string, environment: string) {
   const [row] = await tx
     .select({ fe: featureEnvironments, type: environments.type })
@@ -114,6 +146,6 @@ export async function featureEnvironmentOf(tx: Db, featureName: string, environm
 
 /** The flag's tags, which every event about the flag carries. */
 export async function tagsOf(tx: Db, featureName: string): Promise<EventTag[]> {
-  const rows = await tx.select({ type: featureTags.type, value: featureTags.value }).from(featureTags).where(eq(featureTags.featureName, featureName)).orderBy(asc(featureTags.type), asc(featureTags.value))
+  const rows = await tx.select({ type: featureTags.type, value: featureTags.value }).from(featureTags).where(eq(featureTags.featureName, featureName)).orderBy(featureTags.type, featureTags.value)
   return rows
 }

@@ -1,6 +1,8 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import { features, featureStrategies, featureStrategySegments } from '../../schema/index.js'
-import { queryRows, type Db } from '../db.js'
+import { queryRows, statement, type Db } from '../db.js'
+import type { Actor } from '../events/store.js'
+import { notFound } from '../http/errors.js'
 import type { Constraint, Strategy } from '../strategies/schemas.js'
 import type { Variant } from '../variants/schemas.js'
 import { avatarCache } from '../users/avatar.js'
@@ -59,7 +61,7 @@ const epochMs = (column: SQL | string) => sql.raw(`(extract(epoch from ${column}
 const isoOf = (ms: number) => new Date(ms).toISOString()
 const isoOrNull = (ms: number | null) => (ms === null ? null : isoOf(ms))
 
-interface FeatureRow {
+export interface FeatureReadRow {
   name: string
   project: string
   type: string
@@ -70,6 +72,7 @@ interface FeatureRow {
   created_by: string
   created_by_user_id: number | null
   archived_at: number | null
+  version: number
   environments: {
     environment: string
     enabled: boolean
@@ -93,7 +96,6 @@ interface FeatureRow {
  * viewer made it a favorite, gathered by Postgres as JSON. One round trip instead of one per kind.
  */
 export async function loadFeatures(db: Db, query: FeatureQuery, viewer: Viewer): Promise<Feature[]> {
-  const { principal, now } = viewer
   const filter: SQL[] = []
   if (query.names) {
     if (query.names.length === 0) return []
@@ -102,11 +104,15 @@ export async function loadFeatures(db: Db, query: FeatureQuery, viewer: Viewer):
   }
   if (query.project) filter.push(eq(features.project, query.project))
   if (!query.includeArchived) filter.push(isNull(features.archivedAt))
-  const rows = await queryRows<FeatureRow>(
-    db,
-    sql`
+  const rows = await queryRows<FeatureReadRow>(db, featuresSql(and(...filter), viewer.principal), { prepared: true })
+  return Promise.all(rows.map(async (row) => (await toFeature(row, viewer.now)).feature))
+}
+
+/** The flags matching `where` (SQL about `features`), as the rows `toFeature` reads; `principal`'s favorites. */
+function featuresSql(where: SQL | undefined, principal: unknown): SQL {
+  return sql`
     select
-      f.name, f.project, f.type, f.description, f.stale, f.impression_data, f.created_by, f.created_by_user_id,
+      f.name, f.project, f.type, f.description, f.stale, f.impression_data, f.created_by, f.created_by_user_id, f.version,
       ${epochMs('f.created_at')} as created_at, ${epochMs('f.archived_at')} as archived_at,
       coalesce((
         select json_agg(json_build_object(
@@ -135,67 +141,92 @@ export async function loadFeatures(db: Db, query: FeatureQuery, viewer: Viewer):
         from feature_collaborators c where c.feature_name = f.name
       ), '[]') as collaborators,
       exists (select 1 from favorite_features ff where ff.principal = ${principal} and ff.feature_name = f.name) as favorite
-    from (select * from ${features} where ${and(...filter)}) f
-    order by f.name`,
-    { prepared: true },
-  )
-  const avatar = avatarCache()
-
-  return Promise.all(
-    rows.map(async (row): Promise<Feature> => {
-      const envs = row.environments.map((fe) => {
-        const strategies: Strategy[] = fe.strategies.map((s) => ({ ...s, featureName: row.name, segments: s.segments.map(Number) }))
-        return {
-          name: fe.environment,
-          featureName: row.name,
-          environment: fe.environment,
-          type: fe.type,
-          enabled: fe.enabled,
-          sortOrder: fe.sortOrder,
-          variantCount: fe.variants.length,
-          strategies,
-          variants: fe.variants,
-          lastSeenAt: isoOrNull(fe.lastSeenAt),
-          hasStrategies: strategies.length > 0,
-          hasEnabledStrategies: strategies.some((s) => !s.disabled),
-        }
-      })
-      const lastSeen = envs.map((e) => e.lastSeenAt).filter((s): s is string => s !== null).sort().at(-1) ?? null
-      const createdAt = new Date(row.created_at)
-      return {
-        name: row.name,
-        type: row.type as FlagType,
-        description: row.description,
-        archived: row.archived_at !== null,
-        project: row.project,
-        enabled: envs.some((e) => e.enabled),
-        stale: row.stale,
-        potentiallyStale: isPotentiallyStale({ stale: row.stale, type: row.type, createdAt }, now),
-        favorite: row.favorite,
-        impressionData: row.impression_data,
-        createdAt: createdAt.toISOString(),
-        createdBy: { id: row.created_by_user_id ?? TOKEN_USER_ID, name: row.created_by, imageUrl: await avatar(row.created_by) },
-        archivedAt: isoOrNull(row.archived_at),
-        lastSeenAt: lastSeen,
-        environments: envs,
-        variants: envs[0]?.variants ?? [],
-        tags: row.tags,
-        children: row.children,
-        lifecycle: {
-          stage: (row.lifecycle?.stage ?? 'initial') as Feature['lifecycle']['stage'],
-          enteredStageAt: row.lifecycle ? isoOf(row.lifecycle.enteredStageAt) : createdAt.toISOString(),
-        },
-        dependencies: row.dependencies,
-        collaborators: {
-          users: await Promise.all(row.collaborators.map(async (c) => ({ id: c.id ?? TOKEN_USER_ID, name: c.name || 'unknown', imageUrl: await avatar(c.name) }))),
-        },
-      }
-    }),
-  )
+    from (select * from ${features} where ${where}) f
+    order by f.name`
 }
 
+/** The flag named (archived or not) as one JSON value, for a statement's `returning`; with placeholders `name` and `principal`. */
+export const featureJson = sql<FeatureReadRow>`(select row_to_json(x) from (${featuresSql(sql`${features.name} = ${sql.placeholder('name')}`, sql.placeholder('principal'))}) x)`
+
+const featureNamed = statement<FeatureReadRow>('flagpost_feature_named', () => featuresSql(sql`${features.name} = ${sql.placeholder('name')}`, sql.placeholder('principal')))
+
+/** A flag (row of `featuresSql`, or its JSON) as the API shows it, with its version (see src/flags/lock.ts). */
+export async function toFeature(row: FeatureReadRow, now: Date): Promise<{ feature: Feature; version: number; createdAtMs: number }> {
+  const avatar = avatarCache()
+  const envs = row.environments.map((fe) => {
+    const strategies: Strategy[] = fe.strategies.map((s) => ({ ...s, featureName: row.name, segments: s.segments.map(Number) }))
+    return {
+      name: fe.environment,
+      featureName: row.name,
+      environment: fe.environment,
+      type: fe.type,
+      enabled: fe.enabled,
+      sortOrder: fe.sortOrder,
+      variantCount: fe.variants.length,
+      strategies,
+      variants: fe.variants,
+      lastSeenAt: isoOrNull(fe.lastSeenAt),
+      hasStrategies: strategies.length > 0,
+      hasEnabledStrategies: strategies.some((s) => !s.disabled),
+    }
+  })
+  const lastSeen = envs.map((e) => e.lastSeenAt).filter((s): s is string => s !== null).sort().at(-1) ?? null
+  const createdAt = new Date(row.created_at)
+  const feature: Feature = {
+    name: row.name,
+    type: row.type as FlagType,
+    description: row.description,
+    archived: row.archived_at !== null,
+    project: row.project,
+    enabled: envs.some((e) => e.enabled),
+    stale: row.stale,
+    potentiallyStale: isPotentiallyStale({ stale: row.stale, type: row.type, createdAt }, now),
+    favorite: row.favorite,
+    impressionData: row.impression_data,
+    createdAt: createdAt.toISOString(),
+    createdBy: { id: row.created_by_user_id ?? TOKEN_USER_ID, name: row.created_by, imageUrl: await avatar(row.created_by) },
+    archivedAt: isoOrNull(row.archived_at),
+    lastSeenAt: lastSeen,
+    environments: envs,
+    variants: envs[0]?.variants ?? [],
+    tags: row.tags,
+    children: row.children,
+    lifecycle: {
+      stage: (row.lifecycle?.stage ?? 'initial') as Feature['lifecycle']['stage'],
+      enteredStageAt: row.lifecycle ? isoOf(row.lifecycle.enteredStageAt) : createdAt.toISOString(),
+    },
+    dependencies: row.dependencies,
+    collaborators: {
+      users: await Promise.all(row.collaborators.map(async (c) => ({ id: c.id ?? TOKEN_USER_ID, name: c.name || 'unknown', imageUrl: await avatar(c.name) }))),
+    },
+  }
+  return { feature, version: row.version, createdAtMs: row.created_at }
+}
+
+/** One flag, archived or not (unless `includeArchived` is false), in one prepared statement. */
 export async function loadFeature(db: Db, name: string, viewer: Viewer, includeArchived = true): Promise<Feature | undefined> {
-  return (await loadFeatures(db, { names: [name], includeArchived }, viewer))[0]
+  const [row] = await featureNamed(db, { name, principal: viewer.principal })
+  if (!row || (!includeArchived && row.archived_at !== null)) return undefined
+  return (await toFeature(row, viewer.now)).feature
+}
+
+/** A live flag of the project, its version and creation instant (epoch ms), for an optimistic write; 404 when there is none. */
+export async function readFeatureForChange(db: Db, projectId: string, name: string, viewer: Viewer) {
+  const [row] = await featureNamed(db, { name, principal: viewer.principal })
+  const found = row && (await toFeature(row, viewer.now))
+  if (!found || found.feature.project !== projectId || found.feature.archived) throw notFound(`Could not find feature flag ${name} in project ${projectId}`)
+  return found
+}
+
+/**
+ * The flag as its next read will show it after `actor` wrote events about it: the actor first among the
+ * collaborators (they are listed newest first).
+ */
+export async function changedBy(feature: Feature, actor: Actor): Promise<Feature> {
+  const id = actor.createdByUserId ?? TOKEN_USER_ID
+  const name = actor.createdBy || 'unknown'
+  const others = feature.collaborators.users.filter((u) => u.id !== id || u.name !== name)
+  return { ...feature, collaborators: { users: [{ id, name, imageUrl: await avatarCache()(actor.createdBy) }, ...others] } }
 }
 
 /** Not marked stale, but older than its type's expected lifetime (kill switches and permissions never are). */

@@ -5,26 +5,15 @@ import { featureEnvironments, features, featureTags, projectEnvironments, projec
 import type { Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../http/errors.js'
 import { zodValidationError } from '../http/openapi.js'
-import { recordEvents, type Actor, type EventTag, type NewEvent } from '../events/store.js'
+import { eventsStatement, guardPassed, recordEvents, type Actor, type EventTag, type NewEvent } from '../events/store.js'
 import { insertStrategy } from '../strategies/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
-import { advanceOnEnable, enterStage, leaveStage } from './lifecycle.js'
-import { lockFeature, lockForChange, readForChange, tagsOf, tagsUnchanged, type FeatureRow } from './lock.js'
-import { loadFeature } from './read.js'
+import { advanceOnEnable, enterStage, leaveStage, stageOnEnable } from './lifecycle.js'
+import { lockFeature, lockFlags, lockForChange, tagsOf, type FeatureRow } from './lock.js'
+import { changedBy, featureJson, isPotentiallyStale, loadFeature, toFeature } from './read.js'
+import { guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagStates, type Metadata } from './states.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
 
-/** The part of a flag that operation 3 patches, and that its metadata events carry. */
-function metadataOf(row: FeatureRow) {
-  return {
-    name: row.name,
-    project: row.project,
-    description: row.description,
-    type: row.type,
-    stale: row.stale,
-    impressionData: row.impressionData,
-    archived: row.archivedAt !== null,
-  }
-}
 
 async function reload(tx: Db, name: string, principal: string, now: Date): Promise<Feature> {
   const feature = await loadFeature(tx, name, { principal, now })
@@ -108,7 +97,7 @@ async function archiveLocked(tx: Db, actor: Actor, now: Date, row: FeatureRow) {
 /** Brings an archived flag back with every environment off, so reviving never switches anything on by surprise. */
 export async function reviveFeature(db: Db, actor: Actor, now: Date, name: string) {
   await db.transaction(async (tx) => {
-    const [row] = await tx.select().from(features).where(eq(features.name, name)).for('update')
+    const [row] = await lockFlags(tx, [name])
     if (!row || !row.archivedAt) throw notFound(`Could not find an archived feature flag named ${name}`)
     const tags = await tagsOf(tx, name)
     const [after] = await tx.update(features).set({ archivedAt: null }).where(eq(features.name, name)).returning()
@@ -133,7 +122,23 @@ export async function reviveFeature(db: Db, actor: Actor, now: Date, name: strin
   })
 }
 
-/** Operation 1 and its twin: switches the flag in one environment; an event only when the state changes. */
+/** Operation 1's optimistic write (see src/flags/states.ts): the switch and its event, and the flag as it was for the answer. */
+const switchEnvironment = eventsStatement('flagpost_switch_environment', {
+  alongside: [
+    guardSql(),
+    sql`update ${featureEnvironments} set enabled = ${sql.placeholder('enabled')}
+      where feature_name = ${sql.placeholder('name')} and environment = ${sql.placeholder('environment')} and enabled = not ${sql.placeholder('enabled')} and ${guardPassed}
+      returning feature_name`,
+  ],
+  guarded: true,
+  returning: featureJson,
+})
+
+/**
+ * Operation 1 and its twin: switches the flag in one environment; an event only when the state changes.
+ * Written optimistically (one statement; see src/flags/states.ts), except when enabling adds a default
+ * strategy or moves the lifecycle on: then under the flag's lock.
+ */
 export async function setEnvironmentEnabled(
   db: Db,
   actor: Actor,
@@ -141,31 +146,47 @@ export async function setEnvironmentEnabled(
   principal: string,
   target: { projectId: string; featureName: string; environment: string },
   enabled: boolean,
+  states?: FlagStates,
 ): Promise<Feature> {
-  return db.transaction(async (tx) => {
-    const { row, tags, fe, type, enabledStrategies, stage } = await lockForChange(tx, target.projectId, target.featureName, target.environment)
-    if (fe.enabled !== enabled) {
-      if (enabled && enabledStrategies === 0) {
-        await insertStrategy(tx, actor, now, { project: row.project, featureName: row.name, environment: target.environment, tags }, await defaultStrategy(tx, row, target.environment))
-      }
-      if (enabled) await advanceOnEnable(tx, row.name, type, now, stage)
-      const update = tx
-        .update(featureEnvironments)
-        .set({ enabled })
-        .where(and(eq(featureEnvironments.featureName, row.name), eq(featureEnvironments.environment, target.environment)))
-      const event = {
-        type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',
-        project: row.project,
-        featureName: row.name,
-        environment: target.environment,
-        data: { enabled },
-        preData: { enabled: !enabled },
-        tags,
-      } as const
-      await recordEvents(tx, actor, now, [event], { alongside: [update] })
-    }
-    return reload(tx, row.name, principal, now)
+  const missing = () => notFound(`Could not find environment ${target.environment} for feature flag ${target.featureName}`)
+  return writeOptimistically(db, states, target, { principal, now }, {
+    fromRead(feature) {
+      const env = feature.environments.find((e) => e.name === target.environment)
+      if (!env) throw missing()
+      return env.enabled === enabled ? feature : undefined
+    },
+    async write(state, next) {
+      const env = state.environments.find((e) => e.name === target.environment)
+      if (!env || env.enabled === enabled || (enabled && (!env.hasEnabledStrategies || stageOnEnable(env.type, state.stage)))) return undefined
+      const event = switchedEvent(state.metadata.project, state.metadata.name, env.name, enabled, state.tags)
+      const { written, returned } = await switchEnvironment(db, actor, now, [event], { ...guardValues(state), enabled, environment: env.name, principal })
+      if (written === 0) return undefined
+      next(nextState(state, { environments: new Map([[env.name, { enabled }]]) }))
+      const { feature } = await toFeature(returned!, now)
+      const environments = feature.environments.map((e) => (e.name === env.name ? { ...e, enabled } : e))
+      return changedBy({ ...feature, environments, enabled: environments.some((e) => e.enabled) }, actor)
+    },
+    locked: () =>
+      db.transaction(async (tx) => {
+        const { row, tags, fe, type, enabledStrategies, stage } = await lockForChange(tx, target.projectId, target.featureName, target.environment)
+        if (fe.enabled !== enabled) {
+          if (enabled && enabledStrategies === 0) {
+            await insertStrategy(tx, actor, now, { project: row.project, featureName: row.name, environment: target.environment, tags }, await defaultStrategy(tx, row, target.environment))
+          }
+          if (enabled) await advanceOnEnable(tx, row.name, type, now, stage)
+          const update = tx
+            .update(featureEnvironments)
+            .set({ enabled })
+            .where(and(eq(featureEnvironments.featureName, row.name), eq(featureEnvironments.environment, target.environment)))
+          await recordEvents(tx, actor, now, [switchedEvent(row.project, row.name, target.environment, enabled, tags)], { alongside: [update] })
+        }
+        return reload(tx, row.name, principal, now)
+      }),
   })
+}
+
+function switchedEvent(project: string, featureName: string, environment: string, enabled: boolean, tags: EventTag[]): NewEvent {
+  return { type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', project, featureName, environment, data: { enabled }, preData: { enabled: !enabled }, tags }
 }
 
 /** The project environment's default strategy, else a 100% gradual rollout grouped by the flag's name. */
@@ -207,54 +228,69 @@ export function applyJsonPatch<T>(document: T, operations: PatchOperation[]): un
   }
 }
 
-/** Operation 3: JSON Patch of a flag's description, type, stale, impressionData and archived. */
-export async function patchFeature(db: Db, actor: Actor, now: Date, principal: string, projectId: string, name: string, operations: PatchOperation[]): Promise<Feature> {
+/** Operation 3's optimistic write (see src/flags/states.ts): the flag's new metadata and its events, and the flag as it was for the answer. */
+const patchMetadataStatement = eventsStatement('flagpost_patch_flag', {
+  alongside: [
+    guardSql(sql`description = ${sql.placeholder('description')}, type = ${sql.placeholder('type')}, stale = ${sql.placeholder('stale')}, impression_data = ${sql.placeholder('impressionData')}`),
+  ],
+  guarded: true,
+  returning: featureJson,
+})
+
+/**
+ * Operation 3: JSON Patch of a flag's description, type, stale, impressionData and archived. Written
+ * optimistically (one statement; see src/flags/states.ts), except archiving: under the flag's lock.
+ */
+export async function patchFeature(
+  db: Db,
+  actor: Actor,
+  now: Date,
+  principal: string,
+  projectId: string,
+  name: string,
+  operations: PatchOperation[],
+  states?: FlagStates,
+): Promise<Feature> {
   const variantOp = operations.find((o) => o.path === '/variants' || o.path.startsWith('/variants/') || o.from?.startsWith('/variants'))
   if (variantOp) throw validationError(`Variants cannot be changed here: use PATCH /api/admin/projects/${projectId}/features/${name}/variants (operation ${operations.indexOf(variantOp)})`)
-  // Optimistically first, without a transaction: read the flag, patch it, then one statement updates it and
-  // writes the events only if the flag is still as read (metadata and tags). Archiving, or a flag changed
-  // in between, goes the locking way.
-  const read = await readForChange(db, projectId, name)
-  const patch = patchMetadata(read.row, read.tags, operations)
-  if (!patch.archive) {
-    if (!patch.change) return reload(db, name, principal, now)
-    const before = patch.before
-    const stillAsRead = and(
-      eq(features.name, name),
-      eq(features.project, projectId),
-      isNull(features.archivedAt),
-      sql`${features.description} is not distinct from ${before.description}`,
-      eq(features.type, before.type),
-      eq(features.stale, before.stale),
-      eq(features.impressionData, before.impressionData),
-      tagsUnchanged(name, read.tags),
-    )
-    const update = db.update(features).set(patch.change.values).where(stillAsRead).returning({ name: features.name })
-    if ((await recordEvents(db, actor, now, patch.change.events, { alongside: [update], guarded: true })) > 0) return reload(db, name, principal, now)
-  }
-  return db.transaction(async (tx) => {
-    const { row, tags } = await lockForChange(tx, projectId, name)
-    const { change, archive } = patchMetadata(row, tags, operations)
-    if (change) await recordEvents(tx, actor, now, change.events, { alongside: [tx.update(features).set(change.values).where(eq(features.name, name))] })
-    if (archive) await archiveLocked(tx, actor, now, { ...row, ...change?.values })
-    return reload(tx, name, principal, now)
+  return writeOptimistically(db, states, { projectId, featureName: name }, { principal, now }, {
+    fromRead(feature, state) {
+      const patch = patchMetadata(state.metadata, state.tags, operations)
+      return !patch.change && !patch.archive ? feature : undefined
+    },
+    async write(state, next) {
+      const { change, archive } = patchMetadata(state.metadata, state.tags, operations)
+      if (!change || archive) return undefined
+      const { written, returned } = await patchMetadataStatement(db, actor, now, change.events, { ...guardValues(state), ...change.values, principal })
+      if (written === 0) return undefined
+      next(nextState(state, { metadata: change.values }))
+      const { feature } = await toFeature(returned!, now)
+      return changedBy({ ...feature, ...change.values, potentiallyStale: isPotentiallyStale({ ...change.values, createdAt: new Date(feature.createdAt!) }, now) }, actor)
+    },
+    locked: () =>
+      db.transaction(async (tx) => {
+        const { row, tags } = await lockForChange(tx, projectId, name)
+        const { change, archive } = patchMetadata(metadataOf(row), tags, operations)
+        if (change) await recordEvents(tx, actor, now, change.events, { alongside: [tx.update(features).set(change.values).where(eq(features.name, name))] })
+        if (archive) await archiveLocked(tx, actor, now, { ...row, ...change?.values })
+        return reload(tx, name, principal, now)
+      }),
   })
 }
 
 /** Operation 3's patch applied to a flag: what to write (and its events), and whether it archives the flag; 400 when invalid. */
-function patchMetadata(row: FeatureRow, tags: EventTag[], operations: PatchOperation[]) {
-  const before = metadataOf(row)
+function patchMetadata(before: Metadata, tags: EventTag[], operations: PatchOperation[]) {
   const parsed = PatchedFlagSchema.safeParse(applyJsonPatch(before, operations))
   if (!parsed.success) throw zodValidationError(parsed.error, 'patched flag')
   const after = parsed.data
   if (after.name !== before.name) throw validationError('The name of a flag cannot be changed')
   if (after.project !== before.project) throw validationError('The project of a flag cannot be changed with a patch')
   const changed = after.description !== before.description || after.type !== before.type || after.stale !== before.stale || after.impressionData !== before.impressionData
-  if (!changed) return { before, change: undefined, archive: after.archived }
+  if (!changed) return { change: undefined, archive: after.archived }
   const values = { description: after.description, type: after.type, stale: after.stale, impressionData: after.impressionData }
-  const common = { project: row.project, featureName: row.name, tags }
-  const events: NewEvent[] = [{ type: 'feature-metadata-updated', ...common, data: metadataOf({ ...row, ...values }), preData: before }]
+  const common = { project: before.project, featureName: before.name, tags }
+  const events: NewEvent[] = [{ type: 'feature-metadata-updated', ...common, data: { ...before, ...values }, preData: before }]
   if (after.stale !== before.stale) events.push({ type: after.stale ? 'feature-stale-on' : 'feature-stale-off', ...common, data: { stale: after.stale }, preData: { stale: before.stale } })
   if (after.type !== before.type) events.push({ type: 'feature-type-updated', ...common, data: { type: after.type }, preData: { type: before.type } })
-  return { before, change: { values, events }, archive: after.archived }
+  return { change: { values, events }, archive: after.archived }
 }

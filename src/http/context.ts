@@ -5,6 +5,7 @@ import type { DeliveryOptions } from '../integrations/delivery.js'
 import type { SdkState } from '../client-api/state.js'
 import type { EmailTransport } from '../users/email.js'
 import type { OverviewCache } from '../projects/overview.js'
+import type { FlagStates } from '../flags/states.js'
 
 export type Clock = () => Date
 
@@ -18,6 +19,8 @@ export interface AppVariables {
   sdk: SdkState
   /** Serialized project overviews (operation 2) by revision. */
   overviews: OverviewCache
+  /** What optimistic writes know of the flags (src/flags/states.ts). */
+  flagStates: FlagStates
 }
 
 /** What user accounts need from the deployment: where links point, and how e-mail leaves (none: no e-mail is sent). */

@@ -6,6 +6,7 @@ import { recordEvents, type Actor } from '../events/store.js'
 import { unknownEnvironments } from '../environments/store.js'
 import { MAX_APPROVALS, MIN_APPROVALS, type AddProjectEnvironment, type CreateProject, type ProjectCreated, type UpdateProject } from './schemas.js'
 import { prepareDefaultStrategy } from '../strategies/store.js'
+import { lockProjectFlags } from '../flags/lock.js'
 import { grantAccess, OWNER_ROLE_ID } from './access.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 
@@ -128,7 +129,8 @@ export async function addEnvironmentToProject(db: Db, actor: Actor, now: Date, p
       .onConflictDoNothing()
       .returning()
     if (!row) throw nameExists(`Environment ${input.environment} is already enabled in project ${projectId}`)
-    // Every flag of the project gets the new environment, switched off.
+    // Every flag of the project gets the new environment, switched off (a change to each: under its lock).
+    await lockProjectFlags(tx, projectId)
     await tx.execute(sql`insert into feature_environments (feature_name, environment) select name, ${input.environment} from features where project = ${projectId} on conflict do nothing`)
     await recordEvents(tx, actor, now, [
       {

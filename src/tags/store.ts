@@ -3,7 +3,7 @@ import { features, featureTags } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { notFound } from '../http/errors.js'
 import { recordEvents, type Actor } from '../events/store.js'
-import { tagsOf, type FeatureRow } from '../flags/lock.js'
+import { lockFlags, tagsOf, type FeatureRow } from '../flags/lock.js'
 import type { Tag, TagInput } from './schemas.js'
 
 /** Checks the caller may change the flag, once its project is known. */
@@ -11,8 +11,7 @@ export type Authorize = (project: string) => void
 
 /** The live (not archived) flag of that name in any project, or 404: these routes know a flag by its name alone. */
 async function liveFlagNamed(db: Db, name: string, lock = false): Promise<FeatureRow> {
-  const query = db.select().from(features).where(eq(features.name, name))
-  const [row] = lock ? await query.for('update') : await query
+  const [row] = lock ? await lockFlags(db, [name]) : await db.select().from(features).where(eq(features.name, name))
   if (!row || row.archivedAt) throw notFound(`Could not find feature flag ${name}`)
   return row
 }

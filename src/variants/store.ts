@@ -1,9 +1,11 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { featureEnvironments } from '../../schema/index.js'
 import type { Db } from '../db.js'
+import { notFound } from '../http/errors.js'
 import { zodValidationError } from '../http/openapi.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { eventsStatement, guardPassed, recordEvents, type Actor, type EventTag, type NewEvent } from '../events/store.js'
 import { featureEnvironmentOf, lockForChange, requireFeature } from '../flags/lock.js'
+import { guardSql, guardValues, nextState, writeOptimistically, type FlagStates } from '../flags/states.js'
 import { applyJsonPatch } from '../flags/store.js'
 import type { PatchOperation } from '../flags/schemas.js'
 import { VariantsInputSchema, type Variant } from './schemas.js'
@@ -16,24 +18,48 @@ function toVariants(candidate: unknown): Variant[] {
   return normalizeVariants(parsed.data, { sortByName: true, path: 'variants' })
 }
 
+const p = (name: string) => sql.placeholder(name)
+
+/** The optimistic writes of variants (see src/flags/states.ts): every environment of the flag, or one. */
+const writeAllVariants = eventsStatement('flagpost_write_variants', {
+  alongside: [guardSql(), sql`update ${featureEnvironments} set variants = ${p('variants')}::jsonb where feature_name = ${p('name')} and ${guardPassed} returning feature_name`],
+  guarded: true,
+})
+const writeEnvironmentVariants = eventsStatement('flagpost_write_environment_variants', {
+  alongside: [
+    guardSql(),
+    sql`update ${featureEnvironments} set variants = ${p('variants')}::jsonb where feature_name = ${p('name')} and environment = ${p('environment')} and ${guardPassed} returning feature_name`,
+  ],
+  guarded: true,
+})
+
 /**
  * Operation 4: patches the flag's variants (those of its first environment) and stores the result in
- * every environment, in one transaction (unlike Unleash, all environments or none). One
- * `feature-variants-updated` event per environment, each with that environment's old variants.
+ * every environment, all or none (unlike Unleash). One `feature-variants-updated` event per environment,
+ * each with that environment's old variants. Written optimistically (see src/flags/states.ts).
  */
-export async function patchFeatureVariants(db: Db, actor: Actor, now: Date, projectId: string, featureName: string, operations: PatchOperation[]) {
-  return db.transaction(async (tx) => {
-    const { row, tags, environments: envs } = await lockForChange(tx, projectId, featureName)
-    const current = (envs[0]?.variants ?? []) as Variant[]
-    const variants = toVariants(applyJsonPatch(current, operations))
-    await recordEvents(
-      tx,
-      actor,
-      now,
-      envs.map((e) => ({ type: 'feature-variants-updated', project: row.project, featureName, environment: e.environment, data: { variants }, preData: { variants: e.variants }, tags })),
-      { alongside: [tx.update(featureEnvironments).set({ variants }).where(eq(featureEnvironments.featureName, featureName))] },
-    )
-    return variants
+export async function patchFeatureVariants(db: Db, actor: Actor, now: Date, projectId: string, featureName: string, operations: PatchOperation[], states?: FlagStates) {
+  const change = (project: string, tags: EventTag[], envs: { environment: string; variants: unknown[] }[]) => {
+    const variants = toVariants(applyJsonPatch(envs[0]?.variants ?? [], operations))
+    const events = envs.map((e): NewEvent => ({ type: 'feature-variants-updated', project, featureName, environment: e.environment, data: { variants }, preData: { variants: e.variants }, tags }))
+    return { variants, events }
+  }
+  return writeOptimistically(db, states, { projectId, featureName }, { principal: '', now }, {
+    async write(state, next) {
+      const { variants, events } = change(state.metadata.project, state.tags, state.environments.map((e) => ({ environment: e.name, variants: e.variants })))
+      if (events.length === 0) return undefined
+      const { written } = await writeAllVariants(db, actor, now, events, { ...guardValues(state), variants: JSON.stringify(variants) })
+      if (written === 0) return undefined
+      next(nextState(state, { environments: new Map(state.environments.map((e) => [e.name, { variants }])) }))
+      return variants
+    },
+    locked: () =>
+      db.transaction(async (tx) => {
+        const { row, tags, environments } = await lockForChange(tx, projectId, featureName)
+        const { variants, events } = change(row.project, tags, environments)
+        await recordEvents(tx, actor, now, events, { alongside: [tx.update(featureEnvironments).set({ variants }).where(eq(featureEnvironments.featureName, featureName))] })
+        return variants
+      }),
   })
 }
 
@@ -42,32 +68,48 @@ export async function getEnvironmentVariants(db: Db, projectId: string, featureN
   return (await featureEnvironmentOf(db, featureName, environment)).fe.variants as Variant[]
 }
 
-/** Sets one environment's variants, from a whole list (PUT) or a patch of the current one (PATCH). */
+/**
+ * Sets one environment's variants, from a whole list (PUT) or a patch of the current one (PATCH). Written
+ * optimistically (see src/flags/states.ts).
+ */
 export async function setEnvironmentVariants(
   db: Db,
   actor: Actor,
   now: Date,
   target: { projectId: string; featureName: string; environment: string },
   change: { replace: unknown } | { patch: PatchOperation[] },
+  states?: FlagStates,
 ) {
-  return db.transaction(async (tx) => {
-    const { row, tags, fe } = await lockForChange(tx, target.projectId, target.featureName, target.environment)
-    const before = fe.variants as Variant[]
+  const missing = () => notFound(`Could not find environment ${target.environment} for feature flag ${target.featureName}`)
+  const changed = (project: string, tags: EventTag[], before: Variant[]) => {
     const variants = toVariants('replace' in change ? change.replace : applyJsonPatch(before, change.patch))
-    const update = tx
-      .update(featureEnvironments)
-      .set({ variants })
-      .where(and(eq(featureEnvironments.featureName, target.featureName), eq(featureEnvironments.environment, target.environment)))
-    const event = {
-      type: 'feature-environment-variants-updated',
-      project: row.project,
-      featureName: target.featureName,
-      environment: target.environment,
-      data: { variants },
-      preData: { variants: before },
-      tags,
-    } as const
-    await recordEvents(tx, actor, now, [event], { alongside: [update] })
-    return variants
+    const event: NewEvent = { type: 'feature-environment-variants-updated', project, featureName: target.featureName, environment: target.environment, data: { variants }, preData: { variants: before }, tags }
+    return { variants, event }
+  }
+  return writeOptimistically(db, states, target, { principal: '', now }, {
+    fromRead(feature) {
+      if (!feature.environments.some((e) => e.name === target.environment)) throw missing()
+      return undefined
+    },
+    async write(state, next) {
+      const env = state.environments.find((e) => e.name === target.environment)
+      if (!env) return undefined
+      const { variants, event } = changed(state.metadata.project, state.tags, env.variants)
+      const { written } = await writeEnvironmentVariants(db, actor, now, [event], { ...guardValues(state), environment: env.name, variants: JSON.stringify(variants) })
+      if (written === 0) return undefined
+      next(nextState(state, { environments: new Map([[env.name, { variants }]]) }))
+      return variants
+    },
+    locked: () =>
+      db.transaction(async (tx) => {
+        const { row, tags, fe } = await lockForChange(tx, target.projectId, target.featureName, target.environment)
+        const { variants, event } = changed(row.project, tags, fe.variants as Variant[])
+        const update = tx
+          .update(featureEnvironments)
+          .set({ variants })
+          .where(and(eq(featureEnvironments.featureName, target.featureName), eq(featureEnvironments.environment, target.environment)))
+        await recordEvents(tx, actor, now, [event], { alongside: [update] })
+        return variants
+      }),
   })
 }

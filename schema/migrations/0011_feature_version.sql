@@ -1,0 +1,1 @@
+ALTER TABLE "features" ADD COLUMN "version" integer DEFAULT 0 NOT NULL;

@@ -1,0 +1,122 @@
+import { sql, type SQL } from 'drizzle-orm'
+import { features } from '../../schema/index.js'
+import { Lru } from '../client-api/lru.js'
+import type { Db } from '../db.js'
+import type { EventTag } from '../events/store.js'
+import { ApiError } from '../http/errors.js'
+import type { Variant } from '../variants/schemas.js'
+import { readFeatureForChange, type Viewer } from './read.js'
+import type { FeatureRow } from './lock.js'
+import type { Feature } from './schemas.js'
+
+// Optimistic writes. A write of a flag is one statement: it changes the flag and writes its events only if
+// the flag is still at the version the write computed its change from (the guard), and reads the flag for
+// the answer in the same statement. The version moves on with every writer that takes the flag's lock (see
+// src/flags/lock.ts) and with every optimistic write, so a guard that passes proves that the flag's
+// metadata, tags, environments, strategies and lifecycle stage are what the change was computed from.
+//
+// What the change is computed from is the flag's state as this app last saw it (kept per app: per process on
+// Node, per isolate on Workers); when the app has none, or the guard finds it out of date, the flag is read
+// afresh and the write tried once more; a flag changed again in between is written under its lock.
+
+/** The part of a flag that operation 3 patches, and that its metadata events carry. */
+export type Metadata = Pick<Feature, 'name' | 'project' | 'description' | 'type' | 'stale' | 'impressionData' | 'archived'>
+
+export function metadataOf(flag: FeatureRow | Feature): Metadata {
+  const archived = 'archived' in flag ? flag.archived : flag.archivedAt !== null
+  return { name: flag.name, project: flag.project, description: flag.description, type: flag.type as Metadata['type'], stale: flag.stale, impressionData: flag.impressionData, archived }
+}
+
+/** What the optimistic writes compute their changes from, as of a version of the flag. */
+export interface FlagState {
+  version: number
+  /** Epoch milliseconds of the flag's creation: with the name, which flag this is. */
+  createdAtMs: number
+  metadata: Metadata
+  /** As events carry them. */
+  tags: EventTag[]
+  environments: { name: string; type: string; enabled: boolean; hasEnabledStrategies: boolean; variants: Variant[] }[]
+  stage: string
+}
+
+/** The flags' states this app knows, by name. */
+export type FlagStates = Lru<string, FlagState>
+
+export const createFlagStates = (): FlagStates => new Lru({ maxEntries: 10_000 })
+
+function stateOf(feature: Feature, version: number, createdAtMs: number): FlagState {
+  return {
+    version,
+    createdAtMs,
+    metadata: metadataOf(feature),
+    tags: feature.tags.map((t) => ({ type: t.type, value: t.value })),
+    environments: feature.environments.map((e) => ({ name: e.name, type: e.type, enabled: e.enabled, hasEnabledStrategies: e.hasEnabledStrategies, variants: e.variants })),
+    stage: feature.lifecycle.stage,
+  }
+}
+
+const p = (name: string) => sql.placeholder(name)
+
+/**
+ * SQL of the guard (the first change alongside the events of an optimistic write): moves the live flag of the
+ * project to its next version, with `set` (more assignments), only if it is still at the state's version.
+ * Placeholders: `name`, `project`, `version`, `createdAtMs` (`guardValues`).
+ */
+export function guardSql(set?: SQL): SQL {
+  return sql`update ${features} set ${set ? sql`${set}, ` : sql``}version = version + 1
+    where name = ${p('name')} and project = ${p('project')} and archived_at is null and version = ${p('version')}
+      and (extract(epoch from created_at) * 1000)::float8 = ${p('createdAtMs')}
+    returning name`
+}
+
+export const guardValues = (state: FlagState) => ({ name: state.metadata.name, project: state.metadata.project, version: state.version, createdAtMs: state.createdAtMs })
+
+/** What a write changed, applied to the state it was computed from: the flag's state at the next version. */
+export function nextState(state: FlagState, change: { metadata?: Partial<Metadata>; environments?: Map<string, Partial<FlagState['environments'][number]>> }): FlagState {
+  return {
+    ...state,
+    version: state.version + 1,
+    metadata: { ...state.metadata, ...change.metadata },
+    environments: state.environments.map((e) => ({ ...e, ...change.environments?.get(e.name) })),
+  }
+}
+
+export interface OptimisticWrite<T> {
+  /** The answer from a fresh read alone (when there is nothing to change), if any. */
+  fromRead?(feature: Feature, state: FlagState): T | undefined
+  /**
+   * Writes the change computed from `state` in one guarded statement; undefined when the guard failed or the
+   * change cannot be made optimistically (for the state given). With `next`, the state the write left.
+   */
+  write(state: FlagState, next: (state: FlagState) => void): Promise<T | undefined>
+  /** The change made under the flag's lock, in a transaction of its own. */
+  locked(): Promise<T>
+}
+
+/**
+ * Runs an optimistic write of a live flag of the project: from the state this app knows, else (or when that
+ * is out of date) from a fresh read, else under the flag's lock. 404 when the flag is not live in the project.
+ */
+export async function writeOptimistically<T>(db: Db, states: FlagStates | undefined, target: { projectId: string; featureName: string }, viewer: Viewer, steps: OptimisticWrite<T>): Promise<T> {
+  const remember = (state: FlagState) => states?.set(target.featureName, state)
+  const known = states?.get(target.featureName)
+  if (known && known.metadata.project === target.projectId) {
+    try {
+      const done = await steps.write(known, remember)
+      if (done !== undefined) return done
+    } catch (error) {
+      // Computed from a state out of date, a change can be refused for what is no longer so: read afresh.
+      if (!(error instanceof ApiError)) throw error
+    }
+    states?.delete(target.featureName)
+  }
+  const read = await readFeatureForChange(db, target.projectId, target.featureName, viewer)
+  const state = stateOf(read.feature, read.version, read.createdAtMs)
+  remember(state)
+  const answer = steps.fromRead?.(read.feature, state)
+  if (answer !== undefined) return answer
+  const done = await steps.write(state, remember)
+  if (done !== undefined) return done
+  states?.delete(target.featureName)
+  return steps.locked()
+}

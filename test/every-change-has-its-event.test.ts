@@ -209,14 +209,22 @@ describe('every change writes its events in the same transaction', () => {
     it(`${c.route} writes ${c.events.join(', ')}`, async () => {
       const path = typeof c.path === 'string' ? c.path : await c.path()
       const max = (await t.query<{ max: number }>('select coalesce(max(id), 0)::int as max from events'))[0]!.max
+      const versions = async () => new Map((await t.query<{ name: string; version: number }>('select name, version from features')).map((f) => [f.name, f.version]))
+      const versionsBefore = await versions()
       const method = c.route.split(' ')[0]!
       const caller = c.as ? await c.as() : undefined
       const actor = caller?.actor ?? 'test-admin'
       const res = await t.call(method, path, { body: c.body, token: caller?.token, headers: caller?.headers })
       expect(res.status, res.text).toBeLessThan(300)
       await c.settle?.()
-      const written = await t.query<{ type: string; created_by: string; label: string; summary: string }>('select type, created_by, label, summary from events where id > $1 order by id', [max])
+      const written = await t.query<{ type: string; feature_name: string | null; created_by: string; label: string; summary: string }>('select type, feature_name, created_by, label, summary from events where id > $1 order by id', [max])
       expect(written.map((e) => e.type).sort()).toEqual([...c.events].sort())
+      // A change to a flag moves its version (src/flags/lock.ts), which optimistic writes rely on; favorites
+      // and change-request bookkeeping do not change the flag, and a new flag starts at its first version.
+      const versionsAfter = await versions()
+      for (const e of written.filter((e) => e.feature_name && /^(feature-|strategy-order)/.test(e.type) && !/^feature-(created|favorited|unfavorited)$/.test(e.type))) {
+        expect(versionsAfter.get(e.feature_name!), `${e.type} of ${e.feature_name}`).toBeGreaterThan(versionsBefore.get(e.feature_name!)!)
+      }
       for (const e of written) {
         expect(e.created_by).toBe(actor)
         expect(e.label).toBeTruthy()

@@ -389,7 +389,17 @@ describe('operations 1 and 3 written optimistically', () => {
       ['PATCH', F('answered'), [{ op: 'replace', path: '/description', value: 'by alice' }, { op: 'replace', path: '/stale', value: true }]],
       ['PATCH', F('answered'), [{ op: 'replace', path: '/type', value: 'kill-switch' }, { op: 'replace', path: '/stale', value: false }]],
     ]
-    for (const [method, path, body] of steps) {
+    // Between the writes, what the flag's version does not pin down changes: favorites, when SDKs last saw it,
+    // a child depending on it and no longer, a change request naming it.
+    expect((await createFlag({ name: 'answered-child' })).status).toBe(201)
+    const meanwhile = [
+      () => t.query("update feature_environments set last_seen_at = now() where feature_name = 'answered' and environment = 'development'"),
+      () => alice.call('DELETE', `${F('answered')}/favorites`),
+      () => t.call('POST', `${F('answered-child')}/dependencies`, { body: { feature: 'answered' } }),
+      () => t.call('DELETE', `${F('answered-child')}/dependencies/answered`),
+    ]
+    for (const [i, [method, path, body]] of steps.entries()) {
+      await meanwhile[i]!()
       const events = (await eventsOf('answered')).length
       const written = await alice.call(method, path, { body })
       expect(written.status, written.text).toBe(200)

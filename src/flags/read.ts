@@ -108,8 +108,19 @@ export async function loadFeatures(db: Db, query: FeatureQuery, viewer: Viewer):
   return Promise.all(rows.map(async (row) => (await toFeature(row, viewer.now)).feature))
 }
 
+// The parts of a flag its version does not pin down (see src/flags/states.ts): who made it a favorite, when
+// SDKs last saw it, who changed it (events of change requests name a flag without changing it), and the
+// dependencies (removing one locks the child only). `flag`: SQL naming the flag.
+const childrenOf = (flag: SQL) => sql`coalesce((select json_agg(d.child order by d.child) from feature_dependencies d where d.parent = ${flag}), '[]')`
+const dependenciesOf = (flag: SQL) =>
+  sql`coalesce((select json_agg(json_build_object('feature', d.parent, 'enabled', d.enabled, 'variants', d.variants) order by d.parent) from feature_dependencies d where d.child = ${flag}), '[]')`
+const collaboratorsOf = (flag: SQL) =>
+  sql`coalesce((select json_agg(json_build_object('id', c.created_by_user_id, 'name', c.created_by) order by c.latest_event_id desc) from feature_collaborators c where c.feature_name = ${flag}), '[]')`
+const favoriteOf = (flag: SQL, principal: unknown) => sql`exists (select 1 from favorite_features ff where ff.principal = ${principal} and ff.feature_name = ${flag})`
+
 /** The flags matching `where` (SQL about `features`), as the rows `toFeature` reads; `principal`'s favorites. */
 function featuresSql(where: SQL | undefined, principal: unknown): SQL {
+  const flag = sql.raw('f.name')
   return sql`
     select
       f.name, f.project, f.type, f.description, f.stale, f.impression_data, f.created_by, f.created_by_user_id, f.version,
@@ -131,22 +142,60 @@ function featuresSql(where: SQL | undefined, principal: unknown): SQL {
         where fe.feature_name = f.name
       ), '[]') as environments,
       coalesce((select json_agg(json_build_object('value', t.tag_value, 'type', t.tag_type) order by t.tag_type, t.tag_value) from feature_tags t where t.feature_name = f.name), '[]') as tags,
-      coalesce((select json_agg(d.child order by d.child) from feature_dependencies d where d.parent = f.name), '[]') as children,
-      coalesce((select json_agg(json_build_object('feature', d.parent, 'enabled', d.enabled, 'variants', d.variants) order by d.parent) from feature_dependencies d where d.child = f.name), '[]') as dependencies,
+      ${childrenOf(flag)} as children,
+      ${dependenciesOf(flag)} as dependencies,
       (select json_build_object('stage', l.stage, 'enteredStageAt', ${epochMs('l.entered_stage_at')})
         from feature_lifecycles l where l.feature_name = f.name
         order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1) as lifecycle,
-      coalesce((
-        select json_agg(json_build_object('id', c.created_by_user_id, 'name', c.created_by) order by c.latest_event_id desc)
-        from feature_collaborators c where c.feature_name = f.name
-      ), '[]') as collaborators,
-      exists (select 1 from favorite_features ff where ff.principal = ${principal} and ff.feature_name = f.name) as favorite
+      ${collaboratorsOf(flag)} as collaborators,
+      ${favoriteOf(flag, principal)} as favorite
     from (select * from ${features} where ${where}) f
     order by f.name`
 }
 
-/** The flag named (archived or not) as one JSON value, for a statement's `returning`; with placeholders `name` and `principal`. */
-export const featureJson = sql<FeatureReadRow>`(select row_to_json(x) from (${featuresSql(sql`${features.name} = ${sql.placeholder('name')}`, sql.placeholder('principal'))}) x)`
+type VolatileRow = Pick<FeatureReadRow, 'favorite' | 'collaborators' | 'children' | 'dependencies'> & {
+  /** Epoch milliseconds by environment. */
+  lastSeen: Record<string, number | null>
+}
+
+/**
+ * The parts of the flag named that its version does not pin down, as one JSON value for a statement's
+ * `returning` (placeholders `name` and `principal`): what `withVolatileParts` puts into a flag known by version.
+ */
+const namedFlag = sql`${sql.placeholder('name')}::text`
+export const volatilePartsJson = sql<VolatileRow>`(select json_build_object(
+    'favorite', ${favoriteOf(namedFlag, sql.placeholder('principal'))},
+    'lastSeen', coalesce((select json_object_agg(fe.environment, ${epochMs('fe.last_seen_at')}) from feature_environments fe where fe.feature_name = ${namedFlag}), '{}'),
+    'collaborators', ${collaboratorsOf(namedFlag)},
+    'children', ${childrenOf(namedFlag)},
+    'dependencies', ${dependenciesOf(namedFlag)}))`
+
+/** The flag (as of a version) with its parts that the version does not pin down as they are now, and its staleness now. */
+export async function withVolatileParts(feature: Feature, parts: VolatileRow, now: Date): Promise<Feature> {
+  const environments = feature.environments.map((e) => ({ ...e, lastSeenAt: isoOrNull(parts.lastSeen[e.name] ?? null) }))
+  return {
+    ...feature,
+    favorite: parts.favorite,
+    potentiallyStale: isPotentiallyStale({ ...feature, createdAt: new Date(feature.createdAt!) }, now),
+    environments,
+    lastSeenAt: lastSeenOf(environments),
+    children: parts.children,
+    dependencies: parts.dependencies,
+    collaborators: { users: await collaboratorsView(parts.collaborators) },
+  }
+}
+
+const lastSeenOf = (environments: { lastSeenAt: string | null }[]) =>
+  environments
+    .map((e) => e.lastSeenAt)
+    .filter((s): s is string => s !== null)
+    .sort()
+    .at(-1) ?? null
+
+const collaboratorsView = (rows: FeatureReadRow['collaborators']) => {
+  const avatar = avatarCache()
+  return Promise.all(rows.map(async (c) => ({ id: c.id ?? TOKEN_USER_ID, name: c.name || 'unknown', imageUrl: await avatar(c.name) })))
+}
 
 const featureNamed = statement<FeatureReadRow>('flagpost_feature_named', () => featuresSql(sql`${features.name} = ${sql.placeholder('name')}`, sql.placeholder('principal')))
 
@@ -170,7 +219,6 @@ export async function toFeature(row: FeatureReadRow, now: Date): Promise<{ featu
       hasEnabledStrategies: strategies.some((s) => !s.disabled),
     }
   })
-  const lastSeen = envs.map((e) => e.lastSeenAt).filter((s): s is string => s !== null).sort().at(-1) ?? null
   const createdAt = new Date(row.created_at)
   const feature: Feature = {
     name: row.name,
@@ -186,7 +234,7 @@ export async function toFeature(row: FeatureReadRow, now: Date): Promise<{ featu
     createdAt: createdAt.toISOString(),
     createdBy: { id: row.created_by_user_id ?? TOKEN_USER_ID, name: row.created_by, imageUrl: await avatar(row.created_by) },
     archivedAt: isoOrNull(row.archived_at),
-    lastSeenAt: lastSeen,
+    lastSeenAt: lastSeenOf(envs),
     environments: envs,
     variants: envs[0]?.variants ?? [],
     tags: row.tags,
@@ -196,9 +244,7 @@ export async function toFeature(row: FeatureReadRow, now: Date): Promise<{ featu
       enteredStageAt: row.lifecycle ? isoOf(row.lifecycle.enteredStageAt) : createdAt.toISOString(),
     },
     dependencies: row.dependencies,
-    collaborators: {
-      users: await Promise.all(row.collaborators.map(async (c) => ({ id: c.id ?? TOKEN_USER_ID, name: c.name || 'unknown', imageUrl: await avatar(c.name) }))),
-    },
+    collaborators: { users: await collaboratorsView(row.collaborators) },
   }
   return { feature, version: row.version, createdAtMs: row.created_at }
 }

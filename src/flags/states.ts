@@ -4,7 +4,6 @@ import { Lru } from '../client-api/lru.js'
 import type { Db } from '../db.js'
 import type { EventTag } from '../events/store.js'
 import { ApiError } from '../http/errors.js'
-import type { Variant } from '../variants/schemas.js'
 import { readFeatureForChange, type Viewer } from './read.js'
 import type { FeatureRow } from './lock.js'
 import type { Feature } from './schemas.js'
@@ -27,16 +26,15 @@ export function metadataOf(flag: FeatureRow | Feature): Metadata {
   return { name: flag.name, project: flag.project, description: flag.description, type: flag.type as Metadata['type'], stale: flag.stale, impressionData: flag.impressionData, archived }
 }
 
-/** What the optimistic writes compute their changes from, as of a version of the flag. */
+/**
+ * The flag as of a version: what the optimistic writes compute their changes from, and the answer of a write
+ * once the parts its version does not pin down are read again (`withVolatileParts`).
+ */
 export interface FlagState {
   version: number
   /** Epoch milliseconds of the flag's creation: with the name, which flag this is. */
   createdAtMs: number
-  metadata: Metadata
-  /** As events carry them. */
-  tags: EventTag[]
-  environments: { name: string; type: string; enabled: boolean; hasEnabledStrategies: boolean; variants: Variant[] }[]
-  stage: string
+  feature: Feature
 }
 
 /** The flags' states this app knows, by name. */
@@ -44,16 +42,8 @@ export type FlagStates = Lru<string, FlagState>
 
 export const createFlagStates = (): FlagStates => new Lru({ maxEntries: 10_000 })
 
-function stateOf(feature: Feature, version: number, createdAtMs: number): FlagState {
-  return {
-    version,
-    createdAtMs,
-    metadata: metadataOf(feature),
-    tags: feature.tags.map((t) => ({ type: t.type, value: t.value })),
-    environments: feature.environments.map((e) => ({ name: e.name, type: e.type, enabled: e.enabled, hasEnabledStrategies: e.hasEnabledStrategies, variants: e.variants })),
-    stage: feature.lifecycle.stage,
-  }
-}
+/** The tags of a flag as its events carry them. */
+export const eventTagsOf = (feature: Feature): EventTag[] => feature.tags.map((t) => ({ type: t.type, value: t.value }))
 
 const p = (name: string) => sql.placeholder(name)
 
@@ -69,21 +59,23 @@ export function guardSql(set?: SQL): SQL {
     returning name`
 }
 
-export const guardValues = (state: FlagState) => ({ name: state.metadata.name, project: state.metadata.project, version: state.version, createdAtMs: state.createdAtMs })
+export const guardValues = (state: FlagState) => ({ name: state.feature.name, project: state.feature.project, version: state.version, createdAtMs: state.createdAtMs })
+
+type EnvironmentChange = Partial<Pick<Feature['environments'][number], 'enabled' | 'variants'>>
 
 /** What a write changed, applied to the state it was computed from: the flag's state at the next version. */
-export function nextState(state: FlagState, change: { metadata?: Partial<Metadata>; environments?: Map<string, Partial<FlagState['environments'][number]>> }): FlagState {
-  return {
-    ...state,
-    version: state.version + 1,
-    metadata: { ...state.metadata, ...change.metadata },
-    environments: state.environments.map((e) => ({ ...e, ...change.environments?.get(e.name) })),
-  }
+export function nextState(state: FlagState, change: { metadata?: Partial<Metadata>; environments?: Map<string, EnvironmentChange> }): FlagState {
+  const environments = state.feature.environments.map((e) => {
+    const changed = change.environments?.get(e.name)
+    return changed ? { ...e, ...changed, variantCount: (changed.variants ?? e.variants).length } : e
+  })
+  const feature = { ...state.feature, ...change.metadata, environments, enabled: environments.some((e) => e.enabled), variants: environments[0]?.variants ?? [] }
+  return { ...state, version: state.version + 1, feature }
 }
 
 export interface OptimisticWrite<T> {
   /** The answer from a fresh read alone (when there is nothing to change), if any. */
-  fromRead?(feature: Feature, state: FlagState): T | undefined
+  fromRead?(feature: Feature): T | undefined
   /**
    * Writes the change computed from `state` in one guarded statement; undefined when the guard failed or the
    * change cannot be made optimistically (for the state given). With `next`, the state the write left.
@@ -100,7 +92,7 @@ export interface OptimisticWrite<T> {
 export async function writeOptimistically<T>(db: Db, states: FlagStates | undefined, target: { projectId: string; featureName: string }, viewer: Viewer, steps: OptimisticWrite<T>): Promise<T> {
   const remember = (state: FlagState) => states?.set(target.featureName, state)
   const known = states?.get(target.featureName)
-  if (known && known.metadata.project === target.projectId) {
+  if (known && known.feature.project === target.projectId) {
     try {
       const done = await steps.write(known, remember)
       if (done !== undefined) return done
@@ -110,10 +102,9 @@ export async function writeOptimistically<T>(db: Db, states: FlagStates | undefi
     }
     states?.delete(target.featureName)
   }
-  const read = await readFeatureForChange(db, target.projectId, target.featureName, viewer)
-  const state = stateOf(read.feature, read.version, read.createdAtMs)
+  const state = await readFeatureForChange(db, target.projectId, target.featureName, viewer)
   remember(state)
-  const answer = steps.fromRead?.(read.feature, state)
+  const answer = steps.fromRead?.(state.feature)
   if (answer !== undefined) return answer
   const done = await steps.write(state, remember)
   if (done !== undefined) return done

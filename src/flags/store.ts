@@ -10,10 +10,9 @@ import { insertStrategy } from '../strategies/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 import { advanceOnEnable, enterStage, leaveStage, stageOnEnable } from './lifecycle.js'
 import { lockFeature, lockFlags, lockForChange, tagsOf, type FeatureRow } from './lock.js'
-import { changedBy, featureJson, isPotentiallyStale, loadFeature, toFeature } from './read.js'
-import { guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagStates, type Metadata } from './states.js'
+import { changedBy, loadFeature, volatilePartsJson, withVolatileParts } from './read.js'
+import { eventTagsOf, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagStates, type Metadata } from './states.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
-
 
 async function reload(tx: Db, name: string, principal: string, now: Date): Promise<Feature> {
   const feature = await loadFeature(tx, name, { principal, now })
@@ -122,7 +121,7 @@ export async function reviveFeature(db: Db, actor: Actor, now: Date, name: strin
   })
 }
 
-/** Operation 1's optimistic write (see src/flags/states.ts): the switch and its event, and the flag as it was for the answer. */
+/** Operation 1's optimistic write (see src/flags/states.ts): the switch and its event, and what the answer needs besides the state. */
 const switchEnvironment = eventsStatement('flagpost_switch_environment', {
   alongside: [
     guardSql(),
@@ -131,7 +130,7 @@ const switchEnvironment = eventsStatement('flagpost_switch_environment', {
       returning feature_name`,
   ],
   guarded: true,
-  returning: featureJson,
+  returning: volatilePartsJson,
 })
 
 /**
@@ -156,15 +155,15 @@ export async function setEnvironmentEnabled(
       return env.enabled === enabled ? feature : undefined
     },
     async write(state, next) {
-      const env = state.environments.find((e) => e.name === target.environment)
-      if (!env || env.enabled === enabled || (enabled && (!env.hasEnabledStrategies || stageOnEnable(env.type, state.stage)))) return undefined
-      const event = switchedEvent(state.metadata.project, state.metadata.name, env.name, enabled, state.tags)
+      const { feature } = state
+      const env = feature.environments.find((e) => e.name === target.environment)
+      if (!env || env.enabled === enabled || (enabled && (!env.hasEnabledStrategies || stageOnEnable(env.type, feature.lifecycle.stage)))) return undefined
+      const event = switchedEvent(feature.project, feature.name, env.name, enabled, eventTagsOf(feature))
       const { written, returned } = await switchEnvironment(db, actor, now, [event], { ...guardValues(state), enabled, environment: env.name, principal })
       if (written === 0) return undefined
-      next(nextState(state, { environments: new Map([[env.name, { enabled }]]) }))
-      const { feature } = await toFeature(returned!, now)
-      const environments = feature.environments.map((e) => (e.name === env.name ? { ...e, enabled } : e))
-      return changedBy({ ...feature, environments, enabled: environments.some((e) => e.enabled) }, actor)
+      const changed = nextState(state, { environments: new Map([[env.name, { enabled }]]) })
+      next(changed)
+      return changedBy(await withVolatileParts(changed.feature, returned!, now), actor)
     },
     locked: () =>
       db.transaction(async (tx) => {
@@ -228,13 +227,13 @@ export function applyJsonPatch<T>(document: T, operations: PatchOperation[]): un
   }
 }
 
-/** Operation 3's optimistic write (see src/flags/states.ts): the flag's new metadata and its events, and the flag as it was for the answer. */
+/** Operation 3's optimistic write (see src/flags/states.ts): the flag's new metadata and its events, and what the answer needs besides the state. */
 const patchMetadataStatement = eventsStatement('flagpost_patch_flag', {
   alongside: [
     guardSql(sql`description = ${sql.placeholder('description')}, type = ${sql.placeholder('type')}, stale = ${sql.placeholder('stale')}, impression_data = ${sql.placeholder('impressionData')}`),
   ],
   guarded: true,
-  returning: featureJson,
+  returning: volatilePartsJson,
 })
 
 /**
@@ -254,18 +253,18 @@ export async function patchFeature(
   const variantOp = operations.find((o) => o.path === '/variants' || o.path.startsWith('/variants/') || o.from?.startsWith('/variants'))
   if (variantOp) throw validationError(`Variants cannot be changed here: use PATCH /api/admin/projects/${projectId}/features/${name}/variants (operation ${operations.indexOf(variantOp)})`)
   return writeOptimistically(db, states, { projectId, featureName: name }, { principal, now }, {
-    fromRead(feature, state) {
-      const patch = patchMetadata(state.metadata, state.tags, operations)
+    fromRead(feature) {
+      const patch = patchMetadata(metadataOf(feature), eventTagsOf(feature), operations)
       return !patch.change && !patch.archive ? feature : undefined
     },
     async write(state, next) {
-      const { change, archive } = patchMetadata(state.metadata, state.tags, operations)
+      const { change, archive } = patchMetadata(metadataOf(state.feature), eventTagsOf(state.feature), operations)
       if (!change || archive) return undefined
       const { written, returned } = await patchMetadataStatement(db, actor, now, change.events, { ...guardValues(state), ...change.values, principal })
       if (written === 0) return undefined
-      next(nextState(state, { metadata: change.values }))
-      const { feature } = await toFeature(returned!, now)
-      return changedBy({ ...feature, ...change.values, potentiallyStale: isPotentiallyStale({ ...change.values, createdAt: new Date(feature.createdAt!) }, now) }, actor)
+      const changed = nextState(state, { metadata: change.values })
+      next(changed)
+      return changedBy(await withVolatileParts(changed.feature, returned!, now), actor)
     },
     locked: () =>
       db.transaction(async (tx) => {

@@ -5,7 +5,7 @@ import { notFound } from '../http/errors.js'
 import { zodValidationError } from '../http/openapi.js'
 import { eventsStatement, guardPassed, recordEvents, type Actor, type EventTag, type NewEvent } from '../events/store.js'
 import { featureEnvironmentOf, lockForChange, requireFeature } from '../flags/lock.js'
-import { guardSql, guardValues, nextState, writeOptimistically, type FlagStates } from '../flags/states.js'
+import { eventTagsOf, guardSql, guardValues, nextState, writeOptimistically, type FlagStates } from '../flags/states.js'
 import { applyJsonPatch } from '../flags/store.js'
 import type { PatchOperation } from '../flags/schemas.js'
 import { VariantsInputSchema, type Variant } from './schemas.js'
@@ -46,11 +46,11 @@ export async function patchFeatureVariants(db: Db, actor: Actor, now: Date, proj
   }
   return writeOptimistically(db, states, { projectId, featureName }, { principal: '', now }, {
     async write(state, next) {
-      const { variants, events } = change(state.metadata.project, state.tags, state.environments.map((e) => ({ environment: e.name, variants: e.variants })))
+      const { variants, events } = change(state.feature.project, eventTagsOf(state.feature), state.feature.environments.map((e) => ({ environment: e.name, variants: e.variants })))
       if (events.length === 0) return undefined
       const { written } = await writeAllVariants(db, actor, now, events, { ...guardValues(state), variants: JSON.stringify(variants) })
       if (written === 0) return undefined
-      next(nextState(state, { environments: new Map(state.environments.map((e) => [e.name, { variants }])) }))
+      next(nextState(state, { environments: new Map(state.feature.environments.map((e) => [e.name, { variants }])) }))
       return variants
     },
     locked: () =>
@@ -92,9 +92,9 @@ export async function setEnvironmentVariants(
       return undefined
     },
     async write(state, next) {
-      const env = state.environments.find((e) => e.name === target.environment)
+      const env = state.feature.environments.find((e) => e.name === target.environment)
       if (!env) return undefined
-      const { variants, event } = changed(state.metadata.project, state.tags, env.variants)
+      const { variants, event } = changed(state.feature.project, eventTagsOf(state.feature), env.variants)
       const { written } = await writeEnvironmentVariants(db, actor, now, [event], { ...guardValues(state), environment: env.name, variants: JSON.stringify(variants) })
       if (written === 0) return undefined
       next(nextState(state, { environments: new Map([[env.name, { variants }]]) }))

@@ -9,14 +9,17 @@ import type { FeatureRow } from './lock.js'
 import type { Feature } from './schemas.js'
 
 // Optimistic writes. A write of a flag is one statement: it changes the flag and writes its events only if
-// the flag is still at the version the write computed its change from (the guard), and reads the flag for
-// the answer in the same statement. The version moves on with every writer that takes the flag's lock (see
+// the flag is still at the version the write computed its change from (the guard), and reads what the answer
+// needs besides that state. The version moves on with every writer that takes the flag's lock (see
 // src/flags/lock.ts) and with every optimistic write, so a guard that passes proves that the flag's
-// metadata, tags, environments, strategies and lifecycle stage are what the change was computed from.
+// metadata, tags, environments, strategies, variants and lifecycle stage are what the change was computed
+// from, and the answer is that state with the change. What the version does not pin down (favorites, when SDKs
+// last saw the flag, collaborators, dependencies) the statement reads (`volatilePartsJson`).
 //
-// What the change is computed from is the flag's state as this app last saw it (kept per app: per process on
-// Node, per isolate on Workers); when the app has none, or the guard finds it out of date, the flag is read
-// afresh and the write tried once more; a flag changed again in between is written under its lock.
+// The state a change is computed from is the flag as this app last saw it (kept per app: per process on Node,
+// per isolate on Workers); when the app has none, or the guard finds it out of date, the flag is read afresh
+// and the write tried once more; a flag changed again in between is written under its lock. A state out of
+// date thus costs a failed attempt, never a wrong write.
 
 /** The part of a flag that operation 3 patches, and that its metadata events carry. */
 export type Metadata = Pick<Feature, 'name' | 'project' | 'description' | 'type' | 'stale' | 'impressionData' | 'archived'>
@@ -37,10 +40,10 @@ export interface FlagState {
   feature: Feature
 }
 
-/** The flags' states this app knows, by name. */
-export type FlagStates = Lru<string, FlagState>
+/** The flags' states this app knows, by name, weighed by their size as read (roughly bytes). */
+export type FlagStates = Lru<string, { state: FlagState; weight: number }>
 
-export const createFlagStates = (): FlagStates => new Lru({ maxEntries: 10_000 })
+export const createFlagStates = (): FlagStates => new Lru({ maxEntries: 5_000, maxWeight: 16 * 1024 * 1024 })
 
 /** The tags of a flag as its events carry them. */
 export const eventTagsOf = (feature: Feature): EventTag[] => feature.tags.map((t) => ({ type: t.type, value: t.value }))
@@ -90,9 +93,12 @@ export interface OptimisticWrite<T> {
  * is out of date) from a fresh read, else under the flag's lock. 404 when the flag is not live in the project.
  */
 export async function writeOptimistically<T>(db: Db, states: FlagStates | undefined, target: { projectId: string; featureName: string }, viewer: Viewer, steps: OptimisticWrite<T>): Promise<T> {
-  const remember = (state: FlagState) => states?.set(target.featureName, state)
-  const known = states?.get(target.featureName)
+  let weight = 0
+  const remember = (state: FlagState) => states?.set(target.featureName, { state, weight }, weight)
+  const entry = states?.get(target.featureName)
+  const known = entry?.state
   if (known && known.feature.project === target.projectId) {
+    weight = entry.weight
     try {
       const done = await steps.write(known, remember)
       if (done !== undefined) return done
@@ -103,6 +109,8 @@ export async function writeOptimistically<T>(db: Db, states: FlagStates | undefi
     states?.delete(target.featureName)
   }
   const state = await readFeatureForChange(db, target.projectId, target.featureName, viewer)
+  // Weighed once, as read: a write changes a flag's size little.
+  weight = states ? 2 * JSON.stringify(state.feature).length : 0
   remember(state)
   const answer = steps.fromRead?.(state.feature)
   if (answer !== undefined) return answer

@@ -1,3 +1,4 @@
+import { connect } from 'node:net'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -62,5 +63,50 @@ describe('the Node server (npm start)', () => {
     expect(() => readConfig({ INIT_ADMIN_API_TOKENS: 'default:development.abc' })).toThrow(/INIT_ADMIN_API_TOKENS/)
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/)
     expect(readConfig({})).toMatchObject({ port: 4242, dataDir: './.flagpost', databaseUrl: undefined })
+  })
+})
+
+describe('request bodies over HTTP', () => {
+  it('limits a body of declared length and a chunked one alike, and reads both', async () => {
+    const dataDir = await tempDir()
+    const server = await startServer({ ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.body-secret' }), port: 0, host: '127.0.0.1', dataDir })
+    try {
+      const { hostname, port } = new URL(server.url)
+      // A raw HTTP/1.1 request, so the framing (Content-Length or chunked) is exactly what is tested.
+      const send = (framing: 'length' | 'chunked', body: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const socket = connect({ host: hostname, port: Number(port) }, () => {
+            const head = [`POST /api/admin/projects HTTP/1.1`, `host: ${hostname}`, 'authorization: *:*.body-secret', 'content-type: application/json', 'connection: close']
+            const bytes = Buffer.from(body)
+            if (framing === 'length') socket.end(`${[...head, `content-length: ${bytes.length}`].join('\r\n')}\r\n\r\n${body}`)
+            else {
+              socket.write(`${[...head, 'transfer-encoding: chunked'].join('\r\n')}\r\n\r\n`)
+              for (let i = 0; i < bytes.length; i += 64 * 1024) {
+                const chunk = bytes.subarray(i, i + 64 * 1024)
+                socket.write(`${chunk.length.toString(16)}\r\n`)
+                socket.write(chunk)
+                socket.write('\r\n')
+              }
+              socket.end('0\r\n\r\n')
+            }
+          })
+          let answer = ''
+          socket.on('data', (d) => (answer += d.toString()))
+          socket.on('end', () => resolve({ status: Number(answer.split(' ')[1]), body: answer.slice(answer.indexOf('\r\n\r\n') + 4) }))
+          socket.on('error', reject)
+        })
+      const big = JSON.stringify({ name: 'big', description: 'x'.repeat(1024 * 1024 + 10) })
+      for (const framing of ['length', 'chunked'] as const) {
+        const tooLarge = await send(framing, big)
+        expect(tooLarge.status, framing).toBe(413)
+        expect(tooLarge.body).toContain('PayloadTooLargeError')
+        const created = await send(framing, JSON.stringify({ name: `Over ${framing}` }))
+        expect(created.status, created.body).toBe(201)
+        const malformed = await send(framing, '{"name": ')
+        expect(malformed.status).toBe(400)
+      }
+    } finally {
+      await server.close()
+    }
   })
 })

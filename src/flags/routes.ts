@@ -9,6 +9,7 @@ import { loadFeature, loadFeatures } from './read.js'
 import { archiveFeature, createFeature, patchFeature, reviveFeature, setEnvironmentEnabled } from './store.js'
 import { projectExists } from '../projects/store.js'
 import { requireDirectChangeAllowed } from '../change-requests/guard.js'
+import { requireNoBody } from '../http/request-guard.js'
 
 const tags = ['Features']
 
@@ -86,8 +87,6 @@ const reviveFeatureRoute = adminRoute({
   responses: { 200: { description: 'The flag was revived' }, ...pickErrors(401, 403, 404) },
 })
 
-const NoBodySchema = z.object({}).strict().openapi({ description: 'This operation takes no body' })
-
 const toggleRoute = (on: boolean) =>
   adminRoute({
     method: 'post',
@@ -100,7 +99,8 @@ const toggleRoute = (on: boolean) =>
         ' Where the project requires change requests in the environment, this needs SKIP_CHANGE_REQUEST (403 otherwise): propose the change in a change request instead.'
       : 'Switches the flag off in the environment. Emits `feature-environment-disabled` only when the state changes. The operation takes no body: one that is not empty is a 400.' +
         ' Where the project requires change requests in the environment, this needs SKIP_CHANGE_REQUEST (403 otherwise): propose the change in a change request instead.',
-    request: { params: featureEnvironmentPathParams, body: { required: false, content: jsonContent(NoBodySchema) } },
+    // No body, as in Unleash (one that is not empty is refused by the handler).
+    request: { params: featureEnvironmentPathParams },
     responses: { 200: { description: 'The updated flag', content: jsonContent(FeatureSchema) }, ...pickErrors(400, 401, 403, 404) },
   })
 
@@ -141,12 +141,14 @@ export const flagRoutes = createRouter()
   })
   .openapi(toggleRoute(true), async (c) => {
     const target = c.req.valid('param')
+    await requireNoBody(c)
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT, { project: target.projectId, environment: target.environment })
     await requireDirectChangeAllowed(c, target.projectId, target.environment)
     return c.json(await setEnvironmentEnabled(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), target, true, c.var.flagStates), 200)
   })
   .openapi(toggleRoute(false), async (c) => {
     const target = c.req.valid('param')
+    await requireNoBody(c)
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT, { project: target.projectId, environment: target.environment })
     await requireDirectChangeAllowed(c, target.projectId, target.environment)
     return c.json(await setEnvironmentEnabled(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), target, false, c.var.flagStates), 200)

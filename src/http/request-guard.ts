@@ -31,15 +31,20 @@ export const urlGuard: MiddlewareHandler = async (c, next) => {
 export const bodyGuard: MiddlewareHandler = async (c, next) => {
   if (!METHODS_WITH_BODY.has(c.req.method)) return next()
   const length = c.req.header('content-length')
+  const chunked = c.req.header('transfer-encoding') !== undefined
   // A declared length (the HTTP parser holds the body to it) is judged from the header, without wrapping the
   // body in a counting stream: on Node the body is then read straight from the socket, a good part of a small
-  // write's cost otherwise. A chunked body is counted as it arrives.
-  if (length !== undefined && c.req.header('transfer-encoding') === undefined) {
+  // write's cost otherwise. A chunked body is counted as it arrives. On Node (the request's IncomingMessage is
+  // in the bindings), a request with neither header has no body at all.
+  if (length !== undefined && !chunked) {
     if (Number(length) > MAX_BODY_BYTES) throw tooLarge()
     return checkBody(c, next)
   }
+  if (length === undefined && !chunked && isNodeRequest(c)) return next()
   return limitBody(c, () => checkBody(c, next))
 }
+
+const isNodeRequest = (c: Context) => typeof (c.env as { incoming?: unknown } | undefined)?.incoming === 'object'
 
 async function checkBody(c: Context, next: Next) {
   const text = await c.req.text()
@@ -93,4 +98,12 @@ function checkJsonValue(root: unknown) {
       }
     }
   }
+}
+
+/**
+ * For an operation that takes no body: one that is not empty is a 400. (Declaring an empty body schema
+ * instead makes the validator look for a body by opening the request's stream, costly on Node.)
+ */
+export async function requireNoBody(c: Context): Promise<void> {
+  if ((await c.req.text()).length > 0) throw validationError('This operation takes no body', [{ path: 'body', message: 'must be empty' }])
 }

@@ -73,12 +73,13 @@ describe('request bodies over HTTP', () => {
     try {
       const { hostname, port } = new URL(server.url)
       // A raw HTTP/1.1 request, so the framing (Content-Length or chunked) is exactly what is tested.
-      const send = (framing: 'length' | 'chunked', body: string) =>
+      const send = (framing: 'length' | 'chunked' | 'none', body: string) =>
         new Promise<{ status: number; body: string }>((resolve, reject) => {
           const socket = connect({ host: hostname, port: Number(port) }, () => {
             const head = [`POST /api/admin/projects HTTP/1.1`, `host: ${hostname}`, 'authorization: *:*.body-secret', 'content-type: application/json', 'connection: close']
             const bytes = Buffer.from(body)
-            if (framing === 'length') socket.end(`${[...head, `content-length: ${bytes.length}`].join('\r\n')}\r\n\r\n${body}`)
+            if (framing === 'none') socket.end(`${head.join('\r\n')}\r\n\r\n`)
+            else if (framing === 'length') socket.end(`${[...head, `content-length: ${bytes.length}`].join('\r\n')}\r\n\r\n${body}`)
             else {
               socket.write(`${[...head, 'transfer-encoding: chunked'].join('\r\n')}\r\n\r\n`)
               for (let i = 0; i < bytes.length; i += 64 * 1024) {
@@ -105,6 +106,10 @@ describe('request bodies over HTTP', () => {
         const malformed = await send(framing, '{"name": ')
         expect(malformed.status).toBe(400)
       }
+      // Neither header: no body, which this route needs.
+      const none = await send('none', '')
+      expect(none.status).toBe(400)
+      expect(none.body).toContain('ValidationError')
     } finally {
       await server.close()
     }

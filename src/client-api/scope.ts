@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
-import semver from 'semver'
+import coerce from 'semver/functions/coerce.js'
+import gte from 'semver/functions/gte.js'
 import { and, asc, eq } from 'drizzle-orm'
 import { environments } from '../../schema/index.js'
 import type { AppEnv } from '../http/context.js'
@@ -72,8 +73,8 @@ const toList = (value: string | string[] | undefined) => (value === undefined ? 
 
 /** Whether the SDK knows segments (Unleash-Client-Spec 4.2.0 or later); older ones get their constraints inlined. */
 function supportsSegments(spec: string | undefined): boolean {
-  const version = spec ? semver.coerce(spec) : null
-  return version !== null && semver.gte(version, '4.2.0')
+  const version = spec ? coerce(spec) : null
+  return version !== null && gte(version, '4.2.0')
 }
 
 /** The scope of a client API request: the token's environment and projects, narrowed by Unleash's filters. */

@@ -1,4 +1,5 @@
-import semver from 'semver'
+import parseVersion from 'semver/functions/parse.js'
+import type SemVer from 'semver/classes/semver.js'
 import { currentTimeOf, fieldGetter, type FieldGetter } from './context-fields.js'
 import { addressMatcher } from './ip-ranges.js'
 import { compileRegex } from './regex.js'
@@ -20,8 +21,19 @@ const never: ContextTest = () => false
 const cleanValues = (values: readonly string[] | null | undefined): string[] => (values ?? []).filter((v) => !!v).map((v) => v.trim())
 
 /** Strict semver without a leading v, as the SDKs accept it. */
-function parseSemver(text: string): semver.SemVer | null {
-  return text.trimStart().startsWith('v') ? null : semver.parse(text)
+function parseSemver(text: string): SemVer | null {
+  return text.trimStart().startsWith('v') ? null : parseVersion(text)
+}
+
+// Contexts carry few distinct versions (app versions), tested by many constraints: each is parsed once.
+const parsedVersions = new Map<string, SemVer | null>()
+function contextVersion(text: string): SemVer | null {
+  let version = parsedVersions.get(text)
+  if (version === undefined) {
+    if (parsedVersions.size >= 1_000) parsedVersions.clear()
+    parsedVersions.set(text, (version = parseSemver(text)))
+  }
+  return version
 }
 
 function inOperator(get: FieldGetter, values: Set<string>, negate: boolean): ContextTest {
@@ -71,7 +83,7 @@ function dateOperator(contextName: string, get: FieldGetter, after: boolean, tar
   return after ? (context, now) => timeOf(context, now) > target : (context, now) => timeOf(context, now) < target
 }
 
-function semverOperator(get: FieldGetter, operator: string, target: semver.SemVer | null): ContextTest {
+function semverOperator(get: FieldGetter, operator: string, target: SemVer | null): ContextTest {
   if (!target) return never
   const accept =
     operator === 'SEMVER_EQ' ? (c: number) => c === 0
@@ -82,7 +94,7 @@ function semverOperator(get: FieldGetter, operator: string, target: semver.SemVe
   return (context, now) => {
     const value = get(context, now)
     if (value === undefined) return false
-    const version = parseSemver(value)
+    const version = contextVersion(value)
     return version !== null && accept(version.compare(target))
   }
 }

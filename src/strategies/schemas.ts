@@ -1,6 +1,6 @@
 import { z } from '@hono/zod-openapi'
 import ipaddr from 'ipaddr.js'
-import semver from 'semver'
+import validVersion from 'semver/functions/valid.js'
 import { regexProblem } from '../evaluation/index.js'
 import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.js'
 
@@ -22,7 +22,7 @@ const isCidrOrAddress = (v: string) => ipaddr.isValid(v) || ipaddr.isValidCIDR(v
 function singleValueProblem(operator: ConstraintOperator, value: string): string | undefined {
   if (operator.startsWith('NUM_')) return value.trim() !== '' && Number.isFinite(Number(value)) ? undefined : `${operator} needs a number, got "${value}"`
   if (operator.startsWith('DATE_')) return ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) ? undefined : `${operator} needs an ISO 8601 date, got "${value}"`
-  if (operator.startsWith('SEMVER_')) return semver.valid(value) ? undefined : `${operator} needs a semantic version, got "${value}"`
+  if (operator.startsWith('SEMVER_')) return validVersion(value) ? undefined : `${operator} needs a semantic version, got "${value}"`
   if (operator === 'REGEX') {
     // Compiled as the engine compiles it (RE2 syntax): what is accepted here is what SDK evaluation runs.
     const problem = regexProblem(value)

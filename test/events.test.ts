@@ -153,6 +153,22 @@ describe('totals of large searches', () => {
     await t.query(`insert into events (created_at, type, created_by, tags) values (now(), 'feature-updated', 'bulk', '[]')`)
     expect((await search('')).body.total).toBe(all[0]!.n + 1)
   })
+
+  it('keep the most recently computed filters only, and stay exact for one that was dropped', async () => {
+    const { evictCountCache } = await import('../src/events/count-cache.js')
+    const keys = async () => (await t.query<{ filter_key: string }>('select filter_key from event_count_cache order by filter_key')).map((r) => r.filter_key)
+    const before = await keys()
+    expect(before.length).toBeGreaterThan(0)
+    await t.query(`insert into event_count_cache (filter_key, up_to_id, n, computed_at)
+      select 'old-' || g, 1, 0, timestamptz '2020-01-01' + g * interval '1 day' from generate_series(1, 5) g`)
+    await evictCountCache(t.db, before.length + 2)
+    expect(await keys()).toEqual([...before, 'old-4', 'old-5'].sort())
+    await evictCountCache(t.db, 0)
+    expect(await keys()).toEqual([])
+    const all = await t.query<{ n: number }>('select count(*)::int as n from events')
+    expect((await search('')).body.total).toBe(all[0]!.n)
+    expect((await search('?project=IS:bulk-project')).body.total).toBe(12001)
+  })
 })
 
 describe('cached totals while other transactions write', () => {

@@ -73,6 +73,10 @@ export function readCount(json: string): CountRead {
 
 export const totalOf = (read: CountRead) => (read.n ?? 0) + read.counted
 
+// How many filters' totals are kept: every distinct filter (a date range, a free text) can get one, so the
+// least recently computed go when a new one comes.
+export const KEEP_FILTERS = 1_000
+
 const nextAttempt = new Map<string, number>()
 
 /** Caches a first count, or moves a cached total up, when it is due. */
@@ -82,6 +86,7 @@ export async function keepCountCache(db: Db, filterKey: string, where: SQL | und
       .insert(eventCountCache)
       .values({ filterKey, upToId: read.maxId, n: read.counted })
       .onConflictDoUpdate({ target: eventCountCache.filterKey, set: { upToId: read.maxId, n: read.counted, computedAt: sql`now()` }, setWhere: sql`${eventCountCache.upToId} < ${read.maxId}` })
+    await evictCountCache(db)
     return
   }
   const due = read.upToId === null ? read.counted >= CACHE_FROM : (read.maxId ?? 0) - read.upToId >= ADVANCE_AFTER
@@ -89,8 +94,17 @@ export async function keepCountCache(db: Db, filterKey: string, where: SQL | und
   if (nextAttempt.size >= 10_000) nextAttempt.clear()
   // Taken before the attempt, so that concurrent searches of this process do not make the same one.
   nextAttempt.set(filterKey, now.getTime() + RETRY_AFTER_MS)
-  const written = read.upToId === null ? await firstCount(db, filterKey, where) : await advance(db, filterKey, where, read.upToId)
+  const first = read.upToId === null
+  const written = first ? await firstCount(db, filterKey, where) : await advance(db, filterKey, where, read.upToId!)
   if (written) nextAttempt.delete(filterKey)
+  if (written && first) await evictCountCache(db)
+}
+
+/** Drops the totals beyond the `keep` most recently computed (a dropped one is counted afresh when next searched). */
+export async function evictCountCache(db: Db, keep = KEEP_FILTERS): Promise<void> {
+  await db.execute(
+    sql`delete from ${eventCountCache} where filter_key in (select filter_key from ${eventCountCache} order by computed_at desc, filter_key offset ${keep})`,
+  )
 }
 
 // The statements below run rarely and are planned for their values (not prepared).

@@ -72,6 +72,7 @@ export function runPrepared<T>(db: Db, query: PromiseLike<T> & { prepare(name: s
 }
 
 const dialect = new PgDialect()
+const statementNamesTaken = new Set<string>()
 
 /**
  * A statement whose text is built once, with named placeholders (`sql.placeholder`) where its values go: the
@@ -80,6 +81,9 @@ const dialect = new PgDialect()
  * (see queryRows); every placeholder must get a value.
  */
 export function statement<T>(name: string, build: () => SQL): (db: Db, values: Record<string, unknown>) => Promise<T[]> {
+  // One name, one text: a connection refuses a second statement under a name it has prepared.
+  if (statementNamesTaken.has(name)) throw new Error(`Two statements are named ${name}`)
+  statementNamesTaken.add(name)
   let built: { sql: string; params: unknown[] } | undefined
   return async (db, values) => {
     built ??= dialect.sqlToQuery(build())

@@ -1,5 +1,6 @@
 import parseVersion from 'semver/functions/parse.js'
 import type SemVer from 'semver/classes/semver.js'
+import { memoize } from '../memoize.js'
 import { currentTimeOf, fieldGetter, type FieldGetter } from './context-fields.js'
 import { addressMatcher } from './ip-ranges.js'
 import { compileRegex } from './regex.js'
@@ -26,15 +27,7 @@ function parseSemver(text: string): SemVer | null {
 }
 
 // Contexts carry few distinct versions (app versions), tested by many constraints: each is parsed once.
-const parsedVersions = new Map<string, SemVer | null>()
-function contextVersion(text: string): SemVer | null {
-  let version = parsedVersions.get(text)
-  if (version === undefined) {
-    if (parsedVersions.size >= 1_000) parsedVersions.clear()
-    parsedVersions.set(text, (version = parseSemver(text)))
-  }
-  return version
-}
+const contextVersion = memoize(parseSemver, 1_000)
 
 function inOperator(get: FieldGetter, values: Set<string>, negate: boolean): ContextTest {
   // NOT_IN holds for a missing field: the field's (absent) value is not in the list.

@@ -96,19 +96,14 @@ const filterKeyOf = (filters: Omit<EventSearchQuery, 'offset' | 'limit'>) =>
 /** Operation 7: newest first (created_at, then id), with the total number of matches. The answer's JSON text. */
 export async function searchEventsJson(db: Db, q: EventSearchQuery, now: Date): Promise<string> {
   const { offset, limit, ...filters } = q
-  const where = and(...searchConditions(filters))
-  const filterKey = filterKeyOf(filters)
-  const statement = sql`select ${pageColumn(where, { offset, limit })} as events, ${countColumn(filterKey, where)} as count`
   // Which index serves a filter best depends on its values: how common a project or type is, and when its
   // events happened (a project whose events are all old is found by its own index, not by walking the
   // newest events). A generic plan of a prepared statement cannot know that, so filtered searches are
   // planned for their values on every call. Without filters (or with days only) there is one right plan,
   // and the statement is prepared.
   const planForValues = filters.query !== undefined || filters.feature !== undefined || filters.project !== undefined || filters.type !== undefined || filters.createdBy !== undefined
-  const [row] = await queryRows<{ events: string; count: string }>(db, statement, { prepared: !planForValues })
-  const count = readCount(row!.count)
-  await keepCountCache(db, filterKey, where, count, now)
-  return `{"events":${row!.events},"total":${totalOf(count)}}`
+  const { events, total } = await pageAndTotal(db, filterKeyOf(filters), and(...searchConditions(filters)), { offset, limit }, !planForValues, now)
+  return `{"events":${events},"total":${total}}`
 }
 
 /**
@@ -116,14 +111,14 @@ export async function searchEventsJson(db: Db, q: EventSearchQuery, now: Date): 
  * the search's for `feature=IS:<name>` (same condition, same cached count).
  */
 export async function featureEventsJson(db: Db, featureName: string, page: { offset: number; limit: number }, now: Date): Promise<string> {
-  const where = eq(events.featureName, featureName)
-  const filterKey = filterKeyOf({ feature: `IS:${featureName}` })
-  const [row] = await queryRows<{ events: string; count: string }>(
-    db,
-    sql`select ${pageColumn(where, page)} as events, ${countColumn(filterKey, where)} as count`,
-    { prepared: true },
-  )
+  const { events: list, total } = await pageAndTotal(db, filterKeyOf({ feature: `IS:${featureName}` }), eq(events.featureName, featureName), page, true, now)
+  return `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":${list},"totalEvents":${total}}`
+}
+
+/** One page of the events matching `where` (JSON text) and their total, in one statement; keeps the total's cache. */
+async function pageAndTotal(db: Db, filterKey: string, where: SQL | undefined, page: { offset: number; limit: number }, prepared: boolean, now: Date) {
+  const [row] = await queryRows<{ events: string; count: string }>(db, sql`select ${pageColumn(where, page)} as events, ${countColumn(filterKey, where)} as count`, { prepared })
   const count = readCount(row!.count)
   await keepCountCache(db, filterKey, where, count, now)
-  return `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":${row!.events},"totalEvents":${totalOf(count)}}`
+  return { events: row!.events, total: totalOf(count) }
 }

@@ -5,7 +5,7 @@ import type { Actor } from '../events/store.js'
 import { notFound } from '../http/errors.js'
 import type { Constraint, Strategy } from '../strategies/schemas.js'
 import type { Variant } from '../variants/schemas.js'
-import { avatarCache } from '../users/avatar.js'
+import { avatarUrl } from '../users/avatar.js'
 import { stageRankOf } from './lifecycle.js'
 import { EXPECTED_LIFETIME_DAYS, type Feature, type FlagType } from './schemas.js'
 
@@ -160,7 +160,7 @@ type VolatileRow = Pick<FeatureReadRow, 'favorite' | 'collaborators' | 'children
 
 /**
  * The parts of the flag named that its version does not pin down, as one JSON value for a statement's
- * `returning` (placeholders `name` and `principal`): what `withVolatileParts` puts into a flag known by version.
+ * `returning` (placeholders `name` and `principal`): what `asWrittenBy` puts into a flag known by version.
  */
 const namedFlag = sql`${sql.placeholder('name')}::text`
 export const volatilePartsJson = sql<VolatileRow>`(select json_build_object(
@@ -170,9 +170,15 @@ export const volatilePartsJson = sql<VolatileRow>`(select json_build_object(
     'children', ${childrenOf(namedFlag)},
     'dependencies', ${dependenciesOf(namedFlag)}))`
 
-/** The flag (as of a version) with its parts that the version does not pin down as they are now, and its staleness now. */
-export async function withVolatileParts(feature: Feature, parts: VolatileRow, now: Date): Promise<Feature> {
+/**
+ * The answer of a write by `actor`: the flag (as of a version, with the change) with its parts that the version
+ * does not pin down as `parts` read them, and its staleness now. The parts were read in the write's snapshot,
+ * before its events: the actor is put first among the collaborators (newest first), as the next read has it.
+ */
+export async function asWrittenBy(feature: Feature, parts: VolatileRow, actor: Actor, now: Date): Promise<Feature> {
   const environments = feature.environments.map((e) => ({ ...e, lastSeenAt: isoOrNull(parts.lastSeen[e.name] ?? null) }))
+  const author = { id: actor.createdByUserId, name: actor.createdBy }
+  const others = parts.collaborators.filter((c) => c.id !== author.id || c.name !== author.name)
   return {
     ...feature,
     favorite: parts.favorite,
@@ -181,7 +187,7 @@ export async function withVolatileParts(feature: Feature, parts: VolatileRow, no
     lastSeenAt: lastSeenOf(environments),
     children: parts.children,
     dependencies: parts.dependencies,
-    collaborators: { users: await collaboratorsView(parts.collaborators) },
+    collaborators: { users: await collaboratorsView([author, ...others]) },
   }
 }
 
@@ -192,16 +198,13 @@ const lastSeenOf = (environments: { lastSeenAt: string | null }[]) =>
     .sort()
     .at(-1) ?? null
 
-const collaboratorsView = (rows: FeatureReadRow['collaborators']) => {
-  const avatar = avatarCache()
-  return Promise.all(rows.map(async (c) => ({ id: c.id ?? TOKEN_USER_ID, name: c.name || 'unknown', imageUrl: await avatar(c.name) })))
-}
+const collaboratorsView = (rows: FeatureReadRow['collaborators']) =>
+  Promise.all(rows.map(async (c) => ({ id: c.id ?? TOKEN_USER_ID, name: c.name || 'unknown', imageUrl: await avatarUrl(c.name) })))
 
 const featureNamed = statement<FeatureReadRow>('flagpost_feature_named', () => featuresSql(sql`${features.name} = ${sql.placeholder('name')}`, sql.placeholder('principal')))
 
 /** A flag (row of `featuresSql`, or its JSON) as the API shows it, with its version (see src/flags/lock.ts). */
 export async function toFeature(row: FeatureReadRow, now: Date): Promise<{ feature: Feature; version: number; createdAtMs: number }> {
-  const avatar = avatarCache()
   const envs = row.environments.map((fe) => {
     const strategies: Strategy[] = fe.strategies.map((s) => ({ ...s, featureName: row.name, segments: s.segments.map(Number) }))
     return {
@@ -232,7 +235,7 @@ export async function toFeature(row: FeatureReadRow, now: Date): Promise<{ featu
     favorite: row.favorite,
     impressionData: row.impression_data,
     createdAt: createdAt.toISOString(),
-    createdBy: { id: row.created_by_user_id ?? TOKEN_USER_ID, name: row.created_by, imageUrl: await avatar(row.created_by) },
+    createdBy: { id: row.created_by_user_id ?? TOKEN_USER_ID, name: row.created_by, imageUrl: await avatarUrl(row.created_by) },
     archivedAt: isoOrNull(row.archived_at),
     lastSeenAt: lastSeenOf(envs),
     environments: envs,
@@ -262,17 +265,6 @@ export async function readFeatureForChange(db: Db, projectId: string, name: stri
   const found = row && (await toFeature(row, viewer.now))
   if (!found || found.feature.project !== projectId || found.feature.archived) throw notFound(`Could not find feature flag ${name} in project ${projectId}`)
   return found
-}
-
-/**
- * The flag as its next read will show it after `actor` wrote events about it: the actor first among the
- * collaborators (they are listed newest first).
- */
-export async function changedBy(feature: Feature, actor: Actor): Promise<Feature> {
-  const id = actor.createdByUserId ?? TOKEN_USER_ID
-  const name = actor.createdBy || 'unknown'
-  const others = feature.collaborators.users.filter((u) => u.id !== id || u.name !== name)
-  return { ...feature, collaborators: { users: [{ id, name, imageUrl: await avatarCache()(actor.createdBy) }, ...others] } }
 }
 
 /** Not marked stale, but older than its type's expected lifetime (kill switches and permissions never are). */

@@ -31,7 +31,7 @@ export function metadataOf(flag: FeatureRow | Feature): Metadata {
 
 /**
  * The flag as of a version: what the optimistic writes compute their changes from, and the answer of a write
- * once the parts its version does not pin down are read again (`withVolatileParts`).
+ * once the parts its version does not pin down are read again (`asWrittenBy`).
  */
 export interface FlagState {
   version: number

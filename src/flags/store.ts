@@ -10,7 +10,7 @@ import { insertStrategy } from '../strategies/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 import { advanceOnEnable, enterStage, leaveStage, stageOnEnable } from './lifecycle.js'
 import { lockFeature, lockFlags, lockForChange, tagsOf, type FeatureRow } from './lock.js'
-import { changedBy, loadFeature, volatilePartsJson, withVolatileParts } from './read.js'
+import { asWrittenBy, loadFeature, volatilePartsJson } from './read.js'
 import { eventTagsOf, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagStates, type Metadata } from './states.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
 
@@ -163,7 +163,7 @@ export async function setEnvironmentEnabled(
       if (written === 0) return undefined
       const changed = nextState(state, { environments: new Map([[env.name, { enabled }]]) })
       next(changed)
-      return changedBy(await withVolatileParts(changed.feature, returned!, now), actor)
+      return asWrittenBy(changed.feature, returned!, actor, now)
     },
     locked: () =>
       db.transaction(async (tx) => {
@@ -264,7 +264,7 @@ export async function patchFeature(
       if (written === 0) return undefined
       const changed = nextState(state, { metadata: change.values })
       next(changed)
-      return changedBy(await withVolatileParts(changed.feature, returned!, now), actor)
+      return asWrittenBy(changed.feature, returned!, actor, now)
     },
     locked: () =>
       db.transaction(async (tx) => {

@@ -432,6 +432,8 @@ describe('operations 1 and 3 written optimistically', () => {
     }
     try {
       expect((await createFlag({ name: 'known' })).status).toBe(201)
+      // The spies count every app's statements: the test app's deliveries after creating the flag must be done first.
+      await t.app.idle()
       await request(mine, 'POST', `${F('known')}/environments/development/on`)
       await request(mine, 'POST', `${F('known')}/environments/development/off`)
       // The app knows the flag now: each write is its one statement, no transaction.

@@ -9,6 +9,7 @@ import { CreateStrategySchema } from '../strategies/schemas.js'
 import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema, ProjectOverviewSchema, ProjectsSchema, UpdateProjectSchema } from './schemas.js'
 import { addEnvironmentToProject, createProject, listProjects, setDefaultStrategy, updateProject } from './store.js'
 import { projectOverviewJson } from './overview.js'
+import { hiddenProjectsOf } from './visibility.js'
 
 const getProjects = adminRoute({
   method: 'get',
@@ -16,7 +17,10 @@ const getProjects = adminRoute({
   operationId: 'getProjects',
   tags: ['Projects'],
   summary: 'Get a list of all projects',
-  description: 'Every project that is not archived, ordered by name, with the environments enabled in it.',
+  description:
+    'Every project that is not archived, ordered by name, with the environments enabled in it. Private projects are listed only for their members and ' +
+    'for callers who see every project (admins, admin tokens, root roles other than Viewer), as in Unleash; for anyone else they do not exist, and every ' +
+    'route under `/api/admin/projects/{projectId}` answers 404 for them.',
   responses: {
     200: { description: 'The projects', content: jsonContent(ProjectsSchema) },
     ...pickErrors(401, 403),
@@ -99,7 +103,7 @@ const defaultStrategyRoute = (method: 'put' | 'post') =>
   })
 
 export const projectRoutes = createRouter()
-  .openapi(getProjects, async (c) => c.json({ version: 1, projects: await listProjects(c.var.db) }, 200))
+  .openapi(getProjects, async (c) => c.json({ version: 1, projects: await listProjects(c.var.db, await hiddenProjectsOf(c)) }, 200))
   .openapi(createProjectRoute, async (c) => {
     requirePermission(c.var.principal, Permission.CREATE_PROJECT)
     const project = await createProject(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('json'))

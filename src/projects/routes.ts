@@ -73,7 +73,8 @@ const getProject = adminRoute({
   description:
     'The project with every live flag, its environments (with change-request setting and default strategy), members, health and statistics. ' +
     'health = round(100 − % stale − % potentially stale) over live flags (100 with none). Statistics: current window = the last 30 days, past window = the 30 before; ' +
-    'avgTimeToProdCurrentWindow = mean days from creation to first enabling in a production-type environment, for flags created in the current window (0 when none).',
+    'avgTimeToProdCurrentWindow = mean days from creation to first enabling in a production-type environment, for flags created in the current window (0 when none).' +
+    ' 404 for an unknown project, and for a private project the caller may not read (not a member, admin, admin token or root role other than Viewer): for them it does not exist, as in Unleash.',
   request: { params: projectIdParam },
   responses: { 200: { description: 'The project overview', content: jsonContent(ProjectOverviewSchema) }, ...pickErrors(401, 403, 404) },
 })

@@ -161,4 +161,15 @@ describe('a private project for a Viewer who is not a member', () => {
     expect(owners(await outsider.call('GET', '/api/admin/personal-dashboard'))).not.toContain('olga')
     for (const [who, user] of readers()) expect(owners(await user.call('GET', '/api/admin/personal-dashboard')), who).toContain('olga')
   })
+
+  it("is left out of an application's usage (GET /api/admin/metrics/applications)", async () => {
+    const secret = (await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: 'sdk', type: 'client', environment: 'development', projects: ['*'] } })).body.secret
+    const now = new Date()
+    const bucket = { start: new Date(now.getTime() - 60_000).toISOString(), stop: now.toISOString(), toggles: { 'vault-flag': { yes: 1, no: 0 }, 'lobby-flag': { yes: 1, no: 0 } } }
+    expect((await t.call('POST', '/api/client/metrics', { token: secret, body: { appName: 'shop-web', instanceId: 'pod-1', bucket } })).status).toBe(202)
+    await t.app.idle()
+    const usage = async (user: TestUser) => (await user.call('GET', '/api/admin/metrics/applications')).body.applications.find((a: any) => a.appName === 'shop-web').usage.map((u: any) => u.project)
+    expect(await usage(outsider)).toEqual(['lobby'])
+    for (const [who, user] of readers()) expect(await usage(user), who).toEqual(['lobby', 'vault'])
+  })
 })

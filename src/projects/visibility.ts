@@ -1,4 +1,4 @@
-import { eq, isNull, notInArray, or, type SQL } from 'drizzle-orm'
+import { eq, isNull, or, sql, type SQL } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import type { MiddlewareHandler } from 'hono'
 import { features, projects } from '../../schema/index.js'
@@ -52,7 +52,8 @@ export function hiddenProjectsOf(c: AppContext): Promise<string[]> {
  * project (instance-level events, global segments) are kept.
  */
 export function visibleProjectCondition(column: AnyPgColumn, hidden: readonly string[]): SQL | undefined {
-  return hidden.length === 0 ? undefined : or(isNull(column), notInArray(column, [...hidden]))
+  // One array parameter, so the statement's text (and its prepared name) is the same however many are hidden.
+  return hidden.length === 0 ? undefined : or(isNull(column), sql`${column} <> all(${sql.param([...hidden])}::text[])`)
 }
 
 export const projectNotFound = (projectId: string) => notFound(`Could not find project ${projectId}`)

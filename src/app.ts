@@ -4,7 +4,7 @@ import { ZodError } from 'zod'
 import type { Context } from 'hono'
 import type { Db } from './db.js'
 import type { AppEnv, Clock } from './http/context.js'
-import { ApiError, errorBody, fromDatabaseError, notFound, validationError } from './http/errors.js'
+import { ApiError, errorBody, fromDatabaseError, loggable, notFound, validationError } from './http/errors.js'
 import { createRouter, SECURITY_SCHEME, zodValidationError } from './http/openapi.js'
 import { bodyGuard, urlGuard } from './http/request-guard.js'
 import { authenticateAdmin } from './http/auth.js'
@@ -15,6 +15,7 @@ import { apiTokenRoutes } from './api-tokens/routes.js'
 import { integrationRoutes } from './integrations/routes.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending, type DeliveryOptions } from './integrations/delivery.js'
 import { createOverviewCache } from './projects/overview.js'
+import { flagVisibility, projectVisibility } from './projects/visibility.js'
 import { createFlagStates } from './flags/states.js'
 import { backgroundJob, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
@@ -96,7 +97,7 @@ export function createApp(deps: AppDeps) {
   app.onError((error, c) => {
     const apiError = toApiError(error)
     if (apiError) return c.json(errorBody(apiError), apiError.status)
-    console.error(`unexpected error on ${c.req.method} ${new URL(c.req.url).pathname}:`, error)
+    console.error(`unexpected error on ${c.req.method} ${new URL(c.req.url).pathname}:`, loggable(error))
     return c.json({ id: crypto.randomUUID(), name: 'InternalError', message: 'Unexpected error: the request was not completed' }, 500)
   })
   app.notFound((c) => {
@@ -117,6 +118,13 @@ export function createApp(deps: AppDeps) {
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !SDK_PATH.test(c.req.path)) deliveries.schedule(c)
   })
   app.use('/api/admin/*', authenticateAdmin)
+  // A private project, and what belongs to it, exists only for those who may read it (src/projects/visibility.ts).
+  app.use('/api/admin/projects/:projectId', projectVisibility)
+  app.use('/api/admin/projects/:projectId/*', projectVisibility)
+  app.use('/api/admin/features/:featureName/*', flagVisibility('featureName'))
+  app.use('/api/admin/archive/revive/:featureName', flagVisibility('featureName'))
+  app.use('/api/admin/client-metrics/features/:featureName', flagVisibility('featureName'))
+  app.use('/api/admin/client-metrics/features/:featureName/*', flagVisibility('featureName'))
   app.use('*', async (c, next) => {
     c.set('sdk', sdk)
     await next()

@@ -6,6 +6,7 @@ import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
+import { loggable } from './http/errors.js'
 
 export interface ServerConfig {
   port: number
@@ -65,7 +66,7 @@ export async function startServer(config: ServerConfig) {
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
   const app = createApp({ db: () => database.db, delivery, publicUrl: config.publicUrl, email, sdk: { frontendCorsOrigins: config.frontendCorsOrigins } })
   const sweep = setInterval(() => {
-    deliverPending(database.db, () => new Date(), delivery).catch((error: unknown) => console.error('integration delivery failed:', error))
+    deliverPending(database.db, () => new Date(), delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))
     // SDK reports are folded right after they arrive; this catches what a stopped process left in the inbox.
     aggregatePendingMetrics(database.db, () => new Date()).catch((error: unknown) => console.error('metrics aggregation failed:', error))
   }, DELIVERY_SWEEP_MS)

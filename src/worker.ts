@@ -5,6 +5,7 @@ import { openNeon, type DbHandle } from './db.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
+import { loggable } from './http/errors.js'
 
 export interface WorkerEnv {
   /** Secret: the Postgres (Neon) connection string. */
@@ -59,7 +60,7 @@ export default {
       delivery: deliveryOptions(env),
       background: (c, task) => {
         const bindings = c.env as RequestBindings
-        bindings.background.push(task(bindings.connection.db).catch((error: unknown) => console.error('background work failed:', error)))
+        bindings.background.push(task(bindings.connection.db).catch((error: unknown) => console.error('background work failed:', loggable(error))))
       },
       // The caches live per isolate; a request never waits on work another request started (it may never settle here).
       sdk: { frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS), shareInFlight: false },
@@ -77,7 +78,7 @@ export default {
     const connection = new LazyConnection(env)
     ctx.waitUntil(
       Promise.allSettled([
-        deliverPending(connection.db, () => new Date(), deliveryOptions(env)).catch((error: unknown) => console.error('integration delivery failed:', error)),
+        deliverPending(connection.db, () => new Date(), deliveryOptions(env)).catch((error: unknown) => console.error('integration delivery failed:', loggable(error))),
         aggregatePendingMetrics(connection.db, () => new Date()).catch((error: unknown) => console.error('metrics aggregation failed:', error)),
       ]).finally(() => connection.close()),
     )

@@ -92,7 +92,7 @@ const listRoute = adminRoute({
   operationId: 'getChangeRequests',
   tags,
   summary: "List a project's change requests",
-  description: 'Newest first, optionally only those in one `state`.',
+  description: 'Newest first, optionally only those in one `state`; drafts included. 404 too for a private project the caller may not read (not a member, admin, admin token or root role other than Viewer): for them it does not exist, as in Unleash.',
   request: { params: projectIdParam, query: ChangeRequestListQuery },
   responses: { 200: { description: 'The change requests', content: jsonContent(z.array(ChangeRequestSchema)) }, ...pickErrors(400, 401, 403, 404) },
 })
@@ -103,6 +103,7 @@ const getRoute = adminRoute({
   operationId: 'getChangeRequest',
   tags,
   summary: 'Get a change request',
+  description: '404 for an unknown change request or project. 404 too for a private project the caller may not read (not a member, admin, admin token or root role other than Viewer): for them it does not exist, as in Unleash.',
   request: { params: changeRequestParams },
   responses: { 200: { description: 'The change request', content: jsonContent(ChangeRequestSchema) }, ...pickErrors(401, 403, 404) },
 })

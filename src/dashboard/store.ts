@@ -1,21 +1,16 @@
-import { and, asc, desc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import { favoriteFeatures, favoriteProjects, features, projectMembers, projects, users } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { hasPermission, Permission } from '../http/permissions.js'
 import { principalKey, type Principal } from '../http/auth.js'
 import { potentiallyStaleSql } from '../projects/overview.js'
 import { OWNER_ROLE_ID } from '../projects/access.js'
+import { visibleProjectCondition } from '../projects/visibility.js'
 import { adminUsers, userImageUrl } from '../users/store.js'
 
 const MAX_FLAGS = 100
 
-/**
- * Owners of the projects the caller can see: every live project for admins and admin tokens, else the
- * projects that are not private plus the private ones the caller has a role in. One entry per user.
- */
-async function projectOwners(db: Db, principal: Principal) {
-  const seesAll = principal.kind !== 'user' || hasPermission(principal, Permission.ADMIN)
-  const memberOf = principal.kind === 'user' ? sql`exists (select 1 from ${projectMembers} m where m.project_id = ${projects.id} and m.user_id = ${principal.userId})` : sql`false`
+/** Owners of the live projects the caller can read (`hidden`: those it may not, see projects/visibility.ts). One entry per user. */
+async function projectOwners(db: Db, hidden: readonly string[]) {
   const rows = await db
     .selectDistinctOn([users.id], { id: users.id, name: users.name, username: users.username, email: users.email })
     .from(projectMembers)
@@ -26,7 +21,7 @@ async function projectOwners(db: Db, principal: Principal) {
         eq(projectMembers.roleId, OWNER_ROLE_ID),
         isNull(users.deletedAt),
         isNull(projects.archivedAt),
-        seesAll ? undefined : or(ne(projects.mode, 'private'), memberOf),
+        visibleProjectCondition(projects.id, hidden),
       ),
     )
     .orderBy(asc(users.id))
@@ -41,7 +36,7 @@ async function projectOwners(db: Db, principal: Principal) {
 }
 
 /** Live projects the user has a role in or favorited, with health, members and live flags counted in SQL. */
-async function personalProjects(db: Db, userId: number, principal: string, now: Date) {
+async function personalProjects(db: Db, userId: number, principal: string, hidden: readonly string[], now: Date) {
   const rows = await db
     .select({
       id: projects.id,
@@ -56,6 +51,8 @@ async function personalProjects(db: Db, userId: number, principal: string, now: 
     .where(
       and(
         isNull(projects.archivedAt),
+        // A favorite outlives the caller's membership of a private project.
+        visibleProjectCondition(projects.id, hidden),
         or(
           inArray(projects.id, db.select({ id: projectMembers.projectId }).from(projectMembers).where(eq(projectMembers.userId, userId))),
           inArray(projects.id, db.select({ id: favoriteProjects.project }).from(favoriteProjects).where(eq(favoriteProjects.principal, principal))),
@@ -75,13 +72,14 @@ async function personalProjects(db: Db, userId: number, principal: string, now: 
 }
 
 /** Live flags the user created or favorited, newest first. */
-async function personalFlags(db: Db, userId: number, principal: string) {
+async function personalFlags(db: Db, userId: number, principal: string, hidden: readonly string[]) {
   return db
     .select({ name: features.name, project: features.project, type: features.type })
     .from(features)
     .where(
       and(
         isNull(features.archivedAt),
+        visibleProjectCondition(features.project, hidden),
         or(
           eq(features.createdByUserId, userId),
           inArray(features.name, db.select({ name: favoriteFeatures.featureName }).from(favoriteFeatures).where(eq(favoriteFeatures.principal, principal))),
@@ -93,13 +91,13 @@ async function personalFlags(db: Db, userId: number, principal: string) {
 }
 
 /** Operation 11. A caller that is not a user (an admin token) has no projects or flags of its own. */
-export async function personalDashboard(db: Db, principal: Principal, now: Date) {
+export async function personalDashboard(db: Db, principal: Principal, hidden: readonly string[], now: Date) {
   const key = principalKey(principal)
   const [admins, owners, ownProjects, flags] = await Promise.all([
     adminUsers(db),
-    projectOwners(db, principal),
-    principal.kind === 'user' ? personalProjects(db, principal.userId, key, now) : [],
-    principal.kind === 'user' ? personalFlags(db, principal.userId, key) : [],
+    projectOwners(db, hidden),
+    principal.kind === 'user' ? personalProjects(db, principal.userId, key, hidden, now) : [],
+    principal.kind === 'user' ? personalFlags(db, principal.userId, key, hidden) : [],
   ])
   return { admins, projectOwners: owners, projects: ownProjects, flags }
 }

@@ -3,6 +3,14 @@ import { adminRoute, createRouter, jsonContent, serializedJson } from '../http/o
 import { pickErrors } from '../http/errors.js'
 import { EventSearchQuerySchema, EventSearchResponseSchema, FeatureEventsQuerySchema, FeatureEventsSchema } from './schemas.js'
 import { featureEventsJson, searchEventsJson } from './search.js'
+import { eventAccess } from './access.js'
+import { hiddenProjectsOf } from '../projects/visibility.js'
+import type { AppContext } from '../http/context.js'
+
+const READ_RULE =
+  "Events are read as their project is (a private project's only by its members and those who see every project; for anyone else they do not exist). " +
+  'Events about users, tokens, roles, sign-in and integration settings (`user-*`, `pat-*`, `api-token-*`, `setting-*`, `addon-config-*`…) are read only by admins; ' +
+  'other events without a project (environments, global segments) by every caller.'
 
 const getEventsForToggle = adminRoute({
   method: 'get',
@@ -10,7 +18,9 @@ const getEventsForToggle = adminRoute({
   operationId: 'getEventsForToggle',
   tags: ['Events'],
   summary: 'Get the events of a flag',
-  description: 'Newest first; `totalEvents` counts every event of the flag. An unknown flag gives an empty list (200), not 404. `limit` default 50, at most 1000; `offset` default 0.',
+  description:
+    'Newest first; `totalEvents` counts every event of the flag the caller may read. An unknown flag (or one of a private project the caller may not read) gives an empty list (200), not 404. `limit` default 50, at most 1000; `offset` default 0. ' +
+    READ_RULE,
   request: {
     params: z.object({ featureName: z.string().openapi({ param: { name: 'featureName', in: 'path' } }) }),
     query: FeatureEventsQuerySchema,
@@ -25,12 +35,17 @@ const searchEventsRoute = adminRoute({
   tags: ['Events'],
   summary: 'Search events',
   description:
-    'Events matching every given filter, newest first (created_at, then id), with `total` = all matches. A parameter that does not match its documented format, an unknown event type, ' +
-    'a negative offset or a limit above 1000 is a 400 ValidationError naming the parameter.',
+    'Events matching every given filter, newest first (created_at, then id), with `total` = all matches the caller may read. A parameter that does not match its documented format, an unknown event type, ' +
+    'a negative offset or a limit above 1000 is a 400 ValidationError naming the parameter. ' +
+    READ_RULE,
   request: { query: EventSearchQuerySchema },
   responses: { 200: { description: 'The matching events', content: jsonContent(EventSearchResponseSchema) }, ...pickErrors(400, 401, 403) },
 })
 
+const accessOf = async (c: AppContext) => eventAccess(c.var.principal, await hiddenProjectsOf(c))
+
 export const eventRoutes = createRouter()
-  .openapi(getEventsForToggle, async (c) => serializedJson(c, await featureEventsJson(c.var.db, c.req.valid('param').featureName, c.req.valid('query'), c.var.clock())))
-  .openapi(searchEventsRoute, async (c) => serializedJson(c, await searchEventsJson(c.var.db, c.req.valid('query'), c.var.clock())))
+  .openapi(getEventsForToggle, async (c) =>
+    serializedJson(c, await featureEventsJson(c.var.db, c.req.valid('param').featureName, c.req.valid('query'), await accessOf(c), c.var.clock())),
+  )
+  .openapi(searchEventsRoute, async (c) => serializedJson(c, await searchEventsJson(c.var.db, c.req.valid('query'), await accessOf(c), c.var.clock())))

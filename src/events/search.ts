@@ -5,6 +5,7 @@ import { validationError } from '../http/errors.js'
 import { countColumn, keepCountCache, readCount, totalOf } from './count-cache.js'
 import type { EventSearchQuery } from './schemas.js'
 import { isEventType, type EventType } from './types.js'
+import type { EventAccess } from './access.js'
 
 type EventRow = typeof events.$inferSelect
 
@@ -93,8 +94,11 @@ function pageColumn(where: SQL | undefined, page: { offset: number; limit: numbe
 const filterKeyOf = (filters: Omit<EventSearchQuery, 'offset' | 'limit'>) =>
   JSON.stringify(Object.entries(filters).filter(([, v]) => v !== undefined && v !== '').sort(([a], [b]) => a.localeCompare(b)))
 
+/** A cached total counts what its caller may read: callers who may read less count under their own key. */
+const withAccess = (filterKey: string, access: EventAccess) => (access.key === '' ? filterKey : `${filterKey}|${access.key}`)
+
 /** Operation 7: newest first (created_at, then id), with the total number of matches. The answer's JSON text. */
-export async function searchEventsJson(db: Db, q: EventSearchQuery, now: Date): Promise<string> {
+export async function searchEventsJson(db: Db, q: EventSearchQuery, access: EventAccess, now: Date): Promise<string> {
   const { offset, limit, ...filters } = q
   // Which index serves a filter best depends on its values: how common a project or type is, and when its
   // events happened (a project whose events are all old is found by its own index, not by walking the
@@ -102,7 +106,7 @@ export async function searchEventsJson(db: Db, q: EventSearchQuery, now: Date): 
   // planned for their values on every call. Without filters (or with days only) there is one right plan,
   // and the statement is prepared.
   const planForValues = filters.query !== undefined || filters.feature !== undefined || filters.project !== undefined || filters.type !== undefined || filters.createdBy !== undefined
-  const { events, total } = await pageAndTotal(db, filterKeyOf(filters), and(...searchConditions(filters)), { offset, limit }, !planForValues, now)
+  const { events, total } = await pageAndTotal(db, withAccess(filterKeyOf(filters), access), and(...searchConditions(filters), access.condition), { offset, limit }, !planForValues, now)
   return `{"events":${events},"total":${total}}`
 }
 
@@ -110,8 +114,8 @@ export async function searchEventsJson(db: Db, q: EventSearchQuery, now: Date): 
  * Operation 5: a flag's events, newest first, and how many it has in all. The answer's JSON text. The total is
  * the search's for `feature=IS:<name>` (same condition, same cached count).
  */
-export async function featureEventsJson(db: Db, featureName: string, page: { offset: number; limit: number }, now: Date): Promise<string> {
-  const { events: list, total } = await pageAndTotal(db, filterKeyOf({ feature: `IS:${featureName}` }), eq(events.featureName, featureName), page, true, now)
+export async function featureEventsJson(db: Db, featureName: string, page: { offset: number; limit: number }, access: EventAccess, now: Date): Promise<string> {
+  const { events: list, total } = await pageAndTotal(db, withAccess(filterKeyOf({ feature: `IS:${featureName}` }), access), and(eq(events.featureName, featureName), access.condition), page, true, now)
   return `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":${list},"totalEvents":${total}}`
 }
 

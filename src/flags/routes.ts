@@ -35,7 +35,7 @@ const getFeatures = adminRoute({
   operationId: 'getFeatures',
   tags,
   summary: "Get a project's flags",
-  description: 'Every flag of the project that is not archived, by name.',
+  description: 'Every flag of the project that is not archived, by name. 404 too for a private project the caller may not read (not a member, admin, admin token or root role other than Viewer): for them it does not exist, as in Unleash.',
   request: { params: projectIdParam },
   responses: { 200: { description: 'The flags', content: jsonContent(ProjectFeaturesSchema) }, ...pickErrors(401, 403, 404) },
 })
@@ -46,7 +46,7 @@ const getFeature = adminRoute({
   operationId: 'getFeature',
   tags,
   summary: 'Get a feature flag',
-  description: 'The whole flag, archived ones included (with `archived: true`). 404 for a flag of another project.',
+  description: 'The whole flag, archived ones included (with `archived: true`). 404 for a flag of another project. 404 too for a private project the caller may not read (not a member, admin, admin token or root role other than Viewer): for them it does not exist, as in Unleash.',
   request: { params: featurePathParams },
   responses: { 200: { description: 'The flag', content: jsonContent(FeatureSchema) }, ...pickErrors(401, 403, 404) },
 })

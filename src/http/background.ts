@@ -1,6 +1,7 @@
 import type { Context } from 'hono'
 import type { Db } from '../db.js'
 import type { AppEnv } from './context.js'
+import { loggable } from './errors.js'
 
 /**
  * Hands work to run after the response, with the request's database. Workers pass one that keeps the
@@ -27,7 +28,7 @@ export function backgroundJob(name: string, run: (db: Db) => Promise<unknown>, o
   const background = options.background ?? runDetached
   const safeRun = (db: Db) =>
     run(db).catch((error: unknown) => {
-      console.error(`${name} failed:`, error)
+      console.error(`${name} failed:`, loggable(error))
     })
   let running: Promise<void> | undefined
   let again = false

@@ -85,3 +85,13 @@ export function fromDatabaseError(error: unknown): ApiError | undefined {
   if (code === '22P02' || code === '22003' || code === '22007' || code === '22008') return validationError('A value in the request is out of range or malformed')
   return undefined
 }
+
+/**
+ * What a log may show of an error: a failed query's error carries the values it was sent (webhook secrets,
+ * e-mails, token hashes), so the log gets the statement and the database's message, never the values.
+ */
+export function loggable(error: unknown): unknown {
+  if (!(error instanceof Error) || !('query' in error) || !('params' in error)) return error
+  const cause = error.cause instanceof Error ? error.cause.message : String(error.cause ?? '')
+  return `Failed query (values not logged): ${String(error.query)}${cause ? `: ${cause}` : ''}`
+}

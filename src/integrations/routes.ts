@@ -9,7 +9,8 @@ import { addonView, createAddon, deleteAddon, getAddon, listAddons, listIntegrat
 const tags = ['Addons']
 const configRules =
   'Webhook parameters: `url` (http or https; loopback, private and link-local IP addresses are refused unless FLAGPOST_ALLOW_PRIVATE_WEBHOOKS=true), `contentType` (default application/json), ' +
-  '`authorization` (stored, shown masked as `*****`; sending the mask back keeps it), `bodyTemplate` (Mustache over `{ event }`), `customHeaders` (a JSON object of strings). ' +
+  '`authorization`, `bodyTemplate` (Mustache over `{ event }`), `customHeaders` (a JSON object of strings). The sensitive ones, `url` (a capability URL is its own secret), ' +
+  '`authorization` and `customHeaders`, are stored and shown masked as `*****` in every response, event and delivery log; sending the mask back on an update keeps the stored value. ' +
   '`events` are event types; empty `projects`/`environments` mean all. Admin only.'
 
 const getAddons = adminRoute({
@@ -38,7 +39,7 @@ const createAddonRoute = adminRoute({
   operationId: 'createAddon',
   tags,
   summary: 'Create an integration',
-  description: `${configRules} Emits \`addon-config-created\` (without the authorization in clear). Every matching event is delivered after its change commits, in the background.`,
+  description: `${configRules} Emits \`addon-config-created\` (sensitive parameters masked). Every matching event is delivered after its change commits, in the background.`,
   request: { body: { required: true, content: jsonContent(AddonInputSchema) } },
   responses: { 200: { description: 'The new integration', content: jsonContent(AddonSchema) }, ...pickErrors(400, 401, 403, 413, 415) },
 })
@@ -73,7 +74,7 @@ const getIntegrationEvents = adminRoute({
   summary: 'What an integration did with events',
   description:
     'One integration event per delivery attempt, newest first: `success` (2xx), `failed` (another status, a timeout, an unreachable host) or `successWithErrors` (delivered, but e.g. some custom headers could not be sent). ' +
-    'The newest 100 per integration are kept. `limit` default 50, at most 100; `offset` default 0. Admin only.',
+    'The newest 100 per integration are kept. `details` names what was sent, sensitive parameters (the URL) masked. `limit` default 50, at most 100; `offset` default 0. Admin only.',
   request: { params: AddonIdParam, query: IntegrationEventsQuerySchema },
   responses: { 200: { description: 'The integration events', content: jsonContent(IntegrationEventsSchema) }, ...pickErrors(400, 401, 403, 404) },
 })

@@ -6,20 +6,11 @@ import { notFound, validationError, type ErrorDetail } from '../http/errors.js'
 import { recordEvents, type Actor } from '../events/store.js'
 import { unknownEnvironments } from '../environments/store.js'
 import { eventView } from '../events/search.js'
-import { providerNamed } from './providers.js'
+import { MASK, maskSensitive, providerNamed } from './providers.js'
 import { parseCustomHeaders, webhookUrlProblem } from './webhook-target.js'
 import type { AddonInput } from './schemas.js'
 
 type AddonRow = typeof addons.$inferSelect
-
-const MASK = '*****'
-
-/** Sensitive parameters (the webhook's authorization) are never shown or logged in clear. */
-function maskedParameters(row: AddonRow): Record<string, string> {
-  const provider = providerNamed(row.provider)
-  const parameters = row.parameters as Record<string, string>
-  return Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, provider?.parameters.find((p) => p.name === k)?.sensitive && v ? MASK : v]))
-}
 
 export function addonView(row: AddonRow) {
   return {
@@ -27,7 +18,7 @@ export function addonView(row: AddonRow) {
     provider: row.provider,
     description: row.description,
     enabled: row.enabled,
-    parameters: maskedParameters(row),
+    parameters: maskSensitive(row.provider, row.parameters as Record<string, string>),
     events: row.events,
     projects: row.projects,
     environments: row.environments,
@@ -119,7 +110,7 @@ export async function deleteAddon(db: Db, actor: Actor, now: Date, id: number) {
 
 /** Operation 8: what the integration did with events, newest first. */
 export async function listIntegrationEvents(db: Db, id: number, page: { limit: number; offset: number }) {
-  await getAddon(db, id)
+  const addon = await getAddon(db, id)
   const rows = await db
     .select()
     .from(integrationEvents)
@@ -134,6 +125,7 @@ export async function listIntegrationEvents(db: Db, id: number, page: { limit: n
     state: r.state as 'success' | 'failed' | 'successWithErrors',
     stateDetails: r.stateDetails,
     event: r.event as ReturnType<typeof eventView>,
-    details: r.details as Record<string, unknown>,
+    // A delivery's details name what was sent, the URL among them: masked like the parameters.
+    details: maskSensitive(addon.provider, r.details as Record<string, unknown>),
   }))
 }

@@ -16,7 +16,7 @@ const getLifecycleRoute = adminRoute({
   summary: "Get a flag's lifecycle",
   description:
     'The stages the flag entered (initial, pre-live, live, completed, archived), oldest first; the last is its current stage. `status` is given for the completed stage. ' +
-    'Archived flags are included. 404 for a flag that is not in the project.',
+    'Archived flags are included. 404 for a flag that is not in the project. 404 too for a private project the caller may not read (not a member, admin, admin token or root role other than Viewer): for them it does not exist, as in Unleash.',
   request: { params: featurePathParams },
   responses: { 200: { description: 'The lifecycle stages', content: jsonContent(FeatureLifecycleSchema) }, ...pickErrors(401, 403, 404) },
 })

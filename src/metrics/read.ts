@@ -3,6 +3,7 @@ import { clientApplications, clientMetricsHourly, clientMetricsVariantsHourly, f
 import type { Db } from '../db.js'
 import { notFound } from '../http/errors.js'
 import type { ApplicationsQuery } from './schemas.js'
+import { visibleProjectCondition } from '../projects/visibility.js'
 
 const HOUR_MS = 3_600_000
 const MAX_PAGE = 1000
@@ -10,8 +11,11 @@ const startOfHour = (at: Date) => new Date(at.getTime() - (at.getTime() % HOUR_M
 
 const SORT_COLUMNS = { appName: clientApplications.appName, createdAt: clientApplications.createdAt, seenAt: clientApplications.seenAt } as const
 
-/** A page of applications (two queries: the page with its total, then the usage of the page's applications). */
-export async function listApplications(db: Db, query: ApplicationsQuery) {
+/**
+ * A page of applications (two queries: the page with its total, then the usage of the page's applications).
+ * `hidden`: private projects the caller may not read, left out of the usage.
+ */
+export async function listApplications(db: Db, query: ApplicationsQuery, hidden: readonly string[]) {
   const limit = Math.min(Number(query.limit ?? MAX_PAGE), MAX_PAGE)
   const offset = Number(query.offset ?? 0)
   const filter: SQL | undefined = query.query ? sql`strpos(lower(${clientApplications.appName}), lower(${query.query})) > 0` : undefined
@@ -33,7 +37,7 @@ export async function listApplications(db: Db, query: ApplicationsQuery) {
           })
           .from(clientMetricsHourly)
           .innerJoin(features, eq(features.name, clientMetricsHourly.featureName))
-          .where(inArray(clientMetricsHourly.appName, names))
+          .where(and(inArray(clientMetricsHourly.appName, names), visibleProjectCondition(features.project, hidden)))
           .groupBy(clientMetricsHourly.appName, features.project)
           .orderBy(asc(clientMetricsHourly.appName), asc(features.project))
   return {

@@ -2,6 +2,7 @@ import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { ApplicationsQuerySchema, ApplicationsSchema, FeatureMetricsSchema, FeatureUsageSchema, featureNameParam, HoursBackQuerySchema } from './schemas.js'
 import { featureMetricsRaw, featureUsage, listApplications } from './read.js'
+import { hiddenProjectsOf } from '../projects/visibility.js'
 
 const tags = ['Metrics']
 
@@ -13,7 +14,7 @@ const getApplicationsRoute = adminRoute({
   summary: 'Get all applications',
   description:
     'Every application (SDK `appName`) that registered or sent metrics, with the strategies it registered, its SDK version and `usage`: the projects ' +
-    'whose flags it reported and in which environments. `query` filters by name (contains, case-insensitive); `sortBy` appName (default), createdAt or seenAt; ' +
+    'whose flags it reported and in which environments (private projects only for callers who may read them). `query` filters by name (contains, case-insensitive); `sortBy` appName (default), createdAt or seenAt; ' +
     '`sortOrder` asc (default) or desc; `offset` and `limit` (default and at most 1000) page the list, `total` counts every match. ' +
     'Reports are folded in the background, so an application shows up a moment after its SDK reported.',
   request: { query: ApplicationsQuerySchema },
@@ -28,7 +29,7 @@ const getFeatureUsageRoute = adminRoute({
   summary: 'Last hour of usage and a list of applications that have reported seeing this feature flag',
   description:
     'Per environment, the yes/no counts (and variant counts) SDKs reported for the flag in the last hour (the current and the previous clock hour), the totals ' +
-    'over the retention period (48 hours) and the applications that reported it. 404 for a flag that does not exist.',
+    'over the retention period (48 hours) and the applications that reported it. 404 for a flag that does not exist or belongs to a private project the caller may not read.',
   request: { params: featureNameParam },
   responses: { 200: { description: 'The usage summary', content: jsonContent(FeatureUsageSchema) }, ...pickErrors(401, 403, 404) },
 })
@@ -41,13 +42,13 @@ const getFeatureMetricsRawRoute = adminRoute({
   summary: 'Hourly metrics of a feature flag',
   description:
     'The hourly rows (per application and environment: yes, no and variant counts) recorded for the flag from `hoursBack` hours ago (default 1, at most 48) on, oldest first. ' +
-    '404 for a flag that does not exist.',
+    '404 for a flag that does not exist or belongs to a private project the caller may not read.',
   request: { params: featureNameParam, query: HoursBackQuerySchema },
   responses: { 200: { description: 'The hourly metrics', content: jsonContent(FeatureMetricsSchema) }, ...pickErrors(400, 401, 403, 404) },
 })
 
 export const metricsRoutes = createRouter()
-  .openapi(getApplicationsRoute, async (c) => c.json(await listApplications(c.var.db, c.req.valid('query')), 200))
+  .openapi(getApplicationsRoute, async (c) => c.json(await listApplications(c.var.db, c.req.valid('query'), await hiddenProjectsOf(c)), 200))
   .openapi(getFeatureUsageRoute, async (c) => c.json(await featureUsage(c.var.db, c.req.valid('param').name, c.var.clock()), 200))
   .openapi(getFeatureMetricsRawRoute, async (c) =>
     c.json(await featureMetricsRaw(c.var.db, c.req.valid('param').name, c.req.valid('query').hoursBack ?? 1, c.var.clock()), 200),

@@ -13,13 +13,15 @@ import type { AppEnv } from '../http/context.js'
 import { advancedResponseStream, type AdvancedEvaluation } from './advanced-response.js'
 import { createPreparedScopes } from './prepared-scopes.js'
 import { advancedPlayground, basicPlayground, changeRequestPlayground, DEFAULT_MAX_EVALUATIONS, type PlaygroundCache } from './service.js'
+import { hiddenProjectsOf } from '../projects/visibility.js'
 
 const tags = ['Playground']
 const evaluation =
   'Archived flags are not evaluated. Strategies only an SDK can evaluate (custom strategies, and applicationHostname, which depends on the host) are `{ evaluationStatus: "incomplete" }`, ' +
   "with `enabled: false` when their constraints or segments fail and `'unknown'` otherwise; disabled strategies are listed as `unevaluated` and do not count. " +
   "`strategies.result` is 'unknown' when no strategy is on and one is unknown; `isEnabled` is true only when the flag is on for sure. " +
-  'The context is evaluated in the environment (`context.environment` defaults to it); custom top-level context fields are looked up like properties. Unknown environments or projects are a 400.'
+  'The context is evaluated in the environment (`context.environment` defaults to it); custom top-level context fields are looked up like properties. Unknown environments or projects are a 400. ' +
+  'Private projects the caller may not read (see `GET /api/admin/projects`) are left out of `*` and are unknown when named.'
 const combinations = (limit: string) =>
   'Every context field, properties included, may hold comma-separated values: every combination is evaluated, and each evaluated flag shows its combination (properties flattened in). ' +
   `More than ${limit} evaluations (environments × flags × combinations) is a 400. Top-level context fields that are not strings are left out and listed in \`warnings.invalidContextProperties\`.`
@@ -63,7 +65,7 @@ export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
     description:
       "Evaluates the flags of the change request's project in its environment as they would be once its pending changes are applied: the changes are applied in memory, " +
       'in order, to the current flags; nothing is written. A change request that is Applied, Rejected or Cancelled has no pending changes: the flags are evaluated as they are. ' +
-      `A pending change that no longer applies (flag archived, strategy gone) is a 409, as applying it would be. 404 for an unknown change request. ${combinations(limit.toLocaleString('en'))} ${evaluation}`,
+      `A pending change that no longer applies (flag archived, strategy gone) is a 409, as applying it would be. 404 for an unknown change request, and for one of a private project the caller may not read. ${combinations(limit.toLocaleString('en'))} ${evaluation}`,
     request: {
       params: z.object({ id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'The change request id' }) }),
       body: { required: true, content: jsonContent(ChangeRequestPlaygroundRequestSchema) },
@@ -72,7 +74,9 @@ export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
   })
 
   return createRouter()
-    .openapi(basicRoute, async (c) => c.json(await basicPlayground(c.var.db, c.var.clock(), cacheOf(c), c.req.valid('json')), 200))
-    .openapi(advancedRoute, async (c) => streamJson(c, await advancedPlayground(c.var.db, c.var.clock(), limit, cacheOf(c), c.req.valid('json'))))
-    .openapi(changeRequestRoute, async (c) => streamJson(c, await changeRequestPlayground(c.var.db, c.var.clock(), limit, c.req.valid('param').id, c.req.valid('json'))))
+    .openapi(basicRoute, async (c) => c.json(await basicPlayground(c.var.db, c.var.clock(), cacheOf(c), await hiddenProjectsOf(c), c.req.valid('json')), 200))
+    .openapi(advancedRoute, async (c) => streamJson(c, await advancedPlayground(c.var.db, c.var.clock(), limit, cacheOf(c), await hiddenProjectsOf(c), c.req.valid('json'))))
+    .openapi(changeRequestRoute, async (c) =>
+      streamJson(c, await changeRequestPlayground(c.var.db, c.var.clock(), limit, await hiddenProjectsOf(c), c.req.valid('param').id, c.req.valid('json'))),
+    )
 }

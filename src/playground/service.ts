@@ -1,12 +1,12 @@
 import { pendingChanges } from '../change-requests/store.js'
 import type { Db } from '../db.js'
 import type { EvaluationContext } from '../evaluation/index.js'
-import { validationError } from '../http/errors.js'
+import { notFound, validationError } from '../http/errors.js'
 import { cleanContext, combinationCount, contextCombinations, type PlaygroundContext } from './contexts.js'
 import { responseEnvironment, type AdvancedEvaluation } from './advanced-response.js'
 import { prepareEnvironment } from './evaluate.js'
 import { loadDefaultStrategy, loadPlaygroundData } from './loader.js'
-import { preparedScope, type PreparedScopes } from './prepared-scopes.js'
+import { preparedScope, type PreparedScope, type PreparedScopes } from './prepared-scopes.js'
 import { applyChangesInMemory } from './preview.js'
 import type { SdkContext } from './schemas.js'
 
@@ -32,10 +32,28 @@ export interface PlaygroundCache {
   shareInFlight: boolean
 }
 
-/** `POST /api/admin/playground`: one environment, the context as it is (no combinations). */
-export async function basicPlayground(db: Db, now: Date, cache: PlaygroundCache, input: { environment: string; projects?: Projects | undefined; context: SdkContext }) {
+/**
+ * A prepared scope as a caller who may not read the `hidden` projects sees it: their flags are left out, and naming
+ * one is naming an unknown project. Prepared scopes are shared by every caller, so this is applied to each request.
+ */
+function visibleScope(scope: PreparedScope, requested: Projects, hidden: readonly string[]): PreparedScope {
+  if (hidden.length === 0) return scope
+  const named = requested === '*' ? [] : requested.filter((id) => hidden.includes(id))
+  return {
+    ...scope,
+    unknownProjects: [...new Set([...scope.unknownProjects, ...named])],
+    environments: scope.environments.map((env) => {
+      const keep = env.flags.map((flag) => !hidden.includes(flag.projectId))
+      const kept = <T>(list: T[]) => list.filter((_, i) => keep[i])
+      return { ...env, flags: kept(env.flags), headers: kept(env.headers), openings: kept(env.openings) }
+    }),
+  }
+}
+
+/** `POST /api/admin/playground`: one environment, the context as it is (no combinations). `hidden`: projects the caller may not read. */
+export async function basicPlayground(db: Db, now: Date, cache: PlaygroundCache, hidden: readonly string[], input: { environment: string; projects?: Projects | undefined; context: SdkContext }) {
   const projects = input.projects ?? '*'
-  const scope = await preparedScope(cache.scopes, db, { projects, environments: [input.environment] }, cache.shareInFlight)
+  const scope = visibleScope(await preparedScope(cache.scopes, db, { projects, environments: [input.environment] }, cache.shareInFlight), projects, hidden)
   checkScope(scope)
   const [context] = contextCombinations(cleanContext(input.context), false)
   const evaluation = inEnvironment(context!.evaluation, input.environment)
@@ -74,9 +92,16 @@ function combinationsOf(environments: AdvancedEvaluation['environments'], contex
 }
 
 /** `POST /api/admin/playground/advanced`. */
-export async function advancedPlayground(db: Db, now: Date, maxEvaluations: number, cache: PlaygroundCache, input: { environments: string[]; projects?: Projects | undefined; context: SdkContext }): Promise<AdvancedEvaluation> {
+export async function advancedPlayground(
+  db: Db,
+  now: Date,
+  maxEvaluations: number,
+  cache: PlaygroundCache,
+  hidden: readonly string[],
+  input: { environments: string[]; projects?: Projects | undefined; context: SdkContext },
+): Promise<AdvancedEvaluation> {
   const projects = input.projects ?? '*'
-  const scope = await preparedScope(cache.scopes, db, { projects, environments: input.environments }, cache.shareInFlight)
+  const scope = visibleScope(await preparedScope(cache.scopes, db, { projects, environments: input.environments }, cache.shareInFlight), projects, hidden)
   checkScope(scope)
   const context = cleanContext(input.context)
   checkEvaluationCount(scope.environments.length, scope.environments[0]?.flags.length ?? 0, context, maxEvaluations)
@@ -88,8 +113,10 @@ export async function advancedPlayground(db: Db, now: Date, maxEvaluations: numb
  * memory, evaluated as the advanced playground does. Nothing is written (and nothing is kept: the
  * preview is prepared for this request only).
  */
-export async function changeRequestPlayground(db: Db, now: Date, maxEvaluations: number, id: string, input: { context: SdkContext }): Promise<AdvancedEvaluation> {
+export async function changeRequestPlayground(db: Db, now: Date, maxEvaluations: number, hidden: readonly string[], id: string, input: { context: SdkContext }): Promise<AdvancedEvaluation> {
   const changeRequest = await pendingChanges(db, id)
+  // A change request of a project the caller may not read does not exist for them.
+  if (hidden.includes(changeRequest.project)) throw notFound(`Could not find change request ${id}`)
   const [data, defaultStrategy] = await Promise.all([
     loadPlaygroundData(db, {
       projects: [changeRequest.project],

@@ -46,7 +46,7 @@ const getAccessRoute = adminRoute({
   operationId: 'getProjectAccess',
   tags,
   summary: 'Get who has which role in a project',
-  description: 'The users with a role in the project (Owner, Member), with their role ids, and the project roles there are. 404 for an unknown project.',
+  description: 'The users with a role in the project (Owner, Member), with their role ids, and the project roles there are. 404 for an unknown project. 404 too for a private project the caller may not read (not a member, admin, admin token or root role other than Viewer): for them it does not exist, as in Unleash.',
   request: { params: projectIdParam },
   responses: { 200: { description: 'The project access', content: jsonContent(ProjectAccessSchema) }, ...pickErrors(401, 403, 404) },
 })

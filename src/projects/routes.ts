@@ -9,6 +9,7 @@ import { CreateStrategySchema } from '../strategies/schemas.js'
 import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema, ProjectOverviewSchema, ProjectsSchema, UpdateProjectSchema } from './schemas.js'
 import { addEnvironmentToProject, createProject, listProjects, setDefaultStrategy, updateProject } from './store.js'
 import { projectOverviewJson } from './overview.js'
+import { hiddenProjectsOf } from './visibility.js'
 
 const getProjects = adminRoute({
   method: 'get',
@@ -16,7 +17,10 @@ const getProjects = adminRoute({
   operationId: 'getProjects',
   tags: ['Projects'],
   summary: 'Get a list of all projects',
-  description: 'Every project that is not archived, ordered by name, with the environments enabled in it.',
+  description:
+    'Every project that is not archived, ordered by name, with the environments enabled in it. Private projects are listed only for their members and ' +
+    'for callers who see every project (admins, admin tokens, root roles other than Viewer), as in Unleash; for anyone else they do not exist, and every ' +
+    'route under `/api/admin/projects/{projectId}` answers 404 for them.',
   responses: {
     200: { description: 'The projects', content: jsonContent(ProjectsSchema) },
     ...pickErrors(401, 403),
@@ -69,7 +73,8 @@ const getProject = adminRoute({
   description:
     'The project with every live flag, its environments (with change-request setting and default strategy), members, health and statistics. ' +
     'health = round(100 − % stale − % potentially stale) over live flags (100 with none). Statistics: current window = the last 30 days, past window = the 30 before; ' +
-    'avgTimeToProdCurrentWindow = mean days from creation to first enabling in a production-type environment, for flags created in the current window (0 when none).',
+    'avgTimeToProdCurrentWindow = mean days from creation to first enabling in a production-type environment, for flags created in the current window (0 when none).' +
+    ' 404 for an unknown project, and for a private project the caller may not read (not a member, admin, admin token or root role other than Viewer): for them it does not exist, as in Unleash.',
   request: { params: projectIdParam },
   responses: { 200: { description: 'The project overview', content: jsonContent(ProjectOverviewSchema) }, ...pickErrors(401, 403, 404) },
 })
@@ -99,7 +104,7 @@ const defaultStrategyRoute = (method: 'put' | 'post') =>
   })
 
 export const projectRoutes = createRouter()
-  .openapi(getProjects, async (c) => c.json({ version: 1, projects: await listProjects(c.var.db) }, 200))
+  .openapi(getProjects, async (c) => c.json({ version: 1, projects: await listProjects(c.var.db, await hiddenProjectsOf(c)) }, 200))
   .openapi(createProjectRoute, async (c) => {
     requirePermission(c.var.principal, Permission.CREATE_PROJECT)
     const project = await createProject(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('json'))

@@ -8,6 +8,7 @@ import { MAX_APPROVALS, MIN_APPROVALS, type AddProjectEnvironment, type CreatePr
 import { prepareDefaultStrategy } from '../strategies/store.js'
 import { lockProjectFlags } from '../flags/lock.js'
 import { grantAccess, OWNER_ROLE_ID } from './access.js'
+import { visibleProjectCondition } from './visibility.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 
 const clampApprovals = (n: number | undefined) => Math.min(MAX_APPROVALS, Math.max(MIN_APPROVALS, n ?? 1))
@@ -90,7 +91,8 @@ export async function createProject(db: Db, actor: Actor, now: Date, input: Crea
   })
 }
 
-export async function listProjects(db: Db) {
+/** Live projects, but for the private ones the caller may not read (`hidden`, see visibility.ts). */
+export async function listProjects(db: Db, hidden: readonly string[]) {
   const rows = await db
     .select({
       id: projects.id,
@@ -106,7 +108,7 @@ export async function listProjects(db: Db) {
     .from(projects)
     .leftJoin(projectEnvironments, eq(projectEnvironments.projectId, projects.id))
     .leftJoin(environments, eq(environments.name, projectEnvironments.environment))
-    .where(isNull(projects.archivedAt))
+    .where(and(isNull(projects.archivedAt), visibleProjectCondition(projects.id, hidden)))
     .groupBy(projects.id)
     .orderBy(asc(projects.name), asc(projects.id))
   return rows.map((r) => ({

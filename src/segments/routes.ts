@@ -4,6 +4,7 @@ import { actorOf } from '../http/auth.js'
 import { Permission, requirePermission } from '../http/permissions.js'
 import { segmentIdParam, SegmentSchema, SegmentsSchema, UpsertSegmentSchema } from './schemas.js'
 import { createSegment, deleteSegment, getSegment, listSegments, updateSegment } from './store.js'
+import { hiddenProjectsOf } from '../projects/visibility.js'
 
 const tags = ['Segments']
 
@@ -15,7 +16,7 @@ const getSegmentsRoute = adminRoute({
   summary: 'Get all segments',
   description:
     'Every segment, by name. `usedInFeatures` and `usedInProjects` count the flags (archived ones included, since they also keep the segment from being deleted) ' +
-    'whose strategies use the segment, and their projects.',
+    'whose strategies use the segment, and their projects. Segments of a private project are listed only for callers who may read that project.',
   responses: { 200: { description: 'The segments', content: jsonContent(SegmentsSchema) }, ...pickErrors(401, 403) },
 })
 
@@ -25,7 +26,7 @@ const getSegmentRoute = adminRoute({
   operationId: 'getSegment',
   tags,
   summary: 'Get a segment',
-  description: 'The segment with its usage counts. 400 for an id that is not a positive integer, 404 for an unknown one.',
+  description: 'The segment with its usage counts. 400 for an id that is not a positive integer, 404 for an unknown one or one of a private project the caller may not read.',
   request: { params: segmentIdParam },
   responses: { 200: { description: 'The segment', content: jsonContent(SegmentSchema) }, ...pickErrors(400, 401, 403, 404) },
 })
@@ -75,8 +76,8 @@ const deleteSegmentRoute = adminRoute({
 })
 
 export const segmentRoutes = createRouter()
-  .openapi(getSegmentsRoute, async (c) => c.json({ segments: await listSegments(c.var.db) }, 200))
-  .openapi(getSegmentRoute, async (c) => c.json(await getSegment(c.var.db, Number(c.req.valid('param').id)), 200))
+  .openapi(getSegmentsRoute, async (c) => c.json({ segments: await listSegments(c.var.db, await hiddenProjectsOf(c)) }, 200))
+  .openapi(getSegmentRoute, async (c) => c.json(await getSegment(c.var.db, Number(c.req.valid('param').id), await hiddenProjectsOf(c)), 200))
   .openapi(createSegmentRoute, async (c) => {
     const body = c.req.valid('json')
     requirePermission(c.var.principal, Permission.CREATE_SEGMENT, { project: body.project ?? undefined })

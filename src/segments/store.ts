@@ -5,6 +5,7 @@ import { conflict, nameExists, notFound, validationError } from '../http/errors.
 import { recordEvents, type Actor } from '../events/store.js'
 import { normalizeConstraint, type Constraint } from '../strategies/schemas.js'
 import type { Segment, UpsertSegment } from './schemas.js'
+import { visibleProjectCondition } from '../projects/visibility.js'
 
 type SegmentRow = typeof segments.$inferSelect
 
@@ -22,7 +23,7 @@ function stateOf(row: SegmentRow) {
 }
 
 /** Segments with their usage counts in one query: the counts are a grouped derived table, never a query per segment. */
-async function readSegments(db: Db, id?: number): Promise<Segment[]> {
+async function readSegments(db: Db, hidden: readonly string[], id?: number): Promise<Segment[]> {
   const usage = db
     .select({
       segmentId: featureStrategySegments.segmentId,
@@ -43,17 +44,18 @@ async function readSegments(db: Db, id?: number): Promise<Segment[]> {
     })
     .from(segments)
     .leftJoin(usage, eq(usage.segmentId, segments.id))
-    .where(id === undefined ? undefined : eq(segments.id, id))
+    .where(and(id === undefined ? undefined : eq(segments.id, id), visibleProjectCondition(segments.project, hidden)))
     .orderBy(asc(segments.name), asc(segments.id))
   return rows.map(({ row, ...counts }) => ({ ...stateOf(row), ...counts }))
 }
 
-export async function listSegments(db: Db): Promise<Segment[]> {
-  return readSegments(db)
+/** `hidden`: private projects the caller may not read; their segments do not exist for the caller. */
+export async function listSegments(db: Db, hidden: readonly string[]): Promise<Segment[]> {
+  return readSegments(db, hidden)
 }
 
-export async function getSegment(db: Db, id: number): Promise<Segment> {
-  const [segment] = await readSegments(db, id)
+export async function getSegment(db: Db, id: number, hidden: readonly string[]): Promise<Segment> {
+  const [segment] = await readSegments(db, hidden, id)
   if (!segment) throw notFound(`Could not find segment ${id}`)
   return segment
 }

@@ -13,7 +13,7 @@ const listTagsRoute = adminRoute({
   operationId: 'listTags',
   tags,
   summary: "Get a flag's tags",
-  description: 'The tags of the flag (found by name alone, in any project), by type then value. 404 for an unknown or archived flag.',
+  description: 'The tags of the flag (found by name alone, in any project), by type then value. 404 for an unknown or archived flag, and for a flag of a private project the caller may not read.',
   request: { params: featureNameParam },
   responses: { 200: { description: 'The tags', content: jsonContent(TagsSchema) }, ...pickErrors(401, 403, 404) },
 })

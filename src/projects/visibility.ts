@@ -1,0 +1,88 @@
+import { eq, isNull, or, sql, type SQL } from 'drizzle-orm'
+import type { AnyPgColumn } from 'drizzle-orm/pg-core'
+import type { MiddlewareHandler } from 'hono'
+import { features, projects } from '../../schema/index.js'
+import type { Db } from '../db.js'
+import type { Principal } from '../http/auth.js'
+import type { AppContext, AppEnv } from '../http/context.js'
+import { notFound } from '../http/errors.js'
+import { hasPermission, Permission } from '../http/permissions.js'
+
+/*
+ * Who reads a private project (mode `private`): its members (any role in it) and whoever sees every project.
+ * As in Unleash, a project a caller may not read does not exist for them: lists leave it out, and a route
+ * naming it (or one of its flags, change requests…) answers 404 NotFoundError, as for an unknown id.
+ */
+
+/**
+ * Admins, admin tokens and root roles that may change flags in every project (Editor; Owner and Member as
+ * root roles) read every project: Unleash limits only Viewers. Hiding a project from someone who may write to
+ * it would protect nothing.
+ */
+export function seesAllProjects(principal: Principal): boolean {
+  return principal.kind === 'admin-token' || hasPermission(principal, Permission.ADMIN) || hasPermission(principal, Permission.UPDATE_FEATURE)
+}
+
+/** The private projects the principal may not read, archived ones included, sorted; empty for those who see all. */
+export async function hiddenProjects(db: Db, principal: Principal): Promise<string[]> {
+  if (seesAllProjects(principal)) return []
+  const rows = await db.select({ id: projects.id }).from(projects).where(eq(projects.mode, 'private'))
+  const memberOf = principal.kind === 'user' ? principal.projectRoles : undefined
+  return rows
+    .map((r) => r.id)
+    .filter((id) => !memberOf?.has(id))
+    .sort()
+}
+
+// One look-up per request, however many read paths of the request ask.
+const perRequest = new WeakMap<Request, Promise<string[]>>()
+
+/** `hiddenProjects` of the request's caller, read once per request. */
+export function hiddenProjectsOf(c: AppContext): Promise<string[]> {
+  let hidden = perRequest.get(c.req.raw)
+  if (!hidden) {
+    hidden = hiddenProjects(c.var.db, c.var.principal)
+    perRequest.set(c.req.raw, hidden)
+  }
+  return hidden
+}
+
+/**
+ * SQL keeping the rows whose project (`column`) is not hidden: undefined when nothing is hidden. Rows with no
+ * project (instance-level events, global segments) are kept.
+ */
+export function visibleProjectCondition(column: AnyPgColumn, hidden: readonly string[]): SQL | undefined {
+  // One array parameter, so the statement's text (and its prepared name) is the same however many are hidden.
+  return hidden.length === 0 ? undefined : or(isNull(column), sql`${column} <> all(${sql.param([...hidden])}::text[])`)
+}
+
+export const projectNotFound = (projectId: string) => notFound(`Could not find project ${projectId}`)
+
+/** 404, as for an unknown project, when the caller may not read it. */
+export async function requireVisibleProject(c: AppContext, projectId: string): Promise<void> {
+  if ((await hiddenProjectsOf(c)).includes(projectId)) throw projectNotFound(projectId)
+}
+
+/** 404, as for an unknown flag, when the flag (archived or not) belongs to a project the caller may not read. */
+export async function requireVisibleFlag(c: AppContext, featureName: string): Promise<void> {
+  const hidden = await hiddenProjectsOf(c)
+  if (hidden.length === 0) return
+  const [flag] = await c.var.db.select({ project: features.project }).from(features).where(eq(features.name, featureName))
+  if (flag && hidden.includes(flag.project)) throw notFound(`Could not find feature flag ${featureName}`)
+}
+
+/** For every route under `/api/admin/projects/{projectId}`: a project the caller may not read is a 404 for every method. */
+export const projectVisibility: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const projectId = c.req.param('projectId')
+  if (projectId !== undefined) await requireVisibleProject(c, projectId)
+  await next()
+}
+
+/** For routes naming a flag outside a project path (`/api/admin/features/{featureName}/…`, client metrics of a flag). */
+export const flagVisibility =
+  (param: string): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const name = c.req.param(param)
+    if (name !== undefined) await requireVisibleFlag(c, name)
+    await next()
+  }

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createToken } from '../src/api-tokens/store.js'
+import { requireDirectChangeAllowed } from '../src/change-requests/guard.js'
+import { adminRoute, createRouter } from '../src/http/openapi.js'
 import { SYSTEM_ACTOR } from '../src/events/store.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
@@ -258,5 +260,26 @@ describe('every admin write route declares its change-request rule', () => {
     ]) {
       expect(rules.get(route), route).toBe('guarded')
     }
+  })
+})
+
+describe('a guarded route that forgets the rule', () => {
+  const route = (path: string) => adminRoute({ method: 'post', 'x-change-requests': 'guarded', path, responses: { 200: { description: 'done' } } })
+  const router = createRouter()
+  router.use(async (c, next) => {
+    // Just enough of the app's context for the guard: a caller who may skip change requests.
+    c.set('principal', { kind: 'admin-token', rootRole: 'Admin' } as never)
+    await next()
+  })
+  router.openapi(route('/forgot'), (c) => c.body(null, 200))
+  router.openapi(route('/asked'), async (c) => {
+    await requireDirectChangeAllowed(c, 'shop', 'production')
+    return c.body(null, 200)
+  })
+  router.onError((_, c) => c.body(null, 500))
+
+  it('fails instead of answering success when the handler never checked change requests', async () => {
+    expect((await router.request('/forgot', { method: 'POST' })).status).toBe(500)
+    expect((await router.request('/asked', { method: 'POST' })).status).toBe(200)
   })
 })

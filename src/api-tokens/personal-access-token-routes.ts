@@ -43,6 +43,7 @@ const getPats = adminRoute({
 
 const createPatRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/user/tokens',
   operationId: 'createPat',
   tags,
@@ -63,6 +64,7 @@ const createPatRoute = adminRoute({
 
 const deletePatRoute = adminRoute({
   method: 'delete',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/user/tokens/{id}',
   operationId: 'deletePat',
   tags,

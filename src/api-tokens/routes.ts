@@ -43,6 +43,7 @@ const getAllApiTokens = adminRoute({
 
 const createApiToken = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/api-tokens',
   operationId: 'createApiToken',
   tags: ['API tokens'],
@@ -63,6 +64,7 @@ const createApiToken = adminRoute({
 
 const deleteApiToken = adminRoute({
   method: 'delete',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/api-tokens/{token}',
   operationId: 'deleteApiToken',
   tags: ['API tokens'],

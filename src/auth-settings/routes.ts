@@ -21,6 +21,7 @@ const getRoute = adminRoute({
 
 const setRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path,
   operationId: 'setOidcSettings',
   middleware: permissionFirst(Permission.ADMIN),

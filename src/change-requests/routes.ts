@@ -14,6 +14,7 @@ import {
   ChangeOneOrManySchema,
   type ChangeAction,
 } from './schemas.js'
+import { protectionWeakeningCheck } from './guard.js'
 import { addChanges, approve, callerOf, changeState, getChangeRequest, getChangeRequestConfig, listChangeRequests, setChangeRequestConfig } from './store.js'
 
 const tags = ['Change requests']
@@ -58,13 +59,15 @@ const getConfig = adminRoute({
 
 const putConfig = adminRoute({
   method: 'put',
+  'x-change-requests': 'guarded',
   path: `${base}/config`,
   operationId: 'updateChangeRequestConfig',
   tags,
   summary: "Set a project's change request settings",
   description:
     'One environment or a list: `changeRequestsEnabled`, and `requiredApprovals` clamped to 1..10 (unchanged when left out). Each environment must be enabled in the project (404). ' +
-    'Where change requests are enabled, direct changes to flags (on/off, strategies, variants) need SKIP_CHANGE_REQUEST. Needs UPDATE_PROJECT. ' +
+    'Where change requests are enabled, every direct write that changes what SDKs of the environment receive needs SKIP_CHANGE_REQUEST. Needs UPDATE_PROJECT; ' +
+    'turning change requests off in an environment, or lowering its required approvals, needs SKIP_CHANGE_REQUEST there too (403 otherwise). ' +
     'Emits `change-request-configuration-updated` per environment whose settings changed.',
   request: { params: projectIdParam, body: { required: true, content: jsonContent(ChangeRequestConfigInputSchema) } },
   responses: { 200: { description: 'The settings now in force', content: jsonContent(ChangeRequestConfigSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
@@ -72,6 +75,7 @@ const putConfig = adminRoute({
 
 const addChangesRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'change-request',
   path: '/api/admin/projects/{projectId}/environments/{environment}/change-requests',
   operationId: 'addChangesToChangeRequest',
   tags,
@@ -110,6 +114,7 @@ const getRoute = adminRoute({
 
 const stateRoute = adminRoute({
   method: 'put',
+  'x-change-requests': 'change-request',
   path: `${base}/{id}/state`,
   operationId: 'changeRequestStateChange',
   tags,
@@ -126,6 +131,7 @@ const stateRoute = adminRoute({
 
 const approveRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'change-request',
   path: `${base}/{id}/approve`,
   operationId: 'approveChangeRequest',
   tags,
@@ -148,7 +154,8 @@ export const changeRequestRoutes = createRouter()
       const { projectId } = c.req.valid('param')
       requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId })
       const body = c.req.valid('json')
-      return c.json(await setChangeRequestConfig(c.var.db, callerOf(c.var.principal).actor, c.var.clock(), projectId, Array.isArray(body) ? body : [body]), 200)
+      const entries = Array.isArray(body) ? body : [body]
+      return c.json(await setChangeRequestConfig(c.var.db, callerOf(c.var.principal).actor, c.var.clock(), projectId, entries, protectionWeakeningCheck(c, projectId)), 200)
     },
     oneOrManyHook,
   )

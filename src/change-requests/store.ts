@@ -8,6 +8,7 @@ import {
   featureEnvironments,
   features,
   featureStrategies,
+  featureStrategySegments,
   projectEnvironments,
   projects,
   segments,
@@ -67,6 +68,24 @@ export async function environmentsRequiringChangeRequests(db: Db, projectId: str
   return rows.map((r) => r.environment)
 }
 
+/**
+ * Every project environment requiring change requests where a strategy uses the segment (disabled
+ * strategies and archived flags included: either can come back without touching the segment), in one query.
+ */
+export async function protectedEnvironmentsUsingSegment(db: Db, segmentId: number): Promise<{ project: string; environment: string }[]> {
+  return db
+    .selectDistinct({ project: projectEnvironments.projectId, environment: projectEnvironments.environment })
+    .from(featureStrategySegments)
+    .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegments.strategyId))
+    .innerJoin(features, eq(features.name, featureStrategies.featureName))
+    .innerJoin(
+      projectEnvironments,
+      and(eq(projectEnvironments.projectId, features.project), eq(projectEnvironments.environment, featureStrategies.environment), eq(projectEnvironments.changeRequestsEnabled, true)),
+    )
+    .where(eq(featureStrategySegments.segmentId, segmentId))
+    .orderBy(asc(projectEnvironments.projectId), asc(projectEnvironments.environment))
+}
+
 export async function getChangeRequestConfig(db: Db, projectId: string) {
   await requireProject(db, projectId)
   const rows = await db
@@ -83,8 +102,12 @@ async function requireProject(db: Db, projectId: string) {
   if (!row) throw notFound(`Could not find project ${projectId}`)
 }
 
-/** Turns change requests on or off per environment of the project. Emits `change-request-configuration-updated` per environment that changed. */
-export async function setChangeRequestConfig(db: Db, actor: Actor, now: Date, projectId: string, entries: ChangeRequestConfigEntry[]) {
+/**
+ * Turns change requests on or off per environment of the project. Emits `change-request-configuration-updated`
+ * per environment that changed. `authorizeWeakening` is asked, under the lock, for each protected environment
+ * whose protection the entry would lift or lower.
+ */
+export async function setChangeRequestConfig(db: Db, actor: Actor, now: Date, projectId: string, entries: ChangeRequestConfigEntry[], authorizeWeakening: (environment: string) => void) {
   await db.transaction(async (tx) => {
     await requireProject(tx, projectId)
     const names = [...new Set(entries.map((e) => e.environment))]
@@ -100,6 +123,7 @@ export async function setChangeRequestConfig(db: Db, actor: Actor, now: Date, pr
       const after = { changeRequestsEnabled: entry.changeRequestsEnabled, requiredApprovals: clampApprovals(entry.requiredApprovals ?? before.requiredApprovals) }
       const previous = { changeRequestsEnabled: before.changeRequestsEnabled, requiredApprovals: before.requiredApprovals }
       if (after.changeRequestsEnabled === previous.changeRequestsEnabled && after.requiredApprovals === previous.requiredApprovals) continue
+      if (previous.changeRequestsEnabled && (!after.changeRequestsEnabled || after.requiredApprovals < previous.requiredApprovals)) authorizeWeakening(entry.environment)
       await tx.update(projectEnvironments).set(after).where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environment, entry.environment)))
       Object.assign(before, after)
       list.push({ type: 'change-request-configuration-updated', project: projectId, environment: entry.environment, data: after, preData: previous })

@@ -20,6 +20,7 @@ const getAllEnvironments = adminRoute({
 
 const createEnvironmentRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/environments',
   operationId: 'createEnvironment',
   tags: ['Environments'],

@@ -12,6 +12,7 @@ const ownership =
 const featureFavoriteRoute = (favorite: boolean) =>
   adminRoute({
     method: favorite ? 'post' : 'delete',
+    'x-change-requests': 'no-sdk-effect',
     path: '/api/admin/projects/{projectId}/features/{featureName}/favorites',
     operationId: favorite ? 'addFavoriteFeature' : 'removeFavoriteFeature',
     tags,
@@ -24,6 +25,7 @@ const featureFavoriteRoute = (favorite: boolean) =>
 const projectFavoriteRoute = (favorite: boolean) =>
   adminRoute({
     method: favorite ? 'post' : 'delete',
+    'x-change-requests': 'no-sdk-effect',
     path: '/api/admin/projects/{projectId}/favorites',
     operationId: favorite ? 'addFavoriteProject' : 'removeFavoriteProject',
     tags,

@@ -4,17 +4,22 @@ import { notFound, pickErrors } from '../http/errors.js'
 import { actorOf, principalKey } from '../http/auth.js'
 import { projectIdParam } from '../http/common-schemas.js'
 import { Permission, requirePermission } from '../http/permissions.js'
-import { CreateFeatureSchema, featureEnvironmentPathParams, featurePathParams, FeatureSchema, PatchSchema, ProjectFeaturesSchema } from './schemas.js'
+import { CreateFeatureSchema, featureEnvironmentPathParams, featurePathParams, FeatureSchema, PatchSchema, ProjectFeaturesSchema, type PatchOperation } from './schemas.js'
 import { loadFeature, loadFeatures } from './read.js'
 import { archiveFeature, createFeature, patchFeature, reviveFeature, setEnvironmentEnabled } from './store.js'
 import { projectExists } from '../projects/store.js'
-import { requireDirectChangeAllowed } from '../change-requests/guard.js'
+import { changesNothingSdksReceive, directChangeCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { requireNoBody } from '../http/request-guard.js'
 
 const tags = ['Features']
 
+/** SDKs receive a flag's type, stale and impressionData, and lose it when archived; only its description is theirs alone to ignore. */
+const changesOnlyDescription = (operations: PatchOperation[]) =>
+  operations.every((o) => o.op === 'test' || (o.path === '/description' && (o.op !== 'move' || o.from === '/description')))
+
 const createFeatureRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/projects/{projectId}/features',
   operationId: 'createFeature',
   tags,
@@ -53,6 +58,7 @@ const getFeature = adminRoute({
 
 const patchFeatureRoute = adminRoute({
   method: 'patch',
+  'x-change-requests': 'guarded',
   path: '/api/admin/projects/{projectId}/features/{featureName}',
   operationId: 'patchFeature',
   tags,
@@ -60,29 +66,36 @@ const patchFeatureRoute = adminRoute({
   description:
     'Applies an RFC 6902 JSON Patch to the flag: `description`, `type`, `stale`, `impressionData` and `archived` can change; `name` and `project` cannot; ' +
     'variants are changed with the variants operation. A patch that cannot be applied, or whose result is not a valid flag, changes nothing (400). ' +
-    'Emits `feature-metadata-updated`, plus `feature-stale-on`/`-off`, `feature-type-updated` and `feature-archived` as they apply.',
+    'Emits `feature-metadata-updated`, plus `feature-stale-on`/`-off`, `feature-type-updated` and `feature-archived` as they apply. ' +
+    'SDKs receive type, stale and impressionData, and lose an archived flag: a patch touching anything but `description` needs SKIP_CHANGE_REQUEST in every environment where the project requires change requests (403 otherwise).',
   request: { params: featurePathParams, body: { required: true, content: jsonContent(PatchSchema) } },
   responses: { 200: { description: 'The updated flag', content: jsonContent(FeatureSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
 
 const archiveFeatureRoute = adminRoute({
   method: 'delete',
+  'x-change-requests': 'guarded',
   path: '/api/admin/projects/{projectId}/features/{featureName}',
   operationId: 'archiveFeature',
   tags,
   summary: 'Archive a feature flag',
-  description: 'Moves the flag to the archive: no longer listed, evaluated or served to SDKs. Its name stays taken. Emits `feature-archived`.',
+  description:
+    'Moves the flag to the archive: no longer listed, evaluated or served to SDKs. Its name stays taken. Emits `feature-archived`. ' +
+    'Needs SKIP_CHANGE_REQUEST in every environment where the project requires change requests (403 otherwise): archive it with an `archiveFeature` change request instead.',
   request: { params: featurePathParams },
   responses: { 202: { description: 'The flag was archived' }, ...pickErrors(401, 403, 404) },
 })
 
 const reviveFeatureRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'guarded',
   path: '/api/admin/archive/revive/{featureName}',
   operationId: 'reviveFeature',
   tags: ['Archive'],
   summary: 'Revive an archived feature flag',
-  description: 'Brings the flag back from the archive with every environment off (each switch recorded as `feature-environment-disabled`). Emits `feature-revived`.',
+  description:
+    'Brings the flag back from the archive with every environment off (each switch recorded as `feature-environment-disabled`). Emits `feature-revived`. ' +
+    "A revived flag is served to SDKs again (a flag depending on it can change), so this needs SKIP_CHANGE_REQUEST in every environment where the flag's project requires change requests (403 otherwise).",
   request: { params: z.object({ featureName: z.string().openapi({ param: { name: 'featureName', in: 'path' } }) }) },
   responses: { 200: { description: 'The flag was revived' }, ...pickErrors(401, 403, 404) },
 })
@@ -90,6 +103,7 @@ const reviveFeatureRoute = adminRoute({
 const toggleRoute = (on: boolean) =>
   adminRoute({
     method: 'post',
+    'x-change-requests': 'guarded',
     path: `/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/${on ? 'on' : 'off'}`,
     operationId: on ? 'toggleFeatureEnvironmentOn' : 'toggleFeatureEnvironmentOff',
     tags,
@@ -125,18 +139,22 @@ export const flagRoutes = createRouter()
   .openapi(patchFeatureRoute, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE, { project: projectId })
-    return c.json(await patchFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), projectId, featureName, c.req.valid('json'), c.var.flagStates), 200)
+    const operations = c.req.valid('json')
+    if (!changesOnlyDescription(operations)) await requireDirectChangeAllowed(c, projectId)
+    else changesNothingSdksReceive(c)
+    return c.json(await patchFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), projectId, featureName, operations, c.var.flagStates), 200)
   })
   .openapi(archiveFeatureRoute, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
     requirePermission(c.var.principal, Permission.DELETE_FEATURE, { project: projectId })
+    await requireDirectChangeAllowed(c, projectId)
     await archiveFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, featureName)
     return c.body(null, 202)
   })
   .openapi(reviveFeatureRoute, async (c) => {
     const { featureName } = c.req.valid('param')
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE)
-    await reviveFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), featureName)
+    await reviveFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), featureName, directChangeCheck(c))
     return c.body(null, 200)
   })
   .openapi(toggleRoute(true), async (c) => {

@@ -94,10 +94,11 @@ async function archiveLocked(tx: Db, actor: Actor, now: Date, row: FeatureRow) {
 }
 
 /** Brings an archived flag back with every environment off, so reviving never switches anything on by surprise. */
-export async function reviveFeature(db: Db, actor: Actor, now: Date, name: string) {
+export async function reviveFeature(db: Db, actor: Actor, now: Date, name: string, authorize: (tx: Db, projectId: string) => Promise<void>) {
   await db.transaction(async (tx) => {
     const [row] = await lockFlags(tx, [name])
     if (!row || !row.archivedAt) throw notFound(`Could not find an archived feature flag named ${name}`)
+    await authorize(tx, row.project)
     const tags = await tagsOf(tx, name)
     const [after] = await tx.update(features).set({ archivedAt: null }).where(eq(features.name, name)).returning()
     const switchedOff = await tx

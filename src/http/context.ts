@@ -21,6 +21,8 @@ export interface AppVariables {
   overviews: OverviewCache
   /** What optimistic writes know of the flags (src/flags/states.ts). */
   flagStates: FlagStates
+  /** Set once the request has checked the change-request rule (src/change-requests/guard.ts). */
+  changeRequestRuleConsulted?: boolean
 }
 
 /** What user accounts need from the deployment: where links point, and how e-mail leaves (none: no e-mail is sent). */

@@ -35,6 +35,7 @@ const getAddonRoute = adminRoute({
 
 const createAddonRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/addons',
   operationId: 'createAddon',
   tags,
@@ -46,6 +47,7 @@ const createAddonRoute = adminRoute({
 
 const updateAddonRoute = adminRoute({
   method: 'put',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/addons/{id}',
   operationId: 'updateAddon',
   tags,
@@ -57,6 +59,7 @@ const updateAddonRoute = adminRoute({
 
 const deleteAddonRoute = adminRoute({
   method: 'delete',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/addons/{id}',
   operationId: 'deleteAddon',
   tags,

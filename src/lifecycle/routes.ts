@@ -23,6 +23,7 @@ const getLifecycleRoute = adminRoute({
 
 const completeRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: `${base}/complete`,
   operationId: 'complete',
   tags,
@@ -37,6 +38,7 @@ const completeRoute = adminRoute({
 
 const uncompleteRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: `${base}/uncomplete`,
   operationId: 'uncomplete',
   tags,

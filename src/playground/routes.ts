@@ -28,6 +28,7 @@ const combinations = (limit: string) =>
 
 const basicRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/playground',
   operationId: 'getPlayground',
   tags,
@@ -48,6 +49,7 @@ export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
   const cacheOf = (c: Context<AppEnv>): PlaygroundCache => ({ scopes, shareInFlight: c.var.sdk.options.shareInFlight })
   const advancedRoute = adminRoute({
     method: 'post',
+    'x-change-requests': 'no-sdk-effect',
     path: '/api/admin/playground/advanced',
     operationId: 'getAdvancedPlayground',
     tags,
@@ -58,6 +60,7 @@ export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
   })
   const changeRequestRoute = adminRoute({
     method: 'post',
+    'x-change-requests': 'no-sdk-effect',
     path: '/api/admin/playground/change-request/{id}',
     operationId: 'getChangeRequestPlayground',
     tags,

@@ -53,6 +53,7 @@ const getAccessRoute = adminRoute({
 
 const addAccessRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/projects/{projectId}/access',
   operationId: 'addAccessToProject',
   tags,
@@ -66,6 +67,7 @@ const addAccessRoute = adminRoute({
 
 const setUserRolesRoute = adminRoute({
   method: 'put',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/projects/{projectId}/users/{userId}/roles',
   operationId: 'setUserRoles',
   tags,
@@ -77,6 +79,7 @@ const setUserRolesRoute = adminRoute({
 
 const removeUserAccessRoute = adminRoute({
   method: 'delete',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/projects/{projectId}/users/{userId}/roles',
   operationId: 'removeUserAccess',
   tags,

@@ -29,6 +29,7 @@ const getProjects = adminRoute({
 
 const createProjectRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/projects',
   operationId: 'createProject',
   tags: ['Projects'],
@@ -51,6 +52,7 @@ const createProjectRoute = adminRoute({
 
 const addEnvironmentToProjectRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/projects/{projectId}/environments',
   operationId: 'addEnvironmentToProject',
   tags: ['Projects'],
@@ -81,6 +83,7 @@ const getProject = adminRoute({
 
 const updateProjectRoute = adminRoute({
   method: 'put',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/projects/{projectId}',
   operationId: 'updateProject',
   tags: ['Projects'],
@@ -94,6 +97,7 @@ const environmentParams = projectIdParam.extend({ environment: z.string().openap
 const defaultStrategyRoute = (method: 'put' | 'post') =>
   adminRoute({
     method,
+    'x-change-requests': 'no-sdk-effect',
     path: '/api/admin/projects/{projectId}/environments/{environment}/default-strategy',
     operationId: method === 'post' ? 'addDefaultStrategyToProjectEnvironment' : 'setDefaultStrategyOfProjectEnvironment',
     tags: ['Projects'],

@@ -5,6 +5,7 @@ import { Permission, requirePermission } from '../http/permissions.js'
 import { segmentIdParam, SegmentSchema, SegmentsSchema, UpsertSegmentSchema } from './schemas.js'
 import { createSegment, deleteSegment, getSegment, listSegments, updateSegment } from './store.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
+import { segmentChangeCheck } from '../change-requests/guard.js'
 
 const tags = ['Segments']
 
@@ -33,6 +34,7 @@ const getSegmentRoute = adminRoute({
 
 const createSegmentRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/segments',
   operationId: 'createSegment',
   tags,
@@ -50,13 +52,15 @@ const createSegmentRoute = adminRoute({
 
 const updateSegmentRoute = adminRoute({
   method: 'put',
+  'x-change-requests': 'guarded',
   path: '/api/admin/segments/{id}',
   operationId: 'updateSegment',
   tags,
   summary: 'Update a segment',
   description:
     'Replaces `name`, `project` (absent means global) and `constraints`; `description` is kept when absent. The same rules as creation apply; ' +
-    'in addition a segment used by flags cannot be moved into a project other than theirs (400). Needs UPDATE_SEGMENT. Answers 204 as Unleash does. ' +
+    'in addition a segment used by flags cannot be moved into a project other than theirs (400). Needs UPDATE_SEGMENT, and SKIP_CHANGE_REQUEST in every environment ' +
+    'where a strategy uses the segment and its project requires change requests (403 otherwise), since every such strategy changes with it. Answers 204 as Unleash does. ' +
     'Emits `segment-updated` with the previous segment as preData.',
   request: { params: segmentIdParam, body: { required: true, content: jsonContent(UpsertSegmentSchema) } },
   responses: { 204: { description: 'The segment was updated' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
@@ -64,13 +68,14 @@ const updateSegmentRoute = adminRoute({
 
 const deleteSegmentRoute = adminRoute({
   method: 'delete',
+  'x-change-requests': 'guarded',
   path: '/api/admin/segments/{id}',
   operationId: 'removeSegment',
   tags,
   summary: 'Delete a segment',
   description:
     'Deletes a segment that no strategy uses; one in use (also by an archived flag) is a 409 ConflictError naming the flags. ' +
-    'Unknown id: 404 (Unleash documents 409 here; a missing resource is a 404 everywhere else in this API). Needs DELETE_SEGMENT. Emits `segment-deleted` with the segment as preData.',
+    'Unknown id: 404 (Unleash documents 409 here; a missing resource is a 404 everywhere else in this API). Needs DELETE_SEGMENT (and, like an update, SKIP_CHANGE_REQUEST where a strategy using it is protected). Emits `segment-deleted` with the segment as preData.',
   request: { params: segmentIdParam },
   responses: { 204: { description: 'The segment was deleted' }, ...pickErrors(400, 401, 403, 404, 409) },
 })
@@ -86,11 +91,11 @@ export const segmentRoutes = createRouter()
   })
   .openapi(updateSegmentRoute, async (c) => {
     requirePermission(c.var.principal, Permission.UPDATE_SEGMENT)
-    await updateSegment(c.var.db, actorOf(c.var.principal), c.var.clock(), Number(c.req.valid('param').id), c.req.valid('json'))
+    await updateSegment(c.var.db, actorOf(c.var.principal), c.var.clock(), Number(c.req.valid('param').id), c.req.valid('json'), segmentChangeCheck(c))
     return c.body(null, 204)
   })
   .openapi(deleteSegmentRoute, async (c) => {
     requirePermission(c.var.principal, Permission.DELETE_SEGMENT)
-    await deleteSegment(c.var.db, actorOf(c.var.principal), c.var.clock(), Number(c.req.valid('param').id))
+    await deleteSegment(c.var.db, actorOf(c.var.principal), c.var.clock(), Number(c.req.valid('param').id), segmentChangeCheck(c))
     return c.body(null, 204)
   })

@@ -60,6 +60,9 @@ export async function getSegment(db: Db, id: number, hidden: readonly string[]):
   return segment
 }
 
+/** Checks the caller may change what the segment's users receive, under the segment's lock (so no strategy starts using it in between). */
+export type SegmentAuthorize = (tx: Db, id: number) => Promise<void>
+
 async function lockSegment(tx: Db, id: number): Promise<SegmentRow> {
   const [row] = await tx.select().from(segments).where(eq(segments.id, id)).for('update')
   if (!row) throw notFound(`Could not find segment ${id}`)
@@ -118,9 +121,10 @@ export async function createSegment(db: Db, actor: Actor, now: Date, input: Upse
  * Replaces name, project and constraints; description only when given. A segment in use cannot move to a
  * project other than the one of every flag using it (as in Unleash), or strategies would point outside their project.
  */
-export async function updateSegment(db: Db, actor: Actor, now: Date, id: number, input: UpsertSegment): Promise<void> {
+export async function updateSegment(db: Db, actor: Actor, now: Date, id: number, input: UpsertSegment, authorize: SegmentAuthorize): Promise<void> {
   await db.transaction(async (tx) => {
     const before = await lockSegment(tx, id)
+    await authorize(tx, id)
     const values = valuesOf(input)
     if (values.name !== before.name) await checkNameFree(tx, values.name, id)
     await checkProject(tx, values.project)
@@ -142,9 +146,10 @@ export async function updateSegment(db: Db, actor: Actor, now: Date, id: number,
 }
 
 /** Deletes an unused segment; the row lock makes a strategy that starts using it concurrently fail instead. */
-export async function deleteSegment(db: Db, actor: Actor, now: Date, id: number): Promise<void> {
+export async function deleteSegment(db: Db, actor: Actor, now: Date, id: number, authorize: SegmentAuthorize): Promise<void> {
   await db.transaction(async (tx) => {
     const before = await lockSegment(tx, id)
+    await authorize(tx, id)
     const users = await flagsUsing(tx, id)
     if (users.length > 0) {
       throw conflict(`Segment ${id} (${before.name}) is in use by the strategies of ${users.length === 1 ? 'flag' : 'flags'} ${users.map((f) => f.name).join(', ')}: remove it from them first`)

@@ -27,6 +27,7 @@ const getStrategies = adminRoute({
 
 const addStrategy = adminRoute({
   method: 'post',
+  'x-change-requests': 'guarded',
   path: base,
   operationId: 'addFeatureStrategy',
   tags,
@@ -50,6 +51,7 @@ const getStrategyRoute = adminRoute({
 
 const updateStrategyRoute = adminRoute({
   method: 'put',
+  'x-change-requests': 'guarded',
   path: `${base}/{strategyId}`,
   operationId: 'updateFeatureStrategy',
   tags,
@@ -61,6 +63,7 @@ const updateStrategyRoute = adminRoute({
 
 const deleteStrategyRoute = adminRoute({
   method: 'delete',
+  'x-change-requests': 'guarded',
   path: `${base}/{strategyId}`,
   operationId: 'deleteFeatureStrategy',
   tags,
@@ -72,6 +75,7 @@ const deleteStrategyRoute = adminRoute({
 
 const setSortOrderRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'guarded',
   path: `${base}/set-sort-order`,
   operationId: 'setStrategySortOrder',
   tags,

@@ -6,8 +6,8 @@ import { recordEvents, type Actor } from '../events/store.js'
 import { lockFlags, tagsOf, type FeatureRow } from '../flags/lock.js'
 import type { Tag, TagInput } from './schemas.js'
 
-/** Checks the caller may change the flag, once its project is known. */
-export type Authorize = (project: string) => void
+/** Checks the caller may change the flag, once its project is known (inside the write's transaction). */
+export type Authorize = (tx: Db, project: string) => Promise<void>
 
 /** The live (not archived) flag of that name in any project, or 404: these routes know a flag by its name alone. */
 async function liveFlagNamed(db: Db, name: string, lock = false): Promise<FeatureRow> {
@@ -26,7 +26,7 @@ export async function addTag(db: Db, actor: Actor, now: Date, featureName: strin
   const tag = { type: input.type ?? 'simple', value: input.value }
   await db.transaction(async (tx) => {
     const flag = await liveFlagNamed(tx, featureName, true)
-    authorize(flag.project)
+    await authorize(tx, flag.project)
     const added = await tx.insert(featureTags).values({ featureName, ...tag, createdAt: now }).onConflictDoNothing().returning({ type: featureTags.type })
     if (added.length === 0) return
     await recordEvents(tx, actor, now, [{ type: 'feature-tagged', project: flag.project, featureName, data: tag, preData: null, tags: await tagsOf(tx, featureName) }])
@@ -38,7 +38,7 @@ export async function addTag(db: Db, actor: Actor, now: Date, featureName: strin
 export async function removeTag(db: Db, actor: Actor, now: Date, featureName: string, tag: Tag, authorize: Authorize): Promise<void> {
   await db.transaction(async (tx) => {
     const flag = await liveFlagNamed(tx, featureName, true)
-    authorize(flag.project)
+    await authorize(tx, flag.project)
     const tagsBefore = await tagsOf(tx, featureName)
     const removed = await tx
       .delete(featureTags)

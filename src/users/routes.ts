@@ -14,6 +14,7 @@ const secrets = 'Passwords are stored as PBKDF2-SHA256 hashes and never appear i
 
 const createUserRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/user-admin',
   operationId: 'createUser',
   middleware: permissionFirst(Permission.ADMIN),
@@ -63,6 +64,7 @@ const getUserRoute = adminRoute({
 
 const updateUserRoute = adminRoute({
   method: 'put',
+  'x-change-requests': 'no-sdk-effect',
   path: userPath,
   operationId: 'updateUser',
   middleware: permissionFirst(Permission.ADMIN),
@@ -75,6 +77,7 @@ const updateUserRoute = adminRoute({
 
 const deleteUserRoute = adminRoute({
   method: 'delete',
+  'x-change-requests': 'no-sdk-effect',
   path: userPath,
   operationId: 'deleteUser',
   middleware: permissionFirst(Permission.ADMIN),
@@ -89,6 +92,7 @@ const deleteUserRoute = adminRoute({
 
 const changePasswordRoute = adminRoute({
   method: 'post',
+  'x-change-requests': 'no-sdk-effect',
   path: `${userPath}/change-password`,
   operationId: 'changeUserPassword',
   middleware: permissionFirst(Permission.ADMIN),

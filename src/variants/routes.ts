@@ -15,6 +15,7 @@ const variantRules =
 
 const patchVariants = adminRoute({
   method: 'patch',
+  'x-change-requests': 'guarded',
   path: '/api/admin/projects/{projectId}/features/{featureName}/variants',
   operationId: 'patchFeatureVariants',
   tags,
@@ -38,6 +39,7 @@ const getEnvVariants = adminRoute({
 
 const putEnvVariants = adminRoute({
   method: 'put',
+  'x-change-requests': 'guarded',
   path: envPath,
   operationId: 'overwriteEnvironmentFeatureVariants',
   tags,
@@ -49,6 +51,7 @@ const putEnvVariants = adminRoute({
 
 const patchEnvVariants = adminRoute({
   method: 'patch',
+  'x-change-requests': 'guarded',
   path: envPath,
   operationId: 'patchEnvironmentsFeatureVariants',
   tags,

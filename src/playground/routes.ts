@@ -22,7 +22,7 @@ const evaluation =
   'The context is evaluated in the environment (`context.environment` defaults to it); custom top-level context fields are looked up like properties. Unknown environments or projects are a 400.'
 const combinations = (limit: string) =>
   'Every context field, properties included, may hold comma-separated values: every combination is evaluated, and each evaluated flag shows its combination (properties flattened in). ' +
-  `More than ${limit} evaluations (environments × flags × combinations) is a 400. Top-level context fields that are not strings are left out and listed in \`warnings.invalidContextProperties\`.`
+  `More than ${limit} evaluations (environments × flags × combinations, no flag counting as one) is a 400, counted from the context before anything is built. Top-level context fields that are not strings are left out and listed in \`warnings.invalidContextProperties\`.`
 
 const basicRoute = adminRoute({
   method: 'post',

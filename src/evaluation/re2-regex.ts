@@ -13,6 +13,11 @@ export class Re2SyntaxError extends Error {
 
 export interface Re2Options {
   caseInsensitive?: boolean
+  /**
+   * Match the whole text rather than anywhere in it. Anchored in the syntax tree, not by wrapping the
+   * source in ^(?:...)$, which a pattern like `\Qa` (a quote running to the end) would swallow.
+   */
+  wholeText?: boolean
 }
 
 const MAX_REPEAT = 1000
@@ -643,8 +648,11 @@ export class Re2Regex {
   private generation = 0
 
   constructor(readonly source: string, options: Re2Options = {}) {
-    const root = new Parser(source).parse({ i: options.caseInsensitive === true, m: false, s: false, U: false })
-    checkRepeatNesting(root, MAX_REPEAT)
+    const parsed = new Parser(source).parse({ i: options.caseInsensitive === true, m: false, s: false, U: false })
+    checkRepeatNesting(parsed, MAX_REPEAT)
+    const root: Node = options.wholeText
+      ? { kind: 'concat', items: [{ kind: 'assert', assertion: Assertion.BeginText }, parsed, { kind: 'assert', assertion: Assertion.EndText }] }
+      : parsed
     const compiler = new Compiler()
     this.start = compiler.compile(root, compiler.match())
     this.program = compiler.program

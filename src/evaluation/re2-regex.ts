@@ -95,6 +95,25 @@ function foldedClass(pairs: readonly number[]): RegExp {
   return new RegExp(`^[${source}]$`, 'iu')
 }
 
+/**
+ * The case variants of ASCII code points, listed rather than matched through a RegExp (the common
+ * case stays as fast as a plain range): the other case, and the only two non-ASCII characters whose
+ * folding is ASCII, the Kelvin sign (k) and the long s (s).
+ */
+function asciiFolds(pairs: readonly number[]): number[] {
+  const out: number[] = []
+  for (let i = 0; i < pairs.length; i += 2) {
+    for (let cp = pairs[i]!; cp <= pairs[i + 1]!; cp++) {
+      const lower = cp | 0x20
+      if (lower < 0x61 || lower > 0x7a) continue
+      out.push(lower, lower, lower - 0x20, lower - 0x20)
+      if (lower === 0x6b) out.push(0x212a, 0x212a)
+      if (lower === 0x73) out.push(0x17f, 0x17f)
+    }
+  }
+  return out
+}
+
 /** Whether a code point has other case forms (every member of a folding orbit changes when case-mapped). */
 const CASED = /^\p{Changes_When_Casemapped}$/u
 
@@ -131,7 +150,9 @@ class RangeBuilder {
   }
 
   build(negated: boolean): CharSet {
-    const predicates = this.folded.length > 0 ? [...this.predicates, { re: foldedClass(normalize(this.folded)), negate: false }] : this.predicates
+    let predicates = this.predicates
+    if (this.folded.length > 0 && Math.max(...this.folded) < 0x80) this.pairs.push(...asciiFolds(this.folded))
+    else if (this.folded.length > 0) predicates = [...predicates, { re: foldedClass(normalize(this.folded)), negate: false }]
     return new CharSet(Int32Array.from(normalize(this.pairs)), negated, predicates)
   }
 }

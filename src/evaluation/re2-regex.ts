@@ -186,22 +186,22 @@ const DIGIT = [0x30, 0x39]
 const WORD = [0x30, 0x39, 0x41, 0x5a, 0x5f, 0x5f, 0x61, 0x7a]
 const PERL_SPACE = [0x09, 0x0a, 0x0c, 0x0d, 0x20, 0x20]
 
-const POSIX_CLASSES: Record<string, number[]> = {
-  alnum: [0x30, 0x39, 0x41, 0x5a, 0x61, 0x7a],
-  alpha: [0x41, 0x5a, 0x61, 0x7a],
-  ascii: [0x00, 0x7f],
-  blank: [0x09, 0x09, 0x20, 0x20],
-  cntrl: [0x00, 0x1f, 0x7f, 0x7f],
-  digit: DIGIT,
-  graph: [0x21, 0x7e],
-  lower: [0x61, 0x7a],
-  print: [0x20, 0x7e],
-  punct: [0x21, 0x2f, 0x3a, 0x40, 0x5b, 0x60, 0x7b, 0x7e],
-  space: [0x09, 0x0d, 0x20, 0x20],
-  upper: [0x41, 0x5a],
-  word: WORD,
-  xdigit: [0x30, 0x39, 0x41, 0x46, 0x61, 0x66],
-}
+const POSIX_CLASSES = new Map<string, number[]>([
+  ['alnum', [0x30, 0x39, 0x41, 0x5a, 0x61, 0x7a]],
+  ['alpha', [0x41, 0x5a, 0x61, 0x7a]],
+  ['ascii', [0x00, 0x7f]],
+  ['blank', [0x09, 0x09, 0x20, 0x20]],
+  ['cntrl', [0x00, 0x1f, 0x7f, 0x7f]],
+  ['digit', DIGIT],
+  ['graph', [0x21, 0x7e]],
+  ['lower', [0x61, 0x7a]],
+  ['print', [0x20, 0x7e]],
+  ['punct', [0x21, 0x2f, 0x3a, 0x40, 0x5b, 0x60, 0x7b, 0x7e]],
+  ['space', [0x09, 0x0d, 0x20, 0x20]],
+  ['upper', [0x41, 0x5a]],
+  ['word', WORD],
+  ['xdigit', [0x30, 0x39, 0x41, 0x46, 0x61, 0x66]],
+])
 
 /**
  * The names \p{...} accepts are those of re2js, which the SDKs run: general categories, a few binary
@@ -216,15 +216,16 @@ const BINARY_PROPERTIES = new Set([
   'ASCII_Hex_Digit', 'Alphabetic', 'Dash', 'Emoji', 'Emoji_Component', 'Emoji_Modifier', 'Emoji_Modifier_Base', 'Emoji_Presentation',
   'Extended_Pictographic', 'Hex_Digit', 'Lowercase', 'Math', 'Quotation_Mark', 'Terminal_Punctuation', 'Uppercase', 'White_Space',
 ])
-const SPECIAL_CLASSES: Record<string, string> = { Any: 'Any', Ascii: 'ASCII', Assigned: 'Assigned', Lc: 'LC' }
+const SPECIAL_CLASSES = new Map([['Any', 'Any'], ['Ascii', 'ASCII'], ['Assigned', 'Assigned'], ['Lc', 'LC']])
 /** Every script alias is four letters; these are the scripts whose long name is too. */
 const FOUR_LETTER_SCRIPTS = new Set(['Ahom', 'Cham', 'Kawi', 'Lisu', 'Miao', 'Modi', 'Newa', 'Thai', 'Toto'])
 
 /** The JavaScript spelling of the Unicode class \p{name}; throws for a name re2js does not know. */
 function unicodeClass(name: string): string {
-  let property = SPECIAL_CLASSES[name]
+  let property = SPECIAL_CLASSES.get(name)
   if (property === undefined && GENERAL_CATEGORIES.has(name)) property = `General_Category=${name}`
   if (property === undefined && BINARY_PROPERTIES.has(name)) property = name
+  // Katakana_Or_Hiragana is a script value JavaScript knows (with no characters) and re2js does not.
   if (property === undefined && /^[A-Z][A-Za-z_]*$/.test(name) && (name.length !== 4 || FOUR_LETTER_SCRIPTS.has(name)) && name !== 'Katakana_Or_Hiragana') {
     property = `Script=${name}`
     try {
@@ -534,7 +535,7 @@ class Parser {
         if (end !== -1) {
           const name = this.src.slice(this.pos + 2, end)
           const negated = name.startsWith('^')
-          const pairs = Object.hasOwn(POSIX_CLASSES, negated ? name.slice(1) : name) ? POSIX_CLASSES[negated ? name.slice(1) : name]! : undefined
+          const pairs = POSIX_CLASSES.get(negated ? name.slice(1) : name)
           if (!pairs) throw new Re2SyntaxError(`invalid character class range: [:${name}:]`)
           ranges.addGroup(pairs, negated)
           this.pos = end + 2

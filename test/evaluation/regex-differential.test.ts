@@ -311,6 +311,8 @@ const HAND_PICKED: Record<string, [pattern: string, inputs: string[]][]> = {
     ['\\p{Script=Greek}', ['α']],
     ['\\p{Katakana_Or_Hiragana}', ['a']],
     ['\\p{L&}', ['a']],
+    ['\\p{constructor}', ['a']],
+    ['[[:constructor:]]', ['a']],
     ['(?x)a', ['a']],
     ['(?#c)a', ['a']],
     ['(?-)a', ['a']],

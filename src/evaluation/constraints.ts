@@ -118,12 +118,14 @@ function baseTest(c: ConstraintDefinition, get: FieldGetter): ContextTest | unde
     case 'SEMVER_LTE':
       return semverOperator(get, c.operator, value === undefined ? null : parseSemver(value))
     case 'REGEX': {
-      if (value === undefined) return undefined
+      // A missing or invalid pattern matches nothing, and inverted it matches everything: the Node SDK
+      // catches re2js's compile error as a non-match before it applies `inverted`.
+      if (value === undefined) return never
       let re
       try {
         re = compileRegex(value, c.caseInsensitive === true)
       } catch {
-        return undefined
+        return never
       }
       return (context, now) => {
         const text = get(context, now)
@@ -145,7 +147,8 @@ function baseTest(c: ConstraintDefinition, get: FieldGetter): ContextTest | unde
 /**
  * Parses a constraint once into a test. A missing context field makes every operator false except
  * NOT_IN; `inverted` then negates the result, whether the field was there or not (as the Node SDK
- * and Unleash's own playground do). An unknown operator or an invalid regex is false, inverted or not.
+ * and Unleash's own playground do). An unknown operator is false, inverted or not; a REGEX that does
+ * not compile is false, so inverted it is true (as the Node SDK has it).
  */
 export function prepareConstraint(definition: ConstraintDefinition): PreparedConstraint {
   const base = baseTest(definition, fieldGetter(definition.contextName))

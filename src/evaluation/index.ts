@@ -16,7 +16,7 @@ export {
   type ClientFeaturesPayload,
   type ClientSegment,
 } from './client-features.js'
-export { compileRegex, regexProblem, type CompiledRegex } from './regex.js'
+export { compileRegex, compileWholeTextRegex, regexProblem, type CompiledRegex } from './regex.js'
 export { normalizedStrategyValue, normalizedVariantValue } from './hashing.js'
 export { DISABLED_VARIANT, DISABLED_VARIANT_FEATURE_ON } from './variants.js'
 export type * from './types.js'

@@ -13,6 +13,11 @@ export class Re2SyntaxError extends Error {
 
 export interface Re2Options {
   caseInsensitive?: boolean
+  /**
+   * Match the whole text rather than anywhere in it. Anchored in the syntax tree, not by wrapping the
+   * source in ^(?:...)$, which a pattern like `\Qa` (a quote running to the end) would swallow.
+   */
+  wholeText?: boolean
 }
 
 const MAX_REPEAT = 1000
@@ -22,20 +27,38 @@ const MAX_CODE_POINT = 0x10ffff
 
 // ---- character sets ----------------------------------------------------------------------------
 
+/** A set given by a JavaScript RegExp that matches one whole code point (a Unicode property, or a case-folded class). */
 interface Predicate {
   re: RegExp
   negate: boolean
 }
 
 class CharSet {
+  /** Answers for ASCII, filled on first use when predicates (RegExp calls) take part: 1 in, 2 out. */
+  private readonly ascii: Int8Array | null
+
   constructor(
     /** Sorted, non-overlapping [lo, hi] pairs. */
     readonly ranges: Int32Array,
     readonly negated: boolean,
     readonly predicates: Predicate[],
-  ) {}
+  ) {
+    this.ascii = predicates.length > 0 ? new Int8Array(128) : null
+  }
 
   has(cp: number): boolean {
+    const ascii = this.ascii
+    if (ascii !== null && cp < 128) {
+      const known = ascii[cp]!
+      if (known !== 0) return known === 1
+      const found = this.lookup(cp)
+      ascii[cp] = found ? 1 : 2
+      return found
+    }
+    return this.lookup(cp)
+  }
+
+  private lookup(cp: number): boolean {
     let found = false
     const ranges = this.ranges
     for (let i = 0; i < ranges.length; i += 2) {
@@ -58,38 +81,79 @@ class CharSet {
   }
 }
 
-/** Collects ranges (as [lo, hi] pairs) while a class is parsed. */
+/**
+ * Case folding is RE2's: a character matches every character with the same simple case folding
+ * (Unicode's CaseFolding.txt, statuses C and S: k K and the Kelvin sign, σ ς Σ, ǆ ǅ Ǆ, ...). JavaScript's
+ * RegExp with the `iu` flags compares characters by exactly that folding, so a folded set is its raw
+ * ranges plus a RegExp of them with `iu`: no case tables of our own, and no gaps for large ranges.
+ */
+const hex = (cp: number) => `\\u{${cp.toString(16)}}`
+
+function foldedClass(pairs: readonly number[]): RegExp {
+  let source = ''
+  for (let i = 0; i < pairs.length; i += 2) source += pairs[i] === pairs[i + 1] ? hex(pairs[i]!) : `${hex(pairs[i]!)}-${hex(pairs[i + 1]!)}`
+  return new RegExp(`^[${source}]$`, 'iu')
+}
+
+/**
+ * The case variants of ASCII code points, listed rather than matched through a RegExp (the common
+ * case stays as fast as a plain range): the other case, and the only two non-ASCII characters whose
+ * folding is ASCII, the Kelvin sign (k) and the long s (s).
+ */
+function asciiFolds(pairs: readonly number[]): number[] {
+  const out: number[] = []
+  for (let i = 0; i < pairs.length; i += 2) {
+    for (let cp = pairs[i]!; cp <= pairs[i + 1]!; cp++) {
+      const lower = cp | 0x20
+      if (lower < 0x61 || lower > 0x7a) continue
+      out.push(lower, lower, lower - 0x20, lower - 0x20)
+      if (lower === 0x6b) out.push(0x212a, 0x212a)
+      if (lower === 0x73) out.push(0x17f, 0x17f)
+    }
+  }
+  return out
+}
+
+/** Whether a code point has other case forms (every member of a folding orbit changes when case-mapped). */
+const CASED = /^\p{Changes_When_Casemapped}$/u
+
+/**
+ * Collects a class's members as RE2 does under its flags: with case folding, what is added positively
+ * is added with its case variants, and a negated group (\W, \P{Lu}, [:^upper:]) is the complement of
+ * the group with its variants, so (?i)\W does not match the Kelvin sign (a variant of k).
+ */
 class RangeBuilder {
-  pairs: number[] = []
-  predicates: Predicate[] = []
+  private readonly pairs: number[] = []
+  private readonly folded: number[] = []
+  private readonly predicates: Predicate[] = []
+
+  constructor(private readonly fold: boolean) {}
 
   add(lo: number, hi: number) {
     this.pairs.push(lo, hi)
+    if (this.fold && (lo !== hi || CASED.test(String.fromCodePoint(lo)))) this.folded.push(lo, hi)
   }
 
-  addAll(pairs: readonly number[]) {
-    for (let i = 0; i < pairs.length; i += 2) this.add(pairs[i]!, pairs[i + 1]!)
-  }
-
-  /** Adds the complement of `pairs` (which must be sorted and disjoint). */
-  addComplement(pairs: readonly number[]) {
-    this.addAll(complement(pairs))
-  }
-
-  foldCase() {
-    const extra: number[] = []
-    for (let i = 0; i < this.pairs.length; i += 2) {
-      const lo = this.pairs[i]!
-      const hi = this.pairs[i + 1]!
-      // Huge ranges come from complements (\D, [^...]) and already hold nearly every case variant.
-      if (hi - lo > 5000) continue
-      for (let cp = lo; cp <= hi; cp++) for (const v of caseVariants(cp)) if (v !== cp) extra.push(v, v)
+  addGroup(pairs: readonly number[], negated: boolean) {
+    if (!negated) {
+      for (let i = 0; i < pairs.length; i += 2) this.add(pairs[i]!, pairs[i + 1]!)
+    } else if (this.fold) {
+      this.predicates.push({ re: foldedClass(normalize(pairs)), negate: true })
+    } else {
+      this.pairs.push(...complement(pairs))
     }
-    this.pairs.push(...extra)
+  }
+
+  /** A Unicode property (\pL, \p{Greek}); `source` is its JavaScript spelling. */
+  addProperty(source: string, negate: boolean) {
+    this.predicates.push({ re: new RegExp(`^\\p{${source}}$`, this.fold ? 'iu' : 'u'), negate })
   }
 
   build(negated: boolean): CharSet {
-    return new CharSet(Int32Array.from(normalize(this.pairs)), negated, this.predicates)
+    let predicates = this.predicates
+    if (this.folded.length > 0 && Math.max(...this.folded) < 0x80) this.pairs.push(...asciiFolds(this.folded))
+    else if (this.folded.length > 0) predicates = [...predicates, { re: foldedClass(normalize(this.folded)), negate: false }]
+    return new CharSet(Int32Array.from(normalize(this.pairs)), negated, predicates)
   }
 }
 
@@ -118,69 +182,60 @@ function complement(sorted: readonly number[]): number[] {
   return out
 }
 
-/** Simple case folding orbits the single-character toLowerCase/toUpperCase pair does not reach. */
-const EXTRA_FOLDS: Record<number, number[]> = {
-  0x4b: [0x212a], 0x6b: [0x212a], // K k and the Kelvin sign
-  0x53: [0x17f], 0x73: [0x17f], // S s and the long s
-  0xc5: [0x212b], 0xe5: [0x212b], // Å å and the Angstrom sign
-  0x39c: [0xb5], 0x3bc: [0xb5], // Μ μ and the micro sign
-  0xdf: [0x1e9e], // ß and capital sharp s
-}
-
-function caseVariants(cp: number): Set<number> {
-  const found = new Set<number>([cp])
-  const queue = [cp]
-  while (queue.length > 0) {
-    const c = queue.pop()!
-    const char = String.fromCodePoint(c)
-    const candidates = [char.toLowerCase(), char.toUpperCase()].filter((s) => [...s].length === 1).map((s) => s.codePointAt(0)!)
-    for (const v of [...candidates, ...(EXTRA_FOLDS[c] ?? [])]) {
-      if (!found.has(v)) {
-        found.add(v)
-        queue.push(v)
-        for (const [from, tos] of Object.entries(EXTRA_FOLDS)) if (tos.includes(v) && !found.has(Number(from))) {
-          found.add(Number(from))
-          queue.push(Number(from))
-        }
-      }
-    }
-  }
-  return found
-}
-
 const DIGIT = [0x30, 0x39]
 const WORD = [0x30, 0x39, 0x41, 0x5a, 0x5f, 0x5f, 0x61, 0x7a]
 const PERL_SPACE = [0x09, 0x0a, 0x0c, 0x0d, 0x20, 0x20]
 
-const POSIX_CLASSES: Record<string, number[]> = {
-  alnum: [0x30, 0x39, 0x41, 0x5a, 0x61, 0x7a],
-  alpha: [0x41, 0x5a, 0x61, 0x7a],
-  ascii: [0x00, 0x7f],
-  blank: [0x09, 0x09, 0x20, 0x20],
-  cntrl: [0x00, 0x1f, 0x7f, 0x7f],
-  digit: DIGIT,
-  graph: [0x21, 0x7e],
-  lower: [0x61, 0x7a],
-  print: [0x20, 0x7e],
-  punct: [0x21, 0x2f, 0x3a, 0x40, 0x5b, 0x60, 0x7b, 0x7e],
-  space: [0x09, 0x0d, 0x20, 0x20],
-  upper: [0x41, 0x5a],
-  word: WORD,
-  xdigit: [0x30, 0x39, 0x41, 0x46, 0x61, 0x66],
-}
-
-const GENERAL_CATEGORIES = new Set([
-  'C', 'Cc', 'Cf', 'Co', 'Cs', 'L', 'Ll', 'Lm', 'Lo', 'Lt', 'Lu', 'M', 'Mc', 'Me', 'Mn', 'N', 'Nd', 'Nl', 'No',
-  'P', 'Pc', 'Pd', 'Pe', 'Pf', 'Pi', 'Po', 'Ps', 'S', 'Sc', 'Sk', 'Sm', 'So', 'Z', 'Zl', 'Zp', 'Zs', 'Any',
+const POSIX_CLASSES = new Map<string, number[]>([
+  ['alnum', [0x30, 0x39, 0x41, 0x5a, 0x61, 0x7a]],
+  ['alpha', [0x41, 0x5a, 0x61, 0x7a]],
+  ['ascii', [0x00, 0x7f]],
+  ['blank', [0x09, 0x09, 0x20, 0x20]],
+  ['cntrl', [0x00, 0x1f, 0x7f, 0x7f]],
+  ['digit', DIGIT],
+  ['graph', [0x21, 0x7e]],
+  ['lower', [0x61, 0x7a]],
+  ['print', [0x20, 0x7e]],
+  ['punct', [0x21, 0x2f, 0x3a, 0x40, 0x5b, 0x60, 0x7b, 0x7e]],
+  ['space', [0x09, 0x0d, 0x20, 0x20]],
+  ['upper', [0x41, 0x5a]],
+  ['word', WORD],
+  ['xdigit', [0x30, 0x39, 0x41, 0x46, 0x61, 0x66]],
 ])
 
-function unicodeClass(name: string): RegExp {
-  const property = GENERAL_CATEGORIES.has(name) ? name : `Script=${name}`
-  try {
-    return new RegExp(`^\\p{${property}}$`, 'u')
-  } catch {
-    throw new Re2SyntaxError(`invalid character class range: \\p{${name}}`)
+/**
+ * The names \p{...} accepts are those of re2js, which the SDKs run: general categories, a few binary
+ * properties, and scripts by their long names only; JavaScript's RegExp answers membership. It also
+ * knows short aliases (Grek, Zzzz, punct) that re2js refuses, which is why names are checked here.
+ */
+const GENERAL_CATEGORIES = new Set([
+  'C', 'Cc', 'Cf', 'Cn', 'Co', 'Cs', 'L', 'LC', 'Ll', 'Lm', 'Lo', 'Lt', 'Lu', 'M', 'Mc', 'Me', 'Mn', 'N', 'Nd', 'Nl', 'No',
+  'P', 'Pc', 'Pd', 'Pe', 'Pf', 'Pi', 'Po', 'Ps', 'S', 'Sc', 'Sk', 'Sm', 'So', 'Z', 'Zl', 'Zp', 'Zs',
+])
+const BINARY_PROPERTIES = new Set([
+  'ASCII_Hex_Digit', 'Alphabetic', 'Dash', 'Emoji', 'Emoji_Component', 'Emoji_Modifier', 'Emoji_Modifier_Base', 'Emoji_Presentation',
+  'Extended_Pictographic', 'Hex_Digit', 'Lowercase', 'Math', 'Quotation_Mark', 'Terminal_Punctuation', 'Uppercase', 'White_Space',
+])
+const SPECIAL_CLASSES = new Map([['Any', 'Any'], ['Ascii', 'ASCII'], ['Assigned', 'Assigned'], ['Lc', 'LC']])
+/** Every script alias is four letters; these are the scripts whose long name is too. */
+const FOUR_LETTER_SCRIPTS = new Set(['Ahom', 'Cham', 'Kawi', 'Lisu', 'Miao', 'Modi', 'Newa', 'Thai', 'Toto'])
+
+/** The JavaScript spelling of the Unicode class \p{name}; throws for a name re2js does not know. */
+function unicodeClass(name: string): string {
+  let property = SPECIAL_CLASSES.get(name)
+  if (property === undefined && GENERAL_CATEGORIES.has(name)) property = `General_Category=${name}`
+  if (property === undefined && BINARY_PROPERTIES.has(name)) property = name
+  // Katakana_Or_Hiragana is a script value JavaScript knows (with no characters) and re2js does not.
+  if (property === undefined && /^[A-Z][A-Za-z_]*$/.test(name) && (name.length !== 4 || FOUR_LETTER_SCRIPTS.has(name)) && name !== 'Katakana_Or_Hiragana') {
+    property = `Script=${name}`
+    try {
+      new RegExp(`\\p{${property}}`, 'u')
+    } catch {
+      property = undefined
+    }
   }
+  if (property === undefined) throw new Re2SyntaxError(`invalid character class range: \\p{${name}}`)
+  return property
 }
 
 // ---- syntax tree -------------------------------------------------------------------------------
@@ -215,7 +270,7 @@ const isHex = (c: string | undefined) => c !== undefined && /^[0-9A-Fa-f]$/.test
 const isAlnum = (c: string) => /^[0-9A-Za-z]$/.test(c)
 
 /** An escape inside or outside a class: one code point, or a set (\d, \pL, ...). */
-type Escape = { cp: number } | { pairs: number[]; negated: boolean } | { predicate: Predicate }
+type Escape = { cp: number } | { pairs: readonly number[]; negated: boolean } | { property: string; negate: boolean }
 
 class Parser {
   private pos = 0
@@ -268,7 +323,8 @@ class Parser {
         if (lastRepeated) throw new Re2SyntaxError(`bad repetition operator: ${op}`)
         const [min, max] = this.repetition()
         if (this.peek() === '?') this.pos++
-        items[items.length - 1] = { kind: 'repeat', item: last, min, max }
+        last = { kind: 'repeat', item: last, min, max }
+        items[items.length - 1] = last
         lastRepeated = true
         continue
       }
@@ -286,8 +342,11 @@ class Parser {
       }
       const atom = this.atom(flags)
       lastRepeated = false
-      last = atom
-      if (atom) items.push(atom)
+      // A (?flags) group adds nothing: a repetition after it applies to what came before, as in RE2.
+      if (atom) {
+        last = atom
+        items.push(atom)
+      }
     }
     if (items.length === 0) return { kind: 'empty' }
     return items.length === 1 ? items[0]! : { kind: 'concat', items }
@@ -336,9 +395,8 @@ class Parser {
   }
 
   private literal(cp: number, flags: Flags): Node {
-    const ranges = new RangeBuilder()
+    const ranges = new RangeBuilder(flags.i)
     ranges.add(cp, cp)
-    if (flags.i) ranges.foldCase()
     return { kind: 'set', set: ranges.build(false) }
   }
 
@@ -356,7 +414,8 @@ class Parser {
         throw new Re2SyntaxError(`invalid or unsupported Perl syntax: (?${rest.slice(0, 2)}`)
       } else {
         const m = /^([imsU]*)(-([imsU]*))?([:)])/.exec(rest)
-        if (!m || (m[1] === '' && m[2] === undefined && m[4] === ')') || m[3] === '') {
+        // `(?)` changes nothing but is valid for re2js; `(?-)` and `(?i-)` are not.
+        if (!m || m[3] === '') {
           throw new Re2SyntaxError(`invalid or unsupported Perl syntax: (?${rest.slice(0, 2)}`)
         }
         const changed = { ...flags }
@@ -385,13 +444,10 @@ class Parser {
     }
     const escape = this.escape()
     if ('cp' in escape) return this.literal(escape.cp, flags)
-    const ranges = new RangeBuilder()
-    if ('predicate' in escape) {
-      ranges.predicates.push(escape.predicate)
-      return { kind: 'set', set: ranges.build(false) }
-    }
-    ranges.addAll(escape.pairs)
-    return { kind: 'set', set: ranges.build(escape.negated) }
+    const ranges = new RangeBuilder(flags.i)
+    if ('property' in escape) ranges.addProperty(escape.property, escape.negate)
+    else ranges.addGroup(escape.pairs, escape.negated)
+    return { kind: 'set', set: ranges.build(false) }
   }
 
   /** An escape sequence at this.pos (which is at the backslash). */
@@ -424,7 +480,7 @@ class Parser {
           negate = !negate
           name = name.slice(1)
         }
-        return { predicate: { re: unicodeClass(name), negate } }
+        return { property: unicodeClass(name), negate }
       }
       case 'a': return { cp: 0x07 }
       case 'f': return { cp: 0x0c }
@@ -458,7 +514,7 @@ class Parser {
 
   /** A bracket expression; this.pos is just after the [. */
   private charClass(flags: Flags): CharSet {
-    const ranges = new RangeBuilder()
+    const ranges = new RangeBuilder(flags.i)
     let negated = false
     if (this.peek() === '^') {
       negated = true
@@ -474,21 +530,22 @@ class Parser {
       }
       first = false
       if (this.startsWith('[:')) {
-        const m = /^\[:(\^?)([a-z]*):\]/.exec(this.src.slice(this.pos))
-        if (m) {
-          const pairs = POSIX_CLASSES[m[2]!]
-          if (!pairs) throw new Re2SyntaxError(`invalid character class range: ${m[0]}`)
-          if (m[1]) ranges.addComplement(pairs)
-          else ranges.addAll(pairs)
-          this.pos += m[0].length
+        // As RE2: everything up to the next :] is the name of a POSIX class, known or not.
+        const end = this.src.indexOf(':]', this.pos + 2)
+        if (end !== -1) {
+          const name = this.src.slice(this.pos + 2, end)
+          const negated = name.startsWith('^')
+          const pairs = POSIX_CLASSES.get(negated ? name.slice(1) : name)
+          if (!pairs) throw new Re2SyntaxError(`invalid character class range: [:${name}:]`)
+          ranges.addGroup(pairs, negated)
+          this.pos = end + 2
           continue
         }
       }
       const lo = this.classChar()
       if (typeof lo !== 'number') {
-        if ('predicate' in lo) ranges.predicates.push(lo.predicate)
-        else if (lo.negated) ranges.addComplement(lo.pairs)
-        else ranges.addAll(lo.pairs)
+        if ('property' in lo) ranges.addProperty(lo.property, lo.negate)
+        else ranges.addGroup(lo.pairs, lo.negated)
         continue
       }
       if (this.peek() === '-' && this.peek(1) !== ']' && this.peek(1) !== undefined) {
@@ -500,7 +557,6 @@ class Parser {
         ranges.add(lo, lo)
       }
     }
-    if (flags.i) ranges.foldCase()
     return ranges.build(negated)
   }
 
@@ -614,8 +670,11 @@ export class Re2Regex {
   private generation = 0
 
   constructor(readonly source: string, options: Re2Options = {}) {
-    const root = new Parser(source).parse({ i: options.caseInsensitive === true, m: false, s: false, U: false })
-    checkRepeatNesting(root, MAX_REPEAT)
+    const parsed = new Parser(source).parse({ i: options.caseInsensitive === true, m: false, s: false, U: false })
+    checkRepeatNesting(parsed, MAX_REPEAT)
+    const root: Node = options.wholeText
+      ? { kind: 'concat', items: [{ kind: 'assert', assertion: Assertion.BeginText }, parsed, { kind: 'assert', assertion: Assertion.EndText }] }
+      : parsed
     const compiler = new Compiler()
     this.start = compiler.compile(root, compiler.match())
     this.program = compiler.program

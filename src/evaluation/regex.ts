@@ -18,6 +18,14 @@ export function compileRegex(pattern: string, caseInsensitive = false): Compiled
   return compileRe2(pattern, { caseInsensitive })
 }
 
+/**
+ * Compiles an RE2 pattern that must match a whole text: a project's flag naming pattern. Names come
+ * from users and patterns from project owners, so they get the same linear-time matcher.
+ */
+export function compileWholeTextRegex(pattern: string): CompiledRegex {
+  return compileRe2(pattern, { wholeText: true })
+}
+
 /** Why the pattern is not valid RE2, or undefined when it compiles. */
 export function regexProblem(pattern: string): string | undefined {
   try {

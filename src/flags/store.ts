@@ -6,6 +6,7 @@ import type { Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../http/errors.js'
 import { zodValidationError } from '../http/openapi.js'
 import { eventsStatement, guardPassed, recordEvents, type Actor, type EventTag, type NewEvent } from '../events/store.js'
+import { compileWholeTextRegex } from '../evaluation/index.js'
 import { insertStrategy } from '../strategies/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 import { advanceOnEnable, enterStage, leaveStage, stageOnEnable } from './lifecycle.js'
@@ -25,8 +26,10 @@ function checkNamingPattern(name: string, project: typeof projects.$inferSelect)
   if (!pattern) return
   let matches: boolean
   try {
-    matches = new RegExp(`^(?:${pattern})$`).test(name)
+    // The linear-time RE2 matcher: a name is user input, and a backtracking engine could stall on it.
+    matches = compileWholeTextRegex(pattern).test(name)
   } catch {
+    // A pattern saved before patterns were RE2 that RE2 refuses: not enforced rather than blocking every creation.
     return
   }
   if (!matches) {

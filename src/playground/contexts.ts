@@ -47,9 +47,18 @@ const axesOf = (context: PlaygroundContext, split: boolean): Axis[] => [
   ...context.properties.map(([key, value]) => ({ key, property: true, values: split ? splitValues(value) : [value] })),
 ]
 
-/** How many combinations `combinations` would make, without making them. */
+/**
+ * How many combinations `contextCombinations` would make, from the number of values of each field,
+ * without making any. The product stops at the first field that takes it past what a double counts
+ * exactly (Infinity then): 40 fields of "a,b" are 2^40 combinations, and 2,000 would overflow.
+ */
 export function combinationCount(context: PlaygroundContext): number {
-  return axesOf(context, true).reduce((n, axis) => n * axis.values.length, 1)
+  let count = 1
+  for (const axis of axesOf(context, true)) {
+    count *= axis.values.length
+    if (count > Number.MAX_SAFE_INTEGER) return Infinity
+  }
+  return count
 }
 
 /**

@@ -24,7 +24,7 @@ const evaluation =
   'Private projects the caller may not read (see `GET /api/admin/projects`) are left out of `*` and are unknown when named.'
 const combinations = (limit: string) =>
   'Every context field, properties included, may hold comma-separated values: every combination is evaluated, and each evaluated flag shows its combination (properties flattened in). ' +
-  `More than ${limit} evaluations (environments × flags × combinations) is a 400. Top-level context fields that are not strings are left out and listed in \`warnings.invalidContextProperties\`.`
+  `More than ${limit} evaluations (environments × flags × combinations, no flag counting as one) is a 400, counted from the context before anything is built. Top-level context fields that are not strings are left out and listed in \`warnings.invalidContextProperties\`.`
 
 const basicRoute = adminRoute({
   method: 'post',

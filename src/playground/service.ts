@@ -66,14 +66,20 @@ export async function basicPlayground(db: Db, now: Date, cache: PlaygroundCache,
   }
 }
 
-/** Unleash's limit on one advanced evaluation, checked before anything is evaluated. */
-function checkEvaluationCount(environmentCount: number, flagCount: number, context: PlaygroundContext, maxEvaluations: number) {
-  const combinations = combinationCount(context)
-  const total = environmentCount * flagCount * combinations
+const counted = (n: number) => (n <= Number.MAX_SAFE_INTEGER ? String(n) : `more than ${Number.MAX_SAFE_INTEGER}`)
+
+/**
+ * Unleash's limit on one advanced evaluation (environments × flags × context combinations), checked
+ * before anything is built or evaluated. Every combination is built even when the projects hold no
+ * flags, so none (or no environment) counts as one: 2^25 combinations of an empty project would
+ * otherwise pass as 0 evaluations and exhaust the process's memory.
+ */
+function checkEvaluationCount(environmentCount: number, flagCount: number, combinations: number, maxEvaluations: number) {
+  const total = Math.max(environmentCount, 1) * Math.max(flagCount, 1) * combinations
   if (total > maxEvaluations) {
     throw validationError(
-      `Rejecting evaluation as it would generate ${total} combinations exceeding ${maxEvaluations} limit. ` +
-        `Please reduce the number of selected environments (${environmentCount}), features (${flagCount}) or context field combinations (${combinations}).`,
+      `Rejecting evaluation as it would generate ${counted(total)} combinations exceeding ${maxEvaluations} limit. ` +
+        `Please reduce the number of selected environments (${environmentCount}), features (${flagCount}) or context field combinations (${counted(combinations)}).`,
     )
   }
 }
@@ -101,10 +107,13 @@ export async function advancedPlayground(
   input: { environments: string[]; projects?: Projects | undefined; context: SdkContext },
 ): Promise<AdvancedEvaluation> {
   const projects = input.projects ?? '*'
+  const context = cleanContext(input.context)
+  const combinations = combinationCount(context)
+  // The context alone can be over the limit: refused before the flags are even loaded.
+  checkEvaluationCount(input.environments.length, 0, combinations, maxEvaluations)
   const scope = visibleScope(await preparedScope(cache.scopes, db, { projects, environments: input.environments }, cache.shareInFlight), projects, hidden)
   checkScope(scope)
-  const context = cleanContext(input.context)
-  checkEvaluationCount(scope.environments.length, scope.environments[0]?.flags.length ?? 0, context, maxEvaluations)
+  checkEvaluationCount(scope.environments.length, scope.environments[0]?.flags.length ?? 0, combinations, maxEvaluations)
   return { input: { ...input, projects }, ...combinationsOf(scope.environments, context, now) }
 }
 
@@ -114,6 +123,9 @@ export async function advancedPlayground(
  * preview is prepared for this request only).
  */
 export async function changeRequestPlayground(db: Db, now: Date, maxEvaluations: number, hidden: readonly string[], id: string, input: { context: SdkContext }): Promise<AdvancedEvaluation> {
+  const context = cleanContext(input.context)
+  const combinations = combinationCount(context)
+  checkEvaluationCount(1, 0, combinations, maxEvaluations)
   const changeRequest = await pendingChanges(db, id)
   // A change request of a project the caller may not read does not exist for them.
   if (hidden.includes(changeRequest.project)) throw notFound(`Could not find change request ${id}`)
@@ -127,8 +139,7 @@ export async function changeRequestPlayground(db: Db, now: Date, maxEvaluations:
   ])
   const env = data.environments[0]!
   const flags = applyChangesInMemory(env.flags, changeRequest.changes, defaultStrategy)
-  const context = cleanContext(input.context)
-  checkEvaluationCount(1, flags.length, context, maxEvaluations)
+  checkEvaluationCount(1, flags.length, combinations, maxEvaluations)
   return {
     input: { environments: [changeRequest.environment], projects: [changeRequest.project], context: input.context },
     ...combinationsOf([responseEnvironment(env.name, prepareEnvironment(flags, data.segments, env.name))], context, now),

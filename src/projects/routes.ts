@@ -88,7 +88,7 @@ const updateProjectRoute = adminRoute({
   operationId: 'updateProject',
   tags: ['Projects'],
   summary: 'Update a project',
-  description: 'Sets name, description, mode, defaultStickiness, featureLimit and featureNaming (the pattern must compile and the example must match it); fields left out keep their value. Emits `project-updated`.',
+  description: 'Sets name, description, mode, defaultStickiness, featureLimit and featureNaming (the pattern must be valid RE2 syntax, as REGEX constraints, and is matched in linear time; the example must match it); fields left out keep their value. Emits `project-updated`.',
   request: { params: projectIdParam, body: { required: true, content: jsonContent(UpdateProjectSchema) } },
   responses: { 200: { description: 'The project was updated' }, ...pickErrors(400, 401, 403, 404, 415) },
 })

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { compileWholeTextRegex, regexProblem, type CompiledRegex } from '../evaluation/index.js'
 import { FeatureSchema } from '../flags/schemas.js'
 
 export const PROJECT_MODES = ['open', 'protected', 'private'] as const
@@ -96,7 +97,10 @@ export const UpdateProjectSchema = z
         description: z.string().max(1000).nullable().optional(),
       })
       .optional()
-      .openapi({ description: 'A regular expression (no delimiters, no flags) every new flag name must match in full; the example must match it' }),
+      .openapi({
+        description:
+          'A regular expression in RE2 syntax (as REGEX constraints; no delimiters, no flags; lookarounds and backreferences are refused) every new flag name must match in full, in linear time; the example must match it',
+      }),
   })
   .superRefine((p, ctx) => {
     const naming = p.featureNaming
@@ -104,13 +108,14 @@ export const UpdateProjectSchema = z
       if (naming?.example) ctx.addIssue({ code: 'custom', path: ['featureNaming', 'example'], message: 'an example needs a pattern' })
       return
     }
-    let pattern: RegExp
-    try {
-      pattern = new RegExp(`^(?:${naming.pattern})$`)
-    } catch {
-      ctx.addIssue({ code: 'custom', path: ['featureNaming', 'pattern'], message: `pattern ${naming.pattern} is not a valid regular expression` })
+    // RE2 syntax in the linear-time matcher, as REGEX constraints: JavaScript's backtracking RegExp
+    // would let a pattern like (a+)+$ hold the event loop for hours on one flag name.
+    const problem = regexProblem(naming.pattern)
+    if (problem !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['featureNaming', 'pattern'], message: `pattern ${naming.pattern} is not a valid regular expression (RE2 syntax): ${problem}` })
       return
     }
+    const pattern: CompiledRegex = compileWholeTextRegex(naming.pattern)
     if (naming.example && !pattern.test(naming.example)) ctx.addIssue({ code: 'custom', path: ['featureNaming', 'example'], message: `example ${naming.example} does not match the pattern ${naming.pattern}` })
   })
   .openapi('updateProjectSchema')

@@ -52,7 +52,7 @@ beforeAll(async () => {
 
   // banner: on in production only, with its default strategy.
   await ok(t.call('POST', `${P('default')}/banner/environments/production/on`))
-  // only-disabled: on, but its only strategy is disabled.
+  // only-disabled: switched on, then its only strategy disabled (which switches the environment off again).
   await ok(t.call('POST', `${P('default')}/only-disabled/environments/development/on`))
   const [added] = (await t.call('GET', strategies('default', 'only-disabled', 'development'))).body
   await ok(t.call('PUT', `${strategies('default', 'only-disabled', 'development')}/${added.id}`, { body: { ...added, disabled: true } }))
@@ -98,8 +98,8 @@ describe('GET /api/client/features', () => {
       variants: [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'Blue' } }],
     })
     expect(res.body.features.find((f: { name: string }) => f.name === 'child')).toMatchObject({ enabled: false, dependencies: [{ feature: 'checkout', enabled: true, variants: ['blue'] }] })
-    // Disabled strategies are left out, as Unleash does: this flag has none left.
-    expect(res.body.features.find((f: { name: string }) => f.name === 'only-disabled')).toMatchObject({ enabled: true, strategies: [] })
+    // Disabled strategies are left out, as Unleash does; with none left the environment is served off, never as on for everyone.
+    expect(res.body.features.find((f: { name: string }) => f.name === 'only-disabled')).toMatchObject({ enabled: false, strategies: [] })
     expect(res.body.features.find((f: { name: string }) => f.name === 'banner')).toMatchObject({ enabled: false, impressionData: true })
     expect(res.body.segments).toEqual([{ id: segmentId, name: 'beta-testers', constraints: [{ contextName: 'userId', operator: 'IN', values: ['7', '8'], caseInsensitive: false, inverted: false }] }])
     expect(res.body.query).toEqual({ environment: 'development', inlineSegmentConstraints: false })

@@ -151,8 +151,9 @@ describe('the Node SDK (unleash-client)', () => {
     const user = (userId: string, properties: Record<string, string> = {}) => ({ userId, sessionId: 'x', properties })
     expect(sdk!.isEnabled('simple-on', user('1'))).toBe(true)
     expect(sdk!.isEnabled('off', user('1'))).toBe(false)
-    // Unleash serves no disabled strategies, and a flag with no strategies is on where its environment is.
-    expect(sdk!.isEnabled('only-disabled', user('1'))).toBe(true)
+    // Disabled strategies are never served, and an environment left with no enabled strategy is served off
+    // (an SDK would read an empty list as on for everyone).
+    expect(sdk!.isEnabled('only-disabled', user('1'))).toBe(false)
     expect(sdk!.isEnabled('nordic-rollout', user('1', { country: 'US', plan: 'free' }))).toBe(false)
     expect(sdk!.isEnabled('nordic-rollout', user('1', { country: 'US', plan: 'pro' }))).toBe(true)
     expect(sdk!.getVariant('colors', user('42')).name).toBe('blue')

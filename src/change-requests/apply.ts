@@ -21,13 +21,13 @@ export async function applyChange(tx: Db, actor: Actor, principal: string, now: 
       await setEnvironmentEnabled(tx, actor, now, principal, target, payload.enabled === true)
       return
     case 'addStrategy':
-      await withLockedTarget(tx, target, (t, locked) => insertStrategy(t, actor, now, locked, payload as unknown as StrategyInput))
+      await withLockedTarget(tx, { actor, now }, target, (t, locked) => insertStrategy(t, actor, now, locked, payload as unknown as StrategyInput))
       return
     case 'updateStrategy':
-      await withLockedTarget(tx, target, (t, locked) => updateStrategy(t, actor, now, locked, String(payload.id), payload as unknown as StrategyInput))
+      await withLockedTarget(tx, { actor, now }, target, (t, locked) => updateStrategy(t, actor, now, locked, String(payload.id), payload as unknown as StrategyInput))
       return
     case 'deleteStrategy':
-      await withLockedTarget(tx, target, (t, locked) => deleteStrategy(t, actor, now, locked, String(payload.id)))
+      await withLockedTarget(tx, { actor, now }, target, (t, locked) => deleteStrategy(t, actor, now, locked, String(payload.id)))
       return
     case 'patchVariant':
       await setEnvironmentVariants(tx, actor, now, target, { replace: payload.variants })

@@ -166,7 +166,8 @@ export async function readClientFeatures(db: Db, scope: ClientScope): Promise<Cl
         return {
           name: f.name,
           type: f.type,
-          enabled: f.enabled === true,
+          // An environment with no enabled strategy is never served on (SDKs read an empty list as on for everyone).
+          enabled: f.enabled === true && strategiesOf.has(f.name),
           stale: f.stale,
           impressionData: f.impressionData,
           project: f.project,

@@ -55,7 +55,9 @@ function prepareOne(definition: FlagDefinition, segments: ReadonlyMap<number, Pr
   return {
     definition,
     name: definition.name,
-    environmentEnabled: definition.enabled === true,
+    // Strategies that are all disabled leave no rule that could turn it on: the environment is off, as a
+    // write leaving it so switches it off. (No strategies at all is the SDKs' "on for everyone".)
+    environmentEnabled: definition.enabled === true && (allStrategies.length === 0 || strategies.length > 0),
     allStrategies,
     strategies,
     variants: prepareVariants(definition.variants, definition.name),

@@ -12,6 +12,7 @@ import type { StrategyInput } from '../strategies/schemas.js'
 import { advanceOnEnable, enterStage, leaveStage, stageOnEnable } from './lifecycle.js'
 import { lockFeature, lockFlags, lockForChange, tagsOf, type FeatureRow } from './lock.js'
 import { asWrittenBy, loadFeature, volatilePartsJson } from './read.js'
+import { switchedEvent } from './environment-switch.js'
 import { eventTagsOf, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagStates, type Metadata } from './states.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
 
@@ -188,9 +189,6 @@ export async function setEnvironmentEnabled(
   })
 }
 
-function switchedEvent(project: string, featureName: string, environment: string, enabled: boolean, tags: EventTag[]): NewEvent {
-  return { type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', project, featureName, environment, data: { enabled }, preData: { enabled: !enabled }, tags }
-}
 
 /** The project environment's default strategy, else a 100% gradual rollout grouped by the flag's name. */
 async function defaultStrategy(tx: Db, row: FeatureRow, environment: string): Promise<StrategyInput> {

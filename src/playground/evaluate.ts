@@ -119,7 +119,8 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
         }
       })
       return {
-        strategies: { result: counting === 0 || anyOn ? true : anyUnknown ? 'unknown' : false, data },
+        // Strategies all disabled: nothing was evaluated, so the result is unknown (as in Unleash).
+        strategies: { result: counting === 0 ? (data.length === 0 ? true : 'unknown') : anyOn ? true : anyUnknown ? 'unknown' : false, data },
         isEnabledInCurrentEnvironment: detail.environmentEnabled,
         isEnabled: detail.enabled === true,
         variant: detail.variant,

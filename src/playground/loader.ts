@@ -130,11 +130,13 @@ export async function loadPlaygroundData(db: Db, scope: PlaygroundScope): Promis
       name: env,
       flags: flagRows.map((f): PlaygroundFlag => {
         const fe = feByKey.get(`${f.name}\u0000${env}`)
+        const strategies = fe ? (strategiesByKey.get(`${f.name}\u0000${env}`) ?? []) : []
         return {
           name: f.name,
           projectId: f.project,
-          enabled: fe?.enabled ?? false,
-          strategies: fe ? (strategiesByKey.get(`${f.name}\u0000${env}`) ?? []) : [],
+          // As the client API serves it: an environment without strategies is never on for everyone.
+          enabled: (fe?.enabled ?? false) && strategies.length > 0,
+          strategies,
           variants: (fe?.variants ?? []) as Variant[],
           dependencies: dependenciesOf.get(f.name) ?? [],
         }

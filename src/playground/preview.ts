@@ -95,6 +95,8 @@ export function applyChangesInMemory(flags: readonly PlaygroundFlag[], changes: 
         byName.delete(change.feature)
         continue
     }
+    // As applying does (withLockedTarget): a strategy change that leaves no enabled strategy switches the environment off.
+    if (next.enabled && next.strategies !== flag.strategies && !next.strategies.some((s) => s.disabled !== true)) next = { ...next, enabled: false }
     byName.set(change.feature, next)
   }
   return flags.filter((f) => byName.has(f.name)).map((f) => byName.get(f.name)!)

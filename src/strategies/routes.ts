@@ -98,7 +98,8 @@ export const strategyRoutes = createRouter()
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_STRATEGY, scope(p))
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const body = c.req.valid('json')
-    const strategies = await withLockedTarget(c.var.db, p, (tx, target) => setSortOrder(tx, actorOf(c.var.principal), c.var.clock(), target, body))
+    const by = { actor: actorOf(c.var.principal), now: c.var.clock() }
+    const strategies = await withLockedTarget(c.var.db, by, p, (tx, target) => setSortOrder(tx, by.actor, by.now, target, body))
     return c.json(strategies, 200)
   })
   .openapi(addStrategy, async (c) => {
@@ -106,7 +107,8 @@ export const strategyRoutes = createRouter()
     requirePermission(c.var.principal, Permission.CREATE_FEATURE_STRATEGY, scope(p))
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const body = c.req.valid('json')
-    const strategy = await withLockedTarget(c.var.db, p, (tx, target) => insertStrategy(tx, actorOf(c.var.principal), c.var.clock(), target, body))
+    const by = { actor: actorOf(c.var.principal), now: c.var.clock() }
+    const strategy = await withLockedTarget(c.var.db, by, p, (tx, target) => insertStrategy(tx, by.actor, by.now, target, body))
     return c.json(strategy, 200)
   })
   .openapi(getStrategyRoute, async (c) => {
@@ -118,13 +120,15 @@ export const strategyRoutes = createRouter()
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE_STRATEGY, scope(p))
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const body = c.req.valid('json')
-    const strategy = await withLockedTarget(c.var.db, p, (tx, target) => updateStrategy(tx, actorOf(c.var.principal), c.var.clock(), target, p.strategyId, body))
+    const by = { actor: actorOf(c.var.principal), now: c.var.clock() }
+    const strategy = await withLockedTarget(c.var.db, by, p, (tx, target) => updateStrategy(tx, by.actor, by.now, target, p.strategyId, body))
     return c.json(strategy, 200)
   })
   .openapi(deleteStrategyRoute, async (c) => {
     const p = c.req.valid('param')
     requirePermission(c.var.principal, Permission.DELETE_FEATURE_STRATEGY, scope(p))
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
-    await withLockedTarget(c.var.db, p, (tx, target) => deleteStrategy(tx, actorOf(c.var.principal), c.var.clock(), target, p.strategyId))
+    const by = { actor: actorOf(c.var.principal), now: c.var.clock() }
+    await withLockedTarget(c.var.db, by, p, (tx, target) => deleteStrategy(tx, by.actor, by.now, target, p.strategyId))
     return c.body(null, 200)
   })

@@ -6,6 +6,7 @@ import { recordEvents, type Actor, type EventTag } from '../events/store.js'
 import { normalizeVariants } from '../variants/weights.js'
 import { loadStrategies, strategyView } from '../flags/read.js'
 import { featureEnvironmentOf, lockForChange, requireFeature } from '../flags/lock.js'
+import { switchOffWithoutEnabledStrategy } from '../flags/environment-switch.js'
 import { normalizeConstraint, type Strategy, type StrategyInput } from './schemas.js'
 
 export interface StrategyTarget {
@@ -21,11 +22,18 @@ interface TargetParams {
   environment: string
 }
 
-/** Runs a strategy change in one transaction, with the flag locked and its environment checked (404 otherwise). */
-export async function withLockedTarget<T>(db: Db, p: TargetParams, change: (tx: Db, target: StrategyTarget) => Promise<T>): Promise<T> {
+/**
+ * Runs a strategy change in one transaction, with the flag locked and its environment checked (404
+ * otherwise). Every change of a flag's strategies goes through here, so here an enabled environment the
+ * change leaves without an enabled strategy is switched off.
+ */
+export async function withLockedTarget<T>(db: Db, by: { actor: Actor; now: Date }, p: TargetParams, change: (tx: Db, target: StrategyTarget) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
-    const { row, tags } = await lockForChange(tx, p.projectId, p.featureName, p.environment)
-    return change(tx, { project: row.project, featureName: row.name, environment: p.environment, tags })
+    const { row, tags, fe } = await lockForChange(tx, p.projectId, p.featureName, p.environment)
+    const target = { project: row.project, featureName: row.name, environment: p.environment, tags }
+    const result = await change(tx, target)
+    if (fe.enabled) await switchOffWithoutEnabledStrategy(tx, by.actor, by.now, target)
+    return result
   })
 }
 

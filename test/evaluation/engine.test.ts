@@ -77,7 +77,7 @@ describe('flag state', () => {
     ['no strategies: off when the environment is disabled', { name: 'f', enabled: false }, false],
     ['any strategy that is on turns the flag on', { name: 'f', enabled: true, strategies: [off, { name: 'default' }] }, true],
     ['disabled strategies do not count', { name: 'f', enabled: true, strategies: [off, { name: 'default', disabled: true }] }, false],
-    ['only disabled strategies: as if there were none (the SDKs never see them)', { name: 'f', enabled: true, strategies: [{ ...off, disabled: true }] }, true],
+    ['only disabled strategies: off (no rule could turn it on; a write leaving it so switches the environment off)', { name: 'f', enabled: true, strategies: [{ ...off, disabled: true }] }, false],
   ]
   it.each(rows)('%s', (_title, definition, expected) => {
     expect(isEnabled(prepareFlag(definition), { userId: 'someone' })).toBe(expected)

@@ -134,7 +134,7 @@ describe('creating change requests', () => {
       environment: 'production',
       state: 'Draft',
       minApprovals: 2,
-      createdBy: { id: -1337, username: 'test-admin' },
+      createdBy: { id: -42, username: 'test-admin' },
       approvals: [],
       features: [{ name: 'checkout', changes: [{ id: expect.any(Number), action: 'updateEnabled', payload: { enabled: true }, createdBy: { username: 'test-admin' } }] }],
     })

@@ -39,7 +39,7 @@ describe('events of one flag (operation 5)', () => {
     expect(enabled).toMatchObject({
       type: 'feature-environment-enabled',
       createdBy: 'test-admin',
-      createdByUserId: null,
+      createdByUserId: -42,
       project: 'shop',
       environment: 'production',
       featureName: 'cart',

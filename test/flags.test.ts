@@ -42,7 +42,7 @@ describe('creating and reading flags', () => {
       children: [],
       dependencies: [],
       lifecycle: { stage: 'initial' },
-      createdBy: { name: 'test-admin', id: -1337 },
+      createdBy: { name: 'test-admin', id: -42 },
     })
     expect(res.body.createdBy.imageUrl).toMatch(/^https:\/\//)
     expect(res.body.environments.map((e: any) => [e.name, e.type, e.enabled, e.hasStrategies])).toEqual([
@@ -317,8 +317,8 @@ describe('collaborators', () => {
       await alice.call('PATCH', `${F}/variants`, { body: [{ op: 'add', path: '/-', value: { name: `v${i}` } }] })
     }
     await setDescription(t.call, 'token again')
-    // A name shared by a user and an author without a user id stays two collaborators, as before.
-    await recordEvents(t.db, { createdBy: 'alice', createdByUserId: null }, new Date(), [
+    // A name shared by a user and the system stays two collaborators.
+    await recordEvents(t.db, { createdBy: 'alice', createdByUserId: -1337 }, new Date(), [
       { type: 'feature-updated', featureName: 'shared', project: 'default' },
       { type: 'feature-updated', featureName: 'shared', project: 'default' },
     ])
@@ -328,7 +328,7 @@ describe('collaborators', () => {
     expect(res.body.collaborators.users.map((u: any) => ({ id: u.id, name: u.name }))).toEqual([
       { id: bob.id, name: 'bob' },
       { id: -1337, name: 'alice' },
-      { id: -1337, name: 'test-admin' },
+      { id: -42, name: 'test-admin' },
       { id: alice.id, name: 'alice' },
     ])
     expect(res.body.collaborators.users.every((u: any) => /^https:\/\//.test(u.imageUrl))).toBe(true)
@@ -375,7 +375,7 @@ describe('potential staleness', () => {
 describe('operations 1 and 3 written optimistically', () => {
   // A write reads the flag without a lock and writes only if it is still at the version read; otherwise it
   // takes the flag's lock and changes what is there. Its answer is the flag read, changed.
-  const actor = { createdBy: 'tester', createdByUserId: null }
+  const actor = { createdBy: 'tester', createdByUserId: -1337 }
   const F = (name: string) => `${P}/features/${name}`
 
   it('answers with the flag exactly as a read right after shows it', async () => {

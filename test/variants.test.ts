@@ -120,7 +120,7 @@ describe('variants of one environment', () => {
 describe('variants written optimistically', () => {
   // A variant write reads the flag without a lock and writes only if it is still at the version read;
   // otherwise it takes the flag's lock and changes what is there.
-  const actor = { createdBy: 'tester', createdByUserId: null }
+  const actor = { createdBy: 'tester', createdByUserId: -1337 }
   const target = { projectId: 'default', featureName: 'banner' }
   const eventsOf = (type: string) => t.query<{ environment: string; data: any; pre_data: any }>('select environment, data, pre_data from events where feature_name = $1 and type = $2 order by id', ['banner', type])
   const names = (variants: { name: string }[]) => variants.map((v) => v.name)

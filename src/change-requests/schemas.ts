@@ -32,7 +32,7 @@ export const MAX_CHANGES_PER_REQUEST = 100
 export const ChangesSchema = z.array(ChangeSchema).min(1).max(MAX_CHANGES_PER_REQUEST)
 export const ChangeOneOrManySchema = z.union([ChangeSchema, ChangesSchema]).openapi('changeRequestOneOrManySchema')
 
-const userRef = z.object({ id: z.number().int().openapi({ description: 'The user id; -1337 for an API token' }), username: z.string() })
+const userRef = z.object({ id: z.number().int().openapi({ description: 'The user id; -42 for an admin API token (as in Unleash), -1337 for the system' }), username: z.string() })
 
 export const ChangeViewSchema = z.object({
   id: z.number().int(),

@@ -4,13 +4,17 @@ import { queryRows, statement, type Db } from '../db.js'
 import { describeEvent } from './describe.js'
 import type { EventType } from './types.js'
 
-/** Who an audit event is attributed to. */
+/** Who an audit event is attributed to: a name and a stable id, so the audit trail can be filtered by any actor. */
 export interface Actor {
   createdBy: string
-  createdByUserId: number | null
+  createdByUserId: number
 }
 
-export const SYSTEM_ACTOR: Actor = { createdBy: 'system', createdByUserId: null }
+/** The ids Unleash gives actors that are not users: the system (start-up, background work) and every admin API token. */
+export const SYSTEM_USER_ID = -1337
+export const ADMIN_TOKEN_USER_ID = -42
+
+export const SYSTEM_ACTOR: Actor = { createdBy: 'system', createdByUserId: SYSTEM_USER_ID }
 
 export interface EventTag {
   type: string

@@ -3,7 +3,7 @@ import { findTokenPrincipal } from '../api-tokens/store.js'
 import { findSessionPrincipal, sessionIdOf } from '../auth/sessions.js'
 import { ApiError, noAccess } from './errors.js'
 import type { AppEnv } from './context.js'
-import type { Actor } from '../events/store.js'
+import { ADMIN_TOKEN_USER_ID, SYSTEM_USER_ID, type Actor } from '../events/store.js'
 
 export type Principal =
   | { kind: 'admin-token'; tokenId: number; name: string; rootRole: 'Admin' }
@@ -12,9 +12,9 @@ export type Principal =
   | { kind: 'user'; userId: number; name: string; rootRole: string; projectRoles?: ReadonlyMap<string, readonly string[]> }
 
 export function actorOf(principal: Principal): Actor {
-  return principal.kind === 'user'
-    ? { createdBy: principal.name, createdByUserId: principal.userId }
-    : { createdBy: principal.name, createdByUserId: null }
+  if (principal.kind === 'user') return { createdBy: principal.name, createdByUserId: principal.userId }
+  // Admin tokens share Unleash's fixed id (their name tells them apart); SDK tokens act only through the system's background work.
+  return { createdBy: principal.name, createdByUserId: principal.kind === 'admin-token' ? ADMIN_TOKEN_USER_ID : SYSTEM_USER_ID }
 }
 
 /** The credential of a request: the raw Authorization header value, or what follows `Bearer `. */

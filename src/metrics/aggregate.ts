@@ -2,7 +2,7 @@ import { asc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
 import { clientMetricsHourly, clientMetricsInbox, clientMetricsVariantsHourly } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import type { Clock } from '../http/context.js'
-import { recordEvents, type Actor, type NewEvent } from '../events/store.js'
+import { recordEvents, SYSTEM_USER_ID, type Actor, type NewEvent } from '../events/store.js'
 
 /** Hourly rows older than this are deleted (Unleash keeps 48 hours of hourly metrics too). */
 export const RETENTION_HOURS = 48
@@ -135,7 +135,8 @@ async function foldApplications(tx: Db, now: Date, rows: InboxRow[]) {
     else byActor.set(app.created_by, [event])
   }
   for (const [createdBy, events] of byActor) {
-    const actor: Actor = { createdBy, createdByUserId: null }
+    // Folded by the system on behalf of the SDK token that reported the application.
+    const actor: Actor = { createdBy, createdByUserId: SYSTEM_USER_ID }
     await recordEvents(tx, actor, now, events)
   }
 }

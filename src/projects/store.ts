@@ -86,7 +86,7 @@ export async function createProject(db: Db, actor: Actor, now: Date, input: Crea
     }
     await recordEvents(tx, actor, now, [{ type: 'project-created', project: id, data: created }])
     // A user who creates a project owns it (an API token is nobody to own it).
-    if (actor.createdByUserId !== null) await grantAccess(tx, actor, now, id, [OWNER_ROLE_ID], [actor.createdByUserId])
+    if (actor.createdByUserId > 0) await grantAccess(tx, actor, now, id, [OWNER_ROLE_ID], [actor.createdByUserId])
     return created
   })
 }

@@ -8,6 +8,8 @@ import { ApiError, errorBody, fromDatabaseError, loggable, notFound, validationE
 import { createRouter, SECURITY_SCHEME, zodValidationError } from './http/openapi.js'
 import { bodyGuard, urlGuard } from './http/request-guard.js'
 import { authenticateAdmin } from './http/auth.js'
+import { crossSiteWriteGuard } from './http/cross-site.js'
+import { signInRateLimit, type SignInRateLimit } from './auth/rate-limit.js'
 import { healthRoutes } from './health/routes.js'
 import { projectRoutes } from './projects/routes.js'
 import { environmentRoutes } from './environments/routes.js'
@@ -64,6 +66,8 @@ export interface AppDeps {
   background?: RunInBackground
   /** SDK-facing API settings: cache lifetimes and sizes, frontend CORS origins. */
   sdk?: Partial<SdkOptions>
+  /** Sign-in attempts per client address (each home says how it knows the address). */
+  signIn?: SignInRateLimit
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -117,6 +121,10 @@ export function createApp(deps: AppDeps) {
     // Writes queue the deliveries of their events; SDK reports write none.
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !SDK_PATH.test(c.req.path)) deliveries.schedule(c)
   })
+  // A signed-in browser's cookie must not carry another site's writes; SDK routes take tokens only.
+  const crossSite = crossSiteWriteGuard({ publicUrl: deps.publicUrl })
+  app.use('*', (c, next) => (SDK_PATH.test(c.req.path) ? next() : crossSite(c, next)))
+  app.use('/auth/simple/login', signInRateLimit(deps.signIn ?? {}, clock))
   app.use('/api/admin/*', authenticateAdmin)
   // A private project, and what belongs to it, exists only for those who may read it (src/projects/visibility.ts).
   app.use('/api/admin/projects/:projectId', projectVisibility)

@@ -7,6 +7,8 @@ import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/deliver
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { loggable } from './http/errors.js'
+import { signInPerMinute } from './auth/rate-limit.js'
+import type { IncomingMessage } from 'node:http'
 
 export interface ServerConfig {
   port: number
@@ -21,6 +23,8 @@ export interface ServerConfig {
   emailWebhookUrl?: string
   /** Origins browsers may call the frontend API from (FLAGPOST_FRONTEND_CORS_ORIGINS, comma-separated); default any. */
   frontendCorsOrigins: string[]
+  /** Sign-in attempts one client address may make in a minute (FLAGPOST_SIGN_IN_RATE_LIMIT); 0: no limit. */
+  signInPerMinute: number
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -42,6 +46,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     publicUrl: httpUrl(env.FLAGPOST_PUBLIC_URL, 'FLAGPOST_PUBLIC_URL'),
     emailWebhookUrl: httpUrl(env.FLAGPOST_EMAIL_WEBHOOK_URL, 'FLAGPOST_EMAIL_WEBHOOK_URL'),
     frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS),
+    signInPerMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT),
   }
 }
 
@@ -64,7 +69,15 @@ export async function startServer(config: ServerConfig) {
   const firstToken = await bootstrapAdminTokens(database.db, new Date(), config.initAdminTokens)
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
-  const app = createApp({ db: () => database.db, delivery, publicUrl: config.publicUrl, email, sdk: { frontendCorsOrigins: config.frontendCorsOrigins } })
+  const app = createApp({
+    db: () => database.db,
+    delivery,
+    publicUrl: config.publicUrl,
+    email,
+    sdk: { frontendCorsOrigins: config.frontendCorsOrigins },
+    // The socket's peer: behind a proxy, every client shares its address (set FLAGPOST_SIGN_IN_RATE_LIMIT to suit).
+    signIn: { clientAddress: (c) => (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress, perMinute: config.signInPerMinute },
+  })
   const sweep = setInterval(() => {
     deliverPending(database.db, () => new Date(), delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))
     // SDK reports are folded right after they arrive; this catches what a stopped process left in the inbox.

@@ -6,6 +6,7 @@ import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/deliver
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { loggable } from './http/errors.js'
+import { signInPerMinute } from './auth/rate-limit.js'
 
 export interface WorkerEnv {
   /** Secret: the Postgres (Neon) connection string. */
@@ -20,6 +21,8 @@ export interface WorkerEnv {
   FLAGPOST_EMAIL_WEBHOOK_URL?: string
   /** Origins browsers may call the frontend API from, comma-separated; default any (`*`). */
   FLAGPOST_FRONTEND_CORS_ORIGINS?: string
+  /** Sign-in attempts one client address may make in a minute (per isolate); default 10, 0 for no limit. */
+  FLAGPOST_SIGN_IN_RATE_LIMIT?: string
 }
 
 interface RequestBindings extends Record<string, unknown> {
@@ -64,6 +67,8 @@ export default {
       },
       // The caches live per isolate; a request never waits on work another request started (it may never settle here).
       sdk: { frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS), shareInFlight: false },
+      // Cloudflare sets CF-Connecting-IP itself, replacing any the client sent.
+      signIn: { clientAddress: (c) => c.req.header('cf-connecting-ip'), perMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT) },
     })
     const bindings: RequestBindings = { connection: new LazyConnection(env), background: [] }
     try {

@@ -4,6 +4,7 @@ import { actorOf, type Principal } from '../http/auth.js'
 import { hasPermission, Permission, requirePermission, type PermissionName } from '../http/permissions.js'
 import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, TokenParam, type CreateApiToken } from './schemas.js'
 import { createToken, deleteToken, listTokens, type NewToken, type TokenType } from './store.js'
+import { displaySecret } from './secrets.js'
 
 const permissionFor: Record<'create' | 'read' | 'delete', Record<TokenType, PermissionName>> = {
   create: { admin: Permission.ADMIN, client: Permission.CREATE_CLIENT_API_TOKEN, frontend: Permission.CREATE_FRONTEND_API_TOKEN },
@@ -55,7 +56,7 @@ const createApiToken = adminRoute({
   responses: {
     201: {
       description: 'The new token, with its secret',
-      headers: { location: { schema: { type: 'string' }, description: 'The location of the token' } },
+      headers: { location: { schema: { type: 'string' }, description: 'The location of the token, by its masked secret (never the secret itself)' } },
       content: jsonContent(ApiTokenSchema),
     },
     ...pickErrors(400, 401, 403, 409, 415),
@@ -85,7 +86,8 @@ export const apiTokenRoutes = createRouter()
     const token = toNewToken(c.req.valid('json'), now)
     requirePermission(c.var.principal, permissionFor.create[token.type], { project: token.projects.length === 1 ? token.projects[0] : undefined })
     const created = await createToken(c.var.db, actorOf(c.var.principal), now, token)
-    return c.json(created, 201, { Location: `/api/admin/api-tokens/${encodeURIComponent(created.secret)}` })
+    // The secret is shown in the body only: a header or URL ends up in proxies' and browsers' logs.
+    return c.json(created, 201, { Location: `/api/admin/api-tokens/${encodeURIComponent(displaySecret(created.secret))}` })
   })
   .openapi(deleteApiToken, async (c) => {
     const types = typesAllowed(c.var.principal, 'delete')

@@ -22,18 +22,22 @@ const signInFailed = () =>
 const invalidLink = () => new ApiError('AuthenticationRequired', 'The link is invalid, was already used or has expired: ask an admin for a new one')
 
 /**
- * Signs in with a username or e-mail and a password. Every attempt runs one PBKDF2 of the same cost,
- * whether the user exists or not, and a failure runs the same update either way, so timing does not
- * tell whether an account exists. On success: loginAttempts back to 0, seenAt set, a new session.
+ * Signs in with a username or e-mail and a password. Each attempt is counted before the password is
+ * verified, in one statement (an attempt is a failure until the password proves right), so concurrent
+ * attempts see each other: no more than MAX_LOGIN_ATTEMPTS of them can be verified between two
+ * successes. Every attempt runs one PBKDF2 of the same cost, whether the user exists or not, so timing
+ * does not tell whether an account exists. On success: loginAttempts back to 0, seenAt set, a new session.
  */
 export async function signIn(db: Db, identifier: string, password: string, now: Date) {
   const match = and(isEmail(identifier) ? sql`lower(${users.email}) = ${identifier.toLowerCase()}` : eq(users.username, identifier), isNull(users.deletedAt))
-  const [user] = await db.select().from(users).where(match).limit(1)
+  const [user] = await db
+    .update(users)
+    .set({ loginAttempts: sql`${users.loginAttempts} + 1` })
+    .where(match)
+    .returning()
   const matches = await verifyPassword(password, user?.passwordHash)
-  if (!user || !matches || user.loginAttempts >= MAX_LOGIN_ATTEMPTS) {
-    await db.update(users).set({ loginAttempts: sql`${users.loginAttempts} + 1` }).where(match)
-    throw signInFailed()
-  }
+  // The count includes this attempt: the 11th after 10 failures finds the account locked.
+  if (!user || !matches || user.loginAttempts > MAX_LOGIN_ATTEMPTS) throw signInFailed()
   return db.transaction(async (tx) => {
     const [row] = await tx.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, user.id)).returning()
     const session = await createSession(tx, user.id, now)

@@ -39,11 +39,12 @@ const loginRoute = createRoute({
     'Signs in with a username (or e-mail) and password and sets the session cookie `flagpost-session` (HttpOnly, SameSite=Lax, Secure on https, valid 48 hours), ' +
     'which every /api/admin route accepts in place of a token. A failure is a 401 that does not say whether the user exists and adds one to `loginAttempts`; ' +
     'after 10 failures in a row the account is locked until an admin sets a new password (POST /api/admin/user-admin/{id}/change-password). ' +
+    'Each client address may try 10 times a minute (429 TooManyRequestsError with `Retry-After` past that, as Unleash). ' +
     'Signing in is not an audited change: it writes no event (as in Unleash).',
   request: { body: { required: true, content: jsonContent(LoginSchema) } },
   responses: {
     200: { description: 'Signed in; the session cookie is set', content: jsonContent(UserSchema) },
-    ...pickErrors(400, 401, 415),
+    ...pickErrors(400, 401, 415, 429),
   },
 })
 

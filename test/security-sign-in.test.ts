@@ -57,7 +57,7 @@ describe('cross-site writes with the session cookie', () => {
     t.call('POST', flags, { token: null, body: 'name=csrf-flag', headers: { cookie: editor.cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers } })
 
   it('refuses a form posted from another site (Origin or Sec-Fetch-Site) with 403, before anything is written', async () => {
-    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site', origin: 'https://sibling.localhost' }, { origin: 'null' }]) {
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site', origin: 'https://sibling.localhost' }, { origin: 'null' }] as Record<string, string>[]) {
       const res = await formPost(headers)
       expect(res.status, JSON.stringify(headers)).toBe(403)
       expect(res.body).toMatchObject({ name: 'NoAccessError' })

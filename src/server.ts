@@ -7,6 +7,7 @@ import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/deliver
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { loggable } from './http/errors.js'
+import { nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import type { IncomingMessage } from 'node:http'
 
@@ -67,7 +68,7 @@ export async function startServer(config: ServerConfig) {
   const database: NodeDbHandle = config.databaseUrl ? openPg(config.databaseUrl) : await openPglite({ dataDir: config.dataDir })
   await database.migrate()
   const firstToken = await bootstrapAdminTokens(database.db, new Date(), config.initAdminTokens)
-  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks }
+  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
   const app = createApp({
     db: () => database.db,

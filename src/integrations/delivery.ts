@@ -5,14 +5,44 @@ import type { Db } from '../db.js'
 import { eventView, type EventView } from '../events/search.js'
 import { parseCustomHeaders, webhookUrlProblem } from './webhook-target.js'
 
+/** One webhook request as the transport makes it. */
+export interface WebhookRequest {
+  url: string
+  headers: Headers
+  body: string
+  timeoutMs: number
+  allowPrivateTargets: boolean
+}
+
+/**
+ * Sends a webhook request and answers its status; throws DeliveryRefused for a target it will not reach.
+ * Redirects are never followed (a redirect could lead anywhere the target check did not look).
+ */
+export type WebhookSend = (request: WebhookRequest) => Promise<number>
+
+/** A failure whose message is safe to show in the delivery log (it names no address, port or system error). */
+export class DeliveryRefused extends Error {}
+
+/**
+ * Web-standard fetch, for Workers: a Worker's fetch reaches only the public internet (never the account's
+ * private network or the machine it runs on), and IP literals in private ranges are refused before it.
+ */
+export const fetchWebhook: WebhookSend = async ({ url, headers, body, timeoutMs }) => {
+  const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
+  await response.body?.cancel()
+  return response.status
+}
+
 export interface DeliveryOptions {
   /** Let webhooks reach loopback/private addresses (FLAGPOST_ALLOW_PRIVATE_WEBHOOKS). */
   allowPrivateTargets: boolean
   /** How long one delivery may take. */
   timeoutMs: number
+  /** How requests leave: fetch on Workers; on Node, a transport that resolves the host and pins the checked address (src/webhook-node.ts). */
+  send: WebhookSend
 }
 
-export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { allowPrivateTargets: false, timeoutMs: 10_000 }
+export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { allowPrivateTargets: false, timeoutMs: 10_000, send: fetchWebhook }
 
 const BATCH = 20
 const MAX_BATCHES = 50
@@ -50,14 +80,16 @@ async function sendWebhook(parameters: Record<string, string>, event: EventView,
   for (const [name, value] of Object.entries(custom.headers)) headers.set(name, value)
   if (parameters.authorization) headers.set('authorization', parameters.authorization)
   try {
-    const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(options.timeoutMs) })
-    await response.body?.cancel()
-    if (response.status < 200 || response.status >= 300) return { state: 'failed', stateDetails: `Webhook request failed with status code: ${response.status}`, details }
-    if (custom.problem) return { state: 'successWithErrors', stateDetails: `Webhook request was successful with status code: ${response.status}, but ${custom.problem}: they were not sent`, details }
-    return { state: 'success', stateDetails: `Webhook request was successful with status code: ${response.status}`, details }
+    const status = await options.send({ url, headers, body, timeoutMs: options.timeoutMs, allowPrivateTargets: options.allowPrivateTargets })
+    if (status < 200 || status >= 300) return { state: 'failed', stateDetails: `Webhook request failed with status code: ${status}`, details }
+    if (custom.problem) return { state: 'successWithErrors', stateDetails: `Webhook request was successful with status code: ${status}, but ${custom.problem}: they were not sent`, details }
+    return { state: 'success', stateDetails: `Webhook request was successful with status code: ${status}`, details }
   } catch (error) {
+    // The log says what kind of failure it was, never the system's words: those name addresses and ports,
+    // which would turn webhooks into a scanner of the network Flagpost runs in.
     const e = error as Error
-    const reason = e.name === 'TimeoutError' || e.name === 'AbortError' ? `timed out after ${options.timeoutMs} ms` : `failed: ${(e.cause as Error | undefined)?.message ?? e.message}`
+    const reason =
+      e instanceof DeliveryRefused ? `refused: ${e.message}` : e.name === 'TimeoutError' || e.name === 'AbortError' ? `timed out after ${options.timeoutMs} ms` : 'failed: the connection could not be made or was broken'
     return { state: 'failed', stateDetails: `Webhook request ${reason}`, details }
   }
 }

@@ -1,4 +1,4 @@
-import { bigint, bigserial, index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
 import { environments } from './environments.js'
 import { features } from './features.js'
 
@@ -18,6 +18,8 @@ export const clientMetricsInbox = pgTable('client_metrics_inbox', {
   // The reporting token's projects (`*` for all): metrics count only for flags in them.
   projects: text('projects').array().notNull(),
   tokenName: text('token_name').notNull(),
+  // Reported with a frontend token (public: it ships in browsers), whose new applications are bounded.
+  fromFrontend: boolean('from_frontend').notNull().default(false),
   clientIp: text('client_ip'),
   // The request body as validated: the bucket for metrics, sdkVersion/strategies/interval/started for registrations.
   payload: jsonb('payload').notNull(),

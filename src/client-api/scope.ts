@@ -62,6 +62,7 @@ export async function reporterOf(c: Context<AppEnv>, principal: SdkPrincipal, en
   const projects = tokenProjects(principal)
   return {
     tokenName: principal.name,
+    fromFrontend: principal.kind === 'frontend-token',
     projects: projects === '*' ? ['*'] : projects,
     environment: await environmentOf(c, principal, environment),
     clientIp: callerAddress(c),

@@ -1,5 +1,5 @@
-import { asc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
-import { clientMetricsHourly, clientMetricsInbox, clientMetricsVariantsHourly } from '../../schema/index.js'
+import { and, asc, count, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm'
+import { clientApplications, clientMetricsHourly, clientMetricsInbox, clientMetricsVariantsHourly } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import type { Clock } from '../http/context.js'
 import { recordEvents, SYSTEM_USER_ID, type Actor, type NewEvent } from '../events/store.js'
@@ -80,12 +80,50 @@ async function aggregateBatch(tx: Db, now: Date, batchSize: number, onlyId?: num
     .orderBy(asc(clientMetricsInbox.id))
     .limit(batchSize)
     .for('update', { skipLocked: true })
-  const rows = (await tx.delete(clientMetricsInbox).where(inArray(clientMetricsInbox.id, claimed)).returning()).sort((a, b) => a.id - b.id)
-  if (rows.length === 0) return 0
+  const claimedRows = (await tx.delete(clientMetricsInbox).where(inArray(clientMetricsInbox.id, claimed)).returning()).sort((a, b) => a.id - b.id)
+  if (claimedRows.length === 0) return 0
+  const rows = await withinFrontendQuota(tx, now, claimedRows)
   await foldApplications(tx, now, rows)
   await foldInstances(tx, rows)
   await foldCounts(tx, rows)
-  return rows.length
+  return claimedRows.length
+}
+
+/** New applications one frontend token (by name) may create in a day. */
+export const FRONTEND_NEW_APPLICATIONS_PER_DAY = 10
+
+/**
+ * A frontend token ships in browsers: anyone may report with it. Reports of applications nobody knows yet are
+ * kept for only the first FRONTEND_NEW_APPLICATIONS_PER_DAY such applications the token creates in a day;
+ * the others are dropped (their SDKs were still answered 200, so they do not retry), so random appNames
+ * cannot fill the applications list or fan `application-created` events out to integrations.
+ */
+async function withinFrontendQuota(tx: Db, now: Date, rows: InboxRow[]): Promise<InboxRow[]> {
+  const frontend = rows.filter((r) => r.fromFrontend)
+  if (frontend.length === 0) return rows
+  const names = [...new Set(frontend.map((r) => r.appName))]
+  const tokens = [...new Set(frontend.map((r) => r.tokenName))]
+  const since = new Date(now.getTime() - 24 * HOUR_MS)
+  const [known, createdToday] = await Promise.all([
+    tx.select({ appName: clientApplications.appName }).from(clientApplications).where(inArray(clientApplications.appName, names)),
+    tx
+      .select({ createdBy: clientApplications.createdBy, n: count() })
+      .from(clientApplications)
+      .where(and(inArray(clientApplications.createdBy, tokens), gte(clientApplications.createdAt, since)))
+      .groupBy(clientApplications.createdBy),
+  ])
+  const allowed = new Set(known.map((k) => k.appName))
+  // Applications other reporters of the batch create are not this quota's business.
+  for (const r of rows) if (!r.fromFrontend) allowed.add(r.appName)
+  const left = new Map(tokens.map((t) => [t, FRONTEND_NEW_APPLICATIONS_PER_DAY - (createdToday.find((c) => c.createdBy === t)?.n ?? 0)]))
+  return rows.filter((r) => {
+    if (allowed.has(r.appName)) return true
+    const remaining = left.get(r.tokenName) ?? 0
+    if (remaining <= 0) return false
+    left.set(r.tokenName, remaining - 1)
+    allowed.add(r.appName)
+    return true
+  })
 }
 
 // Counts saturate rather than overflow: in memory at the largest exact double, in the tables at the largest bigint.

@@ -5,6 +5,8 @@ import type { ClientApplication, ClientMetrics } from './schemas.js'
 /** Who reported: the token's name and scope, the environment the report counts for, and where it came from. */
 export interface Reporter {
   tokenName: string
+  /** A frontend token reports: it is public, so the applications it may create are bounded (aggregate.ts). */
+  fromFrontend?: boolean
   /** `['*']` for every project. */
   projects: string[]
   environment: string
@@ -54,6 +56,7 @@ function inboxRow(now: Date, reporter: Reporter, appName: string, instanceId: st
     environment: reporter.environment,
     projects: reporter.projects,
     tokenName: reporter.tokenName,
+    fromFrontend: reporter.fromFrontend ?? false,
     clientIp: reporter.clientIp ?? null,
   }
 }

@@ -1,0 +1,1 @@
+ALTER TABLE "client_metrics_inbox" ADD COLUMN "from_frontend" boolean DEFAULT false NOT NULL;

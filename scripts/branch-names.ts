@@ -8,10 +8,19 @@ import { pathToFileURL } from 'node:url'
 const DNS_LABEL_MAX = 63
 const HASH_LENGTH = 6
 
-/** The worker's name from wrangler.toml. */
+/** The production worker's name from wrangler.toml. */
 export function workerName(toml = readFileSync('wrangler.toml', 'utf8')): string {
   const name = /^name\s*=\s*"([^"]+)"/m.exec(toml)?.[1]
   if (!name) throw new Error('wrangler.toml has no name')
+  return name
+}
+
+/** The name of the Worker previews are versions of (`[env.preview]` in wrangler.toml): never the production one. */
+export function previewWorkerName(toml = readFileSync('wrangler.toml', 'utf8')): string {
+  const section = /^\[env\.preview\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(toml)?.[1] ?? ''
+  const name = /^name\s*=\s*"([^"]+)"/m.exec(section)?.[1]
+  if (!name) throw new Error('wrangler.toml has no [env.preview] name')
+  if (name === workerName(toml)) throw new Error('[env.preview] must name a Worker other than production')
   return name
 }
 
@@ -47,7 +56,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     console.error('usage: tsx scripts/branch-names.ts <git branch>')
     process.exit(1)
   }
-  const worker = workerName()
+  const worker = previewWorkerName()
   console.log(`alias=${previewAlias(branch, worker)}`)
   console.log(`neon_branch=${neonBranchName(branch, worker)}`)
 }

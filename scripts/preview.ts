@@ -1,6 +1,8 @@
 // npm run preview -- <branch>            a preview of <branch> by hand, as the GitHub workflow makes it:
-//                                          a Neon branch from main (created or reused), migrated, and a Worker
-//                                          version with that database under the branch's preview alias.
+//                                          a Neon branch from main (created or reused), migrated and scrubbed
+//                                          (scripts/scrub-preview.ts; PREVIEW_ADMIN_TOKEN, if set, is its admin
+//                                          token), and a version of the preview Worker (`[env.preview]`, never
+//                                          production's) with that database under the branch's preview alias.
 // npm run preview -- --delete <branch>   deletes the branch's Neon database branch.
 //
 // Needs NEON_API_KEY and NEON_PROJECT_ID, and Cloudflare credentials for wrangler (CLOUDFLARE_API_TOKEN, or `wrangler login`).
@@ -8,7 +10,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { neonBranchName, previewAlias, workerName } from './branch-names.js'
+import { neonBranchName, previewAlias, previewWorkerName } from './branch-names.js'
 
 const NEON_API = 'https://console.neon.tech/api/v2'
 
@@ -53,7 +55,7 @@ async function connectionString(project: string, branch: NeonBranch): Promise<st
 
 async function createPreview(gitBranch: string) {
   const project = required('NEON_PROJECT_ID')
-  const worker = workerName()
+  const worker = previewWorkerName()
   const alias = previewAlias(gitBranch, worker)
   const name = neonBranchName(gitBranch, worker)
   let branch = await findBranch(project, name)
@@ -68,11 +70,13 @@ async function createPreview(gitBranch: string) {
   }
   const databaseUrl = await connectionString(project, branch)
   execFileSync('npm', ['run', 'db:migrate'], { stdio: 'inherit', env: { ...process.env, DATABASE_URL: databaseUrl } })
+  // Before any preview code runs on it: no production credential, integration or password is left.
+  execFileSync('node_modules/.bin/tsx', ['scripts/scrub-preview.ts'], { stdio: 'inherit', env: { ...process.env, DATABASE_URL: databaseUrl } })
   const dir = mkdtempSync(join(tmpdir(), 'flagpost-preview-'))
   try {
     const secrets = join(dir, 'secrets.json')
     writeFileSync(secrets, JSON.stringify({ DATABASE_URL: databaseUrl }), { mode: 0o600 })
-    execFileSync('node_modules/.bin/wrangler', ['versions', 'upload', '--preview-alias', alias, '--secrets-file', secrets], {
+    execFileSync('node_modules/.bin/wrangler', ['versions', 'upload', '--env', 'preview', '--preview-alias', alias, '--secrets-file', secrets], {
       stdio: 'inherit',
       env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
     })
@@ -84,7 +88,7 @@ async function createPreview(gitBranch: string) {
 
 async function deletePreview(gitBranch: string) {
   const project = required('NEON_PROJECT_ID')
-  const name = neonBranchName(gitBranch, workerName())
+  const name = neonBranchName(gitBranch, previewWorkerName())
   const branch = await findBranch(project, name)
   if (!branch) return console.log(`There is no Neon branch ${name}.`)
   await neon('DELETE', `/projects/${project}/branches/${branch.id}`)

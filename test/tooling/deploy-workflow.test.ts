@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
+import { previewWorkerName, workerName } from '../../scripts/branch-names.js'
 
 interface Step {
   uses?: string
@@ -33,10 +34,21 @@ describe('the deploy workflow', () => {
     const script = runs(job)
     expect(script).toContain('scripts/branch-names.ts')
     expect(script).toContain('npm run db:migrate')
-    expect(script).toMatch(/wrangler versions upload --preview-alias/)
+    expect(script).toMatch(/wrangler versions upload --env preview --preview-alias/)
     expect(script).toContain('--secrets-file')
     const order = ['create-branch-action', 'db:migrate', 'versions upload'].map((needle) => job.steps.findIndex((s) => `${s.uses ?? ''}${s.run ?? ''}`.includes(needle)))
     expect(order).toEqual([...order].sort((a, b) => a - b))
+  })
+
+  it('makes previews versions of a Worker of their own, on a database scrubbed before the upload', () => {
+    const job = workflow.jobs.preview!
+    const script = runs(job)
+    expect(script).toMatch(/wrangler versions upload --env preview --preview-alias/)
+    const order = ['db:migrate', 'scripts/scrub-preview.ts', 'versions upload'].map((needle) => job.steps.findIndex((s) => (s.run ?? '').includes(needle)))
+    expect(order.every((i) => i >= 0)).toBe(true)
+    expect(order).toEqual([...order].sort((a, b) => a - b))
+    expect(previewWorkerName()).not.toBe(workerName())
+    expect(runs(workflow.jobs.production!)).not.toContain('--env preview')
   })
 
   it('deploys main after migrating its database', () => {

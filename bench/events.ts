@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks'
 import { createApp } from '../src/app.js'
 import { createToken } from '../src/api-tokens/store.js'
 import { openPglite } from '../src/db-node.js'
-import { SYSTEM_ACTOR } from '../src/events/store.js'
+import { SYSTEM_ACTOR } from '../src/core/principal.js'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 1_000_000)
 const RUNS = Number(process.env.BENCH_RUNS ?? 40)
@@ -56,7 +56,7 @@ await sql(`create index events_search_text_idx on events using gin ((lower(coale
 await sql('analyze events')
 console.log(`Indexed in ${((performance.now() - started) / 1000).toFixed(1)} s.\n`)
 
-const token = (await createToken(database.db, SYSTEM_ACTOR, new Date(), { tokenName: 'bench', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+const token = (await createToken(database.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'bench', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
 const app = createApp({ db: () => database.db })
 
 const cases: [string, string][] = [

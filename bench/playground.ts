@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks'
 import { createApp } from '../src/app.js'
 import { createToken } from '../src/api-tokens/store.js'
 import { openPglite } from '../src/db-node.js'
-import { SYSTEM_ACTOR } from '../src/events/store.js'
+import { SYSTEM_ACTOR } from '../src/core/principal.js'
 
 const FLAGS = Number(process.env.BENCH_FLAGS ?? 100)
 const USERS = Number(process.env.BENCH_USERS ?? 100)
@@ -18,7 +18,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 20)
 const database = await openPglite()
 await database.migrate()
 const app = createApp({ db: () => database.db, playgroundMaxEvaluations: 1_000_000 })
-const token = (await createToken(database.db, SYSTEM_ACTOR, new Date(), { tokenName: 'bench', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+const token = (await createToken(database.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'bench', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
 
 async function call(method: string, path: string, body?: unknown) {
   const res = await app.request(path, { method, headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })

@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm'
 import { boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { environments } from './environments.js'
 import { projects } from './projects.js'

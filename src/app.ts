@@ -3,11 +3,15 @@ import { HTTPException } from 'hono/http-exception'
 import { ZodError } from 'zod'
 import type { Context } from 'hono'
 import type { Db } from './db.js'
-import type { AppEnv, Clock } from './http/context.js'
-import { ApiError, errorBody, fromDatabaseError, loggable, notFound, validationError } from './http/errors.js'
+import type { AppEnv } from './http/context.js'
+import type { Clock } from './core/clock.js'
+import { ApiError, fromDatabaseError, loggable, notFound, validationError } from './core/errors.js'
+import { errorBody, statusOf } from './http/errors.js'
 import { createRouter, SECURITY_SCHEME, zodValidationError } from './http/openapi.js'
 import { bodyGuard, urlGuard } from './http/request-guard.js'
 import { authenticateAdmin } from './http/auth.js'
+import { findTokenPrincipal } from './api-tokens/store.js'
+import { findSessionPrincipal, sessionIdOf } from './auth/sessions.js'
 import { crossSiteWriteGuard } from './http/cross-site.js'
 import { signInRateLimit, type SignInRateLimit } from './auth/rate-limit.js'
 import { healthRoutes } from './health/routes.js'
@@ -100,13 +104,13 @@ export function createApp(deps: AppDeps) {
 
   app.onError((error, c) => {
     const apiError = toApiError(error)
-    if (apiError) return c.json(errorBody(apiError), apiError.status)
+    if (apiError) return c.json(errorBody(apiError), statusOf(apiError))
     console.error(`unexpected error on ${c.req.method} ${new URL(c.req.url).pathname}:`, loggable(error))
     return c.json({ id: crypto.randomUUID(), name: 'InternalError', message: 'Unexpected error: the request was not completed' }, 500)
   })
   app.notFound((c) => {
     const error = notFound(`No route for ${c.req.method} ${new URL(c.req.url).pathname}`)
-    return c.json(errorBody(error), error.status)
+    return c.json(errorBody(error), statusOf(error))
   })
 
   app.use('*', urlGuard)
@@ -125,7 +129,16 @@ export function createApp(deps: AppDeps) {
   const crossSite = crossSiteWriteGuard({ publicUrl: deps.publicUrl })
   app.use('*', (c, next) => (SDK_PATH.test(c.req.path) ? next() : crossSite(c, next)))
   app.use('/auth/simple/login', signInRateLimit(deps.signIn ?? {}, clock))
-  app.use('/api/admin/*', authenticateAdmin)
+  app.use(
+    '/api/admin/*',
+    authenticateAdmin({
+      token: findTokenPrincipal,
+      session: async (c, now) => {
+        const sessionId = sessionIdOf(c)
+        return sessionId ? findSessionPrincipal(c.var.db, sessionId, now) : undefined
+      },
+    }),
+  )
   // A private project, and what belongs to it, exists only for those who may read it (src/projects/visibility.ts).
   app.use('/api/admin/projects/:projectId', projectVisibility)
   app.use('/api/admin/projects/:projectId/*', projectVisibility)

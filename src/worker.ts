@@ -5,7 +5,7 @@ import { openNeon, type DbHandle } from './db.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
-import { loggable } from './http/errors.js'
+import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 
 export interface WorkerEnv {
@@ -31,7 +31,10 @@ interface RequestBindings extends Record<string, unknown> {
   background: Promise<unknown>[]
 }
 
-/** Opens the request's pool only when a route touches the database, and closes it after the response. */
+/**
+ * The request's pool, created on first use and closed after the response. The app asks for it on every request,
+ * but a pool connects only when a query runs, so a request that reads nothing (a cached SDK answer) opens no connection.
+ */
 class LazyConnection {
   private handle: DbHandle | undefined
   constructor(private readonly env: WorkerEnv) {}

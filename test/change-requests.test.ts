@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createToken } from '../src/api-tokens/store.js'
-import { SYSTEM_ACTOR } from '../src/events/store.js'
-import { rootRolePermissions } from '../src/http/permissions.js'
+import { SYSTEM_ACTOR } from '../src/core/principal.js'
+import { rootRolePermissions } from '../src/core/permissions.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
@@ -18,7 +18,7 @@ const CR = `${P}/environments/production/change-requests`
 
 beforeAll(async () => {
   t = await createTestApp()
-  const token = async (tokenName: string) => (await createToken(t.db, SYSTEM_ACTOR, new Date(), { tokenName, type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+  const token = async (tokenName: string) => (await createToken(t.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName, type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   reviewer = await token('reviewer')
   secondReviewer = await token('second-reviewer')
   vera = await createSignedInUser(t, 'vera', 'Editor')

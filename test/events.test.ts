@@ -7,7 +7,7 @@ import * as schema from '../schema/index.js'
 import { createToken } from '../src/api-tokens/store.js'
 import { createApp } from '../src/app.js'
 import type { Db } from '../src/db.js'
-import { SYSTEM_ACTOR } from '../src/events/store.js'
+import { SYSTEM_ACTOR } from '../src/core/principal.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 
 let t: TestApp
@@ -182,7 +182,7 @@ describe('cached totals while other transactions write', () => {
     db = await PGlite.create({ loadDataDir: new Blob([template]), extensions: { pg_trgm }, startParams: [...PGlite.defaultStartParams, '-c', 'max_prepared_transactions=2'] })
     const orm = drizzle(db, { schema }) as unknown as Db
     const app = createApp({ db: () => orm, clock: () => clock })
-    const token = (await createToken(orm, SYSTEM_ACTOR, clock, { tokenName: 'admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+    const token = (await createToken(orm, { actor: SYSTEM_ACTOR, now: clock }, { tokenName: 'admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
     call = async (path) => (await app.request(path, { headers: { authorization: token } })).json()
   })
   afterAll(() => db.close())

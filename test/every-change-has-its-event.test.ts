@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createToken } from '../src/api-tokens/store.js'
-import { SYSTEM_ACTOR } from '../src/events/store.js'
+import { SYSTEM_ACTOR } from '../src/core/principal.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 
 /*
@@ -20,7 +20,7 @@ const strategyId = async () => (await t.call('GET', `${F}/cart/environments/deve
 const draftId = async () => (await t.call('GET', '/api/admin/projects/shop/change-requests?state=Draft')).body[0].id as number
 /** A change request by another token, In review, so that test-admin may approve it. */
 async function reviewedByAnother() {
-  const other = (await createToken(t.db, SYSTEM_ACTOR, new Date(), { tokenName: 'other-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+  const other = (await createToken(t.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'other-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   const created = await t.call('POST', '/api/admin/projects/shop/environments/production/change-requests', { body: { feature: 'cart', action: 'patchVariant', payload: { variants: [{ name: 'x' }] } }, token: other })
   await t.call('PUT', `/api/admin/projects/shop/change-requests/${created.body.id}/state`, { body: { state: 'In review' }, token: other })
   return created.body.id as number

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createToken } from '../src/api-tokens/store.js'
-import { SYSTEM_ACTOR } from '../src/events/store.js'
+import { SYSTEM_ACTOR } from '../src/core/principal.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
@@ -10,7 +10,7 @@ let viewer: TestUser
 beforeAll(async () => {
   t = await createTestApp()
   viewer = await createSignedInUser(t, 'vera', 'Viewer')
-  secondToken = (await createToken(t.db, SYSTEM_ACTOR, new Date(), { tokenName: 'second-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+  secondToken = (await createToken(t.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'second-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
   for (const name of ['starred', 'gone']) expect((await t.call('POST', `${P}/features`, { body: { name, tags: [{ value: 'fav' }] } })).status).toBe(201)
   expect((await t.call('DELETE', `${P}/features/gone`)).status).toBe(202)

@@ -1,3 +1,4 @@
+import type { Caller } from '../src/core/principal.js'
 import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { recordEvents } from '../src/events/store.js'
@@ -376,6 +377,7 @@ describe('operations 1 and 3 written optimistically', () => {
   // A write reads the flag without a lock and writes only if it is still at the version read; otherwise it
   // takes the flag's lock and changes what is there. Its answer is the flag read, changed.
   const actor = { createdBy: 'tester', createdByUserId: -1337 }
+  const tester = (): Caller => ({ principal: { kind: 'admin-token', tokenId: 0, name: 'tester', rootRole: 'Admin' }, actor, key: 'tester', now: new Date() })
   const F = (name: string) => `${P}/features/${name}`
 
   it('answers with the flag exactly as a read right after shows it', async () => {
@@ -467,7 +469,7 @@ describe('operations 1 and 3 written optimistically', () => {
     const target = { projectId: 'default', featureName: 'contested', environment: 'development' }
     // Both switch it off: the event is written once, by the one that got there first.
     const race = racing(t.db, () => t.call('POST', `${F('contested')}/environments/development/off`))
-    const feature = await setEnvironmentEnabled(race.db, actor, new Date(), 'tester', target, false)
+    const feature = await setEnvironmentEnabled(race.db, tester(), { ...target, enabled: false })
     expect(race.state.raced).toBe(true)
     expect(feature.environments.find((e) => e.name === 'development')!.enabled).toBe(false)
     expect((await eventsOf('contested')).filter((e) => e.type === 'feature-environment-disabled')).toHaveLength(1)
@@ -475,7 +477,7 @@ describe('operations 1 and 3 written optimistically', () => {
     // Its only strategy is removed in between: switching on adds the default strategy after all.
     const [strategy] = (await t.call('GET', F('contested'))).body.environments.find((e: any) => e.name === 'development').strategies
     const removing = racing(t.db, () => t.call('DELETE', `${F('contested')}/environments/development/strategies/${strategy.id}`))
-    const enabled = await setEnvironmentEnabled(removing.db, actor, new Date(), 'tester', target, true)
+    const enabled = await setEnvironmentEnabled(removing.db, tester(), { ...target, enabled: true })
     expect(removing.state.raced).toBe(true)
     const dev = enabled.environments.find((e) => e.name === 'development')!
     expect(dev).toMatchObject({ enabled: true, hasEnabledStrategies: true })
@@ -484,7 +486,7 @@ describe('operations 1 and 3 written optimistically', () => {
 
     // A tag added in between is on the event.
     const tagging = racing(t.db, () => t.call('POST', '/api/admin/features/contested/tags', { body: { type: 'simple', value: 'late' } }))
-    await setEnvironmentEnabled(tagging.db, actor, new Date(), 'tester', target, false)
+    await setEnvironmentEnabled(tagging.db, tester(), { ...target, enabled: false })
     expect(tagging.state.raced).toBe(true)
     expect((await eventsOf('contested')).at(-1)).toMatchObject({ type: 'feature-environment-disabled', tags: [{ type: 'simple', value: 'late' }] })
   })
@@ -505,7 +507,7 @@ describe('operations 1 and 3 written optimistically', () => {
     const { patchFeature } = await import('../src/flags/store.js')
     expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'raced', description: 'first' } })).status).toBe(201)
     const race = racing(t.db, () => t.call('PATCH', '/api/admin/projects/default/features/raced', { body: [{ op: 'replace', path: '/description', value: 'second' }] }))
-    const feature = await patchFeature(race.db, actor, new Date(), 'tester', 'default', 'raced', [{ op: 'replace', path: '/type', value: 'operational' }])
+    const feature = await patchFeature(race.db, tester(), { projectId: 'default', featureName: 'raced', operations: [{ op: 'replace', path: '/type', value: 'operational' }] })
     expect(race.state.raced).toBe(true)
     expect(feature).toMatchObject({ description: 'second', type: 'operational' })
     const events = await t.query<{ type: string; data: any; pre_data: any }>("select type, data, pre_data from events where feature_name = 'raced' and type = 'feature-metadata-updated' order by id")
@@ -519,7 +521,7 @@ describe('operations 1 and 3 written optimistically', () => {
     const { patchFeature } = await import('../src/flags/store.js')
     expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'retagged' } })).status).toBe(201)
     const race = racing(t.db, () => t.call('POST', '/api/admin/features/retagged/tags', { body: { type: 'simple', value: 'late' } }))
-    await patchFeature(race.db, actor, new Date(), 'tester', 'default', 'retagged', [{ op: 'replace', path: '/description', value: 'after the tag' }])
+    await patchFeature(race.db, tester(), { projectId: 'default', featureName: 'retagged', operations: [{ op: 'replace', path: '/description', value: 'after the tag' }] })
     expect(race.state.raced).toBe(true)
     const [event] = await t.query<{ tags: unknown }>("select tags from events where feature_name = 'retagged' and type = 'feature-metadata-updated'")
     expect(event!.tags).toEqual([{ type: 'simple', value: 'late' }])

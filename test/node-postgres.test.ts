@@ -6,7 +6,7 @@ import { createApp } from '../src/app.js'
 import { createToken } from '../src/api-tokens/store.js'
 import { openPg, openPglite, type NodeDbHandle } from '../src/db-node.js'
 import { queryRows } from '../src/db.js'
-import { SYSTEM_ACTOR } from '../src/events/store.js'
+import { SYSTEM_ACTOR } from '../src/core/principal.js'
 import { sql } from 'drizzle-orm'
 
 // The server with DATABASE_URL talks to Postgres through node-postgres, the one driver that keeps named
@@ -26,7 +26,7 @@ beforeAll(async () => {
   database = openPg(`postgres://postgres@127.0.0.1:${server.getServerConn().split(':').pop()}/postgres`)
   delete process.env.DATABASE_POOL_SIZE
   app = createApp({ db: () => database.db })
-  const token = (await createToken(database.db, SYSTEM_ACTOR, new Date(), { tokenName: 'admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+  const token = (await createToken(database.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   call = async (method, path, body) => {
     const res = await app.request(path, { method, headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })
     const text = await res.text()

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createToken } from '../src/api-tokens/store.js'
-import { SYSTEM_ACTOR } from '../src/events/store.js'
+import { SYSTEM_ACTOR } from '../src/core/principal.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 
 let t: TestApp
@@ -12,7 +12,7 @@ const CR = `${P}/environments/production/change-requests`
 
 beforeAll(async () => {
   t = await createTestApp()
-  reviewer = (await createToken(t.db, SYSTEM_ACTOR, new Date(), { tokenName: 'reviewer', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+  reviewer = (await createToken(t.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'reviewer', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   expect((await t.call('POST', '/api/admin/projects', { body: { id: 'shop', name: 'Shop', environments: ['development'], changeRequestEnvironments: [{ name: 'production' }] } })).status).toBe(201)
   for (const name of ['checkout', 'banner', 'legacy', 'search']) expect((await t.call('POST', F, { body: { name } })).status).toBe(201)
   segmentId = (await t.call('POST', '/api/admin/segments', { body: { name: 'norway', constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }] } })).body.id

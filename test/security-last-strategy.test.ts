@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createToken } from '../src/api-tokens/store.js'
-import { SYSTEM_ACTOR } from '../src/events/store.js'
+import { SYSTEM_ACTOR } from '../src/core/principal.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 
 // An enabled environment never serves an empty strategy list: SDKs read `enabled: true, strategies: []` as on
@@ -18,7 +18,7 @@ beforeAll(async () => {
   const token = await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: 'sdk', type: 'client', environment: 'development', projects: ['*'] } })
   expect(token.status, token.text).toBe(201)
   clientToken = token.body.secret
-  reviewer = (await createToken(t.db, SYSTEM_ACTOR, new Date(), { tokenName: 'reviewer', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+  reviewer = (await createToken(t.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'reviewer', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   const project = await t.call('POST', '/api/admin/projects', { body: { id: 'guarded', name: 'Guarded', environments: ['production'], changeRequestEnvironments: [{ name: 'production', requiredApprovals: 1 }] } })
   expect(project.status, project.text).toBe(201)
 })

@@ -130,7 +130,7 @@ describe('variants written optimistically', () => {
     await t.call('PUT', `${flag}/environments/development/variants`, { body: [{ name: 'read' }] })
     await t.call('PUT', `${flag}/environments/production/variants`, { body: [{ name: 'read' }] })
     const race = racing(t.db, () => patchAll([{ op: 'replace', path: '/0/name', value: 'raced' }]))
-    const variants = await patchFeatureVariants(race.db, actor, new Date(), 'default', 'banner', [{ op: 'add', path: '/-', value: { name: 'mine' } }])
+    const variants = await patchFeatureVariants(race.db, { actor, now: new Date() }, 'default', 'banner', [{ op: 'add', path: '/-', value: { name: 'mine' } }])
     expect(race.state.raced).toBe(true)
     expect(names(variants)).toEqual(['mine', 'raced'])
     expect((await envVariants()).map((e) => names(e.variants))).toEqual([['mine', 'raced'], ['mine', 'raced']])
@@ -144,7 +144,7 @@ describe('variants written optimistically', () => {
   it('patches the variants of one environment that are there when another change lands in between', async () => {
     const { setEnvironmentVariants } = await import('../src/variants/store.js')
     const race = racing(t.db, () => t.call('PUT', `${flag}/environments/development/variants`, { body: [{ name: 'put' }] }))
-    const variants = await setEnvironmentVariants(race.db, actor, new Date(), { ...target, environment: 'development' }, { patch: [{ op: 'add', path: '/-', value: { name: 'patched' } }] })
+    const variants = await setEnvironmentVariants(race.db, { actor, now: new Date() }, { ...target, environment: 'development' }, { patch: [{ op: 'add', path: '/-', value: { name: 'patched' } }] })
     expect(race.state.raced).toBe(true)
     expect(names(variants)).toEqual(['patched', 'put'])
     expect((await eventsOf('feature-environment-variants-updated')).slice(-2).map((e) => [names(e.pre_data.variants), names(e.data.variants)])).toEqual([

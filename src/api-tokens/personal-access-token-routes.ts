@@ -1,7 +1,8 @@
 import { z } from '@hono/zod-openapi'
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
-import { noAccess, pickErrors } from '../http/errors.js'
-import { actorOf, type Principal } from '../http/auth.js'
+import { noAccess } from '../core/errors.js'
+import { pickErrors } from '../http/errors.js'
+import { type Principal } from '../core/principal.js'
 import { dateTime } from '../http/common-schemas.js'
 import { createPat, deletePat, listPats } from './personal-access-tokens.js'
 
@@ -44,6 +45,7 @@ const getPats = adminRoute({
 const createPatRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': 'any-caller',
   path: '/api/admin/user/tokens',
   operationId: 'createPat',
   tags,
@@ -65,6 +67,7 @@ const createPatRoute = adminRoute({
 const deletePatRoute = adminRoute({
   method: 'delete',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': 'any-caller',
   path: '/api/admin/user/tokens/{id}',
   operationId: 'deletePat',
   tags,
@@ -83,10 +86,10 @@ export const personalAccessTokenRoutes = createRouter()
   .openapi(getPats, async (c) => c.json({ pats: await listPats(c.var.db, userIdOf(c.var.principal)) }, 200))
   .openapi(createPatRoute, async (c) => {
     const userId = userIdOf(c.var.principal)
-    const pat = await createPat(c.var.db, actorOf(c.var.principal), c.var.clock(), userId, c.req.valid('json'))
+    const pat = await createPat(c.var.db, c.var.caller, userId, c.req.valid('json'))
     return c.json(pat, 201, { Location: `/api/admin/user/tokens/${pat.id}` })
   })
   .openapi(deletePatRoute, async (c) => {
-    await deletePat(c.var.db, actorOf(c.var.principal), c.var.clock(), userIdOf(c.var.principal), Number(c.req.valid('param').id))
+    await deletePat(c.var.db, c.var.caller, userIdOf(c.var.principal), Number(c.req.valid('param').id))
     return c.body(null, 200)
   })

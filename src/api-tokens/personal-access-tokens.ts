@@ -1,8 +1,9 @@
 import { and, asc, eq } from 'drizzle-orm'
 import { apiTokens } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { notFound, validationError } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { notFound, validationError } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import { displaySecret, hashSecret, randomHex } from './secrets.js'
 import { PAT_TYPE } from './store.js'
 
@@ -37,7 +38,8 @@ export async function listPats(db: Db, userId: number) {
 }
 
 /** Creates a PAT for the user; its secret is in this answer only. Emits `pat-created` (without the secret). */
-export async function createPat(db: Db, actor: Actor, now: Date, userId: number, input: NewPat) {
+export async function createPat(db: Db, caller: Author, userId: number, input: NewPat) {
+  const { actor, now } = caller
   const expiresAt = new Date(input.expiresAt)
   if (expiresAt <= now) throw validationError('expiresAt must be in the future', [{ path: 'body.expiresAt', message: 'must be in the future' }])
   const secret = `user:${randomHex(32)}`
@@ -62,7 +64,8 @@ export async function createPat(db: Db, actor: Actor, now: Date, userId: number,
 }
 
 /** Deletes one of the user's PATs; another user's (or an unknown) id is a 404. Emits `pat-deleted`. */
-export async function deletePat(db: Db, actor: Actor, now: Date, userId: number, id: number): Promise<void> {
+export async function deletePat(db: Db, caller: Author, userId: number, id: number): Promise<void> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     const [row] = await tx.delete(apiTokens).where(and(ownedBy(userId), eq(apiTokens.id, id))).returning()
     if (!row) throw notFound(`Could not find personal access token ${id}`)

@@ -1,7 +1,8 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
-import { noAccess, pickErrors, validationError } from '../http/errors.js'
-import { actorOf, type Principal } from '../http/auth.js'
-import { hasPermission, Permission, requirePermission, type PermissionName } from '../http/permissions.js'
+import { noAccess, validationError } from '../core/errors.js'
+import { pickErrors } from '../http/errors.js'
+import { type Principal } from '../core/principal.js'
+import { hasPermission, Permission, requirePermission, type PermissionName } from '../core/permissions.js'
 import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, TokenParam, type CreateApiToken } from './schemas.js'
 import { createToken, deleteToken, listTokens, type NewToken, type TokenType } from './store.js'
 import { displaySecret } from './secrets.js'
@@ -45,6 +46,7 @@ const getAllApiTokens = adminRoute({
 const createApiToken = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.CREATE_CLIENT_API_TOKEN, checkedBy: 'handler' },
   path: '/api/admin/api-tokens',
   operationId: 'createApiToken',
   tags: ['API tokens'],
@@ -66,6 +68,7 @@ const createApiToken = adminRoute({
 const deleteApiToken = adminRoute({
   method: 'delete',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.DELETE_CLIENT_API_TOKEN, checkedBy: 'handler' },
   path: '/api/admin/api-tokens/{token}',
   operationId: 'deleteApiToken',
   tags: ['API tokens'],
@@ -82,17 +85,16 @@ export const apiTokenRoutes = createRouter()
     return c.json({ tokens: await listTokens(c.var.db, types) }, 200)
   })
   .openapi(createApiToken, async (c) => {
-    const now = c.var.clock()
-    const token = toNewToken(c.req.valid('json'), now)
+    const token = toNewToken(c.req.valid('json'), c.var.caller.now)
     requirePermission(c.var.principal, permissionFor.create[token.type], { project: token.projects.length === 1 ? token.projects[0] : undefined })
-    const created = await createToken(c.var.db, actorOf(c.var.principal), now, token)
+    const created = await createToken(c.var.db, c.var.caller, token)
     // The secret is shown in the body only: a header or URL ends up in proxies' and browsers' logs.
     return c.json(created, 201, { Location: `/api/admin/api-tokens/${encodeURIComponent(displaySecret(created.secret))}` })
   })
   .openapi(deleteApiToken, async (c) => {
     const types = typesAllowed(c.var.principal, 'delete')
     if (types.length === 0) requirePermission(c.var.principal, Permission.DELETE_CLIENT_API_TOKEN)
-    const result = await deleteToken(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('param').token, types)
+    const result = await deleteToken(c.var.db, c.var.caller, c.req.valid('param').token, types)
     if (result.denied) throw noAccess(`You need permission=${permissionFor.delete[result.denied]} to perform this action`)
     return c.body(null, 200)
   })

@@ -1,9 +1,10 @@
 import { and, asc, count, eq, inArray, isNull, or } from 'drizzle-orm'
 import { apiTokens, environments, projects } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import type { Principal } from '../http/auth.js'
-import { nameExists, notFound, validationError } from '../http/errors.js'
-import { recordEvents, SYSTEM_ACTOR, type Actor } from '../events/store.js'
+import type { Principal, Author } from '../core/principal.js'
+import { nameExists, notFound, validationError } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import { SYSTEM_ACTOR } from '../core/principal.js'
 import { displaySecret, hashSecret, newSecret } from './secrets.js'
 import { loadUserPrincipal } from '../users/principal.js'
 
@@ -111,7 +112,8 @@ async function checkScope(db: Db, token: NewToken) {
   }
 }
 
-export async function createToken(db: Db, actor: Actor, now: Date, token: NewToken, secret = newSecret(token.projects, token.environment)) {
+export async function createToken(db: Db, caller: Author, token: NewToken, secret = newSecret(token.projects, token.environment)) {
+  const { actor, now } = caller
   await checkScope(db, token)
   return db.transaction(async (tx) => {
     const [row] = await tx
@@ -137,7 +139,8 @@ export async function createToken(db: Db, actor: Actor, now: Date, token: NewTok
 }
 
 /** Deletes the token named by its full secret, or by the masked secret listings show (when that is unambiguous). */
-export async function deleteToken(db: Db, actor: Actor, now: Date, secretOrDisplay: string, allowedTypes: TokenType[]) {
+export async function deleteToken(db: Db, caller: Author, secretOrDisplay: string, allowedTypes: TokenType[]) {
+  const { actor, now } = caller
   const hash = await hashSecret(secretOrDisplay)
   forgetAdminTokens()
   const result = await db.transaction(async (tx) => {
@@ -171,10 +174,10 @@ export async function bootstrapAdminTokens(db: Db, now: Date, initTokens: string
   const adminToken = (tokenName: string): NewToken => ({ tokenName, type: 'admin', projects: ['*'], environment: '*', expiresAt: null })
   for (const [i, secret] of initTokens.entries()) {
     const [existing] = await db.select({ id: apiTokens.id }).from(apiTokens).where(eq(apiTokens.secretHash, await hashSecret(secret)))
-    if (!existing) await createToken(db, SYSTEM_ACTOR, now, adminToken(`init-admin-token-${i + 1}`), secret)
+    if (!existing) await createToken(db, { actor: SYSTEM_ACTOR, now: now }, adminToken(`init-admin-token-${i + 1}`), secret)
   }
   if (initTokens.length > 0) return undefined
   const [row] = await db.select({ n: count() }).from(apiTokens)
   if ((row?.n ?? 0) > 0) return undefined
-  return (await createToken(db, SYSTEM_ACTOR, now, adminToken('first-admin-token'))).secret
+  return (await createToken(db, { actor: SYSTEM_ACTOR, now: now }, adminToken('first-admin-token'))).secret
 }

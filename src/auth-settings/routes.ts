@@ -1,7 +1,6 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
-import { Permission, permissionFirst } from '../http/permissions.js'
+import { Permission } from '../core/permissions.js'
 import { OidcSettingsInputSchema, OidcSettingsSchema, SECRET_MASK } from './schemas.js'
 import { getOidcSettings, saveOidcSettings } from './store.js'
 
@@ -12,7 +11,7 @@ const getRoute = adminRoute({
   method: 'get',
   path,
   operationId: 'getOidcSettings',
-  middleware: permissionFirst(Permission.ADMIN),
+  'x-permission': { name: Permission.ADMIN },
   tags,
   summary: 'Get OIDC settings',
   description: `The stored OpenID Connect settings (\`{ "enabled": false }\` before any are saved), with the secret shown as \`${SECRET_MASK}\`. Needs the Admin root role.`,
@@ -24,11 +23,11 @@ const setRoute = adminRoute({
   'x-change-requests': 'no-sdk-effect',
   path,
   operationId: 'setOidcSettings',
-  middleware: permissionFirst(Permission.ADMIN),
+  'x-permission': { name: Permission.ADMIN },
   tags,
   summary: 'Set OIDC settings',
   description:
-    'Operation 6. Replaces the settings. Two forms: with `enabled: true`, `clientId` and `secret` are required; with `enabled: false` (or absent) every field is optional. ' +
+    'Replaces the settings. Two forms: with `enabled: true`, `clientId` and `secret` are required; with `enabled: false` (or absent) every field is optional. ' +
     '`discoverUrl` must be an https URL, `idTokenSigningAlgorithm` RS256, RS384 or RS512, `defaultRootRole` Viewer, Editor or Admin, ' +
     '`defaultRootRoleId` an existing root role (it wins over `defaultRootRole`, which is set to its name), `emailDomains` a comma-separated list of domains ' +
     '(stored lower-case), `acrValues` space-separated values. Empty strings mean "not set". Any other field or type is a 400; a body that is not JSON a 415. ' +
@@ -40,4 +39,4 @@ const setRoute = adminRoute({
 
 export const authSettingsRoutes = createRouter()
   .openapi(getRoute, async (c) => c.json(await getOidcSettings(c.var.db), 200))
-  .openapi(setRoute, async (c) => c.json(await saveOidcSettings(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('json')), 200))
+  .openapi(setRoute, async (c) => c.json(await saveOidcSettings(c.var.db, c.var.caller, c.req.valid('json')), 200))

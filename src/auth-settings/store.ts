@@ -1,8 +1,9 @@
 import { and, eq } from 'drizzle-orm'
 import { roles, settings } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { validationError } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { validationError } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import { SECRET_MASK, type OidcSettings, type OidcSettingsInput } from './schemas.js'
 
 const OIDC = 'oidc'
@@ -27,7 +28,8 @@ export async function getOidcSettings(db: Db): Promise<OidcSettings> {
  * `defaultRootRoleId` must be a root role, and its name becomes `defaultRootRole`.
  * Emits `setting-created` the first time, `setting-updated` after, neither with the secret.
  */
-export async function saveOidcSettings(db: Db, actor: Actor, now: Date, input: OidcSettingsInput): Promise<OidcSettings> {
+export async function saveOidcSettings(db: Db, caller: Author, input: OidcSettingsInput): Promise<OidcSettings> {
+  const { actor, now } = caller
   return db.transaction(async (tx) => {
     const [row] = await tx.select().from(settings).where(eq(settings.name, OIDC)).for('update')
     const before = row?.content as OidcSettings | undefined

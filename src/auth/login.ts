@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { ApiError } from '../http/errors.js'
+import { ApiError } from '../core/errors.js'
 import { verifyPassword, hashPassword } from '../users/passwords.js'
 import { isEmail } from '../users/schemas.js'
 import { displayNameOf } from '../users/principal.js'
@@ -68,6 +68,6 @@ export async function resetPasswordWithToken(db: Db, token: string, password: st
     if (userId === undefined) throw invalidLink()
     const [user] = await tx.select().from(users).where(and(eq(users.id, userId), isNull(users.deletedAt)))
     if (!user) throw invalidLink()
-    await setPassword(tx, { createdBy: displayNameOf(user), createdByUserId: user.id }, now, userId, passwordHash)
+    await setPassword(tx, { actor: { createdBy: displayNameOf(user), createdByUserId: user.id }, now }, userId, passwordHash)
   })
 }

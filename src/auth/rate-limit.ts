@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono'
-import { ApiError, errorBody } from '../http/errors.js'
+import { ApiError } from '../core/errors.js'
+import { errorBody } from '../http/errors.js'
 import { Lru } from '../client-api/lru.js'
 
 export interface SignInRateLimit {

@@ -3,7 +3,7 @@ import type { Context } from 'hono'
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
 import { roles, sessions, users } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import type { Principal } from '../http/auth.js'
+import type { Principal } from '../core/principal.js'
 import { hashSecret, randomHex } from '../api-tokens/secrets.js'
 import { toUserPrincipal, userPrincipalColumns } from '../users/principal.js'
 

@@ -1,6 +1,6 @@
 import type { Db } from '../db.js'
 import type { AppContext } from '../http/context.js'
-import { hasPermission, Permission, requirePermission } from '../http/permissions.js'
+import { hasPermission, Permission, requirePermission } from '../core/permissions.js'
 import { environmentsRequiringChangeRequests, protectedEnvironmentsUsingSegment } from './store.js'
 
 /*

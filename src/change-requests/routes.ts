@@ -3,7 +3,7 @@ import { ZodError } from 'zod'
 import { adminRoute, createRouter, jsonContent, zodValidationError } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { projectIdParam } from '../http/common-schemas.js'
-import { Permission, requirePermission, type PermissionName } from '../http/permissions.js'
+import { hasPermission, Permission, requirePermission, type PermissionName } from '../core/permissions.js'
 import {
   ChangeRequestConfigInputSchema,
   ChangeRequestConfigSchema,
@@ -15,7 +15,9 @@ import {
   type ChangeAction,
 } from './schemas.js'
 import { protectionWeakeningCheck } from './guard.js'
-import { addChanges, approve, callerOf, changeState, getChangeRequest, getChangeRequestConfig, listChangeRequests, setChangeRequestConfig } from './store.js'
+import { addChanges, approve, changeRequestParties, changeState, getChangeRequest, getChangeRequestConfig, listChangeRequests, setChangeRequestConfig } from './store.js'
+import type { Caller } from '../core/principal.js'
+import { noAccess } from '../core/errors.js'
 
 const tags = ['Change requests']
 const base = '/api/admin/projects/{projectId}/change-requests'
@@ -60,6 +62,7 @@ const getConfig = adminRoute({
 const putConfig = adminRoute({
   method: 'put',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_PROJECT, project: 'projectId' },
   path: `${base}/config`,
   operationId: 'updateChangeRequestConfig',
   tags,
@@ -76,6 +79,7 @@ const putConfig = adminRoute({
 const addChangesRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'change-request',
+  'x-permission': { name: Permission.UPDATE_FEATURE_ENVIRONMENT, project: 'projectId', environment: 'environment', checkedBy: 'handler' },
   path: '/api/admin/projects/{projectId}/environments/{environment}/change-requests',
   operationId: 'addChangesToChangeRequest',
   tags,
@@ -115,6 +119,7 @@ const getRoute = adminRoute({
 const stateRoute = adminRoute({
   method: 'put',
   'x-change-requests': 'change-request',
+  'x-permission': { name: Permission.UPDATE_FEATURE_ENVIRONMENT, project: 'projectId', checkedBy: 'handler' },
   path: `${base}/{id}/state`,
   operationId: 'changeRequestStateChange',
   tags,
@@ -132,6 +137,7 @@ const stateRoute = adminRoute({
 const approveRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'change-request',
+  'x-permission': { name: Permission.UPDATE_FEATURE_ENVIRONMENT, project: 'projectId', checkedBy: 'handler' },
   path: `${base}/{id}/approve`,
   operationId: 'approveChangeRequest',
   tags,
@@ -143,6 +149,39 @@ const approveRoute = adminRoute({
   responses: { 200: { description: 'The change request', content: jsonContent(ChangeRequestSchema) }, ...pickErrors(401, 403, 404, 409) },
 })
 
+// Stand-ins until the permission list has APPROVE_CHANGE_REQUEST and APPLY_CHANGE_REQUEST (as Unleash).
+const REVIEW_PERMISSION = Permission.UPDATE_FEATURE_ENVIRONMENT
+const APPLY_PERMISSION = Permission.UPDATE_FEATURE_ENVIRONMENT
+
+/**
+ * Who may move a change request on: its author sends it to review; a reviewer in its environment (never
+ * its author) approves or rejects it; anyone who may apply in the environment applies it; its author or an
+ * admin cancels it.
+ */
+function authorizeMove(caller: Caller, cr: { id: number; project: string; environment: string; authorKey: string; author: string }, to: string) {
+  const scope = { project: cr.project, environment: cr.environment }
+  const isAuthor = cr.authorKey === caller.key
+  switch (to) {
+    case 'In review':
+      if (!isAuthor) throw noAccess(`Only the author of change request ${cr.id} (${cr.author}) can send it to review`)
+      return
+    case 'Approved':
+      requirePermission(caller.principal, REVIEW_PERMISSION, scope)
+      if (isAuthor) throw noAccess(`You cannot approve your own change request ${cr.id}: someone else must approve it`)
+      return
+    case 'Rejected':
+      requirePermission(caller.principal, REVIEW_PERMISSION, scope)
+      if (isAuthor) throw noAccess(`You cannot reject your own change request ${cr.id}: cancel it instead`)
+      return
+    case 'Applied':
+      requirePermission(caller.principal, APPLY_PERMISSION, scope)
+      return
+    case 'Cancelled':
+      if (!isAuthor && !hasPermission(caller.principal, Permission.ADMIN)) throw noAccess(`Only the author of change request ${cr.id} (${cr.author}) or an admin can cancel it`)
+      return
+  }
+}
+
 export const changeRequestRoutes = createRouter()
   .openapi(getConfig, async (c) => {
     const { projectId } = c.req.valid('param')
@@ -152,10 +191,9 @@ export const changeRequestRoutes = createRouter()
     putConfig,
     async (c) => {
       const { projectId } = c.req.valid('param')
-      requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId })
       const body = c.req.valid('json')
       const entries = Array.isArray(body) ? body : [body]
-      return c.json(await setChangeRequestConfig(c.var.db, callerOf(c.var.principal).actor, c.var.clock(), projectId, entries, protectionWeakeningCheck(c, projectId)), 200)
+      return c.json(await setChangeRequestConfig(c.var.db, c.var.caller, projectId, entries, protectionWeakeningCheck(c, projectId)), 200)
     },
     oneOrManyHook,
   )
@@ -166,7 +204,7 @@ export const changeRequestRoutes = createRouter()
       const body = c.req.valid('json')
       const changes = Array.isArray(body) ? body : [body]
       for (const action of new Set(changes.map((ch) => ch.action))) requirePermission(c.var.principal, ACTION_PERMISSIONS[action], { project: projectId, environment })
-      return c.json(await addChanges(c.var.db, callerOf(c.var.principal), c.var.clock(), projectId, environment, changes), 200)
+      return c.json(await addChanges(c.var.db, c.var.caller, { projectId, environment, changes }), 200)
     },
     oneOrManyHook,
   )
@@ -181,9 +219,11 @@ export const changeRequestRoutes = createRouter()
   .openapi(stateRoute, async (c) => {
     const { projectId, id } = c.req.valid('param')
     const { state, comment } = c.req.valid('json')
-    return c.json(await changeState(c.var.db, callerOf(c.var.principal), c.var.clock(), projectId, id, state, comment), 200)
+    authorizeMove(c.var.caller, await changeRequestParties(c.var.db, projectId, id), state)
+    return c.json(await changeState(c.var.db, c.var.caller, { projectId, id, state, comment }), 200)
   })
   .openapi(approveRoute, async (c) => {
     const { projectId, id } = c.req.valid('param')
-    return c.json(await approve(c.var.db, callerOf(c.var.principal), c.var.clock(), projectId, id), 200)
+    authorizeMove(c.var.caller, await changeRequestParties(c.var.db, projectId, id), 'Approved')
+    return c.json(await approve(c.var.db, c.var.caller, { projectId, id }), 200)
   })

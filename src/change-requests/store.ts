@@ -14,14 +14,14 @@ import {
   segments,
 } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { ApiError, conflict, fromDatabaseError, noAccess, notFound, validationError } from '../http/errors.js'
-import { recordEvents, type Actor, type NewEvent } from '../events/store.js'
+import { ApiError, conflict, fromDatabaseError, notFound, validationError } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { NewEvent } from '../events/types.js'
+import type { Author, Caller } from '../core/principal.js'
 import { TOKEN_USER_ID } from '../flags/read.js'
-import { actorOf, principalKey, type Principal } from '../http/auth.js'
-import { hasPermission, Permission, requirePermission } from '../http/permissions.js'
 import { MAX_APPROVALS, MIN_APPROVALS } from '../projects/schemas.js'
 import { normalizeVariants } from '../variants/weights.js'
-import { applyChange } from './apply.js'
+import { applyChange, type StoredChange } from './apply.js'
 import {
   MAX_CHANGES_PER_REQUEST,
   OPEN_STATES,
@@ -31,30 +31,9 @@ import {
   type ChangeRequestView,
 } from './schemas.js'
 
-/** Who acts on a change request: the principal, its audit identity and its stable key (`user:<id>` or `token:<id>`). */
-export interface Caller {
-  principal: Principal
-  actor: Actor
-  key: string
-}
-
-export const callerOf = (principal: Principal): Caller => ({ principal, actor: actorOf(principal), key: principalKey(principal) })
-
-// Stand-ins until the permission list has APPROVE_CHANGE_REQUEST and APPLY_CHANGE_REQUEST (as Unleash).
-const REVIEW_PERMISSION = Permission.UPDATE_FEATURE_ENVIRONMENT
-const APPLY_PERMISSION = Permission.UPDATE_FEATURE_ENVIRONMENT
-const scopeOf = (row: ChangeRequestRow) => ({ project: row.project, environment: row.environment })
-
 type ChangeRequestRow = typeof changeRequests.$inferSelect
 type ChangeRow = typeof changeRequestChanges.$inferSelect
 
-/** A stored change: what apply and the playground preview act on. */
-export interface StoredChange {
-  id: number
-  feature: string
-  action: ChangeInput['action']
-  payload: Record<string, unknown>
-}
 
 const clampApprovals = (n: number) => Math.min(MAX_APPROVALS, Math.max(MIN_APPROVALS, n))
 
@@ -107,7 +86,8 @@ async function requireProject(db: Db, projectId: string) {
  * per environment that changed. `authorizeWeakening` is asked, under the lock, for each protected environment
  * whose protection the entry would lift or lower.
  */
-export async function setChangeRequestConfig(db: Db, actor: Actor, now: Date, projectId: string, entries: ChangeRequestConfigEntry[], authorizeWeakening: (environment: string) => void) {
+export async function setChangeRequestConfig(db: Db, caller: Author, projectId: string, entries: ChangeRequestConfigEntry[], authorizeWeakening: (environment: string) => void) {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     await requireProject(tx, projectId)
     const names = [...new Set(entries.map((e) => e.environment))]
@@ -266,7 +246,8 @@ async function checkChanges(tx: Db, projectId: string, environment: string, chan
  * Adds changes to the caller's open draft in the project environment, creating the draft when there
  * is none. Emits `change-request-created` for a new one and `change-added` per change.
  */
-export async function addChanges(db: Db, caller: Caller, now: Date, projectId: string, environment: string, changes: ChangeInput[]): Promise<ChangeRequestView> {
+export async function addChanges(db: Db, caller: Caller, { projectId, environment, changes }: { projectId: string; environment: string; changes: ChangeInput[] }): Promise<ChangeRequestView> {
+  const { now } = caller
   const id = await db.transaction(async (tx) => {
     // Locking the project environment serializes a caller's concurrent requests onto one draft.
     const [pe] = await tx
@@ -313,6 +294,20 @@ export async function addChanges(db: Db, caller: Caller, now: Date, projectId: s
 
 // ---- review and apply ------------------------------------------------------------------------
 
+/** Who wrote a change request, and for which environment: what deciding who may move it on needs (404 when it does not exist). */
+export async function changeRequestParties(db: Db, projectId: string, id: string): Promise<{ id: number; project: string; environment: string; authorKey: string; author: string }> {
+  const numeric = parseId(id)
+  const [row] =
+    numeric === undefined
+      ? []
+      : await db
+          .select({ id: changeRequests.id, project: changeRequests.project, environment: changeRequests.environment, authorKey: changeRequests.createdByPrincipal, author: changeRequests.createdBy })
+          .from(changeRequests)
+          .where(and(eq(changeRequests.project, projectId), eq(changeRequests.id, numeric)))
+  if (!row) throw notFound(`Could not find change request ${id} in project ${projectId}`)
+  return row
+}
+
 async function lockChangeRequest(tx: Db, projectId: string, id: string): Promise<ChangeRequestRow> {
   const numeric = parseId(id)
   const [row] = numeric === undefined ? [] : await tx.select().from(changeRequests).where(and(eq(changeRequests.project, projectId), eq(changeRequests.id, numeric))).for('update')
@@ -338,27 +333,24 @@ async function setState(tx: Db, caller: Caller, now: Date, row: ChangeRequestRow
  * `Applied` (from Approved), `Rejected` (a reviewer, from In review or Approved), `Cancelled`
  * (its author or an admin, while open).
  */
-export async function changeState(db: Db, caller: Caller, now: Date, projectId: string, id: string, state: Exclude<ChangeRequestState, 'Draft'>, comment?: string) {
-  if (state === 'Approved') return approve(db, caller, now, projectId, id)
-  if (state === 'Applied') return apply(db, caller, now, projectId, id)
+export async function changeState(db: Db, caller: Caller, { projectId, id, state, comment }: { projectId: string; id: string; state: Exclude<ChangeRequestState, 'Draft'>; comment?: string | undefined }) {
+  const { now } = caller
+  if (state === 'Approved') return approve(db, caller, { projectId, id })
+  if (state === 'Applied') return apply(db, caller, { projectId, id })
   await db.transaction(async (tx) => {
     const row = await lockChangeRequest(tx, projectId, id)
     const withComment = comment ? { comment } : {}
     switch (state) {
       case 'In review':
         requireState(row, ['Draft'], 'sent to review')
-        if (row.createdByPrincipal !== caller.key) throw noAccess(`Only the author of change request ${row.id} (${row.createdBy}) can send it to review`)
         await setState(tx, caller, now, row, state, 'change-request-sent-to-review', withComment)
         break
       case 'Rejected':
         requireState(row, ['In review', 'Approved'], 'rejected')
-        requirePermission(caller.principal, REVIEW_PERMISSION, scopeOf(row))
-        if (row.createdByPrincipal === caller.key) throw noAccess(`You cannot reject your own change request ${row.id}: cancel it instead`)
         await setState(tx, caller, now, row, state, 'change-request-rejected', withComment)
         break
       case 'Cancelled':
         requireState(row, ['Draft', 'In review', 'Approved'], 'cancelled')
-        if (row.createdByPrincipal !== caller.key && !hasPermission(caller.principal, Permission.ADMIN)) throw noAccess(`Only the author of change request ${row.id} (${row.createdBy}) or an admin can cancel it`)
         await setState(tx, caller, now, row, state, 'change-request-cancelled', withComment)
         break
     }
@@ -371,12 +363,11 @@ export async function changeState(db: Db, caller: Caller, now: Date, projectId: 
  * required approvals reached the request is Approved (`change-request-approved`); before that each
  * approval is `change-request-approval-added`.
  */
-export async function approve(db: Db, caller: Caller, now: Date, projectId: string, id: string) {
+export async function approve(db: Db, caller: Caller, { projectId, id }: { projectId: string; id: string }) {
+  const { now } = caller
   await db.transaction(async (tx) => {
     const row = await lockChangeRequest(tx, projectId, id)
     requireState(row, ['In review'], 'approved')
-    requirePermission(caller.principal, REVIEW_PERMISSION, scopeOf(row))
-    if (row.createdByPrincipal === caller.key) throw noAccess(`You cannot approve your own change request ${row.id}: someone else must approve it`)
     const [added] = await tx
       .insert(changeRequestApprovals)
       .values({ changeRequestId: row.id, principal: caller.key, createdBy: caller.actor.createdBy, createdByUserId: caller.actor.createdByUserId, createdAt: now })
@@ -405,18 +396,18 @@ export async function approve(db: Db, caller: Caller, now: Date, projectId: stri
  * route (so each writes its usual events, attributed to the caller). A change that no longer
  * applies fails the whole request with 409 and nothing is written.
  */
-export async function apply(db: Db, caller: Caller, now: Date, projectId: string, id: string) {
+export async function apply(db: Db, caller: Caller, { projectId, id }: { projectId: string; id: string }) {
+  const { now } = caller
   await db.transaction(async (tx) => {
     const row = await lockChangeRequest(tx, projectId, id)
     requireState(row, ['Approved'], 'applied')
-    requirePermission(caller.principal, APPLY_PERMISSION, scopeOf(row))
     const changes = await tx.select().from(changeRequestChanges).where(eq(changeRequestChanges.changeRequestId, row.id)).orderBy(asc(changeRequestChanges.id))
     for (const change of changes.map(storedChange)) {
       try {
-        await applyChange(tx, caller.actor, caller.key, now, { project: row.project, environment: row.environment }, change)
+        await applyChange(tx, caller, { project: row.project, environment: row.environment }, change)
       } catch (error) {
         const apiError = error instanceof ApiError ? error : fromDatabaseError(error)
-        if (!apiError || apiError.status >= 500) throw error
+        if (!apiError || apiError.name === 'InternalError') throw error
         throw conflict(`Change request ${row.id} cannot be applied: change ${change.id} (${change.action} on ${change.feature}) no longer applies: ${apiError.message}`)
       }
     }

@@ -1,8 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { findTokenPrincipal } from '../api-tokens/store.js'
-import { credentialOf, type Principal } from '../http/auth.js'
+import { credentialOf, type Principal } from '../core/principal.js'
 import type { AppEnv } from '../http/context.js'
-import { ApiError, noAccess } from '../http/errors.js'
+import { authenticated } from '../http/auth.js'
+import { ApiError, noAccess } from '../core/errors.js'
 
 export type SdkPrincipal = Extract<Principal, { kind: 'client-token' | 'frontend-token' | 'admin-token' }>
 
@@ -31,7 +32,7 @@ export const authenticateClient: MiddlewareHandler<AppEnv> = async (c, next) => 
   const principal = await principalOf(c)
   if (principal.kind === 'frontend-token') throw noAccess('A frontend token cannot be used on the client API: use a client (backend) token')
   if (principal.kind === 'user') throw noAccess('The client API needs a client (backend) token or an admin API token, not a personal access token')
-  c.set('principal', principal)
+  authenticated(c, principal)
   await next()
 }
 
@@ -42,7 +43,7 @@ export const authenticateFrontend: MiddlewareHandler<AppEnv> = async (c, next) =
     const what = principal.kind === 'client-token' ? 'A client (backend) token' : principal.kind === 'admin-token' ? 'An admin token' : 'A personal access token'
     throw noAccess(`${what} cannot be used on the frontend API: use a frontend token`)
   }
-  c.set('principal', principal)
+  authenticated(c, principal)
   await next()
 }
 

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import { featureDependencies, featureEnvironments, features, featureStrategies, segments } from '../../schema/index.js'
+import { segmentIdsOf } from '../strategies/read.js'
 import type { Db } from '../db.js'
 import type { Constraint } from '../strategies/schemas.js'
 import type { Variant } from '../variants/schemas.js'
@@ -72,7 +73,6 @@ function scopeFilter(scope: ClientScope): SQL {
   return and(...filter)!
 }
 
-const segmentIdsOf = sql<number[]>`coalesce((select array_agg(fss.segment_id order by fss.segment_id) from feature_strategy_segments fss where fss.strategy_id = feature_strategies.id), '{}')`
 
 /**
  * Reads what `GET /api/client/features` serves for a scope, and the revision it is current for, in one
@@ -107,7 +107,7 @@ export async function readClientFeatures(db: Db, scope: ClientScope): Promise<Cl
             parameters: featureStrategies.parameters,
             constraints: featureStrategies.constraints,
             variants: featureStrategies.variants,
-            segments: segmentIdsOf,
+            segments: segmentIdsOf(featureStrategies.id),
           })
           .from(featureStrategies)
           .where(and(eq(featureStrategies.environment, scope.environment), eq(featureStrategies.disabled, false), inArray(featureStrategies.featureName, inScope)))

@@ -1,6 +1,7 @@
 import { createRoute } from '@hono/zod-openapi'
 import { createRouter, jsonContent, SECURITY_SCHEME } from '../http/openapi.js'
-import { notFound, pickErrors } from '../http/errors.js'
+import { notFound } from '../core/errors.js'
+import { pickErrors } from '../http/errors.js'
 import { ClientApplicationSchema, ClientMetricsSchema } from '../metrics/schemas.js'
 import { storeMetrics, storeRegistration } from '../metrics/ingest.js'
 import { sdkPrincipal } from './auth.js'
@@ -95,13 +96,13 @@ export const clientRoutes = createRouter()
   })
   .openapi(registerClientApplicationRoute, async (c) => {
     const body = c.req.valid('json')
-    await storeRegistration(c.var.db, c.var.clock(), await reporterOf(c, sdkPrincipal(c), body.environment), body)
+    await storeRegistration(c.var.db, c.var.caller.now, await reporterOf(c, sdkPrincipal(c), body.environment), body)
     c.var.sdk.aggregation.schedule(c)
     return c.body(null, 202)
   })
   .openapi(registerClientMetricsRoute, async (c) => {
     const body = c.req.valid('json')
-    await storeMetrics(c.var.db, c.var.clock(), await reporterOf(c, sdkPrincipal(c), body.environment), body)
+    await storeMetrics(c.var.db, c.var.caller.now, await reporterOf(c, sdkPrincipal(c), body.environment), body)
     c.var.sdk.aggregation.schedule(c)
     return c.body(null, 202)
   })

@@ -1,8 +1,6 @@
 import type { RunInBackground } from '../http/background.js'
-import type { Context } from 'hono'
-import type { Db } from '../db.js'
-import type { AppEnv, Clock } from '../http/context.js'
-import type { Principal } from '../http/auth.js'
+import type { Clock } from '../core/clock.js'
+import type { Principal } from '../core/principal.js'
 import type { PreparedRuleset } from '../evaluation/index.js'
 import { createAggregationScheduler, type AggregationScheduler } from '../metrics/scheduler.js'
 import { Lru } from './lru.js'
@@ -90,4 +88,11 @@ export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; ba
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Caches and background work of the SDK-facing routes (client API, frontend API, metrics). */
+    sdk: SdkState
+  }
 }

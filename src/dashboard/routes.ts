@@ -11,7 +11,7 @@ const getPersonalDashboard = adminRoute({
   tags: ['Projects'],
   summary: 'Get personal dashboard',
   description:
-    'Operation 11, for the caller: `admins` (active users with the Admin root role), `projectOwners` (owners of the projects the caller can see: ' +
+    'For the caller: `admins` (active users with the Admin root role), `projectOwners` (owners of the projects the caller can see: ' +
     'all for admins, admin tokens and root roles other than Viewer, else those that are not private and the private ones the caller has a role in; each owner once), ' +
     '`projects` (live projects the caller can read where the caller has a role or that they favorited, with health as in the project overview, members and live flags) and `flags` (live flags ' +
     'of projects the caller can read that the caller created or favorited, newest first, at most 100). A caller that is not a user (an admin API token) gets empty `projects` and `flags`. ' +
@@ -19,4 +19,4 @@ const getPersonalDashboard = adminRoute({
   responses: { 200: { description: 'The dashboard', content: jsonContent(PersonalDashboardSchema) }, ...pickErrors(401, 403) },
 })
 
-export const dashboardRoutes = createRouter().openapi(getPersonalDashboard, async (c) => c.json(await personalDashboard(c.var.db, c.var.principal, await hiddenProjectsOf(c), c.var.clock()), 200))
+export const dashboardRoutes = createRouter().openapi(getPersonalDashboard, async (c) => c.json(await personalDashboard(c.var.db, c.var.principal, await hiddenProjectsOf(c), c.var.caller.now), 200))

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import { favoriteFeatures, favoriteProjects, features, projectMembers, projects, users } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { principalKey, type Principal } from '../http/auth.js'
+import { principalKey, type Principal } from '../core/principal.js'
 import { potentiallyStaleSql } from '../projects/overview.js'
 import { OWNER_ROLE_ID } from '../projects/access.js'
 import { visibleProjectCondition } from '../projects/visibility.js'
@@ -90,7 +90,7 @@ async function personalFlags(db: Db, userId: number, principal: string, hidden: 
     .limit(MAX_FLAGS)
 }
 
-/** Operation 11. A caller that is not a user (an admin token) has no projects or flags of its own. */
+/** The personal dashboard. A caller that is not a user (an admin token) has no projects or flags of its own. */
 export async function personalDashboard(db: Db, principal: Principal, hidden: readonly string[], now: Date) {
   const key = principalKey(principal)
   const [admins, owners, ownProjects, flags] = await Promise.all([

@@ -1,7 +1,6 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
-import { Permission, requirePermission } from '../http/permissions.js'
+import { Permission } from '../core/permissions.js'
 import { childParams, CreateDependencySchema, dependencyParams } from './schemas.js'
 import { addDependency, removeDependencies, removeDependency } from './store.js'
 import { requireDirectChangeAllowed } from '../change-requests/guard.js'
@@ -12,6 +11,7 @@ const base = '/api/admin/projects/{projectId}/features/{child}/dependencies'
 const addDependencyRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE, project: 'projectId' },
   path: base,
   operationId: 'addFeatureDependency',
   tags,
@@ -29,6 +29,7 @@ const addDependencyRoute = adminRoute({
 const removeDependencyRoute = adminRoute({
   method: 'delete',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE, project: 'projectId' },
   path: `${base}/{parent}`,
   operationId: 'deleteFeatureDependency',
   tags,
@@ -41,6 +42,7 @@ const removeDependencyRoute = adminRoute({
 const removeDependenciesRoute = adminRoute({
   method: 'delete',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE, project: 'projectId' },
   path: base,
   operationId: 'deleteFeatureDependencies',
   tags,
@@ -53,22 +55,19 @@ const removeDependenciesRoute = adminRoute({
 export const dependencyRoutes = createRouter()
   .openapi(addDependencyRoute, async (c) => {
     const { projectId, child } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE, { project: projectId })
     await requireDirectChangeAllowed(c, projectId)
-    await addDependency(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, child, c.req.valid('json'))
+    await addDependency(c.var.db, c.var.caller, projectId, child, c.req.valid('json'))
     return c.body(null, 200)
   })
   .openapi(removeDependencyRoute, async (c) => {
     const { projectId, child, parent } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE, { project: projectId })
     await requireDirectChangeAllowed(c, projectId)
-    await removeDependency(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, child, parent)
+    await removeDependency(c.var.db, c.var.caller, projectId, child, parent)
     return c.body(null, 200)
   })
   .openapi(removeDependenciesRoute, async (c) => {
     const { projectId, child } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE, { project: projectId })
     await requireDirectChangeAllowed(c, projectId)
-    await removeDependencies(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, child)
+    await removeDependencies(c.var.db, c.var.caller, projectId, child)
     return c.body(null, 200)
   })

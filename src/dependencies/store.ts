@@ -1,8 +1,9 @@
-import { and, asc, eq, inArray, ne } from 'drizzle-orm'
-import { featureDependencies, features } from '../../schema/index.js'
+import { and, eq, ne } from 'drizzle-orm'
+import { featureDependencies } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { notFound, validationError } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { notFound, validationError } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import { lockFeature, lockFlags, tagsOf } from '../flags/lock.js'
 import type { CreateDependency } from './schemas.js'
 
@@ -14,7 +15,8 @@ const viewOf = (row: DependencyRow) => ({ feature: row.parent, enabled: row.enab
  * Makes `child` depend on `input.feature`. As in Unleash a flag has one parent: adding a dependency on
  * another parent replaces the current one, and re-adding the same parent replaces its enabled/variants.
  */
-export async function addDependency(db: Db, actor: Actor, now: Date, projectId: string, child: string, input: CreateDependency): Promise<void> {
+export async function addDependency(db: Db, caller: Author, projectId: string, child: string, input: CreateDependency): Promise<void> {
+  const { actor, now } = caller
   const parent = input.feature
   const enabled = input.enabled ?? true
   const dependency = { feature: parent, enabled, variants: enabled ? [...new Set(input.variants ?? [])] : [] }
@@ -51,7 +53,8 @@ export async function addDependency(db: Db, actor: Actor, now: Date, projectId: 
   })
 }
 
-export async function removeDependency(db: Db, actor: Actor, now: Date, projectId: string, child: string, parent: string): Promise<void> {
+export async function removeDependency(db: Db, caller: Author, projectId: string, child: string, parent: string): Promise<void> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     await lockFeature(tx, projectId, child)
     const [removed] = await tx.delete(featureDependencies).where(and(eq(featureDependencies.child, child), eq(featureDependencies.parent, parent))).returning()
@@ -61,7 +64,8 @@ export async function removeDependency(db: Db, actor: Actor, now: Date, projectI
 }
 
 /** Removes every parent of the flag; an event only when there was one. */
-export async function removeDependencies(db: Db, actor: Actor, now: Date, projectId: string, child: string): Promise<void> {
+export async function removeDependencies(db: Db, caller: Author, projectId: string, child: string): Promise<void> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     await lockFeature(tx, projectId, child)
     const removed = await tx.delete(featureDependencies).where(eq(featureDependencies.child, child)).returning()

@@ -1,7 +1,6 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
-import { Permission, requirePermission } from '../http/permissions.js'
+import { Permission } from '../core/permissions.js'
 import { CreateEnvironmentSchema, EnvironmentSchema, EnvironmentsSchema } from './schemas.js'
 import { createEnvironment, listEnvironments } from './store.js'
 
@@ -21,6 +20,7 @@ const getAllEnvironments = adminRoute({
 const createEnvironmentRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.CREATE_ENVIRONMENT },
   path: '/api/admin/environments',
   operationId: 'createEnvironment',
   tags: ['Environments'],
@@ -36,7 +36,6 @@ const createEnvironmentRoute = adminRoute({
 export const environmentRoutes = createRouter()
   .openapi(getAllEnvironments, async (c) => c.json({ version: 1, environments: await listEnvironments(c.var.db) }, 200))
   .openapi(createEnvironmentRoute, async (c) => {
-    requirePermission(c.var.principal, Permission.CREATE_ENVIRONMENT)
-    const environment = await createEnvironment(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('json'))
+    const environment = await createEnvironment(c.var.db, c.var.caller, c.req.valid('json'))
     return c.json(environment, 201, { Location: `/api/admin/environments/${encodeURIComponent(environment.name)}` })
   })

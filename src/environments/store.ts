@@ -1,8 +1,9 @@
 import { asc, count, eq, inArray, sql } from 'drizzle-orm'
 import { apiTokens, environments, projectEnvironments } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { nameExists } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { nameExists } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import type { CreateEnvironment, Environment } from './schemas.js'
 
 export async function listEnvironments(db: Db): Promise<Environment[]> {
@@ -41,7 +42,8 @@ export async function unknownEnvironments(db: Db, names: string[]): Promise<stri
   return names.filter((n) => !known.has(n))
 }
 
-export async function createEnvironment(db: Db, actor: Actor, now: Date, input: CreateEnvironment): Promise<Environment> {
+export async function createEnvironment(db: Db, caller: Author, input: CreateEnvironment): Promise<Environment> {
+  const { actor, now } = caller
   return db.transaction(async (tx) => {
     const [row] = await tx
       .insert(environments)

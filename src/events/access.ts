@@ -1,7 +1,7 @@
 import { notInArray, sql, type SQL } from 'drizzle-orm'
 import { events } from '../../schema/index.js'
-import type { Principal } from '../http/auth.js'
-import { hasPermission, Permission } from '../http/permissions.js'
+import type { Principal } from '../core/principal.js'
+import { hasPermission, Permission } from '../core/permissions.js'
 import { visibleProjectCondition } from '../projects/visibility.js'
 import { EVENT_TYPES } from './types.js'
 

@@ -1,4 +1,5 @@
-import type { Actor, NewEvent } from './store.js'
+import type { Actor } from '../core/principal.js'
+import type { NewEvent } from './types.js'
 
 /** What an event type says happened, as a label and a summary phrase (`{flag}`, `{env}`, `{project}` are filled in). */
 const phrases: Record<string, [label: string, summary: string]> = {

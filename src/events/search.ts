@@ -1,7 +1,7 @@
 import { and, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import { events } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
-import { validationError } from '../http/errors.js'
+import { validationError } from '../core/errors.js'
 import { countColumn, keepCountCache, readCount, totalOf } from './count-cache.js'
 import type { EventSearchQuery } from './schemas.js'
 import { isEventType, type EventType } from './types.js'
@@ -97,7 +97,7 @@ const filterKeyOf = (filters: Omit<EventSearchQuery, 'offset' | 'limit'>) =>
 /** A cached total counts what its caller may read: callers who may read less count under their own key. */
 const withAccess = (filterKey: string, access: EventAccess) => (access.key === '' ? filterKey : `${filterKey}|${access.key}`)
 
-/** Operation 7: newest first (created_at, then id), with the total number of matches. The answer's JSON text. */
+/** The event search (GET /api/admin/search/events): newest first (created_at, then id), with the total number of matches. The answer's JSON text. */
 export async function searchEventsJson(db: Db, q: EventSearchQuery, access: EventAccess, now: Date): Promise<string> {
   const { offset, limit, ...filters } = q
   // Which index serves a filter best depends on its values: how common a project or type is, and when its
@@ -111,7 +111,7 @@ export async function searchEventsJson(db: Db, q: EventSearchQuery, access: Even
 }
 
 /**
- * Operation 5: a flag's events, newest first, and how many it has in all. The answer's JSON text. The total is
+ * A flag's events (GET /api/admin/events/{featureName}), newest first, and how many it has in all. The answer's JSON text. The total is
  * the search's for `feature=IS:<name>` (same condition, same cached count).
  */
 export async function featureEventsJson(db: Db, featureName: string, page: { offset: number; limit: number }, access: EventAccess, now: Date): Promise<string> {

@@ -2,36 +2,8 @@ import { sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { addons, events, featureCollaborators, integrationOutbox } from '../../schema/index.js'
 import { queryRows, statement, type Db } from '../db.js'
 import { describeEvent } from './describe.js'
-import type { EventType } from './types.js'
-
-/** Who an audit event is attributed to: a name and a stable id, so the audit trail can be filtered by any actor. */
-export interface Actor {
-  createdBy: string
-  createdByUserId: number
-}
-
-/** The ids Unleash gives actors that are not users: the system (start-up, background work) and every admin API token. */
-export const SYSTEM_USER_ID = -1337
-export const ADMIN_TOKEN_USER_ID = -42
-
-export const SYSTEM_ACTOR: Actor = { createdBy: 'system', createdByUserId: SYSTEM_USER_ID }
-
-export interface EventTag {
-  type: string
-  value: string
-}
-
-export interface NewEvent {
-  type: EventType
-  project?: string | null
-  environment?: string | null
-  featureName?: string | null
-  data?: unknown
-  preData?: unknown
-  tags?: EventTag[]
-  label?: string | null
-  summary?: string | null
-}
+import type { NewEvent } from './types.js'
+import type { Actor } from '../core/principal.js'
 
 /**
  * Appends audit events. Call it with the transaction that makes the change, never on its own.
@@ -40,9 +12,10 @@ export interface NewEvent {
  *
  * `alongside`: the change the events describe (query builders: an update, an insert), made by the same
  * statement to save a round trip. It must not read the events (all parts of a statement see one snapshot).
- * With `guarded`, the events are written only if every one of them returns a row: the first is the guard of an
- * optimistic write (an update made only if the row is still as read, outside a transaction: `advanceFrom`),
- * and the others change something only where `guardPassed`. Returns how many events it wrote.
+ * With `guarded`, the events are written only if every one of them returns a row: the first is the version
+ * check of an optimistic write (an update made only if the flag is still at the version the change was computed
+ * from, outside a transaction: `guardSql` in src/flags/states.ts), and the others change something only where
+ * `guardPassed`. Returns how many events it wrote.
  */
 export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[], options: { alongside?: SQLWrapper[]; guarded?: boolean } = {}): Promise<number> {
   const alongside = options.alongside ?? []
@@ -56,7 +29,7 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
   return result?.written ?? 0
 }
 
-/** SQL for the `where` of a change made alongside events with `guarded` (after the guard): the guard passed. */
+/** SQL for the `where` of a change made alongside events with `guarded` (after the version check): the check passed. */
 export const guardPassed = sql.raw('exists (select from w0)')
 
 /**

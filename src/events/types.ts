@@ -151,3 +151,20 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number]
 
 export const isEventType = (value: string): value is EventType => (EVENT_TYPES as readonly string[]).includes(value)
+
+export interface EventTag {
+  type: string
+  value: string
+}
+
+export interface NewEvent {
+  type: EventType
+  project?: string | null
+  environment?: string | null
+  featureName?: string | null
+  data?: unknown
+  preData?: unknown
+  tags?: EventTag[]
+  label?: string | null
+  summary?: string | null
+}

@@ -1,6 +1,6 @@
 import { adminRoute, createRouter } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf, principalKey } from '../http/auth.js'
+import { principalKey } from '../core/principal.js'
 import { featurePathParams, projectIdParam } from './schemas.js'
 import { setFeatureFavorite, setProjectFavorite } from './store.js'
 
@@ -13,6 +13,7 @@ const featureFavoriteRoute = (favorite: boolean) =>
   adminRoute({
     method: favorite ? 'post' : 'delete',
     'x-change-requests': 'no-sdk-effect',
+    'x-permission': 'any-caller',
     path: '/api/admin/projects/{projectId}/features/{featureName}/favorites',
     operationId: favorite ? 'addFavoriteFeature' : 'removeFavoriteFeature',
     tags,
@@ -26,6 +27,7 @@ const projectFavoriteRoute = (favorite: boolean) =>
   adminRoute({
     method: favorite ? 'post' : 'delete',
     'x-change-requests': 'no-sdk-effect',
+    'x-permission': 'any-caller',
     path: '/api/admin/projects/{projectId}/favorites',
     operationId: favorite ? 'addFavoriteProject' : 'removeFavoriteProject',
     tags,
@@ -38,19 +40,19 @@ const projectFavoriteRoute = (favorite: boolean) =>
 export const favoriteRoutes = createRouter()
   .openapi(featureFavoriteRoute(true), async (c) => {
     const { projectId, featureName } = c.req.valid('param')
-    await setFeatureFavorite(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), projectId, featureName, true)
+    await setFeatureFavorite(c.var.db, c.var.caller, principalKey(c.var.principal), projectId, featureName, true)
     return c.body(null, 200)
   })
   .openapi(featureFavoriteRoute(false), async (c) => {
     const { projectId, featureName } = c.req.valid('param')
-    await setFeatureFavorite(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), projectId, featureName, false)
+    await setFeatureFavorite(c.var.db, c.var.caller, principalKey(c.var.principal), projectId, featureName, false)
     return c.body(null, 200)
   })
   .openapi(projectFavoriteRoute(true), async (c) => {
-    await setProjectFavorite(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), c.req.valid('param').projectId, true)
+    await setProjectFavorite(c.var.db, c.var.caller, principalKey(c.var.principal), c.req.valid('param').projectId, true)
     return c.body(null, 200)
   })
   .openapi(projectFavoriteRoute(false), async (c) => {
-    await setProjectFavorite(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), c.req.valid('param').projectId, false)
+    await setProjectFavorite(c.var.db, c.var.caller, principalKey(c.var.principal), c.req.valid('param').projectId, false)
     return c.body(null, 200)
   })

@@ -1,8 +1,9 @@
 import { and, eq } from 'drizzle-orm'
 import { favoriteFeatures, favoriteProjects } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { notFound } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { notFound } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import { requireFeature, tagsOf } from '../flags/lock.js'
 import { projectExists } from '../projects/store.js'
 
@@ -12,7 +13,8 @@ import { projectExists } from '../projects/store.js'
  * No flag or project row lock: the foreign key already keeps the row from disappearing under the insert.
  */
 
-export async function setFeatureFavorite(db: Db, actor: Actor, now: Date, principal: string, projectId: string, featureName: string, favorite: boolean): Promise<void> {
+export async function setFeatureFavorite(db: Db, caller: Author, principal: string, projectId: string, featureName: string, favorite: boolean): Promise<void> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     await requireFeature(tx, projectId, featureName)
     const changed = favorite
@@ -35,7 +37,8 @@ export async function setFeatureFavorite(db: Db, actor: Actor, now: Date, princi
   })
 }
 
-export async function setProjectFavorite(db: Db, actor: Actor, now: Date, principal: string, projectId: string, favorite: boolean): Promise<void> {
+export async function setProjectFavorite(db: Db, caller: Author, principal: string, projectId: string, favorite: boolean): Promise<void> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     if (!(await projectExists(tx, projectId))) throw notFound(`Could not find project ${projectId}`)
     const changed = favorite

@@ -1,7 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm'
 import { featureEnvironments } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { recordEvents, type Actor, type EventTag, type NewEvent } from '../events/store.js'
+import { recordEvents } from '../events/store.js'
+import type { EventTag, NewEvent } from '../events/types.js'
+import type { Actor } from '../core/principal.js'
 
 /** The event of switching a flag on or off in an environment: the same whoever switches it. */
 export function switchedEvent(project: string, featureName: string, environment: string, enabled: boolean, tags: EventTag[]): NewEvent {

@@ -1,15 +1,10 @@
-import { and, desc, eq, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { featureLifecycles } from '../../schema/index.js'
 import type { Db } from '../db.js'
 
 /** Breaks ties between stages entered at the same instant: the later stage in the lifecycle wins. `column` is SQL naming a stage. */
 export const stageRankOf = (column: string) => sql.raw(`array_position(array['initial','pre-live','live','completed','archived'], ${column})`)
 export const stageRank = stageRankOf('"feature_lifecycles"."stage"')
-
-export async function currentStage(tx: Db, featureName: string): Promise<string> {
-  const [row] = await tx.select({ stage: featureLifecycles.stage }).from(featureLifecycles).where(eq(featureLifecycles.featureName, featureName)).orderBy(desc(featureLifecycles.enteredStageAt), desc(stageRank)).limit(1)
-  return row?.stage ?? 'initial'
-}
 
 export async function enterStage(tx: Db, featureName: string, stage: string, now: Date, status?: { status: string; statusValue?: string | undefined }) {
   await tx
@@ -29,10 +24,4 @@ export async function leaveStage(tx: Db, featureName: string, stage: string) {
 export function stageOnEnable(environmentType: string, stage: string): string | undefined {
   if (environmentType === 'production') return stage === 'initial' || stage === 'pre-live' ? 'live' : undefined
   return stage === 'initial' ? 'pre-live' : undefined
-}
-
-/** Enabling moves a flag forward only (see stageOnEnable). */
-export async function advanceOnEnable(tx: Db, featureName: string, environmentType: string, now: Date, knownStage?: string) {
-  const next = stageOnEnable(environmentType, knownStage ?? (await currentStage(tx, featureName)))
-  if (next) await enterStage(tx, featureName, next, now)
 }

@@ -1,8 +1,8 @@
-import { and, eq, getTableColumns, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { and, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm'
 import { environments, featureEnvironments, featureLifecycles, features, featureStrategies, featureTags } from '../../schema/index.js'
 import { runPrepared, type Db } from '../db.js'
-import { notFound } from '../http/errors.js'
-import type { EventTag } from '../events/store.js'
+import { notFound } from '../core/errors.js'
+import type { EventTag } from '../events/types.js'
 import { stageRankOf } from './lifecycle.js'
 
 export type FeatureRow = typeof features.$inferSelect
@@ -11,7 +11,7 @@ export type FeatureRow = typeof features.$inferSelect
 // version on, which gives two things a row lock alone cannot.
 // - An optimistic write (src/flags/states.ts) changes the flag only if its version is still the one its
 //   change was computed from. Had another writer taken the lock since, the version moved: Postgres re-checks
-//   the guard on the newest row once that writer commits, so it cannot pass on a state another transaction
+//   the version check on the newest row once that writer commits, so it cannot pass on a state another transaction
 //   is changing.
 // - A locking read that had to wait for another writer sees that writer's version on the locked row but
 //   not its other changes (every part of a statement reads one snapshot, taken before the wait): comparing

@@ -1,9 +1,10 @@
-import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
-import { features, featureStrategies, featureStrategySegments } from '../../schema/index.js'
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm'
+import { features } from '../../schema/index.js'
 import { queryRows, statement, type Db } from '../db.js'
-import type { Actor } from '../events/store.js'
-import { notFound } from '../http/errors.js'
-import type { Constraint, Strategy } from '../strategies/schemas.js'
+import type { Actor } from '../core/principal.js'
+import { notFound } from '../core/errors.js'
+import type { Strategy } from '../strategies/schemas.js'
+import { segmentIdsOf } from '../strategies/read.js'
 import type { Variant } from '../variants/schemas.js'
 import { avatarUrl } from '../users/avatar.js'
 import { stageRankOf } from './lifecycle.js'
@@ -11,38 +12,6 @@ import { EXPECTED_LIFETIME_DAYS, type Feature, type FlagType } from './schemas.j
 
 /** Unleash's id for changes made with an admin token rather than by a user. */
 export const TOKEN_USER_ID = -1337
-
-type StrategyRow = typeof featureStrategies.$inferSelect & { segments: number[] }
-
-export function strategyView(row: StrategyRow): Strategy {
-  return {
-    id: row.id,
-    name: row.name,
-    title: row.title,
-    disabled: row.disabled,
-    featureName: row.featureName,
-    sortOrder: row.sortOrder,
-    segments: row.segments,
-    constraints: row.constraints as Constraint[],
-    variants: row.variants as Variant[],
-    parameters: row.parameters as Record<string, string>,
-  }
-}
-
-const segmentIdsOf = sql<number[]>`coalesce((select array_agg(${featureStrategySegments.segmentId} order by ${featureStrategySegments.segmentId}) from ${featureStrategySegments} where ${featureStrategySegments.strategyId} = ${featureStrategies.id}), '{}')`
-
-/** Strategies of the given flags (optionally one environment), in evaluation order. */
-export async function loadStrategies(db: Db, featureNames: string[], environment?: string): Promise<StrategyRow[]> {
-  if (featureNames.length === 0) return []
-  const filter = [inArray(featureStrategies.featureName, featureNames)]
-  if (environment) filter.push(eq(featureStrategies.environment, environment))
-  const rows = await db
-    .select({ strategy: featureStrategies, segments: segmentIdsOf })
-    .from(featureStrategies)
-    .where(and(...filter))
-    .orderBy(asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id))
-  return rows.map((r) => ({ ...r.strategy, segments: r.segments.map(Number) }))
-}
 
 export interface FeatureQuery {
   names?: string[]
@@ -132,7 +101,7 @@ function featuresSql(where: SQL | undefined, principal: unknown): SQL {
           'strategies', coalesce((
             select json_agg(json_build_object(
               'id', s.id, 'name', s.strategy_name, 'title', s.title, 'disabled', s.disabled, 'sortOrder', s.sort_order,
-              'segments', coalesce((select json_agg(ss.segment_id order by ss.segment_id) from feature_strategy_segments ss where ss.strategy_id = s.id), '[]'),
+              'segments', ${segmentIdsOf(sql.raw('s.id'))},
               'constraints', s.constraints, 'variants', s.variants, 'parameters', s.parameters
             ) order by s.sort_order, s.created_at, s.id)
             from feature_strategies s where s.feature_name = f.name and s.environment = fe.environment
@@ -153,7 +122,7 @@ function featuresSql(where: SQL | undefined, principal: unknown): SQL {
     order by f.name`
 }
 
-type VolatileRow = Pick<FeatureReadRow, 'favorite' | 'collaborators' | 'children' | 'dependencies'> & {
+type UnversionedParts = Pick<FeatureReadRow, 'favorite' | 'collaborators' | 'children' | 'dependencies'> & {
   /** Epoch milliseconds by environment. */
   lastSeen: Record<string, number | null>
 }
@@ -163,7 +132,7 @@ type VolatileRow = Pick<FeatureReadRow, 'favorite' | 'collaborators' | 'children
  * `returning` (placeholders `name` and `principal`): what `asWrittenBy` puts into a flag known by version.
  */
 const namedFlag = sql`${sql.placeholder('name')}::text`
-export const volatilePartsJson = sql<VolatileRow>`(select json_build_object(
+export const unversionedPartsJson = sql<UnversionedParts>`(select json_build_object(
     'favorite', ${favoriteOf(namedFlag, sql.placeholder('principal'))},
     'lastSeen', coalesce((select json_object_agg(fe.environment, ${epochMs('fe.last_seen_at')}) from feature_environments fe where fe.feature_name = ${namedFlag}), '{}'),
     'collaborators', ${collaboratorsOf(namedFlag)},
@@ -175,7 +144,7 @@ export const volatilePartsJson = sql<VolatileRow>`(select json_build_object(
  * does not pin down as `parts` read them, and its staleness now. The parts were read in the write's snapshot,
  * before its events: the actor is put first among the collaborators (newest first), as the next read has it.
  */
-export async function asWrittenBy(feature: Feature, parts: VolatileRow, actor: Actor, now: Date): Promise<Feature> {
+export async function asWrittenBy(feature: Feature, parts: UnversionedParts, actor: Actor, now: Date): Promise<Feature> {
   const environments = feature.environments.map((e) => ({ ...e, lastSeenAt: isoOrNull(parts.lastSeen[e.name] ?? null) }))
   const author = { id: actor.createdByUserId, name: actor.createdBy }
   const others = parts.collaborators.filter((c) => c.id !== author.id || c.name !== author.name)

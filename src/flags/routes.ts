@@ -1,9 +1,9 @@
 import { z } from '@hono/zod-openapi'
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
-import { notFound, pickErrors } from '../http/errors.js'
-import { actorOf, principalKey } from '../http/auth.js'
+import { notFound } from '../core/errors.js'
+import { pickErrors } from '../http/errors.js'
 import { projectIdParam } from '../http/common-schemas.js'
-import { Permission, requirePermission } from '../http/permissions.js'
+import { Permission } from '../core/permissions.js'
 import { CreateFeatureSchema, featureEnvironmentPathParams, featurePathParams, FeatureSchema, PatchSchema, ProjectFeaturesSchema, type PatchOperation } from './schemas.js'
 import { loadFeature, loadFeatures } from './read.js'
 import { archiveFeature, createFeature, patchFeature, reviveFeature, setEnvironmentEnabled } from './store.js'
@@ -20,6 +20,7 @@ const changesOnlyDescription = (operations: PatchOperation[]) =>
 const createFeatureRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.CREATE_FEATURE, project: 'projectId' },
   path: '/api/admin/projects/{projectId}/features',
   operationId: 'createFeature',
   tags,
@@ -59,6 +60,7 @@ const getFeature = adminRoute({
 const patchFeatureRoute = adminRoute({
   method: 'patch',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE, project: 'projectId' },
   path: '/api/admin/projects/{projectId}/features/{featureName}',
   operationId: 'patchFeature',
   tags,
@@ -75,6 +77,7 @@ const patchFeatureRoute = adminRoute({
 const archiveFeatureRoute = adminRoute({
   method: 'delete',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.DELETE_FEATURE, project: 'projectId' },
   path: '/api/admin/projects/{projectId}/features/{featureName}',
   operationId: 'archiveFeature',
   tags,
@@ -89,6 +92,7 @@ const archiveFeatureRoute = adminRoute({
 const reviveFeatureRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE },
   path: '/api/admin/archive/revive/{featureName}',
   operationId: 'reviveFeature',
   tags: ['Archive'],
@@ -104,6 +108,7 @@ const toggleRoute = (on: boolean) =>
   adminRoute({
     method: 'post',
     'x-change-requests': 'guarded',
+    'x-permission': { name: Permission.UPDATE_FEATURE_ENVIRONMENT, project: 'projectId', environment: 'environment' },
     path: `/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/${on ? 'on' : 'off'}`,
     operationId: on ? 'toggleFeatureEnvironmentOn' : 'toggleFeatureEnvironmentOff',
     tags,
@@ -121,53 +126,47 @@ const toggleRoute = (on: boolean) =>
 export const flagRoutes = createRouter()
   .openapi(createFeatureRoute, async (c) => {
     const { projectId } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.CREATE_FEATURE, { project: projectId })
-    const feature = await createFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), projectId, c.req.valid('json'))
+    const feature = await createFeature(c.var.db, c.var.caller, projectId, c.req.valid('json'))
     return c.json(feature, 201, { Location: `/api/admin/projects/${encodeURIComponent(projectId)}/features/${encodeURIComponent(feature.name)}` })
   })
   .openapi(getFeatures, async (c) => {
     const { projectId } = c.req.valid('param')
     if (!(await projectExists(c.var.db, projectId))) throw notFound(`Could not find project ${projectId}`)
-    return c.json({ version: 1, features: await loadFeatures(c.var.db, { project: projectId }, { principal: principalKey(c.var.principal), now: c.var.clock() }) }, 200)
+    return c.json({ version: 1, features: await loadFeatures(c.var.db, { project: projectId }, { principal: c.var.caller.key, now: c.var.caller.now }) }, 200)
   })
   .openapi(getFeature, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
-    const feature = await loadFeature(c.var.db, featureName, { principal: principalKey(c.var.principal), now: c.var.clock() })
+    const feature = await loadFeature(c.var.db, featureName, { principal: c.var.caller.key, now: c.var.caller.now })
     if (!feature || feature.project !== projectId) throw notFound(`Could not find feature flag ${featureName} in project ${projectId}`)
     return c.json(feature, 200)
   })
   .openapi(patchFeatureRoute, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE, { project: projectId })
     const operations = c.req.valid('json')
     if (!changesOnlyDescription(operations)) await requireDirectChangeAllowed(c, projectId)
     else changesNothingSdksReceive(c)
-    return c.json(await patchFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), projectId, featureName, operations, c.var.flagStates), 200)
+    return c.json(await patchFeature(c.var.db, c.var.caller, { projectId, featureName, operations }, c.var.flagStates), 200)
   })
   .openapi(archiveFeatureRoute, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.DELETE_FEATURE, { project: projectId })
     await requireDirectChangeAllowed(c, projectId)
-    await archiveFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, featureName)
+    await archiveFeature(c.var.db, c.var.caller, projectId, featureName)
     return c.body(null, 202)
   })
   .openapi(reviveFeatureRoute, async (c) => {
     const { featureName } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE)
-    await reviveFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), featureName, directChangeCheck(c))
+    await reviveFeature(c.var.db, c.var.caller, featureName, directChangeCheck(c))
     return c.body(null, 200)
   })
   .openapi(toggleRoute(true), async (c) => {
     const target = c.req.valid('param')
     await requireNoBody(c)
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT, { project: target.projectId, environment: target.environment })
     await requireDirectChangeAllowed(c, target.projectId, target.environment)
-    return c.json(await setEnvironmentEnabled(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), target, true, c.var.flagStates), 200)
+    return c.json(await setEnvironmentEnabled(c.var.db, c.var.caller, { ...target, enabled: true }, c.var.flagStates), 200)
   })
   .openapi(toggleRoute(false), async (c) => {
     const target = c.req.valid('param')
     await requireNoBody(c)
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT, { project: target.projectId, environment: target.environment })
     await requireDirectChangeAllowed(c, target.projectId, target.environment)
-    return c.json(await setEnvironmentEnabled(c.var.db, actorOf(c.var.principal), c.var.clock(), principalKey(c.var.principal), target, false, c.var.flagStates), 200)
+    return c.json(await setEnvironmentEnabled(c.var.db, c.var.caller, { ...target, enabled: false }, c.var.flagStates), 200)
   })

@@ -2,26 +2,26 @@ import { sql, type SQL } from 'drizzle-orm'
 import { features } from '../../schema/index.js'
 import { Lru } from '../client-api/lru.js'
 import type { Db } from '../db.js'
-import type { EventTag } from '../events/store.js'
-import { ApiError } from '../http/errors.js'
+import type { EventTag } from '../events/types.js'
+import { ApiError } from '../core/errors.js'
 import { readFeatureForChange, type Viewer } from './read.js'
 import type { FeatureRow } from './lock.js'
 import type { Feature } from './schemas.js'
 
 // Optimistic writes. A write of a flag is one statement: it changes the flag and writes its events only if
-// the flag is still at the version the write computed its change from (the guard), and reads what the answer
+// the flag is still at the version the write computed its change from (the version check), and reads what the answer
 // needs besides that state. The version moves on with every writer that takes the flag's lock (see
-// src/flags/lock.ts) and with every optimistic write, so a guard that passes proves that the flag's
+// src/flags/lock.ts) and with every optimistic write, so a version check that passes proves that the flag's
 // metadata, tags, environments, strategies, variants and lifecycle stage are what the change was computed
 // from, and the answer is that state with the change. What the version does not pin down (favorites, when SDKs
-// last saw the flag, collaborators, dependencies) the statement reads (`volatilePartsJson`).
+// last saw the flag, collaborators, dependencies) the statement reads (`unversionedPartsJson`).
 //
 // The state a change is computed from is the flag as this app last saw it (kept per app: per process on Node,
-// per isolate on Workers); when the app has none, or the guard finds it out of date, the flag is read afresh
+// per isolate on Workers); when the app has none, or the version check finds it out of date, the flag is read afresh
 // and the write tried once more; a flag changed again in between is written under its lock. A state out of
 // date thus costs a failed attempt, never a wrong write.
 
-/** The part of a flag that operation 3 patches, and that its metadata events carry. */
+/** The part of a flag that PATCH /api/admin/projects/{projectId}/features/{featureName} changes, and that its metadata events carry. */
 export type Metadata = Pick<Feature, 'name' | 'project' | 'description' | 'type' | 'stale' | 'impressionData' | 'archived'>
 
 export function metadataOf(flag: FeatureRow | Feature): Metadata {
@@ -51,7 +51,7 @@ export const eventTagsOf = (feature: Feature): EventTag[] => feature.tags.map((t
 const p = (name: string) => sql.placeholder(name)
 
 /**
- * SQL of the guard (the first change alongside the events of an optimistic write): moves the live flag of the
+ * SQL of the version check (the first change alongside the events of an optimistic write): moves the live flag of the
  * project to its next version, with `set` (more assignments), only if it is still at the state's version.
  * Placeholders: `name`, `project`, `version`, `createdAtMs` (`guardValues`).
  */
@@ -80,7 +80,7 @@ export interface OptimisticWrite<T> {
   /** The answer from a fresh read alone (when there is nothing to change), if any. */
   fromRead?(feature: Feature): T | undefined
   /**
-   * Writes the change computed from `state` in one guarded statement; undefined when the guard failed or the
+   * Writes the change computed from `state` in one guarded statement; undefined when the version check failed or the
    * change cannot be made optimistically (for the state given). With `next`, the state the write left.
    */
   write(state: FlagState, next: (state: FlagState) => void): Promise<T | undefined>
@@ -118,4 +118,11 @@ export async function writeOptimistically<T>(db: Db, states: FlagStates | undefi
   if (done !== undefined) return done
   states?.delete(target.featureName)
   return steps.locked()
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** What optimistic writes know of the flags. */
+    flagStates: FlagStates
+  }
 }

@@ -3,21 +3,23 @@ import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { z } from 'zod'
 import { featureEnvironments, features, featureTags, projectEnvironments, projects } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { nameExists, notFound, validationError } from '../http/errors.js'
+import { nameExists, notFound, validationError } from '../core/errors.js'
 import { zodValidationError } from '../http/openapi.js'
-import { eventsStatement, guardPassed, recordEvents, type Actor, type EventTag, type NewEvent } from '../events/store.js'
+import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
+import type { EventTag, NewEvent } from '../events/types.js'
+import type { Author, Caller } from '../core/principal.js'
 import { compileWholeTextRegex } from '../evaluation/index.js'
 import { insertStrategy } from '../strategies/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
-import { advanceOnEnable, enterStage, leaveStage, stageOnEnable } from './lifecycle.js'
+import { enterStage, leaveStage, stageOnEnable } from './lifecycle.js'
 import { lockFeature, lockFlags, lockForChange, tagsOf, type FeatureRow } from './lock.js'
-import { asWrittenBy, loadFeature, volatilePartsJson } from './read.js'
+import { asWrittenBy, loadFeature, unversionedPartsJson } from './read.js'
 import { switchedEvent } from './environment-switch.js'
 import { eventTagsOf, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagStates, type Metadata } from './states.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
 
-async function reload(tx: Db, name: string, principal: string, now: Date): Promise<Feature> {
-  const feature = await loadFeature(tx, name, { principal, now })
+async function reload(tx: Db, name: string, caller: Pick<Caller, 'key' | 'now'>): Promise<Feature> {
+  const feature = await loadFeature(tx, name, { principal: caller.key, now: caller.now })
   if (!feature) throw notFound(`Could not find feature flag ${name}`)
   return feature
 }
@@ -42,7 +44,8 @@ function checkNamingPattern(name: string, project: typeof projects.$inferSelect)
   }
 }
 
-export async function createFeature(db: Db, actor: Actor, now: Date, principal: string, projectId: string, input: CreateFeature): Promise<Feature> {
+export async function createFeature(db: Db, caller: Caller, projectId: string, input: CreateFeature): Promise<Feature> {
+  const { actor, now } = caller
   return db.transaction(async (tx) => {
     // Locking the project serializes creations in it, so the flag limit holds under concurrency.
     const [project] = await tx.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))).for('update')
@@ -73,7 +76,7 @@ export async function createFeature(db: Db, actor: Actor, now: Date, principal: 
     if (tags.length > 0) await tx.insert(featureTags).values(tags.map((t) => ({ featureName: row.name, ...t, createdAt: now })))
     await enterStage(tx, row.name, 'initial', now)
     await recordEvents(tx, actor, now, [{ type: 'feature-created', project: projectId, featureName: row.name, data: metadataOf(row), tags }])
-    return reload(tx, row.name, principal, now)
+    return reload(tx, row.name, caller)
   })
 }
 
@@ -82,14 +85,16 @@ function dedupeTags(tags: { type?: string | undefined; value: string }[]) {
   return [...unique.values()]
 }
 
-export async function archiveFeature(db: Db, actor: Actor, now: Date, projectId: string, name: string) {
+export async function archiveFeature(db: Db, caller: Author, projectId: string, name: string) {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     const row = await lockFeature(tx, projectId, name)
-    await archiveLocked(tx, actor, now, row)
+    await archiveLocked(tx, { actor, now }, row)
   })
 }
 
-async function archiveLocked(tx: Db, actor: Actor, now: Date, row: FeatureRow) {
+async function archiveLocked(tx: Db, caller: Author, row: FeatureRow) {
+  const { actor, now } = caller
   const [after] = await tx.update(features).set({ archivedAt: now }).where(eq(features.name, row.name)).returning()
   await enterStage(tx, row.name, 'archived', now)
   await recordEvents(tx, actor, now, [
@@ -98,7 +103,8 @@ async function archiveLocked(tx: Db, actor: Actor, now: Date, row: FeatureRow) {
 }
 
 /** Brings an archived flag back with every environment off, so reviving never switches anything on by surprise. */
-export async function reviveFeature(db: Db, actor: Actor, now: Date, name: string, authorize: (tx: Db, projectId: string) => Promise<void>) {
+export async function reviveFeature(db: Db, caller: Author, name: string, authorize: (tx: Db, projectId: string) => Promise<void>) {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     const [row] = await lockFlags(tx, [name])
     if (!row || !row.archivedAt) throw notFound(`Could not find an archived feature flag named ${name}`)
@@ -126,7 +132,7 @@ export async function reviveFeature(db: Db, actor: Actor, now: Date, name: strin
   })
 }
 
-/** Operation 1's optimistic write (see src/flags/states.ts): the switch and its event, and what the answer needs besides the state. */
+/** The environment switch's optimistic write (see src/flags/states.ts): the switch and its event, and what the answer needs besides the state. */
 const switchEnvironment = eventsStatement('flagpost_switch_environment', {
   alongside: [
     guardSql(),
@@ -135,34 +141,56 @@ const switchEnvironment = eventsStatement('flagpost_switch_environment', {
       returning feature_name`,
   ],
   guarded: true,
-  returning: volatilePartsJson,
+  returning: unversionedPartsJson,
 })
 
+/** What is known of an environment of a flag when it is switched, from a read or under the flag's lock. */
+interface SwitchedEnvironment {
+  enabled: boolean
+  hasEnabledStrategies: boolean
+  /** The environment's type (production or another). */
+  type: string
+  /** The flag's lifecycle stage. */
+  stage: string
+}
+
 /**
- * Operation 1 and its twin: switches the flag in one environment; an event only when the state changes.
+ * The one rule of the environment switch, which every way of writing it follows: nothing to do when the
+ * environment is already so; enabling one with no enabled strategy also adds the default strategy, and
+ * enabling may move the flag's lifecycle on (see stageOnEnable). `plain`: the switch alone, which can be
+ * written optimistically; anything more is written under the flag's lock.
+ */
+function switchDecision(env: SwitchedEnvironment, enabled: boolean) {
+  if (env.enabled === enabled) return { change: false } as const
+  const addDefaultStrategy = enabled && !env.hasEnabledStrategies
+  const nextStage = enabled ? stageOnEnable(env.type, env.stage) : undefined
+  return { change: true, addDefaultStrategy, nextStage, plain: !addDefaultStrategy && nextStage === undefined } as const
+}
+
+/**
+ * POST …/features/{featureName}/environments/{environment}/on and /off: switches the flag in one environment; an event only when the state changes.
  * Written optimistically (one statement; see src/flags/states.ts), except when enabling adds a default
  * strategy or moves the lifecycle on: then under the flag's lock.
  */
 export async function setEnvironmentEnabled(
   db: Db,
-  actor: Actor,
-  now: Date,
-  principal: string,
-  target: { projectId: string; featureName: string; environment: string },
-  enabled: boolean,
+  caller: Caller,
+  { enabled, ...target }: { projectId: string; featureName: string; environment: string; enabled: boolean },
   states?: FlagStates,
 ): Promise<Feature> {
+  const { actor, now, key: principal } = caller
   const missing = () => notFound(`Could not find environment ${target.environment} for feature flag ${target.featureName}`)
   return writeOptimistically(db, states, target, { principal, now }, {
     fromRead(feature) {
       const env = feature.environments.find((e) => e.name === target.environment)
       if (!env) throw missing()
-      return env.enabled === enabled ? feature : undefined
+      return switchDecision({ ...env, stage: feature.lifecycle.stage }, enabled).change ? undefined : feature
     },
     async write(state, next) {
       const { feature } = state
       const env = feature.environments.find((e) => e.name === target.environment)
-      if (!env || env.enabled === enabled || (enabled && (!env.hasEnabledStrategies || stageOnEnable(env.type, feature.lifecycle.stage)))) return undefined
+      const decision = env && switchDecision({ ...env, stage: feature.lifecycle.stage }, enabled)
+      if (!env || !decision?.change || !decision.plain) return undefined
       const event = switchedEvent(feature.project, feature.name, env.name, enabled, eventTagsOf(feature))
       const { written, returned } = await switchEnvironment(db, actor, now, [event], { ...guardValues(state), enabled, environment: env.name, principal })
       if (written === 0) return undefined
@@ -173,22 +201,22 @@ export async function setEnvironmentEnabled(
     locked: () =>
       db.transaction(async (tx) => {
         const { row, tags, fe, type, enabledStrategies, stage } = await lockForChange(tx, target.projectId, target.featureName, target.environment)
-        if (fe.enabled !== enabled) {
-          if (enabled && enabledStrategies === 0) {
-            await insertStrategy(tx, actor, now, { project: row.project, featureName: row.name, environment: target.environment, tags }, await defaultStrategy(tx, row, target.environment))
+        const decision = switchDecision({ enabled: fe.enabled, hasEnabledStrategies: enabledStrategies > 0, type, stage }, enabled)
+        if (decision.change) {
+          if (decision.addDefaultStrategy) {
+            await insertStrategy(tx, { actor, now }, { project: row.project, featureName: row.name, environment: target.environment, tags }, await defaultStrategy(tx, row, target.environment))
           }
-          if (enabled) await advanceOnEnable(tx, row.name, type, now, stage)
+          if (decision.nextStage) await enterStage(tx, row.name, decision.nextStage, now)
           const update = tx
             .update(featureEnvironments)
             .set({ enabled })
             .where(and(eq(featureEnvironments.featureName, row.name), eq(featureEnvironments.environment, target.environment)))
           await recordEvents(tx, actor, now, [switchedEvent(row.project, row.name, target.environment, enabled, tags)], { alongside: [update] })
         }
-        return reload(tx, row.name, principal, now)
+        return reload(tx, row.name, caller)
       }),
   })
 }
-
 
 /** The project environment's default strategy, else a 100% gradual rollout grouped by the flag's name. */
 async function defaultStrategy(tx: Db, row: FeatureRow, environment: string): Promise<StrategyInput> {
@@ -229,29 +257,26 @@ export function applyJsonPatch<T>(document: T, operations: PatchOperation[]): un
   }
 }
 
-/** Operation 3's optimistic write (see src/flags/states.ts): the flag's new metadata and its events, and what the answer needs besides the state. */
+/** The flag patch's optimistic write (see src/flags/states.ts): the flag's new metadata and its events, and what the answer needs besides the state. */
 const patchMetadataStatement = eventsStatement('flagpost_patch_flag', {
   alongside: [
     guardSql(sql`description = ${sql.placeholder('description')}, type = ${sql.placeholder('type')}, stale = ${sql.placeholder('stale')}, impression_data = ${sql.placeholder('impressionData')}`),
   ],
   guarded: true,
-  returning: volatilePartsJson,
+  returning: unversionedPartsJson,
 })
 
 /**
- * Operation 3: JSON Patch of a flag's description, type, stale, impressionData and archived. Written
+ * PATCH /api/admin/projects/{projectId}/features/{featureName}: JSON Patch of a flag's description, type, stale, impressionData and archived. Written
  * optimistically (one statement; see src/flags/states.ts), except archiving: under the flag's lock.
  */
 export async function patchFeature(
   db: Db,
-  actor: Actor,
-  now: Date,
-  principal: string,
-  projectId: string,
-  name: string,
-  operations: PatchOperation[],
+  caller: Caller,
+  { projectId, featureName: name, operations }: { projectId: string; featureName: string; operations: PatchOperation[] },
   states?: FlagStates,
 ): Promise<Feature> {
+  const { actor, now, key: principal } = caller
   const variantOp = operations.find((o) => o.path === '/variants' || o.path.startsWith('/variants/') || o.from?.startsWith('/variants'))
   if (variantOp) throw validationError(`Variants cannot be changed here: use PATCH /api/admin/projects/${projectId}/features/${name}/variants (operation ${operations.indexOf(variantOp)})`)
   return writeOptimistically(db, states, { projectId, featureName: name }, { principal, now }, {
@@ -273,13 +298,13 @@ export async function patchFeature(
         const { row, tags } = await lockForChange(tx, projectId, name)
         const { change, archive } = patchMetadata(metadataOf(row), tags, operations)
         if (change) await recordEvents(tx, actor, now, change.events, { alongside: [tx.update(features).set(change.values).where(eq(features.name, name))] })
-        if (archive) await archiveLocked(tx, actor, now, { ...row, ...change?.values })
-        return reload(tx, name, principal, now)
+        if (archive) await archiveLocked(tx, { actor, now }, { ...row, ...change?.values })
+        return reload(tx, name, caller)
       }),
   })
 }
 
-/** Operation 3's patch applied to a flag: what to write (and its events), and whether it archives the flag; 400 when invalid. */
+/** A flag patch applied to a flag: what to write (and its events), and whether it archives the flag; 400 when invalid. */
 function patchMetadata(before: Metadata, tags: EventTag[], operations: PatchOperation[]) {
   const parsed = PatchedFlagSchema.safeParse(applyJsonPatch(before, operations))
   if (!parsed.success) throw zodValidationError(parsed.error, 'patched flag')

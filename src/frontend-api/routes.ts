@@ -74,7 +74,7 @@ async function answer(c: Context<AppEnv>, fields: Record<string, unknown>) {
   const principal = sdkPrincipal(c)
   const environment = await environmentOf(c, principal)
   const context = frontendContext(fields, { environment, remoteAddress: callerAddress(c) })
-  const now = c.var.clock()
+  const now = c.var.caller.now
   const toggles = await frontendToggles(c.var.sdk, c.var.db, { environment, projects: tokenProjects(principal) }, context, now)
   c.header('Cache-Control', 'no-cache')
   return { toggles }
@@ -88,12 +88,12 @@ export const frontendRoutes = createRouter()
     return c.json(await answer(c, context), 200)
   })
   .openapi(frontendMetricsRoute, async (c) => {
-    await storeMetrics(c.var.db, c.var.clock(), await reporterOf(c, sdkPrincipal(c)), c.req.valid('json'))
+    await storeMetrics(c.var.db, c.var.caller.now, await reporterOf(c, sdkPrincipal(c)), c.req.valid('json'))
     c.var.sdk.aggregation.schedule(c)
     return c.body(null, 200)
   })
   .openapi(frontendRegisterRoute, async (c) => {
-    await storeRegistration(c.var.db, c.var.clock(), await reporterOf(c, sdkPrincipal(c)), c.req.valid('json'))
+    await storeRegistration(c.var.db, c.var.caller.now, await reporterOf(c, sdkPrincipal(c)), c.req.valid('json'))
     c.var.sdk.aggregation.schedule(c)
     return c.body(null, 200)
   })

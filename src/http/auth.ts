@@ -1,27 +1,15 @@
 import type { MiddlewareHandler } from 'hono'
-import { findTokenPrincipal } from '../api-tokens/store.js'
-import { findSessionPrincipal, sessionIdOf } from '../auth/sessions.js'
-import { ApiError, noAccess } from './errors.js'
-import type { AppEnv } from './context.js'
-import { ADMIN_TOKEN_USER_ID, SYSTEM_USER_ID, type Actor } from '../events/store.js'
+import type { Db } from '../db.js'
+import { ApiError, noAccess } from '../core/errors.js'
+import { callerOf, credentialOf, type Principal } from '../core/principal.js'
+import type { AppContext, AppEnv } from './context.js'
 
-export type Principal =
-  | { kind: 'admin-token'; tokenId: number; name: string; rootRole: 'Admin' }
-  | { kind: 'client-token' | 'frontend-token'; tokenId: number; name: string; projects: string[]; environment: string }
-  /** A signed-in user (session cookie) or a user's personal access token. `projectRoles`: project id -> role names there. */
-  | { kind: 'user'; userId: number; name: string; rootRole: string; projectRoles?: ReadonlyMap<string, readonly string[]> }
-
-export function actorOf(principal: Principal): Actor {
-  if (principal.kind === 'user') return { createdBy: principal.name, createdByUserId: principal.userId }
-  // Admin tokens share Unleash's fixed id (their name tells them apart); SDK tokens act only through the system's background work.
-  return { createdBy: principal.name, createdByUserId: principal.kind === 'admin-token' ? ADMIN_TOKEN_USER_ID : SYSTEM_USER_ID }
-}
-
-/** The credential of a request: the raw Authorization header value, or what follows `Bearer `. */
-export function credentialOf(header: string | undefined): string | undefined {
-  const value = header?.trim()
-  if (!value) return undefined
-  return /^bearer\s+/i.test(value) ? value.replace(/^bearer\s+/i, '').trim() || undefined : value
+/** How the admin API finds the caller: given by createApp, so this layer knows no token or session store. */
+export interface AdminResolvers {
+  /** An API token or a personal access token, from the Authorization header. */
+  token(db: Db, credential: string, now: Date): Promise<Principal | undefined>
+  /** A signed-in browser's session, from its cookie (undefined without one). */
+  session(c: AppContext, now: Date): Promise<Principal | undefined>
 }
 
 const authenticationRequired = () =>
@@ -35,24 +23,23 @@ const authenticationRequired = () =>
  * Authorization header, else a session cookie. A header that is present is never overridden by
  * a cookie. Client and frontend tokens are refused here.
  */
-export const authenticateAdmin: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const credential = credentialOf(c.req.header('authorization'))
-  const sessionId = credential ? undefined : sessionIdOf(c)
-  const principal = credential
-    ? await findTokenPrincipal(c.var.db, credential, c.var.clock())
-    : sessionId
-      ? await findSessionPrincipal(c.var.db, sessionId, c.var.clock())
-      : undefined
-  if (!principal) throw authenticationRequired()
-  if (principal.kind === 'client-token' || principal.kind === 'frontend-token') {
-    const kind = principal.kind === 'client-token' ? 'client' : 'frontend'
-    throw noAccess(`A ${kind} token cannot be used on the admin API: you need permission=ADMIN (an admin token or a user's personal access token)`)
+export function authenticateAdmin(resolve: AdminResolvers): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const now = c.var.clock()
+    const credential = credentialOf(c.req.header('authorization'))
+    const principal = credential ? await resolve.token(c.var.db, credential, now) : await resolve.session(c, now)
+    if (!principal) throw authenticationRequired()
+    if (principal.kind === 'client-token' || principal.kind === 'frontend-token') {
+      const kind = principal.kind === 'client-token' ? 'client' : 'frontend'
+      throw noAccess(`A ${kind} token cannot be used on the admin API: you need permission=ADMIN (an admin token or a user's personal access token)`)
+    }
+    authenticated(c, principal, now)
+    await next()
   }
-  c.set('principal', principal)
-  await next()
 }
 
-/** A stable key for what belongs to the caller (favorites): `user:<id>` or `token:<id>`. */
-export function principalKey(principal: Principal): string {
-  return principal.kind === 'user' ? `user:${principal.userId}` : `token:${principal.tokenId}`
+/** Sets the request's principal and its caller. */
+export function authenticated(c: AppContext, principal: Principal, now: Date = c.var.clock()): void {
+  c.set('principal', principal)
+  c.set('caller', callerOf(principal, now))
 }

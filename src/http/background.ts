@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { Db } from '../db.js'
 import type { AppEnv } from './context.js'
-import { loggable } from './errors.js'
+import { loggable } from '../core/errors.js'
 
 /**
  * Hands work to run after the response, with the request's database. Workers pass one that keeps the

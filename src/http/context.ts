@@ -1,34 +1,21 @@
 import type { Context } from 'hono'
 import type { Db } from '../db.js'
-import type { Principal } from './auth.js'
-import type { DeliveryOptions } from '../integrations/delivery.js'
-import type { SdkState } from '../client-api/state.js'
-import type { EmailTransport } from '../users/email.js'
-import type { OverviewCache } from '../projects/overview.js'
-import type { FlagStates } from '../flags/states.js'
+import type { Clock } from '../core/clock.js'
+import type { Caller, Principal } from '../core/principal.js'
 
-export type Clock = () => Date
-
+/**
+ * What every request carries. Features add their own variables next to their code (Hono's way:
+ * `declare module 'hono' { interface ContextVariableMap { … } }`), and createApp sets them.
+ */
 export interface AppVariables {
   db: Db
   clock: Clock
+  /** Who the request is from (set by the authentication middleware of its API). */
   principal: Principal
-  delivery: DeliveryOptions
-  accounts: AccountSettings
-  /** Caches and background work of the SDK-facing routes (client API, frontend API, metrics). */
-  sdk: SdkState
-  /** Serialized project overviews (operation 2) by revision. */
-  overviews: OverviewCache
-  /** What optimistic writes know of the flags (src/flags/states.ts). */
-  flagStates: FlagStates
-  /** Set once the request has checked the change-request rule (src/change-requests/guard.ts). */
+  /** The principal, its audit identity and the request's time, fixed once when it is authenticated. */
+  caller: Caller
+  /** Set once the request has checked the change-request rule of its route (see adminRoute). */
   changeRequestRuleConsulted?: boolean
-}
-
-/** What user accounts need from the deployment: where links point, and how e-mail leaves (none: no e-mail is sent). */
-export interface AccountSettings {
-  publicUrl?: string
-  email?: EmailTransport
 }
 
 export interface AppEnv {
@@ -38,6 +25,3 @@ export interface AppEnv {
 }
 
 export type AppContext = Context<AppEnv>
-
-/** The origin links in e-mails and responses point to: the configured public URL, else the request's origin. */
-export const publicBaseUrl = (c: Context<AppEnv>) => (c.var.accounts.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '')

@@ -1,5 +1,5 @@
 import type { MiddlewareHandler } from 'hono'
-import { noAccess } from './errors.js'
+import { noAccess } from '../core/errors.js'
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi'
+import type { ApiError, ErrorName } from '../core/errors.js'
 
-/** Every error kind the API answers with, and its status. The names are the interface spec's, spelled exactly. */
+/** The one place an error kind becomes an HTTP status. */
 export const errorStatus = {
   ValidationError: 400,
   AuthenticationRequired: 401,
@@ -12,33 +13,11 @@ export const errorStatus = {
   ContentTypeerror: 415,
   TooManyRequestsError: 429,
   InternalError: 500,
-} as const
+} as const satisfies Record<ErrorName, number>
 
-export type ErrorName = keyof typeof errorStatus
 export type ErrorStatus = (typeof errorStatus)[ErrorName]
 
-export interface ErrorDetail {
-  path: string
-  message: string
-}
-
-export class ApiError extends Error {
-  readonly status: ErrorStatus
-  constructor(
-    override readonly name: ErrorName,
-    message: string,
-    readonly details?: ErrorDetail[],
-  ) {
-    super(message)
-    this.status = errorStatus[name]
-  }
-}
-
-export const validationError = (message: string, details?: ErrorDetail[]) => new ApiError('ValidationError', message, details)
-export const notFound = (message: string) => new ApiError('NotFoundError', message)
-export const nameExists = (message: string) => new ApiError('NameExistsError', message)
-export const conflict = (message: string) => new ApiError('ConflictError', message)
-export const noAccess = (message: string) => new ApiError('NoAccessError', message)
+export const statusOf = (error: ApiError): ErrorStatus => errorStatus[error.name]
 
 export function errorBody(error: ApiError) {
   return {
@@ -77,23 +56,4 @@ export const errorResponses = {
 
 export function pickErrors<K extends keyof typeof errorResponses>(...statuses: K[]): Pick<typeof errorResponses, K> {
   return Object.fromEntries(statuses.map((s) => [s, errorResponses[s]])) as Pick<typeof errorResponses, K>
-}
-
-/** Postgres error codes we turn into client errors instead of a 500. */
-export function fromDatabaseError(error: unknown): ApiError | undefined {
-  const code = (error as { code?: unknown } | null)?.code ?? (error as { cause?: { code?: unknown } } | null)?.cause?.code
-  if (code === '23505') return nameExists('A resource with that name or id already exists')
-  if (code === '23503') return validationError('The request refers to something that does not exist')
-  if (code === '22P02' || code === '22003' || code === '22007' || code === '22008') return validationError('A value in the request is out of range or malformed')
-  return undefined
-}
-
-/**
- * What a log may show of an error: a failed query's error carries the values it was sent (webhook secrets,
- * e-mails, token hashes), so the log gets the statement and the database's message, never the values.
- */
-export function loggable(error: unknown): unknown {
-  if (!(error instanceof Error) || !('query' in error) || !('params' in error)) return error
-  const cause = error.cause instanceof Error ? error.cause.message : String(error.cause ?? '')
-  return `Failed query (values not logged): ${String(error.query)}${cause ? `: ${cause}` : ''}`
 }

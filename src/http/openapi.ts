@@ -3,7 +3,8 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { Hook } from '@hono/zod-openapi'
 import { ZodError } from 'zod'
 import type { AppEnv } from './context.js'
-import { validationError, type ErrorDetail } from './errors.js'
+import { requirePermission, type PermissionName } from '../core/permissions.js'
+import { validationError, type ErrorDetail } from '../core/errors.js'
 
 export const SECURITY_SCHEME = 'apiKey'
 
@@ -24,8 +25,24 @@ export const serializedJson = <Typed>(c: Context, json: string | Uint8Array): Ty
  */
 export type ChangeRequestRule = 'guarded' | 'no-sdk-effect' | 'change-request'
 
+/**
+ * The permission a route needs, declared with it (and published as `x-permission`). `project` and
+ * `environment` name the path parameters it applies to. It is checked before the request is validated, so
+ * a caller without it learns nothing from how its input is judged. `checkedBy: 'handler'`: which
+ * permission, or where it applies, depends on the body or on stored data (a token's type, a change
+ * request's environment): the handler checks it, and this says which.
+ */
+export interface RoutePermission {
+  name: PermissionName
+  project?: string
+  environment?: string
+  checkedBy?: 'handler'
+}
+
 type ReadMethod = 'get' | 'head' | 'options' | 'trace'
-type DeclaredRule<R extends RouteConfig> = R['method'] extends ReadMethod ? unknown : { 'x-change-requests': ChangeRequestRule }
+type Declared<R extends RouteConfig> = R['method'] extends ReadMethod
+  ? { 'x-permission'?: RoutePermission }
+  : { 'x-change-requests': ChangeRequestRule; 'x-permission': RoutePermission | 'any-caller' }
 
 /**
  * A guarded route whose handler answered with success without consulting the change-request rule is a
@@ -36,12 +53,29 @@ const changeRequestRuleConsulted: MiddlewareHandler<AppEnv> = async (c, next) =>
   if (c.res.status < 300 && !c.var.changeRequestRuleConsulted) throw new Error(`${c.req.method} ${c.req.routePath} is declared guarded but did not check change requests`)
 }
 
-/** An admin route: documented with the token security scheme. Error responses are spread in by each route. */
-export function adminRoute<const R extends RouteConfig>(config: R & DeclaredRule<R>) {
+const permissionFirst =
+  ({ name, project, environment }: RoutePermission): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    requirePermission(c.var.principal, name, { project: project && c.req.param(project), environment: environment && c.req.param(environment) })
+    await next()
+  }
+
+/**
+ * An admin route: documented with the token security scheme. A write route declares its change-request
+ * rule and its permission (`'any-caller'`: any authenticated caller, for what is the caller's own).
+ * Error responses are spread in by each route.
+ */
+export function adminRoute<const R extends RouteConfig>(config: R & Declared<R>) {
   const route = createRoute({ ...(config as R), security: [{ [SECURITY_SCHEME]: [] }] })
-  if ((config as { 'x-change-requests'?: ChangeRequestRule })['x-change-requests'] !== 'guarded') return route
+  const declared = config as { 'x-change-requests'?: ChangeRequestRule; 'x-permission'?: RoutePermission | 'any-caller' }
+  const permission = declared['x-permission']
   const own = route.middleware === undefined ? [] : Array.isArray(route.middleware) ? route.middleware : [route.middleware]
-  return { ...route, middleware: [changeRequestRuleConsulted, ...own] }
+  const middleware = [
+    ...(declared['x-change-requests'] === 'guarded' ? [changeRequestRuleConsulted] : []),
+    ...(permission && permission !== 'any-caller' && permission.checkedBy !== 'handler' ? [permissionFirst(permission)] : []),
+    ...own,
+  ]
+  return middleware.length === 0 ? route : { ...route, middleware }
 }
 
 export function issuesToDetails(error: ZodError, prefix?: string): ErrorDetail[] {

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler, Next } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
-import { ApiError, validationError } from './errors.js'
+import { ApiError, validationError } from '../core/errors.js'
 
 export const MAX_BODY_BYTES = 1024 * 1024
 const MAX_JSON_DEPTH = 32

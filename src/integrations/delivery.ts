@@ -156,3 +156,10 @@ export async function deliverPending(db: Db, clock: () => Date, options: Deliver
   }
   return made
 }
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** How this deployment delivers integration events (targets allowed, timeout, transport). */
+    delivery: DeliveryOptions
+  }
+}

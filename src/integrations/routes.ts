@@ -1,7 +1,6 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
-import { Permission, requirePermission } from '../http/permissions.js'
+import { Permission } from '../core/permissions.js'
 import { providers } from './providers.js'
 import { AddonIdParam, AddonInputSchema, AddonSchema, AddonsSchema, IntegrationEventsQuerySchema, IntegrationEventsSchema } from './schemas.js'
 import { addonView, createAddon, deleteAddon, getAddon, listAddons, listIntegrationEvents, updateAddon } from './store.js'
@@ -15,6 +14,7 @@ const configRules =
 
 const getAddons = adminRoute({
   method: 'get',
+  'x-permission': { name: Permission.ADMIN },
   path: '/api/admin/addons',
   operationId: 'getAddons',
   tags,
@@ -25,6 +25,7 @@ const getAddons = adminRoute({
 
 const getAddonRoute = adminRoute({
   method: 'get',
+  'x-permission': { name: Permission.ADMIN },
   path: '/api/admin/addons/{id}',
   operationId: 'getAddon',
   tags,
@@ -36,6 +37,7 @@ const getAddonRoute = adminRoute({
 const createAddonRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.ADMIN },
   path: '/api/admin/addons',
   operationId: 'createAddon',
   tags,
@@ -48,6 +50,7 @@ const createAddonRoute = adminRoute({
 const updateAddonRoute = adminRoute({
   method: 'put',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.ADMIN },
   path: '/api/admin/addons/{id}',
   operationId: 'updateAddon',
   tags,
@@ -60,6 +63,7 @@ const updateAddonRoute = adminRoute({
 const deleteAddonRoute = adminRoute({
   method: 'delete',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.ADMIN },
   path: '/api/admin/addons/{id}',
   operationId: 'deleteAddon',
   tags,
@@ -71,6 +75,7 @@ const deleteAddonRoute = adminRoute({
 
 const getIntegrationEvents = adminRoute({
   method: 'get',
+  'x-permission': { name: Permission.ADMIN },
   path: '/api/admin/addons/{id}/events',
   operationId: 'getIntegrationEvents',
   tags,
@@ -84,27 +89,21 @@ const getIntegrationEvents = adminRoute({
 
 export const integrationRoutes = createRouter()
   .openapi(getAddons, async (c) => {
-    requirePermission(c.var.principal, Permission.ADMIN)
     return c.json({ addons: await listAddons(c.var.db), providers }, 200)
   })
   .openapi(getAddonRoute, async (c) => {
-    requirePermission(c.var.principal, Permission.ADMIN)
     return c.json(addonView(await getAddon(c.var.db, c.req.valid('param').id)), 200)
   })
   .openapi(createAddonRoute, async (c) => {
-    requirePermission(c.var.principal, Permission.ADMIN)
-    return c.json(await createAddon(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('json'), c.var.delivery.allowPrivateTargets), 200)
+    return c.json(await createAddon(c.var.db, c.var.caller, c.req.valid('json'), c.var.delivery.allowPrivateTargets), 200)
   })
   .openapi(updateAddonRoute, async (c) => {
-    requirePermission(c.var.principal, Permission.ADMIN)
-    return c.json(await updateAddon(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('param').id, c.req.valid('json'), c.var.delivery.allowPrivateTargets), 200)
+    return c.json(await updateAddon(c.var.db, c.var.caller, c.req.valid('param').id, c.req.valid('json'), c.var.delivery.allowPrivateTargets), 200)
   })
   .openapi(deleteAddonRoute, async (c) => {
-    requirePermission(c.var.principal, Permission.ADMIN)
-    await deleteAddon(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('param').id)
+    await deleteAddon(c.var.db, c.var.caller, c.req.valid('param').id)
     return c.body(null, 200)
   })
   .openapi(getIntegrationEvents, async (c) => {
-    requirePermission(c.var.principal, Permission.ADMIN)
     return c.json({ integrationEvents: await listIntegrationEvents(c.var.db, c.req.valid('param').id, c.req.valid('query')) }, 200)
   })

@@ -2,8 +2,9 @@ import { and, asc, desc, eq } from 'drizzle-orm'
 import Mustache from 'mustache'
 import { addons, integrationEvents } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { notFound, validationError, type ErrorDetail } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { notFound, validationError, type ErrorDetail } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import { unknownEnvironments } from '../environments/store.js'
 import { eventView } from '../events/search.js'
 import { MASK, maskSensitive, providerNamed } from './providers.js'
@@ -77,7 +78,8 @@ export async function getAddon(db: Db, id: number) {
   return row
 }
 
-export async function createAddon(db: Db, actor: Actor, now: Date, input: AddonInput, allowPrivateTargets: boolean) {
+export async function createAddon(db: Db, caller: Author, input: AddonInput, allowPrivateTargets: boolean) {
+  const { actor, now } = caller
   const values = await checkInput(db, input, allowPrivateTargets)
   return db.transaction(async (tx) => {
     const [row] = await tx.insert(addons).values({ ...values, createdAt: now }).returning()
@@ -87,7 +89,8 @@ export async function createAddon(db: Db, actor: Actor, now: Date, input: AddonI
   })
 }
 
-export async function updateAddon(db: Db, actor: Actor, now: Date, id: number, input: AddonInput, allowPrivateTargets: boolean) {
+export async function updateAddon(db: Db, caller: Author, id: number, input: AddonInput, allowPrivateTargets: boolean) {
+  const { actor, now } = caller
   return db.transaction(async (tx) => {
     const [before] = await tx.select().from(addons).where(eq(addons.id, id)).for('update')
     if (!before) throw notFound(`Could not find integration ${id}`)
@@ -100,7 +103,8 @@ export async function updateAddon(db: Db, actor: Actor, now: Date, id: number, i
   })
 }
 
-export async function deleteAddon(db: Db, actor: Actor, now: Date, id: number) {
+export async function deleteAddon(db: Db, caller: Author, id: number) {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     const [before] = await tx.delete(addons).where(eq(addons.id, id)).returning()
     if (!before) throw notFound(`Could not find integration ${id}`)
@@ -108,7 +112,7 @@ export async function deleteAddon(db: Db, actor: Actor, now: Date, id: number) {
   })
 }
 
-/** Operation 8: what the integration did with events, newest first. */
+/** GET /api/admin/addons/{id}/events: what the integration did with events, newest first. */
 export async function listIntegrationEvents(db: Db, id: number, page: { limit: number; offset: number }) {
   const addon = await getAddon(db, id)
   const rows = await db

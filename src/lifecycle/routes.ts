@@ -1,7 +1,6 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
-import { Permission, requirePermission } from '../http/permissions.js'
+import { Permission } from '../core/permissions.js'
 import { CompleteSchema, FeatureLifecycleSchema, featurePathParams } from './schemas.js'
 import { completeFeature, getLifecycle, uncompleteFeature } from './store.js'
 
@@ -24,6 +23,7 @@ const getLifecycleRoute = adminRoute({
 const completeRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.UPDATE_FEATURE, project: 'projectId' },
   path: `${base}/complete`,
   operationId: 'complete',
   tags,
@@ -39,6 +39,7 @@ const completeRoute = adminRoute({
 const uncompleteRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.UPDATE_FEATURE, project: 'projectId' },
   path: `${base}/uncomplete`,
   operationId: 'uncomplete',
   tags,
@@ -57,13 +58,11 @@ export const lifecycleRoutes = createRouter()
   })
   .openapi(completeRoute, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE, { project: projectId })
-    await completeFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, featureName, c.req.valid('json'))
+    await completeFeature(c.var.db, c.var.caller, projectId, featureName, c.req.valid('json'))
     return c.body(null, 200)
   })
   .openapi(uncompleteRoute, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE, { project: projectId })
-    await uncompleteFeature(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, featureName)
+    await uncompleteFeature(c.var.db, c.var.caller, projectId, featureName)
     return c.body(null, 200)
   })

@@ -1,8 +1,9 @@
 import { asc, desc, eq } from 'drizzle-orm'
 import { featureLifecycles, features } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { notFound, validationError } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { notFound, validationError } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import { lockFeature, tagsOf } from '../flags/lock.js'
 import { enterStage, leaveStage, stageRank } from '../flags/lifecycle.js'
 import type { Complete, LifecycleStage } from './schemas.js'
@@ -29,7 +30,8 @@ async function currentState(tx: Db, featureName: string) {
 }
 
 /** Moves the flag to `completed` from any stage; completing a completed flag again records its new status. */
-export async function completeFeature(db: Db, actor: Actor, now: Date, projectId: string, featureName: string, input: Complete): Promise<void> {
+export async function completeFeature(db: Db, caller: Author, projectId: string, featureName: string, input: Complete): Promise<void> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     await lockFeature(tx, projectId, featureName)
     const before = await currentState(tx, featureName)
@@ -41,7 +43,8 @@ export async function completeFeature(db: Db, actor: Actor, now: Date, projectId
 }
 
 /** Drops the completed stage, so the flag is back in the stage it was in before. */
-export async function uncompleteFeature(db: Db, actor: Actor, now: Date, projectId: string, featureName: string): Promise<void> {
+export async function uncompleteFeature(db: Db, caller: Author, projectId: string, featureName: string): Promise<void> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     await lockFeature(tx, projectId, featureName)
     const before = await currentState(tx, featureName)

@@ -1,8 +1,10 @@
 import { and, asc, count, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm'
 import { clientApplications, clientMetricsHourly, clientMetricsInbox, clientMetricsVariantsHourly } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import type { Clock } from '../http/context.js'
-import { recordEvents, SYSTEM_USER_ID, type Actor, type NewEvent } from '../events/store.js'
+import type { Clock } from '../core/clock.js'
+import { recordEvents } from '../events/store.js'
+import type { NewEvent } from '../events/types.js'
+import { SYSTEM_USER_ID, type Actor } from '../core/principal.js'
 
 /** Hourly rows older than this are deleted (Unleash keeps 48 hours of hourly metrics too). */
 export const RETENTION_HOURS = 48

@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm'
 import { clientApplications, clientMetricsHourly, clientMetricsVariantsHourly, features } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { notFound } from '../http/errors.js'
+import { notFound } from '../core/errors.js'
 import type { ApplicationsQuery } from './schemas.js'
 import { visibleProjectCondition } from '../projects/visibility.js'
 

@@ -49,7 +49,7 @@ const getFeatureMetricsRawRoute = adminRoute({
 
 export const metricsRoutes = createRouter()
   .openapi(getApplicationsRoute, async (c) => c.json(await listApplications(c.var.db, c.req.valid('query'), await hiddenProjectsOf(c)), 200))
-  .openapi(getFeatureUsageRoute, async (c) => c.json(await featureUsage(c.var.db, c.req.valid('param').name, c.var.clock()), 200))
+  .openapi(getFeatureUsageRoute, async (c) => c.json(await featureUsage(c.var.db, c.req.valid('param').name, c.var.caller.now), 200))
   .openapi(getFeatureMetricsRawRoute, async (c) =>
-    c.json(await featureMetricsRaw(c.var.db, c.req.valid('param').name, c.req.valid('query').hoursBack ?? 1, c.var.clock()), 200),
+    c.json(await featureMetricsRaw(c.var.db, c.req.valid('param').name, c.req.valid('query').hoursBack ?? 1, c.var.caller.now), 200),
   )

@@ -1,4 +1,4 @@
-import type { Clock } from '../http/context.js'
+import type { Clock } from '../core/clock.js'
 import { backgroundJob, type BackgroundJob, type RunInBackground } from '../http/background.js'
 import { aggregatePendingMetrics } from './aggregate.js'
 

@@ -1,6 +1,7 @@
-import { and, asc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import { environments, featureDependencies, featureEnvironments, features, featureStrategies, featureStrategySegments, projectEnvironments, projects, segments } from '../../schema/index.js'
+import { segmentIdsOf } from '../strategies/read.js'
 import type { Db } from '../db.js'
 import type { DependencyDefinition, FlagDefinition, SegmentDefinition, StrategyDefinition } from '../evaluation/index.js'
 import type { Constraint, StrategyInput } from '../strategies/schemas.js'
@@ -49,7 +50,6 @@ export async function loadPlaygroundData(db: Db, scope: PlaygroundScope): Promis
   /** Joins the live flags of the requested projects on a column holding a flag name. */
   const liveFlag = (column: AnyPgColumn) => and(eq(features.name, column), ...flagFilter)
 
-  const segmentIds = sql<number[]>`coalesce((select array_agg(${featureStrategySegments.segmentId} order by ${featureStrategySegments.segmentId}) from ${featureStrategySegments} where ${featureStrategySegments.strategyId} = ${featureStrategies.id}), '{}')`
   const [envRows, projectRows, flagRows, feRows, strategyRows, dependencyRows, segmentRows] = await Promise.all([
     db.select({ name: environments.name }).from(environments).where(inArray(environments.name, envNames)),
     projectIds ? db.select({ id: projects.id }).from(projects).where(and(inArray(projects.id, projectIds), isNull(projects.archivedAt))) : Promise.resolve([]),
@@ -71,7 +71,7 @@ export async function loadPlaygroundData(db: Db, scope: PlaygroundScope): Promis
         parameters: featureStrategies.parameters,
         constraints: featureStrategies.constraints,
         variants: featureStrategies.variants,
-        segments: segmentIds,
+        segments: segmentIdsOf(featureStrategies.id),
       })
       .from(featureStrategies)
       .innerJoin(features, liveFlag(featureStrategies.featureName))

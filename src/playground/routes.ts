@@ -29,6 +29,7 @@ const combinations = (limit: string) =>
 const basicRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': 'any-caller',
   path: '/api/admin/playground',
   operationId: 'getPlayground',
   tags,
@@ -50,6 +51,7 @@ export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
   const advancedRoute = adminRoute({
     method: 'post',
     'x-change-requests': 'no-sdk-effect',
+    'x-permission': 'any-caller',
     path: '/api/admin/playground/advanced',
     operationId: 'getAdvancedPlayground',
     tags,
@@ -61,6 +63,7 @@ export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
   const changeRequestRoute = adminRoute({
     method: 'post',
     'x-change-requests': 'no-sdk-effect',
+    'x-permission': 'any-caller',
     path: '/api/admin/playground/change-request/{id}',
     operationId: 'getChangeRequestPlayground',
     tags,
@@ -77,9 +80,9 @@ export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
   })
 
   return createRouter()
-    .openapi(basicRoute, async (c) => c.json(await basicPlayground(c.var.db, c.var.clock(), cacheOf(c), await hiddenProjectsOf(c), c.req.valid('json')), 200))
-    .openapi(advancedRoute, async (c) => streamJson(c, await advancedPlayground(c.var.db, c.var.clock(), limit, cacheOf(c), await hiddenProjectsOf(c), c.req.valid('json'))))
+    .openapi(basicRoute, async (c) => c.json(await basicPlayground(c.var.db, c.var.caller.now, cacheOf(c), await hiddenProjectsOf(c), c.req.valid('json')), 200))
+    .openapi(advancedRoute, async (c) => streamJson(c, await advancedPlayground(c.var.db, c.var.caller.now, limit, cacheOf(c), await hiddenProjectsOf(c), c.req.valid('json'))))
     .openapi(changeRequestRoute, async (c) =>
-      streamJson(c, await changeRequestPlayground(c.var.db, c.var.clock(), limit, await hiddenProjectsOf(c), c.req.valid('param').id, c.req.valid('json'))),
+      streamJson(c, await changeRequestPlayground(c.var.db, c.var.caller.now, limit, await hiddenProjectsOf(c), c.req.valid('param').id, c.req.valid('json'))),
     )
 }

@@ -1,7 +1,7 @@
 import { pendingChanges } from '../change-requests/store.js'
 import type { Db } from '../db.js'
 import type { EvaluationContext } from '../evaluation/index.js'
-import { notFound, validationError } from '../http/errors.js'
+import { notFound, validationError } from '../core/errors.js'
 import { cleanContext, combinationCount, contextCombinations, type PlaygroundContext } from './contexts.js'
 import { responseEnvironment, type AdvancedEvaluation } from './advanced-response.js'
 import { prepareEnvironment } from './evaluate.js'
@@ -118,7 +118,7 @@ export async function advancedPlayground(
 }
 
 /**
- * Operation 9: the change request's project and environment with its pending changes applied in
+ * POST /api/admin/playground/change-request/{id}: the change request's project and environment with its pending changes applied in
  * memory, evaluated as the advanced playground does. Nothing is written (and nothing is kept: the
  * preview is prepared for this request only).
  */

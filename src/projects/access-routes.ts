@@ -1,9 +1,8 @@
 import { z } from '@hono/zod-openapi'
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
 import { projectIdParam } from '../http/common-schemas.js'
-import { Permission, requirePermission } from '../http/permissions.js'
+import { Permission } from '../core/permissions.js'
 import { addAccess, projectAccess, removeUserAccess, setUserRoles } from './access.js'
 
 const tags = ['Projects']
@@ -54,6 +53,7 @@ const getAccessRoute = adminRoute({
 const addAccessRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.UPDATE_PROJECT, project: 'projectId' },
   path: '/api/admin/projects/{projectId}/access',
   operationId: 'addAccessToProject',
   tags,
@@ -68,6 +68,7 @@ const addAccessRoute = adminRoute({
 const setUserRolesRoute = adminRoute({
   method: 'put',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.UPDATE_PROJECT, project: 'projectId' },
   path: '/api/admin/projects/{projectId}/users/{userId}/roles',
   operationId: 'setUserRoles',
   tags,
@@ -80,6 +81,7 @@ const setUserRolesRoute = adminRoute({
 const removeUserAccessRoute = adminRoute({
   method: 'delete',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.UPDATE_PROJECT, project: 'projectId' },
   path: '/api/admin/projects/{projectId}/users/{userId}/roles',
   operationId: 'removeUserAccess',
   tags,
@@ -93,19 +95,16 @@ export const projectAccessRoutes = createRouter()
   .openapi(getAccessRoute, async (c) => c.json(await projectAccess(c.var.db, c.req.valid('param').projectId), 200))
   .openapi(addAccessRoute, async (c) => {
     const { projectId } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId })
-    await addAccess(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, c.req.valid('json'))
+    await addAccess(c.var.db, c.var.caller, projectId, c.req.valid('json'))
     return c.body(null, 200)
   })
   .openapi(setUserRolesRoute, async (c) => {
     const { projectId, userId } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId })
-    await setUserRoles(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, Number(userId), c.req.valid('json').roles)
+    await setUserRoles(c.var.db, c.var.caller, projectId, Number(userId), c.req.valid('json').roles)
     return c.body(null, 200)
   })
   .openapi(removeUserAccessRoute, async (c) => {
     const { projectId, userId } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId })
-    await removeUserAccess(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, Number(userId))
+    await removeUserAccess(c.var.db, c.var.caller, projectId, Number(userId))
     return c.body(null, 200)
   })

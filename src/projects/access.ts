@@ -1,8 +1,9 @@
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import { projectMembers, projects, roles, users } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { notFound, validationError } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { notFound, validationError } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import { avatarUrl } from '../users/avatar.js'
 
 /** The built-in project role every project creator gets (id as seeded, like Unleash's). */
@@ -98,7 +99,8 @@ export async function projectAccess(db: Db, projectId: string) {
  * Gives each user each role in the project (what they already hold is kept). Emits `project-access-added`
  * with Unleash's data shape. Call it inside the transaction of the change.
  */
-export async function grantAccess(tx: Db, actor: Actor, now: Date, projectId: string, roleIds: number[], userIds: number[]) {
+export async function grantAccess(tx: Db, caller: Author, projectId: string, roleIds: number[], userIds: number[]) {
+  const { actor, now } = caller
   const rows = roleIds.flatMap((roleId) => userIds.map((userId) => ({ projectId, userId, roleId, createdAt: now })))
   if (rows.length > 0) await tx.insert(projectMembers).values(rows).onConflictDoNothing()
   await recordEvents(tx, actor, now, [
@@ -106,7 +108,8 @@ export async function grantAccess(tx: Db, actor: Actor, now: Date, projectId: st
   ])
 }
 
-export async function addAccess(db: Db, actor: Actor, now: Date, projectId: string, input: AddAccess) {
+export async function addAccess(db: Db, caller: Author, projectId: string, input: AddAccess) {
+  const { actor, now } = caller
   if ((input.groups ?? []).length > 0) throw validationError('Flagpost has no user groups: give roles to users', [{ path: 'body.groups', message: 'must be empty' }])
   const roleIds = [...new Set(input.roles)]
   const userIds = [...new Set(input.users)]
@@ -114,12 +117,13 @@ export async function addAccess(db: Db, actor: Actor, now: Date, projectId: stri
     await lockProject(tx, projectId)
     await checkProjectRoles(tx, roleIds)
     await checkUsers(tx, userIds)
-    await grantAccess(tx, actor, now, projectId, roleIds, userIds)
+    await grantAccess(tx, { actor, now }, projectId, roleIds, userIds)
   })
 }
 
 /** Replaces the user's roles in the project. Emits `project-access-user-roles-updated`. */
-export async function setUserRoles(db: Db, actor: Actor, now: Date, projectId: string, userId: number, roleIds: number[]) {
+export async function setUserRoles(db: Db, caller: Author, projectId: string, userId: number, roleIds: number[]) {
+  const { actor, now } = caller
   const after = [...new Set(roleIds)].sort((a, b) => a - b)
   await db.transaction(async (tx) => {
     await lockProject(tx, projectId)
@@ -142,7 +146,8 @@ export async function setUserRoles(db: Db, actor: Actor, now: Date, projectId: s
 }
 
 /** Takes every role of the user in the project away. Emits `project-access-user-roles-deleted`. */
-export async function removeUserAccess(db: Db, actor: Actor, now: Date, projectId: string, userId: number) {
+export async function removeUserAccess(db: Db, caller: Author, projectId: string, userId: number) {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     await lockProject(tx, projectId)
     const before = await rolesOf(tx, projectId, userId)

@@ -4,7 +4,7 @@ import { buildOnce } from '../client-api/in-flight.js'
 import { Lru } from '../client-api/lru.js'
 import { revisionColumn, revisionOf } from '../client-api/revision.js'
 import { queryRows, type Db } from '../db.js'
-import { notFound } from '../http/errors.js'
+import { notFound } from '../core/errors.js'
 import { loadFeatures } from '../flags/read.js'
 import { EXPECTED_LIFETIME_DAYS } from '../flags/schemas.js'
 
@@ -33,7 +33,7 @@ export async function projectHealth(db: Db, projectId: string, now: Date): Promi
   return Math.max(0, Math.min(100, Math.round(100 - (row.stale / row.total) * 100 - (row.potentiallyStale / row.total) * 100)))
 }
 
-/** The windowed statistics of operation 2, in one query: current window = the last 30 days, past = the 30 before. */
+/** The windowed statistics of the project overview, in one query: current window = the last 30 days, past = the 30 before. */
 async function projectStats(db: Db, projectId: string, now: Date) {
   const current = new Date(now.getTime() - WINDOW_DAYS * DAY_MS)
   const past = new Date(now.getTime() - 2 * WINDOW_DAYS * DAY_MS)
@@ -73,7 +73,7 @@ async function projectStats(db: Db, projectId: string, now: Date) {
 }
 
 /**
- * Operation 2 as JSON. Building it is heavy (every flag in full, the windowed statistics), so it is
+ * The project overview (GET /api/admin/projects/{projectId}) as JSON. Building it is heavy (every flag in full, the windowed statistics), so it is
  * built once per project and configuration revision and kept serialized in `cache`; a request then
  * costs one small query (the revision and what the revision does not cover) and a string join.
  *
@@ -150,7 +150,7 @@ async function buildOverview(db: Db, projectId: string, now: Date): Promise<Cach
   return { head, flags: serialized, weight: 3 * (head.length + serialized.reduce((n, f) => n + f.json.length, 0)) }
 }
 
-/** Operation 2: the project with its flags, environments, health and statistics. */
+/** The project overview: the project with its flags, environments, health and statistics. */
 export async function projectOverview(db: Db, projectId: string, principal: string, now: Date) {
   const [project] = await db.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))
   if (!project) throw notFound(`Could not find project ${projectId}`)
@@ -187,5 +187,12 @@ export async function projectOverview(db: Db, projectId: string, principal: stri
     updatedAt: project.updatedAt?.toISOString() ?? null,
     createdAt: project.createdAt.toISOString(),
     favorite: favorite.length > 0,
+  }
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Serialized project overviews by revision. */
+    overviews: OverviewCache
   }
 }

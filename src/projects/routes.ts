@@ -1,8 +1,7 @@
 import { adminRoute, createRouter, jsonContent, serializedJson } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf, principalKey } from '../http/auth.js'
 import { projectIdParam } from '../http/common-schemas.js'
-import { Permission, requirePermission } from '../http/permissions.js'
+import { Permission } from '../core/permissions.js'
 import { z } from '@hono/zod-openapi'
 
 import { CreateStrategySchema } from '../strategies/schemas.js'
@@ -30,6 +29,7 @@ const getProjects = adminRoute({
 const createProjectRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.CREATE_PROJECT },
   path: '/api/admin/projects',
   operationId: 'createProject',
   tags: ['Projects'],
@@ -53,6 +53,7 @@ const createProjectRoute = adminRoute({
 const addEnvironmentToProjectRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.UPDATE_PROJECT, project: 'projectId' },
   path: '/api/admin/projects/{projectId}/environments',
   operationId: 'addEnvironmentToProject',
   tags: ['Projects'],
@@ -84,6 +85,7 @@ const getProject = adminRoute({
 const updateProjectRoute = adminRoute({
   method: 'put',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.UPDATE_PROJECT, project: 'projectId' },
   path: '/api/admin/projects/{projectId}',
   operationId: 'updateProject',
   tags: ['Projects'],
@@ -98,6 +100,7 @@ const defaultStrategyRoute = (method: 'put' | 'post') =>
   adminRoute({
     method,
     'x-change-requests': 'no-sdk-effect',
+    'x-permission': { name: Permission.UPDATE_PROJECT, project: 'projectId', environment: 'environment' },
     path: '/api/admin/projects/{projectId}/environments/{environment}/default-strategy',
     operationId: method === 'post' ? 'addDefaultStrategyToProjectEnvironment' : 'setDefaultStrategyOfProjectEnvironment',
     tags: ['Projects'],
@@ -110,33 +113,28 @@ const defaultStrategyRoute = (method: 'put' | 'post') =>
 export const projectRoutes = createRouter()
   .openapi(getProjects, async (c) => c.json({ version: 1, projects: await listProjects(c.var.db, await hiddenProjectsOf(c)) }, 200))
   .openapi(createProjectRoute, async (c) => {
-    requirePermission(c.var.principal, Permission.CREATE_PROJECT)
-    const project = await createProject(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('json'))
+    const project = await createProject(c.var.db, c.var.caller, c.req.valid('json'))
     return c.json(project, 201, { Location: `/api/admin/projects/${encodeURIComponent(project.id)}` })
   })
   .openapi(addEnvironmentToProjectRoute, async (c) => {
     const { projectId } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId })
-    await addEnvironmentToProject(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, c.req.valid('json'))
+    await addEnvironmentToProject(c.var.db, c.var.caller, projectId, c.req.valid('json'))
     return c.body(null, 200)
   })
   .openapi(getProject, async (c) => {
     const { projectId } = c.req.valid('param')
-    return serializedJson(c, await projectOverviewJson(c.var.db, c.var.overviews, projectId, principalKey(c.var.principal), c.var.clock()))
+    return serializedJson(c, await projectOverviewJson(c.var.db, c.var.overviews, projectId, c.var.caller.key, c.var.caller.now))
   })
   .openapi(updateProjectRoute, async (c) => {
     const { projectId } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId })
-    await updateProject(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, c.req.valid('json'))
+    await updateProject(c.var.db, c.var.caller, projectId, c.req.valid('json'))
     return c.body(null, 200)
   })
   .openapi(defaultStrategyRoute('put'), async (c) => {
     const { projectId, environment } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId, environment })
-    return c.json(await setDefaultStrategy(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, environment, c.req.valid('json')), 200)
+    return c.json(await setDefaultStrategy(c.var.db, c.var.caller, projectId, environment, c.req.valid('json')), 200)
   })
   .openapi(defaultStrategyRoute('post'), async (c) => {
     const { projectId, environment } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_PROJECT, { project: projectId, environment })
-    return c.json(await setDefaultStrategy(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, environment, c.req.valid('json')), 200)
+    return c.json(await setDefaultStrategy(c.var.db, c.var.caller, projectId, environment, c.req.valid('json')), 200)
   })

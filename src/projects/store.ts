@@ -1,8 +1,9 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { environments, projectEnvironments, projects } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { nameExists, notFound, validationError } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { nameExists, notFound, validationError } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import { unknownEnvironments } from '../environments/store.js'
 import { MAX_APPROVALS, MIN_APPROVALS, type AddProjectEnvironment, type CreateProject, type ProjectCreated, type UpdateProject } from './schemas.js'
 import { prepareDefaultStrategy } from '../strategies/store.js'
@@ -38,7 +39,8 @@ async function freeProjectId(tx: Db, slug: string): Promise<string> {
   return `${slug}-${Math.max(0, ...used) + 1}`
 }
 
-export async function createProject(db: Db, actor: Actor, now: Date, input: CreateProject): Promise<ProjectCreated> {
+export async function createProject(db: Db, caller: Author, input: CreateProject): Promise<ProjectCreated> {
+  const { actor, now } = caller
   const changeRequestEnvironments = dedupeBy(input.changeRequestEnvironments ?? [], (e) => e.name).map((e) => ({
     name: e.name,
     requiredApprovals: clampApprovals(e.requiredApprovals),
@@ -86,7 +88,7 @@ export async function createProject(db: Db, actor: Actor, now: Date, input: Crea
     }
     await recordEvents(tx, actor, now, [{ type: 'project-created', project: id, data: created }])
     // A user who creates a project owns it (an API token is nobody to own it).
-    if (actor.createdByUserId > 0) await grantAccess(tx, actor, now, id, [OWNER_ROLE_ID], [actor.createdByUserId])
+    if (actor.createdByUserId > 0) await grantAccess(tx, { actor, now }, id, [OWNER_ROLE_ID], [actor.createdByUserId])
     return created
   })
 }
@@ -119,7 +121,8 @@ export async function listProjects(db: Db, hidden: readonly string[]) {
   }))
 }
 
-export async function addEnvironmentToProject(db: Db, actor: Actor, now: Date, projectId: string, input: AddProjectEnvironment) {
+export async function addEnvironmentToProject(db: Db, caller: Author, projectId: string, input: AddProjectEnvironment) {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     const [project] = await tx.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))).for('update')
     if (!project) throw notFound(`Could not find project ${projectId}`)
@@ -169,7 +172,8 @@ const settingsOf = (p: ProjectRow) => ({
 })
 
 /** Replaces the project's settings; fields left out keep their value. Emits `project-updated`. */
-export async function updateProject(db: Db, actor: Actor, now: Date, projectId: string, input: UpdateProject) {
+export async function updateProject(db: Db, caller: Author, projectId: string, input: UpdateProject) {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     const [before] = await tx.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))).for('update')
     if (!before) throw notFound(`Could not find project ${projectId}`)
@@ -192,7 +196,8 @@ export async function updateProject(db: Db, actor: Actor, now: Date, projectId: 
 }
 
 /** Sets the strategy a flag gets when enabled in this environment with none. Emits `default-strategy-updated`. */
-export async function setDefaultStrategy(db: Db, actor: Actor, now: Date, projectId: string, environment: string, input: StrategyInput) {
+export async function setDefaultStrategy(db: Db, caller: Author, projectId: string, environment: string, input: StrategyInput) {
+  const { actor, now } = caller
   return db.transaction(async (tx) => {
     const [row] = await tx
       .select()

@@ -3,10 +3,10 @@ import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import type { MiddlewareHandler } from 'hono'
 import { features, projects } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import type { Principal } from '../http/auth.js'
+import type { Principal } from '../core/principal.js'
 import type { AppContext, AppEnv } from '../http/context.js'
-import { notFound } from '../http/errors.js'
-import { hasPermission, Permission } from '../http/permissions.js'
+import { notFound } from '../core/errors.js'
+import { hasPermission, Permission } from '../core/permissions.js'
 
 /*
  * Who reads a private project (mode `private`): its members (any role in it) and whoever sees every project.

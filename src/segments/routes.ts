@@ -1,7 +1,6 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
-import { Permission, requirePermission } from '../http/permissions.js'
+import { Permission, requirePermission } from '../core/permissions.js'
 import { segmentIdParam, SegmentSchema, SegmentsSchema, UpsertSegmentSchema } from './schemas.js'
 import { createSegment, deleteSegment, getSegment, listSegments, updateSegment } from './store.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
@@ -35,6 +34,7 @@ const getSegmentRoute = adminRoute({
 const createSegmentRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.CREATE_SEGMENT, checkedBy: 'handler' },
   path: '/api/admin/segments',
   operationId: 'createSegment',
   tags,
@@ -53,6 +53,7 @@ const createSegmentRoute = adminRoute({
 const updateSegmentRoute = adminRoute({
   method: 'put',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_SEGMENT },
   path: '/api/admin/segments/{id}',
   operationId: 'updateSegment',
   tags,
@@ -69,6 +70,7 @@ const updateSegmentRoute = adminRoute({
 const deleteSegmentRoute = adminRoute({
   method: 'delete',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.DELETE_SEGMENT },
   path: '/api/admin/segments/{id}',
   operationId: 'removeSegment',
   tags,
@@ -86,16 +88,14 @@ export const segmentRoutes = createRouter()
   .openapi(createSegmentRoute, async (c) => {
     const body = c.req.valid('json')
     requirePermission(c.var.principal, Permission.CREATE_SEGMENT, { project: body.project ?? undefined })
-    const segment = await createSegment(c.var.db, actorOf(c.var.principal), c.var.clock(), body)
+    const segment = await createSegment(c.var.db, c.var.caller, body)
     return c.json(segment, 201, { Location: `/api/admin/segments/${segment.id}` })
   })
   .openapi(updateSegmentRoute, async (c) => {
-    requirePermission(c.var.principal, Permission.UPDATE_SEGMENT)
-    await updateSegment(c.var.db, actorOf(c.var.principal), c.var.clock(), Number(c.req.valid('param').id), c.req.valid('json'), segmentChangeCheck(c))
+    await updateSegment(c.var.db, c.var.caller, Number(c.req.valid('param').id), c.req.valid('json'), segmentChangeCheck(c))
     return c.body(null, 204)
   })
   .openapi(deleteSegmentRoute, async (c) => {
-    requirePermission(c.var.principal, Permission.DELETE_SEGMENT)
-    await deleteSegment(c.var.db, actorOf(c.var.principal), c.var.clock(), Number(c.req.valid('param').id), segmentChangeCheck(c))
+    await deleteSegment(c.var.db, c.var.caller, Number(c.req.valid('param').id), segmentChangeCheck(c))
     return c.body(null, 204)
   })

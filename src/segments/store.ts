@@ -1,8 +1,9 @@
 import { and, asc, countDistinct, eq, ne, sql } from 'drizzle-orm'
 import { features, featureStrategies, featureStrategySegments, projects, segments } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { conflict, nameExists, notFound, validationError } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { conflict, nameExists, notFound, validationError } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import { normalizeConstraint, type Constraint } from '../strategies/schemas.js'
 import type { Segment, UpsertSegment } from './schemas.js'
 import { visibleProjectCondition } from '../projects/visibility.js'
@@ -103,7 +104,8 @@ function valuesOf(input: UpsertSegment) {
   }
 }
 
-export async function createSegment(db: Db, actor: Actor, now: Date, input: UpsertSegment): Promise<Segment> {
+export async function createSegment(db: Db, caller: Author, input: UpsertSegment): Promise<Segment> {
+  const { actor, now } = caller
   return db.transaction(async (tx) => {
     const values = valuesOf(input)
     await checkNameFree(tx, values.name)
@@ -121,7 +123,8 @@ export async function createSegment(db: Db, actor: Actor, now: Date, input: Upse
  * Replaces name, project and constraints; description only when given. A segment in use cannot move to a
  * project other than the one of every flag using it (as in Unleash), or strategies would point outside their project.
  */
-export async function updateSegment(db: Db, actor: Actor, now: Date, id: number, input: UpsertSegment, authorize: SegmentAuthorize): Promise<void> {
+export async function updateSegment(db: Db, caller: Author, id: number, input: UpsertSegment, authorize: SegmentAuthorize): Promise<void> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     const before = await lockSegment(tx, id)
     await authorize(tx, id)
@@ -146,7 +149,8 @@ export async function updateSegment(db: Db, actor: Actor, now: Date, id: number,
 }
 
 /** Deletes an unused segment; the row lock makes a strategy that starts using it concurrently fail instead. */
-export async function deleteSegment(db: Db, actor: Actor, now: Date, id: number, authorize: SegmentAuthorize): Promise<void> {
+export async function deleteSegment(db: Db, caller: Author, id: number, authorize: SegmentAuthorize): Promise<void> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     const before = await lockSegment(tx, id)
     await authorize(tx, id)

@@ -1,8 +1,7 @@
 import { z } from '@hono/zod-openapi'
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
-import { Permission, requirePermission } from '../http/permissions.js'
+import { Permission } from '../core/permissions.js'
 import { featureEnvironmentPathParams } from '../flags/schemas.js'
 import { requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { CreateStrategySchema, SetSortOrderSchema, StrategySchema, UpdateStrategySchema } from './schemas.js'
@@ -12,7 +11,6 @@ const tags = ['Features']
 const CHANGE_REQUEST_NOTE = ' Where the project requires change requests in the environment, this needs SKIP_CHANGE_REQUEST (403 otherwise): propose the change in a change request instead.'
 const base = '/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies'
 const strategyParams = featureEnvironmentPathParams.extend({ strategyId: z.string().openapi({ param: { name: 'strategyId', in: 'path' } }) })
-type Params = z.infer<typeof featureEnvironmentPathParams>
 
 const getStrategies = adminRoute({
   method: 'get',
@@ -28,6 +26,7 @@ const getStrategies = adminRoute({
 const addStrategy = adminRoute({
   method: 'post',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.CREATE_FEATURE_STRATEGY, project: 'projectId', environment: 'environment' },
   path: base,
   operationId: 'addFeatureStrategy',
   tags,
@@ -52,6 +51,7 @@ const getStrategyRoute = adminRoute({
 const updateStrategyRoute = adminRoute({
   method: 'put',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE_STRATEGY, project: 'projectId', environment: 'environment' },
   path: `${base}/{strategyId}`,
   operationId: 'updateFeatureStrategy',
   tags,
@@ -64,6 +64,7 @@ const updateStrategyRoute = adminRoute({
 const deleteStrategyRoute = adminRoute({
   method: 'delete',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.DELETE_FEATURE_STRATEGY, project: 'projectId', environment: 'environment' },
   path: `${base}/{strategyId}`,
   operationId: 'deleteFeatureStrategy',
   tags,
@@ -76,6 +77,7 @@ const deleteStrategyRoute = adminRoute({
 const setSortOrderRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE_STRATEGY, project: 'projectId', environment: 'environment' },
   path: `${base}/set-sort-order`,
   operationId: 'setStrategySortOrder',
   tags,
@@ -85,8 +87,6 @@ const setSortOrderRoute = adminRoute({
   responses: { 200: { description: 'The strategies in their new order', content: jsonContent(z.array(StrategySchema)) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
 
-const scope = (p: Params) => ({ project: p.projectId, environment: p.environment })
-
 export const strategyRoutes = createRouter()
   .openapi(getStrategies, async (c) => {
     const p = c.req.valid('param')
@@ -95,20 +95,16 @@ export const strategyRoutes = createRouter()
   })
   .openapi(setSortOrderRoute, async (c) => {
     const p = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE_STRATEGY, scope(p))
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const body = c.req.valid('json')
-    const by = { actor: actorOf(c.var.principal), now: c.var.clock() }
-    const strategies = await withLockedTarget(c.var.db, by, p, (tx, target) => setSortOrder(tx, by.actor, by.now, target, body))
+    const strategies = await withLockedTarget(c.var.db, c.var.caller, p, (tx, target) => setSortOrder(tx, c.var.caller, target, body))
     return c.json(strategies, 200)
   })
   .openapi(addStrategy, async (c) => {
     const p = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.CREATE_FEATURE_STRATEGY, scope(p))
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const body = c.req.valid('json')
-    const by = { actor: actorOf(c.var.principal), now: c.var.clock() }
-    const strategy = await withLockedTarget(c.var.db, by, p, (tx, target) => insertStrategy(tx, by.actor, by.now, target, body))
+    const strategy = await withLockedTarget(c.var.db, c.var.caller, p, (tx, target) => insertStrategy(tx, c.var.caller, target, body))
     return c.json(strategy, 200)
   })
   .openapi(getStrategyRoute, async (c) => {
@@ -117,18 +113,14 @@ export const strategyRoutes = createRouter()
   })
   .openapi(updateStrategyRoute, async (c) => {
     const p = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE_STRATEGY, scope(p))
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const body = c.req.valid('json')
-    const by = { actor: actorOf(c.var.principal), now: c.var.clock() }
-    const strategy = await withLockedTarget(c.var.db, by, p, (tx, target) => updateStrategy(tx, by.actor, by.now, target, p.strategyId, body))
+    const strategy = await withLockedTarget(c.var.db, c.var.caller, p, (tx, target) => updateStrategy(tx, c.var.caller, target, p.strategyId, body))
     return c.json(strategy, 200)
   })
   .openapi(deleteStrategyRoute, async (c) => {
     const p = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.DELETE_FEATURE_STRATEGY, scope(p))
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
-    const by = { actor: actorOf(c.var.principal), now: c.var.clock() }
-    await withLockedTarget(c.var.db, by, p, (tx, target) => deleteStrategy(tx, by.actor, by.now, target, p.strategyId))
+    await withLockedTarget(c.var.db, c.var.caller, p, (tx, target) => deleteStrategy(tx, c.var.caller, target, p.strategyId))
     return c.body(null, 200)
   })

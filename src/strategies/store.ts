@@ -1,10 +1,12 @@
 import { and, eq, inArray, max } from 'drizzle-orm'
 import { featureStrategies, featureStrategySegments, segments } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { notFound, validationError } from '../http/errors.js'
-import { recordEvents, type Actor, type EventTag } from '../events/store.js'
+import { notFound, validationError } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { EventTag } from '../events/types.js'
+import type { Actor, Author } from '../core/principal.js'
 import { normalizeVariants } from '../variants/weights.js'
-import { loadStrategies, strategyView } from '../flags/read.js'
+import { loadStrategies, strategyView } from './read.js'
 import { featureEnvironmentOf, lockForChange, requireFeature } from '../flags/lock.js'
 import { switchOffWithoutEnabledStrategy } from '../flags/environment-switch.js'
 import { normalizeConstraint, type Strategy, type StrategyInput } from './schemas.js'
@@ -83,7 +85,8 @@ export async function prepareDefaultStrategy(tx: Db, input: StrategyInput) {
 const eventFor = (target: StrategyTarget) => ({ project: target.project, featureName: target.featureName, environment: target.environment, tags: target.tags })
 
 /** Adds a strategy (last in order unless sortOrder is given) and records `feature-strategy-add`. */
-export async function insertStrategy(tx: Db, actor: Actor, now: Date, target: StrategyTarget, input: StrategyInput): Promise<Strategy> {
+export async function insertStrategy(tx: Db, caller: Author, target: StrategyTarget, input: StrategyInput): Promise<Strategy> {
+  const { actor, now } = caller
   const strategy = normalizeStrategy(input, target.featureName)
   await checkSegmentsExist(tx, strategy.segments)
   let sortOrder = input.sortOrder
@@ -121,7 +124,8 @@ export async function listStrategies(db: Db, featureName: string, environment: s
 }
 
 /** Replaces a strategy's configuration and records `feature-strategy-update` with the old one as preData. */
-export async function updateStrategy(tx: Db, actor: Actor, now: Date, target: StrategyTarget, strategyId: string, input: StrategyInput): Promise<Strategy> {
+export async function updateStrategy(tx: Db, caller: Author, target: StrategyTarget, strategyId: string, input: StrategyInput): Promise<Strategy> {
+  const { actor, now } = caller
   const before = await strategyOf(tx, target, strategyId)
   const strategy = normalizeStrategy(input, target.featureName)
   await checkSegmentsExist(tx, strategy.segments)
@@ -137,14 +141,16 @@ export async function updateStrategy(tx: Db, actor: Actor, now: Date, target: St
   return view
 }
 
-export async function deleteStrategy(tx: Db, actor: Actor, now: Date, target: StrategyTarget, strategyId: string) {
+export async function deleteStrategy(tx: Db, caller: Author, target: StrategyTarget, strategyId: string) {
+  const { actor, now } = caller
   const before = await strategyOf(tx, target, strategyId)
   await tx.delete(featureStrategies).where(eq(featureStrategies.id, before.id))
   await recordEvents(tx, actor, now, [{ type: 'feature-strategy-remove', ...eventFor(target), data: null, preData: before }])
 }
 
 /** Sets the given strategies' sortOrder; every id must be a strategy of this flag and environment. */
-export async function setSortOrder(tx: Db, actor: Actor, now: Date, target: StrategyTarget, order: { id: string; sortOrder: number }[]) {
+export async function setSortOrder(tx: Db, caller: Author, target: StrategyTarget, order: { id: string; sortOrder: number }[]) {
+  const { actor, now } = caller
   const before = (await loadStrategies(tx, [target.featureName], target.environment)).map(strategyView)
   const unknown = order.filter((o) => !before.some((s) => s.id === o.id.toLowerCase()))
   if (unknown.length > 0) throw notFound(`Unknown strategy id(s) for ${target.featureName} in ${target.environment}: ${unknown.map((u) => u.id).join(', ')}`)

@@ -1,9 +1,8 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
 import type { AppContext } from '../http/context.js'
 import { directChangeCheck } from '../change-requests/guard.js'
-import { Permission, requirePermission } from '../http/permissions.js'
+import { Permission, requirePermission } from '../core/permissions.js'
 import { featureNameParam, featureTagParams, TagInputSchema, TagSchema, TagsSchema } from './schemas.js'
 import { addTag, listTags, removeTag, type Authorize } from './store.js'
 
@@ -23,6 +22,7 @@ const listTagsRoute = adminRoute({
 const addTagRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE, checkedBy: 'handler' },
   path: '/api/admin/features/{featureName}/tags',
   operationId: 'addTag',
   tags,
@@ -39,6 +39,7 @@ const addTagRoute = adminRoute({
 const removeTagRoute = adminRoute({
   method: 'delete',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE, checkedBy: 'handler' },
   path: '/api/admin/features/{featureName}/tags/{type}/{value}',
   operationId: 'removeTag',
   tags,
@@ -64,11 +65,11 @@ export const tagRoutes = createRouter()
   .openapi(listTagsRoute, async (c) => c.json({ version: 1, tags: await listTags(c.var.db, c.req.valid('param').featureName) }, 200))
   .openapi(addTagRoute, async (c) => {
     const { featureName } = c.req.valid('param')
-    const tag = await addTag(c.var.db, actorOf(c.var.principal), c.var.clock(), featureName, c.req.valid('json'), mayUpdateFeature(c))
+    const tag = await addTag(c.var.db, c.var.caller, featureName, c.req.valid('json'), mayUpdateFeature(c))
     return c.json(tag, 201)
   })
   .openapi(removeTagRoute, async (c) => {
     const { featureName, type, value } = c.req.valid('param')
-    await removeTag(c.var.db, actorOf(c.var.principal), c.var.clock(), featureName, { type, value }, mayUpdateFeature(c))
+    await removeTag(c.var.db, c.var.caller, featureName, { type, value }, mayUpdateFeature(c))
     return c.body(null, 200)
   })

@@ -1,8 +1,9 @@
 import { and, eq } from 'drizzle-orm'
 import { features, featureTags } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { notFound } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { notFound } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import { lockFlags, tagsOf, type FeatureRow } from '../flags/lock.js'
 import type { Tag, TagInput } from './schemas.js'
 
@@ -22,7 +23,8 @@ export async function listTags(db: Db, featureName: string): Promise<Tag[]> {
 }
 
 /** Idempotent: a tag the flag already has is answered like a new one, but only a real addition records `feature-tagged`. */
-export async function addTag(db: Db, actor: Actor, now: Date, featureName: string, input: TagInput, authorize: Authorize): Promise<Tag> {
+export async function addTag(db: Db, caller: Author, featureName: string, input: TagInput, authorize: Authorize): Promise<Tag> {
+  const { actor, now } = caller
   const tag = { type: input.type ?? 'simple', value: input.value }
   await db.transaction(async (tx) => {
     const flag = await liveFlagNamed(tx, featureName, true)
@@ -35,7 +37,8 @@ export async function addTag(db: Db, actor: Actor, now: Date, featureName: strin
 }
 
 /** 404 when the flag does not have the tag. The event's `tags` are those before the removal, so it carries the tag it is about. */
-export async function removeTag(db: Db, actor: Actor, now: Date, featureName: string, tag: Tag, authorize: Authorize): Promise<void> {
+export async function removeTag(db: Db, caller: Author, featureName: string, tag: Tag, authorize: Authorize): Promise<void> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     const flag = await liveFlagNamed(tx, featureName, true)
     await authorize(tx, flag.project)

@@ -1,6 +1,6 @@
 import type { Db } from '../db.js'
-import type { Principal } from '../http/auth.js'
-import { Permission, projectRolePermissions, rootRolePermissions } from '../http/permissions.js'
+import type { Principal } from '../core/principal.js'
+import { Permission, projectRolePermissions, rootRolePermissions } from '../core/permissions.js'
 import { avatarUrl } from './avatar.js'
 import { ADMIN_ROLE_ID, getUser } from './store.js'
 

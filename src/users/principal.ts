@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { roles, users } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import type { Principal } from '../http/auth.js'
+import type { Principal } from '../core/principal.js'
 
 /** How a user is named in events and listings: e-mail, else username (as Unleash does). */
 export const displayNameOf = (user: { email: string | null; username: string | null; name?: string | null }) => user.email ?? user.username ?? user.name ?? 'unknown'

@@ -1,8 +1,7 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
-import { publicBaseUrl } from '../http/context.js'
-import { Permission, permissionFirst } from '../http/permissions.js'
+import { publicBaseUrl } from './accounts.js'
+import { Permission } from '../core/permissions.js'
 import { describeCaller } from './me.js'
 import { ChangeUserPasswordSchema, CreatedUserSchema, CreateUserSchema, MeSchema, UpdateUserSchema, UserIdParam, UserSchema, UsersSchema } from './schemas.js'
 import { changeUserPassword, createUser, deleteUser, getUser, listUsers, updateUser } from './store.js'
@@ -17,11 +16,11 @@ const createUserRoute = adminRoute({
   'x-change-requests': 'no-sdk-effect',
   path: '/api/admin/user-admin',
   operationId: 'createUser',
-  middleware: permissionFirst(Permission.ADMIN),
+  'x-permission': { name: Permission.ADMIN },
   tags,
   summary: 'Create a new user',
   description:
-    'Operation 10. `username` or `email` is required (400 `You must specify username or email`); the e-mail is validated and stored lower-case. ' +
+    '`username` or `email` is required (400 `You must specify username or email`); the e-mail is validated and stored lower-case. ' +
     '`rootRole` is a role id or one of Admin, Editor, Viewer, Owner, Member (400 for another); the response gives it back as the string when a string was sent. ' +
     'A `password` has at least 8 characters. An existing e-mail (case-insensitive) or username is a 400 `User already exists`. ' +
     '`inviteLink` opens a page where the user sets a password: the link works once, for 7 days. ' +
@@ -43,7 +42,7 @@ const getUsersRoute = adminRoute({
   method: 'get',
   path: '/api/admin/user-admin',
   operationId: 'getUsers',
-  middleware: permissionFirst(Permission.ADMIN),
+  'x-permission': { name: Permission.ADMIN },
   tags,
   summary: 'Get all users and root roles',
   description: `Every user that is not deleted, by id, and the root roles. ${adminOnly}`,
@@ -54,7 +53,7 @@ const getUserRoute = adminRoute({
   method: 'get',
   path: userPath,
   operationId: 'getUser',
-  middleware: permissionFirst(Permission.ADMIN),
+  'x-permission': { name: Permission.ADMIN },
   tags,
   summary: 'Get a user',
   description: `404 for an unknown or deleted user. ${adminOnly}`,
@@ -67,7 +66,7 @@ const updateUserRoute = adminRoute({
   'x-change-requests': 'no-sdk-effect',
   path: userPath,
   operationId: 'updateUser',
-  middleware: permissionFirst(Permission.ADMIN),
+  'x-permission': { name: Permission.ADMIN },
   tags,
   summary: 'Update a user',
   description: `Changes the fields given (\`email\`, \`name\`, \`rootRole\`); empty strings leave a field as it is. An e-mail another user has is a 400 \`User already exists\`. ${adminOnly} Emits \`user-updated\`.`,
@@ -80,7 +79,7 @@ const deleteUserRoute = adminRoute({
   'x-change-requests': 'no-sdk-effect',
   path: userPath,
   operationId: 'deleteUser',
-  middleware: permissionFirst(Permission.ADMIN),
+  'x-permission': { name: Permission.ADMIN },
   tags,
   summary: 'Delete a user',
   description:
@@ -95,7 +94,7 @@ const changePasswordRoute = adminRoute({
   'x-change-requests': 'no-sdk-effect',
   path: `${userPath}/change-password`,
   operationId: 'changeUserPassword',
-  middleware: permissionFirst(Permission.ADMIN),
+  'x-permission': { name: Permission.ADMIN },
   tags,
   summary: "Change a user's password as an admin",
   description:
@@ -122,18 +121,18 @@ const userId = (id: string) => Number(id)
 
 export const userRoutes = createRouter()
   .openapi(createUserRoute, async (c) => {
-    const user = await createUser(c.var.db, actorOf(c.var.principal), c.var.clock(), c.req.valid('json'), { baseUrl: publicBaseUrl(c), email: c.var.accounts.email })
+    const user = await createUser(c.var.db, c.var.caller, c.req.valid('json'), { baseUrl: publicBaseUrl(c), email: c.var.accounts.email })
     return c.json(user, 201, { Location: `/api/admin/user-admin/${user.id}` })
   })
   .openapi(getUsersRoute, async (c) => c.json(await listUsers(c.var.db), 200))
   .openapi(getUserRoute, async (c) => c.json(await getUser(c.var.db, userId(c.req.valid('param').id)), 200))
-  .openapi(updateUserRoute, async (c) => c.json(await updateUser(c.var.db, actorOf(c.var.principal), c.var.clock(), userId(c.req.valid('param').id), c.req.valid('json')), 200))
+  .openapi(updateUserRoute, async (c) => c.json(await updateUser(c.var.db, c.var.caller, userId(c.req.valid('param').id), c.req.valid('json')), 200))
   .openapi(deleteUserRoute, async (c) => {
-    await deleteUser(c.var.db, actorOf(c.var.principal), c.var.clock(), userId(c.req.valid('param').id))
+    await deleteUser(c.var.db, c.var.caller, userId(c.req.valid('param').id))
     return c.body(null, 200)
   })
   .openapi(changePasswordRoute, async (c) => {
-    await changeUserPassword(c.var.db, actorOf(c.var.principal), c.var.clock(), userId(c.req.valid('param').id), c.req.valid('json').password)
+    await changeUserPassword(c.var.db, c.var.caller, userId(c.req.valid('param').id), c.req.valid('json').password)
     return c.body(null, 200)
   })
   .openapi(getMeRoute, async (c) => c.json(await describeCaller(c.var.db, c.var.principal), 200))

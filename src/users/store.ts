@@ -1,8 +1,9 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { apiTokens, projectMembers, roles, sessions, users } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { notFound, validationError } from '../http/errors.js'
-import { recordEvents, type Actor } from '../events/store.js'
+import { notFound, validationError } from '../core/errors.js'
+import { recordEvents } from '../events/store.js'
+import type { Author } from '../core/principal.js'
 import { avatarUrl } from './avatar.js'
 import { trySend, type EmailTransport } from './email.js'
 import { hashPassword } from './passwords.js'
@@ -73,10 +74,11 @@ export interface CreateUserOptions {
 }
 
 /**
- * Operation 10. Creates the user with a single-use invite link, and, after the commit, sends the welcome
+ * Creates the user with a single-use invite link, and, after the commit, sends the welcome
  * e-mail when asked and a transport is configured. Emits `user-created`.
  */
-export async function createUser(db: Db, actor: Actor, now: Date, input: CreateUser, options: CreateUserOptions) {
+export async function createUser(db: Db, caller: Author, input: CreateUser, options: CreateUserOptions) {
+  const { actor, now } = caller
   const username = input.username || undefined
   const email = input.email || undefined
   if (!username && !email) throw validationError('You must specify username or email')
@@ -124,7 +126,8 @@ export async function getUser(db: Db, id: number): Promise<UserView> {
 }
 
 /** Changes the fields given (an empty string counts as absent). Emits `user-updated`. */
-export async function updateUser(db: Db, actor: Actor, now: Date, id: number, input: UpdateUser): Promise<UserView> {
+export async function updateUser(db: Db, caller: Author, id: number, input: UpdateUser): Promise<UserView> {
+  const { actor, now } = caller
   return db.transaction(async (tx) => {
     const before = await lockUser(tx, id)
     const role = input.rootRole === undefined ? undefined : await resolveRole(tx, input.rootRole)
@@ -147,7 +150,8 @@ export async function updateUser(db: Db, actor: Actor, now: Date, id: number, in
  * Deletes the user: the row stays (events and flags still name it) but loses its e-mail, username and
  * password, so both can be used again; sessions, personal access tokens and project roles go. Emits `user-deleted`.
  */
-export async function deleteUser(db: Db, actor: Actor, now: Date, id: number): Promise<void> {
+export async function deleteUser(db: Db, caller: Author, id: number): Promise<void> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     const before = await lockUser(tx, id)
     await tx.update(users).set({ deletedAt: now, email: null, username: null, passwordHash: null }).where(eq(users.id, id))
@@ -163,7 +167,8 @@ export async function deleteUser(db: Db, actor: Actor, now: Date, id: number): P
  * Sets a new password (already hashed): failed sign-ins are forgotten (this is how an admin unlocks an
  * account), other sessions end and open links stop working. Emits `user-updated` noting the change, without the hash.
  */
-export async function setPassword(tx: Db, actor: Actor, now: Date, id: number, passwordHash: string): Promise<void> {
+export async function setPassword(tx: Db, caller: Author, id: number, passwordHash: string): Promise<void> {
+  const { actor, now } = caller
   const before = await lockUser(tx, id)
   const [after] = await tx.update(users).set({ passwordHash, loginAttempts: 0 }).where(eq(users.id, id)).returning()
   await tx.delete(sessions).where(eq(sessions.userId, id))
@@ -173,9 +178,10 @@ export async function setPassword(tx: Db, actor: Actor, now: Date, id: number, p
   ])
 }
 
-export async function changeUserPassword(db: Db, actor: Actor, now: Date, id: number, password: string): Promise<void> {
+export async function changeUserPassword(db: Db, caller: Author, id: number, password: string): Promise<void> {
+  const { actor, now } = caller
   const passwordHash = await hashPassword(password)
-  await db.transaction((tx) => setPassword(tx, actor, now, id, passwordHash))
+  await db.transaction((tx) => setPassword(tx, { actor, now }, id, passwordHash))
 }
 
 /** Active users with the Admin root role (for the personal dashboard). */

@@ -1,7 +1,6 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { actorOf } from '../http/auth.js'
-import { Permission, requirePermission } from '../http/permissions.js'
+import { Permission } from '../core/permissions.js'
 import { featureEnvironmentPathParams, featurePathParams, PatchSchema } from '../flags/schemas.js'
 import { requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { FeatureVariantsSchema, VariantsInputSchema } from './schemas.js'
@@ -16,6 +15,7 @@ const variantRules =
 const patchVariants = adminRoute({
   method: 'patch',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE_VARIANTS, project: 'projectId' },
   path: '/api/admin/projects/{projectId}/features/{featureName}/variants',
   operationId: 'patchFeatureVariants',
   tags,
@@ -40,6 +40,7 @@ const getEnvVariants = adminRoute({
 const putEnvVariants = adminRoute({
   method: 'put',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS, project: 'projectId', environment: 'environment' },
   path: envPath,
   operationId: 'overwriteEnvironmentFeatureVariants',
   tags,
@@ -52,6 +53,7 @@ const putEnvVariants = adminRoute({
 const patchEnvVariants = adminRoute({
   method: 'patch',
   'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS, project: 'projectId', environment: 'environment' },
   path: envPath,
   operationId: 'patchEnvironmentsFeatureVariants',
   tags,
@@ -64,9 +66,8 @@ const patchEnvVariants = adminRoute({
 export const variantRoutes = createRouter()
   .openapi(patchVariants, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE_VARIANTS, { project: projectId })
     await requireDirectChangeAllowed(c, projectId)
-    const variants = await patchFeatureVariants(c.var.db, actorOf(c.var.principal), c.var.clock(), projectId, featureName, c.req.valid('json'), c.var.flagStates)
+    const variants = await patchFeatureVariants(c.var.db, c.var.caller, projectId, featureName, c.req.valid('json'), c.var.flagStates)
     return c.json({ version: 1, variants }, 200)
   })
   .openapi(getEnvVariants, async (c) => {
@@ -75,15 +76,13 @@ export const variantRoutes = createRouter()
   })
   .openapi(putEnvVariants, async (c) => {
     const p = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS, { project: p.projectId, environment: p.environment })
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
-    const variants = await setEnvironmentVariants(c.var.db, actorOf(c.var.principal), c.var.clock(), p, { replace: c.req.valid('json') }, c.var.flagStates)
+    const variants = await setEnvironmentVariants(c.var.db, c.var.caller, p, { replace: c.req.valid('json') }, c.var.flagStates)
     return c.json({ version: 1, variants }, 200)
   })
   .openapi(patchEnvVariants, async (c) => {
     const p = c.req.valid('param')
-    requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS, { project: p.projectId, environment: p.environment })
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
-    const variants = await setEnvironmentVariants(c.var.db, actorOf(c.var.principal), c.var.clock(), p, { patch: c.req.valid('json') }, c.var.flagStates)
+    const variants = await setEnvironmentVariants(c.var.db, c.var.caller, p, { patch: c.req.valid('json') }, c.var.flagStates)
     return c.json({ version: 1, variants }, 200)
   })

@@ -1,9 +1,11 @@
 import { and, eq, sql } from 'drizzle-orm'
 import { featureEnvironments } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import { notFound } from '../http/errors.js'
+import { notFound } from '../core/errors.js'
 import { zodValidationError } from '../http/openapi.js'
-import { eventsStatement, guardPassed, recordEvents, type Actor, type EventTag, type NewEvent } from '../events/store.js'
+import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
+import type { EventTag, NewEvent } from '../events/types.js'
+import type { Author } from '../core/principal.js'
 import { featureEnvironmentOf, lockForChange, requireFeature } from '../flags/lock.js'
 import { eventTagsOf, guardSql, guardValues, nextState, writeOptimistically, type FlagStates } from '../flags/states.js'
 import { applyJsonPatch } from '../flags/store.js'
@@ -34,11 +36,12 @@ const writeEnvironmentVariants = eventsStatement('flagpost_write_environment_var
 })
 
 /**
- * Operation 4: patches the flag's variants (those of its first environment) and stores the result in
+ * PATCH /api/admin/projects/{projectId}/features/{featureName}/variants: patches the flag's variants (those of its first environment) and stores the result in
  * every environment, all or none (unlike Unleash). One `feature-variants-updated` event per environment,
  * each with that environment's old variants. Written optimistically (see src/flags/states.ts).
  */
-export async function patchFeatureVariants(db: Db, actor: Actor, now: Date, projectId: string, featureName: string, operations: PatchOperation[], states?: FlagStates) {
+export async function patchFeatureVariants(db: Db, caller: Author, projectId: string, featureName: string, operations: PatchOperation[], states?: FlagStates) {
+  const { actor, now } = caller
   const change = (project: string, tags: EventTag[], envs: { environment: string; variants: unknown[] }[]) => {
     const variants = toVariants(applyJsonPatch(envs[0]?.variants ?? [], operations))
     const events = envs.map((e): NewEvent => ({ type: 'feature-variants-updated', project, featureName, environment: e.environment, data: { variants }, preData: { variants: e.variants }, tags }))
@@ -74,12 +77,12 @@ export async function getEnvironmentVariants(db: Db, projectId: string, featureN
  */
 export async function setEnvironmentVariants(
   db: Db,
-  actor: Actor,
-  now: Date,
+  caller: Author,
   target: { projectId: string; featureName: string; environment: string },
   change: { replace: unknown } | { patch: PatchOperation[] },
   states?: FlagStates,
 ) {
+  const { actor, now } = caller
   const missing = () => notFound(`Could not find environment ${target.environment} for feature flag ${target.featureName}`)
   const changed = (project: string, tags: EventTag[], before: Variant[]) => {
     const variants = toVariants('replace' in change ? change.replace : applyJsonPatch(before, change.patch))

@@ -1,4 +1,4 @@
-import { validationError, type ErrorDetail } from '../http/errors.js'
+import { validationError, type ErrorDetail } from '../core/errors.js'
 import type { Variant, VariantInput } from './schemas.js'
 
 export const TOTAL_WEIGHT = 1000

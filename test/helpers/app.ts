@@ -3,7 +3,7 @@ import { inject } from 'vitest'
 import { createApp, type AppDeps } from '../../src/app.js'
 import { openPglite } from '../../src/db-node.js'
 import { createToken } from '../../src/api-tokens/store.js'
-import { SYSTEM_ACTOR } from '../../src/events/store.js'
+import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 
 /** A fresh database (a copy of the migrated template) and the app on top of it, with an admin token. */
 export async function createTestApp(options: { now?: () => Date; delivery?: AppDeps['delivery']; publicUrl?: string; email?: AppDeps['email']; sdk?: AppDeps['sdk']; background?: AppDeps['background'] } = {}) {
@@ -12,7 +12,7 @@ export async function createTestApp(options: { now?: () => Date; delivery?: AppD
   const clock = options.now ?? (() => new Date())
   const app = createApp({ db: () => database.db, clock, delivery: options.delivery, publicUrl: options.publicUrl, email: options.email, sdk: options.sdk, background: options.background })
   const adminToken = (
-    await createToken(database.db, SYSTEM_ACTOR, clock(), { tokenName: 'test-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })
+    await createToken(database.db, { actor: SYSTEM_ACTOR, now: clock() }, { tokenName: 'test-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })
   ).secret
 
   /** Calls the app like an HTTP client; `body` objects are sent as JSON. */

@@ -6,7 +6,7 @@ import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres.js'
 import { createToken } from '../../src/api-tokens/store.js'
-import { SYSTEM_ACTOR } from '../../src/events/store.js'
+import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { buildWorker, readWranglerConfig } from './build.js'
 
 let tempDir: string | undefined
@@ -25,7 +25,7 @@ beforeAll(async () => {
   const scriptPath = built.value
   const pg = started.value
   adminToken = (
-    await createToken(pg.database.db, SYSTEM_ACTOR, new Date(), { tokenName: 'workerd-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })
+    await createToken(pg.database.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'workerd-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })
   ).secret
 
   mf = new Miniflare({

@@ -1,7 +1,5 @@
-import type { MiddlewareHandler } from 'hono'
 import { noAccess } from './errors.js'
-import type { Principal } from './auth.js'
-import type { AppEnv } from './context.js'
+import type { Principal } from './principal.js'
 
 /** Permission names, as Unleash spells them. ADMIN implies every other one. */
 export const Permission = {
@@ -106,14 +104,3 @@ export function requirePermission(principal: Principal, permission: PermissionNa
   const project = scope.project ? ` in project=${scope.project}` : ''
   throw noAccess(`You need permission=${permission}${where}${project} to perform this action`)
 }
-
-/**
- * Route middleware for an instance-wide permission: checked before the request is validated, so a
- * caller without it learns nothing from how its input is judged.
- */
-export const permissionFirst =
-  (permission: PermissionName): MiddlewareHandler<AppEnv> =>
-  async (c, next) => {
-    requirePermission(c.var.principal, permission)
-    await next()
-  }

@@ -1,0 +1,17 @@
+import type { Context } from 'hono'
+import type { EmailTransport } from './email.js'
+
+/** What user accounts need from the deployment: where links point, and how e-mail leaves (none: no e-mail is sent). */
+export interface AccountSettings {
+  publicUrl?: string
+  email?: EmailTransport
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    accounts: AccountSettings
+  }
+}
+
+/** The origin links in e-mails and responses point to: the configured public URL, else the request's origin. */
+export const publicBaseUrl = (c: Context) => (c.var.accounts.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '')

@@ -128,7 +128,7 @@ export const flagRoutes = createRouter()
   .openapi(getFeatures, async (c) => {
     const { projectId } = c.req.valid('param')
     if (!(await projectExists(c.var.db, projectId))) throw notFound(`Could not find project ${projectId}`)
-    return c.json({ version: 1, features: await loadFeatures(c.var.db, { project: projectId }, { principal: principalKey(c.var.principal), now: c.var.clock() }) }, 200)
+    return c.json({ version: 1, features: await loadFeatures(c.var.db, projectId, { principal: principalKey(c.var.principal), now: c.var.clock() }) }, 200)
   })
   .openapi(getFeature, async (c) => {
     const { projectId, featureName } = c.req.valid('param')

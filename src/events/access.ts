@@ -1,4 +1,4 @@
-import { notInArray, sql, type SQL } from 'drizzle-orm'
+import { and, notInArray, sql, type SQL } from 'drizzle-orm'
 import { events } from '../../schema/index.js'
 import type { Principal } from '../core/principal.js'
 import { hasPermission, Permission } from '../core/permissions.js'
@@ -13,10 +13,15 @@ const ADMIN_EVENT_PREFIXES = ['user-', 'pat-', 'api-token-', 'service-account-',
 
 export const ADMIN_ONLY_EVENT_TYPES: readonly string[] = EVENT_TYPES.filter((type) => ADMIN_EVENT_PREFIXES.some((prefix) => type.startsWith(prefix)))
 
-/** Which events a caller may read: `condition` for the query (undefined: all), `key` naming it in the count cache ('' for all). */
+/**
+ * Which events a caller may read: `condition` for the query (undefined: all), `key` naming it in the count cache
+ * ('' for all), and the values it depends on.
+ */
 export interface EventAccess {
   condition: SQL | undefined
   key: string
+  admin: boolean
+  hiddenProjects: readonly string[]
 }
 
 /**
@@ -30,7 +35,14 @@ export function eventAccess(principal: Principal, hidden: readonly string[]): Ev
   if (!admin) conditions.push(notInArray(events.type, [...ADMIN_ONLY_EVENT_TYPES]))
   const visible = visibleProjectCondition(events.project, hidden)
   if (visible) conditions.push(visible)
-  if (conditions.length === 0) return { condition: undefined, key: '' }
+  if (conditions.length === 0) return { condition: undefined, key: '', admin, hiddenProjects: hidden }
   // The key spells out everything the condition depends on, so a cached total is never read under another condition.
-  return { condition: conditions.length === 1 ? conditions[0] : sql`(${sql.join(conditions, sql` and `)})`, key: JSON.stringify({ adminOnlyTypesHidden: admin ? [] : ADMIN_EVENT_PREFIXES, hiddenProjects: hidden }) }
+  const key = JSON.stringify({ adminOnlyTypesHidden: admin ? [] : ADMIN_EVENT_PREFIXES, hiddenProjects: hidden })
+  return { condition: conditions.length === 1 ? conditions[0] : sql`(${sql.join(conditions, sql` and `)})`, key, admin, hiddenProjects: hidden }
 }
+
+/**
+ * The condition of every caller who is not an admin as one text, for prepared statements: the private projects
+ * hidden from them are the placeholder `hiddenProjects` (an array, maybe empty). Admins read every event.
+ */
+export const nonAdminAccessCondition = () => and(notInArray(events.type, [...ADMIN_ONLY_EVENT_TYPES]), visibleProjectCondition(events.project, sql.placeholder('hiddenProjects')))

@@ -52,7 +52,7 @@ export interface CountRead {
  * events in the filter's index instead). A first count is cached from this statement's snapshot, so `quiet`
  * is asked here, and only then: taking a transaction id makes the search write a commit record.
  */
-export function countColumn(filterKey: string, where: SQL | undefined): SQL {
+export function countColumn(filterKey: unknown, where: SQL | undefined): SQL {
   return sql`(select json_build_array(c.n, c.up_to_id, m.max_id, t.counted,
       case when c.up_to_id is null and t.counted >= ${sql.raw(String(CACHE_FROM))} then ${quiet} end)::text
     from (select max(${events.id}) as max_id from ${events}) m

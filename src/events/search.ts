@@ -1,11 +1,11 @@
 import { and, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import { events } from '../../schema/index.js'
-import { queryRows, type Db } from '../db.js'
+import { queryRows, statement, type Db } from '../db.js'
 import { validationError } from '../core/errors.js'
 import { countColumn, keepCountCache, readCount, totalOf } from './count-cache.js'
 import type { EventSearchQuery } from './schemas.js'
 import { isEventType, type EventType } from './types.js'
-import type { EventAccess } from './access.js'
+import { nonAdminAccessCondition, type EventAccess } from './access.js'
 
 type EventRow = typeof events.$inferSelect
 
@@ -84,7 +84,7 @@ const eventFields = sql.raw(
 )
 
 /** A scalar subquery: one page of the events matching `where`, newest first (created_at, then id), as a JSON array. */
-function pageColumn(where: SQL | undefined, page: { offset: number; limit: number }): SQL {
+function pageColumn(where: SQL | undefined, page: { offset: unknown; limit: unknown }): SQL {
   return sql`(select coalesce(json_agg(v order by e.created_at desc, e.id desc), '[]')::text
     from (select * from ${events} ${where ? sql`where ${where}` : sql``} order by ${events.createdAt} desc, ${events.id} desc limit ${page.limit} offset ${page.offset}) e
     cross join lateral (${eventFields}) v)`
@@ -100,13 +100,14 @@ const withAccess = (filterKey: string, access: EventAccess) => (access.key === '
 /** The event search (GET /api/admin/search/events): newest first (created_at, then id), with the total number of matches. The answer's JSON text. */
 export async function searchEventsJson(db: Db, q: EventSearchQuery, access: EventAccess, now: Date): Promise<string> {
   const { offset, limit, ...filters } = q
+  const conditions = searchConditions(filters)
   // Which index serves a filter best depends on its values: how common a project or type is, and when its
   // events happened (a project whose events are all old is found by its own index, not by walking the
-  // newest events). A generic plan of a prepared statement cannot know that, so filtered searches are
-  // planned for their values on every call. Without filters (or with days only) there is one right plan,
-  // and the statement is prepared.
-  const planForValues = filters.query !== undefined || filters.feature !== undefined || filters.project !== undefined || filters.type !== undefined || filters.createdBy !== undefined
-  const { events, total } = await pageAndTotal(db, withAccess(filterKeyOf(filters), access), and(...searchConditions(filters), access.condition), { offset, limit }, !planForValues, now)
+  // newest events). A generic plan of a prepared statement cannot know that, so filtered searches (days
+  // too) are planned for their values on every call. Without filters there is one right plan, and the
+  // statement is prepared.
+  const prepared = conditions.length === 0 ? { reads: everyEvent, values: {} } : undefined
+  const { events, total } = await pageAndTotal(db, withAccess(filterKeyOf(filters), access), and(...conditions, access.condition), { offset, limit }, access, now, prepared)
   return `{"events":${events},"total":${total}}`
 }
 
@@ -115,13 +116,52 @@ export async function searchEventsJson(db: Db, q: EventSearchQuery, access: Even
  * the search's for `feature=IS:<name>` (same condition, same cached count).
  */
 export async function featureEventsJson(db: Db, featureName: string, page: { offset: number; limit: number }, access: EventAccess, now: Date): Promise<string> {
-  const { events: list, total } = await pageAndTotal(db, withAccess(filterKeyOf({ feature: `IS:${featureName}` }), access), and(eq(events.featureName, featureName), access.condition), page, true, now)
+  const filterKey = withAccess(filterKeyOf({ feature: `IS:${featureName}` }), access)
+  const prepared = { reads: flagEvents, values: { feature: featureName } }
+  const { events: list, total } = await pageAndTotal(db, filterKey, and(eq(events.featureName, featureName), access.condition), page, access, now, prepared)
   return `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":${list},"totalEvents":${total}}`
 }
 
-/** One page of the events matching `where` (JSON text) and their total, in one statement; keeps the total's cache. */
-async function pageAndTotal(db: Db, filterKey: string, where: SQL | undefined, page: { offset: number; limit: number }, prepared: boolean, now: Date) {
-  const [row] = await queryRows<{ events: string; count: string }>(db, sql`select ${pageColumn(where, page)} as events, ${countColumn(filterKey, where)} as count`, { prepared })
+/** One page of the events matching `where` and their total, as columns `events` (JSON text) and `count` (see countColumn). */
+const pageAndTotalSql = (filterKey: unknown, where: SQL | undefined, page: { offset: unknown; limit: unknown }) =>
+  sql`select ${pageColumn(where, page)} as events, ${countColumn(filterKey, where)} as count`
+
+/**
+ * `pageAndTotalSql` of the events matching `where` (SQL with placeholders) as prepared statements: one for
+ * admins, who read every event, and one for everyone else (see nonAdminAccessCondition).
+ */
+function preparedReads(name: string, where?: SQL) {
+  const read = (statementName: string, access: SQL | undefined) =>
+    statement<PageAndTotal>(statementName, () => pageAndTotalSql(sql.placeholder('filterKey'), and(where, access), { offset: sql.placeholder('offset'), limit: sql.placeholder('limit') }))
+  return { admin: read(name, undefined), nonAdmin: read(`${name}_for_non_admins`, nonAdminAccessCondition()) }
+}
+
+type PageAndTotal = { events: string; count: string }
+
+const everyEvent = preparedReads('flagpost_event_search')
+const flagEvents = preparedReads('flagpost_feature_events', eq(events.featureName, sql.placeholder('feature')))
+
+/**
+ * One page of the events matching `where` (JSON text) and their total, in one statement; keeps the total's cache.
+ * With `prepared` (reads that select what `where` does), it runs as the read for the caller's access. An admin
+ * with hidden projects has neither (eventAccess is never given one: admins see every project).
+ */
+async function pageAndTotal(
+  db: Db,
+  filterKey: string,
+  where: SQL | undefined,
+  page: { offset: number; limit: number },
+  access: EventAccess,
+  now: Date,
+  prepared?: { reads: ReturnType<typeof preparedReads>; values: Record<string, unknown> },
+) {
+  const values = { ...prepared?.values, filterKey, offset: page.offset, limit: page.limit }
+  const [row] =
+    prepared && !access.admin
+      ? await prepared.reads.nonAdmin(db, { ...values, hiddenProjects: [...access.hiddenProjects] })
+      : prepared && access.hiddenProjects.length === 0
+        ? await prepared.reads.admin(db, values)
+        : await queryRows<PageAndTotal>(db, pageAndTotalSql(filterKey, where, page))
   const count = readCount(row!.count)
   await keepCountCache(db, filterKey, where, count, now)
   return { events: row!.events, total: totalOf(count) }

@@ -23,9 +23,10 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
     for (const statement of alongside) await tx.execute(statement)
     return 0
   }
+  if (alongside.length === 0) return (await writeEvents(tx, actor, createdAt, list, {})).written
+  // The text varies with the changes alongside: planned on every call (the hot writes are eventsStatements of their own).
   const text = eventsSql({ createdAt, createdBy: actor.createdBy, createdByUserId: actor.createdByUserId, events: eventRowsJson(actor, list) }, alongside, options.guarded ?? false)
-  // The text depends only on the change alongside: it runs as a prepared statement.
-  const [result] = await queryRows<{ written: number }>(tx, text, { prepared: true })
+  const [result] = await queryRows<{ written: number }>(tx, text)
   return result?.written ?? 0
 }
 
@@ -47,6 +48,9 @@ export function eventsStatement<R = never>(name: string, parts: { alongside: SQL
     return { written: result?.written ?? 0, returned: result?.returned ?? null }
   }
 }
+
+/** `recordEvents` with nothing alongside: most writes. */
+const writeEvents = eventsStatement('flagpost_record_events', { alongside: [] })
 
 /**
  * The events as one JSON value, unpacked by Postgres: the statement's text is the same for any number of

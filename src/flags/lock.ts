@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm'
 import { environments, featureEnvironments, featureLifecycles, features, featureStrategies, featureTags } from '../../schema/index.js'
-import { runPrepared, type Db } from '../db.js'
+import { statement, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import type { EventTag } from '../events/types.js'
 import { stageRankOf } from './lifecycle.js'
@@ -65,41 +65,49 @@ export interface LockedFeatureEnvironment extends LockedFeature {
   stage: string
 }
 
-// Spelled out: in a query of one table drizzle names its columns without the table, which inside these
-// subqueries would mean another table's column.
+// Spelled out: inside these subqueries a column named without its table could mean another table's column.
 const flagName = sql.raw('"features"."name"')
-const tagsColumn = sql<EventTag[]>`coalesce((select json_agg(json_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from ${featureTags} t where t.feature_name = ${flagName}), '[]')`
-const environmentsColumn = sql<LockedFeatureWithVariants['environments']>`coalesce((select json_agg(json_build_object('environment', fe.environment, 'variants', fe.variants) order by env.sort_order, env.name) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment where fe.feature_name = ${flagName}), '[]')`
+const tagsColumn = sql`coalesce((select json_agg(json_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from ${featureTags} t where t.feature_name = ${flagName}), '[]')`
+const environmentsColumn = sql`coalesce((select json_agg(json_build_object('environment', fe.environment, 'variants', fe.variants) order by env.sort_order, env.name) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment where fe.feature_name = ${flagName}), '[]')`
 /** The flag's version in the statement's snapshot (before any wait for its lock, and before this statement's own update). */
-const versionSeen = sql<number>`(select f.version from ${features} f where f.name = ${flagName})`
+const versionSeen = sql`(select f.version from ${features} f where f.name = ${flagName})`
 
-const environmentColumns = (environment: string) => ({
-  environment: sql<{ enabled: boolean; variants: unknown[]; type: string } | null>`(select json_build_object('enabled', fe.enabled, 'variants', fe.variants, 'type', env.type) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment where fe.feature_name = ${flagName} and fe.environment = ${environment})`,
-  enabledStrategies: sql<number>`(select count(*) from ${featureStrategies} s where s.feature_name = ${flagName} and s.environment = ${environment} and not s.disabled)`.mapWith(Number),
-  stage: sql<string>`coalesce((select l.stage from ${featureLifecycles} l where l.feature_name = ${flagName} order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1), 'initial')`,
-})
+const environment = sql.placeholder('environment')
+const environmentColumns = sql`
+  (select json_build_object('enabled', fe.enabled, 'variants', fe.variants, 'type', env.type) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment where fe.feature_name = ${flagName} and fe.environment = ${environment}) as environment,
+  (select count(*)::int from ${featureStrategies} s where s.feature_name = ${flagName} and s.environment = ${environment} and not s.disabled) as "enabledStrategies",
+  coalesce((select l.stage from ${featureLifecycles} l where l.feature_name = ${flagName} order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1), 'initial') as stage`
 
 const featureColumns = getTableColumns(features)
-const featureColumnNames = Object.keys(featureColumns) as (keyof FeatureRow)[]
 
-/**
- * Takes the flag's lock and reads it with `extra` columns (SQL about the flag), in one prepared statement. A
- * read that had to wait for another writer is made again, now under the lock (see above).
- */
-async function lockAndRead<E extends Record<string, SQL.Aliased | SQL>>(db: Db, featureName: string, extra: E, name: string) {
-  type Found = FeatureRow & { [K in keyof E]: E[K] extends SQL<infer T> ? T : E[K] extends SQL.Aliased<infer T> ? T : never }
-  const columns = { ...featureColumns, ...extra }
-  const locking = db.update(features).set(nextVersion).where(eq(features.name, featureName)).returning({ ...columns, versionSeen })
-  const [locked] = (await runPrepared(db, locking, `${name}_locked`)) as (Found & { versionSeen: number })[]
-  if (!locked || locked.version === locked.versionSeen + 1) return locked as Found | undefined
-  const [found] = (await runPrepared(db, db.select(columns).from(features).where(eq(features.name, featureName)), name)) as Found[]
-  return found
+/** The flag's row as drizzle reads it, from the columns of `features` in a raw row (as the driver returns them). */
+function featureRowOf(raw: Record<string, unknown>): FeatureRow {
+  return Object.fromEntries(Object.entries(featureColumns).map(([key, column]) => [key, raw[column.name] === null ? null : column.mapFromDriverValue(raw[column.name])])) as FeatureRow
 }
 
-/** The flag's own columns of a read with extra columns; 404 unless it is live in the project. */
-function rowOf(found: FeatureRow | undefined, projectId: string, featureName: string): FeatureRow {
-  const row = found && (Object.fromEntries(featureColumnNames.map((k) => [k, found[k]])) as FeatureRow)
-  return liveIn(row, projectId, featureName)
+/**
+ * A flag's locking read (see above) with `extra` columns (SQL about the flag, aliased), as the statements `name`
+ * (the read made again under the lock) and `${name}_locked`. Placeholders: `name`, and those of `extra`.
+ */
+function lockingRead<E>(name: string, extra: SQL) {
+  const named = sql`${flagName} = ${sql.placeholder('name')}`
+  return {
+    locked: statement<Record<string, unknown> & E & { versionSeen: number }>(`${name}_locked`, () => sql`update ${features} set version = version + 1 where ${named} returning "features".*, ${extra}, ${versionSeen} as "versionSeen"`),
+    read: statement<Record<string, unknown> & E>(name, () => sql`select "features".*, ${extra} from ${features} where ${named}`),
+  }
+}
+
+const forChange = lockingRead<{ tags: EventTag[]; environments: LockedFeatureWithVariants['environments'] }>('flagpost_flag_for_change', sql`${tagsColumn} as tags, ${environmentsColumn} as environments`)
+const forChangeInEnvironment = lockingRead<{ tags: EventTag[]; environment: { enabled: boolean; variants: unknown[]; type: string } | null; enabledStrategies: number; stage: string }>(
+  'flagpost_flag_for_change_in_environment',
+  sql`${tagsColumn} as tags, ${environmentColumns}`,
+)
+
+/** Takes the flag's lock and reads it, in one statement. A read that had to wait for another writer is made again, now under the lock (see above). */
+async function lockAndRead<E>(db: Db, read: ReturnType<typeof lockingRead<E>>, values: Record<string, unknown>) {
+  const [locked] = await read.locked(db, values)
+  const found = !locked || locked.version === locked.versionSeen + 1 ? locked : (await read.read(db, values))[0]
+  return found && { ...found, row: featureRowOf(found) }
 }
 
 /**
@@ -112,11 +120,11 @@ export async function lockForChange(tx: Db, projectId: string, featureName: stri
 export async function lockForChange(tx: Db, projectId: string, featureName: string, environment: string): Promise<LockedFeatureEnvironment>
 export async function lockForChange(tx: Db, projectId: string, featureName: string, environment?: string): Promise<LockedFeatureWithVariants | LockedFeatureEnvironment> {
   if (environment === undefined) {
-    const found = await lockAndRead(tx, featureName, { tags: tagsColumn, environments: environmentsColumn }, 'flagpost_flag_for_change')
-    return { row: rowOf(found, projectId, featureName), tags: found!.tags, environments: found!.environments }
+    const found = await lockAndRead(tx, forChange, { name: featureName })
+    return { row: liveIn(found?.row, projectId, featureName), tags: found!.tags, environments: found!.environments }
   }
-  const found = await lockAndRead(tx, featureName, { tags: tagsColumn, ...environmentColumns(environment) }, 'flagpost_flag_for_change_in_environment')
-  const row = rowOf(found, projectId, featureName)
+  const found = await lockAndRead(tx, forChangeInEnvironment, { name: featureName, environment })
+  const row = liveIn(found?.row, projectId, featureName)
   if (!found!.environment) throw notFound(`Could not find environment ${environment} for feature flag ${featureName}`)
   const { type, ...fe } = found!.environment
   return { row, tags: found!.tags, fe, type, enabledStrategies: found!.enabledStrategies, stage: found!.stage }

@@ -1,6 +1,6 @@
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import { features } from '../../schema/index.js'
-import { queryRows, statement, type Db } from '../db.js'
+import { statement, type Db } from '../db.js'
 import type { Actor } from '../core/principal.js'
 import { notFound } from '../core/errors.js'
 import type { Strategy } from '../strategies/schemas.js'
@@ -12,12 +12,6 @@ import { EXPECTED_LIFETIME_DAYS, type Feature, type FlagType } from './schemas.j
 
 /** Unleash's id for changes made with an admin token rather than by a user. */
 export const TOKEN_USER_ID = -1337
-
-export interface FeatureQuery {
-  names?: string[]
-  project?: string
-  includeArchived?: boolean
-}
 
 /** Who is reading (their favorites) and when (staleness). */
 export interface Viewer {
@@ -60,20 +54,12 @@ export interface FeatureReadRow {
 }
 
 /**
- * Reads whole flags in one query, however many flags match: each flag with its environments,
+ * Reads the live flags of a project in one query, however many there are: each flag with its environments,
  * strategies (and their segments), tags, dependencies, lifecycle stage, collaborators and whether the
  * viewer made it a favorite, gathered by Postgres as JSON. One round trip instead of one per kind.
  */
-export async function loadFeatures(db: Db, query: FeatureQuery, viewer: Viewer): Promise<Feature[]> {
-  const filter: SQL[] = []
-  if (query.names) {
-    if (query.names.length === 0) return []
-    // One name or one array parameter: the text stays the same whatever the names (a prepared statement).
-    filter.push(query.names.length === 1 ? eq(features.name, query.names[0]!) : sql`${features.name} = any(${sql.param(query.names)}::text[])`)
-  }
-  if (query.project) filter.push(eq(features.project, query.project))
-  if (!query.includeArchived) filter.push(isNull(features.archivedAt))
-  const rows = await queryRows<FeatureReadRow>(db, featuresSql(and(...filter), viewer.principal), { prepared: true })
+export async function loadFeatures(db: Db, projectId: string, viewer: Viewer): Promise<Feature[]> {
+  const rows = await projectFeatures(db, { project: projectId, principal: viewer.principal })
   return Promise.all(rows.map(async (row) => (await toFeature(row, viewer.now)).feature))
 }
 
@@ -171,6 +157,9 @@ const collaboratorsView = (rows: FeatureReadRow['collaborators']) =>
   Promise.all(rows.map(async (c) => ({ id: c.id ?? TOKEN_USER_ID, name: c.name || 'unknown', imageUrl: await avatarUrl(c.name) })))
 
 const featureNamed = statement<FeatureReadRow>('flagpost_feature_named', () => featuresSql(sql`${features.name} = ${sql.placeholder('name')}`, sql.placeholder('principal')))
+const projectFeatures = statement<FeatureReadRow>('flagpost_project_features', () =>
+  featuresSql(sql`${features.project} = ${sql.placeholder('project')} and ${features.archivedAt} is null`, sql.placeholder('principal')),
+)
 
 /** A flag (row of `featuresSql`, or its JSON) as the API shows it, with its version (see src/flags/lock.ts). */
 export async function toFeature(row: FeatureReadRow, now: Date): Promise<{ feature: Feature; version: number; createdAtMs: number }> {

@@ -132,7 +132,7 @@ export const flagRoutes = createRouter()
   .openapi(getFeatures, async (c) => {
     const { projectId } = c.req.valid('param')
     if (!(await projectExists(c.var.db, projectId))) throw notFound(`Could not find project ${projectId}`)
-    return c.json({ version: 1, features: await loadFeatures(c.var.db, { project: projectId }, { principal: c.var.caller.key, now: c.var.caller.now }) }, 200)
+    return c.json({ version: 1, features: await loadFeatures(c.var.db, projectId, { principal: c.var.caller.key, now: c.var.caller.now }) }, 200)
   })
   .openapi(getFeature, async (c) => {
     const { projectId, featureName } = c.req.valid('param')

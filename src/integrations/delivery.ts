@@ -1,7 +1,7 @@
 import { inArray, sql } from 'drizzle-orm'
 import Mustache from 'mustache'
 import { addons, events, integrationEvents, integrationOutbox } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { queryRows, type Db } from '../db.js'
 import { eventView, type EventView } from '../events/search.js'
 import { parseCustomHeaders, webhookUrlProblem } from './webhook-target.js'
 
@@ -96,7 +96,7 @@ async function sendWebhook(parameters: Record<string, string>, event: EventView,
 
 /** Takes up to BATCH queued deliveries that nobody else is making (SKIP LOCKED), marking them as under way. */
 async function claim(db: Db, now: Date) {
-  const result = await db.execute(sql`
+  const claimed = await queryRows<{ id: string | number; integration_id: number; event_id: string | number }>(db, sql`
     update ${integrationOutbox} set claimed_at = ${now}
     where id in (
       select id from ${integrationOutbox}
@@ -105,7 +105,7 @@ async function claim(db: Db, now: Date) {
       for update skip locked
     )
     returning id, integration_id, event_id`)
-  return (result as unknown as { rows: { id: string | number; integration_id: number; event_id: string | number }[] }).rows.map((r) => ({
+  return claimed.map((r) => ({
     id: Number(r.id),
     integrationId: Number(r.integration_id),
     eventId: Number(r.event_id),

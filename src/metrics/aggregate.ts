@@ -1,6 +1,6 @@
 import { and, asc, count, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm'
 import { clientApplications, clientMetricsHourly, clientMetricsInbox, clientMetricsVariantsHourly } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { queryRows, type Db } from '../db.js'
 import type { Clock } from '../core/clock.js'
 import { recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
@@ -133,7 +133,6 @@ const saturated = (n: number) => Math.min(n, Number.MAX_SAFE_INTEGER)
 const BIGINT_MAX = sql.raw('9223372036854775807')
 
 const json = (value: unknown) => sql`${JSON.stringify(value)}::jsonb`
-const rowsOf = <T>(result: unknown) => ((result as { rows?: T[] }).rows ?? []) as T[]
 
 /** Upserts the batch's applications in name order (so concurrent batches lock them in one order) and announces new ones. */
 async function foldApplications(tx: Db, now: Date, rows: InboxRow[]) {
@@ -150,7 +149,7 @@ async function foldApplications(tx: Db, now: Date, rows: InboxRow[]) {
     if (row.kind === 'register' && Array.isArray(payload.strategies)) app.strategies = payload.strategies
   }
   const list = [...apps.values()].sort((a, b) => (a.app_name < b.app_name ? -1 : a.app_name > b.app_name ? 1 : 0))
-  const result = await tx.execute(sql`
+  const upserted = await queryRows<{ app_name: string; inserted: boolean }>(tx, sql`
     insert into client_applications (app_name, created_at, created_by, seen_at, sdk_version, strategies)
     select v.app_name, v.created_at, v.created_by, v.seen_at, v.sdk_version, v.strategies
     from jsonb_to_recordset(${json(list)}) as v(app_name text, created_at timestamptz, created_by text, seen_at timestamptz, sdk_version text, strategies jsonb)
@@ -160,7 +159,7 @@ async function foldApplications(tx: Db, now: Date, rows: InboxRow[]) {
       sdk_version = coalesce(excluded.sdk_version, client_applications.sdk_version),
       strategies = coalesce(excluded.strategies, client_applications.strategies)
     returning app_name, (xmax = 0) as inserted`)
-  const created = rowsOf<{ app_name: string; inserted: boolean }>(result).filter((r) => r.inserted)
+  const created = upserted.filter((r) => r.inserted)
   // Each new application is attributed to the token that reported it first.
   const byActor = new Map<string, NewEvent[]>()
   for (const { app_name } of created) {

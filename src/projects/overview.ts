@@ -3,7 +3,7 @@ import { environments, events, favoriteFeatures, favoriteProjects, featureEnviro
 import { buildOnce } from '../client-api/in-flight.js'
 import { Lru } from '../client-api/lru.js'
 import { revisionColumn, revisionOf } from '../client-api/revision.js'
-import { queryRows, type Db } from '../db.js'
+import { queryRows, statement, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import { loadFeatures } from '../flags/read.js'
 import { EXPECTED_LIFETIME_DAYS } from '../flags/schemas.js'
@@ -39,7 +39,7 @@ async function projectStats(db: Db, projectId: string, now: Date) {
   const past = new Date(now.getTime() - 2 * WINDOW_DAYS * DAY_MS)
   // The current window ends now, inclusive; the past window ends where the current one starts.
   const inWindow = (column: unknown, from: Date, to: Date) => (to === now ? sql`${column} >= ${from} and ${column} <= ${to}` : sql`${column} >= ${from} and ${column} < ${to}`)
-  const result = await db.execute(sql`
+  const [row = {}] = await queryRows<Record<string, string | number | null>>(db, sql`
     select
       (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.createdAt, current, now)}) as created_current,
       (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.createdAt, past, current)}) as created_past,
@@ -57,8 +57,6 @@ async function projectStats(db: Db, projectId: string, now: Date) {
         group by f.name, f.created_at
       ) as first_enablings) as avg_time_to_prod
   `)
-  // Every driver (PGlite, node-postgres, Neon) answers raw SQL with `{ rows }`.
-  const row = (result as unknown as { rows: Record<string, string | number | null>[] }).rows[0] ?? {}
   const n = (key: string) => Number(row[key] ?? 0)
   return {
     avgTimeToProdCurrentWindow: Math.round(n('avg_time_to_prod') * 10) / 10,
@@ -72,6 +70,20 @@ async function projectStats(db: Db, projectId: string, now: Date) {
   }
 }
 
+// The placeholders are read through subqueries: planned without their values, the plan does not depend on
+// them, so Postgres keeps one plan for the prepared statement instead of planning every call.
+const project = sql`(select ${sql.placeholder('project')}::text)`
+const viewer = sql`(select ${sql.placeholder('principal')}::text)`
+/** What a cached overview does not cover (see projectOverviewJson): the revision, the flags' lastSeenAt, the members, and the viewer's favorites. */
+const overviewMarkers = statement<{ revision: [string, string, number]; last_seen: string; members: string; favorites: string[]; favorite: boolean }>('flagpost_project_overview', () => sql`
+    select ${revisionColumn} as revision,
+      (select count(fe.last_seen_at)::text || '/' || coalesce(sum(extract(epoch from fe.last_seen_at)), 0)::text
+        from ${featureEnvironments} fe join ${features} f on f.name = fe.feature_name where f.project = ${project}) as last_seen,
+      (select count(*)::text || '/' || coalesce(max(m.created_at)::text, '') from ${projectMembers} m where m.project_id = ${project}) as members,
+      coalesce((select json_agg(ff.feature_name) from ${favoriteFeatures} ff join ${features} f on f.name = ff.feature_name
+        where ff.principal = ${viewer} and f.project = ${project}), '[]') as favorites,
+      exists (select 1 from ${favoriteProjects} fp where fp.principal = ${viewer} and fp.project = ${project}) as favorite`)
+
 /**
  * The project overview (GET /api/admin/projects/{projectId}) as JSON. Building it is heavy (every flag in full, the windowed statistics), so it is
  * built once per project and configuration revision and kept serialized in `cache`; a request then
@@ -84,22 +96,7 @@ async function projectStats(db: Db, projectId: string, now: Date) {
  * those may lag by up to that long. Favorites are the viewer's own, so they are filled in per request.
  */
 export async function projectOverviewJson(db: Db, cache: OverviewCache, projectId: string, principal: string, now: Date): Promise<string | Uint8Array> {
-  // The parameters are read through subqueries: planned without their values, the plan does not depend
-  // on them, so Postgres keeps one plan for the prepared statement instead of planning every call.
-  const project = sql`(select ${projectId}::text)`
-  const viewer = sql`(select ${principal}::text)`
-  const [fresh] = await queryRows<{ revision: [string, string, number]; last_seen: string; members: string; favorites: string[]; favorite: boolean }>(
-    db,
-    sql`
-    select ${revisionColumn} as revision,
-      (select count(fe.last_seen_at)::text || '/' || coalesce(sum(extract(epoch from fe.last_seen_at)), 0)::text
-        from ${featureEnvironments} fe join ${features} f on f.name = fe.feature_name where f.project = ${project}) as last_seen,
-      (select count(*)::text || '/' || coalesce(max(m.created_at)::text, '') from ${projectMembers} m where m.project_id = ${project}) as members,
-      coalesce((select json_agg(ff.feature_name) from ${favoriteFeatures} ff join ${features} f on f.name = ff.feature_name
-        where ff.principal = ${viewer} and f.project = ${project}), '[]') as favorites,
-      exists (select 1 from ${favoriteProjects} fp where fp.principal = ${viewer} and fp.project = ${project}) as favorite`,
-    { prepared: true },
-  )
+  const [fresh] = await overviewMarkers(db, { project: projectId, principal })
   const key = [projectId, revisionOf(fresh?.revision).key, fresh?.last_seen, fresh?.members, Math.floor(now.getTime() / STATS_BUCKET_MS)].join('\n')
   let entry = cache.entries.get(key)
   if (!entry) {
@@ -165,7 +162,7 @@ export async function projectOverview(db: Db, projectId: string, principal: stri
     db.select({ project: favoriteProjects.project }).from(favoriteProjects).where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.principal, principal))),
     projectHealth(db, projectId, now),
     projectStats(db, projectId, now),
-    loadFeatures(db, { project: projectId }, { principal, now }),
+    loadFeatures(db, projectId, { principal, now }),
   ])
   return {
     stats,

@@ -1,4 +1,4 @@
-import { eq, isNull, or, sql, type SQL } from 'drizzle-orm'
+import { eq, isNull, or, Placeholder, sql, type SQL } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import type { MiddlewareHandler } from 'hono'
 import { features, projects } from '../../schema/index.js'
@@ -49,10 +49,12 @@ export function hiddenProjectsOf(c: AppContext): Promise<string[]> {
 
 /**
  * SQL keeping the rows whose project (`column`) is not hidden: undefined when nothing is hidden. Rows with no
- * project (instance-level events, global segments) are kept.
+ * project (instance-level events, global segments) are kept. `hidden` may be a prepared statement's placeholder
+ * (an array, maybe empty).
  */
-export function visibleProjectCondition(column: AnyPgColumn, hidden: readonly string[]): SQL | undefined {
-  // One array parameter, so the statement's text (and its prepared name) is the same however many are hidden.
+export function visibleProjectCondition(column: AnyPgColumn, hidden: readonly string[] | Placeholder): SQL | undefined {
+  if (hidden instanceof Placeholder) return or(isNull(column), sql`${column} <> all(${hidden}::text[])`)
+  // One array parameter, so the statement's text is the same however many are hidden.
   return hidden.length === 0 ? undefined : or(isNull(column), sql`${column} <> all(${sql.param([...hidden])}::text[])`)
 }
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createFlag, createProject, enableFlag, fresh, ok } from './helpers/factories.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let now = new Date('2025-03-01T10:00:00.000Z')
@@ -13,7 +14,6 @@ let viewer: TestUser
 beforeAll(async () => {
   t = await createTestApp({ now: () => now })
   viewer = await createSignedInUser(t, 'vera', 'Viewer')
-  await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
 })
 afterAll(() => t.close())
 
@@ -29,23 +29,50 @@ const snapshot = () =>
     (select json_agg(l order by l.feature_name, l.stage) from feature_lifecycles l) as lifecycles,
     (select count(*) from events) as events`)
 
-const times: Record<string, string> = {}
+/**
+ * A fresh flag tagged `life`, taken (a minute apart) through the stages up to `until`: live is switched on in
+ * development then production; completed is kept with variant1. Answers its name and when it entered each stage.
+ */
+async function flagThrough(until: 'initial' | 'live' | 'completed' = 'initial') {
+  const times: Record<string, string> = { created: now.toISOString() }
+  const { name } = await createFlag(t, { name: fresh('journey'), tags: [{ value: 'life' }] })
+  if (until === 'initial') return { journey: name as string, times }
+  times.preLive = tick()
+  await enableFlag(t, name, 'development')
+  times.live = tick()
+  await enableFlag(t, name, 'production')
+  if (until === 'completed') {
+    times.completed = tick()
+    await ok(t, 'POST', `${lifecyclePath(name)}/complete`, { status: 'kept', statusValue: 'variant1' })
+  }
+  return { journey: name as string, times }
+}
+
+/** A fresh flag archived a minute after it was created. */
+async function retiredFlag() {
+  const { name } = await createFlag(t, { name: fresh('retired') })
+  tick()
+  expect((await t.call('DELETE', `${P}/features/${name}`)).status).toBe(202)
+  return name as string
+}
 
 describe('reading the lifecycle', () => {
   it('starts in the initial stage at creation', async () => {
-    times.created = now.toISOString()
-    expect((await t.call('POST', `${P}/features`, { body: { name: 'journey', tags: [{ value: 'life' }] } })).status).toBe(201)
-    const res = await getLifecycle('journey')
+    const created = now.toISOString()
+    const journey = fresh('journey')
+    expect((await t.call('POST', `${P}/features`, { body: { name: journey, tags: [{ value: 'life' }] } })).status).toBe(201)
+    const res = await getLifecycle(journey)
     expect(res.status).toBe(200)
-    expect(res.body).toEqual([{ stage: 'initial', enteredStageAt: times.created }])
+    expect(res.body).toEqual([{ stage: 'initial', enteredStageAt: created }])
   })
 
   it('lists the stages oldest first as the flag is enabled', async () => {
+    const { journey, times } = await flagThrough('initial')
     times.preLive = tick()
-    await t.call('POST', `${P}/features/journey/environments/development/on`)
+    await t.call('POST', `${P}/features/${journey}/environments/development/on`)
     times.live = tick()
-    await t.call('POST', `${P}/features/journey/environments/production/on`)
-    expect((await getLifecycle('journey')).body).toEqual([
+    await t.call('POST', `${P}/features/${journey}/environments/production/on`)
+    expect((await getLifecycle(journey)).body).toEqual([
       { stage: 'initial', enteredStageAt: times.created },
       { stage: 'pre-live', enteredStageAt: times.preLive },
       { stage: 'live', enteredStageAt: times.live },
@@ -53,7 +80,9 @@ describe('reading the lifecycle', () => {
   })
 
   it('answers 404 for an unknown flag, a flag of another project, or an unknown project', async () => {
-    for (const [name, project] of [['nope', 'default'], ['journey', 'other'], ['journey', 'nope']] as const) {
+    const { journey } = await flagThrough('live')
+    const other = await createProject(t)
+    for (const [name, project] of [['nope', 'default'], [journey, other], [journey, 'nope']] as const) {
       const res = await getLifecycle(name, project)
       expect(res.status, `${project}/${name}`).toBe(404)
       expect(res.body.name).toBe('NotFoundError')
@@ -63,12 +92,13 @@ describe('reading the lifecycle', () => {
 
 describe('completing a flag', () => {
   it('moves the flag to completed with its status, and records feature-completed', async () => {
-    times.completed = tick()
-    const res = await complete('journey', { status: 'kept', statusValue: 'variant1' })
+    const { journey } = await flagThrough('live')
+    const completed = tick()
+    const res = await complete(journey, { status: 'kept', statusValue: 'variant1' })
     expect(res.status, res.text).toBe(200)
-    expect((await getLifecycle('journey')).body.at(-1)).toEqual({ stage: 'completed', enteredStageAt: times.completed, status: 'kept' })
-    expect(await stageOf('journey')).toBe('completed')
-    expect((await eventsOf('journey')).at(-1)).toMatchObject({
+    expect((await getLifecycle(journey)).body.at(-1)).toEqual({ stage: 'completed', enteredStageAt: completed, status: 'kept' })
+    expect(await stageOf(journey)).toBe('completed')
+    expect((await eventsOf(journey)).at(-1)).toMatchObject({
       type: 'feature-completed',
       project: 'default',
       data: { stage: 'completed', status: 'kept', statusValue: 'variant1' },
@@ -78,10 +108,11 @@ describe('completing a flag', () => {
   })
 
   it('completing again replaces the status', async () => {
-    times.completed = tick()
-    expect((await complete('journey', { status: 'discarded' })).status).toBe(200)
-    expect((await getLifecycle('journey')).body.at(-1)).toEqual({ stage: 'completed', enteredStageAt: times.completed, status: 'discarded' })
-    expect((await eventsOf('journey')).at(-1)).toMatchObject({
+    const { journey } = await flagThrough('completed')
+    const completed = tick()
+    expect((await complete(journey, { status: 'discarded' })).status).toBe(200)
+    expect((await getLifecycle(journey)).body.at(-1)).toEqual({ stage: 'completed', enteredStageAt: completed, status: 'discarded' })
+    expect((await eventsOf(journey)).at(-1)).toMatchObject({
       type: 'feature-completed',
       data: { stage: 'completed', status: 'discarded' },
       pre_data: { stage: 'completed', status: 'kept', statusValue: 'variant1' },
@@ -95,19 +126,20 @@ describe('completing a flag', () => {
     ['an unknown field', { status: 'kept', reason: 'done' }],
     ['no body', undefined],
   ])('answers 400 for %s and changes nothing', async (_, body) => {
+    const { journey } = await flagThrough('completed')
     const before = await snapshot()
-    const res = await complete('journey', body)
+    const res = await complete(journey, body)
     expect(res.status, res.text).toBe(400)
     expect(res.body.name).toBe('ValidationError')
     expect(await snapshot()).toEqual(before)
   })
 
   it('answers 404 for a flag that is unknown, archived or of another project, and changes nothing', async () => {
-    expect((await t.call('POST', `${P}/features`, { body: { name: 'retired' } })).status).toBe(201)
-    tick()
-    expect((await t.call('DELETE', `${P}/features/retired`)).status).toBe(202)
+    const { journey } = await flagThrough('live')
+    const other = await createProject(t)
+    const retired = await retiredFlag()
     const before = await snapshot()
-    for (const [name, project] of [['nope', 'default'], ['retired', 'default'], ['journey', 'other']] as const) {
+    for (const [name, project] of [['nope', 'default'], [retired, 'default'], [journey, other]] as const) {
       const res = await complete(name, { status: 'kept' }, project)
       expect(res.status, `${project}/${name}`).toBe(404)
       expect(res.body.name).toBe('NotFoundError')
@@ -116,23 +148,27 @@ describe('completing a flag', () => {
   })
 
   it('answers 415 for a body that is not JSON', async () => {
-    expect((await t.call('POST', `${lifecyclePath('journey')}/complete`, { body: 'status=kept', headers: { 'content-type': 'text/plain' } })).status).toBe(415)
+    const { journey } = await flagThrough('live')
+    expect((await t.call('POST', `${lifecyclePath(journey)}/complete`, { body: 'status=kept', headers: { 'content-type': 'text/plain' } })).status).toBe(415)
   })
 
   it('shows the archived stage of an archived flag', async () => {
-    const stages = (await getLifecycle('retired')).body.map((s: any) => s.stage)
+    const stages = (await getLifecycle(await retiredFlag())).body.map((s: any) => s.stage)
     expect(stages).toEqual(['initial', 'archived'])
   })
 })
 
 describe('uncompleting a flag', () => {
   it('removes the completed stage, so the flag is back in its previous stage, with feature-uncompleted', async () => {
+    const { journey } = await flagThrough('live')
     tick()
-    const res = await uncomplete('journey')
+    await ok(t, 'POST', `${lifecyclePath(journey)}/complete`, { status: 'discarded' })
+    tick()
+    const res = await uncomplete(journey)
     expect(res.status, res.text).toBe(200)
-    expect(await stageOf('journey')).toBe('live')
-    expect((await getLifecycle('journey')).body.map((s: any) => s.stage)).toEqual(['initial', 'pre-live', 'live'])
-    expect((await eventsOf('journey')).at(-1)).toMatchObject({
+    expect(await stageOf(journey)).toBe('live')
+    expect((await getLifecycle(journey)).body.map((s: any) => s.stage)).toEqual(['initial', 'pre-live', 'live'])
+    expect((await eventsOf(journey)).at(-1)).toMatchObject({
       type: 'feature-uncompleted',
       project: 'default',
       data: { stage: 'live' },
@@ -142,46 +178,53 @@ describe('uncompleting a flag', () => {
   })
 
   it('answers 400 for a flag that is not completed, and changes nothing', async () => {
+    const { journey } = await flagThrough('live')
     const before = await snapshot()
-    const res = await uncomplete('journey')
+    const res = await uncomplete(journey)
     expect(res.status).toBe(400)
     expect(res.body).toMatchObject({ name: 'ValidationError', message: expect.stringContaining('not completed') })
     expect(await snapshot()).toEqual(before)
   })
 
   it('answers 404 for a flag that is unknown, archived or of another project', async () => {
-    for (const [name, project] of [['nope', 'default'], ['retired', 'default'], ['journey', 'other']] as const) {
+    const { journey } = await flagThrough('completed')
+    const other = await createProject(t)
+    const retired = await retiredFlag()
+    for (const [name, project] of [['nope', 'default'], [retired, 'default'], [journey, other]] as const) {
       expect((await uncomplete(name, project)).status, `${project}/${name}`).toBe(404)
     }
   })
 
   it('takes a flag completed straight from initial back to initial', async () => {
-    expect((await t.call('POST', `${P}/features`, { body: { name: 'short-lived' } })).status).toBe(201)
-    expect((await complete('short-lived', { status: 'discarded' })).status).toBe(200)
-    expect(await stageOf('short-lived')).toBe('completed')
-    expect((await uncomplete('short-lived')).status).toBe(200)
-    expect(await stageOf('short-lived')).toBe('initial')
+    const shortLived = fresh('short-lived')
+    expect((await t.call('POST', `${P}/features`, { body: { name: shortLived } })).status).toBe(201)
+    expect((await complete(shortLived, { status: 'discarded' })).status).toBe(200)
+    expect(await stageOf(shortLived)).toBe('completed')
+    expect((await uncomplete(shortLived)).status).toBe(200)
+    expect(await stageOf(shortLived)).toBe('initial')
   })
 })
 
 describe('lifecycle permissions', () => {
   it('refuses a Viewer complete and uncomplete with 403 NoAccessError for UPDATE_FEATURE, and changes nothing', async () => {
-    expect((await complete('short-lived', { status: 'kept' })).status).toBe(200)
+    const { name: shortLived } = await createFlag(t, { name: fresh('short-lived') })
+    expect((await complete(shortLived, { status: 'kept' })).status).toBe(200)
     const before = await snapshot()
     for (const [path, body] of [
-      [`${lifecyclePath('short-lived')}/complete`, { status: 'discarded' }],
-      [`${lifecyclePath('short-lived')}/uncomplete`, undefined],
+      [`${lifecyclePath(shortLived)}/complete`, { status: 'discarded' }],
+      [`${lifecyclePath(shortLived)}/uncomplete`, undefined],
     ] as const) {
       const res = await viewer.call('POST', path, { body })
       expect(res.status, path).toBe(403)
       expect(res.body).toMatchObject({ name: 'NoAccessError', message: expect.stringContaining('permission=UPDATE_FEATURE in project=default') })
     }
     expect(await snapshot()).toEqual(before)
-    expect((await viewer.call('GET', lifecyclePath('short-lived'))).status).toBe(200)
+    expect((await viewer.call('GET', lifecyclePath(shortLived))).status).toBe(200)
   })
 
   it('answers 401 without a token', async () => {
-    expect((await t.call('GET', lifecyclePath('journey'), { token: null })).status).toBe(401)
-    expect((await t.call('POST', `${lifecyclePath('journey')}/uncomplete`, { token: null })).status).toBe(401)
+    const { journey } = await flagThrough('live')
+    expect((await t.call('GET', lifecyclePath(journey), { token: null })).status).toBe(401)
+    expect((await t.call('POST', `${lifecyclePath(journey)}/uncomplete`, { token: null })).status).toBe(401)
   })
 })

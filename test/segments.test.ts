@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { addStrategy, createFlag, createProject, createSegment, fresh } from './helpers/factories.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let t: TestApp
@@ -9,8 +10,6 @@ beforeAll(async () => {
   t = await createTestApp()
   viewer = await createSignedInUser(t, 'viv', 'Viewer')
   editor = await createSignedInUser(t, 'vera', 'Editor')
-  await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other' } })
-  await t.call('POST', '/api/admin/projects', { body: { id: 'third', name: 'Third' } })
 })
 afterAll(() => t.close())
 
@@ -27,21 +26,21 @@ const snapshot = () =>
     (select json_agg(x order by x.strategy_id, x.segment_id) from feature_strategy_segments x) as links,
     (select count(*) from events) as events`)
 
+/** A new flag whose development strategy uses the segment; answers the strategy's id. */
 async function flagUsing(name: string, segmentId: number, project = 'default') {
-  expect((await t.call('POST', `/api/admin/projects/${project}/features`, { body: { name } })).status).toBe(201)
-  const res = await t.call('POST', `/api/admin/projects/${project}/features/${name}/environments/development/strategies`, { body: { name: 'default', segments: [segmentId] } })
-  expect(res.status, res.text).toBe(200)
-  return res.body.id as string
+  await createFlag(t, { name }, project)
+  return (await addStrategy(t, name, 'development', { name: 'default', segments: [segmentId] }, project)).id as string
 }
 
 describe('creating segments', () => {
   it('creates a segment with normalized constraints: 201, Location and segment-created', async () => {
-    const res = await create({ name: 'beta-users', description: 'Beta testers', constraints: [inList, numGt] })
+    const name = fresh('beta-users')
+    const res = await create({ name, description: 'Beta testers', constraints: [inList, numGt] })
     expect(res.status, res.text).toBe(201)
     expect(res.headers.get('location')).toBe(`${S}/${res.body.id}`)
     expect(res.body).toEqual({
       id: expect.any(Number),
-      name: 'beta-users',
+      name,
       description: 'Beta testers',
       project: null,
       constraints: [
@@ -55,14 +54,15 @@ describe('creating segments', () => {
     })
     const [event] = (await segmentEvents()).slice(-1)
     expect(event).toMatchObject({ type: 'segment-created', project: null, created_by: 'test-admin', pre_data: null })
-    expect(event!.data).toMatchObject({ id: res.body.id, name: 'beta-users', constraints: res.body.constraints })
+    expect(event!.data).toMatchObject({ id: res.body.id, name, constraints: res.body.constraints })
   })
 
   it('creates a project segment, with the project on its event', async () => {
-    const res = await create({ name: 'other-users', project: 'other', constraints: [] })
+    const other = await createProject(t)
+    const res = await create({ name: fresh('other-users'), project: other, constraints: [] })
     expect(res.status, res.text).toBe(201)
-    expect(res.body.project).toBe('other')
-    expect((await segmentEvents()).at(-1)).toMatchObject({ type: 'segment-created', project: 'other' })
+    expect(res.body.project).toBe(other)
+    expect((await segmentEvents()).at(-1)).toMatchObject({ type: 'segment-created', project: other })
   })
 
   it.each([
@@ -85,18 +85,20 @@ describe('creating segments', () => {
   })
 
   it('answers 409 NameExistsError for a name that is taken, and writes nothing', async () => {
+    const { name } = await createSegment(t, { description: 'Beta testers', constraints: [inList, numGt] })
     const before = await snapshot()
-    const res = await create({ name: 'beta-users', constraints: [] })
+    const res = await create({ name, constraints: [] })
     expect(res.status).toBe(409)
     expect(res.body.name).toBe('NameExistsError')
     expect(await snapshot()).toEqual(before)
   })
 
   it('creates exactly one of 20 concurrent creations of one name', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, () => create({ name: 'contended', constraints: [] })))
+    const name = fresh('contended')
+    const results = await Promise.all(Array.from({ length: 20 }, () => create({ name, constraints: [] })))
     expect(results.filter((r) => r.status === 201)).toHaveLength(1)
     expect(results.filter((r) => r.status === 409)).toHaveLength(19)
-    expect((await segmentEvents()).filter((e) => e.data?.name === 'contended')).toHaveLength(1)
+    expect((await segmentEvents()).filter((e) => e.data?.name === name)).toHaveLength(1)
   })
 
   it('answers 415 for a body that is not JSON', async () => {
@@ -107,22 +109,31 @@ describe('creating segments', () => {
 
 describe('reading segments', () => {
   it('lists every segment by name, with how many flags and projects use it (archived flags included)', async () => {
-    const [beta] = await t.query<{ id: number }>("select id from segments where name = 'beta-users'")
-    await flagUsing('seg-flag-a', beta!.id)
-    await t.call('POST', `${P}/features/seg-flag-a/environments/production/strategies`, { body: { name: 'default', segments: [beta!.id] } })
-    await flagUsing('seg-flag-b', beta!.id, 'other')
-    await flagUsing('seg-flag-archived', beta!.id)
-    expect((await t.call('DELETE', `${P}/features/seg-flag-archived`)).status).toBe(202)
+    const other = await createProject(t)
+    // Made in another order than listed: the list is by name.
+    const otherUsers = await createSegment(t, { name: fresh('other-users'), project: other })
+    const beta = await createSegment(t, { name: fresh('beta-users'), description: 'Beta testers', constraints: [inList, numGt] })
+    const contended = await createSegment(t, { name: fresh('contended') })
+    const flagA = fresh('seg-flag-a')
+    await flagUsing(flagA, beta.id)
+    await addStrategy(t, flagA, 'production', { name: 'default', segments: [beta.id] })
+    await flagUsing(fresh('seg-flag-b'), beta.id, other)
+    const archived = fresh('seg-flag-archived')
+    await flagUsing(archived, beta.id)
+    expect((await t.call('DELETE', `${P}/features/${archived}`)).status).toBe(202)
 
     const res = await t.call('GET', S)
     expect(res.status).toBe(200)
-    expect(res.body.segments.map((s: any) => s.name)).toEqual(['beta-users', 'contended', 'other-users'])
-    expect(res.body.segments[0]).toMatchObject({ name: 'beta-users', usedInFeatures: 3, usedInProjects: 2 })
-    expect(res.body.segments[2]).toMatchObject({ name: 'other-users', usedInFeatures: 0, usedInProjects: 0 })
+    // Other tests' segments are in the list too: these are the ones this test made.
+    const mine = res.body.segments.filter((s: any) => [beta.name, contended.name, otherUsers.name].includes(s.name))
+    expect(mine.map((s: any) => s.name)).toEqual([beta.name, contended.name, otherUsers.name])
+    expect(mine[0]).toMatchObject({ name: beta.name, usedInFeatures: 3, usedInProjects: 2 })
+    expect(mine[2]).toMatchObject({ name: otherUsers.name, usedInFeatures: 0, usedInProjects: 0 })
   })
 
   it('reads one segment by id', async () => {
-    const list = (await t.call('GET', S)).body.segments
+    const { id } = await createSegment(t, { description: 'Beta testers', constraints: [inList, numGt] })
+    const list = (await t.call('GET', S)).body.segments.filter((s: any) => s.id === id)
     const res = await t.call('GET', `${S}/${list[0].id}`)
     expect(res.status).toBe(200)
     expect(res.body).toEqual(list[0])
@@ -141,28 +152,39 @@ describe('reading segments', () => {
 })
 
 describe('updating segments', () => {
-  const idOf = async (name: string) => (await t.query<{ id: number }>('select id from segments where name = $1', [name]))[0]!.id
-  const update = async (name: string, body: unknown) => t.call('PUT', `${S}/${await idOf(name)}`, { body })
+  // Read only (the refusals below change nothing): beta-users, used by flags of the projects default and
+  // other, and a segment named contended.
+  let betaId: number
+  beforeAll(async () => {
+    for (const id of ['other', 'third']) await createProject(t, { id })
+    betaId = (await createSegment(t, { name: 'beta-users', description: 'Beta testers', constraints: [numGt] })).id
+    await createSegment(t, { name: 'contended' })
+    await flagUsing(fresh('seg-flag-a'), betaId)
+    await flagUsing('seg-flag-b', betaId, 'other')
+  })
+  const updateBeta = (body: unknown) => t.call('PUT', `${S}/${betaId}`, { body })
 
   it('replaces the segment, answers 204 and records segment-updated with the old segment as preData', async () => {
-    const id = await idOf('other-users')
-    const res = await t.call('PUT', `${S}/${id}`, { body: { name: 'other-people', project: 'other', constraints: [inList] } })
+    const other = await createProject(t)
+    const { id, name } = await createSegment(t, { name: fresh('other-users'), project: other })
+    const renamed = fresh('other-people')
+    const res = await t.call('PUT', `${S}/${id}`, { body: { name: renamed, project: other, constraints: [inList] } })
     expect(res.status, res.text).toBe(204)
     expect(res.text).toBe('')
     const after = (await t.call('GET', `${S}/${id}`)).body
-    expect(after).toMatchObject({ name: 'other-people', project: 'other', description: null, constraints: [{ contextName: 'userId', operator: 'IN', values: ['a', 'b'] }] })
+    expect(after).toMatchObject({ name: renamed, project: other, description: null, constraints: [{ contextName: 'userId', operator: 'IN', values: ['a', 'b'] }] })
     const event = (await segmentEvents()).at(-1)!
-    expect(event).toMatchObject({ type: 'segment-updated', project: 'other' })
-    expect(event.pre_data).toMatchObject({ id, name: 'other-users', project: 'other', constraints: [] })
-    expect(event.data).toMatchObject({ id, name: 'other-people', project: 'other' })
+    expect(event).toMatchObject({ type: 'segment-updated', project: other })
+    expect(event.pre_data).toMatchObject({ id, name, project: other, constraints: [] })
+    expect(event.data).toMatchObject({ id, name: renamed, project: other })
   })
 
   it('keeps the description when it is absent, and makes the segment global when project is absent', async () => {
-    const id = await idOf('beta-users')
-    expect((await t.call('PUT', `${S}/${id}`, { body: { name: 'beta-users', constraints: [numGt] } })).status).toBe(204)
+    const { id, name } = await createSegment(t, { description: 'Beta testers', constraints: [inList, numGt] })
+    expect((await t.call('PUT', `${S}/${id}`, { body: { name, constraints: [numGt] } })).status).toBe(204)
     const after = (await t.call('GET', `${S}/${id}`)).body
     expect(after).toMatchObject({ description: 'Beta testers', project: null, constraints: [{ operator: 'NUM_GT', value: '17' }] })
-    expect((await t.call('PUT', `${S}/${id}`, { body: { name: 'beta-users', description: null, constraints: [numGt] } })).status).toBe(204)
+    expect((await t.call('PUT', `${S}/${id}`, { body: { name, description: null, constraints: [numGt] } })).status).toBe(204)
     expect((await t.call('GET', `${S}/${id}`)).body.description).toBeNull()
   })
 
@@ -174,14 +196,14 @@ describe('updating segments', () => {
     ['a move into a project while flags of other projects use it', { name: 'beta-users', project: 'third', constraints: [] }, 400, 'ValidationError'],
   ])('refuses %s and changes nothing', async (_, body, status, name) => {
     const before = await snapshot()
-    const res = await update('beta-users', body)
+    const res = await updateBeta(body)
     expect(res.status, res.text).toBe(status)
     expect(res.body.name).toBe(name)
     expect(await snapshot()).toEqual(before)
   })
 
   it('names the flags of other projects when refusing a move', async () => {
-    const res = await update('beta-users', { name: 'beta-users', project: 'default', constraints: [] })
+    const res = await updateBeta({ name: 'beta-users', project: 'default', constraints: [] })
     expect(res.status).toBe(400)
     expect(res.body.message).toContain('seg-flag-b in other')
   })
@@ -196,25 +218,31 @@ describe('updating segments', () => {
 
 describe('deleting segments', () => {
   it('refuses to delete a segment in use with 409 ConflictError naming the flags', async () => {
-    const [beta] = await t.query<{ id: number }>("select id from segments where name = 'beta-users'")
+    const beta = await createSegment(t)
+    const [flagA, flagB, archived] = [fresh('seg-flag-a'), fresh('seg-flag-b'), fresh('seg-flag-archived')]
+    await flagUsing(flagA, beta.id)
+    await flagUsing(flagB, beta.id, await createProject(t))
+    await flagUsing(archived, beta.id)
+    expect((await t.call('DELETE', `${P}/features/${archived}`)).status).toBe(202)
     const before = await snapshot()
-    const res = await t.call('DELETE', `${S}/${beta!.id}`)
+    const res = await t.call('DELETE', `${S}/${beta.id}`)
     expect(res.status).toBe(409)
     expect(res.body.name).toBe('ConflictError')
-    expect(res.body.message).toContain('seg-flag-a')
-    expect(res.body.message).toContain('seg-flag-b')
-    expect(res.body.message).toContain('seg-flag-archived')
+    expect(res.body.message).toContain(flagA)
+    expect(res.body.message).toContain(flagB)
+    expect(res.body.message).toContain(archived)
     expect(await snapshot()).toEqual(before)
   })
 
   it('deletes an unused segment: 204 and segment-deleted with the segment as preData', async () => {
-    const [other] = await t.query<{ id: number }>("select id from segments where name = 'other-people'")
-    const res = await t.call('DELETE', `${S}/${other!.id}`)
+    const project = await createProject(t)
+    const other = await createSegment(t, { name: fresh('other-people'), project, constraints: [inList] })
+    const res = await t.call('DELETE', `${S}/${other.id}`)
     expect(res.status).toBe(204)
-    expect((await t.call('GET', `${S}/${other!.id}`)).status).toBe(404)
+    expect((await t.call('GET', `${S}/${other.id}`)).status).toBe(404)
     const event = (await segmentEvents()).at(-1)!
-    expect(event).toMatchObject({ type: 'segment-deleted', project: 'other', data: null })
-    expect(event.pre_data).toMatchObject({ id: other!.id, name: 'other-people' })
+    expect(event).toMatchObject({ type: 'segment-deleted', project, data: null })
+    expect(event.pre_data).toMatchObject({ id: other.id, name: other.name })
   })
 
   it('answers 404 for an unknown id and 400 for a non-numeric one, changing nothing', async () => {
@@ -225,22 +253,24 @@ describe('deleting segments', () => {
   })
 
   it('deletes a segment once no strategy uses it any more', async () => {
-    const [contended] = await t.query<{ id: number }>("select id from segments where name = 'contended'")
-    const strategy = await flagUsing('seg-flag-c', contended!.id)
-    expect((await t.call('DELETE', `${S}/${contended!.id}`)).status).toBe(409)
-    expect((await t.call('DELETE', `${P}/features/seg-flag-c/environments/development/strategies/${strategy}`)).status).toBe(200)
-    expect((await t.call('DELETE', `${S}/${contended!.id}`)).status).toBe(204)
+    const contended = await createSegment(t)
+    const flag = fresh('seg-flag-c')
+    const strategy = await flagUsing(flag, contended.id)
+    expect((await t.call('DELETE', `${S}/${contended.id}`)).status).toBe(409)
+    expect((await t.call('DELETE', `${P}/features/${flag}/environments/development/strategies/${strategy}`)).status).toBe(200)
+    expect((await t.call('DELETE', `${S}/${contended.id}`)).status).toBe(204)
   })
 })
 
 describe('segment permissions', () => {
   it('refuses a Viewer every write with 403 NoAccessError naming the permission, and changes nothing', async () => {
-    const [beta] = await t.query<{ id: number }>("select id from segments where name = 'beta-users'")
+    const beta = await createSegment(t)
+    await flagUsing(fresh('seg-flag'), beta.id)
     const before = await snapshot()
     const cases = [
       ['POST', S, { name: 'viewer-made', constraints: [] }, 'CREATE_SEGMENT'],
-      ['PUT', `${S}/${beta!.id}`, { name: 'viewer-renamed', constraints: [] }, 'UPDATE_SEGMENT'],
-      ['DELETE', `${S}/${beta!.id}`, undefined, 'DELETE_SEGMENT'],
+      ['PUT', `${S}/${beta.id}`, { name: 'viewer-renamed', constraints: [] }, 'UPDATE_SEGMENT'],
+      ['DELETE', `${S}/${beta.id}`, undefined, 'DELETE_SEGMENT'],
     ] as const
     for (const [method, path, body, permission] of cases) {
       const res = await viewer.call(method, path, { body })

@@ -17,8 +17,7 @@ import type { Db } from '../db.js'
 import { ApiError, conflict, fromDatabaseError, notFound, validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
-import type { Author, Caller } from '../core/principal.js'
-import { TOKEN_USER_ID } from '../flags/read.js'
+import { SYSTEM_USER_ID, type Author, type Caller } from '../core/principal.js'
 import { MAX_APPROVALS, MIN_APPROVALS } from '../projects/schemas.js'
 import { normalizeVariants } from '../variants/weights.js'
 import { applyChange, type StoredChange } from './apply.js'
@@ -115,7 +114,7 @@ export async function setChangeRequestConfig(db: Db, caller: Author, projectId: 
 
 // ---- reading ---------------------------------------------------------------------------------
 
-const userRef = (name: string, userId: number | null) => ({ id: userId ?? TOKEN_USER_ID, username: name })
+const userRef = (name: string, userId: number | null) => ({ id: userId ?? SYSTEM_USER_ID, username: name })
 
 /** Change requests with their changes and approvals, in three queries however many there are. */
 async function views(db: Db, where: SQL): Promise<ChangeRequestView[]> {

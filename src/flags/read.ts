@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { features } from '../../schema/index.js'
 import { statement, type Db } from '../db.js'
-import type { Actor } from '../core/principal.js'
+import { SYSTEM_USER_ID, type Actor } from '../core/principal.js'
 import { notFound } from '../core/errors.js'
 import type { Strategy } from '../strategies/schemas.js'
 import { segmentIdsOf } from '../strategies/read.js'
@@ -9,9 +9,6 @@ import type { Variant } from '../variants/schemas.js'
 import { avatarUrl } from '../users/avatar.js'
 import { stageRankOf } from './lifecycle.js'
 import { EXPECTED_LIFETIME_DAYS, type Feature, type FlagType } from './schemas.js'
-
-/** Unleash's id for changes made with an admin token rather than by a user. */
-export const TOKEN_USER_ID = -1337
 
 /** Who is reading (their favorites) and when (staleness). */
 export interface Viewer {
@@ -153,8 +150,9 @@ const lastSeenOf = (environments: { lastSeenAt: string | null }[]) =>
     .sort()
     .at(-1) ?? null
 
+/** Rows without a user id (written before every actor had one) are shown as the system's, as Unleash does. */
 const collaboratorsView = (rows: FeatureReadRow['collaborators']) =>
-  Promise.all(rows.map(async (c) => ({ id: c.id ?? TOKEN_USER_ID, name: c.name || 'unknown', imageUrl: await avatarUrl(c.name) })))
+  Promise.all(rows.map(async (c) => ({ id: c.id ?? SYSTEM_USER_ID, name: c.name || 'unknown', imageUrl: await avatarUrl(c.name) })))
 
 const featureNamed = statement<FeatureReadRow>('flagpost_feature_named', () => featuresSql(sql`${features.name} = ${sql.placeholder('name')}`, sql.placeholder('principal')))
 const projectFeatures = statement<FeatureReadRow>('flagpost_project_features', () =>
@@ -193,7 +191,7 @@ export async function toFeature(row: FeatureReadRow, now: Date): Promise<{ featu
     favorite: row.favorite,
     impressionData: row.impression_data,
     createdAt: createdAt.toISOString(),
-    createdBy: { id: row.created_by_user_id ?? TOKEN_USER_ID, name: row.created_by, imageUrl: await avatarUrl(row.created_by) },
+    createdBy: { id: row.created_by_user_id ?? SYSTEM_USER_ID, name: row.created_by, imageUrl: await avatarUrl(row.created_by) },
     archivedAt: isoOrNull(row.archived_at),
     lastSeenAt: lastSeenOf(envs),
     environments: envs,

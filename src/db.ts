@@ -1,8 +1,9 @@
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import type { SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
-import { Pool, neonConfig } from '@neondatabase/serverless'
-import { drizzle } from 'drizzle-orm/neon-serverless'
+import { Pool, neon, neonConfig } from '@neondatabase/serverless'
+import { drizzle as drizzleWebSocket } from 'drizzle-orm/neon-serverless'
+import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http'
 import * as schema from '../schema/index.js'
 
 /** The database every service works on, whichever driver sits under it (a transaction is one too). */
@@ -13,19 +14,35 @@ export interface DbHandle {
   close(): Promise<void>
 }
 
+export interface NeonOptions {
+  /** A plain-WebSocket relay to use instead of Neon's proxy (local development and tests): `host:port/path`. */
+  wsProxy?: string
+  /** A SQL-over-HTTP endpoint to use instead of Neon's (local development and tests): `http://host:port/sql`. */
+  fetchEndpoint?: string
+}
+
 /**
- * Opens Neon's serverless driver (Postgres over WebSocket) for one Workers request.
- * `wsProxy` points it at a plain-WebSocket relay instead of Neon (local development and tests).
+ * Opens Neon's serverless driver for one Workers request. Statements go over HTTP (`neon()`), one round trip
+ * each and no connection to set up; `db.transaction(fn)`, an interactive transaction, takes a WebSocket pool
+ * (Postgres' own protocol), opened by the request's first transaction and ended by `close`.
  */
-export function openNeon(connectionString: string, options: { wsProxy?: string } = {}): DbHandle {
+export function openNeon(connectionString: string, options: NeonOptions = {}): DbHandle {
   if (options.wsProxy) {
     const proxy = options.wsProxy
     neonConfig.wsProxy = (host, port) => proxy.replace('{host}', host).replace('{port}', String(port))
     neonConfig.useSecureWebSocket = false
     neonConfig.pipelineConnect = false
   }
-  const pool = new Pool({ connectionString })
-  return { db: drizzle(pool, { schema }) as unknown as Db, close: () => pool.end() }
+  if (options.fetchEndpoint) neonConfig.fetchEndpoint = options.fetchEndpoint
+  const db = drizzleHttp(neon(connectionString), { schema }) as unknown as Db
+  let pool: Pool | undefined
+  let interactive: Db | undefined
+  // drizzle's neon-http driver refuses transactions (HTTP has no session to hold one open between statements).
+  db.transaction = (run, config) => {
+    interactive ??= drizzleWebSocket((pool = new Pool({ connectionString })), { schema }) as unknown as Db
+    return interactive.transaction(run, config)
+  }
+  return { db, close: async () => await pool?.end() }
 }
 
 /** The drizzle dialects (one per database handle, shared with its transactions) whose driver may keep named statements. */

@@ -13,6 +13,8 @@ export interface WorkerEnv {
   DATABASE_URL?: string
   /** Local development and tests only: a plain-WebSocket relay to Postgres, e.g. `127.0.0.1:5488/v1`. */
   NEON_WS_PROXY?: string
+  /** Local development and tests only: a SQL-over-HTTP endpoint speaking Neon's protocol, e.g. `http://127.0.0.1:5488/sql`. */
+  NEON_FETCH_ENDPOINT?: string
   /** `true` lets webhooks reach loopback and private addresses. */
   FLAGPOST_ALLOW_PRIVATE_WEBHOOKS?: string
   /** Where invite links point, e.g. `https://flags.example.com`; default: the origin of the request. */
@@ -32,8 +34,9 @@ interface RequestBindings extends Record<string, unknown> {
 }
 
 /**
- * The request's pool, created on first use and closed after the response. The app asks for it on every request,
- * but a pool connects only when a query runs, so a request that reads nothing (a cached SDK answer) opens no connection.
+ * The request's database, made on first use and closed after the response: statements over HTTP, and a WebSocket
+ * pool that only an interactive transaction opens (see openNeon). A request that reads nothing (a cached SDK
+ * answer) sends nothing.
  */
 class LazyConnection {
   private handle: DbHandle | undefined
@@ -42,7 +45,7 @@ class LazyConnection {
   get db() {
     if (!this.handle) {
       if (!this.env.DATABASE_URL) throw new Error('DATABASE_URL is not set: add it with `wrangler secret put DATABASE_URL` (or to .dev.vars)')
-      this.handle = openNeon(this.env.DATABASE_URL, { wsProxy: this.env.NEON_WS_PROXY })
+      this.handle = openNeon(this.env.DATABASE_URL, { wsProxy: this.env.NEON_WS_PROXY, fetchEndpoint: this.env.NEON_FETCH_ENDPOINT })
     }
     return this.handle.db
   }

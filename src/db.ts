@@ -34,7 +34,9 @@ export function openNeon(connectionString: string, options: NeonOptions = {}): D
     neonConfig.pipelineConnect = false
   }
   if (options.fetchEndpoint) neonConfig.fetchEndpoint = options.fetchEndpoint
-  const db = drizzleHttp(neon(connectionString), { schema }) as unknown as Db
+  const http: HttpClient = neon(connectionString)
+  const db = drizzleHttp(http, { schema }) as unknown as Db
+  httpClients.set(db, http)
   let pool: Pool | undefined
   let interactive: Db | undefined
   // drizzle's neon-http driver refuses transactions (HTTP has no session to hold one open between statements).
@@ -42,7 +44,79 @@ export function openNeon(connectionString: string, options: NeonOptions = {}): D
     interactive ??= drizzleWebSocket((pool = new Pool({ connectionString })), { schema }) as unknown as Db
     return interactive.transaction(run, config)
   }
-  return { db, close: async () => await pool?.end() }
+  return {
+    db,
+    close: async () => {
+      const ending = pool
+      pool = interactive = undefined
+      await ending?.end()
+    },
+  }
+}
+
+type HttpClient = ReturnType<typeof neon<boolean, boolean>>
+
+/** The SQL-over-HTTP client under each request database of openNeon, for its batches. */
+const httpClients = new WeakMap<Db, HttpClient>()
+
+export interface BatchOptions {
+  /** Default: the database's (read committed). */
+  isolationLevel?: 'read committed' | 'repeatable read' | 'serializable'
+  /** `read only` with `repeatable read`: every statement reads the same snapshot. */
+  accessMode?: 'read only' | 'read write'
+}
+
+const NEON_ISOLATION = { 'read committed': 'ReadCommitted', 'repeatable read': 'RepeatableRead', serializable: 'Serializable' } as const
+
+/**
+ * Runs statements as one transaction: over Neon's HTTP in one round trip (a non-interactive transaction),
+ * elsewhere (PGlite, node-postgres, inside a transaction) as a transaction of their own, one after the other.
+ * Each item makes its statement on the database it is given (a query builder, `queryRows`, a `statement`; no
+ * transaction) and hands it back unawaited: the statements are sent together, so none can wait on another's
+ * answer. Answers in the order given; when one statement fails, all do and nothing is written.
+ */
+export async function batch<T extends readonly ((q: Db) => PromiseLike<unknown>)[]>(
+  db: Db,
+  items: readonly [...T],
+  options: BatchOptions = {},
+): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+  type Answers = { -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }
+  const http = httpClients.get(db)
+  if (!http) {
+    return (await db.transaction(async (tx) => {
+      const answers: unknown[] = []
+      for (const item of items) answers.push(await item(tx))
+      return answers
+      // drizzle sets the transaction's characteristics from any config given, even an empty one (invalid SQL).
+    }, options.isolationLevel || options.accessMode ? options : undefined)) as Answers
+  }
+  // Each item gets a database whose statements are written down in its slot instead of sent (drizzle makes a
+  // query builder's statement only once it is awaited, so the slots keep the items' order whatever the timing).
+  const slots = items.map(() => [] as { query: ReturnType<HttpClient['query']>; resolve(result: unknown): void; reject(error: unknown): void }[])
+  let sent = false
+  const recorder = (slot: number) => {
+    const record = (text: string, params: unknown[], options: Parameters<HttpClient['query']>[2]) =>
+      sent
+        ? Promise.reject(new Error('A statement of a batch was made after the batch was sent (it waited on another statement)'))
+        : new Promise((resolve, reject) => slots[slot]!.push({ query: http.query(text, params, options), resolve, reject }))
+    return drizzleHttp(Object.assign(record, { query: record }) as unknown as HttpClient) as unknown as Db
+  }
+  const answers = Promise.all(items.map((item, i) => item(recorder(i))))
+  await new Promise((resolve) => setTimeout(resolve, 0))
+  sent = true
+  const pending = slots.flat()
+  if (pending.length > 0) {
+    try {
+      const results = await http.transaction(
+        pending.map((p) => p.query),
+        { isolationLevel: options.isolationLevel && NEON_ISOLATION[options.isolationLevel], readOnly: options.accessMode && options.accessMode === 'read only' },
+      )
+      pending.forEach((p, i) => p.resolve(results[i]))
+    } catch (error) {
+      for (const p of pending) p.reject(error)
+    }
+  }
+  return (await answers) as Answers
 }
 
 /** The drizzle dialects (one per database handle, shared with its transactions) whose driver may keep named statements. */

@@ -1,5 +1,5 @@
 // npm run bench:events — fills a database with 1,000,000 realistic events and prints the latency of
-// event search (operation 7) through the app, p50/p95 per case. Figures go to bench/RESULTS.md by hand.
+// event search (GET /api/admin/search/events) through the app, p50/p95 per case. Figures go to bench/RESULTS.md by hand.
 import { performance } from 'node:perf_hooks'
 import { createApp } from '../src/app.js'
 import { createToken } from '../src/api-tokens/store.js'

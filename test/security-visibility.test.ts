@@ -101,6 +101,29 @@ describe('a private project for a Viewer who is not a member', () => {
     expect((await t.query<{ name: string }>("select name from projects where id = 'vault'"))[0]!.name).toBe('Vault')
   })
 
+  it('answers a write naming it exactly as one naming an unknown project or flag, so writes cannot probe its ids', async () => {
+    const probes = [
+      ['PUT', (project: string) => `/api/admin/projects/${project}`, { name: 'Probe' }],
+      ['POST', (project: string) => `/api/admin/projects/${project}/features`, { name: 'probe-flag' }],
+      ['POST', (project: string) => `/api/admin/projects/${project}/features/${project}-flag/environments/development/on`, undefined],
+    ] as const
+    for (const [method, path, body] of probes) {
+      const hidden = await outsider.call(method, path('vault'), { body })
+      const unknown = await outsider.call(method, path('no-such-project'), { body })
+      expect(hidden.status, hidden.text).toBe(404)
+      expect(unknown.status, unknown.text).toBe(404)
+      expect(unknown.body.name).toBe(hidden.body.name)
+      // An open project the caller may read still answers with its permissions.
+      expect((await outsider.call(method, path('lobby'), { body })).status).toBe(403)
+    }
+    for (const flag of ['vault-flag', 'no-such-flag']) {
+      const res = await outsider.call('POST', `/api/admin/features/${flag}/tags`, { body: { type: 'simple', value: 'probe' } })
+      expect(res.status, `${flag}: ${res.text}`).toBe(404)
+      expect(res.body).toMatchObject({ name: 'NotFoundError' })
+    }
+    expect((await outsider.call('POST', '/api/admin/features/lobby-flag/tags', { body: { type: 'simple', value: 'probe' } })).status).toBe(403)
+  })
+
   it('is not in the event search: neither its events nor their count (GET /api/admin/search/events)', async () => {
     const hidden = await outsider.call('GET', '/api/admin/search/events?project=IS:vault')
     expect(hidden.status).toBe(200)

@@ -59,7 +59,7 @@ export const SDK_HEADERS = { 'unleash-appname': 'bench', 'unleash-client-spec': 
 export const CASES: Case[] = [
   {
     name: 'project overview',
-    paths: { flagpost: 'GET /api/admin/projects/:id (operation 2)', unleash: 'GET /api/admin/projects/:id/overview' },
+    paths: { flagpost: 'GET /api/admin/projects/:id (the project with its flags)', unleash: 'GET /api/admin/projects/:id/overview' },
     expect: 200,
     write: false,
     options: (t) => varying(t, admin(t), (n) => ({ path: `/api/admin/projects/${PROJECTS[n % PROJECTS.length]!.id}${t.kind === 'unleash' ? '/overview' : ''}` })),
@@ -72,7 +72,7 @@ export const CASES: Case[] = [
     options: (t) => varying(t, admin(t), (n) => ({ path: featurePath(FLAGS[n % FLAGS.length]!) })),
   },
   {
-    name: 'operation 1: off (on in between)',
+    name: 'switch off (on in between)',
     paths: { flagpost: 'POST …/environments/development/off, then …/on', unleash: 'same' },
     expect: 200,
     write: true,
@@ -88,7 +88,7 @@ export const CASES: Case[] = [
     },
   },
   {
-    name: 'operation 3: replace description',
+    name: 'PATCH description',
     paths: { flagpost: 'PATCH /api/admin/projects/:id/features/:name', unleash: 'same' },
     expect: 200,
     write: true,
@@ -100,8 +100,8 @@ export const CASES: Case[] = [
       })),
   },
   {
-    name: 'operation 4 / per-environment variants',
-    paths: { flagpost: 'PATCH …/features/:name/variants (operation 4, both environments)', unleash: 'PATCH …/environments/development/variants' },
+    name: 'variants of both environments / per-environment variants',
+    paths: { flagpost: 'PATCH …/features/:name/variants (both environments)', unleash: 'PATCH …/environments/development/variants' },
     expect: 200,
     write: true,
     options: (t) =>
@@ -124,21 +124,21 @@ export const CASES: Case[] = [
       })),
   },
   {
-    name: 'operation 5: events of a flag',
+    name: 'events of a flag',
     paths: { flagpost: 'GET /api/admin/events/:name', unleash: 'same' },
     expect: 200,
     write: false,
     options: (t) => varying(t, admin(t), (n) => ({ path: `/api/admin/events/${FLAGS[n % FLAGS.length]!.name}` })),
   },
   {
-    name: 'operation 7: search events, no filter',
+    name: 'search events, no filter',
     paths: { flagpost: 'GET /api/admin/search/events', unleash: 'same' },
     expect: 200,
     write: false,
     options: (t) => ({ url: `${t.url}/api/admin/search/events`, headers: admin(t) }),
   },
   {
-    name: 'operation 7: search events, filtered',
+    name: 'search events, filtered',
     paths: { flagpost: 'GET /api/admin/search/events?project=IS:…&feature=IS:…&type=IS:…&from=IS:…&to=IS:…', unleash: 'same' },
     expect: 200,
     write: false,

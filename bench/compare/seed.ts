@@ -79,7 +79,7 @@ export async function seed(api: Api, createProjects: (projects: { id: string; na
     }
     if (i % 2 === 0) {
       await api('POST', `${prod}/strategies`, { name: 'flexibleRollout', parameters: { rollout: '25', stickiness: 'default', groupId: flag.name }, constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }] })
-      // The same variants in both environments (operation 4 patches them everywhere).
+      // The same variants in both environments (the flag's variants PATCH sets them everywhere).
       const variants = [
         { name: 'a', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: `A-${i}` } },
         { name: 'b', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: `{"flag":${i}}` } },

@@ -71,7 +71,7 @@ export async function startUnleash(options: ServerOptions & { unleashDir: string
     // Unleash limits SDK and token-authenticated calls to 20,000 a minute per path by default; a benchmark
     // measures the server, not that limit (Flagpost has none).
     rateLimiting: { tokenAuthenticationMaxPerMinute: 1e9, sdkApiMaxPerMinute: 1e9, searchFeaturesMaxPerMinute: 1e9 },
-    // Per-environment variants (operation 4's counterpart) are behind this flag in Unleash 8 for flags that have none yet.
+    // Per-environment variants (the counterpart of the flag's variants PATCH) are behind this flag in Unleash 8 for flags that have none yet.
     experimental: { flags: { enableLegacyVariants: true } },
     logLevel: 'error',
   }

@@ -60,17 +60,26 @@ export function visibleProjectCondition(column: AnyPgColumn, hidden: readonly st
 
 export const projectNotFound = (projectId: string) => notFound(`Could not find project ${projectId}`)
 
-/** 404, as for an unknown project, when the caller may not read it. */
+/*
+ * For a caller from whom some project is hidden, an unknown id is a 404 before anything else too: otherwise a
+ * write the caller may not make would answer 403 for an unknown id and 404 for a hidden one, telling them apart.
+ */
+
+/** 404, as for an unknown project, when the caller may not read it (or, when projects are hidden from them, it does not exist). */
 export async function requireVisibleProject(c: AppContext, projectId: string): Promise<void> {
-  if ((await hiddenProjectsOf(c)).includes(projectId)) throw projectNotFound(projectId)
+  const hidden = await hiddenProjectsOf(c)
+  if (hidden.length === 0) return
+  if (hidden.includes(projectId)) throw projectNotFound(projectId)
+  const [project] = await c.var.db.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId))
+  if (!project) throw projectNotFound(projectId)
 }
 
-/** 404, as for an unknown flag, when the flag (archived or not) belongs to a project the caller may not read. */
+/** 404, as for an unknown flag, when the flag (archived or not) belongs to a project the caller may not read (or does not exist). */
 export async function requireVisibleFlag(c: AppContext, featureName: string): Promise<void> {
   const hidden = await hiddenProjectsOf(c)
   if (hidden.length === 0) return
   const [flag] = await c.var.db.select({ project: features.project }).from(features).where(eq(features.name, featureName))
-  if (flag && hidden.includes(flag.project)) throw notFound(`Could not find feature flag ${featureName}`)
+  if (!flag || hidden.includes(flag.project)) throw notFound(`Could not find feature flag ${featureName}`)
 }
 
 /** For every route under `/api/admin/projects/{projectId}`: a project the caller may not read is a 404 for every method. */

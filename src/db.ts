@@ -80,8 +80,26 @@ export async function batch<T extends readonly ((q: Db) => PromiseLike<unknown>)
   items: readonly [...T],
   options: BatchOptions = {},
 ): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+  return send(db, items, options, true)
+}
+
+/**
+ * Runs independent statements that need no transaction together: one batch (one round trip) over Neon's HTTP,
+ * side by side elsewhere, where a round trip costs little and a transaction would add two.
+ */
+export async function together<T extends readonly ((q: Db) => PromiseLike<unknown>)[]>(db: Db, items: readonly [...T]): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+  return send(db, items, {}, false)
+}
+
+async function send<T extends readonly ((q: Db) => PromiseLike<unknown>)[]>(
+  db: Db,
+  items: readonly [...T],
+  options: BatchOptions,
+  atomic: boolean,
+): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
   type Answers = { -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }
   const http = httpClients.get(db)
+  if (!http && !atomic) return (await Promise.all(items.map((item) => item(db)))) as Answers
   if (!http) {
     return (await db.transaction(async (tx) => {
       const answers: unknown[] = []

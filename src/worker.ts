@@ -7,6 +7,7 @@ import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
+import { principalTtlMs } from './http/auth.js'
 
 export interface WorkerEnv {
   /** Secret: the Postgres (Neon) connection string. */
@@ -25,6 +26,8 @@ export interface WorkerEnv {
   FLAGPOST_FRONTEND_CORS_ORIGINS?: string
   /** Sign-in attempts one client address may make in a minute (per isolate); default 10, 0 for no limit. */
   FLAGPOST_SIGN_IN_RATE_LIMIT?: string
+  /** Seconds an isolate remembers the admin principal of a token or session (0 to 60, default 5). */
+  FLAGPOST_PRINCIPAL_TTL_SECONDS?: string
 }
 
 interface RequestBindings extends Record<string, unknown> {
@@ -75,6 +78,7 @@ export default {
       sdk: { frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS), shareInFlight: false },
       // Cloudflare sets CF-Connecting-IP itself, replacing any the client sent.
       signIn: { clientAddress: (c) => c.req.header('cf-connecting-ip'), perMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT) },
+      principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
     })
     const bindings: RequestBindings = { connection: new LazyConnection(env), background: [] }
     try {

@@ -34,10 +34,11 @@
 //   endpoint cannot read answers 400 with a `message` only, anything else 500 with a text body.
 //
 // For a benchmark of the worker's database round trips (bench/edge.ts), every HTTP request and every
-// WebSocket flight can be slowed by an added latency and is counted. A flight is client data sent after the
-// server last answered (or the WebSocket's opening handshake): a request answered in one go is one round trip
-// whatever its size. The latency delays an HTTP request's answer by the whole round trip (half before the
-// query runs, half after), a WebSocket's handshake by the whole, and its data by half in each direction.
+// WebSocket flight can be slowed by an added latency and is counted once answered. A flight is client data
+// sent after the server last answered (or the WebSocket's opening handshake): a request answered in one go is
+// one round trip whatever its size, and a message that gets no answer (Terminate) costs the client none. The
+// latency delays an HTTP request's answer by the whole round trip (half before the query runs, half after), a
+// WebSocket's handshake by the whole, and its data by half in each direction.
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
@@ -68,7 +69,7 @@ export interface LocalPostgresOptions {
   latencyMs?: number
 }
 
-/** Database round trips through the HTTP server since it started. */
+/** Database round trips through the HTTP server since it started, counted when answered. */
 export interface RoundTrips {
   /** SQL-over-HTTP requests (a query or a batch). */
   http: number
@@ -87,7 +88,7 @@ export interface LocalPostgres {
   database: NodeDbHandle & { client: PGlite }
   /** WebSocket connections through the relay: open now, and opened since the start. */
   relayConnections(): { open: number; total: number }
-  /** Database round trips made through the HTTP server so far. */
+  /** Database round trips answered through the HTTP server so far. */
   roundTrips(): RoundTrips
   /** Sets the latency added to the round trips of requests and connections that start from now on. */
   setLatency(ms: number): void
@@ -217,7 +218,6 @@ async function startNeonServer(host: string, port: number, handlers: NeonHandler
       response.writeHead(404, { 'content-type': 'text/plain' }).end('local-postgres: POST /sql (SQL over HTTP) or a WebSocket')
       return
     }
-    roundTrips.http++
     const half = handlers.latency() / 2
     const body = await readBody(request)
     await new Promise<void>((resolve) => later(half, resolve))
@@ -226,31 +226,36 @@ async function startNeonServer(host: string, port: number, handlers: NeonHandler
         ? { status: 413, contentType: 'application/json', body: JSON.stringify({ message: `local-postgres: a request body may hold ${MAX_BODY_BYTES} bytes` }) }
         : await handlers.sql({ headers: request.headers, body }).catch((error: unknown) => ({ status: 500, contentType: 'text/plain', body: `local-postgres: ${String(error)}` }))
     await new Promise<void>((resolve) => later(half, resolve))
+    roundTrips.http++
     response.writeHead(answer.status, { 'content-type': answer.contentType }).end(answer.body)
   }
 
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false })
   server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
-    roundTrips.webSocket++
     totalWebSockets++
     const latency = handlers.latency()
-    later(latency, () => wss.handleUpgrade(request, socket, head, (ws) => relay(ws, latency / 2)))
+    later(latency, () =>
+      wss.handleUpgrade(request, socket, head, (ws) => {
+        roundTrips.webSocket++
+        relay(ws, latency / 2)
+      }),
+    )
   })
   /** One WebSocket's binary messages are a Postgres byte stream, as Neon's proxy expects. */
   const relay = (ws: WebSocket, half: number) => {
-    let answered = true // the handshake's answer: the client's first data is a flight of its own
+    let asked = false // client data has come since the server last answered: a flight, counted once answered
     const session = handlers.relay({
       send: (chunk) =>
         later(half, () => {
           if (ws.readyState !== ws.OPEN) return
-          answered = true
+          if (asked) roundTrips.webSocket++
+          asked = false
           ws.send(chunk, { binary: true })
         }),
       close: () => later(half, () => ws.close()),
     })
     ws.on('message', (data: RawData) => {
-      if (answered) roundTrips.webSocket++
-      answered = false
+      asked = true
       const chunk = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer)
       later(half, () => session.receive(chunk))
     })

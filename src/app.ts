@@ -78,13 +78,15 @@ export interface AppDeps {
   /**
    * How long this app remembers the admin principal of a token or session (default 5 s; 0: looked up on every
    * request). A change through another app (a token deleted, a session ended, a role changed) reaches this
-   * one within it; writes through this app forget them all.
+   * one within it; writes through this app forget them all (but writes of flags, which change none of that).
    */
   principalTtlMs?: number
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const DEFAULT_PRINCIPAL_TTL_MS = 5_000
+/** A project's flags and what hangs off them: writes there change no token, user, session, role or membership. */
+const FLAG_PATH = /^\/api\/admin\/projects\/[^/]+\/features(\/|$)/
 const SDK_PATH = /^\/api\/(client|frontend)(\/|$)/
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
@@ -135,7 +137,7 @@ export function createApp(deps: AppDeps) {
     await next()
     // Writes queue the deliveries of their events (SDK reports write none), and may have changed who may do what.
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !SDK_PATH.test(c.req.path)) {
-      principals.forget()
+      if (!FLAG_PATH.test(c.req.path)) principals.forget()
       deliveries.schedule(c)
     }
   })

@@ -30,7 +30,7 @@ function otherApp(principalTtlMs: number) {
 }
 
 describe('remembered principals', () => {
-  it('a token deleted through another app acts there until that app forgets it (a write through it, or its time); the deleting app refuses it at once', async () => {
+  it('a token deleted through another app acts there until that app forgets it (a write other than a flag\'s through it, or its time); the deleting app refuses it at once', async () => {
     const other = otherApp(60_000)
     const { secret } = await createToken(t, { type: 'admin' })
     expect(await other('GET', '/api/admin/projects', { authorization: secret })).toBe(200)
@@ -40,7 +40,10 @@ describe('remembered principals', () => {
     // Remembered by the other app, which has not seen the deletion.
     expect(await other('GET', '/api/admin/projects', { authorization: secret })).toBe(200)
 
-    // Any write through the other app forgets every principal it remembered.
+    // A write of a flag changes no principal: they stay remembered.
+    expect(await other('POST', '/api/admin/projects/default/features', { authorization: t.adminToken }, { name: fresh('flag') })).toBe(201)
+    expect(await other('GET', '/api/admin/projects', { authorization: secret })).toBe(200)
+    // Any other write through the other app forgets every principal it remembered.
     expect(await other('POST', '/api/admin/projects', { authorization: t.adminToken }, { id: fresh('project'), name: 'Forgets' })).toBe(201)
     expect(await other('GET', '/api/admin/projects', { authorization: secret })).toBe(401)
   })

@@ -15,9 +15,10 @@ export interface AdminResolvers {
 
 /**
  * Principals resolved from credentials, remembered for `ttlMs` (never past the credential's expiry), so a
- * burst of requests costs one look-up instead of one each. `forget` (after every write through this app:
- * a deleted token, an ended session, a changed role) drops them all, and a look-up that started before it is
- * not remembered. Another app (process, isolate) sharing the database sees such a change within `ttlMs`.
+ * burst of requests costs one look-up instead of one each. `forget` (after every write through this app
+ * that may change who may do what: a deleted token, an ended session, a changed role) drops them all, and a
+ * look-up that started before it is not remembered. Another app (process, isolate) sharing the database sees
+ * such a change within `ttlMs`.
  */
 export class PrincipalMemo {
   private readonly entries = new Map<string, { resolved: ResolvedPrincipal; until: number }>()

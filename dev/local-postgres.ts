@@ -11,7 +11,9 @@
 // message, so two clients' extended-protocol batches (Parse/Bind/Execute/Sync) trample each other's unnamed
 // statement ("unnamed prepared statement does not exist"). The gate lets one connection at a time through, from
 // its first message to the ReadyForQuery that leaves it idle (out of any transaction), like pgbouncer would. The
-// SQL endpoint runs its queries over wire-protocol connections through the gate too.
+// SQL endpoint runs its queries over wire-protocol connections through the gate too. The gate drops password
+// messages (PGlite asks for none), so Neon's driver connects as it does to Neon: startup, password and first
+// query in one flight (`pipelineConnect`).
 //
 // SQL over HTTP, the subset @neondatabase/serverless 1.x sends (read from its `neon()`):
 // - `POST /sql` with a JSON body, `{ "query": "select $1", "params": ["1"] }` or, for a batch,
@@ -459,6 +461,7 @@ const GSSENC_REQUEST_CODE = 80877104
 const CANCEL_REQUEST_CODE = 80877102
 const READY_FOR_QUERY = 0x5a // 'Z'
 const TERMINATE = 0x58 // 'X'
+const PASSWORD_MESSAGE = 0x70 // 'p' (password, SASL)
 /** Client messages after which the server answers ReadyForQuery: Sync, Query, FunctionCall. */
 const ENDS_BATCH = new Set([0x53, 0x51, 0x46])
 /** Client messages that neither start nor end a batch: PasswordMessage (and SASL), CopyData, CopyDone, CopyFail. */
@@ -487,6 +490,7 @@ function openSession(client: ClientEnd, upstream: { host: string; port: number }
     client.close()
   }
 
+  const stripPasswords = passwordStripper()
   const readClient = messageReader(true, (type) => {
     if (type === 0 || ENDS_BATCH.has(type)) {
       awaitingReady++
@@ -557,6 +561,8 @@ function openSession(client: ClientEnd, upstream: { host: string; port: number }
         }
         preamble = undefined
       }
+      chunk = stripPasswords(chunk)
+      if (chunk.length === 0) return
       readClient(chunk)
       if (holding) {
         forward(chunk)
@@ -567,6 +573,42 @@ function openSession(client: ClientEnd, upstream: { host: string; port: number }
       }
     },
     closed: shutdown,
+  }
+}
+
+/**
+ * Drops the client's password messages from its byte stream. PGlite asks for no password, but Neon's driver
+ * sends one right after its startup message, before the server asks (`pipelineConnect`, one round trip less
+ * per connection, as it connects to Neon), and PGlite would take it for a query.
+ */
+function passwordStripper(): (chunk: Buffer) => Buffer {
+  let untyped = true // the startup message comes first
+  let head = Buffer.alloc(0)
+  let rest = 0 // bytes of the current message still to come
+  let dropping = false
+  return (chunk) => {
+    const kept: Buffer[] = []
+    let offset = 0
+    while (offset < chunk.length) {
+      if (rest > 0) {
+        const n = Math.min(rest, chunk.length - offset)
+        if (!dropping) kept.push(chunk.subarray(offset, offset + n))
+        rest -= n
+        offset += n
+        continue
+      }
+      const need = untyped ? 4 : 5
+      const take = Math.min(need - head.length, chunk.length - offset)
+      head = Buffer.concat([head, chunk.subarray(offset, offset + take)])
+      offset += take
+      if (head.length < need) break
+      dropping = !untyped && head[0] === PASSWORD_MESSAGE
+      if (!dropping) kept.push(head)
+      rest = (untyped ? head.readInt32BE(0) : head.readInt32BE(1) + 1) - need
+      untyped = false
+      head = Buffer.alloc(0)
+    }
+    return kept.length === 1 ? kept[0]! : Buffer.concat(kept)
   }
 }
 

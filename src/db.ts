@@ -31,7 +31,6 @@ export function openNeon(connectionString: string, options: NeonOptions = {}): D
     const proxy = options.wsProxy
     neonConfig.wsProxy = (host, port) => proxy.replace('{host}', host).replace('{port}', String(port))
     neonConfig.useSecureWebSocket = false
-    neonConfig.pipelineConnect = false
   }
   if (options.fetchEndpoint) neonConfig.fetchEndpoint = options.fetchEndpoint
   const http: HttpClient = neon(connectionString)

@@ -35,7 +35,11 @@ async function main() {
     console.log('Using DATABASE_URL from .dev.vars.')
   } else {
     const local = await startLocalPostgres({ dataDir: DATA_DIR, migrate: true })
-    stopDatabase = () => local.close()
+    stopDatabase = async () => {
+      const { http, webSocket } = local.roundTrips()
+      console.log(`Local database: the worker made ${http} round trips over HTTP and ${webSocket} over WebSockets.`)
+      await local.close()
+    }
     const token = await bootstrapAdminTokens(local.database.db, new Date(), (process.env.INIT_ADMIN_API_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean))
     console.log(`Local database: embedded PGlite in ${DATA_DIR}, served at ${local.databaseUrl} (Neon's SQL over HTTP at ${local.fetchEndpoint}, WebSocket relay ${local.wsProxy}).`)
     if (token) console.log(`\nFirst admin API token (shown only this once, keep it safe):\n\n  ${token}\n`)

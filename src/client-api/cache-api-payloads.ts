@@ -9,7 +9,10 @@ export interface CacheLike {
 }
 
 export interface CacheApiPayloadOptions {
-  /** The database's connection string: only its host and database name enter the key (not the credentials). */
+  /**
+   * The database's connection string. It enters the key whole, credentials included, so keys cannot be guessed: on
+   * a zone where the Worker serves only some routes, a request for the key's URL could reach the cache directly.
+   */
   database: string
   /** The Worker's version: a new deployment never reads what an older one stored (its payloads may differ). */
   version?: string
@@ -34,12 +37,11 @@ const ETAG_HEADER = 'x-flagpost-etag'
  * (workers.dev, previews) it stores nothing and every cold process loads its payload.
  */
 export function cacheApiPayloads(cache: CacheLike, options: CacheApiPayloadOptions): SharedPayloads {
-  const database = databaseIdentity(options.database)
   const maxBytes = options.maxBytes ?? 8 * 1024 * 1024
   const maxAge = options.maxAgeSeconds ?? 24 * 60 * 60
-  // On the request's own host, as Cloudflare asks of Cache API keys; the path is served by no route.
+  // On the request's own host, as Cloudflare asks of Cache API keys; no route serves the path.
   const keyOf = async (origin: string, scopeKey: string, revision: Revision) =>
-    new Request(`${origin}/__flagpost/sdk-payloads/${await sha256Hex(JSON.stringify([FORMAT, options.version ?? '', database, revision.key, scopeKey]))}`)
+    new Request(`${origin}/__flagpost/sdk-payloads/${await sha256Hex(JSON.stringify([FORMAT, options.version ?? '', options.database, revision.key, scopeKey]))}`)
 
   return {
     async get(origin, scopeKey, revision) {
@@ -60,12 +62,3 @@ export function cacheApiPayloads(cache: CacheLike, options: CacheApiPayloadOptio
   }
 }
 
-/** Host, port and database name of a connection string; the whole string if it is not a URL. */
-function databaseIdentity(connectionString: string): string {
-  try {
-    const url = new URL(connectionString)
-    return `${url.host}${url.pathname}`
-  } catch {
-    return connectionString
-  }
-}

@@ -61,4 +61,3 @@ export function cacheApiPayloads(cache: CacheLike, options: CacheApiPayloadOptio
     },
   }
 }
-

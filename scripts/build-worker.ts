@@ -1,9 +1,9 @@
 // Bundles the worker (src/worker.ts → dist/worker.js) for wrangler, which runs this as its build step
 // (wrangler.toml [build]) before `wrangler dev`, `deploy` and `versions upload`. It prints the size,
 // gzipped, against the budget. Our own esbuild step exists for one reason: @hono/zod-openapi hands
-// zod's whole namespace object around, which keeps all of zod in the bundle: every one of its ~250
-// message locales, of which only English is used, so the others are left out, and `z.fromJSONSchema`,
-// which nothing calls, so it is left out too.
+// zod's whole namespace object around, which keeps all of zod in the bundle, used or not. So every one
+// of zod's ~250 message locales but English is left out, and so is `z.fromJSONSchema` (building schemas
+// from JSON Schema, which neither the app nor its libraries call): calling it throws.
 import { mkdirSync, readFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -12,15 +12,17 @@ import { build, type Plugin } from 'esbuild'
 const OUT = 'dist/worker.js'
 export const BUDGET_GZIP_BYTES = 250 * 1024
 
-const zodTrimmed: Plugin = {
-  name: 'zod-trimmed',
+const inZod = (importer: string) => /[\\/]zod[\\/]/.test(importer)
+
+const zodUnusedLeftOut: Plugin = {
+  name: 'zod-unused-left-out',
   setup(b) {
-    b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) => (/[\\/]zod[\\/]/.test(args.importer) ? { path: args.path, namespace: 'zod-locales' } : undefined))
+    b.onResolve({ filter: /\/locales\/index\.js$/ }, (args) => (inZod(args.importer) ? { path: args.path, namespace: 'zod-locales' } : undefined))
     b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, () => ({
       contents: 'export { default as en } from "zod/v4/locales/en.js"',
       resolveDir: process.cwd(),
     }))
-    b.onResolve({ filter: /\/from-json-schema\.js$/ }, (args) => (/[\\/]zod[\\/]/.test(args.importer) ? { path: args.path, namespace: 'zod-from-json-schema' } : undefined))
+    b.onResolve({ filter: /\/from-json-schema\.js$/ }, (args) => (inZod(args.importer) ? { path: args.path, namespace: 'zod-from-json-schema' } : undefined))
     b.onLoad({ filter: /.*/, namespace: 'zod-from-json-schema' }, () => ({
       contents: 'export function fromJSONSchema() { throw new Error("z.fromJSONSchema is left out of the worker bundle (scripts/build-worker.ts)") }',
     }))
@@ -41,7 +43,7 @@ export async function buildWorker(outfile = OUT) {
     minify: true,
     sourcemap: true,
     legalComments: 'none',
-    plugins: [zodTrimmed],
+    plugins: [zodUnusedLeftOut],
     logLevel: 'warning',
   })
   const code = readFileSync(outfile)

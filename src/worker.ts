@@ -8,6 +8,7 @@ import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
+import { cacheApiPayloads, type CacheLike } from './client-api/cache-api-payloads.js'
 
 export interface WorkerEnv {
   /** Secret: the Postgres (Neon) connection string. */
@@ -28,6 +29,8 @@ export interface WorkerEnv {
   FLAGPOST_SIGN_IN_RATE_LIMIT?: string
   /** Seconds an isolate remembers the admin principal of a token or session (0 to 60, default 5). */
   FLAGPOST_PRINCIPAL_TTL_SECONDS?: string
+  /** wrangler.toml [version_metadata]: the deployed version, which keys the SDK payloads shared through the Cache API. */
+  CF_VERSION_METADATA?: { id: string }
 }
 
 interface RequestBindings extends Record<string, unknown> {
@@ -60,6 +63,13 @@ class LazyConnection {
 
 const deliveryOptions = (env: WorkerEnv) => ({ ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: env.FLAGPOST_ALLOW_PRIVATE_WEBHOOKS === 'true' })
 
+function sharedPayloadsOf(env: WorkerEnv) {
+  // Feature-detected: `caches` is a Workers global (the Node types that also check this file have none).
+  const cache = (globalThis as { caches?: { default?: CacheLike } }).caches?.default
+  if (!cache || !env.DATABASE_URL) return undefined
+  return cacheApiPayloads(cache, { database: env.DATABASE_URL, version: env.CF_VERSION_METADATA?.id })
+}
+
 // Built on the first request, not at module scope, and reused by every request of the isolate.
 let app: App | undefined
 
@@ -75,7 +85,14 @@ export default {
         bindings.background.push(task(bindings.connection.db).catch((error: unknown) => console.error('background work failed:', loggable(error))))
       },
       // The caches live per isolate; a request never waits on work another request started (it may never settle here).
-      sdk: { frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS), shareInFlight: false },
+      // SDK polls answer from the isolate's payload and check the revision after the response; a cold isolate
+      // takes the payload another isolate of the location stored in the Cache API (see client-api/state.ts).
+      sdk: {
+        frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS),
+        shareInFlight: false,
+        staleWhileRevalidateMs: 5 * 60_000,
+        sharedPayloads: sharedPayloadsOf(env),
+      },
       // Cloudflare sets CF-Connecting-IP itself, replacing any the client sent.
       signIn: { clientAddress: (c) => c.req.header('cf-connecting-ip'), perMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT) },
       principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),

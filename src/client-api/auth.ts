@@ -3,7 +3,7 @@ import { findTokenPrincipal } from '../api-tokens/store.js'
 import { credentialOf, type Principal } from '../core/principal.js'
 import type { AppEnv } from '../http/context.js'
 import { authenticated } from '../http/auth.js'
-import { ApiError, noAccess } from '../core/errors.js'
+import { ApiError, loggable, noAccess } from '../core/errors.js'
 
 export type SdkPrincipal = Extract<Principal, { kind: 'client-token' | 'frontend-token' | 'admin-token' }>
 
@@ -13,18 +13,40 @@ const authenticationRequired = () =>
 /**
  * The token of an SDK request, remembered for a few seconds (tokenTtlMs) so a poll does not look it
  * up each time; writes through this process (deleting a token, say) forget every remembered token.
+ * With stale-while-revalidate (Workers), a token past that is still accepted while it is looked up
+ * again after the response, so a poll does not wait for it; a deleted token is refused from then on.
  * Only the Authorization header counts here: SDK routes never accept a session cookie.
  */
 async function principalOf(c: Context<AppEnv>): Promise<Principal> {
   const credential = credentialOf(c.req.header('authorization'))
   if (!credential) throw authenticationRequired()
   const tokens = c.var.sdk.tokens
-  const remembered = tokens.get(credential)
-  if (remembered) return remembered
+  const remembered = tokens.lookup(credential)
+  if (remembered) {
+    if (!remembered.fresh && tokens.claimRecheck(credential)) recheckAfterResponse(c, credential)
+    return remembered.value
+  }
   const principal = await findTokenPrincipal(c.var.db, credential, c.var.clock())
   if (!principal) throw authenticationRequired()
   tokens.set(credential, principal)
   return principal
+}
+
+function recheckAfterResponse(c: Context<AppEnv>, credential: string): void {
+  const sdk = c.var.sdk
+  const generation = sdk.revisions.generation
+  const now = c.var.clock()
+  sdk.background(c, async (db) => {
+    try {
+      const principal = await findTokenPrincipal(db, credential, now)
+      // A write through this process meanwhile forgot every token: what was read before it must not come back.
+      if (generation !== sdk.revisions.generation) return
+      if (principal) sdk.tokens.set(credential, principal)
+      else sdk.tokens.delete(credential)
+    } catch (error) {
+      console.error('checking an SDK token again failed:', loggable(error))
+    }
+  })
 }
 
 /** `/api/client/*`: client (backend) tokens and admin tokens. Frontend tokens and users' tokens get 403. */

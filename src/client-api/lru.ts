@@ -1,35 +1,57 @@
 /**
  * A least-recently-used map bounded by entry count and by total weight (bytes, roughly). Per process on
  * Node, per isolate on Workers: a miss only costs a rebuild, so nothing here needs to be shared.
+ *
+ * With `ttlMs`, an entry is fresh for that long after it was set; with `staleMs` too, `lookup` still
+ * returns it for that much longer (marked not fresh), so a caller can answer with it and check it again
+ * after the response.
  */
 export class Lru<K, V> {
-  private readonly entries = new Map<K, { value: V; weight: number; expiresAt: number }>()
+  private readonly entries = new Map<K, { value: V; weight: number; storedAt: number; recheckClaimedAt?: number }>()
   private totalWeight = 0
 
   constructor(
-    private readonly limits: { maxEntries: number; maxWeight?: number; ttlMs?: number },
+    private readonly limits: { maxEntries: number; maxWeight?: number; ttlMs?: number; staleMs?: number },
     private readonly now: () => number = Date.now,
   ) {}
 
+  /** The value while it is fresh. */
   get(key: K): V | undefined {
+    const found = this.lookup(key)
+    return found?.fresh ? found.value : undefined
+  }
+
+  /** The value while it is fresh or, past its ttl, for `staleMs` more (then `fresh: false`). */
+  lookup(key: K): { value: V; fresh: boolean } | undefined {
     const entry = this.entries.get(key)
     if (!entry) return undefined
-    if (entry.expiresAt <= this.now()) {
+    const age = this.now() - entry.storedAt
+    const ttl = this.limits.ttlMs ?? Infinity
+    if (age >= ttl + (this.limits.staleMs ?? 0)) {
       this.delete(key)
       return undefined
     }
     // Re-inserting moves the key to the newest end of the Map's order.
     this.entries.delete(key)
     this.entries.set(key, entry)
-    return entry.value
+    return { value: entry.value, fresh: age < ttl }
+  }
+
+  /** Claims the one check of a stale entry per ttl: true for the first caller, false until a ttl has passed. */
+  claimRecheck(key: K): boolean {
+    const entry = this.entries.get(key)
+    if (!entry) return false
+    const now = this.now()
+    if (entry.recheckClaimedAt !== undefined && now - entry.recheckClaimedAt < (this.limits.ttlMs ?? Infinity)) return false
+    entry.recheckClaimedAt = now
+    return true
   }
 
   set(key: K, value: V, weight = 1): void {
     this.delete(key)
     const maxWeight = this.limits.maxWeight ?? Infinity
     if (weight > maxWeight) return
-    const ttl = this.limits.ttlMs
-    this.entries.set(key, { value, weight, expiresAt: ttl === undefined ? Infinity : this.now() + ttl })
+    this.entries.set(key, { value, weight, storedAt: this.now() })
     this.totalWeight += weight
     for (const oldest of this.entries.keys()) {
       if (this.entries.size <= this.limits.maxEntries && this.totalWeight <= maxWeight) break

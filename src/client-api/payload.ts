@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
-import { featureDependencies, featureEnvironments, features, featureStrategies, featureStrategySegments, segments } from '../../schema/index.js'
+import { environments, featureDependencies, featureEnvironments, features, featureStrategies, featureStrategySegments, segments } from '../../schema/index.js'
 import { segmentIdsOf } from '../strategies/read.js'
 import { batch, type Db } from '../db.js'
 import type { Constraint } from '../strategies/schemas.js'
@@ -16,6 +16,11 @@ export interface ClientScope {
   tags?: [string, string][]
   /** For SDKs that do not know segments (no `Unleash-Client-Spec` of 4.2.0 or later): their constraints are copied into the strategies. */
   inlineSegmentConstraints: boolean
+}
+
+/** What identifies a payload besides its revision: everything of the scope that decides the body. */
+export function scopeKey(scope: ClientScope): string {
+  return JSON.stringify([scope.environment, scope.projects, scope.namePrefix ?? '', scope.tags ?? [], scope.inlineSegmentConstraints])
 }
 
 export interface ClientStrategyView {
@@ -209,4 +214,15 @@ export function queryView(scope: ClientScope): ClientQueryView {
     ...(scope.tags && scope.tags.length > 0 ? { tag: scope.tags.map(([type, value]) => [type, value]) } : {}),
     inlineSegmentConstraints: scope.inlineSegmentConstraints,
   }
+}
+
+/** The environment admin tokens get when they name none: the first enabled one in sort order (Unleash falls back to its `default`). */
+export async function readDefaultEnvironment(db: Db): Promise<string | undefined> {
+  const [row] = await db
+    .select({ name: environments.name })
+    .from(environments)
+    .where(eq(environments.enabled, true))
+    .orderBy(asc(environments.sortOrder), asc(environments.name))
+    .limit(1)
+  return row?.name
 }

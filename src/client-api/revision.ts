@@ -48,11 +48,15 @@ export function isNewer(a: Revision, b: Revision): boolean {
 /**
  * The current revision, read at most once per `ttlMs` (and again right after a write through this
  * process, see `invalidate`), so a poll that changes nothing does not touch the database.
+ *
+ * With `staleMs`, a revision past its ttl is still `known` for that much longer: the SDK routes answer
+ * from it and check it after the response (stale-while-revalidate, on Workers).
  */
 export class RevisionMemo {
   private value: Revision | undefined
   private readAt = 0
   private reading: Promise<Revision> | undefined
+  private checkClaimedAt = -Infinity
   /** Bumped by `invalidate`: a read that started before a write must not be remembered after it. */
   generation = 0
 
@@ -60,6 +64,7 @@ export class RevisionMemo {
     private readonly ttlMs: number,
     private readonly shareInFlight: boolean,
     private readonly now: () => number = Date.now,
+    private readonly staleMs = 0,
   ) {}
 
   async current(db: Db): Promise<Revision> {
@@ -72,6 +77,25 @@ export class RevisionMemo {
     })
     if (this.shareInFlight) this.reading = reading.finally(() => (this.reading = undefined))
     return reading
+  }
+
+  /**
+   * The remembered revision, without reading: `fresh` within `ttlMs` of its read, then known but due for
+   * a check for `staleMs` more. Undefined when never read, forgotten by a write, or older than that.
+   */
+  known(): { revision: Revision; fresh: boolean } | undefined {
+    if (!this.value) return undefined
+    const age = this.now() - this.readAt
+    if (age >= this.ttlMs + this.staleMs) return undefined
+    return { revision: this.value, fresh: age < this.ttlMs }
+  }
+
+  /** Claims the one background check per `ttlMs` (a failed check is not retried before then). */
+  claimCheck(): boolean {
+    const now = this.now()
+    if (now - this.checkClaimedAt < this.ttlMs) return false
+    this.checkClaimedAt = now
+    return true
   }
 
   /** Takes a revision read elsewhere (with a payload) when it is newer than the remembered one. */

@@ -83,14 +83,14 @@ const registerClientMetricsRoute = createRoute({
 export const clientRoutes = createRouter()
   .openapi(getAllClientFeaturesRoute, async (c) => {
     const scope = await clientScopeOf(c, sdkPrincipal(c), c.req.valid('query'))
-    const payload = await clientPayload(c.var.sdk, c.var.db, scope)
+    const payload = await clientPayload(c, scope)
     if (etagMatches(c.req.header('if-none-match'), payload.etag)) return c.body(null, 304, { ETag: payload.etag })
     return c.body(payload.body as Uint8Array<ArrayBuffer>, 200, { ETag: payload.etag, 'Content-Type': 'application/json; charset=UTF-8' })
   })
   .openapi(getClientFeatureRoute, async (c) => {
     const { featureName } = c.req.valid('param')
     const scope = await clientScopeOf(c, sdkPrincipal(c), c.req.valid('query'))
-    const feature = (await clientPayload(c.var.sdk, c.var.db, scope)).byName.get(featureName)
+    const feature = (await clientPayload(c, scope)).byName.get(featureName)
     if (!feature) throw notFound(`Could not find feature flag ${featureName}`)
     return c.json(feature, 200)
   })

@@ -1,13 +1,14 @@
 import type { Context } from 'hono'
 import coerce from 'semver/functions/coerce.js'
 import gte from 'semver/functions/gte.js'
-import { and, asc, eq } from 'drizzle-orm'
+import { eq } from 'drizzle-orm'
 import { environments } from '../../schema/index.js'
 import type { AppEnv } from '../http/context.js'
 import { validationError } from '../core/errors.js'
 import type { Reporter } from '../metrics/ingest.js'
 import type { SdkPrincipal } from './auth.js'
-import type { ClientScope } from './payload.js'
+import { readDefaultEnvironment, type ClientScope } from './payload.js'
+import { refreshAfterResponse } from './refresh.js'
 import type { ClientFeaturesQuery } from './schemas.js'
 
 /** The projects a token sees: `*` for all. */
@@ -30,19 +31,26 @@ export async function environmentOf(c: Context<AppEnv>, principal: SdkPrincipal,
     return requested
   }
   const sdk = c.var.sdk
-  const revision = await sdk.revisions.current(db)
-  if (sdk.defaultEnvironment?.revisionKey !== revision.key) {
-    const [row] = await db
-      .select({ name: environments.name })
-      .from(environments)
-      .where(and(eq(environments.enabled, true)))
-      .orderBy(asc(environments.sortOrder), asc(environments.name))
-      .limit(1)
-    sdk.defaultEnvironment = { revisionKey: revision.key, name: row?.name }
+  const remembered = sdk.defaultEnvironment
+  const known = sdk.revisions.known()
+  if (remembered && known && remembered.generation === sdk.revisions.generation) {
+    if (known.fresh && remembered.revisionKey === known.revision.key) return named(remembered.name)
+    if (sdk.options.staleWhileRevalidateMs > 0) {
+      refreshAfterResponse(c, 'default-environment')
+      return named(remembered.name)
+    }
   }
-  const name = sdk.defaultEnvironment.name
-  if (!name) throw validationError('There is no enabled environment to serve')
-  return name
+  const generation = sdk.revisions.generation
+  const revision = await sdk.revisions.current(db)
+  if (sdk.defaultEnvironment?.revisionKey !== revision.key || sdk.defaultEnvironment.generation !== generation) {
+    sdk.defaultEnvironment = { revisionKey: revision.key, generation, name: await readDefaultEnvironment(db) }
+  }
+  return named(sdk.defaultEnvironment.name)
+}
+
+function named(environment: string | undefined): string {
+  if (!environment) throw validationError('There is no enabled environment to serve')
+  return environment
 }
 
 /**

@@ -1,17 +1,25 @@
-import type { RunInBackground } from '../http/background.js'
+import { runDetached, type RunInBackground } from '../http/background.js'
 import type { Clock } from '../core/clock.js'
 import type { Principal } from '../core/principal.js'
 import type { PreparedRuleset } from '../evaluation/index.js'
 import { createAggregationScheduler, type AggregationScheduler } from '../metrics/scheduler.js'
 import { Lru } from './lru.js'
 import { RevisionMemo, type Revision } from './revision.js'
-import type { ClientFeatureView, ClientSegmentView } from './payload.js'
+import type { ClientFeatureView, ClientScope, ClientSegmentView } from './payload.js'
 
 export interface SdkOptions {
   /** How long a read revision is trusted before the next request reads it again (writes through this process reset it at once). */
   revisionTtlMs: number
   /** How long a resolved API token is remembered (writes through this process, such as deleting a token, clear it at once). */
   tokenTtlMs: number
+  /**
+   * Stale-while-revalidate: for how long past `revisionTtlMs` (and `tokenTtlMs`) a payload (a token) held
+   * in memory is still served at once, the revision (the token) being checked after the response, so an
+   * SDK poll never waits on the database while the process holds its payload; the poll after the check
+   * sees what it found. 0: never, a poll past the ttl waits for the check (Node, whose database is near).
+   * A write through this process is still seen by the next poll at once.
+   */
+  staleWhileRevalidateMs: number
   /** Bounds of the serialized payload cache. */
   maxPayloads: number
   maxPayloadBytes: number
@@ -23,18 +31,19 @@ export interface SdkOptions {
    * request may never settle there.
    */
   shareInFlight: boolean
+  /** Payloads shared between the processes of a location (the Workers Cache API); none on Node. */
+  sharedPayloads?: SharedPayloads
 }
 
 export const DEFAULT_SDK_OPTIONS: SdkOptions = {
   revisionTtlMs: 1_000,
   tokenTtlMs: 10_000,
+  staleWhileRevalidateMs: 0,
   maxPayloads: 256,
   maxPayloadBytes: 64 * 1024 * 1024,
   frontendCorsOrigins: ['*'],
   shareInFlight: true,
 }
-
-/** Work run after the response: detached on Node, handed to `waitUntil` on Workers. */
 
 /** The frontend API's view of a payload: prepared once, evaluated for every request. */
 export interface FrontendRuleset {
@@ -43,11 +52,29 @@ export interface FrontendRuleset {
   flags: { name: string; impressionData: boolean }[]
 }
 
-export interface PayloadEntry {
+/** A payload as stored outside the process: what decides it is its key (scope and revision), see SharedPayloads. */
+export interface StoredPayload {
   revision: Revision
   etag: string
   /** The serialized `GET /api/client/features` body. */
   body: Uint8Array
+}
+
+/**
+ * Where the processes of one location share payloads (on Workers, the Cache API of the data center), so a
+ * cold one answers its first poll with one read instead of loading the payload from the database. The key
+ * is everything that decides the body: the scope (environment, the projects the token may see narrowed by
+ * its filters, namePrefix, tags, the segment format) and the revision.
+ */
+export interface SharedPayloads {
+  /** The payload of `scopeKey` at exactly `revision`, if some process of the location stored it. `origin`: the request's, the host the cache belongs to. */
+  get(origin: string, scopeKey: string, revision: Revision): Promise<StoredPayload | undefined>
+  put(origin: string, scopeKey: string, payload: StoredPayload): Promise<void>
+}
+
+export interface PayloadEntry extends StoredPayload {
+  /** The revision memo's generation it was loaded in: after a write through this process it is not served before a check. */
+  generation: number
   features: ClientFeatureView[]
   segments: ClientSegmentView[]
   byName: Map<string, ClientFeatureView>
@@ -61,23 +88,38 @@ export interface SdkState {
   revisions: RevisionMemo
   payloads: Lru<string, PayloadEntry>
   building: Map<string, Promise<PayloadEntry>>
-  defaultEnvironment?: { revisionKey: string; name: string | undefined }
+  defaultEnvironment?: { revisionKey: string; generation: number; name: string | undefined }
+  /** What a stale-while-revalidate answer left to check after the response (see refresh.ts). */
+  refresh: PendingRefresh
+  /** Runs work after the response (waitUntil on Workers). */
+  background: RunInBackground
   aggregation: AggregationScheduler
   /** Forget what a write may have changed: the revision and the resolved tokens. */
   invalidate(): void
 }
 
+export interface PendingRefresh {
+  /** The payloads to bring to the current revision, by scope key. */
+  scopes: Map<string, { scope: ClientScope; origin: string }>
+  /** The admin tokens' default environment too. */
+  defaultEnvironment: boolean
+  /** When the run under way started (one at a time per process). */
+  runningSince?: number
+}
+
 export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; background?: RunInBackground }): SdkState {
   const { clock, background, ...rest } = options
   const resolved: SdkOptions = { ...DEFAULT_SDK_OPTIONS, ...stripUndefined(rest) }
-  const tokens = new Lru<string, Principal>({ maxEntries: 10_000, ttlMs: resolved.tokenTtlMs })
-  const revisions = new RevisionMemo(resolved.revisionTtlMs, resolved.shareInFlight)
+  const tokens = new Lru<string, Principal>({ maxEntries: 10_000, ttlMs: resolved.tokenTtlMs, staleMs: resolved.staleWhileRevalidateMs })
+  const revisions = new RevisionMemo(resolved.revisionTtlMs, resolved.shareInFlight, Date.now, resolved.staleWhileRevalidateMs)
   return {
     options: resolved,
     tokens,
     revisions,
     payloads: new Lru({ maxEntries: resolved.maxPayloads, maxWeight: resolved.maxPayloadBytes }),
     building: new Map(),
+    refresh: { scopes: new Map(), defaultEnvironment: false },
+    background: background ?? runDetached,
     aggregation: createAggregationScheduler({ clock, background, coalesce: resolved.shareInFlight }),
     invalidate() {
       revisions.invalidate()

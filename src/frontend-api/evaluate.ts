@@ -1,7 +1,8 @@
 import { evaluate, fromClientFeatures, prepareRuleset, type EvaluationContext } from '../evaluation/index.js'
-import type { Db } from '../db.js'
+import type { Context } from 'hono'
+import type { AppEnv } from '../http/context.js'
 import { clientPayload } from '../client-api/service.js'
-import type { FrontendRuleset, PayloadEntry, SdkState } from '../client-api/state.js'
+import type { FrontendRuleset, PayloadEntry } from '../client-api/state.js'
 
 export interface FrontendToggle {
   name: string
@@ -10,8 +11,11 @@ export interface FrontendToggle {
   impressionData: boolean
 }
 
-/** The engine's prepared form of a payload, made once per payload (so once per revision) and kept with it. */
-function rulesetOf(entry: PayloadEntry): FrontendRuleset {
+/**
+ * The engine's prepared form of a payload, made once per payload (so once per revision) and kept with it;
+ * from the payload's own features and segments, or the same parsed back from its body (shared cache).
+ */
+export function rulesetOf(entry: PayloadEntry): FrontendRuleset {
   entry.frontend ??= {
     ruleset: prepareRuleset(fromClientFeatures({ features: entry.features, segments: entry.segments })),
     flags: entry.features.map((f) => ({ name: f.name, impressionData: f.impressionData })),
@@ -24,8 +28,8 @@ function rulesetOf(entry: PayloadEntry): FrontendRuleset {
  * its variant and impressionData. Evaluated by the same engine, on the same payload server SDKs get
  * for this token's environment and projects.
  */
-export async function frontendToggles(sdk: SdkState, db: Db, scope: { environment: string; projects: '*' | string[] }, context: EvaluationContext, now: Date): Promise<FrontendToggle[]> {
-  const entry = await clientPayload(sdk, db, { ...scope, inlineSegmentConstraints: false })
+export async function frontendToggles(c: Context<AppEnv>, scope: { environment: string; projects: '*' | string[] }, context: EvaluationContext, now: Date): Promise<FrontendToggle[]> {
+  const entry = await clientPayload(c, { ...scope, inlineSegmentConstraints: false })
   const { ruleset, flags } = rulesetOf(entry)
   const options = { now }
   const toggles: FrontendToggle[] = []

@@ -75,7 +75,7 @@ async function answer(c: Context<AppEnv>, fields: Record<string, unknown>) {
   const environment = await environmentOf(c, principal)
   const context = frontendContext(fields, { environment, remoteAddress: callerAddress(c) })
   const now = c.var.caller.now
-  const toggles = await frontendToggles(c.var.sdk, c.var.db, { environment, projects: tokenProjects(principal) }, context, now)
+  const toggles = await frontendToggles(c, { environment, projects: tokenProjects(principal) }, context, now)
   c.header('Cache-Control', 'no-cache')
   return { toggles }
 }

@@ -1,0 +1,76 @@
+import type { Db } from '../db.js'
+import { loggable } from '../core/errors.js'
+import { queryView, readClientFeatures, type ClientFeatureView, type ClientScope, type ClientSegmentView } from './payload.js'
+import { isNewer, type Revision } from './revision.js'
+import { sha256Hex } from './sha256.js'
+import type { PayloadEntry, SdkState, StoredPayload } from './state.js'
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/**
+ * The payload of a scope at `revision`: from the location's shared cache when another process stored it
+ * there (one cache read), otherwise read from the database, serialized, and stored in the shared cache
+ * before it is answered (a local write, next to the load's reads; the next cold process finds it). Either
+ * way it is remembered in this process.
+ */
+export async function loadPayload(sdk: SdkState, db: Db, scope: ClientScope, key: string, revision: Revision, origin: string): Promise<PayloadEntry> {
+  const generation = sdk.revisions.generation
+  const shared = sdk.options.sharedPayloads
+  if (shared) {
+    const stored = await shared.get(origin, key, revision).catch((error: unknown) => void console.error('reading a shared SDK payload failed:', loggable(error)))
+    const entry = stored && entryFromStored(stored, generation)
+    if (entry) {
+      remember(sdk, key, entry)
+      return entry
+    }
+  }
+  const entry = await build(sdk, db, scope, key, generation)
+  await shared?.put(origin, key, entry).catch((error: unknown) => console.error('storing a shared SDK payload failed:', loggable(error)))
+  return entry
+}
+
+async function build(sdk: SdkState, db: Db, scope: ClientScope, key: string, generation: number): Promise<PayloadEntry> {
+  const read = await readClientFeatures(db, scope)
+  const query = queryView(scope)
+  // The ETag is a hash of what SDKs evaluate (features, segments, query), so a change elsewhere (another
+  // project or environment) rebuilds this payload once but still answers unchanged pollers with 304.
+  // SDKs that get segment constraints inlined get no segments list, as from Unleash.
+  const content = JSON.stringify({ version: 2, features: read.features, ...(scope.inlineSegmentConstraints ? {} : { segments: read.segments }), query })
+  const [contentHash, queryHash] = await Promise.all([sha256Hex(content), sha256Hex(JSON.stringify(query))])
+  const etag = `"${contentHash.slice(0, 32)}"`
+  const meta = { revisionId: read.revision.id, etag, queryHash: queryHash.slice(0, 16) }
+  const body = encoder.encode(`${content.slice(0, -1)},"meta":${JSON.stringify(meta)}}`)
+  const entry = entryOf({ revision: read.revision, etag, body }, read.features, read.segments, generation)
+  sdk.revisions.observe(read.revision, generation)
+  remember(sdk, key, entry)
+  return entry
+}
+
+/**
+ * A payload rebuilt from its serialized body (as the shared cache holds it): the same features and
+ * segments the build had, so the frontend API's ruleset prepared from it answers the same. Undefined for
+ * a body that is not a payload.
+ */
+export function entryFromStored(stored: StoredPayload, generation: number): PayloadEntry | undefined {
+  let parsed: { features?: unknown; segments?: unknown }
+  try {
+    parsed = JSON.parse(decoder.decode(stored.body)) as typeof parsed
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(parsed.features) || (parsed.segments !== undefined && !Array.isArray(parsed.segments))) return undefined
+  // Payloads with segment constraints inlined have no segments list, and were built with none.
+  return entryOf(stored, parsed.features as ClientFeatureView[], (parsed.segments ?? []) as ClientSegmentView[], generation)
+}
+
+function entryOf(stored: StoredPayload, features: ClientFeatureView[], segments: ClientSegmentView[], generation: number): PayloadEntry {
+  return { revision: stored.revision, etag: stored.etag, body: stored.body, generation, features, segments, byName: new Map(features.map((f) => [f.name, f])) }
+}
+
+/** Keeps the payload unless a newer one is already held (a slow load must not replace a newer one). */
+function remember(sdk: SdkState, key: string, entry: PayloadEntry): void {
+  const current = sdk.payloads.get(key)
+  // The parsed features and the prepared ruleset weigh a few times the JSON.
+  if (!current || !isNewer(current.revision, entry.revision)) sdk.payloads.set(key, entry, entry.body.byteLength * 4)
+}

@@ -524,7 +524,7 @@ describe('operations 1 and 3 written optimistically', () => {
       const headers: Record<string, string> = { authorization: t.adminToken, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }
       const res = await app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
       expect(res.status, await res.clone().text()).toBe(200)
-      return res.json()
+      return (await res.json()) as any
     }
     const statements = vi.spyOn(PgliteSession.prototype, 'prepareQuery')
     const transactions = vi.spyOn(PgliteSession.prototype, 'transaction')

@@ -492,6 +492,7 @@ describe('operations 1 and 3 written optimistically', () => {
       // The app knows the flag now: each write is its one statement, no transaction.
       for (const [method, path, body] of [
         ['POST', `${F('known')}/environments/development/on`],
+        ['POST', `${F('known')}/environments/development/strategies`, { name: 'userWithId', parameters: { userIds: 'ann,bob' } }],
         ['PATCH', F('known'), [{ op: 'replace', path: '/description', value: 'mine' }]],
         ['PATCH', `${F('known')}/variants`, [{ op: 'add', path: '/-', value: { name: 'a' } }]],
         ['PATCH', `${F('known')}/environments/production/variants`, [{ op: 'add', path: '/-', value: { name: 'b' } }]],

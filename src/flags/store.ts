@@ -1,7 +1,7 @@
 import { and, count, eq, isNull, sql } from 'drizzle-orm'
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { z } from 'zod'
-import { featureEnvironments, featureLifecycles, features, featureStrategies, featureStrategySegments, featureTags, projectEnvironments, projects } from '../../schema/index.js'
+import { featureEnvironments, featureLifecycles, features, featureTags, projectEnvironments, projects } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
 import { zodValidationError } from '../http/openapi.js'
@@ -9,8 +9,7 @@ import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
 import type { EventTag, NewEvent } from '../events/types.js'
 import type { Author, Caller } from '../core/principal.js'
 import { compileWholeTextRegex } from '../evaluation/index.js'
-import { insertStrategy, normalizeStrategy } from '../strategies/store.js'
-import { strategyView } from '../strategies/read.js'
+import { insertStrategy, normalizeStrategy, strategyInsertSql, strategySegmentsSql, strategyToAdd, withStrategy } from '../strategies/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 import { enterStage, leaveStage, stageOnEnable } from './lifecycle.js'
 import { lockFeature, lockFlags, lockForChange, tagsOf, type FeatureRow } from './lock.js'
@@ -165,15 +164,8 @@ function switchOnStatement(name: string, parts: { stage: boolean; strategy: bool
       on conflict (feature_name, stage) do update set entered_stage_at = excluded.entered_stage_at, status = null, status_value = null
       returning feature_name`)
   }
-  if (parts.strategy) {
-    alongside.push(sql`insert into ${featureStrategies} (id, feature_name, environment, strategy_name, title, disabled, sort_order, parameters, constraints, variants, created_at)
-      select ${p('strategyId')}::uuid, ${p('name')}, ${p('environment')}, ${p('strategyName')}, ${p('strategyTitle')}, ${p('strategyDisabled')}::boolean, ${p('sortOrder')}::integer,
-        ${p('parameters')}::jsonb, ${p('constraints')}::jsonb, ${p('strategyVariants')}::jsonb, ${p('createdAt')}::timestamptz
-      where ${guardPassed}
-      returning id`)
-  }
-  const unguarded = parts.strategy ? [sql`insert into ${featureStrategySegments} (strategy_id, segment_id) select ${p('strategyId')}::uuid, unnest(${p('segments')}::int[]) where ${guardPassed}`] : []
-  return eventsStatement(name, { alongside, guarded: true, returning: unversionedPartsJson, unguarded })
+  if (parts.strategy) alongside.push(strategyInsertSql)
+  return eventsStatement(name, { alongside, guarded: true, returning: unversionedPartsJson, unguarded: parts.strategy ? [strategySegmentsSql] : [] })
 }
 
 const switchOnStatements = {
@@ -198,23 +190,10 @@ async function switchOnOptimistically(db: Db, caller: Caller, state: FlagState, 
     const input = defaultStrategyFor(stored as StrategyInput | null, feature.name)
     const strategy = normalizeStrategy(input, feature.name)
     if (strategy.segments.length > 0) return undefined
-    const sortOrder = input.sortOrder ?? (env.strategies.length === 0 ? 0 : Math.max(...env.strategies.map((s) => s.sortOrder)) + 1)
-    const added = strategyView({ id: crypto.randomUUID(), featureName: feature.name, environment: env.name, createdAt: now, sortOrder, name: strategy.name, title: strategy.title, disabled: strategy.disabled, parameters: strategy.parameters, constraints: strategy.constraints, variants: strategy.variants, segments: [] })
-    Object.assign(values, {
-      defaultStrategy: stored === null ? null : JSON.stringify(stored),
-      strategyId: added.id,
-      strategyName: added.name,
-      strategyTitle: added.title,
-      strategyDisabled: added.disabled,
-      sortOrder,
-      parameters: JSON.stringify(added.parameters),
-      constraints: JSON.stringify(added.constraints),
-      strategyVariants: JSON.stringify(added.variants),
-      segments: [],
-    })
-    events.push({ type: 'feature-strategy-add', project: feature.project, featureName: feature.name, environment: env.name, tags: eventTagsOf(feature), data: added, preData: null })
-    // In evaluation order: by sort order, the newest last among equals.
-    strategies = [...env.strategies, added].sort((a, b) => a.sortOrder - b.sortOrder)
+    const added = strategyToAdd(feature.name, env, strategy, input.sortOrder, now)
+    Object.assign(values, added.values, { defaultStrategy: stored === null ? null : JSON.stringify(stored) })
+    events.push({ type: 'feature-strategy-add', project: feature.project, featureName: feature.name, environment: env.name, tags: eventTagsOf(feature), data: added.view, preData: null })
+    strategies = withStrategy(env.strategies, added.view)
   }
   events.push(switchedEvent(feature.project, feature.name, env.name, true, eventTagsOf(feature)))
   const run = decision.addDefaultStrategy ? (decision.nextStage ? switchOnStatements.both : switchOnStatements.strategy) : switchOnStatements.stage

@@ -3,7 +3,7 @@ import { environments, events, favoriteFeatures, favoriteProjects, featureEnviro
 import { buildOnce } from '../client-api/in-flight.js'
 import { Lru } from '../client-api/lru.js'
 import { revisionColumn, revisionOf } from '../client-api/revision.js'
-import { queryRows, statement, type Db } from '../db.js'
+import { batch, queryRows, statement, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import { loadFeatures } from '../flags/read.js'
 import { EXPECTED_LIFETIME_DAYS } from '../flags/schemas.js'
@@ -147,23 +147,28 @@ async function buildOverview(db: Db, projectId: string, now: Date): Promise<Cach
   return { head, flags: serialized, weight: 3 * (head.length + serialized.reduce((n, f) => n + f.json.length, 0)) }
 }
 
-/** The project overview: the project with its flags, environments, health and statistics. */
+/** The project overview: the project with its flags, environments, health and statistics, read in one snapshot (one batch). */
 export async function projectOverview(db: Db, projectId: string, principal: string, now: Date) {
-  const [project] = await db.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))
+  const [[project], envs, members, favorite, health, stats, flags] = await batch(
+    db,
+    [
+      (q) => q.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))),
+      (q) =>
+        q
+          .select({ environment: projectEnvironments.environment, changeRequestsEnabled: projectEnvironments.changeRequestsEnabled, defaultStrategy: projectEnvironments.defaultStrategy })
+          .from(projectEnvironments)
+          .innerJoin(environments, eq(environments.name, projectEnvironments.environment))
+          .where(eq(projectEnvironments.projectId, projectId))
+          .orderBy(asc(environments.sortOrder), asc(environments.name)),
+      (q) => q.select({ n: countDistinct(projectMembers.userId) }).from(projectMembers).where(eq(projectMembers.projectId, projectId)),
+      (q) => q.select({ project: favoriteProjects.project }).from(favoriteProjects).where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.principal, principal))),
+      (q) => projectHealth(q, projectId, now),
+      (q) => projectStats(q, projectId, now),
+      (q) => loadFeatures(q, projectId, { principal, now }),
+    ],
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  )
   if (!project) throw notFound(`Could not find project ${projectId}`)
-  const [envs, members, favorite, health, stats, flags] = await Promise.all([
-    db
-      .select({ environment: projectEnvironments.environment, changeRequestsEnabled: projectEnvironments.changeRequestsEnabled, defaultStrategy: projectEnvironments.defaultStrategy })
-      .from(projectEnvironments)
-      .innerJoin(environments, eq(environments.name, projectEnvironments.environment))
-      .where(eq(projectEnvironments.projectId, projectId))
-      .orderBy(asc(environments.sortOrder), asc(environments.name)),
-    db.select({ n: countDistinct(projectMembers.userId) }).from(projectMembers).where(eq(projectMembers.projectId, projectId)),
-    db.select({ project: favoriteProjects.project }).from(favoriteProjects).where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.principal, principal))),
-    projectHealth(db, projectId, now),
-    projectStats(db, projectId, now),
-    loadFeatures(db, projectId, { principal, now }),
-  ])
   return {
     stats,
     version: 1,

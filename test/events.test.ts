@@ -9,7 +9,7 @@ import { createApp } from '../src/app.js'
 import type { Db } from '../src/db.js'
 import { SYSTEM_ACTOR } from '../src/core/principal.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { createFlag, createProject, enableFlag, fresh } from './helpers/factories.js'
+import { createEnvironment, createFlag, createProject, enableFlag, fresh } from './helpers/factories.js'
 
 let t: TestApp
 let now = new Date('2026-03-10T12:00:00Z')
@@ -46,8 +46,6 @@ const bulkEvents = (project: string, n: number) =>
       from generate_series(1, $2::int) g`,
     [project, n],
   )
-/** One more event of a project (or of none), as a change made now would write it. */
-const oneEvent = (project: string | null) => t.query(`insert into events (created_at, type, created_by, project, tags) values (now(), 'feature-updated', 'bulk', $1, '[]')`, [project])
 const cacheKey = (project: string) => JSON.stringify([['project', `IS:${project}`]])
 
 describe('events of one flag (operation 5)', () => {
@@ -183,13 +181,16 @@ describe('totals of large searches', () => {
     expect(first.body.total).toBe(12000)
     const cached = await t.query<{ n: number }>('select n::int from event_count_cache where filter_key = $1', [cacheKey(bulk)])
     expect(cached).toEqual([{ n: 12000 }])
-    await oneEvent(bulk)
-    await oneEvent(fresh('other'))
+    // New events: the project's own project-created, and one of another project.
+    await createProject(t, { id: bulk })
+    await createProject(t)
     expect((await search(`?project=IS:${bulk}`)).body.total).toBe(12001)
-    expect((await search(`?project=IS:${bulk}&type=IS:feature-updated`)).body.total).toBe(12001)
+    expect((await search(`?project=IS:${bulk}&type=IS:feature-updated`)).body.total).toBe(12000)
+    expect((await search(`?project=IS:${bulk}&type=IS:project-created`)).body.total).toBe(1)
     const all = await t.query<{ n: number }>('select count(*)::int as n from events')
     expect((await search('')).body.total).toBe(all[0]!.n)
-    await oneEvent(null)
+    // One of no project.
+    await createEnvironment(t)
     expect((await search('')).body.total).toBe(all[0]!.n + 1)
   })
 
@@ -198,7 +199,7 @@ describe('totals of large searches', () => {
     const bulk = fresh('bulk-project')
     await bulkEvents(bulk, 12000)
     expect((await search(`?project=IS:${bulk}`)).body.total).toBe(12000)
-    await oneEvent(bulk)
+    await createProject(t, { id: bulk })
     const keys = async () => (await t.query<{ filter_key: string }>('select filter_key from event_count_cache order by filter_key')).map((r) => r.filter_key)
     const before = await keys()
     expect(before).toContain(cacheKey(bulk))

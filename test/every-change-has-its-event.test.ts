@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { addStrategy, createEnvironment, createFlag, createProject, createSegment, createToken, createUser, enableFlag, fresh, ok } from './helpers/factories.js'
+import { addStrategy, addToProject, createEnvironment, createFlag, createProject, createSegment, createToken, createUserWithEmail, enableFlag, fresh, ok } from './helpers/factories.js'
 import { createPat, PASSWORD } from './helpers/users.js'
 
 /*
@@ -66,10 +66,9 @@ async function reviewedByAnother() {
   return created
 }
 /** A signed-in user with an e-mail, the name their events carry. */
-async function userWithEmail(rootRole = 'Editor') {
-  const email = `${fresh('dana')}@example.com`
-  const user = await createUser(t, rootRole, { email })
-  return { ...user, as: { token: null, headers: { cookie: user.cookie }, actor: email } satisfies Who }
+async function userWithEmail() {
+  const user = await createUserWithEmail(t)
+  return { ...user, as: { token: null, headers: { cookie: user.cookie }, actor: user.email } satisfies Who }
 }
 
 /** A disabled webhook (it delivers nothing). */
@@ -79,7 +78,7 @@ const createAddon = async () =>
 async function projectMember() {
   const project = await createProject(t)
   const userId = (await userWithEmail()).id
-  await ok(t, 'POST', `/api/admin/projects/${project}/access`, { roles: [5], users: [userId] })
+  await addToProject(t, project, userId)
   return { project, userId }
 }
 

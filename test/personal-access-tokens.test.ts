@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { fresh } from './helpers/factories.js'
+import { createUserWithEmail, fresh } from './helpers/factories.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let t: TestApp
@@ -14,14 +14,9 @@ afterAll(() => t.close())
 
 const inAMonth = () => new Date(now.getTime() + 30 * 86_400_000).toISOString()
 const create = (user: TestUser, body: unknown) => user.call('POST', '/api/admin/user/tokens', { body })
-/** A fresh signed-in user with an e-mail (the name their events carry). */
-const userWithEmail = async (rootRole: string) => {
-  const username = fresh(rootRole.toLowerCase())
-  return { ...(await createSignedInUser(t, username, rootRole, { email: `${username}@example.com` })), email: `${username}@example.com` }
-}
 /** A fresh Editor with one personal access token, `ci`: the answer to creating it. */
 async function editorWithPat() {
-  const user = await userWithEmail('Editor')
+  const user = await createUserWithEmail(t, 'Editor')
   const res = await create(user, { description: 'ci', expiresAt: inAMonth() })
   expect(res.status, res.text).toBe(201)
   return { user, res, pat: res.body as { id: number; secret: string } }
@@ -29,7 +24,7 @@ async function editorWithPat() {
 
 describe('personal access tokens', () => {
   it('are created for the signed-in user, shown once as user:<secret>, stored hashed', async () => {
-    const user = await userWithEmail('Editor')
+    const user = await createUserWithEmail(t, 'Editor')
     const expiresAt = inAMonth()
     const res = await create(user, { description: 'ci', expiresAt })
     expect(res.status, res.text).toBe(201)
@@ -47,7 +42,7 @@ describe('personal access tokens', () => {
     expect(res.status).toBe(200)
     expect(res.body.pats).toEqual([expect.objectContaining({ id: pat.id, description: 'ci', userId: user.id })])
     expect(JSON.stringify(res.body)).not.toContain(pat.secret.slice(5))
-    const viewer = await userWithEmail('Viewer')
+    const viewer = await createUserWithEmail(t, 'Viewer')
     expect((await viewer.call('GET', '/api/admin/user/tokens')).body.pats).toEqual([])
     const apiTokens = await t.call('GET', '/api/admin/api-tokens')
     expect(apiTokens.body.tokens.map((x: { tokenName: string }) => x.tokenName)).not.toContain('ci')
@@ -64,7 +59,7 @@ describe('personal access tokens', () => {
     expect(event).toEqual({ created_by: user.email, created_by_user_id: user.id })
     expect((await t.query('select seen_at from api_tokens where id = $1', [pat.id]))[0]).toEqual({ seen_at: now })
 
-    const viewer = await userWithEmail('Viewer')
+    const viewer = await createUserWithEmail(t, 'Viewer')
     const viewerPat = (await create(viewer, { description: 'read', expiresAt: inAMonth() })).body.secret
     const denied = await t.call('POST', '/api/admin/projects', { token: viewerPat, body: { name: 'Nope' } })
     expect(denied.status).toBe(403)
@@ -83,7 +78,7 @@ describe('personal access tokens', () => {
   })
 
   it('expire', async () => {
-    const user = await userWithEmail('Editor')
+    const user = await createUserWithEmail(t, 'Editor')
     const res = await create(user, { description: 'short', expiresAt: new Date(now.getTime() + 3_600_000).toISOString() })
     expect((await t.call('GET', '/api/admin/projects', { token: res.body.secret })).status).toBe(200)
     const saved = now

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { createProject, fresh, ok } from './helpers/factories.js'
+import { addToProject, createProject, fresh } from './helpers/factories.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let t: TestApp
@@ -98,7 +98,7 @@ describe('GET /api/admin/personal-dashboard (operation 11)', () => {
     const user = await createSignedInUser(t, fresh('busy'), 'Editor')
     // Made by the admin token, the busy user a Member: an owner would be listed by the other tests.
     const many = await createProject(t, { name: 'Many' })
-    await ok(t, 'POST', `/api/admin/projects/${many}/access`, { roles: [5], users: [user.id] })
+    await addToProject(t, many, user.id)
     for (let i = 0; i < 102; i++) {
       tick()
       await user.call('POST', `/api/admin/projects/${many}/features`, { body: { name: `${many}-${String(i).padStart(3, '0')}` } })

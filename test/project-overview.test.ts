@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { createEnvironment, createFlag, createProject, createToken, fresh, ok } from './helpers/factories.js'
+import { addToProject, createEnvironment, createFlag, createProject, createToken, fresh, ok } from './helpers/factories.js'
 
 let t: TestApp
 const DAY = 86_400_000
@@ -125,8 +125,8 @@ describe('project overview (operation 2)', () => {
     const web = await createWeb()
     const ann = (await ok(t, 'POST', '/api/admin/user-admin', { name: 'Ann', email: `${fresh('ann')}@example.com`, rootRole: 'Viewer' })).body.id
     // Member since 45 days (the past window), Owner since 3 days (the current one).
-    await at(daysAgo(45), () => ok(t, 'POST', `/api/admin/projects/${web}/access`, { roles: [5], users: [ann] }))
-    await at(daysAgo(3), () => ok(t, 'POST', `/api/admin/projects/${web}/access`, { roles: [4], users: [ann] }))
+    await at(daysAgo(45), () => addToProject(t, web, ann, 'Member'))
+    await at(daysAgo(3), () => addToProject(t, web, ann, 'Owner'))
     const res = await overview(web)
     expect(res.body.members).toBe(1)
     expect(res.body.stats.projectMembersAddedCurrentWindow).toBe(1)

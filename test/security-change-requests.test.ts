@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requireDirectChangeAllowed } from '../src/change-requests/guard.js'
 import { adminRoute, createRouter } from '../src/http/openapi.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { addStrategy, createFlag, createProject, createSegment, createToken, enableFlag, ok } from './helpers/factories.js'
+import { addStrategy, addToProject, createFlag, createProject, createSegment, createToken, enableFlag, ok } from './helpers/factories.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 /*
@@ -19,8 +19,6 @@ let mia: TestUser
 let ed: TestUser
 /** Project Owner of each guarded project (root Viewer). */
 let olga: TestUser
-const MEMBER = 5
-const OWNER = 4
 
 beforeAll(async () => {
   t = await createTestApp()
@@ -46,7 +44,8 @@ async function guarded() {
   const project = await createProject(t, { environments: ['development'], changeRequestEnvironments: [{ name: 'production', requiredApprovals: 1 }] })
   const P = `/api/admin/projects/${project}`
   const F = `${P}/features`
-  for (const [user, role] of [[mia, MEMBER], [olga, OWNER]] as const) await ok(t, 'POST', `${P}/access`, { roles: [role], users: [user.id] })
+  await addToProject(t, project, mia.id, 'Member')
+  await addToProject(t, project, olga.id, 'Owner')
   const sdk = (await createToken(t, { type: 'client', environment: 'production', projects: [project] })).secret as string
   const production = async () => {
     // A client spec that knows segments, so they come as their own list.

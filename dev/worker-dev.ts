@@ -1,7 +1,7 @@
 // npm run dev: the worker in `wrangler dev` (workerd). With a DATABASE_URL in .dev.vars it uses that
 // database as is. Without one it first starts a local database for it: the embedded PGlite data in
 // ./.flagpost-dev (its own folder, so it can run next to `npm start`, which uses ./.flagpost), served
-// over the Postgres protocol behind the WebSocket relay Neon's driver needs, with migrations applied
+// over the Postgres protocol and behind Neon's two endpoints (SQL over HTTP, the WebSocket relay), with migrations applied
 // and a first admin token printed. Ctrl-C stops all of it.
 import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
@@ -35,11 +35,15 @@ async function main() {
     console.log('Using DATABASE_URL from .dev.vars.')
   } else {
     const local = await startLocalPostgres({ dataDir: DATA_DIR, migrate: true })
-    stopDatabase = () => local.close()
+    stopDatabase = async () => {
+      const { http, webSocket } = local.roundTrips()
+      console.log(`Local database: the worker made ${http} round trips over HTTP and ${webSocket} over WebSockets.`)
+      await local.close()
+    }
     const token = await bootstrapAdminTokens(local.database.db, new Date(), (process.env.INIT_ADMIN_API_TOKENS ?? '').split(',').map((t) => t.trim()).filter(Boolean))
-    console.log(`Local database: embedded PGlite in ${DATA_DIR}, served at ${local.databaseUrl} (WebSocket relay ${local.wsProxy}).`)
+    console.log(`Local database: embedded PGlite in ${DATA_DIR}, served at ${local.databaseUrl} (Neon's SQL over HTTP at ${local.fetchEndpoint}, WebSocket relay ${local.wsProxy}).`)
     if (token) console.log(`\nFirst admin API token (shown only this once, keep it safe):\n\n  ${token}\n`)
-    args.push('--var', `DATABASE_URL:${local.databaseUrl}`, '--var', `NEON_WS_PROXY:${local.wsProxy}`)
+    args.push('--var', `DATABASE_URL:${local.databaseUrl}`, '--var', `NEON_WS_PROXY:${local.wsProxy}`, '--var', `NEON_FETCH_ENDPOINT:${local.fetchEndpoint}`)
   }
 
   const wrangler = spawn(wranglerBin, args, { stdio: 'inherit', env: wranglerEnv })

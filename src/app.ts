@@ -2,16 +2,19 @@ import { Scalar } from '@scalar/hono-api-reference'
 import { HTTPException } from 'hono/http-exception'
 import { ZodError } from 'zod'
 import type { Context } from 'hono'
-import type { Db } from './db.js'
+import { together, type Db } from './db.js'
 import type { AppEnv } from './http/context.js'
 import type { Clock } from './core/clock.js'
 import { ApiError, fromDatabaseError, loggable, notFound, validationError } from './core/errors.js'
 import { errorBody, statusOf } from './http/errors.js'
 import { createRouter, SECURITY_SCHEME, zodValidationError } from './http/openapi.js'
 import { bodyGuard, urlGuard } from './http/request-guard.js'
-import { authenticateAdmin } from './http/auth.js'
-import { findTokenPrincipal } from './api-tokens/store.js'
-import { findSessionPrincipal, sessionIdOf } from './auth/sessions.js'
+import { authenticateAdmin, PrincipalMemo } from './http/auth.js'
+import { lookUpToken } from './api-tokens/store.js'
+import { hashSecret } from './api-tokens/secrets.js'
+import { PAT_PREFIX } from './api-tokens/personal-access-tokens.js'
+import { lookUpSession, sessionIdOf } from './auth/sessions.js'
+import type { ResolvedPrincipal } from './core/principal.js'
 import { crossSiteWriteGuard } from './http/cross-site.js'
 import { signInRateLimit, type SignInRateLimit } from './auth/rate-limit.js'
 import { healthRoutes } from './health/routes.js'
@@ -21,7 +24,7 @@ import { apiTokenRoutes } from './api-tokens/routes.js'
 import { integrationRoutes } from './integrations/routes.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending, type DeliveryOptions } from './integrations/delivery.js'
 import { createOverviewCache } from './projects/overview.js'
-import { flagVisibility, projectVisibility } from './projects/visibility.js'
+import { flagVisibility, knownPrivateProjects, privateProjectIds, projectVisibility } from './projects/visibility.js'
 import { createFlagStates } from './flags/states.js'
 import { backgroundJob, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
@@ -72,9 +75,18 @@ export interface AppDeps {
   sdk?: Partial<SdkOptions>
   /** Sign-in attempts per client address (each home says how it knows the address). */
   signIn?: SignInRateLimit
+  /**
+   * How long this app remembers the admin principal of a token or session (default 5 s; 0: looked up on every
+   * request). A change through another app (a token deleted, a session ended, a role changed) reaches this
+   * one within it; writes through this app forget them all (but writes of flags, which change none of that).
+   */
+  principalTtlMs?: number
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const DEFAULT_PRINCIPAL_TTL_MS = 5_000
+/** A project's flags and what hangs off them: writes there change no token, user, session, role or membership. */
+const FLAG_PATH = /^\/api\/admin\/projects\/[^/]+\/features(\/|$)/
 const SDK_PATH = /^\/api\/(client|frontend)(\/|$)/
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
@@ -99,6 +111,7 @@ export function createApp(deps: AppDeps) {
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background })
   const overviews = createOverviewCache(sdk.options.shareInFlight)
   const flagStates = createFlagStates()
+  const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
   const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS })
   const app = createRouter()
 
@@ -122,22 +135,39 @@ export function createApp(deps: AppDeps) {
     c.set('flagStates', flagStates)
     c.set('db', deps.db(c))
     await next()
-    // Writes queue the deliveries of their events; SDK reports write none.
-    if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !SDK_PATH.test(c.req.path)) deliveries.schedule(c)
+    // Writes queue the deliveries of their events (SDK reports write none), and may have changed who may do what.
+    if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !SDK_PATH.test(c.req.path)) {
+      if (!FLAG_PATH.test(c.req.path)) principals.forget()
+      deliveries.schedule(c)
+    }
   })
   // A signed-in browser's cookie must not carry another site's writes; SDK routes take tokens only.
   const crossSite = crossSiteWriteGuard({ publicUrl: deps.publicUrl })
   app.use('*', (c, next) => (SDK_PATH.test(c.req.path) ? next() : crossSite(c, next)))
   app.use('/auth/simple/login', signInRateLimit(deps.signIn ?? {}, clock))
+  // A user (a session, a personal access token) may have projects hidden from them: the private projects are
+  // read with their credential, in one round trip.
+  const withPrivateProjects = async (c: Context<AppEnv>, lookUp: (q: Db) => Promise<ResolvedPrincipal | undefined>) => {
+    const [resolved, privateIds] = await together(c.var.db, [lookUp, privateProjectIds])
+    knownPrivateProjects(c, privateIds)
+    return resolved
+  }
   app.use(
     '/api/admin/*',
-    authenticateAdmin({
-      token: findTokenPrincipal,
-      session: async (c, now) => {
-        const sessionId = sessionIdOf(c)
-        return sessionId ? findSessionPrincipal(c.var.db, sessionId, now) : undefined
+    authenticateAdmin(
+      {
+        token: async (c, credential, now) => {
+          const hash = await hashSecret(credential)
+          return credential.startsWith(PAT_PREFIX) ? withPrivateProjects(c, (q) => lookUpToken(q, hash, now)) : lookUpToken(c.var.db, hash, now)
+        },
+        sessionId: sessionIdOf,
+        session: async (c, sessionId, now) => {
+          const hash = await hashSecret(sessionId)
+          return withPrivateProjects(c, (q) => lookUpSession(q, hash, now))
+        },
       },
-    }),
+      principals,
+    ),
   )
   // A private project, and what belongs to it, exists only for those who may read it (src/projects/visibility.ts).
   app.use('/api/admin/projects/:projectId', projectVisibility)

@@ -1,8 +1,9 @@
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
 import type { SQL } from 'drizzle-orm'
 import { PgDialect } from 'drizzle-orm/pg-core'
-import { Pool, neonConfig } from '@neondatabase/serverless'
-import { drizzle } from 'drizzle-orm/neon-serverless'
+import { Pool, neon, neonConfig } from '@neondatabase/serverless'
+import { drizzle as drizzleWebSocket } from 'drizzle-orm/neon-serverless'
+import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http'
 import * as schema from '../schema/index.js'
 
 /** The database every service works on, whichever driver sits under it (a transaction is one too). */
@@ -13,19 +14,126 @@ export interface DbHandle {
   close(): Promise<void>
 }
 
+export interface NeonOptions {
+  /** A plain-WebSocket relay to use instead of Neon's proxy (local development and tests): `host:port/path`. */
+  wsProxy?: string
+  /** A SQL-over-HTTP endpoint to use instead of Neon's (local development and tests): `http://host:port/sql`. */
+  fetchEndpoint?: string
+}
+
 /**
- * Opens Neon's serverless driver (Postgres over WebSocket) for one Workers request.
- * `wsProxy` points it at a plain-WebSocket relay instead of Neon (local development and tests).
+ * Opens Neon's serverless driver for one Workers request. Statements go over HTTP (`neon()`), one round trip
+ * each and no connection to set up; `db.transaction(fn)`, an interactive transaction, takes a WebSocket pool
+ * (Postgres' own protocol), opened by the request's first transaction and ended by `close`.
  */
-export function openNeon(connectionString: string, options: { wsProxy?: string } = {}): DbHandle {
+export function openNeon(connectionString: string, options: NeonOptions = {}): DbHandle {
   if (options.wsProxy) {
     const proxy = options.wsProxy
     neonConfig.wsProxy = (host, port) => proxy.replace('{host}', host).replace('{port}', String(port))
     neonConfig.useSecureWebSocket = false
-    neonConfig.pipelineConnect = false
   }
-  const pool = new Pool({ connectionString })
-  return { db: drizzle(pool, { schema }) as unknown as Db, close: () => pool.end() }
+  if (options.fetchEndpoint) neonConfig.fetchEndpoint = options.fetchEndpoint
+  const http: HttpClient = neon(connectionString)
+  const db = drizzleHttp(http, { schema }) as unknown as Db
+  httpClients.set(db, http)
+  let pool: Pool | undefined
+  let interactive: Db | undefined
+  // drizzle's neon-http driver refuses transactions (HTTP has no session to hold one open between statements).
+  db.transaction = (run, config) => {
+    interactive ??= drizzleWebSocket((pool = new Pool({ connectionString })), { schema }) as unknown as Db
+    return interactive.transaction(run, config)
+  }
+  return {
+    db,
+    close: async () => {
+      const ending = pool
+      pool = interactive = undefined
+      await ending?.end()
+    },
+  }
+}
+
+type HttpClient = ReturnType<typeof neon<boolean, boolean>>
+
+/** The SQL-over-HTTP client under each request database of openNeon, for its batches. */
+const httpClients = new WeakMap<Db, HttpClient>()
+
+export interface BatchOptions {
+  /** Default: the database's (read committed). */
+  isolationLevel?: 'read committed' | 'repeatable read' | 'serializable'
+  /** `read only` with `repeatable read`: every statement reads the same snapshot. */
+  accessMode?: 'read only' | 'read write'
+}
+
+const NEON_ISOLATION = { 'read committed': 'ReadCommitted', 'repeatable read': 'RepeatableRead', serializable: 'Serializable' } as const
+
+/**
+ * Runs statements as one transaction: over Neon's HTTP in one round trip (a non-interactive transaction),
+ * elsewhere (PGlite, node-postgres, inside a transaction) as a transaction of their own, one after the other.
+ * Each item makes its statement on the database it is given (a query builder, `queryRows`, a `statement`; no
+ * transaction) and hands it back unawaited: the statements are sent together, so none can wait on another's
+ * answer. Answers in the order given; when one statement fails, all do and nothing is written.
+ */
+export async function batch<T extends readonly ((q: Db) => PromiseLike<unknown>)[]>(
+  db: Db,
+  items: readonly [...T],
+  options: BatchOptions = {},
+): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+  return send(db, items, options, true)
+}
+
+/**
+ * Runs independent statements that need no transaction together: one batch (one round trip) over Neon's HTTP,
+ * side by side elsewhere, where a round trip costs little and a transaction would add two.
+ */
+export async function together<T extends readonly ((q: Db) => PromiseLike<unknown>)[]>(db: Db, items: readonly [...T]): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+  return send(db, items, {}, false)
+}
+
+async function send<T extends readonly ((q: Db) => PromiseLike<unknown>)[]>(
+  db: Db,
+  items: readonly [...T],
+  options: BatchOptions,
+  atomic: boolean,
+): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+  type Answers = { -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }
+  const http = httpClients.get(db)
+  if (!http && !atomic) return (await Promise.all(items.map((item) => item(db)))) as Answers
+  if (!http) {
+    return (await db.transaction(async (tx) => {
+      const answers: unknown[] = []
+      for (const item of items) answers.push(await item(tx))
+      return answers
+      // drizzle sets the transaction's characteristics from any config given, even an empty one (invalid SQL).
+    }, options.isolationLevel || options.accessMode ? options : undefined)) as Answers
+  }
+  // Each item gets a database whose statements are written down in its slot instead of sent (drizzle makes a
+  // query builder's statement only once it is awaited, so the slots keep the items' order whatever the timing).
+  const slots = items.map(() => [] as { query: ReturnType<HttpClient['query']>; resolve(result: unknown): void; reject(error: unknown): void }[])
+  let sent = false
+  const recorder = (slot: number) => {
+    const record = (text: string, params: unknown[], options: Parameters<HttpClient['query']>[2]) =>
+      sent
+        ? Promise.reject(new Error('A statement of a batch was made after the batch was sent (it waited on another statement)'))
+        : new Promise((resolve, reject) => slots[slot]!.push({ query: http.query(text, params, options), resolve, reject }))
+    return drizzleHttp(Object.assign(record, { query: record }) as unknown as HttpClient) as unknown as Db
+  }
+  const answers = Promise.all(items.map((item, i) => item(recorder(i))))
+  await new Promise((resolve) => setTimeout(resolve, 0))
+  sent = true
+  const pending = slots.flat()
+  if (pending.length > 0) {
+    try {
+      const results = await http.transaction(
+        pending.map((p) => p.query),
+        { isolationLevel: options.isolationLevel && NEON_ISOLATION[options.isolationLevel], readOnly: options.accessMode && options.accessMode === 'read only' },
+      )
+      pending.forEach((p, i) => p.resolve(results[i]))
+    } catch (error) {
+      for (const p of pending) p.reject(error)
+    }
+  }
+  return (await answers) as Answers
 }
 
 /** The drizzle dialects (one per database handle, shared with its transactions) whose driver may keep named statements. */

@@ -9,6 +9,7 @@ import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { loggable } from './core/errors.js'
 import { nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
+import { principalTtlMs } from './http/auth.js'
 import type { IncomingMessage } from 'node:http'
 
 export interface ServerConfig {
@@ -26,6 +27,8 @@ export interface ServerConfig {
   frontendCorsOrigins: string[]
   /** Sign-in attempts one client address may make in a minute (FLAGPOST_SIGN_IN_RATE_LIMIT); 0: no limit. */
   signInPerMinute: number
+  /** How long an admin principal is remembered (FLAGPOST_PRINCIPAL_TTL_SECONDS); default 5 s. */
+  principalTtlMs?: number
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -48,6 +51,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     emailWebhookUrl: httpUrl(env.FLAGPOST_EMAIL_WEBHOOK_URL, 'FLAGPOST_EMAIL_WEBHOOK_URL'),
     frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS),
     signInPerMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT),
+    principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
   }
 }
 
@@ -78,6 +82,7 @@ export async function startServer(config: ServerConfig) {
     sdk: { frontendCorsOrigins: config.frontendCorsOrigins },
     // The socket's peer: behind a proxy, every client shares its address (set FLAGPOST_SIGN_IN_RATE_LIMIT to suit).
     signIn: { clientAddress: (c) => (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress, perMinute: config.signInPerMinute },
+    principalTtlMs: config.principalTtlMs,
   })
   const sweep = setInterval(() => {
     deliverPending(database.db, () => new Date(), delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))
@@ -88,6 +93,10 @@ export async function startServer(config: ServerConfig) {
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s))
   })
+  // A client may close its side once it has sent its request (half-close) and still read the answer. Node's
+  // HTTP server otherwise drops a request whose body it has not read yet when that end arrives: one still
+  // being authenticated against the database got no answer at all.
+  ;(server as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
   const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`

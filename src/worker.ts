@@ -7,6 +7,7 @@ import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
+import { principalTtlMs } from './http/auth.js'
 import { cacheApiPayloads, type CacheLike } from './client-api/cache-api-payloads.js'
 
 export interface WorkerEnv {
@@ -14,6 +15,8 @@ export interface WorkerEnv {
   DATABASE_URL?: string
   /** Local development and tests only: a plain-WebSocket relay to Postgres, e.g. `127.0.0.1:5488/v1`. */
   NEON_WS_PROXY?: string
+  /** Local development and tests only: a SQL-over-HTTP endpoint speaking Neon's protocol, e.g. `http://127.0.0.1:5488/sql`. */
+  NEON_FETCH_ENDPOINT?: string
   /** `true` lets webhooks reach loopback and private addresses. */
   FLAGPOST_ALLOW_PRIVATE_WEBHOOKS?: string
   /** Where invite links point, e.g. `https://flags.example.com`; default: the origin of the request. */
@@ -24,6 +27,8 @@ export interface WorkerEnv {
   FLAGPOST_FRONTEND_CORS_ORIGINS?: string
   /** Sign-in attempts one client address may make in a minute (per isolate); default 10, 0 for no limit. */
   FLAGPOST_SIGN_IN_RATE_LIMIT?: string
+  /** Seconds an isolate remembers the admin principal of a token or session (0 to 60, default 5). */
+  FLAGPOST_PRINCIPAL_TTL_SECONDS?: string
   /** wrangler.toml [version_metadata]: the deployed version, which keys the SDK payloads shared through the Cache API. */
   CF_VERSION_METADATA?: { id: string }
 }
@@ -35,8 +40,9 @@ interface RequestBindings extends Record<string, unknown> {
 }
 
 /**
- * The request's pool, created on first use and closed after the response. The app asks for it on every request,
- * but a pool connects only when a query runs, so a request that reads nothing (a cached SDK answer) opens no connection.
+ * The request's database, made on first use and closed after the response: statements over HTTP, and a WebSocket
+ * pool that only an interactive transaction opens (see openNeon). A request that reads nothing (a cached SDK
+ * answer) sends nothing.
  */
 class LazyConnection {
   private handle: DbHandle | undefined
@@ -45,7 +51,7 @@ class LazyConnection {
   get db() {
     if (!this.handle) {
       if (!this.env.DATABASE_URL) throw new Error('DATABASE_URL is not set: add it with `wrangler secret put DATABASE_URL` (or to .dev.vars)')
-      this.handle = openNeon(this.env.DATABASE_URL, { wsProxy: this.env.NEON_WS_PROXY })
+      this.handle = openNeon(this.env.DATABASE_URL, { wsProxy: this.env.NEON_WS_PROXY, fetchEndpoint: this.env.NEON_FETCH_ENDPOINT })
     }
     return this.handle.db
   }
@@ -89,6 +95,7 @@ export default {
       },
       // Cloudflare sets CF-Connecting-IP itself, replacing any the client sent.
       signIn: { clientAddress: (c) => c.req.header('cf-connecting-ip'), perMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT) },
+      principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
     })
     const bindings: RequestBindings = { connection: new LazyConnection(env), background: [] }
     try {

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openPglite } from '../src/db-node.js'
-import { queryRows, statement } from '../src/db.js'
+import { batch, queryRows, statement } from '../src/db.js'
 
 let database: Awaited<ReturnType<typeof openPglite>>
 
@@ -31,5 +31,26 @@ describe('statement', () => {
 describe('queryRows', () => {
   it('answers raw SQL with its rows', async () => {
     expect(await queryRows<{ v: number }>(database.db, sql`select ${2}::int as v`)).toEqual([{ v: 2 }])
+  })
+})
+
+describe('batch (PGlite: a transaction of its own)', () => {
+  it('answers each statement in order, in one transaction with the isolation asked for', async () => {
+    const answers = await batch(
+      database.db,
+      [
+        (q) => queryRows<{ level: string; readOnly: string }>(q, sql`select current_setting('transaction_isolation') as level, current_setting('transaction_read_only') as "readOnly"`),
+        (q) => queryRows<{ v: number }>(q, sql`select ${1}::int as v`),
+      ],
+      { isolationLevel: 'repeatable read', accessMode: 'read only' },
+    )
+    expect(answers).toEqual([[{ level: 'repeatable read', readOnly: 'on' }], [{ v: 1 }]])
+  })
+
+  it('writes nothing when one statement fails', async () => {
+    await database.db.execute(sql`create table batch_test (id int primary key)`)
+    const error = await batch(database.db, [(q) => queryRows(q, sql`insert into batch_test values (1)`), (q) => queryRows(q, sql`insert into batch_test values (1)`)]).catch((e: unknown) => e)
+    expect((error as { cause?: { code?: string } }).cause?.code).toBe('23505')
+    expect(await queryRows(database.db, sql`select id from batch_test`)).toEqual([])
   })
 })

@@ -513,6 +513,57 @@ describe('operations 1 and 3 written optimistically', () => {
     }
   })
 
+  it("switches on with the lifecycle's move and the default strategy in one statement, and adds the default as it is when written", async () => {
+    const { createApp } = await import('../src/app.js')
+    const { PgliteSession } = await import('drizzle-orm/pglite')
+    // Principals remembered for a minute: the admin token is looked up once (the warm-up), not within the counted writes.
+    const [mine, other] = [createApp({ db: () => t.db, background: () => {}, principalTtlMs: 60_000 }), createApp({ db: () => t.db, background: () => {} })]
+    const project = await createProject(t)
+    const flagPath = (name: string) => `/api/admin/projects/${project}/features/${name}`
+    const request = async (app: typeof mine, method: string, path: string, body?: unknown) => {
+      const headers: Record<string, string> = { authorization: t.adminToken, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }
+      const res = await app.request(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+      expect(res.status, await res.clone().text()).toBe(200)
+      return (await res.json()) as any
+    }
+    const statements = vi.spyOn(PgliteSession.prototype, 'prepareQuery')
+    const transactions = vi.spyOn(PgliteSession.prototype, 'transaction')
+    const counted = async <T>(write: () => Promise<T>) => {
+      statements.mockClear()
+      transactions.mockClear()
+      const answer = await write()
+      return { answer, statements: statements.mock.calls.length, transactions: transactions.mock.calls.length }
+    }
+    try {
+      const { name } = await createFlag(t, {}, project)
+      await request(mine, 'GET', flagPath(name))
+      await t.app.idle()
+      // Unknown to the app: read, then one statement switching on, adding the default strategy and moving the lifecycle.
+      const first = await counted(() => request(mine, 'POST', `${flagPath(name)}/environments/development/on`))
+      expect([first.statements, first.transactions]).toEqual([2, 0])
+      expect(first.answer).toEqual((await t.call('GET', flagPath(name))).body)
+      expect(first.answer).toMatchObject({ lifecycle: { stage: 'pre-live' }, environments: expect.arrayContaining([expect.objectContaining({ name: 'development', enabled: true, hasEnabledStrategies: true })]) })
+      const dev = first.answer.environments.find((e: { name: string }) => e.name === 'development')
+      expect(dev.strategies).toMatchObject([{ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: name }, sortOrder: 0 }])
+      expect((await eventsOf(name)).map((e) => e.type)).toEqual(['feature-created', 'feature-strategy-add', 'feature-environment-enabled'])
+      expect((await eventsOf(name))[1]!.data).toEqual(dev.strategies[0])
+
+      // Known to the app, at the version it wrote: the project's default strategy changes through another app
+      // (it moves no flag's version), so the version check's look at it fails, and the flag is read again.
+      const { name: second } = await createFlag(t, {}, project)
+      await request(mine, 'PATCH', flagPath(second), [{ op: 'replace', path: '/description', value: 'known' }])
+      await request(other, 'PUT', `/api/admin/projects/${project}/environments/development/default-strategy`, { name: 'userWithId', parameters: { userIds: 'ann' } })
+      const written = await counted(() => request(mine, 'POST', `${flagPath(second)}/environments/development/on`))
+      expect([written.statements, written.transactions]).toEqual([3, 0])
+      expect(written.answer).toEqual((await t.call('GET', flagPath(second))).body)
+      expect(written.answer.environments.find((e: { name: string }) => e.name === 'development').strategies).toMatchObject([{ name: 'userWithId', parameters: { userIds: 'ann' } }])
+    } finally {
+      statements.mockRestore()
+      transactions.mockRestore()
+      await Promise.all([mine.idle(), other.idle()])
+    }
+  })
+
   it('switches what is there when another change lands between its read and its write (operation 1)', async () => {
     const { setEnvironmentEnabled } = await import('../src/flags/store.js')
     await createFlag(t, { name: 'contested' })

@@ -37,12 +37,15 @@ export async function listPats(db: Db, userId: number) {
   return rows.map(patView)
 }
 
+/** How every personal access token's secret starts. */
+export const PAT_PREFIX = 'user:'
+
 /** Creates a PAT for the user; its secret is in this answer only. Emits `pat-created` (without the secret). */
 export async function createPat(db: Db, caller: Author, userId: number, input: NewPat) {
   const { actor, now } = caller
   const expiresAt = new Date(input.expiresAt)
   if (expiresAt <= now) throw validationError('expiresAt must be in the future', [{ path: 'body.expiresAt', message: 'must be in the future' }])
-  const secret = `user:${randomHex(32)}`
+  const secret = `${PAT_PREFIX}${randomHex(32)}`
   return db.transaction(async (tx) => {
     const [row] = await tx
       .insert(apiTokens)

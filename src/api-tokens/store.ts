@@ -1,12 +1,12 @@
-import { and, asc, count, eq, inArray, isNull, or } from 'drizzle-orm'
-import { apiTokens, environments, projects } from '../../schema/index.js'
-import type { Db } from '../db.js'
-import type { Principal, Author } from '../core/principal.js'
+import { and, asc, count, eq, inArray, isNull, or, sql } from 'drizzle-orm'
+import { apiTokens, environments, projects, roles, users } from '../../schema/index.js'
+import { statement, type Db } from '../db.js'
+import type { Principal, Author, ResolvedPrincipal } from '../core/principal.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
 import { SYSTEM_ACTOR } from '../core/principal.js'
 import { displaySecret, hashSecret, newSecret } from './secrets.js'
-import { loadUserPrincipal } from '../users/principal.js'
+import { toUserPrincipal, userPrincipalColumns, type UserPrincipalRow } from '../users/principal.js'
 
 export type TokenType = 'admin' | 'client' | 'frontend'
 
@@ -53,39 +53,45 @@ const eventData = (row: TokenRow) => ({
   expiresAt: row.expiresAt?.toISOString() ?? null,
 })
 
-// Admin tokens are checked on every admin request: a valid one is remembered for a few seconds, so a
-// burst of requests costs one lookup (and one hash) instead of one each. Deleting a token through this
-// process forgets them all at once; another instance stops accepting it within ADMIN_TOKEN_MEMO_MS (Unleash
-// keeps its tokens in memory for a minute). Personal access tokens are not remembered: user roles change.
-const ADMIN_TOKEN_MEMO_MS = 5_000
-const adminTokenMemo = new Map<string, { principal: Principal; expiresAt: Date | null; until: number }>()
-let adminTokenGeneration = 0
+const p = (name: string) => sql.placeholder(name)
 
-function forgetAdminTokens() {
-  adminTokenGeneration++
-  adminTokenMemo.clear()
+/**
+ * A token by the digest of its secret, in one statement: the token, the user a personal access token acts as
+ * (with their roles, unless deleted), and the token's last use written when it is older than
+ * SEEN_AT_RESOLUTION_MS (and the token has not expired).
+ */
+const tokenLookup = statement<Omit<UserPrincipalRow, 'userId'> & { id: number; type: string; tokenName: string; projects: string[]; environment: string; expiresAt: Date | string | null; userId: number | null }>(
+  'flagpost_token_principal',
+  () => sql`with token as (select * from ${apiTokens} where secret_hash = ${p('hash')}),
+    seen as (
+      update ${apiTokens} set seen_at = ${p('now')}::timestamptz
+      where id = (select id from token) and (seen_at is null or seen_at < ${p('seenBefore')}::timestamptz) and (expires_at is null or expires_at > ${p('now')}::timestamptz)
+    )
+    select token.id, token.type, token.token_name as "tokenName", token.projects, token.environment, token.expires_at as "expiresAt",
+      ${users.id} as "userId", ${users.email} as email, ${users.username} as username, ${roles.name} as "rootRole", ${userPrincipalColumns.projectRoles} as "projectRoles"
+    from token
+      left join ${users} on ${users.id} = token.user_id and ${users.deletedAt} is null
+      left join ${roles} on ${roles.id} = ${users.rootRoleId}`,
+)
+
+/**
+ * The principal of a token, by the digest of its secret (`hashSecret`): one statement, so it can travel in a
+ * batch. Undefined for an unknown or expired token, and for a personal access token of a deleted user.
+ */
+export async function lookUpToken(db: Db, hash: string, now: Date): Promise<ResolvedPrincipal | undefined> {
+  const [row] = await tokenLookup(db, { hash, now, seenBefore: new Date(now.getTime() - SEEN_AT_RESOLUTION_MS) })
+  if (!row) return undefined
+  // Drivers hand timestamps of raw rows back as Date or as text.
+  const expiresAt = row.expiresAt === null ? null : new Date(row.expiresAt)
+  if (expiresAt && expiresAt <= now) return undefined
+  if (row.type === PAT_TYPE) return row.userId === null ? undefined : { principal: toUserPrincipal({ ...row, userId: row.userId }), expiresAt }
+  if (row.type === 'admin') return { principal: { kind: 'admin-token', tokenId: row.id, name: row.tokenName, rootRole: 'Admin' }, expiresAt }
+  const kind = row.type === 'frontend' ? 'frontend-token' : 'client-token'
+  return { principal: { kind, tokenId: row.id, name: row.tokenName, projects: row.projects, environment: row.environment }, expiresAt }
 }
 
 export async function findTokenPrincipal(db: Db, secret: string, now: Date): Promise<Principal | undefined> {
-  const remembered = adminTokenMemo.get(secret)
-  if (remembered && Date.now() < remembered.until && (!remembered.expiresAt || remembered.expiresAt > now)) return remembered.principal
-  const generation = adminTokenGeneration
-  const [row] = await db.select().from(apiTokens).where(eq(apiTokens.secretHash, await hashSecret(secret))).limit(1)
-  if (!row || (row.expiresAt && row.expiresAt <= now)) return undefined
-  if (!row.seenAt || now.getTime() - row.seenAt.getTime() > SEEN_AT_RESOLUTION_MS) {
-    await db.update(apiTokens).set({ seenAt: now }).where(eq(apiTokens.id, row.id))
-  }
-  if (row.type === PAT_TYPE) return row.userId === null ? undefined : loadUserPrincipal(db, row.userId)
-  if (row.type === 'admin') {
-    const principal: Principal = { kind: 'admin-token', tokenId: row.id, name: row.tokenName, rootRole: 'Admin' }
-    if (generation === adminTokenGeneration) {
-      if (adminTokenMemo.size >= 1_000) adminTokenMemo.clear()
-      adminTokenMemo.set(secret, { principal, expiresAt: row.expiresAt, until: Date.now() + ADMIN_TOKEN_MEMO_MS })
-    }
-    return principal
-  }
-  const kind = row.type === 'frontend' ? 'frontend-token' : 'client-token'
-  return { kind, tokenId: row.id, name: row.tokenName, projects: row.projects, environment: row.environment }
+  return (await lookUpToken(db, await hashSecret(secret), now))?.principal
 }
 
 export async function listTokens(db: Db, types: TokenType[]) {
@@ -142,8 +148,7 @@ export async function createToken(db: Db, caller: Author, token: NewToken, secre
 export async function deleteToken(db: Db, caller: Author, secretOrDisplay: string, allowedTypes: TokenType[]) {
   const { actor, now } = caller
   const hash = await hashSecret(secretOrDisplay)
-  forgetAdminTokens()
-  const result = await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
     const matches = await tx
       .select()
       .from(apiTokens)
@@ -162,8 +167,6 @@ export async function deleteToken(db: Db, caller: Author, secretOrDisplay: strin
     ])
     return { deleted: row.type as TokenType }
   })
-  forgetAdminTokens()
-  return result
 }
 
 /**

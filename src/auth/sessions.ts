@@ -3,7 +3,7 @@ import type { Context } from 'hono'
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
 import { roles, sessions, users } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import type { Principal } from '../core/principal.js'
+import type { ResolvedPrincipal } from '../core/principal.js'
 import { hashSecret, randomHex } from '../api-tokens/secrets.js'
 import { toUserPrincipal, userPrincipalColumns } from '../users/principal.js'
 
@@ -20,16 +20,19 @@ export async function createSession(tx: Db, userId: number, now: Date): Promise<
   return { id, expiresAt }
 }
 
-/** The signed-in user of a live session, with their roles; undefined for an unknown, expired or deleted one. */
-export async function findSessionPrincipal(db: Db, sessionId: string, now: Date): Promise<Principal | undefined> {
+/**
+ * The signed-in user of a live session, by the digest of its id (`hashSecret`), with their roles and when the
+ * session ends; undefined for an unknown, expired or deleted one. One statement, so it can travel in a batch.
+ */
+export async function lookUpSession(db: Db, sessionHash: string, now: Date): Promise<ResolvedPrincipal | undefined> {
   const [row] = await db
-    .select(userPrincipalColumns)
+    .select({ ...userPrincipalColumns, expiresAt: sessions.expiresAt })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .innerJoin(roles, eq(roles.id, users.rootRoleId))
-    .where(and(eq(sessions.sessionHash, await hashSecret(sessionId)), gt(sessions.expiresAt, now), isNull(users.deletedAt)))
+    .where(and(eq(sessions.sessionHash, sessionHash), gt(sessions.expiresAt, now), isNull(users.deletedAt)))
     .limit(1)
-  return row ? toUserPrincipal(row) : undefined
+  return row ? { principal: toUserPrincipal(row), expiresAt: row.expiresAt } : undefined
 }
 
 export async function deleteSession(db: Db, sessionId: string): Promise<void> {

@@ -1,5 +1,8 @@
 import type { Context, MiddlewareHandler } from 'hono'
-import { findTokenPrincipal } from '../api-tokens/store.js'
+import { findTokenPrincipal, lookUpToken } from '../api-tokens/store.js'
+import { hashSecret } from '../api-tokens/secrets.js'
+import { together } from '../db.js'
+import { readRevision } from './revision.js'
 import { credentialOf, type Principal } from '../core/principal.js'
 import type { AppEnv } from '../http/context.js'
 import { authenticated } from '../http/auth.js'
@@ -26,10 +29,17 @@ async function principalOf(c: Context<AppEnv>): Promise<Principal> {
     if (!remembered.fresh && tokens.claimRecheck(credential)) recheckAfterResponse(c, credential)
     return remembered.value
   }
-  const principal = await findTokenPrincipal(c.var.db, credential, c.var.clock())
-  if (!principal) throw authenticationRequired()
-  tokens.set(credential, principal)
-  return principal
+  const sdk = c.var.sdk
+  const now = c.var.clock()
+  const hash = await hashSecret(credential)
+  // An isolate that knows no revision (a cold one) reads it with the token, in one round trip.
+  const generation = sdk.revisions.generation
+  const revisionUnknown = sdk.revisions.known() === undefined
+  const [resolved, revision] = await together(c.var.db, [(q) => lookUpToken(q, hash, now), (q) => (revisionUnknown ? readRevision(q) : Promise.resolve(undefined))])
+  if (revision) sdk.revisions.observe(revision, generation)
+  if (!resolved) throw authenticationRequired()
+  tokens.set(credential, resolved.principal)
+  return resolved.principal
 }
 
 function recheckAfterResponse(c: Context<AppEnv>, credential: string): void {

@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
-import { environments, featureDependencies, featureEnvironments, features, featureStrategies, segments } from '../../schema/index.js'
+import { environments, featureDependencies, featureEnvironments, features, featureStrategies, featureStrategySegments, segments } from '../../schema/index.js'
 import { segmentIdsOf } from '../strategies/read.js'
-import type { Db } from '../db.js'
+import { batch, type Db } from '../db.js'
 import type { Constraint } from '../strategies/schemas.js'
 import type { Variant } from '../variants/schemas.js'
 import { readRevision, type Revision } from './revision.js'
@@ -81,16 +81,20 @@ function scopeFilter(scope: ClientScope): SQL {
 
 /**
  * Reads what `GET /api/client/features` serves for a scope, and the revision it is current for, in one
- * read-only snapshot: four set-based queries (flags with their environment, enabled strategies,
- * dependencies, the segments used) whatever the number of flags.
+ * read-only snapshot (one batch: one round trip over Neon's HTTP): five set-based queries (the revision, flags
+ * with their environment, enabled strategies, dependencies, the segments those strategies use) whatever the
+ * number of flags.
  */
 export async function readClientFeatures(db: Db, scope: ClientScope): Promise<ClientFeaturesRead> {
-  return db.transaction(
-    async (tx) => {
-      const revision = await readRevision(tx)
-      const inScope = tx.select({ name: features.name }).from(features).where(scopeFilter(scope))
-      const [flagRows, strategyRows, dependencyRows] = await Promise.all([
-        tx
+  const inScope = (q: Db) => q.select({ name: features.name }).from(features).where(scopeFilter(scope))
+  // Disabled strategies are left out, as Unleash's client API does.
+  const servedStrategy = (q: Db) => and(eq(featureStrategies.environment, scope.environment), eq(featureStrategies.disabled, false), inArray(featureStrategies.featureName, inScope(q)))
+  const [revision, flagRows, strategyRows, dependencyRows, segmentRows] = await batch(
+    db,
+    [
+      (q) => readRevision(q),
+      (q) =>
+        q
           .select({
             name: features.name,
             type: features.type,
@@ -104,8 +108,8 @@ export async function readClientFeatures(db: Db, scope: ClientScope): Promise<Cl
           .leftJoin(featureEnvironments, and(eq(featureEnvironments.featureName, features.name), eq(featureEnvironments.environment, scope.environment)))
           .where(scopeFilter(scope))
           .orderBy(asc(features.name)),
-        // Disabled strategies are left out, as Unleash's client API does.
-        tx
+      (q) =>
+        q
           .select({
             featureName: featureStrategies.featureName,
             name: featureStrategies.name,
@@ -115,76 +119,82 @@ export async function readClientFeatures(db: Db, scope: ClientScope): Promise<Cl
             segments: segmentIdsOf(featureStrategies.id),
           })
           .from(featureStrategies)
-          .where(and(eq(featureStrategies.environment, scope.environment), eq(featureStrategies.disabled, false), inArray(featureStrategies.featureName, inScope)))
+          .where(servedStrategy(q))
           .orderBy(asc(featureStrategies.featureName), asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)),
-        tx
+      (q) =>
+        q
           .select()
           .from(featureDependencies)
-          .where(inArray(featureDependencies.child, inScope))
+          .where(inArray(featureDependencies.child, inScope(q)))
           .orderBy(asc(featureDependencies.child), asc(featureDependencies.parent)),
-      ])
-
-      const segmentIds = [...new Set(strategyRows.flatMap((s) => s.segments.map(Number)))].sort((a, b) => a - b)
-      const segmentRows =
-        segmentIds.length === 0
-          ? []
-          : await tx
-              .select({ id: segments.id, name: segments.name, constraints: segments.constraints })
-              .from(segments)
-              .where(inArray(segments.id, segmentIds))
-              .orderBy(asc(segments.id))
-      const segmentViews: ClientSegmentView[] = segmentRows.map((s) => ({ id: s.id, name: s.name, constraints: s.constraints as Constraint[] }))
-      const segmentById = new Map(segmentViews.map((s) => [s.id, s]))
-
-      const strategiesOf = new Map<string, ClientStrategyView[]>()
-      for (const row of strategyRows) {
-        const ids = row.segments.map(Number)
-        const constraints = row.constraints as Constraint[]
-        const strategy: ClientStrategyView = scope.inlineSegmentConstraints
-          ? {
-              name: row.name,
-              constraints: [...constraints, ...ids.flatMap((id) => segmentById.get(id)?.constraints ?? [])],
-              parameters: stringParameters(row.parameters),
-              variants: row.variants as Variant[],
-            }
-          : {
-              name: row.name,
-              constraints,
-              parameters: stringParameters(row.parameters),
-              variants: row.variants as Variant[],
-              ...(ids.length > 0 ? { segments: ids } : {}),
-            }
-        const list = strategiesOf.get(row.featureName)
-        if (list) list.push(strategy)
-        else strategiesOf.set(row.featureName, [strategy])
-      }
-      const dependenciesOf = new Map<string, NonNullable<ClientFeatureView['dependencies']>>()
-      for (const d of dependencyRows) {
-        const dependency = { feature: d.parent, enabled: d.enabled, ...(d.enabled ? { variants: d.variants as string[] } : {}) }
-        const list = dependenciesOf.get(d.child)
-        if (list) list.push(dependency)
-        else dependenciesOf.set(d.child, [dependency])
-      }
-
-      const featureViews = flagRows.map((f): ClientFeatureView => {
-        const dependencies = dependenciesOf.get(f.name)
-        return {
-          name: f.name,
-          type: f.type,
-          // An environment with no enabled strategy is never served on (SDKs read an empty list as on for everyone).
-          enabled: f.enabled === true && strategiesOf.has(f.name),
-          stale: f.stale,
-          impressionData: f.impressionData,
-          project: f.project,
-          strategies: strategiesOf.get(f.name) ?? [],
-          variants: (f.variants as Variant[] | null) ?? [],
-          ...(dependencies ? { dependencies } : {}),
-        }
-      })
-      return { revision, features: featureViews, segments: scope.inlineSegmentConstraints ? [] : segmentViews }
-    },
+      (q) =>
+        q
+          .select({ id: segments.id, name: segments.name, constraints: segments.constraints })
+          .from(segments)
+          .where(
+            inArray(
+              segments.id,
+              q
+                .select({ id: featureStrategySegments.segmentId })
+                .from(featureStrategySegments)
+                .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegments.strategyId))
+                .where(servedStrategy(q)),
+            ),
+          )
+          .orderBy(asc(segments.id)),
+    ],
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   )
+
+  const segmentViews: ClientSegmentView[] = segmentRows.map((s) => ({ id: s.id, name: s.name, constraints: s.constraints as Constraint[] }))
+  const segmentById = new Map(segmentViews.map((s) => [s.id, s]))
+
+  const strategiesOf = new Map<string, ClientStrategyView[]>()
+  for (const row of strategyRows) {
+    const ids = row.segments.map(Number)
+    const constraints = row.constraints as Constraint[]
+    const strategy: ClientStrategyView = scope.inlineSegmentConstraints
+      ? {
+          name: row.name,
+          constraints: [...constraints, ...ids.flatMap((id) => segmentById.get(id)?.constraints ?? [])],
+          parameters: stringParameters(row.parameters),
+          variants: row.variants as Variant[],
+        }
+      : {
+          name: row.name,
+          constraints,
+          parameters: stringParameters(row.parameters),
+          variants: row.variants as Variant[],
+          ...(ids.length > 0 ? { segments: ids } : {}),
+        }
+    const list = strategiesOf.get(row.featureName)
+    if (list) list.push(strategy)
+    else strategiesOf.set(row.featureName, [strategy])
+  }
+  const dependenciesOf = new Map<string, NonNullable<ClientFeatureView['dependencies']>>()
+  for (const d of dependencyRows) {
+    const dependency = { feature: d.parent, enabled: d.enabled, ...(d.enabled ? { variants: d.variants as string[] } : {}) }
+    const list = dependenciesOf.get(d.child)
+    if (list) list.push(dependency)
+    else dependenciesOf.set(d.child, [dependency])
+  }
+
+  const featureViews = flagRows.map((f): ClientFeatureView => {
+    const dependencies = dependenciesOf.get(f.name)
+    return {
+      name: f.name,
+      type: f.type,
+      // An environment with no enabled strategy is never served on (SDKs read an empty list as on for everyone).
+      enabled: f.enabled === true && strategiesOf.has(f.name),
+      stale: f.stale,
+      impressionData: f.impressionData,
+      project: f.project,
+      strategies: strategiesOf.get(f.name) ?? [],
+      variants: (f.variants as Variant[] | null) ?? [],
+      ...(dependencies ? { dependencies } : {}),
+    }
+  })
+  return { revision, features: featureViews, segments: scope.inlineSegmentConstraints ? [] : segmentViews }
 }
 
 function stringParameters(parameters: unknown): Record<string, string> {

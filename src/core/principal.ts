@@ -9,6 +9,12 @@ export type Principal =
   /** A signed-in user (session cookie) or a user's personal access token. `projectRoles`: project id -> role names there. */
   | { kind: 'user'; userId: number; name: string; rootRole: string; projectRoles?: ReadonlyMap<string, readonly string[]> }
 
+/** A credential resolved to its principal, with when the credential expires (null: never). */
+export interface ResolvedPrincipal {
+  principal: Principal
+  expiresAt: Date | null
+}
+
 /** Who an audit event is attributed to: a name and a stable id, so the audit trail can be filtered by any actor. */
 export interface Actor {
   createdBy: string

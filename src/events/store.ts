@@ -37,11 +37,13 @@ export const guardPassed = sql.raw('exists (select from w0)')
  * `recordEvents` as a statement built once (see `statement` in src/db.ts): `alongside` (and `returning`) with
  * placeholders for their values. Runs the events of one change with those values and answers how many events
  * it wrote and, with `returning` (SQL of one value, read in the statement's snapshot: before the change), that.
+ * `unguarded`: more changes of the statement that the events do not wait on (they may touch no row; with
+ * `guarded`, make them depend on `guardPassed` themselves).
  */
-export function eventsStatement<R = never>(name: string, parts: { alongside: SQL[]; guarded?: boolean; returning?: SQL<R> }) {
+export function eventsStatement<R = never>(name: string, parts: { alongside: SQL[]; guarded?: boolean; returning?: SQL<R>; unguarded?: SQL[] }) {
   const run = statement<{ written: number; returned: R | null }>(name, () => {
     const placeholders = { createdAt: sql.placeholder('createdAt'), createdBy: sql.placeholder('createdBy'), createdByUserId: sql.placeholder('createdByUserId'), events: sql.placeholder('events') }
-    return eventsSql(placeholders, parts.alongside, parts.guarded ?? false, parts.returning)
+    return eventsSql(placeholders, parts.alongside, parts.guarded ?? false, parts.returning, parts.unguarded)
   })
   return async (db: Db, actor: Actor, createdAt: Date, list: NewEvent[], values: Record<string, unknown>) => {
     const [result] = await run(db, { ...values, createdAt: createdAt.toISOString(), createdBy: actor.createdBy, createdByUserId: actor.createdByUserId, events: eventRowsJson(actor, list) })
@@ -81,10 +83,12 @@ function eventRowsJson(actor: Actor, list: NewEvent[]): string {
  * Collaborators are grouped because ON CONFLICT may not touch a row twice, and upserted in name order so
  * concurrent writers lock in one order.
  */
-function eventsSql(v: { createdAt: unknown; createdBy: unknown; createdByUserId: unknown; events: unknown }, alongside: SQLWrapper[], guarded: boolean, returning?: SQL): SQL {
+function eventsSql(v: { createdAt: unknown; createdBy: unknown; createdByUserId: unknown; events: unknown }, alongside: SQLWrapper[], guarded: boolean, returning?: SQL, unguarded: SQLWrapper[] = []): SQL {
   const changes = alongside.map((statement, i) => sql`${sql.raw(`w${i}`)} as (${statement.getSQL()}),`)
+  // Changes that may touch no row (a list that can be empty), which the events therefore do not wait on.
+  const others = unguarded.map((statement, i) => sql`${sql.raw(`u${i}`)} as (${statement.getSQL()}),`)
   return sql`
-    with ${sql.join(changes)} e as (
+    with ${sql.join(changes)} ${sql.join(others)} e as (
       insert into ${events} (created_at, created_by, created_by_user_id, type, project, environment, feature_name, data, pre_data, tags, label, summary)
       select ${v.createdAt}::timestamptz, ${v.createdBy}::text, ${v.createdByUserId}::integer, v.*
       from jsonb_to_recordset(${v.events}::jsonb) as v (type text, project text, environment text, feature_name text, data jsonb, pre_data jsonb, tags jsonb, label text, summary text)

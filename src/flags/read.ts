@@ -70,8 +70,8 @@ const collaboratorsOf = (flag: SQL) =>
   sql`coalesce((select json_agg(json_build_object('id', c.created_by_user_id, 'name', c.created_by) order by c.latest_event_id desc) from feature_collaborators c where c.feature_name = ${flag}), '[]')`
 const favoriteOf = (flag: SQL, principal: unknown) => sql`exists (select 1 from favorite_features ff where ff.principal = ${principal} and ff.feature_name = ${flag})`
 
-/** The flags matching `where` (SQL about `features`), as the rows `toFeature` reads; `principal`'s favorites. */
-function featuresSql(where: SQL | undefined, principal: unknown): SQL {
+/** The flags matching `where` (SQL about `features`), as the rows `toFeature` reads; `principal`'s favorites; `extra` columns (SQL about `f`). */
+function featuresSql(where: SQL | undefined, principal: unknown, extra?: SQL): SQL {
   const flag = sql.raw('f.name')
   return sql`
     select
@@ -100,7 +100,7 @@ function featuresSql(where: SQL | undefined, principal: unknown): SQL {
         from feature_lifecycles l where l.feature_name = f.name
         order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1) as lifecycle,
       ${collaboratorsOf(flag)} as collaborators,
-      ${favoriteOf(flag, principal)} as favorite
+      ${favoriteOf(flag, principal)} as favorite${extra ? sql`, ${extra}` : sql``}
     from (select * from ${features} where ${where}) f
     order by f.name`
 }
@@ -215,12 +215,25 @@ export async function loadFeature(db: Db, name: string, viewer: Viewer, includeA
   return (await toFeature(row, viewer.now)).feature
 }
 
-/** A live flag of the project, its version and creation instant (epoch ms), for an optimistic write; 404 when there is none. */
+// With the default strategies of the flag's project environments (as stored), which enabling an environment with
+// no enabled strategy adds: they are not the flag's, so a write that adds one checks it is still the same.
+const featureForChange = statement<FeatureReadRow & { default_strategies: Record<string, unknown> }>('flagpost_feature_for_change', () =>
+  featuresSql(
+    sql`${features.name} = ${sql.placeholder('name')}`,
+    sql.placeholder('principal'),
+    sql`coalesce((select json_object_agg(pe.environment_name, pe.default_strategy) from project_environments pe where pe.project_id = f.project), '{}') as default_strategies`,
+  ),
+)
+
+/**
+ * A live flag of the project, its version and creation instant (epoch ms), and its project environments' default
+ * strategies, for an optimistic write; 404 when there is none.
+ */
 export async function readFeatureForChange(db: Db, projectId: string, name: string, viewer: Viewer) {
-  const [row] = await featureNamed(db, { name, principal: viewer.principal })
+  const [row] = await featureForChange(db, { name, principal: viewer.principal })
   const found = row && (await toFeature(row, viewer.now))
   if (!found || found.feature.project !== projectId || found.feature.archived) throw notFound(`Could not find feature flag ${name} in project ${projectId}`)
-  return found
+  return { ...found, defaultStrategies: row.default_strategies }
 }
 
 /** Not marked stale, but older than its type's expected lifetime (kill switches and permissions never are). */

@@ -38,6 +38,8 @@ export interface FlagState {
   /** Epoch milliseconds of the flag's creation: with the name, which flag this is. */
   createdAtMs: number
   feature: Feature
+  /** The default strategy of each of the project's environments as stored (JSON, or null), as read with the flag: not versioned with it. */
+  defaultStrategies: Record<string, unknown>
 }
 
 /** The flags' states this app knows, by name, weighed by their size as read (roughly bytes). */
@@ -55,24 +57,33 @@ const p = (name: string) => sql.placeholder(name)
  * project to its next version, with `set` (more assignments), only if it is still at the state's version.
  * Placeholders: `name`, `project`, `version`, `createdAtMs` (`guardValues`).
  */
-export function guardSql(set?: SQL): SQL {
+export function guardSql(set?: SQL, also?: SQL): SQL {
   return sql`update ${features} set ${set ? sql`${set}, ` : sql``}version = version + 1
     where name = ${p('name')} and project = ${p('project')} and archived_at is null and version = ${p('version')}
-      and (extract(epoch from created_at) * 1000)::float8 = ${p('createdAtMs')}
+      and (extract(epoch from created_at) * 1000)::float8 = ${p('createdAtMs')}${also ? sql` and ${also}` : sql``}
     returning name`
 }
 
 export const guardValues = (state: FlagState) => ({ name: state.feature.name, project: state.feature.project, version: state.version, createdAtMs: state.createdAtMs })
 
-type EnvironmentChange = Partial<Pick<Feature['environments'][number], 'enabled' | 'variants'>>
+type EnvironmentChange = Partial<Pick<Feature['environments'][number], 'enabled' | 'variants' | 'strategies'>>
 
 /** What a write changed, applied to the state it was computed from: the flag's state at the next version. */
-export function nextState(state: FlagState, change: { metadata?: Partial<Metadata>; environments?: Map<string, EnvironmentChange> }): FlagState {
+export function nextState(state: FlagState, change: { metadata?: Partial<Metadata>; environments?: Map<string, EnvironmentChange>; lifecycle?: Feature['lifecycle'] }): FlagState {
   const environments = state.feature.environments.map((e) => {
     const changed = change.environments?.get(e.name)
-    return changed ? { ...e, ...changed, variantCount: (changed.variants ?? e.variants).length } : e
+    if (!changed) return e
+    const strategies = changed.strategies ?? e.strategies
+    return { ...e, ...changed, variantCount: (changed.variants ?? e.variants).length, hasStrategies: strategies.length > 0, hasEnabledStrategies: strategies.some((s) => !s.disabled) }
   })
-  const feature = { ...state.feature, ...change.metadata, environments, enabled: environments.some((e) => e.enabled), variants: environments[0]?.variants ?? [] }
+  const feature = {
+    ...state.feature,
+    ...change.metadata,
+    environments,
+    enabled: environments.some((e) => e.enabled),
+    variants: environments[0]?.variants ?? [],
+    lifecycle: change.lifecycle ?? state.feature.lifecycle,
+  }
   return { ...state, version: state.version + 1, feature }
 }
 

@@ -1,7 +1,7 @@
 import { and, count, eq, isNull, sql } from 'drizzle-orm'
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { z } from 'zod'
-import { featureEnvironments, features, featureTags, projectEnvironments, projects } from '../../schema/index.js'
+import { featureEnvironments, featureLifecycles, features, featureStrategies, featureStrategySegments, featureTags, projectEnvironments, projects } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
 import { zodValidationError } from '../http/openapi.js'
@@ -9,13 +9,14 @@ import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
 import type { EventTag, NewEvent } from '../events/types.js'
 import type { Author, Caller } from '../core/principal.js'
 import { compileWholeTextRegex } from '../evaluation/index.js'
-import { insertStrategy } from '../strategies/store.js'
+import { insertStrategy, normalizeStrategy } from '../strategies/store.js'
+import { strategyView } from '../strategies/read.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 import { enterStage, leaveStage, stageOnEnable } from './lifecycle.js'
 import { lockFeature, lockFlags, lockForChange, tagsOf, type FeatureRow } from './lock.js'
 import { asWrittenBy, loadFeature, unversionedPartsJson } from './read.js'
 import { switchedEvent } from './environment-switch.js'
-import { eventTagsOf, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagStates, type Metadata } from './states.js'
+import { eventTagsOf, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagState, type FlagStates, type Metadata } from './states.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
 
 async function reload(tx: Db, name: string, caller: Pick<Caller, 'key' | 'now'>): Promise<Feature> {
@@ -144,6 +145,87 @@ const switchEnvironment = eventsStatement('flagpost_switch_environment', {
   returning: unversionedPartsJson,
 })
 
+const p = (name: string) => sql.placeholder(name)
+
+/**
+ * The environment switch's optimistic writes that switch on and do more (see switchDecision): move the flag's
+ * lifecycle on (`stage`), add the project environment's default strategy (`strategy`; the version check also
+ * checks the default is still the one the change was computed from, as it is not the flag's and moves no
+ * version), or both, with their events, in one statement.
+ */
+function switchOnStatement(name: string, parts: { stage: boolean; strategy: boolean }) {
+  const sameDefault = sql`(select pe.default_strategy from ${projectEnvironments} pe where pe.project_id = ${p('project')} and pe.environment_name = ${p('environment')}) is not distinct from ${p('defaultStrategy')}::jsonb`
+  const alongside = [
+    guardSql(undefined, parts.strategy ? sameDefault : undefined),
+    sql`update ${featureEnvironments} set enabled = true where feature_name = ${p('name')} and environment = ${p('environment')} and not enabled and ${guardPassed} returning feature_name`,
+  ]
+  if (parts.stage) {
+    alongside.push(sql`insert into ${featureLifecycles} (feature_name, stage, entered_stage_at, status, status_value)
+      select ${p('name')}, ${p('stage')}, ${p('createdAt')}::timestamptz, null, null where ${guardPassed}
+      on conflict (feature_name, stage) do update set entered_stage_at = excluded.entered_stage_at, status = null, status_value = null
+      returning feature_name`)
+  }
+  if (parts.strategy) {
+    alongside.push(sql`insert into ${featureStrategies} (id, feature_name, environment, strategy_name, title, disabled, sort_order, parameters, constraints, variants, created_at)
+      select ${p('strategyId')}::uuid, ${p('name')}, ${p('environment')}, ${p('strategyName')}, ${p('strategyTitle')}, ${p('strategyDisabled')}::boolean, ${p('sortOrder')}::integer,
+        ${p('parameters')}::jsonb, ${p('constraints')}::jsonb, ${p('strategyVariants')}::jsonb, ${p('createdAt')}::timestamptz
+      where ${guardPassed}
+      returning id`)
+  }
+  const unguarded = parts.strategy ? [sql`insert into ${featureStrategySegments} (strategy_id, segment_id) select ${p('strategyId')}::uuid, unnest(${p('segments')}::int[]) where ${guardPassed}`] : []
+  return eventsStatement(name, { alongside, guarded: true, returning: unversionedPartsJson, unguarded })
+}
+
+const switchOnStatements = {
+  stage: switchOnStatement('flagpost_switch_on_stage', { stage: true, strategy: false }),
+  strategy: switchOnStatement('flagpost_switch_on_default_strategy', { stage: false, strategy: true }),
+  both: switchOnStatement('flagpost_switch_on_stage_default_strategy', { stage: true, strategy: true }),
+}
+
+/**
+ * Switches an environment on and moves the lifecycle on and/or adds the default strategy, computed from `state`:
+ * undefined when the version check (or the default strategy's) failed, or when the default strategy names
+ * segments (checked under the lock, which tells which are unknown).
+ */
+async function switchOnOptimistically(db: Db, caller: Caller, state: FlagState, env: Feature['environments'][number], decision: { addDefaultStrategy: boolean; nextStage?: string | undefined }, next: (state: FlagState) => void) {
+  const { actor, now, key: principal } = caller
+  const { feature } = state
+  const events: NewEvent[] = []
+  const values: Record<string, unknown> = { ...guardValues(state), environment: env.name, principal, stage: decision.nextStage ?? null }
+  let strategies = env.strategies
+  if (decision.addDefaultStrategy) {
+    const stored = state.defaultStrategies[env.name] ?? null
+    const input = defaultStrategyFor(stored as StrategyInput | null, feature.name)
+    const strategy = normalizeStrategy(input, feature.name)
+    if (strategy.segments.length > 0) return undefined
+    const sortOrder = input.sortOrder ?? (env.strategies.length === 0 ? 0 : Math.max(...env.strategies.map((s) => s.sortOrder)) + 1)
+    const added = strategyView({ id: crypto.randomUUID(), featureName: feature.name, environment: env.name, createdAt: now, sortOrder, name: strategy.name, title: strategy.title, disabled: strategy.disabled, parameters: strategy.parameters, constraints: strategy.constraints, variants: strategy.variants, segments: [] })
+    Object.assign(values, {
+      defaultStrategy: stored === null ? null : JSON.stringify(stored),
+      strategyId: added.id,
+      strategyName: added.name,
+      strategyTitle: added.title,
+      strategyDisabled: added.disabled,
+      sortOrder,
+      parameters: JSON.stringify(added.parameters),
+      constraints: JSON.stringify(added.constraints),
+      strategyVariants: JSON.stringify(added.variants),
+      segments: [],
+    })
+    events.push({ type: 'feature-strategy-add', project: feature.project, featureName: feature.name, environment: env.name, tags: eventTagsOf(feature), data: added, preData: null })
+    // In evaluation order: by sort order, the newest last among equals.
+    strategies = [...env.strategies, added].sort((a, b) => a.sortOrder - b.sortOrder)
+  }
+  events.push(switchedEvent(feature.project, feature.name, env.name, true, eventTagsOf(feature)))
+  const run = decision.addDefaultStrategy ? (decision.nextStage ? switchOnStatements.both : switchOnStatements.strategy) : switchOnStatements.stage
+  const { written, returned } = await run(db, actor, now, events, values)
+  if (written === 0) return undefined
+  const lifecycle = decision.nextStage ? { stage: decision.nextStage as Feature['lifecycle']['stage'], enteredStageAt: now.toISOString() } : undefined
+  const changed = nextState(state, { environments: new Map([[env.name, { enabled: true, strategies }]]), lifecycle })
+  next(changed)
+  return asWrittenBy(changed.feature, returned!, actor, now)
+}
+
 /** What is known of an environment of a flag when it is switched, from a read or under the flag's lock. */
 interface SwitchedEnvironment {
   enabled: boolean
@@ -190,7 +272,8 @@ export async function setEnvironmentEnabled(
       const { feature } = state
       const env = feature.environments.find((e) => e.name === target.environment)
       const decision = env && switchDecision({ ...env, stage: feature.lifecycle.stage }, enabled)
-      if (!env || !decision?.change || !decision.plain) return undefined
+      if (!env || !decision?.change) return undefined
+      if (!decision.plain) return switchOnOptimistically(db, caller, state, env, decision, next)
       const event = switchedEvent(feature.project, feature.name, env.name, enabled, eventTagsOf(feature))
       const { written, returned } = await switchEnvironment(db, actor, now, [event], { ...guardValues(state), enabled, environment: env.name, principal })
       if (written === 0) return undefined

@@ -1,15 +1,62 @@
 import type { MiddlewareHandler } from 'hono'
-import type { Db } from '../db.js'
 import { ApiError, noAccess } from '../core/errors.js'
-import { callerOf, credentialOf, type Principal } from '../core/principal.js'
+import { callerOf, credentialOf, type Principal, type ResolvedPrincipal } from '../core/principal.js'
 import type { AppContext, AppEnv } from './context.js'
 
 /** How the admin API finds the caller: given by createApp, so this layer knows no token or session store. */
 export interface AdminResolvers {
   /** An API token or a personal access token, from the Authorization header. */
-  token(db: Db, credential: string, now: Date): Promise<Principal | undefined>
-  /** A signed-in browser's session, from its cookie (undefined without one). */
-  session(c: AppContext, now: Date): Promise<Principal | undefined>
+  token(c: AppContext, credential: string, now: Date): Promise<ResolvedPrincipal | undefined>
+  /** The id of a signed-in browser's session, from its cookie. */
+  sessionId(c: AppContext): string | undefined
+  /** The session's principal. */
+  session(c: AppContext, sessionId: string, now: Date): Promise<ResolvedPrincipal | undefined>
+}
+
+/**
+ * Principals resolved from credentials, remembered for `ttlMs` (never past the credential's expiry), so a
+ * burst of requests costs one look-up instead of one each. `forget` (after every write through this app
+ * that may change who may do what: a deleted token, an ended session, a changed role) drops them all, and a
+ * look-up that started before it is not remembered. Another app (process, isolate) sharing the database sees
+ * such a change within `ttlMs`.
+ */
+export class PrincipalMemo {
+  private readonly entries = new Map<string, { resolved: ResolvedPrincipal; until: number }>()
+  private generation = 0
+
+  constructor(readonly ttlMs: number) {}
+
+  get(key: string, now: Date): ResolvedPrincipal | undefined {
+    const entry = this.entries.get(key)
+    if (!entry) return undefined
+    if (entry.until > Date.now() && !(entry.resolved.expiresAt && entry.resolved.expiresAt <= now)) return entry.resolved
+    this.entries.delete(key)
+    return undefined
+  }
+
+  /** Resolves `key` with `resolve` and remembers what it found, unless forgotten meanwhile. */
+  async resolve(key: string, resolve: () => Promise<ResolvedPrincipal | undefined>): Promise<ResolvedPrincipal | undefined> {
+    const generation = this.generation
+    const resolved = await resolve()
+    if (resolved && this.ttlMs > 0 && generation === this.generation) {
+      if (this.entries.size >= 1_000) this.entries.clear()
+      this.entries.set(key, { resolved, until: Date.now() + this.ttlMs })
+    }
+    return resolved
+  }
+
+  forget(): void {
+    this.generation++
+    this.entries.clear()
+  }
+}
+
+/** FLAGPOST_PRINCIPAL_TTL_SECONDS: how long a resolved admin principal is remembered, 0 to 60 s (default 5 s). */
+export function principalTtlMs(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined
+  const seconds = Number(value)
+  if (!Number.isFinite(seconds) || seconds < 0 || seconds > 60) throw new Error(`FLAGPOST_PRINCIPAL_TTL_SECONDS must be a number of seconds from 0 to 60, got "${value}"`)
+  return seconds * 1000
 }
 
 const authenticationRequired = () =>
@@ -23,11 +70,18 @@ const authenticationRequired = () =>
  * Authorization header, else a session cookie. A header that is present is never overridden by
  * a cookie. Client and frontend tokens are refused here.
  */
-export function authenticateAdmin(resolve: AdminResolvers): MiddlewareHandler<AppEnv> {
+export function authenticateAdmin(resolve: AdminResolvers, memo: PrincipalMemo): MiddlewareHandler<AppEnv> {
+  const remembered = async (key: string, now: Date, look: () => Promise<ResolvedPrincipal | undefined>) => memo.get(key, now) ?? (await memo.resolve(key, look))
   return async (c, next) => {
     const now = c.var.clock()
     const credential = credentialOf(c.req.header('authorization'))
-    const principal = credential ? await resolve.token(c.var.db, credential, now) : await resolve.session(c, now)
+    const sessionId = credential ? undefined : resolve.sessionId(c)
+    const resolved = credential
+      ? await remembered(`token:${credential}`, now, () => resolve.token(c, credential, now))
+      : sessionId
+        ? await remembered(`session:${sessionId}`, now, () => resolve.session(c, sessionId, now))
+        : undefined
+    const principal = resolved?.principal
     if (!principal) throw authenticationRequired()
     if (principal.kind === 'client-token' || principal.kind === 'frontend-token') {
       const kind = principal.kind === 'client-token' ? 'client' : 'frontend'

@@ -1,8 +1,9 @@
-import { and, asc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm'
+import { and, asc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import { environments, featureDependencies, featureEnvironments, features, featureStrategies, featureStrategySegments, projectEnvironments, projects, segments } from '../../schema/index.js'
 import { segmentIdsOf } from '../strategies/read.js'
-import type { Db } from '../db.js'
+import { batch, type Db } from '../db.js'
+import { readRevision, type Revision } from '../client-api/revision.js'
 import type { DependencyDefinition, FlagDefinition, SegmentDefinition, StrategyDefinition } from '../evaluation/index.js'
 import type { Constraint, StrategyInput } from '../strategies/schemas.js'
 import type { Variant } from '../variants/schemas.js'
@@ -26,6 +27,10 @@ export interface PlaygroundData {
   segments: SegmentDefinition[]
   unknownEnvironments: string[]
   unknownProjects: string[]
+  /** The configuration revision the data is current for (read in the same snapshot). */
+  revision: Revision
+  /** The default strategy of the project environment named by the scope's `defaultStrategyOf`. */
+  defaultStrategy: StrategyInput | null
 }
 
 export interface PlaygroundScope {
@@ -33,72 +38,83 @@ export interface PlaygroundScope {
   environments: string[]
   /** Segments to load besides those the flags' strategies use (the preview's new strategies may use others). */
   segmentIds?: number[]
+  /** A project environment whose default strategy to read too (what enabling a flag with none adds). */
+  defaultStrategyOf?: { projectId: string; environment: string }
 }
 
 /**
- * Reads what the playground evaluates with six set-based queries, however many flags there are:
- * environments and projects (to name unknown ones), live flags, their environment rows,
- * strategies (disabled ones too: the playground shows them) with segment ids, dependencies, and the
- * segments those strategies use. A flag without a row for an environment is off there.
+ * Reads what the playground evaluates with seven set-based queries, however many flags there are, in one
+ * read-only snapshot (one batch): the revision, environments and projects (to name unknown ones), live flags,
+ * their environment rows, strategies (disabled ones too: the playground shows them) with segment ids,
+ * dependencies, and the segments those strategies use; and the default strategy the scope asks for. A flag
+ * without a row for an environment is off there.
  */
 export async function loadPlaygroundData(db: Db, scope: PlaygroundScope): Promise<PlaygroundData> {
   const envNames = [...new Set(scope.environments)]
   const projectIds = scope.projects === '*' ? undefined : [...new Set(scope.projects)]
-  if (projectIds?.length === 0) return { environments: envNames.map((name) => ({ name, flags: [] })), segments: [], unknownEnvironments: [], unknownProjects: [] }
   const flagFilter: SQL[] = [isNull(features.archivedAt)]
-  if (projectIds) flagFilter.push(inArray(features.project, projectIds))
+  // No project at all: no flag (the queries still run, for the revision and the default strategy).
+  if (projectIds) flagFilter.push(projectIds.length > 0 ? inArray(features.project, projectIds) : sql`false`)
   /** Joins the live flags of the requested projects on a column holding a flag name. */
   const liveFlag = (column: AnyPgColumn) => and(eq(features.name, column), ...flagFilter)
+  const defaultStrategyOf = scope.defaultStrategyOf
 
-  const [envRows, projectRows, flagRows, feRows, strategyRows, dependencyRows, segmentRows] = await Promise.all([
-    db.select({ name: environments.name }).from(environments).where(inArray(environments.name, envNames)),
-    projectIds ? db.select({ id: projects.id }).from(projects).where(and(inArray(projects.id, projectIds), isNull(projects.archivedAt))) : Promise.resolve([]),
-    db.select({ name: features.name, project: features.project }).from(features).where(and(...flagFilter)).orderBy(asc(features.name)),
-    db
-      .select({ featureName: featureEnvironments.featureName, environment: featureEnvironments.environment, enabled: featureEnvironments.enabled, variants: featureEnvironments.variants })
-      .from(featureEnvironments)
-      .innerJoin(features, liveFlag(featureEnvironments.featureName))
-      .where(inArray(featureEnvironments.environment, envNames)),
-    db
-      .select({
-        id: featureStrategies.id,
-        featureName: featureStrategies.featureName,
-        environment: featureStrategies.environment,
-        name: featureStrategies.name,
-        title: featureStrategies.title,
-        disabled: featureStrategies.disabled,
-        sortOrder: featureStrategies.sortOrder,
-        parameters: featureStrategies.parameters,
-        constraints: featureStrategies.constraints,
-        variants: featureStrategies.variants,
-        segments: segmentIdsOf(featureStrategies.id),
-      })
-      .from(featureStrategies)
-      .innerJoin(features, liveFlag(featureStrategies.featureName))
-      .where(inArray(featureStrategies.environment, envNames))
-      .orderBy(asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)),
-    db
-      .select({ child: featureDependencies.child, parent: featureDependencies.parent, enabled: featureDependencies.enabled, variants: featureDependencies.variants })
-      .from(featureDependencies)
-      .innerJoin(features, liveFlag(featureDependencies.child)),
-    db
-      .select({ id: segments.id, name: segments.name, constraints: segments.constraints })
-      .from(segments)
-      .where(
-        or(
-          inArray(segments.id, scope.segmentIds?.length ? scope.segmentIds : [-1]),
-          inArray(
-            segments.id,
-          db
-            .select({ id: featureStrategySegments.segmentId })
-            .from(featureStrategySegments)
-            .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegments.strategyId))
-            .innerJoin(features, liveFlag(featureStrategies.featureName))
-            .where(inArray(featureStrategies.environment, envNames)),
+  const [revision, envRows, projectRows, flagRows, feRows, strategyRows, dependencyRows, segmentRows, defaultStrategy] = await batch(
+    db,
+    [
+      (q) => readRevision(q),
+      (q) => q.select({ name: environments.name }).from(environments).where(inArray(environments.name, envNames)),
+      (q) => (projectIds?.length ? q.select({ id: projects.id }).from(projects).where(and(inArray(projects.id, projectIds), isNull(projects.archivedAt))) : Promise.resolve([])),
+      (q) => q.select({ name: features.name, project: features.project }).from(features).where(and(...flagFilter)).orderBy(asc(features.name)),
+      (q) => q
+        .select({ featureName: featureEnvironments.featureName, environment: featureEnvironments.environment, enabled: featureEnvironments.enabled, variants: featureEnvironments.variants })
+        .from(featureEnvironments)
+        .innerJoin(features, liveFlag(featureEnvironments.featureName))
+        .where(inArray(featureEnvironments.environment, envNames)),
+      (q) => q
+        .select({
+          id: featureStrategies.id,
+          featureName: featureStrategies.featureName,
+          environment: featureStrategies.environment,
+          name: featureStrategies.name,
+          title: featureStrategies.title,
+          disabled: featureStrategies.disabled,
+          sortOrder: featureStrategies.sortOrder,
+          parameters: featureStrategies.parameters,
+          constraints: featureStrategies.constraints,
+          variants: featureStrategies.variants,
+          segments: segmentIdsOf(featureStrategies.id),
+        })
+        .from(featureStrategies)
+        .innerJoin(features, liveFlag(featureStrategies.featureName))
+        .where(inArray(featureStrategies.environment, envNames))
+        .orderBy(asc(featureStrategies.sortOrder), asc(featureStrategies.createdAt), asc(featureStrategies.id)),
+      (q) => q
+        .select({ child: featureDependencies.child, parent: featureDependencies.parent, enabled: featureDependencies.enabled, variants: featureDependencies.variants })
+        .from(featureDependencies)
+        .innerJoin(features, liveFlag(featureDependencies.child)),
+      (q) => q
+        .select({ id: segments.id, name: segments.name, constraints: segments.constraints })
+        .from(segments)
+        .where(
+          or(
+            inArray(segments.id, scope.segmentIds?.length ? scope.segmentIds : [-1]),
+            inArray(
+              segments.id,
+              q
+                .select({ id: featureStrategySegments.segmentId })
+                .from(featureStrategySegments)
+                .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegments.strategyId))
+                .innerJoin(features, liveFlag(featureStrategies.featureName))
+                .where(inArray(featureStrategies.environment, envNames)),
+            ),
           ),
         ),
-      ),
-  ])
+      (q) => (defaultStrategyOf ? loadDefaultStrategy(q, defaultStrategyOf.projectId, defaultStrategyOf.environment) : Promise.resolve(null)),
+    ],
+    // One snapshot, so the data and its revision agree: a change committed meanwhile is in neither or both.
+    { isolationLevel: 'repeatable read', accessMode: 'read only' },
+  )
 
   const feByKey = new Map(feRows.map((r) => [`${r.featureName}\u0000${r.environment}`, r]))
   const strategiesByKey = new Map<string, PlaygroundStrategy[]>()
@@ -145,6 +161,8 @@ export async function loadPlaygroundData(db: Db, scope: PlaygroundScope): Promis
     segments: segmentRows.map((s) => ({ id: s.id, name: s.name, constraints: s.constraints as Constraint[] })),
     unknownEnvironments: envNames.filter((name) => !envRows.some((e) => e.name === name)),
     unknownProjects: (projectIds ?? []).filter((id) => !projectRows.some((p) => p.id === id)),
+    revision,
+    defaultStrategy,
   }
 }
 

@@ -58,13 +58,8 @@ export async function preparedScope(scopes: PreparedScopes, db: Db, scope: Playg
 async function prepare(scopes: PreparedScopes, db: Db, scope: PlaygroundScope, key: string): Promise<PreparedScope> {
   // One snapshot, with the revision it is current for: a change committed while the flags are read
   // cannot be half in a scope kept until the next change.
-  const { revision, data } = await db.transaction(
-    async (tx) => {
-      const revision = await readRevision(tx)
-      return { revision, data: await loadPlaygroundData(tx, scope) }
-    },
-    { isolationLevel: 'repeatable read', accessMode: 'read only' },
-  )
+  const data = await loadPlaygroundData(db, scope)
+  const { revision } = data
   const prepared: PreparedScope = {
     revision,
     environments: data.environments.map((env) => responseEnvironment(env.name, prepareEnvironment(env.flags, data.segments, env.name, { bytes: FRAGMENT_BYTES }))),

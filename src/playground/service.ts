@@ -5,7 +5,7 @@ import { notFound, validationError } from '../core/errors.js'
 import { cleanContext, combinationCount, contextCombinations, type PlaygroundContext } from './contexts.js'
 import { responseEnvironment, type AdvancedEvaluation } from './advanced-response.js'
 import { prepareEnvironment } from './evaluate.js'
-import { loadDefaultStrategy, loadPlaygroundData } from './loader.js'
+import { loadPlaygroundData } from './loader.js'
 import { preparedScope, type PreparedScope, type PreparedScopes } from './prepared-scopes.js'
 import { applyChangesInMemory } from './preview.js'
 import type { SdkContext } from './schemas.js'
@@ -129,16 +129,14 @@ export async function changeRequestPlayground(db: Db, now: Date, maxEvaluations:
   const changeRequest = await pendingChanges(db, id)
   // A change request of a project the caller may not read does not exist for them.
   if (hidden.includes(changeRequest.project)) throw notFound(`Could not find change request ${id}`)
-  const [data, defaultStrategy] = await Promise.all([
-    loadPlaygroundData(db, {
-      projects: [changeRequest.project],
-      environments: [changeRequest.environment],
-      segmentIds: changeRequest.changes.flatMap((c) => (Array.isArray(c.payload.segments) ? c.payload.segments.map(Number) : [])),
-    }),
-    loadDefaultStrategy(db, changeRequest.project, changeRequest.environment),
-  ])
+  const data = await loadPlaygroundData(db, {
+    projects: [changeRequest.project],
+    environments: [changeRequest.environment],
+    segmentIds: changeRequest.changes.flatMap((c) => (Array.isArray(c.payload.segments) ? c.payload.segments.map(Number) : [])),
+    defaultStrategyOf: { projectId: changeRequest.project, environment: changeRequest.environment },
+  })
   const env = data.environments[0]!
-  const flags = applyChangesInMemory(env.flags, changeRequest.changes, defaultStrategy)
+  const flags = applyChangesInMemory(env.flags, changeRequest.changes, data.defaultStrategy)
   checkEvaluationCount(1, flags.length, combinations, maxEvaluations)
   return {
     input: { environments: [changeRequest.environment], projects: [changeRequest.project], context: input.context },

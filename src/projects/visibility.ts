@@ -23,25 +23,38 @@ export function seesAllProjects(principal: Principal): boolean {
   return principal.kind === 'admin-token' || hasPermission(principal, Permission.ADMIN) || hasPermission(principal, Permission.UPDATE_FEATURE)
 }
 
-/** The private projects the principal may not read, archived ones included, sorted; empty for those who see all. */
-export async function hiddenProjects(db: Db, principal: Principal): Promise<string[]> {
-  if (seesAllProjects(principal)) return []
-  const rows = await db.select({ id: projects.id }).from(projects).where(eq(projects.mode, 'private'))
-  const memberOf = principal.kind === 'user' ? principal.projectRoles : undefined
-  return rows
-    .map((r) => r.id)
-    .filter((id) => !memberOf?.has(id))
-    .sort()
+/** The ids of every private project, archived ones included (one statement, to read along with others in a batch). */
+export async function privateProjectIds(db: Db): Promise<string[]> {
+  return (await db.select({ id: projects.id }).from(projects).where(eq(projects.mode, 'private'))).map((r) => r.id)
 }
 
-// One look-up per request, however many read paths of the request ask.
+/** Of the private projects, those the principal may not read, sorted; empty for those who see all. */
+function hiddenOf(principal: Principal, privateIds: readonly string[]): string[] {
+  if (seesAllProjects(principal)) return []
+  const memberOf = principal.kind === 'user' ? principal.projectRoles : undefined
+  return privateIds.filter((id) => !memberOf?.has(id)).sort()
+}
+
+/** The private projects the principal may not read, archived ones included, sorted; empty for those who see all. */
+export async function hiddenProjects(db: Db, principal: Principal): Promise<string[]> {
+  return seesAllProjects(principal) ? [] : hiddenOf(principal, await privateProjectIds(db))
+}
+
+// One look-up per request, however many read paths of the request ask; authentication may have made it already.
 const perRequest = new WeakMap<Request, Promise<string[]>>()
+const privatePerRequest = new WeakMap<Request, readonly string[]>()
+
+/** The private projects as read this request (with its caller's credential, in one batch), so visibility does not read them again. */
+export function knownPrivateProjects(c: AppContext, privateIds: readonly string[]): void {
+  privatePerRequest.set(c.req.raw, privateIds)
+}
 
 /** `hiddenProjects` of the request's caller, read once per request. */
 export function hiddenProjectsOf(c: AppContext): Promise<string[]> {
   let hidden = perRequest.get(c.req.raw)
   if (!hidden) {
-    hidden = hiddenProjects(c.var.db, c.var.principal)
+    const known = privatePerRequest.get(c.req.raw)
+    hidden = known ? Promise.resolve(hiddenOf(c.var.principal, known)) : hiddenProjects(c.var.db, c.var.principal)
     perRequest.set(c.req.raw, hidden)
   }
   return hidden

@@ -22,7 +22,7 @@ afterAll(async () => {
 })
 
 describe('npm run dev', () => {
-  it('serves /health from workerd on a local embedded database, prints a first token, and stops on Ctrl-C', async () => {
+  it('serves /health from workerd on a local embedded database over Neon\'s SQL over HTTP, prints a first token, and stops on Ctrl-C', async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'flagpost-dev-'))
     const port = await freePort()
     let output = ''
@@ -53,5 +53,9 @@ describe('npm run dev', () => {
     child.kill('SIGINT')
     expect(await exited).toBe(0)
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow()
+    // Both reads went to the local database as in production: over Neon's SQL over HTTP, no WebSocket needed.
+    const [, http, webSocket] = /the worker made (\d+) round trips over HTTP and (\d+) over WebSockets/.exec(output) ?? []
+    expect(Number(http), output).toBeGreaterThanOrEqual(2)
+    expect(Number(webSocket), output).toBe(0)
   }, 90_000)
 })

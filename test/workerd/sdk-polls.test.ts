@@ -72,7 +72,7 @@ async function deploy() {
     modulesRoot: dirname(scriptPath),
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
-    bindings: { DATABASE_URL: postgres.databaseUrl, NEON_WS_PROXY: postgres.wsProxy },
+    bindings: { DATABASE_URL: postgres.databaseUrl, NEON_WS_PROXY: postgres.wsProxy, NEON_FETCH_ENDPOINT: postgres.fetchEndpoint },
   }
   const mf = new Miniflare({ workers: ISOLATES.map((name) => ({ ...worker, name })) })
   const close = async () => {

@@ -35,7 +35,8 @@ beforeAll(async () => {
     modulesRoot: dirname(scriptPath),
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
-    bindings: { DATABASE_URL: pg.databaseUrl, NEON_WS_PROXY: pg.wsProxy },
+    // Principals are remembered for a minute here, so counting a request's round trips does not depend on how fast the tests run.
+    bindings: { DATABASE_URL: pg.databaseUrl, NEON_WS_PROXY: pg.wsProxy, NEON_FETCH_ENDPOINT: pg.fetchEndpoint, FLAGPOST_PRINCIPAL_TTL_SECONDS: '60' },
   })
   await mf.ready
 })
@@ -69,6 +70,28 @@ async function call(method: string, path: string, options: { body?: unknown; tok
 
 const query = async <T = Record<string, unknown>>(sqlText: string, params: unknown[] = []) => (await postgres!.database.client.query<T>(sqlText, params)).rows
 
+/** Waits until the database has answered nothing for a moment and no WebSocket is open: the request's work after its response is done. */
+async function settled() {
+  let last = postgres!.roundTrips()
+  for (let quiet = 0; quiet < 4; ) {
+    await new Promise((r) => setTimeout(r, 25))
+    const now = postgres!.roundTrips()
+    quiet = now.http === last.http && now.webSocket === last.webSocket && postgres!.relayConnections().open === 0 ? quiet + 1 : 0
+    last = now
+  }
+}
+
+/** The database round trips of a request, its background work included, by path (HTTP requests, WebSocket flights). */
+async function counted(method: string, path: string, options: { body?: unknown; token?: string | null } = {}) {
+  await settled()
+  const before = postgres!.roundTrips()
+  const opened = postgres!.relayConnections().total
+  const res = await call(method, path, options)
+  await settled()
+  const after = postgres!.roundTrips()
+  return { res, http: after.http - before.http, webSocket: after.webSocket - before.webSocket, pools: postgres!.relayConnections().total - opened }
+}
+
 /** Waits until every WebSocket the worker opened to the database is closed (pools end in `waitUntil`). */
 async function relayDrained(timeoutMs = 5_000) {
   const deadline = Date.now() + timeoutMs
@@ -77,13 +100,13 @@ async function relayDrained(timeoutMs = 5_000) {
 }
 
 describe('worker bundle in workerd', () => {
-  it('answers health GOOD through the Neon driver', async () => {
-    const before = postgres!.relayConnections().total
+  it('answers health GOOD with one query over Neon\'s SQL over HTTP, opening no WebSocket', async () => {
+    const before = postgres!.roundTrips()
     const res = await call('GET', '/health', { token: null })
     expect(res.status, res.text).toBe(200)
     expect(res.body).toEqual({ health: 'GOOD' })
-    // The query really went through the relay to Postgres.
-    expect(postgres!.relayConnections().total).toBeGreaterThan(before)
+    // The query really went to Postgres, over HTTP.
+    expect(postgres!.roundTrips()).toEqual({ http: before.http + 1, webSocket: before.webSocket })
   })
 
   it('creates a project in the database, with its event', async () => {
@@ -122,7 +145,7 @@ describe('worker bundle in workerd', () => {
     expect(res.body).toEqual({ id: expect.any(String), name: 'NotFoundError', message: expect.any(String) })
   })
 
-  it('opens and closes a connection per request over many sequential requests', async () => {
+  it('opens and closes a pool per request that makes a transaction, over many sequential requests', async () => {
     expect(await relayDrained()).toBe(0)
     const before = postgres!.relayConnections().total
     for (let i = 0; i < 6; i++) {
@@ -133,8 +156,8 @@ describe('worker bundle in workerd', () => {
     expect(listed.status, listed.text).toBe(200)
     expect(listed.body.projects.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining([0, 1, 2, 3, 4, 5].map((i) => `sequential-${i}`)))
 
-    // Each request opened its own pool, and every pool was ended after its response.
-    expect(postgres!.relayConnections().total - before).toBeGreaterThanOrEqual(7)
+    // Each creation (an interactive transaction) opened its own pool, the list none, and every pool was ended after its response.
+    expect(postgres!.relayConnections().total - before).toBe(6)
     expect(await relayDrained()).toBe(0)
     expect(await query(`select count(*)::int as n from events where type = 'project-created' and project like 'sequential-%'`)).toEqual([{ n: 6 }])
   })
@@ -204,6 +227,76 @@ describe('SDK routes in workerd', () => {
     while (!(await folded()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
     expect(await query(`select app_name from client_applications where app_name = 'edge-app'`)).toEqual([{ app_name: 'edge-app' }])
     expect(await query(`select last_seen_at is not null as seen from feature_environments where feature_name = 'edge-flag' and environment = 'development'`)).toEqual([{ seen: true }])
+    expect(await relayDrained()).toBe(0)
+  })
+})
+
+describe('the two database paths in workerd', () => {
+  const F = '/api/admin/projects/default/features'
+
+  it('reads a flag with one statement over HTTP, opening no WebSocket', async () => {
+    const name = 'http-read'
+    expect((await call('POST', F, { body: { name } })).status).toBe(201)
+    expect((await call('GET', `${F}/${name}`)).status).toBe(200)
+    const { res, http, webSocket } = await counted('GET', `${F}/${name}`)
+    expect(res.status, res.text).toBe(200)
+    expect(res.body).toMatchObject({ name, project: 'default', enabled: false })
+    expect({ http, webSocket }).toEqual({ http: 1, webSocket: 0 })
+  })
+
+  it('switches a flag it knows with one statement over HTTP (and claims integration deliveries after the response)', async () => {
+    const name = 'http-switch'
+    expect((await call('POST', F, { body: { name } })).status).toBe(201)
+    expect((await call('POST', `${F}/${name}/environments/development/strategies`, { body: { name: 'default' } })).status).toBe(200)
+    // The first switch on moves the flag's lifecycle on too: written under the flag's lock.
+    expect((await call('POST', `${F}/${name}/environments/development/on`)).status).toBe(200)
+    expect((await call('POST', `${F}/${name}/environments/development/off`)).status).toBe(200)
+    const { res, http, webSocket } = await counted('POST', `${F}/${name}/environments/development/on`)
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.environments.find((e: { name: string }) => e.name === 'development').enabled).toBe(true)
+    expect({ http, webSocket }).toEqual({ http: 2, webSocket: 0 })
+    expect(await query(`select type from events where feature_name = $1 order by id desc limit 1`, [name])).toEqual([{ type: 'feature-environment-enabled' }])
+  })
+
+  it('opens the WebSocket pool for an interactive transaction only, and ends it after the response', async () => {
+    const { res, webSocket, pools } = await counted('POST', F, { body: { name: 'pool-create' } })
+    expect(res.status, res.text).toBe(201)
+    expect(pools).toBe(1)
+    expect(webSocket).toBeGreaterThan(0)
+    expect(postgres!.relayConnections().open).toBe(0)
+    expect(await query(`select count(*)::int as n from events where type = 'feature-created' and feature_name = 'pool-create'`)).toEqual([{ n: 1 }])
+  })
+
+  it('answers 409 for a flag name taken, and writes nothing', async () => {
+    expect((await call('POST', F, { body: { name: 'taken-edge' } })).status).toBe(201)
+    const again = await call('POST', F, { body: { name: 'taken-edge', description: 'second' } })
+    expect(again.status, again.text).toBe(409)
+    expect(again.body).toMatchObject({ name: 'NameExistsError' })
+    expect(await query(`select description from features where name = 'taken-edge'`)).toEqual([{ description: null }])
+    expect(await query(`select count(*)::int as n from events where feature_name = 'taken-edge'`)).toEqual([{ n: 1 }])
+  })
+
+  it('answers 400 for a patch that cannot apply, and changes nothing', async () => {
+    const name = 'bad-patch'
+    expect((await call('POST', F, { body: { name } })).status).toBe(201)
+    const [before] = await query<{ version: number }>(`select version from features where name = $1`, [name])
+    const res = await call('PATCH', `${F}/${name}`, { body: [{ op: 'replace', path: '/type', value: 'no-such-type' }] })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body).toMatchObject({ name: 'ValidationError' })
+    expect(await query(`select version, type from features where name = $1`, [name])).toEqual([{ version: before!.version, type: 'release' }])
+    expect(await query(`select count(*)::int as n from events where feature_name = $1`, [name])).toEqual([{ n: 1 }])
+  })
+
+  it('rolls back a transaction that fails under the lock: nothing of it is left, not even the lock\'s version', async () => {
+    const name = 'rolled-back'
+    expect((await call('POST', F, { body: { name } })).status).toBe(201)
+    const [before] = await query<{ version: number }>(`select version from features where name = $1`, [name])
+    // The strategy is added under the flag's lock (over the pool); its segment does not exist.
+    const res = await call('POST', `${F}/${name}/environments/development/strategies`, { body: { name: 'default', segments: [987654] } })
+    expect(res.status, res.text).toBe(400)
+    expect(await query(`select version from features where name = $1`, [name])).toEqual([{ version: before!.version }])
+    expect(await query(`select count(*)::int as n from feature_strategies where feature_name = $1`, [name])).toEqual([{ n: 0 }])
+    expect(await query(`select count(*)::int as n from events where feature_name = $1`, [name])).toEqual([{ n: 1 }])
     expect(await relayDrained()).toBe(0)
   })
 })

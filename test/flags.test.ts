@@ -117,6 +117,15 @@ describe('creating and reading flags', () => {
     expect(over.body.message).toContain('limit')
   })
 
+  it('holds the flag limit under concurrent creations of different names', async () => {
+    const limited = await createProject(t)
+    await ok(t, 'PUT', `/api/admin/projects/${limited}`, { name: 'Limited', featureLimit: 3 })
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => postFlag({ name: fresh(`limited-${i}`) }, limited)))
+    expect(results.map((r) => r.status).sort()).toEqual([201, 201, 201, 400, 400, 400, 400, 400, 400, 400])
+    expect(await t.query('select count(*)::int as n from features where project = $1', [limited])).toEqual([{ n: 3 }])
+    expect(await t.query(`select count(*)::int as n from events where project = $1 and type = 'feature-created'`, [limited])).toEqual([{ n: 3 }])
+  })
+
   it('gives new project environments to existing flags', async () => {
     const project = await createProject(t)
     const { name } = await createFlag(t, {}, project)
@@ -492,6 +501,7 @@ describe('operations 1 and 3 written optimistically', () => {
       // The app knows the flag now: each write is its one statement, no transaction.
       for (const [method, path, body] of [
         ['POST', `${F('known')}/environments/development/on`],
+        ['POST', `${F('known')}/environments/development/strategies`, { name: 'userWithId', parameters: { userIds: 'ann,bob' } }],
         ['PATCH', F('known'), [{ op: 'replace', path: '/description', value: 'mine' }]],
         ['PATCH', `${F('known')}/variants`, [{ op: 'add', path: '/-', value: { name: 'a' } }]],
         ['PATCH', `${F('known')}/environments/production/variants`, [{ op: 'add', path: '/-', value: { name: 'b' } }]],

@@ -57,8 +57,11 @@ describe('node-postgres (DATABASE_URL)', () => {
     const statements = await queryRows<{ name: string }>(database.db, sql`select name from pg_prepared_statements`)
     expect(statements.map((s) => s.name)).toEqual(
       expect.arrayContaining([
+        'flagpost_token_principal',
+        'flagpost_create_flag',
         'flagpost_feature_named',
-        'flagpost_flag_for_change_in_environment_locked',
+        'flagpost_feature_for_change',
+        'flagpost_switch_on_stage_default_strategy',
         'flagpost_switch_environment',
         'flagpost_patch_flag',
         'flagpost_record_events',

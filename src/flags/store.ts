@@ -1,16 +1,15 @@
-import { and, count, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, isNull, sql } from 'drizzle-orm'
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { z } from 'zod'
-import { featureEnvironments, featureLifecycles, features, featureStrategies, featureStrategySegments, featureTags, projectEnvironments, projects } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { featureEnvironments, featureLifecycles, features, featureTags, projectEnvironments, projects } from '../../schema/index.js'
+import { batch, type Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
 import { zodValidationError } from '../http/openapi.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
 import type { EventTag, NewEvent } from '../events/types.js'
 import type { Author, Caller } from '../core/principal.js'
 import { compileWholeTextRegex } from '../evaluation/index.js'
-import { insertStrategy, normalizeStrategy } from '../strategies/store.js'
-import { strategyView } from '../strategies/read.js'
+import { insertStrategy, normalizeStrategy, strategyInsertSql, strategySegmentsSql, strategyToAdd, withStrategy } from '../strategies/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
 import { enterStage, leaveStage, stageOnEnable } from './lifecycle.js'
 import { lockFeature, lockFlags, lockForChange, tagsOf, type FeatureRow } from './lock.js'
@@ -18,6 +17,8 @@ import { asWrittenBy, loadFeature, unversionedPartsJson } from './read.js'
 import { switchedEvent } from './environment-switch.js'
 import { eventTagsOf, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagState, type FlagStates, type Metadata } from './states.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
+
+const p = (name: string) => sql.placeholder(name)
 
 async function reload(tx: Db, name: string, caller: Pick<Caller, 'key' | 'now'>): Promise<Feature> {
   const feature = await loadFeature(tx, name, { principal: caller.key, now: caller.now })
@@ -45,40 +46,62 @@ function checkNamingPattern(name: string, project: typeof projects.$inferSelect)
   }
 }
 
+/**
+ * Creating a flag in one statement: the flag, its environments (its project's), tags, lifecycle stage and event,
+ * made only while the project is live, under its flag limit and with the rules the name was checked against,
+ * and not when the name is taken (in any project, archived too); `returned` tells which held.
+ */
+const createFlagStatement = eventsStatement<{ taken: boolean; live: boolean; sameRules: boolean }>('flagpost_create_flag', {
+  alongside: [
+    sql`insert into ${features} (name, project, type, description, impression_data, created_at, created_by, created_by_user_id)
+      select ${p('name')}, ${p('project')}, ${p('type')}, ${p('description')}, ${p('impressionData')}::boolean, ${p('createdAt')}::timestamptz, ${p('createdBy')}::text, ${p('createdByUserId')}::integer
+      from ${projects} pr
+      where pr.id = ${p('project')} and pr.archived_at is null
+        and pr.feature_naming_pattern is not distinct from ${p('pattern')}::text and pr.feature_limit is not distinct from ${p('limit')}::integer
+        and (pr.feature_limit is null or (select count(*) from ${features} f where f.project = pr.id and f.archived_at is null) < pr.feature_limit)
+      on conflict do nothing
+      returning name`,
+  ],
+  guarded: true,
+  unguarded: [
+    sql`insert into ${featureEnvironments} (feature_name, environment) select w0.name, pe.environment_name from w0 join ${projectEnvironments} pe on pe.project_id = ${p('project')}`,
+    sql`insert into ${featureTags} (feature_name, tag_type, tag_value, created_at) select w0.name, t.type, t.value, ${p('createdAt')}::timestamptz from w0, jsonb_to_recordset(${p('tags')}::jsonb) as t (type text, value text)`,
+    sql`insert into ${featureLifecycles} (feature_name, stage, entered_stage_at) select w0.name, 'initial', ${p('createdAt')}::timestamptz from w0`,
+  ],
+  returning: sql`json_build_object(
+    'taken', exists (select 1 from ${features} where name = ${p('name')}),
+    'live', exists (select 1 from ${projects} where id = ${p('project')} and archived_at is null),
+    'sameRules', exists (select 1 from ${projects} where id = ${p('project')} and feature_naming_pattern is not distinct from ${p('pattern')}::text and feature_limit is not distinct from ${p('limit')}::integer))`,
+})
+
+/**
+ * POST /api/admin/projects/{projectId}/features: a new flag, off in every environment of its project. Its name is
+ * checked against the project's naming pattern as read, and written in one batch (one round trip over Neon's
+ * HTTP) that first takes the project's lock, so concurrent creations queue and the flag limit holds, then
+ * creates the flag only if the project's rules are still those it was checked against, and reads it back.
+ */
 export async function createFeature(db: Db, caller: Caller, projectId: string, input: CreateFeature): Promise<Feature> {
   const { actor, now } = caller
-  return db.transaction(async (tx) => {
-    // Locking the project serializes creations in it, so the flag limit holds under concurrency.
-    const [project] = await tx.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))).for('update')
+  const tags = dedupeTags(input.tags ?? [])
+  const metadata: Metadata = { name: input.name, project: projectId, description: input.description ?? null, type: input.type ?? 'release', stale: false, impressionData: input.impressionData ?? false, archived: false }
+  // The project's rules changing between the read and the write is rare: the name is checked again against the new ones.
+  for (let attempt = 0; ; attempt++) {
+    const [project] = await db.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))
     if (!project) throw notFound(`Could not find project ${projectId}`)
     checkNamingPattern(input.name, project)
-    if (project.featureLimit !== null) {
-      const [row] = await tx.select({ n: count() }).from(features).where(and(eq(features.project, projectId), isNull(features.archivedAt)))
-      if ((row?.n ?? 0) >= project.featureLimit) throw validationError(`Project ${projectId} has reached its limit of ${project.featureLimit} flags: archive one or raise the limit`)
-    }
-    const [row] = await tx
-      .insert(features)
-      .values({
-        name: input.name,
-        project: projectId,
-        type: input.type ?? 'release',
-        description: input.description ?? null,
-        impressionData: input.impressionData ?? false,
-        createdAt: now,
-        createdBy: actor.createdBy,
-        createdByUserId: actor.createdByUserId,
-      })
-      .onConflictDoNothing()
-      .returning()
-    if (!row) throw nameExists(`A feature flag named ${input.name} already exists (flag names are unique across projects and the archive)`)
-    const envs = await tx.select({ environment: projectEnvironments.environment }).from(projectEnvironments).where(eq(projectEnvironments.projectId, projectId))
-    if (envs.length > 0) await tx.insert(featureEnvironments).values(envs.map((e) => ({ featureName: row.name, environment: e.environment })))
-    const tags = dedupeTags(input.tags ?? [])
-    if (tags.length > 0) await tx.insert(featureTags).values(tags.map((t) => ({ featureName: row.name, ...t, createdAt: now })))
-    await enterStage(tx, row.name, 'initial', now)
-    await recordEvents(tx, actor, now, [{ type: 'feature-created', project: projectId, featureName: row.name, data: metadataOf(row), tags }])
-    return reload(tx, row.name, caller)
-  })
+    const event: NewEvent = { type: 'feature-created', project: projectId, featureName: input.name, data: metadata, tags }
+    const values = { name: input.name, project: projectId, type: metadata.type, description: metadata.description, impressionData: metadata.impressionData, pattern: project.featureNamingPattern, limit: project.featureLimit, tags: JSON.stringify(tags) }
+    const [, created, feature] = await batch(db, [
+      (q) => q.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for('update'),
+      (q) => createFlagStatement(q, actor, now, [event], values),
+      (q) => loadFeature(q, input.name, { principal: caller.key, now }),
+    ])
+    if (created.written > 0) return feature!
+    const why = created.returned!
+    if (why.taken) throw nameExists(`A feature flag named ${input.name} already exists (flag names are unique across projects and the archive)`)
+    if (!why.live) throw notFound(`Could not find project ${projectId}`)
+    if (why.sameRules || attempt >= 2) throw validationError(`Project ${projectId} has reached its limit of ${project.featureLimit} flags: archive one or raise the limit`)
+  }
 }
 
 function dedupeTags(tags: { type?: string | undefined; value: string }[]) {
@@ -145,8 +168,6 @@ const switchEnvironment = eventsStatement('flagpost_switch_environment', {
   returning: unversionedPartsJson,
 })
 
-const p = (name: string) => sql.placeholder(name)
-
 /**
  * The environment switch's optimistic writes that switch on and do more (see switchDecision): move the flag's
  * lifecycle on (`stage`), add the project environment's default strategy (`strategy`; the version check also
@@ -165,15 +186,8 @@ function switchOnStatement(name: string, parts: { stage: boolean; strategy: bool
       on conflict (feature_name, stage) do update set entered_stage_at = excluded.entered_stage_at, status = null, status_value = null
       returning feature_name`)
   }
-  if (parts.strategy) {
-    alongside.push(sql`insert into ${featureStrategies} (id, feature_name, environment, strategy_name, title, disabled, sort_order, parameters, constraints, variants, created_at)
-      select ${p('strategyId')}::uuid, ${p('name')}, ${p('environment')}, ${p('strategyName')}, ${p('strategyTitle')}, ${p('strategyDisabled')}::boolean, ${p('sortOrder')}::integer,
-        ${p('parameters')}::jsonb, ${p('constraints')}::jsonb, ${p('strategyVariants')}::jsonb, ${p('createdAt')}::timestamptz
-      where ${guardPassed}
-      returning id`)
-  }
-  const unguarded = parts.strategy ? [sql`insert into ${featureStrategySegments} (strategy_id, segment_id) select ${p('strategyId')}::uuid, unnest(${p('segments')}::int[]) where ${guardPassed}`] : []
-  return eventsStatement(name, { alongside, guarded: true, returning: unversionedPartsJson, unguarded })
+  if (parts.strategy) alongside.push(strategyInsertSql)
+  return eventsStatement(name, { alongside, guarded: true, returning: unversionedPartsJson, unguarded: parts.strategy ? [strategySegmentsSql] : [] })
 }
 
 const switchOnStatements = {
@@ -198,23 +212,10 @@ async function switchOnOptimistically(db: Db, caller: Caller, state: FlagState, 
     const input = defaultStrategyFor(stored as StrategyInput | null, feature.name)
     const strategy = normalizeStrategy(input, feature.name)
     if (strategy.segments.length > 0) return undefined
-    const sortOrder = input.sortOrder ?? (env.strategies.length === 0 ? 0 : Math.max(...env.strategies.map((s) => s.sortOrder)) + 1)
-    const added = strategyView({ id: crypto.randomUUID(), featureName: feature.name, environment: env.name, createdAt: now, sortOrder, name: strategy.name, title: strategy.title, disabled: strategy.disabled, parameters: strategy.parameters, constraints: strategy.constraints, variants: strategy.variants, segments: [] })
-    Object.assign(values, {
-      defaultStrategy: stored === null ? null : JSON.stringify(stored),
-      strategyId: added.id,
-      strategyName: added.name,
-      strategyTitle: added.title,
-      strategyDisabled: added.disabled,
-      sortOrder,
-      parameters: JSON.stringify(added.parameters),
-      constraints: JSON.stringify(added.constraints),
-      strategyVariants: JSON.stringify(added.variants),
-      segments: [],
-    })
-    events.push({ type: 'feature-strategy-add', project: feature.project, featureName: feature.name, environment: env.name, tags: eventTagsOf(feature), data: added, preData: null })
-    // In evaluation order: by sort order, the newest last among equals.
-    strategies = [...env.strategies, added].sort((a, b) => a.sortOrder - b.sortOrder)
+    const added = strategyToAdd(feature.name, env, strategy, input.sortOrder, now)
+    Object.assign(values, added.values, { defaultStrategy: stored === null ? null : JSON.stringify(stored) })
+    events.push({ type: 'feature-strategy-add', project: feature.project, featureName: feature.name, environment: env.name, tags: eventTagsOf(feature), data: added.view, preData: null })
+    strategies = withStrategy(env.strategies, added.view)
   }
   events.push(switchedEvent(feature.project, feature.name, env.name, true, eventTagsOf(feature)))
   const run = decision.addDefaultStrategy ? (decision.nextStage ? switchOnStatements.both : switchOnStatements.strategy) : switchOnStatements.stage

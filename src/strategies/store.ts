@@ -1,14 +1,15 @@
-import { and, eq, inArray, max } from 'drizzle-orm'
+import { and, eq, inArray, max, sql } from 'drizzle-orm'
 import { featureStrategies, featureStrategySegments, segments } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { notFound, validationError } from '../core/errors.js'
-import { recordEvents } from '../events/store.js'
-import type { EventTag } from '../events/types.js'
-import type { Actor, Author } from '../core/principal.js'
+import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
+import type { EventTag, NewEvent } from '../events/types.js'
+import type { Actor, Author, Caller } from '../core/principal.js'
 import { normalizeVariants } from '../variants/weights.js'
 import { loadStrategies, strategyView } from './read.js'
 import { featureEnvironmentOf, lockForChange, requireFeature } from '../flags/lock.js'
 import { switchOffWithoutEnabledStrategy } from '../flags/environment-switch.js'
+import { eventTagsOf, guardSql, guardValues, nextState, writeOptimistically, type FlagStates } from '../flags/states.js'
 import { normalizeConstraint, type Strategy, type StrategyInput } from './schemas.js'
 
 export interface StrategyTarget {
@@ -83,6 +84,78 @@ export async function prepareDefaultStrategy(tx: Db, input: StrategyInput) {
 }
 
 const eventFor = (target: StrategyTarget) => ({ project: target.project, featureName: target.featureName, environment: target.environment, tags: target.tags })
+
+const p = (name: string) => sql.placeholder(name)
+
+/**
+ * SQL adding a strategy in a statement of an optimistic write (after its version check: only where it passed), and
+ * its segments (`unguarded`: there may be none). Placeholders: `strategyId`, `name` (the flag), `environment`,
+ * `strategyName`, `strategyTitle`, `strategyDisabled`, `sortOrder`, `parameters`, `constraints`, `strategyVariants`
+ * (JSON), `segments` (an array), `createdAt`; `strategyValues` makes them.
+ */
+export const strategyInsertSql = sql`insert into ${featureStrategies} (id, feature_name, environment, strategy_name, title, disabled, sort_order, parameters, constraints, variants, created_at)
+  select ${p('strategyId')}::uuid, ${p('name')}, ${p('environment')}, ${p('strategyName')}, ${p('strategyTitle')}, ${p('strategyDisabled')}::boolean, ${p('sortOrder')}::integer,
+    ${p('parameters')}::jsonb, ${p('constraints')}::jsonb, ${p('strategyVariants')}::jsonb, ${p('createdAt')}::timestamptz
+  where ${guardPassed}
+  returning id`
+export const strategySegmentsSql = sql`insert into ${featureStrategySegments} (strategy_id, segment_id) select ${p('strategyId')}::uuid, unnest(${p('segments')}::int[]) where ${guardPassed}`
+
+/** The strategy an optimistic write adds to the state's environment (last unless `input` has a sort order), its view and its values for `strategyInsertSql`. */
+export function strategyToAdd(featureName: string, environment: { name: string; strategies: { sortOrder: number }[] }, strategy: ReturnType<typeof normalizeStrategy>, sortOrder: number | undefined, now: Date) {
+  const order = sortOrder ?? (environment.strategies.length === 0 ? 0 : Math.max(...environment.strategies.map((s) => s.sortOrder)) + 1)
+  const view = strategyView({ ...strategy, id: crypto.randomUUID(), featureName, environment: environment.name, createdAt: now, sortOrder: order, segments: [...strategy.segments].sort((a, b) => a - b) })
+  const values = {
+    strategyId: view.id,
+    strategyName: view.name,
+    strategyTitle: view.title,
+    strategyDisabled: view.disabled,
+    sortOrder: order,
+    parameters: JSON.stringify(view.parameters),
+    constraints: JSON.stringify(view.constraints),
+    strategyVariants: JSON.stringify(view.variants),
+    segments: view.segments,
+  }
+  return { view, values }
+}
+
+/** A flag's strategies in evaluation order with `added`: by sort order, the newest last among equals. */
+export const withStrategy = <S extends { sortOrder: number }>(strategies: S[], added: S) => [...strategies, added].sort((a, b) => a.sortOrder - b.sortOrder)
+
+/** Adding a strategy optimistically (see src/flags/states.ts): the version check also finds every segment it names. */
+const addStrategyStatement = eventsStatement('flagpost_add_strategy', {
+  alongside: [guardSql(undefined, sql`cardinality(${p('segments')}::int[]) = (select count(*) from ${segments} where id = any(${p('segments')}::int[]))`), strategyInsertSql],
+  guarded: true,
+  unguarded: [strategySegmentsSql],
+})
+
+/**
+ * POST …/features/{featureName}/environments/{environment}/strategies: adds a strategy (last in order unless
+ * sortOrder is given) with `feature-strategy-add`. Written optimistically, in one statement (see
+ * src/flags/states.ts); under the flag's lock when a segment it names is unknown (to say which) or the
+ * environment is on with no enabled strategy (to switch it off).
+ */
+export async function addFlagStrategy(db: Db, caller: Caller, p: TargetParams, input: StrategyInput, states?: FlagStates): Promise<Strategy> {
+  const { actor, now, key: principal } = caller
+  const strategy = normalizeStrategy(input, p.featureName)
+  const missing = () => notFound(`Could not find environment ${p.environment} for feature flag ${p.featureName}`)
+  return writeOptimistically(db, states, p, { principal, now }, {
+    fromRead(feature) {
+      if (!feature.environments.some((e) => e.name === p.environment)) throw missing()
+      return undefined
+    },
+    async write(state, next) {
+      const env = state.feature.environments.find((e) => e.name === p.environment)
+      if (!env || (env.enabled && !env.hasEnabledStrategies && strategy.disabled)) return undefined
+      const { view, values } = strategyToAdd(state.feature.name, env, strategy, input.sortOrder, now)
+      const event: NewEvent = { type: 'feature-strategy-add', project: state.feature.project, featureName: state.feature.name, environment: env.name, tags: eventTagsOf(state.feature), data: view, preData: null }
+      const { written } = await addStrategyStatement(db, actor, now, [event], { ...guardValues(state), environment: env.name, ...values })
+      if (written === 0) return undefined
+      next(nextState(state, { environments: new Map([[env.name, { strategies: withStrategy(env.strategies, view) }]]) }))
+      return view
+    },
+    locked: () => withLockedTarget(db, caller, p, (tx, target) => insertStrategy(tx, caller, target, input)),
+  })
+}
 
 /** Adds a strategy (last in order unless sortOrder is given) and records `feature-strategy-add`. */
 export async function insertStrategy(tx: Db, caller: Author, target: StrategyTarget, input: StrategyInput): Promise<Strategy> {

@@ -259,12 +259,23 @@ describe('the two database paths in workerd', () => {
   })
 
   it('opens the WebSocket pool for an interactive transaction only, and ends it after the response', async () => {
-    const { res, webSocket, pools } = await counted('POST', F, { body: { name: 'pool-create' } })
+    const { res, webSocket, pools } = await counted('POST', '/api/admin/projects', { body: { id: 'pool-project', name: 'Pool' } })
     expect(res.status, res.text).toBe(201)
     expect(pools).toBe(1)
     expect(webSocket).toBeGreaterThan(0)
     expect(postgres!.relayConnections().open).toBe(0)
-    expect(await query(`select count(*)::int as n from events where type = 'feature-created' and feature_name = 'pool-create'`)).toEqual([{ n: 1 }])
+    expect(await query(`select count(*)::int as n from events where type = 'project-created' and project = 'pool-project'`)).toEqual([{ n: 1 }])
+  })
+
+  it('creates a flag with a read and a batch over HTTP (two round trips), opening no WebSocket', async () => {
+    // The admin token remembered (a write other than a flag's, by an earlier test, forgets it).
+    expect((await call('GET', '/api/admin/projects')).status).toBe(200)
+    const { res, http, webSocket } = await counted('POST', F, { body: { name: 'batch-create', tags: [{ type: 'simple', value: 'edge' }] } })
+    expect(res.status, res.text).toBe(201)
+    expect(res.body).toMatchObject({ name: 'batch-create', tags: [{ type: 'simple', value: 'edge' }], lifecycle: { stage: 'initial' } })
+    // The read and the batch, then the delivery claim after the response.
+    expect({ http, webSocket }).toEqual({ http: 3, webSocket: 0 })
+    expect(await query(`select type from events where feature_name = 'batch-create'`)).toEqual([{ type: 'feature-created' }])
   })
 
   it('answers 409 for a flag name taken, and writes nothing', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { fresh } from './helpers/factories.js'
 
 let t: TestApp
 let now = new Date('2026-06-01T12:00:00Z')
@@ -34,44 +35,52 @@ describe('authentication', () => {
   })
 
   it('records when a token was last seen', async () => {
-    const rows = await t.query<{ seen_at: Date | null }>("select seen_at from api_tokens where token_name = 'test-admin'")
-    expect(rows[0]!.seen_at).toEqual(now)
+    const { secret, tokenName } = await createToken({ tokenName: fresh('seen'), type: 'admin' }).then((r) => r.body)
+    const seenAt = async () => (await t.query<{ seen_at: Date | null }>('select seen_at from api_tokens where token_name = $1', [tokenName]))[0]!.seen_at
+    expect(await seenAt()).toBeNull()
+    expect((await t.call('GET', '/api/admin/projects', { token: secret })).status).toBe(200)
+    expect(await seenAt()).toEqual(now)
   })
 })
 
 describe('API tokens', () => {
-  let clientSecret: string
+  /** A fresh backend token of the default project in production: its name and secret. */
+  const createBackend = async () => {
+    const tokenName = fresh('checkout-backend')
+    const res = await createToken({ tokenName, type: 'backend', environment: 'production', projects: ['default'] })
+    expect(res.status, res.text).toBe(201)
+    return { res, tokenName, clientSecret: res.body.secret as string }
+  }
 
   it('creates a backend token whose secret is shown once and stored only hashed', async () => {
-    const res = await createToken({ tokenName: 'checkout-backend', type: 'backend', environment: 'production', projects: ['default'] })
-    expect(res.status, res.text).toBe(201)
-    clientSecret = res.body.secret
+    const { res, tokenName, clientSecret } = await createBackend()
     expect(clientSecret).toMatch(/^default:production\.[0-9a-f]{64}$/)
-    expect(res.body).toMatchObject({ tokenName: 'checkout-backend', type: 'client', environment: 'production', project: 'default', projects: ['default'], expiresAt: null, seenAt: null })
-    const rows = await t.query<Record<string, unknown>>("select * from api_tokens where token_name = 'checkout-backend'")
+    expect(res.body).toMatchObject({ tokenName, type: 'client', environment: 'production', project: 'default', projects: ['default'], expiresAt: null, seenAt: null })
+    const rows = await t.query<Record<string, unknown>>('select * from api_tokens where token_name = $1', [tokenName])
     expect(JSON.stringify(rows)).not.toContain(clientSecret.split('.')[1])
     const event = (await t.query<{ data: Record<string, unknown> }>("select data from events where type = 'api-token-created' order by id desc limit 1"))[0]!
-    expect(event.data).toMatchObject({ tokenName: 'checkout-backend', type: 'client' })
+    expect(event.data).toMatchObject({ tokenName, type: 'client' })
     expect(JSON.stringify(event)).not.toContain(clientSecret.split('.')[1])
   })
 
   it('makes tokens for several projects and frontend tokens', async () => {
-    const multi = await createToken({ tokenName: 'multi', type: 'client', environment: 'development', projects: ['default', 'default'] })
+    const multi = await createToken({ tokenName: fresh('multi'), type: 'client', environment: 'development', projects: ['default', 'default'] })
     expect(multi.body.projects).toEqual(['default'])
-    const all = await createToken({ tokenName: 'fe', type: 'FRONTEND' })
+    const all = await createToken({ tokenName: fresh('fe'), type: 'FRONTEND' })
     expect(all.status).toBe(201)
     expect(all.body).toMatchObject({ type: 'frontend', environment: 'development', projects: ['*'] })
     expect(all.body.secret).toMatch(/^\*:development\./)
   })
 
   it('creates admin tokens that work on the admin API', async () => {
-    const res = await createToken({ tokenName: 'ops', type: 'admin' })
+    const res = await createToken({ tokenName: fresh('ops'), type: 'admin' })
     expect(res.status).toBe(201)
     expect(res.body.secret).toMatch(/^\*:\*\./)
     expect((await t.call('GET', '/api/admin/projects', { token: res.body.secret })).status).toBe(200)
   })
 
   it('refuses client and frontend tokens on the admin API with 403 NoAccessError', async () => {
+    const { clientSecret } = await createBackend()
     const res = await t.call('GET', '/api/admin/projects', { token: clientSecret })
     expect(res.status).toBe(403)
     expect(res.body.name).toBe('NoAccessError')
@@ -97,20 +106,28 @@ describe('API tokens', () => {
   })
 
   it('lists tokens with masked secrets only', async () => {
+    const { tokenName, clientSecret } = await createBackend()
+    const fe = (await createToken({ tokenName: fresh('fe'), type: 'frontend' })).body.tokenName
+    const ops = (await createToken({ tokenName: fresh('ops'), type: 'admin' })).body.tokenName
     const res = await t.call('GET', '/api/admin/api-tokens')
     expect(res.status).toBe(200)
     const names = res.body.tokens.map((x: { tokenName: string }) => x.tokenName)
-    expect(names).toEqual(expect.arrayContaining(['test-admin', 'checkout-backend', 'fe', 'ops']))
-    const listed = res.body.tokens.find((x: { tokenName: string }) => x.tokenName === 'checkout-backend')
+    expect(names).toEqual(expect.arrayContaining(['test-admin', tokenName, fe, ops]))
+    const listed = res.body.tokens.find((x: { tokenName: string }) => x.tokenName === tokenName)
     expect(listed.secret).toBe(`default:production.${clientSecret.split('.')[1]!.slice(0, 6)}…`)
     expect(JSON.stringify(res.body)).not.toContain(clientSecret)
   })
 
   it('stops accepting an expired token', async () => {
-    const res = await createToken({ tokenName: 'short', type: 'admin', expiresAt: '2026-06-01T13:00:00Z' })
+    const res = await createToken({ tokenName: fresh('short'), type: 'admin', expiresAt: '2026-06-01T13:00:00Z' })
     expect((await t.call('GET', '/api/admin/projects', { token: res.body.secret })).status).toBe(200)
-    now = new Date('2026-06-01T13:00:01Z')
-    expect((await t.call('GET', '/api/admin/projects', { token: res.body.secret })).status).toBe(401)
+    const saved = now
+    try {
+      now = new Date('2026-06-01T13:00:01Z')
+      expect((await t.call('GET', '/api/admin/projects', { token: res.body.secret })).status).toBe(401)
+    } finally {
+      now = saved
+    }
   })
 
   it('deletes a token by its secret, records api-token-deleted, and the token stops working', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readRevision } from '../src/client-api/revision.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createFlag, createProject, createToken, fresh } from './helpers/factories.js'
 
 let t: TestApp
 const tokens: Record<string, string> = {}
@@ -25,6 +26,7 @@ async function token(tokenName: string, type: string, environment: string, proje
 /** Polls as an SDK would: the client token, the client spec header, and optionally the last ETag. */
 const poll = (secret: string, query = '', headers: Record<string, string> = {}) => t.call('GET', `/api/client/features${query}`, { token: secret, headers: { ...SPEC, ...headers } })
 
+// A fixture the tests only read; a test that changes state does it in a project of its own (ownProject).
 beforeAll(async () => {
   // The revision is read on every request here, so that changes made behind the app's back (raw SQL) are seen too.
   t = await createTestApp({ sdk: { revisionTtlMs: 0 } })
@@ -70,6 +72,16 @@ beforeAll(async () => {
 afterAll(() => t.close())
 
 const names = (body: { features: { name: string }[] }) => body.features.map((f) => f.name)
+/** The flags of the fixture above (default and shop): tests that change state do it in projects of their own. */
+const fixtureNames = (body: { features: { name: string; project: string }[] }) => names({ features: body.features.filter((f) => ['default', 'shop'].includes(f.project)) })
+
+/** A fresh project with a flag, and a client token of the project in development: state a test may change. */
+async function ownProject() {
+  const project = await createProject(t)
+  const flag = (await createFlag(t, {}, project)).name as string
+  const secret = (await createToken(t, { type: 'client', environment: 'development', projects: [project] })).secret as string
+  return { project, flag, secret }
+}
 
 describe('GET /api/client/features', () => {
   it('serves the environment of the token: flags, enabled strategies in order, variants, dependencies, segments, and no archived flags', async () => {
@@ -77,7 +89,7 @@ describe('GET /api/client/features', () => {
     expect(res.status, res.text).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^application\/json/)
     expect(res.body.version).toBe(2)
-    expect(names(res.body)).toEqual(['banner', 'beta-ui', 'cart', 'checkout', 'child', 'only-disabled'])
+    expect(fixtureNames(res.body)).toEqual(['banner', 'beta-ui', 'cart', 'checkout', 'child', 'only-disabled'])
     const checkout = res.body.features.find((f: { name: string }) => f.name === 'checkout')
     expect(checkout).toEqual({
       name: 'checkout',
@@ -141,38 +153,42 @@ describe('GET /api/client/features', () => {
   })
 
   it('answers 304 with no body for the current ETag, and 200 with a new ETag after a change', async () => {
-    const first = await poll(tokens.dev!)
+    const { project, flag, secret } = await ownProject()
+    const first = await poll(secret)
     const etag = first.headers.get('etag')!
     expect(etag).toMatch(/^"[0-9a-f]{32}"$/)
-    const unchanged = await poll(tokens.dev!, '', { 'if-none-match': etag })
+    const unchanged = await poll(secret, '', { 'if-none-match': etag })
     expect(unchanged.status).toBe(304)
     expect(unchanged.text).toBe('')
     expect(unchanged.headers.get('etag')).toBe(etag)
-    expect((await poll(tokens.dev!, '', { 'if-none-match': `W/${etag}, "other"` })).status).toBe(304)
+    expect((await poll(secret, '', { 'if-none-match': `W/${etag}, "other"` })).status).toBe(304)
 
-    await ok(t.call('POST', `${P('default')}/banner/environments/development/on`))
-    const changed = await poll(tokens.dev!, '', { 'if-none-match': etag })
+    await ok(t.call('POST', `${P(project)}/${flag}/environments/development/on`))
+    const changed = await poll(secret, '', { 'if-none-match': etag })
     expect(changed.status).toBe(200)
     expect(changed.headers.get('etag')).not.toBe(etag)
-    expect(changed.body.features.find((f: { name: string }) => f.name === 'banner').enabled).toBe(true)
+    expect(changed.body.features.find((f: { name: string }) => f.name === flag).enabled).toBe(true)
     expect(changed.body.meta.revisionId).toBeGreaterThan(first.body.meta.revisionId)
   })
 
   it('keeps answering 304 when only flags the token does not see changed', async () => {
-    const etag = (await poll(tokens.shopDev!)).headers.get('etag')!
-    await ok(t.call('POST', `${P('default')}/beta-ui/environments/development/on`))
-    expect((await poll(tokens.shopDev!, '', { 'if-none-match': etag })).status).toBe(304)
+    const [seen, unseen] = [await ownProject(), await ownProject()]
+    const etag = (await poll(seen.secret)).headers.get('etag')!
+    await ok(t.call('POST', `${P(unseen.project)}/${unseen.flag}/environments/development/on`))
+    expect((await poll(seen.secret, '', { 'if-none-match': etag })).status).toBe(304)
   })
 
   it('serves the cached payload while the revision is unchanged, and rebuilds it once an event moves the revision', async () => {
-    const before = await poll(tokens.dev!)
-    // Behind the app's back, with no event: the payload is not read again.
-    await t.query(`update features set stale = true where name = 'cart'`)
-    const cached = await poll(tokens.dev!)
+    const { project, flag, secret } = await ownProject()
+    const before = await poll(secret)
+    // Behind the app's back, with no event (every change through the API writes one): the payload is not read again.
+    await t.query('update features set stale = true where name = $1', [flag])
+    const cached = await poll(secret)
     expect(cached.text).toBe(before.text)
-    await t.query(`insert into events (type, created_by, feature_name) values ('feature-stale-on', 'someone', 'cart')`)
-    const rebuilt = await poll(tokens.dev!)
-    expect(rebuilt.body.features.find((f: { name: string }) => f.name === 'cart').stale).toBe(true)
+    // Any change through the API writes an event, which moves the revision.
+    await ok(t.call('PATCH', `${P(project)}/${flag}`, { body: [{ op: 'replace', path: '/description', value: 'moved' }] }))
+    const rebuilt = await poll(secret)
+    expect(rebuilt.body.features.find((f: { name: string }) => f.name === flag).stale).toBe(true)
     expect(rebuilt.headers.get('etag')).not.toBe(before.headers.get('etag'))
   })
 
@@ -216,7 +232,7 @@ describe('tokens on the client API', () => {
   })
 
   it('stops accepting a token as soon as it is deleted through this process', async () => {
-    const secret = await token('short-lived', 'client', 'development', ['*'])
+    const secret = await token(fresh('short-lived'), 'client', 'development', ['*'])
     expect((await poll(secret)).status).toBe(200)
     await ok(t.call('DELETE', `/api/admin/api-tokens/${encodeURIComponent(secret)}`))
     expect((await poll(secret)).status).toBe(401)
@@ -225,9 +241,12 @@ describe('tokens on the client API', () => {
 
 describe('the revision', () => {
   it('moves when an event commits with an id lower than the newest one (a transaction that committed late)', async () => {
-    await t.query(`insert into events (id, type, created_by) values (1000000, 'feature-updated', 'late')`)
+    // Two ids drawn as two transactions would draw them, the later one committed first: only concurrent
+    // transactions commit out of id order, and a test cannot time them, so the events are written by hand.
+    const [early, late] = await t.query<{ id: number }>(`select nextval(pg_get_serial_sequence('events', 'id'))::int as id from generate_series(1, 2)`)
+    await t.query(`insert into events (id, type, created_by) values ($1, 'feature-updated', 'late')`, [late!.id])
     const before = await readRevision(t.db)
-    await t.query(`insert into events (id, type, created_by) values (999999, 'feature-updated', 'late')`)
+    await t.query(`insert into events (id, type, created_by) values ($1, 'feature-updated', 'late')`, [early!.id])
     const after = await readRevision(t.db)
     expect(after.id).toBe(before.id)
     expect(after.key).not.toBe(before.key)

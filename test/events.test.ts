@@ -9,30 +9,52 @@ import { createApp } from '../src/app.js'
 import type { Db } from '../src/db.js'
 import { SYSTEM_ACTOR } from '../src/core/principal.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createEnvironment, createFlag, createProject, enableFlag, fresh } from './helpers/factories.js'
 
 let t: TestApp
 let now = new Date('2026-03-10T12:00:00Z')
 beforeAll(async () => {
   t = await createTestApp({ now: () => now })
-  await t.call('POST', '/api/admin/projects', { body: { id: 'shop', name: 'Shop' } })
-  now = new Date('2026-03-11T08:00:00Z')
-  await t.call('POST', '/api/admin/projects/shop/features', { body: { name: 'cart', description: 'The Shopping Cart', tags: [{ type: 'team', value: 'checkout-crew' }] } })
-  await t.call('POST', '/api/admin/projects/default/features', { body: { name: 'search' } })
-  now = new Date('2026-03-12T23:59:59Z')
-  await t.call('POST', '/api/admin/projects/shop/features/cart/environments/production/on')
-  now = new Date('2026-03-13T00:00:00Z')
-  await t.call('POST', '/api/admin/projects/default/features/search/environments/development/on')
 })
 afterAll(() => t.close())
 
 const search = (query: string) => t.call('GET', `/api/admin/search/events${query}`)
 
+/**
+ * A fresh project made on the 10th, with a tagged flag (`cart`, made on the 11th, enabled in production at the
+ * last second of the 12th), and a flag of the default project (`search`, made on the 11th, enabled in
+ * development at the first second of the 13th).
+ */
+async function shopWithCart() {
+  now = new Date('2026-03-10T12:00:00Z')
+  const shop = await createProject(t, { name: 'Shop' })
+  now = new Date('2026-03-11T08:00:00Z')
+  const cart = (await createFlag(t, { name: fresh('cart'), description: 'The Shopping Cart', tags: [{ type: 'team', value: 'checkout-crew' }] }, shop)).name as string
+  const search = (await createFlag(t, { name: fresh('search') })).name as string
+  now = new Date('2026-03-12T23:59:59Z')
+  await enableFlag(t, cart, 'production', shop)
+  now = new Date('2026-03-13T00:00:00Z')
+  await enableFlag(t, search, 'development')
+  return { shop, cart, search, both: `feature=IS_ANY_OF:${cart},${search}` }
+}
+
+/** `n` events of a project, a minute apart from 2025-01-01: only SQL makes this many in a test's time. */
+const bulkEvents = (project: string, n: number) =>
+  t.query(
+    `insert into events (created_at, type, created_by, project, feature_name, data, tags)
+      select timestamptz '2025-01-01' + g * interval '1 minute', 'feature-updated', 'bulk', $1, 'bulk-' || (g % 10), '{"n":1}', '[]'
+      from generate_series(1, $2::int) g`,
+    [project, n],
+  )
+const cacheKey = (project: string) => JSON.stringify([['project', `IS:${project}`]])
+
 describe('events of one flag (operation 5)', () => {
   it('lists the events of a flag, newest first, with the total', async () => {
-    const res = await t.call('GET', '/api/admin/events/cart')
+    const { shop, cart } = await shopWithCart()
+    const res = await t.call('GET', `/api/admin/events/${cart}`)
     expect(res.status).toBe(200)
     expect(res.body.version).toBe(1)
-    expect(res.body.toggleName).toBe('cart')
+    expect(res.body.toggleName).toBe(cart)
     expect(res.body.events.map((e: any) => e.type)).toEqual(['feature-environment-enabled', 'feature-strategy-add', 'feature-created'])
     expect(res.body.totalEvents).toBe(3)
     const enabled = res.body.events[0]
@@ -40,19 +62,20 @@ describe('events of one flag (operation 5)', () => {
       type: 'feature-environment-enabled',
       createdBy: 'test-admin',
       createdByUserId: -42,
-      project: 'shop',
+      project: shop,
       environment: 'production',
-      featureName: 'cart',
+      featureName: cart,
       tags: [{ type: 'team', value: 'checkout-crew' }],
       label: 'Flag enabled',
-      summary: '**test-admin** enabled **cart** in *production*',
+      summary: `**test-admin** enabled **${cart}** in *production*`,
       createdAt: '2026-03-12T23:59:59.000Z',
     })
     expect(enabled.id).toBeGreaterThan(0)
   })
 
   it('pages with limit and offset while totalEvents counts them all', async () => {
-    const res = await t.call('GET', '/api/admin/events/cart?limit=1&offset=1')
+    const { cart } = await shopWithCart()
+    const res = await t.call('GET', `/api/admin/events/${cart}?limit=1&offset=1`)
     expect(res.body.events.map((e: any) => e.type)).toEqual(['feature-strategy-add'])
     expect(res.body.totalEvents).toBe(3)
   })
@@ -64,12 +87,14 @@ describe('events of one flag (operation 5)', () => {
   })
 
   it('needs a token', async () => {
-    expect((await t.call('GET', '/api/admin/events/cart', { token: null })).status).toBe(401)
+    const { cart } = await shopWithCart()
+    expect((await t.call('GET', `/api/admin/events/${cart}`, { token: null })).status).toBe(401)
   })
 })
 
 describe('event search (operation 7)', () => {
   it('returns everything newest first with the total', async () => {
+    await shopWithCart()
     const res = await search('')
     expect(res.status).toBe(200)
     const all = await t.query<{ n: number }>('select count(*)::int as n from events')
@@ -79,36 +104,48 @@ describe('event search (operation 7)', () => {
   })
 
   it('filters by feature, project, type and createdBy with IS and IS_ANY_OF', async () => {
-    expect((await search('?feature=IS:cart')).body.total).toBe(3)
-    expect((await search('?feature=IS_ANY_OF:cart,search')).body.total).toBe(6)
-    const shop = await search('?project=IS:shop')
-    expect(shop.body.events.every((e: any) => e.project === 'shop')).toBe(true)
-    expect(shop.body.total).toBe(4)
-    const types = await search('?type=IS_ANY_OF:feature-created,project-created')
-    expect(types.body.events.map((e: any) => e.type).sort()).toEqual(['feature-created', 'feature-created', 'project-created'])
-    expect((await search('?feature=IS:cart&type=IS:feature-created')).body.total).toBe(1)
-    expect((await search('?createdBy=IS:test-admin')).body.total).toBe(7)
-    expect((await search('?createdBy=IS_ANY_OF:test-admin,system')).body.total).toBe((await search('')).body.total)
+    const { shop, cart, search: other, both } = await shopWithCart()
+    expect((await search(`?feature=IS:${cart}`)).body.total).toBe(3)
+    expect((await search(`?${both}`)).body.total).toBe(6)
+    const inShop = await search(`?project=IS:${shop}`)
+    expect(inShop.body.events.every((e: any) => e.project === shop)).toBe(true)
+    expect(inShop.body.total).toBe(4)
+    const types = await search('?type=IS_ANY_OF:feature-created,project-created&limit=1000')
+    expect(types.body.events.every((e: any) => ['feature-created', 'project-created'].includes(e.type))).toBe(true)
+    const mine = types.body.events.filter((e: any) => e.project === shop || e.featureName === other)
+    expect(mine.map((e: any) => e.type).sort()).toEqual(['feature-created', 'feature-created', 'project-created'])
+    expect((await search(`?feature=IS:${cart}&type=IS:feature-created`)).body.total).toBe(1)
+    expect((await search(`?createdBy=IS:test-admin&project=IS:${shop}`)).body.total).toBe(4)
+    expect((await search(`?createdBy=IS:test-admin&${both}`)).body.total).toBe(6)
+    // The test admin token was made by the system.
+    const bySystem = (await search('?createdBy=IS:system')).body.total
+    expect(bySystem).toBeGreaterThan(0)
+    expect((await search('?createdBy=IS_ANY_OF:test-admin,system')).body.total).toBe((await search('?createdBy=IS:test-admin')).body.total + bySystem)
     expect((await search('?createdBy=IS:someone-else')).body.total).toBe(0)
   })
 
   it('filters by creation day, including the whole `to` day', async () => {
-    const day12 = await search('?from=IS:2026-03-12&to=IS:2026-03-12')
+    const { shop, both } = await shopWithCart()
+    const day12 = await search(`?from=IS:2026-03-12&to=IS:2026-03-12&${both}`)
     expect(day12.body.events.map((e: any) => e.type)).toEqual(['feature-environment-enabled', 'feature-strategy-add'])
-    expect((await search('?from=IS:2026-03-13')).body.total).toBe(2)
-    // The test admin token (by system) and the project were created on the 10th.
-    expect((await search('?to=IS:2026-03-10')).body.events.map((e: any) => e.type).sort()).toEqual(['api-token-created', 'project-created'])
+    expect((await search(`?from=IS:2026-03-13&${both}`)).body.total).toBe(2)
+    expect((await search(`?to=IS:2026-03-10&project=IS:${shop}`)).body.events.map((e: any) => e.type)).toEqual(['project-created'])
+    // The test admin token (by system) was created on the 10th too.
+    expect((await search('?to=IS:2026-03-10&createdBy=IS:system')).body.events.map((e: any) => e.type)).toEqual(['api-token-created'])
   })
 
   it('finds free text case-insensitively in data, preData and tags', async () => {
-    expect((await search('?query=shopping%20CART')).body.events.map((e: any) => e.type)).toEqual(['feature-created'])
-    expect((await search('?query=CHECKOUT-CREW')).body.total).toBe(3)
-    expect((await search('?query=100%25')).body.total).toBe(0)
-    expect((await search('?query=groupId')).body.total).toBe(2)
+    const { shop, both } = await shopWithCart()
+    expect((await search(`?query=shopping%20CART&project=IS:${shop}`)).body.events.map((e: any) => e.type)).toEqual(['feature-created'])
+    expect((await search(`?query=CHECKOUT-CREW&project=IS:${shop}`)).body.total).toBe(3)
+    expect((await search(`?query=100%25&${both}`)).body.total).toBe(0)
+    expect((await search(`?query=groupId&${both}`)).body.total).toBe(2)
   })
 
   it('pages with offset and limit', async () => {
+    await shopWithCart()
     const all = (await search('')).body
+    expect(all.total).toBeGreaterThanOrEqual(4)
     const page = await search('?offset=2&limit=2')
     expect(page.body.events.map((e: any) => e.id)).toEqual(all.events.slice(2, 4).map((e: any) => e.id))
     expect(page.body.total).toBe(all.total)
@@ -138,27 +175,35 @@ describe('event search (operation 7)', () => {
 
 describe('totals of large searches', () => {
   it('stay exact when they are cached, as new events arrive', async () => {
-    await t.query(`insert into events (created_at, type, created_by, project, feature_name, data, tags)
-      select timestamptz '2025-01-01' + g * interval '1 minute', 'feature-updated', 'bulk', 'bulk-project', 'bulk-' || (g % 10), '{"n":1}', '[]'
-      from generate_series(1, 12000) g`)
-    const first = await search('?project=IS:bulk-project')
+    const bulk = fresh('bulk-project')
+    await bulkEvents(bulk, 12000)
+    const first = await search(`?project=IS:${bulk}`)
     expect(first.body.total).toBe(12000)
-    const cached = await t.query<{ n: number }>('select n::int from event_count_cache')
+    const cached = await t.query<{ n: number }>('select n::int from event_count_cache where filter_key = $1', [cacheKey(bulk)])
     expect(cached).toEqual([{ n: 12000 }])
-    await t.query(`insert into events (created_at, type, created_by, project, tags) values (now(), 'feature-updated', 'bulk', 'bulk-project', '[]'), (now(), 'feature-updated', 'bulk', 'other', '[]')`)
-    expect((await search('?project=IS:bulk-project')).body.total).toBe(12001)
-    expect((await search('?project=IS:bulk-project&type=IS:feature-updated')).body.total).toBe(12001)
+    // New events: the project's own project-created, and one of another project.
+    await createProject(t, { id: bulk })
+    await createProject(t)
+    expect((await search(`?project=IS:${bulk}`)).body.total).toBe(12001)
+    expect((await search(`?project=IS:${bulk}&type=IS:feature-updated`)).body.total).toBe(12000)
+    expect((await search(`?project=IS:${bulk}&type=IS:project-created`)).body.total).toBe(1)
     const all = await t.query<{ n: number }>('select count(*)::int as n from events')
     expect((await search('')).body.total).toBe(all[0]!.n)
-    await t.query(`insert into events (created_at, type, created_by, tags) values (now(), 'feature-updated', 'bulk', '[]')`)
+    // One of no project.
+    await createEnvironment(t)
     expect((await search('')).body.total).toBe(all[0]!.n + 1)
   })
 
   it('keep the most recently computed filters only, and stay exact for one that was dropped', async () => {
     const { evictCountCache } = await import('../src/events/count-cache.js')
+    const bulk = fresh('bulk-project')
+    await bulkEvents(bulk, 12000)
+    expect((await search(`?project=IS:${bulk}`)).body.total).toBe(12000)
+    await createProject(t, { id: bulk })
     const keys = async () => (await t.query<{ filter_key: string }>('select filter_key from event_count_cache order by filter_key')).map((r) => r.filter_key)
     const before = await keys()
-    expect(before.length).toBeGreaterThan(0)
+    expect(before).toContain(cacheKey(bulk))
+    // Computed long ago: the least recent of all.
     await t.query(`insert into event_count_cache (filter_key, up_to_id, n, computed_at)
       select 'old-' || g, 1, 0, timestamptz '2020-01-01' + g * interval '1 day' from generate_series(1, 5) g`)
     await evictCountCache(t.db, before.length + 2)
@@ -167,7 +212,7 @@ describe('totals of large searches', () => {
     expect(await keys()).toEqual([])
     const all = await t.query<{ n: number }>('select count(*)::int as n from events')
     expect((await search('')).body.total).toBe(all[0]!.n)
-    expect((await search('?project=IS:bulk-project')).body.total).toBe(12001)
+    expect((await search(`?project=IS:${bulk}`)).body.total).toBe(12001)
   })
 })
 
@@ -191,6 +236,7 @@ describe('cached totals while other transactions write', () => {
     if ((await db.query(`select from pg_prepared_xacts where gid = 'held'`)).rows.length > 0) await db.exec(`rollback prepared 'held'`)
   })
 
+  // Thousands of events, and one held in a transaction in flight: only SQL makes these.
   const insert = (n: number, project: string) =>
     db.query(`insert into events (created_at, type, created_by, project, tags) select now(), 'feature-updated', 'bulk', $1, '[]' from generate_series(1, $2::int)`, [project, n])
   const hold = async (project: string) => {
@@ -198,87 +244,102 @@ describe('cached totals while other transactions write', () => {
     await insert(1, project)
     await db.exec(`prepare transaction 'held'`)
   }
-  const one = async <T>(text: string) => (await db.query<T>(text)).rows[0]!
-  const exact = async (project: string) => (await one<{ n: number }>(`select count(*)::int as n from events where project = '${project}'`)).n
+  const one = async <T>(text: string, params: unknown[] = []) => (await db.query<T>(text, params)).rows[0]!
+  const exact = async (project: string) => (await one<{ n: number }>('select count(*)::int as n from events where project = $1', [project])).n
+  const exactUpdates = async () => (await one<{ n: number }>(`select count(*)::int as n from events where type = 'feature-updated'`)).n
   const maxId = async () => (await one<{ id: number }>('select max(id)::int as id from events')).id
   const cached = async (key: string) => (await db.query<{ n: number; upToId: number }>('select n::int, up_to_id::int as "upToId" from event_count_cache where filter_key = $1', [key])).rows[0]
   const total = async (query: string) => (await call(`/api/admin/search/events?${query}`)).total as number
-  const p1 = JSON.stringify([['project', 'IS:p1']])
+  const keyOf = (project: string) => JSON.stringify([['project', `IS:${project}`]])
+  /** A fresh project with 1,500 events, its total cached up to the newest event. */
+  const cachedProject = async () => {
+    const project = fresh('p')
+    await insert(1500, project)
+    expect(await total(`project=IS:${project}`)).toBe(1500)
+    expect(await cached(keyOf(project))).toEqual({ n: 1500, upToId: await maxId() })
+    return project
+  }
 
   it('move up by whole thousands of events and stay exact', async () => {
-    await insert(1500, 'p1')
-    expect(await total('project=IS:p1')).toBe(1500)
-    expect(await cached(p1)).toEqual({ n: 1500, upToId: await maxId() })
+    const p1 = await cachedProject()
+    const key = keyOf(p1)
     for (let round = 0; round < 4; round++) {
-      await insert(400, 'p1')
+      await insert(400, p1)
       await insert(500, 'other')
-      await insert(300, 'p1')
-      expect(await total('project=IS:p1')).toBe(await exact('p1'))
-      expect(await cached(p1)).toEqual({ n: await exact('p1'), upToId: await maxId() })
+      await insert(300, p1)
+      expect(await total(`project=IS:${p1}`)).toBe(await exact(p1))
+      expect(await cached(key)).toEqual({ n: await exact(p1), upToId: await maxId() })
     }
-    const before = await cached(p1)
-    await insert(10, 'p1')
-    expect(await total('project=IS:p1')).toBe(await exact('p1'))
-    expect(await cached(p1)).toEqual(before)
+    const before = await cached(key)
+    await insert(10, p1)
+    expect(await total(`project=IS:${p1}`)).toBe(await exact(p1))
+    expect(await cached(key)).toEqual(before)
   })
 
   it('stop before the id of a transaction in flight, and count its event once it commits', async () => {
-    await insert(700, 'p1')
-    await hold('p1')
+    const p1 = await cachedProject()
+    const key = keyOf(p1)
+    await insert(700, p1)
+    await hold(p1)
     const held = (await one<{ id: number }>(`select max(id)::int as id from events`)).id + 1
-    await insert(700, 'p1')
-    expect(await total('project=IS:p1')).toBe(await exact('p1'))
+    await insert(700, p1)
+    expect(await total(`project=IS:${p1}`)).toBe(await exact(p1))
     // Not quiet, so only the run of ids that are all visible counts: up to the one before the held event.
-    expect(await cached(p1)).toEqual({ n: (await exact('p1')) - 700, upToId: held - 1 })
+    expect(await cached(key)).toEqual({ n: (await exact(p1)) - 700, upToId: held - 1 })
     // Nor is the first count of a filter cached.
-    expect(await total('type=IS:feature-updated')).toBe(await exact('p1') + (await exact('other')))
+    expect(await total('type=IS:feature-updated')).toBe(await exactUpdates())
     expect(await cached(JSON.stringify([['type', 'IS:feature-updated']]))).toBeUndefined()
 
     await db.exec(`commit prepared 'held'`)
-    expect(await total('project=IS:p1')).toBe(await exact('p1'))
-    await insert(400, 'p1')
-    expect(await total('project=IS:p1')).toBe(await exact('p1'))
-    expect(await cached(p1)).toEqual({ n: await exact('p1'), upToId: await maxId() })
+    expect(await total(`project=IS:${p1}`)).toBe(await exact(p1))
+    await insert(400, p1)
+    expect(await total(`project=IS:${p1}`)).toBe(await exact(p1))
+    expect(await cached(key)).toEqual({ n: await exact(p1), upToId: await maxId() })
     clock = new Date(clock.getTime() + 2_000)
-    expect(await total('type=IS:feature-updated')).toBe(await exact('p1') + (await exact('other')))
-    expect(await cached(JSON.stringify([['type', 'IS:feature-updated']]))).toEqual({ n: await exact('p1') + (await exact('other')), upToId: await maxId() })
+    expect(await total('type=IS:feature-updated')).toBe(await exactUpdates())
+    expect(await cached(JSON.stringify([['type', 'IS:feature-updated']]))).toEqual({ n: await exactUpdates(), upToId: await maxId() })
   })
 
   it('step over the ids of rolled-back transactions only when no other transaction is in flight', async () => {
-    const before = (await cached(p1))!
+    const p1 = await cachedProject()
+    const key = keyOf(p1)
+    const before = (await cached(key))!
     // The held event takes the first id above the cached one: no run of visible ids to move up by.
-    await hold('p1')
-    await insert(1100, 'p1')
-    expect(await total('project=IS:p1')).toBe(await exact('p1'))
-    expect(await cached(p1)).toEqual(before)
+    await hold(p1)
+    await insert(1100, p1)
+    expect(await total(`project=IS:${p1}`)).toBe(await exact(p1))
+    expect(await cached(key)).toEqual(before)
     await db.exec(`rollback prepared 'held'`)
     clock = new Date(clock.getTime() + 2_000)
-    expect(await total('project=IS:p1')).toBe(await exact('p1'))
-    expect(await cached(p1)).toEqual({ n: await exact('p1'), upToId: await maxId() })
+    expect(await total(`project=IS:${p1}`)).toBe(await exact(p1))
+    expect(await cached(key)).toEqual({ n: await exact(p1), upToId: await maxId() })
   })
 
   it('are shared by the events of a flag and the search by that flag', async () => {
-    const flagTotal = async () => (await call('/api/admin/events/busy-flag?limit=5')).totalEvents as number
-    const key = JSON.stringify([['feature', 'IS:busy-flag']])
-    await db.query(`insert into events (type, created_by, feature_name, tags) select 'feature-updated', 'bulk', 'busy-flag', '[]' from generate_series(1, 1200)`)
+    const flag = fresh('busy-flag')
+    const flagTotal = async () => (await call(`/api/admin/events/${flag}?limit=5`)).totalEvents as number
+    const key = JSON.stringify([['feature', `IS:${flag}`]])
+    const flagEvents = (n: number) => db.query(`insert into events (type, created_by, feature_name, tags) select 'feature-updated', 'bulk', $1, '[]' from generate_series(1, $2::int)`, [flag, n])
+    await flagEvents(1200)
     expect(await flagTotal()).toBe(1200)
     expect(await cached(key)).toEqual({ n: 1200, upToId: await maxId() })
-    await db.query(`insert into events (type, created_by, feature_name, tags) select 'feature-updated', 'bulk', 'busy-flag', '[]' from generate_series(1, 1100)`)
-    expect(await total('feature=IS:busy-flag')).toBe(2300)
+    await flagEvents(1100)
+    expect(await total(`feature=IS:${flag}`)).toBe(2300)
     expect(await cached(key)).toEqual({ n: 2300, upToId: await maxId() })
     await insert(3, 'other')
     expect(await flagTotal()).toBe(2300)
   })
 
   it('count no first total while a transaction holds an id newer than every finished one', async () => {
+    const [p2, p3] = [fresh('p'), fresh('p')]
     // Its id is at or above the snapshot's xmax, so the snapshot does not list it as running.
-    await insert(1201, 'p3')
-    await hold('p2')
-    expect(await total('project=IS:p3')).toBe(1201)
-    expect(await cached(JSON.stringify([['project', 'IS:p3']]))).toBeUndefined()
+    await insert(1201, p3)
+    await hold(p2)
+    expect(await total(`project=IS:${p3}`)).toBe(1201)
+    expect(await cached(keyOf(p3))).toBeUndefined()
     await db.exec(`commit prepared 'held'`)
     clock = new Date(clock.getTime() + 2_000)
-    expect(await total('project=IS:p3')).toBe(1201)
-    expect(await cached(JSON.stringify([['project', 'IS:p3']]))).toEqual({ n: 1201, upToId: await maxId() })
+    expect(await total(`project=IS:${p3}`)).toBe(1201)
+    expect(await cached(keyOf(p3))).toEqual({ n: 1201, upToId: await maxId() })
   })
 })

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
-import { createToken } from '../src/api-tokens/store.js'
-import { SYSTEM_ACTOR } from '../src/core/principal.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { addStrategy, addToProject, createEnvironment, createFlag, createProject, createSegment, createToken, createUserWithEmail, enableFlag, fresh, ok } from './helpers/factories.js'
+import { createPat, PASSWORD } from './helpers/users.js'
 
 /*
- * Walks every route that changes state, in an order where each one has something to act on, and
+ * Sends every route that changes state, each to what its case made for it (fresh, through the API), and
  * checks the events it writes. The route list comes from the OpenAPI document, so a new write route
  * without a case here fails the first test.
  */
@@ -15,182 +15,490 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const F = '/api/admin/projects/shop/features'
-const strategyId = async () => (await t.call('GET', `${F}/cart/environments/development/strategies`)).body[0].id as string
-const draftId = async () => (await t.call('GET', '/api/admin/projects/shop/change-requests?state=Draft')).body[0].id as number
-/** A change request by another token, In review, so that test-admin may approve it. */
-async function reviewedByAnother() {
-  const other = (await createToken(t.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'other-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
-  const created = await t.call('POST', '/api/admin/projects/shop/environments/production/change-requests', { body: { feature: 'cart', action: 'patchVariant', payload: { variants: [{ name: 'x' }] } }, token: other })
-  await t.call('PUT', `/api/admin/projects/shop/change-requests/${created.body.id}/state`, { body: { state: 'In review' }, token: other })
-  return created.body.id as number
+/** Who makes a request, when not the test-admin token: its token or cookie, and the name its events carry. */
+interface Who {
+  token: string | null
+  headers?: Record<string, string>
+  actor: string
 }
-const segmentId = async () => (await t.call('GET', '/api/admin/segments')).body.segments[0].id as number
-
-// Users, sign-in and personal access tokens: dana is created by the first of their cases.
-let danaId = 0
-let patId = 0
-let resetToken = ''
-const findDana = async () => (danaId = (await t.query<{ id: number }>("select id from users where username = 'dana'"))[0]!.id)
-const asDana = async () => {
-  const res = await t.call('POST', '/auth/simple/login', { token: null, body: { username: 'dana', password: 'dana-password' } })
-  return { token: null, headers: { cookie: /flagpost-session=[^;]*/.exec(res.headers.get('set-cookie') ?? '')![0] }, actor: 'dana@example.com' }
+/** The request a case sends, once what it acts on exists. */
+interface Sent {
+  path: string
+  body?: unknown
+  as?: Who
 }
 
 interface Case {
-  /** Who makes the request (default: the test-admin token) and the name its events carry. */
-  as?: () => Promise<{ token: string | null; headers?: Record<string, string>; actor: string }>
   route: string
-  path: string | (() => Promise<string>)
-  body?: unknown
+  /** Makes what the request acts on (fresh, through the API) and returns the request; what it makes is not counted. */
+  request: () => Promise<Sent>
   events: string[]
   /** Waits for background work the route hands over (SDK reports are folded after the response). */
   settle?: () => Promise<void>
 }
 
-let frontendToken = ''
+const features = (project: string) => `/api/admin/projects/${project}/features`
+const environmentOf = (project: string, flag: string, environment: string) => `${features(project)}/${flag}/environments/${environment}`
+/** A fresh project and a fresh flag in it. */
+async function flagInProject(body: Record<string, unknown> = {}) {
+  const project = await createProject(t, body)
+  return { project, flag: (await createFlag(t, {}, project)).name as string }
+}
+/** A fresh project with a third environment (a fresh one) besides development and production. */
+async function projectWithStaging() {
+  const staging = (await createEnvironment(t, { type: 'preproduction' })).name as string
+  return { project: await createProject(t, { environments: ['development', 'production', staging] }), staging }
+}
+/** A fresh project that requires change requests in production, with a flag. */
+const guardedFlag = () => flagInProject({ changeRequestEnvironments: [{ name: 'production' }] })
+/** A draft change request on a guarded flag, by `token` (the test-admin token unless given). */
+async function draft(token?: string) {
+  const { project, flag } = await guardedFlag()
+  const res = await t.call('POST', `/api/admin/projects/${project}/environments/production/change-requests`, { body: { feature: flag, action: 'patchVariant', payload: { variants: [{ name: 'x' }] } }, token })
+  expect(res.status, res.text).toBe(200)
+  return { project, flag, id: res.body.id as number }
+}
+/** A change request by another admin token, In review, so that test-admin may approve it. */
+async function reviewedByAnother() {
+  const other = (await createToken(t, { type: 'admin' })).secret as string
+  const created = await draft(other)
+  expect((await t.call('PUT', `/api/admin/projects/${created.project}/change-requests/${created.id}/state`, { body: { state: 'In review' }, token: other })).status).toBe(200)
+  return created
+}
+/** A signed-in user with an e-mail, the name their events carry. */
+async function userWithEmail() {
+  const user = await createUserWithEmail(t)
+  return { ...user, as: { token: null, headers: { cookie: user.cookie }, actor: user.email } satisfies Who }
+}
+
+/** A disabled webhook (it delivers nothing). */
+const createAddon = async () =>
+  (await ok(t, 'POST', '/api/admin/addons', { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/x' }, events: ['feature-created'] })).body as { id: number }
+/** A fresh project with a user (with an e-mail) as its Member. */
+async function projectMember() {
+  const project = await createProject(t)
+  const userId = (await userWithEmail()).id
+  await addToProject(t, project, userId)
+  return { project, userId }
+}
+
 /** SDK reports are stored on the request and folded (with application-created for a new application) in the background. */
 const reportsFolded = () =>
   vi.waitFor(async () => expect(await t.query('select count(*)::int as n from client_metrics_inbox')).toEqual([{ n: 0 }]), { timeout: 5_000, interval: 20 })
-const sdkBucket = { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { cart: { yes: 1, no: 0, variants: {} } } }
-const asFrontend = async () => ({ token: frontendToken, actor: 'web' })
+const sdkBucket = (flag: string) => ({ start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { [flag]: { yes: 1, no: 0, variants: {} } } })
+/** An application the test-admin token registered (and its report folded), and a flag it reports on. */
+async function registeredApplication() {
+  const appName = fresh('cart-service')
+  await ok(t, 'POST', '/api/client/register', { appName, instanceId: 'a', strategies: ['default'], interval: 15000, started: new Date().toISOString() })
+  await reportsFolded()
+  return { appName, flag: (await createFlag(t)).name as string }
+}
+/** A frontend token, and an application already registered, so reporting to it creates nothing. */
+async function asFrontend() {
+  const token = await createToken(t, { type: 'frontend', environment: 'development' })
+  return { ...(await registeredApplication()), as: { token: token.secret as string, actor: token.tokenName as string } satisfies Who }
+}
 
 const cases: Case[] = [
-  { route: 'POST /api/admin/environments', path: '/api/admin/environments', body: { name: 'staging', type: 'preproduction' }, events: ['environment-created'] },
-  { route: 'POST /api/admin/projects', path: '/api/admin/projects', body: { id: 'shop', name: 'Shop', environments: ['development', 'production'] }, events: ['project-created'] },
-  { route: 'PUT /api/admin/projects/{projectId}', path: '/api/admin/projects/shop', body: { name: 'Shop!' }, events: ['project-updated'] },
-  { route: 'POST /api/admin/projects/{projectId}/environments', path: '/api/admin/projects/shop/environments', body: { environment: 'staging' }, events: ['project-environment-added'] },
-  { route: 'PUT /api/admin/projects/{projectId}/environments/{environment}/default-strategy', path: '/api/admin/projects/shop/environments/staging/default-strategy', body: { name: 'default' }, events: ['default-strategy-updated'] },
-  { route: 'POST /api/admin/projects/{projectId}/environments/{environment}/default-strategy', path: '/api/admin/projects/shop/environments/staging/default-strategy', body: { name: 'flexibleRollout' }, events: ['default-strategy-updated'] },
-  { route: 'POST /api/admin/api-tokens', path: '/api/admin/api-tokens', body: { tokenName: 'sdk', type: 'backend', environment: 'development' }, events: ['api-token-created'] },
+  { route: 'POST /api/admin/environments', request: async () => ({ path: '/api/admin/environments', body: { name: fresh('staging'), type: 'preproduction' } }), events: ['environment-created'] },
+  {
+    route: 'POST /api/admin/projects',
+    request: async () => ({ path: '/api/admin/projects', body: { id: fresh('shop'), name: 'Shop', environments: ['development', 'production'] } }),
+    events: ['project-created'],
+  },
+  { route: 'PUT /api/admin/projects/{projectId}', request: async () => ({ path: `/api/admin/projects/${await createProject(t)}`, body: { name: 'Shop!' } }), events: ['project-updated'] },
+  {
+    route: 'POST /api/admin/projects/{projectId}/environments',
+    request: async () => {
+      const staging = (await createEnvironment(t, { type: 'preproduction' })).name
+      // A project created without a list would have every environment, the new one included.
+      return { path: `/api/admin/projects/${await createProject(t, { environments: ['development', 'production'] })}/environments`, body: { environment: staging } }
+    },
+    events: ['project-environment-added'],
+  },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/environments/{environment}/default-strategy',
+    request: async () => {
+      const { project, staging } = await projectWithStaging()
+      return { path: `/api/admin/projects/${project}/environments/${staging}/default-strategy`, body: { name: 'default' } }
+    },
+    events: ['default-strategy-updated'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/environments/{environment}/default-strategy',
+    request: async () => {
+      const { project, staging } = await projectWithStaging()
+      return { path: `/api/admin/projects/${project}/environments/${staging}/default-strategy`, body: { name: 'flexibleRollout' } }
+    },
+    events: ['default-strategy-updated'],
+  },
+  { route: 'POST /api/admin/api-tokens', request: async () => ({ path: '/api/admin/api-tokens', body: { tokenName: fresh('sdk'), type: 'backend', environment: 'development' } }), events: ['api-token-created'] },
   {
     route: 'DELETE /api/admin/api-tokens/{token}',
-    path: async () => `/api/admin/api-tokens/${encodeURIComponent((await t.call('GET', '/api/admin/api-tokens')).body.tokens.find((x: any) => x.tokenName === 'sdk').secret)}`,
+    request: async () => ({ path: `/api/admin/api-tokens/${encodeURIComponent((await createToken(t, { type: 'backend', environment: 'development' })).secret)}` }),
     events: ['api-token-deleted'],
   },
-  { route: 'POST /api/admin/segments', path: '/api/admin/segments', body: { name: 'beta', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] }, events: ['segment-created'] },
-  { route: 'PUT /api/admin/segments/{id}', path: async () => `/api/admin/segments/${await segmentId()}`, body: { name: 'beta', constraints: [] }, events: ['segment-updated'] },
-  { route: 'POST /api/admin/projects/{projectId}/features', path: F, body: { name: 'cart' }, events: ['feature-created'] },
-  { route: 'PATCH /api/admin/projects/{projectId}/features/{featureName}', path: `${F}/cart`, body: [{ op: 'replace', path: '/stale', value: true }], events: ['feature-metadata-updated', 'feature-stale-on'] },
-  { route: 'POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/on', path: `${F}/cart/environments/development/on`, events: ['feature-strategy-add', 'feature-environment-enabled'] },
-  { route: 'POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/off', path: `${F}/cart/environments/development/off`, events: ['feature-environment-disabled'] },
-  { route: 'POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies', path: `${F}/cart/environments/development/strategies`, body: { name: 'userWithId', parameters: { userIds: '1' } }, events: ['feature-strategy-add'] },
+  {
+    route: 'POST /api/admin/segments',
+    request: async () => ({ path: '/api/admin/segments', body: { name: fresh('beta'), constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] } }),
+    events: ['segment-created'],
+  },
+  {
+    route: 'PUT /api/admin/segments/{id}',
+    request: async () => {
+      const segment = await createSegment(t, { constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] })
+      return { path: `/api/admin/segments/${segment.id}`, body: { name: segment.name, constraints: [] } }
+    },
+    events: ['segment-updated'],
+  },
+  { route: 'POST /api/admin/projects/{projectId}/features', request: async () => ({ path: features(await createProject(t)), body: { name: fresh('cart') } }), events: ['feature-created'] },
+  {
+    route: 'PATCH /api/admin/projects/{projectId}/features/{featureName}',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}`, body: [{ op: 'replace', path: '/stale', value: true }] }
+    },
+    events: ['feature-metadata-updated', 'feature-stale-on'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/on',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${environmentOf(project, flag, 'development')}/on` }
+    },
+    events: ['feature-strategy-add', 'feature-environment-enabled'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/off',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await enableFlag(t, flag, 'development', project)
+      return { path: `${environmentOf(project, flag, 'development')}/off` }
+    },
+    events: ['feature-environment-disabled'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${environmentOf(project, flag, 'development')}/strategies`, body: { name: 'userWithId', parameters: { userIds: '1' } } }
+    },
+    events: ['feature-strategy-add'],
+  },
   {
     route: 'PUT /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}',
-    path: async () => `${F}/cart/environments/development/strategies/${await strategyId()}`,
-    body: { name: 'default' },
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      const strategy = await addStrategy(t, flag, 'development', { name: 'userWithId', parameters: { userIds: '1' } }, project)
+      return { path: `${environmentOf(project, flag, 'development')}/strategies/${strategy.id}`, body: { name: 'default' } }
+    },
     events: ['feature-strategy-update'],
   },
   {
     route: 'POST /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/set-sort-order',
-    path: `${F}/cart/environments/development/strategies/set-sort-order`,
-    body: [],
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await addStrategy(t, flag, 'development', { name: 'userWithId', parameters: { userIds: '1' } }, project)
+      return { path: `${environmentOf(project, flag, 'development')}/strategies/set-sort-order`, body: [] }
+    },
     events: ['strategy-order-changed'],
   },
   {
     route: 'DELETE /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}',
-    path: async () => `${F}/cart/environments/development/strategies/${await strategyId()}`,
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      const strategy = await addStrategy(t, flag, 'development', { name: 'default' }, project)
+      return { path: `${environmentOf(project, flag, 'development')}/strategies/${strategy.id}` }
+    },
     events: ['feature-strategy-remove'],
   },
-  { route: 'PATCH /api/admin/projects/{projectId}/features/{featureName}/variants', path: `${F}/cart/variants`, body: [{ op: 'add', path: '/-', value: { name: 'a' } }], events: ['feature-variants-updated', 'feature-variants-updated', 'feature-variants-updated'] },
-  { route: 'PUT /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants', path: `${F}/cart/environments/production/variants`, body: [{ name: 'b' }], events: ['feature-environment-variants-updated'] },
-  { route: 'PATCH /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants', path: `${F}/cart/environments/production/variants`, body: [{ op: 'replace', path: '/0/name', value: 'c' }], events: ['feature-environment-variants-updated'] },
-  { route: 'PUT /api/admin/projects/{projectId}/change-requests/config', path: '/api/admin/projects/shop/change-requests/config', body: { environment: 'production', changeRequestsEnabled: true }, events: ['change-request-configuration-updated'] },
-  { route: 'POST /api/admin/projects/{projectId}/environments/{environment}/change-requests', path: '/api/admin/projects/shop/environments/production/change-requests', body: { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } }, events: ['change-request-created', 'change-added'] },
-  { route: 'PUT /api/admin/projects/{projectId}/change-requests/{id}/state', path: async () => `/api/admin/projects/shop/change-requests/${await draftId()}/state`, body: { state: 'In review' }, events: ['change-request-sent-to-review'] },
-  { route: 'POST /api/admin/playground/change-request/{id}', path: async () => `/api/admin/playground/change-request/${(await t.call('GET', '/api/admin/projects/shop/change-requests')).body[0].id}`, body: { context: { appName: 'web' } }, events: [] },
-  { route: 'POST /api/admin/projects/{projectId}/change-requests/{id}/approve', path: async () => `/api/admin/projects/shop/change-requests/${await reviewedByAnother()}/approve`, events: ['change-request-approved'] },
+  {
+    route: 'PATCH /api/admin/projects/{projectId}/features/{featureName}/variants',
+    request: async () => {
+      // One event per environment of the project: three here.
+      const { project } = await projectWithStaging()
+      const flag = (await createFlag(t, {}, project)).name
+      return { path: `${features(project)}/${flag}/variants`, body: [{ op: 'add', path: '/-', value: { name: 'a' } }] }
+    },
+    events: ['feature-variants-updated', 'feature-variants-updated', 'feature-variants-updated'],
+  },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${environmentOf(project, flag, 'production')}/variants`, body: [{ name: 'b' }] }
+    },
+    events: ['feature-environment-variants-updated'],
+  },
+  {
+    route: 'PATCH /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await ok(t, 'PUT', `${environmentOf(project, flag, 'production')}/variants`, [{ name: 'b' }])
+      return { path: `${environmentOf(project, flag, 'production')}/variants`, body: [{ op: 'replace', path: '/0/name', value: 'c' }] }
+    },
+    events: ['feature-environment-variants-updated'],
+  },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/change-requests/config',
+    request: async () => ({ path: `/api/admin/projects/${await createProject(t)}/change-requests/config`, body: { environment: 'production', changeRequestsEnabled: true } }),
+    events: ['change-request-configuration-updated'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/environments/{environment}/change-requests',
+    request: async () => {
+      const { project, flag } = await guardedFlag()
+      return { path: `/api/admin/projects/${project}/environments/production/change-requests`, body: { feature: flag, action: 'updateEnabled', payload: { enabled: true } } }
+    },
+    events: ['change-request-created', 'change-added'],
+  },
   {
     route: 'PUT /api/admin/projects/{projectId}/change-requests/{id}/state',
-    path: async () => `/api/admin/projects/shop/change-requests/${(await t.call('GET', '/api/admin/projects/shop/change-requests?state=Approved')).body[0].id}/state`,
-    body: { state: 'Applied' },
+    request: async () => {
+      const { project, id } = await draft()
+      return { path: `/api/admin/projects/${project}/change-requests/${id}/state`, body: { state: 'In review' } }
+    },
+    events: ['change-request-sent-to-review'],
+  },
+  {
+    route: 'POST /api/admin/playground/change-request/{id}',
+    request: async () => ({ path: `/api/admin/playground/change-request/${(await draft()).id}`, body: { context: { appName: 'web' } } }),
+    events: [],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/change-requests/{id}/approve',
+    request: async () => {
+      const { project, id } = await reviewedByAnother()
+      return { path: `/api/admin/projects/${project}/change-requests/${id}/approve` }
+    },
+    events: ['change-request-approved'],
+  },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/change-requests/{id}/state',
+    request: async () => {
+      const { project, id } = await reviewedByAnother()
+      await ok(t, 'POST', `/api/admin/projects/${project}/change-requests/${id}/approve`)
+      return { path: `/api/admin/projects/${project}/change-requests/${id}/state`, body: { state: 'Applied' } }
+    },
     events: ['feature-environment-variants-updated', 'change-request-applied'],
   },
-  { route: 'POST /api/admin/playground', path: '/api/admin/playground', body: { environment: 'production', context: { appName: 'web' } }, events: [] },
-  { route: 'POST /api/admin/playground/advanced', path: '/api/admin/playground/advanced', body: { environments: ['production'], context: { appName: 'web,app' } }, events: [] },
-  { route: 'POST /api/admin/features/{featureName}/tags', path: '/api/admin/features/cart/tags', body: { type: 'team', value: 'payments' }, events: ['feature-tagged'] },
-  { route: 'DELETE /api/admin/features/{featureName}/tags/{type}/{value}', path: '/api/admin/features/cart/tags/team/payments', events: ['feature-untagged'] },
-  { route: 'POST /api/admin/projects/{projectId}/features/{featureName}/favorites', path: `${F}/cart/favorites`, events: ['feature-favorited'] },
-  { route: 'DELETE /api/admin/projects/{projectId}/features/{featureName}/favorites', path: `${F}/cart/favorites`, events: ['feature-unfavorited'] },
-  { route: 'POST /api/admin/projects/{projectId}/favorites', path: '/api/admin/projects/shop/favorites', events: ['project-favorited'] },
-  { route: 'DELETE /api/admin/projects/{projectId}/favorites', path: '/api/admin/projects/shop/favorites', events: ['project-unfavorited'] },
-  { route: 'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/complete', path: `${F}/cart/lifecycle/complete`, body: { status: 'kept' }, events: ['feature-completed'] },
-  { route: 'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/uncomplete', path: `${F}/cart/lifecycle/uncomplete`, events: ['feature-uncompleted'] },
-  { route: 'POST /api/admin/projects/{projectId}/features/{child}/dependencies', path: async () => (await t.call('POST', F, { body: { name: 'cart-child' } }), `${F}/cart-child/dependencies`), body: { feature: 'cart' }, events: ['feature-dependency-added'] },
-  { route: 'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies/{parent}', path: `${F}/cart-child/dependencies/cart`, events: ['feature-dependency-removed'] },
-  { route: 'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies', path: async () => (await t.call('POST', `${F}/cart-child/dependencies`, { body: { feature: 'cart' } }), `${F}/cart-child/dependencies`), events: ['feature-dependencies-removed'] },
-  { route: 'DELETE /api/admin/projects/{projectId}/features/{featureName}', path: `${F}/cart-child`, events: ['feature-archived'] },
-  { route: 'POST /api/admin/archive/revive/{featureName}', path: '/api/admin/archive/revive/cart-child', events: ['feature-revived'] },
-  { route: 'POST /api/admin/addons', path: '/api/admin/addons', body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/x' }, events: ['feature-created'] }, events: ['addon-config-created'] },
+  { route: 'POST /api/admin/playground', request: async () => ({ path: '/api/admin/playground', body: { environment: 'production', context: { appName: 'web' } } }), events: [] },
+  { route: 'POST /api/admin/playground/advanced', request: async () => ({ path: '/api/admin/playground/advanced', body: { environments: ['production'], context: { appName: 'web,app' } } }), events: [] },
+  {
+    route: 'POST /api/admin/features/{featureName}/tags',
+    request: async () => ({ path: `/api/admin/features/${(await createFlag(t)).name}/tags`, body: { type: 'team', value: 'payments' } }),
+    events: ['feature-tagged'],
+  },
+  {
+    route: 'DELETE /api/admin/features/{featureName}/tags/{type}/{value}',
+    request: async () => {
+      const flag = (await createFlag(t)).name
+      await ok(t, 'POST', `/api/admin/features/${flag}/tags`, { type: 'team', value: 'payments' })
+      return { path: `/api/admin/features/${flag}/tags/team/payments` }
+    },
+    events: ['feature-untagged'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/features/{featureName}/favorites',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}/favorites` }
+    },
+    events: ['feature-favorited'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/features/{featureName}/favorites',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await ok(t, 'POST', `${features(project)}/${flag}/favorites`)
+      return { path: `${features(project)}/${flag}/favorites` }
+    },
+    events: ['feature-unfavorited'],
+  },
+  { route: 'POST /api/admin/projects/{projectId}/favorites', request: async () => ({ path: `/api/admin/projects/${await createProject(t)}/favorites` }), events: ['project-favorited'] },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/favorites',
+    request: async () => {
+      const project = await createProject(t)
+      await ok(t, 'POST', `/api/admin/projects/${project}/favorites`)
+      return { path: `/api/admin/projects/${project}/favorites` }
+    },
+    events: ['project-unfavorited'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/complete',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}/lifecycle/complete`, body: { status: 'kept' } }
+    },
+    events: ['feature-completed'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/uncomplete',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await ok(t, 'POST', `${features(project)}/${flag}/lifecycle/complete`, { status: 'kept' })
+      return { path: `${features(project)}/${flag}/lifecycle/uncomplete` }
+    },
+    events: ['feature-uncompleted'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/features/{child}/dependencies',
+    request: async () => {
+      const { project, flag: parent } = await flagInProject()
+      const child = (await createFlag(t, {}, project)).name
+      return { path: `${features(project)}/${child}/dependencies`, body: { feature: parent } }
+    },
+    events: ['feature-dependency-added'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies/{parent}',
+    request: async () => {
+      const { project, flag: parent } = await flagInProject()
+      const child = (await createFlag(t, {}, project)).name
+      await ok(t, 'POST', `${features(project)}/${child}/dependencies`, { feature: parent })
+      return { path: `${features(project)}/${child}/dependencies/${parent}` }
+    },
+    events: ['feature-dependency-removed'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies',
+    request: async () => {
+      const { project, flag: parent } = await flagInProject()
+      const child = (await createFlag(t, {}, project)).name
+      await ok(t, 'POST', `${features(project)}/${child}/dependencies`, { feature: parent })
+      return { path: `${features(project)}/${child}/dependencies` }
+    },
+    events: ['feature-dependencies-removed'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/features/{featureName}',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}` }
+    },
+    events: ['feature-archived'],
+  },
+  {
+    route: 'POST /api/admin/archive/revive/{featureName}',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await ok(t, 'DELETE', `${features(project)}/${flag}`)
+      return { path: `/api/admin/archive/revive/${flag}` }
+    },
+    events: ['feature-revived'],
+  },
+  {
+    route: 'POST /api/admin/addons',
+    request: async () => ({ path: '/api/admin/addons', body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/x' }, events: ['feature-created'] } }),
+    events: ['addon-config-created'],
+  },
   {
     route: 'PUT /api/admin/addons/{id}',
-    path: async () => `/api/admin/addons/${(await t.call('GET', '/api/admin/addons')).body.addons[0].id}`,
-    body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/y' }, events: ['feature-created'] },
+    request: async () => ({
+      path: `/api/admin/addons/${(await createAddon()).id}`,
+      body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/y' }, events: ['feature-created'] },
+    }),
     events: ['addon-config-updated'],
   },
-  { route: 'DELETE /api/admin/addons/{id}', path: async () => `/api/admin/addons/${(await t.call('GET', '/api/admin/addons')).body.addons[0].id}`, events: ['addon-config-deleted'] },
-  { route: 'DELETE /api/admin/segments/{id}', path: async () => `/api/admin/segments/${await segmentId()}`, events: ['segment-deleted'] },
-  { route: 'POST /api/admin/user-admin', path: '/api/admin/user-admin', body: { username: 'dana', email: 'dana@example.com', password: 'dana-password', rootRole: 'Editor' }, events: ['user-created'] },
-  { route: 'PUT /api/admin/user-admin/{id}', path: async () => `/api/admin/user-admin/${await findDana()}`, body: { name: 'Dana' }, events: ['user-updated'] },
-  { route: 'POST /api/admin/user-admin/{id}/change-password', path: async () => `/api/admin/user-admin/${danaId}/change-password`, body: { password: 'dana-password' }, events: ['user-updated'] },
-  { route: 'POST /auth/simple/login', path: '/auth/simple/login', body: { username: 'dana', password: 'dana-password' }, events: [] },
-  { route: 'POST /logout', path: '/logout', as: asDana, events: [] },
+  { route: 'DELETE /api/admin/addons/{id}', request: async () => ({ path: `/api/admin/addons/${(await createAddon()).id}` }), events: ['addon-config-deleted'] },
+  { route: 'DELETE /api/admin/segments/{id}', request: async () => ({ path: `/api/admin/segments/${(await createSegment(t)).id}` }), events: ['segment-deleted'] },
   {
-    route: 'POST /auth/reset/password',
-    path: async () => {
-      const invited = await t.call('POST', '/api/admin/user-admin', { body: { email: 'erin@example.com', rootRole: 'Viewer' } })
-      resetToken = new URL(invited.body.inviteLink).searchParams.get('token')!
-      return '/auth/reset/password'
+    route: 'POST /api/admin/user-admin',
+    request: async () => {
+      const username = fresh('dana')
+      return { path: '/api/admin/user-admin', body: { username, email: `${username}@example.com`, password: 'dana-password', rootRole: 'Editor' } }
     },
-    get body() {
-      return { token: resetToken, password: 'erin-password' }
-    },
-    as: async () => ({ token: null, actor: 'erin@example.com' }),
+    events: ['user-created'],
+  },
+  { route: 'PUT /api/admin/user-admin/{id}', request: async () => ({ path: `/api/admin/user-admin/${(await userWithEmail()).id}`, body: { name: 'Dana' } }), events: ['user-updated'] },
+  {
+    route: 'POST /api/admin/user-admin/{id}/change-password',
+    request: async () => ({ path: `/api/admin/user-admin/${(await userWithEmail()).id}/change-password`, body: { password: 'dana-password' } }),
     events: ['user-updated'],
   },
-  { route: 'POST /api/admin/user/tokens', path: '/api/admin/user/tokens', body: { description: 'ci', expiresAt: '2099-01-01T00:00:00Z' }, as: asDana, events: ['pat-created'] },
+  { route: 'POST /auth/simple/login', request: async () => ({ path: '/auth/simple/login', body: { username: (await userWithEmail()).username, password: PASSWORD } }), events: [] },
+  { route: 'POST /logout', request: async () => ({ path: '/logout', as: (await userWithEmail()).as }), events: [] },
+  {
+    route: 'POST /auth/reset/password',
+    request: async () => {
+      const email = `${fresh('erin')}@example.com`
+      const invited = await ok(t, 'POST', '/api/admin/user-admin', { email, rootRole: 'Viewer' })
+      const token = new URL(invited.body.inviteLink).searchParams.get('token')!
+      return { path: '/auth/reset/password', body: { token, password: 'erin-password' }, as: { token: null, actor: email } }
+    },
+    events: ['user-updated'],
+  },
+  { route: 'POST /api/admin/user/tokens', request: async () => ({ path: '/api/admin/user/tokens', body: { description: 'ci', expiresAt: '2099-01-01T00:00:00Z' }, as: (await userWithEmail()).as }), events: ['pat-created'] },
   {
     route: 'DELETE /api/admin/user/tokens/{id}',
-    path: async () => `/api/admin/user/tokens/${(patId = (await t.query<{ id: number }>("select id from api_tokens where type = 'pat'"))[0]!.id)}`,
-    as: asDana,
+    request: async () => {
+      const user = await userWithEmail()
+      await createPat(user)
+      const [pat] = (await ok(user, 'GET', '/api/admin/user/tokens')).body.pats
+      return { path: `/api/admin/user/tokens/${pat.id}`, as: user.as }
+    },
     events: ['pat-deleted'],
   },
   {
     route: 'POST /api/admin/projects/{projectId}/access',
-    path: '/api/admin/projects/shop/access',
-    get body() {
-      return { roles: [5], users: [danaId] }
-    },
+    request: async () => ({ path: `/api/admin/projects/${await createProject(t)}/access`, body: { roles: [5], users: [(await userWithEmail()).id] } }),
     events: ['project-access-added'],
   },
-  { route: 'PUT /api/admin/projects/{projectId}/users/{userId}/roles', path: async () => `/api/admin/projects/shop/users/${danaId}/roles`, body: { roles: [5] }, events: ['project-access-user-roles-updated'] },
-  { route: 'DELETE /api/admin/projects/{projectId}/users/{userId}/roles', path: async () => `/api/admin/projects/shop/users/${danaId}/roles`, events: ['project-access-user-roles-deleted'] },
-  { route: 'POST /api/admin/auth/oidc/settings', path: '/api/admin/auth/oidc/settings', body: { enabled: true, clientId: 'flagpost', secret: 'oidc-secret' }, events: ['setting-created'] },
-  { route: 'DELETE /api/admin/user-admin/{id}', path: async () => `/api/admin/user-admin/${danaId}`, events: ['user-deleted'] },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/users/{userId}/roles',
+    request: async () => {
+      const { project, userId } = await projectMember()
+      return { path: `/api/admin/projects/${project}/users/${userId}/roles`, body: { roles: [5] } }
+    },
+    events: ['project-access-user-roles-updated'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/users/{userId}/roles',
+    request: async () => {
+      const { project, userId } = await projectMember()
+      return { path: `/api/admin/projects/${project}/users/${userId}/roles` }
+    },
+    events: ['project-access-user-roles-deleted'],
+  },
+  // The first OIDC settings of this app: no other case saves them.
+  { route: 'POST /api/admin/auth/oidc/settings', request: async () => ({ path: '/api/admin/auth/oidc/settings', body: { enabled: true, clientId: 'flagpost', secret: 'oidc-secret' } }), events: ['setting-created'] },
+  { route: 'DELETE /api/admin/user-admin/{id}', request: async () => ({ path: `/api/admin/user-admin/${(await userWithEmail()).id}` }), events: ['user-deleted'] },
   {
     route: 'POST /api/client/register',
-    path: '/api/client/register',
-    body: { appName: 'cart-service', instanceId: 'a', strategies: ['default'], interval: 15000, started: new Date().toISOString() },
+    request: async () => ({ path: '/api/client/register', body: { appName: fresh('cart-service'), instanceId: 'a', strategies: ['default'], interval: 15000, started: new Date().toISOString() } }),
     settle: reportsFolded,
     events: ['application-created'],
   },
-  { route: 'POST /api/client/metrics', path: '/api/client/metrics', body: { appName: 'cart-service', bucket: sdkBucket }, settle: reportsFolded, events: [] },
   {
-    route: 'POST /api/frontend',
-    path: async () => {
-      frontendToken = (await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: 'web', type: 'frontend', environment: 'development' } })).body.secret
-      return '/api/frontend'
+    route: 'POST /api/client/metrics',
+    request: async () => {
+      const { appName, flag } = await registeredApplication()
+      return { path: '/api/client/metrics', body: { appName, bucket: sdkBucket(flag) } }
     },
-    as: asFrontend,
-    body: { context: { userId: '1' } },
+    settle: reportsFolded,
     events: [],
   },
-  { route: 'POST /api/frontend/client/metrics', path: '/api/frontend/client/metrics', as: asFrontend, body: { appName: 'cart-service', bucket: sdkBucket }, settle: reportsFolded, events: [] },
+  {
+    route: 'POST /api/frontend',
+    request: async () => ({ path: '/api/frontend', as: (await asFrontend()).as, body: { context: { userId: '1' } } }),
+    events: [],
+  },
+  {
+    route: 'POST /api/frontend/client/metrics',
+    request: async () => {
+      const { appName, flag, as } = await asFrontend()
+      return { path: '/api/frontend/client/metrics', as, body: { appName, bucket: sdkBucket(flag) } }
+    },
+    settle: reportsFolded,
+    events: [],
+  },
   {
     route: 'POST /api/frontend/client/register',
-    path: '/api/frontend/client/register',
-    as: asFrontend,
-    body: { appName: 'cart-service', interval: 30000, started: new Date().toISOString(), strategies: [] },
+    request: async () => {
+      const { appName, as } = await asFrontend()
+      return { path: '/api/frontend/client/register', as, body: { appName, interval: 30000, started: new Date().toISOString(), strategies: [] } }
+    },
     settle: reportsFolded,
     events: [],
   },
@@ -207,14 +515,13 @@ describe('every change writes its events in the same transaction', () => {
 
   for (const c of cases) {
     it(`${c.route} writes ${c.events.join(', ')}`, async () => {
-      const path = typeof c.path === 'string' ? c.path : await c.path()
+      const { path, body, as: caller } = await c.request()
       const max = (await t.query<{ max: number }>('select coalesce(max(id), 0)::int as max from events'))[0]!.max
       const versions = async () => new Map((await t.query<{ name: string; version: number }>('select name, version from features')).map((f) => [f.name, f.version]))
       const versionsBefore = await versions()
       const method = c.route.split(' ')[0]!
-      const caller = c.as ? await c.as() : undefined
       const actor = caller?.actor ?? 'test-admin'
-      const res = await t.call(method, path, { body: c.body, token: caller?.token, headers: caller?.headers })
+      const res = await t.call(method, path, { body, token: caller?.token, headers: caller?.headers })
       expect(res.status, res.text).toBeLessThan(300)
       await c.settle?.()
       const written = await t.query<{ type: string; feature_name: string | null; created_by: string; label: string; summary: string }>('select type, feature_name, created_by, label, summary from events where id > $1 order by id', [max])

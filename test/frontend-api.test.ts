@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { evaluate, fromClientFeatures, prepareRuleset, type EvaluationContext } from '../src/evaluation/index.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createFlag, createProject, createToken, enableFlag, fresh } from './helpers/factories.js'
 
 let t: TestApp
 const tokens: Record<string, string> = {}
@@ -21,6 +22,7 @@ async function admin(method: string, path: string, body?: unknown) {
 const frontend = (query = '', secret = tokens.web!, headers: Record<string, string> = {}) => t.call('GET', `/api/frontend${query}`, { token: secret, headers })
 const enabledNames = (body: { toggles: { name: string }[] }) => body.toggles.map((f) => f.name)
 
+// A fixture the tests only read; a test that changes a flag makes its own.
 beforeAll(async () => {
   t = await createTestApp()
   await admin('POST', '/api/admin/projects', { id: 'shop', name: 'Shop' })
@@ -115,9 +117,13 @@ describe('GET and POST /api/frontend', () => {
   })
 
   it('reflects a change through the admin API on the next request', async () => {
-    expect(enabledNames((await frontend('')).body)).toContain('everyone')
-    await admin('POST', `${P}/everyone/environments/development/off`)
-    expect(enabledNames((await frontend('')).body)).not.toContain('everyone')
+    const project = await createProject(t)
+    const everyone = (await createFlag(t, {}, project)).name
+    await enableFlag(t, everyone, 'development', project)
+    const secret = (await createToken(t, { type: 'frontend', environment: 'development', projects: [project] })).secret
+    expect(enabledNames((await frontend('', secret)).body)).toContain(everyone)
+    await admin('POST', `/api/admin/projects/${project}/features/${everyone}/environments/development/off`)
+    expect(enabledNames((await frontend('', secret)).body)).not.toContain(everyone)
   })
 })
 
@@ -137,21 +143,27 @@ describe('tokens on the frontend API', () => {
 
 describe('frontend metrics and registration', () => {
   it('accepts metrics with 200 and folds them in the background (lastSeenAt in the token environment)', async () => {
+    // A flag of a project of its own, off, so that no other test's answer lists it.
+    const everyone = (await createFlag(t, {}, await createProject(t))).name
     const res = await t.call('POST', '/api/frontend/client/metrics', {
       token: tokens.web!,
-      body: { appName: 'web', instanceId: 'browser', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { everyone: { yes: 3, no: 0, variants: {} } } } },
+      body: { appName: 'web', instanceId: 'browser', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: { [everyone]: { yes: 3, no: 0, variants: {} } } } },
     })
     expect(res.status, res.text).toBe(200)
     await vi.waitFor(async () => {
-      expect(await t.query(`select last_seen_at is not null as seen from feature_environments where feature_name = 'everyone' and environment = 'development'`)).toEqual([{ seen: true }])
+      expect(await t.query(`select environment, last_seen_at is not null as seen from feature_environments where feature_name = $1 order by environment`, [everyone])).toEqual([
+        { environment: 'development', seen: true },
+        { environment: 'production', seen: false },
+      ])
     })
     expect((await t.call('POST', '/api/frontend/client/metrics', { token: tokens.web!, body: { bucket: {} } })).status).toBe(400)
   })
 
   it('accepts a registration with 200', async () => {
-    const res = await t.call('POST', '/api/frontend/client/register', { token: tokens.web!, body: { appName: 'web', interval: 30000, started: new Date().toISOString(), strategies: [] } })
+    const appName = fresh('web')
+    const res = await t.call('POST', '/api/frontend/client/register', { token: tokens.web!, body: { appName, interval: 30000, started: new Date().toISOString(), strategies: [] } })
     expect(res.status, res.text).toBe(200)
-    await vi.waitFor(async () => expect(await t.query(`select app_name from client_applications where app_name = 'web'`)).toEqual([{ app_name: 'web' }]))
+    await vi.waitFor(async () => expect(await t.query(`select app_name from client_applications where app_name = $1`, [appName])).toEqual([{ app_name: appName }]))
   })
 })
 

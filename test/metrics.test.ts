@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { Db } from '../src/db.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createFlag, createProject, createToken, fresh } from './helpers/factories.js'
 
 /*
  * Registrations and metrics: the request stores one inbox row; the aggregation runs as background work,
@@ -8,7 +9,8 @@ import { createTestApp, type TestApp } from './helpers/app.js'
  */
 
 let t: TestApp
-let now = new Date('2026-03-01T10:30:00.000Z')
+const START = new Date('2026-03-01T10:30:00.000Z')
+let now = START
 const pending: ((db: Db) => Promise<unknown>)[] = []
 const tokens: Record<string, string> = {}
 
@@ -17,10 +19,10 @@ async function flush() {
   while (pending.length > 0) await pending.shift()!(t.db)
 }
 
-async function token(tokenName: string, type: string, environment: string, projects: string[]) {
-  const res = await t.call('POST', '/api/admin/api-tokens', { body: { tokenName, type, environment, projects } })
-  expect(res.status, res.text).toBe(201)
-  return res.body.secret as string
+/** A fresh token; its name is what the applications it creates are created by. */
+async function token(type: string, environment: string, projects: string[]) {
+  const created = await createToken(t, { tokenName: fresh('sdk'), type, environment, projects })
+  return { secret: created.secret as string, name: created.tokenName as string }
 }
 
 const register = (secret: string, body: Record<string, unknown>) =>
@@ -29,47 +31,88 @@ const register = (secret: string, body: Record<string, unknown>) =>
 const bucket = (toggles: Record<string, unknown>, start = '2026-03-01T10:00:05.000Z') => ({ start, stop: '2026-03-01T10:29:59.000Z', toggles })
 const sendMetrics = (secret: string, body: Record<string, unknown>) => t.call('POST', '/api/client/metrics', { token: secret, body })
 
+/** Flags named like a shop's: `checkout` and `banner` in the default project, `cart` in a fresh one. */
+async function shopFlags() {
+  const shop = await createProject(t, { name: 'Shop' })
+  return {
+    shop,
+    checkout: (await createFlag(t, { name: fresh('checkout') })).name as string,
+    banner: (await createFlag(t, { name: fresh('banner') })).name as string,
+    cart: (await createFlag(t, { name: fresh('cart') }, shop)).name as string,
+  }
+}
+
+/**
+ * A development application reporting on the flags at 10:00 (two reports, by pod-1 and pod-2), and a production
+ * application of the default project reporting on checkout (and cart, which it does not see) at 11:00, folded.
+ */
+async function reportedFlags(prefix = '') {
+  const flags = await shopFlags()
+  const { checkout, banner, cart } = flags
+  const dev = await token('client', 'development', ['*'])
+  const prod = await token('client', 'production', ['default'])
+  const devApp = fresh(`${prefix}checkout-service`)
+  const prodApp = fresh(`${prefix}prod-service`)
+  expect((await register(dev.secret, { appName: devApp, instanceId: 'pod-1', sdkVersion: 'unleash-node-sdk:6.12.1', yggdrasilVersion: null })).status).toBe(202)
+  expect(
+    (await sendMetrics(dev.secret, { appName: devApp, instanceId: 'pod-1', bucket: bucket({ [checkout]: { yes: 10, no: 2, variants: { blue: 6, disabled: 4 } }, [banner]: { yes: 0, no: 5 }, [cart]: { yes: 1, no: 0 }, 'no-such-flag': { yes: 3, no: 3 } }) }))
+      .status,
+  ).toBe(202)
+  expect((await sendMetrics(dev.secret, { appName: devApp, instanceId: 'pod-2', bucket: bucket({ [checkout]: { yes: 1, no: 1, variants: { blue: 1 } } }) })).status).toBe(202)
+  await flush()
+  now = new Date('2026-03-01T11:10:00.000Z')
+  expect((await sendMetrics(prod.secret, { appName: prodApp, environment: 'development', bucket: bucket({ [checkout]: { yes: 2, no: 0 }, [cart]: { yes: 9, no: 9 } }, '2026-03-01T11:00:00Z') })).status).toBe(202)
+  await flush()
+  return { ...flags, dev, prod, devApp, prodApp }
+}
+
 beforeAll(async () => {
   t = await createTestApp({ now: () => now, background: (_c, task) => pending.push(task) })
-  expect((await t.call('POST', '/api/admin/projects', { body: { id: 'shop', name: 'Shop' } })).status).toBe(201)
-  for (const name of ['checkout', 'banner']) expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name } })).status).toBe(201)
-  expect((await t.call('POST', '/api/admin/projects/shop/features', { body: { name: 'cart' } })).status).toBe(201)
-  tokens.dev = await token('checkout-service', 'client', 'development', ['*'])
-  tokens.defaultProd = await token('prod-service', 'client', 'production', ['default'])
-  tokens.frontend = await token('web', 'frontend', 'development', ['*'])
+  tokens.dev = (await token('client', 'development', ['*'])).secret
+  tokens.frontend = (await token('frontend', 'development', ['*'])).secret
 })
 afterAll(() => t.close())
+beforeEach(() => {
+  now = START
+})
+// Work a test handed over and did not run is run before the next test, as the background runner would.
+afterEach(flush)
 
 describe('POST /api/client/register', () => {
   it('answers 202 having stored one row, and records the application, its instance and application-created afterwards', async () => {
-    const res = await register(tokens.dev!, { appName: 'checkout-service', instanceId: 'pod-1', sdkVersion: 'unleash-node-sdk:6.12.1', yggdrasilVersion: null })
+    const dev = await token('client', 'development', ['*'])
+    const appName = fresh('checkout-service')
+    const res = await register(dev.secret, { appName, instanceId: 'pod-1', sdkVersion: 'unleash-node-sdk:6.12.1', yggdrasilVersion: null })
     expect(res.status, res.text).toBe(202)
     expect(res.text).toBe('')
-    expect(await t.query('select app_name, kind, environment, token_name from client_metrics_inbox')).toEqual([
-      { app_name: 'checkout-service', kind: 'register', environment: 'development', token_name: 'checkout-service' },
+    expect(await t.query('select app_name, kind, environment, token_name from client_metrics_inbox where app_name = $1', [appName])).toEqual([
+      { app_name: appName, kind: 'register', environment: 'development', token_name: dev.name },
     ])
-    expect(await t.query('select * from client_applications')).toEqual([])
+    expect(await t.query('select * from client_applications where app_name = $1', [appName])).toEqual([])
 
     await flush()
     expect(await t.query('select count(*)::int as n from client_metrics_inbox')).toEqual([{ n: 0 }])
-    expect(await t.query('select app_name, sdk_version, strategies, created_by from client_applications')).toEqual([
-      { app_name: 'checkout-service', sdk_version: 'unleash-node-sdk:6.12.1', strategies: ['default', 'flexibleRollout'], created_by: 'checkout-service' },
+    expect(await t.query('select app_name, sdk_version, strategies, created_by from client_applications where app_name = $1', [appName])).toEqual([
+      { app_name: appName, sdk_version: 'unleash-node-sdk:6.12.1', strategies: ['default', 'flexibleRollout'], created_by: dev.name },
     ])
-    expect(await t.query('select app_name, instance_id, environment, sdk_version from client_instances')).toEqual([
-      { app_name: 'checkout-service', instance_id: 'pod-1', environment: 'development', sdk_version: 'unleash-node-sdk:6.12.1' },
+    expect(await t.query('select app_name, instance_id, environment, sdk_version from client_instances where app_name = $1', [appName])).toEqual([
+      { app_name: appName, instance_id: 'pod-1', environment: 'development', sdk_version: 'unleash-node-sdk:6.12.1' },
     ])
-    const events = await t.query<{ type: string; created_by: string; environment: string; data: any; summary: string }>(`select * from events where type = 'application-created'`)
+    const events = await t.query<{ type: string; created_by: string; environment: string; data: any; summary: string }>(`select * from events where type = 'application-created' and data->>'appName' = $1`, [appName])
     expect(events).toHaveLength(1)
-    expect(events[0]).toMatchObject({ created_by: 'checkout-service', environment: 'development', data: { appName: 'checkout-service' } })
-    expect(events[0]!.summary).toMatch(/^\*\*checkout-service\*\* /)
+    expect(events[0]).toMatchObject({ created_by: dev.name, environment: 'development', data: { appName } })
+    expect(events[0]!.summary).toMatch(new RegExp(`^\\*\\*${dev.name}\\*\\* `))
   })
 
   it('writes application-created only the first time an application is seen', async () => {
-    expect((await register(tokens.dev!, { appName: 'checkout-service', instanceId: 'pod-2' })).status).toBe(202)
-    expect((await register(tokens.dev!, { appName: 'checkout-service', instanceId: 'pod-2' })).status).toBe(202)
+    const appName = fresh('checkout-service')
+    expect((await register(tokens.dev!, { appName, instanceId: 'pod-1' })).status).toBe(202)
     await flush()
-    expect(await t.query(`select count(*)::int as n from events where type = 'application-created'`)).toEqual([{ n: 1 }])
-    expect(await t.query(`select instance_id from client_instances order by instance_id`)).toEqual([{ instance_id: 'pod-1' }, { instance_id: 'pod-2' }])
+    expect((await register(tokens.dev!, { appName, instanceId: 'pod-2' })).status).toBe(202)
+    expect((await register(tokens.dev!, { appName, instanceId: 'pod-2' })).status).toBe(202)
+    await flush()
+    expect(await t.query(`select count(*)::int as n from events where type = 'application-created' and data->>'appName' = $1`, [appName])).toEqual([{ n: 1 }])
+    expect(await t.query(`select instance_id from client_instances where app_name = $1 order by instance_id`, [appName])).toEqual([{ instance_id: 'pod-1' }, { instance_id: 'pod-2' }])
   })
 
   it('answers 400 to a registration that does not match the schema', async () => {
@@ -84,25 +127,26 @@ describe('POST /api/client/register', () => {
 
 describe('POST /api/client/metrics', () => {
   it('answers 202 having stored the bucket in one row, whatever the number of flags', async () => {
+    const { checkout, banner, cart } = await shopFlags()
+    const appName = fresh('checkout-service')
     const res = await sendMetrics(tokens.dev!, {
-      appName: 'checkout-service',
+      appName,
       instanceId: 'pod-1',
-      bucket: bucket({ checkout: { yes: 10, no: 2, variants: { blue: 6, disabled: 4 } }, banner: { yes: 0, no: 5 }, cart: { yes: 1, no: 0 }, 'no-such-flag': { yes: 3, no: 3 } }),
+      bucket: bucket({ [checkout]: { yes: 10, no: 2, variants: { blue: 6, disabled: 4 } }, [banner]: { yes: 0, no: 5 }, [cart]: { yes: 1, no: 0 }, 'no-such-flag': { yes: 3, no: 3 } }),
     })
     expect(res.status, res.text).toBe(202)
-    expect(await t.query('select kind, app_name from client_metrics_inbox')).toEqual([{ kind: 'metrics', app_name: 'checkout-service' }])
-    expect(await t.query('select count(*)::int as n from client_metrics_hourly')).toEqual([{ n: 0 }])
+    expect(await t.query('select kind, app_name from client_metrics_inbox where app_name = $1', [appName])).toEqual([{ kind: 'metrics', app_name: appName }])
+    expect(await t.query('select count(*)::int as n from client_metrics_hourly where app_name = $1', [appName])).toEqual([{ n: 0 }])
   })
 
   it('folds buckets into hourly counts per flag, application and environment, ignoring unknown flags', async () => {
-    expect((await sendMetrics(tokens.dev!, { appName: 'checkout-service', instanceId: 'pod-2', bucket: bucket({ checkout: { yes: 1, no: 1, variants: { blue: 1 } } }) })).status).toBe(202)
-    await flush()
-    expect(await t.query('select feature_name, app_name, environment, timestamp, yes::int, no::int from client_metrics_hourly order by feature_name')).toEqual([
-      { feature_name: 'banner', app_name: 'checkout-service', environment: 'development', timestamp: new Date('2026-03-01T10:00:00Z'), yes: 0, no: 5 },
-      { feature_name: 'cart', app_name: 'checkout-service', environment: 'development', timestamp: new Date('2026-03-01T10:00:00Z'), yes: 1, no: 0 },
-      { feature_name: 'checkout', app_name: 'checkout-service', environment: 'development', timestamp: new Date('2026-03-01T10:00:00Z'), yes: 11, no: 3 },
+    const { checkout, banner, cart, devApp } = await reportedFlags()
+    expect(await t.query('select feature_name, app_name, environment, timestamp, yes::int, no::int from client_metrics_hourly where app_name = $1 order by feature_name', [devApp])).toEqual([
+      { feature_name: banner, app_name: devApp, environment: 'development', timestamp: new Date('2026-03-01T10:00:00Z'), yes: 0, no: 5 },
+      { feature_name: cart, app_name: devApp, environment: 'development', timestamp: new Date('2026-03-01T10:00:00Z'), yes: 1, no: 0 },
+      { feature_name: checkout, app_name: devApp, environment: 'development', timestamp: new Date('2026-03-01T10:00:00Z'), yes: 11, no: 3 },
     ])
-    expect(await t.query('select variant, count::int from client_metrics_variants_hourly order by variant')).toEqual([
+    expect(await t.query('select variant, count::int from client_metrics_variants_hourly where app_name = $1 order by variant', [devApp])).toEqual([
       { variant: 'blue', count: 7 },
       { variant: 'disabled', count: 4 },
     ])
@@ -110,38 +154,50 @@ describe('POST /api/client/metrics', () => {
   })
 
   it("sets lastSeenAt of the flags in the token's environment, to when the report arrived", async () => {
+    const { checkout, banner, cart } = await shopFlags()
+    expect((await sendMetrics(tokens.dev!, { appName: fresh('checkout-service'), bucket: bucket({ [checkout]: { yes: 1, no: 0 }, [banner]: { yes: 0, no: 5 }, [cart]: { yes: 1, no: 0 } }) })).status).toBe(202)
+    await flush()
     const seen = await t.query<{ feature_name: string; environment: string; last_seen_at: Date | null }>(
-      `select feature_name, environment, last_seen_at from feature_environments where feature_name in ('checkout', 'banner', 'cart') order by 1, 2`,
+      `select feature_name, environment, last_seen_at from feature_environments where feature_name in ($1, $2, $3) order by 1, 2`,
+      [checkout, banner, cart],
     )
     expect(seen).toEqual([
-      { feature_name: 'banner', environment: 'development', last_seen_at: now },
-      { feature_name: 'banner', environment: 'production', last_seen_at: null },
-      { feature_name: 'cart', environment: 'development', last_seen_at: now },
-      { feature_name: 'cart', environment: 'production', last_seen_at: null },
-      { feature_name: 'checkout', environment: 'development', last_seen_at: now },
-      { feature_name: 'checkout', environment: 'production', last_seen_at: null },
+      { feature_name: banner, environment: 'development', last_seen_at: now },
+      { feature_name: banner, environment: 'production', last_seen_at: null },
+      { feature_name: cart, environment: 'development', last_seen_at: now },
+      { feature_name: cart, environment: 'production', last_seen_at: null },
+      { feature_name: checkout, environment: 'development', last_seen_at: now },
+      { feature_name: checkout, environment: 'production', last_seen_at: null },
     ])
-    const flag = await t.call('GET', '/api/admin/projects/default/features/checkout')
+    const flag = await t.call('GET', `/api/admin/projects/default/features/${checkout}`)
     expect(flag.body.lastSeenAt).toBe(now.toISOString())
   })
 
   it("counts only flags in the token's projects, in the token's environment", async () => {
+    const { checkout, cart } = await shopFlags()
+    const prod = await token('client', 'production', ['default'])
+    const prodApp = fresh('prod-service')
     now = new Date('2026-03-01T11:10:00.000Z')
-    expect((await sendMetrics(tokens.defaultProd!, { appName: 'prod-service', environment: 'development', bucket: bucket({ checkout: { yes: 2, no: 0 }, cart: { yes: 9, no: 9 } }, '2026-03-01T11:00:00Z') })).status).toBe(202)
+    expect((await sendMetrics(prod.secret, { appName: prodApp, environment: 'development', bucket: bucket({ [checkout]: { yes: 2, no: 0 }, [cart]: { yes: 9, no: 9 } }, '2026-03-01T11:00:00Z') })).status).toBe(202)
     await flush()
-    expect(await t.query(`select feature_name, environment, yes::int from client_metrics_hourly where app_name = 'prod-service'`)).toEqual([{ feature_name: 'checkout', environment: 'production', yes: 2 }])
-    expect(await t.query(`select environment, last_seen_at from feature_environments where feature_name = 'cart' and last_seen_at > '2026-03-01T11:00:00Z'`)).toEqual([])
+    expect(await t.query(`select feature_name, environment, yes::int from client_metrics_hourly where app_name = $1`, [prodApp])).toEqual([{ feature_name: checkout, environment: 'production', yes: 2 }])
+    expect(await t.query(`select environment, last_seen_at from feature_environments where feature_name = $1 and last_seen_at > '2026-03-01T11:00:00Z'`, [cart])).toEqual([])
     // A report that arrives for the first time through metrics creates the application too.
-    expect(await t.query(`select created_by from events where type = 'application-created' and data->>'appName' = 'prod-service'`)).toEqual([{ created_by: 'prod-service' }])
+    expect(await t.query(`select created_by from events where type = 'application-created' and data->>'appName' = $1`, [prodApp])).toEqual([{ created_by: prod.name }])
   })
 
   it('puts a bucket whose start lies ahead of the server clock in the hour the report arrived', async () => {
-    expect((await sendMetrics(tokens.dev!, { appName: 'skewed', bucket: bucket({ banner: { yes: 1, no: 0 } }, '2026-03-01T15:00:00Z') })).status).toBe(202)
+    const { banner } = await shopFlags()
+    const skewed = fresh('skewed')
+    now = new Date('2026-03-01T11:10:00.000Z')
+    expect((await sendMetrics(tokens.dev!, { appName: skewed, bucket: bucket({ [banner]: { yes: 1, no: 0 } }, '2026-03-01T15:00:00Z') })).status).toBe(202)
     await flush()
-    expect(await t.query(`select timestamp from client_metrics_hourly where app_name = 'skewed'`)).toEqual([{ timestamp: new Date('2026-03-01T11:00:00Z') }])
+    expect(await t.query(`select timestamp from client_metrics_hourly where app_name = $1`, [skewed])).toEqual([{ timestamp: new Date('2026-03-01T11:00:00Z') }])
   })
 
   it('answers 400 to payloads that do not match the schema', async () => {
+    const inbox = async () => t.query('select count(*)::int as n from client_metrics_inbox')
+    const before = await inbox()
     const bad = [
       {},
       { appName: 'x', bucket: { start: 'soon', stop: '2026-03-01T10:00:00Z', toggles: {} } },
@@ -156,35 +212,41 @@ describe('POST /api/client/metrics', () => {
       expect(res.body.name).toBe('ValidationError')
     }
     expect((await t.call('POST', '/api/client/metrics', { token: tokens.dev!, body: 'appName=x', headers: { 'content-type': 'text/plain' } })).status).toBe(415)
-    expect(await t.query('select count(*)::int as n from client_metrics_inbox')).toEqual([{ n: 0 }])
+    expect(await inbox()).toEqual(before)
   })
 
   it('accepts a report with no bucket, and UNIX timestamps', async () => {
-    expect((await sendMetrics(tokens.dev!, { appName: 'checkout-service', bucket: null })).status).toBe(202)
-    expect((await sendMetrics(tokens.dev!, { appName: 'checkout-service', bucket: { start: 1772359200, stop: 1772359260, toggles: { banner: { yes: 1, no: 0 } } } })).status).toBe(202)
+    const { banner } = await shopFlags()
+    const appName = fresh('checkout-service')
+    now = new Date('2026-03-01T11:10:00.000Z')
+    expect((await sendMetrics(tokens.dev!, { appName, bucket: null })).status).toBe(202)
+    expect((await sendMetrics(tokens.dev!, { appName, bucket: { start: 1772359200, stop: 1772359260, toggles: { [banner]: { yes: 1, no: 0 } } } })).status).toBe(202)
     await flush()
-    expect(await t.query(`select timestamp, yes::int from client_metrics_hourly where app_name = 'checkout-service' and feature_name = 'banner' order by timestamp`)).toEqual([
+    expect(await t.query(`select timestamp, yes::int from client_metrics_hourly where app_name = $1 and feature_name = $2 order by timestamp`, [appName, banner])).toEqual([
       { timestamp: new Date('2026-03-01T10:00:00Z'), yes: 1 },
     ])
   })
 
   it('sets aside a report that cannot be folded, and folds the others', async () => {
+    const { banner } = await shopFlags()
+    const [broken, afterBroken] = [fresh('broken'), fresh('after-broken')]
+    now = new Date('2026-03-01T11:10:00.000Z')
     const quiet = vi.spyOn(console, 'error').mockImplementation(() => {})
     try {
       // Nothing the API accepts does this; a row written by hand stands in for whatever could.
       await t.query(
         `insert into client_metrics_inbox (received_at, kind, app_name, environment, projects, token_name, payload)
-         values ($1, 'metrics', 'broken', 'development', '{*}', 'x', '{"bucket": {"start": "2026-03-01T11:00:00Z", "stop": "2026-03-01T11:00:00Z", "toggles": {"banner": {"yes": "many", "no": 0}}}}')`,
-        [now],
+         values ($1, 'metrics', $2, 'development', '{*}', 'x', $3)`,
+        [now, broken, JSON.stringify({ bucket: { start: '2026-03-01T11:00:00Z', stop: '2026-03-01T11:00:00Z', toggles: { [banner]: { yes: 'many', no: 0 } } } })],
       )
-      expect((await sendMetrics(tokens.dev!, { appName: 'after-broken', bucket: bucket({ banner: { yes: 4, no: 0 } }, '2026-03-01T11:00:00Z') })).status).toBe(202)
+      expect((await sendMetrics(tokens.dev!, { appName: afterBroken, bucket: bucket({ [banner]: { yes: 4, no: 0 } }, '2026-03-01T11:00:00Z') })).status).toBe(202)
       await flush()
     } finally {
       quiet.mockRestore()
     }
     expect(await t.query('select count(*)::int as n from client_metrics_inbox')).toEqual([{ n: 0 }])
-    expect(await t.query(`select yes::int from client_metrics_hourly where app_name = 'after-broken'`)).toEqual([{ yes: 4 }])
-    expect(await t.query(`select count(*)::int as n from client_applications where app_name = 'broken'`)).toEqual([{ n: 0 }])
+    expect(await t.query(`select yes::int from client_metrics_hourly where app_name = $1`, [afterBroken])).toEqual([{ yes: 4 }])
+    expect(await t.query(`select count(*)::int as n from client_applications where app_name = $1`, [broken])).toEqual([{ n: 0 }])
   })
 
   it('answers 401 without a token and 403 to a frontend token', async () => {
@@ -195,65 +257,82 @@ describe('POST /api/client/metrics', () => {
 
 describe('what was recorded, on the admin API', () => {
   it('lists applications with their usage, filtered, sorted and paged', async () => {
-    const res = await t.call('GET', '/api/admin/metrics/applications')
+    // Four applications whose names share a fresh prefix, which the query finds them by.
+    const prefix = `${fresh('apps')}-`
+    const { shop, banner, devApp, prodApp } = await reportedFlags(prefix)
+    for (const appName of [fresh(`${prefix}after-broken`), fresh(`${prefix}skewed`)]) {
+      expect((await sendMetrics(tokens.dev!, { appName, bucket: bucket({ [banner]: { yes: 1, no: 0 } }, '2026-03-01T11:00:00Z') })).status).toBe(202)
+    }
+    await flush()
+    const ours = `query=${prefix}`
+    const res = await t.call('GET', `/api/admin/metrics/applications?${ours}`)
     expect(res.status, res.text).toBe(200)
     expect(res.body.total).toBe(4)
-    expect(res.body.applications.map((a: { appName: string }) => a.appName)).toEqual(['after-broken', 'checkout-service', 'prod-service', 'skewed'])
+    expect(res.body.applications.map((a: { appName: string }) => a.appName.slice(prefix.length).replace(/-\d+$/, ''))).toEqual(['after-broken', 'checkout-service', 'prod-service', 'skewed'])
     expect(res.body.applications[1]).toMatchObject({
-      appName: 'checkout-service',
+      appName: devApp,
       sdkVersion: 'unleash-node-sdk:6.12.1',
       strategies: ['default', 'flexibleRollout'],
       usage: [
         { project: 'default', environments: ['development'] },
-        { project: 'shop', environments: ['development'] },
+        { project: shop, environments: ['development'] },
       ],
     })
     expect(res.body.applications[2].usage).toEqual([{ project: 'default', environments: ['production'] }])
-    const filtered = await t.call('GET', '/api/admin/metrics/applications?query=PROD')
-    expect(filtered.body).toMatchObject({ total: 1, applications: [{ appName: 'prod-service' }] })
-    const page = await t.call('GET', '/api/admin/metrics/applications?sortOrder=desc&limit=1&offset=1')
+    const filtered = await t.call('GET', `/api/admin/metrics/applications?query=${prefix.toUpperCase()}PROD`)
+    expect(filtered.body).toMatchObject({ total: 1, applications: [{ appName: prodApp }] })
+    const page = await t.call('GET', `/api/admin/metrics/applications?${ours}&sortOrder=desc&limit=1&offset=1`)
     expect(page.body.total).toBe(4)
-    expect(page.body.applications.map((a: { appName: string }) => a.appName)).toEqual(['prod-service'])
+    expect(page.body.applications.map((a: { appName: string }) => a.appName)).toEqual([prodApp])
     expect((await t.call('GET', '/api/admin/metrics/applications?sortBy=color')).status).toBe(400)
     expect((await t.call('GET', '/api/admin/metrics/applications', { token: tokens.dev! })).status).toBe(403)
   })
 
   it("summarizes a flag's usage: the last hour per environment, the totals and the applications that saw it", async () => {
-    const res = await t.call('GET', '/api/admin/client-metrics/features/checkout')
+    const { checkout, devApp, prodApp } = await reportedFlags()
+    const res = await t.call('GET', `/api/admin/client-metrics/features/${checkout}`)
     expect(res.status, res.text).toBe(200)
     expect(res.body).toEqual({
       version: 1,
       maturity: 'stable',
-      featureName: 'checkout',
+      featureName: checkout,
       lastHourUsage: [
-        { featureName: 'checkout', environment: 'development', timestamp: '2026-03-01T10:00:00.000Z', yes: 11, no: 3, variants: { blue: 7, disabled: 4 } },
-        { featureName: 'checkout', environment: 'production', timestamp: '2026-03-01T11:00:00.000Z', yes: 2, no: 0, variants: {} },
+        { featureName: checkout, environment: 'development', timestamp: '2026-03-01T10:00:00.000Z', yes: 11, no: 3, variants: { blue: 7, disabled: 4 } },
+        { featureName: checkout, environment: 'production', timestamp: '2026-03-01T11:00:00.000Z', yes: 2, no: 0, variants: {} },
       ],
       totalUsage: [
         { environment: 'development', yes: 11, no: 3 },
         { environment: 'production', yes: 2, no: 0 },
       ],
-      seenApplications: ['checkout-service', 'prod-service'],
+      seenApplications: [devApp, prodApp],
     })
     expect((await t.call('GET', '/api/admin/client-metrics/features/nope')).status).toBe(404)
   })
 
   it('serves the hourly rows of a flag', async () => {
-    const res = await t.call('GET', '/api/admin/client-metrics/features/checkout/raw?hoursBack=2')
+    const { checkout, devApp, prodApp } = await reportedFlags()
+    const res = await t.call('GET', `/api/admin/client-metrics/features/${checkout}/raw?hoursBack=2`)
     expect(res.status, res.text).toBe(200)
     expect(res.body.data).toEqual([
-      { featureName: 'checkout', appName: 'checkout-service', environment: 'development', timestamp: '2026-03-01T10:00:00.000Z', yes: 11, no: 3, variants: { blue: 7, disabled: 4 } },
-      { featureName: 'checkout', appName: 'prod-service', environment: 'production', timestamp: '2026-03-01T11:00:00.000Z', yes: 2, no: 0, variants: {} },
+      { featureName: checkout, appName: devApp, environment: 'development', timestamp: '2026-03-01T10:00:00.000Z', yes: 11, no: 3, variants: { blue: 7, disabled: 4 } },
+      { featureName: checkout, appName: prodApp, environment: 'production', timestamp: '2026-03-01T11:00:00.000Z', yes: 2, no: 0, variants: {} },
     ])
-    expect((await t.call('GET', '/api/admin/client-metrics/features/checkout/raw')).body.data).toHaveLength(2)
-    expect((await t.call('GET', '/api/admin/client-metrics/features/checkout/raw?hoursBack=0')).status).toBe(400)
+    expect((await t.call('GET', `/api/admin/client-metrics/features/${checkout}/raw`)).body.data).toHaveLength(2)
+    expect((await t.call('GET', `/api/admin/client-metrics/features/${checkout}/raw?hoursBack=0`)).status).toBe(400)
   })
 
   it('drops hourly rows older than 48 hours when it aggregates', async () => {
+    const { checkout, banner } = await reportedFlags()
     now = new Date('2026-03-03T11:30:00.000Z')
-    expect((await sendMetrics(tokens.dev!, { appName: 'checkout-service', bucket: bucket({ banner: { yes: 1, no: 0 } }, '2026-03-03T11:00:00Z') })).status).toBe(202)
+    expect((await sendMetrics(tokens.dev!, { appName: fresh('checkout-service'), bucket: bucket({ [banner]: { yes: 1, no: 0 } }, '2026-03-03T11:00:00Z') })).status).toBe(202)
     await flush()
-    expect(await t.query(`select feature_name, timestamp from client_metrics_hourly order by timestamp`)).toEqual([{ feature_name: 'banner', timestamp: new Date('2026-03-03T11:00:00Z') }])
-    expect(await t.query(`select count(*)::int as n from client_metrics_variants_hourly`)).toEqual([{ n: 0 }])
+    expect(await t.query(`select feature_name, timestamp from client_metrics_hourly where feature_name in ($1, $2) order by timestamp`, [checkout, banner])).toEqual([
+      { feature_name: banner, timestamp: new Date('2026-03-03T11:00:00Z') },
+    ])
+    expect(await t.query(`select count(*)::int as n from client_metrics_variants_hourly where feature_name = $1`, [checkout])).toEqual([{ n: 0 }])
+    // Nobody's rows older than 48 hours are left.
+    const cutoff = new Date(now.getTime() - 48 * 3_600_000)
+    expect(await t.query(`select count(*)::int as n from client_metrics_hourly where timestamp < $1`, [cutoff])).toEqual([{ n: 0 }])
+    expect(await t.query(`select count(*)::int as n from client_metrics_variants_hourly where timestamp < $1`, [cutoff])).toEqual([{ n: 0 }])
   })
 })

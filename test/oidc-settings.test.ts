@@ -32,13 +32,24 @@ const valid = {
   groupJsonPath: 'groups',
   addGroupsScope: true,
 }
-const stored = async () => (await t.query<{ content: any }>("select content from settings where name = 'oidc'"))[0]?.content
+const stored = async (app = t) => (await app.query<{ content: any }>("select content from settings where name = 'oidc'"))[0]?.content
+/** Runs `test` on an app of its own: the settings are one per app, and other tests save theirs. */
+async function onOwnApp(test: (app: TestApp) => Promise<void>) {
+  const app = await createTestApp()
+  try {
+    await test(app)
+  } finally {
+    await app.close()
+  }
+}
 
 describe('OIDC settings (operation 6)', () => {
   it('are disabled before any are saved', async () => {
-    const res = await t.call('GET', PATH)
-    expect(res.status).toBe(200)
-    expect(res.body).toEqual({ enabled: false })
+    await onOwnApp(async (app) => {
+      const res = await app.call('GET', PATH)
+      expect(res.status).toBe(200)
+      expect(res.body).toEqual({ enabled: false })
+    })
   })
 
   it('are saved with enabled: true and every field, answering 200 with the stored settings and the secret masked', async () => {
@@ -50,16 +61,20 @@ describe('OIDC settings (operation 6)', () => {
   })
 
   it('record setting-created first, then setting-updated, without the secret', async () => {
-    await save({ ...valid, clientId: 'flagpost-2' })
-    const events = await t.query<{ type: string; data: any; pre_data: any }>("select type, data, pre_data from events where type like 'setting-%' order by id")
-    expect(events.map((e) => e.type)).toEqual(['setting-created', 'setting-updated'])
-    expect(events[0]!.data).toMatchObject({ id: 'oidc', enabled: true, clientId: 'flagpost', secretChanged: true })
-    expect(events[1]!.data).toMatchObject({ clientId: 'flagpost-2', secretChanged: false })
-    expect(events[1]!.pre_data).toMatchObject({ clientId: 'flagpost' })
-    expect(JSON.stringify(events)).not.toContain(SECRET)
+    await onOwnApp(async (app) => {
+      expect((await app.call('POST', PATH, { body: valid })).status).toBe(200)
+      expect((await app.call('POST', PATH, { body: { ...valid, clientId: 'flagpost-2' } })).status).toBe(200)
+      const events = await app.query<{ type: string; data: any; pre_data: any }>("select type, data, pre_data from events where type like 'setting-%' order by id")
+      expect(events.map((e) => e.type)).toEqual(['setting-created', 'setting-updated'])
+      expect(events[0]!.data).toMatchObject({ id: 'oidc', enabled: true, clientId: 'flagpost', secretChanged: true })
+      expect(events[1]!.data).toMatchObject({ clientId: 'flagpost-2', secretChanged: false })
+      expect(events[1]!.pre_data).toMatchObject({ clientId: 'flagpost' })
+      expect(JSON.stringify(events)).not.toContain(SECRET)
+    })
   })
 
   it('keep the stored secret when the mask is sent back', async () => {
+    expect((await save(valid)).status).toBe(200)
     const res = await save({ ...valid, secret: '********', clientId: 'flagpost-3' })
     expect(res.status, res.text).toBe(200)
     expect((await stored()).secret).toBe(SECRET)

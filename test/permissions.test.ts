@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createFlag, createProject, fresh } from './helpers/factories.js'
 import { createPat, createSignedInUser, type TestUser } from './helpers/users.js'
 
 /*
@@ -24,7 +25,6 @@ let strategyId: string
 let segmentId: number
 let addonId: number
 let changeRequestId: number
-let viewerPatId: number
 
 const F = '/api/admin/projects/shop/features'
 
@@ -145,7 +145,6 @@ beforeAll(async () => {
 
   viewer = await createSignedInUser(t, 'vera', 'Viewer')
   viewerPat = await createPat(viewer)
-  viewerPatId = (await viewer.call('GET', '/api/admin/user/tokens')).body.pats[0].id
   editor = await createSignedInUser(t, 'ed', 'Editor')
   member = await createSignedInUser(t, 'mem', 'Viewer')
   owner = await createSignedInUser(t, 'own', 'Viewer')
@@ -207,11 +206,16 @@ describe('every /api/admin route', () => {
   }
 
   it('lets a Viewer manage what is their own', async () => {
-    expect((await viewer.call('POST', '/api/admin/projects/shop/favorites')).status).toBe(200)
-    expect((await viewer.call('POST', `${F}/cart/favorites`)).status).toBe(200)
-    expect((await viewer.call('DELETE', `${F}/cart/favorites`)).status).toBe(200)
-    expect((await viewer.call('DELETE', `/api/admin/user/tokens/${viewerPatId}`)).status).toBe(200)
-    expect((await t.call('GET', '/api/admin/projects', { token: viewerPat })).status).toBe(401)
+    const description = fresh('own')
+    const pat = await createPat(viewer, description)
+    const patId = (await viewer.call('GET', '/api/admin/user/tokens')).body.pats.find((p: { description: string }) => p.description === description).id
+    const project = await createProject(t)
+    const flag = (await createFlag(t, {}, project)).name
+    expect((await viewer.call('POST', `/api/admin/projects/${project}/favorites`)).status).toBe(200)
+    expect((await viewer.call('POST', `/api/admin/projects/${project}/features/${flag}/favorites`)).status).toBe(200)
+    expect((await viewer.call('DELETE', `/api/admin/projects/${project}/features/${flag}/favorites`)).status).toBe(200)
+    expect((await viewer.call('DELETE', `/api/admin/user/tokens/${patId}`)).status).toBe(200)
+    expect((await t.call('GET', '/api/admin/projects', { token: pat })).status).toBe(401)
   })
 })
 
@@ -219,46 +223,68 @@ interface Grant {
   who: () => TestUser
   role: string
   method: string
+  /** The route as the title shows it; `{flag}`, `{project}` and `{name}` stand for what `given` makes. */
   path: string
   body?: unknown
+  /** Makes what the request acts on: a fresh flag, project or name for the placeholders. */
+  given?: () => Promise<Record<string, string>>
   status: number
 }
 
+/** A fresh flag of a project (other unless given), off. */
+const flagIn = (project: string) => async () => ({ flag: (await createFlag(t, {}, project)).name as string })
+/** A fresh name, for what the request creates. */
+const name = (prefix: string) => async () => ({ name: fresh(prefix) })
+
 const grants: Grant[] = [
-  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features', body: { name: 'ed-flag' }, status: 201 },
-  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features/ed-flag/environments/development/on', status: 200 },
-  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features/ed-flag/environments/development/strategies', body: { name: 'default' }, status: 200 },
-  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/features/ed-flag/tags', body: { type: 'team', value: 'editors' }, status: 201 },
-  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/segments', body: { name: 'editors', constraints: [] }, status: 201 },
-  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects', body: { id: 'eds', name: 'Eds' }, status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features', body: { name: '{name}' }, given: name('ed-flag'), status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features/{flag}/environments/development/on', given: flagIn('other'), status: 200 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features/{flag}/environments/development/strategies', body: { name: 'default' }, given: flagIn('other'), status: 200 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/features/{flag}/tags', body: { type: 'team', value: 'editors' }, given: flagIn('other'), status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/segments', body: { name: '{name}', constraints: [] }, given: name('editors'), status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects', body: { id: '{name}', name: 'Eds' }, given: name('eds'), status: 201 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/environments', body: { name: 'qa', type: 'test' }, status: 403 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/user-admin', body: { username: 'nope', rootRole: 'Admin' }, status: 403 },
-  { who: () => member, role: 'Member of shop', method: 'POST', path: F, body: { name: 'mem-flag' }, status: 201 },
-  { who: () => member, role: 'Member of shop', method: 'POST', path: `${F}/mem-flag/environments/development/strategies`, body: { name: 'default' }, status: 200 },
-  { who: () => member, role: 'Member of shop', method: 'POST', path: `${F}/mem-flag/environments/development/on`, status: 200 },
-  { who: () => member, role: 'Member of shop', method: 'PATCH', path: `${F}/mem-flag`, body: [{ op: 'replace', path: '/description', value: 'x' }], status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: F, body: { name: '{name}' }, given: name('mem-flag'), status: 201 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: `${F}/{flag}/environments/development/strategies`, body: { name: 'default' }, given: flagIn('shop'), status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: `${F}/{flag}/environments/development/on`, given: flagIn('shop'), status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'PATCH', path: `${F}/{flag}`, body: [{ op: 'replace', path: '/description', value: 'x' }], given: flagIn('shop'), status: 200 },
   { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/other/features', body: { name: 'mem-other' }, status: 403 },
   { who: () => member, role: 'Member of shop', method: 'PUT', path: '/api/admin/projects/shop', body: { name: 'Shop?' }, status: 403 },
   { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: 'm', type: 'client', environment: 'development', projects: ['shop'] }, status: 403 },
   { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/shop', body: { name: 'Shop!' }, status: 200 },
   { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/shop/environments/development/default-strategy', body: { name: 'default' }, status: 200 },
   { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/projects/shop/access', body: { roles: [5], users: [3] }, status: 200 },
-  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: 'o', type: 'client', environment: 'development', projects: ['shop'] }, status: 201 },
-  { who: () => owner, role: 'Owner of shop', method: 'POST', path: F, body: { name: 'owner-flag' }, status: 201 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: '{name}', type: 'client', environment: 'development', projects: ['shop'] }, given: name('o'), status: 201 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: F, body: { name: '{name}' }, given: name('owner-flag'), status: 201 },
   { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other?' }, status: 403 },
-  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/environments', body: { name: 'qa', type: 'test' }, status: 201 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/environments', body: { name: '{name}', type: 'test' }, given: name('qa'), status: 201 },
   { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other!' }, status: 200 },
-  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/user-admin', body: { username: 'by-admin', rootRole: 'Editor' }, status: 201 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/user-admin', body: { username: '{name}', rootRole: 'Editor' }, given: name('by-admin'), status: 201 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/auth/oidc/settings', body: { enabled: false }, status: 200 },
-  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: 'a', type: 'admin' }, status: 201 },
-  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/projects/other/environments', body: { environment: 'production' }, status: 200 },
-  { who: () => admin, role: 'Admin', method: 'DELETE', path: `${F}/cart-child`, status: 202 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: '{name}', type: 'admin' }, given: name('a'), status: 201 },
+  {
+    who: () => admin,
+    role: 'Admin',
+    method: 'POST',
+    path: '/api/admin/projects/{project}/environments',
+    body: { environment: 'production' },
+    // A project like other, in development only.
+    given: async () => ({ project: await createProject(t, { environments: ['development'] }) }),
+    status: 200,
+  },
+  { who: () => admin, role: 'Admin', method: 'DELETE', path: `${F}/{flag}`, given: flagIn('shop'), status: 202 },
 ]
+
+/** `value` with each `{key}` in its strings replaced by what `given` made. */
+const fill = (value: unknown, made: Record<string, string>): any =>
+  value === undefined ? undefined : JSON.parse(JSON.stringify(value).replace(/\{(flag|project|name)\}/g, (_, key: string) => made[key]!))
 
 describe('the role that is allowed', () => {
   for (const g of grants) {
     it(`${g.status < 300 ? 'lets' : 'refuses'} ${g.role}: ${g.method} ${g.path}`, async () => {
-      const res = await g.who().call(g.method, g.path, { body: g.body })
+      const made = (await g.given?.()) ?? {}
+      const res = await g.who().call(g.method, fill(g.path, made), { body: fill(g.body, made) })
       expect(res.status, res.text).toBe(g.status)
       if (g.status === 403) expect(res.body.name).toBe('NoAccessError')
     })

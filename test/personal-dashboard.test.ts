@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { addToProject, createProject, fresh } from './helpers/factories.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let t: TestApp
@@ -7,6 +8,7 @@ let now = new Date('2026-06-01T12:00:00Z')
 let alice: TestUser // Editor: owns "alpha" and the private "secret"
 let bob: TestUser // Viewer: Member of "alpha", favorites "beta"
 let admin: TestUser
+let carol: TestUser // Editor: owns the private "hidden"
 
 const tick = () => (now = new Date(now.getTime() + 60_000))
 
@@ -15,33 +17,36 @@ beforeAll(async () => {
   admin = await createSignedInUser(t, 'root', 'Admin', { email: 'Root@Example.com', name: 'Root' })
   alice = await createSignedInUser(t, 'alice', 'Editor', { email: 'alice@example.com', name: 'Alice' })
   bob = await createSignedInUser(t, 'bob', 'Viewer')
-  const ok = (res: { status: number; text: string }) => expect(res.status, res.text).toBeLessThan(300)
-  ok(await alice.call('POST', '/api/admin/projects', { body: { id: 'alpha', name: 'Alpha' } }))
-  ok(await alice.call('POST', '/api/admin/projects', { body: { id: 'secret', name: 'Secret', mode: 'private' } }))
-  ok(await admin.call('POST', '/api/admin/projects', { body: { id: 'beta', name: 'Beta' } }))
-  ok(await alice.call('POST', '/api/admin/projects/alpha/access', { body: { roles: [5], users: [bob.id] } }))
+  const succeeded = (res: { status: number; text: string }) => expect(res.status, res.text).toBeLessThan(300)
+  succeeded(await alice.call('POST', '/api/admin/projects', { body: { id: 'alpha', name: 'Alpha' } }))
+  succeeded(await alice.call('POST', '/api/admin/projects', { body: { id: 'secret', name: 'Secret', mode: 'private' } }))
+  succeeded(await admin.call('POST', '/api/admin/projects', { body: { id: 'beta', name: 'Beta' } }))
+  succeeded(await alice.call('POST', '/api/admin/projects/alpha/access', { body: { roles: [5], users: [bob.id] } }))
   for (const name of ['a-one', 'a-two', 'a-old']) {
     tick()
-    ok(await alice.call('POST', '/api/admin/projects/alpha/features', { body: { name } }))
+    succeeded(await alice.call('POST', '/api/admin/projects/alpha/features', { body: { name } }))
   }
-  ok(await alice.call('PATCH', '/api/admin/projects/alpha/features/a-two', { body: [{ op: 'replace', path: '/stale', value: true }] }))
+  succeeded(await alice.call('PATCH', '/api/admin/projects/alpha/features/a-two', { body: [{ op: 'replace', path: '/stale', value: true }] }))
   tick()
-  ok(await bob.call('POST', '/api/admin/projects/alpha/features', { body: { name: 'b-mine', type: 'experiment' } }))
+  succeeded(await bob.call('POST', '/api/admin/projects/alpha/features', { body: { name: 'b-mine', type: 'experiment' } }))
   tick()
-  ok(await t.call('POST', '/api/admin/projects/beta/features', { body: { name: 'beta-flag', type: 'kill-switch' } }))
-  ok(await bob.call('POST', '/api/admin/projects/beta/favorites'))
-  ok(await bob.call('POST', '/api/admin/projects/beta/features/beta-flag/favorites'))
+  succeeded(await t.call('POST', '/api/admin/projects/beta/features', { body: { name: 'beta-flag', type: 'kill-switch' } }))
+  succeeded(await bob.call('POST', '/api/admin/projects/beta/favorites'))
+  succeeded(await bob.call('POST', '/api/admin/projects/beta/features/beta-flag/favorites'))
   tick()
-  ok(await bob.call('POST', '/api/admin/projects/alpha/features', { body: { name: 'b-archived' } }))
-  ok(await bob.call('DELETE', '/api/admin/projects/alpha/features/b-archived'))
+  succeeded(await bob.call('POST', '/api/admin/projects/alpha/features', { body: { name: 'b-archived' } }))
+  succeeded(await bob.call('DELETE', '/api/admin/projects/alpha/features/b-archived'))
+  carol = await createSignedInUser(t, 'carol', 'Editor')
+  succeeded(await carol.call('POST', '/api/admin/projects', { body: { id: 'hidden', name: 'Hidden', mode: 'private' } }))
 })
+// The fixture above is only read: no test adds a project owner or an admin who stays.
 afterAll(() => t.close())
 
 const dashboard = (user: TestUser) => user.call('GET', '/api/admin/personal-dashboard')
 
 describe('GET /api/admin/personal-dashboard (operation 11)', () => {
   it('lists the active admins with their image', async () => {
-    const extra = await createSignedInUser(t, 'gone', 'Admin')
+    const extra = await createSignedInUser(t, fresh('gone'), 'Admin')
     await t.call('DELETE', `/api/admin/user-admin/${extra.id}`)
     const res = await dashboard(bob)
     expect(res.status, res.text).toBe(200)
@@ -74,8 +79,6 @@ describe('GET /api/admin/personal-dashboard (operation 11)', () => {
       { ownerType: 'user', name: 'Root', email: 'root@example.com', imageUrl: expect.any(String) },
       { ownerType: 'user', name: 'Alice', email: 'alice@example.com', imageUrl: expect.any(String) },
     ])
-    const carol = await createSignedInUser(t, 'carol', 'Editor')
-    await carol.call('POST', '/api/admin/projects', { body: { id: 'hidden', name: 'Hidden', mode: 'private' } })
     const names = (user: TestUser) => dashboard(user).then((r) => r.body.projectOwners.map((o: { name: string }) => o.name))
     expect(await names(bob)).not.toContain('carol')
     expect(await names(admin)).toContain('carol')
@@ -92,16 +95,18 @@ describe('GET /api/admin/personal-dashboard (operation 11)', () => {
   })
 
   it('caps the flags at 100', async () => {
-    const user = await createSignedInUser(t, 'busy', 'Editor')
-    await user.call('POST', '/api/admin/projects', { body: { id: 'many', name: 'Many' } })
+    const user = await createSignedInUser(t, fresh('busy'), 'Editor')
+    // Made by the admin token, the busy user a Member: an owner would be listed by the other tests.
+    const many = await createProject(t, { name: 'Many' })
+    await addToProject(t, many, user.id)
     for (let i = 0; i < 102; i++) {
       tick()
-      await user.call('POST', '/api/admin/projects/many/features', { body: { name: `many-${String(i).padStart(3, '0')}` } })
+      await user.call('POST', `/api/admin/projects/${many}/features`, { body: { name: `${many}-${String(i).padStart(3, '0')}` } })
     }
     const flags = (await dashboard(user)).body.flags
     expect(flags).toHaveLength(100)
-    expect(flags[0].name).toBe('many-101')
-    expect((await dashboard(user)).body.projects).toEqual([{ id: 'many', name: 'Many', health: 100, memberCount: 1, featureCount: 102 }])
+    expect(flags[0].name).toBe(`${many}-101`)
+    expect((await dashboard(user)).body.projects).toEqual([{ id: many, name: 'Many', health: 100, memberCount: 1, featureCount: 102 }])
   })
 
   it('answers 401 without credentials', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { addStrategy, createFlag, createProject, enableFlag, fresh } from './helpers/factories.js'
 
 let t: TestApp
 let segmentId: number
@@ -17,6 +18,7 @@ async function flag(name: string, strategies: unknown[], options: { enabled?: st
   if (options.variants) expect((await t.call('PUT', `${F}/${name}/environments/development/variants`, { body: options.variants })).status).toBe(200)
 }
 
+// A fixture the tests only read; a test that adds a flag does it in a project of its own.
 beforeAll(async () => {
   t = await createTestApp()
   await t.call('POST', '/api/admin/projects', { body: { id: 'play', name: 'Play', environments: ['development', 'production'] } })
@@ -175,14 +177,16 @@ describe('POST /api/admin/playground/advanced', () => {
   })
 
   it('uses the context environment when given, else the environment evaluated', async () => {
-    await t.call('POST', F, { body: { name: 'envcheck' } })
-    await t.call('POST', `${F}/envcheck/environments/development/strategies`, { body: { name: 'default', constraints: [{ contextName: 'environment', operator: 'IN', values: ['development'] }] } })
-    await t.call('POST', `${F}/envcheck/environments/development/on`)
-    const res = await advanced({ environments: ['development'], projects: ['play'], context: { appName: 'web', environment: 'development,staging' } })
-    expect(featureOf(res, 'envcheck').environments.development.map((e: any) => e.isEnabled)).toEqual([true, false])
-    const plain = await advanced({ environments: ['development'], projects: ['play'], context: { appName: 'web' } })
-    expect(featureOf(plain, 'envcheck').environments.development[0].isEnabled).toBe(true)
-    expect(featureOf(plain, 'envcheck').environments.development[0].context).toEqual({ appName: 'web' })
+    // In a project of its own, so that the flags of play stay as the other tests expect.
+    const project = await createProject(t, { environments: ['development'] })
+    const envcheck = (await createFlag(t, { name: fresh('envcheck') }, project)).name
+    await addStrategy(t, envcheck, 'development', { name: 'default', constraints: [{ contextName: 'environment', operator: 'IN', values: ['development'] }] }, project)
+    await enableFlag(t, envcheck, 'development', project)
+    const res = await advanced({ environments: ['development'], projects: [project], context: { appName: 'web', environment: 'development,staging' } })
+    expect(featureOf(res, envcheck).environments.development.map((e: any) => e.isEnabled)).toEqual([true, false])
+    const plain = await advanced({ environments: ['development'], projects: [project], context: { appName: 'web' } })
+    expect(featureOf(plain, envcheck).environments.development[0].isEnabled).toBe(true)
+    expect(featureOf(plain, envcheck).environments.development[0].context).toEqual({ appName: 'web' })
   })
 
   it('refuses more than 15,000 evaluations (environments × flags × combinations) with 400, before evaluating', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { addToProject, createEnvironment, createFlag, createProject, createToken, fresh, ok } from './helpers/factories.js'
 
 let t: TestApp
 const DAY = 86_400_000
@@ -11,7 +12,7 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const overview = (id = 'web') => t.call('GET', `/api/admin/projects/${id}`)
+const overview = (id: string) => t.call('GET', `/api/admin/projects/${id}`)
 const at = async <T>(when: Date, action: () => Promise<T>) => {
   now = when
   try {
@@ -20,7 +21,29 @@ const at = async <T>(when: Date, action: () => Promise<T>) => {
     now = NOW
   }
 }
-const flag = (name: string, type = 'release') => t.call('POST', '/api/admin/projects/web/features', { body: { name, type } })
+/** A fresh project like a web shop's, made 90 days ago, requiring two approvals in production. */
+const createWeb = () =>
+  at(daysAgo(90), () =>
+    // Environments named, so that an environment another test makes is not added to it.
+    createProject(t, { name: 'Web', description: 'The web shop', environments: ['development', 'production'], changeRequestEnvironments: [{ name: 'production', requiredApprovals: 2 }] }),
+  )
+/** A flag of the project (its name fresh, from `name`), made now unless told when. */
+const flag = async (web: string, name: string, type = 'release') => (await createFlag(t, { name: fresh(name), type }, web)).name as string
+
+/**
+ * A web project with four flags: old-release (release, 50 days old: potentially stale), old-switch (kill-switch, 50
+ * days old: never potentially stale), ops-toggle (operational, 10 days old: potentially stale) and fresh (2 days
+ * old, marked stale).
+ */
+async function webWithFlags() {
+  const web = await createWeb()
+  const oldRelease = await at(daysAgo(50), () => flag(web, 'old-release'))
+  const oldSwitch = await at(daysAgo(50), () => flag(web, 'old-switch', 'kill-switch'))
+  const opsToggle = await at(daysAgo(10), () => flag(web, 'ops-toggle', 'operational'))
+  const freshFlag = await at(daysAgo(2), () => flag(web, 'fresh'))
+  await ok(t, 'PATCH', `/api/admin/projects/${web}/features/${freshFlag}`, [{ op: 'replace', path: '/stale', value: true }])
+  return { web, oldRelease, oldSwitch, opsToggle, freshFlag }
+}
 
 describe('project overview (operation 2)', () => {
   it('answers 404 for an unknown project', async () => {
@@ -30,8 +53,8 @@ describe('project overview (operation 2)', () => {
   })
 
   it('describes an empty project, with health 100', async () => {
-    await at(daysAgo(90), () => t.call('POST', '/api/admin/projects', { body: { id: 'web', name: 'Web', description: 'The web shop', changeRequestEnvironments: [{ name: 'production', requiredApprovals: 2 }] } }))
-    const res = await overview()
+    const web = await createWeb()
+    const res = await overview(web)
     expect(res.status).toBe(200)
     expect(res.body).toMatchObject({
       version: 1,
@@ -65,35 +88,33 @@ describe('project overview (operation 2)', () => {
   })
 
   it('computes health from stale and potentially stale flags', async () => {
-    await at(daysAgo(50), () => flag('old-release'))            // potentially stale (release, > 40 days)
-    await at(daysAgo(50), () => flag('old-switch', 'kill-switch')) // never potentially stale
-    await at(daysAgo(10), () => flag('ops-toggle', 'operational')) // potentially stale (operational, > 7 days)
-    await at(daysAgo(2), () => flag('fresh'))
-    await t.call('PATCH', '/api/admin/projects/web/features/fresh', { body: [{ op: 'replace', path: '/stale', value: true }] }) // stale
-    const res = await overview()
+    const { web, oldRelease, oldSwitch, opsToggle, freshFlag } = await webWithFlags()
+    const res = await overview(web)
     // 5 flags would be 20% each; here 4 flags: 1 stale (25%) + 2 potentially stale (50%) → 25
     expect(res.body.health).toBe(25)
-    expect(res.body.features.map((f: any) => f.name)).toEqual(['fresh', 'old-release', 'old-switch', 'ops-toggle'])
+    expect(res.body.features.map((f: any) => f.name)).toEqual([freshFlag, oldRelease, oldSwitch, opsToggle])
   })
 
   it('counts created, archived and activity per window, and the time to production', async () => {
-    await at(daysAgo(40), () => flag('past-window'))
-    await at(daysAgo(5), () => t.call('DELETE', '/api/admin/projects/web/features/past-window'))
+    const { web, oldRelease, opsToggle, freshFlag } = await webWithFlags()
+    const F = `/api/admin/projects/${web}/features`
+    const pastWindow = await at(daysAgo(40), () => flag(web, 'past-window'))
+    await at(daysAgo(5), () => t.call('DELETE', `${F}/${pastWindow}`))
     // created 10 days ago, enabled in production 6 days later
-    await at(daysAgo(4), () => t.call('POST', '/api/admin/projects/web/features/ops-toggle/environments/production/on'))
+    await at(daysAgo(4), () => t.call('POST', `${F}/${opsToggle}/environments/production/on`))
     // created 2 days ago, enabled in production 1 day later
-    await at(daysAgo(1), () => t.call('POST', '/api/admin/projects/web/features/fresh/environments/production/on'))
+    await at(daysAgo(1), () => t.call('POST', `${F}/${freshFlag}/environments/production/on`))
     // development does not count as production
-    await at(daysAgo(1), () => t.call('POST', '/api/admin/projects/web/features/old-release/environments/development/on'))
-    const { stats } = (await overview()).body
+    await at(daysAgo(1), () => t.call('POST', `${F}/${oldRelease}/environments/development/on`))
+    const { stats } = (await overview(web)).body
     expect(stats.createdCurrentWindow).toBe(2) // ops-toggle, fresh
     expect(stats.createdPastWindow).toBe(3) // old-release, old-switch, past-window
     expect(stats.archivedCurrentWindow).toBe(1)
     expect(stats.archivedPastWindow).toBe(0)
     expect(stats.avgTimeToProdCurrentWindow).toBe(3.5) // (6 + 1) / 2
     const events = await t.query<{ current: number; past: number }>(
-      `select count(*) filter (where created_at >= $1)::int as current, count(*) filter (where created_at < $1 and created_at >= $2)::int as past from events where project = 'web'`,
-      [daysAgo(30), daysAgo(60)],
+      `select count(*) filter (where created_at >= $1)::int as current, count(*) filter (where created_at < $1 and created_at >= $2)::int as past from events where project = $3`,
+      [daysAgo(30), daysAgo(60), web],
     )
     expect(stats.projectActivityCurrentWindow).toBe(events[0]!.current)
     expect(stats.projectActivityPastWindow).toBe(events[0]!.past)
@@ -101,9 +122,12 @@ describe('project overview (operation 2)', () => {
   })
 
   it('counts members and members added in the current window', async () => {
-    const [user] = await t.query<{ id: number }>("insert into users (name, email, root_role_id) values ('Ann', 'ann@example.com', 3) returning id")
-    await t.query('insert into project_members (project_id, user_id, role_id, created_at) values ($1, $2, 4, $3), ($1, $2, 5, $4)', ['web', user!.id, daysAgo(3), daysAgo(45)])
-    const res = await overview()
+    const web = await createWeb()
+    const ann = (await ok(t, 'POST', '/api/admin/user-admin', { name: 'Ann', email: `${fresh('ann')}@example.com`, rootRole: 'Viewer' })).body.id
+    // Member since 45 days (the past window), Owner since 3 days (the current one).
+    await at(daysAgo(45), () => addToProject(t, web, ann, 'Member'))
+    await at(daysAgo(3), () => addToProject(t, web, ann, 'Owner'))
+    const res = await overview(web)
     expect(res.body.members).toBe(1)
     expect(res.body.stats.projectMembersAddedCurrentWindow).toBe(1)
   })
@@ -111,17 +135,19 @@ describe('project overview (operation 2)', () => {
 
 describe('updating a project', () => {
   it('sets the settings, records project-updated with the old ones, and shows them in the overview', async () => {
-    const res = await t.call('PUT', '/api/admin/projects/web', {
-      body: { name: 'Web shop', mode: 'protected', featureLimit: 10, featureNaming: { pattern: 'web-[a-z-]+', example: 'web-cart', description: 'web- and a name' } },
+    const web = await createWeb()
+    const res = await t.call('PUT', `/api/admin/projects/${web}`, {
+      body: { name: 'Web shop', mode: 'protected', featureLimit: 10, featureNaming: { pattern: 'web-[a-z0-9-]+', example: 'web-cart', description: 'web- and a name' } },
     })
     expect(res.status, res.text).toBe(200)
-    const body = (await overview()).body
-    expect(body).toMatchObject({ name: 'Web shop', mode: 'protected', featureLimit: 10, description: 'The web shop', featureNaming: { pattern: 'web-[a-z-]+', example: 'web-cart' }, updatedAt: NOW.toISOString() })
-    const event = (await t.query<{ data: any; pre_data: any }>("select * from events where type = 'project-updated'"))[0]!
+    const body = (await overview(web)).body
+    expect(body).toMatchObject({ name: 'Web shop', mode: 'protected', featureLimit: 10, description: 'The web shop', featureNaming: { pattern: 'web-[a-z0-9-]+', example: 'web-cart' }, updatedAt: NOW.toISOString() })
+    const event = (await t.query<{ data: any; pre_data: any }>("select * from events where type = 'project-updated' and project = $1", [web]))[0]!
     expect(event.pre_data).toMatchObject({ name: 'Web', mode: 'open', featureLimit: null })
     expect(event.data).toMatchObject({ name: 'Web shop', mode: 'protected', featureLimit: 10 })
-    expect((await flag('not-matching')).status).toBe(400)
-    expect((await flag('web-matching')).status).toBe(201)
+    const create = (name: string) => t.call('POST', `/api/admin/projects/${web}/features`, { body: { name } })
+    expect((await create(fresh('not-matching'))).status).toBe(400)
+    expect((await create(fresh('web-matching'))).status).toBe(201)
   })
 
   it.each([
@@ -131,10 +157,11 @@ describe('updating a project', () => {
     ['an unknown mode', { name: 'x', mode: 'closed' }],
     ['no name', { description: 'x' }],
   ])('answers 400 for %s and changes nothing', async (_, body) => {
-    const before = await t.query('select * from projects where id = $1', ['web'])
-    const res = await t.call('PUT', '/api/admin/projects/web', { body })
+    const web = await createWeb()
+    const before = await t.query('select * from projects where id = $1', [web])
+    const res = await t.call('PUT', `/api/admin/projects/${web}`, { body })
     expect(res.status).toBe(400)
-    expect(await t.query('select * from projects where id = $1', ['web'])).toEqual(before)
+    expect(await t.query('select * from projects where id = $1', [web])).toEqual(before)
   })
 
   it('answers 404 for an unknown project', async () => {
@@ -143,73 +170,88 @@ describe('updating a project', () => {
 })
 
 describe('default strategy of a project environment', () => {
-  const path = '/api/admin/projects/web/environments/development/default-strategy'
+  const path = (web: string) => `/api/admin/projects/${web}/environments/development/default-strategy`
 
   it('sets it, records default-strategy-updated, shows it in the overview and uses it when enabling', async () => {
-    const res = await t.call('PUT', path, { body: { name: 'flexibleRollout', parameters: { rollout: '30' }, constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }] } })
+    const web = await createWeb()
+    const webMatching = await flag(web, 'web-matching')
+    const res = await t.call('PUT', path(web), { body: { name: 'flexibleRollout', parameters: { rollout: '30' }, constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }] } })
     expect(res.status, res.text).toBe(200)
     expect(res.body.parameters).toEqual({ rollout: '30', stickiness: 'default' })
-    const env = (await overview()).body.environments.find((e: any) => e.environment === 'development')
+    const env = (await overview(web)).body.environments.find((e: any) => e.environment === 'development')
     expect(env.defaultStrategy).toMatchObject({ name: 'flexibleRollout', parameters: { rollout: '30', stickiness: 'default' } })
-    const event = (await t.query<{ environment: string; pre_data: unknown }>("select * from events where type = 'default-strategy-updated'"))[0]!
+    const event = (await t.query<{ environment: string; pre_data: unknown }>("select * from events where type = 'default-strategy-updated' and project = $1", [web]))[0]!
     expect(event).toMatchObject({ environment: 'development', pre_data: null })
-    const enabled = await t.call('POST', '/api/admin/projects/web/features/web-matching/environments/development/on')
+    const enabled = await t.call('POST', `/api/admin/projects/${web}/features/${webMatching}/environments/development/on`)
     const strategies = enabled.body.environments.find((e: any) => e.name === 'development').strategies
-    expect(strategies[0].parameters).toEqual({ rollout: '30', stickiness: 'default', groupId: 'web-matching' })
+    expect(strategies[0].parameters).toEqual({ rollout: '30', stickiness: 'default', groupId: webMatching })
     expect(strategies[0].constraints[0]).toMatchObject({ contextName: 'country', values: ['NO'] })
   })
 
   it('also accepts POST, as Unleash does', async () => {
-    expect((await t.call('POST', path, { body: { name: 'default' } })).status).toBe(200)
+    expect((await t.call('POST', path(await createWeb()), { body: { name: 'default' } })).status).toBe(200)
   })
 
   it('answers 400 for an invalid strategy and 404 for an environment the project does not have', async () => {
-    expect((await t.call('PUT', path, { body: { name: 'flexibleRollout', parameters: { rollout: '300' } } })).status).toBe(400)
-    expect((await t.call('PUT', path, { body: { name: 'default', segments: [12345] } })).status).toBe(400)
-    await t.call('POST', '/api/admin/environments', { body: { name: 'qa', type: 'test' } })
-    expect((await t.call('PUT', '/api/admin/projects/web/environments/qa/default-strategy', { body: { name: 'default' } })).status).toBe(404)
+    const web = await createWeb()
+    expect((await t.call('PUT', path(web), { body: { name: 'flexibleRollout', parameters: { rollout: '300' } } })).status).toBe(400)
+    expect((await t.call('PUT', path(web), { body: { name: 'default', segments: [12345] } })).status).toBe(400)
+    const qa = (await createEnvironment(t, { type: 'test' })).name
+    expect((await t.call('PUT', `/api/admin/projects/${web}/environments/${qa}/default-strategy`, { body: { name: 'default' } })).status).toBe(404)
   })
 })
 
 describe('the overview served from its cache', () => {
-  // Operation 2 is kept serialized per project and revision (src/projects/overview.ts): every answer
+  // The overview is kept serialized per project and revision (src/projects/overview.ts): every answer
   // must still be what building it afresh gives.
   it('fills in each viewer their own favorites', async () => {
-    const secondAdmin = (await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: 'second', type: 'admin', projects: ['*'], environment: '*' } })).body.secret as string
-    expect((await t.call('POST', '/api/admin/projects/web/features/web-matching/favorites')).status).toBe(200)
-    expect((await t.call('POST', '/api/admin/projects/web/favorites', { token: secondAdmin })).status).toBe(200)
-    const mine = (await overview()).body
-    const theirs = (await t.call('GET', '/api/admin/projects/web', { token: secondAdmin })).body
+    const web = await createWeb()
+    const webMatching = await flag(web, 'web-matching')
+    const secondAdmin = (await createToken(t, { tokenName: fresh('second'), type: 'admin', projects: ['*'], environment: '*' })).secret as string
+    expect((await t.call('POST', `/api/admin/projects/${web}/features/${webMatching}/favorites`)).status).toBe(200)
+    expect((await t.call('POST', `/api/admin/projects/${web}/favorites`, { token: secondAdmin })).status).toBe(200)
+    const mine = (await overview(web)).body
+    const theirs = (await t.call('GET', `/api/admin/projects/${web}`, { token: secondAdmin })).body
     const favorites = (body: any) => body.features.filter((f: any) => f.favorite).map((f: any) => f.name)
-    expect(favorites(mine)).toEqual(['web-matching'])
+    expect(favorites(mine)).toEqual([webMatching])
     expect(mine.favorite).toBe(false)
     expect(favorites(theirs)).toEqual([])
     expect(theirs.favorite).toBe(true)
     const { favorite: _, ...rest } = mine
-    expect({ ...theirs, favorite: false, features: theirs.features.map((f: any) => ({ ...f, favorite: f.name === 'web-matching' })) }).toEqual({ ...rest, favorite: false })
+    expect({ ...theirs, favorite: false, features: theirs.features.map((f: any) => ({ ...f, favorite: f.name === webMatching })) }).toEqual({ ...rest, favorite: false })
   })
 
   it('shows a change made through the API at once', async () => {
-    const before = (await overview()).body
-    expect((await t.call('PATCH', '/api/admin/projects/web/features/web-matching', { body: [{ op: 'replace', path: '/description', value: 'changed just now' }] })).status).toBe(200)
-    const after = (await overview()).body
-    expect(after.features.find((f: any) => f.name === 'web-matching').description).toBe('changed just now')
+    const web = await createWeb()
+    const webMatching = await flag(web, 'web-matching')
+    const before = (await overview(web)).body
+    expect((await t.call('PATCH', `/api/admin/projects/${web}/features/${webMatching}`, { body: [{ op: 'replace', path: '/description', value: 'changed just now' }] })).status).toBe(200)
+    const after = (await overview(web)).body
+    expect(after.features.find((f: any) => f.name === webMatching).description).toBe('changed just now')
     expect(after.stats.projectActivityCurrentWindow).toBe(before.stats.projectActivityCurrentWindow + 1)
   })
 
   it('shows lastSeenAt moved by metrics, which write no event', async () => {
+    const web = await createWeb()
+    const webMatching = await flag(web, 'web-matching')
+    const sdk = (await createToken(t, { type: 'client', environment: 'development', projects: [web] })).secret as string
+    expect((await overview(web)).body.features[0].lastSeenAt).toBeNull()
     const seen = new Date(NOW.getTime() - 60_000)
-    await t.query("update feature_environments set last_seen_at = $1 where feature_name = 'web-matching' and environment = 'development'", [seen])
-    const flag = (await overview()).body.features.find((f: any) => f.name === 'web-matching')
-    expect(flag.environments.find((e: any) => e.name === 'development').lastSeenAt).toBe(seen.toISOString())
-    expect(flag.lastSeenAt).toBe(seen.toISOString())
+    const bucket = { start: seen.toISOString(), stop: seen.toISOString(), toggles: { [webMatching]: { yes: 1, no: 0 } } }
+    expect((await at(seen, () => t.call('POST', '/api/client/metrics', { token: sdk, body: { appName: fresh('web-app'), bucket } }))).status).toBe(202)
+    await t.app.idle()
+    const shown = (await overview(web)).body.features.find((f: any) => f.name === webMatching)
+    expect(shown.environments.find((e: any) => e.name === 'development').lastSeenAt).toBe(seen.toISOString())
+    expect(shown.lastSeenAt).toBe(seen.toISOString())
   })
 
   it('follows the clock: potentially stale flags and the windows move with it', async () => {
+    const web = await createWeb()
+    const webMatching = await flag(web, 'web-matching')
     const later = new Date(NOW.getTime() + 400 * DAY)
-    const body = (await at(later, overview)).body
-    expect(body.features.find((f: any) => f.name === 'web-matching').potentiallyStale).toBe(true)
+    const body = (await at(later, () => overview(web))).body
+    expect(body.features.find((f: any) => f.name === webMatching).potentiallyStale).toBe(true)
     expect(body.stats.createdCurrentWindow).toBe(0)
-    expect(body.health).toBeLessThan((await overview()).body.health)
+    expect(body.health).toBeLessThan((await overview(web)).body.health)
   })
 })

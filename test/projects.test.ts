@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createProject, fresh } from './helpers/factories.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -10,14 +11,16 @@ afterAll(() => t.close())
 const create = (body: unknown) => t.call('POST', '/api/admin/projects', { body })
 const projectRow = async (id: string) => (await t.query('select * from projects where id = $1', [id]))[0]
 const eventCount = async () => Number((await t.query<{ n: string }>('select count(*) as n from events'))[0]!.n)
+// No test here creates an enabled environment: a project created without a list gets every enabled one.
 
 describe('POST /api/admin/projects (operation 12)', () => {
   it('creates a project with defaults, a Location header and a project-created event', async () => {
-    const res = await create({ id: 'checkout', name: 'Checkout' })
+    const id = fresh('checkout')
+    const res = await create({ id, name: 'Checkout' })
     expect(res.status, res.text).toBe(201)
-    expect(res.headers.get('location')).toBe('/api/admin/projects/checkout')
+    expect(res.headers.get('location')).toBe(`/api/admin/projects/${id}`)
     expect(res.body).toEqual({
-      id: 'checkout',
+      id,
       name: 'Checkout',
       description: null,
       featureLimit: null,
@@ -27,12 +30,13 @@ describe('POST /api/admin/projects (operation 12)', () => {
       changeRequestEnvironments: [],
     })
     const events = await t.query<{ type: string; project: string; created_by: string; data: unknown }>(
-      "select * from events where type = 'project-created' and project = 'checkout'",
+      "select * from events where type = 'project-created' and project = $1",
+      [id],
     )
     expect(events).toHaveLength(1)
     expect(events[0]!.created_by).toBe('test-admin')
     expect(events[0]!.data).toEqual(res.body)
-    const envs = await t.query('select environment_name from project_environments where project_id = $1 order by 1', ['checkout'])
+    const envs = await t.query('select environment_name from project_environments where project_id = $1 order by 1', [id])
     expect(envs.map((e) => e.environment_name)).toEqual(['development', 'production'])
   })
 
@@ -53,10 +57,11 @@ describe('POST /api/admin/projects (operation 12)', () => {
   })
 
   it('keeps the given environments, mode, stickiness and description', async () => {
-    const res = await create({ id: 'p-envs', name: 'Envs', description: 'd', mode: 'protected', defaultStickiness: 'userId', environments: ['production'] })
+    const id = fresh('p-envs')
+    const res = await create({ id, name: 'Envs', description: 'd', mode: 'protected', defaultStickiness: 'userId', environments: ['production'] })
     expect(res.status).toBe(201)
     expect(res.body).toMatchObject({ description: 'd', mode: 'protected', defaultStickiness: 'userId', environments: ['production'] })
-    expect(await projectRow('p-envs')).toMatchObject({ mode: 'protected', default_stickiness: 'userId', description: 'd' })
+    expect(await projectRow(id)).toMatchObject({ mode: 'protected', default_stickiness: 'userId', description: 'd' })
   })
 
   it('enables change-request environments, even those not listed, with requiredApprovals clamped to 1..10', async () => {
@@ -91,11 +96,12 @@ describe('POST /api/admin/projects (operation 12)', () => {
   })
 
   it('answers 409 NameExistsError for an existing id, and writes nothing', async () => {
+    const id = await createProject(t, { name: 'Checkout' })
     const before = await eventCount()
-    const res = await create({ id: 'checkout', name: 'Again' })
+    const res = await create({ id, name: 'Again' })
     expect(res.status).toBe(409)
     expect(res.body).toMatchObject({ name: 'NameExistsError' })
-    expect((await projectRow('checkout'))!.name).toBe('Checkout')
+    expect((await projectRow(id))!.name).toBe('Checkout')
     expect(await eventCount()).toBe(before)
   })
 
@@ -145,41 +151,45 @@ describe('POST /api/admin/projects (operation 12)', () => {
 
 describe('GET /api/admin/projects', () => {
   it('lists projects with their environments', async () => {
+    const envs = await createProject(t, { name: 'Envs', environments: ['production'] })
     const res = await t.call('GET', '/api/admin/projects')
     expect(res.status).toBe(200)
     expect(res.body.version).toBe(1)
     const def = res.body.projects.find((p: { id: string }) => p.id === 'default')
     expect(def).toMatchObject({ id: 'default', name: 'Default', environments: ['development', 'production'], mode: 'open' })
-    expect(res.body.projects.find((p: { id: string }) => p.id === 'p-envs').environments).toEqual(['production'])
+    expect(res.body.projects.find((p: { id: string }) => p.id === envs).environments).toEqual(['production'])
   })
 })
 
 describe('POST /api/admin/projects/:projectId/environments', () => {
+  /** A fresh project in production only: development is an environment it does not have. */
+  const productionOnly = () => createProject(t, { environments: ['production'] })
+
   it('adds an environment to a project and records project-environment-added', async () => {
-    await t.call('POST', '/api/admin/environments', { body: { name: 'staging', type: 'preproduction' } })
-    const res = await t.call('POST', '/api/admin/projects/p-envs/environments', { body: { environment: 'staging', changeRequestsEnabled: true } })
+    const project = await productionOnly()
+    const res = await t.call('POST', `/api/admin/projects/${project}/environments`, { body: { environment: 'development', changeRequestsEnabled: true } })
     expect(res.status, res.text).toBe(200)
-    const rows = await t.query("select * from project_environments where project_id = 'p-envs' and environment_name = 'staging'")
+    const rows = await t.query("select * from project_environments where project_id = $1 and environment_name = 'development'", [project])
     expect(rows[0]).toMatchObject({ change_requests_enabled: true })
-    const events = await t.query("select * from events where type = 'project-environment-added' and project = 'p-envs'")
-    expect(events[0]).toMatchObject({ environment: 'staging' })
+    const events = await t.query("select * from events where type = 'project-environment-added' and project = $1", [project])
+    expect(events[0]).toMatchObject({ environment: 'development' })
   })
 
   it('answers 409 when the environment is already enabled', async () => {
-    const res = await t.call('POST', '/api/admin/projects/p-envs/environments', { body: { environment: 'staging' } })
+    const res = await t.call('POST', `/api/admin/projects/${await productionOnly()}/environments`, { body: { environment: 'production' } })
     expect(res.status).toBe(409)
     expect(res.body.name).toBe('NameExistsError')
   })
 
   it('answers 404 for an unknown project or environment', async () => {
-    expect((await t.call('POST', '/api/admin/projects/nope/environments', { body: { environment: 'staging' } })).body.name).toBe('NotFoundError')
-    const res = await t.call('POST', '/api/admin/projects/p-envs/environments', { body: { environment: 'nope' } })
+    expect((await t.call('POST', '/api/admin/projects/nope/environments', { body: { environment: 'development' } })).body.name).toBe('NotFoundError')
+    const res = await t.call('POST', `/api/admin/projects/${await productionOnly()}/environments`, { body: { environment: 'nope' } })
     expect(res.status).toBe(404)
     expect(res.body.message).toContain('nope')
   })
 
   it('answers 400 for unknown fields rather than ignoring them', async () => {
-    const res = await t.call('POST', '/api/admin/projects/default/environments', { body: { environment: 'staging', defaultStrategy: { name: 'default' } } })
+    const res = await t.call('POST', `/api/admin/projects/${await productionOnly()}/environments`, { body: { environment: 'development', defaultStrategy: { name: 'default' } } })
     expect(res.status).toBe(400)
   })
 })

@@ -5,16 +5,17 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { InMemStorageProvider, Unleash, UnleashEvents, type Context } from 'unleash-client'
 import { UnleashClient } from 'unleash-proxy-client'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
+import { fresh } from './helpers/factories.js'
 
 const ADMIN = '*:*.sdk-test-admin-secret'
 let dataDir: string
 let server: Awaited<ReturnType<typeof startServer>>
 let clientToken: string
 let frontendToken: string
-let sdk: Unleash | undefined
-let browser: UnleashClient | undefined
+/** The SDKs a test started: stopped after it. */
+const running: (() => void)[] = []
 
 async function admin(method: string, path: string, body?: unknown) {
   const res = await fetch(`${server.url}${path}`, {
@@ -109,27 +110,45 @@ beforeAll(async () => {
   frontendToken = (await admin('POST', '/api/admin/api-tokens', { tokenName: 'browser-test', type: 'frontend', environment: 'development', projects: ['default'] })).secret
 }, 60_000)
 
+afterEach(() => {
+  for (const stop of running.splice(0)) stop()
+})
 afterAll(async () => {
-  sdk?.destroy()
-  browser?.stop()
   await server?.close()
   if (dataDir) await rm(dataDir, { recursive: true, force: true })
 })
 
+/** A Node SDK polling with the token (the default project's unless given), once it has synced. */
+async function nodeSdk({ token = clientToken, appName = 'sdk-test' } = {}) {
+  const sdk = new Unleash({
+    url: `${server.url}/api/`,
+    appName,
+    instanceId: fresh('sdk-test'),
+    customHeaders: { Authorization: token },
+    refreshInterval: 250,
+    metricsInterval: 500,
+    disableMetrics: false,
+    storageProvider: new InMemStorageProvider(),
+  })
+  running.push(() => sdk.destroy())
+  sdk.on('error', () => {})
+  await once(sdk, UnleashEvents.Synchronized)
+  return sdk
+}
+
+/** A fresh project with a fresh flag (on in development if asked), and a client token of the project. */
+async function ownProject({ on = false } = {}) {
+  const project = (await admin('POST', '/api/admin/projects', { id: fresh('sdk-project'), name: 'SDK' })).id as string
+  const flag = fresh('flag')
+  await admin('POST', `/api/admin/projects/${project}/features`, { name: flag })
+  if (on) await admin('POST', `/api/admin/projects/${project}/features/${flag}/environments/development/on`)
+  const token = (await admin('POST', '/api/admin/api-tokens', { tokenName: fresh('sdk'), type: 'client', environment: 'development', projects: [project] })).secret as string
+  return { project, flag, token }
+}
+
 describe('the Node SDK (unleash-client)', () => {
   it('syncs, and answers isEnabled and getVariant as the playground does for every context', async () => {
-    sdk = new Unleash({
-      url: `${server.url}/api/`,
-      appName: 'sdk-test',
-      instanceId: 'sdk-test-1',
-      customHeaders: { Authorization: clientToken },
-      refreshInterval: 250,
-      metricsInterval: 500,
-      disableMetrics: false,
-      storageProvider: new InMemStorageProvider(),
-    })
-    sdk.on('error', () => {})
-    await once(sdk, UnleashEvents.Synchronized)
+    const sdk = await nodeSdk()
     expect(sdk.getFeatureToggleDefinitions().map((f) => f.name).sort()).toEqual([...FLAGS].sort())
 
     for (const context of contexts) {
@@ -147,69 +166,82 @@ describe('the Node SDK (unleash-client)', () => {
     }
   })
 
-  it('agrees with hand-computed answers where they are certain', () => {
+  it('agrees with hand-computed answers where they are certain', async () => {
+    const sdk = await nodeSdk()
     const user = (userId: string, properties: Record<string, string> = {}) => ({ userId, sessionId: 'x', properties })
-    expect(sdk!.isEnabled('simple-on', user('1'))).toBe(true)
-    expect(sdk!.isEnabled('off', user('1'))).toBe(false)
+    expect(sdk.isEnabled('simple-on', user('1'))).toBe(true)
+    expect(sdk.isEnabled('off', user('1'))).toBe(false)
     // Disabled strategies are never served, and an environment left with no enabled strategy is served off
     // (an SDK would read an empty list as on for everyone).
-    expect(sdk!.isEnabled('only-disabled', user('1'))).toBe(false)
-    expect(sdk!.isEnabled('nordic-rollout', user('1', { country: 'US', plan: 'free' }))).toBe(false)
-    expect(sdk!.isEnabled('nordic-rollout', user('1', { country: 'US', plan: 'pro' }))).toBe(true)
-    expect(sdk!.getVariant('colors', user('42')).name).toBe('blue')
-    expect(sdk!.isEnabled('child-of-blue', user('42'))).toBe(true)
-    expect(sdk!.getVariant('gold-users', user('2', { appVersion: '1.0.0' }))).toMatchObject({ name: 'gold', payload: { type: 'number', value: '24' } })
-    expect(sdk!.isEnabled('picky', user('7', { email: 'user7@EXAMPLE.com' }))).toBe(true)
-    expect(sdk!.isEnabled('picky', user('6', { email: 'user6@example.com' }))).toBe(false)
+    expect(sdk.isEnabled('only-disabled', user('1'))).toBe(false)
+    expect(sdk.isEnabled('nordic-rollout', user('1', { country: 'US', plan: 'free' }))).toBe(false)
+    expect(sdk.isEnabled('nordic-rollout', user('1', { country: 'US', plan: 'pro' }))).toBe(true)
+    expect(sdk.getVariant('colors', user('42')).name).toBe('blue')
+    expect(sdk.isEnabled('child-of-blue', user('42'))).toBe(true)
+    expect(sdk.getVariant('gold-users', user('2', { appVersion: '1.0.0' }))).toMatchObject({ name: 'gold', payload: { type: 'number', value: '24' } })
+    expect(sdk.isEnabled('picky', user('7', { email: 'user7@EXAMPLE.com' }))).toBe(true)
+    expect(sdk.isEnabled('picky', user('6', { email: 'user6@example.com' }))).toBe(false)
   })
 
   it('gets a change made through the admin API on its next poll, and 304 on polls that change nothing', async () => {
-    const unchanged = once(sdk!, UnleashEvents.Unchanged)
+    const { project, flag: off, token } = await ownProject()
+    const sdk = await nodeSdk({ token })
+    const unchanged = once(sdk, UnleashEvents.Unchanged)
     await unchanged
-    expect(sdk!.isEnabled('off', { userId: '1' })).toBe(false)
-    const changed = once(sdk!, UnleashEvents.Changed)
-    await admin('POST', `${dev('off')}/on`)
+    expect(sdk.isEnabled(off, { userId: '1' })).toBe(false)
+    const changed = once(sdk, UnleashEvents.Changed)
+    await admin('POST', `/api/admin/projects/${project}/features/${off}/environments/development/on`)
     await changed
-    expect(sdk!.isEnabled('off', { userId: '1' })).toBe(true)
-    await once(sdk!, UnleashEvents.Unchanged)
+    expect(sdk.isEnabled(off, { userId: '1' })).toBe(true)
+    await once(sdk, UnleashEvents.Unchanged)
   })
 
   it('sends metrics that arrive: counts per flag and lastSeenAt, and registers the application', async () => {
-    for (let i = 0; i < 5; i++) sdk!.isEnabled('simple-on', { userId: String(i) })
-    await once(sdk!, UnleashEvents.Sent)
+    const { project, flag: simpleOn, token } = await ownProject({ on: true })
+    const appName = fresh('sdk-test')
+    const sdk = await nodeSdk({ token, appName })
+    for (let i = 0; i < 5; i++) sdk.isEnabled(simpleOn, { userId: String(i) })
+    await once(sdk, UnleashEvents.Sent)
     await vi.waitFor(
       async () => {
-        const flag = await admin('GET', `${F}/simple-on`)
+        const flag = await admin('GET', `/api/admin/projects/${project}/features/${simpleOn}`)
         expect(flag.environments.find((e: { name: string }) => e.name === 'development').lastSeenAt).not.toBeNull()
-        const usage = await admin('GET', '/api/admin/client-metrics/features/simple-on')
-        expect(usage.seenApplications).toEqual(['sdk-test'])
+        const usage = await admin('GET', `/api/admin/client-metrics/features/${simpleOn}`)
+        expect(usage.seenApplications).toEqual([appName])
         expect(usage.lastHourUsage[0].yes).toBeGreaterThanOrEqual(5)
       },
       { timeout: 10_000, interval: 100 },
     )
     const apps = await admin('GET', '/api/admin/metrics/applications')
-    expect(apps.applications.find((a: { appName: string }) => a.appName === 'sdk-test')).toMatchObject({
+    expect(apps.applications.find((a: { appName: string }) => a.appName === appName)).toMatchObject({
       sdkVersion: expect.stringContaining('unleash-node-sdk'),
       strategies: expect.arrayContaining(['default', 'flexibleRollout']),
     })
-    const events = await admin('GET', '/api/admin/search/events?type=IS:application-created')
-    expect(JSON.stringify(events)).toContain('sdk-test')
+    const events = await admin('GET', '/api/admin/search/events?type=IS:application-created&limit=1000')
+    expect(JSON.stringify(events)).toContain(appName)
   })
 })
 
 describe('the browser SDK (unleash-proxy-client, run in Node with its fetch)', () => {
-  it('gets the same answers from /api/frontend as the playground gives', async () => {
-    browser = new UnleashClient({
+  /** A browser SDK of the default project, once it has started. */
+  async function browserSdk(appName = 'sdk-test') {
+    const browser = new UnleashClient({
       url: `${server.url}/api/frontend`,
       clientKey: frontendToken,
-      appName: 'sdk-test',
+      appName,
       refreshInterval: 60,
       metricsInterval: 1,
       metricsIntervalInitial: 0,
       context: { sessionId: 'browser-session' },
     })
+    running.push(() => browser.stop())
     browser.on('error', () => {})
     await browser.start()
+    return browser
+  }
+
+  it('gets the same answers from /api/frontend as the playground gives', async () => {
+    const browser = await browserSdk()
     for (const context of contexts.slice(0, 12)) {
       await browser.updateContext({ userId: context.userId, properties: context.properties })
       // The browser SDK sends no remoteAddress: the server takes the caller's.
@@ -228,10 +260,12 @@ describe('the browser SDK (unleash-proxy-client, run in Node with its fetch)', (
   })
 
   it('sends its metrics to /api/frontend/client/metrics', async () => {
-    browser!.isEnabled('simple-on')
-    const sent = new Promise((resolve) => browser!.once('sent', resolve))
-    await browser!.sendMetrics()
+    const appName = fresh('browser-test')
+    const browser = await browserSdk(appName)
+    browser.isEnabled('simple-on')
+    const sent = new Promise((resolve) => browser.once('sent', resolve))
+    await browser.sendMetrics()
     await sent
-    await vi.waitFor(async () => expect((await admin('GET', '/api/admin/client-metrics/features/simple-on')).seenApplications).toContain('sdk-test'), { timeout: 10_000 })
+    await vi.waitFor(async () => expect((await admin('GET', '/api/admin/client-metrics/features/simple-on')).seenApplications).toContain(appName), { timeout: 10_000 })
   })
 })

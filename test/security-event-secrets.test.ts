@@ -3,6 +3,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createFlag, createProject } from './helpers/factories.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 /*
@@ -30,7 +31,6 @@ beforeAll(async () => {
   viewer = await createSignedInUser(t, 'vera', 'Viewer', { email: 'vera@example.com' })
   editor = await createSignedInUser(t, 'eddie', 'Editor', { email: 'eddie@example.com' })
   admin = await createSignedInUser(t, 'adele', 'Admin', { email: 'adele@example.com' })
-  expect((await t.call('POST', '/api/admin/projects', { body: { id: 'shop', name: 'Shop' } })).status).toBe(201)
 })
 afterAll(async () => {
   await t.close()
@@ -75,8 +75,9 @@ describe('sensitive integration parameters', () => {
     expect(stored!.parameters).toEqual({ url: hookUrl, authorization: AUTH_SECRET, customHeaders: JSON.stringify({ 'X-Api-Key': HEADER_SECRET }), contentType: 'text/plain' })
     expect((await t.call('DELETE', `/api/admin/addons/${created.id}`)).status).toBe(200)
     const events = await t.query("select data, pre_data from events where type like 'addon-config-%'")
-    expect(events.length).toBeGreaterThanOrEqual(3)
     expectNoSecret(JSON.stringify(events))
+    const own = await t.query<{ type: string }>("select type from events where type like 'addon-config-%' and coalesce(data, pre_data)->>'id' = $1 order by id", [String(created.id)])
+    expect(own.map((e) => e.type)).toEqual(['addon-config-created', 'addon-config-updated', 'addon-config-deleted'])
     const search = await t.call('GET', '/api/admin/search/events?type=IS_ANY_OF:addon-config-created,addon-config-updated,addon-config-deleted')
     expect(search.body.total).toBeGreaterThanOrEqual(3)
     expectNoSecret(search.text)
@@ -84,7 +85,7 @@ describe('sensitive integration parameters', () => {
 
   it('are masked in the delivery log (GET /api/admin/addons/{id}/events): the URL a delivery went to shows *****', async () => {
     const created = await createWebhook()
-    expect((await t.call('POST', '/api/admin/projects/shop/features', { body: { name: 'delivered-flag' } })).status).toBe(201)
+    await createFlag(t)
     let log: any[] = []
     for (let i = 0; i < 200 && log.length === 0; i++) {
       log = (await t.call('GET', `/api/admin/addons/${created.id}/events`)).body.integrationEvents
@@ -95,11 +96,12 @@ describe('sensitive integration parameters', () => {
   })
 
   it('stored in clear by earlier versions are masked by migration 0012', async () => {
+    // As an earlier version wrote it: the API masks these today.
     const clear = { id: 99, provider: 'webhook', parameters: { url: hookUrl, authorization: AUTH_SECRET, customHeaders: `{"X-Api-Key":"${HEADER_SECRET}"}`, contentType: 'application/json' } }
-    await t.query("insert into events (type, created_by, data, pre_data) values ('addon-config-updated', 'old', $1, $1)", [JSON.stringify(clear)])
+    const [old] = await t.query<{ id: number }>("insert into events (type, created_by, data, pre_data) values ('addon-config-updated', 'old', $1, $1) returning id", [JSON.stringify(clear)])
     const migration = await readFile(new URL('../schema/migrations/0012_mask_addon_events.sql', import.meta.url), 'utf8')
     for (const statement of migration.split('--> statement-breakpoint')) await t.query(statement)
-    const [row] = await t.query<{ data: any; pre_data: any }>("select data, pre_data from events where created_by = 'old'")
+    const [row] = await t.query<{ data: any; pre_data: any }>('select data, pre_data from events where id = $1', [old!.id])
     expect(row!.data.parameters).toEqual({ url: '*****', authorization: '*****', customHeaders: '*****', contentType: 'application/json' })
     expect(row!.pre_data.parameters).toEqual(row!.data.parameters)
   })
@@ -128,9 +130,10 @@ describe('reading the event log', () => {
   })
 
   it('events of open projects and flags stay readable by every signed-in caller', async () => {
-    expect((await t.call('POST', '/api/admin/projects/shop/features', { body: { name: 'open-flag' } })).status).toBe(201)
-    const res = await viewer.call('GET', '/api/admin/events/open-flag')
+    const shop = await createProject(t, { name: 'Shop' })
+    const open = (await createFlag(t, {}, shop)).name
+    const res = await viewer.call('GET', `/api/admin/events/${open}`)
     expect(res.body.totalEvents).toBe(1)
-    expect((await viewer.call('GET', '/api/admin/search/events?project=IS:shop&type=IS:feature-created')).body.total).toBeGreaterThan(0)
+    expect((await viewer.call('GET', `/api/admin/search/events?project=IS:${shop}&type=IS:feature-created`)).body.total).toBeGreaterThan(0)
   })
 })

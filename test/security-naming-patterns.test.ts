@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createProject } from './helpers/factories.js'
 
 /**
  * A project's flag naming pattern is RE2 syntax run by the linear-time matcher (as REGEX constraints),
@@ -7,17 +8,22 @@ import { createTestApp, type TestApp } from './helpers/app.js'
  * the event loop for hours (doubling with every character).
  */
 let t: TestApp
-const P = '/api/admin/projects/named'
 
 beforeAll(async () => {
   t = await createTestApp()
-  expect((await t.call('POST', '/api/admin/projects', { body: { id: 'named', name: 'Named' } })).status).toBe(201)
 })
 afterAll(() => t.close())
 
-const setNaming = (featureNaming: { pattern: string | null; example?: string | null; description?: string | null }) => t.call('PUT', P, { body: { name: 'Named', featureNaming } })
-const createFlag = (name: string) => t.call('POST', `${P}/features`, { body: { name } })
-const stored = async () => (await t.query('select feature_naming_pattern, feature_naming_example, updated_at from projects where id = $1', ['named']))[0]
+/** A fresh project, and how to set its naming pattern, create flags in it and read what is stored of it. */
+async function named() {
+  const id = await createProject(t, { name: 'Named' })
+  return {
+    id,
+    setNaming: (featureNaming: { pattern: string | null; example?: string | null; description?: string | null }) => t.call('PUT', `/api/admin/projects/${id}`, { body: { name: 'Named', featureNaming } }),
+    createFlag: (name: string) => t.call('POST', `/api/admin/projects/${id}/features`, { body: { name } }),
+    stored: async () => (await t.query('select feature_naming_pattern, feature_naming_example, updated_at from projects where id = $1', [id]))[0],
+  }
+}
 
 describe('flag naming patterns', () => {
   it.each([
@@ -26,15 +32,17 @@ describe('flag naming patterns', () => {
     ['a lookbehind', '[a-z-]+(?<!-)'],
     ['a named backreference', '(?<t>team)-\\k<t>'],
   ])('refuses %s (JavaScript accepts it, RE2 does not) with 400 ValidationError, and changes nothing', async (_, pattern) => {
+    const { id, setNaming, stored } = await named()
     const before = await stored()
     const res = await setNaming({ pattern })
     expect(res.status, res.text).toBe(400)
     expect(res.body).toMatchObject({ name: 'ValidationError', message: expect.stringContaining('RE2') })
     expect(await stored()).toEqual(before)
-    expect(await t.query("select id from events where type = 'project-updated'")).toEqual([])
+    expect(await t.query("select id from events where type = 'project-updated' and project = $1", [id])).toEqual([])
   })
 
   it('accepts RE2 syntax JavaScript lacks, and matches names with it in full', async () => {
+    const { setNaming, createFlag } = await named()
     expect((await setNaming({ pattern: '(?i)team-[a-z]+', example: 'TEAM-search' })).status).toBe(200)
     expect((await createFlag('Team-Search')).status).toBe(201)
     expect((await createFlag('team-search-2')).status).toBe(400)
@@ -46,6 +54,7 @@ describe('flag naming patterns', () => {
   })
 
   it('answers (a+)+$ against 40 a\'s and a dash with 400 in linear time, for the example and for a flag name', async () => {
+    const { id, setNaming, createFlag } = await named()
     // Only the linear-time engine accepts (?i): on a backtracking engine this stops here instead of hanging below.
     expect((await setNaming({ pattern: '(?i)(a+)+$' })).status).toBe(200)
     const name = 'a'.repeat(40) + '-'
@@ -55,7 +64,7 @@ describe('flag naming patterns', () => {
     expect((await setNaming({ pattern: '(a+)+$', example: 'aaaa' })).status).toBe(200)
     const res = await createFlag(name)
     expect(res.status, res.text).toBe(400)
-    expect(res.body).toMatchObject({ name: 'ValidationError', message: expect.stringContaining(`The flag name ${name} does not match the naming pattern (a+)+$ of project named`) })
+    expect(res.body).toMatchObject({ name: 'ValidationError', message: expect.stringContaining(`The flag name ${name} does not match the naming pattern (a+)+$ of project ${id}`) })
     expect((await createFlag('a'.repeat(40))).status).toBe(201)
   })
 })

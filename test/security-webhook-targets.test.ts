@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { nodeWebhookSend, type Resolve } from '../src/webhook-node.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createFlag, createProject, fresh } from './helpers/factories.js'
 
 // Webhooks from Node resolve the host name, refuse private addresses unless allowed, connect to exactly the
 // address checked, and keep the system's error words (addresses, ports) out of the delivery log.
@@ -33,13 +34,14 @@ beforeEach(() => {
   lookups = 0
 })
 
+/** A webhook for the flags of a fresh project, and the one delivery a new flag there makes (no other test's webhook fires). */
 async function deliverOnce(t: TestApp, url: string) {
+  const project = await createProject(t)
   const created = await t.call('POST', '/api/admin/addons', {
-    body: { provider: 'webhook', enabled: true, parameters: { url, authorization: 'Bearer secret-of-the-hook' }, events: ['feature-created'] },
+    body: { provider: 'webhook', enabled: true, parameters: { url, authorization: 'Bearer secret-of-the-hook' }, events: ['feature-created'], projects: [project] },
   })
   expect(created.status, created.text).toBe(200)
-  const name = `hooked-${Math.random().toString(36).slice(2, 8)}`
-  expect((await t.call('POST', '/api/admin/projects/default/features', { body: { name } })).status).toBe(201)
+  await createFlag(t, { name: fresh('hooked') }, project)
   await t.app.idle()
   const log = await t.call('GET', `/api/admin/addons/${created.body.id}/events`)
   expect(log.status).toBe(200)

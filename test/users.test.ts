@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { fresh } from './helpers/factories.js'
 import { createSignedInUser, PASSWORD, signIn, type TestUser } from './helpers/users.js'
 import { webhookEmailTransport, type Email, type EmailTransport } from '../src/users/email.js'
 
@@ -16,18 +17,23 @@ const createUser = (body: unknown, token?: string | null) => t.call('POST', '/ap
 const eventsOf = (type: string) => t.query<{ data: any; pre_data: any; created_by: string }>('select data, pre_data, created_by from events where type = $1 order by id', [type])
 const tokenOf = (inviteLink: string) => new URL(inviteLink).searchParams.get('token')!
 
-describe('POST /api/admin/user-admin (operation 10)', () => {
-  let ann: any
+/** A fresh Editor with a mixed-case e-mail (Ann.Lee-n@Example.COM) and a password; the answer to creating her. */
+async function createAnn() {
+  const res = await createUser({ email: `${fresh('Ann.Lee')}@Example.COM`, name: 'Ann Lee', password: 'hunter2hunter2', rootRole: 'Editor' })
+  expect(res.status, res.text).toBe(201)
+  return res
+}
 
+describe('POST /api/admin/user-admin (operation 10)', () => {
   it('creates a user: 201, the User record, a Location header, the e-mail stored lower-case', async () => {
-    const res = await createUser({ email: 'Ann.Lee@Example.COM', name: 'Ann Lee', password: 'hunter2hunter2', rootRole: 'Editor' })
-    expect(res.status, res.text).toBe(201)
-    ann = res.body
+    const res = await createAnn()
+    const ann = res.body
     expect(res.headers.get('location')).toBe(`/api/admin/user-admin/${ann.id}`)
+    expect(ann.email).toMatch(/^ann\.lee-\d+@example\.com$/)
     expect(ann).toMatchObject({
       id: expect.any(Number),
       name: 'Ann Lee',
-      email: 'ann.lee@example.com',
+      email: ann.email,
       username: null,
       loginAttempts: 0,
       rootRole: 'Editor',
@@ -37,14 +43,15 @@ describe('POST /api/admin/user-admin (operation 10)', () => {
       isAPI: false,
       emailSent: false,
     })
-    expect((await t.query('select email, root_role_id from users where id = $1', [ann.id]))[0]).toEqual({ email: 'ann.lee@example.com', root_role_id: 2 })
+    expect((await t.query('select email, root_role_id from users where id = $1', [ann.id]))[0]).toEqual({ email: ann.email, root_role_id: 2 })
   })
 
   it('gives rootRole back as the id when an id was sent', async () => {
-    const res = await createUser({ username: 'bob', rootRole: 3 })
+    const bob = fresh('bob')
+    const res = await createUser({ username: bob, rootRole: 3 })
     expect(res.status, res.text).toBe(201)
     expect(res.body.rootRole).toBe(3)
-    expect(res.body.username).toBe('bob')
+    expect(res.body.username).toBe(bob)
     expect(res.body).not.toHaveProperty('email')
   })
 
@@ -55,6 +62,7 @@ describe('POST /api/admin/user-admin (operation 10)', () => {
   })
 
   it('has a stable gravatar-style imageUrl computed from the e-mail', async () => {
+    const ann = (await createAnn()).body
     expect(ann.imageUrl).toMatch(/^https:\/\/gravatar\.com\/avatar\/[0-9a-f]{64}\?s=42&d=retro$/)
     const again = await t.call('GET', `/api/admin/user-admin/${ann.id}`)
     expect(again.body.imageUrl).toBe(ann.imageUrl)
@@ -85,7 +93,9 @@ describe('POST /api/admin/user-admin (operation 10)', () => {
   })
 
   it('answers 400 `User already exists` for an e-mail in another case or a taken username', async () => {
-    for (const body of [{ email: 'ANN.LEE@example.com', rootRole: 'Viewer' }, { username: 'bob', rootRole: 'Viewer' }]) {
+    const ann = (await createAnn()).body
+    const bob = (await createUser({ username: fresh('bob'), rootRole: 3 })).body
+    for (const body of [{ email: ann.email.toUpperCase(), rootRole: 'Viewer' }, { username: bob.username, rootRole: 'Viewer' }]) {
       const res = await createUser(body)
       expect(res.status, res.text).toBe(400)
       expect(res.body).toMatchObject({ name: 'ValidationError', message: 'User already exists' })
@@ -93,9 +103,10 @@ describe('POST /api/admin/user-admin (operation 10)', () => {
   })
 
   it('stores the password as a salted PBKDF2-SHA256 hash, never in a response or an event', async () => {
+    const ann = (await createAnn()).body
     const rows = await t.query<{ password_hash: string }>('select password_hash from users where id = $1', [ann.id])
     expect(rows[0]!.password_hash).toMatch(/^pbkdf2-sha256\$100000\$[A-Za-z0-9+/=]+\$[A-Za-z0-9+/=]+$/)
-    const other = await createUser({ username: 'same-password', password: 'hunter2hunter2', rootRole: 'Viewer' })
+    const other = await createUser({ username: fresh('same-password'), password: 'hunter2hunter2', rootRole: 'Viewer' })
     const otherHash = (await t.query<{ password_hash: string }>('select password_hash from users where id = $1', [other.body.id]))[0]!.password_hash
     expect(otherHash).not.toBe(rows[0]!.password_hash)
     const everything = JSON.stringify([ann, other.body, await t.query('select * from events')])
@@ -105,9 +116,10 @@ describe('POST /api/admin/user-admin (operation 10)', () => {
   })
 
   it('records user-created with the user and without secrets', async () => {
+    const ann = (await createAnn()).body
     const [event] = (await eventsOf('user-created')).filter((e) => e.data.id === ann.id)
     expect(event!.created_by).toBe('test-admin')
-    expect(event!.data).toEqual({ id: ann.id, name: 'Ann Lee', username: null, email: 'ann.lee@example.com', rootRole: 2, createdAt: now.toISOString() })
+    expect(event!.data).toEqual({ id: ann.id, name: 'Ann Lee', username: null, email: ann.email, rootRole: 2, createdAt: now.toISOString() })
   })
 
   it('refuses callers without ADMIN: 401 without credentials, 403 NoAccessError for a Viewer and an Editor', async () => {
@@ -115,7 +127,7 @@ describe('POST /api/admin/user-admin (operation 10)', () => {
     const res = await viewer.call('POST', '/api/admin/user-admin', { body: { username: 'z', rootRole: 'Viewer' } })
     expect(res.status).toBe(403)
     expect(res.body).toMatchObject({ name: 'NoAccessError', message: expect.stringContaining('permission=ADMIN') })
-    const editor = await createSignedInUser(t, 'eddie', 'Editor')
+    const editor = await createSignedInUser(t, fresh('eddie'), 'Editor')
     expect((await editor.call('POST', '/api/admin/user-admin', { body: { username: 'z', rootRole: 'Viewer' } })).status).toBe(403)
   })
 
@@ -128,11 +140,16 @@ describe('POST /api/admin/user-admin (operation 10)', () => {
 })
 
 describe('invite links', () => {
-  let link: string
+  /** A fresh Viewer invited by e-mail, without a password: their e-mail and invite link. */
+  const invite = async () => {
+    const email = `${fresh('invitee')}@example.com`
+    const res = await createUser({ email, rootRole: 'Viewer' })
+    expect(res.status, res.text).toBe(201)
+    return { email, link: res.body.inviteLink as string }
+  }
 
   it('gives each new user a single-use link to a page where they set a password', async () => {
-    const res = await createUser({ email: 'invitee@example.com', rootRole: 'Viewer' })
-    link = res.body.inviteLink
+    const { link } = await invite()
     expect(link).toMatch(/^http:\/\/localhost\/new-user\?token=[0-9a-f]{64}$/)
     const page = await t.call('GET', new URL(link).pathname + new URL(link).search, { token: null })
     expect(page.status).toBe(200)
@@ -144,30 +161,31 @@ describe('invite links', () => {
   })
 
   it('validates the link and names its user', async () => {
+    const { email, link } = await invite()
     const res = await t.call('GET', `/auth/reset/validate?token=${tokenOf(link)}`, { token: null })
     expect(res.status, res.text).toBe(200)
-    expect(res.body).toMatchObject({ email: 'invitee@example.com', createdBy: 'test-admin', role: { id: 3, name: 'Viewer' } })
+    expect(res.body).toMatchObject({ email, createdBy: 'test-admin', role: { id: 3, name: 'Viewer' } })
     expect((await t.call('GET', '/auth/reset/validate?token=0000', { token: null })).status).toBe(401)
     expect((await t.call('GET', '/auth/reset/validate', { token: null })).status).toBe(400)
   })
 
   it('sets the password once: the user can sign in, the link stops working', async () => {
+    const { email, link } = await invite()
     expect((await t.call('POST', '/auth/reset/password', { token: null, body: { token: tokenOf(link), password: 'short' } })).status).toBe(400)
     const res = await t.call('POST', '/auth/reset/password', { token: null, body: { token: tokenOf(link), password: 'a new password' } })
     expect(res.status, res.text).toBe(200)
-    await signIn(t, 'invitee@example.com', 'a new password')
+    await signIn(t, email, 'a new password')
     const again = await t.call('POST', '/auth/reset/password', { token: null, body: { token: tokenOf(link), password: 'another password' } })
     expect(again.status).toBe(401)
     expect(again.body.name).toBe('AuthenticationRequired')
     expect((await t.call('GET', `/auth/reset/validate?token=${tokenOf(link)}`, { token: null })).status).toBe(401)
-    const [event] = (await eventsOf('user-updated')).filter((e) => e.data.email === 'invitee@example.com')
-    expect(event).toMatchObject({ created_by: 'invitee@example.com', data: { passwordChanged: true } })
+    const [event] = (await eventsOf('user-updated')).filter((e) => e.data.email === email)
+    expect(event).toMatchObject({ created_by: email, data: { passwordChanged: true } })
     expect(JSON.stringify(await t.query('select * from events'))).not.toContain('a new password')
   })
 
   it('expires after 7 days', async () => {
-    const res = await createUser({ email: 'late@example.com', rootRole: 'Viewer' })
-    const token = tokenOf(res.body.inviteLink)
+    const token = tokenOf((await invite()).link)
     const saved = now
     now = new Date(saved.getTime() + 7 * 86_400_000 + 1000)
     try {
@@ -191,7 +209,7 @@ describe('invite links', () => {
 
 describe('welcome e-mail', () => {
   it('is not sent, and emailSent is false, when no e-mail transport is configured', async () => {
-    const res = await createUser({ email: 'nomail@example.com', rootRole: 'Viewer', sendEmail: true })
+    const res = await createUser({ email: `${fresh('nomail')}@example.com`, rootRole: 'Viewer', sendEmail: true })
     expect(res.body.emailSent).toBe(false)
   })
 
@@ -248,58 +266,68 @@ describe('the e-mail webhook transport', () => {
 })
 
 describe('GET, PUT, DELETE /api/admin/user-admin', () => {
-  let id: number
-
-  beforeAll(async () => {
-    id = (await createUser({ email: 'carol@example.com', username: 'carol', name: 'Carol', password: PASSWORD, rootRole: 'Viewer' })).body.id
-  })
+  /** A fresh Viewer named Carol, with a username, an e-mail and a password. */
+  const createCarol = async () => {
+    const username = fresh('carol')
+    const email = `${username}@example.com`
+    const res = await createUser({ email, username, name: 'Carol', password: PASSWORD, rootRole: 'Viewer' })
+    expect(res.status, res.text).toBe(201)
+    return { id: res.body.id as number, username, email }
+  }
 
   it('lists active users and the root roles', async () => {
+    const carol = await createCarol()
     const res = await t.call('GET', '/api/admin/user-admin')
     expect(res.status).toBe(200)
-    expect(res.body.users.map((u: { username: string | null }) => u.username)).toContain('carol')
+    expect(res.body.users.map((u: { username: string | null }) => u.username)).toContain(carol.username)
     expect(res.body.rootRoles.map((r: { name: string }) => r.name)).toEqual(['Admin', 'Editor', 'Viewer'])
     expect(JSON.stringify(res.body)).not.toMatch(/pbkdf2|passwordHash|password_hash|hunter2hunter2/)
   })
 
   it('reads one user; 404 for an unknown one, 400 for an id that is not a number', async () => {
+    const { id, username, email } = await createCarol()
     const res = await t.call('GET', `/api/admin/user-admin/${id}`)
     expect(res.status).toBe(200)
-    expect(res.body).toMatchObject({ id, email: 'carol@example.com', username: 'carol', rootRole: 3 })
+    expect(res.body).toMatchObject({ id, email, username, rootRole: 3 })
     expect((await t.call('GET', '/api/admin/user-admin/999999')).status).toBe(404)
     expect((await t.call('GET', '/api/admin/user-admin/carol')).status).toBe(400)
   })
 
   it('updates name, e-mail and root role, records user-updated, and the new role applies at once', async () => {
-    const carol = await signIn(t, 'carol')
+    const { id, username } = await createCarol()
+    const carol = await signIn(t, username)
     expect((await t.call('POST', '/api/admin/projects', { token: null, headers: { cookie: carol }, body: { name: 'Carol project' } })).status).toBe(403)
-    const res = await t.call('PUT', `/api/admin/user-admin/${id}`, { body: { name: 'Carol C', email: 'Carol.C@Example.com', rootRole: 'Editor' } })
+    const res = await t.call('PUT', `/api/admin/user-admin/${id}`, { body: { name: 'Carol C', email: `${username}.C@Example.com`, rootRole: 'Editor' } })
     expect(res.status, res.text).toBe(200)
-    expect(res.body).toMatchObject({ id, name: 'Carol C', email: 'carol.c@example.com', rootRole: 2 })
+    expect(res.body).toMatchObject({ id, name: 'Carol C', email: `${username}.c@example.com`, rootRole: 2 })
     const [event] = (await eventsOf('user-updated')).filter((e) => e.data.id === id)
     expect(event).toMatchObject({ data: { name: 'Carol C', rootRole: 2 }, pre_data: { name: 'Carol', rootRole: 3 } })
     expect((await t.call('POST', '/api/admin/projects', { token: null, headers: { cookie: carol }, body: { name: 'Carol project' } })).status).toBe(201)
   })
 
   it('answers 400 for a taken e-mail or an unknown role, 404 for an unknown user', async () => {
-    expect((await t.call('PUT', `/api/admin/user-admin/${id}`, { body: { email: 'ANN.LEE@example.com' } })).body.message).toBe('User already exists')
+    const { id } = await createCarol()
+    const ann = (await createAnn()).body
+    expect((await t.call('PUT', `/api/admin/user-admin/${id}`, { body: { email: ann.email.toUpperCase() } })).body.message).toBe('User already exists')
     expect((await t.call('PUT', `/api/admin/user-admin/${id}`, { body: { rootRole: 'Root' } })).status).toBe(400)
     expect((await t.call('PUT', '/api/admin/user-admin/999999', { body: { name: 'x' } })).status).toBe(404)
   })
 
   it('deletes a user: user-deleted, their session stops working, their e-mail and username are free again', async () => {
-    const carol = await signIn(t, 'carol')
+    const { id, username, email } = await createCarol()
+    const carol = await signIn(t, username)
     const res = await t.call('DELETE', `/api/admin/user-admin/${id}`)
     expect(res.status).toBe(200)
-    expect((await eventsOf('user-deleted')).at(-1)).toMatchObject({ pre_data: { id, username: 'carol' } })
+    expect((await eventsOf('user-deleted')).filter((e) => e.pre_data.id === id)).toEqual([expect.objectContaining({ pre_data: expect.objectContaining({ id, username }) })])
     expect((await t.call('GET', '/api/admin/projects', { token: null, headers: { cookie: carol } })).status).toBe(401)
-    expect((await t.call('POST', '/auth/simple/login', { token: null, body: { username: 'carol', password: PASSWORD } })).status).toBe(401)
+    expect((await t.call('POST', '/auth/simple/login', { token: null, body: { username, password: PASSWORD } })).status).toBe(401)
     expect((await t.call('GET', `/api/admin/user-admin/${id}`)).status).toBe(404)
     expect((await t.call('DELETE', `/api/admin/user-admin/${id}`)).status).toBe(404)
-    expect((await createUser({ email: 'carol.c@example.com', username: 'carol', rootRole: 'Viewer' })).status).toBe(201)
+    expect((await createUser({ email, username, rootRole: 'Viewer' })).status).toBe(201)
   })
 
   it('is for admins only', async () => {
+    const { id } = await createCarol()
     for (const [method, path] of [
       ['GET', '/api/admin/user-admin'],
       ['GET', `/api/admin/user-admin/${id}`],

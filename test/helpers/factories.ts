@@ -58,3 +58,17 @@ export async function createToken(as: Caller, body: { tokenName?: string; type: 
 export function createUser(t: TestApp, rootRole: string | number = 'Editor', extra: Record<string, unknown> = {}): Promise<TestUser> {
   return createSignedInUser(t, fresh('user'), rootRole, extra)
 }
+
+/** A new signed-in user with a fresh name and the e-mail `<name>@example.com`, which their events carry. */
+export async function createUserWithEmail(t: TestApp, rootRole: string | number = 'Editor', extra: Record<string, unknown> = {}): Promise<TestUser & { email: string }> {
+  const username = fresh('user')
+  const email = `${username}@example.com`
+  return { ...(await createSignedInUser(t, username, rootRole, { email, ...extra })), email }
+}
+
+const PROJECT_ROLES = { Owner: 4, Member: 5 } as const
+
+/** Gives a user a project role (Member unless told). */
+export async function addToProject(as: Caller, project: string, userId: number, role: keyof typeof PROJECT_ROLES = 'Member') {
+  return ok(as, 'POST', `/api/admin/projects/${project}/access`, { roles: [PROJECT_ROLES[role]], users: [userId] })
+}

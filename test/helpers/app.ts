@@ -25,15 +25,7 @@ export async function createTestApp(options: { now?: () => Date; delivery?: AppD
       body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body)
       headers['content-type'] ??= 'application/json'
     }
-    const response = await app.request(path, { method, headers, body })
-    const text = await response.text()
-    let json: any
-    try {
-      json = text ? JSON.parse(text) : undefined
-    } catch {
-      json = undefined
-    }
-    return { status: response.status, headers: response.headers, body: json, text }
+    return answerOf(await app.request(path, { method, headers, body }))
   }
 
   /** Runs SQL directly, to check what a request did (or did not) write. */
@@ -50,3 +42,15 @@ export async function createTestApp(options: { now?: () => Date; delivery?: AppD
 }
 
 export type TestApp = Awaited<ReturnType<typeof createTestApp>>
+
+/** A response as tests read it: the status, the headers, the body as text and, when it is JSON, parsed. */
+export async function answerOf(response: Response): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const text = await response.text()
+  let body: any
+  try {
+    body = text ? JSON.parse(text) : undefined
+  } catch {
+    body = undefined
+  }
+  return { status: response.status, headers: response.headers, body, text }
+}

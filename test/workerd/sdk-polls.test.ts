@@ -11,6 +11,7 @@ import { createToken as createTokenInDb } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { openPglite } from '../../src/db-node.js'
 import { addStrategy, createFlag, createProject, createSegment, createToken, enableFlag, ok, type Caller } from '../helpers/factories.js'
+import { answerOf } from '../helpers/app.js'
 import { buildWorker, readWranglerConfig, type WranglerConfig } from './build.js'
 
 const ISOLATES = ['a', 'b', 'c'] as const
@@ -89,14 +90,7 @@ async function deploy() {
     if (options.body !== undefined) headers['content-type'] = 'application/json'
     const worker = await mf.getWorker(isolate)
     const response = await worker.fetch(`http://flagpost.test${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) })
-    const text = await response.text()
-    let body: any
-    try {
-      body = text ? JSON.parse(text) : undefined
-    } catch {
-      body = undefined
-    }
-    return { status: response.status, headers: response.headers as unknown as Headers, body, text }
+    return answerOf(response as unknown as Response)
   }
 
   return {

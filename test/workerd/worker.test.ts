@@ -8,6 +8,7 @@ import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { buildWorker, readWranglerConfig } from './build.js'
+import { answerOf } from '../helpers/app.js'
 
 let tempDir: string | undefined
 let postgres: LocalPostgres | undefined
@@ -58,14 +59,7 @@ async function call(method: string, path: string, options: { body?: unknown; tok
     headers,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
   })
-  const text = await response.text()
-  let body: any
-  try {
-    body = text ? JSON.parse(text) : undefined
-  } catch {
-    body = undefined
-  }
-  return { status: response.status, body, text }
+  return answerOf(response as unknown as Response)
 }
 
 const query = async <T = Record<string, unknown>>(sqlText: string, params: unknown[] = []) => (await postgres!.database.client.query<T>(sqlText, params)).rows

@@ -44,6 +44,13 @@ async function flagInProject(body: Record<string, unknown> = {}) {
   const project = await createProject(t, body)
   return { project, flag: (await createFlag(t, {}, project)).name as string }
 }
+/** A fresh project with two flags, the child depending on the parent. */
+async function childDependingOnParent() {
+  const { project, flag: parent } = await flagInProject()
+  const child = (await createFlag(t, {}, project)).name as string
+  await ok(t, 'POST', `${features(project)}/${child}/dependencies`, { feature: parent })
+  return { project, parent, child }
+}
 /** A fresh project with a third environment (a fresh one) besides development and production. */
 async function projectWithStaging() {
   const staging = (await createEnvironment(t, { type: 'preproduction' })).name as string
@@ -354,9 +361,7 @@ const cases: Case[] = [
   {
     route: 'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies/{parent}',
     request: async () => {
-      const { project, flag: parent } = await flagInProject()
-      const child = (await createFlag(t, {}, project)).name
-      await ok(t, 'POST', `${features(project)}/${child}/dependencies`, { feature: parent })
+      const { project, parent, child } = await childDependingOnParent()
       return { path: `${features(project)}/${child}/dependencies/${parent}` }
     },
     events: ['feature-dependency-removed'],
@@ -364,9 +369,7 @@ const cases: Case[] = [
   {
     route: 'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies',
     request: async () => {
-      const { project, flag: parent } = await flagInProject()
-      const child = (await createFlag(t, {}, project)).name
-      await ok(t, 'POST', `${features(project)}/${child}/dependencies`, { feature: parent })
+      const { project, child } = await childDependingOnParent()
       return { path: `${features(project)}/${child}/dependencies` }
     },
     events: ['feature-dependencies-removed'],

@@ -11,7 +11,7 @@ import { evaluate } from '../src/evaluation/index.js'
 import { rulesetOf } from '../src/frontend-api/evaluate.js'
 import type { RunInBackground } from '../src/http/background.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { addStrategy, createEnvironment, createFlag, createProject, createSegment, createToken, enableFlag, ok, type Caller } from './helpers/factories.js'
+import { addStrategy, createEnvironment, createFlag, createProject, createSegment, createToken, enableFlag, flagOnWithClientToken, ok, type Caller } from './helpers/factories.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -58,13 +58,7 @@ async function edgeApp(shared?: SharedPayloads) {
 
 const enabledOf = (answer: { body: { features: { name: string; enabled: boolean }[] } }, flag: string) => answer.body.features.find((f) => f.name === flag)?.enabled
 
-async function flagOnWithToken() {
-  const project = await createProject(t)
-  const flag = (await createFlag(t, {}, project)).name as string
-  await enableFlag(t, flag, 'development', project)
-  const token = (await createToken(t, { type: 'client', environment: 'development', projects: [project] })).secret as string
-  return { project, flag, token }
-}
+const flagOnWithToken = () => flagOnWithClientToken(t)
 
 describe('stale-while-revalidate (the worker’s SDK settings)', () => {
   it('answers from the payload it holds, checks after the response, and serves a change made elsewhere on the poll after the check', async () => {

@@ -55,6 +55,15 @@ export async function createToken(as: Caller, body: { tokenName?: string; type: 
 }
 
 /** A new signed-in user with a fresh name. */
+/** A fresh project with one flag on (its default strategy) in `environment`, and a client token for that project. */
+export async function flagOnWithClientToken(as: Caller, environment = 'development') {
+  const project = await createProject(as)
+  const flag = (await createFlag(as, {}, project)).name as string
+  await enableFlag(as, flag, environment, project)
+  const token = (await createToken(as, { type: 'client', environment, projects: [project] })).secret as string
+  return { project, flag, token }
+}
+
 export function createUser(t: TestApp, rootRole: string | number = 'Editor', extra: Record<string, unknown> = {}): Promise<TestUser> {
   return createSignedInUser(t, fresh('user'), rootRole, extra)
 }

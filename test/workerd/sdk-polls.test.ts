@@ -10,7 +10,7 @@ import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres
 import { createToken as createTokenInDb } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { openPglite } from '../../src/db-node.js'
-import { addStrategy, createFlag, createProject, createSegment, createToken, enableFlag, ok, type Caller } from '../helpers/factories.js'
+import { addStrategy, createFlag, createProject, createSegment, createToken, enableFlag, flagOnWithClientToken, ok, type Caller } from '../helpers/factories.js'
 import { answerOf } from '../helpers/app.js'
 import { buildWorker, readWranglerConfig, type WranglerConfig } from './build.js'
 
@@ -139,12 +139,8 @@ const flagOf = (answer: Answer, name: string) => (answer.body?.features as { nam
 
 /** A project with one flag on (default strategy) in development, and a client token for that project. */
 async function projectWithFlag(d: Deployment, isolate: Isolate = 'a') {
-  const admin = d.as(isolate)
-  const project = await createProject(admin)
-  const flag = (await createFlag(admin, {}, project)).name as string
-  await enableFlag(admin, flag, 'development', project)
-  const client = (await createToken(admin, { type: 'client', environment: 'development', projects: [project] })).secret as string
-  return { project, flag, client }
+  const { project, flag, token } = await flagOnWithClientToken(d.as(isolate))
+  return { project, flag, client: token }
 }
 
 describe('SDK polls on a warm isolate', () => {

@@ -1,10 +1,11 @@
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core'
-import type { SQL } from 'drizzle-orm'
-import { PgDialect } from 'drizzle-orm/pg-core'
+import { sql, type SQL } from 'drizzle-orm'
+import { PgDialect, type PgTable } from 'drizzle-orm/pg-core'
 import { Pool, neon, neonConfig } from '@neondatabase/serverless'
 import { drizzle as drizzleWebSocket } from 'drizzle-orm/neon-serverless'
 import { drizzle as drizzleHttp } from 'drizzle-orm/neon-http'
 import * as schema from '../schema/index.js'
+import { conflict } from './core/errors.js'
 
 /** The database every service works on, whichever driver sits under it (a transaction is one too). */
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>
@@ -134,6 +135,30 @@ async function send<T extends readonly ((q: Db) => PromiseLike<unknown>)[]>(
     }
   }
   return (await answers) as Answers
+}
+
+/**
+ * SQL of a row of `table` as text (its every column, in Postgres' text output): read it with the row, and a
+ * later statement that writes only `where rowText(table) = snapshot` writes only if the row is still
+ * exactly as read. Optimistic concurrency without a version column, for writes computed from a read outside a
+ * transaction (see `untilUnchanged`). The text of a timestamp follows the session's time zone, which every
+ * connection of a deployment shares. `table` must be named in the statement by its own name (no alias).
+ */
+export const rowText = (table: PgTable) => sql<string>`${table}::text`
+
+/**
+ * Runs a write computed from a read and made only if what it was computed from still holds (one statement, or
+ * a `batch` whose statements check it: over Neon's HTTP, a read and a write, two round trips, where an
+ * interactive transaction would open a WebSocket and take four or more). `attempt` reads, decides (throwing
+ * the 4xx of a refused change) and writes, and answers undefined when its write found the read out of date;
+ * it is then tried again from a fresh read, `times` in all, after which the write is refused with a 409.
+ */
+export async function untilUnchanged<T>(what: string, attempt: () => Promise<T | undefined>, times = 5): Promise<T> {
+  for (let tried = 0; tried < times; tried++) {
+    const done = await attempt()
+    if (done !== undefined) return done
+  }
+  throw conflict(`${what} was changed by others while it was being written, ${times} times: try again`)
 }
 
 /** The drizzle dialects (one per database handle, shared with its transactions) whose driver may keep named statements. */

@@ -2,7 +2,7 @@ import { Scalar } from '@scalar/hono-api-reference'
 import { HTTPException } from 'hono/http-exception'
 import { ZodError } from 'zod'
 import type { Context } from 'hono'
-import { together, type Db } from './db.js'
+import { deliveriesMaybeQueued, together, type Db } from './db.js'
 import type { AppEnv } from './http/context.js'
 import type { Clock } from './core/clock.js'
 import { ApiError, fromDatabaseError, loggable, notFound, validationError } from './core/errors.js'
@@ -138,7 +138,7 @@ export function createApp(deps: AppDeps) {
     // Writes queue the deliveries of their events (SDK reports write none), and may have changed who may do what.
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !SDK_PATH.test(c.req.path)) {
       if (!FLAG_PATH.test(c.req.path)) principals.forget()
-      deliveries.schedule(c)
+      if (deliveriesMaybeQueued(c.var.db)) deliveries.schedule(c)
     }
   })
   // A signed-in browser's cookie must not carry another site's writes; SDK routes take tokens only.

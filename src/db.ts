@@ -37,11 +37,16 @@ export function openNeon(connectionString: string, options: NeonOptions = {}): D
   const http: HttpClient = neon(connectionString)
   const db = drizzleHttp(http, { schema }) as unknown as Db
   httpClients.set(db, http)
+  const request: RequestWrites = { deliveriesQueued: false }
+  requestWrites.set(dialectOf(db), request)
   let pool: Pool | undefined
   let interactive: Db | undefined
   // drizzle's neon-http driver refuses transactions (HTTP has no session to hold one open between statements).
   db.transaction = (run, config) => {
-    interactive ??= drizzleWebSocket((pool = new Pool({ connectionString })), { schema }) as unknown as Db
+    if (!interactive) {
+      interactive = drizzleWebSocket((pool = new Pool({ connectionString })), { schema }) as unknown as Db
+      requestWrites.set(dialectOf(interactive), request)
+    }
     return interactive.transaction(run, config)
   }
   return {
@@ -55,6 +60,29 @@ export function openNeon(connectionString: string, options: NeonOptions = {}): D
 }
 
 type HttpClient = ReturnType<typeof neon<boolean, boolean>>
+
+/** What the writes of one request of openNeon did, found from any database it hands out (its transactions and batches too). */
+interface RequestWrites {
+  deliveriesQueued: boolean
+}
+
+/** By drizzle dialect: one per database handle, shared with its transactions. */
+const requestWrites = new WeakMap<object, RequestWrites>()
+
+const dialectOf = (db: Db) => (db as unknown as DrizzleInternals).dialect
+
+/** Notes that a write on `db` queued integration deliveries (src/events/store.ts). */
+export function noteDeliveriesQueued(db: Db): void {
+  const writes = requestWrites.get(dialectOf(db))
+  if (writes) writes.deliveriesQueued = true
+}
+
+/**
+ * Whether the request's writes may have queued integration deliveries: on Workers (openNeon) only when one did,
+ * so a write with no integration to notify makes no round trip after its response; elsewhere always (one
+ * process claims for all its requests, and a claim costs little next to its database).
+ */
+export const deliveriesMaybeQueued = (db: Db): boolean => requestWrites.get(dialectOf(db))?.deliveriesQueued ?? true
 
 /** The SQL-over-HTTP client under each request database of openNeon, for its batches. */
 const httpClients = new WeakMap<Db, HttpClient>()
@@ -117,7 +145,10 @@ async function send<T extends readonly ((q: Db) => PromiseLike<unknown>)[]>(
       sent
         ? Promise.reject(new Error('A statement of a batch was made after the batch was sent (it waited on another statement)'))
         : new Promise((resolve, reject) => slots[slot]!.push({ query: http.query(text, params, options), resolve, reject }))
-    return drizzleHttp(Object.assign(record, { query: record }) as unknown as HttpClient) as unknown as Db
+    const recorder = drizzleHttp(Object.assign(record, { query: record }) as unknown as HttpClient) as unknown as Db
+    const writes = requestWrites.get(dialectOf(db))
+    if (writes) requestWrites.set(dialectOf(recorder), writes)
+    return recorder
   }
   const answers = Promise.all(items.map((item, i) => item(recorder(i))))
   await new Promise((resolve) => setTimeout(resolve, 0))

@@ -1,6 +1,6 @@
 import { sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { addons, events, featureCollaborators, integrationOutbox } from '../../schema/index.js'
-import { queryRows, statement, type Db } from '../db.js'
+import { noteDeliveriesQueued, queryRows, statement, type Db } from '../db.js'
 import { describeEvent } from './describe.js'
 import type { NewEvent } from './types.js'
 import type { Actor } from '../core/principal.js'
@@ -26,7 +26,8 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
   if (alongside.length === 0) return (await writeEvents(tx, actor, createdAt, list, {})).written
   // The text varies with the changes alongside: planned on every call (the hot writes are eventsStatements of their own).
   const text = eventsSql({ createdAt, createdBy: actor.createdBy, createdByUserId: actor.createdByUserId, events: eventRowsJson(actor, list) }, alongside, options.guarded ?? false)
-  const [result] = await queryRows<{ written: number }>(tx, text)
+  const [result] = await queryRows<{ written: number; queued: number }>(tx, text)
+  if (result?.queued) noteDeliveriesQueued(tx)
   return result?.written ?? 0
 }
 
@@ -41,12 +42,13 @@ export const guardPassed = sql.raw('exists (select from w0)')
  * `guarded`, make them depend on `guardPassed` themselves).
  */
 export function eventsStatement<R = never>(name: string, parts: { alongside: SQL[]; guarded?: boolean; returning?: SQL<R>; unguarded?: SQL[] }) {
-  const run = statement<{ written: number; returned: R | null }>(name, () => {
+  const run = statement<{ written: number; queued: number; returned: R | null }>(name, () => {
     const placeholders = { createdAt: sql.placeholder('createdAt'), createdBy: sql.placeholder('createdBy'), createdByUserId: sql.placeholder('createdByUserId'), events: sql.placeholder('events') }
     return eventsSql(placeholders, parts.alongside, parts.guarded ?? false, parts.returning, parts.unguarded)
   })
   return async (db: Db, actor: Actor, createdAt: Date, list: NewEvent[], values: Record<string, unknown>) => {
     const [result] = await run(db, { ...values, createdAt: createdAt.toISOString(), createdBy: actor.createdBy, createdByUserId: actor.createdByUserId, events: eventRowsJson(actor, list) })
+    if (result?.queued) noteDeliveriesQueued(db)
     return { written: result?.written ?? 0, returned: result?.returned ?? null }
   }
 }
@@ -81,7 +83,7 @@ function eventRowsJson(actor: Actor, list: NewEvent[]): string {
  * The statement that writes events (values: parameters or placeholders), the changes alongside them, the
  * collaborators of their flags and their integration deliveries: one round trip for every write.
  * Collaborators are grouped because ON CONFLICT may not touch a row twice, and upserted in name order so
- * concurrent writers lock in one order.
+ * concurrent writers lock in one order. Answers `written` (events) and `queued` (deliveries).
  */
 function eventsSql(v: { createdAt: unknown; createdBy: unknown; createdByUserId: unknown; events: unknown }, alongside: SQLWrapper[], guarded: boolean, returning?: SQL, unguarded: SQLWrapper[] = []): SQL {
   const changes = alongside.map((statement, i) => sql`${sql.raw(`w${i}`)} as (${statement.getSQL()}),`)
@@ -111,6 +113,7 @@ function eventsSql(v: { createdAt: unknown; createdBy: unknown; createdByUserId:
         and e.type = any(a.events)
         and (cardinality(a.projects) = 0 or '*' = any(a.projects) or e.project = any(a.projects))
         and (cardinality(a.environments) = 0 or '*' = any(a.environments) or e.environment = any(a.environments))
+      returning 1
     )
-    select count(*)::int as written${returning ? sql`, (${returning}) as returned` : sql``} from e`
+    select count(*)::int as written, (select count(*) from o)::int as queued${returning ? sql`, (${returning}) as returned` : sql``} from e`
 }

@@ -1,7 +1,7 @@
 import { inArray, sql } from 'drizzle-orm'
 import Mustache from 'mustache'
 import { addons, events, integrationEvents, integrationOutbox } from '../../schema/index.js'
-import { queryRows, type Db } from '../db.js'
+import { batch, queryRows, together, type Db } from '../db.js'
 import { eventView, type EventView } from '../events/search.js'
 import { parseCustomHeaders, webhookUrlProblem } from './webhook-target.js'
 
@@ -119,12 +119,12 @@ async function claim(db: Db, now: Date) {
  */
 export async function deliverPending(db: Db, clock: () => Date, options: DeliveryOptions): Promise<number> {
   let made = 0
-  for (let batch = 0; batch < MAX_BATCHES; batch++) {
+  for (let round = 0; round < MAX_BATCHES; round++) {
     const jobs = await claim(db, clock())
     if (jobs.length === 0) break
-    const [integrationRows, eventRows] = await Promise.all([
-      db.select().from(addons).where(inArray(addons.id, [...new Set(jobs.map((j) => j.integrationId))])),
-      db.select().from(events).where(inArray(events.id, [...new Set(jobs.map((j) => j.eventId))])),
+    const [integrationRows, eventRows] = await together(db, [
+      (q) => q.select().from(addons).where(inArray(addons.id, [...new Set(jobs.map((j) => j.integrationId))])),
+      (q) => q.select().from(events).where(inArray(events.id, [...new Set(jobs.map((j) => j.eventId))])),
     ])
     const outcomes = await Promise.all(
       jobs.map(async (job) => {
@@ -137,22 +137,29 @@ export async function deliverPending(db: Db, clock: () => Date, options: Deliver
       }),
     )
     const at = clock()
-    await db.transaction(async (tx) => {
-      const recorded = outcomes.filter((o) => o.outcome)
-      if (recorded.length > 0) {
-        await tx.insert(integrationEvents).values(
-          recorded.map(({ job, event, outcome }) => ({ integrationId: job.integrationId, createdAt: at, event, state: outcome!.state, stateDetails: outcome!.stateDetails, details: outcome!.details })),
-        )
-      }
-      await tx.delete(integrationOutbox).where(inArray(integrationOutbox.id, jobs.map((j) => j.id)))
-      for (const integrationId of new Set(recorded.map((o) => o.job.integrationId))) {
-        await tx.execute(sql`
-          delete from ${integrationEvents}
-          where integration_id = ${integrationId}
-            and id <= (select id from ${integrationEvents} where integration_id = ${integrationId} order by id desc offset ${KEPT_PER_INTEGRATION} limit 1)`)
-      }
-    })
+    const recorded = outcomes.filter((o) => o.outcome)
+    // A fixed list of statements: one batch (one round trip over Neon's HTTP).
+    await batch(db, [
+      ...(recorded.length > 0
+        ? [
+            (q: Db) =>
+              q.insert(integrationEvents).values(
+                recorded.map(({ job, event, outcome }) => ({ integrationId: job.integrationId, createdAt: at, event, state: outcome!.state, stateDetails: outcome!.stateDetails, details: outcome!.details })),
+              ),
+          ]
+        : []),
+      (q: Db) => q.delete(integrationOutbox).where(inArray(integrationOutbox.id, jobs.map((j) => j.id))),
+      ...[...new Set(recorded.map((o) => o.job.integrationId))].map(
+        (integrationId) => (q: Db) =>
+          q.execute(sql`
+            delete from ${integrationEvents}
+            where integration_id = ${integrationId}
+              and id <= (select id from ${integrationEvents} where integration_id = ${integrationId} order by id desc offset ${KEPT_PER_INTEGRATION} limit 1)`),
+      ),
+    ])
     made += jobs.length
+    // Fewer than a batch: the queue was empty as claimed (what other writes queue since, they claim).
+    if (jobs.length < BATCH) break
   }
   return made
 }

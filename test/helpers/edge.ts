@@ -7,7 +7,7 @@ import { neonConfig } from '@neondatabase/serverless'
 import { inject } from 'vitest'
 import { WebSocket } from 'ws'
 import { startLocalPostgres } from '../../dev/local-postgres.js'
-import { createApp } from '../../src/app.js'
+import { createApp, type AppDeps } from '../../src/app.js'
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { openNeon, type DbHandle } from '../../src/db.js'
@@ -23,7 +23,7 @@ interface EdgeBindings extends Record<string, unknown> {
  * request with the round trips it made before its response (`http`, `webSocket`) and after it (`afterHttp`,
  * `afterWebSocket`: its background work, awaited).
  */
-export async function createEdgeApp() {
+export async function createEdgeApp(options: { delivery?: AppDeps['delivery'] } = {}) {
   // Node 20 has no global WebSocket; workerd has one.
   neonConfig.webSocketConstructor = WebSocket
   const postgres = await startLocalPostgres({ loadDataDir: new Blob([new Uint8Array(await readFile(inject('pgTemplatePath')))]) })
@@ -33,6 +33,7 @@ export async function createEdgeApp() {
     sdk: { shareInFlight: false, staleWhileRevalidateMs: 5 * 60_000 },
     // Remembered for a minute: a request's count does not depend on how fast the test runs.
     principalTtlMs: 60_000,
+    delivery: options.delivery,
   })
   const adminToken = (await createToken(postgres.database.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'edge-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
 

@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres.js'
+import { createApp } from '../../src/app.js'
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { buildWorker, readWranglerConfig } from './build.js'
@@ -131,6 +132,21 @@ describe('worker bundle in workerd', () => {
     const res = await call('GET', '/api/admin/projects', { token: null })
     expect(res.status).toBe(401)
     expect(res.body).toEqual({ id: expect.any(String), name: 'AuthenticationRequired', message: expect.any(String) })
+  })
+
+  it('answers 400 ValidationError, with the field, for a body its schema refuses (zod parses without its JIT here)', async () => {
+    const res = await call('POST', '/api/admin/projects/default/features', { body: { name: 'bad-type', type: 'no-such-type' } })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body).toMatchObject({ name: 'ValidationError', details: [expect.objectContaining({ path: expect.stringContaining('type') })] })
+  })
+
+  it('serves the OpenAPI document (made without the parts of zod the bundle leaves out)', async () => {
+    const res = await call('GET', '/docs/openapi.json', { token: null })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.paths['/api/admin/projects/{projectId}/features']).toBeDefined()
+    // The same document as the Node server's, whole.
+    const node = createApp({ db: () => postgres!.database.db })
+    expect(res.body).toEqual(await (await node.request('/docs/openapi.json')).json())
   })
 
   it('answers 404 NotFoundError for an unknown route', async () => {

@@ -78,15 +78,20 @@ export interface AppDeps {
   /**
    * How long this app remembers the admin principal of a token or session (default 5 s; 0: looked up on every
    * request). A change through another app (a token deleted, a session ended, a role changed) reaches this
-   * one within it; writes through this app forget them all (but writes of flags, which change none of that).
+   * one within it; writes through this app forget them all (but those that change none of that: KEEPS_PRINCIPALS).
    */
   principalTtlMs?: number
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const DEFAULT_PRINCIPAL_TTL_MS = 5_000
-/** A project's flags and what hangs off them: writes there change no token, user, session, role or membership. */
-const FLAG_PATH = /^\/api\/admin\/projects\/[^/]+\/features(\/|$)/
+/**
+ * Admin writes that change no token, user, session, role, membership or project visibility, so they keep the
+ * remembered principals: flags and what hangs off them (tags, favorites, dependencies), a project's
+ * environments and change requests, segments, environments, integrations, the archive. Any other write forgets
+ * them all (a new route is on the safe side until it is listed here).
+ */
+const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests)|features|segments|environments|addons|archive|playground)(\/|$)/
 const SDK_PATH = /^\/api\/(client|frontend)(\/|$)/
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
@@ -137,7 +142,7 @@ export function createApp(deps: AppDeps) {
     await next()
     // Writes queue the deliveries of their events (SDK reports write none), and may have changed who may do what.
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !SDK_PATH.test(c.req.path)) {
-      if (!FLAG_PATH.test(c.req.path)) principals.forget()
+      if (!KEEPS_PRINCIPALS.test(c.req.path)) principals.forget()
       if (deliveriesMaybeQueued(c.var.db)) deliveries.schedule(c)
     }
   })

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp, type App } from '../src/app.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { createPat, signIn } from './helpers/users.js'
-import { createProject, createToken, createUser, fresh, ok } from './helpers/factories.js'
+import { addToProject, createProject, createToken, createUser, fresh, ok } from './helpers/factories.js'
 
 let t: TestApp
 const others: App[] = []
@@ -30,7 +30,7 @@ function otherApp(principalTtlMs: number) {
 }
 
 describe('remembered principals', () => {
-  it('a token deleted through another app acts there until that app forgets it (a write other than a flag\'s through it, or its time); the deleting app refuses it at once', async () => {
+  it('a token deleted through another app acts there until that app forgets it (a write through it that may change who may do what, or its time); the deleting app refuses it at once', async () => {
     const other = otherApp(60_000)
     const { secret } = await createToken(t, { type: 'admin' })
     expect(await other('GET', '/api/admin/projects', { authorization: secret })).toBe(200)
@@ -40,8 +40,10 @@ describe('remembered principals', () => {
     // Remembered by the other app, which has not seen the deletion.
     expect(await other('GET', '/api/admin/projects', { authorization: secret })).toBe(200)
 
-    // A write of a flag changes no principal: they stay remembered.
+    // Writes of flags, segments, environments or integrations change no principal: they stay remembered.
     expect(await other('POST', '/api/admin/projects/default/features', { authorization: t.adminToken }, { name: fresh('flag') })).toBe(201)
+    expect(await other('POST', '/api/admin/segments', { authorization: t.adminToken }, { name: fresh('segment'), constraints: [] })).toBe(201)
+    expect(await other('POST', '/api/admin/environments', { authorization: t.adminToken }, { name: fresh('env'), type: 'test' })).toBe(201)
     expect(await other('GET', '/api/admin/projects', { authorization: secret })).toBe(200)
     // Any other write through the other app forgets every principal it remembered.
     expect(await other('POST', '/api/admin/projects', { authorization: t.adminToken }, { id: fresh('project'), name: 'Forgets' })).toBe(201)
@@ -71,6 +73,16 @@ describe('remembered principals', () => {
     expect((await t.call('POST', path, { token: pat, body: { name: fresh('flag') } })).status).toBe(201)
     await ok(t, 'PUT', `/api/admin/user-admin/${user.id}`, { rootRole: 'Viewer' })
     expect((await t.call('POST', path, { token: pat, body: { name: fresh('flag') } })).status).toBe(403)
+  })
+
+  it("a personal access token acts with a project role given through the app, at once", async () => {
+    const user = await createUser(t, 'Viewer')
+    const pat = await createPat(user)
+    const project = await createProject(t)
+    const path = `/api/admin/projects/${project}/features`
+    expect((await t.call('POST', path, { token: pat, body: { name: fresh('flag') } })).status).toBe(403)
+    await addToProject(t, project, user.id, 'Member')
+    expect((await t.call('POST', path, { token: pat, body: { name: fresh('flag') } })).status).toBe(201)
   })
 
   it("sees a private project's flags only as a member: visibility is read with the credential of a session, and again on each request", async () => {

@@ -152,6 +152,7 @@ try {
     await api('POST', `${F}/${name}/environments/development/on`)
   }
   const flag = 'bench-flag-0'
+  const strategyId = (await api('GET', `${F}/bench-flag-5`)).environments.find((e: { name: string }) => e.name === 'development').strategies[0].id as string
   const client = { authorization: (await api('POST', '/api/admin/api-tokens', { tokenName: 'bench-client', type: 'client', environment: 'development', projects: ['*'] })).secret, 'unleash-client-spec': '5.2.0' }
   const frontend = { authorization: (await api('POST', '/api/admin/api-tokens', { tokenName: 'bench-frontend', type: 'frontend', environment: 'development', projects: ['*'] })).secret }
   await settled(pg)
@@ -207,6 +208,18 @@ try {
   )
   await run('add a strategy', (i) => ({ method: 'POST', path: `${F}/bench-flag-4/environments/development/strategies`, headers: auth, body: { name: 'userWithId', parameters: { userIds: `user-${i}` } } }))
   await run('create a flag', (i) => ({ method: 'POST', path: F, headers: auth, body: { name: `bench-created-${i + 2}` }, status: 201 }))
+  // The other writes, each a read and one checked statement or batch.
+  await run('update a strategy', (i) => ({
+    method: 'PUT',
+    path: `${F}/bench-flag-5/environments/development/strategies/${strategyId}`,
+    headers: auth,
+    body: { name: 'flexibleRollout', parameters: { rollout: String(i + 10), stickiness: 'default', groupId: 'bench-flag-5' }, constraints: [] },
+  }))
+  await run('archive a flag', (i) => ({ method: 'DELETE', path: `${F}/bench-archived-${i + 2}`, headers: auth }), async (i) => void (await api('POST', F, { name: `bench-archived-${i + 2}` })))
+  await run('tag a flag', (i) => ({ method: 'POST', path: `/api/admin/features/bench-flag-6/tags`, headers: auth, body: { type: 'simple', value: `tag-${i + 2}` }, status: 201 }))
+  await run('create a segment', (i) => ({ method: 'POST', path: '/api/admin/segments', headers: auth, body: { name: `bench-segment-${i + 2}`, constraints: [] }, status: 201 }))
+  await run('update a project', (i) => ({ method: 'PUT', path: `/api/admin/projects/${project}`, headers: auth, body: { name: `Bench ${i}` } }))
+  await run('create an API token', (i) => ({ method: 'POST', path: '/api/admin/api-tokens', headers: auth, body: { tokenName: `bench-token-${i + 2}`, type: 'client', environment: 'development', projects: ['*'] }, status: 201 }))
   // An SDK polls with the ETag it has: 304 until something changes.
   let etag = ''
   await run('client features 200', () => ({ path: '/api/client/features', headers: client }))

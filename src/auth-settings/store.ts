@@ -1,9 +1,10 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import { roles, settings } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { rowText, together, untilUnchanged, type Db } from '../db.js'
 import { validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
 import type { Author } from '../core/principal.js'
+import type { NewEvent } from '../events/types.js'
 import { SECRET_MASK, type OidcSettings, type OidcSettingsInput } from './schemas.js'
 
 const OIDC = 'oidc'
@@ -27,34 +28,38 @@ export async function getOidcSettings(db: Db): Promise<OidcSettings> {
  * Replaces the OIDC settings. Empty strings count as not set; the masked secret keeps the stored one;
  * `defaultRootRoleId` must be a root role, and its name becomes `defaultRootRole`.
  * Emits `setting-created` the first time, `setting-updated` after, neither with the secret.
+ * A read (the settings and the role named), then the change and its event in one statement, made only if the
+ * settings are still as read (tried again from a fresh read otherwise).
  */
 export async function saveOidcSettings(db: Db, caller: Author, input: OidcSettingsInput): Promise<OidcSettings> {
   const { actor, now } = caller
-  return db.transaction(async (tx) => {
-    const [row] = await tx.select().from(settings).where(eq(settings.name, OIDC)).for('update')
+  const next: OidcSettings = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== '' && value !== undefined))
+  const roleId = next.defaultRootRoleId
+  return untilUnchanged('The OIDC settings', async () => {
+    const [[row], [role]] = await together(db, [
+      (q) => q.select({ content: settings.content, snapshot: rowText(settings) }).from(settings).where(eq(settings.name, OIDC)),
+      (q) => (roleId === undefined ? Promise.resolve([]) : q.select({ name: roles.name }).from(roles).where(and(eq(roles.id, roleId), eq(roles.type, 'root')))),
+    ])
     const before = row?.content as OidcSettings | undefined
-    const next: OidcSettings = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== '' && value !== undefined))
-    if (next.secret === SECRET_MASK) {
-      if (before?.secret) next.secret = before.secret
-      else delete next.secret
+    const stored = { ...next }
+    if (stored.secret === SECRET_MASK) {
+      if (before?.secret) stored.secret = before.secret
+      else delete stored.secret
     }
-    if (next.enabled === true && !next.secret) {
+    if (stored.enabled === true && !stored.secret) {
       throw validationError('secret is required when enabled is true: there is no stored secret to keep', [{ path: 'body.secret', message: 'required' }])
     }
-    if (next.emailDomains) next.emailDomains = next.emailDomains.split(',').map((d) => d.trim().toLowerCase()).join(',')
-    if (next.defaultRootRoleId !== undefined) {
-      const [role] = await tx.select().from(roles).where(and(eq(roles.id, next.defaultRootRoleId), eq(roles.type, 'root')))
-      if (!role) throw validationError(`defaultRootRoleId ${next.defaultRootRoleId} is not a root role`, [{ path: 'body.defaultRootRoleId', message: 'no root role has this id' }])
-      next.defaultRootRole = role.name as OidcSettings['defaultRootRole']
+    if (stored.emailDomains) stored.emailDomains = stored.emailDomains.split(',').map((d) => d.trim().toLowerCase()).join(',')
+    if (roleId !== undefined) {
+      if (!role) throw validationError(`defaultRootRoleId ${roleId} is not a root role`, [{ path: 'body.defaultRootRoleId', message: 'no root role has this id' }])
+      stored.defaultRootRole = role.name as OidcSettings['defaultRootRole']
     }
-    await tx
-      .insert(settings)
-      .values({ name: OIDC, content: next, updatedAt: now })
-      .onConflictDoUpdate({ target: settings.name, set: { content: next, updatedAt: now } })
-    const data = { id: OIDC, ...forEvent(next), secretChanged: (next.secret ?? null) !== (before?.secret ?? null) }
-    await recordEvents(tx, actor, now, [
-      before ? { type: 'setting-updated', data, preData: { id: OIDC, ...forEvent(before) } } : { type: 'setting-created', data },
-    ])
-    return masked(next)
+    const change = row
+      ? db.update(settings).set({ content: stored, updatedAt: now }).where(and(eq(settings.name, OIDC), sql`${rowText(settings)} = ${row.snapshot}`)).returning({ name: settings.name })
+      : db.insert(settings).values({ name: OIDC, content: stored, updatedAt: now }).onConflictDoNothing().returning({ name: settings.name })
+    const data = { id: OIDC, ...forEvent(stored), secretChanged: (stored.secret ?? null) !== (before?.secret ?? null) }
+    const event: NewEvent = before ? { type: 'setting-updated', data, preData: { id: OIDC, ...forEvent(before) } } : { type: 'setting-created', data }
+    const written = await recordEvents(db, actor, now, [event], { alongside: [change], guarded: true })
+    return written > 0 ? masked(stored) : undefined
   })
 }

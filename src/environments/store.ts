@@ -42,17 +42,17 @@ export async function unknownEnvironments(db: Db, names: string[]): Promise<stri
   return names.filter((n) => !known.has(n))
 }
 
+/**
+ * POST /api/admin/environments: the environment and its event in one statement (one round trip); the event is
+ * written only if the name was free.
+ */
 export async function createEnvironment(db: Db, caller: Author, input: CreateEnvironment): Promise<Environment> {
   const { actor, now } = caller
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(environments)
-      .values({ name: input.name, type: input.type, enabled: input.enabled ?? true, sortOrder: input.sortOrder ?? 0, createdAt: now })
-      .onConflictDoNothing()
-      .returning()
-    if (!row) throw nameExists(`An environment named ${input.name} already exists`)
-    const environment = { name: row.name, type: row.type, enabled: row.enabled, protected: row.protected, sortOrder: row.sortOrder, projectCount: 0, apiTokenCount: 0 }
-    await recordEvents(tx, actor, now, [{ type: 'environment-created', environment: row.name, data: environment }])
-    return environment
-  })
+  const values = { name: input.name, type: input.type, enabled: input.enabled ?? true, sortOrder: input.sortOrder ?? 0 }
+  const insert = db.insert(environments).values({ ...values, createdAt: now }).onConflictDoNothing().returning({ name: environments.name })
+  // A new environment is not protected (the column's default: no route sets it) and no project or token uses it yet.
+  const environment = { name: values.name, type: values.type, enabled: values.enabled, protected: false, sortOrder: values.sortOrder, projectCount: 0, apiTokenCount: 0 }
+  const written = await recordEvents(db, actor, now, [{ type: 'environment-created', environment: input.name, data: environment }], { alongside: [insert], guarded: true })
+  if (written === 0) throw nameExists(`An environment named ${input.name} already exists`)
+  return environment
 }

@@ -1,7 +1,7 @@
-import { and, asc, desc, eq } from 'drizzle-orm'
+import { and, asc, desc, eq, sql } from 'drizzle-orm'
 import Mustache from 'mustache'
 import { addons, integrationEvents } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { notFound, validationError, type ErrorDetail } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
 import type { Author } from '../core/principal.js'
@@ -26,8 +26,15 @@ export function addonView(row: AddonRow) {
   }
 }
 
-/** Checks an integration configuration against its provider; `previous` lets a client send a masked secret back unchanged. */
-async function checkInput(db: Db, input: AddonInput, allowPrivateTargets: boolean, previous?: Record<string, string>) {
+/** The environments an integration names (`*` aside), to check they exist. */
+const namedEnvironments = (input: AddonInput) => (input.environments ?? []).filter((e) => e !== '*')
+
+/**
+ * Checks an integration configuration against its provider; `unknown`: the environments it names that do not
+ * exist (read by the caller, with what else its write needs); `previous` lets a client send a masked secret back
+ * unchanged.
+ */
+function checkInput(input: AddonInput, allowPrivateTargets: boolean, unknown: string[], previous?: Record<string, string>) {
   const provider = providerNamed(input.provider)
   if (!provider) throw validationError(`Unknown provider ${input.provider}`, [{ path: 'body.provider', message: 'must be webhook' }])
   const problems: ErrorDetail[] = []
@@ -53,8 +60,6 @@ async function checkInput(db: Db, input: AddonInput, allowPrivateTargets: boolea
   }
   const headers = parseCustomHeaders(parameters.customHeaders)
   if (headers.problem) problems.push({ path: 'body.parameters.customHeaders', message: headers.problem })
-  const environments = (input.environments ?? []).filter((e) => e !== '*')
-  const unknown = await unknownEnvironments(db, environments)
   for (const name of unknown) problems.push({ path: 'body.environments', message: `environment ${name} does not exist` })
   if (problems.length > 0) throw validationError(`Invalid integration: ${problems.map((p) => p.message).join('; ')}`, problems)
   return {
@@ -78,37 +83,67 @@ export async function getAddon(db: Db, id: number) {
   return row
 }
 
+/**
+ * POST /api/admin/addons: a read (the id the integration will have, and the environments it names), then one batch:
+ * the integration, then its event, so that the event's deliveries see it (as it would be delivered to itself).
+ */
 export async function createAddon(db: Db, caller: Author, input: AddonInput, allowPrivateTargets: boolean) {
   const { actor, now } = caller
-  const values = await checkInput(db, input, allowPrivateTargets)
-  return db.transaction(async (tx) => {
-    const [row] = await tx.insert(addons).values({ ...values, createdAt: now }).returning()
-    const view = addonView(row!)
-    await recordEvents(tx, actor, now, [{ type: 'addon-config-created', data: view }])
-    return view
-  })
+  // The event names the id the insert would generate: taken first.
+  const [[taken], unknown] = await together(db, [
+    (q) => queryRows<{ id: number }>(q, sql`select nextval(pg_get_serial_sequence('addons', 'id'))::int as id`),
+    (q) => unknownEnvironments(q, namedEnvironments(input)),
+  ])
+  const id = taken!.id
+  const values = checkInput(input, allowPrivateTargets, unknown)
+  const [[row]] = await batch(db, [
+    (q) => q.insert(addons).values({ id, ...values, createdAt: now }).returning(),
+    (q) => recordEvents(q, actor, now, [{ type: 'addon-config-created', data: addonView({ id, ...values, createdAt: now }) }]),
+  ])
+  return addonView(row!)
 }
 
+/** The row this transaction wrote (its version's xmin is the transaction's id): what a statement after a checked change in one batch asks. */
+const writtenHere = (id: number) => sql`select id from ${addons} where id = ${id} and xmin = pg_current_xact_id()::xid`
+
+/** The integration with its snapshot (see rowText), to change it only while it is as read. */
+const addonAsRead = (db: Db, id: number) => db.select({ row: addons, snapshot: rowText(addons) }).from(addons).where(eq(addons.id, id))
+const unchanged = (id: number, snapshot: string) => and(eq(addons.id, id), sql`${rowText(addons)} = ${snapshot}`)
+
+/**
+ * PUT /api/admin/addons/{id}: a read (the integration and the environments named), then one batch: the change,
+ * made only if the integration is still as read, then its event, written only if the change was (its deliveries
+ * follow the new configuration). Tried again from a fresh read when the integration changed meanwhile.
+ */
 export async function updateAddon(db: Db, caller: Author, id: number, input: AddonInput, allowPrivateTargets: boolean) {
   const { actor, now } = caller
-  return db.transaction(async (tx) => {
-    const [before] = await tx.select().from(addons).where(eq(addons.id, id)).for('update')
-    if (!before) throw notFound(`Could not find integration ${id}`)
+  return untilUnchanged(`Integration ${id}`, async () => {
+    const [[found], unknown] = await together(db, [(q) => addonAsRead(q, id), (q) => unknownEnvironments(q, namedEnvironments(input))])
+    if (!found) throw notFound(`Could not find integration ${id}`)
+    const { row: before, snapshot } = found
     if (before.provider !== input.provider) throw validationError('The provider of an integration cannot be changed: create a new one')
-    const values = await checkInput(tx, input, allowPrivateTargets, before.parameters as Record<string, string>)
-    const [after] = await tx.update(addons).set(values).where(eq(addons.id, id)).returning()
-    const view = addonView(after!)
-    await recordEvents(tx, actor, now, [{ type: 'addon-config-updated', data: view, preData: addonView(before) }])
-    return view
+    const values = checkInput(input, allowPrivateTargets, unknown, before.parameters as Record<string, string>)
+    const [[after]] = await batch(db, [
+      (q) => q.update(addons).set(values).where(unchanged(id, snapshot)).returning(),
+      (q) => recordEvents(q, actor, now, [{ type: 'addon-config-updated', data: addonView({ ...before, ...values }), preData: addonView(before) }], { alongside: [writtenHere(id)], guarded: true }),
+    ])
+    return after && addonView(after)
   })
 }
 
+/**
+ * DELETE /api/admin/addons/{id}: a read, then the deletion and its event in one statement, made only if the
+ * integration is still as read (its own deletion is not delivered to it: the outbox row goes with it).
+ */
 export async function deleteAddon(db: Db, caller: Author, id: number) {
   const { actor, now } = caller
-  await db.transaction(async (tx) => {
-    const [before] = await tx.delete(addons).where(eq(addons.id, id)).returning()
-    if (!before) throw notFound(`Could not find integration ${id}`)
-    await recordEvents(tx, actor, now, [{ type: 'addon-config-deleted', preData: addonView(before) }])
+  await untilUnchanged(`Integration ${id}`, async () => {
+    const [found] = await addonAsRead(db, id)
+    if (!found) throw notFound(`Could not find integration ${id}`)
+    const { row: before, snapshot } = found
+    const remove = db.delete(addons).where(unchanged(id, snapshot)).returning({ id: addons.id })
+    const written = await recordEvents(db, actor, now, [{ type: 'addon-config-deleted', preData: addonView(before) }], { alongside: [remove], guarded: true })
+    return written > 0 || undefined
   })
 }
 

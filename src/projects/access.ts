@@ -1,8 +1,9 @@
-import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
+import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { projectMembers, projects, roles, users } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { batch, queryRows, untilUnchanged, type Db } from '../db.js'
 import { notFound, validationError } from '../core/errors.js'
-import { recordEvents } from '../events/store.js'
+import { eventsStatement, guardPassed } from '../events/store.js'
+import type { NewEvent } from '../events/types.js'
 import type { Author } from '../core/principal.js'
 import { avatarUrl } from '../users/avatar.js'
 
@@ -15,45 +16,95 @@ export interface AddAccess {
   groups?: number[]
 }
 
-async function lockProject(tx: Db, projectId: string) {
-  const [row] = await tx.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))).for('update')
-  if (!row) throw notFound(`Could not find project ${projectId}`)
+/** The project's lock: every change of its members takes it first, so each is decided on what the previous one left. */
+const lockProject = (db: Db, projectId: string) => db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))).for('update')
+
+/** What a change of the project's access is decided on: the roles and users it names that exist, `userId`'s roles in the project (ascending), and whether another user owns it. */
+interface AccessState {
+  live: boolean
+  projectRoles: number[]
+  activeUsers: number[]
+  before: number[]
+  otherOwner: boolean
+}
+
+/** Reads what a change of the project's access is decided on, in one statement. */
+async function readAccess(db: Db, projectId: string, roleIds: number[], userIds: number[], userId: number | null): Promise<AccessState> {
+  const [state] = await queryRows<AccessState>(
+    db,
+    sql`select
+      exists (select from ${projects} where id = ${projectId} and archived_at is null) as live,
+      coalesce((select json_agg(id) from ${roles} where id = any(${sql.param(roleIds)}::int[]) and type = 'project'), '[]') as "projectRoles",
+      coalesce((select json_agg(id) from ${users} where id = any(${sql.param(userIds)}::int[]) and deleted_at is null), '[]') as "activeUsers",
+      coalesce((select json_agg(role_id order by role_id) from ${projectMembers} where project_id = ${projectId} and user_id = ${userId}), '[]') as before,
+      exists (select from ${projectMembers} where project_id = ${projectId} and role_id = ${OWNER_ROLE_ID} and user_id is distinct from ${userId}) as "otherOwner"`,
+  )
+  return state!
+}
+
+function requireProject(state: AccessState, projectId: string) {
+  if (!state.live) throw notFound(`Could not find project ${projectId}`)
 }
 
 /** 400 unless every id is a project role. */
-async function checkProjectRoles(tx: Db, roleIds: number[]) {
-  if (roleIds.length === 0) return
-  const found = await tx.select({ id: roles.id }).from(roles).where(and(inArray(roles.id, roleIds), eq(roles.type, 'project')))
-  const missing = roleIds.filter((id) => !found.some((f) => f.id === id))
+function checkProjectRoles(state: AccessState, roleIds: number[]) {
+  const missing = roleIds.filter((id) => !state.projectRoles.includes(id))
   if (missing.length > 0) throw validationError(`Not a project role: ${missing.join(', ')}`, [{ path: 'body.roles', message: `roles ${missing.join(', ')} are not project roles` }])
 }
 
 /** 400 unless every id is an active user. */
-async function checkUsers(tx: Db, userIds: number[]) {
-  if (userIds.length === 0) return
-  const found = await tx.select({ id: users.id }).from(users).where(and(inArray(users.id, userIds), isNull(users.deletedAt)))
-  const missing = userIds.filter((id) => !found.some((f) => f.id === id))
+function checkUsers(state: AccessState, userIds: number[]) {
+  const missing = userIds.filter((id) => !state.activeUsers.includes(id))
   if (missing.length > 0) throw validationError(`Unknown user(s): ${missing.join(', ')}`, [{ path: 'body.users', message: `users ${missing.join(', ')} do not exist` }])
 }
 
-async function rolesOf(tx: Db, projectId: string, userId: number): Promise<number[]> {
-  const rows = await tx
-    .select({ roleId: projectMembers.roleId })
-    .from(projectMembers)
-    .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, userId)))
-    .orderBy(asc(projectMembers.roleId))
-  return rows.map((r) => r.roleId)
+/** Losing the last owner leaves nobody but admins to manage the project: refused, as in Unleash. Answers whether the change needs another owner. */
+function keepAnOwner(state: AccessState, projectId: string, after: number[]): boolean {
+  if (!state.before.includes(OWNER_ROLE_ID) || after.includes(OWNER_ROLE_ID)) return false
+  if (!state.otherOwner) throw validationError(`A project must keep at least one owner: give another user the Owner role in ${projectId} first`)
+  return true
 }
 
-/** Losing the last owner leaves nobody but admins to manage the project: refused, as in Unleash. */
-async function keepAnOwner(tx: Db, projectId: string, userId: number, before: number[], after: number[]) {
-  if (!before.includes(OWNER_ROLE_ID) || after.includes(OWNER_ROLE_ID)) return
-  const [other] = await tx
-    .select({ userId: projectMembers.userId })
-    .from(projectMembers)
-    .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.roleId, OWNER_ROLE_ID), ne(projectMembers.userId, userId)))
-    .limit(1)
-  if (!other) throw validationError(`A project must keep at least one owner: give another user the Owner role in ${projectId} first`)
+const p = (name: string) => sql.placeholder(name)
+
+/**
+ * A change of the project's members and its event, made only if what it was decided on still holds (read under the
+ * project's lock, taken by the statement before it in the same batch): the project is live, every role in `roles`
+ * a project role, every user in `users` active, `userId`'s roles still `before` and, when the change takes the last
+ * Owner role of `userId`, another owner is left. Then takes `dropped` roles from `userId` and gives every user in
+ * `users` every role in `roles`.
+ */
+const changeAccessStatement = eventsStatement('flagpost_change_project_access', {
+  alongside: [
+    sql`select where exists (select from ${projects} where id = ${p('project')} and archived_at is null)
+      and (select count(*) from ${roles} where id = any(${p('roles')}::int[]) and type = 'project') = cardinality(${p('roles')}::int[])
+      and (select count(*) from ${users} where id = any(${p('users')}::int[]) and deleted_at is null) = cardinality(${p('users')}::int[])
+      and (${p('userId')}::int is null or coalesce((select array_agg(role_id order by role_id) from ${projectMembers} where project_id = ${p('project')} and user_id = ${p('userId')}::int), '{}') = ${p('before')}::int[])
+      and (not ${p('needsOtherOwner')}::boolean or exists (select from ${projectMembers} where project_id = ${p('project')} and role_id = ${OWNER_ROLE_ID} and user_id <> ${p('userId')}::int))`,
+  ],
+  guarded: true,
+  unguarded: [
+    sql`delete from ${projectMembers} where project_id = ${p('project')} and user_id = ${p('userId')}::int and role_id = any(${p('dropped')}::int[]) and ${guardPassed}`,
+    sql`insert into ${projectMembers} (project_id, user_id, role_id, created_at)
+      select ${p('project')}, u, r, ${p('createdAt')}::timestamptz from unnest(${p('users')}::int[]) u, unnest(${p('roles')}::int[]) r where ${guardPassed}
+      on conflict do nothing`,
+  ],
+})
+
+interface AccessChange {
+  roles: number[]
+  users: number[]
+  userId?: number
+  before?: number[]
+  dropped?: number[]
+  needsOtherOwner?: boolean
+}
+
+/** Writes a change of the project's members and its event in one batch (the project's lock, then the change); false when what it was decided on no longer holds. */
+async function writeAccess(db: Db, caller: Author, projectId: string, change: AccessChange, event: NewEvent): Promise<boolean> {
+  const values = { project: projectId, roles: change.roles, users: change.users, userId: change.userId ?? null, before: change.before ?? [], dropped: change.dropped ?? [], needsOtherOwner: change.needsOtherOwner ?? false }
+  const [, { written }] = await batch(db, [(q) => lockProject(q, projectId), (q) => changeAccessStatement(q, caller.actor, caller.now, [event], values)])
+  return written > 0
 }
 
 /** Every role holder of the project, with the project roles there are to give. */
@@ -95,65 +146,58 @@ export async function projectAccess(db: Db, projectId: string) {
   }
 }
 
-/**
- * Gives each user each role in the project (what they already hold is kept). Emits `project-access-added`
- * with Unleash's data shape. Call it inside the transaction of the change.
- */
-export async function grantAccess(tx: Db, caller: Author, projectId: string, roleIds: number[], userIds: number[]) {
-  const { actor, now } = caller
-  const rows = roleIds.flatMap((roleId) => userIds.map((userId) => ({ projectId, userId, roleId, createdAt: now })))
-  if (rows.length > 0) await tx.insert(projectMembers).values(rows).onConflictDoNothing()
-  await recordEvents(tx, actor, now, [
-    { type: 'project-access-added', project: projectId, data: { roles: roleIds.map((roleId) => ({ roleId, groupIds: [], userIds })) } },
-  ])
-}
+/** The event of users given roles in a project, with Unleash's data shape. */
+export const accessAddedEvent = (projectId: string, roleIds: number[], userIds: number[]): NewEvent => ({
+  type: 'project-access-added',
+  project: projectId,
+  data: { roles: roleIds.map((roleId) => ({ roleId, groupIds: [], userIds })) },
+})
 
+/**
+ * POST /api/admin/projects/{projectId}/access: gives each user each role (what they already hold is kept), in one
+ * batch that checks the project, roles and users as it writes; only when it wrote nothing, a read tells why (or the
+ * write is tried again). Emits `project-access-added`.
+ */
 export async function addAccess(db: Db, caller: Author, projectId: string, input: AddAccess) {
-  const { actor, now } = caller
   if ((input.groups ?? []).length > 0) throw validationError('Flagpost has no user groups: give roles to users', [{ path: 'body.groups', message: 'must be empty' }])
   const roleIds = [...new Set(input.roles)]
   const userIds = [...new Set(input.users)]
-  await db.transaction(async (tx) => {
-    await lockProject(tx, projectId)
-    await checkProjectRoles(tx, roleIds)
-    await checkUsers(tx, userIds)
-    await grantAccess(tx, { actor, now }, projectId, roleIds, userIds)
+  await untilUnchanged(`The access to project ${projectId}`, async () => {
+    if (await writeAccess(db, caller, projectId, { roles: roleIds, users: userIds }, accessAddedEvent(projectId, roleIds, userIds))) return true
+    const state = await readAccess(db, projectId, roleIds, userIds, null)
+    requireProject(state, projectId)
+    checkProjectRoles(state, roleIds)
+    checkUsers(state, userIds)
+    return undefined
   })
 }
 
-/** Replaces the user's roles in the project. Emits `project-access-user-roles-updated`. */
+/** PUT /api/admin/projects/{projectId}/users/{userId}/roles: replaces the user's roles in the project, after one read. Emits `project-access-user-roles-updated`. */
 export async function setUserRoles(db: Db, caller: Author, projectId: string, userId: number, roleIds: number[]) {
-  const { actor, now } = caller
   const after = [...new Set(roleIds)].sort((a, b) => a - b)
-  await db.transaction(async (tx) => {
-    await lockProject(tx, projectId)
-    await checkUsers(tx, [userId])
-    await checkProjectRoles(tx, after)
-    const before = await rolesOf(tx, projectId, userId)
-    await keepAnOwner(tx, projectId, userId, before, after)
+  await untilUnchanged(`The access to project ${projectId}`, async () => {
+    const state = await readAccess(db, projectId, after, [userId], userId)
+    requireProject(state, projectId)
+    checkUsers(state, [userId])
+    checkProjectRoles(state, after)
+    const { before } = state
+    const needsOtherOwner = keepAnOwner(state, projectId, after)
     // Roles the user keeps keep the date they were given.
     const dropped = before.filter((id) => !after.includes(id))
-    if (dropped.length > 0) {
-      await tx
-        .delete(projectMembers)
-        .where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, userId), inArray(projectMembers.roleId, dropped)))
-    }
-    if (after.length > 0) await tx.insert(projectMembers).values(after.map((roleId) => ({ projectId, userId, roleId, createdAt: now }))).onConflictDoNothing()
-    await recordEvents(tx, actor, now, [
-      { type: 'project-access-user-roles-updated', project: projectId, data: { roles: after, userId }, preData: { roles: before, userId } },
-    ])
+    const event: NewEvent = { type: 'project-access-user-roles-updated', project: projectId, data: { roles: after, userId }, preData: { roles: before, userId } }
+    return (await writeAccess(db, caller, projectId, { roles: after, users: [userId], userId, before, dropped, needsOtherOwner }, event)) || undefined
   })
 }
 
-/** Takes every role of the user in the project away. Emits `project-access-user-roles-deleted`. */
+/** DELETE /api/admin/projects/{projectId}/users/{userId}/roles: takes every role of the user in the project away, after one read. Emits `project-access-user-roles-deleted`. */
 export async function removeUserAccess(db: Db, caller: Author, projectId: string, userId: number) {
-  const { actor, now } = caller
-  await db.transaction(async (tx) => {
-    await lockProject(tx, projectId)
-    const before = await rolesOf(tx, projectId, userId)
+  await untilUnchanged(`The access to project ${projectId}`, async () => {
+    const state = await readAccess(db, projectId, [], [], userId)
+    requireProject(state, projectId)
+    const { before } = state
     if (before.length === 0) throw notFound(`User ${userId} has no role in project ${projectId}`)
-    await keepAnOwner(tx, projectId, userId, before, [])
-    await tx.delete(projectMembers).where(and(eq(projectMembers.projectId, projectId), eq(projectMembers.userId, userId)))
-    await recordEvents(tx, actor, now, [{ type: 'project-access-user-roles-deleted', project: projectId, preData: { roles: before, userId } }])
+    const needsOtherOwner = keepAnOwner(state, projectId, [])
+    const event: NewEvent = { type: 'project-access-user-roles-deleted', project: projectId, preData: { roles: before, userId } }
+    return (await writeAccess(db, caller, projectId, { roles: [], users: [], userId, before, dropped: before, needsOtherOwner }, event)) || undefined
   })
 }

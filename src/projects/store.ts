@@ -1,16 +1,18 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
-import { environments, projectEnvironments, projects } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { environments, featureEnvironments, features, projectEnvironments, projectMembers, projects, segments } from '../../schema/index.js'
+import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
-import { recordEvents } from '../events/store.js'
+import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
 import type { Author } from '../core/principal.js'
-import { unknownEnvironments } from '../environments/store.js'
+import type { NewEvent } from '../events/types.js'
 import { MAX_APPROVALS, MIN_APPROVALS, type AddProjectEnvironment, type CreateProject, type ProjectCreated, type UpdateProject } from './schemas.js'
 import { prepareDefaultStrategy } from '../strategies/store.js'
 import { lockProjectFlags } from '../flags/lock.js'
-import { grantAccess, OWNER_ROLE_ID } from './access.js'
+import { accessAddedEvent, OWNER_ROLE_ID } from './access.js'
 import { visibleProjectCondition } from './visibility.js'
 import type { StrategyInput } from '../strategies/schemas.js'
+
+const p = (name: string) => sql.placeholder(name)
 
 const clampApprovals = (n: number | undefined) => Math.min(MAX_APPROVALS, Math.max(MIN_APPROVALS, n ?? 1))
 
@@ -39,6 +41,17 @@ async function freeProjectId(tx: Db, slug: string): Promise<string> {
   return `${slug}-${Math.max(0, ...used) + 1}`
 }
 
+/**
+ * How many times a creation chooses a generated id. Each time but the last, another creation took the id first (its
+ * read and write are two round trips apart), so N concurrent creations of one name need up to N.
+ */
+const ID_ATTEMPTS = 20
+
+/**
+ * POST /api/admin/projects: a read (the environments, and the ids taken when the id is made from the name), then
+ * the project, its environments, its creator's Owner role and the events in one statement, made only if the id is
+ * still free. A generated id taken meanwhile is chosen again from a fresh read.
+ */
 export async function createProject(db: Db, caller: Author, input: CreateProject): Promise<ProjectCreated> {
   const { actor, now } = caller
   const changeRequestEnvironments = dedupeBy(input.changeRequestEnvironments ?? [], (e) => e.name).map((e) => ({
@@ -46,36 +59,24 @@ export async function createProject(db: Db, caller: Author, input: CreateProject
     requiredApprovals: clampApprovals(e.requiredApprovals),
   }))
   const named = input.environments ? [...new Set(input.environments)] : undefined
-  const unknown = await unknownEnvironments(db, [...new Set([...(named ?? []), ...changeRequestEnvironments.map((e) => e.name)])])
-  if (unknown.length > 0) throw validationError(`Unknown environment(s): ${unknown.join(', ')}`, unknown.map((name) => ({ path: 'body.environments', message: `environment ${name} does not exist` })))
-
-  return db.transaction(async (tx) => {
-    const enabled = named ?? (await tx.select({ name: environments.name }).from(environments).where(eq(environments.enabled, true)).orderBy(asc(environments.sortOrder), asc(environments.name))).map((e) => e.name)
+  const values = {
+    name: input.name,
+    description: input.description ?? null,
+    mode: input.mode ?? 'open',
+    defaultStickiness: input.defaultStickiness ?? 'default',
+    createdAt: now,
+  }
+  for (let attempt = 0; attempt < ID_ATTEMPTS; attempt++) {
+    const [all, id] = await together(db, [
+      (q) => q.select({ name: environments.name, enabled: environments.enabled }).from(environments).orderBy(asc(environments.sortOrder), asc(environments.name)),
+      (q) => (input.id ? Promise.resolve(input.id) : freeProjectId(q, slugify(input.name))),
+    ])
+    const unknown = [...new Set([...(named ?? []), ...changeRequestEnvironments.map((e) => e.name)])].filter((name) => !all.some((e) => e.name === name))
+    if (unknown.length > 0) throw validationError(`Unknown environment(s): ${unknown.join(', ')}`, unknown.map((name) => ({ path: 'body.environments', message: `environment ${name} does not exist` })))
+    const enabled = named ?? all.filter((e) => e.enabled).map((e) => e.name)
     const projectEnvs = [...new Set([...enabled, ...changeRequestEnvironments.map((e) => e.name)])]
     if (projectEnvs.length === 0) throw validationError('There is no environment to enable: create an environment first or name one in `environments`')
 
-    const values = {
-      name: input.name,
-      description: input.description ?? null,
-      mode: input.mode ?? 'open',
-      defaultStickiness: input.defaultStickiness ?? 'default',
-      createdAt: now,
-    }
-    let id: string | undefined
-    for (let attempt = 0; attempt < 5 && !id; attempt++) {
-      const candidate = input.id || (await freeProjectId(tx, slugify(input.name)))
-      const [row] = await tx.insert(projects).values({ id: candidate, ...values }).onConflictDoNothing().returning({ id: projects.id })
-      if (row) id = row.id
-      else if (input.id) throw nameExists(`A project with id ${input.id} already exists`)
-    }
-    if (!id) throw nameExists(`Could not find a free project id for ${input.name}: give one explicitly`)
-
-    await tx.insert(projectEnvironments).values(
-      projectEnvs.map((environment) => {
-        const cr = changeRequestEnvironments.find((e) => e.name === environment)
-        return { projectId: id, environment, changeRequestsEnabled: cr !== undefined, requiredApprovals: cr?.requiredApprovals ?? 1 }
-      }),
-    )
     const created: ProjectCreated = {
       id,
       name: values.name,
@@ -86,11 +87,26 @@ export async function createProject(db: Db, caller: Author, input: CreateProject
       environments: projectEnvs,
       changeRequestEnvironments,
     }
-    await recordEvents(tx, actor, now, [{ type: 'project-created', project: id, data: created }])
+    const rows = projectEnvs.map((environment) => {
+      const cr = changeRequestEnvironments.find((e) => e.name === environment)
+      return { environment, changeRequestsEnabled: cr !== undefined, requiredApprovals: cr?.requiredApprovals ?? 1 }
+    })
+    const alongside = [
+      db.insert(projects).values({ id, ...values }).onConflictDoNothing().returning({ id: projects.id }),
+      sql`insert into ${projectEnvironments} (project_id, environment_name, change_requests_enabled, required_approvals)
+        select w0.id, e."environment", e."changeRequestsEnabled", e."requiredApprovals" from w0, jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as e ("environment" text, "changeRequestsEnabled" boolean, "requiredApprovals" integer)
+        returning project_id`,
+    ]
+    const events: NewEvent[] = [{ type: 'project-created', project: id, data: created }]
     // A user who creates a project owns it (an API token is nobody to own it).
-    if (actor.createdByUserId > 0) await grantAccess(tx, { actor, now }, id, [OWNER_ROLE_ID], [actor.createdByUserId])
-    return created
-  })
+    if (actor.createdByUserId > 0) {
+      alongside.push(sql`insert into ${projectMembers} (project_id, user_id, role_id, created_at) select w0.id, ${actor.createdByUserId}::int, ${OWNER_ROLE_ID}::int, ${now.toISOString()}::timestamptz from w0 returning project_id`)
+      events.push(accessAddedEvent(id, [OWNER_ROLE_ID], [actor.createdByUserId]))
+    }
+    if ((await recordEvents(db, actor, now, events, { alongside, guarded: true })) > 0) return created
+    if (input.id) throw nameExists(`A project with id ${input.id} already exists`)
+  }
+  throw nameExists(`Could not find a free project id for ${input.name}: give one explicitly`)
 }
 
 /** Live projects, but for the private ones the caller may not read (`hidden`, see visibility.ts). */
@@ -121,30 +137,54 @@ export async function listProjects(db: Db, hidden: readonly string[]) {
   }))
 }
 
+/**
+ * The environment added to the project, and to each of its flags (switched off), with its event, made only if the
+ * project is live and does not have it yet. After the project's lock and its flags' (a change to each flag: their
+ * versions move on), in the same batch.
+ */
+const addEnvironmentStatement = eventsStatement('flagpost_add_project_environment', {
+  alongside: [
+    sql`insert into ${projectEnvironments} (project_id, environment_name, change_requests_enabled, required_approvals)
+      select ${p('project')}, ${p('environment')}, ${p('changeRequestsEnabled')}::boolean, 1
+      where exists (select from ${projects} where id = ${p('project')} and archived_at is null)
+      on conflict do nothing
+      returning project_id, environment_name`,
+  ],
+  guarded: true,
+  unguarded: [sql`insert into ${featureEnvironments} (feature_name, environment) select f.name, w0.environment_name from w0 join ${features} f on f.project = w0.project_id on conflict do nothing`],
+})
+
+/**
+ * POST /api/admin/projects/{projectId}/environments: a read (404 for an unknown project or environment, 409 when the
+ * project has it), then one batch: the project's lock (flag creations in it queue behind it, so every flag gets the
+ * environment), its flags' lock, and the statement that adds the environment if still not there.
+ */
 export async function addEnvironmentToProject(db: Db, caller: Author, projectId: string, input: AddProjectEnvironment) {
   const { actor, now } = caller
-  await db.transaction(async (tx) => {
-    const [project] = await tx.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))).for('update')
-    if (!project) throw notFound(`Could not find project ${projectId}`)
-    const [environment] = await tx.select({ name: environments.name }).from(environments).where(eq(environments.name, input.environment))
-    if (!environment) throw notFound(`Could not find environment ${input.environment}`)
-    const [row] = await tx
-      .insert(projectEnvironments)
-      .values({ projectId, environment: input.environment, changeRequestsEnabled: input.changeRequestsEnabled ?? false })
-      .onConflictDoNothing()
-      .returning()
-    if (!row) throw nameExists(`Environment ${input.environment} is already enabled in project ${projectId}`)
-    // Every flag of the project gets the new environment, switched off (a change to each: under its lock).
-    await lockProjectFlags(tx, projectId)
-    await tx.execute(sql`insert into feature_environments (feature_name, environment) select name, ${input.environment} from features where project = ${projectId} on conflict do nothing`)
-    await recordEvents(tx, actor, now, [
-      {
-        type: 'project-environment-added',
-        project: projectId,
-        environment: input.environment,
-        data: { environment: row.environment, changeRequestsEnabled: row.changeRequestsEnabled, requiredApprovals: row.requiredApprovals },
-      },
+  const changeRequestsEnabled = input.changeRequestsEnabled ?? false
+  const event: NewEvent = {
+    type: 'project-environment-added',
+    project: projectId,
+    environment: input.environment,
+    // A new project environment needs one approval (the column's default), as Unleash.
+    data: { environment: input.environment, changeRequestsEnabled, requiredApprovals: 1 },
+  }
+  await untilUnchanged(`Project ${projectId}`, async () => {
+    const [state] = await queryRows<{ live: boolean; known: boolean; added: boolean }>(
+      db,
+      sql`select exists (select from ${projects} where id = ${projectId} and archived_at is null) as live,
+        exists (select from ${environments} where name = ${input.environment}) as known,
+        exists (select from ${projectEnvironments} where project_id = ${projectId} and environment_name = ${input.environment}) as added`,
+    )
+    if (!state!.live) throw notFound(`Could not find project ${projectId}`)
+    if (!state!.known) throw notFound(`Could not find environment ${input.environment}`)
+    if (state!.added) throw nameExists(`Environment ${input.environment} is already enabled in project ${projectId}`)
+    const [, , { written }] = await batch(db, [
+      (q) => q.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for('update'),
+      (q) => lockProjectFlags(q, projectId),
+      (q) => addEnvironmentStatement(q, actor, now, [event], { project: projectId, environment: input.environment, changeRequestsEnabled }),
     ])
+    return written > 0 || undefined
   })
 }
 
@@ -171,47 +211,75 @@ const settingsOf = (p: ProjectRow) => ({
   featureNaming: { pattern: p.featureNamingPattern, example: p.featureNamingExample, description: p.featureNamingDescription },
 })
 
-/** Replaces the project's settings; fields left out keep their value. Emits `project-updated`. */
+/**
+ * PUT /api/admin/projects/{projectId}: replaces the project's settings; fields left out keep their value. A read, then
+ * the change and its event in one statement made only if the project is still as read. Emits `project-updated`.
+ */
 export async function updateProject(db: Db, caller: Author, projectId: string, input: UpdateProject) {
   const { actor, now } = caller
-  await db.transaction(async (tx) => {
-    const [before] = await tx.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))).for('update')
-    if (!before) throw notFound(`Could not find project ${projectId}`)
+  await untilUnchanged(`Project ${projectId}`, async () => {
+    const [found] = await db.select({ row: projects, snapshot: rowText(projects) }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))
+    if (!found) throw notFound(`Could not find project ${projectId}`)
+    const { row: before, snapshot } = found
     const naming = input.featureNaming
-    const [after] = await tx
-      .update(projects)
-      .set({
-        name: input.name,
-        description: input.description === undefined ? before.description : input.description,
-        mode: input.mode ?? before.mode,
-        defaultStickiness: input.defaultStickiness ?? before.defaultStickiness,
-        featureLimit: input.featureLimit === undefined ? before.featureLimit : input.featureLimit,
-        ...(naming ? { featureNamingPattern: naming.pattern, featureNamingExample: naming.example ?? null, featureNamingDescription: naming.description ?? null } : {}),
-        updatedAt: now,
-      })
-      .where(eq(projects.id, projectId))
-      .returning()
-    await recordEvents(tx, actor, now, [{ type: 'project-updated', project: projectId, data: settingsOf(after!), preData: settingsOf(before) }])
+    const set = {
+      name: input.name,
+      description: input.description === undefined ? before.description : input.description,
+      mode: input.mode ?? before.mode,
+      defaultStickiness: input.defaultStickiness ?? before.defaultStickiness,
+      featureLimit: input.featureLimit === undefined ? before.featureLimit : input.featureLimit,
+      ...(naming ? { featureNamingPattern: naming.pattern, featureNamingExample: naming.example ?? null, featureNamingDescription: naming.description ?? null } : {}),
+      updatedAt: now,
+    }
+    const update = db.update(projects).set(set).where(and(eq(projects.id, projectId), sql`${rowText(projects)} = ${snapshot}`)).returning({ id: projects.id })
+    const event: NewEvent = { type: 'project-updated', project: projectId, data: settingsOf({ ...before, ...set }), preData: settingsOf(before) }
+    return (await recordEvents(db, actor, now, [event], { alongside: [update], guarded: true })) > 0 || undefined
   })
 }
 
-/** Sets the strategy a flag gets when enabled in this environment with none. Emits `default-strategy-updated`. */
+/** The segments a default strategy names all exist (checked again as it is written: it names them by id). */
+const segmentsExist = (ids: number[]) => sql`(select count(*) from ${segments} where id = any(${sql.param(ids)}::int[])) = ${ids.length}`
+
+/**
+ * PUT or POST /api/admin/projects/{projectId}/environments/{environment}/default-strategy: sets the strategy a flag
+ * gets when enabled in this environment with none. A read (the project environment, and the segments the strategy
+ * names), then the change and its event in one statement made only if the project environment is still as read and
+ * the segments still exist. It is not part of the project's flags (no version moves: the switch that adds it checks
+ * it is still the one it read). Emits `default-strategy-updated`.
+ */
 export async function setDefaultStrategy(db: Db, caller: Author, projectId: string, environment: string, input: StrategyInput) {
   const { actor, now } = caller
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .select()
-      .from(projectEnvironments)
-      .innerJoin(projects, eq(projects.id, projectEnvironments.projectId))
-      .where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environment, environment), isNull(projects.archivedAt)))
-      .for('update')
-    if (!row) throw notFound(`Could not find environment ${environment} in project ${projectId}`)
-    const strategy = await prepareDefaultStrategy(tx, input)
-    await tx.update(projectEnvironments).set({ defaultStrategy: strategy }).where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environment, environment)))
-    await tx.update(projects).set({ updatedAt: now }).where(eq(projects.id, projectId))
-    await recordEvents(tx, actor, now, [
-      { type: 'default-strategy-updated', project: projectId, environment, data: strategy, preData: row.project_environments.defaultStrategy ?? null },
+  return untilUnchanged(`The default strategy of ${environment} in project ${projectId}`, async () => {
+    const [[found], prepared] = await together(db, [
+      (q) =>
+        q
+          .select({ defaultStrategy: projectEnvironments.defaultStrategy, snapshot: rowText(projectEnvironments) })
+          .from(projectEnvironments)
+          .innerJoin(projects, eq(projects.id, projectEnvironments.projectId))
+          .where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environment, environment), isNull(projects.archivedAt))),
+      // Its 400 (an unknown segment) comes after the 404 of an unknown project environment.
+      (q) => prepareDefaultStrategy(q, input).then((strategy) => ({ strategy }), (refused: unknown) => ({ refused })),
     ])
-    return strategy
+    if (!found) throw notFound(`Could not find environment ${environment} in project ${projectId}`)
+    if ('refused' in prepared) throw prepared.refused
+    const { strategy } = prepared
+    const alongside = [
+      db
+        .update(projectEnvironments)
+        .set({ defaultStrategy: strategy })
+        .where(
+          and(
+            eq(projectEnvironments.projectId, projectId),
+            eq(projectEnvironments.environment, environment),
+            sql`${rowText(projectEnvironments)} = ${found.snapshot}`,
+            sql`exists (select from ${projects} where id = ${projectId} and archived_at is null)`,
+            segmentsExist(strategy.segments),
+          ),
+        )
+        .returning({ projectId: projectEnvironments.projectId }),
+      db.update(projects).set({ updatedAt: now }).where(and(eq(projects.id, projectId), guardPassed)).returning({ id: projects.id }),
+    ]
+    const event: NewEvent = { type: 'default-strategy-updated', project: projectId, environment, data: strategy, preData: found.defaultStrategy ?? null }
+    return (await recordEvents(db, actor, now, [event], { alongside, guarded: true })) > 0 ? strategy : undefined
   })
 }

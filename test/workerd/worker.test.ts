@@ -156,20 +156,22 @@ describe('worker bundle in workerd', () => {
   })
 
   it('opens and closes a pool per request that makes a transaction, over many sequential requests', async () => {
+    // Archiving a flag takes its lock in an interactive transaction; creating one does not.
+    const names = [0, 1, 2, 3, 4, 5].map((i) => `sequential-${i}`)
+    for (const name of names) expect((await call('POST', '/api/admin/projects/default/features', { body: { name } })).status).toBe(201)
     expect(await relayDrained()).toBe(0)
     const before = postgres!.relayConnections().total
-    for (let i = 0; i < 6; i++) {
-      const res = await call('POST', '/api/admin/projects', { body: { id: `sequential-${i}`, name: `Sequential ${i}` } })
-      expect(res.status, res.text).toBe(201)
+    for (const name of names) {
+      const res = await call('DELETE', `/api/admin/projects/default/features/${name}`)
+      expect(res.status, res.text).toBe(202)
     }
     const listed = await call('GET', '/api/admin/projects')
     expect(listed.status, listed.text).toBe(200)
-    expect(listed.body.projects.map((p: { id: string }) => p.id)).toEqual(expect.arrayContaining([0, 1, 2, 3, 4, 5].map((i) => `sequential-${i}`)))
 
-    // Each creation (an interactive transaction) opened its own pool, the list none, and every pool was ended after its response.
+    // Each archiving (an interactive transaction) opened its own pool, the list none, and every pool was ended after its response.
     expect(postgres!.relayConnections().total - before).toBe(6)
     expect(await relayDrained()).toBe(0)
-    expect(await query(`select count(*)::int as n from events where type = 'project-created' and project like 'sequential-%'`)).toEqual([{ n: 6 }])
+    expect(await query(`select count(*)::int as n from events where type = 'feature-archived' and feature_name like 'sequential-%'`)).toEqual([{ n: 6 }])
   })
 
   it('creates a user, signs them in (PBKDF2 through crypto.subtle) and accepts the session cookie', async () => {
@@ -269,12 +271,21 @@ describe('the two database paths in workerd', () => {
   })
 
   it('opens the WebSocket pool for an interactive transaction only, and ends it after the response', async () => {
-    const { res, webSocket, pools } = await counted('POST', '/api/admin/projects', { body: { id: 'pool-project', name: 'Pool' } })
-    expect(res.status, res.text).toBe(201)
+    expect((await call('POST', F, { body: { name: 'pool-flag' } })).status).toBe(201)
+    // Archiving a flag takes its lock in an interactive transaction.
+    const { res, webSocket, pools } = await counted('DELETE', `${F}/pool-flag`)
+    expect(res.status, res.text).toBe(202)
     expect(pools).toBe(1)
     expect(webSocket).toBeGreaterThan(0)
     expect(postgres!.relayConnections().open).toBe(0)
-    expect(await query(`select count(*)::int as n from events where type = 'project-created' and project = 'pool-project'`)).toEqual([{ n: 1 }])
+    expect(await query(`select count(*)::int as n from events where type = 'feature-archived' and feature_name = 'pool-flag'`)).toEqual([{ n: 1 }])
+  })
+
+  it('creates a project with a read and one statement over HTTP, opening no WebSocket', async () => {
+    const { res, webSocket, pools } = await counted('POST', '/api/admin/projects', { body: { id: 'http-project', name: 'HTTP' } })
+    expect(res.status, res.text).toBe(201)
+    expect({ webSocket, pools }).toEqual({ webSocket: 0, pools: 0 })
+    expect(await query(`select count(*)::int as n from events where type = 'project-created' and project = 'http-project'`)).toEqual([{ n: 1 }])
   })
 
   it('creates a flag with a read and a batch over HTTP (two round trips), opening no WebSocket', async () => {

@@ -89,11 +89,11 @@ export const strategySegmentsSql = sql`insert into ${featureStrategySegments} (s
 export function strategyToAdd(featureName: string, environment: { name: string; strategies: { sortOrder: number }[] }, strategy: ReturnType<typeof normalizeStrategy>, sortOrder: number | undefined, now: Date) {
   const order = sortOrder ?? (environment.strategies.length === 0 ? 0 : Math.max(...environment.strategies.map((s) => s.sortOrder)) + 1)
   const view = strategyView({ ...strategy, id: crypto.randomUUID(), featureName, environment: environment.name, createdAt: now, sortOrder: order, segments: [...strategy.segments].sort((a, b) => a - b) })
-  return { view, values: strategyValues(view) }
+  return { view, values: strategyValues(view, strategy.segments) }
 }
 
-/** The stored form of a strategy as `strategyInsertSql` and the update take it. */
-function strategyValues(view: Strategy) {
+/** The stored form of a strategy as `strategyInsertSql` and the update take it; `segments` in the order named (as an unknown one is named). */
+function strategyValues(view: Strategy, segments: number[]) {
   return {
     strategyId: view.id,
     strategyName: view.name,
@@ -103,7 +103,7 @@ function strategyValues(view: Strategy) {
     parameters: JSON.stringify(view.parameters),
     constraints: JSON.stringify(view.constraints),
     strategyVariants: JSON.stringify(view.variants),
-    segments: view.segments,
+    segments,
   }
 }
 
@@ -297,7 +297,7 @@ export async function updateFlagStrategy(db: Db, caller: Caller, p: TargetParams
       after: replaced(env.strategies, view),
       event: { type: 'feature-strategy-update', ...eventOf(state.feature, env), data: view, preData: before },
       run: updateStrategyStatement,
-      values: strategyValues(view),
+      values: strategyValues(view, strategy.segments),
       answer: view,
     }
   })

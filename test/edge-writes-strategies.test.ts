@@ -157,6 +157,23 @@ describe('strategy writes at the edge', () => {
     ])
   })
 
+  it('switches off when the last enabled strategy is disabled and moved to another one\'s sort order, then reads the flag again', async () => {
+    const { name } = await createFlag(t)
+    const { id } = await addStrategy(t, name, 'development', { name: 'default' })
+    const other = await addStrategy(t, name, 'development', { name: 'default', disabled: true })
+    await enableFlag(t, name, 'development')
+    const res = await t.call('PUT', `${strategiesOf(name)}/${id}`, { body: { name: 'default', disabled: true, sortOrder: other.sortOrder } })
+    expect(res.status, res.text).toBe(200)
+    expect(trips(res)).toEqual({ http: 1, webSocket: 0 })
+    const environment = await environmentOf(name)
+    expect(environment.enabled).toBe(false)
+    expect(environment.strategies.map((s: any) => s.id)).toEqual([id, other.id])
+    // A tie of sort orders goes by creation, which the app does not know: the next write's answer is from a fresh read.
+    const next = await t.call('POST', `/api/admin/projects/default/features/${name}/environments/development/on`)
+    expect(next.status, next.text).toBe(200)
+    expect(next.body.environments.find((e: any) => e.name === 'development').strategies.slice(0, 2).map((s: any) => s.id)).toEqual([id, other.id])
+  })
+
   it('deletes a strategy in one round trip, and switches off an environment it leaves with none', async () => {
     const { name, first, second, base } = await flagWithTwo()
     await enableFlag(t, name, 'development')

@@ -38,8 +38,11 @@ async function checkSegmentsExist(tx: Db, ids: number[]) {
   if (ids.length === 0) return
   const found = await tx.select({ id: segments.id }).from(segments).where(inArray(segments.id, ids))
   const missing = ids.filter((id) => !found.some((f) => f.id === id))
-  if (missing.length > 0) throw validationError(`Unknown segment(s): ${missing.join(', ')}`, missing.map((id) => ({ path: 'body.segments', message: `segment ${id} does not exist` })))
+  if (missing.length > 0) throw unknownSegments(missing)
 }
+
+const unknownSegments = (ids: number[]) =>
+  validationError(`Unknown segment(s): ${ids.join(', ')}`, ids.map((id) => ({ path: 'body.segments', message: `segment ${id} does not exist` })))
 
 /**
  * The stored form of a strategy: defaults filled in, constraints and variants normalized. Without a
@@ -164,9 +167,14 @@ const sortOrderStatement = eventsStatement('flagpost_set_strategy_sort_order', {
 
 type Environment = Feature['environments'][number]
 
-/** A strategy change computed from a flag's state: the environment's strategies after it, its event, its statement and values, and the answer. */
+/**
+ * A strategy change computed from a flag's state: the environment's strategies after it (in evaluation order unless
+ * `unordered`: a new sort order equal to another's, whose tie goes by creation), its event, its statement and
+ * values, and the answer.
+ */
 interface StrategyChange<T> {
-  after: Strategy[] | undefined
+  after: Strategy[]
+  unordered?: boolean
   event: NewEvent
   run: (db: Db, actor: Actor, now: Date, events: NewEvent[], values: Record<string, unknown>) => Promise<{ written: number; returned: number[] | null }>
   values: Record<string, unknown>
@@ -177,24 +185,21 @@ interface StrategyChange<T> {
  * Writes a change of the strategies of a flag's environment computed from `state` (see src/flags/states.ts) in
  * one statement, with the switch-off of an enabled environment it leaves without an enabled strategy (and its
  * event, after the change's). Undefined when the version check failed; 400 when a segment named does not exist.
- * `after` undefined: the order it leaves is not known without reading (the next write reads the flag again).
+ * The state it leaves is remembered unless its order is not known (the next write then reads the flag again).
  */
 async function writeChange<T>(db: Db, caller: Author, state: FlagState, env: Environment, change: StrategyChange<T>, next: (state: FlagState) => void): Promise<T | undefined> {
   const { actor, now } = caller
   const { feature } = state
-  const switchOff = env.enabled && !(change.after ?? env.strategies).some((s) => !s.disabled)
+  const switchOff = env.enabled && !change.after.some((s) => !s.disabled)
   const events = [change.event, ...(switchOff ? [switchedEvent(feature.project, feature.name, env.name, false, eventTagsOf(feature))] : [])]
   const { written, returned } = await change.run(db, actor, now, events, { ...guardValues(state), environment: env.name, switchOff, ...change.values })
   if (written === 0) {
     if (returned && returned.length > 0) throw unknownSegments(returned)
     return undefined
   }
-  if (change.after) next(nextState(state, { environments: new Map([[env.name, { strategies: change.after, enabled: env.enabled && !switchOff }]]) }))
+  if (!change.unordered) next(nextState(state, { environments: new Map([[env.name, { strategies: change.after, enabled: env.enabled && !switchOff }]]) }))
   return change.answer
 }
-
-const unknownSegments = (ids: number[]) =>
-  validationError(`Unknown segment(s): ${ids.join(', ')}`, ids.map((id) => ({ path: 'body.segments', message: `segment ${id} does not exist` })))
 
 /**
  * Runs a strategy write of a flag's environment optimistically (see writeOptimistically), and when the flag
@@ -275,13 +280,10 @@ export async function listStrategies(db: Db, featureName: string, environment: s
   return (await loadStrategies(db, [featureName], environment)).map(strategyView)
 }
 
-/**
- * The environment's strategies with `changed` in place of the one of its id, in evaluation order, or undefined
- * when that order is not known from the state (a new sort order equal to another's: ties go by creation).
- */
-function replaced(strategies: Strategy[], changed: Strategy): Strategy[] | undefined {
-  if (strategies.some((s) => s.id !== changed.id && s.sortOrder === changed.sortOrder)) return undefined
-  return strategies.map((s) => (s.id === changed.id ? changed : s)).sort((a, b) => a.sortOrder - b.sortOrder)
+/** The environment's strategies with `changed` in place of the one of its id, by sort order (unordered: see StrategyChange). */
+function replaced(strategies: Strategy[], changed: Strategy) {
+  const unordered = strategies.some((s) => s.id !== changed.id && s.sortOrder === changed.sortOrder)
+  return { after: strategies.map((s) => (s.id === changed.id ? changed : s)).sort((a, b) => a.sortOrder - b.sortOrder), unordered }
 }
 
 /**
@@ -294,7 +296,7 @@ export async function updateFlagStrategy(db: Db, caller: Caller, p: TargetParams
     const strategy = normalizeStrategy(input, state.feature.name)
     const view: Strategy = { id: before.id, ...strategy, featureName: state.feature.name, sortOrder: input.sortOrder ?? before.sortOrder, segments: [...strategy.segments].sort((a, b) => a - b) }
     return {
-      after: replaced(env.strategies, view),
+      ...replaced(env.strategies, view),
       event: { type: 'feature-strategy-update', ...eventOf(state.feature, env), data: view, preData: before },
       run: updateStrategyStatement,
       values: strategyValues(view, strategy.segments),

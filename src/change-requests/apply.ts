@@ -4,7 +4,7 @@ import { addDependency, removeDependency } from '../dependencies/store.js'
 import type { CreateDependency } from '../dependencies/schemas.js'
 import { archiveFeature, setEnvironmentEnabled } from '../flags/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
-import { deleteStrategy, insertStrategy, updateStrategy, withLockedTarget } from '../strategies/store.js'
+import { addFlagStrategy, deleteFlagStrategy, updateFlagStrategy } from '../strategies/store.js'
 import { setEnvironmentVariants } from '../variants/store.js'
 import type { ChangeInput } from './schemas.js'
 
@@ -30,13 +30,13 @@ export async function applyChange(tx: Db, caller: Caller, where: { project: stri
       await setEnvironmentEnabled(tx, caller, { ...target, enabled: payload.enabled === true })
       return
     case 'addStrategy':
-      await withLockedTarget(tx, caller, target, (t, locked) => insertStrategy(t, caller, locked, payload as unknown as StrategyInput))
+      await addFlagStrategy(tx, caller, target, payload as unknown as StrategyInput)
       return
     case 'updateStrategy':
-      await withLockedTarget(tx, caller, target, (t, locked) => updateStrategy(t, caller, locked, String(payload.id), payload as unknown as StrategyInput))
+      await updateFlagStrategy(tx, caller, { ...target, strategyId: String(payload.id) }, payload as unknown as StrategyInput)
       return
     case 'deleteStrategy':
-      await withLockedTarget(tx, caller, target, (t, locked) => deleteStrategy(t, caller, locked, String(payload.id)))
+      await deleteFlagStrategy(tx, caller, { ...target, strategyId: String(payload.id) })
       return
     case 'patchVariant':
       await setEnvironmentVariants(tx, caller, target, { replace: payload.variants })

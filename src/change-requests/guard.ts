@@ -42,8 +42,8 @@ export function directChangeCheck(c: AppContext): DirectChangeCheck {
 
 /**
  * A segment is shared: changing it changes every strategy that uses it, so it needs SKIP_CHANGE_REQUEST
- * in every protected environment of every project where a strategy uses it. Run under the segment's
- * lock, so no strategy starts using it in between.
+ * in every protected environment of every project where a strategy uses it. Run with the read a segment's
+ * write is computed from: the write is made only if no strategy started or stopped using it since.
  */
 export function segmentChangeCheck(c: AppContext): (tx: Db, segmentId: number) => Promise<void> {
   consulted(c)

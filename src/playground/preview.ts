@@ -95,7 +95,7 @@ export function applyChangesInMemory(flags: readonly PlaygroundFlag[], changes: 
         byName.delete(change.feature)
         continue
     }
-    // As applying does (withLockedTarget): a strategy change that leaves no enabled strategy switches the environment off.
+    // As applying does (src/strategies/store.ts): a strategy change that leaves no enabled strategy switches the environment off.
     if (next.enabled && next.strategies !== flag.strategies && !next.strategies.some((s) => s.disabled !== true)) next = { ...next, enabled: false }
     byName.set(change.feature, next)
   }

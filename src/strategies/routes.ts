@@ -5,7 +5,7 @@ import { Permission } from '../core/permissions.js'
 import { featureEnvironmentPathParams } from '../flags/schemas.js'
 import { requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { CreateStrategySchema, SetSortOrderSchema, StrategySchema, UpdateStrategySchema } from './schemas.js'
-import { addFlagStrategy, deleteStrategy, getStrategy, listStrategies, readTarget, setSortOrder, updateStrategy, withLockedTarget } from './store.js'
+import { addFlagStrategy, deleteFlagStrategy, getStrategy, listStrategies, readTarget, setSortOrder, updateFlagStrategy } from './store.js'
 
 const tags = ['Features']
 const CHANGE_REQUEST_NOTE = ' Where the project requires change requests in the environment, this needs SKIP_CHANGE_REQUEST (403 otherwise): propose the change in a change request instead.'
@@ -97,8 +97,7 @@ export const strategyRoutes = createRouter()
     const p = c.req.valid('param')
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const body = c.req.valid('json')
-    const strategies = await withLockedTarget(c.var.db, c.var.caller, p, (tx, target) => setSortOrder(tx, c.var.caller, target, body))
-    return c.json(strategies, 200)
+    return c.json(await setSortOrder(c.var.db, c.var.caller, p, body, c.var.flagStates), 200)
   })
   .openapi(addStrategy, async (c) => {
     const p = c.req.valid('param')
@@ -114,12 +113,11 @@ export const strategyRoutes = createRouter()
     const p = c.req.valid('param')
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
     const body = c.req.valid('json')
-    const strategy = await withLockedTarget(c.var.db, c.var.caller, p, (tx, target) => updateStrategy(tx, c.var.caller, target, p.strategyId, body))
-    return c.json(strategy, 200)
+    return c.json(await updateFlagStrategy(c.var.db, c.var.caller, p, body, c.var.flagStates), 200)
   })
   .openapi(deleteStrategyRoute, async (c) => {
     const p = c.req.valid('param')
     await requireDirectChangeAllowed(c, p.projectId, p.environment)
-    await withLockedTarget(c.var.db, c.var.caller, p, (tx, target) => deleteStrategy(tx, c.var.caller, target, p.strategyId))
+    await deleteFlagStrategy(c.var.db, c.var.caller, p, c.var.flagStates)
     return c.body(null, 200)
   })

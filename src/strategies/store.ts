@@ -1,15 +1,17 @@
 import { and, eq, inArray, max, sql } from 'drizzle-orm'
-import { featureStrategies, featureStrategySegments, segments } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { featureEnvironments, featureStrategies, featureStrategySegments, segments } from '../../schema/index.js'
+import { together, untilUnchanged, type Db } from '../db.js'
 import { notFound, validationError } from '../core/errors.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
 import type { EventTag, NewEvent } from '../events/types.js'
 import type { Actor, Author, Caller } from '../core/principal.js'
 import { normalizeVariants } from '../variants/weights.js'
 import { loadStrategies, strategyView } from './read.js'
-import { featureEnvironmentOf, lockForChange, requireFeature } from '../flags/lock.js'
-import { switchOffWithoutEnabledStrategy } from '../flags/environment-switch.js'
-import { eventTagsOf, guardSql, guardValues, nextState, writeOptimistically, type FlagStates } from '../flags/states.js'
+import { featureEnvironmentOf, requireFeature } from '../flags/lock.js'
+import { switchedEvent } from '../flags/environment-switch.js'
+import { readFeatureForChange } from '../flags/read.js'
+import type { Feature } from '../flags/schemas.js'
+import { eventTagsOf, guardSql, guardValues, nextState, writeOptimistically, type FlagState, type FlagStates } from '../flags/states.js'
 import { normalizeConstraint, type Strategy, type StrategyInput } from './schemas.js'
 
 export interface StrategyTarget {
@@ -25,21 +27,6 @@ interface TargetParams {
   environment: string
 }
 
-/**
- * Runs a strategy change in one transaction, with the flag locked and its environment checked (404
- * otherwise). Every change of a flag's strategies goes through here, so here an enabled environment the
- * change leaves without an enabled strategy is switched off.
- */
-export async function withLockedTarget<T>(db: Db, by: { actor: Actor; now: Date }, p: TargetParams, change: (tx: Db, target: StrategyTarget) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    const { row, tags, fe } = await lockForChange(tx, p.projectId, p.featureName, p.environment)
-    const target = { project: row.project, featureName: row.name, environment: p.environment, tags }
-    const result = await change(tx, target)
-    if (fe.enabled) await switchOffWithoutEnabledStrategy(tx, by.actor, by.now, target)
-    return result
-  })
-}
-
 /** The target of a read: the live flag of the project in one of its environments (404 otherwise). */
 export async function readTarget(db: Db, p: TargetParams): Promise<StrategyTarget> {
   const row = await requireFeature(db, p.projectId, p.featureName)
@@ -51,8 +38,11 @@ async function checkSegmentsExist(tx: Db, ids: number[]) {
   if (ids.length === 0) return
   const found = await tx.select({ id: segments.id }).from(segments).where(inArray(segments.id, ids))
   const missing = ids.filter((id) => !found.some((f) => f.id === id))
-  if (missing.length > 0) throw validationError(`Unknown segment(s): ${missing.join(', ')}`, missing.map((id) => ({ path: 'body.segments', message: `segment ${id} does not exist` })))
+  if (missing.length > 0) throw unknownSegments(missing)
 }
+
+const unknownSegments = (ids: number[]) =>
+  validationError(`Unknown segment(s): ${ids.join(', ')}`, ids.map((id) => ({ path: 'body.segments', message: `segment ${id} does not exist` })))
 
 /**
  * The stored form of a strategy: defaults filled in, constraints and variants normalized. Without a
@@ -83,8 +73,6 @@ export async function prepareDefaultStrategy(tx: Db, input: StrategyInput) {
   return { ...strategy, sortOrder: input.sortOrder ?? 0 }
 }
 
-const eventFor = (target: StrategyTarget) => ({ project: target.project, featureName: target.featureName, environment: target.environment, tags: target.tags })
-
 const p = (name: string) => sql.placeholder(name)
 
 /**
@@ -104,60 +92,155 @@ export const strategySegmentsSql = sql`insert into ${featureStrategySegments} (s
 export function strategyToAdd(featureName: string, environment: { name: string; strategies: { sortOrder: number }[] }, strategy: ReturnType<typeof normalizeStrategy>, sortOrder: number | undefined, now: Date) {
   const order = sortOrder ?? (environment.strategies.length === 0 ? 0 : Math.max(...environment.strategies.map((s) => s.sortOrder)) + 1)
   const view = strategyView({ ...strategy, id: crypto.randomUUID(), featureName, environment: environment.name, createdAt: now, sortOrder: order, segments: [...strategy.segments].sort((a, b) => a - b) })
-  const values = {
+  return { view, values: strategyValues(view, strategy.segments) }
+}
+
+/** The stored form of a strategy as `strategyInsertSql` and the update take it; `segments` in the order named (as an unknown one is named). */
+function strategyValues(view: Strategy, segments: number[]) {
+  return {
     strategyId: view.id,
     strategyName: view.name,
     strategyTitle: view.title,
     strategyDisabled: view.disabled,
-    sortOrder: order,
+    sortOrder: view.sortOrder,
     parameters: JSON.stringify(view.parameters),
     constraints: JSON.stringify(view.constraints),
     strategyVariants: JSON.stringify(view.variants),
-    segments: view.segments,
+    segments,
   }
-  return { view, values }
 }
 
 /** A flag's strategies in evaluation order with `added`: by sort order, the newest last among equals. */
 export const withStrategy = <S extends { sortOrder: number }>(strategies: S[], added: S) => [...strategies, added].sort((a, b) => a.sortOrder - b.sortOrder)
 
-/** Adding a strategy optimistically (see src/flags/states.ts): the version check also finds every segment it names. */
+/** The version check of a strategy write that names segments (placeholder `segments`): it also finds every one of them. */
+const guardWithSegments = guardSql(undefined, sql`cardinality(${p('segments')}::int[]) = (select count(*) from ${segments} where id = any(${p('segments')}::int[]))`)
+/** The segments named that do not exist (in the order named), read in the statement: which to name when its check failed. */
+const missingSegments = sql<number[]>`array(select u.id from unnest(${p('segments')}::int[]) with ordinality as u (id, n) where not exists (select from ${segments} s where s.id = u.id) order by u.n)`
+/** An enabled environment never serves an empty strategy list: switched off in the write that leaves it none (`switchOff`, decided from the state). */
+const switchOffSql = sql`update ${featureEnvironments} set enabled = false
+  where feature_name = ${p('name')} and environment = ${p('environment')} and enabled and ${p('switchOff')}::boolean and ${guardPassed}`
+
+/** Adding a strategy optimistically (see src/flags/states.ts). */
 const addStrategyStatement = eventsStatement('flagpost_add_strategy', {
-  alongside: [guardSql(undefined, sql`cardinality(${p('segments')}::int[]) = (select count(*) from ${segments} where id = any(${p('segments')}::int[]))`), strategyInsertSql],
+  alongside: [guardWithSegments, strategyInsertSql],
   guarded: true,
-  unguarded: [strategySegmentsSql],
+  unguarded: [strategySegmentsSql, switchOffSql],
+  returning: missingSegments,
 })
 
+/** Replacing a strategy optimistically: its configuration, and its segments (those it keeps are left, so no row is touched twice). */
+const updateStrategyStatement = eventsStatement('flagpost_update_strategy', {
+  alongside: [
+    guardWithSegments,
+    sql`update ${featureStrategies} set strategy_name = ${p('strategyName')}, title = ${p('strategyTitle')}, disabled = ${p('strategyDisabled')}::boolean, sort_order = ${p('sortOrder')}::integer,
+        parameters = ${p('parameters')}::jsonb, constraints = ${p('constraints')}::jsonb, variants = ${p('strategyVariants')}::jsonb
+      where id = ${p('strategyId')}::uuid and feature_name = ${p('name')} and environment = ${p('environment')} and ${guardPassed}
+      returning id`,
+  ],
+  guarded: true,
+  unguarded: [
+    sql`delete from ${featureStrategySegments} where strategy_id = ${p('strategyId')}::uuid and segment_id <> all(${p('segments')}::int[]) and ${guardPassed}`,
+    sql`insert into ${featureStrategySegments} (strategy_id, segment_id) select ${p('strategyId')}::uuid, unnest(${p('segments')}::int[]) where ${guardPassed} on conflict do nothing`,
+    switchOffSql,
+  ],
+  returning: missingSegments,
+})
+
+/** Deleting a strategy optimistically (its segments go with it). */
+const deleteStrategyStatement = eventsStatement('flagpost_delete_strategy', {
+  alongside: [guardSql(), sql`delete from ${featureStrategies} where id = ${p('strategyId')}::uuid and feature_name = ${p('name')} and environment = ${p('environment')} and ${guardPassed} returning id`],
+  guarded: true,
+  unguarded: [switchOffSql],
+})
+
+/** Setting sort orders optimistically: `ids` and `sortOrders`, two arrays of one length. */
+const sortOrderStatement = eventsStatement('flagpost_set_strategy_sort_order', {
+  alongside: [guardSql()],
+  guarded: true,
+  unguarded: [
+    sql`update ${featureStrategies} s set sort_order = v.sort_order from unnest(${p('ids')}::uuid[], ${p('sortOrders')}::int[]) as v (id, sort_order)
+      where s.id = v.id and s.feature_name = ${p('name')} and s.environment = ${p('environment')} and ${guardPassed}`,
+    switchOffSql,
+  ],
+})
+
+type Environment = Feature['environments'][number]
+
 /**
- * POST …/features/{featureName}/environments/{environment}/strategies: adds a strategy (last in order unless
- * sortOrder is given) with `feature-strategy-add`. Written optimistically, in one statement (see
- * src/flags/states.ts); under the flag's lock when a segment it names is unknown (to say which) or the
- * environment is on with no enabled strategy (to switch it off).
+ * A strategy change computed from a flag's state: the environment's strategies after it (in evaluation order unless
+ * `unordered`: a new sort order equal to another's, whose tie goes by creation), its event, its statement and
+ * values, and the answer.
  */
-export async function addFlagStrategy(db: Db, caller: Caller, p: TargetParams, input: StrategyInput, states?: FlagStates): Promise<Strategy> {
-  const { actor, now, key: principal } = caller
-  const strategy = normalizeStrategy(input, p.featureName)
-  const missing = () => notFound(`Could not find environment ${p.environment} for feature flag ${p.featureName}`)
-  return writeOptimistically(db, states, p, { principal, now }, {
-    fromRead(feature) {
-      if (!feature.environments.some((e) => e.name === p.environment)) throw missing()
-      return undefined
-    },
-    async write(state, next) {
-      const env = state.feature.environments.find((e) => e.name === p.environment)
-      if (!env || (env.enabled && !env.hasEnabledStrategies && strategy.disabled)) return undefined
-      const { view, values } = strategyToAdd(state.feature.name, env, strategy, input.sortOrder, now)
-      const event: NewEvent = { type: 'feature-strategy-add', project: state.feature.project, featureName: state.feature.name, environment: env.name, tags: eventTagsOf(state.feature), data: view, preData: null }
-      const { written } = await addStrategyStatement(db, actor, now, [event], { ...guardValues(state), environment: env.name, ...values })
-      if (written === 0) return undefined
-      next(nextState(state, { environments: new Map([[env.name, { strategies: withStrategy(env.strategies, view) }]]) }))
-      return view
-    },
-    locked: () => withLockedTarget(db, caller, p, (tx, target) => insertStrategy(tx, caller, target, input)),
+interface StrategyChange<T> {
+  after: Strategy[]
+  unordered?: boolean
+  event: NewEvent
+  run: (db: Db, actor: Actor, now: Date, events: NewEvent[], values: Record<string, unknown>) => Promise<{ written: number; returned: number[] | null }>
+  values: Record<string, unknown>
+  answer: T
+}
+
+/**
+ * Writes a change of the strategies of a flag's environment computed from `state` (see src/flags/states.ts) in
+ * one statement, with the switch-off of an enabled environment it leaves without an enabled strategy (and its
+ * event, after the change's). Undefined when the version check failed; 400 when a segment named does not exist.
+ * The state it leaves is remembered unless its order is not known (the next write then reads the flag again).
+ */
+async function writeChange<T>(db: Db, caller: Author, state: FlagState, env: Environment, change: StrategyChange<T>, next: (state: FlagState) => void): Promise<T | undefined> {
+  const { actor, now } = caller
+  const { feature } = state
+  const switchOff = env.enabled && !change.after.some((s) => !s.disabled)
+  const events = [change.event, ...(switchOff ? [switchedEvent(feature.project, feature.name, env.name, false, eventTagsOf(feature))] : [])]
+  const { written, returned } = await change.run(db, actor, now, events, { ...guardValues(state), environment: env.name, switchOff, ...change.values })
+  if (written === 0) {
+    if (returned && returned.length > 0) throw unknownSegments(returned)
+    return undefined
+  }
+  if (!change.unordered) next(nextState(state, { environments: new Map([[env.name, { strategies: change.after, enabled: env.enabled && !switchOff }]]) }))
+  return change.answer
+}
+
+/**
+ * Runs a strategy write of a flag's environment optimistically (see writeOptimistically), and when the flag
+ * keeps changing under it, from fresh reads again (409 after a few), never under a lock. `decide` computes the
+ * change from the state (throwing its 4xx); 404 when the flag is not in the environment.
+ */
+function writeStrategies<T>(db: Db, caller: Caller, p: TargetParams, states: FlagStates | undefined, decide: (state: FlagState, env: Environment) => StrategyChange<T>): Promise<T> {
+  const write = (state: FlagState, next: (state: FlagState) => void) => {
+    const env = state.feature.environments.find((e) => e.name === p.environment)
+    if (!env) throw notFound(`Could not find environment ${p.environment} for feature flag ${p.featureName}`)
+    return writeChange(db, caller, state, env, decide(state, env), next)
+  }
+  const viewer = { principal: caller.key, now: caller.now }
+  return writeOptimistically(db, states, p, viewer, {
+    write,
+    locked: () => untilUnchanged(`Feature flag ${p.featureName}`, async () => write(await readFeatureForChange(db, p.projectId, p.featureName, viewer), () => undefined)),
   })
 }
 
-/** Adds a strategy (last in order unless sortOrder is given) and records `feature-strategy-add`. */
+const eventOf = (feature: Feature, env: Environment) => ({ project: feature.project, featureName: feature.name, environment: env.name, tags: eventTagsOf(feature) })
+
+/**
+ * POST …/features/{featureName}/environments/{environment}/strategies: adds a strategy (last in order unless
+ * sortOrder is given) with `feature-strategy-add`, in one statement (see src/flags/states.ts) whose version check
+ * also finds every segment it names.
+ */
+export async function addFlagStrategy(db: Db, caller: Caller, p: TargetParams, input: StrategyInput, states?: FlagStates): Promise<Strategy> {
+  const strategy = normalizeStrategy(input, p.featureName)
+  return writeStrategies(db, caller, p, states, (state, env) => {
+    const { view, values } = strategyToAdd(state.feature.name, env, strategy, input.sortOrder, caller.now)
+    return {
+      after: withStrategy(env.strategies, view),
+      event: { type: 'feature-strategy-add', ...eventOf(state.feature, env), data: view, preData: null },
+      run: addStrategyStatement,
+      values,
+      answer: view,
+    }
+  })
+}
+
+/** Adds a strategy (last in order unless sortOrder is given) and records `feature-strategy-add`, under the flag's lock. */
 export async function insertStrategy(tx: Db, caller: Author, target: StrategyTarget, input: StrategyInput): Promise<Strategy> {
   const { actor, now } = caller
   const strategy = normalizeStrategy(input, target.featureName)
@@ -176,60 +259,106 @@ export async function insertStrategy(tx: Db, caller: Author, target: StrategyTar
     .returning()
   if (strategy.segments.length > 0) await tx.insert(featureStrategySegments).values(strategy.segments.map((segmentId) => ({ strategyId: row!.id, segmentId })))
   const view = strategyView({ ...row!, segments: [...strategy.segments].sort((a, b) => a - b) })
-  await recordEvents(tx, actor, now, [{ type: 'feature-strategy-add', ...eventFor(target), data: view, preData: null }])
+  await recordEvents(tx, actor, now, [{ type: 'feature-strategy-add', project: target.project, featureName: target.featureName, environment: target.environment, tags: target.tags, data: view, preData: null }])
   return view
 }
 
-async function strategyOf(tx: Db, target: StrategyTarget, strategyId: string): Promise<Strategy> {
-  const isUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(strategyId)
-  const rows = isUuid ? await loadStrategies(tx, [target.featureName], target.environment) : []
-  const row = rows.find((r) => r.id === strategyId.toLowerCase())
-  if (!row) throw notFound(`Could not find strategy ${strategyId} of ${target.featureName} in ${target.environment}`)
-  return strategyView(row)
+const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)
+
+/** The strategy of the environment with that id (any case), or 404. */
+function strategyIn(featureName: string, env: { name: string; strategies: Strategy[] }, strategyId: string): Strategy {
+  const found = isUuid(strategyId) ? env.strategies.find((s) => s.id === strategyId.toLowerCase()) : undefined
+  if (!found) throw notFound(`Could not find strategy ${strategyId} of ${featureName} in ${env.name}`)
+  return found
 }
 
 export async function getStrategy(db: Db, target: StrategyTarget, strategyId: string) {
-  return strategyOf(db, target, strategyId)
+  return strategyIn(target.featureName, { name: target.environment, strategies: await listStrategies(db, target.featureName, target.environment) }, strategyId)
 }
 
 export async function listStrategies(db: Db, featureName: string, environment: string): Promise<Strategy[]> {
   return (await loadStrategies(db, [featureName], environment)).map(strategyView)
 }
 
-/** Replaces a strategy's configuration and records `feature-strategy-update` with the old one as preData. */
-export async function updateStrategy(tx: Db, caller: Author, target: StrategyTarget, strategyId: string, input: StrategyInput): Promise<Strategy> {
-  const { actor, now } = caller
-  const before = await strategyOf(tx, target, strategyId)
-  const strategy = normalizeStrategy(input, target.featureName)
-  await checkSegmentsExist(tx, strategy.segments)
-  const [row] = await tx
-    .update(featureStrategies)
-    .set({ ...strategy, sortOrder: input.sortOrder ?? before.sortOrder })
-    .where(eq(featureStrategies.id, before.id))
-    .returning()
-  await tx.delete(featureStrategySegments).where(eq(featureStrategySegments.strategyId, before.id))
-  if (strategy.segments.length > 0) await tx.insert(featureStrategySegments).values(strategy.segments.map((segmentId) => ({ strategyId: before.id, segmentId })))
-  const view = strategyView({ ...row!, segments: [...strategy.segments].sort((a, b) => a - b) })
-  await recordEvents(tx, actor, now, [{ type: 'feature-strategy-update', ...eventFor(target), data: view, preData: before }])
-  return view
+/** The environment's strategies with `changed` in place of the one of its id, by sort order (unordered: see StrategyChange). */
+function replaced(strategies: Strategy[], changed: Strategy) {
+  const unordered = strategies.some((s) => s.id !== changed.id && s.sortOrder === changed.sortOrder)
+  return { after: strategies.map((s) => (s.id === changed.id ? changed : s)).sort((a, b) => a.sortOrder - b.sortOrder), unordered }
 }
 
-export async function deleteStrategy(tx: Db, caller: Author, target: StrategyTarget, strategyId: string) {
-  const { actor, now } = caller
-  const before = await strategyOf(tx, target, strategyId)
-  await tx.delete(featureStrategies).where(eq(featureStrategies.id, before.id))
-  await recordEvents(tx, actor, now, [{ type: 'feature-strategy-remove', ...eventFor(target), data: null, preData: before }])
+/**
+ * PUT …/strategies/{strategyId}: replaces a strategy's configuration (sortOrder kept unless given) with
+ * `feature-strategy-update` carrying the old one as preData, in one statement (see src/flags/states.ts).
+ */
+export async function updateFlagStrategy(db: Db, caller: Caller, p: TargetParams & { strategyId: string }, input: StrategyInput, states?: FlagStates): Promise<Strategy> {
+  return writeStrategies(db, caller, p, states, (state, env) => {
+    const before = strategyIn(state.feature.name, env, p.strategyId)
+    const strategy = normalizeStrategy(input, state.feature.name)
+    const view: Strategy = { id: before.id, ...strategy, featureName: state.feature.name, sortOrder: input.sortOrder ?? before.sortOrder, segments: [...strategy.segments].sort((a, b) => a - b) }
+    return {
+      ...replaced(env.strategies, view),
+      event: { type: 'feature-strategy-update', ...eventOf(state.feature, env), data: view, preData: before },
+      run: updateStrategyStatement,
+      values: strategyValues(view, strategy.segments),
+      answer: view,
+    }
+  })
 }
 
-/** Sets the given strategies' sortOrder; every id must be a strategy of this flag and environment. */
-export async function setSortOrder(tx: Db, caller: Author, target: StrategyTarget, order: { id: string; sortOrder: number }[]) {
-  const { actor, now } = caller
-  const before = (await loadStrategies(tx, [target.featureName], target.environment)).map(strategyView)
-  const unknown = order.filter((o) => !before.some((s) => s.id === o.id.toLowerCase()))
-  if (unknown.length > 0) throw notFound(`Unknown strategy id(s) for ${target.featureName} in ${target.environment}: ${unknown.map((u) => u.id).join(', ')}`)
-  for (const { id, sortOrder } of order) await tx.update(featureStrategies).set({ sortOrder }).where(eq(featureStrategies.id, id.toLowerCase()))
-  const after = (await loadStrategies(tx, [target.featureName], target.environment)).map(strategyView)
+/** DELETE …/strategies/{strategyId}: deletes a strategy with `feature-strategy-remove`, in one statement (see src/flags/states.ts). */
+export async function deleteFlagStrategy(db: Db, caller: Caller, p: TargetParams & { strategyId: string }, states?: FlagStates): Promise<void> {
+  await writeStrategies(db, caller, p, states, (state, env) => {
+    const before = strategyIn(state.feature.name, env, p.strategyId)
+    return {
+      after: env.strategies.filter((s) => s.id !== before.id),
+      event: { type: 'feature-strategy-remove', ...eventOf(state.feature, env), data: null, preData: before },
+      run: deleteStrategyStatement,
+      values: { strategyId: before.id },
+      answer: true,
+    }
+  })
+}
+
+/** Each strategy's rank by creation (then id): how strategies of one sort order are ordered. Immutable, so it may be read apart from the flag. */
+const creationRanks = (db: Db, featureName: string, environment: string) =>
+  db
+    .select({ id: featureStrategies.id, rank: sql<number>`row_number() over (order by ${featureStrategies.createdAt}, ${featureStrategies.id})`.mapWith(Number) })
+    .from(featureStrategies)
+    .where(and(eq(featureStrategies.featureName, featureName), eq(featureStrategies.environment, environment)))
+
+/**
+ * POST …/strategies/set-sort-order: sets the given strategies' sortOrder (every id must be a strategy of the flag
+ * in the environment, 404 otherwise) with `strategy-order-changed`. The flag and its strategies' ranks by creation
+ * are read together (the new order's ties go by creation), then written in one statement (see src/flags/states.ts);
+ * read again when the flag changed in between.
+ */
+export async function setSortOrder(db: Db, caller: Caller, p: TargetParams, order: { id: string; sortOrder: number }[], states?: FlagStates): Promise<Strategy[]> {
+  const viewer = { principal: caller.key, now: caller.now }
   const summary = (list: Strategy[]) => list.map((s) => ({ id: s.id, name: s.name, title: s.title, sortOrder: s.sortOrder }))
-  await recordEvents(tx, actor, now, [{ type: 'strategy-order-changed', ...eventFor(target), data: summary(after), preData: summary(before) }])
+  // The last sort order given for an id is the one it gets.
+  const sortOrders = new Map(order.map((o) => [o.id.toLowerCase(), o.sortOrder]))
+  const after = await untilUnchanged(`Feature flag ${p.featureName}`, async () => {
+    const [state, ranks] = await together(db, [(q) => readFeatureForChange(q, p.projectId, p.featureName, viewer), (q) => creationRanks(q, p.featureName, p.environment)])
+    const env = state.feature.environments.find((e) => e.name === p.environment)
+    if (!env) throw notFound(`Could not find environment ${p.environment} for feature flag ${p.featureName}`)
+    const unknown = order.filter((o) => !env.strategies.some((s) => s.id === o.id.toLowerCase()))
+    if (unknown.length > 0) throw notFound(`Unknown strategy id(s) for ${p.featureName} in ${p.environment}: ${unknown.map((u) => u.id).join(', ')}`)
+    const rank = new Map(ranks.map((r) => [r.id, r.rank]))
+    // A strategy added after its ranks were read: the version check would fail.
+    if (env.strategies.some((s) => !rank.has(s.id))) return undefined
+    const sorted = env.strategies
+      .map((s) => ({ ...s, sortOrder: sortOrders.get(s.id) ?? s.sortOrder }))
+      .sort((a, b) => a.sortOrder - b.sortOrder || rank.get(a.id)! - rank.get(b.id)!)
+    const change: StrategyChange<Strategy[]> = {
+      after: sorted,
+      event: { type: 'strategy-order-changed', ...eventOf(state.feature, env), data: summary(sorted), preData: summary(env.strategies) },
+      run: sortOrderStatement,
+      values: { ids: [...sortOrders.keys()], sortOrders: [...sortOrders.values()] },
+      answer: sorted,
+    }
+    return writeChange(db, caller, state, env, change, () => undefined)
+  })
+  // What this app knew of the flag is a version behind.
+  states?.delete(p.featureName)
   return after
 }

@@ -41,9 +41,9 @@ const atVersions = (prefix: string) =>
   sql`(name = ${p(`${prefix}Name`)} and project = ${p('project')} and archived_at is null and version = ${p(`${prefix}Version`)} and (extract(epoch from created_at) * 1000)::float8 = ${p(`${prefix}CreatedAtMs`)})`
 
 /**
- * Adding a dependency: the version checks of both flags (one update, in name order as lockFlags takes locks, so
- * requests linking the same flags the other way round never deadlock; w1 passes only if both were at the versions
- * read), the dependency on another parent dropped, this one written, and the event.
+ * Adding a dependency: the version checks of both flags (one update taking their rows in name order, as every lock
+ * of several flags is taken, so requests linking the same flags the other way round never deadlock; w1 passes only
+ * if both were at the versions read), the dependency on another parent dropped, this one written, and the event.
  */
 const addDependencyStatement = eventsStatement('flagpost_add_dependency', {
   alongside: [

@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import { featureLifecycles } from '../../schema/index.js'
 import type { Db } from '../db.js'
 
@@ -14,10 +14,6 @@ export async function enterStage(tx: Db, featureName: string, stage: string, now
       target: [featureLifecycles.featureName, featureLifecycles.stage],
       set: { enteredStageAt: now, status: status?.status ?? null, statusValue: status?.statusValue ?? null },
     })
-}
-
-export async function leaveStage(tx: Db, featureName: string, stage: string) {
-  await tx.delete(featureLifecycles).where(and(eq(featureLifecycles.featureName, featureName), eq(featureLifecycles.stage, stage)))
 }
 
 /** The stage enabling a flag in an environment of that type moves it to, if any: initial → pre-live (any non-production environment) → live (production). */

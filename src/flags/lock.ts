@@ -19,29 +19,12 @@ export type FeatureRow = typeof features.$inferSelect
 
 const nextVersion = { version: sql`${features.version} + 1` }
 
-/**
- * Takes the lock of the flags named (in name order, so writers that lock several never deadlock) and
- * returns their rows as they are now.
- */
-export async function lockFlags(tx: Db, names: string[]): Promise<FeatureRow[]> {
-  if (names.length === 0) return []
-  return lockWhere(tx, inArray(features.name, names))
-}
-
 /** Takes the lock of every flag of the project (a change to all of them, like a new environment). */
 export const lockProjectFlags = (tx: Db, projectId: string) => lockWhere(tx, eq(features.project, projectId))
 
 function lockWhere(tx: Db, where: SQL) {
   const ordered = tx.select({ name: features.name }).from(features).where(where).orderBy(features.name).for('update')
   return tx.update(features).set(nextVersion).where(inArray(features.name, ordered)).returning()
-}
-
-/**
- * Locks a live (not archived) flag of the project for a read-modify-write, so concurrent changes
- * queue up and each one's audit event sees exactly the state the previous one left.
- */
-export async function lockFeature(tx: Db, projectId: string, featureName: string): Promise<FeatureRow> {
-  return requireFeature(tx, projectId, featureName, true)
 }
 
 export interface LockedFeature {
@@ -135,9 +118,9 @@ function liveIn(row: FeatureRow | undefined, projectId: string, featureName: str
   return row
 }
 
-/** The live flag of the project, or 404 NotFoundError (also for an archived flag or one of another project). With `lock`, takes its lock. */
-export async function requireFeature(db: Db, projectId: string, featureName: string, lock = false): Promise<FeatureRow> {
-  const [row] = lock ? await lockFlags(db, [featureName]) : await db.select().from(features).where(eq(features.name, featureName))
+/** The live flag of the project, or 404 NotFoundError (also for an archived flag or one of another project). */
+export async function requireFeature(db: Db, projectId: string, featureName: string): Promise<FeatureRow> {
+  const [row] = await db.select().from(features).where(eq(features.name, featureName))
   return liveIn(row, projectId, featureName)
 }
 

@@ -1,7 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { features } from '../../schema/index.js'
 import { Lru } from '../client-api/lru.js'
-import type { Db } from '../db.js'
+import { statement, type Db } from '../db.js'
 import type { EventTag } from '../events/types.js'
 import { ApiError } from '../core/errors.js'
 import { readFeatureForChange, type Viewer } from './read.js'
@@ -52,6 +52,10 @@ export const eventTagsOf = (feature: Feature): EventTag[] => feature.tags.map((t
 
 const p = (name: string) => sql.placeholder(name)
 
+// Which flag, at which version: the conditions of the version check (placeholders: see guardSql).
+const atVersion = sql`name = ${p('name')} and project = ${p('project')} and archived_at is null and version = ${p('version')}
+      and (extract(epoch from created_at) * 1000)::float8 = ${p('createdAtMs')}`
+
 /**
  * SQL of the version check (the first change alongside the events of an optimistic write): moves the live flag of the
  * project to its next version, with `set` (more assignments), only if it is still at the state's version.
@@ -59,12 +63,71 @@ const p = (name: string) => sql.placeholder(name)
  */
 export function guardSql(set?: SQL, also?: SQL): SQL {
   return sql`update ${features} set ${set ? sql`${set}, ` : sql``}version = version + 1
-    where name = ${p('name')} and project = ${p('project')} and archived_at is null and version = ${p('version')}
-      and (extract(epoch from created_at) * 1000)::float8 = ${p('createdAtMs')}${also ? sql` and ${also}` : sql``}
+    where ${atVersion}${also ? sql` and ${also}` : sql``}
     returning name`
 }
 
-export const guardValues = (state: FlagState) => ({ name: state.feature.name, project: state.feature.project, version: state.version, createdAtMs: state.createdAtMs })
+/**
+ * SQL that is true while the live flag of the project is still at the state's version, for a write of a part of
+ * the flag its version does not pin down (a favorite) whose events carry parts it does (the tags). It moves no
+ * version; placeholders as guardSql's.
+ */
+export const unchangedSql = sql`exists (select from ${features} where ${atVersion})`
+
+export const guardValues = (state: Pick<FlagState, 'version' | 'createdAtMs'> & { feature: Pick<Metadata, 'name' | 'project'> }) => ({
+  name: state.feature.name,
+  project: state.feature.project,
+  version: state.version,
+  createdAtMs: state.createdAtMs,
+})
+
+/**
+ * A flag as the writes of one of its parts read it (tags, lifecycle, dependencies, favorites, archiving): its
+ * metadata, its tags as its events carry them, and the version and creation instant its version check compares.
+ * Lighter than readFeatureForChange, which reads everything a flag's answer holds.
+ */
+export interface FlagVersion {
+  version: number
+  createdAtMs: number
+  feature: Metadata
+  tags: EventTag[]
+}
+
+interface FlagVersionRow extends Omit<Metadata, 'type'> {
+  type: string
+  version: number
+  createdAtMs: number
+  tags: EventTag[]
+}
+
+/**
+ * The flags `where` names (SQL about `f`, a row of features; by default the placeholder `name`) as FlagVersions,
+ * archived ones too, with `extra` columns (SQL about `f`, aliased), in the statement `statementName`, built once.
+ */
+export function flagVersionRead<E extends object = Record<never, never>>(statementName: string, parts: { extra?: SQL; where?: SQL } = {}) {
+  const run = statement<FlagVersionRow & E>(
+    statementName,
+    () => sql`
+      select f.name, f.project, f.description, f.type, f.stale, f.impression_data as "impressionData", f.archived_at is not null as archived, f.version,
+        (extract(epoch from f.created_at) * 1000)::float8 as "createdAtMs",
+        coalesce((select json_agg(json_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from feature_tags t where t.feature_name = f.name), '[]') as tags
+        ${parts.extra ? sql`, ${parts.extra}` : sql``}
+      from ${features} f where ${parts.where ?? sql`f.name = ${p('name')}`}`,
+  )
+  return async (db: Db, values: Record<string, unknown>): Promise<(FlagVersion & E)[]> =>
+    (await run(db, values)).map(({ name, project, description, type, stale, impressionData, archived, version, createdAtMs, tags, ...extra }) => ({
+      ...(extra as E),
+      version,
+      createdAtMs,
+      feature: { name, project, description, type: type as Metadata['type'], stale, impressionData, archived },
+      tags,
+    }))
+}
+
+const flagVersionNamed = flagVersionRead('flagpost_flag_version')
+
+/** The flag named, archived or not, as a FlagVersion; undefined when there is none. */
+export const readFlagVersion = async (db: Db, name: string): Promise<FlagVersion | undefined> => (await flagVersionNamed(db, { name }))[0]
 
 type EnvironmentChange = Partial<Pick<Feature['environments'][number], 'enabled' | 'variants' | 'strategies'>>
 

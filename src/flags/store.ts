@@ -1,8 +1,8 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { z } from 'zod'
-import { featureEnvironments, featureLifecycles, features, featureTags, projectEnvironments, projects } from '../../schema/index.js'
-import { batch, type Db } from '../db.js'
+import { environments, featureEnvironments, featureLifecycles, features, featureTags, projectEnvironments, projects } from '../../schema/index.js'
+import { batch, untilUnchanged, type Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
 import { zodValidationError } from '../http/openapi.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
@@ -11,11 +11,11 @@ import type { Author, Caller } from '../core/principal.js'
 import { compileWholeTextRegex } from '../evaluation/index.js'
 import { insertStrategy, normalizeStrategy, strategyInsertSql, strategySegmentsSql, strategyToAdd, withStrategy } from '../strategies/store.js'
 import type { StrategyInput } from '../strategies/schemas.js'
-import { enterStage, leaveStage, stageOnEnable } from './lifecycle.js'
-import { lockFeature, lockFlags, lockForChange, tagsOf, type FeatureRow } from './lock.js'
+import { enterStage, stageOnEnable } from './lifecycle.js'
+import { lockForChange, type FeatureRow } from './lock.js'
 import { asWrittenBy, loadFeature, unversionedPartsJson } from './read.js'
 import { switchedEvent } from './environment-switch.js'
-import { eventTagsOf, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagState, type FlagStates, type Metadata } from './states.js'
+import { eventTagsOf, flagVersionRead, guardSql, guardValues, metadataOf, nextState, readFlagVersion, writeOptimistically, type FlagState, type FlagStates, type Metadata } from './states.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
 
 const p = (name: string) => sql.placeholder(name)
@@ -109,50 +109,104 @@ function dedupeTags(tags: { type?: string | undefined; value: string }[]) {
   return [...unique.values()]
 }
 
-export async function archiveFeature(db: Db, caller: Author, projectId: string, name: string) {
-  const { actor, now } = caller
-  await db.transaction(async (tx) => {
-    const row = await lockFeature(tx, projectId, name)
-    await archiveLocked(tx, { actor, now }, row)
+/** Archiving's events: `metadata` as it is when archived (a patch may change it in the same write). */
+const archivedEvent = (metadata: Metadata, tags: EventTag[]): NewEvent => ({
+  type: 'feature-archived',
+  project: metadata.project,
+  featureName: metadata.name,
+  data: { ...metadata, archived: true },
+  preData: { ...metadata, archived: false },
+  tags,
+})
+
+/**
+ * Archiving's optimistic write (see src/flags/states.ts): the flag's metadata as given (what a patch archiving it
+ * changes too) and its archiving, the archived stage of its lifecycle, and the events; with `returning`, what a
+ * patch's answer needs besides the state.
+ */
+function archiveStatement(name: string, returning?: typeof unversionedPartsJson) {
+  return eventsStatement(name, {
+    alongside: [
+      guardSql(sql`description = ${p('description')}, type = ${p('type')}, stale = ${p('stale')}, impression_data = ${p('impressionData')}, archived_at = ${p('createdAt')}::timestamptz`),
+      sql`insert into ${featureLifecycles} (feature_name, stage, entered_stage_at, status, status_value)
+        select ${p('name')}, 'archived', ${p('createdAt')}::timestamptz, null, null where ${guardPassed}
+        on conflict (feature_name, stage) do update set entered_stage_at = excluded.entered_stage_at, status = null, status_value = null
+        returning feature_name`,
+    ],
+    guarded: true,
+    ...(returning ? { returning } : {}),
   })
 }
 
-async function archiveLocked(tx: Db, caller: Author, row: FeatureRow) {
+const archiveFlag = archiveStatement('flagpost_archive_flag')
+const patchArchivingFlag = archiveStatement('flagpost_patch_archiving_flag', unversionedPartsJson)
+
+const metadataValues = (m: Metadata) => ({ description: m.description, type: m.type, stale: m.stale, impressionData: m.impressionData })
+
+/**
+ * DELETE /api/admin/projects/{projectId}/features/{featureName}: moves a live flag of the project to the archive.
+ * The flag is read, then archived in one statement checked against its version (read again when it moved).
+ */
+export async function archiveFeature(db: Db, caller: Author, projectId: string, name: string) {
   const { actor, now } = caller
-  const [after] = await tx.update(features).set({ archivedAt: now }).where(eq(features.name, row.name)).returning()
-  await enterStage(tx, row.name, 'archived', now)
-  await recordEvents(tx, actor, now, [
-    { type: 'feature-archived', project: row.project, featureName: row.name, data: metadataOf(after!), preData: metadataOf(row), tags: await tagsOf(tx, row.name) },
-  ])
+  await untilUnchanged(`Feature flag ${name}`, async () => {
+    const flag = await readFlagVersion(db, name)
+    if (!flag || flag.feature.project !== projectId || flag.feature.archived) throw notFound(`Could not find feature flag ${name} in project ${projectId}`)
+    const { written } = await archiveFlag(db, actor, now, [archivedEvent(flag.feature, flag.tags)], { ...guardValues(flag), ...metadataValues(flag.feature) })
+    return written > 0 || undefined
+  })
 }
 
-/** Brings an archived flag back with every environment off, so reviving never switches anything on by surprise. */
-export async function reviveFeature(db: Db, caller: Author, name: string, authorize: (tx: Db, projectId: string) => Promise<void>) {
+/** Archives a flag under its lock (a patch's last resort: see writeOptimistically). */
+async function archiveLocked(tx: Db, caller: Author, row: FeatureRow, tags: EventTag[]) {
   const { actor, now } = caller
-  await db.transaction(async (tx) => {
-    const [row] = await lockFlags(tx, [name])
-    if (!row || !row.archivedAt) throw notFound(`Could not find an archived feature flag named ${name}`)
-    await authorize(tx, row.project)
-    const tags = await tagsOf(tx, name)
-    const [after] = await tx.update(features).set({ archivedAt: null }).where(eq(features.name, name)).returning()
-    const switchedOff = await tx
-      .update(featureEnvironments)
-      .set({ enabled: false })
-      .where(and(eq(featureEnvironments.featureName, name), eq(featureEnvironments.enabled, true)))
-      .returning({ environment: featureEnvironments.environment })
-    await leaveStage(tx, name, 'archived')
-    await recordEvents(tx, actor, now, [
-      { type: 'feature-revived', project: row.project, featureName: name, data: metadataOf(after!), preData: metadataOf(row), tags },
-      ...switchedOff.map(({ environment }): NewEvent => ({
-        type: 'feature-environment-disabled',
-        project: row.project,
-        featureName: name,
-        environment,
-        data: { enabled: false },
-        preData: { enabled: true },
-        tags,
-      })),
-    ])
+  await tx.update(features).set({ archivedAt: now }).where(eq(features.name, row.name))
+  await enterStage(tx, row.name, 'archived', now)
+  await recordEvents(tx, actor, now, [archivedEvent(metadataOf(row), tags)])
+}
+
+/** An archived flag as reviving reads it: with the environments it is enabled in (by display order), which reviving switches off. */
+const archivedFlagRead = flagVersionRead<{ enabledEnvironments: string[] }>('flagpost_flag_to_revive', {
+  extra: sql`coalesce((select json_agg(fe.environment order by env.sort_order, env.name) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment
+    where fe.feature_name = f.name and fe.enabled), '[]') as "enabledEnvironments"`,
+})
+
+/**
+ * Reviving's write: the archived flag of the project back (its version check, as guardSql's but for an archived
+ * flag), every environment off, the archived stage of its lifecycle dropped, and the events.
+ */
+const reviveFlag = eventsStatement('flagpost_revive_flag', {
+  alongside: [
+    sql`update ${features} set archived_at = null, version = version + 1
+      where name = ${p('name')} and project = ${p('project')} and archived_at is not null and version = ${p('version')}
+        and (extract(epoch from created_at) * 1000)::float8 = ${p('createdAtMs')}
+      returning name`,
+  ],
+  guarded: true,
+  unguarded: [
+    sql`update ${featureEnvironments} set enabled = false where feature_name = ${p('name')} and enabled and ${guardPassed}`,
+    sql`delete from ${featureLifecycles} where feature_name = ${p('name')} and stage = 'archived' and ${guardPassed}`,
+  ],
+})
+
+/**
+ * POST /api/admin/archive/revive/{featureName}: brings an archived flag back with every environment off, so reviving
+ * never switches anything on by surprise. The flag is read, `authorize` checks the caller may revive a flag of its
+ * project, and one statement revives it if it is still in that project at the version read.
+ */
+export async function reviveFeature(db: Db, caller: Author, name: string, authorize: (db: Db, projectId: string) => Promise<void>) {
+  const { actor, now } = caller
+  await untilUnchanged(`Feature flag ${name}`, async () => {
+    const [flag] = await archivedFlagRead(db, { name })
+    if (!flag || !flag.feature.archived) throw notFound(`Could not find an archived feature flag named ${name}`)
+    await authorize(db, flag.feature.project)
+    const { project } = flag.feature
+    const events: NewEvent[] = [
+      { type: 'feature-revived', project, featureName: name, data: { ...flag.feature, archived: false }, preData: flag.feature, tags: flag.tags },
+      ...flag.enabledEnvironments.map((environment): NewEvent => ({ type: 'feature-environment-disabled', project, featureName: name, environment, data: { enabled: false }, preData: { enabled: true }, tags: flag.tags })),
+    ]
+    const { written } = await reviveFlag(db, actor, now, events, guardValues(flag))
+    return written > 0 || undefined
   })
 }
 
@@ -352,7 +406,7 @@ const patchMetadataStatement = eventsStatement('flagpost_patch_flag', {
 
 /**
  * PATCH /api/admin/projects/{projectId}/features/{featureName}: JSON Patch of a flag's description, type, stale, impressionData and archived. Written
- * optimistically (one statement; see src/flags/states.ts), except archiving: under the flag's lock.
+ * optimistically (one statement; see src/flags/states.ts), archiving too.
  */
 export async function patchFeature(
   db: Db,
@@ -370,7 +424,8 @@ export async function patchFeature(
     },
     async write(state, next) {
       const { change, archive } = patchMetadata(metadataOf(state.feature), eventTagsOf(state.feature), operations)
-      if (!change || archive) return undefined
+      if (archive) return archiveOptimistically(db, caller, state, change)
+      if (!change) return undefined
       const { written, returned } = await patchMetadataStatement(db, actor, now, change.events, { ...guardValues(state), ...change.values, principal })
       if (written === 0) return undefined
       const changed = nextState(state, { metadata: change.values })
@@ -382,10 +437,24 @@ export async function patchFeature(
         const { row, tags } = await lockForChange(tx, projectId, name)
         const { change, archive } = patchMetadata(metadataOf(row), tags, operations)
         if (change) await recordEvents(tx, actor, now, change.events, { alongside: [tx.update(features).set(change.values).where(eq(features.name, name))] })
-        if (archive) await archiveLocked(tx, { actor, now }, { ...row, ...change?.values })
+        if (archive) await archiveLocked(tx, { actor, now }, { ...row, ...change?.values }, tags)
         return reload(tx, name, caller)
       }),
   })
+}
+
+/** A patch archiving the flag (and maybe changing its metadata), computed from `state`: undefined when the version check failed. */
+async function archiveOptimistically(db: Db, caller: Caller, state: FlagState, change: ReturnType<typeof patchMetadata>['change']) {
+  const { actor, now, key: principal } = caller
+  const metadata = { ...metadataOf(state.feature), ...change?.values }
+  const events = [...(change?.events ?? []), archivedEvent(metadata, eventTagsOf(state.feature))]
+  const { written, returned } = await patchArchivingFlag(db, actor, now, events, { ...guardValues(state), ...metadataValues(metadata), principal })
+  if (written === 0) return undefined
+  // The current stage is the newest one entered, the later in the lifecycle on a tie: archived, unless the clock went back.
+  const current = state.feature.lifecycle
+  const lifecycle = Date.parse(current.enteredStageAt) > now.getTime() ? current : { stage: 'archived' as const, enteredStageAt: now.toISOString() }
+  const archived = nextState(state, { metadata: { ...change?.values, archived: true }, lifecycle })
+  return asWrittenBy({ ...archived.feature, archivedAt: now.toISOString() }, returned!, actor, now)
 }
 
 /** A flag patch applied to a flag: what to write (and its events), and whether it archives the flag; 400 when invalid. */

@@ -55,9 +55,9 @@ const removeTagRoute = adminRoute({
 // A tag-filtered SDK (`tag=` on the client API) gains or loses the flag with its tags, so tags follow the change-request rule.
 const mayUpdateFeature = (c: AppContext): Authorize => {
   const directChangeAllowed = directChangeCheck(c)
-  return async (tx, project) => {
+  return async (db, project) => {
     requirePermission(c.var.principal, Permission.UPDATE_FEATURE, { project })
-    await directChangeAllowed(tx, project)
+    await directChangeAllowed(db, project)
   }
 }
 

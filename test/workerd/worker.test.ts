@@ -87,6 +87,21 @@ async function counted(method: string, path: string, options: { body?: unknown; 
   return { res, http: after.http - before.http, webSocket: after.webSocket - before.webSocket, pools: postgres!.relayConnections().total - opened }
 }
 
+/**
+ * A project whose development environment's default strategy names a segment. Switching a flag with no strategy
+ * on there adds that strategy under the flag's lock (segments are checked there, to name an unknown one): the
+ * write that still takes an interactive transaction, over the WebSocket pool.
+ */
+async function projectWithSegmentDefault(id: string) {
+  expect((await call('POST', '/api/admin/projects', { body: { id, name: id } })).status).toBe(201)
+  const segment = await call('POST', '/api/admin/segments', { body: { name: `${id}-segment`, constraints: [] } })
+  expect(segment.status, segment.text).toBe(201)
+  const strategy = { name: 'flexibleRollout', parameters: { rollout: '100' }, constraints: [], segments: [segment.body.id] }
+  const set = await call('PUT', `/api/admin/projects/${id}/environments/development/default-strategy`, { body: strategy })
+  expect(set.status, set.text).toBe(200)
+  return { F: `/api/admin/projects/${id}/features`, segmentId: segment.body.id as number }
+}
+
 /** Waits until every WebSocket the worker opened to the database is closed (pools end in `waitUntil`). */
 async function relayDrained(timeoutMs = 5_000) {
   const deadline = Date.now() + timeoutMs
@@ -156,22 +171,22 @@ describe('worker bundle in workerd', () => {
   })
 
   it('opens and closes a pool per request that makes a transaction, over many sequential requests', async () => {
-    // Archiving a flag takes its lock in an interactive transaction; creating one does not.
+    const { F } = await projectWithSegmentDefault('sequential')
     const names = [0, 1, 2, 3, 4, 5].map((i) => `sequential-${i}`)
-    for (const name of names) expect((await call('POST', '/api/admin/projects/default/features', { body: { name } })).status).toBe(201)
+    for (const name of names) expect((await call('POST', F, { body: { name } })).status).toBe(201)
     expect(await relayDrained()).toBe(0)
     const before = postgres!.relayConnections().total
     for (const name of names) {
-      const res = await call('DELETE', `/api/admin/projects/default/features/${name}`)
-      expect(res.status, res.text).toBe(202)
+      const res = await call('POST', `${F}/${name}/environments/development/on`)
+      expect(res.status, res.text).toBe(200)
     }
     const listed = await call('GET', '/api/admin/projects')
     expect(listed.status, listed.text).toBe(200)
 
-    // Each archiving (an interactive transaction) opened its own pool, the list none, and every pool was ended after its response.
+    // Each switch on (an interactive transaction) opened its own pool, the list none, and every pool was ended after its response.
     expect(postgres!.relayConnections().total - before).toBe(6)
     expect(await relayDrained()).toBe(0)
-    expect(await query(`select count(*)::int as n from events where type = 'feature-archived' and feature_name like 'sequential-%'`)).toEqual([{ n: 6 }])
+    expect(await query(`select count(*)::int as n from events where type = 'feature-environment-enabled' and feature_name like 'sequential-%'`)).toEqual([{ n: 6 }])
   })
 
   it('creates a user, signs them in (PBKDF2 through crypto.subtle) and accepts the session cookie', async () => {
@@ -198,10 +213,12 @@ describe('worker bundle in workerd', () => {
   })
 
   it('serves concurrent requests, each with its own transaction', async () => {
-    const ids = [0, 1, 2, 3].map((i) => `concurrent-${i}`)
-    const results = await Promise.all(ids.map((id) => call('POST', '/api/admin/projects', { body: { id, name: id } })))
-    expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201])
-    expect((await query<{ id: string }>(`select id from projects where id like 'concurrent-%' order by id`)).map((r) => r.id)).toEqual(ids)
+    const { F } = await projectWithSegmentDefault('concurrent')
+    const names = [0, 1, 2, 3].map((i) => `concurrent-${i}`)
+    for (const name of names) expect((await call('POST', F, { body: { name } })).status).toBe(201)
+    const results = await Promise.all(names.map((name) => call('POST', `${F}/${name}/environments/development/on`)))
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200])
+    expect(await query(`select count(*)::int as n from feature_environments where feature_name like 'concurrent-%' and environment = 'development' and enabled`)).toEqual([{ n: 4 }])
     expect(await relayDrained()).toBe(0)
   })
 })
@@ -271,14 +288,15 @@ describe('the two database paths in workerd', () => {
   })
 
   it('opens the WebSocket pool for an interactive transaction only, and ends it after the response', async () => {
-    expect((await call('POST', F, { body: { name: 'pool-flag' } })).status).toBe(201)
-    // Archiving a flag takes its lock in an interactive transaction.
-    const { res, webSocket, pools } = await counted('DELETE', `${F}/pool-flag`)
-    expect(res.status, res.text).toBe(202)
+    const { F: inProject, segmentId } = await projectWithSegmentDefault('pool')
+    expect((await call('POST', inProject, { body: { name: 'pool-flag' } })).status).toBe(201)
+    const { res, webSocket, pools } = await counted('POST', `${inProject}/pool-flag/environments/development/on`)
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.environments.find((e: { name: string }) => e.name === 'development')).toMatchObject({ enabled: true, strategies: [expect.objectContaining({ segments: [segmentId] })] })
     expect(pools).toBe(1)
     expect(webSocket).toBeGreaterThan(0)
     expect(postgres!.relayConnections().open).toBe(0)
-    expect(await query(`select count(*)::int as n from events where type = 'feature-archived' and feature_name = 'pool-flag'`)).toEqual([{ n: 1 }])
+    expect(await query(`select type from events where feature_name = 'pool-flag' order by id`)).toEqual([{ type: 'feature-created' }, { type: 'feature-strategy-add' }, { type: 'feature-environment-enabled' }])
   })
 
   it('creates a project with a read and one statement over HTTP, opening no WebSocket', async () => {
@@ -320,13 +338,18 @@ describe('the two database paths in workerd', () => {
   })
 
   it('rolls back a transaction that fails under the lock: nothing of it is left, not even the lock\'s version', async () => {
-    const name = 'rolled-back'
-    expect((await call('POST', F, { body: { name } })).status).toBe(201)
+    const { F: inProject } = await projectWithSegmentDefault('rolled-back')
+    // A default strategy naming a segment that does not exist: a state the API refuses to make.
+    await query(`update project_environments set default_strategy = jsonb_set(default_strategy, '{segments}', '[987654]') where project_id = 'rolled-back' and environment_name = 'development'`)
+    const name = 'rolled-back-flag'
+    expect((await call('POST', inProject, { body: { name } })).status).toBe(201)
     const [before] = await query<{ version: number }>(`select version from features where name = $1`, [name])
-    // The strategy is added under the flag's lock (over the pool); its segment does not exist.
-    const res = await call('POST', `${F}/${name}/environments/development/strategies`, { body: { name: 'default', segments: [987654] } })
+    // Switching on adds the default strategy under the flag's lock (over the pool), and fails on its segment.
+    const { res, pools } = await counted('POST', `${inProject}/${name}/environments/development/on`)
     expect(res.status, res.text).toBe(400)
+    expect(pools).toBe(1)
     expect(await query(`select version from features where name = $1`, [name])).toEqual([{ version: before!.version }])
+    expect(await query(`select enabled from feature_environments where feature_name = $1 and environment = 'development'`, [name])).toEqual([{ enabled: false }])
     expect(await query(`select count(*)::int as n from feature_strategies where feature_name = $1`, [name])).toEqual([{ n: 0 }])
     expect(await query(`select count(*)::int as n from events where feature_name = $1`, [name])).toEqual([{ n: 1 }])
     expect(await relayDrained()).toBe(0)

@@ -1,9 +1,10 @@
 import { and, asc, count, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import { apiTokens, environments, projects, roles, users } from '../../schema/index.js'
-import { statement, together, untilUnchanged, type Db } from '../db.js'
+import { batch, statement, together, untilUnchanged, type Db } from '../db.js'
 import type { Principal, Author, ResolvedPrincipal } from '../core/principal.js'
-import { nameExists, notFound, validationError } from '../core/errors.js'
+import { fromDatabaseError, nameExists, notFound, validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
+import type { NewEvent } from '../events/types.js'
 import { SYSTEM_ACTOR } from '../core/principal.js'
 import { displaySecret, hashSecret, newSecret } from './secrets.js'
 import { toUserPrincipal, userPrincipalColumns, type UserPrincipalRow } from '../users/principal.js'
@@ -116,7 +117,7 @@ async function checkScope(db: Db, token: NewToken) {
   if (token.environment !== '*' && envs.length === 0) throw validationError(`Unknown environment: ${token.environment}`)
 }
 
-/** Creates the token and its event in one statement, after the scope's read: two round trips. */
+/** Creates the token and its event in one batch, after the scope's read: two round trips. */
 export async function createToken(db: Db, caller: Author, token: NewToken, secret = newSecret(token.projects, token.environment)) {
   const { actor, now } = caller
   await checkScope(db, token)
@@ -131,14 +132,14 @@ export async function createToken(db: Db, caller: Author, token: NewToken, secre
     createdAt: now,
   }
   const row: Omit<TokenRow, 'id'> = { ...values, userId: null, seenAt: null }
-  const written = await recordEvents(
-    db,
-    actor,
-    now,
-    [{ type: 'api-token-created', project: eventProject(token.projects), environment: eventEnvironment(token.environment), data: eventData(row) }],
-    { alongside: [db.insert(apiTokens).values(values).onConflictDoNothing().returning({ id: apiTokens.id })], guarded: true },
-  )
-  if (written === 0) throw nameExists('A token with that secret already exists')
+  const event: NewEvent = { type: 'api-token-created', project: eventProject(token.projects), environment: eventEnvironment(token.environment), data: eventData(row) }
+  try {
+    await batch(db, [(q) => q.insert(apiTokens).values(values), (q) => recordEvents(q, actor, now, [event])])
+  } catch (error) {
+    // The secret's digest is the one unique value a new token has: taken, the batch writes nothing.
+    if (fromDatabaseError(error)?.name === 'NameExistsError') throw nameExists('A token with that secret already exists')
+    throw error
+  }
   return tokenView(row, secret)
 }
 

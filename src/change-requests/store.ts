@@ -164,7 +164,7 @@ const viewReads = (projectId: string, id: number) =>
 
 function oneView(rows: ViewRows, projectId: string, id: string | number): ChangeRequestView {
   const [view] = viewsOf(rows)
-  if (!view) throw notFound(`Could not find change request ${id} in project ${projectId}`)
+  if (!view) throw notFoundIn(projectId, String(id))
   return view
 }
 
@@ -199,6 +199,8 @@ function viewsOf([rows, changeRows, approvalRows]: ViewRows): ChangeRequestView[
   })
 }
 
+const notFoundIn = (projectId: string, id: string) => notFound(`Could not find change request ${id} in project ${projectId}`)
+
 /** Change request ids are whole numbers; anything else is simply not found. */
 function parseId(id: string): number | undefined {
   return /^[1-9]\d{0,9}$/.test(id) && Number(id) <= 2147483647 ? Number(id) : undefined
@@ -206,7 +208,7 @@ function parseId(id: string): number | undefined {
 
 export async function getChangeRequest(db: Db, projectId: string, id: string): Promise<ChangeRequestView> {
   const numeric = parseId(id)
-  if (numeric === undefined) throw notFound(`Could not find change request ${id} in project ${projectId}`)
+  if (numeric === undefined) throw notFoundIn(projectId, id)
   return oneView(await together(db, viewReads(projectId, numeric)), projectId, id)
 }
 
@@ -365,8 +367,6 @@ export interface ChangeRequestParties {
 export type AuthorizeMove = (parties: ChangeRequestParties) => void
 
 const partiesOf = (row: ChangeRequestRow): ChangeRequestParties => ({ id: row.id, project: row.project, environment: row.environment, authorKey: row.createdByPrincipal, author: row.createdBy })
-
-const notFoundIn = (projectId: string, id: string) => notFound(`Could not find change request ${id} in project ${projectId}`)
 
 const inProject = (projectId: string, id: number) => and(eq(changeRequests.project, projectId), eq(changeRequests.id, id))
 

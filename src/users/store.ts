@@ -61,7 +61,7 @@ function requireRole<T>(rows: T[], ref: number | RoleName): T {
 const active = (id: number) => and(eq(users.id, id), isNull(users.deletedAt))
 
 /** An active user as a checked write reads it: the row, and the row as text (see rowText), which the write compares. */
-export async function readUserForChange(db: Db, id: number): Promise<{ user: UserRow; snapshot: string }> {
+async function readUserForChange(db: Db, id: number): Promise<{ user: UserRow; snapshot: string }> {
   const [read] = await db.select({ user: users, snapshot: rowText(users) }).from(users).where(active(id))
   if (!read) throw notFound(`Could not find user ${id}`)
   return read

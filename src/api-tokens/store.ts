@@ -1,9 +1,10 @@
 import { and, asc, count, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import { apiTokens, environments, projects, roles, users } from '../../schema/index.js'
-import { statement, type Db } from '../db.js'
+import { batch, statement, together, untilUnchanged, type Db } from '../db.js'
 import type { Principal, Author, ResolvedPrincipal } from '../core/principal.js'
-import { nameExists, notFound, validationError } from '../core/errors.js'
+import { fromDatabaseError, nameExists, notFound, validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
+import type { NewEvent } from '../events/types.js'
 import { SYSTEM_ACTOR } from '../core/principal.js'
 import { displaySecret, hashSecret, newSecret } from './secrets.js'
 import { toUserPrincipal, userPrincipalColumns, type UserPrincipalRow } from '../users/principal.js'
@@ -26,7 +27,7 @@ type TokenRow = typeof apiTokens.$inferSelect
 // A token's last use is written at most this often, so authenticating stays a read.
 const SEEN_AT_RESOLUTION_MS = 60_000
 
-export function tokenView(row: TokenRow, secret?: string) {
+export function tokenView(row: Omit<TokenRow, 'id'>, secret?: string) {
   return {
     secret: secret ?? row.displaySecret,
     tokenName: row.tokenName,
@@ -45,7 +46,7 @@ export function tokenView(row: TokenRow, secret?: string) {
 const eventProject = (projects: string[]) => (projects.length === 1 && projects[0] !== '*' ? projects[0] : null)
 const eventEnvironment = (environment: string) => (environment === '*' ? null : environment)
 
-const eventData = (row: TokenRow) => ({
+const eventData = (row: Omit<TokenRow, 'id'>) => ({
   tokenName: row.tokenName,
   type: row.type,
   projects: row.projects,
@@ -104,56 +105,56 @@ export async function listTokens(db: Db, types: TokenType[]) {
   return rows.map((row) => tokenView(row))
 }
 
-/** Checks that the token's projects and environment exist; throws 400 naming what does not. */
+/** Checks that the token's projects and environment exist (one round trip); throws 400 naming what does not. */
 async function checkScope(db: Db, token: NewToken) {
   const named = token.projects.filter((p) => p !== '*')
-  if (named.length > 0) {
-    const found = await db.select({ id: projects.id }).from(projects).where(inArray(projects.id, named))
-    const missing = named.filter((p) => !found.some((f) => f.id === p))
-    if (missing.length > 0) throw validationError(`Unknown project(s): ${missing.join(', ')}`)
-  }
-  if (token.environment !== '*') {
-    const [env] = await db.select({ name: environments.name }).from(environments).where(eq(environments.name, token.environment))
-    if (!env) throw validationError(`Unknown environment: ${token.environment}`)
-  }
+  const [found, envs] = await together(db, [
+    (q) => (named.length > 0 ? q.select({ id: projects.id }).from(projects).where(inArray(projects.id, named)) : Promise.resolve([])),
+    (q) => (token.environment !== '*' ? q.select({ name: environments.name }).from(environments).where(eq(environments.name, token.environment)) : Promise.resolve([])),
+  ])
+  const missing = named.filter((p) => !found.some((f) => f.id === p))
+  if (missing.length > 0) throw validationError(`Unknown project(s): ${missing.join(', ')}`)
+  if (token.environment !== '*' && envs.length === 0) throw validationError(`Unknown environment: ${token.environment}`)
 }
 
+/** Creates the token and its event in one batch, after the scope's read: two round trips. */
 export async function createToken(db: Db, caller: Author, token: NewToken, secret = newSecret(token.projects, token.environment)) {
   const { actor, now } = caller
   await checkScope(db, token)
-  return db.transaction(async (tx) => {
-    const [row] = await tx
-      .insert(apiTokens)
-      .values({
-        secretHash: await hashSecret(secret),
-        displaySecret: displaySecret(secret),
-        tokenName: token.tokenName,
-        type: token.type,
-        projects: token.projects,
-        environment: token.environment,
-        expiresAt: token.expiresAt,
-        createdAt: now,
-      })
-      .onConflictDoNothing()
-      .returning()
-    if (!row) throw nameExists('A token with that secret already exists')
-    await recordEvents(tx, actor, now, [
-      { type: 'api-token-created', project: eventProject(token.projects), environment: eventEnvironment(token.environment), data: eventData(row) },
-    ])
-    return tokenView(row, secret)
-  })
+  const values = {
+    secretHash: await hashSecret(secret),
+    displaySecret: displaySecret(secret),
+    tokenName: token.tokenName,
+    type: token.type,
+    projects: token.projects,
+    environment: token.environment,
+    expiresAt: token.expiresAt,
+    createdAt: now,
+  }
+  const row: Omit<TokenRow, 'id'> = { ...values, userId: null, seenAt: null }
+  const event: NewEvent = { type: 'api-token-created', project: eventProject(token.projects), environment: eventEnvironment(token.environment), data: eventData(row) }
+  try {
+    await batch(db, [(q) => q.insert(apiTokens).values(values), (q) => recordEvents(q, actor, now, [event])])
+  } catch (error) {
+    // The secret's digest is the one unique value a new token has: taken, the batch writes nothing.
+    if (fromDatabaseError(error)?.name === 'NameExistsError') throw nameExists('A token with that secret already exists')
+    throw error
+  }
+  return tokenView(row, secret)
 }
 
-/** Deletes the token named by its full secret, or by the masked secret listings show (when that is unambiguous). */
+/**
+ * Deletes the token named by its full secret, or by the masked secret listings show (when that is unambiguous):
+ * a read, then the deletion and its event in one statement, made only while the token is still there.
+ */
 export async function deleteToken(db: Db, caller: Author, secretOrDisplay: string, allowedTypes: TokenType[]) {
   const { actor, now } = caller
   const hash = await hashSecret(secretOrDisplay)
-  return db.transaction(async (tx) => {
-    const matches = await tx
+  return untilUnchanged('The API token', async () => {
+    const matches = await db
       .select()
       .from(apiTokens)
       .where(and(isNull(apiTokens.userId), or(eq(apiTokens.secretHash, hash), eq(apiTokens.displaySecret, secretOrDisplay))))
-      .for('update')
     const byHash = matches.find((m) => m.secretHash === hash)
     const row = byHash ?? (matches.length === 1 ? matches[0] : undefined)
     if (!row) {
@@ -161,11 +162,15 @@ export async function deleteToken(db: Db, caller: Author, secretOrDisplay: strin
       throw notFound('Could not find an API token with that secret')
     }
     if (!allowedTypes.includes(row.type as TokenType)) return { denied: row.type as TokenType }
-    await tx.delete(apiTokens).where(eq(apiTokens.id, row.id))
-    await recordEvents(tx, actor, now, [
-      { type: 'api-token-deleted', project: eventProject(row.projects), environment: eventEnvironment(row.environment), preData: eventData(row) },
-    ])
-    return { deleted: row.type as TokenType }
+    // What the event says of a token never changes: that it is still there is all the write checks.
+    const written = await recordEvents(
+      db,
+      actor,
+      now,
+      [{ type: 'api-token-deleted', project: eventProject(row.projects), environment: eventEnvironment(row.environment), preData: eventData(row) }],
+      { alongside: [db.delete(apiTokens).where(eq(apiTokens.id, row.id)).returning({ id: apiTokens.id })], guarded: true },
+    )
+    return written > 0 ? { deleted: row.type as TokenType } : undefined
   })
 }
 

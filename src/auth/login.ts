@@ -1,13 +1,14 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { batch, untilUnchanged, type Db } from '../db.js'
 import { ApiError } from '../core/errors.js'
 import { verifyPassword, hashPassword } from '../users/passwords.js'
 import { isEmail } from '../users/schemas.js'
 import { displayNameOf } from '../users/principal.js'
 import { setPassword, userView } from '../users/store.js'
-import { consumeResetToken, findResetToken } from '../users/reset-tokens.js'
-import { createSession } from './sessions.js'
+import { findResetToken } from '../users/reset-tokens.js'
+import { hashSecret } from '../api-tokens/secrets.js'
+import { newSession } from './sessions.js'
 
 /** After this many failed sign-ins in a row the account is locked until an admin sets a new password. */
 export const MAX_LOGIN_ATTEMPTS = 10
@@ -26,7 +27,8 @@ const invalidLink = () => new ApiError('AuthenticationRequired', 'The link is in
  * verified, in one statement (an attempt is a failure until the password proves right), so concurrent
  * attempts see each other: no more than MAX_LOGIN_ATTEMPTS of them can be verified between two
  * successes. Every attempt runs one PBKDF2 of the same cost, whether the user exists or not, so timing
- * does not tell whether an account exists. On success: loginAttempts back to 0, seenAt set, a new session.
+ * does not tell whether an account exists. On success: loginAttempts back to 0, seenAt set, a new session, in
+ * one batch.
  */
 export async function signIn(db: Db, identifier: string, password: string, now: Date) {
   const match = and(isEmail(identifier) ? sql`lower(${users.email}) = ${identifier.toLowerCase()}` : eq(users.username, identifier), isNull(users.deletedAt))
@@ -38,11 +40,9 @@ export async function signIn(db: Db, identifier: string, password: string, now: 
   const matches = await verifyPassword(password, user?.passwordHash)
   // The count includes this attempt: the 11th after 10 failures finds the account locked.
   if (!user || !matches || user.loginAttempts > MAX_LOGIN_ATTEMPTS) throw signInFailed()
-  return db.transaction(async (tx) => {
-    const [row] = await tx.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, user.id)).returning()
-    const session = await createSession(tx, user.id, now)
-    return { user: await userView(row!), session }
-  })
+  const started = await newSession(user.id, now)
+  const [[row]] = await batch(db, [(q) => q.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, user.id)).returning(), started.dropExpired, started.store])
+  return { user: await userView(row!), session: started.session }
 }
 
 /** What an invite or reset link stands for (Unleash's tokenUserSchema); 401 when it cannot be used. */
@@ -60,14 +60,17 @@ export async function validateResetToken(db: Db, token: string, now: Date) {
   }
 }
 
-/** Sets the password of the link's user and uses the link up; the user acts on their own account. */
+/**
+ * Sets the password of the link's user and uses the link up; the user acts on their own account. The link and its
+ * user are read, then the password, the link and the event are one statement, made only while both are as read.
+ */
 export async function resetPasswordWithToken(db: Db, token: string, password: string, now: Date): Promise<void> {
   const passwordHash = await hashPassword(password)
-  await db.transaction(async (tx) => {
-    const userId = await consumeResetToken(tx, token, now)
-    if (userId === undefined) throw invalidLink()
-    const [user] = await tx.select().from(users).where(and(eq(users.id, userId), isNull(users.deletedAt)))
-    if (!user) throw invalidLink()
-    await setPassword(tx, { actor: { createdBy: displayNameOf(user), createdByUserId: user.id }, now }, userId, passwordHash)
+  const linkHash = await hashSecret(token)
+  await untilUnchanged('The user', async () => {
+    const found = await findResetToken(db, token, now)
+    if (!found) throw invalidLink()
+    const author = { actor: { createdBy: displayNameOf(found.user), createdByUserId: found.user.id }, now }
+    return (await setPassword(db, author, found, passwordHash, linkHash)) || undefined
   })
 }

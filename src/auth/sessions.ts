@@ -11,13 +11,19 @@ export const SESSION_COOKIE = 'flagpost-session'
 /** Sessions last two days from sign-in (Unleash's default), then the user signs in again. */
 export const SESSION_TTL_MS = 48 * 60 * 60 * 1000
 
-/** Starts a session for the user (in the sign-in transaction) and answers its id, which only the cookie holds. */
-export async function createSession(tx: Db, userId: number, now: Date): Promise<{ id: string; expiresAt: Date }> {
+/**
+ * A new session for the user: its id, which only the cookie holds, and the statements that store it and drop the
+ * user's expired sessions (made in the sign-in's batch).
+ */
+export async function newSession(userId: number, now: Date) {
   const id = randomHex(32)
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS)
-  await tx.delete(sessions).where(and(eq(sessions.userId, userId), lte(sessions.expiresAt, now)))
-  await tx.insert(sessions).values({ sessionHash: await hashSecret(id), userId, createdAt: now, expiresAt })
-  return { id, expiresAt }
+  const sessionHash = await hashSecret(id)
+  return {
+    session: { id, expiresAt },
+    dropExpired: (q: Db) => q.delete(sessions).where(and(eq(sessions.userId, userId), lte(sessions.expiresAt, now))),
+    store: (q: Db) => q.insert(sessions).values({ sessionHash, userId, createdAt: now, expiresAt }),
+  }
 }
 
 /**

@@ -15,7 +15,7 @@ import {
   type ChangeAction,
 } from './schemas.js'
 import { protectionWeakeningCheck } from './guard.js'
-import { addChanges, approve, changeRequestParties, changeState, getChangeRequest, getChangeRequestConfig, listChangeRequests, setChangeRequestConfig } from './store.js'
+import { addChanges, approve, changeState, getChangeRequest, getChangeRequestConfig, listChangeRequests, setChangeRequestConfig, type ChangeRequestParties } from './store.js'
 import type { Caller } from '../core/principal.js'
 import { noAccess } from '../core/errors.js'
 
@@ -158,7 +158,7 @@ const APPLY_PERMISSION = Permission.UPDATE_FEATURE_ENVIRONMENT
  * its author) approves or rejects it; anyone who may apply in the environment applies it; its author or an
  * admin cancels it.
  */
-function authorizeMove(caller: Caller, cr: { id: number; project: string; environment: string; authorKey: string; author: string }, to: string) {
+function authorizeMove(caller: Caller, cr: ChangeRequestParties, to: string) {
   const scope = { project: cr.project, environment: cr.environment }
   const isAuthor = cr.authorKey === caller.key
   switch (to) {
@@ -219,11 +219,9 @@ export const changeRequestRoutes = createRouter()
   .openapi(stateRoute, async (c) => {
     const { projectId, id } = c.req.valid('param')
     const { state, comment } = c.req.valid('json')
-    authorizeMove(c.var.caller, await changeRequestParties(c.var.db, projectId, id), state)
-    return c.json(await changeState(c.var.db, c.var.caller, { projectId, id, state, comment }), 200)
+    return c.json(await changeState(c.var.db, c.var.caller, { projectId, id, state, comment }, (cr) => authorizeMove(c.var.caller, cr, state)), 200)
   })
   .openapi(approveRoute, async (c) => {
     const { projectId, id } = c.req.valid('param')
-    authorizeMove(c.var.caller, await changeRequestParties(c.var.db, projectId, id), 'Approved')
-    return c.json(await approve(c.var.db, c.var.caller, { projectId, id }), 200)
+    return c.json(await approve(c.var.db, c.var.caller, { projectId, id }, (cr) => authorizeMove(c.var.caller, cr, 'Approved')), 200)
   })

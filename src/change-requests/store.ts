@@ -13,9 +13,9 @@ import {
   projects,
   segments,
 } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { ApiError, conflict, fromDatabaseError, notFound, validationError } from '../core/errors.js'
-import { recordEvents } from '../events/store.js'
+import { guardPassed, recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
 import { SYSTEM_USER_ID, type Author, type Caller } from '../core/principal.js'
 import { MAX_APPROVALS, MIN_APPROVALS } from '../projects/schemas.js'
@@ -64,72 +64,111 @@ export async function protectedEnvironmentsUsingSegment(db: Db, segmentId: numbe
     .orderBy(asc(projectEnvironments.projectId), asc(projectEnvironments.environment))
 }
 
-export async function getChangeRequestConfig(db: Db, projectId: string) {
-  await requireProject(db, projectId)
-  const rows = await db
+const liveProject = (q: Db, projectId: string) => q.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))
+
+const configRows = (q: Db, projectId: string) =>
+  q
     .select({ environment: projectEnvironments.environment, type: environments.type, changeRequestsEnabled: projectEnvironments.changeRequestsEnabled, requiredApprovals: projectEnvironments.requiredApprovals })
     .from(projectEnvironments)
     .innerJoin(environments, eq(environments.name, projectEnvironments.environment))
     .where(eq(projectEnvironments.projectId, projectId))
     .orderBy(asc(environments.sortOrder), asc(environments.name))
+
+export async function getChangeRequestConfig(db: Db, projectId: string) {
+  const [[project], rows] = await together(db, [(q) => liveProject(q, projectId), (q) => configRows(q, projectId)])
+  if (!project) throw notFound(`Could not find project ${projectId}`)
   return rows
 }
 
 async function requireProject(db: Db, projectId: string) {
-  const [row] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))
+  const [row] = await liveProject(db, projectId)
   if (!row) throw notFound(`Could not find project ${projectId}`)
 }
 
+type ProtectionSettings = Pick<typeof projectEnvironments.$inferSelect, 'changeRequestsEnabled' | 'requiredApprovals'>
+
 /**
  * Turns change requests on or off per environment of the project. Emits `change-request-configuration-updated`
- * per environment that changed. `authorizeWeakening` is asked, under the lock, for each protected environment
- * whose protection the entry would lift or lower.
+ * per environment that changed. `authorizeWeakening` is asked for each protected environment whose protection
+ * the entry would lift or lower, from the settings read; the write then takes the lock of the environments it
+ * changes and writes only while they are still as read, so the check holds at the write. Answers the settings
+ * now in force: a read, then one batch.
  */
 export async function setChangeRequestConfig(db: Db, caller: Author, projectId: string, entries: ChangeRequestConfigEntry[], authorizeWeakening: (environment: string) => void) {
   const { actor, now } = caller
-  await db.transaction(async (tx) => {
-    await requireProject(tx, projectId)
-    const names = [...new Set(entries.map((e) => e.environment))]
-    const rows = await tx
-      .select()
-      .from(projectEnvironments)
-      .where(and(eq(projectEnvironments.projectId, projectId), inArray(projectEnvironments.environment, names)))
-      .for('update')
+  const names = [...new Set(entries.map((e) => e.environment))]
+  return untilUnchanged(`The change request settings of project ${projectId}`, async () => {
+    const [[project], read, config] = await together(db, [
+      (q) => liveProject(q, projectId),
+      (q) => q.select({ row: projectEnvironments, snapshot: rowText(projectEnvironments) }).from(projectEnvironments).where(and(eq(projectEnvironments.projectId, projectId), inArray(projectEnvironments.environment, names))),
+      (q) => configRows(q, projectId),
+    ])
+    if (!project) throw notFound(`Could not find project ${projectId}`)
+    const settings = new Map<string, ProtectionSettings>(read.map(({ row }) => [row.environment, { changeRequestsEnabled: row.changeRequestsEnabled, requiredApprovals: row.requiredApprovals }]))
     const list: NewEvent[] = []
     for (const entry of entries) {
-      const before = rows.find((r) => r.environment === entry.environment)
-      if (!before) throw notFound(`Environment ${entry.environment} is not enabled in project ${projectId}`)
-      const after = { changeRequestsEnabled: entry.changeRequestsEnabled, requiredApprovals: clampApprovals(entry.requiredApprovals ?? before.requiredApprovals) }
-      const previous = { changeRequestsEnabled: before.changeRequestsEnabled, requiredApprovals: before.requiredApprovals }
+      const previous = settings.get(entry.environment)
+      if (!previous) throw notFound(`Environment ${entry.environment} is not enabled in project ${projectId}`)
+      const after = { changeRequestsEnabled: entry.changeRequestsEnabled, requiredApprovals: clampApprovals(entry.requiredApprovals ?? previous.requiredApprovals) }
       if (after.changeRequestsEnabled === previous.changeRequestsEnabled && after.requiredApprovals === previous.requiredApprovals) continue
       if (previous.changeRequestsEnabled && (!after.changeRequestsEnabled || after.requiredApprovals < previous.requiredApprovals)) authorizeWeakening(entry.environment)
-      await tx.update(projectEnvironments).set(after).where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environment, entry.environment)))
-      Object.assign(before, after)
+      settings.set(entry.environment, after)
       list.push({ type: 'change-request-configuration-updated', project: projectId, environment: entry.environment, data: after, preData: previous })
     }
-    await recordEvents(tx, actor, now, list)
+    if (list.length === 0) return config
+    const changed = [...new Set(list.map((e) => e.environment!))]
+    const snapshots = read.filter(({ row }) => changed.includes(row.environment)).map((r) => r.snapshot)
+    const updates = changed.map((environment) => ({ environment, ...settings.get(environment)! }))
+    const unchanged = sql`select where (select count(*) from ${projectEnvironments} where project_id = ${projectId} and ${rowText(projectEnvironments)} = any(${sql.param(snapshots)}::text[])) = ${snapshots.length}
+      and exists (select from ${projects} where id = ${projectId} and archived_at is null)`
+    const update = sql`update ${projectEnvironments} set change_requests_enabled = v."changeRequestsEnabled", required_approvals = v."requiredApprovals"
+      from jsonb_to_recordset(${JSON.stringify(updates)}::jsonb) as v (environment text, "changeRequestsEnabled" boolean, "requiredApprovals" integer)
+      where project_id = ${projectId} and environment_name = v.environment and ${guardPassed}
+      returning 1`
+    const [, written, inForce] = await batch(db, [
+      (q) => q.select({ environment: projectEnvironments.environment }).from(projectEnvironments).where(and(eq(projectEnvironments.projectId, projectId), inArray(projectEnvironments.environment, changed))).for('update'),
+      (q) => recordEvents(q, actor, now, list, { alongside: [unchanged, update], guarded: true }),
+      (q) => configRows(q, projectId),
+    ])
+    return written > 0 ? inForce : undefined
   })
-  return getChangeRequestConfig(db, projectId)
 }
 
 // ---- reading ---------------------------------------------------------------------------------
 
 const userRef = (name: string, userId: number | null) => ({ id: userId ?? SYSTEM_USER_ID, username: name })
 
-/** Change requests with their changes and approvals, in three queries however many there are. */
-async function views(db: Db, where: SQL): Promise<ChangeRequestView[]> {
-  const rows = await db
+const requestRows = (q: Db, where: SQL) =>
+  q
     .select({ cr: changeRequests, requiredApprovals: projectEnvironments.requiredApprovals })
     .from(changeRequests)
     .leftJoin(projectEnvironments, and(eq(projectEnvironments.projectId, changeRequests.project), eq(projectEnvironments.environment, changeRequests.environment)))
     .where(where)
     .orderBy(desc(changeRequests.id))
+const changeRowsOf = (q: Db, ids: number[]) => q.select().from(changeRequestChanges).where(inArray(changeRequestChanges.changeRequestId, ids)).orderBy(asc(changeRequestChanges.id))
+const approvalRowsOf = (q: Db, ids: number[]) => q.select().from(changeRequestApprovals).where(inArray(changeRequestApprovals.changeRequestId, ids)).orderBy(asc(changeRequestApprovals.createdAt))
+
+type ViewRows = [Awaited<ReturnType<typeof requestRows>>, ChangeRow[], (typeof changeRequestApprovals.$inferSelect)[]]
+
+/** Change requests with their changes and approvals, in two round trips however many there are. */
+async function views(db: Db, where: SQL): Promise<ChangeRequestView[]> {
+  const rows = await requestRows(db, where)
   if (rows.length === 0) return []
   const ids = rows.map((r) => r.cr.id)
-  const [changeRows, approvalRows] = await Promise.all([
-    db.select().from(changeRequestChanges).where(inArray(changeRequestChanges.changeRequestId, ids)).orderBy(asc(changeRequestChanges.id)),
-    db.select().from(changeRequestApprovals).where(inArray(changeRequestApprovals.changeRequestId, ids)).orderBy(asc(changeRequestApprovals.createdAt)),
-  ])
+  return viewsOf([rows, ...(await together(db, [(q) => changeRowsOf(q, ids), (q) => approvalRowsOf(q, ids)]))])
+}
+
+/** The reads of one change request's view (see oneView), which can go in one round trip: with the write they answer, in its batch. */
+const viewReads = (projectId: string, id: number) =>
+  [(q: Db) => requestRows(q, and(eq(changeRequests.project, projectId), eq(changeRequests.id, id))!), (q: Db) => changeRowsOf(q, [id]), (q: Db) => approvalRowsOf(q, [id])] as const
+
+function oneView(rows: ViewRows, projectId: string, id: string | number): ChangeRequestView {
+  const [view] = viewsOf(rows)
+  if (!view) throw notFoundIn(projectId, String(id))
+  return view
+}
+
+function viewsOf([rows, changeRows, approvalRows]: ViewRows): ChangeRequestView[] {
   return rows.map(({ cr, requiredApprovals }) => {
     const byFeature = new Map<string, ChangeRequestView['features'][number]>()
     for (const change of changeRows) {
@@ -160,6 +199,8 @@ async function views(db: Db, where: SQL): Promise<ChangeRequestView[]> {
   })
 }
 
+const notFoundIn = (projectId: string, id: string) => notFound(`Could not find change request ${id} in project ${projectId}`)
+
 /** Change request ids are whole numbers; anything else is simply not found. */
 function parseId(id: string): number | undefined {
   return /^[1-9]\d{0,9}$/.test(id) && Number(id) <= 2147483647 ? Number(id) : undefined
@@ -167,9 +208,8 @@ function parseId(id: string): number | undefined {
 
 export async function getChangeRequest(db: Db, projectId: string, id: string): Promise<ChangeRequestView> {
   const numeric = parseId(id)
-  const [view] = numeric === undefined ? [] : await views(db, and(eq(changeRequests.project, projectId), eq(changeRequests.id, numeric))!)
-  if (!view) throw notFound(`Could not find change request ${id} in project ${projectId}`)
-  return view
+  if (numeric === undefined) throw notFoundIn(projectId, id)
+  return oneView(await together(db, viewReads(projectId, numeric)), projectId, id)
 }
 
 export async function listChangeRequests(db: Db, projectId: string, state?: ChangeRequestState): Promise<ChangeRequestView[]> {
@@ -193,21 +233,28 @@ const storedChange = (row: ChangeRow): StoredChange => ({ id: row.id, feature: r
 
 // ---- adding changes --------------------------------------------------------------------------
 
+/** The reads `checkChanges` decides from, to send in one round trip with the others of the write. */
+function changeFactReads(environment: string, changes: ChangeInput[]) {
+  const names = [...new Set(changes.flatMap((c) => (c.action === 'addDependency' ? [c.feature, c.payload.feature] : [c.feature])))]
+  const segmentIds = [...new Set(changes.flatMap((c) => (c.action === 'addStrategy' || c.action === 'updateStrategy' ? (c.payload.segments ?? []) : [])))]
+  return [
+    (q: Db) => q.select({ name: features.name, project: features.project, archivedAt: features.archivedAt }).from(features).where(inArray(features.name, names)),
+    (q: Db) => q.select({ featureName: featureEnvironments.featureName }).from(featureEnvironments).where(and(inArray(featureEnvironments.featureName, names), eq(featureEnvironments.environment, environment))),
+    (q: Db) => q.select({ id: featureStrategies.id, featureName: featureStrategies.featureName }).from(featureStrategies).where(and(inArray(featureStrategies.featureName, names), eq(featureStrategies.environment, environment))),
+    (q: Db) => q.select({ child: featureDependencies.child, parent: featureDependencies.parent }).from(featureDependencies).where(inArray(featureDependencies.child, names)),
+    (q: Db) => (segmentIds.length > 0 ? q.select({ id: segments.id }).from(segments).where(inArray(segments.id, segmentIds)) : Promise.resolve([])),
+  ] as const
+}
+
+type Answers<T extends readonly ((q: Db) => PromiseLike<unknown>)[]> = { -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }
+type ChangeFacts = Answers<ReturnType<typeof changeFactReads>>
+
 /**
  * Checks what the direct routes would check before any write: the flag is live in the project and
  * has the environment, named strategies and dependencies exist, segments exist, variant weights add
  * up. What can still change before the request is applied is checked again then.
  */
-async function checkChanges(tx: Db, projectId: string, environment: string, changes: ChangeInput[]) {
-  const names = [...new Set(changes.flatMap((c) => (c.action === 'addDependency' ? [c.feature, c.payload.feature] : [c.feature])))]
-  const segmentIds = [...new Set(changes.flatMap((c) => (c.action === 'addStrategy' || c.action === 'updateStrategy' ? (c.payload.segments ?? []) : [])))]
-  const [flagRows, envRows, strategyRows, dependencyRows, segmentRows] = await Promise.all([
-    tx.select({ name: features.name, project: features.project, archivedAt: features.archivedAt }).from(features).where(inArray(features.name, names)),
-    tx.select({ featureName: featureEnvironments.featureName }).from(featureEnvironments).where(and(inArray(featureEnvironments.featureName, names), eq(featureEnvironments.environment, environment))),
-    tx.select({ id: featureStrategies.id, featureName: featureStrategies.featureName }).from(featureStrategies).where(and(inArray(featureStrategies.featureName, names), eq(featureStrategies.environment, environment))),
-    tx.select({ child: featureDependencies.child, parent: featureDependencies.parent }).from(featureDependencies).where(inArray(featureDependencies.child, names)),
-    segmentIds.length > 0 ? tx.select({ id: segments.id }).from(segments).where(inArray(segments.id, segmentIds)) : Promise.resolve([]),
-  ])
+function checkChanges([flagRows, envRows, strategyRows, dependencyRows, segmentRows]: ChangeFacts, projectId: string, environment: string, changes: ChangeInput[]) {
   const live = (name: string) => flagRows.find((f) => f.name === name && f.project === projectId && f.archivedAt === null)
   for (const [i, change] of changes.entries()) {
     const at = (path: string) => `body.${changes.length > 1 ? `${i}.` : ''}${path}`
@@ -243,74 +290,90 @@ async function checkChanges(tx: Db, projectId: string, environment: string, chan
 
 /**
  * Adds changes to the caller's open draft in the project environment, creating the draft when there
- * is none. Emits `change-request-created` for a new one and `change-added` per change.
+ * is none. Emits `change-request-created` for a new one and `change-added` per change. Everything it decides
+ * from is read in one round trip, with the ids of what it creates (for the events); then one batch takes the
+ * project environment's lock, which serializes a caller's concurrent requests onto one draft, writes only while
+ * the draft (or its absence) and the environment's protection are as read, and reads the draft back.
  */
 export async function addChanges(db: Db, caller: Caller, { projectId, environment, changes }: { projectId: string; environment: string; changes: ChangeInput[] }): Promise<ChangeRequestView> {
-  const { now } = caller
-  const id = await db.transaction(async (tx) => {
-    // Locking the project environment serializes a caller's concurrent requests onto one draft.
-    const [pe] = await tx
-      .select({ enabled: projectEnvironments.changeRequestsEnabled })
-      .from(projectEnvironments)
-      .innerJoin(projects, eq(projects.id, projectEnvironments.projectId))
-      .where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environment, environment), isNull(projects.archivedAt)))
-      .for('update', { of: projectEnvironments })
+  const { actor, now } = caller
+  const callersDraft = and(eq(changeRequests.project, projectId), eq(changeRequests.environment, environment), eq(changeRequests.createdByPrincipal, caller.key), eq(changeRequests.state, 'Draft'))!
+  const protectedEnvironment = sql`exists (select from ${projectEnvironments} pe join ${projects} pr on pr.id = pe.project_id
+    where pe.project_id = ${projectId} and pe.environment_name = ${environment} and pe.change_requests_enabled and pr.archived_at is null)`
+  const changeCount = (id: SQL | number) => sql`(select count(*)::int from ${changeRequestChanges} c where c.change_request_id = ${id})`
+  return untilUnchanged('Your draft change request', async () => {
+    const [[pe], flagRows, envRows, strategyRows, dependencyRows, segmentRows, [draft], [newDraft], changeIds] = await together(db, [
+      (q) =>
+        q
+          .select({ enabled: projectEnvironments.changeRequestsEnabled })
+          .from(projectEnvironments)
+          .innerJoin(projects, eq(projects.id, projectEnvironments.projectId))
+          .where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environment, environment), isNull(projects.archivedAt))),
+      ...changeFactReads(environment, changes),
+      (q) => q.select({ id: changeRequests.id, changes: changeCount(sql`${changeRequests.id}`).mapWith(Number) }).from(changeRequests).where(callersDraft).orderBy(asc(changeRequests.id)).limit(1),
+      // The id of a new draft, taken only when there is none.
+      (q) => queryRows<{ id: number }>(q, sql`select nextval(pg_get_serial_sequence('change_requests', 'id'))::int as id where not exists (select from ${changeRequests} where ${callersDraft})`),
+      (q) => queryRows<{ id: number }>(q, sql`select nextval(pg_get_serial_sequence('change_request_changes', 'id'))::int as id from generate_series(1, ${changes.length}::int)`),
+    ])
     if (!pe) throw notFound(`Could not find environment ${environment} in project ${projectId}`)
     if (!pe.enabled) throw validationError(`Change requests are not enabled in environment ${environment} of project ${projectId}: change the flags directly`)
-    await checkChanges(tx, projectId, environment, changes)
+    checkChanges([flagRows, envRows, strategyRows, dependencyRows, segmentRows], projectId, environment, changes)
+    if (draft && draft.changes + changes.length > MAX_CHANGES_PER_REQUEST) throw validationError(`A change request holds at most ${MAX_CHANGES_PER_REQUEST} changes: send change request ${draft.id} to review first`)
+    // The two reads disagree when a draft was made in between.
+    const crId = draft?.id ?? newDraft?.id
+    if (crId === undefined) return undefined
 
     const events: NewEvent[] = []
-    let [draft] = await tx
-      .select()
-      .from(changeRequests)
-      .where(and(eq(changeRequests.project, projectId), eq(changeRequests.environment, environment), eq(changeRequests.createdByPrincipal, caller.key), eq(changeRequests.state, 'Draft')))
-      .orderBy(asc(changeRequests.id))
-      .limit(1)
-    if (draft) {
-      const [{ n } = { n: 0 }] = await tx.select({ n: sql<number>`count(*)::int` }).from(changeRequestChanges).where(eq(changeRequestChanges.changeRequestId, draft.id))
-      if (n + changes.length > MAX_CHANGES_PER_REQUEST) throw validationError(`A change request holds at most ${MAX_CHANGES_PER_REQUEST} changes: send change request ${draft.id} to review first`)
-      await tx.update(changeRequests).set({ updatedAt: now }).where(eq(changeRequests.id, draft.id))
-    } else {
-      ;[draft] = await tx
-        .insert(changeRequests)
-        .values({ project: projectId, environment, state: 'Draft', createdBy: caller.actor.createdBy, createdByUserId: caller.actor.createdByUserId, createdByPrincipal: caller.key, createdAt: now, updatedAt: now })
-        .returning()
-      events.push({ type: 'change-request-created', project: projectId, environment, data: { changeRequestId: draft!.id, state: 'Draft' } })
-    }
-    const crId = draft!.id
-    const inserted = await tx
-      .insert(changeRequestChanges)
-      .values(changes.map((c) => ({ changeRequestId: crId, feature: c.feature, action: c.action, payload: c.payload ?? {}, createdBy: caller.actor.createdBy, createdByUserId: caller.actor.createdByUserId, createdAt: now })))
-      .returning()
-    for (const change of inserted) {
+    if (!draft) events.push({ type: 'change-request-created', project: projectId, environment, data: { changeRequestId: crId, state: 'Draft' } })
+    const ids = changeIds.map((r) => r.id).sort((a, b) => a - b)
+    const rows = changes.map((c, i) => ({ id: ids[i]!, feature: c.feature, action: c.action, payload: c.payload ?? {} }))
+    for (const change of rows) {
       events.push({ type: 'change-added', project: projectId, environment, featureName: change.feature, data: { changeRequestId: crId, change: { id: change.id, action: change.action, payload: change.payload } } })
     }
-    await recordEvents(tx, caller.actor, now, events)
-    return crId
+    const draftWrite = draft
+      ? sql`update ${changeRequests} set updated_at = ${now.toISOString()}::timestamptz
+          where id = ${crId} and state = 'Draft' and ${changeCount(crId)} = ${draft.changes} and ${protectedEnvironment}
+          returning id`
+      : sql`insert into ${changeRequests} (id, project, environment, state, created_by, created_by_user_id, created_by_principal, created_at, updated_at)
+          select ${crId}::integer, ${projectId}::text, ${environment}::text, 'Draft', ${actor.createdBy}::text, ${actor.createdByUserId}::integer, ${caller.key}::text, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
+          where not exists (select from ${changeRequests} where ${callersDraft}) and ${protectedEnvironment}
+          returning id`
+    const changesInsert = sql`insert into ${changeRequestChanges} (id, change_request_id, feature, action, payload, created_by, created_by_user_id, created_at)
+      select v.id, ${crId}::integer, v.feature, v.action, v.payload, ${actor.createdBy}::text, ${actor.createdByUserId}::integer, ${now.toISOString()}::timestamptz
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v (id integer, feature text, action text, payload jsonb)
+      where ${guardPassed}
+      returning id`
+    const [, written, ...view] = await batch(db, [
+      (q) => q.select({ environment: projectEnvironments.environment }).from(projectEnvironments).where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environment, environment))).for('update'),
+      (q) => recordEvents(q, actor, now, events, { alongside: [draftWrite, changesInsert], guarded: true }),
+      ...viewReads(projectId, crId),
+    ])
+    return written > 0 ? oneView(view, projectId, crId) : undefined
   })
-  return getChangeRequest(db, projectId, String(id))
 }
 
 // ---- review and apply ------------------------------------------------------------------------
 
-/** Who wrote a change request, and for which environment: what deciding who may move it on needs (404 when it does not exist). */
-export async function changeRequestParties(db: Db, projectId: string, id: string): Promise<{ id: number; project: string; environment: string; authorKey: string; author: string }> {
-  const numeric = parseId(id)
-  const [row] =
-    numeric === undefined
-      ? []
-      : await db
-          .select({ id: changeRequests.id, project: changeRequests.project, environment: changeRequests.environment, authorKey: changeRequests.createdByPrincipal, author: changeRequests.createdBy })
-          .from(changeRequests)
-          .where(and(eq(changeRequests.project, projectId), eq(changeRequests.id, numeric)))
-  if (!row) throw notFound(`Could not find change request ${id} in project ${projectId}`)
-  return row
+/** Who wrote a change request, and for which environment: what deciding who may move it on needs. */
+export interface ChangeRequestParties {
+  id: number
+  project: string
+  environment: string
+  authorKey: string
+  author: string
 }
+
+/** The route's check of who may make a move, asked with the change request the move is decided from. */
+export type AuthorizeMove = (parties: ChangeRequestParties) => void
+
+const partiesOf = (row: ChangeRequestRow): ChangeRequestParties => ({ id: row.id, project: row.project, environment: row.environment, authorKey: row.createdByPrincipal, author: row.createdBy })
+
+const inProject = (projectId: string, id: number) => and(eq(changeRequests.project, projectId), eq(changeRequests.id, id))
 
 async function lockChangeRequest(tx: Db, projectId: string, id: string): Promise<ChangeRequestRow> {
   const numeric = parseId(id)
-  const [row] = numeric === undefined ? [] : await tx.select().from(changeRequests).where(and(eq(changeRequests.project, projectId), eq(changeRequests.id, numeric))).for('update')
-  if (!row) throw notFound(`Could not find change request ${id} in project ${projectId}`)
+  const [row] = numeric === undefined ? [] : await tx.select().from(changeRequests).where(inProject(projectId, numeric)).for('update')
+  if (!row) throw notFoundIn(projectId, id)
   return row
 }
 
@@ -320,85 +383,116 @@ function requireState(row: ChangeRequestRow, allowed: ChangeRequestState[], doin
   }
 }
 
-async function setState(tx: Db, caller: Caller, now: Date, row: ChangeRequestRow, state: ChangeRequestState, type: NewEvent['type'], extra: Record<string, unknown> = {}) {
-  await tx.update(changeRequests).set({ state, updatedAt: now }).where(eq(changeRequests.id, row.id))
-  await recordEvents(tx, caller.actor, now, [
-    { type, project: row.project, environment: row.environment, data: { changeRequestId: row.id, state, ...extra }, preData: { changeRequestId: row.id, state: row.state } },
-  ])
-}
+const stateEvent = (row: ChangeRequestRow, state: ChangeRequestState, type: NewEvent['type'], extra: Record<string, unknown> = {}): NewEvent => ({
+  type,
+  project: row.project,
+  environment: row.environment,
+  data: { changeRequestId: row.id, state, ...extra },
+  preData: { changeRequestId: row.id, state: row.state },
+})
+
+const MOVES = {
+  'In review': { from: ['Draft'], doing: 'sent to review', type: 'change-request-sent-to-review' },
+  Rejected: { from: ['In review', 'Approved'], doing: 'rejected', type: 'change-request-rejected' },
+  Cancelled: { from: ['Draft', 'In review', 'Approved'], doing: 'cancelled', type: 'change-request-cancelled' },
+} as const satisfies Record<string, { from: ChangeRequestState[]; doing: string; type: NewEvent['type'] }>
 
 /**
  * Moves a change request on: `In review` (its author, from Draft), `Approved` (as approve),
  * `Applied` (from Approved), `Rejected` (a reviewer, from In review or Approved), `Cancelled`
- * (its author or an admin, while open).
+ * (its author or an admin, while open). `authorize` is the route's check of who may make the move. Sending to
+ * review, rejecting and cancelling read the change request, then write the move (only from the state it was
+ * decided from) with its event and read the answer in one batch.
  */
-export async function changeState(db: Db, caller: Caller, { projectId, id, state, comment }: { projectId: string; id: string; state: Exclude<ChangeRequestState, 'Draft'>; comment?: string | undefined }) {
-  const { now } = caller
-  if (state === 'Approved') return approve(db, caller, { projectId, id })
-  if (state === 'Applied') return apply(db, caller, { projectId, id })
-  await db.transaction(async (tx) => {
-    const row = await lockChangeRequest(tx, projectId, id)
-    const withComment = comment ? { comment } : {}
-    switch (state) {
-      case 'In review':
-        requireState(row, ['Draft'], 'sent to review')
-        await setState(tx, caller, now, row, state, 'change-request-sent-to-review', withComment)
-        break
-      case 'Rejected':
-        requireState(row, ['In review', 'Approved'], 'rejected')
-        await setState(tx, caller, now, row, state, 'change-request-rejected', withComment)
-        break
-      case 'Cancelled':
-        requireState(row, ['Draft', 'In review', 'Approved'], 'cancelled')
-        await setState(tx, caller, now, row, state, 'change-request-cancelled', withComment)
-        break
-    }
+export async function changeState(
+  db: Db,
+  caller: Caller,
+  { projectId, id, state, comment }: { projectId: string; id: string; state: Exclude<ChangeRequestState, 'Draft'>; comment?: string | undefined },
+  authorize: AuthorizeMove,
+): Promise<ChangeRequestView> {
+  const { actor, now } = caller
+  if (state === 'Approved') return approve(db, caller, { projectId, id }, authorize)
+  if (state === 'Applied') return apply(db, caller, { projectId, id }, authorize)
+  const numeric = parseId(id)
+  if (numeric === undefined) throw notFoundIn(projectId, id)
+  const move = MOVES[state]
+  return untilUnchanged(`Change request ${id}`, async () => {
+    const [row] = await db.select().from(changeRequests).where(inProject(projectId, numeric))
+    if (!row) throw notFoundIn(projectId, id)
+    authorize(partiesOf(row))
+    requireState(row, [...move.from], move.doing)
+    const moved = db
+      .update(changeRequests)
+      .set({ state, updatedAt: now })
+      .where(and(eq(changeRequests.id, row.id), eq(changeRequests.state, row.state)))
+      .returning({ id: changeRequests.id })
+    const [written, ...view] = await batch(db, [
+      (q) => recordEvents(q, actor, now, [stateEvent(row, state, move.type, comment ? { comment } : {})], { alongside: [moved], guarded: true }),
+      ...viewReads(projectId, row.id),
+    ])
+    return written > 0 ? oneView(view, projectId, id) : undefined
   })
-  return getChangeRequest(db, projectId, id)
 }
 
 /**
- * Adds the caller's approval. Never its author's, and once per approver. With the environment's
+ * Adds the caller's approval. Never its author's (`authorize`), and once per approver. With the environment's
  * required approvals reached the request is Approved (`change-request-approved`); before that each
- * approval is `change-request-approval-added`.
+ * approval is `change-request-approval-added`. The change request is read with its approvals, then one batch
+ * takes its lock and writes only while its state, its approvals and the approvals it needs are as read.
  */
-export async function approve(db: Db, caller: Caller, { projectId, id }: { projectId: string; id: string }) {
-  const { now } = caller
-  await db.transaction(async (tx) => {
-    const row = await lockChangeRequest(tx, projectId, id)
+export async function approve(db: Db, caller: Caller, { projectId, id }: { projectId: string; id: string }, authorize: AuthorizeMove): Promise<ChangeRequestView> {
+  const { actor, now } = caller
+  const numeric = parseId(id)
+  if (numeric === undefined) throw notFoundIn(projectId, id)
+  const approvalsOf = sql`(select count(*)::int from ${changeRequestApprovals} a where a.change_request_id = ${changeRequests.id})`
+  const requiredOf = sql`coalesce((select pe.required_approvals from ${projectEnvironments} pe where pe.project_id = ${changeRequests.project} and pe.environment_name = ${changeRequests.environment}), 1)`
+  return untilUnchanged(`Change request ${id}`, async () => {
+    const [read] = await db
+      .select({
+        row: changeRequests,
+        approvals: approvalsOf.mapWith(Number),
+        required: requiredOf.mapWith(Number),
+        approvedByCaller: sql<boolean>`exists (select from ${changeRequestApprovals} a where a.change_request_id = ${changeRequests.id} and a.principal = ${caller.key})`,
+      })
+      .from(changeRequests)
+      .where(inProject(projectId, numeric))
+    if (!read) throw notFoundIn(projectId, id)
+    const { row, required } = read
+    authorize(partiesOf(row))
     requireState(row, ['In review'], 'approved')
-    const [added] = await tx
-      .insert(changeRequestApprovals)
-      .values({ changeRequestId: row.id, principal: caller.key, createdBy: caller.actor.createdBy, createdByUserId: caller.actor.createdByUserId, createdAt: now })
-      .onConflictDoNothing()
-      .returning()
-    if (!added) throw conflict(`You have already approved change request ${row.id}`)
-    const [[{ n } = { n: 0 }], [pe]] = await Promise.all([
-      tx.select({ n: sql<number>`count(*)::int` }).from(changeRequestApprovals).where(eq(changeRequestApprovals.changeRequestId, row.id)),
-      tx.select({ required: projectEnvironments.requiredApprovals }).from(projectEnvironments).where(and(eq(projectEnvironments.projectId, row.project), eq(projectEnvironments.environment, row.environment))),
+    if (read.approvedByCaller) throw conflict(`You have already approved change request ${row.id}`)
+    const approvals = read.approvals + 1
+    const approved = approvals >= required
+    const event: NewEvent = approved
+      ? stateEvent(row, 'Approved', 'change-request-approved', { approvals, minApprovals: required })
+      : { type: 'change-request-approval-added', project: row.project, environment: row.environment, data: { changeRequestId: row.id, approvals, minApprovals: required } }
+    const moved = sql`update ${changeRequests} set state = ${approved ? 'Approved' : row.state}::text, updated_at = ${now.toISOString()}::timestamptz
+      where ${changeRequests.id} = ${row.id} and ${changeRequests.state} = 'In review' and ${approvalsOf} = ${read.approvals} and ${requiredOf} = ${required}
+      returning id`
+    const approval = sql`insert into ${changeRequestApprovals} (change_request_id, principal, created_by, created_by_user_id, created_at)
+      select ${row.id}::integer, ${caller.key}::text, ${actor.createdBy}::text, ${actor.createdByUserId}::integer, ${now.toISOString()}::timestamptz
+      where ${guardPassed}
+      returning principal`
+    const [, written, ...view] = await batch(db, [
+      (q) => q.select({ id: changeRequests.id }).from(changeRequests).where(eq(changeRequests.id, row.id)).for('update'),
+      (q) => recordEvents(q, actor, now, [event], { alongside: [moved, approval], guarded: true }),
+      ...viewReads(projectId, row.id),
     ])
-    const required = pe?.required ?? 1
-    if (n >= required) {
-      await setState(tx, caller, now, row, 'Approved', 'change-request-approved', { approvals: n, minApprovals: required })
-    } else {
-      await tx.update(changeRequests).set({ updatedAt: now }).where(eq(changeRequests.id, row.id))
-      await recordEvents(tx, caller.actor, now, [
-        { type: 'change-request-approval-added', project: row.project, environment: row.environment, data: { changeRequestId: row.id, approvals: n, minApprovals: required } },
-      ])
-    }
+    return written > 0 ? oneView(view, projectId, id) : undefined
   })
-  return getChangeRequest(db, projectId, id)
 }
 
 /**
  * Applies every change in order in one transaction, each through the same write path as the direct
  * route (so each writes its usual events, attributed to the caller). A change that no longer
- * applies fails the whole request with 409 and nothing is written.
+ * applies fails the whole request with 409 and nothing is written. An interactive transaction: each change
+ * is decided under its flag's lock from what the changes before it wrote.
  */
-export async function apply(db: Db, caller: Caller, { projectId, id }: { projectId: string; id: string }) {
-  const { now } = caller
+export async function apply(db: Db, caller: Caller, { projectId, id }: { projectId: string; id: string }, authorize: AuthorizeMove): Promise<ChangeRequestView> {
+  const { actor, now } = caller
   await db.transaction(async (tx) => {
     const row = await lockChangeRequest(tx, projectId, id)
+    authorize(partiesOf(row))
     requireState(row, ['Approved'], 'applied')
     const changes = await tx.select().from(changeRequestChanges).where(eq(changeRequestChanges.changeRequestId, row.id)).orderBy(asc(changeRequestChanges.id))
     for (const change of changes.map(storedChange)) {
@@ -410,7 +504,8 @@ export async function apply(db: Db, caller: Caller, { projectId, id }: { project
         throw conflict(`Change request ${row.id} cannot be applied: change ${change.id} (${change.action} on ${change.feature}) no longer applies: ${apiError.message}`)
       }
     }
-    await setState(tx, caller, now, row, 'Applied', 'change-request-applied', { changes: changes.length })
+    await tx.update(changeRequests).set({ state: 'Applied', updatedAt: now }).where(eq(changeRequests.id, row.id))
+    await recordEvents(tx, actor, now, [stateEvent(row, 'Applied', 'change-request-applied', { changes: changes.length })])
   })
   return getChangeRequest(db, projectId, id)
 }

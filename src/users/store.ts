@@ -1,13 +1,14 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
-import { apiTokens, projectMembers, roles, sessions, users } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { apiTokens, projectMembers, resetTokens, roles, sessions, users } from '../../schema/index.js'
+import { rowText, together, untilUnchanged, type Db } from '../db.js'
 import { notFound, validationError } from '../core/errors.js'
-import { recordEvents } from '../events/store.js'
+import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
+import type { NewEvent } from '../events/types.js'
 import type { Author } from '../core/principal.js'
 import { avatarUrl } from './avatar.js'
 import { trySend, type EmailTransport } from './email.js'
 import { hashPassword } from './passwords.js'
-import { createResetToken, expireResetTokens, resetLink } from './reset-tokens.js'
+import { newResetToken, resetLink } from './reset-tokens.js'
 import type { CreateUser, RoleName, UpdateUser, UserView } from './schemas.js'
 
 type UserRow = typeof users.$inferSelect
@@ -48,24 +49,28 @@ const eventData = (row: UserRow) => ({
 
 const roleView = (r: RoleRow) => ({ id: r.id, type: r.type, name: r.name, description: r.description })
 
-/** The role a request names by id or by name; 400 when there is none. */
-async function resolveRole(db: Db, ref: number | RoleName): Promise<RoleRow> {
-  const [role] = await db
-    .select()
-    .from(roles)
-    .where(typeof ref === 'number' ? eq(roles.id, ref) : eq(roles.name, ref))
-    .limit(1)
-  if (!role) throw validationError(`Unknown role: ${ref}`, [{ path: 'body.rootRole', message: `there is no role ${ref}` }])
-  return role
+const roleNamed = (ref: number | RoleName) => (typeof ref === 'number' ? eq(roles.id, ref) : eq(roles.name, ref))
+
+/** The role a request named, from the rows read for it; 400 when there is none. */
+function requireRole<T>(rows: T[], ref: number | RoleName): T {
+  const [found] = rows
+  if (!found) throw validationError(`Unknown role: ${ref}`, [{ path: 'body.rootRole', message: `there is no role ${ref}` }])
+  return found
 }
 
 const active = (id: number) => and(eq(users.id, id), isNull(users.deletedAt))
 
-async function lockUser(tx: Db, id: number): Promise<UserRow> {
-  const [row] = await tx.select().from(users).where(active(id)).for('update')
-  if (!row) throw notFound(`Could not find user ${id}`)
-  return row
+/** An active user as a checked write reads it: the row, and the row as text (see rowText), which the write compares. */
+async function readUserForChange(db: Db, id: number): Promise<{ user: UserRow; snapshot: string }> {
+  const [read] = await db.select({ user: users, snapshot: rowText(users) }).from(users).where(active(id))
+  if (!read) throw notFound(`Could not find user ${id}`)
+  return read
 }
+
+const p = (name: string) => sql.placeholder(name)
+
+/** The change of a checked user write (the first of its statement): made only while the user is active and exactly as read. */
+const userStillAsRead = sql`id = ${p('id')} and deleted_at is null and ${rowText(users)} = ${p('snapshot')}`
 
 export interface CreateUserOptions {
   /** Where links point: the public URL of the instance, or the request's origin. */
@@ -75,28 +80,27 @@ export interface CreateUserOptions {
 
 /**
  * Creates the user with a single-use invite link, and, after the commit, sends the welcome
- * e-mail when asked and a transport is configured. Emits `user-created`.
+ * e-mail when asked and a transport is configured. Emits `user-created`. The role is read with the id the
+ * user takes (for the event), then the user, the link and the event are one statement.
  */
 export async function createUser(db: Db, caller: Author, input: CreateUser, options: CreateUserOptions) {
   const { actor, now } = caller
   const username = input.username || undefined
   const email = input.email || undefined
   if (!username && !email) throw validationError('You must specify username or email')
-  // The hash is CPU work: done before the transaction, which then stays short.
+  // The hash is CPU work: done before any database work.
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password)
 
-  const { row, token } = await db.transaction(async (tx) => {
-    const role = await resolveRole(tx, input.rootRole)
-    const [row] = await tx
-      .insert(users)
-      .values({ username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: role.id, createdAt: now })
-      .onConflictDoNothing()
-      .returning()
-    if (!row) throw validationError('User already exists')
-    const token = await createResetToken(tx, row.id, actor.createdBy, now)
-    await recordEvents(tx, actor, now, [{ type: 'user-created', data: eventData(row) }])
-    return { row, token }
+  // An id is taken only when the role exists (at most one row).
+  const rows = await db.select({ roleId: roles.id, userId: sql<number>`nextval(pg_get_serial_sequence('users', 'id'))::int` }).from(roles).where(roleNamed(input.rootRole))
+  const { roleId, userId } = requireRole(rows, input.rootRole)
+  const row: UserRow = { id: userId, username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: roleId, loginAttempts: 0, seenAt: null, createdAt: now, deletedAt: null }
+  const { token, insert: storeToken } = await newResetToken(row.id, actor.createdBy, now)
+  const written = await recordEvents(db, actor, now, [{ type: 'user-created', data: eventData(row) }], {
+    alongside: [db.insert(users).values(row).onConflictDoNothing().returning({ id: users.id }), storeToken],
+    guarded: true,
   })
+  if (written === 0) throw validationError('User already exists')
 
   const inviteLink = resetLink(options.baseUrl, token)
   const emailSent =
@@ -125,26 +129,46 @@ export async function getUser(db: Db, id: number): Promise<UserView> {
   return userView(row)
 }
 
-/** Changes the fields given (an empty string counts as absent). Emits `user-updated`. */
+/**
+ * Changes the fields given (an empty string counts as absent). Emits `user-updated`. The user, the role and
+ * whether the e-mail is taken are read together, then the change and its event are one statement, made only
+ * while the user is exactly as read.
+ */
 export async function updateUser(db: Db, caller: Author, id: number, input: UpdateUser): Promise<UserView> {
   const { actor, now } = caller
-  return db.transaction(async (tx) => {
-    const before = await lockUser(tx, id)
-    const role = input.rootRole === undefined ? undefined : await resolveRole(tx, input.rootRole)
+  return untilUnchanged('The user', async () => {
+    const [[read], roleRows, taken] = await together(db, [
+      (q) => q.select({ user: users, snapshot: rowText(users) }).from(users).where(active(id)),
+      (q) => (input.rootRole === undefined ? Promise.resolve([]) : q.select({ id: roles.id }).from(roles).where(roleNamed(input.rootRole))),
+      (q) => (input.email ? q.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${input.email}`) : Promise.resolve([])),
+    ])
+    if (!read) throw notFound(`Could not find user ${id}`)
+    const before = read.user
+    const role = input.rootRole === undefined ? undefined : requireRole(roleRows, input.rootRole)
     const email = input.email || before.email
-    if (email !== before.email) {
-      const [taken] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = ${email}`)
-      if (taken) throw validationError('User already exists')
-    }
-    const [after] = await tx
+    if (email !== before.email && taken.length > 0) throw validationError('User already exists')
+    const after: UserRow = { ...before, email, name: input.name || before.name, rootRoleId: role?.id ?? before.rootRoleId }
+    const update = db
       .update(users)
-      .set({ email, name: input.name || before.name, rootRoleId: role?.id ?? before.rootRoleId })
-      .where(eq(users.id, id))
-      .returning()
-    await recordEvents(tx, actor, now, [{ type: 'user-updated', data: eventData(after!), preData: eventData(before) }])
-    return userView(after!)
+      .set({ email: after.email, name: after.name, rootRoleId: after.rootRoleId })
+      .where(and(active(id), sql`${rowText(users)} = ${read.snapshot}`))
+      .returning({ id: users.id })
+    const written = await recordEvents(db, actor, now, [{ type: 'user-updated', data: eventData(after), preData: eventData(before) }], { alongside: [update], guarded: true })
+    return written > 0 ? userView(after) : undefined
   })
 }
+
+/** Deleting a user: the user's row loses what signs in, and the rest goes, only while the row is as read. */
+const deleteUserStatement = eventsStatement('flagpost_delete_user', {
+  alongside: [sql`update ${users} set deleted_at = ${p('now')}::timestamptz, email = null, username = null, password_hash = null where ${userStillAsRead} returning id`],
+  guarded: true,
+  unguarded: [
+    sql`delete from ${sessions} where user_id = ${p('id')} and ${guardPassed}`,
+    sql`delete from ${apiTokens} where user_id = ${p('id')} and ${guardPassed}`,
+    sql`delete from ${projectMembers} where user_id = ${p('id')} and ${guardPassed}`,
+    sql`update ${resetTokens} set used_at = ${p('now')}::timestamptz where user_id = ${p('id')} and used_at is null and ${guardPassed}`,
+  ],
+})
 
 /**
  * Deletes the user: the row stays (events and flags still name it) but loses its e-mail, username and
@@ -152,36 +176,56 @@ export async function updateUser(db: Db, caller: Author, id: number, input: Upda
  */
 export async function deleteUser(db: Db, caller: Author, id: number): Promise<void> {
   const { actor, now } = caller
-  await db.transaction(async (tx) => {
-    const before = await lockUser(tx, id)
-    await tx.update(users).set({ deletedAt: now, email: null, username: null, passwordHash: null }).where(eq(users.id, id))
-    await tx.delete(sessions).where(eq(sessions.userId, id))
-    await tx.delete(apiTokens).where(eq(apiTokens.userId, id))
-    await tx.delete(projectMembers).where(eq(projectMembers.userId, id))
-    await expireResetTokens(tx, id, now)
-    await recordEvents(tx, actor, now, [{ type: 'user-deleted', preData: eventData(before) }])
+  await untilUnchanged('The user', async () => {
+    const { user: before, snapshot } = await readUserForChange(db, id)
+    const { written } = await deleteUserStatement(db, actor, now, [{ type: 'user-deleted', preData: eventData(before) }], { id, snapshot, now: now.toISOString() })
+    return written > 0 || undefined
   })
 }
 
 /**
- * Sets a new password (already hashed): failed sign-ins are forgotten (this is how an admin unlocks an
- * account), other sessions end and open links stop working. Emits `user-updated` noting the change, without the hash.
+ * Setting a password: failed sign-ins are forgotten (this is how an admin unlocks an account), other sessions
+ * end and open links stop working. With a link (`linkHash`), the link is used up too, and everything waits on
+ * that: every writer that uses up a link also changes the user's row, so the user's row passing its check means
+ * the link is still unused.
  */
-export async function setPassword(tx: Db, caller: Author, id: number, passwordHash: string): Promise<void> {
+function passwordStatement(name: string, withLink: boolean) {
+  const linkUsed = sql`update ${resetTokens} set used_at = ${p('now')}::timestamptz
+    where token_hash = ${p('linkHash')} and user_id = ${p('id')} and used_at is null and expires_at > ${p('now')}::timestamptz and exists (select from w0)
+    returning user_id`
+  const passed = withLink ? sql.raw('exists (select from w1)') : guardPassed
+  return eventsStatement(name, {
+    alongside: [sql`update ${users} set password_hash = ${p('passwordHash')}, login_attempts = 0 where ${userStillAsRead} returning id`, ...(withLink ? [linkUsed] : [])],
+    guarded: true,
+    unguarded: [
+      sql`delete from ${sessions} where user_id = ${p('id')} and ${passed}`,
+      // Not the link used up above: a statement may not change a row twice.
+      sql`update ${resetTokens} set used_at = ${p('now')}::timestamptz where user_id = ${p('id')} and used_at is null ${withLink ? sql`and token_hash <> ${p('linkHash')}` : sql``} and ${passed}`,
+    ],
+  })
+}
+const setPasswordStatement = passwordStatement('flagpost_set_password', false)
+const setPasswordWithLinkStatement = passwordStatement('flagpost_set_password_with_link', true)
+
+/**
+ * Sets a new password (already hashed) on the user as read (`readUserForChange`), and, when given, uses up the
+ * link (`linkHash`, the digest of its token) it was set with. Emits `user-updated` noting the change, without the
+ * hash. False, writing nothing, when the user or the link changed since the read.
+ */
+export async function setPassword(db: Db, caller: Author, read: { user: UserRow; snapshot: string }, passwordHash: string, linkHash?: string): Promise<boolean> {
   const { actor, now } = caller
-  const before = await lockUser(tx, id)
-  const [after] = await tx.update(users).set({ passwordHash, loginAttempts: 0 }).where(eq(users.id, id)).returning()
-  await tx.delete(sessions).where(eq(sessions.userId, id))
-  await expireResetTokens(tx, id, now)
-  await recordEvents(tx, actor, now, [
-    { type: 'user-updated', data: { ...eventData(after!), passwordChanged: true, loginAttempts: 0 }, preData: { ...eventData(before), loginAttempts: before.loginAttempts } },
-  ])
+  const before = read.user
+  const events: NewEvent[] = [
+    { type: 'user-updated', data: { ...eventData(before), passwordChanged: true, loginAttempts: 0 }, preData: { ...eventData(before), loginAttempts: before.loginAttempts } },
+  ]
+  const values = { id: before.id, snapshot: read.snapshot, passwordHash, now: now.toISOString() }
+  const { written } = linkHash === undefined ? await setPasswordStatement(db, actor, now, events, values) : await setPasswordWithLinkStatement(db, actor, now, events, { ...values, linkHash })
+  return written > 0
 }
 
 export async function changeUserPassword(db: Db, caller: Author, id: number, password: string): Promise<void> {
-  const { actor, now } = caller
   const passwordHash = await hashPassword(password)
-  await db.transaction((tx) => setPassword(tx, { actor, now }, id, passwordHash))
+  await untilUnchanged('The user', async () => (await setPassword(db, caller, await readUserForChange(db, id), passwordHash)) || undefined)
 }
 
 /** Active users with the Admin root role (for the personal dashboard). */

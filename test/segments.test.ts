@@ -262,6 +262,55 @@ describe('deleting segments', () => {
   })
 })
 
+describe('segments of a project', () => {
+  const strategies = (project: string, flag: string) => `/api/admin/projects/${project}/features/${flag}/environments/development/strategies`
+
+  it('lets a strategy use a global segment and one of its own project', async () => {
+    const project = await createProject(t)
+    const own = await createSegment(t, { project })
+    const global = await createSegment(t)
+    const name = fresh('own-segments')
+    await createFlag(t, { name }, project)
+    const res = await t.call('POST', strategies(project, name), { body: { name: 'default', segments: [own.id, global.id] } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.segments).toEqual([own.id, global.id].sort((a, b) => a - b))
+  })
+
+  it("refuses a strategy naming another project's segment with 400, adding nothing", async () => {
+    const [project, other] = [await createProject(t), await createProject(t)]
+    const foreign = await createSegment(t, { project: other })
+    const name = fresh('foreign-segment')
+    await createFlag(t, { name }, project)
+    const before = await snapshot()
+    const res = await t.call('POST', strategies(project, name), { body: { name: 'default', segments: [foreign.id] } })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body).toMatchObject({ name: 'ValidationError', message: expect.stringContaining(`cannot be used in project ${project}`) })
+    expect(res.body.details).toEqual([{ path: 'body.segments', message: `segment ${foreign.id} is not available in project ${project}` }])
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it("refuses to change a strategy to another project's segment, keeping it as it was", async () => {
+    const [project, other] = [await createProject(t), await createProject(t)]
+    const foreign = await createSegment(t, { project: other })
+    const name = fresh('foreign-update')
+    await createFlag(t, { name }, project)
+    const strategy = await addStrategy(t, name, 'development', { name: 'default' }, project)
+    const before = await snapshot()
+    const res = await t.call('PUT', `${strategies(project, name)}/${strategy.id}`, { body: { name: 'default', segments: [foreign.id] } })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.details).toEqual([{ path: 'body.segments', message: `segment ${foreign.id} is not available in project ${project}` }])
+    expect(await snapshot()).toEqual(before)
+  })
+
+  it("refuses a project's default strategy naming another project's segment", async () => {
+    const [project, other] = [await createProject(t), await createProject(t)]
+    const foreign = await createSegment(t, { project: other })
+    const res = await t.call('PUT', `/api/admin/projects/${project}/environments/development/default-strategy`, { body: { name: 'default', segments: [foreign.id] } })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.details).toEqual([{ path: 'body.segments', message: `segment ${foreign.id} is not available in project ${project}` }])
+  })
+})
+
 describe('segment permissions', () => {
   it('refuses a Viewer every write with 403 NoAccessError naming the permission, and changes nothing', async () => {
     const beta = await createSegment(t)

@@ -258,7 +258,7 @@ export async function setDefaultStrategy(db: Db, caller: Author, projectId: stri
           .innerJoin(projects, eq(projects.id, projectEnvironments.projectId))
           .where(and(eq(projectEnvironments.projectId, projectId), eq(projectEnvironments.environment, environment), isNull(projects.archivedAt))),
       // Its 400 (an unknown segment) comes after the 404 of an unknown project environment.
-      (q) => prepareDefaultStrategy(q, input).then((strategy) => ({ strategy }), (refused: unknown) => ({ refused })),
+      (q) => prepareDefaultStrategy(q, projectId, input).then((strategy) => ({ strategy }), (refused: unknown) => ({ refused })),
     ])
     if (!found) throw notFound(`Could not find environment ${environment} in project ${projectId}`)
     if ('refused' in prepared) throw prepared.refused

@@ -32,7 +32,7 @@ const addStrategy = adminRoute({
   tags,
   summary: 'Add a strategy to a flag in an environment',
   description:
-    'Constraints are validated in full (operator, `values` or `value`, numbers, ISO dates, semantic versions, regular expressions, CIDR ranges); segments must exist; ' +
+    'Constraints are validated in full (operator, `values` or `value`, numbers, ISO dates, semantic versions, regular expressions, CIDR ranges); segments must exist and be global or of the flag\'s project; ' +
     'variants are checked and weighted like flag variants. Without a sortOrder the strategy goes last. Emits `feature-strategy-add`.' + CHANGE_REQUEST_NOTE,
   request: { params: featureEnvironmentPathParams, body: { required: true, content: jsonContent(CreateStrategySchema) } },
   responses: { 200: { description: 'The new strategy', content: jsonContent(StrategySchema) }, ...pickErrors(400, 401, 403, 404, 415) },

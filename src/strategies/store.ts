@@ -34,15 +34,26 @@ export async function readTarget(db: Db, p: TargetParams): Promise<StrategyTarge
   return { project: row.project, featureName: row.name, environment: p.environment, tags: [] }
 }
 
-async function checkSegmentsExist(tx: Db, ids: number[]) {
+/**
+ * Every segment named exists and may be used in the project: a global one, or one of that project (as in Unleash,
+ * a strategy never names a segment of another project). 400 naming those that do not.
+ */
+async function checkSegmentsUsable(tx: Db, ids: number[], project: string) {
   if (ids.length === 0) return
-  const found = await tx.select({ id: segments.id }).from(segments).where(inArray(segments.id, ids))
+  const found = await tx.select({ id: segments.id, project: segments.project }).from(segments).where(inArray(segments.id, ids))
   const missing = ids.filter((id) => !found.some((f) => f.id === id))
   if (missing.length > 0) throw unknownSegments(missing)
+  const elsewhere = found.filter((f) => f.project !== null && f.project !== project).map((f) => f.id)
+  if (elsewhere.length > 0) throw segmentsOfOtherProjects(elsewhere, project)
 }
 
 const unknownSegments = (ids: number[]) =>
   validationError(`Unknown segment(s): ${ids.join(', ')}`, ids.map((id) => ({ path: 'body.segments', message: `segment ${id} does not exist` })))
+const segmentsOfOtherProjects = (ids: number[], project: string) =>
+  validationError(
+    `Segment(s) ${ids.join(', ')} belong to another project and cannot be used in project ${project}`,
+    ids.map((id) => ({ path: 'body.segments', message: `segment ${id} is not available in project ${project}` })),
+  )
 
 /**
  * The stored form of a strategy: defaults filled in, constraints and variants normalized. Without a
@@ -67,9 +78,9 @@ export function normalizeStrategy(input: StrategyInput, featureName?: string) {
 }
 
 /** A project environment's default strategy, checked and normalized like a flag's strategy. */
-export async function prepareDefaultStrategy(tx: Db, input: StrategyInput) {
+export async function prepareDefaultStrategy(tx: Db, project: string, input: StrategyInput) {
   const strategy = normalizeStrategy(input)
-  await checkSegmentsExist(tx, strategy.segments)
+  await checkSegmentsUsable(tx, strategy.segments, project)
   return { ...strategy, sortOrder: input.sortOrder ?? 0 }
 }
 
@@ -113,10 +124,21 @@ function strategyValues(view: Strategy, segments: number[]) {
 /** A flag's strategies in evaluation order with `added`: by sort order, the newest last among equals. */
 export const withStrategy = <S extends { sortOrder: number }>(strategies: S[], added: S) => [...strategies, added].sort((a, b) => a.sortOrder - b.sortOrder)
 
-/** The version check of a strategy write that names segments (placeholder `segments`): it also finds every one of them. */
-const guardWithSegments = guardSql(undefined, sql`cardinality(${p('segments')}::int[]) = (select count(*) from ${segments} where id = any(${p('segments')}::int[]))`)
-/** The segments named that do not exist (in the order named), read in the statement: which to name when its check failed. */
-const missingSegments = sql<number[]>`array(select u.id from unnest(${p('segments')}::int[]) with ordinality as u (id, n) where not exists (select from ${segments} s where s.id = u.id) order by u.n)`
+/** A segment the flag's project may use (placeholders `project`, the flag's): a global one or one of that project. */
+const usableSegment = sql`(s.project is null or s.project = ${p('project')}::text)`
+/** The version check of a strategy write that names segments (placeholder `segments`): it also finds every one of them usable in the flag's project. */
+const guardWithSegments = guardSql(undefined, sql`cardinality(${p('segments')}::int[]) = (select count(*) from ${segments} s where s.id = any(${p('segments')}::int[]) and ${usableSegment})`)
+/**
+ * The segments named that the flag may not use (in the order named), read in the statement: which to name when its
+ * check failed. One that does not exist answers its id, one of another project its id negated (ids are positive).
+ */
+const unusableSegments = sql<number[]>`array(select case when exists (select from ${segments} s where s.id = u.id) then -u.id else u.id end
+  from unnest(${p('segments')}::int[]) with ordinality as u (id, n) where not exists (select from ${segments} s where s.id = u.id and ${usableSegment}) order by u.n)`
+/** The 400 for the segments unusableSegments answered. */
+function unusable(returned: number[], project: string) {
+  const missing = returned.filter((id) => id > 0)
+  return missing.length > 0 ? unknownSegments(missing) : segmentsOfOtherProjects(returned.map((id) => -id), project)
+}
 /** An enabled environment never serves an empty strategy list: switched off in the write that leaves it none (`switchOff`, decided from the state). */
 const switchOffSql = sql`update ${featureEnvironments} set enabled = false
   where feature_name = ${p('name')} and environment = ${p('environment')} and enabled and ${p('switchOff')}::boolean and ${guardPassed}`
@@ -126,7 +148,7 @@ const addStrategyStatement = eventsStatement('flagpost_add_strategy', {
   alongside: [guardWithSegments, strategyInsertSql],
   guarded: true,
   unguarded: [strategySegmentsSql, switchOffSql],
-  returning: missingSegments,
+  returning: unusableSegments,
 })
 
 /** Replacing a strategy optimistically: its configuration, and its segments (those it keeps are left, so no row is touched twice). */
@@ -144,7 +166,7 @@ const updateStrategyStatement = eventsStatement('flagpost_update_strategy', {
     sql`insert into ${featureStrategySegments} (strategy_id, segment_id) select ${p('strategyId')}::uuid, unnest(${p('segments')}::int[]) where ${guardPassed} on conflict do nothing`,
     switchOffSql,
   ],
-  returning: missingSegments,
+  returning: unusableSegments,
 })
 
 /** Deleting a strategy optimistically (its segments go with it). */
@@ -184,7 +206,7 @@ interface StrategyChange<T> {
 /**
  * Writes a change of the strategies of a flag's environment computed from `state` (see src/flags/states.ts) in
  * one statement, with the switch-off of an enabled environment it leaves without an enabled strategy (and its
- * event, after the change's). Undefined when the version check failed; 400 when a segment named does not exist.
+ * event, after the change's). Undefined when the version check failed; 400 when a segment named does not exist or is another project's.
  * The state it leaves is remembered unless its order is not known (the next write then reads the flag again).
  */
 async function writeChange<T>(db: Db, caller: Author, state: FlagState, env: Environment, change: StrategyChange<T>, next: (state: FlagState) => void): Promise<T | undefined> {
@@ -194,7 +216,7 @@ async function writeChange<T>(db: Db, caller: Author, state: FlagState, env: Env
   const events = [change.event, ...(switchOff ? [switchedEvent(feature.project, feature.name, env.name, false, eventTagsOf(feature))] : [])]
   const { written, returned } = await change.run(db, actor, now, events, { ...guardValues(state), environment: env.name, switchOff, ...change.values })
   if (written === 0) {
-    if (returned && returned.length > 0) throw unknownSegments(returned)
+    if (returned && returned.length > 0) throw unusable(returned, feature.project)
     return undefined
   }
   if (!change.unordered) next(nextState(state, { environments: new Map([[env.name, { strategies: change.after, enabled: env.enabled && !switchOff }]]) }))
@@ -244,7 +266,7 @@ export async function addFlagStrategy(db: Db, caller: Caller, p: TargetParams, i
 export async function insertStrategy(tx: Db, caller: Author, target: StrategyTarget, input: StrategyInput): Promise<Strategy> {
   const { actor, now } = caller
   const strategy = normalizeStrategy(input, target.featureName)
-  await checkSegmentsExist(tx, strategy.segments)
+  await checkSegmentsUsable(tx, strategy.segments, target.project)
   let sortOrder = input.sortOrder
   if (sortOrder === undefined) {
     const [last] = await tx

@@ -215,7 +215,7 @@ try {
     headers: auth,
     body: { name: 'flexibleRollout', parameters: { rollout: String(i + 10), stickiness: 'default', groupId: 'bench-flag-5' }, constraints: [] },
   }))
-  await run('archive a flag', (i) => ({ method: 'DELETE', path: `${F}/bench-archived-${i + 2}`, headers: auth }), async (i) => void (await api('POST', F, { name: `bench-archived-${i + 2}` })))
+  await run('archive a flag', (i) => ({ method: 'DELETE', path: `${F}/bench-archived-${i + 2}`, headers: auth, status: 202 }), async (i) => void (await api('POST', F, { name: `bench-archived-${i + 2}` })))
   await run('tag a flag', (i) => ({ method: 'POST', path: `/api/admin/features/bench-flag-6/tags`, headers: auth, body: { type: 'simple', value: `tag-${i + 2}` }, status: 201 }))
   await run('create a segment', (i) => ({ method: 'POST', path: '/api/admin/segments', headers: auth, body: { name: `bench-segment-${i + 2}`, constraints: [] }, status: 201 }))
   await run('update a project', (i) => ({ method: 'PUT', path: `/api/admin/projects/${project}`, headers: auth, body: { name: `Bench ${i}` } }))

@@ -24,7 +24,7 @@ export const lockProjectFlags = (tx: Db, projectId: string) => lockWhere(tx, eq(
 
 function lockWhere(tx: Db, where: SQL) {
   const ordered = tx.select({ name: features.name }).from(features).where(where).orderBy(features.name).for('update')
-  return tx.update(features).set(nextVersion).where(inArray(features.name, ordered)).returning()
+  return tx.update(features).set(nextVersion).where(inArray(features.name, ordered)).returning({ name: features.name })
 }
 
 export interface LockedFeature {

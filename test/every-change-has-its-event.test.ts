@@ -466,6 +466,15 @@ const cases: Case[] = [
   },
   // The first OIDC settings of this app: no other case saves them.
   { route: 'POST /api/admin/auth/oidc/settings', request: async () => ({ path: '/api/admin/auth/oidc/settings', body: { enabled: true, clientId: 'flagpost', secret: 'oidc-secret' } }), events: ['setting-created'] },
+  // Resetting needs settings to reset (saving them again first is an update, before the events counted).
+  {
+    route: 'DELETE /api/admin/auth/oidc/settings',
+    request: async () => {
+      await ok(t, 'POST', '/api/admin/auth/oidc/settings', { enabled: false, clientId: 'to-reset' })
+      return { path: '/api/admin/auth/oidc/settings' }
+    },
+    events: ['setting-deleted'],
+  },
   { route: 'DELETE /api/admin/user-admin/{id}', request: async () => ({ path: `/api/admin/user-admin/${(await userWithEmail()).id}` }), events: ['user-deleted'] },
   {
     route: 'POST /api/client/register',

@@ -156,6 +156,35 @@ describe('OIDC settings (operation 6)', () => {
     expect((await admin.call('POST', PATH, { body: valid })).status).toBe(200)
   })
 
+  it('are reset by DELETE: 204, read as disabled again, with setting-deleted carrying them without the secret', async () => {
+    await onOwnApp(async (app) => {
+      expect((await app.call('POST', PATH, { body: valid })).status).toBe(200)
+      const res = await app.call('DELETE', PATH)
+      expect(res.status, res.text).toBe(204)
+      expect((await app.call('GET', PATH)).body).toEqual({ enabled: false })
+      expect(await stored(app)).toBeUndefined()
+      const [event] = await app.query<{ type: string; data: any; pre_data: any }>("select type, data, pre_data from events where type = 'setting-deleted'")
+      expect(event).toMatchObject({ type: 'setting-deleted', data: null, pre_data: { id: 'oidc', enabled: true, clientId: 'flagpost' } })
+      expect(JSON.stringify(event)).not.toContain(SECRET)
+      // Nothing stored: nothing to reset, and nothing recorded.
+      expect((await app.call('DELETE', PATH)).status).toBe(204)
+      expect(await app.query("select id from events where type = 'setting-deleted'")).toHaveLength(1)
+    })
+  })
+
+  it('are reset by admins only: 401 without credentials, 403 for Viewers and Editors, keeping them', async () => {
+    expect((await save(valid)).status).toBe(200)
+    expect((await t.call('DELETE', PATH, { token: null })).status).toBe(401)
+    for (const user of [viewer, editor]) {
+      const res = await user.call('DELETE', PATH)
+      expect(res.status).toBe(403)
+      expect(res.body).toMatchObject({ name: 'NoAccessError', message: expect.stringContaining('permission=ADMIN') })
+    }
+    expect((await stored())?.clientId).toBe('flagpost')
+    expect((await admin.call('DELETE', PATH)).status).toBe(204)
+    expect(await stored()).toBeUndefined()
+  })
+
   it('never show the secret in a response or an event', async () => {
     const responses = [await t.call('GET', PATH), await admin.call('GET', PATH), await save(valid)]
     expect(JSON.stringify(responses.map((r) => r.body))).not.toContain(SECRET)

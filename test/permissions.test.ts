@@ -42,6 +42,7 @@ const writeRequests: Record<string, WriteRequest> = {
   'DELETE /api/admin/api-tokens/{token}': { path: () => `/api/admin/api-tokens/${encodeURIComponent(clientToken)}` },
   'POST /api/admin/archive/revive/{featureName}': { path: () => '/api/admin/archive/revive/old' },
   'POST /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings', body: { enabled: false } },
+  'DELETE /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings' },
   'POST /api/admin/environments': { path: () => '/api/admin/environments', body: { name: 'qa', type: 'test' } },
   'POST /api/admin/features/{featureName}/tags': { path: () => '/api/admin/features/cart/tags', body: { type: 'team', value: 'growth' } },
   'DELETE /api/admin/features/{featureName}/tags/{type}/{value}': { path: () => '/api/admin/features/cart/tags/team/payments' },
@@ -262,6 +263,7 @@ const grants: Grant[] = [
   { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other!' }, status: 200 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/user-admin', body: { username: '{name}', rootRole: 'Editor' }, given: name('by-admin'), status: 201 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/auth/oidc/settings', body: { enabled: false }, status: 200 },
+  { who: () => admin, role: 'Admin', method: 'DELETE', path: '/api/admin/auth/oidc/settings', status: 204 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: '{name}', type: 'admin' }, given: name('a'), status: 201 },
   {
     who: () => admin,

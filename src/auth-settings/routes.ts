@@ -2,7 +2,7 @@ import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { Permission } from '../core/permissions.js'
 import { OidcSettingsInputSchema, OidcSettingsSchema, SECRET_MASK } from './schemas.js'
-import { getOidcSettings, saveOidcSettings } from './store.js'
+import { getOidcSettings, resetOidcSettings, saveOidcSettings } from './store.js'
 
 const tags = ['Auth']
 const path = '/api/admin/auth/oidc/settings'
@@ -37,6 +37,24 @@ const setRoute = adminRoute({
   responses: { 200: { description: 'The stored settings', content: jsonContent(OidcSettingsSchema) }, ...pickErrors(400, 401, 403, 415) },
 })
 
+const resetRoute = adminRoute({
+  method: 'delete',
+  'x-change-requests': 'no-sdk-effect',
+  path,
+  operationId: 'resetOidcSettings',
+  'x-permission': { name: Permission.ADMIN },
+  tags,
+  summary: 'Reset OIDC settings',
+  description:
+    'Removes the stored settings, secret included: the settings read `{ "enabled": false }` again. Answers 204, also when none were stored (then nothing is recorded). ' +
+    'Needs the Admin root role. Emits `setting-deleted` with the removed settings, without the secret, as preData.',
+  responses: { 204: { description: 'The settings were reset' }, ...pickErrors(401, 403) },
+})
+
 export const authSettingsRoutes = createRouter()
   .openapi(getRoute, async (c) => c.json(await getOidcSettings(c.var.db), 200))
   .openapi(setRoute, async (c) => c.json(await saveOidcSettings(c.var.db, c.var.caller, c.req.valid('json')), 200))
+  .openapi(resetRoute, async (c) => {
+    await resetOidcSettings(c.var.db, c.var.caller)
+    return c.body(null, 204)
+  })

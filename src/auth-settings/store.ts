@@ -63,3 +63,20 @@ export async function saveOidcSettings(db: Db, caller: Author, input: OidcSettin
     return written > 0 ? masked(stored) : undefined
   })
 }
+
+/**
+ * Resets the OIDC settings to none (`{ enabled: false }`), with `setting-deleted` carrying what was stored
+ * (without the secret). Nothing stored: nothing to do, and no event. A read, then the deletion and its event in
+ * one statement, made only if the settings are still as read.
+ */
+export async function resetOidcSettings(db: Db, caller: Author): Promise<void> {
+  const { actor, now } = caller
+  await untilUnchanged('The OIDC settings', async () => {
+    const [row] = await db.select({ content: settings.content, snapshot: rowText(settings) }).from(settings).where(eq(settings.name, OIDC))
+    if (!row) return true
+    const change = db.delete(settings).where(and(eq(settings.name, OIDC), sql`${rowText(settings)} = ${row.snapshot}`)).returning({ name: settings.name })
+    const event: NewEvent = { type: 'setting-deleted', data: null, preData: { id: OIDC, ...forEvent(row.content as OidcSettings) } }
+    const written = await recordEvents(db, actor, now, [event], { alongside: [change], guarded: true })
+    return written > 0 || undefined
+  })
+}

@@ -50,6 +50,7 @@ const phrases: Record<string, [label: string, summary: string]> = {
   'project-access-user-roles-deleted': ['Project access removed', "removed a user's access to project *{project}*"],
   'setting-created': ['Setting created', 'saved a setting'],
   'setting-updated': ['Setting updated', 'updated a setting'],
+  'setting-deleted': ['Setting reset', 'reset a setting'],
 }
 
 const sentenceCase = (type: string) => type.charAt(0).toUpperCase() + type.slice(1).replaceAll('-', ' ')

@@ -139,7 +139,7 @@ async function changeField(db: Db, caller: Author, name: string, change: (before
     if (!found) throw noSuchField(name)
     const before = fieldOf(found.row)
     const after = change(before)
-    if (after === undefined) return true
+    if (after === undefined || JSON.stringify(after) === JSON.stringify(before)) return true
     const event: NewEvent = { type: 'context-field-updated', data: after, preData: before }
     const { written } = await updateStatement(db, actor, now, [event], {
       name,
@@ -173,7 +173,7 @@ export async function putLegalValue(db: Db, caller: Author, name: string, legal:
   await changeField(db, caller, name, (before) => {
     const at = before.legalValues.findIndex((v) => v.value === value.value)
     const legalValues = at === -1 ? [...before.legalValues, value] : before.legalValues.map((v, i) => (i === at ? value : v))
-    return JSON.stringify(legalValues) === JSON.stringify(before.legalValues) ? undefined : { ...before, legalValues }
+    return { ...before, legalValues }
   })
 }
 

@@ -32,6 +32,7 @@ import { eventRoutes } from './events/routes.js'
 import { strategyRoutes } from './strategies/routes.js'
 import { variantRoutes } from './variants/routes.js'
 import { segmentRoutes } from './segments/routes.js'
+import { contextFieldRoutes } from './context-fields/routes.js'
 import { tagRoutes } from './tags/routes.js'
 import { dependencyRoutes } from './dependencies/routes.js'
 import { favoriteRoutes } from './favorites/routes.js'
@@ -91,7 +92,7 @@ const DEFAULT_PRINCIPAL_TTL_MS = 5_000
  * environments and change requests, segments, environments, integrations, the archive. Any other write forgets
  * them all (a new route is on the safe side until it is listed here).
  */
-const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests)|features|segments|environments|addons|archive|playground)(\/|$)/
+const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests)|features|segments|context|environments|addons|archive|playground)(\/|$)/
 const SDK_PATH = /^\/api\/(client|frontend)(\/|$)/
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
@@ -205,6 +206,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', strategyRoutes)
   app.route('/', variantRoutes)
   app.route('/', segmentRoutes)
+  app.route('/', contextFieldRoutes)
   app.route('/', tagRoutes)
   app.route('/', dependencyRoutes)
   app.route('/', favoriteRoutes)

@@ -78,6 +78,8 @@ async function userWithEmail() {
   return { ...user, as: { token: null, headers: { cookie: user.cookie }, actor: user.email } satisfies Who }
 }
 
+/** A fresh context field with the legal value gold. */
+const contextField = async () => (await ok(t, 'POST', '/api/admin/context', { name: fresh('tier'), legalValues: [{ value: 'gold' }] })).body.name as string
 /** A disabled webhook (it delivers nothing). */
 const createAddon = async () =>
   (await ok(t, 'POST', '/api/admin/addons', { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/x' }, events: ['feature-created'] })).body as { id: number }
@@ -406,6 +408,13 @@ const cases: Case[] = [
   },
   { route: 'DELETE /api/admin/addons/{id}', request: async () => ({ path: `/api/admin/addons/${(await createAddon()).id}` }), events: ['addon-config-deleted'] },
   { route: 'DELETE /api/admin/segments/{id}', request: async () => ({ path: `/api/admin/segments/${(await createSegment(t)).id}` }), events: ['segment-deleted'] },
+  { route: 'POST /api/admin/context', request: async () => ({ path: '/api/admin/context', body: { name: fresh('tier'), legalValues: [{ value: 'gold' }] } }), events: ['context-field-created'] },
+  { route: 'PUT /api/admin/context/{contextField}', request: async () => ({ path: `/api/admin/context/${await contextField()}`, body: { description: 'Plan' } }), events: ['context-field-updated'] },
+  { route: 'POST /api/admin/context/{contextField}/legal-values', request: async () => ({ path: `/api/admin/context/${await contextField()}/legal-values`, body: { value: 'silver' } }), events: ['context-field-updated'] },
+  { route: 'DELETE /api/admin/context/{contextField}/legal-values/{legalValue}', request: async () => ({ path: `/api/admin/context/${await contextField()}/legal-values/gold` }), events: ['context-field-updated'] },
+  { route: 'DELETE /api/admin/context/{contextField}', request: async () => ({ path: `/api/admin/context/${await contextField()}` }), events: ['context-field-deleted'] },
+  // Checks a name; writes nothing.
+  { route: 'POST /api/admin/context/validate', request: async () => ({ path: '/api/admin/context/validate', body: { name: fresh('tier') } }), events: [] },
   {
     route: 'POST /api/admin/user-admin',
     request: async () => {

@@ -97,6 +97,12 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/segments': { path: () => '/api/admin/segments', body: { name: 'gamma', constraints: [] } },
   'PUT /api/admin/segments/{id}': { path: () => `/api/admin/segments/${segmentId}`, body: { name: 'beta', constraints: [] } },
   'DELETE /api/admin/segments/{id}': { path: () => `/api/admin/segments/${segmentId}` },
+  'POST /api/admin/context': { path: () => '/api/admin/context', body: { name: 'plan' } },
+  'POST /api/admin/context/validate': { path: () => '/api/admin/context/validate', body: { name: 'free-name' } },
+  'PUT /api/admin/context/{contextField}': { path: () => '/api/admin/context/tier', body: { legalValues: [{ value: 'gold' }] } },
+  'DELETE /api/admin/context/{contextField}': { path: () => '/api/admin/context/tier' },
+  'POST /api/admin/context/{contextField}/legal-values': { path: () => '/api/admin/context/tier/legal-values', body: { value: 'silver' } },
+  'DELETE /api/admin/context/{contextField}/legal-values/{legalValue}': { path: () => '/api/admin/context/tier/legal-values/gold' },
   'POST /api/admin/user-admin': { path: () => '/api/admin/user-admin', body: { username: 'new-user', rootRole: 'Viewer' } },
   'PUT /api/admin/user-admin/{id}': { path: () => `/api/admin/user-admin/${targetUserId}`, body: { name: 'x' } },
   'DELETE /api/admin/user-admin/{id}': { path: () => `/api/admin/user-admin/${targetUserId}` },
@@ -137,6 +143,7 @@ beforeAll(async () => {
   strategyId = (await ok('GET', `${F}/cart/environments/development/strategies`))[0].id
   await ok('POST', '/api/admin/features/cart/tags', { type: 'team', value: 'payments' })
   segmentId = (await ok('POST', '/api/admin/segments', { name: 'beta', constraints: [] })).id
+  await ok('POST', '/api/admin/context', { name: 'tier', legalValues: [{ value: 'gold' }] })
   addonId = (await ok('POST', '/api/admin/addons', writeRequests['POST /api/admin/addons']!.body)).id
   await ok('PUT', '/api/admin/projects/shop/change-requests/config', { environment: 'production', changeRequestsEnabled: true })
   changeRequestId = (await ok('POST', '/api/admin/projects/shop/environments/production/change-requests', { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } })).id
@@ -243,6 +250,8 @@ const grants: Grant[] = [
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features/{flag}/environments/development/strategies', body: { name: 'default' }, given: flagIn('other'), status: 200 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/features/{flag}/tags', body: { type: 'team', value: 'editors' }, given: flagIn('other'), status: 201 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/segments', body: { name: '{name}', constraints: [] }, given: name('editors'), status: 201 },
+  // As in Unleash, whose Editor root role holds CREATE_CONTEXT_FIELD.
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/context', body: { name: '{name}' }, given: name('ed-field'), status: 201 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects', body: { id: '{name}', name: 'Eds' }, given: name('eds'), status: 201 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/environments', body: { name: 'qa', type: 'test' }, status: 403 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/user-admin', body: { username: 'nope', rootRole: 'Admin' }, status: 403 },

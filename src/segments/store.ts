@@ -8,6 +8,7 @@ import type { Author } from '../core/principal.js'
 import { normalizeConstraint, type Constraint } from '../strategies/schemas.js'
 import type { Segment, UpsertSegment } from './schemas.js'
 import { visibleProjectCondition } from '../projects/visibility.js'
+import { illegalValuesError, illegalValuesSql, type IllegalValue } from '../context-fields/legal-values.js'
 
 type SegmentRow = typeof segments.$inferSelect
 
@@ -139,12 +140,14 @@ export async function createSegment(db: Db, caller: Author, input: UpsertSegment
   const { actor, now } = caller
   const values = valuesOf(input)
   return untilUnchanged(`The segment name ${values.name}`, async () => {
-    const [read] = await queryRows<{ id: number; taken: boolean; live: boolean }>(
+    const [read] = await queryRows<{ id: number; taken: boolean; live: boolean; illegal: IllegalValue[] }>(
       db,
-      sql`select nextval(pg_get_serial_sequence('segments', 'id'))::int as id, not ${nameFree(values.name, null)} as taken, ${projectLive(values.project)} as live`,
+      sql`select nextval(pg_get_serial_sequence('segments', 'id'))::int as id, not ${nameFree(values.name, null)} as taken, ${projectLive(values.project)} as live,
+        ${illegalValuesSql(JSON.stringify(values.constraints))} as illegal`,
     )
     if (read!.taken) throw nameTaken(values.name)
     if (!read!.live) throw noSuchProject(values.project!)
+    if (read!.illegal.length > 0) throw illegalValuesError(read!.illegal)
     const state = { id: Number(read!.id), ...values, description: input.description ?? null, createdAt: now.toISOString(), createdBy: actor.createdBy }
     const [, created] = await batch(db, [
       (q) => nameLock(q, values.name),
@@ -183,10 +186,15 @@ export async function updateSegment(db: Db, caller: Author, id: number, input: U
   const { actor, now } = caller
   const values = valuesOf(input)
   await untilUnchanged(`Segment ${id}`, async () => {
-    const read = await readForChange(db, id, authorize, { nameFree: nameFree(values.name, id), projectLive: projectLive(values.project) })
+    const read = await readForChange(db, id, authorize, {
+      nameFree: nameFree(values.name, id),
+      projectLive: projectLive(values.project),
+      illegal: illegalValuesSql(JSON.stringify(values.constraints)),
+    })
     const before = read.row
     if (values.name !== before.name && !read.nameFree) throw nameTaken(values.name)
     if (!read.projectLive) throw noSuchProject(values.project!)
+    if ((read.illegal as IllegalValue[]).length > 0) throw illegalValuesError(read.illegal as IllegalValue[])
     if (values.project !== null) {
       const outside = read.flags.filter((f) => f.project !== values.project)
       if (outside.length > 0) {

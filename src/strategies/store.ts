@@ -12,7 +12,8 @@ import { switchedEvent } from '../flags/environment-switch.js'
 import { readFeatureForChange } from '../flags/read.js'
 import type { Feature } from '../flags/schemas.js'
 import { eventTagsOf, guardSql, guardValues, nextState, writeOptimistically, type FlagState, type FlagStates } from '../flags/states.js'
-import { normalizeConstraint, type Strategy, type StrategyInput } from './schemas.js'
+import { normalizeConstraint, type Constraint, type Strategy, type StrategyInput } from './schemas.js'
+import { checkLegalValues, legalValuesSql } from '../context-fields/legal-values.js'
 
 export interface StrategyTarget {
   project: string
@@ -80,7 +81,8 @@ export function normalizeStrategy(input: StrategyInput, featureName?: string) {
 /** A project environment's default strategy, checked and normalized like a flag's strategy. */
 export async function prepareDefaultStrategy(tx: Db, project: string, input: StrategyInput) {
   const strategy = normalizeStrategy(input)
-  await checkSegmentsUsable(tx, strategy.segments, project)
+  // Side by side: both statements are made at once, so they can go in one batch.
+  await Promise.all([checkSegmentsUsable(tx, strategy.segments, project), checkLegalValues(tx, strategy.constraints)])
   return { ...strategy, sortOrder: input.sortOrder ?? 0 }
 }
 
@@ -126,8 +128,16 @@ export const withStrategy = <S extends { sortOrder: number }>(strategies: S[], a
 
 /** A segment the flag's project may use (placeholders `project`, the flag's): a global one or one of that project. */
 const usableSegment = sql`(s.project is null or s.project = ${p('project')}::text)`
-/** The version check of a strategy write that names segments (placeholder `segments`): it also finds every one of them usable in the flag's project. */
-const guardWithSegments = guardSql(undefined, sql`cardinality(${p('segments')}::int[]) = (select count(*) from ${segments} s where s.id = any(${p('segments')}::int[]) and ${usableSegment})`)
+/** A strategy's constraints (placeholder `constraints`) use only legal values of their context fields (src/context-fields/legal-values.ts). */
+const legalConstraints = legalValuesSql(p('constraints'))
+/**
+ * The version check of a strategy write that names segments and constraints (placeholders `segments`, `constraints`):
+ * it also finds every segment usable in the flag's project, and the constraints' values legal.
+ */
+const guardWithSegments = guardSql(
+  undefined,
+  sql`cardinality(${p('segments')}::int[]) = (select count(*) from ${segments} s where s.id = any(${p('segments')}::int[]) and ${usableSegment}) and ${legalConstraints}`,
+)
 /**
  * The segments named that the flag may not use (in the order named), read in the statement: which to name when its
  * check failed. One that does not exist answers its id, one of another project its id negated (ids are positive).
@@ -198,6 +208,8 @@ interface StrategyChange<T> {
   after: Strategy[]
   unordered?: boolean
   event: NewEvent
+  /** The constraints the change writes, whose values the statement checks: named when that check failed. */
+  constraints?: Constraint[]
   run: (db: Db, actor: Actor, now: Date, events: NewEvent[], values: Record<string, unknown>) => Promise<{ written: number; returned: number[] | null }>
   values: Record<string, unknown>
   answer: T
@@ -217,6 +229,8 @@ async function writeChange<T>(db: Db, caller: Author, state: FlagState, env: Env
   const { written, returned } = await change.run(db, actor, now, events, { ...guardValues(state), environment: env.name, switchOff, ...change.values })
   if (written === 0) {
     if (returned && returned.length > 0) throw unusable(returned, feature.project)
+    // A value a context field does not allow (read again to name it: the error path only), or else a stale version.
+    await checkLegalValues(db, change.constraints ?? [])
     return undefined
   }
   if (!change.unordered) next(nextState(state, { environments: new Map([[env.name, { strategies: change.after, enabled: env.enabled && !switchOff }]]) }))
@@ -255,6 +269,7 @@ export async function addFlagStrategy(db: Db, caller: Caller, p: TargetParams, i
     return {
       after: withStrategy(env.strategies, view),
       event: { type: 'feature-strategy-add', ...eventOf(state.feature, env), data: view, preData: null },
+      constraints: view.constraints,
       run: addStrategyStatement,
       values,
       answer: view,
@@ -320,6 +335,7 @@ export async function updateFlagStrategy(db: Db, caller: Caller, p: TargetParams
     return {
       ...replaced(env.strategies, view),
       event: { type: 'feature-strategy-update', ...eventOf(state.feature, env), data: view, preData: before },
+      constraints: view.constraints,
       run: updateStrategyStatement,
       values: strategyValues(view, strategy.segments),
       answer: view,

@@ -1,4 +1,4 @@
-import { boolean, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uuid } from 'drizzle-orm/pg-core'
 import { environments } from './environments.js'
 import { projects } from './projects.js'
 
@@ -87,6 +87,28 @@ export const featureStrategySegments = pgTable(
   (t) => [primaryKey({ columns: [t.strategyId, t.segmentId] }), index('feature_strategy_segments_segment_idx').on(t.segmentId)],
 )
 
+/** The registry of tag types (`simple` is built in, seeded by the migration). Deleting one deletes its tags. */
+export const tagTypes = pgTable('tag_types', {
+  name: text('name').primaryKey(),
+  description: text('description'),
+  icon: text('icon'),
+  color: text('color'),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+})
+
+/** Tags exist on their own (as in Unleash), each of a registered type; deleting one untags every flag it was on. */
+export const tags = pgTable(
+  'tags',
+  {
+    type: text('type')
+      .notNull()
+      .references(() => tagTypes.name, { onDelete: 'cascade' }),
+    value: text('value').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.type, t.value] })],
+)
+
 export const featureTags = pgTable(
   'feature_tags',
   {
@@ -97,7 +119,11 @@ export const featureTags = pgTable(
     value: text('tag_value').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.featureName, t.type, t.value] })],
+  (t) => [
+    primaryKey({ columns: [t.featureName, t.type, t.value] }),
+    foreignKey({ columns: [t.type, t.value], foreignColumns: [tags.type, tags.value], name: 'feature_tags_tag_fk' }).onDelete('cascade'),
+    index('feature_tags_tag_idx').on(t.type, t.value),
+  ],
 )
 
 export const featureDependencies = pgTable(

@@ -34,6 +34,7 @@ import { variantRoutes } from './variants/routes.js'
 import { segmentRoutes } from './segments/routes.js'
 import { contextFieldRoutes } from './context-fields/routes.js'
 import { tagRoutes } from './tags/routes.js'
+import { tagTypeRoutes } from './tag-types/routes.js'
 import { dependencyRoutes } from './dependencies/routes.js'
 import { favoriteRoutes } from './favorites/routes.js'
 import { lifecycleRoutes } from './lifecycle/routes.js'
@@ -208,6 +209,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', segmentRoutes)
   app.route('/', contextFieldRoutes)
   app.route('/', tagRoutes)
+  app.route('/', tagTypeRoutes)
   app.route('/', dependencyRoutes)
   app.route('/', favoriteRoutes)
   app.route('/', lifecycleRoutes)

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readRevision } from '../src/client-api/revision.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { createFlag, createProject, createToken, fresh } from './helpers/factories.js'
+import { createFlag, createProject, createToken, fresh, ensureTagType } from './helpers/factories.js'
 
 let t: TestApp
 const tokens: Record<string, string> = {}
@@ -30,6 +30,8 @@ const poll = (secret: string, query = '', headers: Record<string, string> = {}) 
 beforeAll(async () => {
   // The revision is read on every request here, so that changes made behind the app's back (raw SQL) are seen too.
   t = await createTestApp({ sdk: { revisionTtlMs: 0 } })
+  // Flags here are tagged with the tag type `team`, which (as in Unleash) must exist first.
+  await ensureTagType(t, 'team')
   await ok(t.call('POST', '/api/admin/projects', { body: { id: 'shop', name: 'Shop' } }))
   const segment = await ok(t.call('POST', '/api/admin/segments', { body: { name: 'beta-testers', constraints: [{ contextName: 'userId', operator: 'IN', values: ['7', '8'] }] } }))
   segmentId = (segment as unknown as { body: { id: number } }).body.id

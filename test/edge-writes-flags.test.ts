@@ -8,13 +8,15 @@ import { setFeatureFavorite } from '../src/favorites/store.js'
 import { completeFeature } from '../src/lifecycle/store.js'
 import { addDependency } from '../src/dependencies/store.js'
 import { createEdgeApp, type EdgeApp } from './helpers/edge.js'
-import { createFlag, createProject, enableFlag, ok } from './helpers/factories.js'
+import { createFlag, createProject, enableFlag, ok, ensureTagType } from './helpers/factories.js'
 import { racing } from './helpers/racing.js'
 
 let t: EdgeApp
 let project: string
 beforeAll(async () => {
   t = await createEdgeApp()
+  // Flags here are tagged with the tag type `team`, which (as in Unleash) must exist first.
+  await ensureTagType(t, 'team')
   project = await createProject(t)
 })
 afterAll(() => t.close())

@@ -9,12 +9,14 @@ import { createApp } from '../src/app.js'
 import type { Db } from '../src/db.js'
 import { SYSTEM_ACTOR } from '../src/core/principal.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { createEnvironment, createFlag, createProject, enableFlag, fresh } from './helpers/factories.js'
+import { createEnvironment, createFlag, createProject, enableFlag, fresh, ensureTagType } from './helpers/factories.js'
 
 let t: TestApp
 let now = new Date('2026-03-10T12:00:00Z')
 beforeAll(async () => {
   t = await createTestApp({ now: () => now })
+  // Flags here are tagged with the tag type `team`, which (as in Unleash) must exist first.
+  await ensureTagType(t, 'team')
 })
 afterAll(() => t.close())
 

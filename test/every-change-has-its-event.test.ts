@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { addStrategy, addToProject, createEnvironment, createFlag, createProject, createSegment, createToken, createUserWithEmail, enableFlag, fresh, ok } from './helpers/factories.js'
+import { addStrategy, addToProject, createEnvironment, createFlag, createProject, createSegment, createToken, createUserWithEmail, enableFlag, fresh, ok, ensureTagType } from './helpers/factories.js'
 import { createPat, PASSWORD } from './helpers/users.js'
 
 /*
@@ -12,6 +12,8 @@ import { createPat, PASSWORD } from './helpers/users.js'
 let t: TestApp
 beforeAll(async () => {
   t = await createTestApp()
+  // Flags here are tagged with the tag type `team`, which (as in Unleash) must exist first.
+  await ensureTagType(t, 'team')
 })
 afterAll(() => t.close())
 

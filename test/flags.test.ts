@@ -3,12 +3,14 @@ import { readFile } from 'node:fs/promises'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { recordEvents } from '../src/events/store.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { createEnvironment, createFlag, createProject, createToken, createUser, enableFlag, fresh, ok } from './helpers/factories.js'
+import { createEnvironment, createFlag, createProject, createToken, createUser, enableFlag, fresh, ok, ensureTagType } from './helpers/factories.js'
 import { racing } from './helpers/racing.js'
 
 let t: TestApp
 beforeAll(async () => {
   t = await createTestApp()
+  // Flags here are tagged with the tag type `team`, which (as in Unleash) must exist first.
+  await ensureTagType(t, 'team')
 })
 afterAll(() => t.close())
 

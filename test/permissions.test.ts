@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { createFlag, createProject, fresh } from './helpers/factories.js'
+import { createFlag, createProject, fresh, ensureTagType } from './helpers/factories.js'
 import { createPat, createSignedInUser, type TestUser } from './helpers/users.js'
 
 /*
@@ -127,6 +127,8 @@ const dummyPath = (template: string) => template.replace(/\{[^}]+\}/g, '1')
 
 beforeAll(async () => {
   t = await createTestApp()
+  // Flags here are tagged with the tag type `team`, which (as in Unleash) must exist first.
+  await ensureTagType(t, 'team')
   const ok = async (method: string, path: string, body?: unknown) => {
     const res = await t.call(method, path, { body })
     expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300)

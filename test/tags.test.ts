@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { createFlag, createProject, ok } from './helpers/factories.js'
+import { createFlag, createProject, ok, ensureTagType } from './helpers/factories.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 let t: TestApp
 let viewer: TestUser
 beforeAll(async () => {
   t = await createTestApp()
+  // Flags here are tagged with the tag type `team`, which (as in Unleash) must exist first.
+  await ensureTagType(t, 'team')
   viewer = await createSignedInUser(t, 'vera', 'Viewer')
   // Read only: an archived flag.
   await createFlag(t, { name: 'gone' })
@@ -145,6 +147,7 @@ describe('removing tags', () => {
 
   it('decodes percent-encoded type and value', async () => {
     const tagged = await flagTagged([payments])
+    await ensureTagType(t, 'owner')
     expect((await addTag(tagged, { type: 'owner', value: 'a b/c' })).status).toBe(201)
     expect((await t.call('DELETE', `${tagsPath(tagged)}/owner/${encodeURIComponent('a b/c')}`)).status).toBe(200)
     expect((await eventsOf(tagged)).at(-1)).toMatchObject({ type: 'feature-untagged', pre_data: { type: 'owner', value: 'a b/c' } })

@@ -1,8 +1,9 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { z } from 'zod'
-import { environments, featureEnvironments, featureLifecycles, features, featureTags, projectEnvironments, projects } from '../../schema/index.js'
-import { batch, untilUnchanged, type Db } from '../db.js'
+import { environments, featureEnvironments, featureLifecycles, features, featureTags, projectEnvironments, projects, tags as tagsTable } from '../../schema/index.js'
+import { batch, together, untilUnchanged, type Db } from '../db.js'
+import { noSuchTagType, registryOf, tagCreationLocks, tagsStillNew } from '../tags/registry.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
 import { zodValidationError } from '../http/openapi.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
@@ -51,7 +52,7 @@ function checkNamingPattern(name: string, project: typeof projects.$inferSelect)
  * made only while the project is live, under its flag limit and with the rules the name was checked against,
  * and not when the name is taken (in any project, archived too); `returned` tells which held.
  */
-const createFlagStatement = eventsStatement<{ taken: boolean; live: boolean; sameRules: boolean }>('flagpost_create_flag', {
+const createFlagStatement = eventsStatement<{ taken: boolean; live: boolean; sameRules: boolean; tagsAsRead: boolean }>('flagpost_create_flag', {
   alongside: [
     sql`insert into ${features} (name, project, type, description, impression_data, created_at, created_by, created_by_user_id)
       select ${p('name')}, ${p('project')}, ${p('type')}, ${p('description')}, ${p('impressionData')}::boolean, ${p('createdAt')}::timestamptz, ${p('createdBy')}::text, ${p('createdByUserId')}::integer
@@ -59,11 +60,13 @@ const createFlagStatement = eventsStatement<{ taken: boolean; live: boolean; sam
       where pr.id = ${p('project')} and pr.archived_at is null
         and pr.feature_naming_pattern is not distinct from ${p('pattern')}::text and pr.feature_limit is not distinct from ${p('limit')}::integer
         and (pr.feature_limit is null or (select count(*) from ${features} f where f.project = pr.id and f.archived_at is null) < pr.feature_limit)
+        and ${tagsStillNew(p('newTags'))}
       on conflict do nothing
       returning name`,
   ],
   guarded: true,
   unguarded: [
+    sql`insert into ${tagsTable} (type, value, created_at) select n.type, n.value, ${p('createdAt')}::timestamptz from w0, jsonb_to_recordset(${p('newTags')}::jsonb) as n (type text, value text) on conflict do nothing`,
     sql`insert into ${featureEnvironments} (feature_name, environment) select w0.name, pe.environment_name from w0 join ${projectEnvironments} pe on pe.project_id = ${p('project')}`,
     sql`insert into ${featureTags} (feature_name, tag_type, tag_value, created_at) select w0.name, t.type, t.value, ${p('createdAt')}::timestamptz from w0, jsonb_to_recordset(${p('tags')}::jsonb) as t (type text, value text)`,
     sql`insert into ${featureLifecycles} (feature_name, stage, entered_stage_at) select w0.name, 'initial', ${p('createdAt')}::timestamptz from w0`,
@@ -71,7 +74,8 @@ const createFlagStatement = eventsStatement<{ taken: boolean; live: boolean; sam
   returning: sql`json_build_object(
     'taken', exists (select 1 from ${features} where name = ${p('name')}),
     'live', exists (select 1 from ${projects} where id = ${p('project')} and archived_at is null),
-    'sameRules', exists (select 1 from ${projects} where id = ${p('project')} and feature_naming_pattern is not distinct from ${p('pattern')}::text and feature_limit is not distinct from ${p('limit')}::integer))`,
+    'sameRules', exists (select 1 from ${projects} where id = ${p('project')} and feature_naming_pattern is not distinct from ${p('pattern')}::text and feature_limit is not distinct from ${p('limit')}::integer),
+    'tagsAsRead', ${tagsStillNew(p('newTags'))})`,
 })
 
 /**
@@ -86,20 +90,26 @@ export async function createFeature(db: Db, caller: Caller, projectId: string, i
   const metadata: Metadata = { name: input.name, project: projectId, description: input.description ?? null, type: input.type ?? 'release', stale: false, impressionData: input.impressionData ?? false, archived: false }
   // The project's rules changing between the read and the write is rare: the name is checked again against the new ones.
   for (let attempt = 0; ; attempt++) {
-    const [project] = await db.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))
+    const [[project], registry] = await together(db, [(q) => q.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))), (q) => registryOf(q, tags)])
     if (!project) throw notFound(`Could not find project ${projectId}`)
     checkNamingPattern(input.name, project)
-    const event: NewEvent = { type: 'feature-created', project: projectId, featureName: input.name, data: metadata, tags }
-    const values = { name: input.name, project: projectId, type: metadata.type, description: metadata.description, impressionData: metadata.impressionData, pattern: project.featureNamingPattern, limit: project.featureLimit, tags: JSON.stringify(tags) }
-    const [, created, feature] = await batch(db, [
+    const unknownType = registry.find((r) => !r.tagExists && !r.typeExists)
+    if (unknownType) throw noSuchTagType(unknownType.type)
+    // Tags new to the registry are created with the flag, each with its tag-created.
+    const newTags = registry.filter((r) => !r.tagExists).map(({ type, value }) => ({ type, value }))
+    const events: NewEvent[] = [...newTags.map((tag): NewEvent => ({ type: 'tag-created', data: tag })), { type: 'feature-created', project: projectId, featureName: input.name, data: metadata, tags }]
+    const values = { name: input.name, project: projectId, type: metadata.type, description: metadata.description, impressionData: metadata.impressionData, pattern: project.featureNamingPattern, limit: project.featureLimit, tags: JSON.stringify(tags), newTags: JSON.stringify(newTags) }
+    const [, , created, feature] = await batch(db, [
       (q) => q.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for('update'),
-      (q) => createFlagStatement(q, actor, now, [event], values),
+      (q) => tagCreationLocks(q, newTags),
+      (q) => createFlagStatement(q, actor, now, events, values),
       (q) => loadFeature(q, input.name, { principal: caller.key, now }),
     ])
     if (created.written > 0) return feature!
     const why = created.returned!
     if (why.taken) throw nameExists(`A feature flag named ${input.name} already exists (flag names are unique across projects and the archive)`)
     if (!why.live) throw notFound(`Could not find project ${projectId}`)
+    if (!why.tagsAsRead && attempt < 4) continue
     if (why.sameRules || attempt >= 2) throw validationError(`Project ${projectId} has reached its limit of ${project.featureLimit} flags: archive one or raise the limit`)
   }
 }

@@ -81,3 +81,9 @@ const PROJECT_ROLES = { Owner: 4, Member: 5 } as const
 export async function addToProject(as: Caller, project: string, userId: number, role: keyof typeof PROJECT_ROLES = 'Member') {
   return ok(as, 'POST', `/api/admin/projects/${project}/access`, { roles: [PROJECT_ROLES[role]], users: [userId] })
 }
+
+/** Registers a tag type (tags of an unknown type are refused); one that exists already is fine. */
+export async function ensureTagType(as: Caller, name: string) {
+  const res = await as.call('POST', '/api/admin/tag-types', { body: { name } })
+  expect([201, 409], `POST /api/admin/tag-types answered ${res.status}: ${res.text}`).toContain(res.status)
+}

@@ -89,7 +89,7 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 const DEFAULT_PRINCIPAL_TTL_MS = 5_000
 /**
  * Admin writes that change no token, user, session, role, membership or project visibility, so they keep the
- * remembered principals: flags and what hangs off them (tags, favorites, dependencies), a project's
+ * remembered principals: flags and what hangs off them (tags, tag types, favorites, dependencies), a project's
  * environments and change requests, segments, environments, integrations, the archive. Any other write forgets
  * them all (a new route is on the safe side until it is listed here).
  */

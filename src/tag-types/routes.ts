@@ -1,10 +1,9 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import type { AppContext } from '../http/context.js'
-import { directChangeCheck } from '../change-requests/guard.js'
+import { tagUseCheck } from '../tags/routes.js'
 import { Permission } from '../core/permissions.js'
 import { tagTypeNameParam, TagTypeInputSchema, TagTypeSchema, TagTypesSchema, UpdateTagTypeSchema, ValidateTagTypeSchema } from './schemas.js'
-import { createTagType, deleteTagType, getTagType, listTagTypes, updateTagType, validateTagType, type TagUseCheck } from './store.js'
+import { createTagType, deleteTagType, getTagType, listTagTypes, updateTagType, validateTagType } from './store.js'
 
 const tags = ['Tags']
 
@@ -88,14 +87,6 @@ const deleteTagTypeRoute = adminRoute({
   request: { params: tagTypeNameParam },
   responses: { 200: { description: 'The tag type was deleted' }, ...pickErrors(401, 403, 404) },
 })
-
-/** Removing tags from flags is a direct change to each flag's project: the change-request rule of each. */
-export const tagUseCheck = (c: AppContext): TagUseCheck => {
-  const allowed = directChangeCheck(c)
-  return async (db, projects) => {
-    for (const project of projects) await allowed(db, project)
-  }
-}
 
 export const tagTypeRoutes = createRouter()
   .openapi(getTagTypesRoute, async (c) => c.json({ version: 1, tagTypes: await listTagTypes(c.var.db) }, 200))

@@ -5,6 +5,7 @@ import { nameExists, notFound } from '../core/errors.js'
 import { eventsStatement } from '../events/store.js'
 import type { Author } from '../core/principal.js'
 import type { NewEvent } from '../events/types.js'
+import type { TagUseCheck } from '../tags/registry.js'
 import type { TagType, TagTypeInput, UpdateTagType } from './schemas.js'
 
 type TagTypeRow = typeof tagTypes.$inferSelect
@@ -115,8 +116,6 @@ const typeLock = (db: Db, name: string) =>
   db.execute(sql`with tt as (select 1 from ${tagTypes} where name = ${name} for update), t as (select 1 from ${tags} where type = ${name} for update)
     select (select count(*) from tt) + (select count(*) from t) as locked`)
 
-/** The flags (name, project) tagged with a tag of the type, for the caller's check. */
-export type TagUseCheck = (db: Db, projects: string[]) => Promise<void>
 
 /**
  * DELETE /api/admin/tag-types/{name}: deletes the tag type with its tags, and removes them from every flag that has

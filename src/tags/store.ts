@@ -8,7 +8,7 @@ import type { NewEvent } from '../events/types.js'
 import type { Author } from '../core/principal.js'
 import { tagsOf } from '../flags/lock.js'
 import { flagVersionRead, type FlagVersion } from '../flags/states.js'
-import type { Tag } from './schemas.js'
+import type { Tag, TagInput } from './schemas.js'
 
 /** Checks the caller may change the flag, once its project is known (after the flag is read, before it is written). */
 export type Authorize = (db: Db, project: string) => Promise<void>
@@ -60,8 +60,9 @@ const tagChangeStatement = eventsStatement('flagpost_change_flag_tags', {
 export interface TagChange {
   /** The flags to change, by name: each must be live (404 otherwise), and `inProject` decides about its project. */
   features: string[]
-  added: Tag[]
-  removed: Tag[]
+  /** A tag's type defaults to `simple`. */
+  added: TagInput[]
+  removed: TagInput[]
   /** Called with each flag's project after the read: throws for a flag the change may not touch (another project). */
   inProject?: (flag: FlagVersion) => void
   /** A removed tag the flag does not have is a 404 (once the caller is authorized) rather than nothing to do. */

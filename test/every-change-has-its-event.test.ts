@@ -297,8 +297,49 @@ const cases: Case[] = [
   { route: 'POST /api/admin/playground/advanced', request: async () => ({ path: '/api/admin/playground/advanced', body: { environments: ['production'], context: { appName: 'web,app' } } }), events: [] },
   {
     route: 'POST /api/admin/features/{featureName}/tags',
-    request: async () => ({ path: `/api/admin/features/${(await createFlag(t)).name}/tags`, body: { type: 'team', value: 'payments' } }),
-    events: ['feature-tagged'],
+    request: async () => ({ path: `/api/admin/features/${(await createFlag(t)).name}/tags`, body: { type: 'team', value: fresh('payments') } }),
+    // A tag new to the registry is created with it.
+    events: ['feature-tagged', 'tag-created'],
+  },
+  {
+    route: 'PUT /api/admin/features/{featureName}/tags',
+    request: async () => ({ path: `/api/admin/features/${(await createFlag(t)).name}/tags`, body: { addedTags: [{ type: 'team', value: fresh('payments') }], removedTags: [] } }),
+    events: ['feature-tagged', 'tag-created'],
+  },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/tags',
+    request: async () => ({ path: '/api/admin/projects/default/tags', body: { features: [(await createFlag(t)).name], tags: { addedTags: [{ type: 'team', value: fresh('bulk') }], removedTags: [] } } }),
+    events: ['feature-tagged', 'tag-created'],
+  },
+  { route: 'POST /api/admin/tags', request: async () => ({ path: '/api/admin/tags', body: { type: 'team', value: fresh('registered') } }), events: ['tag-created'] },
+  {
+    route: 'DELETE /api/admin/tags/{type}/{value}',
+    request: async () => {
+      const value = fresh('doomed')
+      await ok(t, 'POST', '/api/admin/tags', { type: 'team', value })
+      return { path: `/api/admin/tags/team/${value}` }
+    },
+    events: ['tag-deleted'],
+  },
+  { route: 'POST /api/admin/tag-types', request: async () => ({ path: '/api/admin/tag-types', body: { name: fresh('kind') } }), events: ['tag-type-created'] },
+  { route: 'POST /api/admin/tag-types/validate', request: async () => ({ path: '/api/admin/tag-types/validate', body: { name: fresh('kind') } }), events: [] },
+  {
+    route: 'PUT /api/admin/tag-types/{name}',
+    request: async () => {
+      const name = fresh('kind')
+      await ok(t, 'POST', '/api/admin/tag-types', { name })
+      return { path: `/api/admin/tag-types/${name}`, body: { description: 'changed' } }
+    },
+    events: ['tag-type-updated'],
+  },
+  {
+    route: 'DELETE /api/admin/tag-types/{name}',
+    request: async () => {
+      const name = fresh('kind')
+      await ok(t, 'POST', '/api/admin/tag-types', { name })
+      return { path: `/api/admin/tag-types/${name}` }
+    },
+    events: ['tag-type-deleted'],
   },
   {
     route: 'DELETE /api/admin/features/{featureName}/tags/{type}/{value}',

@@ -46,6 +46,13 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/environments': { path: () => '/api/admin/environments', body: { name: 'qa', type: 'test' } },
   'POST /api/admin/features/{featureName}/tags': { path: () => '/api/admin/features/cart/tags', body: { type: 'team', value: 'growth' } },
   'DELETE /api/admin/features/{featureName}/tags/{type}/{value}': { path: () => '/api/admin/features/cart/tags/team/payments' },
+  'PUT /api/admin/features/{featureName}/tags': { path: () => '/api/admin/features/cart/tags', body: { addedTags: [{ type: 'team', value: 'growth' }], removedTags: [] } },
+  'PUT /api/admin/projects/{projectId}/tags': { path: () => '/api/admin/projects/shop/tags', body: { features: ['cart'], tags: { addedTags: [{ type: 'team', value: 'growth' }], removedTags: [] } } },
+  'POST /api/admin/tags': { path: () => '/api/admin/tags', body: { type: 'team', value: 'growth' } },
+  'DELETE /api/admin/tags/{type}/{value}': { path: () => '/api/admin/tags/team/payments' },
+  'POST /api/admin/tag-types': { path: () => '/api/admin/tag-types', body: { name: 'colour' } },
+  'PUT /api/admin/tag-types/{name}': { path: () => '/api/admin/tag-types/team', body: { description: 'Teams' } },
+  'DELETE /api/admin/tag-types/{name}': { path: () => '/api/admin/tag-types/team' },
   'POST /api/admin/projects': { path: () => '/api/admin/projects', body: { name: 'New' } },
   'PUT /api/admin/projects/{projectId}': { path: () => '/api/admin/projects/shop', body: { name: 'Shop!' } },
   'POST /api/admin/projects/{projectId}/access': {
@@ -118,6 +125,7 @@ const openToEveryUser: Record<string, string> = {
   'POST /api/admin/user/tokens': 'the caller’s own personal access tokens',
   'DELETE /api/admin/user/tokens/{id}': 'the caller’s own personal access tokens',
   'POST /api/admin/playground': 'an evaluation: writes nothing',
+  'POST /api/admin/tag-types/validate': 'a check: writes nothing (any caller, as in Unleash)',
   'POST /api/admin/playground/advanced': 'an evaluation: writes nothing',
   'POST /api/admin/playground/change-request/{id}': 'an evaluation: writes nothing',
 }
@@ -254,6 +262,14 @@ const grants: Grant[] = [
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/segments', body: { name: '{name}', constraints: [] }, given: name('editors'), status: 201 },
   // As in Unleash, whose Editor root role holds CREATE_CONTEXT_FIELD.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/context', body: { name: '{name}' }, given: name('ed-field'), status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/tags', body: { type: 'team', value: '{name}' }, given: name('ed-tag'), status: 201 },
+  { who: () => editor, role: 'Editor', method: 'PUT', path: '/api/admin/projects/other/tags', body: { features: ['{flag}'], tags: { addedTags: [{ type: 'team', value: 'editors' }], removedTags: [] } }, given: flagIn('other'), status: 200 },
+  { who: () => editor, role: 'Editor', method: 'PUT', path: '/api/admin/features/{flag}/tags', body: { addedTags: [{ type: 'team', value: 'editors' }], removedTags: [] }, given: flagIn('other'), status: 200 },
+  // Tag types are an admin's (as in Unleash): Editors may use them, not change them.
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/tag-types', body: { name: '{name}' }, given: name('ed-kind'), status: 403 },
+  { who: () => editor, role: 'Editor', method: 'PUT', path: '/api/admin/tag-types/team', body: { description: 'nope' }, status: 403 },
+  { who: () => editor, role: 'Editor', method: 'DELETE', path: '/api/admin/tag-types/team', status: 403 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/tag-types', body: { name: '{name}' }, given: name('admin-kind'), status: 201 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects', body: { id: '{name}', name: 'Eds' }, given: name('eds'), status: 201 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/environments', body: { name: 'qa', type: 'test' }, status: 403 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/user-admin', body: { username: 'nope', rootRole: 'Admin' }, status: 403 },

@@ -155,6 +155,45 @@ describe('tags at the edge', () => {
   })
 })
 
+describe('the tag registry and bulk tagging at the edge', () => {
+  it("sets a flag's tags with PUT, a new tag created with it, in a read and one batch", async () => {
+    const flag = await newFlag({ tags: [{ value: 'old' }] })
+    const value = `new-${flag}`
+    const res = await measured('PUT', tagsPath(flag), { addedTags: [{ type: 'team', value }], removedTags: [{ type: 'simple', value: 'old' }] })
+    expect(trips(res)).toEqual({ http: 2, webSocket: 0 })
+    expect(res.body).toEqual({ version: 1, tags: [{ type: 'team', value }] })
+  })
+
+  it("tags a project's flags with PUT in a read and one batch", async () => {
+    const flags = [await newFlag(), await newFlag()]
+    const res = await measured('PUT', `/api/admin/projects/${project}/tags`, { features: flags, tags: { addedTags: [{ type: 'team', value: 'bulk' }], removedTags: [] } })
+    expect(trips(res)).toEqual({ http: 2, webSocket: 0 })
+    for (const flag of flags) expect((await t.call('GET', tagsPath(flag))).body.tags).toEqual([{ type: 'team', value: 'bulk' }])
+  })
+
+  it('creates a tag and a tag type in one round trip each; updates and deletes them in a read and one statement or batch', async () => {
+    const name = `kind-${project}`
+    expect(trips(await measured('POST', '/api/admin/tag-types', { name }))).toEqual({ http: 1, webSocket: 0 })
+    expect(trips(await measured('PUT', `/api/admin/tag-types/${name}`, { color: '#AABBCC' }))).toEqual({ http: 2, webSocket: 0 })
+    expect(trips(await measured('POST', '/api/admin/tags', { type: name, value: 'solo' }))).toEqual({ http: 1, webSocket: 0 })
+    const flag = await newFlag()
+    await ok(t, 'POST', tagsPath(flag), { type: name, value: 'used' })
+    expect(trips(await measured('DELETE', `/api/admin/tags/${name}/solo`))).toEqual({ http: 2, webSocket: 0 })
+    expect(trips(await measured('DELETE', `/api/admin/tag-types/${name}`))).toEqual({ http: 2, webSocket: 0 })
+    expect((await t.call('GET', tagsPath(flag))).body.tags).toEqual([])
+  })
+
+  it('creates a tag once when it is created while a flag is being tagged with it', async () => {
+    const flag = await newFlag()
+    const value = `raced-${flag}`
+    const race = racing(t.db, () => t.call('POST', '/api/admin/tags', { body: { type: 'team', value } }))
+    await addTag(race.db, author(), flag, { type: 'team', value }, anyone)
+    expect(race.state.raced).toBe(true)
+    expect(await t.query("select type from events where type = 'tag-created' and data->>'value' = $1", [value])).toHaveLength(1)
+    expect((await t.call('GET', tagsPath(flag))).body.tags).toEqual([{ type: 'team', value }])
+  })
+})
+
 describe('favorites at the edge', () => {
   it('makes a flag a favorite and not, each in a read and one statement', async () => {
     const flag = await newFlag({ tags: [{ value: 'starred' }] })

@@ -114,7 +114,7 @@ describe('tag types', () => {
     await ok(t, 'POST', flagTags(flag), { type: name, value: 'one' })
     await ok(t, 'POST', flagTags(flag), { value: 'kept' })
     await ok(t, 'POST', '/api/admin/tags', { type: name, value: 'unused' })
-    const [{ version }] = await t.query<{ version: number }>('select version from features where name = $1', [flag])
+    const version = (await t.query<{ version: number }>('select version from features where name = $1', [flag]))[0]!.version
     const since = await lastEventId()
     const res = await t.call('DELETE', `${TT}/${name}`)
     expect(res.status, res.text).toBe(200)

@@ -34,6 +34,8 @@ export function withConsole(appFetch: Fetch, root: string = CONSOLE_DIST): Fetch
       },
     }),
   )
+  // Workers' header rules for the same files (console/public/_headers), not a page.
+  front.get('/_headers', (c) => c.text('Not Found', 404))
   // A missing asset is a 404, not the console's page: a stale index.html must not get HTML for a script.
   front.get('/assets/*', (c) => c.text('Not Found', 404))
   // Files other than index.html outside assets/ (favicon) get a short lifetime: their names carry no hash.

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { build } from 'vite'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const consoleDir = join(root, 'console')
@@ -31,6 +32,11 @@ export async function buildConsoleIfChanged(): Promise<void> {
   const hash = await sourcesHash()
   const built = await readFile(stamp, 'utf8').catch(() => '')
   if (built === hash) return
-  await build({ configFile: join(consoleDir, 'vite.config.ts'), logLevel: 'warn' })
+  // A process of its own: in a test runner NODE_ENV is "test", which would build React's development code.
+  const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(consoleDir, 'vite.config.ts'), '--logLevel', 'warn'], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'production' },
+  })
+  process.stdout.write(stdout)
   await writeFile(stamp, hash)
 }

@@ -2,7 +2,7 @@ import '@mantine/core/styles.css'
 import '@mantine/notifications/styles.css'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
-import { MantineProvider, createTheme } from '@mantine/core'
+import { MantineProvider, Notification, createTheme, type CSSVariablesResolver } from '@mantine/core'
 import { Notifications } from '@mantine/notifications'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { navigate } from 'wouter/use-browser-location'
@@ -25,11 +25,18 @@ whenUnauthenticated(() => {
 })
 
 // Darker primary shades than Mantine's default blue so white text on buttons passes WCAG AA contrast.
-const theme = createTheme({ primaryColor: 'indigo', primaryShade: 8 })
+const theme = createTheme({
+  primaryColor: 'indigo',
+  primaryShade: 8,
+  components: { Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close notification' } } }) },
+})
+
+// Mantine's dimmed text (gray 6) is below WCAG AA contrast on white; gray 7 passes.
+const resolver: CSSVariablesResolver = () => ({ variables: {}, light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' }, dark: {} })
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <MantineProvider theme={theme}>
+    <MantineProvider theme={theme} cssVariablesResolver={resolver}>
       <Notifications />
       <QueryClientProvider client={queryClient}>
         <App />

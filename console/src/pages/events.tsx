@@ -113,7 +113,7 @@ function EventCard({ event }: { event: Event }) {
         {event.environment && <Text size="sm">in {event.environment}</Text>}
       </Group>
       {changes.length > 0 && (
-        <Code block mt="xs" aria-label="Change">
+        <Code block mt="xs" aria-label="Change" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
           {changes.map((c) => (c.kind === 'added' ? `+ ${c.path}: ${show(c.after)}` : c.kind === 'removed' ? `- ${c.path}: ${show(c.before)}` : `~ ${c.path}: ${show(c.before)} → ${show(c.after)}`)).join('\n')}
         </Code>
       )}

@@ -1,10 +1,11 @@
 import { useState } from 'react'
-import { ActionIcon, Anchor, Badge, Button, Card, Group, Modal, MultiSelect, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { ActionIcon, Anchor, Badge, Button, Card, Group, MultiSelect, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
+import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { ConstraintEditor } from '../components/constraint-editor'
@@ -77,6 +78,18 @@ function Metadata({ flag }: { flag: Flag }) {
       notifications.show({ message: 'Flag saved', color: 'green' })
     },
   })
+  if (!editable) {
+    return (
+      <Card withBorder>
+        <Stack gap={4}>
+          <Text>{flag.description || 'No description.'}</Text>
+          <Text size="sm">
+            Type {flag.type} · {flag.stale ? 'stale' : 'not stale'} · impression data {flag.impressionData ? 'on' : 'off'}
+          </Text>
+        </Stack>
+      </Card>
+    )
+  }
   return (
     <Card withBorder>
       <form
@@ -87,17 +100,15 @@ function Metadata({ flag }: { flag: Flag }) {
       >
         <Stack gap="sm">
           {save.isError && <ErrorMessage error={save.error} />}
-          <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} readOnly={!editable} />
+          <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
           <Group>
-            <Select label="Type" data={[...FLAG_TYPES]} value={type} onChange={(v) => v && setType(v as FlagType)} allowDeselect={false} readOnly={!editable} />
-            <Switch label="Stale" checked={stale} onChange={(e) => setStale(e.currentTarget.checked)} disabled={!editable} mt="lg" />
-            <Switch label="Impression data" checked={impressionData} onChange={(e) => setImpressionData(e.currentTarget.checked)} disabled={!editable} mt="lg" />
+            <Select label="Type" data={[...FLAG_TYPES]} value={type} onChange={(v) => v && setType(v as FlagType)} allowDeselect={false} />
+            <Switch label="Stale" checked={stale} onChange={(e) => setStale(e.currentTarget.checked)} mt="lg" />
+            <Switch label="Impression data" checked={impressionData} onChange={(e) => setImpressionData(e.currentTarget.checked)} mt="lg" />
           </Group>
-          {editable && (
-            <Button type="submit" disabled={patch.length === 0} loading={save.isPending} w="fit-content">
-              Save
-            </Button>
-          )}
+          <Button type="submit" disabled={patch.length === 0} loading={save.isPending} w="fit-content">
+            Save
+          </Button>
         </Stack>
       </form>
     </Card>
@@ -201,7 +212,7 @@ function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagE
           </Button>
         )}
       </Stack>
-      <Modal opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? `Add a strategy in ${environment.name}` : 'Edit strategy'} size="xl">
+      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? `Add a strategy in ${environment.name}` : 'Edit strategy'} size="xl">
         {editing !== undefined && (
           <StrategyForm
             flag={flag}
@@ -213,7 +224,7 @@ function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagE
             }}
           />
         )}
-      </Modal>
+      </Dialog>
     </Card>
   )
 }

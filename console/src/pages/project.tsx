@@ -1,11 +1,12 @@
 import { useMemo, useRef, useState } from 'react'
-import { Anchor, Badge, Button, Card, Group, Modal, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Anchor, Badge, Button, Card, Group, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { Link, useLocation } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
+import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { flagPath } from '../paths'
@@ -47,9 +48,9 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
         <Stat label="Changes (30 days)" value={stats.projectActivityCurrentWindow} hint={`${project.members} members · mode ${project.mode}`} />
       </SimpleGrid>
       <FlagsTable projectId={projectId} flags={project.features} environments={environments} canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)} />
-      <Modal opened={creating} onClose={() => setCreating(false)} title="Create flag">
+      <Dialog opened={creating} onClose={() => setCreating(false)} title="Create flag">
         {creating && <CreateFlagForm projectId={projectId} onDone={() => setCreating(false)} />}
-      </Modal>
+      </Dialog>
     </Stack>
   )
 }

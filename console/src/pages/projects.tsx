@@ -1,10 +1,11 @@
 import { useState, type FormEvent } from 'react'
-import { Anchor, Badge, Button, Group, Modal, MultiSelect, NumberInput, Select, Stack, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { Anchor, Badge, Button, Group, MultiSelect, NumberInput, Select, Stack, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useLocation } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
+import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { projectPath } from '../paths'
@@ -81,12 +82,12 @@ export default function ProjectsPage() {
           ))}
         </Table.Tbody>
       </Table>
-      <Modal opened={creating} onClose={() => setCreating(false)} title="Create project">
+      <Dialog opened={creating} onClose={() => setCreating(false)} title="Create project">
         {creating && <CreateProjectForm onDone={() => setCreating(false)} />}
-      </Modal>
-      <Modal opened={editing !== undefined} onClose={() => setEditing(undefined)} title="Edit project">
+      </Dialog>
+      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title="Edit project">
         {editing && <EditProjectForm project={editing} onDone={() => setEditing(undefined)} />}
-      </Modal>
+      </Dialog>
     </Stack>
   )
 }

@@ -1,0 +1,213 @@
+// The web console in a real Chromium (Debian's, driven by playwright-core; no browser is downloaded) against
+// the Node server on a fresh embedded database. Every page visited must pass axe-core with no violation, and
+// leaves a screenshot in docs/screenshots/ (shown in the README).
+import { mkdtemp, rm } from 'node:fs/promises'
+import { readFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readConfig, startServer } from '../../src/server.js'
+import { initialJavaScript, INITIAL_JS_BUDGET } from '../../scripts/console-size.js'
+import { CONSOLE_DIST } from '../../src/console-node.js'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const ADMIN_PASSWORD = 'console-admin-password'
+const TOKEN = '*:*.browser-test-admin'
+
+let dataDir: string
+let server: Awaited<ReturnType<typeof startServer>>
+let browser: Browser
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`)
+  dataDir = await mkdtemp(join(tmpdir(), 'flagpost-browser-'))
+  server = await startServer({ ...readConfig({ FLAGPOST_ADMIN_PASSWORD: ADMIN_PASSWORD, INIT_ADMIN_API_TOKENS: TOKEN }), port: 0, host: '127.0.0.1', dataDir })
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+  if (dataDir) await rm(dataDir, { recursive: true, force: true })
+})
+
+/** Calls the admin API with the admin token, for what the test sets up or checks outside the console. */
+async function adminApi(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+  return text ? JSON.parse(text) : undefined
+}
+
+/** The page as it settles: no axe-core violation, and a screenshot under `name`. */
+async function checkPage(page: Page, name: string) {
+  await page.waitForLoadState('networkidle')
+  await page.addScriptTag({ content: axeSource })
+  const violations = await page.evaluate(async () => {
+    const results = await (window as unknown as { axe: { run: (context: Document) => Promise<{ violations: { id: string; help: string; nodes: { target: unknown }[] }[] }> } }).axe.run(document)
+    return results.violations.map((v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(' ')}`)
+  })
+  expect(violations, `accessibility of ${name}`).toEqual([])
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+}
+
+/** A page of a browser context of its own (its own cookies), failing fast when what it waits for never comes. */
+async function newPage() {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
+  page.setDefaultTimeout(10_000)
+  return page
+}
+
+/** Mantine's Select and MultiSelect inputs, by their label. */
+const comboboxOf = (scope: Locator, name: string) => scope.getByRole('combobox', { name }).or(scope.getByRole('textbox', { name })).first()
+
+async function signIn(page: Page, username: string, password: string) {
+  await page.goto(`${server.url}/`)
+  await page.getByLabel('Username or e-mail').fill(username)
+  await page.getByLabel(/^Password/).fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+describe('the web console', { timeout: 60_000 }, () => {
+  let page: Page
+
+  it('keeps the JavaScript of the first load within its budget', async () => {
+    const { gzipBytes, files } = await initialJavaScript(CONSOLE_DIST)
+    expect(files.length).toBeGreaterThan(0)
+    expect(gzipBytes).toBeLessThanOrEqual(INITIAL_JS_BUDGET)
+  })
+
+  it('says why a sign-in failed, then signs the first admin in to the dashboard', async () => {
+    page = await newPage()
+    await signIn(page, 'admin', 'not-the-password')
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/username and password is invalid/)
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/sign-in')
+    await checkPage(page, 'sign-in')
+
+    await page.getByLabel(/^Password/).fill(ADMIN_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Your dashboard' }).waitFor()
+    expect(await page.getByRole('button', { name: /Account of admin/ }).count()).toBe(1)
+    await checkPage(page, 'home')
+  })
+
+  it('creates a project', async () => {
+    await page.getByRole('link', { name: 'Projects' }).click()
+    await page.getByRole('heading', { name: 'Projects' }).waitFor()
+    await page.getByRole('button', { name: 'Create project' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Name').fill('Checkout')
+    await dialog.getByLabel('Description').fill('The checkout team')
+    await checkPage(page, 'project-create')
+    await dialog.getByRole('button', { name: 'Create' }).click()
+    await page.getByRole('heading', { name: 'Checkout' }).waitFor()
+    expect(new URL(page.url()).pathname).toBe('/projects/checkout')
+    const projects = await adminApi('GET', '/api/admin/projects')
+    expect(projects.projects.map((p: { id: string }) => p.id)).toContain('checkout')
+  })
+
+  it('creates a flag, and shows the server refusing a duplicate', async () => {
+    await page.getByRole('button', { name: 'Create flag' }).click()
+    let dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Name').fill('new-checkout')
+    await dialog.getByRole('button', { name: 'Create' }).click()
+    await page.getByRole('heading', { name: 'new-checkout' }).waitFor()
+    expect(new URL(page.url()).pathname).toBe('/projects/checkout/flags/new-checkout')
+
+    await page.goBack()
+    await page.getByRole('button', { name: 'Create flag' }).click()
+    dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Name').fill('new-checkout')
+    await dialog.getByRole('button', { name: 'Create' }).click()
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toMatch(/new-checkout/)
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'hidden' })
+    await checkPage(page, 'project')
+  })
+
+  it('adds a gradual rollout with a constraint and a segment, checking values as the server does', async () => {
+    const segment = await adminApi('POST', '/api/admin/segments', { name: 'beta-testers', constraints: [{ contextName: 'userId', operator: 'IN', values: ['tester'] }] })
+    await page.getByRole('link', { name: 'new-checkout' }).click()
+    const development = page.getByRole('region', { name: 'Environment development' })
+    await development.getByRole('button', { name: 'Add strategy in development' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Rollout (%)').fill('25')
+    await dialog.getByRole('button', { name: 'Add constraint' }).click()
+    await comboboxOf(dialog, 'Operator 1').click()
+    await page.getByRole('option', { name: /\(NUM_GT\)/ }).click()
+    await dialog.getByLabel('Context field 1').fill('age')
+    await dialog.getByLabel('Value 1').fill('forty')
+    await expect.poll(() => dialog.getByRole('status').textContent()).toBe('NUM_GT needs a number, got "forty"')
+    expect(await dialog.getByRole('button', { name: 'Save strategy' }).isDisabled()).toBe(true)
+    await dialog.getByLabel('Value 1').fill('40')
+    await comboboxOf(dialog, 'Segments').click({ force: true })
+    await page.getByRole('option', { name: 'beta-testers' }).click()
+    await page.keyboard.press('Escape')
+    await checkPage(page, 'strategy')
+    await dialog.getByRole('button', { name: 'Save strategy' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await development.getByText('Rollout 25%').waitFor()
+
+    const flag = await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout')
+    const strategies = flag.environments.find((e: { name: string }) => e.name === 'development').strategies
+    expect(strategies).toHaveLength(1)
+    expect(strategies[0]).toMatchObject({
+      name: 'flexibleRollout',
+      parameters: { rollout: '25', stickiness: 'default', groupId: 'new-checkout' },
+      constraints: [{ contextName: 'age', operator: 'NUM_GT', value: '40', inverted: false }],
+      segments: [segment.id],
+    })
+  })
+
+  it('switches the flag on in development, and the event log shows the change', async () => {
+    const development = page.getByRole('region', { name: 'Environment development' })
+    await development.getByRole('switch', { name: 'new-checkout in development' }).check({ force: true })
+    await expect
+      .poll(async () => (await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout')).environments.find((e: { name: string }) => e.name === 'development').enabled)
+      .toBe(true)
+    await checkPage(page, 'flag')
+
+    await page.getByRole('link', { name: 'Event log' }).click()
+    await page.getByLabel('Flag').fill('new-checkout')
+    await page.getByRole('button', { name: 'Search' }).click()
+    const enabled = page.getByRole('article', { name: /feature-environment-enabled/ })
+    await enabled.waitFor()
+    expect(await enabled.textContent()).toContain('in development')
+    const strategyAdded = page.getByRole('article', { name: /feature-strategy-add/ })
+    expect(await strategyAdded.textContent()).toMatch(/\+ parameters.rollout: 25|\+ \(all\)|rollout/)
+    await checkPage(page, 'events')
+  })
+
+  it('offers a Viewer no switches and no strategy changes', async () => {
+    await adminApi('POST', '/api/admin/user-admin', { username: 'viewer', password: 'viewer-password', rootRole: 'Viewer', sendEmail: false })
+    const viewer = await newPage()
+    await signIn(viewer, 'viewer', 'viewer-password')
+    await viewer.getByRole('heading', { name: 'Your dashboard' }).waitFor()
+    await viewer.goto(`${server.url}/projects/checkout`)
+    await viewer.getByRole('link', { name: 'new-checkout' }).waitFor()
+    expect(await viewer.getByRole('switch').count()).toBe(0)
+    expect(await viewer.getByRole('button', { name: 'Create flag' }).count()).toBe(0)
+    await checkPage(viewer, 'project-viewer')
+    await viewer.getByRole('link', { name: 'new-checkout' }).click()
+    await viewer.getByRole('region', { name: 'Environment development' }).waitFor()
+    expect(await viewer.getByRole('switch').count()).toBe(0)
+    expect(await viewer.getByRole('button', { name: /Add strategy|Edit|Delete/ }).count()).toBe(0)
+  })
+
+  it('sends the user back to sign in when the session ends, and signs out', async () => {
+    await page.getByRole('button', { name: /Account of admin/ }).click()
+    await page.getByRole('menuitem', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { name: 'Sign in to Flagpost' }).waitFor()
+    await page.goto(`${server.url}/projects/checkout`)
+    await page.getByRole('heading', { name: 'Sign in to Flagpost' }).waitFor()
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/projects/checkout')
+  })
+})

@@ -186,6 +186,83 @@ describe('the web console', { timeout: 60_000 }, () => {
     await checkPage(page, 'events')
   })
 
+  it("edits the flag's metadata, saved as a JSON Patch", async () => {
+    await page.goto(`${server.url}/projects/checkout/flags/new-checkout`)
+    await page.getByLabel('Description').fill('The new checkout flow')
+    await page.getByRole('switch', { name: 'Stale' }).check({ force: true })
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await expect.poll(async () => (await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout')).stale).toBe(true)
+    expect((await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout')).description).toBe('The new checkout flow')
+    const patched = await adminApi('GET', '/api/admin/search/events?feature=IS:new-checkout&type=IS:feature-stale-on')
+    expect(patched.total).toBe(1)
+  })
+
+  it('reorders, disables and deletes strategies', async () => {
+    const development = page.getByRole('region', { name: 'Environment development' })
+    await development.getByRole('button', { name: 'Add strategy in development' }).click()
+    const dialog = page.getByRole('dialog')
+    await comboboxOf(dialog, 'Strategy').click()
+    await page.getByRole('option', { name: /\(default\)/ }).click()
+    await dialog.getByLabel('Title').fill('Everyone')
+    await dialog.getByRole('button', { name: 'Save strategy' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    const order = async () =>
+      (await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout/environments/development/strategies'))
+        .sort((a: { sortOrder: number }, b: { sortOrder: number }) => a.sortOrder - b.sortOrder)
+        .map((s: { title: string | null; name: string; disabled: boolean }) => `${s.title ?? s.name}${s.disabled ? ' (disabled)' : ''}`)
+    await expect.poll(order).toEqual(['flexibleRollout', 'Everyone'])
+
+    await development.getByRole('button', { name: 'Move Everyone up' }).click()
+    await expect.poll(order).toEqual(['Everyone', 'flexibleRollout'])
+    await development.getByRole('region', { name: 'Strategy Everyone' }).getByRole('button', { name: 'Disable' }).click()
+    await expect.poll(order).toEqual(['Everyone (disabled)', 'flexibleRollout'])
+    page.once('dialog', (confirm) => void confirm.accept())
+    await development.getByRole('region', { name: 'Strategy Everyone' }).getByRole('button', { name: 'Delete' }).click()
+    await expect.poll(order).toEqual(['flexibleRollout'])
+  })
+
+  it('edits a project', async () => {
+    await page.goto(`${server.url}/projects`)
+    await page.getByRole('button', { name: 'Edit project Checkout' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Flag limit').fill('50')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await checkPage(page, 'projects')
+    await expect.poll(async () => (await adminApi('GET', '/api/admin/projects/checkout')).featureLimit).toBe(50)
+  })
+
+  it('keeps a project of 1,000 flags to the rows on screen, and searches, filters and sorts them', { timeout: 180_000 }, async () => {
+    await adminApi('POST', '/api/admin/projects', { id: 'big', name: 'Big' })
+    const names = Array.from({ length: 1000 }, (_, i) => `flag-${String(i).padStart(4, '0')}`)
+    for (let i = 0; i < names.length; i += 10) {
+      await Promise.all(names.slice(i, i + 10).map((name) => adminApi('POST', '/api/admin/projects/big/features', { name, type: name.endsWith('7') ? 'experiment' : 'release' })))
+    }
+    await adminApi('POST', '/api/admin/features/flag-0500/tags', { type: 'simple', value: 'payments' })
+    await page.goto(`${server.url}/projects/big`)
+    await page.getByText('1000 of 1000 flags').waitFor()
+    const rows = page.getByRole('table', { name: 'Flags' }).getByRole('row')
+    // The header row and the rows in view (plus the overscan), not a thousand.
+    expect(await rows.count()).toBeLessThan(40)
+    await checkPage(page, 'project-1000-flags')
+
+    await comboboxOf(page.locator('body'), 'Tag').click()
+    await page.getByRole('option', { name: 'simple:payments' }).click()
+    await page.getByText('1 of 1000 flags').waitFor()
+    expect(await rows.nth(1).getByRole('link').textContent()).toBe('flag-0500')
+
+    await page.reload()
+    await comboboxOf(page.locator('body'), 'Sort by').click()
+    await page.getByRole('option', { name: 'Newest first' }).click()
+    await expect.poll(() => rows.nth(1).getByRole('link').textContent()).toBe('flag-0999')
+    await page.getByLabel('Search').fill('flag-09')
+    await page.getByText('100 of 1000 flags').waitFor()
+    await comboboxOf(page.locator('body'), 'Type').click()
+    await page.getByRole('option', { name: 'experiment' }).click()
+    await page.getByText('10 of 1000 flags').waitFor()
+    expect(await rows.nth(1).getByRole('link').textContent()).toBe('flag-0997')
+  })
+
   it('offers a Viewer no switches and no strategy changes', async () => {
     await adminApi('POST', '/api/admin/user-admin', { username: 'viewer', password: 'viewer-password', rootRole: 'Viewer', sendEmail: false })
     const viewer = await newPage()

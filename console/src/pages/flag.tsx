@@ -40,7 +40,7 @@ export default function FlagPage({ projectId, flagName }: { projectId: string; f
           <Badge variant="light" color="gray">
             {flag.data.lifecycle.stage}
           </Badge>
-          {flag.data.stale && <Badge color="orange">stale</Badge>}
+          {flag.data.stale && <Badge color="red.9">stale</Badge>}
         </Group>
       </div>
       <Metadata flag={flag.data} />
@@ -177,7 +177,7 @@ function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagE
           </Text>
         )}
         {strategies.map((s, i) => (
-          <Card key={s.id} withBorder padding="xs" aria-label={`Strategy ${s.title || s.name}`}>
+          <Card key={s.id} withBorder padding="xs" component="section" aria-label={`Strategy ${s.title || s.name}`}>
             <Group justify="space-between" align="start">
               <StrategySummary strategy={s} />
               <Group gap={4}>

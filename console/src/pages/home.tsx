@@ -32,7 +32,7 @@ export default function HomePage() {
                 <Badge variant="light" color="gray">
                   {p.memberCount} members
                 </Badge>
-                <Badge variant="light" color={p.health >= 75 ? 'green' : 'orange'}>
+                <Badge variant="light" color={p.health >= 75 ? 'green.9' : 'red.9'}>
                   health {p.health}%
                 </Badge>
               </Group>

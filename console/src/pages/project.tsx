@@ -152,7 +152,7 @@ function FlagsTable({ projectId, flags, environments, canSwitch }: { projectId: 
                     {flag.name}
                   </Anchor>
                   {flag.stale && (
-                    <Badge size="xs" color="orange" ml={6}>
+                    <Badge size="xs" color="red.9" ml={6}>
                       stale
                     </Badge>
                   )}

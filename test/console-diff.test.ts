@@ -11,9 +11,13 @@ describe("the event log's diff of preData and data", () => {
     ])
   })
 
-  it('shows a creation as everything added and a deletion as everything removed', () => {
-    expect(diff(undefined, { name: 'f' })).toEqual([{ path: '(all)', kind: 'added', after: { name: 'f' } }])
-    expect(diff({ name: 'f' }, null)).toEqual([{ path: '(all)', kind: 'removed', before: { name: 'f' } }])
+  it('shows a creation as each field added and a deletion as each field removed', () => {
+    expect(diff(undefined, { name: 'f', type: 'release' })).toEqual([
+      { path: 'name', kind: 'added', after: 'f' },
+      { path: 'type', kind: 'added', after: 'release' },
+    ])
+    expect(diff({ name: 'f' }, null)).toEqual([{ path: 'name', kind: 'removed', before: 'f' }])
+    expect(diff({ strategy: null }, { strategy: { id: 'x' } })).toEqual([{ path: 'strategy', kind: 'added', after: { id: 'x' } }])
     expect(diff({ values: ['a', 'b'] }, { values: ['a', 'b'] })).toEqual([])
   })
 })

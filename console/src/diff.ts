@@ -4,6 +4,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** What differs between an event's `preData` and `data`, as paths into the objects (arrays compared whole). */
 export function diff(before: unknown, after: unknown, path = ''): Change[] {
+  // A creation (no preData) lists each field of data as added; a deletion each field of preData as removed.
+  if (!path && before == null && isObject(after)) before = {}
+  if (!path && after == null && isObject(before)) after = {}
   if (isObject(before) && isObject(after)) {
     const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort()
     return keys.flatMap((key) => {

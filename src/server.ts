@@ -130,7 +130,7 @@ async function main() {
   console.log(`Flagpost is listening on ${server.url} (database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded, in ${config.dataDir}`})`)
   console.log(`API reference: ${server.url}/docs`)
   if (server.firstAdmin) {
-    const password = server.firstAdmin.password ? `password ${server.firstAdmin.password} (shown only this once; change it, or set FLAGPOST_ADMIN_PASSWORD before the first start)` : 'the password in FLAGPOST_ADMIN_PASSWORD'
+    const password = server.firstAdmin.password ? `password ${server.firstAdmin.password} (shown only this once; to choose it, set FLAGPOST_ADMIN_PASSWORD before the first start)` : 'the password in FLAGPOST_ADMIN_PASSWORD'
     console.log(`\nWeb console: open ${server.url} and sign in as "${server.firstAdmin.username}" with ${password}\n`)
   }
   if (server.firstToken) {

@@ -28,6 +28,8 @@ whenUnauthenticated(() => {
 const theme = createTheme({
   primaryColor: 'indigo',
   primaryShade: 8,
+  // No transitions for those who ask their system for less motion (and for the browser tests, which do).
+  respectReducedMotion: true,
   components: { Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close notification' } } }) },
 })
 

@@ -61,7 +61,7 @@ async function checkPage(page: Page, name: string) {
 
 /** A page of a browser context of its own (its own cookies), failing fast when what it waits for never comes. */
 async function newPage() {
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage()
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' })).newPage()
   page.setDefaultTimeout(10_000)
   return page
 }
@@ -169,7 +169,7 @@ describe('the web console', { timeout: 60_000 }, () => {
 
   it('switches the flag on in development, and the event log shows the change', async () => {
     const development = page.getByRole('region', { name: 'Environment development' })
-    await development.getByRole('switch', { name: 'new-checkout in development' }).check({ force: true })
+    await development.getByRole('switch', { name: 'new-checkout in development' }).click({ force: true })
     await expect
       .poll(async () => (await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout')).environments.find((e: { name: string }) => e.name === 'development').enabled)
       .toBe(true)
@@ -182,14 +182,14 @@ describe('the web console', { timeout: 60_000 }, () => {
     await enabled.waitFor()
     expect(await enabled.textContent()).toContain('in development')
     const strategyAdded = page.getByRole('article', { name: /feature-strategy-add/ })
-    expect(await strategyAdded.textContent()).toContain('+ parameters.rollout: 25')
+    expect(await strategyAdded.textContent()).toContain('+ parameters: {"groupId":"new-checkout","rollout":"25","stickiness":"default"}')
     await checkPage(page, 'events')
   })
 
   it("edits the flag's metadata, saved as a JSON Patch", async () => {
     await page.goto(`${server.url}/projects/checkout/flags/new-checkout`)
     await page.getByLabel('Description').fill('The new checkout flow')
-    await page.getByRole('switch', { name: 'Stale' }).check({ force: true })
+    await page.getByRole('switch', { name: 'Stale' }).click({ force: true })
     await page.getByRole('button', { name: 'Save', exact: true }).click()
     await expect.poll(async () => (await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout')).stale).toBe(true)
     expect((await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout')).description).toBe('The new checkout flow')
@@ -286,5 +286,16 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.goto(`${server.url}/projects/checkout`)
     await page.getByRole('heading', { name: 'Sign in to Flagpost' }).waitFor()
     expect(new URL(page.url()).searchParams.get('next')).toBe('/projects/checkout')
+  })
+
+  it('says so when this address has made too many sign-in attempts', async () => {
+    const attempt = () =>
+      fetch(`${server.url}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url }, body: JSON.stringify({ username: 'admin', password: 'wrong-password' }) })
+    while ((await attempt()).status !== 429);
+    await page.goto(`${server.url}/sign-in`)
+    await page.getByLabel('Username or e-mail').fill('admin')
+    await page.getByLabel(/^Password/).fill(ADMIN_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Too many attempts.*try again in \d+ seconds/)
   })
 })

@@ -11,7 +11,7 @@ export default defineConfig({
           name: 'node',
           include: ['test/**/*.test.ts'],
           exclude: ['test/workerd/**'],
-          globalSetup: ['test/helpers/global-setup.ts'],
+          globalSetup: ['test/helpers/console-setup.ts', 'test/helpers/global-setup.ts'],
         },
       },
       {
@@ -20,6 +20,7 @@ export default defineConfig({
           // The deployable worker bundle in workerd (Miniflare) against PGlite served over the Postgres protocol.
           name: 'workerd',
           include: ['test/workerd/**/*.test.ts'],
+          globalSetup: ['test/helpers/console-setup.ts'],
         },
       },
     ],

@@ -72,6 +72,8 @@ async function createPreview(gitBranch: string) {
   execFileSync('npm', ['run', 'db:migrate'], { stdio: 'inherit', env: { ...process.env, DATABASE_URL: databaseUrl } })
   // Before any preview code runs on it: no production credential, integration or password is left.
   execFileSync('node_modules/.bin/tsx', ['scripts/scrub-preview.ts'], { stdio: 'inherit', env: { ...process.env, DATABASE_URL: databaseUrl } })
+  // The web console is uploaded as the Worker's static assets (wrangler.toml [assets]).
+  execFileSync('npm', ['run', 'console:build'], { stdio: 'inherit' })
   const dir = mkdtempSync(join(tmpdir(), 'flagpost-preview-'))
   try {
     const secrets = join(dir, 'secrets.json')

@@ -2,6 +2,9 @@ import { serve } from '@hono/node-server'
 import { createApp } from './app.js'
 import { webhookEmailTransport } from './users/email.js'
 import { bootstrapAdminTokens } from './api-tokens/store.js'
+import { bootstrapAdminUser } from './users/store.js'
+import { MIN_PASSWORD_LENGTH } from './users/passwords.js'
+import { withConsole } from './console-node.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
@@ -29,6 +32,10 @@ export interface ServerConfig {
   signInPerMinute: number
   /** How long an admin principal is remembered (FLAGPOST_PRINCIPAL_TTL_SECONDS); default 5 s. */
   principalTtlMs?: number
+  /** The Admin user a first start (no users yet) creates for the web console; no password: a random one, printed once. */
+  initAdmin: { username: string; password?: string }
+  /** The built web console (default console/dist); served at / with the app's paths passed through. */
+  consoleDir?: string
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -40,6 +47,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     .filter(Boolean)
   const malformed = initAdminTokens.filter((t) => !/^\*:\*\..+$/.test(t))
   if (malformed.length > 0) throw new Error('INIT_ADMIN_API_TOKENS must be comma-separated admin tokens of the form *:*.<secret>')
+  const adminPassword = env.FLAGPOST_ADMIN_PASSWORD || undefined
+  if (adminPassword !== undefined && adminPassword.length < MIN_PASSWORD_LENGTH) throw new Error(`FLAGPOST_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`)
   return {
     port,
     host: env.HOST ?? '0.0.0.0',
@@ -52,6 +61,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS),
     signInPerMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT),
     principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
+    initAdmin: { username: env.FLAGPOST_ADMIN_USERNAME?.trim() || 'admin', ...(adminPassword ? { password: adminPassword } : {}) },
   }
 }
 
@@ -72,6 +82,7 @@ export async function startServer(config: ServerConfig) {
   const database: NodeDbHandle = config.databaseUrl ? openPg(config.databaseUrl) : await openPglite({ dataDir: config.dataDir })
   await database.migrate()
   const firstToken = await bootstrapAdminTokens(database.db, new Date(), config.initAdminTokens)
+  const firstAdmin = await bootstrapAdminUser(database.db, new Date(), config.initAdmin)
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
   const app = createApp({
@@ -91,7 +102,7 @@ export async function startServer(config: ServerConfig) {
   }, DELIVERY_SWEEP_MS)
   sweep.unref()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s))
+    const s = serve({ fetch: withConsole(app.fetch, config.consoleDir), port: config.port, hostname: config.host }, () => resolve(s))
   })
   // A client may close its side once it has sent its request (half-close) and still read the answer. Node's
   // HTTP server otherwise drops a request whose body it has not read yet when that end arrives: one still
@@ -103,6 +114,7 @@ export async function startServer(config: ServerConfig) {
   return {
     url,
     firstToken,
+    firstAdmin,
     async close() {
       clearInterval(sweep)
       await new Promise<void>((resolve) => server.close(() => resolve()))
@@ -117,6 +129,10 @@ async function main() {
   const server = await startServer(config)
   console.log(`Flagpost is listening on ${server.url} (database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded, in ${config.dataDir}`})`)
   console.log(`API reference: ${server.url}/docs`)
+  if (server.firstAdmin) {
+    const password = server.firstAdmin.password ? `password ${server.firstAdmin.password} (shown only this once; to choose it, set FLAGPOST_ADMIN_PASSWORD before the first start)` : 'the password in FLAGPOST_ADMIN_PASSWORD'
+    console.log(`\nWeb console: open ${server.url} and sign in as "${server.firstAdmin.username}" with ${password}\n`)
+  }
   if (server.firstToken) {
     console.log(`\nFirst admin API token (shown only this once, keep it safe):\n\n  ${server.firstToken}\n`)
     console.log(`Try: curl -H "Authorization: ${server.firstToken}" ${server.url}/api/admin/projects`)

@@ -1,5 +1,5 @@
 import { connect } from 'node:net'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -59,12 +59,97 @@ describe('the Node server (npm start)', () => {
     }
   })
 
+  it('creates an Admin user on the first start (with its event), whose printed password signs in, and none on later starts', async () => {
+    const dataDir = await tempDir()
+    const config = { ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.user-secret' }), port: 0, host: '127.0.0.1', dataDir }
+    const first = await startServer(config)
+    let password: string
+    try {
+      expect(first.firstAdmin?.username).toBe('admin')
+      password = first.firstAdmin!.password!
+      expect(password).toMatch(/^[A-Za-z0-9]{20}$/)
+      const signIn = await signInAs(first.url, 'admin', password)
+      expect(signIn.status).toBe(200)
+      const me = await fetch(`${first.url}/api/admin/user`, { headers: { cookie: signIn.cookie } })
+      expect(await me.json()).toMatchObject({ user: { username: 'admin', rootRole: 1 }, permissions: [{ permission: 'ADMIN' }] })
+      const events = await fetch(`${first.url}/api/admin/search/events?type=IS:user-created`, { headers: { authorization: '*:*.user-secret' } })
+      const created = ((await events.json()) as { events: { createdBy: string; data: { username?: string } }[] }).events
+      expect(created).toEqual([expect.objectContaining({ createdBy: 'system', data: expect.objectContaining({ username: 'admin' }) })])
+    } finally {
+      await first.close()
+    }
+    const second = await startServer(config)
+    try {
+      expect(second.firstAdmin).toBeUndefined()
+      expect((await signInAs(second.url, 'admin', password)).status).toBe(200)
+      const users = await fetch(`${second.url}/api/admin/user-admin`, { headers: { authorization: '*:*.user-secret' } })
+      expect(((await users.json()) as { users: unknown[] }).users).toHaveLength(1)
+    } finally {
+      await second.close()
+    }
+  })
+
+  it('names the first Admin user and sets its password from FLAGPOST_ADMIN_USERNAME and FLAGPOST_ADMIN_PASSWORD, printing no password', async () => {
+    const dataDir = await tempDir()
+    const server = await startServer({ ...readConfig({ FLAGPOST_ADMIN_USERNAME: 'root', FLAGPOST_ADMIN_PASSWORD: 'a-long-password' }), port: 0, host: '127.0.0.1', dataDir })
+    try {
+      expect(server.firstAdmin).toEqual({ username: 'root' })
+      expect((await signInAs(server.url, 'root', 'a-long-password')).status).toBe(200)
+      expect((await signInAs(server.url, 'admin', 'a-long-password')).status).toBe(401)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('serves the web console at / and its routes, and every app path as before', async () => {
+    const consoleDir = await tempDir()
+    await mkdir(join(consoleDir, 'assets'))
+    await writeFile(join(consoleDir, 'index.html'), '<!doctype html><title>console</title>')
+    await writeFile(join(consoleDir, 'assets', 'index-abc123.js'), 'console.log(1)')
+    const server = await startServer({ ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.console-secret' }), port: 0, host: '127.0.0.1', dataDir: await tempDir(), consoleDir })
+    try {
+      for (const path of ['/', '/projects/checkout/flags/new-checkout', '/events?type=x']) {
+        const page = await fetch(`${server.url}${path}`)
+        expect([path, page.status, page.headers.get('cache-control'), await page.text()]).toEqual([path, 200, 'no-cache', '<!doctype html><title>console</title>'])
+      }
+      const asset = await fetch(`${server.url}/assets/index-abc123.js`)
+      expect([asset.status, asset.headers.get('cache-control'), asset.headers.get('content-type')]).toEqual([200, 'public, max-age=31536000, immutable', expect.stringMatching(/javascript/)])
+      expect((await fetch(`${server.url}/assets/missing-123.js`)).status).toBe(404)
+
+      const unknownApi = await fetch(`${server.url}/api/admin/no-such-thing`, { headers: { authorization: '*:*.console-secret' } })
+      expect([unknownApi.status, ((await unknownApi.json()) as { name: string }).name]).toEqual([404, 'NotFoundError'])
+      expect(await (await fetch(`${server.url}/health`)).json()).toEqual({ health: 'GOOD' })
+      expect(((await (await fetch(`${server.url}/docs/openapi.json`)).json()) as { openapi: string }).openapi).toBe('3.1.0')
+      expect(await (await fetch(`${server.url}/docs`)).text()).not.toContain('<title>console</title>')
+      const invite = await fetch(`${server.url}/new-user?token=abc`)
+      expect([invite.status, invite.headers.get('cache-control')]).toEqual([200, 'no-store'])
+      expect(await invite.text()).not.toContain('<title>console</title>')
+      expect((await fetch(`${server.url}/logout`, { method: 'POST' })).status).toBe(200)
+      // Only GET and HEAD are the console's: another method on a console path reaches the app (and its 404).
+      const post = await fetch(`${server.url}/projects`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      expect(post.status).toBe(404)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('refuses malformed configuration', () => {
+    expect(() => readConfig({ FLAGPOST_ADMIN_PASSWORD: 'short' })).toThrow(/FLAGPOST_ADMIN_PASSWORD/)
     expect(() => readConfig({ INIT_ADMIN_API_TOKENS: 'default:development.abc' })).toThrow(/INIT_ADMIN_API_TOKENS/)
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/)
     expect(readConfig({})).toMatchObject({ port: 4242, dataDir: './.flagpost', databaseUrl: undefined })
   })
 })
+
+/** Signs in over HTTP as a browser would (same origin); the session cookie to send back. */
+async function signInAs(url: string, username: string, password: string) {
+  const response = await fetch(`${url}/auth/simple/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: url },
+    body: JSON.stringify({ username, password }),
+  })
+  return { status: response.status, cookie: (response.headers.get('set-cookie') ?? '').split(';')[0]! }
+}
 
 describe('request bodies over HTTP', () => {
   it('limits a body of declared length and a chunked one alike, and reads both', async () => {

@@ -4,7 +4,7 @@ import { rowText, together, untilUnchanged, type Db } from '../db.js'
 import { notFound, validationError } from '../core/errors.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
-import type { Author } from '../core/principal.js'
+import { SYSTEM_ACTOR, type Author } from '../core/principal.js'
 import { avatarUrl } from './avatar.js'
 import { trySend, type EmailTransport } from './email.js'
 import { hashPassword } from './passwords.js'
@@ -244,4 +244,24 @@ export async function adminUsers(db: Db) {
       ...(u.email ? { email: u.email } : {}),
     })),
   )
+}
+
+/**
+ * On a first start (no user ever made), creates the Admin user who signs in to the web console, through
+ * `createUser` so it has its `user-created` event (by the system). The password is the one given, else a
+ * random one, returned so the server prints it once. Undefined when any user exists: restarts change nothing.
+ */
+export async function bootstrapAdminUser(db: Db, now: Date, init: { username: string; password?: string }): Promise<{ username: string; password?: string } | undefined> {
+  const [anyUser] = await db.select({ id: users.id }).from(users).limit(1)
+  if (anyUser) return undefined
+  const generated = init.password === undefined ? randomPassword() : undefined
+  await createUser(db, { actor: SYSTEM_ACTOR, now }, { username: init.username, password: init.password ?? generated, rootRole: 'Admin', sendEmail: false }, { baseUrl: 'http://localhost' })
+  return { username: init.username, ...(generated ? { password: generated } : {}) }
+}
+
+/** 20 characters from an alphabet without look-alikes (about 110 bits). */
+function randomPassword(): string {
+  const alphabet = 'abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789'
+  const bytes = crypto.getRandomValues(new Uint8Array(20))
+  return [...bytes].map((b) => alphabet[b % alphabet.length]).join('')
 }

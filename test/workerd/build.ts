@@ -10,6 +10,8 @@ export interface WranglerConfig {
   main: string
   compatibilityDate: string
   compatibilityFlags: string[]
+  /** The [assets] section: the web console's files, served in front of the worker except on `runWorkerFirst`. */
+  assets?: { directory: string; notFoundHandling: string; runWorkerFirst: string[] }
 }
 
 /** The few top-level keys of wrangler.toml that Miniflare needs to run the bundle like Cloudflare does. */
@@ -20,7 +22,30 @@ export async function readWranglerConfig(): Promise<WranglerConfig> {
   const compatibilityDate = key('compatibility_date')?.match(/^"(.*)"$/)?.[1]
   if (!main || !compatibilityDate) throw new Error('wrangler.toml: main and compatibility_date must be set as plain strings')
   const compatibilityFlags = [...(key('compatibility_flags') ?? '[]').matchAll(/"([^"]+)"/g)].map((m) => m[1]!)
-  return { main, compatibilityDate, compatibilityFlags }
+  const section = toml.match(/^\[assets\]\n((?:[^[\n].*\n)+)/m)?.[1]
+  const inAssets = (name: string) => section?.match(new RegExp(`^${name}\\s*=\\s*(.+?)\\s*$`, 'm'))?.[1]
+  const directory = inAssets('directory')?.match(/^"(.*)"$/)?.[1]
+  const assets = directory
+    ? {
+        directory: join(root, directory),
+        notFoundHandling: inAssets('not_found_handling')?.match(/^"(.*)"$/)?.[1] ?? 'none',
+        runWorkerFirst: [...(inAssets('run_worker_first') ?? '[]').matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
+      }
+    : undefined
+  return { main, compatibilityDate, compatibilityFlags, ...(assets ? { assets } : {}) }
+}
+
+/** Miniflare's options for the [assets] of wrangler.toml, routed as Cloudflare routes them (run_worker_first). */
+export function assetsOptions(config: WranglerConfig) {
+  if (!config.assets) return {}
+  const { directory, notFoundHandling, runWorkerFirst } = config.assets
+  return {
+    assets: {
+      directory,
+      routerConfig: { has_user_worker: true, static_routing: { user_worker: runWorkerFirst } },
+      assetConfig: { not_found_handling: notFoundHandling as 'single-page-application' | '404-page' | 'none' },
+    },
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 // The deployable worker bundle, run in workerd (Miniflare) with Neon's driver talking to a real Postgres (PGlite).
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { Miniflare } from 'miniflare'
@@ -8,17 +8,18 @@ import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres
 import { createApp } from '../../src/app.js'
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
-import { buildWorker, readWranglerConfig } from './build.js'
+import { assetsOptions, buildWorker, readWranglerConfig, type WranglerConfig } from './build.js'
 import { answerOf } from '../helpers/app.js'
 
 let tempDir: string | undefined
 let postgres: LocalPostgres | undefined
 let mf: Miniflare | undefined
 let adminToken: string
+let config: WranglerConfig
 
 beforeAll(async () => {
   tempDir = await mkdtemp(join(tmpdir(), 'flagpost-workerd-'))
-  const config = await readWranglerConfig()
+  config = await readWranglerConfig()
   // The build and the database start are independent: overlap them (and keep the database to close if the build fails).
   const [built, started] = await Promise.allSettled([buildWorker(tempDir, config), startLocalPostgres({ migrate: true })])
   if (started.status === 'fulfilled') postgres = started.value
@@ -37,6 +38,8 @@ beforeAll(async () => {
     modulesRoot: dirname(scriptPath),
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
+    // The web console, served from static assets in front of the worker as on Cloudflare.
+    ...assetsOptions(config),
     // Principals are remembered for a minute here, so counting a request's round trips does not depend on how fast the tests run.
     bindings: { DATABASE_URL: pg.databaseUrl, NEON_WS_PROXY: pg.wsProxy, NEON_FETCH_ENDPOINT: pg.fetchEndpoint, FLAGPOST_PRINCIPAL_TTL_SECONDS: '60' },
   })
@@ -165,7 +168,8 @@ describe('worker bundle in workerd', () => {
   })
 
   it('answers 404 NotFoundError for an unknown route', async () => {
-    const res = await call('GET', '/no-such-route', { token: null })
+    // Under /api: any other unknown GET is the web console's (its index.html; see below).
+    const res = await call('GET', '/api/no-such-route', { token: null })
     expect(res.status).toBe(404)
     expect(res.body).toEqual({ id: expect.any(String), name: 'NotFoundError', message: expect.any(String) })
   })
@@ -220,6 +224,28 @@ describe('worker bundle in workerd', () => {
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200])
     expect(await query(`select count(*)::int as n from feature_environments where feature_name like 'concurrent-%' and environment = 'development' and enabled`)).toEqual([{ n: 4 }])
     expect(await relayDrained()).toBe(0)
+  })
+})
+
+describe('the web console at the edge (Workers static assets)', () => {
+  it("answers / and the console's own routes with its index.html, revalidated on every load", async () => {
+    const index = await readFile(join(config.assets!.directory, 'index.html'), 'utf8')
+    for (const path of ['/', '/projects/checkout', '/projects/checkout/flags/new-checkout', '/events']) {
+      const page = await call('GET', path, { token: null })
+      expect([path, page.status, page.headers.get('content-type'), page.text]).toEqual([path, 200, expect.stringMatching(/^text\/html/), index])
+    }
+    const script = index.match(/src="(\/assets\/[^"]+\.js)"/)![1]!
+    const asset = await call('GET', script, { token: null })
+    expect([asset.status, asset.headers.get('content-type')]).toEqual([200, expect.stringMatching(/javascript/)])
+  })
+
+  it("still sends the app's paths to the worker: the API, its 404, the health check, the docs and the invite page", async () => {
+    expect((await call('GET', '/api/admin/projects')).body).toMatchObject({ projects: expect.any(Array) })
+    expect((await call('GET', '/api/admin/no-such-route')).body).toMatchObject({ name: 'NotFoundError' })
+    expect((await call('GET', '/health', { token: null })).body).toEqual({ health: 'GOOD' })
+    expect((await call('GET', '/docs/openapi.json', { token: null })).body).toMatchObject({ openapi: '3.1.0' })
+    const invite = await call('GET', '/new-user?token=x', { token: null })
+    expect([invite.status, invite.headers.get('cache-control')]).toEqual([200, 'no-store'])
   })
 })
 

@@ -1,0 +1,33 @@
+import { useQuery } from '@tanstack/react-query'
+import { api, ok, type Schemas } from './client'
+
+async function fetchMe() {
+  return ok(api.GET('/api/admin/user'))
+}
+
+export const ME_KEY = ['me'] as const
+
+/** The signed-in user and their permissions (`GET /api/admin/user`). */
+export function useMe() {
+  return useQuery({ queryKey: ME_KEY, queryFn: fetchMe, staleTime: 60_000, retry: false })
+}
+
+type Permission = Schemas['permissionSchema']
+
+/**
+ * Whether the permissions allow `permission` (in `project`, when given): ADMIN allows everything, a permission
+ * without a project holds everywhere, one with a project only there.
+ */
+export function allows(permissions: Permission[] | undefined, permission: string, project?: string): boolean {
+  return (permissions ?? []).some(
+    (p) => p.permission === 'ADMIN' || (p.permission === permission && (!p.project || p.project === project)),
+  )
+}
+
+/** A hook form of `allows` for the signed-in user. */
+export function useAllows() {
+  const me = useMe()
+  return (permission: string, project?: string) => allows(me.data?.permissions, permission, project)
+}
+
+export type User = Schemas['userSchema']

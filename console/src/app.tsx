@@ -1,0 +1,52 @@
+import { lazy, Suspense } from 'react'
+import { Loading } from './components/loading'
+import { Route, Switch } from 'wouter'
+import { SIGN_IN_PATH } from './api/client'
+import { useMe } from './api/session'
+import { Shell } from './components/shell'
+import { ErrorMessage } from './components/error-message'
+
+// Each page is its own chunk: the first load carries only the shell and the sign-in page.
+const SignInPage = lazy(() => import('./pages/sign-in'))
+const HomePage = lazy(() => import('./pages/home'))
+const ProjectsPage = lazy(() => import('./pages/projects'))
+const ProjectPage = lazy(() => import('./pages/project'))
+const FlagPage = lazy(() => import('./pages/flag'))
+const EventsPage = lazy(() => import('./pages/events'))
+
+export function App() {
+  return (
+    <Suspense fallback={<Loading />}>
+      <Switch>
+        <Route path={SIGN_IN_PATH} component={SignInPage} />
+        <Route>
+          <SignedIn />
+        </Route>
+      </Switch>
+    </Suspense>
+  )
+}
+
+/** Everything behind the sign-in: the shell around the page the path names. */
+function SignedIn() {
+  const me = useMe()
+  if (me.isPending) return <Loading />
+  // A 401 has already sent the browser to the sign-in page (api/client.ts); anything else is shown.
+  if (me.isError) return <ErrorMessage error={me.error} />
+  return (
+    <Shell user={me.data.user}>
+      <Suspense fallback={<Loading />}>
+        <Switch>
+          <Route path="/" component={HomePage} />
+          <Route path="/projects" component={ProjectsPage} />
+          <Route path="/projects/:projectId">{(params) => <ProjectPage projectId={params.projectId} />}</Route>
+          <Route path="/projects/:projectId/flags/:flagName">{(params) => <FlagPage projectId={params.projectId} flagName={params.flagName} />}</Route>
+          <Route path="/events" component={EventsPage} />
+          <Route>
+            <ErrorMessage error={new Error('There is no page at this address.')} title="Not found" />
+          </Route>
+        </Switch>
+      </Suspense>
+    </Shell>
+  )
+}

@@ -1,0 +1,65 @@
+import type { ReactNode } from 'react'
+import { AppShell, Avatar, Burger, Group, Menu, NavLink, Text, Title, UnstyledButton } from '@mantine/core'
+import { useDisclosure } from '@mantine/hooks'
+import { useQueryClient } from '@tanstack/react-query'
+import { Link, useLocation } from 'wouter'
+import { api, SIGN_IN_PATH } from '../api/client'
+import type { User } from '../api/session'
+
+const PAGES = [
+  { href: '/', label: 'Home', exact: true },
+  { href: '/projects', label: 'Projects', exact: false },
+  { href: '/events', label: 'Event log', exact: true },
+]
+
+/** The frame of every signed-in page: navigation, and the user's menu with sign-out. */
+export function Shell({ user, children }: { user: User; children: ReactNode }) {
+  const [opened, { toggle, close }] = useDisclosure()
+  const [location, setLocation] = useLocation()
+  const queryClient = useQueryClient()
+  const name = user.name ?? user.username ?? user.email ?? `user ${user.id}`
+
+  async function signOut() {
+    await api.POST('/logout')
+    queryClient.clear()
+    setLocation(SIGN_IN_PATH)
+  }
+
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between">
+          <Group gap="sm">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <Title order={2} size="h4">
+              Flagpost
+            </Title>
+          </Group>
+          <Menu position="bottom-end" withinPortal>
+            <Menu.Target>
+              <UnstyledButton aria-label={`Account of ${name}`}>
+                <Group gap="xs">
+                  <Avatar src={user.imageUrl} alt="" size="sm" radius="xl" />
+                  <Text size="sm">{name}</Text>
+                </Group>
+              </UnstyledButton>
+            </Menu.Target>
+            <Menu.Dropdown>
+              <Menu.Label>Signed in as {user.username ?? user.email ?? name}</Menu.Label>
+              <Menu.Item onClick={() => void signOut()}>Sign out</Menu.Item>
+            </Menu.Dropdown>
+          </Menu>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" aria-label="Main">
+        {PAGES.map((page) => {
+          const active = page.exact ? location === page.href : location === page.href || location.startsWith(`${page.href}/`)
+          return (
+            <NavLink key={page.href} component={Link} href={page.href} label={page.label} active={active} onClick={close} aria-current={active ? 'page' : undefined} />
+          )
+        })}
+      </AppShell.Navbar>
+      <AppShell.Main>{children}</AppShell.Main>
+    </AppShell>
+  )
+}

@@ -1,0 +1,9 @@
+export const FLAG_TYPES = [
+  { value: 'release', label: 'Release' },
+  { value: 'experiment', label: 'Experiment' },
+  { value: 'operational', label: 'Operational' },
+  { value: 'kill-switch', label: 'Kill switch' },
+  { value: 'permission', label: 'Permission' },
+] as const satisfies { value: string; label: string }[]
+
+export type FlagType = (typeof FLAG_TYPES)[number]['value']

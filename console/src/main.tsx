@@ -1,0 +1,48 @@
+import '@mantine/core/styles.css'
+import '@mantine/notifications/styles.css'
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import { MantineProvider, Notification, createTheme, type CSSVariablesResolver } from '@mantine/core'
+import { Notifications } from '@mantine/notifications'
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { navigate } from 'wouter/use-browser-location'
+import { App } from './app'
+import { ApiError, SIGN_IN_PATH, whenUnauthenticated } from './api/client'
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    // An error answer will not change by asking again; a network failure might.
+    queries: { retry: (count, error) => !(error instanceof ApiError) && count < 2, refetchOnWindowFocus: false },
+  },
+})
+
+whenUnauthenticated(() => {
+  queryClient.clear()
+  if (window.location.pathname !== SIGN_IN_PATH) {
+    const next = window.location.pathname + window.location.search
+    navigate(`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`, { replace: true })
+  }
+})
+
+// Darker primary shades than Mantine's default blue so white text on buttons passes WCAG AA contrast.
+const theme = createTheme({
+  primaryColor: 'indigo',
+  primaryShade: 8,
+  // No transitions for those who ask their system for less motion (and for the browser tests, which do).
+  respectReducedMotion: true,
+  components: { Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close notification' } } }) },
+})
+
+// Mantine's dimmed text (gray 6) is below WCAG AA contrast on white; gray 7 passes.
+const resolver: CSSVariablesResolver = () => ({ variables: {}, light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' }, dark: {} })
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <MantineProvider theme={theme} cssVariablesResolver={resolver}>
+      <Notifications />
+      <QueryClientProvider client={queryClient}>
+        <App />
+      </QueryClientProvider>
+    </MantineProvider>
+  </StrictMode>,
+)

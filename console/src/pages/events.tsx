@@ -1,0 +1,122 @@
+import { useState } from 'react'
+import { Autocomplete, Badge, Button, Card, Code, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core'
+import { keepPreviousData, useQuery } from '@tanstack/react-query'
+import { api, ok, type Schemas } from '../api/client'
+import { ErrorMessage } from '../components/error-message'
+import { Loading } from '../components/loading'
+import { diff } from '../diff'
+import { PROJECTS_KEY } from './projects'
+
+type Event = Schemas['eventSchema']
+
+const PAGE = 50
+const COMMON_TYPES = [
+  'feature-created', 'feature-metadata-updated', 'feature-environment-enabled', 'feature-environment-disabled',
+  'feature-strategy-add', 'feature-strategy-update', 'feature-strategy-remove', 'strategy-order-changed',
+  'feature-archived', 'feature-revived', 'feature-tagged', 'feature-untagged', 'project-created', 'project-updated',
+  'segment-created', 'segment-updated', 'segment-deleted', 'user-created', 'user-updated', 'api-token-created',
+]
+
+interface Filters {
+  query: string
+  feature: string
+  project: string | null
+  type: string
+  createdBy: string
+  from: string
+  to: string
+}
+const EMPTY: Filters = { query: '', feature: '', project: null, type: '', createdBy: '', from: '', to: '' }
+
+/** The event search (`GET /api/admin/search/events`) with its filters; each change shown as a diff. */
+export default function EventsPage() {
+  const [draft, setDraft] = useState<Filters>(EMPTY)
+  const [filters, setFilters] = useState<Filters>(EMPTY)
+  const [offset, setOffset] = useState(0)
+  const projects = useQuery({ queryKey: PROJECTS_KEY, queryFn: () => ok(api.GET('/api/admin/projects')) })
+  const query = {
+    ...(filters.query ? { query: filters.query } : {}),
+    ...(filters.feature ? { feature: `IS:${filters.feature}` } : {}),
+    ...(filters.project ? { project: `IS:${filters.project}` } : {}),
+    ...(filters.type ? { type: `IS:${filters.type}` } : {}),
+    ...(filters.createdBy ? { createdBy: filters.createdBy } : {}),
+    ...(filters.from ? { from: `IS:${filters.from}` } : {}),
+    ...(filters.to ? { to: `IS:${filters.to}` } : {}),
+    offset: String(offset),
+    limit: String(PAGE),
+  }
+  const events = useQuery({
+    queryKey: ['events', query],
+    queryFn: () => ok(api.GET('/api/admin/search/events', { params: { query } })),
+    placeholderData: keepPreviousData,
+  })
+  const set = (patch: Partial<Filters>) => setDraft({ ...draft, ...patch })
+  return (
+    <Stack>
+      <Title order={1}>Event log</Title>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault()
+          setOffset(0)
+          setFilters(draft)
+        }}
+      >
+        <Group align="end">
+          <TextInput label="Text" placeholder="Anywhere in the change" value={draft.query} onChange={(e) => set({ query: e.currentTarget.value })} />
+          <TextInput label="Flag" value={draft.feature} onChange={(e) => set({ feature: e.currentTarget.value })} />
+          <Select label="Project" placeholder="Any project" data={(projects.data?.projects ?? []).map((p) => ({ value: p.id, label: p.name }))} value={draft.project} onChange={(v) => set({ project: v })} clearable searchable />
+          <Autocomplete label="Type" placeholder="Any type" data={COMMON_TYPES} value={draft.type} onChange={(v) => set({ type: v })} />
+          <TextInput label="User" description="Id or name" value={draft.createdBy} onChange={(e) => set({ createdBy: e.currentTarget.value })} />
+          <TextInput label="From" type="date" value={draft.from} onChange={(e) => set({ from: e.currentTarget.value })} />
+          <TextInput label="To" type="date" value={draft.to} onChange={(e) => set({ to: e.currentTarget.value })} />
+          <Button type="submit">Search</Button>
+        </Group>
+      </form>
+      {events.isPending ? (
+        <Loading />
+      ) : events.isError ? (
+        <ErrorMessage error={events.error} />
+      ) : (
+        <>
+          <Text size="sm" c="dimmed" aria-live="polite">
+            {events.data.total === 0 ? 'No events match' : `Events ${offset + 1}–${offset + events.data.events.length} of ${events.data.total}`}
+          </Text>
+          {events.data.events.map((event) => (
+            <EventCard key={event.id} event={event} />
+          ))}
+          <Group>
+            <Button variant="default" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+              Newer
+            </Button>
+            <Button variant="default" disabled={offset + PAGE >= events.data.total} onClick={() => setOffset(offset + PAGE)}>
+              Older
+            </Button>
+          </Group>
+        </>
+      )}
+    </Stack>
+  )
+}
+
+const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
+
+function EventCard({ event }: { event: Event }) {
+  const changes = diff(event.preData ?? undefined, event.data ?? undefined)
+  return (
+    <Card withBorder padding="sm" component="article" aria-label={`Event ${event.id}: ${event.type}`}>
+      <Group gap="xs">
+        <Badge variant="light">{event.type}</Badge>
+        <Text size="sm">{new Date(event.createdAt).toLocaleString()}</Text>
+        <Text size="sm">by {event.createdBy}</Text>
+        {event.project && <Text size="sm">project {event.project}</Text>}
+        {event.featureName && <Text size="sm">flag {event.featureName}</Text>}
+        {event.environment && <Text size="sm">in {event.environment}</Text>}
+      </Group>
+      {changes.length > 0 && (
+        <Code block mt="xs" aria-label="Change" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
+          {changes.map((c) => (c.kind === 'added' ? `+ ${c.path}: ${show(c.after)}` : c.kind === 'removed' ? `- ${c.path}: ${show(c.before)}` : `~ ${c.path}: ${show(c.before)} → ${show(c.after)}`)).join('\n')}
+        </Code>
+      )}
+    </Card>
+  )
+}

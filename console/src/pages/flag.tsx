@@ -1,0 +1,327 @@
+import { useState } from 'react'
+import { ActionIcon, Anchor, Badge, Button, Card, Group, MultiSelect, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { notifications } from '@mantine/notifications'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link } from 'wouter'
+import { api, ok, type Schemas } from '../api/client'
+import { useAllows } from '../api/session'
+import { Dialog } from '../components/dialog'
+import { ErrorMessage } from '../components/error-message'
+import { Loading } from '../components/loading'
+import { ConstraintEditor } from '../components/constraint-editor'
+import { constraintProblem, fromApiConstraint, toApiConstraint, type ConstraintDraft } from '../constraints'
+import { FLAG_TYPES, type FlagType } from '../flag-types'
+import { projectPath } from '../paths'
+import { EnvironmentSwitch, projectKey } from './project'
+
+type Flag = Schemas['featureSchema']
+type FlagEnvironment = Schemas['featureEnvironmentSchema']
+type Strategy = Schemas['featureStrategySchema']
+
+const flagKey = (projectId: string, flagName: string) => ['flag', projectId, flagName] as const
+
+/** A flag: its metadata, and per environment its switch and strategies. */
+export default function FlagPage({ projectId, flagName }: { projectId: string; flagName: string }) {
+  const flag = useQuery({
+    queryKey: flagKey(projectId, flagName),
+    queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/features/{featureName}', { params: { path: { projectId, featureName: flagName } } })),
+  })
+  if (flag.isPending) return <Loading />
+  if (flag.isError) return <ErrorMessage error={flag.error} />
+  return (
+    <Stack>
+      <div>
+        <Anchor component={Link} href={projectPath(projectId)} size="sm">
+          ← {projectId}
+        </Anchor>
+        <Title order={1}>{flag.data.name}</Title>
+        <Group gap="xs">
+          <Badge variant="light">{flag.data.type}</Badge>
+          <Badge variant="light" color="gray">
+            {flag.data.lifecycle.stage}
+          </Badge>
+          {flag.data.stale && <Badge color="red.9">stale</Badge>}
+        </Group>
+      </div>
+      <Metadata flag={flag.data} />
+      <Title order={2} size="h3">
+        Environments
+      </Title>
+      {flag.data.environments.map((env) => (
+        <EnvironmentCard key={env.name} flag={flag.data} environment={env} />
+      ))}
+    </Stack>
+  )
+}
+
+/** Description, type, stale and impression data, saved as a JSON Patch of what changed (`PATCH …/features/{featureName}`). */
+function Metadata({ flag }: { flag: Flag }) {
+  const allows = useAllows()
+  const queryClient = useQueryClient()
+  const editable = allows('UPDATE_FEATURE', flag.project)
+  const [description, setDescription] = useState(flag.description ?? '')
+  const [type, setType] = useState<FlagType>(flag.type)
+  const [stale, setStale] = useState(flag.stale)
+  const [impressionData, setImpressionData] = useState(flag.impressionData)
+  const patch = [
+    ...(description !== (flag.description ?? '') ? [{ op: 'replace' as const, path: '/description', value: description }] : []),
+    ...(type !== flag.type ? [{ op: 'replace' as const, path: '/type', value: type }] : []),
+    ...(stale !== flag.stale ? [{ op: 'replace' as const, path: '/stale', value: stale }] : []),
+    ...(impressionData !== flag.impressionData ? [{ op: 'replace' as const, path: '/impressionData', value: impressionData }] : []),
+  ]
+  const save = useMutation({
+    mutationFn: () =>
+      ok(api.PATCH('/api/admin/projects/{projectId}/features/{featureName}', { params: { path: { projectId: flag.project, featureName: flag.name } }, body: patch })),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(flagKey(flag.project, flag.name), saved)
+      void queryClient.invalidateQueries({ queryKey: projectKey(flag.project) })
+      notifications.show({ message: 'Flag saved', color: 'green' })
+    },
+  })
+  if (!editable) {
+    return (
+      <Card withBorder>
+        <Stack gap={4}>
+          <Text>{flag.description || 'No description.'}</Text>
+          <Text size="sm">
+            Type {flag.type} · {flag.stale ? 'stale' : 'not stale'} · impression data {flag.impressionData ? 'on' : 'off'}
+          </Text>
+        </Stack>
+      </Card>
+    )
+  }
+  return (
+    <Card withBorder>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault()
+          save.mutate()
+        }}
+      >
+        <Stack gap="sm">
+          {save.isError && <ErrorMessage error={save.error} />}
+          <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+          <Group>
+            <Select label="Type" data={[...FLAG_TYPES]} value={type} onChange={(v) => v && setType(v as FlagType)} allowDeselect={false} />
+            <Switch label="Stale" checked={stale} onChange={(e) => setStale(e.currentTarget.checked)} mt="lg" />
+            <Switch label="Impression data" checked={impressionData} onChange={(e) => setImpressionData(e.currentTarget.checked)} mt="lg" />
+          </Group>
+          <Button type="submit" disabled={patch.length === 0} loading={save.isPending} w="fit-content">
+            Save
+          </Button>
+        </Stack>
+      </form>
+    </Card>
+  )
+}
+
+function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagEnvironment }) {
+  const allows = useAllows()
+  const queryClient = useQueryClient()
+  const [editing, setEditing] = useState<Strategy | 'new'>()
+  const project = flag.project
+  const params = { path: { projectId: project, featureName: flag.name, environment: environment.name } }
+  const strategies = [...environment.strategies].sort((a, b) => a.sortOrder - b.sortOrder)
+  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: flagKey(project, flag.name) }), queryClient.invalidateQueries({ queryKey: projectKey(project) })])
+  const onError = (error: Error) => notifications.show({ title: 'The change was refused', message: error.message, color: 'red' })
+
+  const reorder = useMutation({
+    mutationFn: (ids: string[]) =>
+      ok(api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/set-sort-order', { params, body: ids.map((id, sortOrder) => ({ id, sortOrder })) })),
+    onSuccess: refresh,
+    onError,
+  })
+  const remove = useMutation({
+    mutationFn: (id: string) =>
+      ok(api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}', { params: { path: { ...params.path, strategyId: id } } })),
+    onSuccess: refresh,
+    onError,
+  })
+  const setDisabled = useMutation({
+    mutationFn: (s: Strategy) =>
+      ok(
+        api.PUT('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}', {
+          params: { path: { ...params.path, strategyId: s.id } },
+          body: { name: s.name, title: s.title, disabled: !s.disabled, parameters: s.parameters, constraints: s.constraints.map((c) => toApiConstraint(fromApiConstraint(c))), segments: s.segments, variants: s.variants },
+        }),
+      ),
+    onSuccess: refresh,
+    onError,
+  })
+  const move = (from: number, to: number) => {
+    const ids = strategies.map((s) => s.id)
+    const [id] = ids.splice(from, 1)
+    ids.splice(to, 0, id!)
+    reorder.mutate(ids)
+  }
+  const canSwitch = allows('UPDATE_FEATURE_ENVIRONMENT', project)
+  const canUpdate = allows('UPDATE_FEATURE_STRATEGY', project)
+  const canDelete = allows('DELETE_FEATURE_STRATEGY', project)
+
+  return (
+    <Card withBorder component="section" aria-label={`Environment ${environment.name}`}>
+      <Group justify="space-between">
+        <Title order={3} size="h4">
+          {environment.name}
+        </Title>
+        {canSwitch ? (
+          <EnvironmentSwitch projectId={project} flagName={flag.name} environment={environment.name} enabled={environment.enabled} label={environment.enabled ? 'On' : 'Off'} />
+        ) : (
+          <Badge color={environment.enabled ? 'green' : 'gray'}>{environment.enabled ? 'on' : 'off'}</Badge>
+        )}
+      </Group>
+      <Stack gap="xs" mt="sm">
+        {strategies.length === 0 && (
+          <Text size="sm" c="dimmed">
+            No strategies: switching it on adds the project's default strategy.
+          </Text>
+        )}
+        {strategies.map((s, i) => (
+          <Card key={s.id} withBorder padding="xs" component="section" aria-label={`Strategy ${s.title || s.name}`}>
+            <Group justify="space-between" align="start">
+              <StrategySummary strategy={s} />
+              <Group gap={4}>
+                {canUpdate && (
+                  <>
+                    <ActionIcon variant="default" disabled={i === 0} onClick={() => move(i, i - 1)} aria-label={`Move ${s.title || s.name} up`}>
+                      ↑
+                    </ActionIcon>
+                    <ActionIcon variant="default" disabled={i === strategies.length - 1} onClick={() => move(i, i + 1)} aria-label={`Move ${s.title || s.name} down`}>
+                      ↓
+                    </ActionIcon>
+                    <Button size="xs" variant="default" onClick={() => setDisabled.mutate(s)}>
+                      {s.disabled ? 'Enable' : 'Disable'}
+                    </Button>
+                    <Button size="xs" variant="default" onClick={() => setEditing(s)}>
+                      Edit
+                    </Button>
+                  </>
+                )}
+                {canDelete && (
+                  <Button size="xs" color="red" variant="light" onClick={() => window.confirm(`Delete the strategy ${s.title || s.name}?`) && remove.mutate(s.id)}>
+                    Delete
+                  </Button>
+                )}
+              </Group>
+            </Group>
+          </Card>
+        ))}
+        {allows('CREATE_FEATURE_STRATEGY', project) && (
+          <Button size="xs" w="fit-content" onClick={() => setEditing('new')}>
+            Add strategy in {environment.name}
+          </Button>
+        )}
+      </Stack>
+      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? `Add a strategy in ${environment.name}` : 'Edit strategy'} size="xl">
+        {editing !== undefined && (
+          <StrategyForm
+            flag={flag}
+            environment={environment.name}
+            strategy={editing === 'new' ? undefined : editing}
+            onDone={async () => {
+              await refresh()
+              setEditing(undefined)
+            }}
+          />
+        )}
+      </Dialog>
+    </Card>
+  )
+}
+
+function StrategySummary({ strategy: s }: { strategy: Strategy }) {
+  const segments = useSegments()
+  const segmentName = (id: number) => segments.data?.segments.find((x) => x.id === id)?.name ?? `segment ${id}`
+  return (
+    <Stack gap={2}>
+      <Group gap="xs">
+        <Text fw={600}>{s.title || s.name}</Text>
+        {s.disabled && <Badge color="gray">disabled</Badge>}
+      </Group>
+      {s.name === 'flexibleRollout' && (
+        <Text size="sm">
+          Rollout {s.parameters.rollout ?? '100'}% · stickiness {s.parameters.stickiness ?? 'default'} · group {s.parameters.groupId || '(flag name)'}
+        </Text>
+      )}
+      {s.constraints.map((c, i) => (
+        <Text size="sm" key={i}>
+          {c.contextName} {c.inverted ? 'NOT ' : ''}
+          {c.operator} {c.values.length > 0 ? c.values.join(', ') : c.value}
+          {c.caseInsensitive ? ' (ignoring case)' : ''}
+        </Text>
+      ))}
+      {s.segments.length > 0 && <Text size="sm">Segments: {s.segments.map(segmentName).join(', ')}</Text>}
+    </Stack>
+  )
+}
+
+function useSegments() {
+  return useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')), staleTime: 30_000 })
+}
+
+const STRATEGY_TYPES = [
+  { value: 'flexibleRollout', label: 'Gradual rollout (flexibleRollout)' },
+  { value: 'default', label: 'Standard: on for everyone (default)' },
+]
+const STICKINESS = ['default', 'userId', 'sessionId', 'random']
+
+/** Adds or replaces a strategy: type, title, the flexible rollout's parameters, constraints and segments. */
+function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; environment: string; strategy?: Strategy; onDone: () => Promise<void> }) {
+  const segments = useSegments()
+  const [name, setName] = useState(strategy?.name ?? 'flexibleRollout')
+  const [title, setTitle] = useState(strategy?.title ?? '')
+  const [rollout, setRollout] = useState<string | number>(Number(strategy?.parameters.rollout ?? 100))
+  const [stickiness, setStickiness] = useState(strategy?.parameters.stickiness ?? 'default')
+  const [groupId, setGroupId] = useState(strategy?.parameters.groupId ?? flag.name)
+  const [constraints, setConstraints] = useState<ConstraintDraft[]>((strategy?.constraints ?? []).map(fromApiConstraint))
+  const [segmentIds, setSegmentIds] = useState<string[]>((strategy?.segments ?? []).map(String))
+  const path = { projectId: flag.project, featureName: flag.name, environment }
+  const parameters: Record<string, string> = name === 'flexibleRollout' ? { rollout: String(rollout), stickiness, groupId } : {}
+  const problems = constraints.map(constraintProblem).filter((p): p is string => p !== undefined)
+  const save = useMutation({
+    mutationFn: () => {
+      const body = { name, title: title || null, disabled: strategy?.disabled ?? false, parameters, constraints: constraints.map(toApiConstraint), segments: segmentIds.map(Number) }
+      return ok(
+        strategy
+          ? api.PUT('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}', { params: { path: { ...path, strategyId: strategy.id } }, body: { ...body, variants: strategy.variants } })
+          : api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies', { params: { path }, body }),
+      )
+    },
+    onSuccess: () => onDone(),
+  })
+  const usable = (segments.data?.segments ?? []).filter((s) => s.project === null || s.project === flag.project)
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault()
+        if (problems.length === 0) save.mutate()
+      }}
+    >
+      <Stack>
+        {save.isError && <ErrorMessage error={save.error} />}
+        <Group>
+          <Select label="Strategy" data={STRATEGY_TYPES} value={name} onChange={(v) => v && setName(v)} allowDeselect={false} w={300} />
+          <TextInput label="Title" description="Optional" value={title} onChange={(e) => setTitle(e.currentTarget.value)} />
+        </Group>
+        {name === 'flexibleRollout' && (
+          <Group>
+            <NumberInput label="Rollout (%)" min={0} max={100} allowDecimal={false} clampBehavior="strict" value={rollout} onChange={setRollout} w={140} />
+            <Select label="Stickiness" data={STICKINESS} value={stickiness} onChange={(v) => v && setStickiness(v)} allowDeselect={false} w={160} />
+            <TextInput label="Group id" value={groupId} onChange={(e) => setGroupId(e.currentTarget.value)} />
+          </Group>
+        )}
+        <ConstraintEditor constraints={constraints} onChange={setConstraints} />
+        <MultiSelect
+          label="Segments"
+          description={usable.length === 0 ? 'No segments exist yet' : 'Every constraint of each segment must match too'}
+          data={usable.map((s) => ({ value: String(s.id), label: s.name }))}
+          value={segmentIds}
+          onChange={setSegmentIds}
+        />
+        <Button type="submit" disabled={problems.length > 0} loading={save.isPending} w="fit-content">
+          Save strategy
+        </Button>
+      </Stack>
+    </form>
+  )
+}

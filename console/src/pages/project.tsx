@@ -1,0 +1,254 @@
+import { useMemo, useRef, useState } from 'react'
+import { Anchor, Badge, Button, Card, Group, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { notifications } from '@mantine/notifications'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useVirtualizer } from '@tanstack/react-virtual'
+import { Link, useLocation } from 'wouter'
+import { api, ok, type Schemas } from '../api/client'
+import { useAllows } from '../api/session'
+import { Dialog } from '../components/dialog'
+import { ErrorMessage } from '../components/error-message'
+import { Loading } from '../components/loading'
+import { flagPath } from '../paths'
+import { FLAG_TYPES, type FlagType } from '../flag-types'
+import classes from './project.module.css'
+
+type Flag = Schemas['featureSchema']
+type SortKey = 'name' | 'created' | 'lastSeen'
+
+export const projectKey = (projectId: string) => ['project', projectId] as const
+
+/** A project: its statistics and health, and its flags in a virtualized table with a switch per environment. */
+export default function ProjectPage({ projectId }: { projectId: string }) {
+  const allows = useAllows()
+  const overview = useQuery({
+    queryKey: projectKey(projectId),
+    queryFn: () => ok(api.GET('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),
+  })
+  const [creating, setCreating] = useState(false)
+  if (overview.isPending) return <Loading />
+  if (overview.isError) return <ErrorMessage error={overview.error} />
+  const project = overview.data
+  const { stats } = project
+  const environments = project.environments.map((e) => e.environment)
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <div>
+          <Title order={1}>{project.name}</Title>
+          {project.description && <Text c="dimmed">{project.description}</Text>}
+        </div>
+        {allows('CREATE_FEATURE', projectId) && <Button onClick={() => setCreating(true)}>Create flag</Button>}
+      </Group>
+      <SimpleGrid cols={{ base: 2, md: 5 }} aria-label="Project statistics">
+        <Stat label="Health" value={`${project.health}%`} hint="flags that are not stale or potentially stale" />
+        <Stat label="Flags" value={project.features.length} />
+        <Stat label="Created (30 days)" value={stats.createdCurrentWindow} hint={`${stats.createdPastWindow} the 30 days before`} />
+        <Stat label="Archived (30 days)" value={stats.archivedCurrentWindow} hint={`${stats.archivedPastWindow} the 30 days before`} />
+        <Stat label="Changes (30 days)" value={stats.projectActivityCurrentWindow} hint={`${project.members} members · mode ${project.mode}`} />
+      </SimpleGrid>
+      <FlagsTable projectId={projectId} flags={project.features} environments={environments} canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)} />
+      <Dialog opened={creating} onClose={() => setCreating(false)} title="Create flag">
+        {creating && <CreateFlagForm projectId={projectId} onDone={() => setCreating(false)} />}
+      </Dialog>
+    </Stack>
+  )
+}
+
+function Stat({ label, value, hint }: { label: string; value: string | number; hint?: string }) {
+  return (
+    <Card withBorder padding="sm">
+      <Text size="xs" c="dimmed">
+        {label}
+      </Text>
+      <Text fw={700} size="xl">
+        {value}
+      </Text>
+      {hint && (
+        <Text size="xs" c="dimmed">
+          {hint}
+        </Text>
+      )}
+    </Card>
+  )
+}
+
+const time = (value: string | null) => (value ? Date.parse(value) : 0)
+const SORTS: Record<SortKey, (a: Flag, b: Flag) => number> = {
+  name: (a, b) => a.name.localeCompare(b.name),
+  created: (a, b) => time(b.createdAt) - time(a.createdAt),
+  lastSeen: (a, b) => time(b.lastSeenAt) - time(a.lastSeenAt),
+}
+const tagText = (t: { type: string; value: string }) => `${t.type}:${t.value}`
+
+const ROW_HEIGHT = 52
+
+function FlagsTable({ projectId, flags, environments, canSwitch }: { projectId: string; flags: Flag[]; environments: string[]; canSwitch: boolean }) {
+  const [search, setSearch] = useState('')
+  const [tag, setTag] = useState<string | null>(null)
+  const [type, setType] = useState<string | null>(null)
+  const [stale, setStale] = useState<string | null>(null)
+  const [sort, setSort] = useState<SortKey>('name')
+  const tags = useMemo(() => [...new Set(flags.flatMap((f) => f.tags.map(tagText)))].sort(), [flags])
+  const shown = useMemo(() => {
+    const needle = search.trim().toLowerCase()
+    return flags
+      .filter((f) => !needle || f.name.toLowerCase().includes(needle))
+      .filter((f) => !tag || f.tags.some((t) => tagText(t) === tag))
+      .filter((f) => !type || f.type === type)
+      .filter((f) => !stale || (stale === 'stale' ? f.stale || f.potentiallyStale : !f.stale && !f.potentiallyStale))
+      .sort(SORTS[sort])
+  }, [flags, search, tag, type, stale, sort])
+
+  const scroller = useRef<HTMLDivElement>(null)
+  const rows = useVirtualizer({ count: shown.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 10 })
+  const columns = `minmax(200px, 2fr) 110px 110px 110px ${environments.map(() => '120px').join(' ')}`
+
+  return (
+    <Stack gap="xs">
+      <Group align="end">
+        <TextInput label="Search" placeholder="Flag name" value={search} onChange={(e) => setSearch(e.currentTarget.value)} />
+        <Select label="Tag" placeholder="Any tag" data={tags} value={tag} onChange={setTag} clearable searchable />
+        <Select label="Type" placeholder="Any type" data={FLAG_TYPES.map((t) => t.value)} value={type} onChange={setType} clearable />
+        <Select label="Stale" placeholder="Any" data={[{ value: 'stale', label: 'Stale or potentially stale' }, { value: 'fresh', label: 'Not stale' }]} value={stale} onChange={setStale} clearable />
+        <Select
+          label="Sort by"
+          data={[{ value: 'name', label: 'Name' }, { value: 'created', label: 'Newest first' }, { value: 'lastSeen', label: 'Last seen' }]}
+          value={sort}
+          onChange={(v) => v && setSort(v as SortKey)}
+          allowDeselect={false}
+        />
+      </Group>
+      <Text size="sm" c="dimmed" aria-live="polite">
+        {shown.length} of {flags.length} flags
+      </Text>
+      <div ref={scroller} className={classes.scroller} role="table" aria-label="Flags" aria-rowcount={shown.length + 1}>
+        <div role="rowgroup" className={classes.head}>
+          <div role="row" className={classes.row} style={{ gridTemplateColumns: columns }} aria-rowindex={1}>
+            <div role="columnheader">Name</div>
+            <div role="columnheader">Type</div>
+            <div role="columnheader">Created</div>
+            <div role="columnheader">Last seen</div>
+            {environments.map((env) => (
+              <div role="columnheader" key={env}>
+                {env}
+              </div>
+            ))}
+          </div>
+        </div>
+        <div role="rowgroup" style={{ height: rows.getTotalSize(), position: 'relative' }}>
+          {rows.getVirtualItems().map((item) => {
+            const flag = shown[item.index]!
+            return (
+              <div
+                role="row"
+                key={flag.name}
+                aria-rowindex={item.index + 2}
+                className={classes.row}
+                style={{ gridTemplateColumns: columns, position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
+              >
+                <div role="cell" className={classes.name}>
+                  <Anchor component={Link} href={flagPath(projectId, flag.name)}>
+                    {flag.name}
+                  </Anchor>
+                  {flag.stale && (
+                    <Badge size="xs" color="red.9" ml={6}>
+                      stale
+                    </Badge>
+                  )}
+                  {flag.tags.map((t) => (
+                    <Badge key={tagText(t)} size="xs" variant="outline" ml={6}>
+                      {tagText(t)}
+                    </Badge>
+                  ))}
+                </div>
+                <div role="cell">{flag.type}</div>
+                <div role="cell">{flag.createdAt ? new Date(flag.createdAt).toLocaleDateString() : ''}</div>
+                <div role="cell">{flag.lastSeenAt ? new Date(flag.lastSeenAt).toLocaleDateString() : 'never'}</div>
+                {environments.map((env) => {
+                  const state = flag.environments.find((e) => e.name === env)
+                  return (
+                    <div role="cell" key={env}>
+                      {canSwitch ? (
+                        <EnvironmentSwitch projectId={projectId} flagName={flag.name} environment={env} enabled={state?.enabled ?? false} />
+                      ) : (
+                        <Text size="sm">{state?.enabled ? 'on' : 'off'}</Text>
+                      )}
+                    </div>
+                  )
+                })}
+              </div>
+            )
+          })}
+        </div>
+      </div>
+    </Stack>
+  )
+}
+
+/** Switches a flag on or off in one environment (`POST …/environments/{environment}/on` or `/off`). */
+export function EnvironmentSwitch({ projectId, flagName, environment, enabled, label }: { projectId: string; flagName: string; environment: string; enabled: boolean; label?: string }) {
+  const queryClient = useQueryClient()
+  const toggle = useMutation({
+    mutationFn: (on: boolean) => {
+      const params = { path: { projectId, featureName: flagName, environment } }
+      return ok(
+        on
+          ? api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/on', { params })
+          : api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/off', { params }),
+      )
+    },
+    onSuccess: (flag) => {
+      queryClient.setQueryData(['flag', projectId, flagName], flag)
+      void queryClient.invalidateQueries({ queryKey: projectKey(projectId) })
+    },
+    onError: (error) => notifications.show({ title: `Could not switch ${flagName} in ${environment}`, message: error.message, color: 'red' }),
+  })
+  return (
+    <Switch
+      checked={toggle.isPending ? !!toggle.variables : enabled}
+      disabled={toggle.isPending}
+      onChange={(e) => toggle.mutate(e.currentTarget.checked)}
+      aria-label={`${flagName} in ${environment}`}
+      label={label}
+    />
+  )
+}
+
+function CreateFlagForm({ projectId, onDone }: { projectId: string; onDone: () => void }) {
+  const queryClient = useQueryClient()
+  const [, setLocation] = useLocation()
+  const [name, setName] = useState('')
+  const [type, setType] = useState<FlagType>('release')
+  const [description, setDescription] = useState('')
+  const [impressionData, setImpressionData] = useState(false)
+  const create = useMutation({
+    mutationFn: () =>
+      ok(api.POST('/api/admin/projects/{projectId}/features', { params: { path: { projectId } }, body: { name, type, impressionData, ...(description ? { description } : {}) } })),
+    onSuccess: async (flag) => {
+      await queryClient.invalidateQueries({ queryKey: projectKey(projectId) })
+      notifications.show({ message: `Flag ${flag.name} created`, color: 'green' })
+      onDone()
+      setLocation(flagPath(projectId, flag.name))
+    },
+  })
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault()
+        create.mutate()
+      }}
+    >
+      <Stack>
+        {create.isError && <ErrorMessage error={create.error} />}
+        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <Select label="Type" data={[...FLAG_TYPES]} value={type} onChange={(v) => v && setType(v as FlagType)} allowDeselect={false} />
+        <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+        <Switch label="Impression data" checked={impressionData} onChange={(e) => setImpressionData(e.currentTarget.checked)} />
+        <Button type="submit" loading={create.isPending}>
+          Create
+        </Button>
+      </Stack>
+    </form>
+  )
+}

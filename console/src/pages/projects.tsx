@@ -1,0 +1,206 @@
+import { useState, type FormEvent } from 'react'
+import { Anchor, Badge, Button, Group, MultiSelect, NumberInput, Select, Stack, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { notifications } from '@mantine/notifications'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link, useLocation } from 'wouter'
+import { api, ok, type Schemas } from '../api/client'
+import { useAllows } from '../api/session'
+import { Dialog } from '../components/dialog'
+import { ErrorMessage } from '../components/error-message'
+import { Loading } from '../components/loading'
+import { projectPath } from '../paths'
+
+type Project = Schemas['projectSchema']
+type Mode = Project['mode']
+
+const MODES: { value: Mode; label: string }[] = [
+  { value: 'open', label: 'Open: anyone may submit change requests' },
+  { value: 'protected', label: 'Protected: only members submit change requests' },
+  { value: 'private', label: 'Private: visible only to members' },
+]
+
+export const PROJECTS_KEY = ['projects'] as const
+
+export function useEnvironments() {
+  return useQuery({ queryKey: ['environments'], queryFn: () => ok(api.GET('/api/admin/environments')), staleTime: 60_000 })
+}
+
+/** The projects the user may see, with creating and editing where they may. */
+export default function ProjectsPage() {
+  const allows = useAllows()
+  const projects = useQuery({ queryKey: PROJECTS_KEY, queryFn: () => ok(api.GET('/api/admin/projects')) })
+  const [creating, setCreating] = useState(false)
+  const [editing, setEditing] = useState<Project>()
+  if (projects.isPending) return <Loading />
+  if (projects.isError) return <ErrorMessage error={projects.error} />
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1}>Projects</Title>
+        {allows('CREATE_PROJECT') && <Button onClick={() => setCreating(true)}>Create project</Button>}
+      </Group>
+      <Table striped highlightOnHover>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Id</Table.Th>
+            <Table.Th>Mode</Table.Th>
+            <Table.Th>Environments</Table.Th>
+            <Table.Th>Flag limit</Table.Th>
+            <Table.Th>
+              <VisuallyHidden>Actions</VisuallyHidden>
+            </Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {projects.data.projects.map((p) => (
+            <Table.Tr key={p.id}>
+              <Table.Td>
+                <Anchor component={Link} href={projectPath(p.id)}>
+                  {p.name}
+                </Anchor>
+                {p.description && (
+                  <Text size="xs" c="dimmed">
+                    {p.description}
+                  </Text>
+                )}
+              </Table.Td>
+              <Table.Td>{p.id}</Table.Td>
+              <Table.Td>
+                <Badge variant="light">{p.mode}</Badge>
+              </Table.Td>
+              <Table.Td>{p.environments.join(', ')}</Table.Td>
+              <Table.Td>{p.featureLimit ?? 'none'}</Table.Td>
+              <Table.Td>
+                {allows('UPDATE_PROJECT', p.id) && (
+                  <Button size="xs" variant="default" onClick={() => setEditing(p)} aria-label={`Edit project ${p.name}`}>
+                    Edit
+                  </Button>
+                )}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Dialog opened={creating} onClose={() => setCreating(false)} title="Create project">
+        {creating && <CreateProjectForm onDone={() => setCreating(false)} />}
+      </Dialog>
+      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title="Edit project">
+        {editing && <EditProjectForm project={editing} onDone={() => setEditing(undefined)} />}
+      </Dialog>
+    </Stack>
+  )
+}
+
+const limitOf = (value: string | number) => (value === '' ? null : Number(value))
+
+function CreateProjectForm({ onDone }: { onDone: () => void }) {
+  const environments = useEnvironments()
+  const queryClient = useQueryClient()
+  const [, setLocation] = useLocation()
+  const [id, setId] = useState('')
+  const [name, setName] = useState('')
+  const [description, setDescription] = useState('')
+  const [mode, setMode] = useState<Mode>('open')
+  const [envs, setEnvs] = useState<string[]>([])
+  const [crEnvs, setCrEnvs] = useState<string[]>([])
+  const [featureLimit, setFeatureLimit] = useState<string | number>('')
+  const create = useMutation({
+    mutationFn: async () => {
+      const created = await ok(
+        api.POST('/api/admin/projects', {
+          body: {
+            name,
+            mode,
+            ...(id ? { id } : {}),
+            ...(description ? { description } : {}),
+            ...(envs.length > 0 ? { environments: envs } : {}),
+            ...(crEnvs.length > 0 ? { changeRequestEnvironments: crEnvs.map((env) => ({ name: env, requiredApprovals: 1 })) } : {}),
+          },
+        }),
+      )
+      // Creating takes no limit: it is the project's setting, written right after (PUT /api/admin/projects/{projectId}).
+      const limit = limitOf(featureLimit)
+      if (limit !== null) {
+        await ok(api.PUT('/api/admin/projects/{projectId}', { params: { path: { projectId: created.id } }, body: { name: created.name, featureLimit: limit } }))
+      }
+      return created
+    },
+    onSuccess: async (created) => {
+      await queryClient.invalidateQueries({ queryKey: PROJECTS_KEY })
+      notifications.show({ message: `Project ${created.name} created`, color: 'green' })
+      onDone()
+      setLocation(projectPath(created.id))
+    },
+  })
+  const envNames = (environments.data?.environments ?? []).map((e) => e.name)
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    create.mutate()
+  }
+  return (
+    <form onSubmit={submit}>
+      <Stack>
+        {create.isError && <ErrorMessage error={create.error} />}
+        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <TextInput label="Id" description="Made from the name when left empty" value={id} onChange={(e) => setId(e.currentTarget.value)} />
+        <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+        <Select label="Mode" data={MODES} value={mode} onChange={(v) => v && setMode(v as Mode)} allowDeselect={false} />
+        <MultiSelect label="Environments" description="Every environment when none is chosen" data={envNames} value={envs} onChange={setEnvs} />
+        <MultiSelect
+          label="Environments requiring change requests"
+          description="Changes there go through a reviewed change request (one approval)"
+          data={envNames}
+          value={crEnvs}
+          onChange={setCrEnvs}
+        />
+        <NumberInput label="Flag limit" description="Most flags the project may hold; empty for none" min={1} allowDecimal={false} value={featureLimit} onChange={setFeatureLimit} />
+        <Button type="submit" loading={create.isPending}>
+          Create
+        </Button>
+      </Stack>
+    </form>
+  )
+}
+
+function EditProjectForm({ project, onDone }: { project: Project; onDone: () => void }) {
+  const queryClient = useQueryClient()
+  const [name, setName] = useState(project.name)
+  const [description, setDescription] = useState(project.description ?? '')
+  const [mode, setMode] = useState<Mode>(project.mode)
+  const [featureLimit, setFeatureLimit] = useState<string | number>(project.featureLimit ?? '')
+  const update = useMutation({
+    mutationFn: () =>
+      ok(
+        api.PUT('/api/admin/projects/{projectId}', {
+          params: { path: { projectId: project.id } },
+          body: { name, description: description || null, mode, featureLimit: limitOf(featureLimit) },
+        }),
+      ),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: PROJECTS_KEY })
+      await queryClient.invalidateQueries({ queryKey: ['project', project.id] })
+      notifications.show({ message: `Project ${name} saved`, color: 'green' })
+      onDone()
+    },
+  })
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault()
+        update.mutate()
+      }}
+    >
+      <Stack>
+        {update.isError && <ErrorMessage error={update.error} />}
+        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+        <Select label="Mode" data={MODES} value={mode} onChange={(v) => v && setMode(v as Mode)} allowDeselect={false} />
+        <NumberInput label="Flag limit" description="Empty for none" min={1} allowDecimal={false} value={featureLimit} onChange={setFeatureLimit} />
+        <Button type="submit" loading={update.isPending}>
+          Save
+        </Button>
+      </Stack>
+    </form>
+  )
+}

@@ -1,0 +1,2 @@
+export const projectPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}`
+export const flagPath = (projectId: string, flagName: string) => `${projectPath(projectId)}/flags/${encodeURIComponent(flagName)}`

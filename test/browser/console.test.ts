@@ -1,0 +1,301 @@
+// The web console in a real Chromium (Debian's, driven by playwright-core; no browser is downloaded) against
+// the Node server on a fresh embedded database. Every page visited must pass axe-core with no violation, and
+// leaves a screenshot in docs/screenshots/ (shown in the README).
+import { mkdtemp, rm } from 'node:fs/promises'
+import { readFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readConfig, startServer } from '../../src/server.js'
+import { initialJavaScript, INITIAL_JS_BUDGET } from '../../scripts/console-size.js'
+import { CONSOLE_DIST } from '../../src/console-node.js'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+const ADMIN_PASSWORD = 'console-admin-password'
+const TOKEN = '*:*.browser-test-admin'
+
+let dataDir: string
+let server: Awaited<ReturnType<typeof startServer>>
+let browser: Browser
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`)
+  dataDir = await mkdtemp(join(tmpdir(), 'flagpost-browser-'))
+  server = await startServer({ ...readConfig({ FLAGPOST_ADMIN_PASSWORD: ADMIN_PASSWORD, INIT_ADMIN_API_TOKENS: TOKEN }), port: 0, host: '127.0.0.1', dataDir })
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+  if (dataDir) await rm(dataDir, { recursive: true, force: true })
+})
+
+/** Calls the admin API with the admin token, for what the test sets up or checks outside the console. */
+async function adminApi(method: string, path: string, body?: unknown) {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+  return text ? JSON.parse(text) : undefined
+}
+
+/** The page as it settles: no axe-core violation, and a screenshot under `name`. */
+async function checkPage(page: Page, name: string) {
+  await page.waitForLoadState('networkidle')
+  await page.addScriptTag({ content: axeSource })
+  // A string, evaluated in the page: this file is compiled without the DOM's types.
+  const violations = await page.evaluate<string[]>(
+    `axe.run(document).then((r) => r.violations.map((v) => v.id + ': ' + v.help + ' at ' + v.nodes.map((n) => JSON.stringify(n.target)).join(' ')))`,
+  )
+  expect(violations, `accessibility of ${name}`).toEqual([])
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+}
+
+/** A page of a browser context of its own (its own cookies), failing fast when what it waits for never comes. */
+async function newPage() {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' })).newPage()
+  page.setDefaultTimeout(10_000)
+  return page
+}
+
+/** Mantine's Select and MultiSelect inputs, by their label. */
+const comboboxOf = (scope: Locator, name: string) => scope.getByRole('combobox', { name }).or(scope.getByRole('textbox', { name })).first()
+
+async function signIn(page: Page, username: string, password: string) {
+  await page.goto(`${server.url}/`)
+  await page.getByLabel('Username or e-mail').fill(username)
+  await page.getByLabel(/^Password/).fill(password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+}
+
+describe('the web console', { timeout: 60_000 }, () => {
+  let page: Page
+
+  it('keeps the JavaScript of the first load within its budget', async () => {
+    const { gzipBytes, files } = await initialJavaScript(CONSOLE_DIST)
+    expect(files.length).toBeGreaterThan(0)
+    expect(gzipBytes).toBeLessThanOrEqual(INITIAL_JS_BUDGET)
+  })
+
+  it('says why a sign-in failed, then signs the first admin in to the dashboard', async () => {
+    page = await newPage()
+    await signIn(page, 'admin', 'not-the-password')
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/username and password is invalid/)
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/sign-in')
+    await checkPage(page, 'sign-in')
+
+    await page.getByLabel(/^Password/).fill(ADMIN_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Your dashboard' }).waitFor()
+    expect(await page.getByRole('button', { name: /Account of admin/ }).count()).toBe(1)
+    await checkPage(page, 'home')
+  })
+
+  it('creates a project', async () => {
+    await page.getByRole('link', { name: 'Projects' }).click()
+    await page.getByRole('heading', { name: 'Projects' }).waitFor()
+    await page.getByRole('button', { name: 'Create project' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Name').fill('Checkout')
+    await dialog.getByLabel('Description').fill('The checkout team')
+    await checkPage(page, 'project-create')
+    await dialog.getByRole('button', { name: 'Create' }).click()
+    await page.getByRole('heading', { name: 'Checkout' }).waitFor()
+    expect(new URL(page.url()).pathname).toBe('/projects/checkout')
+    const projects = await adminApi('GET', '/api/admin/projects')
+    expect(projects.projects.map((p: { id: string }) => p.id)).toContain('checkout')
+  })
+
+  it('creates a flag, and shows the server refusing a duplicate', async () => {
+    await page.getByRole('button', { name: 'Create flag' }).click()
+    let dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Name').fill('new-checkout')
+    await dialog.getByRole('button', { name: 'Create' }).click()
+    await page.getByRole('heading', { name: 'new-checkout' }).waitFor()
+    expect(new URL(page.url()).pathname).toBe('/projects/checkout/flags/new-checkout')
+
+    await page.goBack()
+    await page.getByRole('button', { name: 'Create flag' }).click()
+    dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Name').fill('new-checkout')
+    await dialog.getByRole('button', { name: 'Create' }).click()
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toMatch(/new-checkout/)
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'hidden' })
+    await checkPage(page, 'project')
+  })
+
+  it('adds a gradual rollout with a constraint and a segment, checking values as the server does', async () => {
+    const segment = await adminApi('POST', '/api/admin/segments', { name: 'beta-testers', constraints: [{ contextName: 'userId', operator: 'IN', values: ['tester'] }] })
+    await page.getByRole('link', { name: 'new-checkout' }).click()
+    const development = page.getByRole('region', { name: 'Environment development' })
+    await development.getByRole('button', { name: 'Add strategy in development' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Rollout (%)').fill('25')
+    await dialog.getByRole('button', { name: 'Add constraint' }).click()
+    await comboboxOf(dialog, 'Operator 1').click()
+    await page.getByRole('option', { name: /\(NUM_GT\)/ }).click()
+    await dialog.getByLabel('Context field 1').fill('age')
+    await dialog.getByLabel('Value 1').fill('forty')
+    await expect.poll(() => dialog.getByRole('status').textContent()).toBe('NUM_GT needs a number, got "forty"')
+    expect(await dialog.getByRole('button', { name: 'Save strategy' }).isDisabled()).toBe(true)
+    await dialog.getByLabel('Value 1').fill('40')
+    await comboboxOf(dialog, 'Segments').click({ force: true })
+    await page.getByRole('option', { name: 'beta-testers' }).click()
+    await page.keyboard.press('Escape')
+    await checkPage(page, 'strategy')
+    await dialog.getByRole('button', { name: 'Save strategy' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await development.getByText('Rollout 25%').waitFor()
+
+    const flag = await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout')
+    const strategies = flag.environments.find((e: { name: string }) => e.name === 'development').strategies
+    expect(strategies).toHaveLength(1)
+    expect(strategies[0]).toMatchObject({
+      name: 'flexibleRollout',
+      parameters: { rollout: '25', stickiness: 'default', groupId: 'new-checkout' },
+      constraints: [{ contextName: 'age', operator: 'NUM_GT', value: '40', inverted: false }],
+      segments: [segment.id],
+    })
+  })
+
+  it('switches the flag on in development, and the event log shows the change', async () => {
+    const development = page.getByRole('region', { name: 'Environment development' })
+    await development.getByRole('switch', { name: 'new-checkout in development' }).click({ force: true })
+    await expect
+      .poll(async () => (await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout')).environments.find((e: { name: string }) => e.name === 'development').enabled)
+      .toBe(true)
+    await checkPage(page, 'flag')
+
+    await page.getByRole('link', { name: 'Event log' }).click()
+    await page.getByLabel('Flag').fill('new-checkout')
+    await page.getByRole('button', { name: 'Search' }).click()
+    const enabled = page.getByRole('article', { name: /feature-environment-enabled/ })
+    await enabled.waitFor()
+    expect(await enabled.textContent()).toContain('in development')
+    const strategyAdded = page.getByRole('article', { name: /feature-strategy-add/ })
+    expect(await strategyAdded.textContent()).toContain('+ parameters: {"groupId":"new-checkout","rollout":"25","stickiness":"default"}')
+    await checkPage(page, 'events')
+  })
+
+  it("edits the flag's metadata, saved as a JSON Patch", async () => {
+    await page.goto(`${server.url}/projects/checkout/flags/new-checkout`)
+    await page.getByLabel('Description').fill('The new checkout flow')
+    await page.getByRole('switch', { name: 'Stale' }).click({ force: true })
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
+    await expect.poll(async () => (await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout')).stale).toBe(true)
+    expect((await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout')).description).toBe('The new checkout flow')
+    const patched = await adminApi('GET', '/api/admin/search/events?feature=IS:new-checkout&type=IS:feature-stale-on')
+    expect(patched.total).toBe(1)
+  })
+
+  it('reorders, disables and deletes strategies', async () => {
+    const development = page.getByRole('region', { name: 'Environment development' })
+    await development.getByRole('button', { name: 'Add strategy in development' }).click()
+    const dialog = page.getByRole('dialog')
+    await comboboxOf(dialog, 'Strategy').click()
+    await page.getByRole('option', { name: /\(default\)/ }).click()
+    await dialog.getByLabel('Title').fill('Everyone')
+    await dialog.getByRole('button', { name: 'Save strategy' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    const order = async () =>
+      (await adminApi('GET', '/api/admin/projects/checkout/features/new-checkout/environments/development/strategies'))
+        .sort((a: { sortOrder: number }, b: { sortOrder: number }) => a.sortOrder - b.sortOrder)
+        .map((s: { title: string | null; name: string; disabled: boolean }) => `${s.title ?? s.name}${s.disabled ? ' (disabled)' : ''}`)
+    await expect.poll(order).toEqual(['flexibleRollout', 'Everyone'])
+
+    await development.getByRole('button', { name: 'Move Everyone up' }).click()
+    await expect.poll(order).toEqual(['Everyone', 'flexibleRollout'])
+    await development.getByRole('region', { name: 'Strategy Everyone' }).getByRole('button', { name: 'Disable' }).click()
+    await expect.poll(order).toEqual(['Everyone (disabled)', 'flexibleRollout'])
+    page.once('dialog', (confirm) => void confirm.accept())
+    await development.getByRole('region', { name: 'Strategy Everyone' }).getByRole('button', { name: 'Delete' }).click()
+    await expect.poll(order).toEqual(['flexibleRollout'])
+  })
+
+  it('edits a project', async () => {
+    await page.goto(`${server.url}/projects`)
+    await page.getByRole('button', { name: 'Edit project Checkout' }).click()
+    const dialog = page.getByRole('dialog')
+    await dialog.getByLabel('Flag limit').fill('50')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await checkPage(page, 'projects')
+    await expect.poll(async () => (await adminApi('GET', '/api/admin/projects/checkout')).featureLimit).toBe(50)
+  })
+
+  it('keeps a project of 1,000 flags to the rows on screen, and searches, filters and sorts them', { timeout: 180_000 }, async () => {
+    await adminApi('POST', '/api/admin/projects', { id: 'big', name: 'Big' })
+    const names = Array.from({ length: 1000 }, (_, i) => `flag-${String(i).padStart(4, '0')}`)
+    for (let i = 0; i < names.length; i += 10) {
+      await Promise.all(names.slice(i, i + 10).map((name) => adminApi('POST', '/api/admin/projects/big/features', { name, type: name.endsWith('7') ? 'experiment' : 'release' })))
+    }
+    await adminApi('POST', '/api/admin/features/flag-0500/tags', { type: 'simple', value: 'payments' })
+    await page.goto(`${server.url}/projects/big`)
+    await page.getByText('1000 of 1000 flags').waitFor()
+    const rows = page.getByRole('table', { name: 'Flags' }).getByRole('row')
+    // The header row and the rows in view (plus the overscan), not a thousand.
+    expect(await rows.count()).toBeLessThan(40)
+    await checkPage(page, 'project-1000-flags')
+
+    await comboboxOf(page.locator('body'), 'Tag').click()
+    await page.getByRole('option', { name: 'simple:payments' }).click()
+    await page.getByText('1 of 1000 flags').waitFor()
+    expect(await rows.nth(1).getByRole('link').textContent()).toBe('flag-0500')
+
+    await page.reload()
+    await comboboxOf(page.locator('body'), 'Sort by').click()
+    await page.getByRole('option', { name: 'Newest first' }).click()
+    await expect.poll(() => rows.nth(1).getByRole('link').textContent()).toBe('flag-0999')
+    await page.getByLabel('Search').fill('flag-09')
+    await page.getByText('100 of 1000 flags').waitFor()
+    await comboboxOf(page.locator('body'), 'Type').click()
+    await page.getByRole('option', { name: 'experiment' }).click()
+    await page.getByText('10 of 1000 flags').waitFor()
+    expect(await rows.nth(1).getByRole('link').textContent()).toBe('flag-0997')
+  })
+
+  it('offers a Viewer no switches and no strategy changes', async () => {
+    await adminApi('POST', '/api/admin/user-admin', { username: 'viewer', password: 'viewer-password', rootRole: 'Viewer', sendEmail: false })
+    const viewer = await newPage()
+    await signIn(viewer, 'viewer', 'viewer-password')
+    await viewer.getByRole('heading', { name: 'Your dashboard' }).waitFor()
+    await viewer.goto(`${server.url}/projects/checkout`)
+    await viewer.getByRole('link', { name: 'new-checkout' }).waitFor()
+    expect(await viewer.getByRole('switch').count()).toBe(0)
+    expect(await viewer.getByRole('button', { name: 'Create flag' }).count()).toBe(0)
+    await checkPage(viewer, 'project-viewer')
+    await viewer.getByRole('link', { name: 'new-checkout' }).click()
+    await viewer.getByRole('region', { name: 'Environment development' }).waitFor()
+    expect(await viewer.getByRole('switch').count()).toBe(0)
+    expect(await viewer.getByRole('button', { name: /Add strategy|Edit|Delete/ }).count()).toBe(0)
+  })
+
+  it('sends the user back to sign in when the session ends, and signs out', async () => {
+    await page.getByRole('button', { name: /Account of admin/ }).click()
+    await page.getByRole('menuitem', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { name: 'Sign in to Flagpost' }).waitFor()
+    await page.goto(`${server.url}/projects/checkout`)
+    await page.getByRole('heading', { name: 'Sign in to Flagpost' }).waitFor()
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/projects/checkout')
+  })
+
+  it('says so when this address has made too many sign-in attempts', async () => {
+    const attempt = () =>
+      fetch(`${server.url}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url }, body: JSON.stringify({ username: 'admin', password: 'wrong-password' }) })
+    while ((await attempt()).status !== 429);
+    await page.goto(`${server.url}/sign-in`)
+    await page.getByLabel('Username or e-mail').fill('admin')
+    await page.getByLabel(/^Password/).fill(ADMIN_PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/^Too many attempts.*try again in \d+ seconds/)
+  })
+})

@@ -418,7 +418,7 @@ export interface paths {
         put?: never;
         /**
          * Add a strategy to a flag in an environment
-         * @description Constraints are validated in full (operator, `values` or `value`, numbers, ISO dates, semantic versions, regular expressions, CIDR ranges); segments must exist; variants are checked and weighted like flag variants. Without a sortOrder the strategy goes last. Emits `feature-strategy-add`. Where the project requires change requests in the environment, this needs SKIP_CHANGE_REQUEST (403 otherwise): propose the change in a change request instead.
+         * @description Constraints are validated in full (operator, `values` or `value`, numbers, ISO dates, semantic versions, regular expressions, CIDR ranges); segments must exist and be global or of the flag's project; variants are checked and weighted like flag variants. Without a sortOrder the strategy goes last. Emits `feature-strategy-add`. Where the project requires change requests in the environment, this needs SKIP_CHANGE_REQUEST (403 otherwise): propose the change in a change request instead.
          */
         post: operations["addFeatureStrategy"];
         delete?: never;
@@ -569,6 +569,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all context fields
+         * @description Every context field, by `sortOrder`, then name, the built-in ones (environment, userId, appName, currentTime, sessionId) included. `usedInFeatures` and `usedInProjects` count the live (not archived) flags whose strategies constrain the field, and their projects; 0 when none (Unleash leaves them out then). Project-scoped context fields are not served. Open to every signed-in user and admin token.
+         */
+        get: operations["getContextFields"];
+        put?: never;
+        /**
+         * Create a context field
+         * @description Creates a context field: `name` URL-friendly, 1 to 100 characters, and free (409 NameExistsError otherwise); `description` (up to 250 characters), `stickiness` (default false), `sortOrder` (default 0, as Unleash stores it), `legalValues` (each `value` 1 to 100 characters, unique, with an optional `description`). A field with legal values makes constraints on it (in flag strategies, project default strategies, segments and applied change requests) accept only those values (400 otherwise); a field without any accepts every value. Needs CREATE_CONTEXT_FIELD (Admin and Editor, as in Unleash). Emits `context-field-created`.
+         */
+        post: operations["createContextField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/context/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate a context field name
+         * @description Answers 200 when `name` could name a new context field: 400 ValidationError when it is not URL-friendly or not 1 to 100 characters, 409 NameExistsError when a field has it. Writes nothing. Needs UPDATE_CONTEXT_FIELD, as in Unleash.
+         */
+        post: operations["validateContextFieldName"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/context/{contextField}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a context field
+         * @description The context field of that name (without usage counts, as in Unleash); 404 NotFoundError for an unknown one.
+         */
+        get: operations["getContextField"];
+        /**
+         * Update a context field
+         * @description Replaces `stickiness` (false when absent) and `legalValues` (none when absent), as Unleash does; `description` and `sortOrder` are kept when absent (Unleash resets the sort order to 0 on every update). A `name` in the body is ignored: the path names the field. Legal values that constraints use may be removed, as in Unleash: those constraints keep working, and a later write of them must drop the value. Needs UPDATE_CONTEXT_FIELD. Answers 200 with no body, as Unleash does. Emits `context-field-updated` with the previous field as preData (none when nothing changes).
+         */
+        put: operations["updateContextField"];
+        post?: never;
+        /**
+         * Delete a context field
+         * @description Deletes a context field no constraint uses. One used by a strategy of a live flag (archived flags do not count, as in Unleash), by a segment or by a project default strategy is a 409 ConflictError naming them (Unleash checks flag strategies only). Built-in fields may be deleted, as in Unleash. Needs DELETE_CONTEXT_FIELD. Answers 200 with no body. Emits `context-field-deleted` with the field as preData.
+         */
+        delete: operations["deleteContextField"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/context/{contextField}/strategies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get strategies that use a context field
+         * @description The strategies of live (not archived) flags with a constraint on the field, by flag, environment and sort order; an empty list for an unknown field, as in Unleash. Strategies of private projects the caller may not read are left out.
+         */
+        get: operations["getStrategiesByContextField"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/context/{contextField}/legal-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add or update a legal value of a context field
+         * @description Adds the legal value, or replaces the description of the one with that `value`. Needs UPDATE_CONTEXT_FIELD. Answers 200 with no body. Emits `context-field-updated` (none when nothing changes).
+         */
+        post: operations["updateContextFieldLegalValue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/context/{contextField}/legal-values/{legalValue}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a legal value of a context field
+         * @description Removes the legal value. As in Unleash, it does not check whether constraints use it and does not change them: they keep evaluating as before, and a later write of them must drop the value. An unknown value changes nothing. Needs UPDATE_CONTEXT_FIELD. Answers 200 with no body. Emits `context-field-updated` when a value was removed.
+         */
+        delete: operations["deleteContextFieldLegalValue"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/features/{featureName}/tags": {
         parameters: {
             query?: never;
@@ -581,10 +713,14 @@ export interface paths {
          * @description The tags of the flag (found by name alone, in any project), by type then value. 404 for an unknown or archived flag, and for a flag of a private project the caller may not read.
          */
         get: operations["listTags"];
-        put?: never;
+        /**
+         * Add and remove a flag's tags
+         * @description `addedTags` are added, then `removedTags` removed (a tag in both ends up absent), all in one write: `feature-tagged` and `feature-untagged` for each real change, `tag-created` for each added tag new to the registry; an added tag of an unknown type is a 400 and nothing is written. Removing a tag the flag does not have is no change. Answers the flag's tags after the change. Needs UPDATE_FEATURE in the flag's project. 404 for an unknown or archived flag. Needs SKIP_CHANGE_REQUEST in every environment where the flag's project requires change requests (403 otherwise).
+         */
+        put: operations["updateTags"];
         /**
          * Add a tag to a flag
-         * @description `value` and `type` are trimmed and must then be 2 to 50 characters; `type` defaults to `simple`. Any tag type is accepted (there is no tag-type registry). Idempotent as in Unleash: adding a tag the flag already has answers 201 too, but only a real addition emits `feature-tagged` (data: the tag). Needs UPDATE_FEATURE in the flag's project. 404 for an unknown or archived flag. A tag-filtered SDK gains or loses the flag with it: needs SKIP_CHANGE_REQUEST in every environment where the flag's project requires change requests (403 otherwise).
+         * @description `value` and `type` are trimmed and must then be 2 to 50 characters; `type` defaults to `simple`. The tag type must exist: 400 `Tag type 'x' does not exist` otherwise, as in Unleash. A tag new to the registry (`GET /api/admin/tags`) is created with it, with `tag-created`, in the same write. Idempotent as in Unleash: adding a tag the flag already has answers 201 too, but only a real addition emits `feature-tagged` (data: the tag). Needs UPDATE_FEATURE in the flag's project. 404 for an unknown or archived flag. A tag-filtered SDK gains or loses the flag with it: needs SKIP_CHANGE_REQUEST in every environment where the flag's project requires change requests (403 otherwise).
          */
         post: operations["addTag"];
         delete?: never;
@@ -608,6 +744,166 @@ export interface paths {
          * @description Emits `feature-untagged` (preData: the tag). Unlike Unleash, which answers 200 for a tag the flag does not have, this is a 404 so that a typo does not pass silently. Needs UPDATE_FEATURE in the flag's project. 404 for an unknown or archived flag. A tag-filtered SDK gains or loses the flag with it: needs SKIP_CHANGE_REQUEST in every environment where the flag's project requires change requests (403 otherwise).
          */
         delete: operations["removeTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Add and remove tags of a project's flags
+         * @description `tags.addedTags` are added to every flag of `features`, then `tags.removedTags` removed, in one write, all or nothing: events as for `PUT /api/admin/features/{featureName}/tags`. Every flag must be a live flag of the project: an unknown or archived flag, or one of a private project the caller may not read, is a 404; a flag of another project is a 400 (Unleash refuses it too). Needs UPDATE_FEATURE in the project, and SKIP_CHANGE_REQUEST in every environment where it requires change requests.
+         */
+        put: operations["addTagToFeatures"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all tags
+         * @description Every tag, by type then value, whether or not a flag has it. Any authenticated caller.
+         */
+        get: operations["getTags"];
+        put?: never;
+        /**
+         * Create a tag
+         * @description `value` (trimmed) and `type`, 2 to 50 characters each. 409 NameExistsError when the tag exists; 400 when its type does not. Needs UPDATE_FEATURE (in every project: as in Unleash, whoever may tag flags). Emits `tag-created` (data: the tag).
+         */
+        post: operations["createTag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/tags/{type}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the tags of a type
+         * @description The tags of the type, by value; an empty list for an unknown type, as in Unleash.
+         */
+        get: operations["getTagsByType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/tags/{type}/{value}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a tag
+         * @description The tag; 404 when it does not exist.
+         */
+        get: operations["getTag"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tag
+         * @description Deletes the tag and removes it from every flag that has it, as Unleash does. Only `tag-deleted` is recorded (preData: the tag), as in Unleash: no `feature-untagged` per flag. 404 for an unknown tag (Unleash answers 200). Needs UPDATE_FEATURE (in every project), and SKIP_CHANGE_REQUEST in every environment requiring change requests of every project with a flag that has the tag (a tag-filtered SDK loses the flag with it).
+         */
+        delete: operations["deleteTag"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/tag-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all tag types
+         * @description Every tag type, by name, the built-in `simple` among them. Any authenticated caller.
+         */
+        get: operations["getTagTypes"];
+        put?: never;
+        /**
+         * Create a tag type
+         * @description `name`: 2 to 50 URL-friendly characters, trimmed; `description`, `icon` and `color` (`#RRGGBB`) optional. 409 NameExistsError when the name is taken. Needs CREATE_TAG_TYPE (admins only, as in Unleash). Emits `tag-type-created` (data: the tag type).
+         */
+        post: operations["createTagType"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/tag-types/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate a tag type
+         * @description Checks a tag type as creating it would, without creating it: 400 for an invalid body, 409 NameExistsError when the name is taken. Writes nothing. Any authenticated caller, as in Unleash.
+         */
+        post: operations["validateTagType"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/tag-types/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a tag type
+         * @description The tag type; 404 when there is none of that name (Unleash documents no 404 here, but answers one).
+         */
+        get: operations["getTagType"];
+        /**
+         * Update a tag type
+         * @description Sets `description`, `icon` and `color` (`#RRGGBB`); a field left out is kept. The name cannot change. 404 for an unknown tag type. Needs UPDATE_TAG_TYPE (admins only). Emits `tag-type-updated` (data and preData: the tag type after and before).
+         */
+        put: operations["updateTagType"];
+        post?: never;
+        /**
+         * Delete a tag type
+         * @description Deletes the tag type, every tag of that type, and removes those tags from every flag that has them, as Unleash does (its foreign keys cascade). Only `tag-type-deleted` is recorded (preData: the tag type), as in Unleash: no `tag-deleted` or `feature-untagged` per tag and flag. A tag-filtered SDK may lose flags with it: needs SKIP_CHANGE_REQUEST in every environment requiring change requests of every project with a flag losing a tag (admins have it). 404 for an unknown tag type (Unleash answers 200). Needs DELETE_TAG_TYPE (admins only).
+         */
+        delete: operations["deleteTagType"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1067,7 +1363,11 @@ export interface paths {
          * @description Replaces the settings. Two forms: with `enabled: true`, `clientId` and `secret` are required; with `enabled: false` (or absent) every field is optional. `discoverUrl` must be an https URL, `idTokenSigningAlgorithm` RS256, RS384 or RS512, `defaultRootRole` Viewer, Editor or Admin, `defaultRootRoleId` an existing root role (it wins over `defaultRootRole`, which is set to its name), `emailDomains` a comma-separated list of domains (stored lower-case), `acrValues` space-separated values. Empty strings mean "not set". Any other field or type is a 400; a body that is not JSON a 415. The secret is never returned: responses show `********`, and sending `********` back keeps the stored secret. Needs the Admin root role. Emits `setting-created` the first time, then `setting-updated`; their data holds the settings without the secret (and `secretChanged`).
          */
         post: operations["setOidcSettings"];
-        delete?: never;
+        /**
+         * Reset OIDC settings
+         * @description Removes the stored settings, secret included: the settings read `{ "enabled": false }` again. Answers 204, also when none were stored (then nothing is recorded). Needs the Admin root role. Emits `setting-deleted` with the removed settings, without the secret, as preData.
+         */
+        delete: operations["resetOidcSettings"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1990,12 +2290,130 @@ export interface components {
             project?: string | null;
             constraints: components["schemas"]["constraintSchema"][];
         };
+        contextFieldsSchema: components["schemas"]["contextFieldSchema"][];
+        contextFieldSchema: {
+            /** @example userId */
+            name: string;
+            description: string | null;
+            stickiness: boolean;
+            sortOrder: number;
+            /** Format: date-time */
+            createdAt: string | null;
+            legalValues: components["schemas"]["legalValueSchema"][];
+            /** @description In the list only: how many live (not archived) flags have a strategy with a constraint on the field */
+            usedInFeatures?: number;
+            /** @description In the list only: how many projects those flags belong to */
+            usedInProjects?: number;
+        };
+        legalValueSchema: {
+            /**
+             * @description The valid value
+             * @example gold
+             */
+            value: string;
+            /**
+             * @description Describes this specific legal value
+             * @example Paying customers
+             */
+            description?: string | null;
+        };
+        nameSchema: {
+            /** @example betaUser */
+            name: string;
+        };
+        contextFieldStrategiesSchema: {
+            strategies: {
+                id: string;
+                featureName: string;
+                projectId: string;
+                environment: string;
+                strategyName: string;
+            }[];
+        };
+        createContextFieldSchema: {
+            /** @example subscriptionTier */
+            name: string;
+            /** @description A description of the context field */
+            description?: string | null;
+            /** @description `true` if this field is offered for custom stickiness (flexible rollouts, variants); default false */
+            stickiness?: boolean;
+            /** @description Where the field is listed: by sortOrder, then name */
+            sortOrder?: number;
+            /** @description The values constraints on this field may use; empty or absent: any value */
+            legalValues?: components["schemas"]["legalValueSchema"][] | null;
+            /** @description Project-scoped context fields are not served: absent or null (a global field) */
+            project?: null;
+        };
+        updateContextFieldSchema: {
+            /** @description Ignored: the path names the field */
+            name?: string;
+            /** @description A description of the context field */
+            description?: string | null;
+            /** @description `true` if this field is offered for custom stickiness (flexible rollouts, variants); default false */
+            stickiness?: boolean;
+            /** @description Where the field is listed: by sortOrder, then name */
+            sortOrder?: number;
+            /** @description The values constraints on this field may use; empty or absent: any value */
+            legalValues?: components["schemas"]["legalValueSchema"][] | null;
+            /** @description Project-scoped context fields are not served: absent or null (a global field) */
+            project?: null;
+        };
         tagsSchema: {
             version: number;
             tags: {
                 value: string;
                 type: string;
             }[];
+        };
+        updateTagsSchema: {
+            addedTags: components["schemas"]["tagSchema"][];
+            removedTags: components["schemas"]["tagSchema"][];
+        };
+        tagsBulkAddSchema: {
+            features: string[];
+            tags: components["schemas"]["updateTagsSchema"];
+        };
+        tagWithVersionSchema: {
+            version: number;
+            tag: {
+                value: string;
+                type: string;
+            };
+        };
+        createTagSchema: {
+            /** @description Trimmed; 2 to 50 characters */
+            value: string;
+            /** @description An existing tag type */
+            type: string;
+            /** @description Accepted as Unleash does; not stored */
+            color?: string | null;
+        };
+        tagTypesSchema: {
+            version: number;
+            tagTypes: components["schemas"]["tagTypeSchema"][];
+        };
+        tagTypeSchema: {
+            /** @example color */
+            name: string;
+            description?: string;
+            icon?: string | null;
+            color?: string | null;
+        };
+        validateTagTypeSchema: {
+            valid: boolean;
+            tagType: components["schemas"]["tagTypeSchema"];
+        };
+        createTagTypeSchema: {
+            /** @example color */
+            name: string;
+            description?: string;
+            icon?: string | null;
+            color?: string | null;
+        };
+        updateTagTypeSchema: {
+            description?: string;
+            icon?: string | null;
+            color?: string | null;
         };
         createDependentFeatureSchema: {
             /**
@@ -5550,6 +5968,576 @@ export interface operations {
             };
         };
     };
+    getContextFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The context fields */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["contextFieldsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createContextField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createContextFieldSchema"];
+            };
+        };
+        responses: {
+            /** @description The new context field */
+            201: {
+                headers: {
+                    /** @description The location of the new context field */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["contextFieldSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    validateContextFieldName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["nameSchema"];
+            };
+        };
+        responses: {
+            /** @description The name is valid and free */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getContextField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contextField: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The context field */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["contextFieldSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateContextField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contextField: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["updateContextFieldSchema"];
+            };
+        };
+        responses: {
+            /** @description The context field was updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteContextField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contextField: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The context field was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getStrategiesByContextField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contextField: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The strategies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["contextFieldStrategiesSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateContextFieldLegalValue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contextField: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["legalValueSchema"];
+            };
+        };
+        responses: {
+            /** @description The legal value was written */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteContextFieldLegalValue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                contextField: string;
+                legalValue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The legal value is gone */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     listTags: {
         parameters: {
             query?: never;
@@ -5590,6 +6578,77 @@ export interface operations {
             };
             /** @description NotFoundError: the resource does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                featureName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["updateTagsSchema"];
+            };
+        };
+        responses: {
+            /** @description The flag's tags */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tagsSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5687,6 +6746,661 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The tag was removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    addTagToFeatures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["tagsBulkAddSchema"];
+            };
+        };
+        responses: {
+            /** @description The tags were changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tags */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tagsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createTagSchema"];
+            };
+        };
+        responses: {
+            /** @description The new tag */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tagWithVersionSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getTagsByType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                type: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tags */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tagsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                type: string;
+                value: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tagWithVersionSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                type: string;
+                value: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getTagTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag types */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tagTypesSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createTagType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createTagTypeSchema"];
+            };
+        };
+        responses: {
+            /** @description The new tag type */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tagTypeSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    validateTagType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createTagTypeSchema"];
+            };
+        };
+        responses: {
+            /** @description The tag type is valid and its name free */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["validateTagTypeSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getTagType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["tagTypeSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateTagType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["updateTagTypeSchema"];
+            };
+        };
+        responses: {
+            /** @description The tag type was updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteTagType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tag type was deleted */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -7334,6 +9048,42 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    resetOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings were reset */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

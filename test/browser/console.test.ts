@@ -1,81 +1,21 @@
 // The web console in a real Chromium (Debian's, driven by playwright-core; no browser is downloaded) against
-// the Node server on a fresh embedded database. Every page visited must pass axe-core with no violation, and
-// leaves a screenshot in test-results/screenshots/ (git-ignored); `npm run console:screenshots` writes them to
-// docs/screenshots/ instead, the ones the README shows.
-import { mkdtemp, rm } from 'node:fs/promises'
-import { readFileSync, existsSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { createRequire } from 'node:module'
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
+// the Node server on a fresh embedded database (the harness: test/browser/harness.ts). Every page visited must
+// pass axe-core with no violation, and leaves a screenshot (see the harness).
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readConfig, startServer } from '../../src/server.js'
 import { initialJavaScript, INITIAL_JS_BUDGET } from '../../scripts/console-size.js'
 import { CONSOLE_DIST } from '../../src/console-node.js'
+import { ADMIN_PASSWORD, checkPage, comboboxOf, startConsole, type ConsoleUnderTest } from './harness.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const SCREENSHOTS = new URL(process.env.FLAGPOST_UPDATE_SCREENSHOTS === '1' ? '../../docs/screenshots/' : '../../test-results/screenshots/', import.meta.url).pathname
-const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-const ADMIN_PASSWORD = 'console-admin-password'
-const TOKEN = '*:*.browser-test-admin'
-
-let dataDir: string
-let server: Awaited<ReturnType<typeof startServer>>
-let browser: Browser
-
+let ui: ConsoleUnderTest
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`)
-  dataDir = await mkdtemp(join(tmpdir(), 'flagpost-browser-'))
-  server = await startServer({ ...readConfig({ FLAGPOST_ADMIN_PASSWORD: ADMIN_PASSWORD, INIT_ADMIN_API_TOKENS: TOKEN }), port: 0, host: '127.0.0.1', dataDir })
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
+  ui = await startConsole()
 })
+afterAll(() => ui?.close())
 
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-  if (dataDir) await rm(dataDir, { recursive: true, force: true })
-})
-
-/** Calls the admin API with the admin token, for what the test sets up or checks outside the console. */
-async function adminApi(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await response.text()
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
-  return text ? JSON.parse(text) : undefined
-}
-
-/** The page as it settles: no axe-core violation, and a screenshot under `name`. */
-async function checkPage(page: Page, name: string) {
-  await page.waitForLoadState('networkidle')
-  await page.addScriptTag({ content: axeSource })
-  // A string, evaluated in the page: this file is compiled without the DOM's types.
-  const violations = await page.evaluate<string[]>(
-    `axe.run(document).then((r) => r.violations.map((v) => v.id + ': ' + v.help + ' at ' + v.nodes.map((n) => JSON.stringify(n.target)).join(' ')))`,
-  )
-  expect(violations, `accessibility of ${name}`).toEqual([])
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
-}
-
-/** A page of a browser context of its own (its own cookies), failing fast when what it waits for never comes. */
-async function newPage() {
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' })).newPage()
-  page.setDefaultTimeout(10_000)
-  return page
-}
-
-/** Mantine's Select and MultiSelect inputs, by their label. */
-const comboboxOf = (scope: Locator, name: string) => scope.getByRole('combobox', { name }).or(scope.getByRole('textbox', { name })).first()
-
-async function signIn(page: Page, username: string, password: string) {
-  await page.goto(`${server.url}/`)
-  await page.getByLabel('Username or e-mail').fill(username)
-  await page.getByLabel(/^Password/).fill(password)
-  await page.getByRole('button', { name: 'Sign in' }).click()
-}
+const adminApi = (method: string, path: string, body?: unknown) => ui.adminApi(method, path, body)
+const newPage = () => ui.newPage()
+const signIn = (page: Page, username: string, password: string) => ui.signIn(page, username, password)
 
 describe('the web console', { timeout: 60_000 }, () => {
   let page: Page
@@ -188,7 +128,7 @@ describe('the web console', { timeout: 60_000 }, () => {
   })
 
   it("edits the flag's metadata, saved as a JSON Patch", async () => {
-    await page.goto(`${server.url}/projects/checkout/flags/new-checkout`)
+    await page.goto(`${ui.url}/projects/checkout/flags/new-checkout`)
     await page.getByLabel('Description').fill('The new checkout flow')
     await page.getByRole('switch', { name: 'Stale' }).click({ force: true })
     await page.getByRole('button', { name: 'Save', exact: true }).click()
@@ -223,7 +163,7 @@ describe('the web console', { timeout: 60_000 }, () => {
   })
 
   it('edits a project', async () => {
-    await page.goto(`${server.url}/projects`)
+    await page.goto(`${ui.url}/projects`)
     await page.getByRole('button', { name: 'Edit project Checkout' }).click()
     const dialog = page.getByRole('dialog')
     await dialog.getByLabel('Flag limit').fill('50')
@@ -240,7 +180,7 @@ describe('the web console', { timeout: 60_000 }, () => {
       await Promise.all(names.slice(i, i + 10).map((name) => adminApi('POST', '/api/admin/projects/big/features', { name, type: name.endsWith('7') ? 'experiment' : 'release' })))
     }
     await adminApi('POST', '/api/admin/features/flag-0500/tags', { type: 'simple', value: 'payments' })
-    await page.goto(`${server.url}/projects/big`)
+    await page.goto(`${ui.url}/projects/big`)
     await page.getByText('1000 of 1000 flags').waitFor()
     const rows = page.getByRole('table', { name: 'Flags' }).getByRole('row')
     // The header row and the rows in view (plus the overscan), not a thousand.
@@ -269,7 +209,7 @@ describe('the web console', { timeout: 60_000 }, () => {
     const viewer = await newPage()
     await signIn(viewer, 'viewer', 'viewer-password')
     await viewer.getByRole('heading', { name: 'Your dashboard' }).waitFor()
-    await viewer.goto(`${server.url}/projects/checkout`)
+    await viewer.goto(`${ui.url}/projects/checkout`)
     await viewer.getByRole('link', { name: 'new-checkout' }).waitFor()
     expect(await viewer.getByRole('switch').count()).toBe(0)
     expect(await viewer.getByRole('button', { name: 'Create flag' }).count()).toBe(0)
@@ -284,16 +224,16 @@ describe('the web console', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: /Account of admin/ }).click()
     await page.getByRole('menuitem', { name: 'Sign out' }).click()
     await page.getByRole('heading', { name: 'Sign in to Flagpost' }).waitFor()
-    await page.goto(`${server.url}/projects/checkout`)
+    await page.goto(`${ui.url}/projects/checkout`)
     await page.getByRole('heading', { name: 'Sign in to Flagpost' }).waitFor()
     expect(new URL(page.url()).searchParams.get('next')).toBe('/projects/checkout')
   })
 
   it('says so when this address has made too many sign-in attempts', async () => {
     const attempt = () =>
-      fetch(`${server.url}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: server.url }, body: JSON.stringify({ username: 'admin', password: 'wrong-password' }) })
+      fetch(`${ui.url}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ui.url }, body: JSON.stringify({ username: 'admin', password: 'wrong-password' }) })
     while ((await attempt()).status !== 429);
-    await page.goto(`${server.url}/sign-in`)
+    await page.goto(`${ui.url}/sign-in`)
     await page.getByLabel('Username or e-mail').fill('admin')
     await page.getByLabel(/^Password/).fill(ADMIN_PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()

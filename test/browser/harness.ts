@@ -1,0 +1,86 @@
+// The harness of the browser tests: the Node server on a fresh embedded database, Debian's Chromium driven by
+// playwright-core, axe-core on every page and a screenshot of it. Each test file calls startConsole() in its
+// beforeAll and close() in its afterAll: a server and a browser of its own.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { readFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createRequire } from 'node:module'
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
+import { expect } from 'vitest'
+import { readConfig, startServer } from '../../src/server.js'
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
+const SCREENSHOTS = new URL(process.env.FLAGPOST_UPDATE_SCREENSHOTS === '1' ? '../../docs/screenshots/' : '../../test-results/screenshots/', import.meta.url).pathname
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+export const ADMIN_PASSWORD = 'console-admin-password'
+export const TOKEN = '*:*.browser-test-admin'
+
+export interface ConsoleUnderTest {
+  url: string
+  /** Calls the admin API with the admin token, for what the test sets up or checks outside the console. */
+  adminApi: (method: string, path: string, body?: unknown) => Promise<any>
+  /** A page of a browser context of its own (its own cookies), failing fast when what it waits for never comes. */
+  newPage: () => Promise<Page>
+  /** Opens the console and signs in through its form. */
+  signIn: (page: Page, username: string, password: string) => Promise<void>
+  close: () => Promise<void>
+}
+
+/** Starts the server on a fresh embedded database (first admin `admin` / ADMIN_PASSWORD, admin token TOKEN) and Chromium. */
+export async function startConsole(): Promise<ConsoleUnderTest> {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`)
+  const dataDir = await mkdtemp(join(tmpdir(), 'flagpost-browser-'))
+  const server = await startServer({ ...readConfig({ FLAGPOST_ADMIN_PASSWORD: ADMIN_PASSWORD, INIT_ADMIN_API_TOKENS: TOKEN }), port: 0, host: '127.0.0.1', dataDir })
+  let browser: Browser
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
+  } catch (error) {
+    await server.close()
+    throw error
+  }
+  return {
+    url: server.url,
+    async adminApi(method, path, body) {
+      const response = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { authorization: TOKEN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      const text = await response.text()
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+      return text ? JSON.parse(text) : undefined
+    },
+    async newPage() {
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' })).newPage()
+      page.setDefaultTimeout(10_000)
+      return page
+    },
+    async signIn(page, username, password) {
+      await page.goto(`${server.url}/`)
+      await page.getByLabel('Username or e-mail').fill(username)
+      await page.getByLabel(/^Password/).fill(password)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+    },
+    async close() {
+      await browser?.close()
+      await server.close()
+      await rm(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** The page as it settles: no axe-core violation, and a screenshot under `name`. */
+export async function checkPage(page: Page, name: string) {
+  await page.waitForLoadState('networkidle')
+  await page.addScriptTag({ content: axeSource })
+  // A string, evaluated in the page: this file is compiled without the DOM's types.
+  const violations = await page.evaluate<string[]>(
+    `axe.run(document).then((r) => r.violations.map((v) => v.id + ': ' + v.help + ' at ' + v.nodes.map((n) => JSON.stringify(n.target)).join(' ')))`,
+  )
+  expect(violations, `accessibility of ${name}`).toEqual([])
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+}
+
+/** Mantine's Select and MultiSelect inputs, by their label. */
+export const comboboxOf = (scope: Locator, name: string) => scope.getByRole('combobox', { name }).or(scope.getByRole('textbox', { name })).first()

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { Hono } from 'hono'
 import { serveStatic } from '@hono/node-server/serve-static'
 import { isAppPath } from './app-paths.js'
+import { CONSOLE_HEADERS } from './console-headers.js'
 
 /** Where `npm run console:build` puts the web console. */
 export const CONSOLE_DIST = fileURLToPath(new URL('../console/dist', import.meta.url))
@@ -24,6 +25,7 @@ export function withConsole(appFetch: Fetch, root: string = CONSOLE_DIST): Fetch
   front.use('*', async (c, next) => {
     if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || isAppPath(c.req.path)) return appFetch(c.req.raw, c.env as Record<string, unknown>)
     await next()
+    for (const [name, value] of Object.entries(CONSOLE_HEADERS)) c.header(name, value)
   })
   front.use(
     '/assets/*',

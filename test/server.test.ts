@@ -1,9 +1,10 @@
 import { connect } from 'node:net'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
+import { CONSOLE_HEADERS } from '../src/console-headers.js'
 
 const dirs: string[] = []
 const tempDir = async () => {
@@ -114,6 +115,11 @@ describe('the Node server (npm start)', () => {
       }
       const asset = await fetch(`${server.url}/assets/index-abc123.js`)
       expect([asset.status, asset.headers.get('cache-control'), asset.headers.get('content-type')]).toEqual([200, 'public, max-age=31536000, immutable', expect.stringMatching(/javascript/)])
+      // The console's security headers, on its page and its files (the app's paths keep their own).
+      for (const response of [await fetch(`${server.url}/projects`), asset]) {
+        for (const [name, value] of Object.entries(CONSOLE_HEADERS)) expect([response.url, name, response.headers.get(name)]).toEqual([response.url, name, value])
+      }
+      expect((await fetch(`${server.url}/health`)).headers.get('x-frame-options')).toBeNull()
       expect((await fetch(`${server.url}/assets/missing-123.js`)).status).toBe(404)
 
       const unknownApi = await fetch(`${server.url}/api/admin/no-such-thing`, { headers: { authorization: '*:*.console-secret' } })
@@ -131,6 +137,13 @@ describe('the Node server (npm start)', () => {
     } finally {
       await server.close()
     }
+  })
+
+  it("gives Workers' static assets the same console headers (console/public/_headers)", async () => {
+    const rules = await readFile(new URL('../console/public/_headers', import.meta.url), 'utf8')
+    const all = rules.split(/\n(?=\S)/).find((block) => block.startsWith('/*\n'))!
+    const headers = Object.fromEntries(all.split('\n').slice(1).filter((line) => line.trim()).map((line) => [line.trim().split(': ')[0], line.trim().slice(line.trim().indexOf(': ') + 2)]))
+    expect(headers).toEqual(CONSOLE_HEADERS)
   })
 
   it('refuses malformed configuration', () => {

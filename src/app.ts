@@ -39,6 +39,7 @@ import { dependencyRoutes } from './dependencies/routes.js'
 import { favoriteRoutes } from './favorites/routes.js'
 import { lifecycleRoutes } from './lifecycle/routes.js'
 import { featureTypeRoutes } from './feature-types/routes.js'
+import { flagSearchRoutes } from './flags/search-routes.js'
 import { userRoutes } from './users/routes.js'
 import { authRoutes } from './auth/routes.js'
 import { personalAccessTokenRoutes } from './api-tokens/personal-access-token-routes.js'
@@ -215,6 +216,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', favoriteRoutes)
   app.route('/', lifecycleRoutes)
   app.route('/', featureTypeRoutes)
+  app.route('/', flagSearchRoutes)
   app.route('/', userRoutes)
   app.route('/', authRoutes)
   app.route('/', personalAccessTokenRoutes)

@@ -3,8 +3,6 @@ import { createTestApp, type TestApp } from './helpers/app.js'
 import { createFlag, createProject, createUser, fresh, ok } from './helpers/factories.js'
 import { markPotentiallyStale } from '../src/feature-types/potentially-stale.js'
 
-const DAY = 86_400_000
-
 describe('flag types', () => {
   let t: TestApp
   beforeAll(async () => {

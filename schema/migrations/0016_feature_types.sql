@@ -17,6 +17,6 @@ INSERT INTO "feature_types" ("id", "name", "description", "lifetime_days", "sort
 	('kill-switch', 'Kill switch', 'Kill switch feature flags are used to quickly turn on or off critical functionality in your system.', NULL, 3),
 	('permission', 'Permission', 'Permission feature flags are used to control permissions in your system.', NULL, 4)
 	ON CONFLICT DO NOTHING;--> statement-breakpoint
--- The flag search's free text (name and description), found by trigrams: the same expression as src/flags/search.ts.
+-- The flag search's free text (name and description), found by trigrams: the same expression as src/flags/search.ts (on its alias g).
 CREATE INDEX IF NOT EXISTS "features_search_text_idx" ON "features" USING gin ((lower("name" || ' ' || coalesce("description", ''))) gin_trgm_ops);
 -- END hand-written

@@ -36,7 +36,16 @@ function compared(column: SQL, { operator, values }: { operator: Operator; value
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
-const lifecycleStage = sql`coalesce((select l.stage from feature_lifecycles l where l.feature_name = f.name order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1), 'initial')`
+/**
+ * The flag's current stage is one of `stages` (a flag with no stage yet is `initial`). The flags in a stage are found
+ * once, not a stage read per flag: a set of the latest stages of every flag is cheaper than 10,000 lookups.
+ */
+function inLatestStage(stages: string[]): SQL {
+  const later = sql`exists (select 1 from feature_lifecycles n where n.feature_name = l.feature_name
+    and (n.entered_stage_at > l.entered_stage_at or (n.entered_stage_at = l.entered_stage_at and ${stageRankOf('n.stage')} > ${stageRankOf('l.stage')})))`
+  const latest = sql`f.name in (select l.feature_name from feature_lifecycles l where l.stage = any(${textArray(stages)}) and not ${later})`
+  return stages.includes('initial') ? sql`(${latest} or not exists (select 1 from feature_lifecycles l where l.feature_name = f.name))` : latest
+}
 const lastSeen = sql.raw('(select max(fe.last_seen_at) from feature_environments fe where fe.feature_name = f.name)')
 const favoriteOf = (principal: string) => sql`exists (select 1 from favorite_features ff where ff.principal = ${principal} and ff.feature_name = f.name)`
 const dayOf = (filter: string) => {
@@ -87,14 +96,14 @@ function lifecycleAndArchived(q: FeatureSearchQuery): SQL[] {
   if (unknown.length > 0) throw bad('lifecycle', `unknown stage(s) ${unknown.join(', ')}; one of ${LIFECYCLE_STAGES.join(', ')}`)
   const includesArchived = values.includes('archived')
   const stages = values.filter((v) => v !== 'archived')
-  const inStages = sql`${lifecycleStage} = any(${textArray(stages)})`
+  const inStages = inLatestStage(stages)
   if (including(operator)) {
     if (archived) return [sql`f.archived_at is not null`, ...(!includesArchived && stages.length > 0 ? [inStages] : [])]
     if (includesArchived) return [stages.length > 0 ? sql`(${inStages} or f.archived_at is not null)` : sql`f.archived_at is not null`]
     return [inStages, sql`f.archived_at is null`]
   }
   if (archived && !includesArchived) return [sql`f.archived_at is not null`]
-  return [...(stages.length > 0 ? [sql`${lifecycleStage} <> all(${textArray(stages)})`] : []), sql`f.archived_at is null`]
+  return [...(stages.length > 0 ? [sql`not ${inLatestStage(stages)}`] : []), sql`f.archived_at is null`]
 }
 
 /** The conditions on `f` (a row of features) that the query's filters make. */
@@ -104,8 +113,10 @@ export function searchConditions(q: FeatureSearchQuery, principal: string): SQL[
   if (terms.length > 0) {
     const patterns = terms.map((t) => `%${escapeLike(t)}%`)
     // The same expression as the trigram index features_search_text_idx.
-    const text = sql.join(patterns.map((p) => sql`lower(f.name || ' ' || coalesce(f.description, '')) like ${p}`), sql` or `)
-    where.push(sql`(${text} or exists (select 1 from feature_tags t where t.feature_name = f.name and lower(t.tag_type || ':' || t.tag_value) like any(${textArray(patterns)})))`)
+    // As sets (each found once, by the trigram index for the text), not tested flag by flag.
+    const text = sql.join(patterns.map((p) => sql`lower(g.name || ' ' || coalesce(g.description, '')) like ${p}`), sql` or `)
+    where.push(sql`(f.name in (select g.name from features g where ${text})
+      or f.name in (select t.feature_name from feature_tags t where lower(t.tag_type || ':' || t.tag_value) like any(${textArray(patterns)})))`)
   }
   if (q.project) where.push(compared(sql`f.project`, parse<Operator>('project', q.project)))
   if (q.type) where.push(compared(sql`f.type`, parse<Operator>('type', q.type)))

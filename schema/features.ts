@@ -13,6 +13,8 @@ export const features = pgTable(
     type: text('type').notNull().default('release'),
     description: text('description'),
     stale: boolean('stale').notNull().default(false),
+    // Set by the potentially-stale job (src/feature-types/potentially-stale.ts) once a live flag outlives its type's lifetime.
+    potentiallyStale: boolean('potentially_stale').notNull().default(false),
     impressionData: boolean('impression_data').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     createdBy: text('created_by').notNull(),
@@ -22,8 +24,22 @@ export const features = pgTable(
     // the flag only if it is still at the version it read, and a locking read knows whether it waited.
     version: integer('version').notNull().default(0),
   },
-  (t) => [index('features_project_idx').on(t.project, t.name), index('features_created_by_user_idx').on(t.createdByUserId, t.createdAt)],
+  (t) => [
+    index('features_project_idx').on(t.project, t.name),
+    index('features_created_by_user_idx').on(t.createdByUserId, t.createdAt),
+    // The flag search's default order (created_at, then name) and the potentially-stale job's scan.
+    index('features_created_at_idx').on(t.createdAt, t.name),
+  ],
 )
+
+/** Flag types (Unleash's five, seeded by the migration) and how many days a flag of each lives before it is potentially stale (null: never). */
+export const featureTypes = pgTable('feature_types', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  description: text('description').notNull(),
+  lifetimeDays: integer('lifetime_days'),
+  sortOrder: integer('sort_order').notNull().default(0),
+})
 
 export const featureEnvironments = pgTable(
   'feature_environments',

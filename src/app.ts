@@ -38,6 +38,8 @@ import { tagTypeRoutes } from './tag-types/routes.js'
 import { dependencyRoutes } from './dependencies/routes.js'
 import { favoriteRoutes } from './favorites/routes.js'
 import { lifecycleRoutes } from './lifecycle/routes.js'
+import { featureTypeRoutes } from './feature-types/routes.js'
+import { flagSearchRoutes } from './flags/search-routes.js'
 import { userRoutes } from './users/routes.js'
 import { authRoutes } from './auth/routes.js'
 import { personalAccessTokenRoutes } from './api-tokens/personal-access-token-routes.js'
@@ -90,10 +92,10 @@ const DEFAULT_PRINCIPAL_TTL_MS = 5_000
 /**
  * Admin writes that change no token, user, session, role, membership or project visibility, so they keep the
  * remembered principals: flags and what hangs off them (tags, tag types, favorites, dependencies), a project's
- * environments and change requests, segments, environments, integrations, the archive. Any other write forgets
+ * environments and change requests, segments, environments, integrations, the archive, flag types' lifetimes. Any other write forgets
  * them all (a new route is on the safe side until it is listed here).
  */
-const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags)|features|segments|context|environments|addons|archive|playground|tags|tag-types)(\/|$)/
+const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags)|features|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types)(\/|$)/
 const SDK_PATH = /^\/api\/(client|frontend)(\/|$)/
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
@@ -213,6 +215,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', dependencyRoutes)
   app.route('/', favoriteRoutes)
   app.route('/', lifecycleRoutes)
+  app.route('/', featureTypeRoutes)
+  app.route('/', flagSearchRoutes)
   app.route('/', userRoutes)
   app.route('/', authRoutes)
   app.route('/', personalAccessTokenRoutes)

@@ -9,6 +9,7 @@ import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
+import { markPotentiallyStale } from './feature-types/potentially-stale.js'
 import { loggable } from './core/errors.js'
 import { nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
@@ -67,6 +68,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
 
 // Deliveries are made right after each write; this sweep only catches what a stopped process left queued.
 const DELIVERY_SWEEP_MS = 60_000
+const POTENTIALLY_STALE_JOB_MS = 60 * 60_000
 
 function httpUrl(value: string | undefined, name: string): string | undefined {
   if (!value) return undefined
@@ -101,6 +103,11 @@ export async function startServer(config: ServerConfig) {
     aggregatePendingMetrics(database.db, () => new Date()).catch((error: unknown) => console.error('metrics aggregation failed:', error))
   }, DELIVERY_SWEEP_MS)
   sweep.unref()
+  // Flags outlive their type's lifetime by days: marking them hourly (and once at start) is soon enough.
+  const markStale = () => void markPotentiallyStale(database.db, new Date()).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error)))
+  markStale()
+  const staleJob = setInterval(markStale, POTENTIALLY_STALE_JOB_MS)
+  staleJob.unref()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: withConsole(app.fetch, config.consoleDir), port: config.port, hostname: config.host }, () => resolve(s))
   })
@@ -117,6 +124,7 @@ export async function startServer(config: ServerConfig) {
     firstAdmin,
     async close() {
       clearInterval(sweep)
+      clearInterval(staleJob)
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await app.idle()
       await database.close()

@@ -5,6 +5,7 @@ import { openNeon, type DbHandle } from './db.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
+import { markPotentiallyStale } from './feature-types/potentially-stale.js'
 import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
@@ -105,13 +106,14 @@ export default {
     }
   },
 
-  /** Cron trigger: makes deliveries a stopped isolate left queued, and folds SDK reports it left in the inbox. */
+  /** Cron trigger: makes deliveries a stopped isolate left queued, folds SDK reports it left in the inbox, and marks flags past their type's lifetime potentially stale. */
   async scheduled(_controller: unknown, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
     const connection = new LazyConnection(env)
     ctx.waitUntil(
       Promise.allSettled([
         deliverPending(connection.db, () => new Date(), deliveryOptions(env)).catch((error: unknown) => console.error('integration delivery failed:', loggable(error))),
         aggregatePendingMetrics(connection.db, () => new Date()).catch((error: unknown) => console.error('metrics aggregation failed:', error)),
+        markPotentiallyStale(connection.db, new Date()).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error))),
       ]).finally(() => connection.close()),
     )
   },

@@ -321,6 +321,8 @@ const cases: Case[] = [
     },
     events: ['tag-deleted'],
   },
+  // Unleash records no event for a lifetime change, and the catalogue has none for it (the potentially-stale job records the flags it marks).
+  { route: 'PUT /api/admin/feature-types/{id}/lifetime', request: async () => ({ path: '/api/admin/feature-types/kill-switch/lifetime', body: { lifetimeDays: null } }), events: [] },
   { route: 'POST /api/admin/tag-types', request: async () => ({ path: '/api/admin/tag-types', body: { name: fresh('kind') } }), events: ['tag-type-created'] },
   { route: 'POST /api/admin/tag-types/validate', request: async () => ({ path: '/api/admin/tag-types/validate', body: { name: fresh('kind') } }), events: [] },
   {

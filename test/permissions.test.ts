@@ -44,6 +44,8 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings', body: { enabled: false } },
   'DELETE /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings' },
   'POST /api/admin/environments': { path: () => '/api/admin/environments', body: { name: 'qa', type: 'test' } },
+  // Kill switches are never potentially stale already: setting it so changes nothing another test reads.
+  'PUT /api/admin/feature-types/{id}/lifetime': { path: () => '/api/admin/feature-types/kill-switch/lifetime', body: { lifetimeDays: null } },
   'POST /api/admin/features/{featureName}/tags': { path: () => '/api/admin/features/cart/tags', body: { type: 'team', value: 'growth' } },
   'DELETE /api/admin/features/{featureName}/tags/{type}/{value}': { path: () => '/api/admin/features/cart/tags/team/payments' },
   'PUT /api/admin/features/{featureName}/tags': { path: () => '/api/admin/features/cart/tags', body: { addedTags: [{ type: 'team', value: 'growth' }], removedTags: [] } },
@@ -270,6 +272,9 @@ const grants: Grant[] = [
   { who: () => editor, role: 'Editor', method: 'PUT', path: '/api/admin/tag-types/team', body: { description: 'nope' }, status: 403 },
   { who: () => editor, role: 'Editor', method: 'DELETE', path: '/api/admin/tag-types/team', status: 403 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/tag-types', body: { name: '{name}' }, given: name('admin-kind'), status: 201 },
+  // Flag types' lifetimes are an admin's, as in Unleash.
+  { who: () => editor, role: 'Editor', method: 'PUT', path: '/api/admin/feature-types/kill-switch/lifetime', body: { lifetimeDays: null }, status: 403 },
+  { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/feature-types/kill-switch/lifetime', body: { lifetimeDays: null }, status: 200 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects', body: { id: '{name}', name: 'Eds' }, given: name('eds'), status: 201 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/environments', body: { name: 'qa', type: 'test' }, status: 403 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/user-admin', body: { username: 'nope', rootRole: 'Admin' }, status: 403 },

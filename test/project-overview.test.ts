@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { markPotentiallyStale } from '../src/feature-types/potentially-stale.js'
 import { addToProject, createEnvironment, createFlag, createProject, createToken, fresh, ok } from './helpers/factories.js'
 
 let t: TestApp
@@ -245,10 +246,12 @@ describe('the overview served from its cache', () => {
     expect(shown.lastSeenAt).toBe(seen.toISOString())
   })
 
-  it('follows the clock: potentially stale flags and the windows move with it', async () => {
+  it('follows the clock: potentially stale flags (once the job marks them), health and the windows move with it', async () => {
     const web = await createWeb()
     const webMatching = await flag(web, 'web-matching')
     const later = new Date(NOW.getTime() + 400 * DAY)
+    expect((await at(later, () => overview(web))).body.features.find((f: any) => f.name === webMatching).potentiallyStale).toBe(false)
+    await markPotentiallyStale(t.db, later)
     const body = (await at(later, () => overview(web))).body
     expect(body.features.find((f: any) => f.name === webMatching).potentiallyStale).toBe(true)
     expect(body.stats.createdCurrentWindow).toBe(0)

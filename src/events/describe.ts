@@ -10,6 +10,7 @@ const phrases: Record<string, [label: string, summary: string]> = {
   'feature-type-updated': ['Flag type changed', 'changed the type of **{flag}**'],
   'feature-stale-on': ['Flag marked stale', 'marked **{flag}** as stale'],
   'feature-stale-off': ['Flag no longer stale', 'marked **{flag}** as not stale'],
+  'feature-potentially-stale-on': ['Flag potentially stale', 'marked **{flag}** as potentially stale'],
   'feature-environment-enabled': ['Flag enabled', 'enabled **{flag}** in *{env}*'],
   'feature-environment-disabled': ['Flag disabled', 'disabled **{flag}** in *{env}*'],
   'feature-strategy-add': ['Strategy added', 'added a strategy to **{flag}** in *{env}*'],

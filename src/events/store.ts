@@ -53,6 +53,23 @@ export function eventsStatement<R = never>(name: string, parts: { alongside: SQL
   }
 }
 
+/**
+ * A statement whose events SQL makes from what its changes return, for a job that finds what to change itself
+ * (nothing read first: the statement decides, so no event is written twice when runs overlap). `events`: SQL of a
+ * jsonb array of event rows (type, project, environment, feature_name, data, pre_data, tags, label, summary),
+ * reading the changes `w0`… Answers how many events it wrote and `returning` (as eventsStatement's).
+ */
+export function derivedEventsStatement<R = never>(name: string, parts: { alongside: SQL[]; events: SQL; returning?: SQL<R>; unguarded?: SQL[] }) {
+  const run = statement<{ written: number; queued: number; returned: R | null }>(name, () =>
+    eventsSql({ createdAt: sql.placeholder('createdAt'), createdBy: sql.placeholder('createdBy'), createdByUserId: sql.placeholder('createdByUserId'), events: parts.events }, parts.alongside, false, parts.returning, parts.unguarded),
+  )
+  return async (db: Db, actor: Actor, createdAt: Date, values: Record<string, unknown>) => {
+    const [result] = await run(db, { ...values, createdAt: createdAt.toISOString(), createdBy: actor.createdBy, createdByUserId: actor.createdByUserId })
+    if (result?.queued) noteDeliveriesQueued(db)
+    return { written: result?.written ?? 0, returned: result?.returned ?? null }
+  }
+}
+
 /** `recordEvents` with nothing alongside: most writes. */
 const writeEvents = eventsStatement('flagpost_record_events', { alongside: [] })
 

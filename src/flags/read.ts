@@ -8,7 +8,7 @@ import { segmentIdsOf } from '../strategies/read.js'
 import type { Variant } from '../variants/schemas.js'
 import { avatarUrl } from '../users/avatar.js'
 import { stageRankOf } from './lifecycle.js'
-import { EXPECTED_LIFETIME_DAYS, type Feature, type FlagType } from './schemas.js'
+import type { Feature, FlagType } from './schemas.js'
 
 /** Who is reading (their favorites) and when (staleness). */
 export interface Viewer {
@@ -27,6 +27,7 @@ export interface FeatureReadRow {
   type: string
   description: string | null
   stale: boolean
+  potentially_stale: boolean
   impression_data: boolean
   created_at: number
   created_by: string
@@ -57,7 +58,7 @@ export interface FeatureReadRow {
  */
 export async function loadFeatures(db: Db, projectId: string, viewer: Viewer): Promise<Feature[]> {
   const rows = await projectFeatures(db, { project: projectId, principal: viewer.principal })
-  return Promise.all(rows.map(async (row) => (await toFeature(row, viewer.now)).feature))
+  return Promise.all(rows.map(async (row) => (await toFeature(row)).feature))
 }
 
 // The parts of a flag its version does not pin down (see src/flags/states.ts): who made it a favorite, when
@@ -75,7 +76,7 @@ function featuresSql(where: SQL | undefined, principal: unknown, extra?: SQL): S
   const flag = sql.raw('f.name')
   return sql`
     select
-      f.name, f.project, f.type, f.description, f.stale, f.impression_data, f.created_by, f.created_by_user_id, f.version,
+      f.name, f.project, f.type, f.description, f.stale, f.potentially_stale, f.impression_data, f.created_by, f.created_by_user_id, f.version,
       ${epochMs('f.created_at')} as created_at, ${epochMs('f.archived_at')} as archived_at,
       coalesce((
         select json_agg(json_build_object(
@@ -124,17 +125,16 @@ export const unversionedPartsJson = sql<UnversionedParts>`(select json_build_obj
 
 /**
  * The answer of a write by `actor`: the flag (as of a version, with the change) with its parts that the version
- * does not pin down as `parts` read them, and its staleness now. The parts were read in the write's snapshot,
+ * does not pin down as `parts` read them. The parts were read in the write's snapshot,
  * before its events: the actor is put first among the collaborators (newest first), as the next read has it.
  */
-export async function asWrittenBy(feature: Feature, parts: UnversionedParts, actor: Actor, now: Date): Promise<Feature> {
+export async function asWrittenBy(feature: Feature, parts: UnversionedParts, actor: Actor): Promise<Feature> {
   const environments = feature.environments.map((e) => ({ ...e, lastSeenAt: isoOrNull(parts.lastSeen[e.name] ?? null) }))
   const author = { id: actor.createdByUserId, name: actor.createdBy }
   const others = parts.collaborators.filter((c) => c.id !== author.id || c.name !== author.name)
   return {
     ...feature,
     favorite: parts.favorite,
-    potentiallyStale: isPotentiallyStale({ ...feature, createdAt: new Date(feature.createdAt!) }, now),
     environments,
     lastSeenAt: lastSeenOf(environments),
     children: parts.children,
@@ -160,7 +160,7 @@ const projectFeatures = statement<FeatureReadRow>('flagpost_project_features', (
 )
 
 /** A flag (row of `featuresSql`, or its JSON) as the API shows it, with its version (see src/flags/lock.ts). */
-export async function toFeature(row: FeatureReadRow, now: Date): Promise<{ feature: Feature; version: number; createdAtMs: number }> {
+export async function toFeature(row: FeatureReadRow): Promise<{ feature: Feature; version: number; createdAtMs: number }> {
   const envs = row.environments.map((fe) => {
     const strategies: Strategy[] = fe.strategies.map((s) => ({ ...s, featureName: row.name, segments: s.segments.map(Number) }))
     return {
@@ -187,7 +187,7 @@ export async function toFeature(row: FeatureReadRow, now: Date): Promise<{ featu
     project: row.project,
     enabled: envs.some((e) => e.enabled),
     stale: row.stale,
-    potentiallyStale: isPotentiallyStale({ stale: row.stale, type: row.type, createdAt }, now),
+    potentiallyStale: row.potentially_stale,
     favorite: row.favorite,
     impressionData: row.impression_data,
     createdAt: createdAt.toISOString(),
@@ -212,7 +212,7 @@ export async function toFeature(row: FeatureReadRow, now: Date): Promise<{ featu
 export async function loadFeature(db: Db, name: string, viewer: Viewer, includeArchived = true): Promise<Feature | undefined> {
   const [row] = await featureNamed(db, { name, principal: viewer.principal })
   if (!row || (!includeArchived && row.archived_at !== null)) return undefined
-  return (await toFeature(row, viewer.now)).feature
+  return (await toFeature(row)).feature
 }
 
 // With the default strategies of the flag's project environments (as stored), which enabling an environment with
@@ -231,13 +231,7 @@ const featureForChange = statement<FeatureReadRow & { default_strategies: Record
  */
 export async function readFeatureForChange(db: Db, projectId: string, name: string, viewer: Viewer) {
   const [row] = await featureForChange(db, { name, principal: viewer.principal })
-  const found = row && (await toFeature(row, viewer.now))
+  const found = row && (await toFeature(row))
   if (!found || found.feature.project !== projectId || found.feature.archived) throw notFound(`Could not find feature flag ${name} in project ${projectId}`)
   return { ...found, defaultStrategies: row.default_strategies }
-}
-
-/** Not marked stale, but older than its type's expected lifetime (kill switches and permissions never are). */
-export function isPotentiallyStale(row: { stale: boolean; type: string; createdAt: Date }, now: Date): boolean {
-  const days = EXPECTED_LIFETIME_DAYS[row.type as FlagType]
-  return !row.stale && days !== null && days !== undefined && now.getTime() - row.createdAt.getTime() > days * 86_400_000
 }

@@ -6,15 +6,6 @@ import { VariantSchema } from '../variants/schemas.js'
 export const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const
 export type FlagType = (typeof FLAG_TYPES)[number]
 
-/** Days after which a flag of the type is potentially stale; null: never. */
-export const EXPECTED_LIFETIME_DAYS: Record<FlagType, number | null> = {
-  release: 40,
-  experiment: 40,
-  operational: 7,
-  'kill-switch': null,
-  permission: null,
-}
-
 export const LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const
 
 export const TagInputSchema = z
@@ -67,7 +58,7 @@ export const FeatureSchema = z
     project: z.string(),
     enabled: z.boolean().openapi({ description: 'true when the flag is enabled in at least one environment' }),
     stale: z.boolean(),
-    potentiallyStale: z.boolean().openapi({ description: "Not marked stale, but older than its type's expected lifetime (release and experiment 40 days, operational 7, kill-switch and permission never)" }),
+    potentiallyStale: z.boolean().openapi({ description: "Marked by the potentially-stale job: older than its type's lifetime (GET /api/admin/feature-types) while not marked stale" }),
     favorite: z.boolean(),
     impressionData: z.boolean(),
     createdAt: z.string().nullable(),

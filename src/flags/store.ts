@@ -288,7 +288,7 @@ async function switchOnOptimistically(db: Db, caller: Caller, state: FlagState, 
   const lifecycle = decision.nextStage ? { stage: decision.nextStage as Feature['lifecycle']['stage'], enteredStageAt: now.toISOString() } : undefined
   const changed = nextState(state, { environments: new Map([[env.name, { enabled: true, strategies }]]), lifecycle })
   next(changed)
-  return asWrittenBy(changed.feature, returned!, actor, now)
+  return asWrittenBy(changed.feature, returned!, actor)
 }
 
 /** What is known of an environment of a flag when it is switched, from a read or under the flag's lock. */
@@ -344,7 +344,7 @@ export async function setEnvironmentEnabled(
       if (written === 0) return undefined
       const changed = nextState(state, { environments: new Map([[env.name, { enabled }]]) })
       next(changed)
-      return asWrittenBy(changed.feature, returned!, actor, now)
+      return asWrittenBy(changed.feature, returned!, actor)
     },
     locked: () =>
       db.transaction(async (tx) => {
@@ -440,7 +440,7 @@ export async function patchFeature(
       if (written === 0) return undefined
       const changed = nextState(state, { metadata: change.values })
       next(changed)
-      return asWrittenBy(changed.feature, returned!, actor, now)
+      return asWrittenBy(changed.feature, returned!, actor)
     },
     locked: () =>
       db.transaction(async (tx) => {
@@ -464,7 +464,7 @@ async function archiveOptimistically(db: Db, caller: Caller, state: FlagState, c
   const current = state.feature.lifecycle
   const lifecycle = Date.parse(current.enteredStageAt) > now.getTime() ? current : { stage: 'archived' as const, enteredStageAt: now.toISOString() }
   const archived = nextState(state, { metadata: { ...change?.values, archived: true }, lifecycle })
-  return asWrittenBy({ ...archived.feature, archivedAt: now.toISOString() }, returned!, actor, now)
+  return asWrittenBy({ ...archived.feature, archivedAt: now.toISOString() }, returned!, actor)
 }
 
 /** A flag patch applied to a flag: what to write (and its events), and whether it archives the flag; 400 when invalid. */

@@ -1,22 +1,18 @@
 import { and, asc, countDistinct, eq, isNull, sql } from 'drizzle-orm'
-import { environments, events, favoriteFeatures, favoriteProjects, featureEnvironments, features, projectEnvironments, projectMembers, projects } from '../../schema/index.js'
+import { environments, events, favoriteFeatures, featureTypes, favoriteProjects, featureEnvironments, features, projectEnvironments, projectMembers, projects } from '../../schema/index.js'
 import { buildOnce } from '../client-api/in-flight.js'
 import { Lru } from '../client-api/lru.js'
 import { revisionColumn, revisionOf } from '../client-api/revision.js'
 import { batch, queryRows, statement, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import { loadFeatures } from '../flags/read.js'
-import { EXPECTED_LIFETIME_DAYS } from '../flags/schemas.js'
 
 const DAY_MS = 86_400_000
 const WINDOW_DAYS = 30
 
-/** SQL for "this flag is potentially stale at `now`": not marked stale, and older than its type's expected lifetime. */
+/** SQL for "this flag is potentially stale at `now`": not marked stale, and older than its type's stored lifetime (feature_types). */
 export function potentiallyStaleSql(now: Date) {
-  const cases = Object.entries(EXPECTED_LIFETIME_DAYS)
-    .filter(([, days]) => days !== null)
-    .map(([type, days]) => sql`when ${type} then ${features.createdAt} < ${new Date(now.getTime() - days! * DAY_MS)}`)
-  return sql`(not ${features.stale} and coalesce(case ${features.type} ${sql.join(cases, sql` `)} end, false))`
+  return sql`(not ${features.stale} and coalesce(${features.createdAt} + (select ft.lifetime_days from ${featureTypes} ft where ft.id = ${features.type}) * interval '1 day' < ${now}, false))`
 }
 
 /** Project health 0..100: 100 minus the share of stale and of potentially stale flags among the live ones. */

@@ -381,3 +381,22 @@ describe('the two database paths in workerd', () => {
     expect(await relayDrained()).toBe(0)
   })
 })
+
+describe('the cron trigger in workerd', () => {
+  it('marks flags past their type\'s lifetime potentially stale, once, with their event', async () => {
+    const name = `cron-ops-${Date.now()}`
+    expect((await call('POST', '/api/admin/projects/default/features', { body: { name, type: 'operational' } })).status).toBe(201)
+    // A flag made 30 days ago: the API makes flags now.
+    await query(`update features set created_at = now() - interval '30 days' where name = $1`, [name])
+    const worker = await mf!.getWorker()
+    for (let run = 0; run < 2; run++) {
+      await (worker as unknown as { scheduled(options: { cron: string }): Promise<unknown> }).scheduled({ cron: '*/5 * * * *' })
+      await settled()
+    }
+    expect(await query(`select potentially_stale from features where name = $1`, [name])).toEqual([{ potentially_stale: true }])
+    expect(await query(`select type, created_by from events where feature_name = $1 and type = 'feature-potentially-stale-on'`, [name])).toEqual([
+      { type: 'feature-potentially-stale-on', created_by: 'system' },
+    ])
+    expect((await call('GET', `/api/admin/projects/default/features/${name}`)).body.potentiallyStale).toBe(true)
+  })
+})

@@ -1061,6 +1061,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/feature-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all feature types
+         * @description Unleash's five flag types with their lifetimes in days (null: never potentially stale). Any authenticated caller.
+         */
+        get: operations["getAllFeatureTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/feature-types/{id}/lifetime": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update feature type lifetime
+         * @description Sets how many days a flag of the type lives before the potentially-stale job marks it (0 or null: never). Admins only. 404 for an unknown type. As in Unleash, no event is recorded for it; the job (hourly on Node, on the cron on Workers) marks or clears the flags it affects, marking with `feature-potentially-stale-on`.
+         */
+        put: operations["updateFeatureTypeLifetime"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/search/features": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search and filter feature flags
+         * @description Live flags (archived ones with `archived=IS:true` or `lifecycle` naming `archived`) matching every filter given, a page of them (`limit` default 50, at most 1000) in the order asked for, and `total`, every match. Only flags of projects the caller may read (a private project's to its members and those who see every project). A filter not in its documented format, an unknown state or lifecycle stage, a tag that is not `type:value` or a createdBy that is not a user id is a 400 naming the parameter.
+         */
+        get: operations["searchFeatures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/user-admin": {
         parameters: {
             query?: never;
@@ -1910,7 +1970,7 @@ export interface components {
             /** @description true when the flag is enabled in at least one environment */
             enabled: boolean;
             stale: boolean;
-            /** @description Not marked stale, but older than its type's expected lifetime (release and experiment 40 days, operational 7, kill-switch and permission never) */
+            /** @description Marked by the potentially-stale job: older than its type's lifetime (GET /api/admin/feature-types) while not marked stale */
             potentiallyStale: boolean;
             favorite: boolean;
             impressionData: boolean;
@@ -2445,6 +2505,72 @@ export interface components {
              * @example variant1
              */
             statusValue?: string;
+        };
+        featureTypesSchema: {
+            /** @enum {number} */
+            version: 1;
+            types: components["schemas"]["featureTypeSchema"][];
+        };
+        featureTypeSchema: {
+            id: string;
+            name: string;
+            description: string;
+            /** @description Days before a flag of this type is potentially stale; null: never */
+            lifetimeDays: number | null;
+        };
+        updateFeatureTypeLifetimeSchema: {
+            /** @description 0 or null: never potentially stale */
+            lifetimeDays: number | null;
+        };
+        searchFeaturesSchema: {
+            features: components["schemas"]["featureSearchResponseSchema"][];
+            total: number;
+        };
+        featureSearchResponseSchema: {
+            name: string;
+            type: string;
+            description: string | null;
+            /**
+             * @description `parent` when another flag depends on it, else `child` when it depends on one
+             * @enum {string|null}
+             */
+            dependencyType: "parent" | "child" | null;
+            project: string;
+            stale: boolean;
+            favorite: boolean;
+            impressionData: boolean;
+            createdAt: string | null;
+            archivedAt: string | null;
+            environments: components["schemas"]["featureSearchEnvironmentSchema"][];
+            /** @description Names of the segments the flag's strategies use */
+            segments: string[];
+            tags: {
+                value: string;
+                type: string;
+            }[];
+            lifecycle: {
+                /** @enum {string} */
+                stage: "initial" | "pre-live" | "live" | "completed" | "archived";
+                status?: string;
+                enteredStageAt: string;
+            };
+            createdBy: {
+                id: number;
+                name: string;
+                imageUrl: string;
+            };
+        };
+        featureSearchEnvironmentSchema: {
+            name: string;
+            environment: string;
+            featureName: string;
+            type: string;
+            enabled: boolean;
+            sortOrder: number;
+            variantCount: number;
+            lastSeenAt: string | null;
+            hasStrategies: boolean;
+            hasEnabledStrategies: boolean;
         };
         createUserResponseSchema: components["schemas"]["userSchema"] & {
             /** @description A single-use link (valid 7 days) to a page where the user sets a password */
@@ -7961,6 +8087,199 @@ export interface operations {
             };
             /** @description NotFoundError: the resource does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getAllFeatureTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The flag types */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["featureTypesSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateFeatureTypeLifetime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["updateFeatureTypeLifetimeSchema"];
+            };
+        };
+        responses: {
+            /** @description The flag type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["featureTypeSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    searchFeatures: {
+        parameters: {
+            query?: {
+                /** @description Text matched case-insensitively in the name, the description and tags (`type:value`); several terms separated by commas match any */
+                query?: string;
+                /** @description Project ids: `IS:<v>`, `IS_NOT:<v>`, `IS_ANY_OF:<v1>,<v2>` or `IS_NONE_OF:<v1>,<v2>` */
+                project?: string;
+                /** @description Flag types: `IS:<v>`, `IS_NOT:<v>`, `IS_ANY_OF:<v1>,<v2>` or `IS_NONE_OF:<v1>,<v2>` */
+                type?: string;
+                /** @description `active`, `stale` or `potentially-stale`: `IS:<v>`, `IS_NOT:<v>`, `IS_ANY_OF:<v1>,<v2>` or `IS_NONE_OF:<v1>,<v2>` */
+                state?: string;
+                /** @description Lifecycle stages (`archived` selects archived flags): `IS:<v>`, `IS_NOT:<v>`, `IS_ANY_OF:<v1>,<v2>` or `IS_NONE_OF:<v1>,<v2>` */
+                lifecycle?: string;
+                /** @description Ids of the users who created the flags: `IS:<v>`, `IS_NOT:<v>`, `IS_ANY_OF:<v1>,<v2>` or `IS_NONE_OF:<v1>,<v2>` */
+                createdBy?: string;
+                /** @description Tags as `type:value`; operators INCLUDE, DO_NOT_INCLUDE, INCLUDE_ALL_OF, INCLUDE_ANY_OF, EXCLUDE_IF_ANY_OF, EXCLUDE_ALL */
+                tag?: string;
+                /** @description Names of segments used by the flags' strategies; operators INCLUDE, DO_NOT_INCLUDE, INCLUDE_ALL_OF, INCLUDE_ANY_OF, EXCLUDE_IF_ANY_OF, EXCLUDE_ALL */
+                segment?: string;
+                /** @description `<environment>:enabled` or `<environment>:disabled`, repeatable: flags in any of these states */
+                status?: string | string[];
+                /** @description Creation day: `IS_BEFORE:yyyy-MM-dd` or `IS_ON_OR_AFTER:yyyy-MM-dd` (UTC, from the start of the day) */
+                createdAt?: string;
+                /** @description Day SDKs last reported the flag in any environment: `IS_BEFORE:yyyy-MM-dd` or `IS_ON_OR_AFTER:yyyy-MM-dd` (UTC, from the start of the day) */
+                lastSeenAt?: string;
+                /** @description The caller's favorites: `IS:true` or `IS:false` */
+                favorite?: string;
+                /** @description `IS:true`: archived flags only (over `lifecycle`), as Unleash 8 lists the archive */
+                archived?: string;
+                /** @description `createdAt` (default), `name`, `type`, `stale`, `project`, `lastSeenAt` or `environment:<name>` (enabled there first with `desc`); anything else sorts by `createdAt`, as in Unleash */
+                sortBy?: string;
+                /** @description Default `asc` */
+                sortOrder?: "asc" | "desc";
+                /** @description The caller's favorites before the rest */
+                favoritesFirst?: "true" | "false";
+                /** @description Default 0, at most 1000000000 */
+                offset?: string;
+                /** @description Default 50, at most 1000 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching flags */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["searchFeaturesSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

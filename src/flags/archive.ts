@@ -46,7 +46,7 @@ async function readFlags(db: Db, projectId: string | undefined, names: string[])
 }
 
 /** Takes the locks of the flags named (placeholder `names`), in name order. */
-const lockFlags = (names: string[]) => (q: Db) => queryRows(q, sql`select name from ${features} where name = any(${names}::text[]) order by name for update`)
+const lockFlags = (names: string[]) => (q: Db) => queryRows(q, sql`select name from ${features} where name = any(${sql.param(names)}::text[]) order by name for update`)
 
 /** The flags as read, for the version check: `[{ name, version, createdAtMs }]` as JSON. */
 const versionsJson = (flags: FlagToWrite[]) => JSON.stringify(flags.map((f) => ({ name: f.feature.name, version: f.version, createdAtMs: f.createdAtMs })))
@@ -102,7 +102,7 @@ const flagsDeletedEvents = eventsStatement('flagpost_delete_flags_events', {
 const deleteFlags = (names: string[], createdAt: Date, createdBy: string) => (q: Db) =>
   queryRows(
     q,
-    sql`delete from ${features} f where f.name = any(${names}::text[]) and exists (select from ${events} e
+    sql`delete from ${features} f where f.name = any(${sql.param(names)}::text[]) and exists (select from ${events} e
       where e.type = 'feature-deleted' and e.feature_name = f.name and e.created_at = ${createdAt.toISOString()}::timestamptz and e.created_by = ${createdBy})
       returning f.name`,
   )

@@ -36,3 +36,12 @@ describe('the archive at the edge', () => {
     expect(await measured('POST', `/api/admin/projects/${project}/archive/validate`, { features: [await newFlag()] })).toEqual({ http: 1, webSocket: 0 })
   })
 })
+
+describe('cloning at the edge', () => {
+  it('clones a flag with its strategies in a read and one batch', async () => {
+    const source = await newFlag()
+    await enableFlag(t, source, 'development', project)
+    expect(await measured('POST', `${F(source)}/clone`, { name: `${source}-copy` })).toEqual({ http: 2, webSocket: 0 })
+    expect((await t.call('GET', F(`${source}-copy`))).body.environments.find((e: { name: string }) => e.name === 'development').strategies).toHaveLength(1)
+  })
+})

@@ -480,6 +480,14 @@ const cases: Case[] = [
     events: ['feature-revived'],
   },
   {
+    route: 'POST /api/admin/projects/{projectId}/features/{featureName}/clone',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}/clone`, body: { name: fresh('copy') } }
+    },
+    events: ['feature-created'],
+  },
+  {
     route: 'POST /api/admin/addons',
     request: async () => ({ path: '/api/admin/addons', body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/x' }, events: ['feature-created'] } }),
     events: ['addon-config-created'],

@@ -235,3 +235,75 @@ describe('POST /api/admin/projects/{projectId}/revive', () => {
 
 // Keeps the segment factory's import used by the clone and move tests below.
 void createSegment
+
+describe('POST /api/admin/projects/{projectId}/features/{featureName}/clone', () => {
+  const clone = (project: string, flag: string, body: Record<string, unknown>) => t.call('POST', `${F(project)}/${flag}/clone`, { body })
+
+  it('copies metadata, strategies (groupId replaced), their segments, variants and dependencies, every environment off', async () => {
+    const project = await createProject(t)
+    const parent = await newFlag(project)
+    const source = await newFlag(project, { type: 'experiment', description: 'the original', impressionData: true, tags: [{ type: 'team', value: 'src' }] })
+    const segment = (await createSegment(t, { constraints: [] })).id as number
+    await addStrategy(t, source, 'development', { name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: source }, segments: [segment] }, project)
+    await addStrategy(t, source, 'production', { name: 'default' }, project)
+    await enableFlag(t, source, 'development', project)
+    await ok(t, 'PUT', `${F(project)}/${source}/environments/development/variants`, [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' }])
+    await ok(t, 'POST', `${F(project)}/${source}/dependencies`, { feature: parent })
+    const copy = `${source}-copy`
+    const res = await clone(project, source, { name: copy })
+    expect(res.status, res.text).toBe(201)
+    expect(res.headers.get('location')).toBe(`${F(project)}/${copy}`)
+    expect(res.body).toMatchObject({ name: copy, project, type: 'experiment', description: 'the original', impressionData: true, tags: [], dependencies: [{ feature: parent, enabled: true }] })
+    const dev = res.body.environments.find((e: { name: string }) => e.name === 'development')
+    expect(res.body.environments.every((e: { enabled: boolean }) => !e.enabled)).toBe(true)
+    expect(dev.strategies).toMatchObject([{ name: 'flexibleRollout', parameters: { rollout: '50', groupId: copy }, segments: [segment] }])
+    expect(dev.variants).toMatchObject([{ name: 'blue', weight: 1000 }])
+    const sourceDev = (await t.call('GET', `${F(project)}/${source}`)).body.environments.find((e: { name: string }) => e.name === 'development')
+    expect(dev.strategies[0].id).not.toBe(sourceDev.strategies[0].id)
+    expect(sourceDev.strategies[0].parameters.groupId).toBe(source)
+    const events = await eventsOf(copy)
+    expect(events.map((e) => e.type).sort()).toEqual(['feature-created', 'feature-dependency-added', 'feature-environment-variants-updated', 'feature-strategy-add', 'feature-strategy-add'])
+    expect(events[0]).toMatchObject({ type: 'feature-created', project, data: { name: copy, type: 'experiment' } })
+    expect(events.find((e) => e.type === 'feature-strategy-add' && e.environment === 'development')!.data).toMatchObject({ name: 'flexibleRollout', parameters: { groupId: copy }, segments: [segment] })
+  })
+
+  it('keeps groupId when replaceGroupId is false', async () => {
+    const project = await createProject(t)
+    const source = await newFlag(project)
+    await addStrategy(t, source, 'development', { name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'shared' } }, project)
+    const res = await clone(project, source, { name: `${source}-same-group`, replaceGroupId: false })
+    expect(res.status).toBe(201)
+    expect(res.body.environments.find((e: { name: string }) => e.name === 'development').strategies[0].parameters.groupId).toBe('shared')
+  })
+
+  it('refuses a taken name (409), a name against the naming pattern or over the flag limit (400), an unknown or archived source (404), a bad body (400)', async () => {
+    const project = await createProject(t)
+    const source = await newFlag(project, { name: `shop-${Date.now()}` })
+    await ok(t, 'PUT', `/api/admin/projects/${project}`, { name: project, featureNaming: { pattern: 'shop-.*' } })
+    expect((await clone(project, source, { name: source })).status).toBe(409)
+    const badName = await clone(project, source, { name: 'not-shop' })
+    expect(badName.status).toBe(400)
+    expect(badName.body.message).toContain('naming pattern')
+    expect((await clone(project, 'shop-nope', { name: 'shop-x1' })).status).toBe(404)
+    expect((await clone(project, source, {})).status).toBe(400)
+    const limited = await createProject(t)
+    const only = await newFlag(limited)
+    await ok(t, 'PUT', `/api/admin/projects/${limited}`, { name: limited, featureLimit: 1 })
+    const overLimit = await clone(limited, only, { name: `${only}-2` })
+    expect(overLimit.status).toBe(400)
+    expect(overLimit.body.message).toContain('limit')
+    await archive(limited, only)
+    expect((await clone(limited, only, { name: `${only}-3` })).status).toBe(404)
+    expect(await exists(`${only}-2`)).toBe(false)
+  })
+
+  it("is a 404 for a private project's flag to whom may not see it, and a 403 without CREATE_FEATURE", async () => {
+    const vault = await createProject(t, { mode: 'private' })
+    const flag = await newFlag(vault)
+    const viewer = await createUser(t, 'Viewer')
+    expect((await viewer.call('POST', `${F(vault)}/${flag}/clone`, { body: { name: `${flag}-x` } })).status).toBe(404)
+    const open = await createProject(t)
+    const other = await newFlag(open)
+    expect((await viewer.call('POST', `${F(open)}/${other}/clone`, { body: { name: `${other}-x` } })).status).toBe(403)
+  })
+})

@@ -4,12 +4,13 @@ import { notFound } from '../core/errors.js'
 import { pickErrors } from '../http/errors.js'
 import { projectIdParam } from '../http/common-schemas.js'
 import { Permission } from '../core/permissions.js'
-import { BatchFeaturesSchema, CreateFeatureSchema, featureEnvironmentPathParams, ValidateArchiveFeaturesSchema, featurePathParams, FeatureSchema, PatchSchema, ProjectFeaturesSchema, type PatchOperation } from './schemas.js'
+import { BatchFeaturesSchema, CloneFeatureSchema, CreateFeatureSchema, featureEnvironmentPathParams, ValidateArchiveFeaturesSchema, featurePathParams, FeatureSchema, PatchSchema, ProjectFeaturesSchema, type PatchOperation } from './schemas.js'
 import { loadFeature, loadFeatures } from './read.js'
 import { archiveFeature, createFeature, patchFeature, reviveFeature, setEnvironmentEnabled } from './store.js'
 import { projectExists } from '../projects/store.js'
 import { changesNothingSdksReceive, directChangeCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { requireNoBody } from '../http/request-guard.js'
+import { cloneFeature } from './clone.js'
 import { archiveFeatures, deleteFeature, deleteFeatures, reviveFeatures, validateArchive } from './archive.js'
 import { requirePermission } from '../core/permissions.js'
 
@@ -182,6 +183,23 @@ const reviveFeaturesRoute = adminRoute({
   responses: { 200: { description: 'The flags were revived' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
 })
 
+const cloneFeatureRoute = adminRoute({
+  method: 'post',
+  // The copy is off in every environment, as a new flag is.
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.CREATE_FEATURE, project: 'projectId' },
+  path: '/api/admin/projects/{projectId}/features/{featureName}/clone',
+  operationId: 'cloneFeature',
+  tags,
+  summary: 'Clone a feature flag',
+  description:
+    "Copies a live flag of the project into it under a new name, checked as a new flag's (409 when taken; 400 against the naming pattern or the flag limit): type, description, impressionData, " +
+    'each environment\'s strategies (`groupId` parameters become the new name unless `replaceGroupId` is false) and variants, and the dependencies on parents; every environment off, as in Unleash; tags, favorites and metrics are not copied. ' +
+    'Emits `feature-created`, then `feature-strategy-add`, `feature-environment-variants-updated` and `feature-dependency-added` for what is copied.',
+  request: { params: featurePathParams, body: { required: true, content: jsonContent(CloneFeatureSchema) } },
+  responses: { 201: { description: 'The copy', content: jsonContent(FeatureSchema) }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
 const toggleRoute = (on: boolean) =>
   adminRoute({
     method: 'post',
@@ -256,6 +274,11 @@ export const flagRoutes = createRouter()
     await requireDirectChangeAllowed(c, projectId)
     await reviveFeatures(c.var.db, c.var.caller, projectId, c.req.valid('json').features)
     return c.body(null, 200)
+  })
+  .openapi(cloneFeatureRoute, async (c) => {
+    const { projectId, featureName } = c.req.valid('param')
+    const feature = await cloneFeature(c.var.db, c.var.caller, projectId, featureName, c.req.valid('json'))
+    return c.json(feature, 201, { Location: `/api/admin/projects/${encodeURIComponent(projectId)}/features/${encodeURIComponent(feature.name)}` })
   })
   .openapi(toggleRoute(true), async (c) => {
     const target = c.req.valid('param')

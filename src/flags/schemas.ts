@@ -120,3 +120,10 @@ export const ValidateArchiveFeaturesSchema = z
     hasDeletedDependencies: z.boolean().openapi({ description: 'Whether archiving deletes dependencies: never in Flagpost, where an archived flag keeps them' }),
   })
   .openapi('validateArchiveFeaturesSchema')
+
+export const CloneFeatureSchema = z
+  .object({
+    name: urlFriendlyName('Name of the copy'),
+    replaceGroupId: z.boolean().optional().openapi({ description: "Whether the copy's strategies group by its own name (`groupId` parameters replaced). Default true" }),
+  })
+  .openapi('cloneFeatureSchema')

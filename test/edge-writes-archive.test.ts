@@ -45,3 +45,12 @@ describe('cloning at the edge', () => {
     expect((await t.call('GET', F(`${source}-copy`))).body.environments.find((e: { name: string }) => e.name === 'development').strategies).toHaveLength(1)
   })
 })
+
+describe('moving at the edge', () => {
+  it('moves a flag to another project in a read and one statement', async () => {
+    const flag = await newFlag()
+    const to = await createProject(t)
+    expect(await measured('POST', `${F(flag)}/changeProject`, { newProjectId: to })).toEqual({ http: 2, webSocket: 0 })
+    expect((await t.call('GET', `/api/admin/projects/${to}/features/${flag}`)).body.project).toBe(to)
+  })
+})

@@ -488,6 +488,14 @@ const cases: Case[] = [
     events: ['feature-created'],
   },
   {
+    route: 'POST /api/admin/projects/{projectId}/features/{featureName}/changeProject',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}/changeProject`, body: { newProjectId: await createProject(t) } }
+    },
+    events: ['feature-project-change'],
+  },
+  {
     route: 'POST /api/admin/addons',
     request: async () => ({ path: '/api/admin/addons', body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/x' }, events: ['feature-created'] } }),
     events: ['addon-config-created'],

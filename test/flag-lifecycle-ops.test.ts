@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { addStrategy, createFlag, createProject, createSegment, createUser, enableFlag, ensureTagType, ok } from './helpers/factories.js'
+import { addStrategy, addToProject, createFlag, createProject, createSegment, createUser, enableFlag, ensureTagType, ok } from './helpers/factories.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -233,9 +233,6 @@ describe('POST /api/admin/projects/{projectId}/revive', () => {
   })
 })
 
-// Keeps the segment factory's import used by the clone and move tests below.
-void createSegment
-
 describe('POST /api/admin/projects/{projectId}/features/{featureName}/clone', () => {
   const clone = (project: string, flag: string, body: Record<string, unknown>) => t.call('POST', `${F(project)}/${flag}/clone`, { body })
 
@@ -305,5 +302,83 @@ describe('POST /api/admin/projects/{projectId}/features/{featureName}/clone', ()
     const open = await createProject(t)
     const other = await newFlag(open)
     expect((await viewer.call('POST', `${F(open)}/${other}/clone`, { body: { name: `${other}-x` } })).status).toBe(403)
+  })
+})
+
+describe('POST /api/admin/projects/{projectId}/features/{featureName}/changeProject', () => {
+  const move = (project: string, flag: string, newProjectId: string, as?: { call: TestApp['call'] }) => (as ?? t).call('POST', `${F(project)}/${flag}/changeProject`, { body: { newProjectId } })
+
+  it("moves a flag with feature-project-change, taking the target's environments", async () => {
+    const from = await createProject(t)
+    const to = await createProject(t, { environments: ['development'] })
+    const flag = await newFlag(from, { tags: [{ type: 'team', value: 'mover' }] })
+    await addStrategy(t, flag, 'development', { name: 'default' }, from)
+    await enableFlag(t, flag, 'development', from)
+    const before = await versionOf(flag)
+    const res = await move(from, flag, to)
+    expect(res.status, res.text).toBe(200)
+    expect((await t.call('GET', `${F(from)}/${flag}`)).status).toBe(404)
+    const moved = (await t.call('GET', `${F(to)}/${flag}`)).body
+    expect(moved.project).toBe(to)
+    expect(moved.environments.map((e: { name: string; enabled: boolean }) => [e.name, e.enabled])).toEqual([['development', true]])
+    expect((await versionOf(flag))!.version).toBeGreaterThan(before!.version)
+    expect((await eventsOf(flag)).at(-1)).toMatchObject({ type: 'feature-project-change', project: to, data: { oldProject: from, newProject: to }, tags: [{ type: 'team', value: 'mover' }] })
+  })
+
+  it('refuses a target lacking an environment the flag has strategies in, a segment of the old project, dependencies, an open change request', async () => {
+    const from = await createProject(t, { changeRequestEnvironments: [{ name: 'production' }] })
+    const devOnly = await createProject(t, { environments: ['development'] })
+    const to = await createProject(t)
+    const inProd = await newFlag(from)
+    await addStrategy(t, inProd, 'production', { name: 'default' }, from)
+    const lacking = await move(from, inProd, devOnly)
+    expect(lacking.status).toBe(400)
+    expect(lacking.body.message).toContain('production')
+
+    const segment = (await createSegment(t, { project: from, constraints: [] })).id as number
+    const segmented = await newFlag(from)
+    await addStrategy(t, segmented, 'development', { name: 'default', segments: [segment] }, from)
+    expect((await move(from, segmented, to)).status).toBe(400)
+
+    const parent = await newFlag(from)
+    const child = await newFlag(from)
+    await ok(t, 'POST', `${F(from)}/${child}/dependencies`, { feature: parent })
+    expect((await move(from, child, to)).status).toBe(409)
+    expect((await move(from, parent, to)).status).toBe(409)
+
+    const pending = await newFlag(from)
+    await ok(t, 'POST', `/api/admin/projects/${from}/environments/production/change-requests`, { feature: pending, action: 'updateEnabled', payload: { enabled: true } })
+    const refused = await move(from, pending, to)
+    expect(refused.status).toBe(409)
+    expect(refused.body.message).toContain('change request')
+
+    for (const flag of [inProd, segmented, child, parent, pending]) expect((await t.call('GET', `${F(from)}/${flag}`)).body.project).toBe(from)
+  })
+
+  it('answers 404 for an unknown or archived target, 400 for the same project or a bad body', async () => {
+    const from = await createProject(t)
+    const flag = await newFlag(from)
+    expect((await move(from, flag, 'no-such-project')).status).toBe(404)
+    expect((await move(from, flag, from)).status).toBe(400)
+    expect((await t.call('POST', `${F(from)}/${flag}/changeProject`, { body: {} })).status).toBe(400)
+    expect((await move(from, 'no-such-flag', await createProject(t))).status).toBe(404)
+  })
+
+  it('needs SKIP_CHANGE_REQUEST where either project requires change requests, and hides private targets', async () => {
+    const from = await createProject(t)
+    const guarded = await createProject(t, { changeRequestEnvironments: [{ name: 'production' }] })
+    const flag = await newFlag(from)
+    const editor = await createUser(t, 'Editor')
+    const res = await move(from, flag, guarded, editor)
+    expect(res.status).toBe(403)
+    expect(res.body.message).toContain('SKIP_CHANGE_REQUEST')
+    const vault = await createProject(t, { mode: 'private' })
+    // A Member of the flag's project, with no role in the vault, finds no such project.
+    const member = await createUser(t, 'Viewer')
+    await addToProject(t, from, member.id)
+    const hidden = await move(from, flag, vault, member)
+    expect(hidden.status).toBe(404)
+    expect(hidden.body.message).toContain(vault)
+    expect((await t.call('GET', `${F(from)}/${flag}`)).body.project).toBe(from)
   })
 })

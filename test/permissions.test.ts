@@ -47,6 +47,7 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/projects/{projectId}/archive/validate': { path: () => '/api/admin/projects/shop/archive/validate', body: { features: ['cart'] } },
   'POST /api/admin/projects/{projectId}/revive': { path: () => '/api/admin/projects/shop/revive', body: { features: ['old'] } },
   'POST /api/admin/projects/{projectId}/features/{featureName}/clone': { path: () => `${F}/cart/clone`, body: { name: 'cart-copy' } },
+  'POST /api/admin/projects/{projectId}/features/{featureName}/changeProject': { path: () => `${F}/cart/changeProject`, body: { newProjectId: 'other' } },
   'POST /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings', body: { enabled: false } },
   'DELETE /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings' },
   'POST /api/admin/environments': { path: () => '/api/admin/environments', body: { name: 'qa', type: 'test' } },
@@ -316,6 +317,9 @@ const grants: Grant[] = [
   },
   { who: () => admin, role: 'Admin', method: 'DELETE', path: `${F}/{flag}`, given: flagIn('shop'), status: 202 },
   { who: () => member, role: 'Member of shop', method: 'DELETE', path: '/api/admin/archive/{flag}', given: archivedIn('shop'), status: 200 },
+  // Moving needs CREATE_FEATURE in the target too.
+  { who: () => member, role: 'Member of shop', method: 'POST', path: `${F}/{flag}/changeProject`, body: { newProjectId: 'other' }, given: flagIn('shop'), status: 403 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features/{flag}/changeProject', body: { newProjectId: '{project}' }, given: async () => ({ ...(await flagIn('other')()), project: await createProject(t, { environments: ['development'] }) }), status: 200 },
   { who: () => member, role: 'Member of shop', method: 'POST', path: `${F}/{flag}/clone`, body: { name: '{name}' }, given: async () => ({ ...(await flagIn('shop')()), ...(await name('copy')()) }), status: 201 },
   { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/other/features/{flag}/clone', body: { name: '{name}' }, given: async () => ({ ...(await flagIn('other')()), ...(await name('copy')()) }), status: 403 },
   { who: () => member, role: 'Member of shop', method: 'DELETE', path: '/api/admin/archive/{flag}', given: archivedIn('other'), status: 403 },

@@ -4,13 +4,15 @@ import { notFound } from '../core/errors.js'
 import { pickErrors } from '../http/errors.js'
 import { projectIdParam } from '../http/common-schemas.js'
 import { Permission } from '../core/permissions.js'
-import { BatchFeaturesSchema, CloneFeatureSchema, CreateFeatureSchema, featureEnvironmentPathParams, ValidateArchiveFeaturesSchema, featurePathParams, FeatureSchema, PatchSchema, ProjectFeaturesSchema, type PatchOperation } from './schemas.js'
+import { BatchFeaturesSchema, ChangeProjectSchema, CloneFeatureSchema, CreateFeatureSchema, featureEnvironmentPathParams, ValidateArchiveFeaturesSchema, featurePathParams, FeatureSchema, PatchSchema, ProjectFeaturesSchema, type PatchOperation } from './schemas.js'
 import { loadFeature, loadFeatures } from './read.js'
 import { archiveFeature, createFeature, patchFeature, reviveFeature, setEnvironmentEnabled } from './store.js'
 import { projectExists } from '../projects/store.js'
 import { changesNothingSdksReceive, directChangeCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { requireNoBody } from '../http/request-guard.js'
 import { cloneFeature } from './clone.js'
+import { changeProject } from './move.js'
+import { requireVisibleProject } from '../projects/visibility.js'
 import { archiveFeatures, deleteFeature, deleteFeatures, reviveFeatures, validateArchive } from './archive.js'
 import { requirePermission } from '../core/permissions.js'
 
@@ -200,6 +202,23 @@ const cloneFeatureRoute = adminRoute({
   responses: { 201: { description: 'The copy', content: jsonContent(FeatureSchema) }, ...pickErrors(400, 401, 403, 404, 409, 415) },
 })
 
+const changeProjectRoute = adminRoute({
+  method: 'post',
+  // Project-scoped SDK tokens stop or start receiving it.
+  'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE, project: 'projectId' },
+  path: '/api/admin/projects/{projectId}/features/{featureName}/changeProject',
+  operationId: 'changeProject',
+  tags,
+  summary: 'Move a feature flag to another project',
+  description:
+    'Moves a live flag of the project to `newProjectId`, with `feature-project-change` (`data`: oldProject and newProject). Needs UPDATE_FEATURE here and CREATE_FEATURE there, ' +
+    'and SKIP_CHANGE_REQUEST wherever either project requires change requests (Unleash refuses any target requiring them). Refused with 400 when the target lacks an environment where the flag has strategies ' +
+    "or a strategy names a segment of this project, with 409 when the flag has dependencies (they stay within a project) or an open change request changes it. It takes the target's environments: those it lacked are added, off, and those the target lacks (without strategies) are dropped.",
+  request: { params: featurePathParams, body: { required: true, content: jsonContent(ChangeProjectSchema) } },
+  responses: { 200: { description: 'The flag was moved' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
 const toggleRoute = (on: boolean) =>
   adminRoute({
     method: 'post',
@@ -279,6 +298,16 @@ export const flagRoutes = createRouter()
     const { projectId, featureName } = c.req.valid('param')
     const feature = await cloneFeature(c.var.db, c.var.caller, projectId, featureName, c.req.valid('json'))
     return c.json(feature, 201, { Location: `/api/admin/projects/${encodeURIComponent(projectId)}/features/${encodeURIComponent(feature.name)}` })
+  })
+  .openapi(changeProjectRoute, async (c) => {
+    const { projectId, featureName } = c.req.valid('param')
+    const { newProjectId } = c.req.valid('json')
+    await requireVisibleProject(c, newProjectId)
+    requirePermission(c.var.principal, Permission.CREATE_FEATURE, { project: newProjectId })
+    await requireDirectChangeAllowed(c, projectId)
+    await requireDirectChangeAllowed(c, newProjectId)
+    await changeProject(c.var.db, c.var.caller, projectId, featureName, newProjectId)
+    return c.body(null, 200)
   })
   .openapi(toggleRoute(true), async (c) => {
     const target = c.req.valid('param')

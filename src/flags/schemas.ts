@@ -127,3 +127,5 @@ export const CloneFeatureSchema = z
     replaceGroupId: z.boolean().optional().openapi({ description: "Whether the copy's strategies group by its own name (`groupId` parameters replaced). Default true" }),
   })
   .openapi('cloneFeatureSchema')
+
+export const ChangeProjectSchema = z.object({ newProjectId: z.string().min(1).max(100).openapi({ description: 'The project to move the flag to' }) }).openapi('changeProjectSchema')

@@ -382,3 +382,22 @@ describe('POST /api/admin/projects/{projectId}/features/{featureName}/changeProj
     expect((await t.call('GET', `${F(from)}/${flag}`)).body.project).toBe(from)
   })
 })
+
+describe('moving into a project with rules', () => {
+  it("refuses a flag against the target's naming pattern or over its flag limit (400)", async () => {
+    const from = await createProject(t)
+    const flag = await newFlag(from)
+    const patterned = await createProject(t)
+    await ok(t, 'PUT', `/api/admin/projects/${patterned}`, { name: patterned, featureNaming: { pattern: 'only-this-.*' } })
+    const res = await t.call('POST', `${F(from)}/${flag}/changeProject`, { body: { newProjectId: patterned } })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toContain('naming pattern')
+    const full = await createProject(t)
+    await newFlag(full)
+    await ok(t, 'PUT', `/api/admin/projects/${full}`, { name: full, featureLimit: 1 })
+    const over = await t.call('POST', `${F(from)}/${flag}/changeProject`, { body: { newProjectId: full } })
+    expect(over.status).toBe(400)
+    expect(over.body.message).toContain('limit')
+    expect((await t.call('GET', `${F(from)}/${flag}`)).body.project).toBe(from)
+  })
+})

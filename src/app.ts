@@ -95,7 +95,7 @@ const DEFAULT_PRINCIPAL_TTL_MS = 5_000
  * environments and change requests, segments, environments, integrations, the archive, flag types' lifetimes. Any other write forgets
  * them all (a new route is on the safe side until it is listed here).
  */
-const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags)|features|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types)(\/|$)/
+const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete)|features|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types)(\/|$)/
 const SDK_PATH = /^\/api\/(client|frontend)(\/|$)/
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
@@ -183,6 +183,7 @@ export function createApp(deps: AppDeps) {
   app.use('/api/admin/projects/:projectId/*', projectVisibility)
   app.use('/api/admin/features/:featureName/*', flagVisibility('featureName'))
   app.use('/api/admin/archive/revive/:featureName', flagVisibility('featureName'))
+  app.use('/api/admin/archive/:featureName', flagVisibility('featureName'))
   app.use('/api/admin/client-metrics/features/:featureName', flagVisibility('featureName'))
   app.use('/api/admin/client-metrics/features/:featureName/*', flagVisibility('featureName'))
   app.use('*', async (c, next) => {

@@ -439,6 +439,65 @@ const cases: Case[] = [
     events: ['feature-revived'],
   },
   {
+    route: 'DELETE /api/admin/archive/{featureName}',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await ok(t, 'DELETE', `${features(project)}/${flag}`)
+      return { path: `/api/admin/archive/${flag}` }
+    },
+    events: ['feature-deleted'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/delete',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await ok(t, 'DELETE', `${features(project)}/${flag}`)
+      return { path: `/api/admin/projects/${project}/delete`, body: { features: [flag] } }
+    },
+    events: ['feature-deleted'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/archive',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `/api/admin/projects/${project}/archive`, body: { features: [flag] } }
+    },
+    events: ['feature-archived'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/archive/validate',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `/api/admin/projects/${project}/archive/validate`, body: { features: [flag] } }
+    },
+    events: [],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/revive',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await ok(t, 'DELETE', `${features(project)}/${flag}`)
+      return { path: `/api/admin/projects/${project}/revive`, body: { features: [flag] } }
+    },
+    events: ['feature-revived'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/features/{featureName}/clone',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}/clone`, body: { name: fresh('copy') } }
+    },
+    events: ['feature-created'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/features/{featureName}/changeProject',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}/changeProject`, body: { newProjectId: await createProject(t) } }
+    },
+    events: ['feature-project-change'],
+  },
+  {
     route: 'POST /api/admin/addons',
     request: async () => ({ path: '/api/admin/addons', body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/x' }, events: ['feature-created'] } }),
     events: ['addon-config-created'],
@@ -593,9 +652,9 @@ describe('every change writes its events in the same transaction', () => {
       const written = await t.query<{ type: string; feature_name: string | null; created_by: string; label: string; summary: string }>('select type, feature_name, created_by, label, summary from events where id > $1 order by id', [max])
       expect(written.map((e) => e.type).sort()).toEqual([...c.events].sort())
       // A change to a flag moves its version (src/flags/lock.ts), which optimistic writes rely on; favorites
-      // and change-request bookkeeping do not change the flag, and a new flag starts at its first version.
+      // and change-request bookkeeping do not change the flag, a new flag starts at its first version, and a deleted one has none.
       const versionsAfter = await versions()
-      for (const e of written.filter((e) => e.feature_name && /^(feature-|strategy-order)/.test(e.type) && !/^feature-(created|favorited|unfavorited)$/.test(e.type))) {
+      for (const e of written.filter((e) => e.feature_name && /^(feature-|strategy-order)/.test(e.type) && !/^feature-(created|favorited|unfavorited|deleted)$/.test(e.type))) {
         expect(versionsAfter.get(e.feature_name!), `${e.type} of ${e.feature_name}`).toBeGreaterThan(versionsBefore.get(e.feature_name!)!)
       }
       for (const e of written) {

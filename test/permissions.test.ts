@@ -41,6 +41,13 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/api-tokens': { path: () => '/api/admin/api-tokens', body: { tokenName: 'x', type: 'client', environment: 'development' } },
   'DELETE /api/admin/api-tokens/{token}': { path: () => `/api/admin/api-tokens/${encodeURIComponent(clientToken)}` },
   'POST /api/admin/archive/revive/{featureName}': { path: () => '/api/admin/archive/revive/old' },
+  'DELETE /api/admin/archive/{featureName}': { path: () => '/api/admin/archive/old' },
+  'POST /api/admin/projects/{projectId}/delete': { path: () => '/api/admin/projects/shop/delete', body: { features: ['old'] } },
+  'POST /api/admin/projects/{projectId}/archive': { path: () => '/api/admin/projects/shop/archive', body: { features: ['cart'] } },
+  'POST /api/admin/projects/{projectId}/archive/validate': { path: () => '/api/admin/projects/shop/archive/validate', body: { features: ['cart'] } },
+  'POST /api/admin/projects/{projectId}/revive': { path: () => '/api/admin/projects/shop/revive', body: { features: ['old'] } },
+  'POST /api/admin/projects/{projectId}/features/{featureName}/clone': { path: () => `${F}/cart/clone`, body: { name: 'cart-copy' } },
+  'POST /api/admin/projects/{projectId}/features/{featureName}/changeProject': { path: () => `${F}/cart/changeProject`, body: { newProjectId: 'other' } },
   'POST /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings', body: { enabled: false } },
   'DELETE /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings' },
   'POST /api/admin/environments': { path: () => '/api/admin/environments', body: { name: 'qa', type: 'test' } },
@@ -253,6 +260,12 @@ interface Grant {
 
 /** A fresh flag of a project (other unless given), off. */
 const flagIn = (project: string) => async () => ({ flag: (await createFlag(t, {}, project)).name as string })
+/** A fresh flag of the project, archived. */
+const archivedIn = (project: string) => async () => {
+  const { flag } = await flagIn(project)()
+  expect((await t.call('DELETE', `/api/admin/projects/${project}/features/${flag}`)).status).toBe(202)
+  return { flag }
+}
 /** A fresh name, for what the request creates. */
 const name = (prefix: string) => async () => ({ name: fresh(prefix) })
 
@@ -308,6 +321,17 @@ const grants: Grant[] = [
     status: 200,
   },
   { who: () => admin, role: 'Admin', method: 'DELETE', path: `${F}/{flag}`, given: flagIn('shop'), status: 202 },
+  { who: () => member, role: 'Member of shop', method: 'DELETE', path: '/api/admin/archive/{flag}', given: archivedIn('shop'), status: 200 },
+  // Moving needs CREATE_FEATURE in the target too.
+  { who: () => member, role: 'Member of shop', method: 'POST', path: `${F}/{flag}/changeProject`, body: { newProjectId: 'other' }, given: flagIn('shop'), status: 403 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features/{flag}/changeProject', body: { newProjectId: '{project}' }, given: async () => ({ ...(await flagIn('other')()), project: await createProject(t, { environments: ['development'] }) }), status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: `${F}/{flag}/clone`, body: { name: '{name}' }, given: async () => ({ ...(await flagIn('shop')()), ...(await name('copy')()) }), status: 201 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/other/features/{flag}/clone', body: { name: '{name}' }, given: async () => ({ ...(await flagIn('other')()), ...(await name('copy')()) }), status: 403 },
+  { who: () => member, role: 'Member of shop', method: 'DELETE', path: '/api/admin/archive/{flag}', given: archivedIn('other'), status: 403 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/shop/delete', body: { features: ['{flag}'] }, given: archivedIn('shop'), status: 200 },
+  // Shop requires change requests in production, which reviving reaches.
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/shop/revive', body: { features: ['{flag}'] }, given: archivedIn('shop'), status: 403 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/other/revive', body: { features: ['{flag}'] }, given: archivedIn('other'), status: 403 },
 ]
 
 /** `value` with each `{key}` in its strings replaced by what `given` made. */

@@ -4,12 +4,17 @@ import { notFound } from '../core/errors.js'
 import { pickErrors } from '../http/errors.js'
 import { projectIdParam } from '../http/common-schemas.js'
 import { Permission } from '../core/permissions.js'
-import { CreateFeatureSchema, featureEnvironmentPathParams, featurePathParams, FeatureSchema, PatchSchema, ProjectFeaturesSchema, type PatchOperation } from './schemas.js'
+import { BatchFeaturesSchema, ChangeProjectSchema, CloneFeatureSchema, CreateFeatureSchema, featureEnvironmentPathParams, ValidateArchiveFeaturesSchema, featurePathParams, FeatureSchema, PatchSchema, ProjectFeaturesSchema, type PatchOperation } from './schemas.js'
 import { loadFeature, loadFeatures } from './read.js'
 import { archiveFeature, createFeature, patchFeature, reviveFeature, setEnvironmentEnabled } from './store.js'
 import { projectExists } from '../projects/store.js'
 import { changesNothingSdksReceive, directChangeCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { requireNoBody } from '../http/request-guard.js'
+import { cloneFeature } from './clone.js'
+import { changeProject } from './move.js'
+import { requireVisibleProject } from '../projects/visibility.js'
+import { archiveFeatures, deleteFeature, deleteFeatures, reviveFeatures, validateArchive } from './archive.js'
+import { requirePermission } from '../core/permissions.js'
 
 const tags = ['Features']
 
@@ -104,6 +109,116 @@ const reviveFeatureRoute = adminRoute({
   responses: { 200: { description: 'The flag was revived' }, ...pickErrors(401, 403, 404) },
 })
 
+const batchBody = { body: { required: true, content: jsonContent(BatchFeaturesSchema) } }
+const whatGoes =
+  'Its strategies, environments, variants, tags, lifecycle, favorites and metrics go with it, and archived flags depending on it lose that dependency (`feature-dependency-removed`); its events stay in the log and its name is free again. ' +
+  'Refused (409) for a live flag (archive it first, where Unleash does nothing), one a live flag depends on, or one an open change request changes.'
+
+const deleteFeatureRoute = adminRoute({
+  method: 'delete',
+  // Only archived flags go, which SDKs no longer receive; one a live flag depends on is refused.
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.DELETE_FEATURE, checkedBy: 'handler' },
+  path: '/api/admin/archive/{featureName}',
+  operationId: 'deleteFeature',
+  tags: ['Archive'],
+  summary: 'Delete an archived feature flag',
+  description: `Deletes the archived flag for good, with \`feature-deleted\`; needs DELETE_FEATURE in its project. ${whatGoes}`,
+  request: { params: z.object({ featureName: z.string().openapi({ param: { name: 'featureName', in: 'path' } }) }) },
+  responses: { 200: { description: 'The flag was deleted' }, ...pickErrors(401, 403, 404, 409) },
+})
+
+const deleteFeaturesRoute = adminRoute({
+  method: 'post',
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.DELETE_FEATURE, project: 'projectId' },
+  path: '/api/admin/projects/{projectId}/delete',
+  operationId: 'deleteFeatures',
+  tags: ['Archive'],
+  summary: 'Delete archived feature flags',
+  description: `Deletes the archived flags named, each with \`feature-deleted\`, all or nothing: a name that is no flag of the project is a 404. ${whatGoes}`,
+  request: { params: projectIdParam, ...batchBody },
+  responses: { 200: { description: 'The flags were deleted' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
+const archiveFeaturesRoute = adminRoute({
+  method: 'post',
+  'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.DELETE_FEATURE, project: 'projectId' },
+  path: '/api/admin/projects/{projectId}/archive',
+  operationId: 'archiveFeatures',
+  tags,
+  summary: 'Archive feature flags',
+  description:
+    'Archives the live flags named, each with `feature-archived`, all or nothing; archived ones are left as they are, and a name that is no flag of the project is a 404. ' +
+    'A flag whose live children are not archived with it is refused (400; see the validate operation). ' +
+    'Needs SKIP_CHANGE_REQUEST in every environment where the project requires change requests (403 otherwise).',
+  request: { params: projectIdParam, ...batchBody },
+  responses: { 202: { description: 'The flags were archived' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
+const validateArchiveRoute = adminRoute({
+  method: 'post',
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.DELETE_FEATURE, project: 'projectId' },
+  path: '/api/admin/projects/{projectId}/archive/validate',
+  operationId: 'validateArchiveFeatures',
+  tags,
+  summary: 'Validate archiving feature flags',
+  description: 'Writes nothing: answers which of the flags named have live children not archived with them, which archiving them refuses.',
+  request: { params: projectIdParam, ...batchBody },
+  responses: { 200: { description: 'What archiving would do', content: jsonContent(ValidateArchiveFeaturesSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
+})
+
+const reviveFeaturesRoute = adminRoute({
+  method: 'post',
+  'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE, project: 'projectId' },
+  path: '/api/admin/projects/{projectId}/revive',
+  operationId: 'reviveFeatures',
+  tags: ['Archive'],
+  summary: 'Revive archived feature flags',
+  description:
+    'Revives the archived flags named, all or nothing, each with every environment off (`feature-revived`, and `feature-environment-disabled` for each environment switched off); live ones are left as they are, ' +
+    'a name that is no flag of the project is a 404, and an archived project a 400. Needs SKIP_CHANGE_REQUEST in every environment where the project requires change requests (403 otherwise).',
+  request: { params: projectIdParam, ...batchBody },
+  responses: { 200: { description: 'The flags were revived' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
+const cloneFeatureRoute = adminRoute({
+  method: 'post',
+  // The copy is off in every environment, as a new flag is.
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.CREATE_FEATURE, project: 'projectId' },
+  path: '/api/admin/projects/{projectId}/features/{featureName}/clone',
+  operationId: 'cloneFeature',
+  tags,
+  summary: 'Clone a feature flag',
+  description:
+    "Copies a live flag of the project into it under a new name, checked as a new flag's (409 when taken; 400 against the naming pattern or the flag limit): type, description, impressionData, " +
+    'each environment\'s strategies (`groupId` parameters become the new name unless `replaceGroupId` is false) and variants, and the dependencies on parents; every environment off, as in Unleash; tags, favorites and metrics are not copied. ' +
+    'Emits `feature-created`, then `feature-strategy-add`, `feature-environment-variants-updated` and `feature-dependency-added` for what is copied.',
+  request: { params: featurePathParams, body: { required: true, content: jsonContent(CloneFeatureSchema) } },
+  responses: { 201: { description: 'The copy', content: jsonContent(FeatureSchema) }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
+const changeProjectRoute = adminRoute({
+  method: 'post',
+  // Project-scoped SDK tokens stop or start receiving it.
+  'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_FEATURE, project: 'projectId' },
+  path: '/api/admin/projects/{projectId}/features/{featureName}/changeProject',
+  operationId: 'changeProject',
+  tags,
+  summary: 'Move a feature flag to another project',
+  description:
+    'Moves a live flag of the project to `newProjectId`, with `feature-project-change` (`data`: oldProject and newProject). Needs UPDATE_FEATURE here and CREATE_FEATURE there, ' +
+    'and SKIP_CHANGE_REQUEST wherever either project requires change requests (Unleash refuses any target requiring them). Refused with 400 against the target\'s naming pattern or flag limit, when it lacks an environment where the flag has strategies ' +
+    "or a strategy names a segment of this project, with 409 when the flag has dependencies (they stay within a project) or an open change request changes it. It takes the target's environments: those it lacked are added, off, and those the target lacks (without strategies) are dropped.",
+  request: { params: featurePathParams, body: { required: true, content: jsonContent(ChangeProjectSchema) } },
+  responses: { 200: { description: 'The flag was moved' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
 const toggleRoute = (on: boolean) =>
   adminRoute({
     method: 'post',
@@ -156,6 +271,42 @@ export const flagRoutes = createRouter()
   .openapi(reviveFeatureRoute, async (c) => {
     const { featureName } = c.req.valid('param')
     await reviveFeature(c.var.db, c.var.caller, featureName, directChangeCheck(c))
+    return c.body(null, 200)
+  })
+  .openapi(deleteFeatureRoute, async (c) => {
+    await deleteFeature(c.var.db, c.var.caller, c.req.valid('param').featureName, (project) => requirePermission(c.var.principal, Permission.DELETE_FEATURE, { project }))
+    return c.body(null, 200)
+  })
+  .openapi(deleteFeaturesRoute, async (c) => {
+    await deleteFeatures(c.var.db, c.var.caller, c.req.valid('param').projectId, c.req.valid('json').features)
+    return c.body(null, 200)
+  })
+  .openapi(archiveFeaturesRoute, async (c) => {
+    const { projectId } = c.req.valid('param')
+    await requireDirectChangeAllowed(c, projectId)
+    await archiveFeatures(c.var.db, c.var.caller, projectId, c.req.valid('json').features)
+    return c.body(null, 202)
+  })
+  .openapi(validateArchiveRoute, async (c) => c.json(await validateArchive(c.var.db, c.req.valid('param').projectId, c.req.valid('json').features), 200))
+  .openapi(reviveFeaturesRoute, async (c) => {
+    const { projectId } = c.req.valid('param')
+    await requireDirectChangeAllowed(c, projectId)
+    await reviveFeatures(c.var.db, c.var.caller, projectId, c.req.valid('json').features)
+    return c.body(null, 200)
+  })
+  .openapi(cloneFeatureRoute, async (c) => {
+    const { projectId, featureName } = c.req.valid('param')
+    const feature = await cloneFeature(c.var.db, c.var.caller, projectId, featureName, c.req.valid('json'))
+    return c.json(feature, 201, { Location: `/api/admin/projects/${encodeURIComponent(projectId)}/features/${encodeURIComponent(feature.name)}` })
+  })
+  .openapi(changeProjectRoute, async (c) => {
+    const { projectId, featureName } = c.req.valid('param')
+    const { newProjectId } = c.req.valid('json')
+    await requireVisibleProject(c, newProjectId)
+    requirePermission(c.var.principal, Permission.CREATE_FEATURE, { project: newProjectId })
+    await requireDirectChangeAllowed(c, projectId)
+    await requireDirectChangeAllowed(c, newProjectId)
+    await changeProject(c.var.db, c.var.caller, projectId, featureName, newProjectId)
     return c.body(null, 200)
   })
   .openapi(toggleRoute(true), async (c) => {

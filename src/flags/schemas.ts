@@ -100,3 +100,23 @@ export const featurePathParams = z.object({
 export const featureEnvironmentPathParams = featurePathParams.extend({
   environment: z.string().openapi({ param: { name: 'environment', in: 'path' } }),
 })
+
+export const BatchFeaturesSchema = z
+  .object({ features: z.array(z.string().min(1).max(100)).max(1000).openapi({ description: 'Names of feature flags', example: ['my-feature-4', 'my-feature-5'] }) })
+  .openapi('batchFeaturesSchema')
+
+export const ValidateArchiveFeaturesSchema = z
+  .object({
+    parentsWithChildFeatures: z.array(z.string()).openapi({ description: 'Flags named whose live children are not archived with them (archiving them is refused)' }),
+    hasDeletedDependencies: z.boolean().openapi({ description: 'Whether archiving deletes dependencies: never in Flagpost, where an archived flag keeps them' }),
+  })
+  .openapi('validateArchiveFeaturesSchema')
+
+export const CloneFeatureSchema = z
+  .object({
+    name: urlFriendlyName('Name of the copy'),
+    replaceGroupId: z.boolean().optional().openapi({ description: "Whether the copy's strategies group by its own name (`groupId` parameters replaced). Default true" }),
+  })
+  .openapi('cloneFeatureSchema')
+
+export const ChangeProjectSchema = z.object({ newProjectId: z.string().min(1).max(100).openapi({ description: 'The project to move the flag to' }) }).openapi('changeProjectSchema')

@@ -27,7 +27,7 @@ async function reload(tx: Db, name: string, caller: Pick<Caller, 'key' | 'now'>)
   return feature
 }
 
-function checkNamingPattern(name: string, project: typeof projects.$inferSelect) {
+export function checkNamingPattern(name: string, project: Pick<typeof projects.$inferSelect, 'id' | 'featureNamingPattern' | 'featureNamingExample' | 'featureNamingDescription'>) {
   const pattern = project.featureNamingPattern
   if (!pattern) return
   let matches: boolean

@@ -16,18 +16,20 @@ type Permission = Schemas['permissionSchema']
 
 /**
  * Whether the permissions allow `permission` (in `project`, when given): ADMIN allows everything, a permission
- * without a project holds everywhere, one with a project only there.
+ * without a project holds everywhere, one with a project only there (and likewise for an environment, when asked).
  */
-export function allows(permissions: Permission[] | undefined, permission: string, project?: string): boolean {
+export function allows(permissions: Permission[] | undefined, permission: string, project?: string, environment?: string): boolean {
   return (permissions ?? []).some(
-    (p) => p.permission === 'ADMIN' || (p.permission === permission && (!p.project || p.project === project)),
+    (p) =>
+      p.permission === 'ADMIN' ||
+      (p.permission === permission && (!p.project || p.project === project) && (!environment || !p.environment || p.environment === environment)),
   )
 }
 
 /** A hook form of `allows` for the signed-in user. */
 export function useAllows() {
   const me = useMe()
-  return (permission: string, project?: string) => allows(me.data?.permissions, permission, project)
+  return (permission: string, project?: string, environment?: string) => allows(me.data?.permissions, permission, project, environment)
 }
 
 export type User = Schemas['userSchema']

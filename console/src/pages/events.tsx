@@ -1,13 +1,11 @@
 import { useState } from 'react'
-import { Autocomplete, Badge, Button, Card, Code, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Autocomplete, Button, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { api, ok, type Schemas } from '../api/client'
+import { api, ok } from '../api/client'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
-import { diff } from '../diff'
+import { EventCard } from '../components/event-card'
 import { PROJECTS_KEY } from './projects'
-
-type Event = Schemas['eventSchema']
 
 const PAGE = 50
 const COMMON_TYPES = [
@@ -95,28 +93,5 @@ export default function EventsPage() {
         </>
       )}
     </Stack>
-  )
-}
-
-const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
-
-function EventCard({ event }: { event: Event }) {
-  const changes = diff(event.preData ?? undefined, event.data ?? undefined)
-  return (
-    <Card withBorder padding="sm" component="article" aria-label={`Event ${event.id}: ${event.type}`}>
-      <Group gap="xs">
-        <Badge variant="light">{event.type}</Badge>
-        <Text size="sm">{new Date(event.createdAt).toLocaleString()}</Text>
-        <Text size="sm">by {event.createdBy}</Text>
-        {event.project && <Text size="sm">project {event.project}</Text>}
-        {event.featureName && <Text size="sm">flag {event.featureName}</Text>}
-        {event.environment && <Text size="sm">in {event.environment}</Text>}
-      </Group>
-      {changes.length > 0 && (
-        <Code block mt="xs" aria-label="Change" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
-          {changes.map((c) => (c.kind === 'added' ? `+ ${c.path}: ${show(c.after)}` : c.kind === 'removed' ? `- ${c.path}: ${show(c.before)}` : `~ ${c.path}: ${show(c.before)} → ${show(c.after)}`)).join('\n')}
-        </Code>
-      )}
-    </Card>
   )
 }

@@ -9,6 +9,10 @@ import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { ConstraintEditor } from '../components/constraint-editor'
+import { FlagDependencies, FlagHistory, FlagLifecycle, flagKey, FlagTags, PendingChangeRequests } from '../components/flag-details'
+import { VariantsEditor } from '../components/variants-editor'
+import { addToDraft, changeRequestsKey, useChangeRequestEnvironments, type Change } from '../api/change-requests'
+import { fromApiVariant, percent, toApiVariant, variantProblems, withWeights, type VariantDraft } from '../variants'
 import { constraintProblem, fromApiConstraint, toApiConstraint, type ConstraintDraft } from '../constraints'
 import { FLAG_TYPES, type FlagType } from '../flag-types'
 import { projectPath } from '../paths'
@@ -18,9 +22,10 @@ type Flag = Schemas['featureSchema']
 type FlagEnvironment = Schemas['featureEnvironmentSchema']
 type Strategy = Schemas['featureStrategySchema']
 
-const flagKey = (projectId: string, flagName: string) => ['flag', projectId, flagName] as const
-
-/** A flag: its metadata, and per environment its switch and strategies. */
+/**
+ * A flag: its metadata, tags, lifecycle and dependencies; per environment its switch, strategies and variants;
+ * its history. Where an environment requires change requests of the caller, its changes go into their draft.
+ */
 export default function FlagPage({ projectId, flagName }: { projectId: string; flagName: string }) {
   const flag = useQuery({
     queryKey: flagKey(projectId, flagName),
@@ -43,13 +48,18 @@ export default function FlagPage({ projectId, flagName }: { projectId: string; f
           {flag.data.stale && <Badge color="red.9">stale</Badge>}
         </Group>
       </div>
+      <PendingChangeRequests flag={flag.data} />
       <Metadata flag={flag.data} />
+      <FlagTags flag={flag.data} />
+      <FlagLifecycle flag={flag.data} />
+      <FlagDependencies flag={flag.data} />
       <Title order={2} size="h3">
         Environments
       </Title>
       {flag.data.environments.map((env) => (
         <EnvironmentCard key={env.name} flag={flag.data} environment={env} />
       ))}
+      <FlagHistory flag={flag.data} />
     </Stack>
   )
 }
@@ -115,14 +125,45 @@ function Metadata({ flag }: { flag: Flag }) {
   )
 }
 
+/**
+ * A write to the flag in an environment: direct, or where the environment requires change requests of the
+ * caller, the same change added to their draft there (the API's rule: src/change-requests/guard.ts).
+ */
+function useEnvironmentWrite(flag: Flag, environment: string) {
+  const queryClient = useQueryClient()
+  const changeRequests = useChangeRequestEnvironments(flag.project)
+  const viaChangeRequest = changeRequests.viaChangeRequest(environment)
+  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: flagKey(flag.project, flag.name) }), queryClient.invalidateQueries({ queryKey: projectKey(flag.project) })])
+  async function write(direct: () => Promise<unknown>, change: Change) {
+    if (!viaChangeRequest) {
+      await direct()
+      await refresh()
+      return
+    }
+    const cr = await addToDraft(flag.project, environment, [change])
+    notifications.show({ message: `Added to your draft change request ${cr.id} in ${environment}`, color: 'blue' })
+    await queryClient.invalidateQueries({ queryKey: changeRequestsKey(flag.project) })
+  }
+  return { viaChangeRequest, write, refresh }
+}
+
+const strategyBody = (s: Strategy) => ({
+  name: s.name,
+  title: s.title,
+  disabled: s.disabled,
+  parameters: s.parameters,
+  constraints: s.constraints.map((c) => toApiConstraint(fromApiConstraint(c))),
+  segments: s.segments,
+  variants: s.variants,
+})
+
 function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagEnvironment }) {
   const allows = useAllows()
-  const queryClient = useQueryClient()
   const [editing, setEditing] = useState<Strategy | 'new'>()
   const project = flag.project
+  const { viaChangeRequest, write, refresh } = useEnvironmentWrite(flag, environment.name)
   const params = { path: { projectId: project, featureName: flag.name, environment: environment.name } }
   const strategies = [...environment.strategies].sort((a, b) => a.sortOrder - b.sortOrder)
-  const refresh = () => Promise.all([queryClient.invalidateQueries({ queryKey: flagKey(project, flag.name) }), queryClient.invalidateQueries({ queryKey: projectKey(project) })])
   const onError = (error: Error) => notifications.show({ title: 'The change was refused', message: error.message, color: 'red' })
 
   const reorder = useMutation({
@@ -133,19 +174,24 @@ function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagE
   })
   const remove = useMutation({
     mutationFn: (id: string) =>
-      ok(api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}', { params: { path: { ...params.path, strategyId: id } } })),
-    onSuccess: refresh,
+      write(
+        () => ok(api.DELETE('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}', { params: { path: { ...params.path, strategyId: id } } })),
+        { feature: flag.name, action: 'deleteStrategy', payload: { id } },
+      ),
     onError,
   })
   const setDisabled = useMutation({
-    mutationFn: (s: Strategy) =>
-      ok(
-        api.PUT('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}', {
-          params: { path: { ...params.path, strategyId: s.id } },
-          body: { name: s.name, title: s.title, disabled: !s.disabled, parameters: s.parameters, constraints: s.constraints.map((c) => toApiConstraint(fromApiConstraint(c))), segments: s.segments, variants: s.variants },
-        }),
-      ),
-    onSuccess: refresh,
+    mutationFn: (s: Strategy) => {
+      const body = { ...strategyBody(s), disabled: !s.disabled }
+      return write(
+        () => ok(api.PUT('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}', { params: { path: { ...params.path, strategyId: s.id } }, body })),
+        { feature: flag.name, action: 'updateStrategy', payload: { id: s.id, ...body } },
+      )
+    },
+    onError,
+  })
+  const requestSwitch = useMutation({
+    mutationFn: (enabled: boolean) => write(() => Promise.resolve(), { feature: flag.name, action: 'updateEnabled', payload: { enabled } }),
     onError,
   })
   const move = (from: number, to: number) => {
@@ -154,17 +200,31 @@ function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagE
     ids.splice(to, 0, id!)
     reorder.mutate(ids)
   }
-  const canSwitch = allows('UPDATE_FEATURE_ENVIRONMENT', project)
-  const canUpdate = allows('UPDATE_FEATURE_STRATEGY', project)
-  const canDelete = allows('DELETE_FEATURE_STRATEGY', project)
+  const canSwitch = allows('UPDATE_FEATURE_ENVIRONMENT', project, environment.name)
+  const canUpdate = allows('UPDATE_FEATURE_STRATEGY', project, environment.name)
+  const canDelete = allows('DELETE_FEATURE_STRATEGY', project, environment.name)
 
   return (
     <Card withBorder component="section" aria-label={`Environment ${environment.name}`}>
       <Group justify="space-between">
-        <Title order={3} size="h4">
-          {environment.name}
-        </Title>
-        {canSwitch ? (
+        <Group gap="xs">
+          <Title order={3} size="h4">
+            {environment.name}
+          </Title>
+          {viaChangeRequest && (
+            <Badge variant="light" color="blue">
+              changes need a change request
+            </Badge>
+          )}
+        </Group>
+        {canSwitch && viaChangeRequest ? (
+          <Group gap="xs">
+            <Badge color={environment.enabled ? 'green' : 'gray'}>{environment.enabled ? 'on' : 'off'}</Badge>
+            <Button size="xs" variant="default" loading={requestSwitch.isPending} onClick={() => requestSwitch.mutate(!environment.enabled)}>
+              Request to turn {environment.enabled ? 'off' : 'on'}
+            </Button>
+          </Group>
+        ) : canSwitch ? (
           <EnvironmentSwitch projectId={project} flagName={flag.name} environment={environment.name} enabled={environment.enabled} label={environment.enabled ? 'On' : 'Off'} />
         ) : (
           <Badge color={environment.enabled ? 'green' : 'gray'}>{environment.enabled ? 'on' : 'off'}</Badge>
@@ -183,12 +243,16 @@ function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagE
               <Group gap={4}>
                 {canUpdate && (
                   <>
-                    <ActionIcon variant="default" disabled={i === 0} onClick={() => move(i, i - 1)} aria-label={`Move ${s.title || s.name} up`}>
-                      ↑
-                    </ActionIcon>
-                    <ActionIcon variant="default" disabled={i === strategies.length - 1} onClick={() => move(i, i + 1)} aria-label={`Move ${s.title || s.name} down`}>
-                      ↓
-                    </ActionIcon>
+                    {!viaChangeRequest && (
+                      <>
+                        <ActionIcon variant="default" disabled={i === 0} onClick={() => move(i, i - 1)} aria-label={`Move ${s.title || s.name} up`}>
+                          ↑
+                        </ActionIcon>
+                        <ActionIcon variant="default" disabled={i === strategies.length - 1} onClick={() => move(i, i + 1)} aria-label={`Move ${s.title || s.name} down`}>
+                          ↓
+                        </ActionIcon>
+                      </>
+                    )}
                     <Button size="xs" variant="default" onClick={() => setDisabled.mutate(s)}>
                       {s.disabled ? 'Enable' : 'Disable'}
                     </Button>
@@ -206,26 +270,104 @@ function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagE
             </Group>
           </Card>
         ))}
-        {allows('CREATE_FEATURE_STRATEGY', project) && (
+        {allows('CREATE_FEATURE_STRATEGY', project, environment.name) && (
           <Button size="xs" w="fit-content" onClick={() => setEditing('new')}>
             Add strategy in {environment.name}
           </Button>
         )}
       </Stack>
+      <EnvironmentVariants flag={flag} environment={environment} />
       <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? `Add a strategy in ${environment.name}` : 'Edit strategy'} size="xl">
         {editing !== undefined && (
           <StrategyForm
             flag={flag}
             environment={environment.name}
             strategy={editing === 'new' ? undefined : editing}
-            onDone={async () => {
-              await refresh()
-              setEditing(undefined)
-            }}
+            onDone={() => setEditing(undefined)}
           />
         )}
       </Dialog>
     </Card>
+  )
+}
+
+/** The flag's variants in the environment: shown with their weights as percentages, and edited as a whole list. */
+function EnvironmentVariants({ flag, environment }: { flag: Flag; environment: FlagEnvironment }) {
+  const allows = useAllows()
+  const [editing, setEditing] = useState(false)
+  const editable = allows('UPDATE_FEATURE_ENVIRONMENT_VARIANTS', flag.project, environment.name)
+  return (
+    <Stack gap={4} mt="md" component="section" aria-label={`Variants in ${environment.name}`}>
+      <Group justify="space-between">
+        <Title order={4} size="h5">
+          Variants
+        </Title>
+        {editable && (
+          <Button size="xs" variant="default" onClick={() => setEditing(true)}>
+            Edit variants in {environment.name}
+          </Button>
+        )}
+      </Group>
+      {environment.variants.length === 0 ? (
+        <Text size="sm" c="dimmed">
+          No variants.
+        </Text>
+      ) : (
+        environment.variants.map((v) => (
+          <Text size="sm" key={v.name}>
+            {v.name}: {percent(v.weight)} ({v.weightType === 'fix' ? 'fixed' : 'variable'}) · stickiness {v.stickiness}
+            {v.payload ? ` · ${v.payload.type} payload ${v.payload.value}` : ''}
+            {(v.overrides ?? []).map((o) => ` · ${o.contextName} in ${o.values.join(', ')}`).join('')}
+          </Text>
+        ))
+      )}
+      <Dialog opened={editing} onClose={() => setEditing(false)} title={`Variants of ${flag.name} in ${environment.name}`} size="xl">
+        {editing && <VariantsForm flag={flag} environment={environment} onDone={() => setEditing(false)} />}
+      </Dialog>
+    </Stack>
+  )
+}
+
+function VariantsForm({ flag, environment, onDone }: { flag: Flag; environment: FlagEnvironment; onDone: () => void }) {
+  const [variants, setVariants] = useState<VariantDraft[]>(environment.variants.map(fromApiVariant))
+  const { viaChangeRequest, write } = useEnvironmentWrite(flag, environment.name)
+  const problems = variantProblems(variants)
+  const save = useMutation({
+    mutationFn: () => {
+      const body = withWeights(variants).map((v) => toApiVariant(v))
+      return write(
+        () =>
+          ok(
+            api.PUT('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants', {
+              params: { path: { projectId: flag.project, featureName: flag.name, environment: environment.name } },
+              body,
+            }),
+          ),
+        { feature: flag.name, action: 'patchVariant', payload: { variants: body } },
+      )
+    },
+    onSuccess: onDone,
+  })
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault()
+        if (problems.length === 0) save.mutate()
+      }}
+    >
+      <Stack>
+        {save.isError && <ErrorMessage error={save.error} />}
+        <VariantsEditor variants={variants} onChange={setVariants} withOverrides />
+        {problems.length > 0 && variants.length > 0 && (
+          <Text size="sm" c="red.8" role="status">
+            {problems.join('; ')}
+          </Text>
+        )}
+        <Button type="submit" disabled={problems.length > 0} loading={save.isPending} w="fit-content">
+          {viaChangeRequest ? 'Add to change request' : 'Save variants'}
+        </Button>
+      </Stack>
+    </form>
   )
 }
 
@@ -266,8 +408,10 @@ const STRATEGY_TYPES = [
 const STICKINESS = ['default', 'userId', 'sessionId', 'random']
 
 /** Adds or replaces a strategy: type, title, the flexible rollout's parameters, constraints and segments. */
-function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; environment: string; strategy?: Strategy; onDone: () => Promise<void> }) {
+function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; environment: string; strategy?: Strategy; onDone: () => void }) {
   const segments = useSegments()
+  const { viaChangeRequest, write } = useEnvironmentWrite(flag, environment)
+  const [variants, setVariants] = useState<VariantDraft[]>((strategy?.variants ?? []).map(fromApiVariant))
   const [name, setName] = useState(strategy?.name ?? 'flexibleRollout')
   const [title, setTitle] = useState(strategy?.title ?? '')
   const [rollout, setRollout] = useState<string | number>(Number(strategy?.parameters.rollout ?? 100))
@@ -277,15 +421,28 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
   const [segmentIds, setSegmentIds] = useState<string[]>((strategy?.segments ?? []).map(String))
   const path = { projectId: flag.project, featureName: flag.name, environment }
   const parameters: Record<string, string> = name === 'flexibleRollout' ? { rollout: String(rollout), stickiness, groupId } : {}
-  const problems = constraints.map(constraintProblem).filter((p): p is string => p !== undefined)
+  const problems = [...constraints.map(constraintProblem).filter((p): p is string => p !== undefined), ...variantProblems(variants)]
   const save = useMutation({
     mutationFn: () => {
-      const body = { name, title: title || null, disabled: strategy?.disabled ?? false, parameters, constraints: constraints.map(toApiConstraint), segments: segmentIds.map(Number) }
-      return ok(
-        strategy
-          ? api.PUT('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}', { params: { path: { ...path, strategyId: strategy.id } }, body: { ...body, variants: strategy.variants } })
-          : api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies', { params: { path }, body }),
-      )
+      const body = {
+        name,
+        title: title || null,
+        disabled: strategy?.disabled ?? false,
+        parameters,
+        constraints: constraints.map(toApiConstraint),
+        segments: segmentIds.map(Number),
+        variants: withWeights(variants).map((v) => toApiVariant(v, false)),
+      }
+      return strategy
+        ? write(
+            () => ok(api.PUT('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}', { params: { path: { ...path, strategyId: strategy.id } }, body })),
+            { feature: flag.name, action: 'updateStrategy', payload: { id: strategy.id, ...body } },
+          )
+        : write(() => ok(api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies', { params: { path }, body })), {
+            feature: flag.name,
+            action: 'addStrategy',
+            payload: body,
+          })
     },
     onSuccess: () => onDone(),
   })
@@ -318,8 +475,22 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
           value={segmentIds}
           onChange={setSegmentIds}
         />
+        <Stack gap={4} component="fieldset" aria-label="Strategy variants" style={{ border: 0, padding: 0, margin: 0 }}>
+          <Text fw={600} size="sm">
+            Strategy variants
+          </Text>
+          <Text size="sm" c="dimmed">
+            When the strategy decides, these replace the flag's variants.
+          </Text>
+          <VariantsEditor variants={variants} onChange={setVariants} withOverrides={false} />
+        </Stack>
+        {variants.length > 0 && variantProblems(variants).length > 0 && (
+          <Text size="sm" c="red.8" role="status">
+            {variantProblems(variants).join('; ')}
+          </Text>
+        )}
         <Button type="submit" disabled={problems.length > 0} loading={save.isPending} w="fit-content">
-          Save strategy
+          {viaChangeRequest ? 'Add to change request' : 'Save strategy'}
         </Button>
       </Stack>
     </form>

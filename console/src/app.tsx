@@ -13,6 +13,9 @@ const ProjectsPage = lazy(() => import('./pages/projects'))
 const ProjectPage = lazy(() => import('./pages/project'))
 const FlagPage = lazy(() => import('./pages/flag'))
 const EventsPage = lazy(() => import('./pages/events'))
+const ChangeRequestsPage = lazy(() => import('./pages/change-requests'))
+const ChangeRequestPage = lazy(() => import('./pages/change-request'))
+const PlaygroundPage = lazy(() => import('./pages/playground'))
 
 export function App() {
   return (
@@ -41,7 +44,10 @@ function SignedIn() {
           <Route path="/projects" component={ProjectsPage} />
           <Route path="/projects/:projectId">{(params) => <ProjectPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/flags/:flagName">{(params) => <FlagPage projectId={params.projectId} flagName={params.flagName} />}</Route>
+          <Route path="/projects/:projectId/change-requests">{(params) => <ChangeRequestsPage projectId={params.projectId} />}</Route>
+          <Route path="/projects/:projectId/change-requests/:id">{(params) => <ChangeRequestPage projectId={params.projectId} id={params.id} />}</Route>
           <Route path="/events" component={EventsPage} />
+          <Route path="/playground" component={PlaygroundPage} />
           <Route>
             <ErrorMessage error={new Error('There is no page at this address.')} title="Not found" />
           </Route>

@@ -10,6 +10,7 @@ const PAGES = [
   { href: '/', label: 'Home', exact: true },
   { href: '/projects', label: 'Projects', exact: false },
   { href: '/events', label: 'Event log', exact: true },
+  { href: '/playground', label: 'Playground', exact: true },
 ]
 
 /** The frame of every signed-in page: navigation, and the user's menu with sign-out. */

@@ -9,7 +9,7 @@ import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
-import { flagPath } from '../paths'
+import { flagPath, projectPath } from '../paths'
 import { FLAG_TYPES, type FlagType } from '../flag-types'
 import classes from './project.module.css'
 
@@ -37,6 +37,9 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
         <div>
           <Title order={1}>{project.name}</Title>
           {project.description && <Text c="dimmed">{project.description}</Text>}
+          <Anchor component={Link} href={`${projectPath(projectId)}/change-requests`} size="sm">
+            Change requests
+          </Anchor>
         </div>
         {allows('CREATE_FEATURE', projectId) && <Button onClick={() => setCreating(true)}>Create flag</Button>}
       </Group>

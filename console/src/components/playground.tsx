@@ -117,7 +117,7 @@ export function PlaygroundResults({ response }: { response: Schemas['advancedPla
                     <Table.Td>{env}</Table.Td>
                     <Table.Td>{contextText(r.context)}</Table.Td>
                     <Table.Td>
-                      <Badge color={r.isEnabled ? 'green.9' : 'gray.7'}>{r.isEnabled ? 'on' : r.strategies.result === 'unknown' ? 'unknown' : 'off'}</Badge>
+                      <Badge color={r.isEnabled ? 'teal.9' : 'gray.8'}>{r.isEnabled ? 'on' : r.strategies.result === 'unknown' ? 'unknown' : 'off'}</Badge>
                     </Table.Td>
                     <Table.Td>{r.variant && r.variant.name !== 'disabled' ? `${r.variant.name}${r.variant.payload ? ` (${r.variant.payload.value})` : ''}` : '—'}</Table.Td>
                     <Table.Td>{reasonOf(r)}</Table.Td>

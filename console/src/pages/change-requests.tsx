@@ -10,12 +10,12 @@ import { projectPath } from '../paths'
 
 const STATES = ['Draft', 'In review', 'Approved', 'Applied', 'Rejected', 'Cancelled'] as const
 export const STATE_COLORS: Record<ChangeRequest['state'], string> = {
-  Draft: 'gray.7',
-  'In review': 'yellow.9',
-  Approved: 'blue.8',
-  Applied: 'green.9',
+  Draft: 'gray.8',
+  'In review': 'violet.9',
+  Approved: 'blue.9',
+  Applied: 'teal.9',
   Rejected: 'red.9',
-  Cancelled: 'gray.7',
+  Cancelled: 'gray.8',
 }
 
 /** A project's change requests, newest first, optionally of one state. */

@@ -82,7 +82,7 @@ export default function ChangeRequestPage({ projectId, id }: { projectId: string
             </Button>
           )}
           {c.state === 'Approved' && allows('UPDATE_FEATURE_ENVIRONMENT', projectId, c.environment) && (
-            <Button loading={busy} color="teal.9" onClick={() => move.mutate('Applied')}>
+            <Button loading={busy} onClick={() => move.mutate('Applied')}>
               Apply changes
             </Button>
           )}

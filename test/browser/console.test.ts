@@ -117,7 +117,8 @@ describe('the web console', { timeout: 60_000 }, () => {
     await checkPage(page, 'flag')
 
     await page.getByRole('link', { name: 'Event log' }).click()
-    await page.getByLabel('Flag').fill('new-checkout')
+    await page.getByRole('heading', { name: 'Event log', level: 1 }).waitFor()
+    await page.getByLabel('Flag', { exact: true }).fill('new-checkout')
     await page.getByRole('button', { name: 'Search' }).click()
     const enabled = page.getByRole('article', { name: /feature-environment-enabled/ })
     await enabled.waitFor()

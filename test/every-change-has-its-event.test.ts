@@ -545,6 +545,11 @@ const cases: Case[] = [
     },
     events: ['user-updated'],
   },
+  {
+    route: 'POST /api/admin/user/change-password',
+    request: async () => ({ path: '/api/admin/user/change-password', body: { oldPassword: PASSWORD, password: 'a new passphrase' }, as: (await userWithEmail()).as }),
+    events: ['user-updated'],
+  },
   { route: 'POST /api/admin/user/tokens', request: async () => ({ path: '/api/admin/user/tokens', body: { description: 'ci', expiresAt: '2099-01-01T00:00:00Z' }, as: (await userWithEmail()).as }), events: ['pat-created'] },
   {
     route: 'DELETE /api/admin/user/tokens/{id}',

@@ -133,6 +133,7 @@ const openToEveryUser: Record<string, string> = {
   'DELETE /api/admin/projects/{projectId}/features/{featureName}/favorites': 'the caller’s own favorites',
   'POST /api/admin/user/tokens': 'the caller’s own personal access tokens',
   'DELETE /api/admin/user/tokens/{id}': 'the caller’s own personal access tokens',
+  'POST /api/admin/user/change-password': 'the caller’s own password',
   'POST /api/admin/playground': 'an evaluation: writes nothing',
   'POST /api/admin/tag-types/validate': 'a check: writes nothing (any caller, as in Unleash)',
   'POST /api/admin/playground/advanced': 'an evaluation: writes nothing',

@@ -353,3 +353,49 @@ describe('GET /api/admin/user', () => {
     expect(res.body).toMatchObject({ user: { id: -1337, name: 'test-admin', accountType: 'Service Account', rootRole: 1 }, permissions: [{ permission: 'ADMIN' }] })
   })
 })
+
+describe('POST /api/admin/user/change-password', () => {
+  const PATH = '/api/admin/user/change-password'
+  const NEW = 'a brand new passphrase'
+
+  it('changes your own password when the old one is right: sessions end, the new one signs in, user-updated without it', async () => {
+    const user = await createSignedInUser(t, fresh('self'), 'Viewer')
+    const res = await user.call('POST', PATH, { body: { oldPassword: PASSWORD, password: NEW, confirmPassword: NEW } })
+    expect(res.status, res.text).toBe(200)
+    expect((await user.call('GET', '/api/admin/user')).status).toBe(401)
+    expect((await t.call('POST', '/auth/simple/login', { body: { username: user.username, password: PASSWORD }, token: null })).status).toBe(401)
+    await signIn(t, user.username, NEW)
+    const [event] = await t.query<{ data: any; created_by: string }>("select data, created_by from events where type = 'user-updated' and (data->>'id')::int = $1 order by id desc limit 1", [user.id])
+    expect(event!.data).toMatchObject({ passwordChanged: true })
+    expect(event!.created_by).toBe(user.username)
+    expect(JSON.stringify(event)).not.toContain(NEW)
+  })
+
+  it.each([
+    ['no old password', { password: NEW }, 'body.oldPassword'],
+    ['a wrong old password', { oldPassword: 'not my password', password: NEW }, 'body.oldPassword'],
+    ['a confirmation that differs', { oldPassword: PASSWORD, password: NEW, confirmPassword: 'something else' }, 'body.confirmPassword'],
+    ['a new password too short', { oldPassword: PASSWORD, password: 'short' }, 'body.password'],
+  ])('answers 400 for %s, keeping the password and the session', async (_, body, path) => {
+    const user = await createSignedInUser(t, fresh('keep'), 'Viewer')
+    const res = await user.call('POST', PATH, { body })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body).toMatchObject({ name: 'ValidationError', details: [expect.objectContaining({ path })] })
+    expect((await user.call('GET', '/api/admin/user')).status).toBe(200)
+    await signIn(t, user.username, PASSWORD)
+  })
+
+  it('counts a wrong old password as a failed sign-in: after ten, the account is locked', async () => {
+    const user = await createSignedInUser(t, fresh('guess'), 'Viewer')
+    for (let i = 0; i < 10; i++) expect((await user.call('POST', PATH, { body: { oldPassword: `guess ${i} wrong`, password: NEW } })).status).toBe(400)
+    expect((await user.call('POST', PATH, { body: { oldPassword: PASSWORD, password: NEW } })).status).toBe(400)
+    expect((await t.call('POST', '/auth/simple/login', { body: { username: user.username, password: PASSWORD }, token: null })).status).toBe(401)
+  })
+
+  it('refuses an API token with 403 and no credentials with 401', async () => {
+    const res = await t.call('POST', PATH, { body: { oldPassword: 'x', password: NEW } })
+    expect(res.status, res.text).toBe(403)
+    expect(res.body.name).toBe('NoAccessError')
+    expect((await t.call('POST', PATH, { body: { oldPassword: 'x', password: NEW }, token: null })).status).toBe(401)
+  })
+})

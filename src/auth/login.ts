@@ -1,11 +1,12 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../../schema/index.js'
-import { batch, untilUnchanged, type Db } from '../db.js'
-import { ApiError } from '../core/errors.js'
+import { batch, rowText, untilUnchanged, type Db } from '../db.js'
+import { ApiError, validationError } from '../core/errors.js'
 import { verifyPassword, hashPassword } from '../users/passwords.js'
 import { isEmail } from '../users/schemas.js'
 import { displayNameOf } from '../users/principal.js'
 import { setPassword, userView } from '../users/store.js'
+import type { Author } from '../core/principal.js'
 import { findResetToken } from '../users/reset-tokens.js'
 import { hashSecret } from '../api-tokens/secrets.js'
 import { newSession } from './sessions.js'
@@ -72,5 +73,32 @@ export async function resetPasswordWithToken(db: Db, token: string, password: st
     if (!found) throw invalidLink()
     const author = { actor: { createdBy: displayNameOf(found.user), createdByUserId: found.user.id }, now }
     return (await setPassword(db, author, found, passwordHash, linkHash)) || undefined
+  })
+}
+
+const wrongOldPassword = () => validationError('The old password is incorrect', [{ path: 'body.oldPassword', message: 'incorrect' }])
+
+/**
+ * POST /api/admin/user/change-password: a signed-in user sets their own password, proving the old one. The
+ * attempt is counted as a sign-in is (the same statement reads the user), so a stolen session cannot guess the
+ * password freely: a wrong old password is a failed sign-in, and MAX_LOGIN_ATTEMPTS of them lock the account. Then
+ * the password is set as an admin sets it, only while the user is as read: their sessions end (this one too,
+ * they sign in again) and `user-updated` notes the change. Two round trips.
+ */
+export async function changeOwnPassword(db: Db, caller: Author, userId: number, input: { password: string; oldPassword?: string; confirmPassword?: string }) {
+  if (input.confirmPassword !== undefined && input.confirmPassword !== input.password) {
+    throw validationError('The new password and its confirmation differ', [{ path: 'body.confirmPassword', message: 'must equal password' }])
+  }
+  const oldPassword = input.oldPassword
+  if (!oldPassword) throw validationError('oldPassword is required to change your own password', [{ path: 'body.oldPassword', message: 'required' }])
+  const passwordHash = await hashPassword(input.password)
+  await untilUnchanged('The user', async () => {
+    const [read] = await db
+      .update(users)
+      .set({ loginAttempts: sql`${users.loginAttempts} + 1` })
+      .where(and(eq(users.id, userId), isNull(users.deletedAt)))
+      .returning({ user: users, snapshot: rowText(users) })
+    if (!read || !(await verifyPassword(oldPassword, read.user.passwordHash)) || read.user.loginAttempts > MAX_LOGIN_ATTEMPTS) throw wrongOldPassword()
+    return (await setPassword(db, caller, read, passwordHash)) || undefined
   })
 }

@@ -5,6 +5,8 @@ import { Permission } from '../core/permissions.js'
 import { describeCaller } from './me.js'
 import { ChangeUserPasswordSchema, CreatedUserSchema, CreateUserSchema, MeSchema, UpdateUserSchema, UserIdParam, UserSchema, UsersSchema } from './schemas.js'
 import { changeUserPassword, createUser, deleteUser, getUser, listUsers, updateUser } from './store.js'
+import { changeOwnPassword } from '../auth/login.js'
+import { noAccess } from '../core/errors.js'
 
 const tags = ['Users']
 const userPath = '/api/admin/user-admin/{id}'
@@ -104,6 +106,22 @@ const changePasswordRoute = adminRoute({
   responses: { 200: { description: 'The password was changed' }, ...pickErrors(400, 401, 403, 404, 415) },
 })
 
+const changeMyPasswordRoute = adminRoute({
+  method: 'post',
+  'x-change-requests': 'no-sdk-effect',
+  path: '/api/admin/user/change-password',
+  'x-permission': 'any-caller',
+  operationId: 'changeMyPassword',
+  tags,
+  summary: 'Change your own password',
+  description:
+    'For a signed-in user (session or personal access token): `oldPassword` must be the current password (a wrong one is a 400 and counts as a failed sign-in: ' +
+    'ten in a row lock the account), `confirmPassword`, when given, must equal `password` (at least 8 characters). Every session of the user ends, this one too: ' +
+    'sign in again with the new password. An API token has no password (403). Emits `user-updated` (noting the change, without the password).',
+  request: { body: { required: true, content: jsonContent(ChangeUserPasswordSchema) } },
+  responses: { 200: { description: 'The password was changed' }, ...pickErrors(400, 401, 403, 415) },
+})
+
 const getMeRoute = adminRoute({
   method: 'get',
   path: '/api/admin/user',
@@ -133,6 +151,12 @@ export const userRoutes = createRouter()
   })
   .openapi(changePasswordRoute, async (c) => {
     await changeUserPassword(c.var.db, c.var.caller, userId(c.req.valid('param').id), c.req.valid('json').password)
+    return c.body(null, 200)
+  })
+  .openapi(changeMyPasswordRoute, async (c) => {
+    const principal = c.var.principal
+    if (principal.kind !== 'user') throw noAccess('Only a user has a password to change: an API token does not')
+    await changeOwnPassword(c.var.db, c.var.caller, principal.userId, c.req.valid('json'))
     return c.body(null, 200)
   })
   .openapi(getMeRoute, async (c) => c.json(await describeCaller(c.var.db, c.var.principal), 200))

@@ -47,7 +47,13 @@ export const UpdateUserSchema = z
   })
   .openapi('updateUserSchema')
 
-export const ChangeUserPasswordSchema = z.object({ password: PasswordSchema }).openapi('passwordSchema')
+export const ChangeUserPasswordSchema = z
+  .object({
+    password: PasswordSchema,
+    oldPassword: z.string().max(MAX_PASSWORD_LENGTH).optional().openapi({ description: 'Your current password: required when changing your own password' }),
+    confirmPassword: z.string().max(MAX_PASSWORD_LENGTH).optional().openapi({ description: 'The new password again; when given, it must equal `password`' }),
+  })
+  .openapi('passwordSchema')
 
 const dateTimeText = z.string().openapi({ format: 'date-time' })
 

@@ -5,6 +5,7 @@ import { useQueryClient } from '@tanstack/react-query'
 import { Link, useLocation } from 'wouter'
 import { api, SIGN_IN_PATH } from '../api/client'
 import type { User } from '../api/session'
+import { ChangePasswordDialog } from './change-password'
 
 const PAGES = [
   { href: '/', label: 'Home', exact: true },
@@ -16,6 +17,7 @@ const PAGES = [
 /** The frame of every signed-in page: navigation, and the user's menu with sign-out. */
 export function Shell({ user, children }: { user: User; children: ReactNode }) {
   const [opened, { toggle, close }] = useDisclosure()
+  const [changingPassword, passwordDialog] = useDisclosure()
   const [location, setLocation] = useLocation()
   const queryClient = useQueryClient()
   const name = user.name ?? user.username ?? user.email ?? `user ${user.id}`
@@ -47,9 +49,11 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
             </Menu.Target>
             <Menu.Dropdown>
               <Menu.Label>Signed in as {user.username ?? user.email ?? name}</Menu.Label>
+              <Menu.Item onClick={passwordDialog.open}>Change password</Menu.Item>
               <Menu.Item onClick={() => void signOut()}>Sign out</Menu.Item>
             </Menu.Dropdown>
           </Menu>
+          <ChangePasswordDialog opened={changingPassword} onClose={passwordDialog.close} />
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main">

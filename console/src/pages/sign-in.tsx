@@ -45,6 +45,11 @@ export default function SignInPage() {
             <Title order={1} size="h2">
               Sign in to Flagpost
             </Title>
+            {!failure && new URLSearchParams(search).get('changed') === '1' && (
+              <Alert color="blue" title="Password changed" role="status">
+                Sign in with your new password.
+              </Alert>
+            )}
             {failure && (
               <Alert color="red" title={failure.title} role="alert">
                 {failure.message}

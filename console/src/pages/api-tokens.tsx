@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
-import { ErrorMessage } from '../components/error-message'
+import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { SecretDialog } from '../components/secret-dialog'
 import { PROJECTS_KEY, useEnvironments } from './projects'
@@ -37,7 +37,7 @@ export default function ApiTokensPage() {
   })
   const mayCreate = TYPES.some((t) => allows(t.create))
   if (tokens.isPending) return <Loading />
-  if (tokens.isError) return <ErrorMessage error={tokens.error} />
+  if (tokens.isError) return <PageError title="API tokens" error={tokens.error} />
   return (
     <Stack>
       <Group justify="space-between">
@@ -77,7 +77,7 @@ export default function ApiTokensPage() {
                 <Table.Td>{t.seenAt ? new Date(t.seenAt).toLocaleString() : 'never'}</Table.Td>
                 <Table.Td>
                   {allows(typeNamed(t.type).remove, t.projects.length === 1 ? t.projects[0] : undefined) && (
-                    <Button size="xs" color="red" variant="light" onClick={() => window.confirm(`Delete the token ${t.tokenName}? SDKs using it stop working.`) && remove.mutate(t)} aria-label={`Delete token ${t.tokenName}`}>
+                    <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the token ${t.tokenName}? SDKs using it stop working.`) && remove.mutate(t)} aria-label={`Delete token ${t.tokenName}`}>
                       Delete
                     </Button>
                   )}

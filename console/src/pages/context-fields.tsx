@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
-import { ErrorMessage } from '../components/error-message'
+import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
 
 type ContextField = Schemas['contextFieldsSchema'][number]
@@ -26,7 +26,7 @@ export default function ContextFieldsPage() {
     },
   })
   if (fields.isPending) return <Loading />
-  if (fields.isError) return <ErrorMessage error={fields.error} />
+  if (fields.isError) return <PageError title="Context fields" error={fields.error} />
   return (
     <Stack>
       <Group justify="space-between">
@@ -70,7 +70,7 @@ export default function ContextFieldsPage() {
                     </Button>
                   )}
                   {allows('DELETE_CONTEXT_FIELD') && (
-                    <Button size="xs" color="red" variant="light" onClick={() => window.confirm(`Delete the context field ${f.name}?`) && remove.mutate(f)} aria-label={`Delete context field ${f.name}`}>
+                    <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the context field ${f.name}?`) && remove.mutate(f)} aria-label={`Delete context field ${f.name}`}>
                       Delete
                     </Button>
                   )}

@@ -4,7 +4,7 @@ import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
 import { Dialog } from '../components/dialog'
-import { ErrorMessage } from '../components/error-message'
+import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { COMMON_EVENT_TYPES, type EventType } from '../event-types'
 import { PROJECTS_KEY, useEnvironments } from './projects'
@@ -43,7 +43,7 @@ export default function IntegrationsPage() {
     },
   })
   if (addons.isPending) return <Loading />
-  if (addons.isError) return <ErrorMessage error={addons.error} />
+  if (addons.isError) return <PageError title="Integrations" error={addons.error} />
   const { providers } = addons.data
   const providerOf = (name: string) => providers.find((p) => p.name === name)
   const nameOf = (a: Addon) => a.description || `${providerOf(a.provider)?.displayName ?? a.provider} ${a.id}`
@@ -107,7 +107,7 @@ export default function IntegrationsPage() {
                         Edit
                       </Button>
                     )}
-                    <Button size="xs" color="red" variant="light" onClick={() => window.confirm(`Delete the integration ${nameOf(a)}?`) && remove.mutate(a)} aria-label={`Delete ${nameOf(a)}`}>
+                    <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the integration ${nameOf(a)}?`) && remove.mutate(a)} aria-label={`Delete ${nameOf(a)}`}>
                       Delete
                     </Button>
                   </Group>

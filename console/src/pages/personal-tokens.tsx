@@ -4,7 +4,7 @@ import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
 import { Dialog } from '../components/dialog'
-import { ErrorMessage } from '../components/error-message'
+import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { SecretDialog } from '../components/secret-dialog'
 
@@ -26,7 +26,7 @@ export default function PersonalTokensPage() {
     },
   })
   if (pats.isPending) return <Loading />
-  if (pats.isError) return <ErrorMessage error={pats.error} />
+  if (pats.isError) return <PageError title="Personal access tokens" error={pats.error} />
   return (
     <Stack>
       <Group justify="space-between">
@@ -58,7 +58,7 @@ export default function PersonalTokensPage() {
                 <Table.Td>{new Date(p.expiresAt).toLocaleDateString()}</Table.Td>
                 <Table.Td>{p.seenAt ? new Date(p.seenAt).toLocaleString() : 'never'}</Table.Td>
                 <Table.Td>
-                  <Button size="xs" color="red" variant="light" onClick={() => window.confirm(`Delete the token ${p.description}?`) && remove.mutate(p)} aria-label={`Delete token ${p.description}`}>
+                  <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the token ${p.description}?`) && remove.mutate(p)} aria-label={`Delete token ${p.description}`}>
                     Delete
                   </Button>
                 </Table.Td>

@@ -6,7 +6,7 @@ import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { ConstraintEditor } from '../components/constraint-editor'
 import { Dialog } from '../components/dialog'
-import { ErrorMessage } from '../components/error-message'
+import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { constraintProblem, fromApiConstraint, toApiConstraint, type ConstraintDraft } from '../constraints'
 import { PROJECTS_KEY } from './projects'
@@ -28,7 +28,7 @@ export default function SegmentsPage() {
     },
   })
   if (segments.isPending) return <Loading />
-  if (segments.isError) return <ErrorMessage error={segments.error} />
+  if (segments.isError) return <PageError title="Segments" error={segments.error} />
   return (
     <Stack>
       <Group justify="space-between">
@@ -75,7 +75,7 @@ export default function SegmentsPage() {
                       </Button>
                     )}
                     {allows('DELETE_SEGMENT', s.project ?? undefined) && (
-                      <Button size="xs" color="red" variant="light" onClick={() => window.confirm(`Delete the segment ${s.name}?`) && remove.mutate(s)} aria-label={`Delete segment ${s.name}`}>
+                      <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the segment ${s.name}?`) && remove.mutate(s)} aria-label={`Delete segment ${s.name}`}>
                         Delete
                       </Button>
                     )}

@@ -3,7 +3,7 @@ import { Button, Group, PasswordInput, Select, Stack, Switch, Text, TextInput, T
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
-import { ErrorMessage } from '../components/error-message'
+import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
 
 type Settings = Schemas['oidcSettingsResponseSchema']
@@ -15,7 +15,7 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512'] as const
 export default function SingleSignOnPage() {
   const settings = useQuery({ queryKey: OIDC_KEY, queryFn: () => ok(api.GET('/api/admin/auth/oidc/settings')) })
   if (settings.isPending) return <Loading />
-  if (settings.isError) return <ErrorMessage error={settings.error} />
+  if (settings.isError) return <PageError title="Single sign-on" error={settings.error} />
   return (
     <Stack maw={720}>
       <Title order={1}>Single sign-on</Title>

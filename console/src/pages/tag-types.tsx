@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
-import { ErrorMessage } from '../components/error-message'
+import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
 
 type TagType = Schemas['tagTypeSchema']
@@ -25,7 +25,7 @@ export default function TagTypesPage() {
     },
   })
   if (tagTypes.isPending) return <Loading />
-  if (tagTypes.isError) return <ErrorMessage error={tagTypes.error} />
+  if (tagTypes.isError) return <PageError title="Tag types" error={tagTypes.error} />
   return (
     <Stack>
       <Group justify="space-between">
@@ -65,7 +65,7 @@ export default function TagTypesPage() {
                     </Button>
                   )}
                   {allows('DELETE_TAG_TYPE') && (
-                    <Button size="xs" color="red" variant="light" onClick={() => window.confirm(`Delete the tag type ${t.name} and its tags?`) && remove.mutate(t)} aria-label={`Delete tag type ${t.name}`}>
+                    <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the tag type ${t.name} and its tags?`) && remove.mutate(t)} aria-label={`Delete tag type ${t.name}`}>
                       Delete
                     </Button>
                   )}

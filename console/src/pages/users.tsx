@@ -5,7 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
 import { useMe, userName } from '../api/session'
 import { Dialog } from '../components/dialog'
-import { ErrorMessage } from '../components/error-message'
+import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { SecretDialog } from '../components/secret-dialog'
 
@@ -38,7 +38,7 @@ export default function UsersPage() {
     },
   })
   if (users.isPending) return <Loading />
-  if (users.isError) return <ErrorMessage error={users.error} />
+  if (users.isError) return <PageError title="Users" error={users.error} />
   const { rootRoles } = users.data
   return (
     <Stack>
@@ -87,7 +87,7 @@ export default function UsersPage() {
                       Set password
                     </Button>
                     {!self && (
-                      <Button size="xs" color="red" variant="light" onClick={() => window.confirm(`Delete the user ${userName(u)}?`) && remove.mutate(u)} aria-label={`Delete user ${userName(u)}`}>
+                      <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the user ${userName(u)}?`) && remove.mutate(u)} aria-label={`Delete user ${userName(u)}`}>
                         Delete
                       </Button>
                     )}

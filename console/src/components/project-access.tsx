@@ -79,7 +79,7 @@ export function ProjectAccess({ projectId }: { projectId: string }) {
                   />
                 </Table.Td>
                 <Table.Td>
-                  <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Remove ${nameOf(u)} from the project?`) && remove.mutate(u.id)} aria-label={`Remove ${nameOf(u)}`}>
+                  <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Remove ${nameOf(u)} from the project?`) && remove.mutate(u.id)} aria-label={`Remove ${nameOf(u)}`}>
                     Remove
                   </Button>
                 </Table.Td>

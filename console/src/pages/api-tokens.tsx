@@ -77,7 +77,7 @@ export default function ApiTokensPage() {
                 <Table.Td>{t.seenAt ? new Date(t.seenAt).toLocaleString() : 'never'}</Table.Td>
                 <Table.Td>
                   {allows(typeNamed(t.type).remove, t.projects.length === 1 ? t.projects[0] : undefined) && (
-                    <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the token ${t.tokenName}? SDKs using it stop working.`) && remove.mutate(t)} aria-label={`Delete token ${t.tokenName}`}>
+                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the token ${t.tokenName}? SDKs using it stop working.`) && remove.mutate(t)} aria-label={`Delete token ${t.tokenName}`}>
                       Delete
                     </Button>
                   )}

@@ -70,7 +70,7 @@ export default function ContextFieldsPage() {
                     </Button>
                   )}
                   {allows('DELETE_CONTEXT_FIELD') && (
-                    <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the context field ${f.name}?`) && remove.mutate(f)} aria-label={`Delete context field ${f.name}`}>
+                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the context field ${f.name}?`) && remove.mutate(f)} aria-label={`Delete context field ${f.name}`}>
                       Delete
                     </Button>
                   )}

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Badge, Button, Group, MultiSelect, Stack, Switch, Table, TagsInput, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { Button, Group, MultiSelect, Stack, Switch, Table, TagsInput, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
@@ -107,7 +107,7 @@ export default function IntegrationsPage() {
                         Edit
                       </Button>
                     )}
-                    <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the integration ${nameOf(a)}?`) && remove.mutate(a)} aria-label={`Delete ${nameOf(a)}`}>
+                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the integration ${nameOf(a)}?`) && remove.mutate(a)} aria-label={`Delete ${nameOf(a)}`}>
                       Delete
                     </Button>
                   </Group>
@@ -194,7 +194,6 @@ function AddonForm({ addon, provider, onDone }: { addon?: Addon; provider: Provi
   )
 }
 
-const STATE_COLORS = { success: 'green.9', failed: 'red.9', successWithErrors: 'orange.9' } as const
 
 function DeliveryLog({ addon }: { addon: Addon }) {
   const events = useQuery({
@@ -227,7 +226,9 @@ function DeliveryLog({ addon }: { addon: Addon }) {
               )}
             </Table.Td>
             <Table.Td>
-              <Badge color={STATE_COLORS[d.state]}>{d.state}</Badge>
+              <Text size="sm" fw={700} c={d.state === 'success' ? undefined : 'red.9'}>
+                {d.state}
+              </Text>
             </Table.Td>
             <Table.Td>{d.stateDetails}</Table.Td>
           </Table.Tr>

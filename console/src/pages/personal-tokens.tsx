@@ -58,7 +58,7 @@ export default function PersonalTokensPage() {
                 <Table.Td>{new Date(p.expiresAt).toLocaleDateString()}</Table.Td>
                 <Table.Td>{p.seenAt ? new Date(p.seenAt).toLocaleString() : 'never'}</Table.Td>
                 <Table.Td>
-                  <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the token ${p.description}?`) && remove.mutate(p)} aria-label={`Delete token ${p.description}`}>
+                  <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the token ${p.description}?`) && remove.mutate(p)} aria-label={`Delete token ${p.description}`}>
                     Delete
                   </Button>
                 </Table.Td>

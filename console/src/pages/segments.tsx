@@ -75,7 +75,7 @@ export default function SegmentsPage() {
                       </Button>
                     )}
                     {allows('DELETE_SEGMENT', s.project ?? undefined) && (
-                      <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the segment ${s.name}?`) && remove.mutate(s)} aria-label={`Delete segment ${s.name}`}>
+                      <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the segment ${s.name}?`) && remove.mutate(s)} aria-label={`Delete segment ${s.name}`}>
                         Delete
                       </Button>
                     )}

@@ -65,7 +65,7 @@ export default function TagTypesPage() {
                     </Button>
                   )}
                   {allows('DELETE_TAG_TYPE') && (
-                    <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the tag type ${t.name} and its tags?`) && remove.mutate(t)} aria-label={`Delete tag type ${t.name}`}>
+                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the tag type ${t.name} and its tags?`) && remove.mutate(t)} aria-label={`Delete tag type ${t.name}`}>
                       Delete
                     </Button>
                   )}

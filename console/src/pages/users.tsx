@@ -83,11 +83,11 @@ export default function UsersPage() {
                 <Table.Td>{u.seenAt ? new Date(u.seenAt).toLocaleString() : 'never'}</Table.Td>
                 <Table.Td>
                   <Group gap="xs" justify="end" wrap="nowrap">
-                    <Button size="xs" variant="default" onClick={() => setResetting(u)} aria-label={`Set the password of ${userName(u)}`}>
+                    <Button size="xs" variant="default" onClick={() => setResetting(u)} aria-label={`Set password of ${userName(u)}`}>
                       Set password
                     </Button>
                     {!self && (
-                      <Button size="xs" color="red.9" variant="light" onClick={() => window.confirm(`Delete the user ${userName(u)}?`) && remove.mutate(u)} aria-label={`Delete user ${userName(u)}`}>
+                      <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the user ${userName(u)}?`) && remove.mutate(u)} aria-label={`Delete user ${userName(u)}`}>
                         Delete
                       </Button>
                     )}

@@ -12,7 +12,15 @@ const VALUE_HINTS: Partial<Record<string, string>> = {
 const hintOf = (op: Operator) => VALUE_HINTS[op.split('_')[0]!] ?? VALUE_HINTS[op]
 
 /** Edits a list of constraints, telling for each what the server would refuse. */
-export function ConstraintEditor({ constraints, onChange }: { constraints: ConstraintDraft[]; onChange: (next: ConstraintDraft[]) => void }) {
+export function ConstraintEditor({
+  constraints,
+  onChange,
+  emptyText = 'No constraints: the strategy applies to every context.',
+}: {
+  constraints: ConstraintDraft[]
+  onChange: (next: ConstraintDraft[]) => void
+  emptyText?: string
+}) {
   const set = (i: number, patch: Partial<ConstraintDraft>) => onChange(constraints.map((c, j) => (j === i ? { ...c, ...patch } : c)))
   return (
     <Stack gap="xs">
@@ -21,7 +29,7 @@ export function ConstraintEditor({ constraints, onChange }: { constraints: Const
       </Text>
       {constraints.length === 0 && (
         <Text size="sm" c="dimmed">
-          No constraints: the strategy applies to every context.
+          {emptyText}
         </Text>
       )}
       {constraints.map((c, i) => {

@@ -134,7 +134,7 @@ function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => voi
           onChange={setProject}
           clearable
         />
-        <ConstraintEditor constraints={constraints} onChange={setConstraints} />
+        <ConstraintEditor constraints={constraints} onChange={setConstraints} emptyText="No constraints: the segment matches every context." />
         <Button type="submit" loading={save.isPending} disabled={invalid}>
           Save segment
         </Button>

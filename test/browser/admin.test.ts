@@ -202,7 +202,7 @@ describe('the administration pages', { timeout: 60_000 }, () => {
     expect((await adminApi('GET', '/api/admin/auth/oidc/settings')).secret).toBe('********')
   })
 
-  it('creates a context field with legal values, and a tag type', async () => {
+  it('creates a context field with legal values, offered by the constraint editor, and a tag type', async () => {
     await page.goto(`${ui.url}/context-fields`)
     await page.getByRole('button', { name: 'Create context field' }).click()
     const dialog = page.getByRole('dialog', { name: 'Create context field' })
@@ -222,6 +222,19 @@ describe('the administration pages', { timeout: 60_000 }, () => {
       legalValues: [{ value: 'gold', description: 'Paying customers' }, { value: 'free' }],
     })
     await checkPage(page, 'context-fields')
+
+    // The constraint editor offers the new field, and its legal values.
+    await page.goto(`${ui.url}/segments`)
+    await page.getByRole('button', { name: 'Create segment' }).click()
+    const segmentDialog = page.getByRole('dialog', { name: 'Create segment' })
+    await segmentDialog.getByRole('button', { name: 'Add constraint' }).click()
+    await segmentDialog.getByLabel('Context field 1').fill('ti')
+    await page.getByRole('option', { name: 'tier' }).click()
+    await segmentDialog.getByLabel('Values 1').click()
+    await page.getByRole('option', { name: 'gold' }).waitFor()
+    await page.keyboard.press('Escape')
+    await page.keyboard.press('Escape')
+    await segmentDialog.waitFor({ state: 'hidden' })
 
     await nav(page).getByRole('link', { name: 'Tag types' }).click()
     await page.getByRole('button', { name: 'Create tag type' }).click()

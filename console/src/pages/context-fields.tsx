@@ -1,8 +1,9 @@
 import { useState } from 'react'
 import { ActionIcon, Badge, Button, Group, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
+import { CONTEXT_FIELDS_KEY, useContextFields } from '../api/context-fields'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
 import { ErrorMessage, PageError } from '../components/error-message'
@@ -10,18 +11,17 @@ import { Loading } from '../components/loading'
 
 type ContextField = Schemas['contextFieldsSchema'][number]
 type LegalValue = Schemas['legalValueSchema']
-const CONTEXT_KEY = ['context-fields'] as const
 
 /** Context fields: what constraints and custom stickiness may name, with their legal values. */
 export default function ContextFieldsPage() {
   const allows = useAllows()
   const queryClient = useQueryClient()
-  const fields = useQuery({ queryKey: CONTEXT_KEY, queryFn: () => ok(api.GET('/api/admin/context')) })
+  const fields = useContextFields()
   const [editing, setEditing] = useState<ContextField | 'new'>()
   const remove = useMutation({
     mutationFn: (field: ContextField) => ok(api.DELETE('/api/admin/context/{contextField}', { params: { path: { contextField: field.name } } })),
     onSuccess: async (_, field) => {
-      await queryClient.invalidateQueries({ queryKey: CONTEXT_KEY })
+      await queryClient.invalidateQueries({ queryKey: CONTEXT_FIELDS_KEY })
       notifications.show({ message: `Context field ${field.name} deleted`, color: 'green' })
     },
   })
@@ -107,7 +107,7 @@ function ContextFieldForm({ field, onDone }: { field?: ContextField; onDone: () 
         : ok(api.POST('/api/admin/context', { body: { name, ...body } }))
     },
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: CONTEXT_KEY })
+      await queryClient.invalidateQueries({ queryKey: CONTEXT_FIELDS_KEY })
       notifications.show({ message: `Context field ${name} saved`, color: 'green' })
       onDone()
     },

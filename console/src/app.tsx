@@ -16,6 +16,14 @@ const EventsPage = lazy(() => import('./pages/events'))
 const ChangeRequestsPage = lazy(() => import('./pages/change-requests'))
 const ChangeRequestPage = lazy(() => import('./pages/change-request'))
 const PlaygroundPage = lazy(() => import('./pages/playground'))
+const SegmentsPage = lazy(() => import('./pages/segments'))
+const ContextFieldsPage = lazy(() => import('./pages/context-fields'))
+const TagTypesPage = lazy(() => import('./pages/tag-types'))
+const ApiTokensPage = lazy(() => import('./pages/api-tokens'))
+const PersonalTokensPage = lazy(() => import('./pages/personal-tokens'))
+const IntegrationsPage = lazy(() => import('./pages/integrations'))
+const UsersPage = lazy(() => import('./pages/users'))
+const SingleSignOnPage = lazy(() => import('./pages/single-sign-on'))
 
 export function App() {
   return (
@@ -48,6 +56,14 @@ function SignedIn() {
           <Route path="/projects/:projectId/change-requests/:id">{(params) => <ChangeRequestPage projectId={params.projectId} id={params.id} />}</Route>
           <Route path="/events" component={EventsPage} />
           <Route path="/playground" component={PlaygroundPage} />
+          <Route path="/segments" component={SegmentsPage} />
+          <Route path="/context-fields" component={ContextFieldsPage} />
+          <Route path="/tag-types" component={TagTypesPage} />
+          <Route path="/api-tokens" component={ApiTokensPage} />
+          <Route path="/personal-tokens" component={PersonalTokensPage} />
+          <Route path="/integrations" component={IntegrationsPage} />
+          <Route path="/users" component={UsersPage} />
+          <Route path="/single-sign-on" component={SingleSignOnPage} />
           <Route>
             <ErrorMessage error={new Error('There is no page at this address.')} title="Not found" />
           </Route>

@@ -27,11 +27,14 @@ export interface ConsoleUnderTest {
   close: () => Promise<void>
 }
 
-/** Starts the server on a fresh embedded database (first admin `admin` / ADMIN_PASSWORD, admin token TOKEN) and Chromium. */
-export async function startConsole(): Promise<ConsoleUnderTest> {
+/**
+ * Starts the server on a fresh embedded database (first admin `admin` / ADMIN_PASSWORD, admin token TOKEN) and Chromium;
+ * `env` adds to the server's environment (e.g. FLAGPOST_ALLOW_PRIVATE_WEBHOOKS).
+ */
+export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleUnderTest> {
   if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`)
   const dataDir = await mkdtemp(join(tmpdir(), 'flagpost-browser-'))
-  const server = await startServer({ ...readConfig({ FLAGPOST_ADMIN_PASSWORD: ADMIN_PASSWORD, INIT_ADMIN_API_TOKENS: TOKEN }), port: 0, host: '127.0.0.1', dataDir })
+  const server = await startServer({ ...readConfig({ ...env, FLAGPOST_ADMIN_PASSWORD: ADMIN_PASSWORD, INIT_ADMIN_API_TOKENS: TOKEN }), port: 0, host: '127.0.0.1', dataDir })
   let browser: Browser
   try {
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] })

@@ -33,3 +33,11 @@ export function useAllows() {
 }
 
 export type User = Schemas['userSchema']
+
+/** Whether the permissions allow `permission` in at least one place (instance-wide or some project). */
+export function allowsSomewhere(permissions: Permission[] | undefined, permission: string): boolean {
+  return (permissions ?? []).some((p) => p.permission === 'ADMIN' || p.permission === permission)
+}
+
+/** How a user is named on screen: their name, else their username or e-mail, else their id. */
+export const userName = (u: { id: number; name: string | null; username: string | null; email?: string | null }) => u.name || u.username || u.email || `user ${u.id}`

@@ -1,7 +1,8 @@
 import { ActionIcon, Autocomplete, Checkbox, Group, Paper, Select, Stack, TagsInput, Text, TextInput, Button } from '@mantine/core'
+import { useContextFields } from '../api/context-fields'
 import { constraintProblem, isMultiValue, newConstraint, OPERATOR_LABELS, OPERATORS, takesCaseInsensitive, type ConstraintDraft, type Operator } from '../constraints'
 
-const CONTEXT_FIELDS = ['userId', 'sessionId', 'remoteAddress', 'environment', 'appName', 'currentTime']
+const BUILT_IN_FIELDS = ['userId', 'sessionId', 'remoteAddress', 'environment', 'appName', 'currentTime']
 
 const VALUE_HINTS: Partial<Record<string, string>> = {
   NUM: 'A number, e.g. 42 or 3.5',
@@ -12,7 +13,18 @@ const VALUE_HINTS: Partial<Record<string, string>> = {
 const hintOf = (op: Operator) => VALUE_HINTS[op.split('_')[0]!] ?? VALUE_HINTS[op]
 
 /** Edits a list of constraints, telling for each what the server would refuse. */
-export function ConstraintEditor({ constraints, onChange }: { constraints: ConstraintDraft[]; onChange: (next: ConstraintDraft[]) => void }) {
+export function ConstraintEditor({
+  constraints,
+  onChange,
+  emptyText = 'No constraints: the strategy applies to every context.',
+}: {
+  constraints: ConstraintDraft[]
+  onChange: (next: ConstraintDraft[]) => void
+  emptyText?: string
+}) {
+  const fields = useContextFields().data ?? []
+  const fieldNames = [...new Set([...BUILT_IN_FIELDS, ...fields.map((f) => f.name)])]
+  const legalValuesOf = (name: string) => fields.find((f) => f.name === name)?.legalValues.map((v) => v.value) ?? []
   const set = (i: number, patch: Partial<ConstraintDraft>) => onChange(constraints.map((c, j) => (j === i ? { ...c, ...patch } : c)))
   return (
     <Stack gap="xs">
@@ -21,7 +33,7 @@ export function ConstraintEditor({ constraints, onChange }: { constraints: Const
       </Text>
       {constraints.length === 0 && (
         <Text size="sm" c="dimmed">
-          No constraints: the strategy applies to every context.
+          {emptyText}
         </Text>
       )}
       {constraints.map((c, i) => {
@@ -30,7 +42,7 @@ export function ConstraintEditor({ constraints, onChange }: { constraints: Const
         return (
           <Paper key={i} withBorder p="xs" aria-label={`Constraint ${n}`} component="fieldset">
             <Group align="end" gap="xs" wrap="wrap">
-              <Autocomplete label={`Context field ${n}`} data={CONTEXT_FIELDS} value={c.contextName} onChange={(v) => set(i, { contextName: v })} w={160} />
+              <Autocomplete label={`Context field ${n}`} data={fieldNames} value={c.contextName} onChange={(v) => set(i, { contextName: v })} w={160} />
               <Select
                 label={`Operator ${n}`}
                 data={OPERATORS.map((op) => ({ value: op, label: `${OPERATOR_LABELS[op]} (${op})` }))}
@@ -40,7 +52,7 @@ export function ConstraintEditor({ constraints, onChange }: { constraints: Const
                 w={240}
               />
               {isMultiValue(c.operator) ? (
-                <TagsInput label={`Values ${n}`} description="Enter after each value" value={c.values} onChange={(values) => set(i, { values })} w={260} />
+                <TagsInput label={`Values ${n}`} description="Enter after each value" data={legalValuesOf(c.contextName)} value={c.values} onChange={(values) => set(i, { values })} w={260} />
               ) : (
                 <TextInput label={`Value ${n}`} description={hintOf(c.operator)} value={c.value} onChange={(e) => set(i, { value: e.currentTarget.value })} w={260} />
               )}

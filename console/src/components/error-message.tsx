@@ -1,4 +1,4 @@
-import { Alert } from '@mantine/core'
+import { Alert, Stack, Title } from '@mantine/core'
 import { ApiError } from '../api/client'
 
 const TITLES: Record<number, string> = {
@@ -18,5 +18,15 @@ export function ErrorMessage({ error, title }: { error: unknown; title?: string 
     <Alert color="red" title={heading} role="alert" variant="light">
       {message}
     </Alert>
+  )
+}
+
+/** A page that could not load: its heading (every page has one), then the error. */
+export function PageError({ title, error }: { title: string; error: unknown }) {
+  return (
+    <Stack>
+      <Title order={1}>{title}</Title>
+      <ErrorMessage error={error} />
+    </Stack>
   )
 }

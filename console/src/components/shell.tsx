@@ -4,14 +4,36 @@ import { useDisclosure } from '@mantine/hooks'
 import { useQueryClient } from '@tanstack/react-query'
 import { Link, useLocation } from 'wouter'
 import { api, SIGN_IN_PATH } from '../api/client'
-import type { User } from '../api/session'
+import { allowsSomewhere, useMe, type User } from '../api/session'
 import { ChangePasswordDialog } from './change-password'
 
-const PAGES = [
+type Permissions = Parameters<typeof allowsSomewhere>[0]
+interface Page {
+  href: string
+  label: string
+  exact: boolean
+  /** Whether the signed-in user may use the page; absent: everyone may. */
+  shownTo?: (permissions: Permissions) => boolean
+}
+
+const PAGES: Page[] = [
   { href: '/', label: 'Home', exact: true },
   { href: '/projects', label: 'Projects', exact: false },
   { href: '/events', label: 'Event log', exact: true },
   { href: '/playground', label: 'Playground', exact: true },
+]
+
+const may = (...names: string[]) => (permissions: Permissions) => names.some((name) => allowsSomewhere(permissions, name))
+
+const ADMIN_PAGES: Page[] = [
+  { href: '/segments', label: 'Segments', exact: true },
+  { href: '/context-fields', label: 'Context fields', exact: true },
+  { href: '/tag-types', label: 'Tag types', exact: true, shownTo: may('CREATE_TAG_TYPE', 'UPDATE_TAG_TYPE', 'DELETE_TAG_TYPE') },
+  { href: '/api-tokens', label: 'API tokens', exact: true, shownTo: may('READ_CLIENT_API_TOKEN', 'READ_FRONTEND_API_TOKEN') },
+  { href: '/personal-tokens', label: 'Personal access tokens', exact: true },
+  { href: '/integrations', label: 'Integrations', exact: true, shownTo: may('ADMIN') },
+  { href: '/users', label: 'Users', exact: true, shownTo: may('ADMIN') },
+  { href: '/single-sign-on', label: 'Single sign-on', exact: true, shownTo: may('ADMIN') },
 ]
 
 /** The frame of every signed-in page: navigation, and the user's menu with sign-out. */
@@ -20,6 +42,7 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
   const [changingPassword, passwordDialog] = useDisclosure()
   const [location, setLocation] = useLocation()
   const queryClient = useQueryClient()
+  const permissions = useMe().data?.permissions
   const name = user.name ?? user.username ?? user.email ?? `user ${user.id}`
 
   async function signOut() {
@@ -57,14 +80,22 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main">
-        {PAGES.map((page) => {
-          const active = page.exact ? location === page.href : location === page.href || location.startsWith(`${page.href}/`)
-          return (
-            <NavLink key={page.href} component={Link} href={page.href} label={page.label} active={active} onClick={close} aria-current={active ? 'page' : undefined} />
-          )
-        })}
+        {PAGES.map((page) => (
+          <PageLink key={page.href} page={page} location={location} onClick={close} />
+        ))}
+        <Text size="xs" fw={700} c="dimmed" mt="md" mb={4} px="sm" component="h2">
+          Admin
+        </Text>
+        {ADMIN_PAGES.filter((page) => page.shownTo?.(permissions) ?? true).map((page) => (
+          <PageLink key={page.href} page={page} location={location} onClick={close} />
+        ))}
       </AppShell.Navbar>
       <AppShell.Main>{children}</AppShell.Main>
     </AppShell>
   )
+}
+
+function PageLink({ page, location, onClick }: { page: Page; location: string; onClick: () => void }) {
+  const active = page.exact ? location === page.href : location === page.href || location.startsWith(`${page.href}/`)
+  return <NavLink component={Link} href={page.href} label={page.label} active={active} onClick={onClick} aria-current={active ? 'page' : undefined} />
 }

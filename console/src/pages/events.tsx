@@ -5,15 +5,10 @@ import { api, ok } from '../api/client'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { EventCard } from '../components/event-card'
+import { COMMON_EVENT_TYPES } from '../event-types'
 import { PROJECTS_KEY } from './projects'
 
 const PAGE = 50
-const COMMON_TYPES = [
-  'feature-created', 'feature-metadata-updated', 'feature-environment-enabled', 'feature-environment-disabled',
-  'feature-strategy-add', 'feature-strategy-update', 'feature-strategy-remove', 'strategy-order-changed',
-  'feature-archived', 'feature-revived', 'feature-tagged', 'feature-untagged', 'project-created', 'project-updated',
-  'segment-created', 'segment-updated', 'segment-deleted', 'user-created', 'user-updated', 'api-token-created',
-]
 
 interface Filters {
   query: string
@@ -63,7 +58,7 @@ export default function EventsPage() {
           <TextInput label="Text" placeholder="Anywhere in the change" value={draft.query} onChange={(e) => set({ query: e.currentTarget.value })} />
           <TextInput label="Flag" value={draft.feature} onChange={(e) => set({ feature: e.currentTarget.value })} />
           <Select label="Project" placeholder="Any project" data={(projects.data?.projects ?? []).map((p) => ({ value: p.id, label: p.name }))} value={draft.project} onChange={(v) => set({ project: v })} clearable searchable />
-          <Autocomplete label="Type" placeholder="Any type" data={COMMON_TYPES} value={draft.type} onChange={(v) => set({ type: v })} />
+          <Autocomplete label="Type" placeholder="Any type" data={COMMON_EVENT_TYPES} value={draft.type} onChange={(v) => set({ type: v })} />
           <TextInput label="User" description="Id or name" value={draft.createdBy} onChange={(e) => set({ createdBy: e.currentTarget.value })} />
           <TextInput label="From" type="date" value={draft.from} onChange={(e) => set({ from: e.currentTarget.value })} />
           <TextInput label="To" type="date" value={draft.to} onChange={(e) => set({ to: e.currentTarget.value })} />

@@ -9,6 +9,7 @@ import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
+import { ProjectAccess } from '../components/project-access'
 import { flagPath, projectPath } from '../paths'
 import { FLAG_TYPES, type FlagType } from '../flag-types'
 import classes from './project.module.css'
@@ -51,6 +52,7 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
         <Stat label="Changes (30 days)" value={stats.projectActivityCurrentWindow} hint={`${project.members} members · mode ${project.mode}`} />
       </SimpleGrid>
       <FlagsTable projectId={projectId} flags={project.features} environments={environments} canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)} />
+      {allows('UPDATE_PROJECT', projectId) && <ProjectAccess projectId={projectId} />}
       <Dialog opened={creating} onClose={() => setCreating(false)} title="Create flag">
         {creating && <CreateFlagForm projectId={projectId} onDone={() => setCreating(false)} />}
       </Dialog>

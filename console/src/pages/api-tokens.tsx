@@ -1,0 +1,156 @@
+import { useState } from 'react'
+import { Button, Group, MultiSelect, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core'
+import { notifications } from '@mantine/notifications'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { api, ok, type Schemas } from '../api/client'
+import { useAllows } from '../api/session'
+import { Dialog } from '../components/dialog'
+import { ErrorMessage, PageError } from '../components/error-message'
+import { Loading } from '../components/loading'
+import { SecretDialog } from '../components/secret-dialog'
+import { PROJECTS_KEY, useEnvironments } from './projects'
+
+type Token = Schemas['apiTokenSchema']
+type TokenType = Token['type']
+const TOKENS_KEY = ['api-tokens'] as const
+
+const TYPES: { value: TokenType; label: string; create: string; remove: string }[] = [
+  { value: 'client', label: 'Backend SDK (client)', create: 'CREATE_CLIENT_API_TOKEN', remove: 'DELETE_CLIENT_API_TOKEN' },
+  { value: 'frontend', label: 'Frontend SDK', create: 'CREATE_FRONTEND_API_TOKEN', remove: 'DELETE_FRONTEND_API_TOKEN' },
+  { value: 'admin', label: 'Admin API', create: 'ADMIN', remove: 'ADMIN' },
+]
+const typeNamed = (type: TokenType) => TYPES.find((t) => t.value === type)!
+
+/** API tokens: listed by their masked secrets, created with the secret shown once, deleted. */
+export default function ApiTokensPage() {
+  const allows = useAllows()
+  const queryClient = useQueryClient()
+  const tokens = useQuery({ queryKey: TOKENS_KEY, queryFn: () => ok(api.GET('/api/admin/api-tokens')) })
+  const [creating, setCreating] = useState(false)
+  const [secret, setSecret] = useState<string>()
+  const remove = useMutation({
+    mutationFn: (token: Token) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token: token.secret } } })),
+    onSuccess: async (_, token) => {
+      await queryClient.invalidateQueries({ queryKey: TOKENS_KEY })
+      notifications.show({ message: `Token ${token.tokenName} deleted`, color: 'green' })
+    },
+  })
+  const mayCreate = TYPES.some((t) => allows(t.create))
+  if (tokens.isPending) return <Loading />
+  if (tokens.isError) return <PageError title="API tokens" error={tokens.error} />
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1}>API tokens</Title>
+        {mayCreate && <Button onClick={() => setCreating(true)}>Create API token</Button>}
+      </Group>
+      {remove.isError && <ErrorMessage error={remove.error} />}
+      {tokens.data.tokens.length === 0 ? (
+        <Text c="dimmed">No API tokens yet.</Text>
+      ) : (
+        <Table striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Name</Table.Th>
+              <Table.Th>Type</Table.Th>
+              <Table.Th>Environment</Table.Th>
+              <Table.Th>Projects</Table.Th>
+              <Table.Th>Secret</Table.Th>
+              <Table.Th>Last seen</Table.Th>
+              <Table.Th>
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {tokens.data.tokens.map((t) => (
+              <Table.Tr key={t.secret}>
+                <Table.Td>{t.tokenName}</Table.Td>
+                <Table.Td>{t.type}</Table.Td>
+                <Table.Td>{t.environment}</Table.Td>
+                <Table.Td>{t.projects.join(', ')}</Table.Td>
+                <Table.Td>
+                  <Text size="sm" ff="monospace">
+                    {t.secret}
+                  </Text>
+                </Table.Td>
+                <Table.Td>{t.seenAt ? new Date(t.seenAt).toLocaleString() : 'never'}</Table.Td>
+                <Table.Td>
+                  {allows(typeNamed(t.type).remove, t.projects.length === 1 ? t.projects[0] : undefined) && (
+                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the token ${t.tokenName}? SDKs using it stop working.`) && remove.mutate(t)} aria-label={`Delete token ${t.tokenName}`}>
+                      Delete
+                    </Button>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      <Dialog opened={creating} onClose={() => setCreating(false)} title="Create API token">
+        {creating && (
+          <CreateTokenForm
+            onCreated={(created) => {
+              setCreating(false)
+              setSecret(created)
+            }}
+          />
+        )}
+      </Dialog>
+      <SecretDialog title="Your new API token" secret={secret} onClose={() => setSecret(undefined)} />
+    </Stack>
+  )
+}
+
+function CreateTokenForm({ onCreated }: { onCreated: (secret: string) => void }) {
+  const allows = useAllows()
+  const queryClient = useQueryClient()
+  const environments = useEnvironments()
+  const projects = useQuery({ queryKey: PROJECTS_KEY, queryFn: () => ok(api.GET('/api/admin/projects')) })
+  const types = TYPES.filter((t) => allows(t.create) || (t.value !== 'admin' && (projects.data?.projects ?? []).some((p) => allows(t.create, p.id))))
+  const [tokenName, setTokenName] = useState('')
+  const [type, setType] = useState<TokenType>(types[0]?.value ?? 'client')
+  const [environment, setEnvironment] = useState<string | null>('development')
+  const [chosen, setChosen] = useState<string[]>([])
+  const create = useMutation({
+    mutationFn: () =>
+      ok(
+        api.POST('/api/admin/api-tokens', {
+          body: { tokenName, type, ...(type === 'admin' ? {} : { environment: environment ?? 'development', ...(chosen.length > 0 ? { projects: chosen } : {}) }) },
+        }),
+      ),
+    onSuccess: async (token) => {
+      await queryClient.invalidateQueries({ queryKey: TOKENS_KEY })
+      onCreated(token.secret)
+    },
+  })
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault()
+        create.mutate()
+      }}
+    >
+      <Stack>
+        {create.isError && <ErrorMessage error={create.error} />}
+        <TextInput label="Name" required value={tokenName} onChange={(e) => setTokenName(e.currentTarget.value)} />
+        <Select label="Type" data={types.map(({ value, label }) => ({ value, label }))} value={type} onChange={(v) => v && setType(v as TokenType)} allowDeselect={false} />
+        {type !== 'admin' && (
+          <>
+            <Select label="Environment" data={(environments.data?.environments ?? []).map((e) => e.name)} value={environment} onChange={setEnvironment} allowDeselect={false} />
+            <MultiSelect
+              label="Projects"
+              description="Every project when none is chosen"
+              data={(projects.data?.projects ?? []).map((p) => ({ value: p.id, label: p.name }))}
+              value={chosen}
+              onChange={setChosen}
+            />
+          </>
+        )}
+        <Button type="submit" loading={create.isPending}>
+          Create
+        </Button>
+      </Stack>
+    </form>
+  )
+}

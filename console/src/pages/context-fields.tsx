@@ -1,0 +1,159 @@
+import { useState } from 'react'
+import { ActionIcon, Badge, Button, Group, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { notifications } from '@mantine/notifications'
+import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { api, ok, type Schemas } from '../api/client'
+import { CONTEXT_FIELDS_KEY, useContextFields } from '../api/context-fields'
+import { useAllows } from '../api/session'
+import { Dialog } from '../components/dialog'
+import { ErrorMessage, PageError } from '../components/error-message'
+import { Loading } from '../components/loading'
+
+type ContextField = Schemas['contextFieldsSchema'][number]
+type LegalValue = Schemas['legalValueSchema']
+
+/** Context fields: what constraints and custom stickiness may name, with their legal values. */
+export default function ContextFieldsPage() {
+  const allows = useAllows()
+  const queryClient = useQueryClient()
+  const fields = useContextFields()
+  const [editing, setEditing] = useState<ContextField | 'new'>()
+  const remove = useMutation({
+    mutationFn: (field: ContextField) => ok(api.DELETE('/api/admin/context/{contextField}', { params: { path: { contextField: field.name } } })),
+    onSuccess: async (_, field) => {
+      await queryClient.invalidateQueries({ queryKey: CONTEXT_FIELDS_KEY })
+      notifications.show({ message: `Context field ${field.name} deleted`, color: 'green' })
+    },
+  })
+  if (fields.isPending) return <Loading />
+  if (fields.isError) return <PageError title="Context fields" error={fields.error} />
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1}>Context fields</Title>
+        {allows('CREATE_CONTEXT_FIELD') && <Button onClick={() => setEditing('new')}>Create context field</Button>}
+      </Group>
+      {remove.isError && <ErrorMessage error={remove.error} />}
+      <Table striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Legal values</Table.Th>
+            <Table.Th>Stickiness</Table.Th>
+            <Table.Th>Sort order</Table.Th>
+            <Table.Th>Used by</Table.Th>
+            <Table.Th>
+              <VisuallyHidden>Actions</VisuallyHidden>
+            </Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {fields.data.map((f) => (
+            <Table.Tr key={f.name}>
+              <Table.Td>
+                {f.name}
+                {f.description && (
+                  <Text size="xs" c="dimmed">
+                    {f.description}
+                  </Text>
+                )}
+              </Table.Td>
+              <Table.Td>{f.legalValues.length > 0 ? f.legalValues.map((v) => v.value).join(', ') : 'any value'}</Table.Td>
+              <Table.Td>{f.stickiness && <Badge variant="light">stickiness</Badge>}</Table.Td>
+              <Table.Td>{f.sortOrder}</Table.Td>
+              <Table.Td>{f.usedInFeatures !== undefined && `${f.usedInFeatures} ${f.usedInFeatures === 1 ? 'flag' : 'flags'}`}</Table.Td>
+              <Table.Td>
+                <Group gap="xs" justify="end" wrap="nowrap">
+                  {allows('UPDATE_CONTEXT_FIELD') && (
+                    <Button size="xs" variant="default" onClick={() => setEditing(f)} aria-label={`Edit context field ${f.name}`}>
+                      Edit
+                    </Button>
+                  )}
+                  {allows('DELETE_CONTEXT_FIELD') && (
+                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the context field ${f.name}?`) && remove.mutate(f)} aria-label={`Delete context field ${f.name}`}>
+                      Delete
+                    </Button>
+                  )}
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? 'Create context field' : `Edit context field ${editing?.name ?? ''}`} size="lg">
+        {editing && <ContextFieldForm field={editing === 'new' ? undefined : editing} onDone={() => setEditing(undefined)} />}
+      </Dialog>
+    </Stack>
+  )
+}
+
+function ContextFieldForm({ field, onDone }: { field?: ContextField; onDone: () => void }) {
+  const queryClient = useQueryClient()
+  const [name, setName] = useState(field?.name ?? '')
+  const [description, setDescription] = useState(field?.description ?? '')
+  const [stickiness, setStickiness] = useState(field?.stickiness ?? false)
+  const [sortOrder, setSortOrder] = useState<string | number>(field?.sortOrder ?? 0)
+  const [legalValues, setLegalValues] = useState<LegalValue[]>(field?.legalValues ?? [])
+  const save = useMutation({
+    mutationFn: () => {
+      const body = {
+        description: description || null,
+        stickiness,
+        sortOrder: Number(sortOrder) || 0,
+        legalValues: legalValues.map((v) => ({ value: v.value, ...(v.description ? { description: v.description } : {}) })),
+      }
+      return field
+        ? ok(api.PUT('/api/admin/context/{contextField}', { params: { path: { contextField: field.name } }, body }))
+        : ok(api.POST('/api/admin/context', { body: { name, ...body } }))
+    },
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: CONTEXT_FIELDS_KEY })
+      notifications.show({ message: `Context field ${name} saved`, color: 'green' })
+      onDone()
+    },
+  })
+  const setValue = (i: number, patch: Partial<LegalValue>) => setLegalValues(legalValues.map((v, j) => (j === i ? { ...v, ...patch } : v)))
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault()
+        save.mutate()
+      }}
+    >
+      <Stack>
+        {save.isError && <ErrorMessage error={save.error} />}
+        <TextInput label="Name" description="URL-friendly" required disabled={field !== undefined} value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+        <Switch label="Custom stickiness" description="Offer this field as stickiness of rollouts and variants" checked={stickiness} onChange={(e) => setStickiness(e.currentTarget.checked)} />
+        <NumberInput label="Sort order" allowDecimal={false} value={sortOrder} onChange={setSortOrder} />
+        <Stack gap="xs">
+          <Text fw={600} size="sm">
+            Legal values
+          </Text>
+          {legalValues.length === 0 && (
+            <Text size="sm" c="dimmed">
+              None: constraints on this field may use any value.
+            </Text>
+          )}
+          {legalValues.map((v, i) => (
+            <Paper key={i} withBorder p="xs">
+              <Group align="end" gap="xs">
+                <TextInput label={`Value ${i + 1}`} required value={v.value} onChange={(e) => setValue(i, { value: e.currentTarget.value })} w={180} />
+                <TextInput label={`Description of value ${i + 1}`} value={v.description ?? ''} onChange={(e) => setValue(i, { description: e.currentTarget.value })} style={{ flex: 1 }} />
+                <ActionIcon variant="subtle" color="red" onClick={() => setLegalValues(legalValues.filter((_, j) => j !== i))} aria-label={`Remove value ${i + 1}`}>
+                  ×
+                </ActionIcon>
+              </Group>
+            </Paper>
+          ))}
+          <Button variant="default" size="xs" w="fit-content" onClick={() => setLegalValues([...legalValues, { value: '', description: '' }])}>
+            Add legal value
+          </Button>
+        </Stack>
+        <Button type="submit" loading={save.isPending}>
+          Save context field
+        </Button>
+      </Stack>
+    </form>
+  )
+}

@@ -3,7 +3,7 @@ import { Center, Loader } from '@mantine/core'
 export function Loading() {
   return (
     <Center p="xl">
-      <Loader aria-label="Loading" />
+      <Loader role="status" aria-label="Loading" />
     </Center>
   )
 }

@@ -160,7 +160,7 @@ describe('DELETE /api/admin/environments/{name}', () => {
   it('deletes it with the flags’ configuration in it, the projects’ settings of it and its tokens, which stop serving at once', async () => {
     const { environment, project, flag, token } = await flagOnIn()
     const frontend = (await createToken(t, { type: 'frontend', environment, projects: [project] })).secret as string
-    const [{ version }] = await t.query<{ version: number }>('select version from features where name = $1', [flag])
+    const version = (await t.query<{ version: number }>('select version from features where name = $1', [flag]))[0]!.version
     expect((await served(token, flag)).enabled).toBe(true)
 
     const res = await t.call('DELETE', `/api/admin/environments/${environment}`)
@@ -266,6 +266,66 @@ describe('DELETE /api/admin/projects/{projectId}/environments/{environment}', ()
   })
 })
 
+describe('POST /api/admin/environments/{name}/clone', () => {
+  it('copies the source’s flag configuration (switches, strategies with segments, variants) and project settings into a new environment', async () => {
+    const { environment, project, flag } = await flagOnIn()
+    const segment = (await ok(t, 'POST', '/api/admin/segments', { name: fresh('segment'), constraints: [] })).body.id as number
+    await addStrategy(t, flag, environment, { name: 'flexibleRollout', parameters: { rollout: '25', stickiness: 'default', groupId: flag }, segments: [segment], constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] }, project)
+    await ok(t, 'PUT', `/api/admin/projects/${project}/features/${flag}/environments/${environment}/variants`, [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' }])
+    const off = (await createFlag(t, {}, project)).name as string
+    await ok(t, 'PUT', `/api/admin/projects/${project}/environments/${environment}/default-strategy`, { name: 'default' })
+    const elsewhere = await createProject(t, { environments: ['development', environment] })
+
+    const copy = fresh('copy')
+    const res = await t.call('POST', `/api/admin/environments/${environment}/clone`, { body: { name: copy, type: 'preproduction', projects: [project] } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body).toEqual({ name: copy, type: 'preproduction', enabled: true, protected: false, sortOrder: 0, projectCount: 1, apiTokenCount: 0 })
+
+    const source = (await ok(t, 'GET', `/api/admin/projects/${project}/features/${flag}`)).body.environments.find((e: { name: string }) => e.name === environment)
+    const cloned = (await ok(t, 'GET', `/api/admin/projects/${project}/features/${flag}`)).body.environments.find((e: { name: string }) => e.name === copy)
+    const withoutIds = (strategies: { id: string }[]) => strategies.map(({ id: _, ...rest }) => rest)
+    expect(cloned).toMatchObject({ enabled: true, variants: source.variants })
+    expect(withoutIds(cloned.strategies)).toEqual(withoutIds(source.strategies))
+    expect(cloned.strategies.map((s: { segments: number[] }) => s.segments)).toContainEqual([segment])
+    expect((await ok(t, 'GET', `/api/admin/projects/${project}/features/${off}`)).body.environments.find((e: { name: string }) => e.name === copy)).toMatchObject({ enabled: false, strategies: [] })
+    const projectEnvs = (await ok(t, 'GET', `/api/admin/environments/project/${project}`)).body.environments
+    expect(projectEnvs.find((e: { name: string }) => e.name === copy)).toMatchObject({ visible: true, defaultStrategy: { name: 'default' } })
+    // Only the projects named.
+    expect((await ok(t, 'GET', `/api/admin/environments/project/${elsewhere}`)).body.environments.find((e: { name: string }) => e.name === copy).visible).toBe(false)
+
+    // A token of the new environment is served the copy.
+    const token = (await createToken(t, { type: 'client', environment: copy, projects: [project] })).secret as string
+    expect(await served(token, flag)).toMatchObject({ enabled: true, variants: [expect.objectContaining({ name: 'blue' })] })
+
+    const events = await t.query<{ type: string; project: string | null; feature_name: string | null }>('select type, project, feature_name from events where environment = $1 order by id', [copy])
+    expect(events.map((e) => e.type)).toEqual(['environment-created', 'project-environment-added', 'feature-strategy-add', 'feature-strategy-add', 'feature-environment-variants-updated', 'feature-environment-enabled', 'api-token-created'])
+  })
+
+  it('copies into every project with the source when none are named', async () => {
+    const { environment, project } = await flagOnIn()
+    const other = await createProject(t, { environments: ['development', environment] })
+    const copy = fresh('copy')
+    expect((await ok(t, 'POST', `/api/admin/environments/${environment}/clone`, { name: copy, type: 'test' })).body.projectCount).toBe(2)
+    for (const id of [project, other]) expect((await ok(t, 'GET', '/api/admin/projects')).body.projects.find((p: { id: string }) => p.id === id).environments).toContain(copy)
+  })
+
+  it('answers 404 for an unknown source, 409 for a taken name, 400 for bad input or a project without the source, writing nothing', async () => {
+    const { environment } = await flagOnIn()
+    expect((await t.call('POST', '/api/admin/environments/nowhere/clone', { body: { name: fresh('copy'), type: 'test' } })).status).toBe(404)
+    const taken = await t.call('POST', `/api/admin/environments/${environment}/clone`, { body: { name: 'production', type: 'test' } })
+    expect(taken.status).toBe(409)
+    expect(taken.body.name).toBe('NameExistsError')
+    const copy = fresh('copy')
+    const without = await t.call('POST', `/api/admin/environments/${environment}/clone`, { body: { name: copy, type: 'test', projects: ['default'] } })
+    expect(without.status).toBe(400)
+    expect(without.body.message).toContain('default')
+    for (const body of [{ name: 'has space', type: 'test' }, { name: fresh('copy') }, { name: fresh('copy'), type: 'test', projects: 'default' }]) {
+      expect((await t.call('POST', `/api/admin/environments/${environment}/clone`, { body })).status, JSON.stringify(body)).toBe(400)
+    }
+    expect((await t.call('GET', `/api/admin/environments/${copy}`)).status).toBe(404)
+  })
+})
+
 describe('at the edge', () => {
   let edge: EdgeApp
   beforeAll(async () => {
@@ -294,6 +354,7 @@ describe('at the edge', () => {
     await edge.call('POST', '/api/admin/projects', { body: { id: project, name: 'Edge', environments: ['development', a, b] } })
     await edge.call('POST', `/api/admin/projects/${project}/features`, { body: { name: fresh('edge-flag') } })
     await edge.call('POST', '/api/admin/api-tokens', { body: { tokenName: fresh('edge'), type: 'client', environment: a, projects: [project] } })
+    expect(await write('POST', `/api/admin/environments/${b}/clone`, { name: fresh('edge-copy'), type: 'test' })).toEqual({ http: 2, webSocket: 0 })
     expect(await write('DELETE', `/api/admin/projects/${project}/environments/${b}`)).toEqual({ http: 2, webSocket: 0 })
     expect(await write('DELETE', `/api/admin/environments/${a}`)).toEqual({ http: 2, webSocket: 0 })
     const events = await edge.query<{ type: string }>('select type from events where environment = any($1) order by id', [[a, b]])

@@ -120,6 +120,17 @@ const cases: Case[] = [
   { route: 'POST /api/admin/environments/{name}/off', request: async () => ({ path: `/api/admin/environments/${(await createEnvironment(t)).name}/off` }), events: ['environment-updated'] },
   { route: 'POST /api/admin/environments/{name}/on', request: async () => ({ path: `/api/admin/environments/${(await createEnvironment(t, { enabled: false })).name}/on` }), events: ['environment-updated'] },
   {
+    route: 'POST /api/admin/environments/{name}/clone',
+    request: async () => {
+      const { project, staging } = await projectWithStaging()
+      const flag = (await createFlag(t, {}, project)).name as string
+      await enableFlag(t, flag, staging, project)
+      return { path: `/api/admin/environments/${staging}/clone`, body: { name: fresh('copy'), type: 'test', projects: [project] } }
+    },
+    // The copy is recorded as if made by hand: the project's environment, the flag's strategy and its switch.
+    events: ['environment-created', 'project-environment-added', 'feature-strategy-add', 'feature-environment-enabled'],
+  },
+  {
     route: 'DELETE /api/admin/environments/{name}',
     request: async () => {
       const { name } = await createEnvironment(t)

@@ -56,6 +56,7 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/environments/{name}/on': { path: () => '/api/admin/environments/development/on' },
   'POST /api/admin/environments/{name}/off': { path: () => '/api/admin/environments/development/off' },
   'DELETE /api/admin/environments/{name}': { path: () => '/api/admin/environments/development' },
+  'POST /api/admin/environments/{name}/clone': { path: () => '/api/admin/environments/development/clone', body: { name: 'dev-copy', type: 'development' } },
   'DELETE /api/admin/projects/{projectId}/environments/{environment}': { path: () => '/api/admin/projects/shop/environments/production' },
   // Kill switches are never potentially stale already: setting it so changes nothing another test reads.
   'PUT /api/admin/feature-types/{id}/lifetime': { path: () => '/api/admin/feature-types/kill-switch/lifetime', body: { lifetimeDays: null } },
@@ -302,6 +303,8 @@ const grants: Grant[] = [
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/environments/development/off', status: 403 },
   { who: () => editor, role: 'Editor', method: 'PUT', path: '/api/admin/environments/sort-order', body: { development: 100 }, status: 403 },
   { who: () => editor, role: 'Editor', method: 'DELETE', path: '/api/admin/environments/development', status: 403 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/environments/development/clone', body: { name: 'dev-copy', type: 'development' }, status: 403 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/environments/development/clone', body: { name: '{name}', type: 'development', projects: ['other'] }, given: name('dev-copy'), status: 200 },
   { who: () => member, role: 'Member of shop', method: 'DELETE', path: '/api/admin/projects/shop/environments/production', status: 403 },
   { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/environments/{name}', body: { type: 'test' }, given: async () => ({ name: (await createEnvironment(t)).name }), status: 200 },
   { who: () => admin, role: 'Admin', method: 'DELETE', path: '/api/admin/environments/{name}', given: async () => ({ name: (await createEnvironment(t)).name }), status: 200 },

@@ -5,6 +5,7 @@ import { Permission } from '../core/permissions.js'
 import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
 import { requireVisibleProject } from '../projects/visibility.js'
 import {
+  CloneEnvironmentSchema,
   CreateEnvironmentSchema,
   environmentNameParam,
   EnvironmentSchema,
@@ -13,6 +14,7 @@ import {
   SortOrderSchema,
   UpdateEnvironmentSchema,
 } from './schemas.js'
+import { cloneEnvironment } from './clone.js'
 import { createEnvironment, deleteEnvironment, getEnvironment, listEnvironments, projectEnvironmentsOf, setEnvironmentEnabled, setSortOrder, updateEnvironment } from './store.js'
 
 const getAllEnvironments = adminRoute({
@@ -124,6 +126,22 @@ const deleteEnvironmentRoute = adminRoute({
   responses: { 200: { description: 'The environment was deleted' }, ...pickErrors(400, 401, 403, 404) },
 })
 
+const cloneEnvironmentRoute = adminRoute({
+  method: 'post',
+  // A new environment: no SDK token of it exists yet.
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.CREATE_ENVIRONMENT },
+  path: '/api/admin/environments/{name}/clone',
+  operationId: 'cloneEnvironment',
+  tags: ['Environments'],
+  summary: 'Clone an environment',
+  description:
+    'A new environment copying the source’s in the projects named (default: every project with it): the project’s settings there (default strategy, change requests) and each flag’s switch, variants and strategies with their segments. ' +
+    '404 for an unknown source, 409 for a taken name, 400 for a project unknown or without the source. Emits `environment-created`, then `project-environment-added`, `feature-strategy-add`, `feature-environment-variants-updated` and `feature-environment-enabled` for what is copied.',
+  request: { params: environmentNameParam, body: { required: true, content: jsonContent(CloneEnvironmentSchema) } },
+  responses: { 200: { description: 'The new environment', content: jsonContent(EnvironmentSchema) }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
 export const environmentRoutes = createRouter()
   .openapi(getAllEnvironments, async (c) => c.json({ version: 1, environments: await listEnvironments(c.var.db) }, 200))
   .openapi(createEnvironmentRoute, async (c) => {
@@ -149,6 +167,7 @@ export const environmentRoutes = createRouter()
     await setEnvironmentEnabled(c.var.db, c.var.caller, c.req.valid('param').name, false)
     return c.body(null, 204)
   })
+  .openapi(cloneEnvironmentRoute, async (c) => c.json(await cloneEnvironment(c.var.db, c.var.caller, c.req.valid('param').name, c.req.valid('json')), 200))
   .openapi(deleteEnvironmentRoute, async (c) => {
     await deleteEnvironment(c.var.db, c.var.caller, c.req.valid('param').name, protectedEnvironmentsCheck(c))
     return c.body(null, 200)

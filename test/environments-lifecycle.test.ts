@@ -266,6 +266,26 @@ describe('DELETE /api/admin/projects/{projectId}/environments/{environment}', ()
   })
 })
 
+describe('an open change request of a removed project environment', () => {
+  it('can no longer be applied (409), writing nothing', async () => {
+    const project = await createProject(t, { environments: ['development', 'production'], changeRequestEnvironments: [{ name: 'production' }] })
+    const flag = (await createFlag(t, {}, project)).name as string
+    const author = (await createToken(t, { type: 'admin' })).secret as string
+    const P = `/api/admin/projects/${project}`
+    const cr = await ok({ call: (m, path, o) => t.call(m, path, { ...o, token: author }) }, 'POST', `${P}/environments/production/change-requests`, [
+      { feature: flag, action: 'addStrategy', payload: { name: 'default' } },
+      { feature: flag, action: 'updateEnabled', payload: { enabled: true } },
+    ])
+    await ok({ call: (m, path, o) => t.call(m, path, { ...o, token: author }) }, 'PUT', `${P}/change-requests/${cr.body.id}/state`, { state: 'In review' })
+    await ok(t, 'DELETE', `${P}/environments/production`)
+    await ok(t, 'PUT', `${P}/change-requests/${cr.body.id}/state`, { state: 'Approved' })
+    const applied = await t.call('PUT', `${P}/change-requests/${cr.body.id}/state`, { body: { state: 'Applied' } })
+    expect(applied.status).toBe(409)
+    expect(await t.query('select environment from feature_environments where feature_name = $1', [flag])).toEqual([{ environment: 'development' }])
+    expect(await t.query('select 1 from feature_strategies where feature_name = $1', [flag])).toEqual([])
+  })
+})
+
 describe('POST /api/admin/environments/{name}/clone', () => {
   it('copies the source’s flag configuration (switches, strategies with segments, variants) and project settings into a new environment', async () => {
     const { environment, project, flag } = await flagOnIn()

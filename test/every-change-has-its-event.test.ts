@@ -111,6 +111,43 @@ async function asFrontend() {
 }
 
 const cases: Case[] = [
+  { route: 'PUT /api/admin/environments/{name}', request: async () => ({ path: `/api/admin/environments/${(await createEnvironment(t)).name}`, body: { type: 'test', sortOrder: 5 } }), events: ['environment-updated'] },
+  {
+    route: 'PUT /api/admin/environments/sort-order',
+    request: async () => ({ path: '/api/admin/environments/sort-order', body: { [(await createEnvironment(t, { sortOrder: 1 })).name]: 2, [(await createEnvironment(t, { sortOrder: 1 })).name]: 3 } }),
+    events: ['environment-updated', 'environment-updated'],
+  },
+  { route: 'POST /api/admin/environments/{name}/off', request: async () => ({ path: `/api/admin/environments/${(await createEnvironment(t)).name}/off` }), events: ['environment-updated'] },
+  { route: 'POST /api/admin/environments/{name}/on', request: async () => ({ path: `/api/admin/environments/${(await createEnvironment(t, { enabled: false })).name}/on` }), events: ['environment-updated'] },
+  {
+    route: 'POST /api/admin/environments/{name}/clone',
+    request: async () => {
+      const { project, staging } = await projectWithStaging()
+      const flag = (await createFlag(t, {}, project)).name as string
+      await enableFlag(t, flag, staging, project)
+      return { path: `/api/admin/environments/${staging}/clone`, body: { name: fresh('copy'), type: 'test', projects: [project] } }
+    },
+    // The copy is recorded as if made by hand: the project's environment, the flag's strategy and its switch.
+    events: ['environment-created', 'project-environment-added', 'feature-strategy-add', 'feature-environment-enabled'],
+  },
+  {
+    route: 'DELETE /api/admin/environments/{name}',
+    request: async () => {
+      const { name } = await createEnvironment(t)
+      await createToken(t, { type: 'backend', environment: name })
+      return { path: `/api/admin/environments/${name}` }
+    },
+    // Its tokens go with it, each with its event.
+    events: ['api-token-deleted', 'environment-deleted'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/environments/{environment}',
+    request: async () => {
+      const { project, staging } = await projectWithStaging()
+      return { path: `/api/admin/projects/${project}/environments/${staging}` }
+    },
+    events: ['project-environment-removed'],
+  },
   { route: 'POST /api/admin/environments', request: async () => ({ path: '/api/admin/environments', body: { name: fresh('staging'), type: 'preproduction' } }), events: ['environment-created'] },
   {
     route: 'POST /api/admin/projects',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { createFlag, createProject, fresh, ensureTagType } from './helpers/factories.js'
+import { createEnvironment, createFlag, createProject, fresh, ensureTagType } from './helpers/factories.js'
 import { createPat, createSignedInUser, type TestUser } from './helpers/users.js'
 
 /*
@@ -51,6 +51,13 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings', body: { enabled: false } },
   'DELETE /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings' },
   'POST /api/admin/environments': { path: () => '/api/admin/environments', body: { name: 'qa', type: 'test' } },
+  'PUT /api/admin/environments/sort-order': { path: () => '/api/admin/environments/sort-order', body: { development: 100 } },
+  'PUT /api/admin/environments/{name}': { path: () => '/api/admin/environments/development', body: { type: 'development' } },
+  'POST /api/admin/environments/{name}/on': { path: () => '/api/admin/environments/development/on' },
+  'POST /api/admin/environments/{name}/off': { path: () => '/api/admin/environments/development/off' },
+  'DELETE /api/admin/environments/{name}': { path: () => '/api/admin/environments/development' },
+  'POST /api/admin/environments/{name}/clone': { path: () => '/api/admin/environments/development/clone', body: { name: 'dev-copy', type: 'development' } },
+  'DELETE /api/admin/projects/{projectId}/environments/{environment}': { path: () => '/api/admin/projects/shop/environments/production' },
   // Kill switches are never potentially stale already: setting it so changes nothing another test reads.
   'PUT /api/admin/feature-types/{id}/lifetime': { path: () => '/api/admin/feature-types/kill-switch/lifetime', body: { lifetimeDays: null } },
   'POST /api/admin/features/{featureName}/tags': { path: () => '/api/admin/features/cart/tags', body: { type: 'team', value: 'growth' } },
@@ -291,6 +298,16 @@ const grants: Grant[] = [
   { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/feature-types/kill-switch/lifetime', body: { lifetimeDays: null }, status: 200 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects', body: { id: '{name}', name: 'Eds' }, given: name('eds'), status: 201 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/environments', body: { name: 'qa', type: 'test' }, status: 403 },
+  // Managing environments is an admin's, as in Unleash.
+  { who: () => editor, role: 'Editor', method: 'PUT', path: '/api/admin/environments/development', body: { type: 'development' }, status: 403 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/environments/development/off', status: 403 },
+  { who: () => editor, role: 'Editor', method: 'PUT', path: '/api/admin/environments/sort-order', body: { development: 100 }, status: 403 },
+  { who: () => editor, role: 'Editor', method: 'DELETE', path: '/api/admin/environments/development', status: 403 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/environments/development/clone', body: { name: 'dev-copy', type: 'development' }, status: 403 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/environments/development/clone', body: { name: '{name}', type: 'development', projects: ['other'] }, given: name('dev-copy'), status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'DELETE', path: '/api/admin/projects/shop/environments/production', status: 403 },
+  { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/environments/{name}', body: { type: 'test' }, given: async () => ({ name: (await createEnvironment(t)).name }), status: 200 },
+  { who: () => admin, role: 'Admin', method: 'DELETE', path: '/api/admin/environments/{name}', given: async () => ({ name: (await createEnvironment(t)).name }), status: 200 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/user-admin', body: { username: 'nope', rootRole: 'Admin' }, status: 403 },
   { who: () => member, role: 'Member of shop', method: 'POST', path: F, body: { name: '{name}' }, given: name('mem-flag'), status: 201 },
   { who: () => member, role: 'Member of shop', method: 'POST', path: `${F}/{flag}/environments/development/strategies`, body: { name: 'default' }, given: flagIn('shop'), status: 200 },
@@ -319,6 +336,19 @@ const grants: Grant[] = [
     body: { environment: 'production' },
     // A project like other, in development only.
     given: async () => ({ project: await createProject(t, { environments: ['development'] }) }),
+    status: 200,
+  },
+  // Removing an environment from a project needs UPDATE_PROJECT there (its Owner), as in Unleash.
+  {
+    who: () => owner,
+    role: 'Owner of shop',
+    method: 'DELETE',
+    path: '/api/admin/projects/shop/environments/{name}',
+    given: async () => {
+      const name = (await createEnvironment(t)).name as string
+      await t.call('POST', '/api/admin/projects/shop/environments', { body: { environment: name } })
+      return { name }
+    },
     status: 200,
   },
   { who: () => admin, role: 'Admin', method: 'DELETE', path: `${F}/{flag}`, given: flagIn('shop'), status: 202 },

@@ -54,6 +54,9 @@ const eventData = (row: Omit<TokenRow, 'id'>) => ({
   expiresAt: row.expiresAt?.toISOString() ?? null,
 })
 
+/** The event of a token deleted along with something it belonged to (its environment). */
+export const apiTokenDeletedEvent = (row: Omit<TokenRow, 'id'>): NewEvent => ({ type: 'api-token-deleted', project: eventProject(row.projects), environment: eventEnvironment(row.environment), preData: eventData(row) })
+
 const p = (name: string) => sql.placeholder(name)
 
 /**

@@ -55,6 +55,17 @@ export function segmentChangeCheck(c: AppContext): (tx: Db, segmentId: number) =
   }
 }
 
+/**
+ * For a write that learns from its own read which environments it changes require change requests (removing or
+ * deleting an environment): SKIP_CHANGE_REQUEST in each, checked on that read, before the write it decides.
+ */
+export function protectedEnvironmentsCheck(c: AppContext): (protectedIn: readonly { project: string; environment: string }[]) => void {
+  consulted(c)
+  return (protectedIn) => {
+    for (const { project, environment } of protectedIn) requirePermission(c.var.principal, Permission.SKIP_CHANGE_REQUEST, { project, environment })
+  }
+}
+
 /** For a guarded route whose request, this once, changes nothing SDKs receive (a patch of a flag's description alone). */
 export const changesNothingSdksReceive = (c: AppContext) => consulted(c)
 

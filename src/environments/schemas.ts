@@ -28,3 +28,45 @@ export const CreateEnvironmentSchema = z
 
 export type CreateEnvironment = z.infer<typeof CreateEnvironmentSchema>
 export type Environment = z.infer<typeof EnvironmentSchema>
+
+export const environmentNameParam = z.object({ name: z.string().openapi({ param: { name: 'name', in: 'path' } }) })
+
+export const UpdateEnvironmentSchema = z
+  .object({
+    type: z.string().trim().min(1).max(100).optional(),
+    sortOrder: z.number().int().min(-2147483648).max(2147483647).optional(),
+  })
+  .openapi('updateEnvironmentSchema')
+
+export const SortOrderSchema = z.record(z.string(), z.number().int().min(-2147483648).max(2147483647)).openapi('sortOrderSchema')
+
+export const CloneEnvironmentSchema = z
+  .object({
+    name: urlFriendlyName('Environment name'),
+    type: z.string().trim().min(1).max(100),
+    projects: z.array(z.string()).optional().openapi({ description: 'The projects to clone it in (default: every project with the source environment)' }),
+    clonePermissions: z.boolean().optional().openapi({ description: 'Accepted for compatibility: Flagpost has no environment-scoped custom roles to copy' }),
+  })
+  .openapi('cloneEnvironmentSchema')
+
+export const EnvironmentProjectSchema = z
+  .object({
+    name: z.string(),
+    type: z.string(),
+    enabled: z.boolean(),
+    protected: z.boolean(),
+    sortOrder: z.number().int(),
+    projectApiTokenCount: z.number().int(),
+    projectEnabledToggleCount: z.number().int(),
+    defaultStrategy: z.record(z.string(), z.unknown()).optional(),
+    visible: z.boolean().openapi({ description: '`true` when the environment is enabled in the project' }),
+  })
+  .openapi('environmentProjectSchema')
+
+export const EnvironmentsProjectSchema = z
+  .object({ version: z.number().int(), environments: z.array(EnvironmentProjectSchema) })
+  .openapi('environmentsProjectSchema')
+
+export type UpdateEnvironment = z.infer<typeof UpdateEnvironmentSchema>
+export type CloneEnvironment = z.infer<typeof CloneEnvironmentSchema>
+export type EnvironmentProject = z.infer<typeof EnvironmentProjectSchema>

@@ -6,9 +6,10 @@ import { z } from '@hono/zod-openapi'
 
 import { CreateStrategySchema } from '../strategies/schemas.js'
 import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema, ProjectOverviewSchema, ProjectsSchema, UpdateProjectSchema } from './schemas.js'
-import { addEnvironmentToProject, createProject, listProjects, setDefaultStrategy, updateProject } from './store.js'
+import { addEnvironmentToProject, createProject, removeEnvironmentFromProject, listProjects, setDefaultStrategy, updateProject } from './store.js'
 import { projectOverviewJson } from './overview.js'
 import { hiddenProjectsOf } from './visibility.js'
+import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
 
 const getProjects = adminRoute({
   method: 'get',
@@ -66,6 +67,21 @@ const addEnvironmentToProjectRoute = adminRoute({
   },
 })
 
+const removeEnvironmentFromProjectRoute = adminRoute({
+  method: 'delete',
+  'x-change-requests': 'guarded',
+  'x-permission': { name: Permission.UPDATE_PROJECT, project: 'projectId', environment: 'environment' },
+  path: '/api/admin/projects/{projectId}/environments/{environment}',
+  operationId: 'removeEnvironmentFromProject',
+  tags: ['Projects'],
+  summary: 'Remove an environment from a project',
+  description:
+    'Takes the environment out of the project, with the configuration of the project’s flags in it (switches, strategies, variants: SDKs of it are served them off; adding it back starts from off). ' +
+    '400 for the project’s last environment, 404 for an unknown project or an environment it does not have. Needs SKIP_CHANGE_REQUEST where it requires change requests. Emits `project-environment-removed`.',
+  request: { params: projectIdParam.extend({ environment: z.string().openapi({ param: { name: 'environment', in: 'path' } }) }) },
+  responses: { 200: { description: 'The environment was removed from the project' }, ...pickErrors(400, 401, 403, 404) },
+})
+
 const getProject = adminRoute({
   method: 'get',
   path: '/api/admin/projects/{projectId}',
@@ -119,6 +135,11 @@ export const projectRoutes = createRouter()
   .openapi(addEnvironmentToProjectRoute, async (c) => {
     const { projectId } = c.req.valid('param')
     await addEnvironmentToProject(c.var.db, c.var.caller, projectId, c.req.valid('json'))
+    return c.body(null, 200)
+  })
+  .openapi(removeEnvironmentFromProjectRoute, async (c) => {
+    const { projectId, environment } = c.req.valid('param')
+    await removeEnvironmentFromProject(c.var.db, c.var.caller, projectId, environment, protectedEnvironmentsCheck(c))
     return c.body(null, 200)
   })
   .openapi(getProject, async (c) => {

@@ -1,5 +1,5 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
-import { environments, featureEnvironments, features, projectEnvironments, projectMembers, projects, segments } from '../../schema/index.js'
+import { environments, featureEnvironments, features, featureStrategies, projectEnvironments, projectMembers, projects, segments } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
@@ -183,6 +183,58 @@ export async function addEnvironmentToProject(db: Db, caller: Author, projectId:
       (q) => q.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for('update'),
       (q) => lockProjectFlags(q, projectId),
       (q) => addEnvironmentStatement(q, actor, now, [event], { project: projectId, environment: input.environment, changeRequestsEnabled }),
+    ])
+    return written > 0 || undefined
+  })
+}
+
+/**
+ * The environment taken out of the project with its event, made only while the project environment is as read and
+ * the project keeps another; with it go the configuration of the project's flags in it (switches, variants,
+ * strategies), so adding it back starts from off. After the project's lock and its flags' (their versions move on).
+ */
+const removeEnvironmentStatement = eventsStatement('flagpost_remove_project_environment', {
+  alongside: [
+    sql`delete from ${projectEnvironments} where project_id = ${p('project')} and environment_name = ${p('environment')} and ${rowText(projectEnvironments)} = ${p('snapshot')}
+      and exists (select from ${projectEnvironments} other where other.project_id = ${p('project')} and other.environment_name <> ${p('environment')})
+      returning project_id`,
+  ],
+  guarded: true,
+  unguarded: [
+    sql`delete from ${featureStrategies} where environment = ${p('environment')} and feature_name in (select name from ${features} where project = ${p('project')}) and ${guardPassed}`,
+    sql`delete from ${featureEnvironments} where environment = ${p('environment')} and feature_name in (select name from ${features} where project = ${p('project')}) and ${guardPassed}`,
+  ],
+})
+
+/**
+ * DELETE /api/admin/projects/{projectId}/environments/{environment}: 404 for an unknown project or an environment the
+ * project does not have, 400 for its last environment (a project always has one). A read, then one batch: the
+ * project's lock, its flags' lock and the statement. `check` is told whether the environment requires change requests.
+ */
+export async function removeEnvironmentFromProject(db: Db, caller: Author, projectId: string, environment: string, check: (protectedIn: { project: string; environment: string }[]) => void) {
+  const { actor, now } = caller
+  await untilUnchanged(`Project ${projectId}`, async () => {
+    const [state] = await queryRows<{ live: boolean; row: { change_requests_enabled: boolean; required_approvals: number; default_strategy: unknown } | null; snapshot: string | null; others: number }>(
+      db,
+      sql`select exists (select from ${projects} where id = ${projectId} and archived_at is null) as live,
+        (select to_jsonb(${projectEnvironments}) from ${projectEnvironments} where project_id = ${projectId} and environment_name = ${environment}) as row,
+        (select ${rowText(projectEnvironments)} from ${projectEnvironments} where project_id = ${projectId} and environment_name = ${environment}) as snapshot,
+        (select count(*) from ${projectEnvironments} where project_id = ${projectId} and environment_name <> ${environment})::int as others`,
+    )
+    if (!state!.live) throw notFound(`Could not find project ${projectId}`)
+    if (!state!.row || state!.snapshot === null) throw notFound(`Could not find environment ${environment} in project ${projectId}`)
+    if (state!.others === 0) throw validationError(`Environment ${environment} is the last environment of project ${projectId}: a project always has one`)
+    check(state!.row.change_requests_enabled ? [{ project: projectId, environment }] : [])
+    const event: NewEvent = {
+      type: 'project-environment-removed',
+      project: projectId,
+      environment,
+      preData: { environment, changeRequestsEnabled: state!.row.change_requests_enabled, requiredApprovals: state!.row.required_approvals, defaultStrategy: state!.row.default_strategy ?? null },
+    }
+    const [, , { written }] = await batch(db, [
+      (q) => q.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for('update'),
+      (q) => lockProjectFlags(q, projectId),
+      (q) => removeEnvironmentStatement(q, actor, now, [event], { project: projectId, environment, snapshot: state!.snapshot }),
     ])
     return written > 0 || undefined
   })

@@ -27,4 +27,12 @@ INSERT INTO "strategy_definitions" ("name", "display_name", "description", "para
   ('gradualRolloutSessionId', NULL, 'Gradually activate feature toggle. Stickiness based on session id.', '[{"name":"percentage","type":"percentage","description":"","required":false},{"name":"groupId","type":"string","description":"Used to define a activation groups, which allows you to correlate across feature toggles.","required":true}]', true, true, 9999),
   ('gradualRolloutUserId', NULL, 'Gradually activate feature toggle for logged in users. Stickiness based on user id.', '[{"name":"percentage","type":"percentage","description":"","required":false},{"name":"groupId","type":"string","description":"Used to define a activation groups, which allows you to correlate across feature toggles.","required":true}]', true, true, 9999)
 ON CONFLICT ("name") DO NOTHING;
+-- Names flags' strategies and default strategies already use, registered as custom definitions without parameters
+-- (they were accepted before definitions existed), so that those strategies can still be written.
+INSERT INTO "strategy_definitions" ("name", "description", "parameters")
+SELECT DISTINCT n, 'Registered by Flagpost: already in use when strategy definitions were introduced', '[]'::jsonb FROM (
+  SELECT "strategy_name" AS n FROM "feature_strategies"
+  UNION SELECT "default_strategy"->>'name' FROM "project_environments" WHERE "default_strategy" IS NOT NULL
+) used WHERE n IS NOT NULL
+ON CONFLICT ("name") DO NOTHING;
 -- END hand-written data

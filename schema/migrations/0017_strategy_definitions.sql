@@ -27,6 +27,7 @@ INSERT INTO "strategy_definitions" ("name", "display_name", "description", "para
   ('gradualRolloutSessionId', NULL, 'Gradually activate feature toggle. Stickiness based on session id.', '[{"name":"percentage","type":"percentage","description":"","required":false},{"name":"groupId","type":"string","description":"Used to define a activation groups, which allows you to correlate across feature toggles.","required":true}]', true, true, 9999),
   ('gradualRolloutUserId', NULL, 'Gradually activate feature toggle for logged in users. Stickiness based on user id.', '[{"name":"percentage","type":"percentage","description":"","required":false},{"name":"groupId","type":"string","description":"Used to define a activation groups, which allows you to correlate across feature toggles.","required":true}]', true, true, 9999)
 ON CONFLICT ("name") DO NOTHING;
+--> statement-breakpoint
 -- Names flags' strategies and default strategies already use, registered as custom definitions without parameters
 -- (they were accepted before definitions existed), so that those strategies can still be written.
 INSERT INTO "strategy_definitions" ("name", "description", "parameters")

@@ -19,7 +19,8 @@ function definitionOf(row: Row): StrategyDefinition {
     description: row.description,
     editable: !row.builtIn,
     deprecated: row.deprecated,
-    parameters: row.parameters as ParameterDefinition[],
+    // In one key order (jsonb keeps its own), so that a definition compares equal to itself.
+    parameters: (row.parameters as ParameterDefinition[]).map((p) => ({ name: p.name, type: p.type, description: p.description, required: p.required })),
   }
 }
 

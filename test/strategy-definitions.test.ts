@@ -7,7 +7,6 @@ import { createFlag, createProject, createToken, fresh, ok } from './helpers/fac
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 const S = '/api/admin/strategies'
-const BUILT_IN = ['default', 'flexibleRollout', 'userWithId', 'remoteAddress', 'applicationHostname', 'gradualRolloutRandom', 'gradualRolloutSessionId', 'gradualRolloutUserId']
 
 let t: TestApp
 let viewer: TestUser

@@ -151,6 +151,12 @@ const guardWithSegments = guardSql(
  */
 const unusableSegments = sql<number[]>`array(select case when exists (select from ${segments} s where s.id = u.id) then -u.id else u.id end
   from unnest(${p('segments')}::int[]) with ordinality as u (id, n) where not exists (select from ${segments} s where s.id = u.id and ${usableSegment}) order by u.n)`
+/** What a strategy write's statement finds when its check failed: the segments it may not use, and whether the strategy fits its definition. */
+interface Findings {
+  segments: number[]
+  fits: boolean
+}
+const findings = sql<Findings>`json_build_object('segments', ${unusableSegments}, 'fits', ${fitsDefinition})`
 /** The 400 for the segments unusableSegments answered. */
 function unusable(returned: number[], project: string) {
   const missing = returned.filter((id) => id > 0)
@@ -165,7 +171,7 @@ const addStrategyStatement = eventsStatement('flagpost_add_strategy', {
   alongside: [guardWithSegments, strategyInsertSql],
   guarded: true,
   unguarded: [strategySegmentsSql, switchOffSql],
-  returning: unusableSegments,
+  returning: findings,
 })
 
 /** Replacing a strategy optimistically: its configuration, and its segments (those it keeps are left, so no row is touched twice). */
@@ -183,7 +189,7 @@ const updateStrategyStatement = eventsStatement('flagpost_update_strategy', {
     sql`insert into ${featureStrategySegments} (strategy_id, segment_id) select ${p('strategyId')}::uuid, unnest(${p('segments')}::int[]) where ${guardPassed} on conflict do nothing`,
     switchOffSql,
   ],
-  returning: unusableSegments,
+  returning: findings,
 })
 
 /** Deleting a strategy optimistically (its segments go with it). */
@@ -219,7 +225,7 @@ interface StrategyChange<T> {
   constraints?: Constraint[]
   /** The strategy it writes, whose fit to its definition the statement checks: named when that check failed. */
   use?: StrategyUse
-  run: (db: Db, actor: Actor, now: Date, events: NewEvent[], values: Record<string, unknown>) => Promise<{ written: number; returned: number[] | null }>
+  run: (db: Db, actor: Actor, now: Date, events: NewEvent[], values: Record<string, unknown>) => Promise<{ written: number; returned: Findings | null }>
   values: Record<string, unknown>
   answer: T
 }
@@ -237,10 +243,10 @@ async function writeChange<T>(db: Db, caller: Author, state: FlagState, env: Env
   const events = [change.event, ...(switchOff ? [switchedEvent(feature.project, feature.name, env.name, false, eventTagsOf(feature))] : [])]
   const { written, returned } = await change.run(db, actor, now, events, { ...guardValues(state), environment: env.name, switchOff, ...change.values })
   if (written === 0) {
-    if (returned && returned.length > 0) throw unusable(returned, feature.project)
+    if (returned && returned.segments.length > 0) throw unusable(returned.segments, feature.project)
     // A strategy its definition refuses or a value a context field does not allow (read again to name them: the
     // error path only), or else a stale version.
-    if (change.use) await checkDefinition(db, change.use)
+    if (returned && !returned.fits && change.use) await checkDefinition(db, change.use)
     await checkLegalValues(db, change.constraints ?? [])
     return undefined
   }

@@ -33,6 +33,7 @@ import { strategyRoutes } from './strategies/routes.js'
 import { variantRoutes } from './variants/routes.js'
 import { segmentRoutes } from './segments/routes.js'
 import { contextFieldRoutes } from './context-fields/routes.js'
+import { strategyDefinitionRoutes } from './strategy-definitions/routes.js'
 import { tagRoutes } from './tags/routes.js'
 import { tagTypeRoutes } from './tag-types/routes.js'
 import { dependencyRoutes } from './dependencies/routes.js'
@@ -95,7 +96,7 @@ const DEFAULT_PRINCIPAL_TTL_MS = 5_000
  * environments and change requests, segments, environments, integrations, the archive, flag types' lifetimes. Any other write forgets
  * them all (a new route is on the safe side until it is listed here).
  */
-const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete)|features|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types)(\/|$)/
+const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete)|features|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies)(\/|$)/
 /** Deleting an environment deletes its API tokens: it forgets the remembered principals, though its path is listed above. */
 const FORGETS_PRINCIPALS = /^\/api\/admin\/environments\/[^/]+$/
 const SDK_PATH = /^\/api\/(client|frontend)(\/|$)/
@@ -213,6 +214,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', variantRoutes)
   app.route('/', segmentRoutes)
   app.route('/', contextFieldRoutes)
+  app.route('/', strategyDefinitionRoutes)
   app.route('/', tagRoutes)
   app.route('/', tagTypeRoutes)
   app.route('/', dependencyRoutes)

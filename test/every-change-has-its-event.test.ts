@@ -80,6 +80,8 @@ async function userWithEmail() {
   return { ...user, as: { token: null, headers: { cookie: user.cookie }, actor: user.email } satisfies Who }
 }
 
+/** A fresh custom strategy definition with one parameter. */
+const strategyDefinition = async () => (await ok(t, 'POST', '/api/admin/strategies', { name: fresh('tenant'), parameters: [{ name: 'ids', type: 'list' }] })).body.name as string
 /** A fresh context field with the legal value gold. */
 const contextField = async () => (await ok(t, 'POST', '/api/admin/context', { name: fresh('tier'), legalValues: [{ value: 'gold' }] })).body.name as string
 /** A disabled webhook (it delivers nothing). */
@@ -554,6 +556,19 @@ const cases: Case[] = [
   { route: 'POST /api/admin/context/{contextField}/legal-values', request: async () => ({ path: `/api/admin/context/${await contextField()}/legal-values`, body: { value: 'silver' } }), events: ['context-field-updated'] },
   { route: 'DELETE /api/admin/context/{contextField}/legal-values/{legalValue}', request: async () => ({ path: `/api/admin/context/${await contextField()}/legal-values/gold` }), events: ['context-field-updated'] },
   { route: 'DELETE /api/admin/context/{contextField}', request: async () => ({ path: `/api/admin/context/${await contextField()}` }), events: ['context-field-deleted'] },
+  { route: 'POST /api/admin/strategies', request: async () => ({ path: '/api/admin/strategies', body: { name: fresh('tenant'), parameters: [{ name: 'ids', type: 'list' }] } }), events: ['strategy-created'] },
+  { route: 'PUT /api/admin/strategies/{name}', request: async () => ({ path: `/api/admin/strategies/${await strategyDefinition()}`, body: { parameters: [] } }), events: ['strategy-updated'] },
+  { route: 'DELETE /api/admin/strategies/{name}', request: async () => ({ path: `/api/admin/strategies/${await strategyDefinition()}` }), events: ['strategy-deleted'] },
+  { route: 'POST /api/admin/strategies/{strategyName}/deprecate', request: async () => ({ path: `/api/admin/strategies/${await strategyDefinition()}/deprecate` }), events: ['strategy-deprecated'] },
+  {
+    route: 'POST /api/admin/strategies/{strategyName}/reactivate',
+    request: async () => {
+      const name = await strategyDefinition()
+      await ok(t, 'POST', `/api/admin/strategies/${name}/deprecate`)
+      return { path: `/api/admin/strategies/${name}/reactivate` }
+    },
+    events: ['strategy-reactivated'],
+  },
   // Checks a name; writes nothing.
   { route: 'POST /api/admin/context/validate', request: async () => ({ path: '/api/admin/context/validate', body: { name: fresh('tier') } }), events: [] },
   {

@@ -126,6 +126,11 @@ const writeRequests: Record<string, WriteRequest> = {
   'DELETE /api/admin/context/{contextField}': { path: () => '/api/admin/context/tier' },
   'POST /api/admin/context/{contextField}/legal-values': { path: () => '/api/admin/context/tier/legal-values', body: { value: 'silver' } },
   'DELETE /api/admin/context/{contextField}/legal-values/{legalValue}': { path: () => '/api/admin/context/tier/legal-values/gold' },
+  'POST /api/admin/strategies': { path: () => '/api/admin/strategies', body: { name: 'region', parameters: [] } },
+  'PUT /api/admin/strategies/{name}': { path: () => '/api/admin/strategies/tenant', body: { parameters: [{ name: 'ids', type: 'list' }] } },
+  'DELETE /api/admin/strategies/{name}': { path: () => '/api/admin/strategies/tenant' },
+  'POST /api/admin/strategies/{strategyName}/deprecate': { path: () => '/api/admin/strategies/tenant/deprecate' },
+  'POST /api/admin/strategies/{strategyName}/reactivate': { path: () => '/api/admin/strategies/tenant/reactivate' },
   'POST /api/admin/user-admin': { path: () => '/api/admin/user-admin', body: { username: 'new-user', rootRole: 'Viewer' } },
   'PUT /api/admin/user-admin/{id}': { path: () => `/api/admin/user-admin/${targetUserId}`, body: { name: 'x' } },
   'DELETE /api/admin/user-admin/{id}': { path: () => `/api/admin/user-admin/${targetUserId}` },
@@ -171,6 +176,7 @@ beforeAll(async () => {
   await ok('POST', '/api/admin/features/cart/tags', { type: 'team', value: 'payments' })
   segmentId = (await ok('POST', '/api/admin/segments', { name: 'beta', constraints: [] })).id
   await ok('POST', '/api/admin/context', { name: 'tier', legalValues: [{ value: 'gold' }] })
+  await ok('POST', '/api/admin/strategies', { name: 'tenant', parameters: [] })
   addonId = (await ok('POST', '/api/admin/addons', writeRequests['POST /api/admin/addons']!.body)).id
   await ok('PUT', '/api/admin/projects/shop/change-requests/config', { environment: 'production', changeRequestsEnabled: true })
   changeRequestId = (await ok('POST', '/api/admin/projects/shop/environments/production/change-requests', { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } })).id
@@ -286,6 +292,9 @@ const grants: Grant[] = [
   // As in Unleash, whose Editor root role holds CREATE_CONTEXT_FIELD.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/context', body: { name: '{name}' }, given: name('ed-field'), status: 201 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/tags', body: { type: 'team', value: '{name}' }, given: name('ed-tag'), status: 201 },
+  // As in Unleash, whose Editor root role holds CREATE_STRATEGY, UPDATE_STRATEGY and DELETE_STRATEGY.
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/strategies', body: { name: '{name}', parameters: [] }, given: name('ed-strategy'), status: 201 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/strategies', body: { name: '{name}', parameters: [] }, given: name('mem-strategy'), status: 403 },
   { who: () => editor, role: 'Editor', method: 'PUT', path: '/api/admin/projects/other/tags', body: { features: ['{flag}'], tags: { addedTags: [{ type: 'team', value: 'editors' }], removedTags: [] } }, given: flagIn('other'), status: 200 },
   { who: () => editor, role: 'Editor', method: 'PUT', path: '/api/admin/features/{flag}/tags', body: { addedTags: [{ type: 'team', value: 'editors' }], removedTags: [] }, given: flagIn('other'), status: 200 },
   // Tag types are an admin's (as in Unleash): Editors may use them, not change them.

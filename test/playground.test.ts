@@ -25,6 +25,8 @@ beforeAll(async () => {
   await t.call('POST', '/api/admin/projects', { body: { id: 'other', name: 'Other', environments: ['development'] } })
   segmentId = (await t.call('POST', '/api/admin/segments', { body: { name: 'europe', constraints: [{ contextName: 'region', operator: 'IN', values: ['eu'] }] } })).body.id
   await flag('beta', [{ name: 'flexibleRollout', parameters: { rollout: '100' }, constraints: [{ contextName: 'userId', operator: 'IN', values: ['ann', 'bob'] }] }])
+  // A custom strategy type must be defined before a flag uses it.
+  expect((await t.call('POST', '/api/admin/strategies', { body: { name: 'myCustomStrategy', parameters: [{ name: 'foo', type: 'string' }] } })).status).toBe(201)
   await flag('custom', [{ name: 'myCustomStrategy', parameters: { foo: 'bar' }, constraints: [{ contextName: 'userId', operator: 'IN', values: ['ann'] }] }])
   await flag('hostname', [{ name: 'applicationHostname', parameters: { hostNames: 'web-1' } }])
   await flag('paused', [{ name: 'default', disabled: true }, { name: 'userWithId', parameters: { userIds: 'bob' } }])

@@ -12,6 +12,7 @@ import {
   projectEnvironments,
   projects,
   segments,
+  strategyDefinitions,
 } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { ApiError, conflict, fromDatabaseError, notFound, validationError } from '../core/errors.js'
@@ -21,6 +22,7 @@ import { SYSTEM_USER_ID, type Author, type Caller } from '../core/principal.js'
 import { MAX_APPROVALS, MIN_APPROVALS } from '../projects/schemas.js'
 import { normalizeVariants } from '../variants/weights.js'
 import { applyChange, type StoredChange } from './apply.js'
+import { misfit } from '../strategy-definitions/fit.js'
 import {
   MAX_CHANGES_PER_REQUEST,
   OPEN_STATES,
@@ -237,12 +239,14 @@ const storedChange = (row: ChangeRow): StoredChange => ({ id: row.id, feature: r
 function changeFactReads(environment: string, changes: ChangeInput[]) {
   const names = [...new Set(changes.flatMap((c) => (c.action === 'addDependency' ? [c.feature, c.payload.feature] : [c.feature])))]
   const segmentIds = [...new Set(changes.flatMap((c) => (c.action === 'addStrategy' || c.action === 'updateStrategy' ? (c.payload.segments ?? []) : [])))]
+  const strategyNames = [...new Set(changes.flatMap((c) => (c.action === 'addStrategy' || c.action === 'updateStrategy' ? [c.payload.name] : [])))]
   return [
     (q: Db) => q.select({ name: features.name, project: features.project, archivedAt: features.archivedAt }).from(features).where(inArray(features.name, names)),
     (q: Db) => q.select({ featureName: featureEnvironments.featureName }).from(featureEnvironments).where(and(inArray(featureEnvironments.featureName, names), eq(featureEnvironments.environment, environment))),
-    (q: Db) => q.select({ id: featureStrategies.id, featureName: featureStrategies.featureName }).from(featureStrategies).where(and(inArray(featureStrategies.featureName, names), eq(featureStrategies.environment, environment))),
+    (q: Db) => q.select({ id: featureStrategies.id, featureName: featureStrategies.featureName, name: featureStrategies.name }).from(featureStrategies).where(and(inArray(featureStrategies.featureName, names), eq(featureStrategies.environment, environment))),
     (q: Db) => q.select({ child: featureDependencies.child, parent: featureDependencies.parent }).from(featureDependencies).where(inArray(featureDependencies.child, names)),
     (q: Db) => (segmentIds.length > 0 ? q.select({ id: segments.id }).from(segments).where(inArray(segments.id, segmentIds)) : Promise.resolve([])),
+    (q: Db) => (strategyNames.length > 0 ? q.select().from(strategyDefinitions).where(inArray(strategyDefinitions.name, strategyNames)) : Promise.resolve([])),
   ] as const
 }
 
@@ -254,7 +258,7 @@ type ChangeFacts = Answers<ReturnType<typeof changeFactReads>>
  * has the environment, named strategies and dependencies exist, segments exist, variant weights add
  * up. What can still change before the request is applied is checked again then.
  */
-function checkChanges([flagRows, envRows, strategyRows, dependencyRows, segmentRows]: ChangeFacts, projectId: string, environment: string, changes: ChangeInput[]) {
+function checkChanges([flagRows, envRows, strategyRows, dependencyRows, segmentRows, definitionRows]: ChangeFacts, projectId: string, environment: string, changes: ChangeInput[]) {
   const live = (name: string) => flagRows.find((f) => f.name === name && f.project === projectId && f.archivedAt === null)
   for (const [i, change] of changes.entries()) {
     const at = (path: string) => `body.${changes.length > 1 ? `${i}.` : ''}${path}`
@@ -266,9 +270,12 @@ function checkChanges([flagRows, envRows, strategyRows, dependencyRows, segmentR
         normalizeVariants(change.payload.variants ?? [], { sortByName: false, path: at('payload.variants') })
         const missing = (change.payload.segments ?? []).filter((id) => !segmentRows.some((s) => s.id === id))
         if (missing.length > 0) throw validationError(`Unknown segment(s): ${missing.join(', ')}`, missing.map((id) => ({ path: at('payload.segments'), message: `segment ${id} does not exist` })))
-        if (change.action === 'updateStrategy' && !strategyRows.some((s) => s.id === change.payload.id.toLowerCase() && s.featureName === change.feature)) {
-          throw notFound(`Could not find strategy ${change.payload.id} of ${change.feature} in ${environment}`)
-        }
+        const before = change.action === 'updateStrategy' ? strategyRows.find((s) => s.id === change.payload.id.toLowerCase() && s.featureName === change.feature) : undefined
+        if (change.action === 'updateStrategy' && !before) throw notFound(`Could not find strategy ${change.payload.id} of ${change.feature} in ${environment}`)
+        // Checked again when applied: the definition may change in between.
+        const use = { name: change.payload.name, parameters: change.payload.parameters ?? {}, previousName: before?.name ?? null }
+        const refused = misfit(definitionRows.find((d) => d.name === use.name), use, at('payload'))
+        if (refused) throw refused
         break
       }
       case 'deleteStrategy':
@@ -302,7 +309,7 @@ export async function addChanges(db: Db, caller: Caller, { projectId, environmen
     where pe.project_id = ${projectId} and pe.environment_name = ${environment} and pe.change_requests_enabled and pr.archived_at is null)`
   const changeCount = (id: SQL | number) => sql`(select count(*)::int from ${changeRequestChanges} c where c.change_request_id = ${id})`
   return untilUnchanged('Your draft change request', async () => {
-    const [[pe], flagRows, envRows, strategyRows, dependencyRows, segmentRows, [draft], [newDraft], changeIds] = await together(db, [
+    const [[pe], flagRows, envRows, strategyRows, dependencyRows, segmentRows, definitionRows, [draft], [newDraft], changeIds] = await together(db, [
       (q) =>
         q
           .select({ enabled: projectEnvironments.changeRequestsEnabled })
@@ -317,7 +324,7 @@ export async function addChanges(db: Db, caller: Caller, { projectId, environmen
     ])
     if (!pe) throw notFound(`Could not find environment ${environment} in project ${projectId}`)
     if (!pe.enabled) throw validationError(`Change requests are not enabled in environment ${environment} of project ${projectId}: change the flags directly`)
-    checkChanges([flagRows, envRows, strategyRows, dependencyRows, segmentRows], projectId, environment, changes)
+    checkChanges([flagRows, envRows, strategyRows, dependencyRows, segmentRows, definitionRows], projectId, environment, changes)
     if (draft && draft.changes + changes.length > MAX_CHANGES_PER_REQUEST) throw validationError(`A change request holds at most ${MAX_CHANGES_PER_REQUEST} changes: send change request ${draft.id} to review first`)
     // The two reads disagree when a draft was made in between.
     const crId = draft?.id ?? newDraft?.id

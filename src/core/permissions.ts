@@ -26,6 +26,9 @@ export const Permission = {
   CREATE_CONTEXT_FIELD: 'CREATE_CONTEXT_FIELD',
   UPDATE_CONTEXT_FIELD: 'UPDATE_CONTEXT_FIELD',
   DELETE_CONTEXT_FIELD: 'DELETE_CONTEXT_FIELD',
+  CREATE_STRATEGY: 'CREATE_STRATEGY',
+  UPDATE_STRATEGY: 'UPDATE_STRATEGY',
+  DELETE_STRATEGY: 'DELETE_STRATEGY',
   // Granted by no built-in role but Admin, as in Unleash.
   CREATE_TAG_TYPE: 'CREATE_TAG_TYPE',
   UPDATE_TAG_TYPE: 'UPDATE_TAG_TYPE',
@@ -88,6 +91,10 @@ export const rootRolePermissions: Record<string, ReadonlySet<PermissionName>> = 
     Permission.CREATE_CONTEXT_FIELD,
     Permission.UPDATE_CONTEXT_FIELD,
     Permission.DELETE_CONTEXT_FIELD,
+    // As in Unleash, whose Editor root role manages strategy definitions.
+    Permission.CREATE_STRATEGY,
+    Permission.UPDATE_STRATEGY,
+    Permission.DELETE_STRATEGY,
     ...PROJECT_PERMISSIONS,
   ]),
   Viewer: new Set(),

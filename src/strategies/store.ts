@@ -14,6 +14,7 @@ import type { Feature } from '../flags/schemas.js'
 import { eventTagsOf, guardSql, guardValues, nextState, writeOptimistically, type FlagState, type FlagStates } from '../flags/states.js'
 import { normalizeConstraint, type Constraint, type Strategy, type StrategyInput } from './schemas.js'
 import { checkLegalValues, legalValuesSql } from '../context-fields/legal-values.js'
+import { checkDefinition, definitionFitsSql, type StrategyUse } from '../strategy-definitions/fit.js'
 
 export interface StrategyTarget {
   project: string
@@ -81,8 +82,12 @@ export function normalizeStrategy(input: StrategyInput, featureName?: string) {
 /** A project environment's default strategy, checked and normalized like a flag's strategy. */
 export async function prepareDefaultStrategy(tx: Db, project: string, input: StrategyInput) {
   const strategy = normalizeStrategy(input)
-  // Side by side: both statements are made at once, so they can go in one batch.
-  await Promise.all([checkSegmentsUsable(tx, strategy.segments, project), checkLegalValues(tx, strategy.constraints)])
+  // Side by side: the statements are made at once, so they can go in one batch.
+  await Promise.all([
+    checkDefinition(tx, { name: strategy.name, parameters: strategy.parameters }),
+    checkSegmentsUsable(tx, strategy.segments, project),
+    checkLegalValues(tx, strategy.constraints),
+  ])
   return { ...strategy, sortOrder: input.sortOrder ?? 0 }
 }
 
@@ -130,13 +135,15 @@ export const withStrategy = <S extends { sortOrder: number }>(strategies: S[], a
 const usableSegment = sql`(s.project is null or s.project = ${p('project')}::text)`
 /** A strategy's constraints (placeholder `constraints`) use only legal values of their context fields (src/context-fields/legal-values.ts). */
 const legalConstraints = legalValuesSql(p('constraints'))
+/** The strategy fits the definition of its name (placeholders `strategyName`, `parameters`, `previousStrategyName`: src/strategy-definitions/fit.ts). */
+const fitsDefinition = definitionFitsSql(p('strategyName'), p('parameters'), p('previousStrategyName'))
 /**
  * The version check of a strategy write that names segments and constraints (placeholders `segments`, `constraints`):
- * it also finds every segment usable in the flag's project, and the constraints' values legal.
+ * it also finds every segment usable in the flag's project, the constraints' values legal, and the strategy fitting its definition.
  */
 const guardWithSegments = guardSql(
   undefined,
-  sql`cardinality(${p('segments')}::int[]) = (select count(*) from ${segments} s where s.id = any(${p('segments')}::int[]) and ${usableSegment}) and ${legalConstraints}`,
+  sql`cardinality(${p('segments')}::int[]) = (select count(*) from ${segments} s where s.id = any(${p('segments')}::int[]) and ${usableSegment}) and ${legalConstraints} and ${fitsDefinition}`,
 )
 /**
  * The segments named that the flag may not use (in the order named), read in the statement: which to name when its
@@ -144,6 +151,12 @@ const guardWithSegments = guardSql(
  */
 const unusableSegments = sql<number[]>`array(select case when exists (select from ${segments} s where s.id = u.id) then -u.id else u.id end
   from unnest(${p('segments')}::int[]) with ordinality as u (id, n) where not exists (select from ${segments} s where s.id = u.id and ${usableSegment}) order by u.n)`
+/** What a strategy write's statement finds when its check failed: the segments it may not use, and whether the strategy fits its definition. */
+interface Findings {
+  segments: number[]
+  fits: boolean
+}
+const findings = sql<Findings>`json_build_object('segments', ${unusableSegments}, 'fits', ${fitsDefinition})`
 /** The 400 for the segments unusableSegments answered. */
 function unusable(returned: number[], project: string) {
   const missing = returned.filter((id) => id > 0)
@@ -158,7 +171,7 @@ const addStrategyStatement = eventsStatement('flagpost_add_strategy', {
   alongside: [guardWithSegments, strategyInsertSql],
   guarded: true,
   unguarded: [strategySegmentsSql, switchOffSql],
-  returning: unusableSegments,
+  returning: findings,
 })
 
 /** Replacing a strategy optimistically: its configuration, and its segments (those it keeps are left, so no row is touched twice). */
@@ -176,7 +189,7 @@ const updateStrategyStatement = eventsStatement('flagpost_update_strategy', {
     sql`insert into ${featureStrategySegments} (strategy_id, segment_id) select ${p('strategyId')}::uuid, unnest(${p('segments')}::int[]) where ${guardPassed} on conflict do nothing`,
     switchOffSql,
   ],
-  returning: unusableSegments,
+  returning: findings,
 })
 
 /** Deleting a strategy optimistically (its segments go with it). */
@@ -210,7 +223,9 @@ interface StrategyChange<T> {
   event: NewEvent
   /** The constraints the change writes, whose values the statement checks: named when that check failed. */
   constraints?: Constraint[]
-  run: (db: Db, actor: Actor, now: Date, events: NewEvent[], values: Record<string, unknown>) => Promise<{ written: number; returned: number[] | null }>
+  /** The strategy it writes, whose fit to its definition the statement checks: named when that check failed. */
+  use?: StrategyUse
+  run: (db: Db, actor: Actor, now: Date, events: NewEvent[], values: Record<string, unknown>) => Promise<{ written: number; returned: Findings | null }>
   values: Record<string, unknown>
   answer: T
 }
@@ -228,8 +243,10 @@ async function writeChange<T>(db: Db, caller: Author, state: FlagState, env: Env
   const events = [change.event, ...(switchOff ? [switchedEvent(feature.project, feature.name, env.name, false, eventTagsOf(feature))] : [])]
   const { written, returned } = await change.run(db, actor, now, events, { ...guardValues(state), environment: env.name, switchOff, ...change.values })
   if (written === 0) {
-    if (returned && returned.length > 0) throw unusable(returned, feature.project)
-    // A value a context field does not allow (read again to name it: the error path only), or else a stale version.
+    if (returned && returned.segments.length > 0) throw unusable(returned.segments, feature.project)
+    // A strategy its definition refuses or a value a context field does not allow (read again to name them: the
+    // error path only), or else a stale version.
+    if (returned && !returned.fits && change.use) await checkDefinition(db, change.use)
     await checkLegalValues(db, change.constraints ?? [])
     return undefined
   }
@@ -270,8 +287,9 @@ export async function addFlagStrategy(db: Db, caller: Caller, p: TargetParams, i
       after: withStrategy(env.strategies, view),
       event: { type: 'feature-strategy-add', ...eventOf(state.feature, env), data: view, preData: null },
       constraints: view.constraints,
+      use: { name: view.name, parameters: view.parameters, previousName: null },
       run: addStrategyStatement,
-      values,
+      values: { ...values, previousStrategyName: null },
       answer: view,
     }
   })
@@ -336,8 +354,9 @@ export async function updateFlagStrategy(db: Db, caller: Caller, p: TargetParams
       ...replaced(env.strategies, view),
       event: { type: 'feature-strategy-update', ...eventOf(state.feature, env), data: view, preData: before },
       constraints: view.constraints,
+      use: { name: view.name, parameters: view.parameters, previousName: before.name },
       run: updateStrategyStatement,
-      values: strategyValues(view, strategy.segments),
+      values: { ...strategyValues(view, strategy.segments), previousStrategyName: before.name },
       answer: view,
     }
   })

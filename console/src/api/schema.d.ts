@@ -989,6 +989,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/strategies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get all strategy types
+         * @description The built-in strategy types (`editable: false`) and the custom ones, by sort order then name. Flag strategies, default strategies and change requests may only use a defined type, and not a deprecated one for a new use. Open to every signed-in user and admin token.
+         */
+        get: operations["getAllStrategies"];
+        put?: never;
+        /**
+         * Create a custom strategy type
+         * @description `name` 1 to 100 letters, digits, `_ . -` and free (409 NameExistsError otherwise); `parameters` each with a unique `name`, a `type` (string, percentage, list, number, boolean), `description` and `required`. A flag strategy of a custom type must give its required parameters (non-empty), a `number` one a number, a `percentage` one a whole number 0 to 100, a `boolean` one true or false (`string` and `list`, a comma-separated string, take any text). Needs CREATE_STRATEGY (Admin and Editor, as in Unleash). Emits `strategy-created`.
+         */
+        post: operations["createStrategy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/strategies/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a strategy type
+         * @description The strategy type of that name; 404 NotFoundError for an unknown one.
+         */
+        get: operations["getStrategy"];
+        /**
+         * Update a custom strategy type
+         * @description Replaces `parameters`; `title` and `description` are kept when absent. Flag strategies already using the type are not checked again (a later write of them is). A built-in type cannot be changed (400; Unleash answers 500). Needs UPDATE_STRATEGY. Answers 200 with no body. Emits `strategy-updated` with the previous type as preData (none when nothing changes).
+         */
+        put: operations["updateStrategy"];
+        post?: never;
+        /**
+         * Delete a custom strategy type
+         * @description Deletes a custom strategy type nothing uses: one used by a strategy of a live flag or by a project default strategy is a 409 ConflictError naming them (Unleash does not check); a built-in one a 400. Needs DELETE_STRATEGY. Answers 200 with no body. Emits `strategy-deleted` with the type as preData.
+         */
+        delete: operations["removeStrategy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/strategies/{strategyName}/deprecate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deprecate a strategy type
+         * @description A deprecated type cannot be given to a flag strategy, default strategy or change request any more; strategies already using it keep working and may be updated. Built-in types too, as in Unleash. Needs UPDATE_STRATEGY. Emits `strategy-deprecated` (none when it already was).
+         */
+        post: operations["deprecateStrategy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/strategies/{strategyName}/reactivate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reactivate a strategy type
+         * @description Marks a deprecated type as not deprecated; nothing changes for one that was not. Needs UPDATE_STRATEGY. Emits `strategy-reactivated` (none when nothing changes).
+         */
+        post: operations["reactivateStrategy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/features/{featureName}/tags": {
         parameters: {
             query?: never;
@@ -2783,6 +2875,72 @@ export interface components {
             legalValues?: components["schemas"]["legalValueSchema"][] | null;
             /** @description Project-scoped context fields are not served: absent or null (a global field) */
             project?: null;
+        };
+        strategiesSchema: {
+            /** @enum {number} */
+            version: 1;
+            strategies: components["schemas"]["strategySchema"][];
+        };
+        strategySchema: {
+            title?: string | null;
+            /** @example flexibleRollout */
+            name: string;
+            /** @description A human friendly name (built-in strategies) */
+            displayName: string | null;
+            description: string | null;
+            /** @description false for the built-in strategies, which cannot be changed or deleted */
+            editable: boolean;
+            deprecated: boolean;
+            parameters: {
+                name: string;
+                type: string;
+                description: string;
+                required: boolean;
+            }[];
+        };
+        createStrategySchema: {
+            /**
+             * @description The name of the strategy type (unique)
+             * @example my-custom-strategy
+             */
+            name: string;
+            /** @description The title of the strategy */
+            title?: string | null;
+            /** @description A description of the strategy type */
+            description?: string | null;
+            /** @description The parameters flag strategies of this type take */
+            parameters: components["schemas"]["strategyParameterInputSchema"][];
+            /** @description Ignored, as in Unleash: a custom strategy is editable */
+            editable?: boolean;
+            /** @description Ignored, as in Unleash: a new strategy is not deprecated */
+            deprecated?: boolean;
+        };
+        strategyParameterInputSchema: {
+            /**
+             * @description The name of the parameter
+             * @example percentage
+             */
+            name: string;
+            /**
+             * @description The type of the parameter: what a flag strategy using it must give
+             * @example percentage
+             * @enum {string}
+             */
+            type: "string" | "percentage" | "list" | "number" | "boolean";
+            /** @description What the parameter does */
+            description?: string | null;
+            /** @description Whether a flag strategy must give it (default false) */
+            required?: boolean;
+        };
+        updateStrategySchema: {
+            /** @description The title of the strategy */
+            title?: string | null;
+            /** @description A description of the strategy type */
+            description?: string | null;
+            /** @description The parameters flag strategies of this type take */
+            parameters: components["schemas"]["strategyParameterInputSchema"][];
+            /** @description Ignored: the path names the strategy */
+            name?: string;
         };
         tagsSchema: {
             version: number;
@@ -8039,6 +8197,419 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["errorSchema"];
                 };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getAllStrategies: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The strategy types */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["strategiesSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createStrategy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createStrategySchema"];
+            };
+        };
+        responses: {
+            /** @description The new strategy type */
+            201: {
+                headers: {
+                    /** @description The location of the new strategy type */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["strategySchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getStrategy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The strategy type */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["strategySchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateStrategy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["updateStrategySchema"];
+            };
+        };
+        responses: {
+            /** @description The strategy type was updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    removeStrategy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The strategy type was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deprecateStrategy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                strategyName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The strategy type is deprecated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    reactivateStrategy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                strategyName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The strategy type is not deprecated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description AuthenticationRequired: credentials missing or invalid */
             401: {

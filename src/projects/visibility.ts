@@ -95,9 +95,13 @@ export async function requireVisibleFlag(c: AppContext, featureName: string): Pr
   if (!flag || hidden.includes(flag.project)) throw notFound(`Could not find feature flag ${featureName}`)
 }
 
+const LIFECYCLE_PATH = /^\/api\/admin\/projects\/(?:archive|revive)\/([^/]+)\/?$/
+
 /** For every route under `/api/admin/projects/{projectId}`: a project the caller may not read is a 404 for every method. */
 export const projectVisibility: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const projectId = c.req.param('projectId')
+  // POST /api/admin/projects/archive/{projectId} and /revive/{projectId} name their project second.
+  const lifecycle = c.req.method === 'POST' ? LIFECYCLE_PATH.exec(c.req.path) : null
+  const projectId = lifecycle ? (c.req.param('projectId') ?? lifecycle[1]) : c.req.param('projectId')
   if (projectId !== undefined) await requireVisibleProject(c, projectId)
   await next()
 }

@@ -206,6 +206,15 @@ describe('who may', () => {
     expect((await eventsOf(project)).at(-1)).toMatchObject({ type: 'project-deleted', created_by: owner.username })
   })
 
+  it('the Owner of a private project may archive and delete it while other private projects are hidden from them', async () => {
+    await createProject(t, { mode: 'private' })
+    const owner = await createUser(t, 'Viewer')
+    const project = await createProject(t, { mode: 'private' })
+    await addToProject(t, project, owner.id, 'Owner')
+    expect((await archive(project, owner.call)).status).toBe(200)
+    expect((await remove(project, owner.call)).status).toBe(200)
+  })
+
   it('a private project is a 404 to those who may not read it, on every route', async () => {
     const project = await createProject(t, { mode: 'private' })
     const viewer = await createUser(t, 'Viewer')
@@ -216,6 +225,16 @@ describe('who may', () => {
     await ok(t, 'POST', `/api/admin/projects/archive/${project}`)
     expect((await viewer.call('GET', '/api/admin/projects?archived=true')).body.projects.map((p: { id: string }) => p.id)).not.toContain(project)
     expect((await listed('?archived=true')).map((p) => p.id)).toContain(project)
+  })
+
+  it('the events of a deleted private project stay hidden from those who could not read it', async () => {
+    const project = await createProject(t, { mode: 'private' })
+    const viewer = await createUser(t, 'Viewer')
+    await ok(t, 'DELETE', `/api/admin/projects/${project}`)
+    const seen = async (call: typeof t.call) => ((await call('GET', `/api/admin/search/events?project=IS:${project}`)).body.events as { type: string }[]).map((e) => e.type)
+    expect(await seen(viewer.call)).toEqual([])
+    expect(await seen(t.call)).toEqual(['project-deleted', 'project-created'])
+    expect((await viewer.call('DELETE', `/api/admin/projects/${project}`)).body.name).toBe('NotFoundError')
   })
 })
 

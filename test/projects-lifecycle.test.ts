@@ -170,17 +170,19 @@ describe('DELETE /api/admin/projects/{projectId}', () => {
     expect((await listed('?archived=true')).map((p) => p.id)).not.toContain(project)
   })
 
-  it('refuses the default project, a project with live flags and one with open change requests (409), writing nothing', async () => {
+  it('refuses the default project, a project with live flags and one with open change requests (409), as archiving does, writing nothing', async () => {
     expect((await remove('default')).body).toMatchObject({ name: 'ConflictError', message: 'You can not delete the default project' })
     const project = await createProject(t, { changeRequestEnvironments: [{ name: 'production' }] })
     const flag = (await createFlag(t, {}, project)).name
     expect((await remove(project)).body).toMatchObject({ name: 'ConflictError', message: expect.stringContaining(flag) })
     await ok(t, 'POST', `/api/admin/projects/${project}/environments/production/change-requests`, { feature: flag, action: 'updateEnabled', payload: { enabled: true } })
     await ok(t, 'DELETE', `${features(project)}/${flag}`)
-    const res = await remove(project)
-    expect(res.status, res.text).toBe(409)
-    expect(res.body).toMatchObject({ name: 'ConflictError', message: expect.stringContaining('Open change requests') })
+    for (const res of [await remove(project), await archive(project)]) {
+      expect(res.status, res.text).toBe(409)
+      expect(res.body).toMatchObject({ name: 'ConflictError', message: expect.stringContaining('open change requests') })
+    }
     expect((await eventsOf(project)).map((e) => e.type)).not.toContain('project-deleted')
+    expect((await eventsOf(project)).map((e) => e.type)).not.toContain('project-archived')
     expect((await t.query('select 1 from projects where id = $1', [project])).length).toBe(1)
   })
 })

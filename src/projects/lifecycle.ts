@@ -21,6 +21,8 @@ export const DEFAULT_PROJECT = 'default'
 
 const p = (name: string) => sql.placeholder(name)
 
+const openChangeRequest = sql.raw(`cr.state in (${OPEN_STATES.map((state) => `'${state}'`).join(', ')})`)
+
 type ProjectRow = typeof projects.$inferSelect
 
 /** What the lifecycle events carry of a project. */
@@ -32,7 +34,8 @@ async function readProject(db: Db, projectId: string) {
     .select({
       row: projects,
       snapshot: rowText(projects),
-      liveFlags: sql<string[]>`coalesce((select array_agg(f.name order by f.name) from ${features} f where f.project = ${projects.id} and f.archived_at is null), '{}')`,
+      liveFlags: sql<string[]>`coalesce((select array_agg(f.name order by f.name) from ${features} f where f.project = projects.id and f.archived_at is null), '{}')`,
+      openChangeRequests: sql<number[]>`coalesce((select array_agg(cr.id order by cr.id) from ${changeRequests} cr where cr.project = projects.id and ${openChangeRequest}), '{}')`,
     })
     .from(projects)
     .where(eq(projects.id, projectId))
@@ -40,28 +43,36 @@ async function readProject(db: Db, projectId: string) {
   return found
 }
 
-const refuseLiveFlags = (verb: string, projectId: string, live: string[]) => {
-  if (live.length > 0) throw conflict(`You can not ${verb} project ${projectId}: it has live feature flags (${live.slice(0, 10).join(', ')}${live.length > 10 ? ', …' : ''}): archive them first`)
+/** 409 for a project with live flags or open change requests (nothing could be done with them after). */
+const refuseBusy = (verb: string, projectId: string, { liveFlags, openChangeRequests }: { liveFlags: string[]; openChangeRequests: number[] }) => {
+  if (liveFlags.length > 0) throw conflict(`You can not ${verb} project ${projectId}: it has live feature flags (${liveFlags.slice(0, 10).join(', ')}${liveFlags.length > 10 ? ', …' : ''}): archive them first`)
+  if (openChangeRequests.length > 0) throw conflict(`You can not ${verb} project ${projectId}: open change requests (${openChangeRequests.join(', ')}) must be applied, rejected or cancelled first`)
 }
+
+/** SQL true while the project has no live flag and no open change request. */
+const idle = (projectId: string | SQL) => sql`not exists (select from ${features} f where f.project = ${projectId} and f.archived_at is null)
+  and not exists (select from ${changeRequests} cr where cr.project = ${projectId} and ${openChangeRequest})`
 
 const projectLock = (projectId: string) => (q: Db) => q.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for('update')
 
 /**
  * POST /api/admin/projects/archive/{projectId}: a read, then one batch: the project's lock (flag creation takes it
  * first too, so no flag is created in it meanwhile) and the change with its `project-archived` event, made only while
- * the project is as read and has no live flag. Archiving an archived project changes nothing.
+ * the project is as read and has no live flag and no open change request (which could then be neither applied nor
+ * closed). Archiving an archived project changes nothing.
  */
 export async function archiveProject(db: Db, caller: Author, projectId: string): Promise<void> {
   const { actor, now } = caller
   await untilUnchanged(`Project ${projectId}`, async () => {
-    const { row, snapshot, liveFlags } = await readProject(db, projectId)
+    const found = await readProject(db, projectId)
+    const { row, snapshot } = found
     if (projectId === DEFAULT_PROJECT) throw conflict('You can not archive the default project')
     if (row.archivedAt) return true
-    refuseLiveFlags('archive', projectId, liveFlags)
+    refuseBusy('archive', projectId, found)
     const update = db
       .update(projects)
       .set({ archivedAt: now })
-      .where(sql`${projects.id} = ${projectId} and ${rowText(projects)} = ${snapshot} and not exists (select from ${features} f where f.project = ${projectId} and f.archived_at is null)`)
+      .where(sql`${projects.id} = ${projectId} and ${rowText(projects)} = ${snapshot} and ${idle(projectId)}`)
       .returning({ id: projects.id })
     const event: NewEvent = { type: 'project-archived', project: projectId, data: lifeOf({ ...row, archivedAt: now }), preData: lifeOf(row) }
     const [, written] = await batch(db, [projectLock(projectId), (q) => recordEvents(q, actor, now, [event], { alongside: [update], guarded: true })])
@@ -101,7 +112,7 @@ const projectDeletedEvents = eventsStatement('flagpost_delete_project_events', {
   alongside: [
     sql`select 1 where exists (select from ${projects} pr where pr.id = ${p('project')} and pr::text = ${p('snapshot')})
       and ${projectFlagsAsRead}
-      and not exists (select from ${changeRequests} cr where cr.project = ${p('project')} and cr.state = any(${p('openStates')}::text[]))
+      and not exists (select from ${changeRequests} cr where cr.project = ${p('project')} and ${openChangeRequest})
       and ${idsAsRead(apiTokens, sql`${p('project')} = any(projects) and user_id is null`, 'tokenIds')}
       and ${idsAsRead(segments, sql`project = ${p('project')}`, 'segmentIds')}`,
   ],
@@ -113,8 +124,8 @@ const deletedHere = (projectId: string, now: Date, createdBy: string) =>
   sql`exists (select from ${events} e where e.type = 'project-deleted' and e.project = ${projectId} and e.created_at = ${now.toISOString()}::timestamptz and e.created_by = ${createdBy})`
 
 /**
- * DELETE /api/admin/projects/{projectId}: a read (the project, its flags, the tokens naming it, its segments, its open
- * change requests), then one batch: the project's lock and its flags', the events (one statement, see
+ * DELETE /api/admin/projects/{projectId}: a read (the project with its live flags and open change requests, its flags,
+ * the tokens naming it, its segments), then one batch: the project's lock and its flags', the events (one statement, see
  * projectDeletedEvents), then its archived flags, and then the project itself (its environments, members, favorites,
  * segments and closed change requests go with it by foreign keys), its tokens for it alone, and its name from the
  * tokens of several projects. Events stay.
@@ -122,16 +133,15 @@ const deletedHere = (projectId: string, now: Date, createdBy: string) =>
 export async function deleteProject(db: Db, caller: Author, projectId: string): Promise<void> {
   const { actor, now } = caller
   await untilUnchanged(`Project ${projectId}`, async () => {
-    const [{ row, snapshot, liveFlags }, flags, tokens, projectSegments, open] = await together(db, [
+    const [found, flags, tokens, projectSegments] = await together(db, [
       (q) => readProject(q, projectId),
       (q) => projectFlagsForDeletion(q, projectId),
       (q) => q.select().from(apiTokens).where(sql`${projectId} = any(${apiTokens.projects}) and ${apiTokens.userId} is null`).orderBy(apiTokens.id),
       (q) => q.select().from(segments).where(eq(segments.project, projectId)).orderBy(segments.id),
-      (q) => q.select({ id: changeRequests.id }).from(changeRequests).where(sql`${changeRequests.project} = ${projectId} and ${changeRequests.state} = any(${sql.param([...OPEN_STATES])}::text[])`),
     ])
+    const { row, snapshot } = found
     if (projectId === DEFAULT_PROJECT) throw conflict('You can not delete the default project')
-    refuseLiveFlags('delete', projectId, liveFlags)
-    if (open.length > 0) throw conflict(`Open change requests (${open.map((r) => r.id).join(', ')}) of project ${projectId}: apply, reject or cancel them first`)
+    refuseBusy('delete', projectId, found)
     const alone = tokens.filter((t) => t.projects.length === 1)
     const list: NewEvent[] = [
       ...flags.events,
@@ -148,7 +158,6 @@ export async function deleteProject(db: Db, caller: Author, projectId: string): 
           project: projectId,
           snapshot,
           ...flags.check,
-          openStates: OPEN_STATES,
           tokenIds: tokens.map((t) => t.id),
           segmentIds: projectSegments.map((s) => s.id),
         }),

@@ -122,7 +122,7 @@ const archiveProjectRoute = adminRoute({
   tags: ['Projects'],
   summary: 'Archive a project',
   description:
-    'Archives the project, as in Unleash: only with no live flag (409), never the `default` project (409). An archived project is listed only with `archived=true`, ' +
+    'Archives the project, as in Unleash: only with no live flag (409), never the `default` project (409), nor with an open change request (409). An archived project is listed only with `archived=true`, ' +
     'serves nothing to SDKs or the playground, and every write to it or its flags answers 404, as for an unknown project. Archiving an archived one changes nothing. Emits `project-archived`.',
   request: { params: projectIdParam },
   responses: { 200: { description: 'The project is archived' }, ...pickErrors(401, 403, 404, 409) },

@@ -105,7 +105,7 @@ export interface paths {
         put?: never;
         /**
          * Archive a project
-         * @description Archives the project, as in Unleash: only with no live flag (409), never the `default` project (409). An archived project is listed only with `archived=true`, serves nothing to SDKs or the playground, and every write to it or its flags answers 404, as for an unknown project. Archiving an archived one changes nothing. Emits `project-archived`.
+         * @description Archives the project, as in Unleash: only with no live flag (409), never the `default` project (409), nor with an open change request (409). An archived project is listed only with `archived=true`, serves nothing to SDKs or the playground, and every write to it or its flags answers 404, as for an unknown project. Archiving an archived one changes nothing. Emits `project-archived`.
          */
         post: operations["archiveProject"];
         delete?: never;

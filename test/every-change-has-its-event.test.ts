@@ -157,6 +157,26 @@ const cases: Case[] = [
     events: ['project-created'],
   },
   { route: 'PUT /api/admin/projects/{projectId}', request: async () => ({ path: `/api/admin/projects/${await createProject(t)}`, body: { name: 'Shop!' } }), events: ['project-updated'] },
+  { route: 'POST /api/admin/projects/archive/{projectId}', request: async () => ({ path: `/api/admin/projects/archive/${await createProject(t)}` }), events: ['project-archived'] },
+  {
+    route: 'POST /api/admin/projects/revive/{projectId}',
+    request: async () => {
+      const project = await createProject(t)
+      await ok(t, 'POST', `/api/admin/projects/archive/${project}`)
+      return { path: `/api/admin/projects/revive/${project}` }
+    },
+    events: ['project-revived'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await ok(t, 'DELETE', `${features(project)}/${flag}`)
+      await createToken(t, { type: 'client', environment: 'development', projects: [project] })
+      return { path: `/api/admin/projects/${project}` }
+    },
+    events: ['feature-deleted', 'api-token-deleted', 'project-deleted'],
+  },
   {
     route: 'POST /api/admin/projects/{projectId}/environments',
     request: async () => {

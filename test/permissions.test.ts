@@ -71,6 +71,9 @@ const writeRequests: Record<string, WriteRequest> = {
   'DELETE /api/admin/tag-types/{name}': { path: () => '/api/admin/tag-types/team' },
   'POST /api/admin/projects': { path: () => '/api/admin/projects', body: { name: 'New' } },
   'PUT /api/admin/projects/{projectId}': { path: () => '/api/admin/projects/shop', body: { name: 'Shop!' } },
+  'DELETE /api/admin/projects/{projectId}': { path: () => '/api/admin/projects/shop' },
+  'POST /api/admin/projects/archive/{projectId}': { path: () => '/api/admin/projects/archive/shop' },
+  'POST /api/admin/projects/revive/{projectId}': { path: () => '/api/admin/projects/revive/shop' },
   'POST /api/admin/projects/{projectId}/access': {
     path: () => '/api/admin/projects/shop/access',
     get body() {

@@ -54,8 +54,8 @@ const eventData = (row: Omit<TokenRow, 'id'>) => ({
   expiresAt: row.expiresAt?.toISOString() ?? null,
 })
 
-/** The event of a token deleted along with something it belonged to (its environment). */
-export const apiTokenDeletedEvent = (row: Omit<TokenRow, 'id'>): NewEvent => ({ type: 'api-token-deleted', project: eventProject(row.projects), environment: eventEnvironment(row.environment), preData: eventData(row) })
+/** The `api-token-deleted` event of a token (deleted by its route, or with the one project it was for). */
+export const tokenDeletedEvent = (row: Omit<TokenRow, 'id'>): NewEvent => ({ type: 'api-token-deleted', project: eventProject(row.projects), environment: eventEnvironment(row.environment), preData: eventData(row) })
 
 const p = (name: string) => sql.placeholder(name)
 
@@ -112,11 +112,12 @@ export async function listTokens(db: Db, types: TokenType[]) {
 async function checkScope(db: Db, token: NewToken) {
   const named = token.projects.filter((p) => p !== '*')
   const [found, envs] = await together(db, [
-    (q) => (named.length > 0 ? q.select({ id: projects.id }).from(projects).where(inArray(projects.id, named)) : Promise.resolve([])),
+    // An archived project takes no new token, as it takes no other write (it is not a project SDKs can be served from).
+    (q) => (named.length > 0 ? q.select({ id: projects.id }).from(projects).where(and(inArray(projects.id, named), isNull(projects.archivedAt))) : Promise.resolve([])),
     (q) => (token.environment !== '*' ? q.select({ name: environments.name }).from(environments).where(eq(environments.name, token.environment)) : Promise.resolve([])),
   ])
   const missing = named.filter((p) => !found.some((f) => f.id === p))
-  if (missing.length > 0) throw validationError(`Unknown project(s): ${missing.join(', ')}`)
+  if (missing.length > 0) throw validationError(`Unknown or archived project(s): ${missing.join(', ')}`)
   if (token.environment !== '*' && envs.length === 0) throw validationError(`Unknown environment: ${token.environment}`)
 }
 
@@ -170,7 +171,7 @@ export async function deleteToken(db: Db, caller: Author, secretOrDisplay: strin
       db,
       actor,
       now,
-      [{ type: 'api-token-deleted', project: eventProject(row.projects), environment: eventEnvironment(row.environment), preData: eventData(row) }],
+      [tokenDeletedEvent(row)],
       { alongside: [db.delete(apiTokens).where(eq(apiTokens.id, row.id)).returning({ id: apiTokens.id })], guarded: true },
     )
     return written > 0 ? { deleted: row.type as TokenType } : undefined

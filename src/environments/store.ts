@@ -5,7 +5,7 @@ import { nameExists, notFound, validationError } from '../core/errors.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
 import type { Author } from '../core/principal.js'
 import type { NewEvent } from '../events/types.js'
-import { apiTokenDeletedEvent } from '../api-tokens/store.js'
+import { tokenDeletedEvent } from '../api-tokens/store.js'
 import type { CreateEnvironment, Environment, EnvironmentProject, UpdateEnvironment } from './schemas.js'
 
 export async function listEnvironments(db: Db, name?: string): Promise<Environment[]> {
@@ -208,7 +208,7 @@ export async function deleteEnvironment(db: Db, caller: Author, name: string, ch
     const alone = projectRows.filter((r) => r.only).map((r) => r.project)
     if (alone.length > 0) throw validationError(`Environment ${name} is the only environment of project(s) ${alone.join(', ')}: add another to them first`)
     check(projectRows.filter((r) => r.changeRequestsEnabled).map((r) => ({ project: r.project, environment: name })))
-    const events: NewEvent[] = [...tokens.map(apiTokenDeletedEvent), { type: 'environment-deleted', environment: name, preData: eventView(found.view) }]
+    const events: NewEvent[] = [...tokens.map(tokenDeletedEvent), { type: 'environment-deleted', environment: name, preData: eventView(found.view) }]
     const { written } = await deleteEnvironmentStatement(db, actor, now, events, {
       name,
       snapshot: found.snapshot,

@@ -22,16 +22,16 @@ interface Extra {
   openChangeRequests: number[]
 }
 
-const flagsToWrite = flagVersionRead<Extra>('flagpost_flags_for_archive_ops', {
-  extra: sql`
+const extra = sql`
     coalesce((select json_agg(d.child order by d.child) from ${featureDependencies} d join ${features} c on c.name = d.child where d.parent = f.name and c.archived_at is null), '[]') as "liveChildren",
     coalesce((select json_agg(d.child order by d.child) from ${featureDependencies} d join ${features} c on c.name = d.child where d.parent = f.name and c.archived_at is not null), '[]') as "archivedChildren",
     coalesce((select json_agg(fe.environment order by env.sort_order, env.name) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment
       where fe.feature_name = f.name and fe.enabled), '[]') as "enabledEnvironments",
     coalesce((select json_agg(distinct cr.id) from ${changeRequestChanges} ch join ${changeRequests} cr on cr.id = ch.change_request_id
-      where ch.feature = f.name and cr.state = any(${p('openStates')}::text[])), '[]') as "openChangeRequests"`,
-  where: sql`f.name = any(${p('names')}::text[])`,
-})
+      where ch.feature = f.name and cr.state = any(${p('openStates')}::text[])), '[]') as "openChangeRequests"`
+
+const flagsToWrite = flagVersionRead<Extra>('flagpost_flags_for_archive_ops', { extra, where: sql`f.name = any(${p('names')}::text[])` })
+const projectFlagsToWrite = flagVersionRead<Extra>('flagpost_project_flags_for_deletion', { extra, where: sql`f.project = ${p('project')}` })
 
 type FlagToWrite = FlagVersion & Extra
 
@@ -165,12 +165,17 @@ export async function reviveFeatures(db: Db, caller: Author, projectId: string, 
     ])
     const [, { written }] = await batch(db, [lockFlags(list), (q) => reviveFlags(q, actor, now, evs, { project: projectId, names: list, versions: versionsJson(flags), count: list.length })])
     if (written === 0) {
-      const [project] = await queryRows<{ archived: boolean }>(db, sql`select archived_at is not null as archived from projects where id = ${projectId}`)
-      if (project?.archived) throw validationError(`Project ${projectId} is archived: revive it first`)
+      await refuseArchivedProject(db, projectId)
       return undefined
     }
     return true
   })
+}
+
+/** Read when a revive wrote nothing: 400 when it is because the flags' project is archived. */
+export async function refuseArchivedProject(db: Db, projectId: string) {
+  const [project] = await queryRows<{ archived: boolean }>(db, sql`select archived_at is not null as archived from projects where id = ${projectId}`)
+  if (project?.archived) throw validationError(`Project ${projectId} is archived: revive it first`)
 }
 
 /**
@@ -213,3 +218,19 @@ export const deleteFeature = (db: Db, caller: Author, name: string, authorize: (
 
 /** POST /api/admin/projects/{projectId}/delete: deletes archived flags of the project for good, all or nothing. */
 export const deleteFeatures = (db: Db, caller: Author, projectId: string, names: string[]) => deleteArchived(db, caller, projectId, unique(names))
+
+/**
+ * Every flag of a project, read for deleting the project (one statement): the live ones (which refuse it), and the
+ * archived ones' `feature-deleted` events and what `projectFlagsAsRead` checks them against (`versions`, `count`).
+ */
+export async function projectFlagsForDeletion(db: Db, projectId: string) {
+  const flags = await projectFlagsToWrite(db, { project: projectId, openStates: OPEN_STATES })
+  return {
+    live: flags.filter((f) => !f.feature.archived).map((f) => f.feature.name),
+    events: flags.map((f): NewEvent => ({ type: 'feature-deleted', project: projectId, featureName: f.feature.name, data: null, preData: f.feature, tags: f.tags })),
+    check: { versions: versionsJson(flags), count: flags.length },
+  }
+}
+
+/** SQL (placeholders `project`, `versions`, `count`) true while the project's flags are exactly those read, all archived, each at the version read. */
+export const projectFlagsAsRead = sql`${allAtVersions(true)} and (select count(*) from ${features} where project = ${p('project')}) = ${p('count')}::integer`

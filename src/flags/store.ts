@@ -14,6 +14,7 @@ import { insertStrategy, normalizeStrategy, strategyInsertSql, strategySegmentsS
 import type { StrategyInput } from '../strategies/schemas.js'
 import { enterStage, stageOnEnable } from './lifecycle.js'
 import { lockForChange, type FeatureRow } from './lock.js'
+import { refuseArchivedProject } from './archive.js'
 import { asWrittenBy, loadFeature, unversionedPartsJson } from './read.js'
 import { switchedEvent } from './environment-switch.js'
 import { eventTagsOf, flagVersionRead, guardSql, guardValues, metadataOf, nextState, readFlagVersion, writeOptimistically, type FlagState, type FlagStates, type Metadata } from './states.js'
@@ -190,6 +191,7 @@ const reviveFlag = eventsStatement('flagpost_revive_flag', {
     sql`update ${features} set archived_at = null, version = version + 1
       where name = ${p('name')} and project = ${p('project')} and archived_at is not null and version = ${p('version')}
         and (extract(epoch from created_at) * 1000)::float8 = ${p('createdAtMs')}
+        and exists (select from ${projects} where id = ${p('project')} and archived_at is null)
       returning name`,
   ],
   guarded: true,
@@ -216,6 +218,8 @@ export async function reviveFeature(db: Db, caller: Author, name: string, author
       ...flag.enabledEnvironments.map((environment): NewEvent => ({ type: 'feature-environment-disabled', project, featureName: name, environment, data: { enabled: false }, preData: { enabled: true }, tags: flag.tags })),
     ]
     const { written } = await reviveFlag(db, actor, now, events, guardValues(flag))
+    // As reviving flags of a project: an archived project's flags stay archived until it is revived.
+    if (written === 0) await refuseArchivedProject(db, project)
     return written > 0 || undefined
   })
 }

@@ -10,6 +10,7 @@ import { addEnvironmentToProject, createProject, removeEnvironmentFromProject, l
 import { projectOverviewJson } from './overview.js'
 import { hiddenProjectsOf } from './visibility.js'
 import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
+import { archiveProject, deleteProject, reviveProject } from './lifecycle.js'
 
 const getProjects = adminRoute({
   method: 'get',
@@ -18,9 +19,10 @@ const getProjects = adminRoute({
   tags: ['Projects'],
   summary: 'Get a list of all projects',
   description:
-    'Every project that is not archived, ordered by name, with the environments enabled in it. Private projects are listed only for their members and ' +
+    'Every project that is not archived (with `archived=true`: every archived project instead, as in Unleash), ordered by name, with the environments enabled in it. Private projects are listed only for their members and ' +
     'for callers who see every project (admins, admin tokens, root roles other than Viewer), as in Unleash; for anyone else they do not exist, and every ' +
     'route under `/api/admin/projects/{projectId}` answers 404 for them.',
+  request: { query: z.object({ archived: z.enum(['true', 'false']).optional().openapi({ param: { name: 'archived', in: 'query' }, description: '`true`: the archived projects only' }) }) },
   responses: {
     200: { description: 'The projects', content: jsonContent(ProjectsSchema) },
     ...pickErrors(401, 403),
@@ -111,6 +113,50 @@ const updateProjectRoute = adminRoute({
   responses: { 200: { description: 'The project was updated' }, ...pickErrors(400, 401, 403, 404, 415) },
 })
 
+const deleteProjectRoute = adminRoute({
+  method: 'delete',
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.DELETE_PROJECT, project: 'projectId' },
+  path: '/api/admin/projects/{projectId}',
+  operationId: 'deleteProject',
+  tags: ['Projects'],
+  summary: 'Delete a project',
+  description:
+    'Deletes the project (archived or not) for good, as in Unleash: only with no live flag and no open change request (409 otherwise), never the `default` project (409). ' +
+    'Its archived flags are deleted (`feature-deleted` each), and its segments (`segment-deleted`), API tokens for it alone (`api-token-deleted`), environments, members, ' +
+    'favorites and closed change requests; tokens for several projects lose it. Emits `project-deleted`; events stay.',
+  request: { params: projectIdParam },
+  responses: { 200: { description: 'The project was deleted' }, ...pickErrors(401, 403, 404, 409) },
+})
+
+const archiveProjectRoute = adminRoute({
+  method: 'post',
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.DELETE_PROJECT, project: 'projectId' },
+  path: '/api/admin/projects/archive/{projectId}',
+  operationId: 'archiveProject',
+  tags: ['Projects'],
+  summary: 'Archive a project',
+  description:
+    'Archives the project, as in Unleash: only with no live flag (409), never the `default` project (409), nor with an open change request (409). An archived project is listed only with `archived=true`, ' +
+    'serves nothing to SDKs or the playground, and every write to it or its flags answers 404, as for an unknown project. Archiving an archived one changes nothing. Emits `project-archived`.',
+  request: { params: projectIdParam },
+  responses: { 200: { description: 'The project is archived' }, ...pickErrors(401, 403, 404, 409) },
+})
+
+const reviveProjectRoute = adminRoute({
+  method: 'post',
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.UPDATE_PROJECT, project: 'projectId' },
+  path: '/api/admin/projects/revive/{projectId}',
+  operationId: 'reviveProject',
+  tags: ['Projects'],
+  summary: 'Revive an archived project',
+  description: 'Takes the project out of the archive (its flags stay archived). Reviving a live project changes nothing. Emits `project-revived`.',
+  request: { params: projectIdParam },
+  responses: { 200: { description: 'The project is live' }, ...pickErrors(401, 403, 404) },
+})
+
 const environmentParams = projectIdParam.extend({ environment: z.string().openapi({ param: { name: 'environment', in: 'path' } }) })
 const defaultStrategyRoute = (method: 'put' | 'post') =>
   adminRoute({
@@ -127,7 +173,7 @@ const defaultStrategyRoute = (method: 'put' | 'post') =>
   })
 
 export const projectRoutes = createRouter()
-  .openapi(getProjects, async (c) => c.json({ version: 1, projects: await listProjects(c.var.db, await hiddenProjectsOf(c)) }, 200))
+  .openapi(getProjects, async (c) => c.json({ version: 1, projects: await listProjects(c.var.db, await hiddenProjectsOf(c), c.req.valid('query').archived === 'true') }, 200))
   .openapi(createProjectRoute, async (c) => {
     const project = await createProject(c.var.db, c.var.caller, c.req.valid('json'))
     return c.json(project, 201, { Location: `/api/admin/projects/${encodeURIComponent(project.id)}` })
@@ -149,6 +195,18 @@ export const projectRoutes = createRouter()
   .openapi(updateProjectRoute, async (c) => {
     const { projectId } = c.req.valid('param')
     await updateProject(c.var.db, c.var.caller, projectId, c.req.valid('json'))
+    return c.body(null, 200)
+  })
+  .openapi(deleteProjectRoute, async (c) => {
+    await deleteProject(c.var.db, c.var.caller, c.req.valid('param').projectId)
+    return c.body(null, 200)
+  })
+  .openapi(archiveProjectRoute, async (c) => {
+    await archiveProject(c.var.db, c.var.caller, c.req.valid('param').projectId)
+    return c.body(null, 200)
+  })
+  .openapi(reviveProjectRoute, async (c) => {
+    await reviveProject(c.var.db, c.var.caller, c.req.valid('param').projectId)
     return c.body(null, 200)
   })
   .openapi(defaultStrategyRoute('put'), async (c) => {

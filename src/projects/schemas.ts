@@ -66,6 +66,7 @@ export const ProjectListItemSchema = z
     environments: z.array(z.string()),
     createdAt: z.string(),
     updatedAt: z.string().nullable(),
+    archivedAt: z.string().nullable().openapi({ description: 'When the project was archived; null for a live one' }),
   })
   .openapi('projectSchema')
 

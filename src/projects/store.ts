@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm'
+import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm'
 import { environments, featureEnvironments, features, featureStrategies, projectEnvironments, projectMembers, projects, segments } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
@@ -109,8 +109,8 @@ export async function createProject(db: Db, caller: Author, input: CreateProject
   throw nameExists(`Could not find a free project id for ${input.name}: give one explicitly`)
 }
 
-/** Live projects, but for the private ones the caller may not read (`hidden`, see visibility.ts). */
-export async function listProjects(db: Db, hidden: readonly string[]) {
+/** Live projects (or, with `archived`, archived ones), but for the private ones the caller may not read (`hidden`, see visibility.ts). */
+export async function listProjects(db: Db, hidden: readonly string[], archived = false) {
   const rows = await db
     .select({
       id: projects.id,
@@ -121,12 +121,13 @@ export async function listProjects(db: Db, hidden: readonly string[]) {
       featureLimit: projects.featureLimit,
       createdAt: projects.createdAt,
       updatedAt: projects.updatedAt,
+      archivedAt: projects.archivedAt,
       environments: sql<string[]>`coalesce(array_agg(${projectEnvironments.environment} order by ${environments.sortOrder}, ${environments.name}) filter (where ${projectEnvironments.environment} is not null), '{}')`,
     })
     .from(projects)
     .leftJoin(projectEnvironments, eq(projectEnvironments.projectId, projects.id))
     .leftJoin(environments, eq(environments.name, projectEnvironments.environment))
-    .where(and(isNull(projects.archivedAt), visibleProjectCondition(projects.id, hidden)))
+    .where(and(archived ? isNotNull(projects.archivedAt) : isNull(projects.archivedAt), visibleProjectCondition(projects.id, hidden)))
     .groupBy(projects.id)
     .orderBy(asc(projects.name), asc(projects.id))
   return rows.map((r) => ({
@@ -134,6 +135,7 @@ export async function listProjects(db: Db, hidden: readonly string[]) {
     mode: r.mode as ProjectCreated['mode'],
     createdAt: r.createdAt.toISOString(),
     updatedAt: r.updatedAt?.toISOString() ?? null,
+    archivedAt: r.archivedAt?.toISOString() ?? null,
   }))
 }
 

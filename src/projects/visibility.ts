@@ -1,8 +1,8 @@
 import { eq, isNull, or, Placeholder, sql, type SQL } from 'drizzle-orm'
 import type { AnyPgColumn } from 'drizzle-orm/pg-core'
 import type { MiddlewareHandler } from 'hono'
-import { features, projects } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { events, features, projects } from '../../schema/index.js'
+import { queryRows, type Db } from '../db.js'
 import type { Principal } from '../core/principal.js'
 import type { AppContext, AppEnv } from '../http/context.js'
 import { notFound } from '../core/errors.js'
@@ -23,9 +23,18 @@ export function seesAllProjects(principal: Principal): boolean {
   return principal.kind === 'admin-token' || hasPermission(principal, Permission.ADMIN) || hasPermission(principal, Permission.UPDATE_FEATURE)
 }
 
-/** The ids of every private project, archived ones included (one statement, to read along with others in a batch). */
+/**
+ * The ids of every private project, archived ones included, and of private projects deleted (from their
+ * `project-deleted` event, whose events outlive them) while no project has their id again: one statement, to read
+ * along with others in a batch.
+ */
 export async function privateProjectIds(db: Db): Promise<string[]> {
-  return (await db.select({ id: projects.id }).from(projects).where(eq(projects.mode, 'private'))).map((r) => r.id)
+  const rows = await queryRows<{ id: string }>(
+    db,
+    sql`select id from ${projects} where mode = 'private'
+      union select e.project from ${events} e where e.type = 'project-deleted' and e.pre_data->>'mode' = 'private' and not exists (select from ${projects} pr where pr.id = e.project)`,
+  )
+  return rows.map((r) => r.id)
 }
 
 /** Of the private projects, those the principal may not read, sorted; empty for those who see all. */
@@ -95,9 +104,23 @@ export async function requireVisibleFlag(c: AppContext, featureName: string): Pr
   if (!flag || hidden.includes(flag.project)) throw notFound(`Could not find feature flag ${featureName}`)
 }
 
+/** A path segment as the route's parameter reads it (a malformed escape is left as it is: no project has that id). */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+// Here the middleware's own `projectId` would be `archive` or `revive`.
+const LIFECYCLE_PATH = /^\/api\/admin\/projects\/(?:archive|revive)\/([^/]+)\/?$/
+
 /** For every route under `/api/admin/projects/{projectId}`: a project the caller may not read is a 404 for every method. */
 export const projectVisibility: MiddlewareHandler<AppEnv> = async (c, next) => {
-  const projectId = c.req.param('projectId')
+  // POST /api/admin/projects/archive/{projectId} and /revive/{projectId} name their project second.
+  const lifecycle = c.req.method === 'POST' ? LIFECYCLE_PATH.exec(c.req.path) : null
+  const projectId = lifecycle ? decodedSegment(lifecycle[1]!) : c.req.param('projectId')
   if (projectId !== undefined) await requireVisibleProject(c, projectId)
   await next()
 }

@@ -13,7 +13,7 @@ import { illegalValuesError, illegalValuesSql, type IllegalValue } from '../cont
 type SegmentRow = typeof segments.$inferSelect
 
 /** What segment events carry: the stored segment, without the usage counts. */
-function stateOf(row: SegmentRow) {
+export function segmentState(row: SegmentRow) {
   return {
     id: row.id,
     name: row.name,
@@ -49,7 +49,7 @@ async function readSegments(db: Db, hidden: readonly string[], id?: number): Pro
     .leftJoin(usage, eq(usage.segmentId, segments.id))
     .where(and(id === undefined ? undefined : eq(segments.id, id), visibleProjectCondition(segments.project, hidden)))
     .orderBy(asc(segments.name), asc(segments.id))
-  return rows.map(({ row, ...counts }) => ({ ...stateOf(row), ...counts }))
+  return rows.map(({ row, ...counts }) => ({ ...segmentState(row), ...counts }))
 }
 
 /** `hidden`: private projects the caller may not read; their segments do not exist for the caller. */
@@ -204,7 +204,7 @@ export async function updateSegment(db: Db, caller: Author, id: number, input: U
       }
     }
     const after = { ...before, ...values, description: input.description !== undefined ? input.description : before.description }
-    const event: NewEvent = { type: 'segment-updated', project: after.project ?? before.project, data: stateOf(after), preData: stateOf(before) }
+    const event: NewEvent = { type: 'segment-updated', project: after.project ?? before.project, data: segmentState(after), preData: segmentState(before) }
     const write = { id, snapshot: read.snapshot, users: read.users, name: after.name, description: after.description, project: after.project, constraints: JSON.stringify(after.constraints) }
     // The name's lock even when it is kept: one fixed batch, and what it holds off would be refused anyway.
     const [, , updated] = await batch(db, [(q) => nameLock(q, values.name), (q) => segmentLock(q, id), (q) => updateStatement(q, actor, now, [event], write)])
@@ -235,7 +235,7 @@ export async function deleteSegment(db: Db, caller: Author, id: number, authoriz
     if (flags.length > 0) {
       throw conflict(`Segment ${id} (${before.name}) is in use by the strategies of ${flags.length === 1 ? 'flag' : 'flags'} ${flags.map((f) => f.name).join(', ')}: remove it from them first`)
     }
-    const event: NewEvent = { type: 'segment-deleted', project: before.project, data: null, preData: stateOf(before) }
+    const event: NewEvent = { type: 'segment-deleted', project: before.project, data: null, preData: segmentState(before) }
     const [, deleted] = await batch(db, [(q) => segmentLock(q, id), (q) => deleteStatement(q, actor, now, [event], { id, snapshot })])
     return deleted.written === 0 ? undefined : true
   })

@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Get a list of all projects
-         * @description Every project that is not archived, ordered by name, with the environments enabled in it. Private projects are listed only for their members and for callers who see every project (admins, admin tokens, root roles other than Viewer), as in Unleash; for anyone else they do not exist, and every route under `/api/admin/projects/{projectId}` answers 404 for them.
+         * @description Every project that is not archived (with `archived=true`: every archived project instead, as in Unleash), ordered by name, with the environments enabled in it. Private projects are listed only for their members and for callers who see every project (admins, admin tokens, root roles other than Viewer), as in Unleash; for anyone else they do not exist, and every route under `/api/admin/projects/{projectId}` answers 404 for them.
          */
         get: operations["getProjects"];
         put?: never;
@@ -104,6 +104,50 @@ export interface paths {
          */
         put: operations["updateProject"];
         post?: never;
+        /**
+         * Delete a project
+         * @description Deletes the project (archived or not) for good, as in Unleash: only with no live flag and no open change request (409 otherwise), never the `default` project (409). Its archived flags are deleted (`feature-deleted` each), and its segments (`segment-deleted`), API tokens for it alone (`api-token-deleted`), environments, members, favorites and closed change requests; tokens for several projects lose it. Emits `project-deleted`; events stay.
+         */
+        delete: operations["deleteProject"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/archive/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Archive a project
+         * @description Archives the project, as in Unleash: only with no live flag (409), never the `default` project (409), nor with an open change request (409). An archived project is listed only with `archived=true`, serves nothing to SDKs or the playground, and every write to it or its flags answers 404, as for an unknown project. Archiving an archived one changes nothing. Emits `project-archived`.
+         */
+        post: operations["archiveProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/revive/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revive an archived project
+         * @description Takes the project out of the archive (its flags stay archived). Reviving a live project changes nothing. Emits `project-revived`.
+         */
+        post: operations["reviveProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2264,6 +2308,8 @@ export interface components {
             environments: string[];
             createdAt: string;
             updatedAt: string | null;
+            /** @description When the project was archived; null for a live one */
+            archivedAt: string | null;
         };
         errorSchema: {
             /** @description The id of this error instance */
@@ -4000,7 +4046,10 @@ export interface operations {
     };
     getProjects: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: the archived projects only */
+                archived?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -4351,6 +4400,165 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    archiveProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project is archived */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    reviveProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project is live */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -37,6 +37,7 @@ import { strategyDefinitionRoutes } from './strategy-definitions/routes.js'
 import { tagRoutes } from './tags/routes.js'
 import { tagTypeRoutes } from './tag-types/routes.js'
 import { dependencyRoutes } from './dependencies/routes.js'
+import { exportImportRoutes } from './export-import/routes.js'
 import { favoriteRoutes } from './favorites/routes.js'
 import { lifecycleRoutes } from './lifecycle/routes.js'
 import { featureTypeRoutes } from './feature-types/routes.js'
@@ -93,10 +94,10 @@ const DEFAULT_PRINCIPAL_TTL_MS = 5_000
 /**
  * Admin writes that change no token, user, session, role, membership or project visibility, so they keep the
  * remembered principals: flags and what hangs off them (tags, tag types, favorites, dependencies), a project's
- * environments and change requests, segments, environments, integrations, the archive, flag types' lifetimes. Any other write forgets
+ * environments and change requests, segments, environments, integrations, the archive, flag types' lifetimes, export and import. Any other write forgets
  * them all (a new route is on the safe side until it is listed here).
  */
-const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete)|features|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies)(\/|$)/
+const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete)|features|features-batch|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies)(\/|$)/
 /** Deleting an environment deletes its API tokens: it forgets the remembered principals, though its path is listed above. */
 const FORGETS_PRINCIPALS = /^\/api\/admin\/environments\/[^/]+$/
 const SDK_PATH = /^\/api\/(client|frontend)(\/|$)/
@@ -218,6 +219,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', tagRoutes)
   app.route('/', tagTypeRoutes)
   app.route('/', dependencyRoutes)
+  app.route('/', exportImportRoutes)
   app.route('/', favoriteRoutes)
   app.route('/', lifecycleRoutes)
   app.route('/', featureTypeRoutes)

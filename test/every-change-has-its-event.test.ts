@@ -540,6 +540,12 @@ const cases: Case[] = [
     },
     events: ['feature-revived'],
   },
+  { route: 'POST /api/admin/features-batch/export', request: async () => ({ path: '/api/admin/features-batch/export', body: { environment: 'development', project: (await flagInProject()).project } }), events: ['features-exported'] },
+  {
+    route: 'POST /api/admin/features-batch/validate',
+    request: async () => ({ path: '/api/admin/features-batch/validate', body: { project: await createProject(t), environment: 'development', data: { features: [{ name: fresh('imported') }], featureStrategies: [], tagTypes: [] } } }),
+    events: [],
+  },
   {
     route: 'POST /api/admin/projects/{projectId}/features/{featureName}/clone',
     request: async () => {

@@ -152,6 +152,8 @@ const openToEveryUser: Record<string, string> = {
   'POST /api/admin/playground': 'an evaluation: writes nothing',
   'POST /api/admin/tag-types/validate': 'a check: writes nothing (any caller, as in Unleash)',
   'POST /api/admin/playground/advanced': 'an evaluation: writes nothing',
+  'POST /api/admin/features-batch/export': 'an export of what the caller may see (as in Unleash, any caller; records features-exported)',
+  'POST /api/admin/features-batch/validate': 'a check: writes nothing, and answers the permissions the import would need',
   'POST /api/admin/playground/change-request/{id}': 'an evaluation: writes nothing',
 }
 

@@ -1377,6 +1377,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/features-batch/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export feature flags from an environment
+         * @description The live flags selected (by `tag`, a tag value of any type; else by `features`, names; else by `project`; else every flag), with their strategies (with segment ids), switch and variants in `environment`, their tags and the tag types used, the segments and context fields their strategies and variants use, and their dependencies. Flags of private projects the caller may not read are left out, as unknown names are. `downloadFile` answers the same body as an attachment. 404 for an unknown environment. Records `features-exported` with the export as its data.
+         */
+        post: operations["exportFeatures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/features-batch/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate feature import data
+         * @description What importing `data` (an export) into `project` and `environment` would meet, in Unleash's messages: `errors` (the import is refused while there is one: undefined strategy types, context fields lacking legal values the export uses, flags living in other projects, names given twice, names against the naming pattern, the flag limit, segments with no namesake global or in the project, dependencies on flags neither imported nor in the project), `warnings` (custom strategy types, archived flags left out, existing flags overwritten) and `permissions` the caller lacks for it (including SKIP_CHANGE_REQUEST where the environment requires change requests). 404 for a project the caller may not see, or one without the environment. Records nothing.
+         */
+        post: operations["validateImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/{projectId}/features/{featureName}/favorites": {
         parameters: {
             query?: never;
@@ -3055,6 +3095,167 @@ export interface components {
             enabled?: boolean;
             /** @description Variants the parent must resolve to; only when `enabled` is true. Empty or absent: any variant */
             variants?: string[];
+        };
+        exportResultSchema: {
+            features: {
+                name: string;
+                type: string;
+                description: string | null;
+                project: string;
+                stale: boolean;
+                impressionData: boolean;
+                archived: boolean;
+            }[];
+            featureStrategies: components["schemas"]["featureStrategySchema"][];
+            featureEnvironments: {
+                name: string;
+                featureName: string;
+                environment: string;
+                enabled: boolean;
+                variants: components["schemas"]["featureVariantSchema"][];
+            }[];
+            contextFields: {
+                name: string;
+                description: string | null;
+                stickiness: boolean;
+                sortOrder: number;
+                legalValues: {
+                    value: string;
+                    description?: string | null;
+                }[];
+            }[];
+            featureTags: {
+                featureName: string;
+                tagType: string;
+                tagValue: string;
+            }[];
+            segments: {
+                id: number;
+                name: string;
+            }[];
+            tagTypes: {
+                name: string;
+                description: string | null;
+                icon: string | null;
+                color: string | null;
+            }[];
+            dependencies: {
+                feature: string;
+                dependencies: {
+                    feature: string;
+                    enabled: boolean;
+                    variants: string[];
+                }[];
+            }[];
+        };
+        exportQuerySchema: {
+            /**
+             * @description The environment to export from
+             * @example development
+             */
+            environment: string;
+            /** @description Selects flags by name; an empty list selects by `tag` or `project`, or every flag */
+            features?: string[];
+            /**
+             * @description Selects the flags with a tag of this value (of any type)
+             * @example release
+             */
+            tag?: string;
+            /** @description Selects the flags of this project, when neither `tag` nor `features` is given */
+            project?: string;
+            /** @description Answer as a file to download (`Content-Disposition: attachment`) */
+            downloadFile?: boolean;
+        };
+        importTogglesValidateSchema: {
+            errors: components["schemas"]["importTogglesValidateItemSchema"][];
+            warnings: components["schemas"]["importTogglesValidateItemSchema"][];
+            permissions: components["schemas"]["importTogglesValidateItemSchema"][];
+        };
+        importTogglesValidateItemSchema: {
+            message: string;
+            affectedItems: string[];
+        };
+        importTogglesSchema: {
+            /**
+             * @description The project to import into
+             * @example default
+             */
+            project: string;
+            /**
+             * @description The environment to import into
+             * @example development
+             */
+            environment: string;
+            data: {
+                features: {
+                    name: string;
+                    type?: string;
+                    description?: string | null;
+                    project?: string | null;
+                    stale?: boolean | null;
+                    impressionData?: boolean | null;
+                }[];
+                featureStrategies: {
+                    name: string;
+                    featureName?: string;
+                    title?: string | null;
+                    disabled?: boolean | null;
+                    sortOrder?: number;
+                    segments?: number[];
+                    constraints?: {
+                        contextName: string;
+                        /** @enum {string} */
+                        operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                        caseInsensitive?: boolean;
+                        inverted?: boolean;
+                        values?: string[];
+                        value?: string;
+                    }[];
+                    variants?: unknown[];
+                    parameters?: {
+                        [key: string]: string;
+                    };
+                }[];
+                featureEnvironments?: {
+                    name?: string;
+                    featureName?: string;
+                    enabled: boolean;
+                    variants?: unknown[];
+                }[];
+                contextFields?: {
+                    name: string;
+                    description?: string | null;
+                    stickiness?: boolean;
+                    sortOrder?: number;
+                    legalValues?: {
+                        value: string;
+                        description?: string | null;
+                    }[];
+                }[];
+                featureTags?: {
+                    featureName: string;
+                    tagType?: string;
+                    tagValue: string;
+                }[];
+                segments?: {
+                    id: number;
+                    name: string;
+                }[];
+                tagTypes: {
+                    name: string;
+                    description?: string | null;
+                    icon?: string | null;
+                    color?: string | null;
+                }[];
+                dependencies?: {
+                    feature: string;
+                    dependencies: {
+                        feature: string;
+                        enabled?: boolean;
+                        variants?: string[];
+                    }[];
+                }[];
+            };
         };
         featureLifecycleSchema: {
             /** @enum {string} */
@@ -9913,6 +10114,144 @@ export interface operations {
             };
             /** @description NotFoundError: the resource does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    exportFeatures: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["exportQuerySchema"];
+            };
+        };
+        responses: {
+            /** @description The export */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["exportResultSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    validateImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["importTogglesSchema"];
+            };
+        };
+        responses: {
+            /** @description The validation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["importTogglesValidateSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,171 @@
+import { sql } from 'drizzle-orm'
+import { contextFields, features, featureStrategies, projectEnvironments, projects, segments, strategyDefinitions, tagTypes } from '../../schema/index.js'
+import { queryRows, type Db } from '../db.js'
+import { notFound } from '../core/errors.js'
+import { hasPermission, Permission, type PermissionName } from '../core/permissions.js'
+import type { Principal } from '../core/principal.js'
+import { compileWholeTextRegex } from '../evaluation/index.js'
+import type { ImportToggles, ImportValidation, ValidationItem } from './schemas.js'
+
+/** What the target holds of what an import names: one read. */
+export interface ImportTarget {
+  project: { pattern: string | null; example: string | null; description: string | null; limit: number | null; liveCount: number } | null
+  environment: { changeRequestsEnabled: boolean } | null
+  flags: { name: string; project: string; archived: boolean }[]
+  definitions: { name: string; builtIn: boolean }[]
+  fields: { name: string; legalValues: { value: string }[] }[]
+  segments: { id: number; name: string; project: string | null }[]
+  tagTypes: string[]
+  hasStrategies: boolean
+}
+
+const unique = (list: string[]) => [...new Set(list)]
+
+export async function readImportTarget(db: Db, input: ImportToggles): Promise<ImportTarget> {
+  const { data, project, environment } = input
+  const names = unique(data.features.map((f) => f.name))
+  const parents = unique((data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature)))
+  const [read] = await queryRows<ImportTarget>(
+    db,
+    sql`select
+      (select json_build_object('pattern', p.feature_naming_pattern, 'example', p.feature_naming_example, 'description', p.feature_naming_description, 'limit', p.feature_limit,
+        'liveCount', (select count(*) from ${features} f where f.project = p.id and f.archived_at is null)) from ${projects} p where p.id = ${project} and p.archived_at is null) as project,
+      (select json_build_object('changeRequestsEnabled', pe.change_requests_enabled) from ${projectEnvironments} pe where pe.project_id = ${project} and pe.environment_name = ${environment}) as environment,
+      (select coalesce(json_agg(json_build_object('name', f.name, 'project', f.project, 'archived', f.archived_at is not null)), '[]') from ${features} f
+        where f.name = any(${sql.param(unique([...names, ...parents]))}::text[])) as flags,
+      (select coalesce(json_agg(json_build_object('name', d.name, 'builtIn', d.built_in)), '[]') from ${strategyDefinitions} d
+        where d.name = any(${sql.param(unique(data.featureStrategies.map((s) => s.name)))}::text[])) as definitions,
+      (select coalesce(json_agg(json_build_object('name', c.name, 'legalValues', c.legal_values)), '[]') from ${contextFields} c
+        where c.name = any(${sql.param(unique((data.contextFields ?? []).map((c) => c.name)))}::text[])) as fields,
+      (select coalesce(json_agg(json_build_object('id', s.id, 'name', s.name, 'project', s.project) order by s.id), '[]') from ${segments} s
+        where s.name = any(${sql.param(unique((data.segments ?? []).map((s) => s.name)))}::text[])) as segments,
+      (select coalesce(json_agg(t.name), '[]') from ${tagTypes} t where t.name = any(${sql.param(unique(data.tagTypes.map((t) => t.name)))}::text[])) as "tagTypes",
+      exists (select from ${featureStrategies} fs where fs.feature_name = any(${sql.param(names)}::text[]) and fs.environment = ${environment}) as "hasStrategies"`,
+  )
+  return read!
+}
+
+/** How Unleash names the permissions an import may need, in its `permissions` answer. */
+const DISPLAY_NAMES: Partial<Record<PermissionName, string>> = {
+  UPDATE_FEATURE: 'Update feature flag',
+  CREATE_FEATURE: 'Create feature flag',
+  CREATE_TAG_TYPE: 'Create tag type',
+  CREATE_CONTEXT_FIELD: 'Create context field',
+  DELETE_FEATURE_STRATEGY: 'Delete activation strategies',
+  CREATE_FEATURE_STRATEGY: 'Create activation strategies',
+  UPDATE_FEATURE_ENVIRONMENT_VARIANTS: 'Update variants',
+  SKIP_CHANGE_REQUEST: 'Skip change request process',
+}
+
+/** The flags of the import that would be revived rather than imported: archived ones. */
+export const archivedOf = (input: ImportToggles, target: ImportTarget) => {
+  const named = new Set(input.data.features.map((f) => f.name))
+  return target.flags.filter((f) => f.archived && named.has(f.name)).map((f) => f.name)
+}
+
+/** The segments of the export, by the target's segment of the same name usable in the project (global or the project's). */
+export function segmentsByName(input: ImportToggles, target: ImportTarget): Map<string, number> {
+  const found = new Map<string, number>()
+  for (const s of target.segments) if ((s.project === null || s.project === input.project) && !found.has(s.name)) found.set(s.name, s.id)
+  return found
+}
+
+/**
+ * The permissions the import needs that the principal lacks, as Unleash decides them: UPDATE_FEATURE always, and
+ * CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY and
+ * UPDATE_FEATURE_ENVIRONMENT_VARIANTS as the import creates or replaces each; and, where the environment requires
+ * change requests, SKIP_CHANGE_REQUEST (Flagpost refuses such an import rather than turning it into a change request).
+ */
+export function missingPermissions(principal: Principal, input: ImportToggles, target: ImportTarget): PermissionName[] {
+  const { data, project, environment } = input
+  const existing = new Set(target.flags.filter((f) => f.project === project).map((f) => f.name))
+  const needed: PermissionName[] = [Permission.UPDATE_FEATURE]
+  if (data.tagTypes.some((t) => !target.tagTypes.includes(t.name))) needed.push(Permission.CREATE_TAG_TYPE)
+  if ((data.contextFields ?? []).some((c) => !target.fields.some((f) => f.name === c.name))) needed.push(Permission.CREATE_CONTEXT_FIELD)
+  if (target.hasStrategies) needed.push(Permission.DELETE_FEATURE_STRATEGY)
+  if (data.featureStrategies.length > 0) needed.push(Permission.CREATE_FEATURE_STRATEGY)
+  if ((data.featureEnvironments ?? []).some((e) => (e.variants ?? []).length > 0)) needed.push(Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS)
+  if (data.features.some((f) => !existing.has(f.name))) needed.push(Permission.CREATE_FEATURE)
+  if (target.environment?.changeRequestsEnabled) needed.push(Permission.SKIP_CHANGE_REQUEST)
+  return needed.filter((p) => !hasPermission(principal, p, { project, environment }))
+}
+
+function namingProblems(input: ImportToggles, target: ImportTarget): ValidationItem | undefined {
+  const rules = target.project!
+  if (!rules.pattern) return undefined
+  let matches: (name: string) => boolean
+  try {
+    const regex = compileWholeTextRegex(rules.pattern)
+    matches = (name) => regex.test(name)
+  } catch {
+    // A pattern RE2 refuses is not enforced on flag creation either.
+    return undefined
+  }
+  const invalid = unique(input.data.features.map((f) => f.name).filter((n) => !matches(n))).sort()
+  if (invalid.length === 0) return undefined
+  const example = rules.example ? ` For example: "${rules.example}".` : ''
+  const description = rules.description ? ` The pattern is described as follows: "${rules.description}"` : ''
+  return { message: `Features imported into this project must match the project's feature naming pattern: "${rules.pattern}".${example}${description} The following features do not match the pattern:`, affectedItems: invalid }
+}
+
+/**
+ * POST /api/admin/features-batch/validate: what importing would meet, in Unleash's words and order. Errors (the import
+ * is refused while there is one): strategy types not defined, context fields whose legal values lack some of the
+ * export's, flags living in other projects, names given twice, names against the project's pattern, the flag limit,
+ * segments with no namesake usable in the project, and dependencies on flags neither imported nor in the project.
+ * Warnings: custom strategy types used, archived flags (left out of the import), flags that exist and are overwritten.
+ * 404 for a project the caller may not see or that lacks the environment.
+ */
+export function validateImport(principal: Principal, input: ImportToggles, target: ImportTarget): ImportValidation {
+  const { data, project, environment } = input
+  if (!target.project) throw notFound(`Could not find project ${project}`)
+  if (!target.environment) throw notFound(`Could not find environment ${environment} in project ${project}`)
+  const names = data.features.map((f) => f.name)
+  const errors: ValidationItem[] = []
+  const warnings: ValidationItem[] = []
+
+  const defined = new Map(target.definitions.map((d) => [d.name, d]))
+  const undefinedTypes = unique(data.featureStrategies.map((s) => s.name).filter((n) => !defined.has(n)))
+  if (undefinedTypes.length > 0) errors.push({ message: 'We detected the following custom strategy in the import file that needs to be created first:', affectedItems: undefinedTypes })
+
+  const fieldsByName = new Map(target.fields.map((f) => [f.name, f]))
+  const illegal = (data.contextFields ?? []).filter((c) => {
+    const existing = fieldsByName.get(c.name)
+    return existing !== undefined && (c.legalValues ?? []).some((v) => !existing.legalValues.some((l) => l.value === v.value))
+  })
+  if (illegal.length > 0) errors.push({ message: 'We detected the following context fields that do not have matching legal values with the imported ones:', affectedItems: illegal.map((c) => c.name) })
+
+  const elsewhere = target.flags.filter((f) => f.project !== project && !f.archived && names.includes(f.name))
+  if (elsewhere.length > 0)
+    errors.push({ message: `You cannot import a features that already exist in other projects. You already have the following features defined outside of project ${project}:`, affectedItems: elsewhere.map((f) => `${f.name} (in project ${f.project})`) })
+
+  const duplicates = unique(names.filter((n, i) => names.indexOf(n) !== i))
+  if (duplicates.length > 0) errors.push({ message: 'We detected the following features are duplicate in your import data:', affectedItems: duplicates })
+
+  const naming = namingProblems(input, target)
+  if (naming) errors.push(naming)
+
+  const inProject = new Set(target.flags.filter((f) => f.project === project && !f.archived).map((f) => f.name))
+  const newCount = unique(names).filter((n) => !target.flags.some((f) => f.name === n && f.project === project)).length
+  const { limit, liveCount } = target.project
+  if (limit !== null && liveCount + newCount > limit)
+    errors.push({ message: `We detected you want to create ${newCount} new features to a project that already has ${liveCount} existing features, exceeding the maximum limit of ${limit}.`, affectedItems: [] })
+
+  const usable = segmentsByName(input, target)
+  const missingSegments = unique((data.segments ?? []).map((s) => s.name).filter((n) => !usable.has(n)))
+  if (missingSegments.length > 0) errors.push({ message: 'We detected the following segments in the import file that need to be created first:', affectedItems: missingSegments })
+
+  const missingParents = unique((data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature)).filter((p) => !names.includes(p) && !inProject.has(p)))
+  if (missingParents.length > 0) errors.push({ message: 'We detected the following dependencies that need to be created first:', affectedItems: missingParents })
+
+  const custom = unique(data.featureStrategies.map((s) => s.name).filter((n) => defined.get(n)?.builtIn === false))
+  if (custom.length > 0) warnings.push({ message: 'The following strategy types will be used in import. Please make sure the strategy type parameters are configured as in source environment:', affectedItems: custom })
+  const archived = archivedOf(input, target)
+  if (archived.length > 0) warnings.push({ message: 'The following features will not be imported as they are currently archived. To import them, please unarchive them first:', affectedItems: archived })
+  const overwritten = unique(names.filter((n) => inProject.has(n)))
+  if (overwritten.length > 0) warnings.push({ message: 'The following features already exist in this project and will be overwritten:', affectedItems: overwritten })
+
+  const missing = missingPermissions(principal, input, target)
+  const permissions = missing.length > 0 ? [{ message: 'We detected you are missing the following permissions:', affectedItems: missing.map((p) => DISPLAY_NAMES[p] ?? p) }] : []
+  return { errors, warnings, permissions }
+}

@@ -1,0 +1,222 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from './helpers/app.js'
+import { addStrategy, createFlag, createProject, createSegment, enableFlag, ensureTagType, fresh, ok } from './helpers/factories.js'
+import { createSignedInUser, type TestUser } from './helpers/users.js'
+
+let t: TestApp
+let viewer: TestUser
+beforeAll(async () => {
+  t = await createTestApp()
+  await ensureTagType(t, 'team')
+  viewer = await createSignedInUser(t, 'import-viewer', 'Viewer')
+})
+afterAll(() => t.close())
+
+const EXPORT = '/api/admin/features-batch/export'
+const VALIDATE = '/api/admin/features-batch/validate'
+const features = (project: string) => `/api/admin/projects/${project}/features`
+
+/** A project with a parent flag (a rollout constrained on a fresh context field, a segment, variants, a tag, on in development) and a child depending on it. */
+async function exportedProject() {
+  const project = await createProject(t)
+  const field = (await ok(t, 'POST', '/api/admin/context', { name: fresh('tier'), legalValues: [{ value: 'gold' }] })).body.name as string
+  const segment = await createSegment(t, { name: fresh('beta'), constraints: [] })
+  const parent = (await createFlag(t, { description: 'the parent' }, project)).name as string
+  const child = (await createFlag(t, {}, project)).name as string
+  const strategy = await addStrategy(
+    t,
+    parent,
+    'development',
+    { name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: parent }, constraints: [{ contextName: field, operator: 'IN', values: ['gold'] }], segments: [segment.id] },
+    project,
+  )
+  await ok(t, 'PUT', `${features(project)}/${parent}/environments/development/variants`, [{ name: 'blue', weightType: 'variable', weight: 1000, stickiness: 'default' }])
+  await enableFlag(t, parent, 'development', project)
+  await ok(t, 'POST', `/api/admin/features/${parent}/tags`, { type: 'team', value: 'payments' })
+  await ok(t, 'POST', `${features(project)}/${child}/dependencies`, { feature: parent })
+  return { project, field, segment, parent, child, strategy }
+}
+
+const lastEvents = async (after: number) => t.query<{ type: string; data: any; created_by: string }>('select type, data, created_by from events where id > $1 order by id', [after])
+const maxEventId = async () => (await t.query<{ max: number }>('select coalesce(max(id), 0)::int as max from events'))[0]!.max
+
+describe('POST /api/admin/features-batch/export', () => {
+  it("exports a project's flags with what importing them needs, and records features-exported with the export", async () => {
+    const { project, field, segment, parent, child, strategy } = await exportedProject()
+    const before = await maxEventId()
+    const res = await ok(t, 'POST', EXPORT, { environment: 'development', project })
+    const body = res.body
+    expect(body.features).toEqual([
+      { name: child, type: 'release', description: null, project, stale: false, impressionData: false, archived: false },
+      { name: parent, type: 'release', description: 'the parent', project, stale: false, impressionData: false, archived: false },
+    ].sort((a, b) => a.name.localeCompare(b.name)))
+    expect(body.featureStrategies).toEqual([
+      {
+        id: strategy.id,
+        name: 'flexibleRollout',
+        title: null,
+        disabled: false,
+        featureName: parent,
+        sortOrder: 0,
+        segments: [segment.id],
+        constraints: [{ contextName: field, operator: 'IN', values: ['gold'], caseInsensitive: false, inverted: false }],
+        variants: [],
+        parameters: { rollout: '50', stickiness: 'default', groupId: parent },
+      },
+    ])
+    const parentEnv = body.featureEnvironments.find((e: { name: string }) => e.name === parent)
+    expect(parentEnv).toMatchObject({ featureName: parent, environment: 'development', enabled: true, variants: [{ name: 'blue', weight: 1000 }] })
+    expect(body.featureEnvironments.find((e: { name: string }) => e.name === child)).toMatchObject({ enabled: false, variants: [] })
+    expect(body.contextFields.map((c: { name: string }) => c.name)).toContain(field)
+    expect(body.contextFields.find((c: { name: string }) => c.name === field).legalValues).toEqual([{ value: 'gold' }])
+    expect(body.featureTags).toEqual([{ featureName: parent, tagType: 'team', tagValue: 'payments' }])
+    expect(body.tagTypes.map((tt: { name: string }) => tt.name)).toEqual(['team'])
+    expect(body.segments).toEqual([{ id: segment.id, name: segment.name }])
+    expect(body.dependencies).toEqual([{ feature: child, dependencies: [{ feature: parent, enabled: true, variants: [] }] }])
+    const events = await lastEvents(before)
+    expect(events.map((e) => e.type)).toEqual(['features-exported'])
+    expect(events[0]!.data).toEqual(body)
+    expect(events[0]!.created_by).toBe('test-admin')
+  })
+
+  it('selects by names, by a tag value, and answers an attachment when asked', async () => {
+    const { project, parent, child } = await exportedProject()
+    expect((await ok(t, 'POST', EXPORT, { environment: 'production', features: [child] })).body.features.map((f: { name: string }) => f.name)).toEqual([child])
+    const byTag = (await ok(t, 'POST', EXPORT, { environment: 'production', tag: 'payments' })).body
+    expect(byTag.features.map((f: { name: string }) => f.name)).toContain(parent)
+    expect(byTag.features.map((f: { name: string }) => f.name)).not.toContain(child)
+    // Strategies and switches are the environment's: none in production.
+    expect(byTag.featureStrategies.filter((s: { featureName: string }) => s.featureName === parent)).toEqual([])
+    const download = await ok(t, 'POST', EXPORT, { environment: 'development', project, downloadFile: true })
+    expect(download.headers.get('content-disposition')).toMatch(/^attachment; filename="export-\d{4}-\d{2}-\d{2}\.json"$/)
+  })
+
+  it('leaves out the flags of private projects the caller may not read, as unknown names', async () => {
+    const hidden = await createProject(t, { mode: 'private' })
+    const secret = (await createFlag(t, {}, hidden)).name as string
+    const open = (await createFlag(t)).name as string
+    const asViewer = await viewer.call('POST', EXPORT, { body: { environment: 'development', features: [secret, open, 'no-such-flag'] } })
+    expect(asViewer.status, asViewer.text).toBe(200)
+    expect(asViewer.body.features.map((f: { name: string }) => f.name)).toEqual([open])
+    expect((await viewer.call('POST', EXPORT, { body: { environment: 'development', project: hidden } })).body.features).toEqual([])
+    expect((await ok(t, 'POST', EXPORT, { environment: 'development', features: [secret] })).body.features.map((f: { name: string }) => f.name)).toEqual([secret])
+  })
+
+  it('answers 404 for an unknown environment and 400 without one, recording nothing', async () => {
+    const before = await maxEventId()
+    const unknown = await t.call('POST', EXPORT, { body: { environment: 'no-such-env', features: [] } })
+    expect(unknown.status).toBe(404)
+    expect(unknown.body.name).toBe('NotFoundError')
+    const missing = await t.call('POST', EXPORT, { body: { features: [] } })
+    expect(missing.status).toBe(400)
+    expect(missing.body.name).toBe('ValidationError')
+    expect(await lastEvents(before)).toEqual([])
+  })
+})
+
+/** An import of the given parts into `project`'s development. */
+const importOf = (project: string, data: Record<string, unknown>) => ({ project, environment: 'development', data: { features: [], featureStrategies: [], tagTypes: [], ...data } })
+
+describe('POST /api/admin/features-batch/validate', () => {
+  it('reports nothing for an export of one project into another, and records nothing', async () => {
+    const { project } = await exportedProject()
+    const data = (await ok(t, 'POST', EXPORT, { environment: 'development', project })).body
+    const target = await createProject(t)
+    const before = await maxEventId()
+    const res = await ok(t, 'POST', VALIDATE, { project: target, environment: 'development', data: { ...data, features: data.features.map((f: object) => ({ ...f, project: target })) } })
+    // The flags exist in the source project: importing them elsewhere is an error, as in Unleash.
+    expect(res.body.errors).toEqual([
+      {
+        message: `You cannot import a features that already exist in other projects. You already have the following features defined outside of project ${target}:`,
+        affectedItems: data.features.map((f: { name: string }) => `${f.name} (in project ${project})`),
+      },
+    ])
+    expect(res.body.warnings).toEqual([])
+    expect(res.body.permissions).toEqual([])
+    expect(await lastEvents(before)).toEqual([])
+  })
+
+  it('reports each error in Unleash’s words', async () => {
+    const project = await createProject(t)
+    await ok(t, 'PUT', `/api/admin/projects/${project}`, { name: project, featureLimit: 1, featureNaming: { pattern: 'imp-.*', example: 'imp-one' } })
+    const segmentName = fresh('no-such-segment')
+    const field = (await ok(t, 'POST', '/api/admin/context', { name: fresh('plan'), legalValues: [{ value: 'free' }] })).body.name as string
+    const res = await ok(
+      t,
+      'POST',
+      VALIDATE,
+      importOf(project, {
+        features: [{ name: 'imp-a' }, { name: 'imp-a' }, { name: 'other-b' }],
+        featureStrategies: [{ name: 'no-such-strategy', featureName: 'imp-a' }],
+        contextFields: [{ name: field, legalValues: [{ value: 'free' }, { value: 'pro' }] }],
+        segments: [{ id: 999, name: segmentName }],
+        dependencies: [{ feature: 'imp-a', dependencies: [{ feature: 'no-such-parent' }] }],
+      }),
+    )
+    const messages = res.body.errors.map((e: { message: string; affectedItems: string[] }) => [e.message.split(' ').slice(0, 8).join(' '), e.affectedItems])
+    expect(messages).toEqual([
+      ['We detected the following custom strategy in the', ['no-such-strategy']],
+      ['We detected the following context fields that do', [field]],
+      ['We detected the following features are duplicate in', ['imp-a']],
+      ['Features imported into this project must match the', ['other-b']],
+      ['We detected you want to create 2 new', []],
+      ['We detected the following segments in the import', [segmentName]],
+      ['We detected the following dependencies that need to', ['no-such-parent']],
+    ])
+    expect(res.body.errors[3].message).toBe('Features imported into this project must match the project\'s feature naming pattern: "imp-.*". For example: "imp-one". The following features do not match the pattern:')
+    expect(res.body.errors[4].message).toBe('We detected you want to create 2 new features to a project that already has 0 existing features, exceeding the maximum limit of 1.')
+  })
+
+  it('warns of custom strategy types, archived flags and flags it overwrites', async () => {
+    const project = await createProject(t)
+    const custom = (await ok(t, 'POST', '/api/admin/strategies', { name: fresh('tenant'), parameters: [] })).body.name as string
+    const existing = (await createFlag(t, {}, project)).name as string
+    const archived = (await createFlag(t, {}, project)).name as string
+    await ok(t, 'DELETE', `${features(project)}/${archived}`)
+    const segment = await createSegment(t, { name: fresh('global'), constraints: [] })
+    const res = await ok(
+      t,
+      'POST',
+      VALIDATE,
+      importOf(project, {
+        features: [{ name: existing }, { name: archived }],
+        featureStrategies: [{ name: custom, featureName: existing, segments: [12345] }],
+        segments: [{ id: 12345, name: segment.name }],
+        dependencies: [{ feature: archived, dependencies: [{ feature: existing }] }],
+      }),
+    )
+    expect(res.body.errors).toEqual([])
+    expect(res.body.warnings).toEqual([
+      { message: 'The following strategy types will be used in import. Please make sure the strategy type parameters are configured as in source environment:', affectedItems: [custom] },
+      { message: 'The following features will not be imported as they are currently archived. To import them, please unarchive them first:', affectedItems: [archived] },
+      { message: 'The following features already exist in this project and will be overwritten:', affectedItems: [existing] },
+    ])
+  })
+
+  it('lists the permissions the caller lacks, and is a 404 for a project they may not see', async () => {
+    const project = await createProject(t)
+    const res = await viewer.call('POST', VALIDATE, {
+      body: importOf(project, { features: [{ name: fresh('new') }], featureStrategies: [{ name: 'default' }], tagTypes: [{ name: fresh('colour') }], featureEnvironments: [{ enabled: true, variants: [{ name: 'a' }] }] }),
+    })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.permissions).toEqual([
+      {
+        message: 'We detected you are missing the following permissions:',
+        affectedItems: ['Update feature flag', 'Create tag type', 'Create activation strategies', 'Update variants', 'Create feature flag'],
+      },
+    ])
+    const guarded = await createProject(t, { changeRequestEnvironments: [{ name: 'development' }] })
+    const member = await createSignedInUser(t, fresh('member'), 'Editor')
+    const asEditor = await member.call('POST', VALIDATE, { body: importOf(guarded, {}) })
+    expect(asEditor.body.permissions).toEqual([{ message: 'We detected you are missing the following permissions:', affectedItems: ['Skip change request process'] }])
+
+    const hidden = await createProject(t, { mode: 'private' })
+    const refused = await viewer.call('POST', VALIDATE, { body: importOf(hidden, {}) })
+    expect(refused.status).toBe(404)
+    expect(refused.body.name).toBe('NotFoundError')
+    expect((await t.call('POST', VALIDATE, { body: { ...importOf(project, {}), environment: 'no-such-env' } })).status).toBe(404)
+    const bad = await t.call('POST', VALIDATE, { body: { project, environment: 'development', data: { features: [] } } })
+    expect(bad.status).toBe(400)
+    expect(bad.body.name).toBe('ValidationError')
+  })
+})

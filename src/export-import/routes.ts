@@ -83,6 +83,7 @@ export const exportImportRoutes = createRouter()
   .openapi(importRoute, async (c) => {
     const input = c.req.valid('json')
     if ((await hiddenProjectsOf(c)).includes(input.project)) throw notFound(`Could not find project ${input.project}`)
+    requirePermission(c.var.principal, 'UPDATE_FEATURE', { project: input.project, environment: input.environment })
     // Dependencies reach every environment of the project: each that requires change requests counts.
     if ((input.data.dependencies ?? []).length > 0) await requireDirectChangeAllowed(c, input.project)
     const protectedIn = protectedEnvironmentsCheck(c)

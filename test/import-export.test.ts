@@ -336,4 +336,23 @@ describe('POST /api/admin/features-batch/import', () => {
     const asAdmin = await t.call('POST', IMPORT, { body: importOf(guarded, { features: [{ name: fresh('imported') }] }) })
     expect(asAdmin.status, asAdmin.text).toBe(200)
   })
+
+  it('maps strategies’ segments by name to the target’s, and refuses bad variants and chained dependencies with 400, writing nothing', async () => {
+    const project = await createProject(t)
+    const segment = await createSegment(t, { name: fresh('mapped'), constraints: [] })
+    const [a, b, c] = [fresh('imp'), fresh('imp'), fresh('imp')]
+    const res = await t.call('POST', IMPORT, { body: importOf(project, { features: [{ name: a }], featureStrategies: [{ name: 'default', featureName: a, segments: [99999] }], segments: [{ id: 99999, name: segment.name }] }) })
+    expect(res.status, res.text).toBe(200)
+    expect(await t.query('select fss.segment_id from feature_strategy_segments fss join feature_strategies fs on fs.id = fss.strategy_id where fs.feature_name = $1', [a])).toEqual([{ segment_id: segment.id }])
+    const before = await maxEventId()
+    const badVariants = await t.call('POST', IMPORT, { body: importOf(project, { features: [{ name: b }], featureEnvironments: [{ featureName: b, enabled: false, variants: [{ name: 'no weight' }] }] }) })
+    expect(badVariants.status, badVariants.text).toBe(400)
+    expect(badVariants.body.name).toBe('ValidationError')
+    const chained = await t.call('POST', IMPORT, {
+      body: importOf(project, { features: [{ name: b }, { name: c }], dependencies: [{ feature: b, dependencies: [{ feature: a }] }, { feature: c, dependencies: [{ feature: b }] }] }),
+    })
+    expect(chained.status, chained.text).toBe(400)
+    expect(await lastEvents(before)).toEqual([])
+    expect(await t.query('select name from features where name = any($1)', [[b, c]])).toEqual([])
+  })
 })

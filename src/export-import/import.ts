@@ -8,6 +8,7 @@ import type { Caller } from '../core/principal.js'
 import { segmentIdsOf } from '../strategies/read.js'
 import { archivedOf, importTargetSql, segmentsByName, type ImportTarget } from './validate.js'
 import type { ImportToggles, ImportValidation } from './schemas.js'
+import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.js'
 
 interface StoredStrategy {
   id: string
@@ -75,6 +76,15 @@ function stateSql(input: ImportToggles): SQL {
 
 const DEFAULT_STRATEGY = (featureName: string) => ({ name: 'flexibleRollout', title: null, disabled: false, constraints: [], variants: [], parameters: { rollout: '100', stickiness: 'default', groupId: featureName } })
 
+/** Variants as an export carries them (weights already computed), else the 400 naming where. */
+function checkedVariants<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }, variants: unknown[], where: string): T[] {
+  return variants.map((v, i) => {
+    const parsed = schema.safeParse(v)
+    if (!parsed.success) throw validationError(`The variants of ${where} are not valid: each needs a name, weight, weightType and stickiness`, [{ path: `body.data (${where}, variant ${i})`, message: 'not a valid variant' }])
+    return parsed.data
+  })
+}
+
 /** What the import writes and records, decided from the read. */
 function plan(caller: Caller, input: ImportToggles, state: ImportState) {
   const { data, project, environment } = input
@@ -136,7 +146,7 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
       sortOrder: s.sortOrder ?? list.length,
       segments: unique((s.segments ?? []).map((id) => String(segmentIds.get(segmentNameOf.get(id) ?? '') ?? ''))).filter((id) => id !== '').map(Number),
       constraints: (s.constraints ?? []).map((k) => ({ ...k, values: k.values ?? [], caseInsensitive: k.caseInsensitive ?? false, inverted: k.inverted ?? false })),
-      variants: s.variants ?? [],
+      variants: checkedVariants(StrategyVariantInputSchema, s.variants ?? [], `a strategy of ${s.featureName}`),
       parameters: s.parameters ?? {},
     })
     strategiesOf.set(s.featureName, list)
@@ -159,7 +169,7 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
     for (const s of strategies) events.push({ ...env, type: 'feature-strategy-add', data: s, preData: null })
     strategyRows.push(...strategies)
     // As Unleash, only variants the export has are set (clearing them would need a permission validate does not ask for).
-    const variants = change?.variants && change.variants.length > 0 ? change.variants : null
+    const variants = change?.variants && change.variants.length > 0 ? checkedVariants(VariantSchema, change.variants, `${name} in ${environment}`) : null
     if (variants) events.push({ ...env, type: 'feature-environment-variants-updated', data: { variants }, preData: { variants: before?.variants ?? [] } })
     if (enabled !== (before?.enabled ?? false)) events.push({ ...env, type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', data: { enabled }, preData: { enabled: !enabled } })
     environmentRows.push({ name, enabled, variants })

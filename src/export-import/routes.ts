@@ -57,7 +57,7 @@ const importRoute = adminRoute({
   description:
     'Applies `data` (an export) to `project` and `environment`, all or nothing. Refused with 400 (the ValidationError\'s `details` are validate\'s errors) when `/validate` reports an error, and with 403 when the caller lacks a permission validate lists ' +
     '(UPDATE_FEATURE always; CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY, UPDATE_FEATURE_ENVIRONMENT_VARIANTS as the import needs them). ' +
-    'Where the environment requires change requests the import is refused with 403 unless the caller may skip them (Unleash would open a change request instead). ' +
+    'Where the environment requires change requests the import is refused with 403 unless the caller may skip them (Unleash would open a change request instead); an import setting dependencies, which reach every environment, needs that in each environment of the project requiring them. ' +
     'Archived flags of the export are left out. In one write: missing flags are created (type, description, impression data from the export) and the project\'s are updated; their strategies in the environment are replaced ' +
     '(segments mapped by name to the segment of that name, global or the project\'s), their switch set and their variants set where the export has some; an enabled flag left with no active strategy gets the default `flexibleRollout` 100%; ' +
     'their tags are replaced (missing tag types and tags created), missing context fields created, and the export\'s dependencies replace the children\'s (one parent, no chains, else 400). ' +

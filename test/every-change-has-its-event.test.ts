@@ -547,6 +547,18 @@ const cases: Case[] = [
     events: [],
   },
   {
+    route: 'POST /api/admin/features-batch/import',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      const name = fresh('imported')
+      return {
+        path: '/api/admin/features-batch/import',
+        body: { project, environment: 'development', data: { features: [{ name: flag, description: 'imported' }, { name }], featureStrategies: [{ name: 'default', featureName: flag }], featureEnvironments: [{ featureName: flag, enabled: true }], tagTypes: [] } },
+      }
+    },
+    events: ['feature-metadata-updated', 'feature-created', 'feature-strategy-add', 'feature-environment-enabled', 'features-imported'],
+  },
+  {
     route: 'POST /api/admin/projects/{projectId}/features/{featureName}/clone',
     request: async () => {
       const { project, flag } = await flagInProject()

@@ -220,3 +220,139 @@ describe('POST /api/admin/features-batch/validate', () => {
     expect(bad.body.name).toBe('ValidationError')
   })
 })
+
+const IMPORT = '/api/admin/features-batch/import'
+
+/** An export with its flags renamed (flag names are unique across projects, so an export goes to another project under new names). */
+function renamed(data: any, to: (name: string) => string) {
+  return {
+    ...data,
+    features: data.features.map((f: any) => ({ ...f, name: to(f.name) })),
+    featureStrategies: data.featureStrategies.map((s: any) => ({ ...s, featureName: to(s.featureName) })),
+    featureEnvironments: data.featureEnvironments.map((e: any) => ({ ...e, name: to(e.name), featureName: to(e.featureName) })),
+    featureTags: data.featureTags.map((t: any) => ({ ...t, featureName: to(t.featureName) })),
+    dependencies: data.dependencies.map((d: any) => ({ feature: to(d.feature), dependencies: d.dependencies.map((p: any) => ({ ...p, feature: to(p.feature) })) })),
+  }
+}
+/** An export as it compares across projects and environments: without strategy ids, projects and environments. */
+const comparable = (data: any) => ({
+  ...data,
+  features: data.features.map((f: any) => ({ ...f, project: 'any' })),
+  featureStrategies: data.featureStrategies.map(({ id: _id, ...s }: any) => s),
+  featureEnvironments: data.featureEnvironments.map((e: any) => ({ ...e, environment: 'any' })),
+})
+
+describe('POST /api/admin/features-batch/import', () => {
+  it('round-trips: an export imported into another project and environment exports the same, with its events', async () => {
+    const { project } = await exportedProject()
+    const data = (await ok(t, 'POST', EXPORT, { environment: 'development', project })).body
+    const target = await createProject(t)
+    const to = (name: string) => `${name}-copy`
+    const before = await maxEventId()
+    const res = await t.call('POST', IMPORT, { body: { project: target, environment: 'production', data: renamed(data, to) } })
+    expect(res.status, res.text).toBe(200)
+    const again = (await ok(t, 'POST', EXPORT, { environment: 'production', project: target })).body
+    expect(comparable(again)).toEqual(comparable(renamed(data, to)))
+    const [parent, child] = [data.dependencies[0].dependencies[0].feature, data.dependencies[0].feature].map(to)
+    const events = (await lastEvents(before)).filter((e) => e.type !== 'features-exported')
+    expect(events.map((e) => e.type).sort()).toEqual(
+      ['feature-created', 'feature-created', 'feature-strategy-add', 'feature-environment-variants-updated', 'feature-environment-enabled', 'feature-tagged', 'feature-dependency-added', 'features-imported'].sort(),
+    )
+    const rows = await t.query<{ type: string; feature_name: string | null; environment: string | null; project: string | null }>('select type, feature_name, environment, project from events where id > $1 order by id', [before])
+    expect(rows.find((e) => e.type === 'feature-strategy-add')).toMatchObject({ feature_name: parent, environment: 'production', project: target })
+    expect(rows.find((e) => e.type === 'feature-dependency-added')).toMatchObject({ feature_name: child, project: target })
+    expect(rows.find((e) => e.type === 'features-imported')).toMatchObject({ environment: 'production', project: target })
+    // Other environments of the project: the new flags are there, off.
+    const dev = (await ok(t, 'POST', EXPORT, { environment: 'development', project: target })).body
+    expect(dev.featureEnvironments.map((e: any) => e.enabled)).toEqual([false, false])
+    expect(dev.featureStrategies).toEqual([])
+  })
+
+  it('replaces what existing flags of the project have in the environment, and moves their versions on', async () => {
+    const { project, parent, child } = await exportedProject()
+    const data = (await ok(t, 'POST', EXPORT, { environment: 'development', project })).body
+    await ensureTagType(t, 'owner')
+    // The flags change after the export: a second strategy, another tag, switched off, a new description.
+    await addStrategy(t, parent, 'development', { name: 'default' }, project)
+    await ok(t, 'POST', `/api/admin/features/${parent}/tags`, { type: 'owner', value: 'ops' })
+    await ok(t, 'POST', `${features(project)}/${parent}/environments/development/off`)
+    await ok(t, 'PATCH', `${features(project)}/${parent}`, [{ op: 'replace', path: '/description', value: 'changed' }])
+    const version = (await t.query<{ version: number }>('select version from features where name = $1', [parent]))[0]!.version
+    const before = await maxEventId()
+    const res = await t.call('POST', IMPORT, { body: { project, environment: 'development', data } })
+    expect(res.status, res.text).toBe(200)
+    expect(comparable((await ok(t, 'POST', EXPORT, { environment: 'development', project })).body)).toEqual(comparable(data))
+    const [after] = await t.query<{ version: number }>('select version from features where name = $1', [parent])
+    expect(after!.version).toBeGreaterThan(version)
+    const types = (await lastEvents(before)).map((e) => e.type).filter((type) => type !== 'features-exported')
+    for (const type of ['feature-metadata-updated', 'feature-strategy-remove', 'feature-strategy-add', 'feature-untagged', 'feature-environment-enabled', 'features-imported']) expect(types).toContain(type)
+    expect(types).not.toContain('feature-created')
+    expect(types).not.toContain('feature-tagged')
+    expect(child).toBeTruthy()
+  })
+
+  it('writes nothing when validate reports an error: 400 with its errors', async () => {
+    const project = await createProject(t)
+    const existing = (await createFlag(t, {}, project)).name as string
+    const fresher = fresh('imported')
+    const before = await maxEventId()
+    const res = await t.call('POST', IMPORT, {
+      body: importOf(project, {
+        features: [{ name: existing, description: 'changed' }, { name: fresher }],
+        featureStrategies: [{ name: 'default', featureName: fresher }, { name: 'no-such-strategy', featureName: existing }],
+        tagTypes: [{ name: fresh('colour') }],
+      }),
+    })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+    expect(res.body.details.map((d: { message: string }) => d.message)).toEqual(['We detected the following custom strategy in the import file that needs to be created first: no-such-strategy'])
+    expect(await lastEvents(before)).toEqual([])
+    expect(await t.query('select name from features where name = $1', [fresher])).toEqual([])
+    expect((await t.query<{ description: string | null }>('select description from features where name = $1', [existing]))[0]!.description).toBeNull()
+    const bad = await t.call('POST', IMPORT, { body: { project, environment: 'development', data: { features: [] } } })
+    expect(bad.status).toBe(400)
+  })
+
+  it('skips archived flags as validate warns', async () => {
+    const project = await createProject(t)
+    const archived = (await createFlag(t, {}, project)).name as string
+    await ok(t, 'DELETE', `${features(project)}/${archived}`)
+    const res = await t.call('POST', IMPORT, { body: importOf(project, { features: [{ name: archived, description: 'revived?' }], featureStrategies: [{ name: 'default', featureName: archived }] }) })
+    expect(res.status, res.text).toBe(200)
+    expect(await t.query('select id from feature_strategies where feature_name = $1', [archived])).toEqual([])
+  })
+
+  it('is refused with 403 in an environment requiring change requests unless the caller may skip them, and needs the permissions validate lists', async () => {
+    const guarded = await createProject(t, { changeRequestEnvironments: [{ name: 'development' }] })
+    const member = await createSignedInUser(t, fresh('importer'), 'Editor')
+    const open = await createProject(t)
+    const before = await maxEventId()
+    const refused = await member.call('POST', IMPORT, { body: importOf(guarded, { features: [{ name: fresh('imported') }] }) })
+    expect(refused.status, refused.text).toBe(403)
+    expect(refused.body.name).toBe('NoAccessError')
+    const asViewer = await viewer.call('POST', IMPORT, { body: importOf(open, { features: [{ name: fresh('imported') }] }) })
+    expect(asViewer.status).toBe(403)
+    expect(await lastEvents(before)).toEqual([])
+    const asAdmin = await t.call('POST', IMPORT, { body: importOf(guarded, { features: [{ name: fresh('imported') }] }) })
+    expect(asAdmin.status, asAdmin.text).toBe(200)
+  })
+
+  it('maps strategies’ segments by name to the target’s, and refuses bad variants and chained dependencies with 400, writing nothing', async () => {
+    const project = await createProject(t)
+    const segment = await createSegment(t, { name: fresh('mapped'), constraints: [] })
+    const [a, b, c] = [fresh('imp'), fresh('imp'), fresh('imp')]
+    const res = await t.call('POST', IMPORT, { body: importOf(project, { features: [{ name: a }], featureStrategies: [{ name: 'default', featureName: a, segments: [99999] }], segments: [{ id: 99999, name: segment.name }] }) })
+    expect(res.status, res.text).toBe(200)
+    expect(await t.query('select fss.segment_id from feature_strategy_segments fss join feature_strategies fs on fs.id = fss.strategy_id where fs.feature_name = $1', [a])).toEqual([{ segment_id: segment.id }])
+    const before = await maxEventId()
+    const badVariants = await t.call('POST', IMPORT, { body: importOf(project, { features: [{ name: b }], featureEnvironments: [{ featureName: b, enabled: false, variants: [{ name: 'no weight' }] }] }) })
+    expect(badVariants.status, badVariants.text).toBe(400)
+    expect(badVariants.body.name).toBe('ValidationError')
+    const chained = await t.call('POST', IMPORT, {
+      body: importOf(project, { features: [{ name: b }, { name: c }], dependencies: [{ feature: b, dependencies: [{ feature: a }] }, { feature: c, dependencies: [{ feature: b }] }] }),
+    })
+    expect(chained.status, chained.text).toBe(400)
+    expect(await lastEvents(before)).toEqual([])
+    expect(await t.query('select name from features where name = any($1)', [[b, c]])).toEqual([])
+  })
+})

@@ -118,6 +118,7 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/projects/{projectId}/features/{child}/dependencies': { path: () => `${F}/cart-child/dependencies`, body: { feature: 'cart' } },
   'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies/{parent}': { path: () => `${F}/cart-child/dependencies/cart` },
   'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies': { path: () => `${F}/cart-child/dependencies` },
+  'POST /api/admin/features-batch/import': { path: () => '/api/admin/features-batch/import', body: { project: 'shop', environment: 'development', data: { features: [{ name: 'cart' }], featureStrategies: [], tagTypes: [] } } },
   'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/complete': { path: () => `${F}/cart/lifecycle/complete`, body: { status: 'kept' } },
   'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/uncomplete': { path: () => `${F}/cart/lifecycle/uncomplete` },
   'POST /api/admin/segments': { path: () => '/api/admin/segments', body: { name: 'gamma', constraints: [] } },
@@ -377,6 +378,13 @@ const grants: Grant[] = [
   // Shop requires change requests in production, which reviving reaches.
   { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/shop/revive', body: { features: ['{flag}'] }, given: archivedIn('shop'), status: 403 },
   { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/other/revive', body: { features: ['{flag}'] }, given: archivedIn('other'), status: 403 },
+  // Importing needs what validate lists in the project, and SKIP_CHANGE_REQUEST where the environment requires change requests.
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/features-batch/import', body: { project: 'shop', environment: 'development', data: { features: [{ name: '{name}' }], featureStrategies: [{ name: 'default', featureName: '{name}' }], tagTypes: [] } }, given: name('imported'), status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/features-batch/import', body: { project: 'shop', environment: 'production', data: { features: [{ name: '{name}' }], featureStrategies: [], tagTypes: [] } }, given: name('imported'), status: 403 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/features-batch/import', body: { project: 'other', environment: 'development', data: { features: [{ name: '{name}' }], featureStrategies: [], tagTypes: [] } }, given: name('imported'), status: 403 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/features-batch/import', body: { project: 'other', environment: 'development', data: { features: [{ name: '{name}' }], featureStrategies: [], tagTypes: [{ name: 'team' }], featureTags: [{ featureName: '{name}', tagType: 'team', tagValue: 'x' }] } }, given: name('imported'), status: 200 },
+  // A tag type new to the registry needs CREATE_TAG_TYPE, which an Editor lacks.
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/features-batch/import', body: { project: 'other', environment: 'development', data: { features: [{ name: '{name}' }], featureStrategies: [], tagTypes: [{ name: '{name}' }], featureTags: [{ featureName: '{name}', tagType: '{name}', tagValue: 'x' }] } }, given: name('imported'), status: 403 },
 ]
 
 /** `value` with each `{key}` in its strings replaced by what `given` made. */

@@ -15,9 +15,9 @@ import type { Actor } from '../core/principal.js'
  * With `guarded`, the events are written only if every one of them returns a row: the first is the version
  * check of an optimistic write (an update made only if the flag is still at the version the change was computed
  * from, outside a transaction: `guardSql` in src/flags/states.ts), and the others change something only where
- * `guardPassed`. Returns how many events it wrote.
+ * `guardPassed`. `unguarded`: more changes the events do not wait on (as eventsStatement's). Returns how many events it wrote.
  */
-export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[], options: { alongside?: SQLWrapper[]; guarded?: boolean } = {}): Promise<number> {
+export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: NewEvent[], options: { alongside?: SQLWrapper[]; guarded?: boolean; unguarded?: SQLWrapper[] } = {}): Promise<number> {
   const alongside = options.alongside ?? []
   if (list.length === 0) {
     for (const statement of alongside) await tx.execute(statement)
@@ -25,7 +25,7 @@ export async function recordEvents(tx: Db, actor: Actor, createdAt: Date, list: 
   }
   if (alongside.length === 0) return (await writeEvents(tx, actor, createdAt, list, {})).written
   // The text varies with the changes alongside: planned on every call (the hot writes are eventsStatements of their own).
-  const text = eventsSql({ createdAt, createdBy: actor.createdBy, createdByUserId: actor.createdByUserId, events: eventRowsJson(actor, list) }, alongside, options.guarded ?? false)
+  const text = eventsSql({ createdAt, createdBy: actor.createdBy, createdByUserId: actor.createdByUserId, events: eventRowsJson(actor, list) }, alongside, options.guarded ?? false, undefined, options.unguarded)
   const [result] = await queryRows<{ written: number; queued: number }>(tx, text)
   if (result?.queued) noteDeliveriesQueued(tx)
   return result?.written ?? 0

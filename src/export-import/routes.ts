@@ -3,7 +3,10 @@ import { pickErrors } from '../http/errors.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
 import { notFound } from '../core/errors.js'
 import { exportFeatures } from './export.js'
-import { readImportTarget, validateImport } from './validate.js'
+import { missingPermissions, readImportTarget, validateImport } from './validate.js'
+import { importFeatures } from './import.js'
+import { protectedEnvironmentsCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
+import { requirePermission } from '../core/permissions.js'
 import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema } from './schemas.js'
 
 const tags = ['Import/Export']
@@ -43,6 +46,28 @@ const validateRoute = adminRoute({
   responses: { 200: { description: 'The validation', content: jsonContent(ImportTogglesValidateSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
 
+const importRoute = adminRoute({
+  method: 'post',
+  'x-change-requests': 'guarded',
+  'x-permission': { name: 'UPDATE_FEATURE', checkedBy: 'handler' },
+  path: '/api/admin/features-batch/import',
+  operationId: 'importToggles',
+  tags,
+  summary: 'Import feature flags into a project environment',
+  description:
+    'Applies `data` (an export) to `project` and `environment`, all or nothing. Refused with 400 (the ValidationError\'s `details` are validate\'s errors) when `/validate` reports an error, and with 403 when the caller lacks a permission validate lists ' +
+    '(UPDATE_FEATURE always; CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY, UPDATE_FEATURE_ENVIRONMENT_VARIANTS as the import needs them). ' +
+    'Where the environment requires change requests the import is refused with 403 unless the caller may skip them (Unleash would open a change request instead); an import setting dependencies, which reach every environment, needs that in each environment of the project requiring them. ' +
+    'Archived flags of the export are left out. In one write: missing flags are created (type, description, impression data from the export) and the project\'s are updated; their strategies in the environment are replaced ' +
+    '(segments mapped by name to the segment of that name, global or the project\'s), their switch set and their variants set where the export has some; an enabled flag left with no active strategy gets the default `flexibleRollout` 100%; ' +
+    'their tags are replaced (missing tag types and tags created), missing context fields created, and the export\'s dependencies replace the children\'s (one parent, no chains, else 400). ' +
+    'Records, as Unleash\'s import, `tag-type-created`, `context-field-created`, `feature-created` or `feature-metadata-updated`, `feature-strategy-remove` (Unleash records none), `feature-strategy-add`, ' +
+    '`feature-environment-variants-updated`, `feature-environment-enabled`/`-disabled` where the switch changes, `tag-created`, `feature-untagged`/`feature-tagged` for real changes (Unleash re-tags every tag), `feature-dependency-added`, then `features-imported`. ' +
+    '404 for a project the caller may not see, or one without the environment.',
+  request: { body: { required: true, content: jsonContent(ImportTogglesSchema) } },
+  responses: { 200: { description: 'The import was made' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
 export const exportImportRoutes = createRouter()
   .openapi(exportRoute, async (c) => {
     const query = c.req.valid('json')
@@ -54,4 +79,19 @@ export const exportImportRoutes = createRouter()
     const input = c.req.valid('json')
     if ((await hiddenProjectsOf(c)).includes(input.project)) throw notFound(`Could not find project ${input.project}`)
     return c.json(validateImport(c.var.principal, input, await readImportTarget(c.var.db, input)), 200)
+  })
+  .openapi(importRoute, async (c) => {
+    const input = c.req.valid('json')
+    if ((await hiddenProjectsOf(c)).includes(input.project)) throw notFound(`Could not find project ${input.project}`)
+    requirePermission(c.var.principal, 'UPDATE_FEATURE', { project: input.project, environment: input.environment })
+    // Dependencies reach every environment of the project: each that requires change requests counts.
+    if ((input.data.dependencies ?? []).length > 0) await requireDirectChangeAllowed(c, input.project)
+    const protectedIn = protectedEnvironmentsCheck(c)
+    await importFeatures(c.var.db, c.var.caller, input, (state) => {
+      const validation = validateImport(c.var.principal, input, state)
+      if (state.environment?.changeRequestsEnabled) protectedIn([{ project: input.project, environment: input.environment }])
+      for (const missing of missingPermissions(c.var.principal, input, state)) requirePermission(c.var.principal, missing, { project: input.project, environment: input.environment })
+      return validation
+    })
+    return c.body(null, 200)
   })

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm'
+import { sql, type SQL } from 'drizzle-orm'
 import { contextFields, features, featureStrategies, projectEnvironments, projects, segments, strategyDefinitions, tagTypes } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
@@ -22,27 +22,29 @@ export interface ImportTarget {
 const unique = (list: string[]) => [...new Set(list)]
 
 export async function readImportTarget(db: Db, input: ImportToggles): Promise<ImportTarget> {
+  const [read] = await queryRows<ImportTarget>(db, importTargetSql(input))
+  return read!
+}
+
+/** The read of readImportTarget as SQL of one row (an import reads it again in its write, to write only while it holds). */
+export function importTargetSql(input: ImportToggles): SQL {
   const { data, project, environment } = input
   const names = unique(data.features.map((f) => f.name))
   const parents = unique((data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature)))
-  const [read] = await queryRows<ImportTarget>(
-    db,
-    sql`select
+  return sql`select
       (select json_build_object('pattern', p.feature_naming_pattern, 'example', p.feature_naming_example, 'description', p.feature_naming_description, 'limit', p.feature_limit,
         'liveCount', (select count(*) from ${features} f where f.project = p.id and f.archived_at is null)) from ${projects} p where p.id = ${project} and p.archived_at is null) as project,
       (select json_build_object('changeRequestsEnabled', pe.change_requests_enabled) from ${projectEnvironments} pe where pe.project_id = ${project} and pe.environment_name = ${environment}) as environment,
-      (select coalesce(json_agg(json_build_object('name', f.name, 'project', f.project, 'archived', f.archived_at is not null)), '[]') from ${features} f
+      (select coalesce(json_agg(json_build_object('name', f.name, 'project', f.project, 'archived', f.archived_at is not null) order by f.name), '[]') from ${features} f
         where f.name = any(${sql.param(unique([...names, ...parents]))}::text[])) as flags,
-      (select coalesce(json_agg(json_build_object('name', d.name, 'builtIn', d.built_in)), '[]') from ${strategyDefinitions} d
+      (select coalesce(json_agg(json_build_object('name', d.name, 'builtIn', d.built_in) order by d.name), '[]') from ${strategyDefinitions} d
         where d.name = any(${sql.param(unique(data.featureStrategies.map((s) => s.name)))}::text[])) as definitions,
-      (select coalesce(json_agg(json_build_object('name', c.name, 'legalValues', c.legal_values)), '[]') from ${contextFields} c
+      (select coalesce(json_agg(json_build_object('name', c.name, 'legalValues', c.legal_values) order by c.name), '[]') from ${contextFields} c
         where c.name = any(${sql.param(unique((data.contextFields ?? []).map((c) => c.name)))}::text[])) as fields,
       (select coalesce(json_agg(json_build_object('id', s.id, 'name', s.name, 'project', s.project) order by s.id), '[]') from ${segments} s
         where s.name = any(${sql.param(unique((data.segments ?? []).map((s) => s.name)))}::text[])) as segments,
-      (select coalesce(json_agg(t.name), '[]') from ${tagTypes} t where t.name = any(${sql.param(unique(data.tagTypes.map((t) => t.name)))}::text[])) as "tagTypes",
-      exists (select from ${featureStrategies} fs where fs.feature_name = any(${sql.param(names)}::text[]) and fs.environment = ${environment}) as "hasStrategies"`,
-  )
-  return read!
+      (select coalesce(json_agg(t.name order by t.name), '[]') from ${tagTypes} t where t.name = any(${sql.param(unique(data.tagTypes.map((t) => t.name)))}::text[])) as "tagTypes",
+      exists (select from ${featureStrategies} fs where fs.feature_name = any(${sql.param(names)}::text[]) and fs.environment = ${environment}) as "hasStrategies"`
 }
 
 /** How Unleash names the permissions an import may need, in its `permissions` answer. */

@@ -1417,6 +1417,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/features-batch/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import feature flags into a project environment
+         * @description Applies `data` (an export) to `project` and `environment`, all or nothing. Refused with 400 (the ValidationError's `details` are validate's errors) when `/validate` reports an error, and with 403 when the caller lacks a permission validate lists (UPDATE_FEATURE always; CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY, UPDATE_FEATURE_ENVIRONMENT_VARIANTS as the import needs them). Where the environment requires change requests the import is refused with 403 unless the caller may skip them (Unleash would open a change request instead); an import setting dependencies, which reach every environment, needs that in each environment of the project requiring them. Archived flags of the export are left out. In one write: missing flags are created (type, description, impression data from the export) and the project's are updated; their strategies in the environment are replaced (segments mapped by name to the segment of that name, global or the project's), their switch set and their variants set where the export has some; an enabled flag left with no active strategy gets the default `flexibleRollout` 100%; their tags are replaced (missing tag types and tags created), missing context fields created, and the export's dependencies replace the children's (one parent, no chains, else 400). Records, as Unleash's import, `tag-type-created`, `context-field-created`, `feature-created` or `feature-metadata-updated`, `feature-strategy-remove` (Unleash records none), `feature-strategy-add`, `feature-environment-variants-updated`, `feature-environment-enabled`/`-disabled` where the switch changes, `tag-created`, `feature-untagged`/`feature-tagged` for real changes (Unleash re-tags every tag), `feature-dependency-added`, then `features-imported`. 404 for a project the caller may not see, or one without the environment.
+         */
+        post: operations["importToggles"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/{projectId}/features/{featureName}/favorites": {
         parameters: {
             query?: never;
@@ -10243,6 +10263,82 @@ export interface operations {
             };
             /** @description NotFoundError: the resource does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    importToggles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["importTogglesSchema"];
+            };
+        };
+        responses: {
+            /** @description The import was made */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

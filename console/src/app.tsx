@@ -12,6 +12,7 @@ const HomePage = lazy(() => import('./pages/home'))
 const ProjectsPage = lazy(() => import('./pages/projects'))
 const ProjectPage = lazy(() => import('./pages/project'))
 const FlagPage = lazy(() => import('./pages/flag'))
+const ArchivePage = lazy(() => import('./pages/archive'))
 const EventsPage = lazy(() => import('./pages/events'))
 const ChangeRequestsPage = lazy(() => import('./pages/change-requests'))
 const ChangeRequestPage = lazy(() => import('./pages/change-request'))
@@ -52,6 +53,7 @@ function SignedIn() {
           <Route path="/projects" component={ProjectsPage} />
           <Route path="/projects/:projectId">{(params) => <ProjectPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/flags/:flagName">{(params) => <FlagPage projectId={params.projectId} flagName={params.flagName} />}</Route>
+          <Route path="/projects/:projectId/archive">{(params) => <ArchivePage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/change-requests">{(params) => <ChangeRequestsPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/change-requests/:id">{(params) => <ChangeRequestPage projectId={params.projectId} id={params.id} />}</Route>
           <Route path="/events" component={EventsPage} />

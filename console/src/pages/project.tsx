@@ -1,5 +1,5 @@
 import { useMemo, useRef, useState } from 'react'
-import { Anchor, Badge, Button, Card, Group, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { Alert, Anchor, Badge, Button, Card, Checkbox, Group, List, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useVirtualizer } from '@tanstack/react-virtual'
@@ -27,6 +27,7 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
     queryFn: () => ok(api.GET('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),
   })
   const [creating, setCreating] = useState(false)
+  const lifecycle = useProjectLifecycle(projectId)
   if (overview.isPending) return <Loading />
   if (overview.isError) return <ErrorMessage error={overview.error} />
   const project = overview.data
@@ -38,12 +39,31 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
         <div>
           <Title order={1}>{project.name}</Title>
           {project.description && <Text c="dimmed">{project.description}</Text>}
-          <Anchor component={Link} href={`${projectPath(projectId)}/change-requests`} size="sm">
-            Change requests
-          </Anchor>
+          <Group gap="md">
+            <Anchor component={Link} href={`${projectPath(projectId)}/change-requests`} size="sm">
+              Change requests
+            </Anchor>
+            <Anchor component={Link} href={`${projectPath(projectId)}/archive`} size="sm">
+              Archived flags
+            </Anchor>
+          </Group>
         </div>
-        {allows('CREATE_FEATURE', projectId) && <Button onClick={() => setCreating(true)}>Create flag</Button>}
+        <Group gap="xs">
+          {allows('CREATE_FEATURE', projectId) && <Button onClick={() => setCreating(true)}>Create flag</Button>}
+          {allows('DELETE_PROJECT', projectId) && (
+            <>
+              <Button variant="default" loading={lifecycle.archive.isPending} onClick={() => window.confirm(`Archive the project ${project.name}?`) && lifecycle.archive.mutate()}>
+                Archive project
+              </Button>
+              <Button color="red.9" variant="outline" loading={lifecycle.remove.isPending} onClick={() => window.confirm(`Delete the project ${project.name} and its archived flags for good?`) && lifecycle.remove.mutate()}>
+                Delete project
+              </Button>
+            </>
+          )}
+        </Group>
       </Group>
+      {lifecycle.archive.isError && <ErrorMessage error={lifecycle.archive.error} />}
+      {lifecycle.remove.isError && <ErrorMessage error={lifecycle.remove.error} />}
       <SimpleGrid cols={{ base: 2, md: 5 }} aria-label="Project statistics">
         <Stat label="Health" value={`${project.health}%`} hint="flags that are not stale or potentially stale" />
         <Stat label="Flags" value={project.features.length} />
@@ -51,7 +71,13 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
         <Stat label="Archived (30 days)" value={stats.archivedCurrentWindow} hint={`${stats.archivedPastWindow} the 30 days before`} />
         <Stat label="Changes (30 days)" value={stats.projectActivityCurrentWindow} hint={`${project.members} members · mode ${project.mode}`} />
       </SimpleGrid>
-      <FlagsTable projectId={projectId} flags={project.features} environments={environments} canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)} />
+      <FlagsTable
+        projectId={projectId}
+        flags={project.features}
+        environments={environments}
+        canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)}
+        canArchive={allows('DELETE_FEATURE', projectId)}
+      />
       {allows('UPDATE_PROJECT', projectId) && <ProjectAccess projectId={projectId} />}
       <Dialog opened={creating} onClose={() => setCreating(false)} title="Create flag">
         {creating && <CreateFlagForm projectId={projectId} onDone={() => setCreating(false)} />}
@@ -88,7 +114,11 @@ const tagText = (t: { type: string; value: string }) => `${t.type}:${t.value}`
 
 const ROW_HEIGHT = 52
 
-function FlagsTable({ projectId, flags, environments, canSwitch }: { projectId: string; flags: Flag[]; environments: string[]; canSwitch: boolean }) {
+function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: { projectId: string; flags: Flag[]; environments: string[]; canSwitch: boolean; canArchive: boolean }) {
+  const [selected, setSelected] = useState<string[]>([])
+  const [archiving, setArchiving] = useState(false)
+  const live = new Set(flags.map((f) => f.name))
+  const chosen = selected.filter((name) => live.has(name))
   const [search, setSearch] = useState('')
   const [tag, setTag] = useState<string | null>(null)
   const [type, setType] = useState<string | null>(null)
@@ -107,7 +137,8 @@ function FlagsTable({ projectId, flags, environments, canSwitch }: { projectId: 
 
   const scroller = useRef<HTMLDivElement>(null)
   const rows = useVirtualizer({ count: shown.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 10 })
-  const columns = `minmax(200px, 2fr) 110px 110px 110px ${environments.map(() => '120px').join(' ')}`
+  const columns = `${canArchive ? '32px ' : ''}minmax(200px, 2fr) 110px 110px 110px ${environments.map(() => '120px').join(' ')}`
+  const allShown = shown.length > 0 && shown.every((f) => chosen.includes(f.name))
 
   return (
     <Stack gap="xs">
@@ -124,12 +155,36 @@ function FlagsTable({ projectId, flags, environments, canSwitch }: { projectId: 
           allowDeselect={false}
         />
       </Group>
-      <Text size="sm" c="dimmed" aria-live="polite">
-        {shown.length} of {flags.length} flags
-      </Text>
+      <Group>
+        <Text size="sm" c="dimmed" aria-live="polite">
+          {shown.length} of {flags.length} flags{canArchive && ` · ${chosen.length} selected`}
+        </Text>
+        {canArchive && (
+          <Button size="xs" variant="default" disabled={chosen.length === 0} onClick={() => setArchiving(true)}>
+            Archive selected
+          </Button>
+        )}
+      </Group>
+      <Dialog opened={archiving} onClose={() => setArchiving(false)} title="Archive flags">
+        {archiving && (
+          <ArchiveFlagsForm
+            projectId={projectId}
+            features={chosen}
+            onDone={() => {
+              setArchiving(false)
+              setSelected([])
+            }}
+          />
+        )}
+      </Dialog>
       <div ref={scroller} className={classes.scroller} role="table" aria-label="Flags" aria-rowcount={shown.length + 1}>
         <div role="rowgroup" className={classes.head}>
           <div role="row" className={classes.row} style={{ gridTemplateColumns: columns }} aria-rowindex={1}>
+            {canArchive && (
+              <div role="columnheader">
+                <Checkbox aria-label="Select every flag shown" checked={allShown} onChange={(e) => setSelected(e.currentTarget.checked ? shown.map((f) => f.name) : [])} />
+              </div>
+            )}
             <div role="columnheader">Name</div>
             <div role="columnheader">Type</div>
             <div role="columnheader">Created</div>
@@ -152,6 +207,18 @@ function FlagsTable({ projectId, flags, environments, canSwitch }: { projectId: 
                 className={classes.row}
                 style={{ gridTemplateColumns: columns, position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
               >
+                {canArchive && (
+                  <div role="cell">
+                    <Checkbox
+                      aria-label={`Select ${flag.name}`}
+                      checked={chosen.includes(flag.name)}
+                      onChange={(e) => {
+                        const on = e.currentTarget.checked
+                        setSelected((s) => (on ? [...s, flag.name] : s.filter((n) => n !== flag.name)))
+                      }}
+                    />
+                  </div>
+                )}
                 <div role="cell" className={classes.name}>
                   <Anchor component={Link} href={flagPath(projectId, flag.name)}>
                     {flag.name}
@@ -256,4 +323,64 @@ function CreateFlagForm({ projectId, onDone }: { projectId: string; onDone: () =
       </Stack>
     </form>
   )
+}
+
+/** Archives the flags chosen (`POST …/archive`) after asking the server which are parents of live flags left behind (`…/archive/validate`). */
+function ArchiveFlagsForm({ projectId, features, onDone }: { projectId: string; features: string[]; onDone: () => void }) {
+  const queryClient = useQueryClient()
+  const validation = useQuery({
+    queryKey: ['archive-validate', projectId, features],
+    queryFn: () => ok(api.POST('/api/admin/projects/{projectId}/archive/validate', { params: { path: { projectId } }, body: { features } })),
+    gcTime: 0,
+  })
+  const archive = useMutation({
+    mutationFn: () => ok(api.POST('/api/admin/projects/{projectId}/archive', { params: { path: { projectId } }, body: { features } })),
+    onSuccess: async () => {
+      await Promise.all([queryClient.invalidateQueries({ queryKey: projectKey(projectId) }), queryClient.invalidateQueries({ queryKey: ['archived-flags', projectId] })])
+      notifications.show({ message: `${features.length === 1 ? `Flag ${features[0]}` : `${features.length} flags`} archived`, color: 'green' })
+      onDone()
+    },
+  })
+  const parents = validation.data?.parentsWithChildFeatures ?? []
+  return (
+    <Stack>
+      {validation.isError && <ErrorMessage error={validation.error} />}
+      {archive.isError && <ErrorMessage error={archive.error} />}
+      <Text>Archive {features.length === 1 ? 'this flag' : `these ${features.length} flags`}? SDKs stop receiving them; they can be revived from the archived flags.</Text>
+      <List size="sm">
+        {features.map((name) => (
+          <List.Item key={name}>{name}</List.Item>
+        ))}
+      </List>
+      {parents.length > 0 && (
+        <Alert color="yellow" title="Flags with live children" role="alert">
+          {parents.join(', ')} {parents.length === 1 ? 'has' : 'have'} live child flags not archived with {parents.length === 1 ? 'it' : 'them'}: the server refuses to archive {parents.length === 1 ? 'it' : 'them'}. Select the children too, or remove their dependencies.
+        </Alert>
+      )}
+      <Button color="red.9" disabled={validation.isPending || parents.length > 0} loading={archive.isPending} onClick={() => archive.mutate()}>
+        Archive
+      </Button>
+    </Stack>
+  )
+}
+
+/** Archiving and deleting the project (`POST /api/admin/projects/archive/{id}`, `DELETE /api/admin/projects/{id}`), then back to the projects. */
+function useProjectLifecycle(projectId: string) {
+  const queryClient = useQueryClient()
+  const [, setLocation] = useLocation()
+  const done = (message: string) => async () => {
+    await queryClient.invalidateQueries({ queryKey: ['projects'] })
+    queryClient.removeQueries({ queryKey: projectKey(projectId) })
+    notifications.show({ message, color: 'green' })
+    setLocation('/projects')
+  }
+  const archive = useMutation({
+    mutationFn: () => ok(api.POST('/api/admin/projects/archive/{projectId}', { params: { path: { projectId } } })),
+    onSuccess: done(`Project ${projectId} archived`),
+  })
+  const remove = useMutation({
+    mutationFn: () => ok(api.DELETE('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),
+    onSuccess: done(`Project ${projectId} deleted`),
+  })
+  return { archive, remove }
 }

@@ -1,0 +1,144 @@
+import { useState } from 'react'
+import { Anchor, Badge, Button, Checkbox, Group, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
+import { notifications } from '@mantine/notifications'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link } from 'wouter'
+import { api, ok } from '../api/client'
+import { useAllows } from '../api/session'
+import { ErrorMessage, PageError } from '../components/error-message'
+import { Loading } from '../components/loading'
+import { projectPath } from '../paths'
+import { projectKey } from './project'
+
+export const archivedFlagsKey = (projectId: string) => ['archived-flags', projectId] as const
+
+/** A project's archived flags (the flag search with `archived=IS:true`): revive or delete for good, one or a selection. */
+export default function ArchivePage({ projectId }: { projectId: string }) {
+  const allows = useAllows()
+  const queryClient = useQueryClient()
+  const [selected, setSelected] = useState<string[]>([])
+  const archived = useQuery({
+    queryKey: archivedFlagsKey(projectId),
+    queryFn: () => ok(api.GET('/api/admin/search/features', { params: { query: { project: `IS:${projectId}`, archived: 'IS:true', sortBy: 'name', limit: '1000' } } })),
+  })
+  const canRevive = allows('UPDATE_FEATURE', projectId)
+  const canDelete = allows('DELETE_FEATURE', projectId)
+  const refresh = async () => {
+    setSelected([])
+    await Promise.all([queryClient.invalidateQueries({ queryKey: archivedFlagsKey(projectId) }), queryClient.invalidateQueries({ queryKey: projectKey(projectId) })])
+  }
+  const names = (features: string[]) => (features.length === 1 ? `Flag ${features[0]}` : `${features.length} flags`)
+  const revive = useMutation({
+    mutationFn: (features: string[]) => ok(api.POST('/api/admin/projects/{projectId}/revive', { params: { path: { projectId } }, body: { features } })),
+    onSuccess: async (_, features) => {
+      await refresh()
+      notifications.show({ message: `${names(features)} revived, every environment off`, color: 'green' })
+    },
+  })
+  const remove = useMutation({
+    mutationFn: (features: string[]) => ok(api.POST('/api/admin/projects/{projectId}/delete', { params: { path: { projectId } }, body: { features } })),
+    onSuccess: async (_, features) => {
+      await refresh()
+      notifications.show({ message: `${names(features)} deleted for good`, color: 'green' })
+    },
+  })
+  const confirmDelete = (features: string[]) =>
+    window.confirm(`Delete ${features.length === 1 ? `the flag ${features[0]}` : `${features.length} flags`} for good? Their events stay in the log.`) && remove.mutate(features)
+
+  if (archived.isPending) return <Loading />
+  if (archived.isError) return <PageError title="Archived flags" error={archived.error} />
+  const flags = archived.data.features
+  const allSelected = flags.length > 0 && selected.length === flags.length
+  const toggle = (name: string, on: boolean) => setSelected((s) => (on ? [...s, name] : s.filter((n) => n !== name)))
+  const selectable = canRevive || canDelete
+  return (
+    <Stack>
+      <div>
+        <Anchor component={Link} href={projectPath(projectId)} size="sm">
+          ← {projectId}
+        </Anchor>
+        <Title order={1}>Archived flags</Title>
+      </div>
+      {revive.isError && <ErrorMessage error={revive.error} />}
+      {remove.isError && <ErrorMessage error={remove.error} />}
+      {selectable && (
+        <Group>
+          <Text size="sm" aria-live="polite">
+            {selected.length} selected
+          </Text>
+          {canRevive && (
+            <Button size="xs" disabled={selected.length === 0} loading={revive.isPending} onClick={() => revive.mutate(selected)}>
+              Revive selected
+            </Button>
+          )}
+          {canDelete && (
+            <Button size="xs" color="red.9" variant="outline" disabled={selected.length === 0} loading={remove.isPending} onClick={() => confirmDelete(selected)}>
+              Delete selected
+            </Button>
+          )}
+        </Group>
+      )}
+      {flags.length === 0 ? (
+        <Text>No archived flags in this project.</Text>
+      ) : (
+        <Table striped>
+          <Table.Thead>
+            <Table.Tr>
+              {selectable && (
+                <Table.Th>
+                  <Checkbox aria-label="Select all archived flags" checked={allSelected} indeterminate={selected.length > 0 && !allSelected} onChange={(e) => setSelected(e.currentTarget.checked ? flags.map((f) => f.name) : [])} />
+                </Table.Th>
+              )}
+              <Table.Th>Name</Table.Th>
+              <Table.Th>Type</Table.Th>
+              <Table.Th>Archived</Table.Th>
+              <Table.Th>
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {flags.map((f) => (
+              <Table.Tr key={f.name}>
+                {selectable && (
+                  <Table.Td>
+                    <Checkbox aria-label={`Select ${f.name}`} checked={selected.includes(f.name)} onChange={(e) => toggle(f.name, e.currentTarget.checked)} />
+                  </Table.Td>
+                )}
+                <Table.Td>
+                  {f.name}
+                  {f.dependencyType && (
+                    <Badge size="xs" variant="outline" ml={6}>
+                      {f.dependencyType}
+                    </Badge>
+                  )}
+                  {f.description && (
+                    <Text size="xs" c="dimmed">
+                      {f.description}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>{f.type}</Table.Td>
+                <Table.Td>{f.archivedAt ? new Date(f.archivedAt).toLocaleString() : ''}</Table.Td>
+                <Table.Td>
+                  <Group gap="xs" justify="end" wrap="nowrap">
+                    {canRevive && (
+                      <Button size="xs" variant="default" onClick={() => revive.mutate([f.name])} aria-label={`Revive ${f.name}`}>
+                        Revive
+                      </Button>
+                    )}
+                    {canDelete && (
+                      <Button size="xs" color="red.9" variant="outline" onClick={() => confirmDelete([f.name])} aria-label={`Delete ${f.name} for good`}>
+                        Delete
+                      </Button>
+                    )}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+    </Stack>
+  )
+}

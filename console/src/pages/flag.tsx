@@ -10,6 +10,7 @@ import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { ConstraintEditor } from '../components/constraint-editor'
 import { FlagDependencies, FlagHistory, FlagLifecycle, flagKey, FlagTags, PendingChangeRequests } from '../components/flag-details'
+import { FlagActions } from '../components/flag-actions'
 import { VariantsEditor } from '../components/variants-editor'
 import { addToDraft, changeRequestsKey, useChangeRequestEnvironments, type Change } from '../api/change-requests'
 import { fromApiVariant, percent, toApiVariant, variantProblems, withWeights, type VariantDraft } from '../variants'
@@ -48,6 +49,7 @@ export default function FlagPage({ projectId, flagName }: { projectId: string; f
           {flag.data.stale && <Badge color="red.9">stale</Badge>}
         </Group>
       </div>
+      <FlagActions flag={flag.data} />
       <PendingChangeRequests flag={flag.data} />
       <Metadata flag={flag.data} />
       <FlagTags flag={flag.data} />

@@ -82,12 +82,88 @@ export default function ProjectsPage() {
           ))}
         </Table.Tbody>
       </Table>
+      <ArchivedProjects />
       <Dialog opened={creating} onClose={() => setCreating(false)} title="Create project">
         {creating && <CreateProjectForm onDone={() => setCreating(false)} />}
       </Dialog>
       <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title="Edit project">
         {editing && <EditProjectForm project={editing} onDone={() => setEditing(undefined)} />}
       </Dialog>
+    </Stack>
+  )
+}
+
+/** The archived projects (`GET /api/admin/projects?archived=true`): revive or delete for good, where allowed. */
+function ArchivedProjects() {
+  const allows = useAllows()
+  const queryClient = useQueryClient()
+  const archived = useQuery({ queryKey: [...PROJECTS_KEY, 'archived'], queryFn: () => ok(api.GET('/api/admin/projects', { params: { query: { archived: 'true' } } })) })
+  const revive = useMutation({
+    mutationFn: (p: Project) => ok(api.POST('/api/admin/projects/revive/{projectId}', { params: { path: { projectId: p.id } } })),
+    onSuccess: async (_, p) => {
+      await queryClient.invalidateQueries({ queryKey: PROJECTS_KEY })
+      notifications.show({ message: `Project ${p.name} revived (its flags stay archived)`, color: 'green' })
+    },
+  })
+  const remove = useMutation({
+    mutationFn: (p: Project) => ok(api.DELETE('/api/admin/projects/{projectId}', { params: { path: { projectId: p.id } } })),
+    onSuccess: async (_, p) => {
+      await queryClient.invalidateQueries({ queryKey: PROJECTS_KEY })
+      notifications.show({ message: `Project ${p.name} deleted`, color: 'green' })
+    },
+  })
+  if (archived.isPending) return null
+  if (archived.isError) return <ErrorMessage error={archived.error} />
+  const projects = archived.data.projects
+  if (projects.length === 0 && !revive.isError && !remove.isError) return null
+  return (
+    <Stack gap="xs" component="section" aria-labelledby="archived-projects">
+      <Title order={2} size="h3" id="archived-projects">
+        Archived projects
+      </Title>
+      {revive.isError && <ErrorMessage error={revive.error} />}
+      {remove.isError && <ErrorMessage error={remove.error} />}
+      <Table striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Id</Table.Th>
+            <Table.Th>Archived</Table.Th>
+            <Table.Th>
+              <VisuallyHidden>Actions</VisuallyHidden>
+            </Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {projects.map((p) => (
+            <Table.Tr key={p.id}>
+              <Table.Td>{p.name}</Table.Td>
+              <Table.Td>{p.id}</Table.Td>
+              <Table.Td>{p.archivedAt ? new Date(p.archivedAt).toLocaleString() : ''}</Table.Td>
+              <Table.Td>
+                <Group gap="xs" justify="end" wrap="nowrap">
+                  {allows('UPDATE_PROJECT', p.id) && (
+                    <Button size="xs" variant="default" onClick={() => revive.mutate(p)} aria-label={`Revive project ${p.name}`}>
+                      Revive
+                    </Button>
+                  )}
+                  {allows('DELETE_PROJECT', p.id) && (
+                    <Button
+                      size="xs"
+                      color="red.9"
+                      variant="outline"
+                      onClick={() => window.confirm(`Delete the project ${p.name} and its archived flags for good?`) && remove.mutate(p)}
+                      aria-label={`Delete project ${p.name}`}
+                    >
+                      Delete
+                    </Button>
+                  )}
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
     </Stack>
   )
 }

@@ -19,7 +19,8 @@ export function FlagActions({ flag }: { flag: Flag }) {
   const [, setLocation] = useLocation()
   const [dialog, setDialog] = useState<'clone' | 'move'>()
   const archive = useMutation({
-    mutationFn: () => ok(api.DELETE('/api/admin/projects/{projectId}/features/{featureName}', { params: { path: { projectId: flag.project, featureName: flag.name } } })),
+    // The bulk route, not DELETE …/features/{featureName}: it refuses to archive a parent of live flags, which the single one lets through.
+    mutationFn: () => ok(api.POST('/api/admin/projects/{projectId}/archive', { params: { path: { projectId: flag.project } }, body: { features: [flag.name] } })),
     onSuccess: async () => {
       await Promise.all([queryClient.invalidateQueries({ queryKey: projectKey(flag.project) }), queryClient.invalidateQueries({ queryKey: ['archived-flags', flag.project] })])
       queryClient.removeQueries({ queryKey: ['flag', flag.project, flag.name] })

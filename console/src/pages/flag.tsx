@@ -11,6 +11,7 @@ import { Loading } from '../components/loading'
 import { ConstraintEditor } from '../components/constraint-editor'
 import { FlagDependencies, FlagHistory, FlagLifecycle, flagKey, FlagTags, PendingChangeRequests } from '../components/flag-details'
 import { FlagActions } from '../components/flag-actions'
+import { ParameterInput, parameterProblem, useStrategyTypes } from '../components/strategy-parameters'
 import { VariantsEditor } from '../components/variants-editor'
 import { addToDraft, changeRequestsKey, useChangeRequestEnvironments, type Change } from '../api/change-requests'
 import { fromApiVariant, percent, toApiVariant, variantProblems, withWeights, type VariantDraft } from '../variants'
@@ -382,10 +383,18 @@ function StrategySummary({ strategy: s }: { strategy: Strategy }) {
         <Text fw={600}>{s.title || s.name}</Text>
         {s.disabled && <Badge color="gray">disabled</Badge>}
       </Group>
-      {s.name === 'flexibleRollout' && (
+      {s.name === 'flexibleRollout' ? (
         <Text size="sm">
           Rollout {s.parameters.rollout ?? '100'}% · stickiness {s.parameters.stickiness ?? 'default'} · group {s.parameters.groupId || '(flag name)'}
         </Text>
+      ) : (
+        Object.keys(s.parameters).length > 0 && (
+          <Text size="sm">
+            {Object.entries(s.parameters)
+              .map(([k, v]) => `${k}: ${v}`)
+              .join(' · ')}
+          </Text>
+        )
       )}
       {s.constraints.map((c, i) => (
         <Text size="sm" key={i}>
@@ -403,7 +412,7 @@ function useSegments() {
   return useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')), staleTime: 30_000 })
 }
 
-const STRATEGY_TYPES = [
+const BUILT_IN_TYPES = [
   { value: 'flexibleRollout', label: 'Gradual rollout (flexibleRollout)' },
   { value: 'default', label: 'Standard: on for everyone (default)' },
 ]
@@ -419,11 +428,24 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
   const [rollout, setRollout] = useState<string | number>(Number(strategy?.parameters.rollout ?? 100))
   const [stickiness, setStickiness] = useState(strategy?.parameters.stickiness ?? 'default')
   const [groupId, setGroupId] = useState(strategy?.parameters.groupId ?? flag.name)
+  const types = useStrategyTypes()
+  const [custom, setCustom] = useState<Record<string, string>>(strategy?.parameters ?? {})
+  // Custom types, deprecated ones only for a strategy that already has that type (the server's rule).
+  const customTypes = (types.data?.strategies ?? []).filter((t) => t.editable && (!t.deprecated || t.name === strategy?.name))
+  const customType = customTypes.find((t) => t.name === name)
+  const strategyTypes = [...BUILT_IN_TYPES, ...customTypes.map((t) => ({ value: t.name, label: t.title ? `${t.title} (${t.name})` : t.name }))]
   const [constraints, setConstraints] = useState<ConstraintDraft[]>((strategy?.constraints ?? []).map(fromApiConstraint))
   const [segmentIds, setSegmentIds] = useState<string[]>((strategy?.segments ?? []).map(String))
   const path = { projectId: flag.project, featureName: flag.name, environment }
-  const parameters: Record<string, string> = name === 'flexibleRollout' ? { rollout: String(rollout), stickiness, groupId } : {}
-  const problems = [...constraints.map(constraintProblem).filter((p): p is string => p !== undefined), ...variantProblems(variants)]
+  const parameters: Record<string, string> =
+    name === 'flexibleRollout'
+      ? { rollout: String(rollout), stickiness, groupId }
+      : customType
+        ? Object.fromEntries(customType.parameters.filter((p) => (custom[p.name] ?? '') !== '').map((p) => [p.name, custom[p.name]!]))
+        : {}
+  const parameterProblems = customType?.parameters.map((p) => parameterProblem(p, custom[p.name])).filter((p): p is string => p !== undefined) ?? []
+  const problems = [
+    ...parameterProblems,...constraints.map(constraintProblem).filter((p): p is string => p !== undefined), ...variantProblems(variants)]
   const save = useMutation({
     mutationFn: () => {
       const body = {
@@ -459,7 +481,7 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
       <Stack>
         {save.isError && <ErrorMessage error={save.error} />}
         <Group>
-          <Select label="Strategy" data={STRATEGY_TYPES} value={name} onChange={(v) => v && setName(v)} allowDeselect={false} w={300} />
+          <Select label="Strategy" data={strategyTypes} value={name} onChange={(v) => v && setName(v)} allowDeselect={false} w={300} />
           <TextInput label="Title" description="Optional" value={title} onChange={(e) => setTitle(e.currentTarget.value)} />
         </Group>
         {name === 'flexibleRollout' && (
@@ -467,6 +489,13 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
             <NumberInput label="Rollout (%)" min={0} max={100} allowDecimal={false} clampBehavior="strict" value={rollout} onChange={setRollout} w={140} />
             <Select label="Stickiness" data={STICKINESS} value={stickiness} onChange={(v) => v && setStickiness(v)} allowDeselect={false} w={160} />
             <TextInput label="Group id" value={groupId} onChange={(e) => setGroupId(e.currentTarget.value)} />
+          </Group>
+        )}
+        {customType && customType.parameters.length > 0 && (
+          <Group align="start">
+            {customType.parameters.map((p) => (
+              <ParameterInput key={p.name} parameter={p} value={custom[p.name]} onChange={(v) => setCustom((c) => ({ ...c, [p.name]: v }))} />
+            ))}
           </Group>
         )}
         <ConstraintEditor constraints={constraints} onChange={setConstraints} />
@@ -491,7 +520,12 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
             {variantProblems(variants).join('; ')}
           </Text>
         )}
-        <Button type="submit" disabled={problems.length > 0} loading={save.isPending} w="fit-content">
+        {customType && parameterProblems.length > 0 && (
+          <Text size="sm" c="red.8" role="status">
+            {parameterProblems.join('; ')}
+          </Text>
+        )}
+        <Button type="submit" disabled={problems.length > 0 || types.isPending} loading={save.isPending} w="fit-content">
           {viaChangeRequest ? 'Add to change request' : 'Save strategy'}
         </Button>
       </Stack>

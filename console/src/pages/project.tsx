@@ -353,7 +353,7 @@ function ArchiveFlagsForm({ projectId, features, onDone }: { projectId: string; 
         ))}
       </List>
       {parents.length > 0 && (
-        <Alert color="yellow" title="Flags with live children" role="alert">
+        <Alert color="orange.9" title="Flags with live children" role="alert">
           {parents.join(', ')} {parents.length === 1 ? 'has' : 'have'} live child flags not archived with {parents.length === 1 ? 'it' : 'them'}: the server refuses to archive {parents.length === 1 ? 'it' : 'them'}. Select the children too, or remove their dependencies.
         </Alert>
       )}

@@ -152,4 +152,68 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
     await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor()
     await expect(adminApi('GET', '/api/admin/projects/shed')).rejects.toThrow(/404/)
   })
+
+  it('creates a custom strategy type with typed parameters and uses it on a flag; refuses to delete it while used', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Strategy types' }).click()
+    await page.getByRole('heading', { name: 'Strategy types' }).waitFor()
+    expect(await page.getByRole('row', { name: /flexibleRollout/ }).textContent()).toContain('built-in')
+    await page.getByRole('button', { name: 'Create strategy type' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Create strategy type' })
+    await dialog.getByLabel('Name', { exact: true }).fill('regional')
+    await dialog.getByLabel('Title').fill('By region')
+    await dialog.getByRole('button', { name: 'Add parameter' }).click()
+    await dialog.getByLabel('Parameter 1 name').fill('regions')
+    await comboboxOf(dialog, 'Parameter 1 type').click()
+    await page.getByRole('option', { name: 'list' }).click()
+    await dialog.getByRole('checkbox', { name: 'Required' }).check()
+    await dialog.getByRole('button', { name: 'Add parameter' }).click()
+    await dialog.getByLabel('Parameter 2 name').fill('share')
+    await comboboxOf(dialog, 'Parameter 2 type').click()
+    await page.getByRole('option', { name: 'percentage' }).click()
+    await checkPage(page, 'strategy-type-create')
+    await dialog.getByRole('button', { name: 'Save strategy type' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await page.getByRole('row', { name: /regional/ }).waitFor()
+    await checkPage(page, 'strategy-types')
+    expect(await adminApi('GET', '/api/admin/strategies/regional')).toMatchObject({
+      title: 'By region',
+      editable: true,
+      parameters: [
+        { name: 'regions', type: 'list', required: true },
+        { name: 'share', type: 'percentage', required: false },
+      ],
+    })
+
+    await page.goto(`${ui.url}/projects/garden/flags/tulips`)
+    const development = page.getByRole('region', { name: 'Environment development' })
+    await development.getByRole('button', { name: 'Add strategy in development' }).click()
+    const strategy = page.getByRole('dialog')
+    await comboboxOf(strategy, 'Strategy').click()
+    await page.getByRole('option', { name: 'By region (regional)' }).click()
+    await expect.poll(() => strategy.getByRole('status').textContent()).toBe('regions is required')
+    expect(await strategy.getByRole('button', { name: 'Save strategy' }).isDisabled()).toBe(true)
+    await strategy.getByLabel('regions').fill('eu,us')
+    await strategy.getByLabel('share (%)').fill('30')
+    await checkPage(page, 'strategy-custom')
+    await strategy.getByRole('button', { name: 'Save strategy' }).click()
+    await strategy.waitFor({ state: 'hidden' })
+    await development.getByText('regions: eu,us · share: 30').waitFor()
+    const tulips = await adminApi('GET', '/api/admin/projects/garden/features/tulips')
+    expect(tulips.environments.find((e: { name: string }) => e.name === 'development').strategies).toMatchObject([{ name: 'regional', parameters: { regions: 'eu,us', share: '30' } }])
+
+    await page.goto(`${ui.url}/strategy-types`)
+    acceptNextConfirm(page)
+    await page.getByRole('button', { name: 'Delete strategy type regional' }).click()
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toMatch(/^Conflict.*tulips/)
+    await page.getByRole('button', { name: 'Deprecate strategy type regional' }).click()
+    await page.getByRole('button', { name: 'Reactivate strategy type regional' }).waitFor()
+    expect((await adminApi('GET', '/api/admin/strategies/regional')).deprecated).toBe(true)
+
+    // a deprecated type is not offered for a new strategy
+    await page.goto(`${ui.url}/projects/garden/flags/roses`)
+    await page.getByRole('region', { name: 'Environment development' }).getByRole('button', { name: 'Add strategy in development' }).click()
+    await comboboxOf(page.getByRole('dialog'), 'Strategy').click()
+    await page.getByRole('option', { name: /\(default\)/ }).waitFor()
+    expect(await page.getByRole('option', { name: /regional/ }).count()).toBe(0)
+  })
 })

@@ -159,7 +159,7 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
     expect(await page.getByRole('row', { name: /flexibleRollout/ }).textContent()).toContain('built-in')
     await page.getByRole('button', { name: 'Create strategy type' }).click()
     const dialog = page.getByRole('dialog', { name: 'Create strategy type' })
-    await dialog.getByLabel('Name', { exact: true }).fill('regional')
+    await dialog.getByLabel('Name').fill('regional')
     await dialog.getByLabel('Title').fill('By region')
     await dialog.getByRole('button', { name: 'Add parameter' }).click()
     await dialog.getByLabel('Parameter 1 name').fill('regions')

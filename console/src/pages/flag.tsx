@@ -391,6 +391,7 @@ function StrategySummary({ strategy: s }: { strategy: Strategy }) {
         Object.keys(s.parameters).length > 0 && (
           <Text size="sm">
             {Object.entries(s.parameters)
+              .sort(([a], [b]) => a.localeCompare(b))
               .map(([k, v]) => `${k}: ${v}`)
               .join(' · ')}
           </Text>

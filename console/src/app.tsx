@@ -20,6 +20,7 @@ const PlaygroundPage = lazy(() => import('./pages/playground'))
 const SegmentsPage = lazy(() => import('./pages/segments'))
 const ContextFieldsPage = lazy(() => import('./pages/context-fields'))
 const TagTypesPage = lazy(() => import('./pages/tag-types'))
+const EnvironmentsPage = lazy(() => import('./pages/environments'))
 const StrategyTypesPage = lazy(() => import('./pages/strategy-types'))
 const ApiTokensPage = lazy(() => import('./pages/api-tokens'))
 const PersonalTokensPage = lazy(() => import('./pages/personal-tokens'))
@@ -62,6 +63,7 @@ function SignedIn() {
           <Route path="/segments" component={SegmentsPage} />
           <Route path="/context-fields" component={ContextFieldsPage} />
           <Route path="/tag-types" component={TagTypesPage} />
+          <Route path="/environments" component={EnvironmentsPage} />
           <Route path="/strategy-types" component={StrategyTypesPage} />
           <Route path="/api-tokens" component={ApiTokensPage} />
           <Route path="/personal-tokens" component={PersonalTokensPage} />

@@ -78,6 +78,7 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
         canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)}
         canArchive={allows('DELETE_FEATURE', projectId)}
       />
+      {allows('UPDATE_PROJECT', projectId) && <ProjectEnvironments projectId={projectId} environments={environments} />}
       {allows('UPDATE_PROJECT', projectId) && <ProjectAccess projectId={projectId} />}
       <Dialog opened={creating} onClose={() => setCreating(false)} title="Create flag">
         {creating && <CreateFlagForm projectId={projectId} onDone={() => setCreating(false)} />}
@@ -383,4 +384,44 @@ function useProjectLifecycle(projectId: string) {
     onSuccess: done(`Project ${projectId} deleted`),
   })
   return { archive, remove }
+}
+
+/** The project's environments, each removable (`DELETE …/environments/{environment}`) with the flags' configuration there. */
+function ProjectEnvironments({ projectId, environments }: { projectId: string; environments: string[] }) {
+  const allows = useAllows()
+  const queryClient = useQueryClient()
+  const remove = useMutation({
+    mutationFn: (environment: string) => ok(api.DELETE('/api/admin/projects/{projectId}/environments/{environment}', { params: { path: { projectId, environment } } })),
+    onSuccess: async (_, environment) => {
+      await Promise.all([queryClient.invalidateQueries({ queryKey: projectKey(projectId) }), queryClient.invalidateQueries({ queryKey: ['projects'] })])
+      notifications.show({ message: `Environment ${environment} removed from ${projectId}`, color: 'green' })
+    },
+  })
+  return (
+    <Card withBorder component="section" aria-labelledby="project-environments">
+      <Title order={2} size="h4" id="project-environments">
+        Environments
+      </Title>
+      {remove.isError && <ErrorMessage error={remove.error} />}
+      <Group gap="xs" mt="xs">
+        {environments.map((env) => (
+          <Group key={env} gap={4} wrap="nowrap">
+            <Badge variant="light">{env}</Badge>
+            {allows('UPDATE_PROJECT', projectId, env) && (
+              <Button
+                size="compact-xs"
+                color="red.9"
+                variant="subtle"
+                loading={remove.isPending && remove.variables === env}
+                onClick={() => window.confirm(`Remove ${env} from ${projectId}? Its flags lose their switches, strategies and variants there.`) && remove.mutate(env)}
+                aria-label={`Remove environment ${env} from the project`}
+              >
+                Remove
+              </Button>
+            )}
+          </Group>
+        ))}
+      </Group>
+    </Card>
+  )
 }

@@ -1,0 +1,228 @@
+import { useState } from 'react'
+import { ActionIcon, Autocomplete, Badge, Button, Group, MultiSelect, NumberInput, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core'
+import { notifications } from '@mantine/notifications'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { api, ok, type Schemas } from '../api/client'
+import { useAllows } from '../api/session'
+import { Dialog } from '../components/dialog'
+import { ErrorMessage, PageError } from '../components/error-message'
+import { Loading } from '../components/loading'
+
+type Environment = Schemas['environmentSchema']
+const ENVIRONMENTS_KEY = ['environments'] as const
+const TYPES = ['development', 'test', 'preproduction', 'production']
+
+/** The environments: type and sort order, reorder, enable or deprecate, create, clone and delete, each where allowed. */
+export default function EnvironmentsPage() {
+  const allows = useAllows()
+  const queryClient = useQueryClient()
+  const environments = useQuery({ queryKey: ENVIRONMENTS_KEY, queryFn: () => ok(api.GET('/api/admin/environments')) })
+  const [dialog, setDialog] = useState<{ kind: 'create' } | { kind: 'edit' | 'clone'; environment: Environment }>()
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ENVIRONMENTS_KEY })
+  const reorder = useMutation({
+    mutationFn: (order: Record<string, number>) => ok(api.PUT('/api/admin/environments/sort-order', { body: order })),
+    onSuccess: refresh,
+  })
+  const setEnabled = useMutation({
+    mutationFn: (e: Environment) =>
+      ok(e.enabled ? api.POST('/api/admin/environments/{name}/off', { params: { path: { name: e.name } } }) : api.POST('/api/admin/environments/{name}/on', { params: { path: { name: e.name } } })),
+    onSuccess: refresh,
+  })
+  const remove = useMutation({
+    mutationFn: (e: Environment) => ok(api.DELETE('/api/admin/environments/{name}', { params: { path: { name: e.name } } })),
+    onSuccess: async (_, e) => {
+      await refresh()
+      notifications.show({ message: `Environment ${e.name} deleted`, color: 'green' })
+    },
+  })
+  if (environments.isPending) return <Loading />
+  if (environments.isError) return <PageError title="Environments" error={environments.error} />
+  const list = environments.data.environments
+  // Moving swaps the two neighbours' places, numbering the whole list so equal sort orders become distinct.
+  const move = (from: number, to: number) => {
+    const names = list.map((e) => e.name)
+    const [name] = names.splice(from, 1)
+    names.splice(to, 0, name!)
+    reorder.mutate(Object.fromEntries(names.map((n, i) => [n, i + 1])))
+  }
+  const isAdmin = allows('ADMIN')
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <Title order={1}>Environments</Title>
+        {allows('CREATE_ENVIRONMENT') && <Button onClick={() => setDialog({ kind: 'create' })}>Create environment</Button>}
+      </Group>
+      {reorder.isError && <ErrorMessage error={reorder.error} />}
+      {setEnabled.isError && <ErrorMessage error={setEnabled.error} />}
+      {remove.isError && <ErrorMessage error={remove.error} />}
+      <Table striped>
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Name</Table.Th>
+            <Table.Th>Type</Table.Th>
+            <Table.Th>Sort order</Table.Th>
+            <Table.Th>Projects</Table.Th>
+            <Table.Th>API tokens</Table.Th>
+            <Table.Th>
+              <VisuallyHidden>Actions</VisuallyHidden>
+            </Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {list.map((e, i) => (
+            <Table.Tr key={e.name}>
+              <Table.Td>
+                {e.name}
+                {e.protected && (
+                  <Badge size="xs" variant="light" ml={6}>
+                    protected
+                  </Badge>
+                )}
+                {!e.enabled && (
+                  <Badge size="xs" color="gray" ml={6}>
+                    deprecated
+                  </Badge>
+                )}
+              </Table.Td>
+              <Table.Td>{e.type}</Table.Td>
+              <Table.Td>{e.sortOrder}</Table.Td>
+              <Table.Td>{e.projectCount ?? ''}</Table.Td>
+              <Table.Td>{e.apiTokenCount ?? ''}</Table.Td>
+              <Table.Td>
+                <Group gap={4} justify="end" wrap="nowrap">
+                  {isAdmin && (
+                    <>
+                      <ActionIcon variant="default" disabled={i === 0 || reorder.isPending} onClick={() => move(i, i - 1)} aria-label={`Move ${e.name} up`}>
+                        ↑
+                      </ActionIcon>
+                      <ActionIcon variant="default" disabled={i === list.length - 1 || reorder.isPending} onClick={() => move(i, i + 1)} aria-label={`Move ${e.name} down`}>
+                        ↓
+                      </ActionIcon>
+                      <Button size="xs" variant="default" onClick={() => setEnabled.mutate(e)} aria-label={`${e.enabled ? 'Deprecate' : 'Enable'} environment ${e.name}`}>
+                        {e.enabled ? 'Deprecate' : 'Enable'}
+                      </Button>
+                    </>
+                  )}
+                  {allows('UPDATE_ENVIRONMENT') && !e.protected && (
+                    <Button size="xs" variant="default" onClick={() => setDialog({ kind: 'edit', environment: e })} aria-label={`Edit environment ${e.name}`}>
+                      Edit
+                    </Button>
+                  )}
+                  {allows('CREATE_ENVIRONMENT') && (
+                    <Button size="xs" variant="default" onClick={() => setDialog({ kind: 'clone', environment: e })} aria-label={`Clone environment ${e.name}`}>
+                      Clone
+                    </Button>
+                  )}
+                  {allows('DELETE_ENVIRONMENT') && !e.protected && (
+                    <Button
+                      size="xs"
+                      color="red.9"
+                      variant="outline"
+                      onClick={() => window.confirm(`Delete the environment ${e.name}, the flags' configuration in it and its API tokens?`) && remove.mutate(e)}
+                      aria-label={`Delete environment ${e.name}`}
+                    >
+                      Delete
+                    </Button>
+                  )}
+                </Group>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <Dialog
+        opened={dialog !== undefined}
+        onClose={() => setDialog(undefined)}
+        title={dialog?.kind === 'create' ? 'Create environment' : dialog?.kind === 'edit' ? `Edit environment ${dialog.environment.name}` : `Clone environment ${dialog?.environment.name ?? ''}`}
+      >
+        {dialog?.kind === 'create' && <EnvironmentForm onDone={() => setDialog(undefined)} />}
+        {dialog?.kind === 'edit' && <EnvironmentForm environment={dialog.environment} onDone={() => setDialog(undefined)} />}
+        {dialog?.kind === 'clone' && <CloneForm source={dialog.environment} onDone={() => setDialog(undefined)} />}
+      </Dialog>
+    </Stack>
+  )
+}
+
+/** Creates an environment, or sets an existing one's type and sort order. */
+function EnvironmentForm({ environment, onDone }: { environment?: Environment; onDone: () => void }) {
+  const queryClient = useQueryClient()
+  const [name, setName] = useState('')
+  const [type, setType] = useState(environment?.type ?? 'development')
+  const [sortOrder, setSortOrder] = useState<string | number>(environment?.sortOrder ?? '')
+  const save = useMutation({
+    mutationFn: () => {
+      const order = sortOrder === '' ? {} : { sortOrder: Number(sortOrder) }
+      return environment
+        ? ok(api.PUT('/api/admin/environments/{name}', { params: { path: { name: environment.name } }, body: { type, ...order } }))
+        : ok(api.POST('/api/admin/environments', { body: { name, type, ...order } }))
+    },
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ENVIRONMENTS_KEY })
+      notifications.show({ message: `Environment ${environment?.name ?? name} saved`, color: 'green' })
+      onDone()
+    },
+  })
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault()
+        save.mutate()
+      }}
+    >
+      <Stack>
+        {save.isError && <ErrorMessage error={save.error} />}
+        {!environment && <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />}
+        <Autocomplete label="Type" description="development, test, preproduction, production or your own" required data={TYPES} value={type} onChange={setType} />
+        <NumberInput label="Sort order" allowDecimal={false} value={sortOrder} onChange={setSortOrder} />
+        <Button type="submit" loading={save.isPending}>
+          Save environment
+        </Button>
+      </Stack>
+    </form>
+  )
+}
+
+/** A new environment copying the source's settings and flag configuration in the projects chosen (all that have it when none). */
+function CloneForm({ source, onDone }: { source: Environment; onDone: () => void }) {
+  const queryClient = useQueryClient()
+  const projects = useQuery({ queryKey: ['projects'], queryFn: () => ok(api.GET('/api/admin/projects')) })
+  const [name, setName] = useState(`${source.name}-copy`)
+  const [type, setType] = useState(source.type)
+  const [chosen, setChosen] = useState<string[]>([])
+  const clone = useMutation({
+    mutationFn: () =>
+      ok(api.POST('/api/admin/environments/{name}/clone', { params: { path: { name: source.name } }, body: { name, type, ...(chosen.length > 0 ? { projects: chosen } : {}) } })),
+    onSuccess: async () => {
+      await Promise.all([queryClient.invalidateQueries({ queryKey: ENVIRONMENTS_KEY }), queryClient.invalidateQueries({ queryKey: ['projects'] })])
+      notifications.show({ message: `Environment ${name} created as a copy of ${source.name}`, color: 'green' })
+      onDone()
+    },
+  })
+  const withSource = (projects.data?.projects ?? []).filter((p) => p.environments.includes(source.name))
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault()
+        clone.mutate()
+      }}
+    >
+      <Stack>
+        {clone.isError && <ErrorMessage error={clone.error} />}
+        <Text size="sm">Copies, in each project chosen, the project's settings of {source.name} and every flag's switch, strategies and variants there.</Text>
+        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <Autocomplete label="Type" required data={TYPES} value={type} onChange={setType} />
+        <MultiSelect
+          label="Projects"
+          description="Empty: every project having the environment"
+          data={withSource.map((p) => ({ value: p.id, label: p.name }))}
+          value={chosen}
+          onChange={setChosen}
+          searchable
+        />
+        <Button type="submit" loading={clone.isPending}>
+          Clone environment
+        </Button>
+      </Stack>
+    </form>
+  )
+}

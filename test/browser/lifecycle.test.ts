@@ -218,17 +218,20 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
   })
 
   it('creates, edits, reorders, deprecates, clones and deletes environments, showing the refusals', async () => {
+    await page.goto(`${ui.url}/`)
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Environments' }).click()
     await page.getByRole('heading', { name: 'Environments' }).waitFor()
     await page.getByRole('button', { name: 'Create environment' }).click()
     const create = page.getByRole('dialog', { name: 'Create environment' })
     await create.getByLabel('Name').fill('staging')
-    await create.getByRole('textbox', { name: 'Type' }).fill('preproduction')
+    await comboboxOf(create, 'Type').fill('preproduction')
+    await page.getByRole('option', { name: 'preproduction', exact: true }).click()
     await create.getByRole('button', { name: 'Save environment' }).click()
     await create.waitFor({ state: 'hidden' })
     await page.getByRole('button', { name: 'Edit environment staging' }).click()
     const edit = page.getByRole('dialog', { name: 'Edit environment staging' })
-    await edit.getByRole('textbox', { name: 'Type' }).fill('test')
+    await comboboxOf(edit, 'Type').fill('test')
+    await page.getByRole('option', { name: 'test', exact: true }).click()
     await edit.getByLabel('Sort order').fill('1000')
     await edit.getByRole('button', { name: 'Save environment' }).click()
     await edit.waitFor({ state: 'hidden' })
@@ -258,7 +261,7 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
     await page.getByRole('row', { name: /dev-copy/ }).waitFor()
     await checkPage(page, 'environments')
     const roses = await adminApi('GET', '/api/admin/projects/garden/features/roses')
-    expect(roses.environments.find((e: { name: string }) => e.name === 'dev-copy').strategies).toMatchObject([{ name: 'flexibleRollout' }, { name: 'default' }])
+    expect(roses.environments.find((e: { name: string }) => e.name === 'dev-copy').strategies).toMatchObject([{ name: 'flexibleRollout', parameters: { rollout: '40' } }])
 
     // the only environment of a project is refused
     await adminApi('POST', '/api/admin/projects', { id: 'porch', name: 'Porch', environments: ['staging'] })

@@ -411,7 +411,7 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
               <Button
                 size="compact-xs"
                 color="red.9"
-                variant="subtle"
+                variant="outline"
                 loading={remove.isPending && remove.variables === env}
                 onClick={() => window.confirm(`Remove ${env} from ${projectId}? Its flags lose their switches, strategies and variants there.`) && remove.mutate(env)}
                 aria-label={`Remove environment ${env} from the project`}

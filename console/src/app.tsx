@@ -20,6 +20,7 @@ const PlaygroundPage = lazy(() => import('./pages/playground'))
 const SegmentsPage = lazy(() => import('./pages/segments'))
 const ContextFieldsPage = lazy(() => import('./pages/context-fields'))
 const TagTypesPage = lazy(() => import('./pages/tag-types'))
+const FlagTypesPage = lazy(() => import('./pages/flag-types'))
 const EnvironmentsPage = lazy(() => import('./pages/environments'))
 const StrategyTypesPage = lazy(() => import('./pages/strategy-types'))
 const ApiTokensPage = lazy(() => import('./pages/api-tokens'))
@@ -63,6 +64,7 @@ function SignedIn() {
           <Route path="/segments" component={SegmentsPage} />
           <Route path="/context-fields" component={ContextFieldsPage} />
           <Route path="/tag-types" component={TagTypesPage} />
+          <Route path="/flag-types" component={FlagTypesPage} />
           <Route path="/environments" component={EnvironmentsPage} />
           <Route path="/strategy-types" component={StrategyTypesPage} />
           <Route path="/api-tokens" component={ApiTokensPage} />

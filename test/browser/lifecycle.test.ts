@@ -282,4 +282,18 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
     await checkPage(page, 'project-environments')
     expect((await adminApi('GET', '/api/admin/projects/garden')).environments.map((e: { environment: string }) => e.environment)).not.toContain('dev-copy')
   })
+
+  it('lists the flag types with their lifetimes and sets one', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Flag types' }).click()
+    await page.getByRole('heading', { name: 'Flag types' }).waitFor()
+    const row = page.getByRole('row', { name: /experiment/ })
+    await expect.poll(() => row.textContent()).toContain('40 days')
+    await page.getByRole('button', { name: /Edit lifetime of Experiment/ }).click()
+    await row.getByLabel(/Lifetime of Experiment in days/).fill('90')
+    await checkPage(page, 'flag-types')
+    await row.getByRole('button', { name: 'Save' }).click()
+    await expect.poll(() => row.textContent()).toContain('90 days')
+    const { types } = await adminApi('GET', '/api/admin/feature-types')
+    expect(types.find((t: { id: string }) => t.id === 'experiment').lifetimeDays).toBe(90)
+  })
 })

@@ -29,6 +29,7 @@ const ADMIN_PAGES: Page[] = [
   { href: '/segments', label: 'Segments', exact: true },
   { href: '/context-fields', label: 'Context fields', exact: true },
   { href: '/tag-types', label: 'Tag types', exact: true, shownTo: may('CREATE_TAG_TYPE', 'UPDATE_TAG_TYPE', 'DELETE_TAG_TYPE') },
+  { href: '/flag-types', label: 'Flag types', exact: true },
   { href: '/environments', label: 'Environments', exact: true },
   { href: '/strategy-types', label: 'Strategy types', exact: true },
   { href: '/api-tokens', label: 'API tokens', exact: true, shownTo: may('READ_CLIENT_API_TOKEN', 'READ_FRONTEND_API_TOKEN') },

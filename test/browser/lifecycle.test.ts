@@ -170,6 +170,10 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
     await dialog.getByLabel('Parameter 2 name').fill('share')
     await comboboxOf(dialog, 'Parameter 2 type').click()
     await page.getByRole('option', { name: 'percentage' }).click()
+    await dialog.getByRole('button', { name: 'Add parameter' }).click()
+    await dialog.getByLabel('Parameter 3 name').fill('beta')
+    await comboboxOf(dialog, 'Parameter 3 type').click()
+    await page.getByRole('option', { name: 'boolean' }).click()
     await checkPage(page, 'strategy-type-create')
     await dialog.getByRole('button', { name: 'Save strategy type' }).click()
     await dialog.waitFor({ state: 'hidden' })
@@ -181,6 +185,7 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
       parameters: [
         { name: 'regions', type: 'list', required: true },
         { name: 'share', type: 'percentage', required: false },
+        { name: 'beta', type: 'boolean', required: false },
       ],
     })
 
@@ -197,9 +202,9 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
     await checkPage(page, 'strategy-custom')
     await strategy.getByRole('button', { name: 'Save strategy' }).click()
     await strategy.waitFor({ state: 'hidden' })
-    await development.getByText('regions: eu,us · share: 30').waitFor()
+    await development.getByText('beta: false · regions: eu,us · share: 30').waitFor()
     const tulips = await adminApi('GET', '/api/admin/projects/garden/features/tulips')
-    expect(tulips.environments.find((e: { name: string }) => e.name === 'development').strategies).toMatchObject([{ name: 'regional', parameters: { regions: 'eu,us', share: '30' } }])
+    expect(tulips.environments.find((e: { name: string }) => e.name === 'development').strategies).toMatchObject([{ name: 'regional', parameters: { regions: 'eu,us', share: '30', beta: 'false' } }])
 
     await page.goto(`${ui.url}/strategy-types`)
     acceptNextConfirm(page)

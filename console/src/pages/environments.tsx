@@ -38,11 +38,13 @@ export default function EnvironmentsPage() {
   if (environments.isPending) return <Loading />
   if (environments.isError) return <PageError title="Environments" error={environments.error} />
   const list = environments.data.environments
-  // Moving swaps the two neighbours' places, numbering the whole list so equal sort orders become distinct.
+  // Moving swaps the two neighbours' sort orders; where they are equal, the whole list is numbered in its new order.
   const move = (from: number, to: number) => {
+    const [a, b] = [list[from]!, list[to]!]
+    if (a.sortOrder !== b.sortOrder) return reorder.mutate({ [a.name]: b.sortOrder, [b.name]: a.sortOrder })
     const names = list.map((e) => e.name)
-    const [name] = names.splice(from, 1)
-    names.splice(to, 0, name!)
+    names.splice(from, 1)
+    names.splice(to, 0, a.name)
     reorder.mutate(Object.fromEntries(names.map((n, i) => [n, i + 1])))
   }
   const isAdmin = allows('ADMIN')

@@ -434,6 +434,8 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
   // Custom types, deprecated ones only for a strategy that already has that type (the server's rule).
   const customTypes = (types.data?.strategies ?? []).filter((t) => t.editable && (!t.deprecated || t.name === strategy?.name))
   const customType = customTypes.find((t) => t.name === name)
+  // A boolean parameter left untouched is false, as its switch shows.
+  const customValue = (p: { name: string; type: string }) => custom[p.name] ?? (p.type === 'boolean' ? 'false' : undefined)
   const strategyTypes = [...BUILT_IN_TYPES, ...customTypes.map((t) => ({ value: t.name, label: t.title ? `${t.title} (${t.name})` : t.name }))]
   const [constraints, setConstraints] = useState<ConstraintDraft[]>((strategy?.constraints ?? []).map(fromApiConstraint))
   const [segmentIds, setSegmentIds] = useState<string[]>((strategy?.segments ?? []).map(String))
@@ -442,9 +444,9 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
     name === 'flexibleRollout'
       ? { rollout: String(rollout), stickiness, groupId }
       : customType
-        ? Object.fromEntries(customType.parameters.filter((p) => (custom[p.name] ?? '') !== '').map((p) => [p.name, custom[p.name]!]))
+        ? Object.fromEntries(customType.parameters.flatMap((p) => (customValue(p) ? [[p.name, customValue(p)!]] : [])))
         : {}
-  const parameterProblems = customType?.parameters.map((p) => parameterProblem(p, custom[p.name])).filter((p): p is string => p !== undefined) ?? []
+  const parameterProblems = customType?.parameters.map((p) => parameterProblem(p, customValue(p))).filter((p): p is string => p !== undefined) ?? []
   const problems = [
     ...parameterProblems,...constraints.map(constraintProblem).filter((p): p is string => p !== undefined), ...variantProblems(variants)]
   const save = useMutation({
@@ -495,7 +497,7 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
         {customType && customType.parameters.length > 0 && (
           <Group align="start">
             {customType.parameters.map((p) => (
-              <ParameterInput key={p.name} parameter={p} value={custom[p.name]} onChange={(v) => setCustom((c) => ({ ...c, [p.name]: v }))} />
+              <ParameterInput key={p.name} parameter={p} value={customValue(p)} onChange={(v) => setCustom((c) => ({ ...c, [p.name]: v }))} />
             ))}
           </Group>
         )}

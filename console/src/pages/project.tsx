@@ -120,6 +120,7 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
   const [archiving, setArchiving] = useState(false)
   const live = new Set(flags.map((f) => f.name))
   const chosen = selected.filter((name) => live.has(name))
+  const isChosen = new Set(chosen)
   const [search, setSearch] = useState('')
   const [tag, setTag] = useState<string | null>(null)
   const [type, setType] = useState<string | null>(null)
@@ -139,7 +140,7 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
   const scroller = useRef<HTMLDivElement>(null)
   const rows = useVirtualizer({ count: shown.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 10 })
   const columns = `${canArchive ? '32px ' : ''}minmax(200px, 2fr) 110px 110px 110px ${environments.map(() => '120px').join(' ')}`
-  const allShown = shown.length > 0 && shown.every((f) => chosen.includes(f.name))
+  const allShown = shown.length > 0 && shown.every((f) => isChosen.has(f.name))
 
   return (
     <Stack gap="xs">
@@ -212,7 +213,7 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
                   <div role="cell">
                     <Checkbox
                       aria-label={`Select ${flag.name}`}
-                      checked={chosen.includes(flag.name)}
+                      checked={isChosen.has(flag.name)}
                       onChange={(e) => {
                         const on = e.currentTarget.checked
                         setSelected((s) => (on ? [...s, flag.name] : s.filter((n) => n !== flag.name)))

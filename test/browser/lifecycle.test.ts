@@ -113,7 +113,17 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
     expect(development.strategies).toMatchObject([{ name: 'flexibleRollout', parameters: { rollout: '40', groupId: 'roses-copy' } }])
   })
 
-  it('moves a flag to another project', async () => {
+  it("moves a flag to another project, showing the server's refusal for one with dependencies", async () => {
+    await adminApi('POST', '/api/admin/projects/garden/features', { name: 'bulbs' })
+    await adminApi('POST', '/api/admin/projects/garden/features/bulbs/dependencies', { feature: 'tulips' })
+    await page.goto(`${ui.url}/projects/garden/flags/bulbs`)
+    await page.getByRole('button', { name: 'Move to project' }).click()
+    const refused = page.getByRole('dialog', { name: 'Move bulbs' })
+    await comboboxOf(refused, 'Target project').click()
+    await page.getByRole('option', { name: 'Orchard (orchard)' }).click()
+    await refused.getByRole('button', { name: 'Move flag' }).click()
+    await expect.poll(() => refused.getByRole('alert').textContent()).toMatch(/^Conflict.*bulbs has dependencies/)
+
     await page.goto(`${ui.url}/projects/garden/flags/moved-bed`)
     await page.getByRole('button', { name: 'Move to project' }).click()
     const dialog = page.getByRole('dialog', { name: 'Move moved-bed' })

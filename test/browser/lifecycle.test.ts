@@ -230,6 +230,13 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
     await comboboxOf(page.getByRole('dialog'), 'Strategy').click()
     await page.getByRole('option', { name: /\(default\)/ }).waitFor()
     expect(await page.getByRole('option', { name: /regional/ }).count()).toBe(0)
+    // built-in types other than the two with inputs of their own are offered with their parameters
+    await page.getByRole('option', { name: 'UserIDs (userWithId)' }).click()
+    await page.getByRole('dialog').getByLabel('userIds').fill('alice,bob')
+    await page.getByRole('dialog').getByRole('button', { name: 'Save strategy' }).click()
+    await page.getByRole('dialog').waitFor({ state: 'hidden' })
+    const roses = await adminApi('GET', '/api/admin/projects/garden/features/roses')
+    expect(roses.environments.find((e: { name: string }) => e.name === 'development').strategies).toMatchObject([{ name: 'flexibleRollout' }, { name: 'userWithId', parameters: { userIds: 'alice,bob' } }])
   })
 
   it('creates, edits, reorders, deprecates, clones and deletes environments, showing the refusals', async () => {
@@ -276,7 +283,7 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
     await page.getByRole('row', { name: /dev-copy/ }).waitFor()
     await checkPage(page, 'environments')
     const roses = await adminApi('GET', '/api/admin/projects/garden/features/roses')
-    expect(roses.environments.find((e: { name: string }) => e.name === 'dev-copy').strategies).toMatchObject([{ name: 'flexibleRollout', parameters: { rollout: '40' } }])
+    expect(roses.environments.find((e: { name: string }) => e.name === 'dev-copy').strategies).toMatchObject([{ name: 'flexibleRollout', parameters: { rollout: '40' } }, { name: 'userWithId' }])
 
     // the only environment of a project is refused
     await adminApi('POST', '/api/admin/projects', { id: 'porch', name: 'Porch', environments: ['staging'] })

@@ -431,12 +431,18 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
   const [groupId, setGroupId] = useState(strategy?.parameters.groupId ?? flag.name)
   const types = useStrategyTypes()
   const [custom, setCustom] = useState<Record<string, string>>(strategy?.parameters ?? {})
-  // Custom types, deprecated ones only for a strategy that already has that type (the server's rule).
-  const customTypes = (types.data?.strategies ?? []).filter((t) => t.editable && (!t.deprecated || t.name === strategy?.name))
+  // Deprecated types only for a strategy that already has that type (the server's rule). Types other than the two
+  // with inputs of their own (custom ones, and built-ins such as userWithId) get an input per defined parameter.
+  const definitions = types.data?.strategies ?? []
+  const offered = (typeName: string) => !definitions.find((t) => t.name === typeName)?.deprecated || typeName === strategy?.name
+  const customTypes = definitions.filter((t) => !BUILT_IN_TYPES.some((b) => b.value === t.name) && offered(t.name))
   const customType = customTypes.find((t) => t.name === name)
   // A boolean parameter left untouched is false, as its switch shows.
   const customValue = (p: { name: string; type: string }) => custom[p.name] ?? (p.type === 'boolean' ? 'false' : undefined)
-  const strategyTypes = [...BUILT_IN_TYPES, ...customTypes.map((t) => ({ value: t.name, label: t.title ? `${t.title} (${t.name})` : t.name }))]
+  const strategyTypes = [
+    ...BUILT_IN_TYPES.filter((b) => offered(b.value)),
+    ...customTypes.map((t) => ({ value: t.name, label: t.displayName || t.title ? `${t.displayName || t.title} (${t.name})` : t.name })),
+  ]
   const [constraints, setConstraints] = useState<ConstraintDraft[]>((strategy?.constraints ?? []).map(fromApiConstraint))
   const [segmentIds, setSegmentIds] = useState<string[]>((strategy?.segments ?? []).map(String))
   const path = { projectId: flag.project, featureName: flag.name, environment }

@@ -453,8 +453,7 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
         ? Object.fromEntries(customType.parameters.flatMap((p) => (customValue(p) ? [[p.name, customValue(p)!]] : [])))
         : {}
   const parameterProblems = customType?.parameters.map((p) => parameterProblem(p, customValue(p))).filter((p): p is string => p !== undefined) ?? []
-  const problems = [
-    ...parameterProblems,...constraints.map(constraintProblem).filter((p): p is string => p !== undefined), ...variantProblems(variants)]
+  const problems = [...parameterProblems, ...constraints.map(constraintProblem).filter((p): p is string => p !== undefined), ...variantProblems(variants)]
   const save = useMutation({
     mutationFn: () => {
       const body = {

@@ -55,7 +55,9 @@ describe('DELETE /api/admin/archive/{featureName}', () => {
     await ok(t, 'POST', `${F(project)}/${liveChild}/dependencies`, { feature: parent })
     await ok(t, 'POST', `${F(project)}/${archivedChild}/dependencies`, { feature: parent })
     await archive(project, archivedChild)
-    await archive(project, parent)
+    // A parent is archived only with its live children; reviving one of them leaves the parent archived with a live child.
+    await ok(t, 'POST', `/api/admin/projects/${project}/archive`, { features: [parent, liveChild] })
+    await ok(t, 'POST', `/api/admin/archive/revive/${liveChild}`)
     const refused = await t.call('DELETE', `/api/admin/archive/${parent}`)
     expect(refused.status).toBe(409)
     expect(refused.body.message).toContain(liveChild)
@@ -131,6 +133,22 @@ describe('POST /api/admin/projects/{projectId}/delete', () => {
 })
 
 describe('POST /api/admin/projects/{projectId}/archive and /archive/validate', () => {
+  it('refuses the single archive of a parent a live flag depends on (400, nothing written), as the bulk archive and Unleash do', async () => {
+    const project = await createProject(t)
+    const parent = await newFlag(project)
+    const child = await newFlag(project)
+    await ok(t, 'POST', `${F(project)}/${child}/dependencies`, { feature: parent })
+    const before = await versionOf(parent)
+    const res = await t.call('DELETE', `${F(project)}/${parent}`)
+    expect(res.status, res.text).toBe(400)
+    expect(res.body).toMatchObject({ name: 'ValidationError', message: expect.stringContaining(child) })
+    expect(await versionOf(parent)).toEqual(before)
+    expect((await eventsOf(parent)).filter((e) => e.type === 'feature-archived')).toEqual([])
+    // Archived together, or once the child is archived, the parent goes.
+    await archive(project, child)
+    expect((await t.call('DELETE', `${F(project)}/${parent}`)).status).toBe(202)
+  })
+
   it('archives live flags all together with feature-archived each, leaving archived ones alone', async () => {
     const project = await createProject(t)
     const a = await newFlag(project, { tags: [{ type: 'team', value: 'bulk' }] })

@@ -89,9 +89,10 @@ const archiveFeatureRoute = adminRoute({
   summary: 'Archive a feature flag',
   description:
     'Moves the flag to the archive: no longer listed, evaluated or served to SDKs. Its name stays taken. Emits `feature-archived`. ' +
+    'A flag other live flags depend on is refused (400, as Unleash): archive it with them (the bulk archive) or remove their dependency first. ' +
     'Needs SKIP_CHANGE_REQUEST in every environment where the project requires change requests (403 otherwise): archive it with an `archiveFeature` change request instead.',
   request: { params: featurePathParams },
-  responses: { 202: { description: 'The flag was archived' }, ...pickErrors(401, 403, 404) },
+  responses: { 202: { description: 'The flag was archived' }, ...pickErrors(400, 401, 403, 404) },
 })
 
 const reviveFeatureRoute = adminRoute({

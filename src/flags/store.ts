@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
 import { z } from 'zod'
-import { environments, featureEnvironments, featureLifecycles, features, featureTags, projectEnvironments, projects, tags as tagsTable } from '../../schema/index.js'
+import { environments, featureDependencies, featureEnvironments, featureLifecycles, features, featureTags, projectEnvironments, projects, tags as tagsTable } from '../../schema/index.js'
 import { batch, together, untilUnchanged, type Db } from '../db.js'
 import { noSuchTagType, registryOf, tagCreationLocks, tagsStillNew } from '../tags/registry.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
@@ -17,7 +17,7 @@ import { lockForChange, type FeatureRow } from './lock.js'
 import { refuseArchivedProject } from './archive.js'
 import { asWrittenBy, loadFeature, unversionedPartsJson } from './read.js'
 import { switchedEvent } from './environment-switch.js'
-import { eventTagsOf, flagVersionRead, guardSql, guardValues, metadataOf, nextState, readFlagVersion, writeOptimistically, type FlagState, type FlagStates, type Metadata } from './states.js'
+import { eventTagsOf, flagVersionRead, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagState, type FlagStates, type Metadata } from './states.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
 
 const p = (name: string) => sql.placeholder(name)
@@ -161,12 +161,24 @@ const metadataValues = (m: Metadata) => ({ description: m.description, type: m.t
 export async function archiveFeature(db: Db, caller: Author, projectId: string, name: string) {
   const { actor, now } = caller
   await untilUnchanged(`Feature flag ${name}`, async () => {
-    const flag = await readFlagVersion(db, name)
+    const [flag] = await flagToArchiveRead(db, { name })
     if (!flag || flag.feature.project !== projectId || flag.feature.archived) throw notFound(`Could not find feature flag ${name} in project ${projectId}`)
+    // As Unleash (and the bulk archive): a parent is not archived away from the live flags that depend on it.
+    if (flag.liveChildren.length > 0) {
+      throw validationError(`You can not archive ${name}: other flags depend on it (${flag.liveChildren.join(', ')}); archive them together or remove their dependency first`, [
+        { path: 'featureName', message: `${name} has live children ${flag.liveChildren.join(', ')}` },
+      ])
+    }
     const { written } = await archiveFlag(db, actor, now, [archivedEvent(flag.feature, flag.tags)], { ...guardValues(flag), ...metadataValues(flag.feature) })
     return written > 0 || undefined
   })
 }
+
+/** A live flag as archiving reads it: with the live flags that depend on it (children), which refuse its archiving. */
+const flagToArchiveRead = flagVersionRead<{ liveChildren: string[] }>('flagpost_flag_to_archive', {
+  extra: sql`coalesce((select json_agg(d.child order by d.child) from ${featureDependencies} d join ${features} c on c.name = d.child
+    where d.parent = f.name and c.archived_at is null), '[]') as "liveChildren"`,
+})
 
 /** Archives a flag under its lock (a patch's last resort: see writeOptimistically). */
 async function archiveLocked(tx: Db, caller: Author, row: FeatureRow, tags: EventTag[]) {

@@ -483,7 +483,7 @@ export interface paths {
         post?: never;
         /**
          * Archive a feature flag
-         * @description Moves the flag to the archive: no longer listed, evaluated or served to SDKs. Its name stays taken. Emits `feature-archived`. Needs SKIP_CHANGE_REQUEST in every environment where the project requires change requests (403 otherwise): archive it with an `archiveFeature` change request instead.
+         * @description Moves the flag to the archive: no longer listed, evaluated or served to SDKs. Its name stays taken. Emits `feature-archived`. A flag other live flags depend on is refused (400, as Unleash): archive it with them (the bulk archive) or remove their dependency first. Needs SKIP_CHANGE_REQUEST in every environment where the project requires change requests (403 otherwise): archive it with an `archiveFeature` change request instead.
          */
         delete: operations["archiveFeature"];
         options?: never;
@@ -6233,6 +6233,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
             };
             /** @description AuthenticationRequired: credentials missing or invalid */
             401: {

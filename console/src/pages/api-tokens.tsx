@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { Button, Group, MultiSelect, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core'
-import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
@@ -24,17 +24,10 @@ const typeNamed = (type: TokenType) => TYPES.find((t) => t.value === type)!
 /** API tokens: listed by their masked secrets, created with the secret shown once, deleted. */
 export default function ApiTokensPage() {
   const allows = useAllows()
-  const queryClient = useQueryClient()
   const tokens = useQuery({ queryKey: TOKENS_KEY, queryFn: () => ok(api.GET('/api/admin/api-tokens')) })
   const [creating, setCreating] = useState(false)
   const [secret, setSecret] = useState<string>()
-  const remove = useMutation({
-    mutationFn: (token: Token) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token: token.secret } } })),
-    onSuccess: async (_, token) => {
-      await queryClient.invalidateQueries({ queryKey: TOKENS_KEY })
-      notifications.show({ message: `Token ${token.tokenName} deleted`, color: 'green' })
-    },
-  })
+  const remove = useChange((token: Token) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token: token.secret } } })), TOKENS_KEY, (token) => `Token ${token.tokenName} deleted`)
   const mayCreate = TYPES.some((t) => allows(t.create))
   if (tokens.isPending) return <Loading />
   if (tokens.isError) return <PageError title="API tokens" error={tokens.error} />

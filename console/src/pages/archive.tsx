@@ -1,8 +1,8 @@
 import { useState } from 'react'
 import { Anchor, Badge, Button, Checkbox, Group, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
-import { notifications } from '@mantine/notifications'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'wouter'
+import { useChange } from '../api/use-change'
 import { api, ok } from '../api/client'
 import { useAllows } from '../api/session'
 import { ErrorMessage, PageError } from '../components/error-message'
@@ -28,20 +28,8 @@ export default function ArchivePage({ projectId }: { projectId: string }) {
     await Promise.all([queryClient.invalidateQueries({ queryKey: archivedFlagsKey(projectId) }), queryClient.invalidateQueries({ queryKey: projectKey(projectId) })])
   }
   const names = (features: string[]) => (features.length === 1 ? `Flag ${features[0]}` : `${features.length} flags`)
-  const revive = useMutation({
-    mutationFn: (features: string[]) => ok(api.POST('/api/admin/projects/{projectId}/revive', { params: { path: { projectId } }, body: { features } })),
-    onSuccess: async (_, features) => {
-      await refresh()
-      notifications.show({ message: `${names(features)} revived, every environment off`, color: 'green' })
-    },
-  })
-  const remove = useMutation({
-    mutationFn: (features: string[]) => ok(api.POST('/api/admin/projects/{projectId}/delete', { params: { path: { projectId } }, body: { features } })),
-    onSuccess: async (_, features) => {
-      await refresh()
-      notifications.show({ message: `${names(features)} deleted for good`, color: 'green' })
-    },
-  })
+  const revive = useChange((features: string[]) => ok(api.POST('/api/admin/projects/{projectId}/revive', { params: { path: { projectId } }, body: { features } })), refresh, (features) => `${names(features)} revived, every environment off`)
+  const remove = useChange((features: string[]) => ok(api.POST('/api/admin/projects/{projectId}/delete', { params: { path: { projectId } }, body: { features } })), refresh, (features) => `${names(features)} deleted for good`)
   const confirmDelete = (features: string[]) =>
     window.confirm(`Delete ${features.length === 1 ? `the flag ${features[0]}` : `${features.length} flags`} for good? Their events stay in the log.`) && remove.mutate(features)
 

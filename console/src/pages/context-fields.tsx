@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { ActionIcon, Badge, Button, Group, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { CONTEXT_FIELDS_KEY, useContextFields } from '../api/context-fields'
 import { useAllows } from '../api/session'
@@ -15,16 +16,9 @@ type LegalValue = Schemas['legalValueSchema']
 /** Context fields: what constraints and custom stickiness may name, with their legal values. */
 export default function ContextFieldsPage() {
   const allows = useAllows()
-  const queryClient = useQueryClient()
   const fields = useContextFields()
   const [editing, setEditing] = useState<ContextField | 'new'>()
-  const remove = useMutation({
-    mutationFn: (field: ContextField) => ok(api.DELETE('/api/admin/context/{contextField}', { params: { path: { contextField: field.name } } })),
-    onSuccess: async (_, field) => {
-      await queryClient.invalidateQueries({ queryKey: CONTEXT_FIELDS_KEY })
-      notifications.show({ message: `Context field ${field.name} deleted`, color: 'green' })
-    },
-  })
+  const remove = useChange((field: ContextField) => ok(api.DELETE('/api/admin/context/{contextField}', { params: { path: { contextField: field.name } } })), CONTEXT_FIELDS_KEY, (field) => `Context field ${field.name} deleted`)
   if (fields.isPending) return <Loading />
   if (fields.isError) return <PageError title="Context fields" error={fields.error} />
   return (

@@ -1,7 +1,7 @@
 import { useState } from 'react'
 import { Button, Group, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core'
-import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { Dialog } from '../components/dialog'
 import { ErrorMessage, PageError } from '../components/error-message'
@@ -14,17 +14,10 @@ const DAY = 24 * 60 * 60 * 1000
 
 /** The signed-in user's personal access tokens: they act as the user, with the user's permissions. */
 export default function PersonalTokensPage() {
-  const queryClient = useQueryClient()
   const pats = useQuery({ queryKey: PATS_KEY, queryFn: () => ok(api.GET('/api/admin/user/tokens')) })
   const [creating, setCreating] = useState(false)
   const [secret, setSecret] = useState<string>()
-  const remove = useMutation({
-    mutationFn: (pat: Pat) => ok(api.DELETE('/api/admin/user/tokens/{id}', { params: { path: { id: String(pat.id) } } })),
-    onSuccess: async (_, pat) => {
-      await queryClient.invalidateQueries({ queryKey: PATS_KEY })
-      notifications.show({ message: `Token ${pat.description} deleted`, color: 'green' })
-    },
-  })
+  const remove = useChange((pat: Pat) => ok(api.DELETE('/api/admin/user/tokens/{id}', { params: { path: { id: String(pat.id) } } })), PATS_KEY, (pat) => `Token ${pat.description} deleted`)
   if (pats.isPending) return <Loading />
   if (pats.isError) return <PageError title="Personal access tokens" error={pats.error} />
   return (

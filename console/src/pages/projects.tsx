@@ -3,6 +3,7 @@ import { Anchor, Badge, Button, Group, MultiSelect, NumberInput, Select, Stack, 
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useLocation } from 'wouter'
+import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
@@ -96,22 +97,9 @@ export default function ProjectsPage() {
 /** The archived projects (`GET /api/admin/projects?archived=true`): revive or delete for good, where allowed. */
 function ArchivedProjects() {
   const allows = useAllows()
-  const queryClient = useQueryClient()
   const archived = useQuery({ queryKey: [...PROJECTS_KEY, 'archived'], queryFn: () => ok(api.GET('/api/admin/projects', { params: { query: { archived: 'true' } } })) })
-  const revive = useMutation({
-    mutationFn: (p: Project) => ok(api.POST('/api/admin/projects/revive/{projectId}', { params: { path: { projectId: p.id } } })),
-    onSuccess: async (_, p) => {
-      await queryClient.invalidateQueries({ queryKey: PROJECTS_KEY })
-      notifications.show({ message: `Project ${p.name} revived (its flags stay archived)`, color: 'green' })
-    },
-  })
-  const remove = useMutation({
-    mutationFn: (p: Project) => ok(api.DELETE('/api/admin/projects/{projectId}', { params: { path: { projectId: p.id } } })),
-    onSuccess: async (_, p) => {
-      await queryClient.invalidateQueries({ queryKey: PROJECTS_KEY })
-      notifications.show({ message: `Project ${p.name} deleted`, color: 'green' })
-    },
-  })
+  const revive = useChange((p: Project) => ok(api.POST('/api/admin/projects/revive/{projectId}', { params: { path: { projectId: p.id } } })), PROJECTS_KEY, (p) => `Project ${p.name} revived (its flags stay archived)`)
+  const remove = useChange((p: Project) => ok(api.DELETE('/api/admin/projects/{projectId}', { params: { path: { projectId: p.id } } })), PROJECTS_KEY, (p) => `Project ${p.name} deleted`)
   if (archived.isPending) return null
   if (archived.isError) return <ErrorMessage error={archived.error} />
   const projects = archived.data.projects

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { Button, Group, Select, Stack, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { ConstraintEditor } from '../components/constraint-editor'
@@ -17,16 +18,9 @@ const SEGMENTS_KEY = ['segments'] as const
 /** Segments: named lists of constraints that strategies share, with how many flags use each. */
 export default function SegmentsPage() {
   const allows = useAllows()
-  const queryClient = useQueryClient()
   const segments = useQuery({ queryKey: SEGMENTS_KEY, queryFn: () => ok(api.GET('/api/admin/segments')) })
   const [editing, setEditing] = useState<Segment | 'new'>()
-  const remove = useMutation({
-    mutationFn: (segment: Segment) => ok(api.DELETE('/api/admin/segments/{id}', { params: { path: { id: String(segment.id) } } })),
-    onSuccess: async (_, segment) => {
-      await queryClient.invalidateQueries({ queryKey: SEGMENTS_KEY })
-      notifications.show({ message: `Segment ${segment.name} deleted`, color: 'green' })
-    },
-  })
+  const remove = useChange((segment: Segment) => ok(api.DELETE('/api/admin/segments/{id}', { params: { path: { id: String(segment.id) } } })), SEGMENTS_KEY, (segment) => `Segment ${segment.name} deleted`)
   if (segments.isPending) return <Loading />
   if (segments.isError) return <PageError title="Segments" error={segments.error} />
   return (

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { ActionIcon, Badge, Button, Checkbox, Group, Paper, Select, Stack, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
@@ -32,13 +33,7 @@ export default function StrategyTypesPage() {
       notifications.show({ message: `Strategy type ${t.name} ${t.deprecated ? 'reactivated' : 'deprecated'}`, color: 'green' })
     },
   })
-  const remove = useMutation({
-    mutationFn: (t: StrategyType) => ok(api.DELETE('/api/admin/strategies/{name}', { params: { path: { name: t.name } } })),
-    onSuccess: async (_, t) => {
-      await refresh()
-      notifications.show({ message: `Strategy type ${t.name} deleted`, color: 'green' })
-    },
-  })
+  const remove = useChange((t: StrategyType) => ok(api.DELETE('/api/admin/strategies/{name}', { params: { path: { name: t.name } } })), refresh, (t) => `Strategy type ${t.name} deleted`)
   if (types.isPending) return <Loading />
   if (types.isError) return <PageError title="Strategy types" error={types.error} />
   return (

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { Button, ColorSwatch, Group, Stack, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
@@ -14,16 +15,9 @@ const TAG_TYPES_KEY = ['tag-types'] as const
 /** Tag types: the kinds of tags flags may carry. */
 export default function TagTypesPage() {
   const allows = useAllows()
-  const queryClient = useQueryClient()
   const tagTypes = useQuery({ queryKey: TAG_TYPES_KEY, queryFn: () => ok(api.GET('/api/admin/tag-types')) })
   const [editing, setEditing] = useState<TagType | 'new'>()
-  const remove = useMutation({
-    mutationFn: (t: TagType) => ok(api.DELETE('/api/admin/tag-types/{name}', { params: { path: { name: t.name } } })),
-    onSuccess: async (_, t) => {
-      await queryClient.invalidateQueries({ queryKey: TAG_TYPES_KEY })
-      notifications.show({ message: `Tag type ${t.name} deleted`, color: 'green' })
-    },
-  })
+  const remove = useChange((t: TagType) => ok(api.DELETE('/api/admin/tag-types/{name}', { params: { path: { name: t.name } } })), TAG_TYPES_KEY, (t) => `Tag type ${t.name} deleted`)
   if (tagTypes.isPending) return <Loading />
   if (tagTypes.isError) return <PageError title="Tag types" error={tagTypes.error} />
   return (

@@ -100,6 +100,11 @@ describe('POST /api/admin/features-batch/export', () => {
     expect(asViewer.body.features.map((f: { name: string }) => f.name)).toEqual([open])
     expect((await viewer.call('POST', EXPORT, { body: { environment: 'development', project: hidden } })).body.features).toEqual([])
     expect((await ok(t, 'POST', EXPORT, { environment: 'development', features: [secret] })).body.features.map((f: { name: string }) => f.name)).toEqual([secret])
+    // The admin's export held the private flag: its event is for admins only, never in a Viewer's event log.
+    const seen = await viewer.call('GET', '/api/admin/search/events?type=IS:features-exported&limit=100')
+    expect(seen.status, seen.text).toBe(200)
+    expect(JSON.stringify(seen.body)).not.toContain(secret)
+    expect(seen.body.events).toEqual([])
   })
 
   it('answers 404 for an unknown environment and 400 without one, recording nothing', async () => {

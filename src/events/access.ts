@@ -8,8 +8,9 @@ import { EVENT_TYPES } from './types.js'
 /**
  * Events about accounts, credentials and instance settings (users' e-mails, tokens, sign-in and integration
  * settings) are read only by those who may manage them, admins: every route that manages them needs ADMIN.
+ * So is `features-exported`, whose data is a whole export (and may span private projects, having no project).
  */
-const ADMIN_EVENT_PREFIXES = ['user-', 'pat-', 'api-token-', 'service-account-', 'group-', 'role-', 'public-signup-token-', 'setting-', 'addon-config-', 'signal-endpoint-token-']
+const ADMIN_EVENT_PREFIXES = ['user-', 'pat-', 'api-token-', 'service-account-', 'group-', 'role-', 'public-signup-token-', 'setting-', 'addon-config-', 'signal-endpoint-token-', 'features-exported']
 
 export const ADMIN_ONLY_EVENT_TYPES: readonly string[] = EVENT_TYPES.filter((type) => ADMIN_EVENT_PREFIXES.some((prefix) => type.startsWith(prefix)))
 

@@ -218,6 +218,9 @@ describe('GET /api/admin/search/features', () => {
       'favoritesFirst=yes',
       'limit=1001',
       'offset=-1',
+      // Bounded work: 51 repeated statuses, or a filter of more than 4,000 characters.
+      Array.from({ length: 51 }, (_, i) => `status=env-${i}:enabled`).join('&'),
+      `project=IS:${'p,'.repeat(2000)}p`,
     ]) {
       const res = await search(params)
       expect(res.status, params).toBe(400)

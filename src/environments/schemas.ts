@@ -44,7 +44,7 @@ export const CloneEnvironmentSchema = z
   .object({
     name: urlFriendlyName('Environment name'),
     type: z.string().trim().min(1).max(100),
-    projects: z.array(z.string()).optional().openapi({ description: 'The projects to clone it in (default: every project with the source environment)' }),
+    projects: z.array(z.string().min(1).max(100)).max(1000).optional().openapi({ description: 'The projects to clone it in (default: every project with the source environment)' }),
     clonePermissions: z.boolean().optional().openapi({ description: 'Accepted for compatibility: Flagpost has no environment-scoped custom roles to copy' }),
   })
   .openapi('cloneEnvironmentSchema')

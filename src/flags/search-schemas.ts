@@ -2,15 +2,20 @@ import { z } from '@hono/zod-openapi'
 import { pagingParam } from '../http/common-schemas.js'
 import { LIFECYCLE_STAGES, TagSchema } from './schemas.js'
 
+/** The longest filter a search takes (many values separated by commas): the work a search does is bounded by it. */
+const MAX_FILTER = 4000
+
 const filter = (description: string) =>
   z
     .string()
+    .max(MAX_FILTER)
     .regex(/^(IS|IS_NOT|IS_ANY_OF|IS_NONE_OF):.+$/, 'must be IS:, IS_NOT:, IS_ANY_OF: or IS_NONE_OF: followed by values separated by commas')
     .optional()
     .openapi({ description: `${description}: \`IS:<v>\`, \`IS_NOT:<v>\`, \`IS_ANY_OF:<v1>,<v2>\` or \`IS_NONE_OF:<v1>,<v2>\`` })
 const listFilter = (description: string) =>
   z
     .string()
+    .max(MAX_FILTER)
     .regex(/^(INCLUDE|DO_NOT_INCLUDE|INCLUDE_ALL_OF|INCLUDE_ANY_OF|EXCLUDE_IF_ANY_OF|EXCLUDE_ALL):.+$/, 'must be INCLUDE:, DO_NOT_INCLUDE:, INCLUDE_ALL_OF:, INCLUDE_ANY_OF:, EXCLUDE_IF_ANY_OF: or EXCLUDE_ALL: followed by values separated by commas')
     .optional()
     .openapi({ description: `${description}; operators INCLUDE, DO_NOT_INCLUDE, INCLUDE_ALL_OF, INCLUDE_ANY_OF, EXCLUDE_IF_ANY_OF, EXCLUDE_ALL` })
@@ -31,7 +36,7 @@ export const FeatureSearchQuerySchema = z.object({
   createdBy: filter('Ids of the users who created the flags'),
   tag: listFilter('Tags as `type:value`'),
   segment: listFilter('Names of segments used by the flags\' strategies'),
-  status: z.union([z.string(), z.array(z.string())]).optional().openapi({ description: '`<environment>:enabled` or `<environment>:disabled`, repeatable: flags in any of these states' }),
+  status: z.union([z.string().max(200), z.array(z.string().max(200)).max(50)]).optional().openapi({ description: '`<environment>:enabled` or `<environment>:disabled`, repeatable: flags in any of these states' }),
   createdAt: dayFilter('Creation day'),
   lastSeenAt: dayFilter('Day SDKs last reported the flag in any environment'),
   favorite: z.string().regex(/^(IS|IS_ANY_OF):(true|false)(,(true|false))*$/, 'must be IS:true, IS:false or IS_ANY_OF:true,false').optional().openapi({ description: "The caller's favorites: `IS:true` or `IS:false`" }),

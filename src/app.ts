@@ -98,8 +98,9 @@ const DEFAULT_PRINCIPAL_TTL_MS = 5_000
  * them all (a new route is on the safe side until it is listed here).
  */
 const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete)|features|features-batch|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies)(\/|$)/
-/** Deleting an environment deletes its API tokens: it forgets the remembered principals, though its path is listed above. */
-const FORGETS_PRINCIPALS = /^\/api\/admin\/environments\/[^/]+$/
+const ENVIRONMENT_PATH = /^\/api\/admin\/environments\/[^/]+$/
+/** Whether a write keeps the remembered principals: its path is listed above, and it is not deleting an environment (which deletes its API tokens). */
+const keepsPrincipals = (method: string, path: string) => KEEPS_PRINCIPALS.test(path) && !(method === 'DELETE' && ENVIRONMENT_PATH.test(path))
 const SDK_PATH = /^\/api\/(client|frontend)(\/|$)/
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
@@ -150,7 +151,7 @@ export function createApp(deps: AppDeps) {
     await next()
     // Writes queue the deliveries of their events (SDK reports write none), and may have changed who may do what.
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !SDK_PATH.test(c.req.path)) {
-      if (!KEEPS_PRINCIPALS.test(c.req.path) || (c.req.method === 'DELETE' && FORGETS_PRINCIPALS.test(c.req.path))) principals.forget()
+      if (!keepsPrincipals(c.req.method, c.req.path)) principals.forget()
       if (deliveriesMaybeQueued(c.var.db)) deliveries.schedule(c)
     }
   })

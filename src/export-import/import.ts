@@ -9,6 +9,7 @@ import { segmentIdsOf } from '../strategies/read.js'
 import { archivedOf, importTargetSql, segmentsByName, type ImportTarget } from './validate.js'
 import type { ImportToggles, ImportValidation } from './schemas.js'
 import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.js'
+import { defaultStrategyFor } from '../flags/store.js'
 
 interface StoredStrategy {
   id: string
@@ -73,8 +74,6 @@ function stateSql(input: ImportToggles): SQL {
     (select json_agg(f.version order by f.name) from ${features} f where f.name = any(${sql.param(names)}::text[])) as versions
     from (${importTargetSql(input)}) t`
 }
-
-const DEFAULT_STRATEGY = (featureName: string) => ({ name: 'flexibleRollout', title: null, disabled: false, constraints: [], variants: [], parameters: { rollout: '100', stickiness: 'default', groupId: featureName } })
 
 /** Variants as an export carries them (weights already computed), else the 400 naming where. */
 function checkedVariants<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }, variants: unknown[], where: string): T[] {
@@ -165,7 +164,10 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
     const change = switches.get(name)
     const enabled = change?.enabled ?? before?.enabled ?? false
     // An enabled environment never serves an empty strategy list: as Unleash does on enabling, the default strategy.
-    if (enabled && !strategies.some((s) => !s.disabled)) strategies.push({ ...DEFAULT_STRATEGY(name), id: crypto.randomUUID(), featureName: name, sortOrder: strategies.length, segments: [] })
+    if (enabled && !strategies.some((s) => !s.disabled)) {
+      const fallback = defaultStrategyFor(null, name)
+      strategies.push({ name: fallback.name, parameters: fallback.parameters ?? {}, title: null, disabled: false, constraints: [], variants: [], id: crypto.randomUUID(), featureName: name, sortOrder: strategies.length, segments: [] })
+    }
     for (const s of strategies) events.push({ ...env, type: 'feature-strategy-add', data: s, preData: null })
     strategyRows.push(...strategies)
     // As Unleash, only variants the export has are set (clearing them would need a permission validate does not ask for).

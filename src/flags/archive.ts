@@ -6,7 +6,7 @@ import { eventsStatement, guardPassed } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
 import type { Author } from '../core/principal.js'
 import { OPEN_STATES } from '../change-requests/schemas.js'
-import { flagVersionRead, type FlagVersion } from './states.js'
+import { archivedEvent, flagVersionRead, type FlagVersion } from './states.js'
 
 // The archive's writes of many flags at once (and deleting for good): each reads the flags, decides, then sends
 // one batch: the flags' locks (in name order, as every lock of several flags is taken), then one statement that
@@ -107,15 +107,6 @@ const deleteFlags = (names: string[], createdAt: Date, createdBy: string) => (q:
       returning f.name`,
   )
 
-const archivedEvent = (f: FlagToWrite): NewEvent => ({
-  type: 'feature-archived',
-  project: f.feature.project,
-  featureName: f.feature.name,
-  data: { ...f.feature, archived: true },
-  preData: f.feature,
-  tags: f.tags,
-})
-
 /** POST /api/admin/projects/{projectId}/archive/validate: what archiving these flags would do to the flags depending on them. */
 export async function validateArchive(db: Db, projectId: string, names: string[]) {
   const flags = await readFlags(db, projectId, unique(names))
@@ -143,7 +134,7 @@ export async function archiveFeatures(db: Db, caller: Author, projectId: string,
       throw validationError(`You can not archive ${orphaning.map((f) => f.feature.name).join(', ')}: other flags depend on ${orphaning.length > 1 ? 'them' : 'it'} (archive them together)`, orphaning.map((f) => ({ path: 'body.features', message: `${f.feature.name} has live children ${f.liveChildren.filter((c) => !named.has(c)).join(', ')}` })))
     }
     const list = flags.map((f) => f.feature.name)
-    const [, { written }] = await batch(db, [lockFlags(list), (q) => archiveFlags(q, actor, now, flags.map(archivedEvent), { project: projectId, names: list, versions: versionsJson(flags), count: list.length })])
+    const [, { written }] = await batch(db, [lockFlags(list), (q) => archiveFlags(q, actor, now, flags.map((f) => archivedEvent(f.feature, f.tags)), { project: projectId, names: list, versions: versionsJson(flags), count: list.length })])
     return written > 0 || undefined
   })
 }

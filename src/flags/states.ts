@@ -2,7 +2,7 @@ import { sql, type SQL } from 'drizzle-orm'
 import { features } from '../../schema/index.js'
 import { Lru } from '../client-api/lru.js'
 import { statement, type Db } from '../db.js'
-import type { EventTag } from '../events/types.js'
+import type { EventTag, NewEvent } from '../events/types.js'
 import { ApiError } from '../core/errors.js'
 import { readFeatureForChange, type Viewer } from './read.js'
 import type { FeatureRow } from './lock.js'
@@ -200,3 +200,13 @@ declare module 'hono' {
     flagStates: FlagStates
   }
 }
+
+/** Archiving's event: `metadata` as it is when archived (a patch may change it in the same write). */
+export const archivedEvent = (metadata: Metadata, tags: EventTag[]): NewEvent => ({
+  type: 'feature-archived',
+  project: metadata.project,
+  featureName: metadata.name,
+  data: { ...metadata, archived: true },
+  preData: { ...metadata, archived: false },
+  tags,
+})

@@ -17,7 +17,7 @@ import { lockForChange, type FeatureRow } from './lock.js'
 import { refuseArchivedProject } from './archive.js'
 import { asWrittenBy, loadFeature, unversionedPartsJson } from './read.js'
 import { switchedEvent } from './environment-switch.js'
-import { eventTagsOf, flagVersionRead, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagState, type FlagStates, type Metadata } from './states.js'
+import { archivedEvent, eventTagsOf, flagVersionRead, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagState, type FlagStates, type Metadata } from './states.js'
 import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
 
 const p = (name: string) => sql.placeholder(name)
@@ -119,16 +119,6 @@ function dedupeTags(tags: { type?: string | undefined; value: string }[]) {
   const unique = new Map(tags.map((t) => [`${t.type ?? 'simple'}\u0000${t.value}`, { type: t.type ?? 'simple', value: t.value }]))
   return [...unique.values()]
 }
-
-/** Archiving's events: `metadata` as it is when archived (a patch may change it in the same write). */
-const archivedEvent = (metadata: Metadata, tags: EventTag[]): NewEvent => ({
-  type: 'feature-archived',
-  project: metadata.project,
-  featureName: metadata.name,
-  data: { ...metadata, archived: true },
-  preData: { ...metadata, archived: false },
-  tags,
-})
 
 /**
  * Archiving's optimistic write (see src/flags/states.ts): the flag's metadata as given (what a patch archiving it

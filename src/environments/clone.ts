@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { environments, featureEnvironments, features, featureStrategies, featureStrategySegments, featureTags, projectEnvironments, projects } from '../../schema/index.js'
+import { environments, featureEnvironments, features, featureStrategies, featureStrategySegments, projectEnvironments, projects } from '../../schema/index.js'
 import { queryRows, untilUnchanged } from '../db.js'
 import type { Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
@@ -8,6 +8,7 @@ import type { Author } from '../core/principal.js'
 import type { EventTag, NewEvent } from '../events/types.js'
 import { segmentIdsOf } from '../strategies/read.js'
 import type { CloneEnvironment, Environment } from './schemas.js'
+import { flagTagsJson } from '../flags/lock.js'
 
 const p = (name: string) => sql.placeholder(name)
 const made = sql.raw('exists (select from w0)')
@@ -90,7 +91,7 @@ export async function cloneEnvironment(db: Db, caller: Author, source: string, i
         exists (select from ${environments} where name = ${input.name}) as taken,
         (select coalesce(json_agg(json_build_object('project', s.project_id, 'changeRequestsEnabled', s.change_requests_enabled, 'requiredApprovals', s.required_approvals) order by s.project_id), '[]') from scope s) as projects,
         (select coalesce(json_agg(json_build_object('name', f.name, 'project', f.project, 'version', f.version, 'enabled', fe.enabled, 'variants', fe.variants,
-            'tags', coalesce((select json_agg(json_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from ${featureTags} t where t.feature_name = f.name), '[]')) order by f.name), '[]')
+            'tags', ${flagTagsJson(sql.raw('f.name'))}) order by f.name), '[]')
           from ${features} f join ${featureEnvironments} fe on fe.feature_name = f.name and fe.environment = ${source} where f.project in (select project_id from scope)) as flags,
         (select coalesce(json_agg(json_build_object('id', fs.id, 'featureName', fs.feature_name, 'name', fs.strategy_name, 'title', fs.title, 'disabled', fs.disabled, 'sortOrder', fs.sort_order,
             'parameters', fs.parameters, 'constraints', fs.constraints, 'variants', fs.variants, 'segments', ${segmentIdsOf(sql.raw('fs.id'))}) order by fs.feature_name, fs.sort_order, fs.created_at, fs.id), '[]')

@@ -10,6 +10,7 @@ import { archivedOf, importTargetSql, segmentsByName, type ImportTarget } from '
 import type { ImportToggles, ImportValidation } from './schemas.js'
 import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.js'
 import { defaultStrategyFor } from '../flags/store.js'
+import { flagTagsJson } from '../flags/lock.js'
 
 interface StoredStrategy {
   id: string
@@ -63,7 +64,7 @@ function stateSql(input: ImportToggles): SQL {
         'strategies', (select coalesce(json_agg(json_build_object('id', fs.id, 'name', fs.strategy_name, 'title', fs.title, 'disabled', fs.disabled, 'featureName', fs.feature_name,
             'sortOrder', fs.sort_order, 'segments', ${segmentIdsOf(sql.raw('fs.id'))}, 'constraints', fs.constraints, 'variants', fs.variants, 'parameters', fs.parameters) order by fs.sort_order, fs.created_at, fs.id), '[]')
           from ${featureStrategies} fs where fs.feature_name = f.name and fs.environment = ${environment}),
-        'tags', (select coalesce(json_agg(json_build_object('type', ft.tag_type, 'value', ft.tag_value) order by ft.tag_type, ft.tag_value), '[]') from ${featureTags} ft where ft.feature_name = f.name))
+        'tags', ${flagTagsJson(sql.raw('f.name'))})
         order by f.name), '[]')
       from ${features} f left join ${featureEnvironments} fe on fe.feature_name = f.name and fe.environment = ${environment}
       where f.name = any(${sql.param(names)}::text[]) and f.project = ${project} and f.archived_at is null) as own,

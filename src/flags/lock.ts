@@ -50,7 +50,10 @@ export interface LockedFeatureEnvironment extends LockedFeature {
 
 // Spelled out: inside these subqueries a column named without its table could mean another table's column.
 const flagName = sql.raw('"features"."name"')
-const tagsColumn = sql`coalesce((select json_agg(json_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from ${featureTags} t where t.feature_name = ${flagName}), '[]')`
+/** SQL of a flag's tags as events carry them (a JSON list of `{ type, value }` by type, then value), `flag` naming the flag's name column. */
+export const flagTagsJson = (flag: SQL) =>
+  sql`coalesce((select json_agg(json_build_object('type', ftags.tag_type, 'value', ftags.tag_value) order by ftags.tag_type, ftags.tag_value) from ${featureTags} ftags where ftags.feature_name = ${flag}), '[]')`
+const tagsColumn = flagTagsJson(flagName)
 const environmentsColumn = sql`coalesce((select json_agg(json_build_object('environment', fe.environment, 'variants', fe.variants) order by env.sort_order, env.name) from ${featureEnvironments} fe join ${environments} env on env.name = fe.environment where fe.feature_name = ${flagName}), '[]')`
 /** The flag's version in the statement's snapshot (before any wait for its lock, and before this statement's own update). */
 const versionSeen = sql`(select f.version from ${features} f where f.name = ${flagName})`

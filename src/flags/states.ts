@@ -5,7 +5,7 @@ import { statement, type Db } from '../db.js'
 import type { EventTag, NewEvent } from '../events/types.js'
 import { ApiError } from '../core/errors.js'
 import { readFeatureForChange, type Viewer } from './read.js'
-import type { FeatureRow } from './lock.js'
+import { flagTagsJson, type FeatureRow } from './lock.js'
 import type { Feature } from './schemas.js'
 
 // Optimistic writes. A write of a flag is one statement: it changes the flag and writes its events only if
@@ -110,7 +110,7 @@ export function flagVersionRead<E extends object = Record<never, never>>(stateme
     () => sql`
       select f.name, f.project, f.description, f.type, f.stale, f.impression_data as "impressionData", f.archived_at is not null as archived, f.version,
         (extract(epoch from f.created_at) * 1000)::float8 as "createdAtMs",
-        coalesce((select json_agg(json_build_object('type', t.tag_type, 'value', t.tag_value) order by t.tag_type, t.tag_value) from feature_tags t where t.feature_name = f.name), '[]') as tags
+        ${flagTagsJson(sql.raw('f.name'))} as tags
         ${parts.extra ? sql`, ${parts.extra}` : sql``}
       from ${features} f where ${parts.where ?? sql`f.name = ${p('name')}`}`,
   )

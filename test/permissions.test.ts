@@ -252,6 +252,19 @@ describe('every /api/admin route', () => {
     })
   }
 
+  it("lets a project's Member revive one of its flags, and no other project's", async () => {
+    const mine = await createProject(t, { environments: ['development'] })
+    await t.call('POST', `/api/admin/projects/${mine}/access`, { body: { roles: [5], users: [member.id] } })
+    const { flag } = await archivedIn(mine)()
+    const { flag: notMine } = await archivedIn('other')()
+    const refused = await member.call('POST', `/api/admin/archive/revive/${notMine}`)
+    expect(refused.status, refused.text).toBe(403)
+    expect(refused.body.message).toContain('project=other')
+    const revived = await member.call('POST', `/api/admin/archive/revive/${flag}`)
+    expect(revived.status, revived.text).toBe(200)
+    expect((await t.call('GET', `/api/admin/projects/${mine}/features/${flag}`)).body.archived).toBe(false)
+  })
+
   it('lets a Viewer manage what is their own', async () => {
     const description = fresh('own')
     const pat = await createPat(viewer, description)

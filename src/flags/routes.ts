@@ -98,7 +98,8 @@ const archiveFeatureRoute = adminRoute({
 const reviveFeatureRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'guarded',
-  'x-permission': { name: Permission.UPDATE_FEATURE },
+  // The flag's project is known only once it is read: a project Member may revive the project's flags.
+  'x-permission': { name: Permission.UPDATE_FEATURE, checkedBy: 'handler' },
   path: '/api/admin/archive/revive/{featureName}',
   operationId: 'reviveFeature',
   tags: ['Archive'],
@@ -271,7 +272,11 @@ export const flagRoutes = createRouter()
   })
   .openapi(reviveFeatureRoute, async (c) => {
     const { featureName } = c.req.valid('param')
-    await reviveFeature(c.var.db, c.var.caller, featureName, directChangeCheck(c))
+    const changeCheck = directChangeCheck(c)
+    await reviveFeature(c.var.db, c.var.caller, featureName, (tx, project) => {
+      requirePermission(c.var.principal, Permission.UPDATE_FEATURE, { project })
+      return changeCheck(tx, project)
+    })
     return c.body(null, 200)
   })
   .openapi(deleteFeatureRoute, async (c) => {

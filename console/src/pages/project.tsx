@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState } from 'react'
+import { lazy, Suspense, useMemo, useRef, useState } from 'react'
 import { Alert, Anchor, Badge, Button, Card, Checkbox, Group, List, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
@@ -12,14 +12,19 @@ import { Loading } from '../components/loading'
 import { ProjectAccess } from '../components/project-access'
 import { flagPath, projectPath } from '../paths'
 import { FLAG_TYPES, type FlagType } from '../flag-types'
+import type { ExportChoice } from '../components/export-flags'
 import classes from './project.module.css'
+
+// Export and import are chunks of their own, loaded when their dialog opens.
+const ExportFlagsForm = lazy(() => import('../components/export-flags'))
+const ImportFlagsForm = lazy(() => import('../components/import-flags'))
 
 type Flag = Schemas['featureSchema']
 type SortKey = 'name' | 'created' | 'lastSeen'
 
 export const projectKey = (projectId: string) => ['project', projectId] as const
 
-/** A project: its statistics and health, and its flags in a virtualized table with a switch per environment. */
+/** A project: its statistics and health, and its flags in a virtualized table with a switch per environment; export and import of flags. */
 export default function ProjectPage({ projectId }: { projectId: string }) {
   const allows = useAllows()
   const overview = useQuery({
@@ -27,6 +32,7 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
     queryFn: () => ok(api.GET('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),
   })
   const [creating, setCreating] = useState(false)
+  const [importing, setImporting] = useState(false)
   const lifecycle = useProjectLifecycle(projectId)
   if (overview.isPending) return <Loading />
   if (overview.isError) return <ErrorMessage error={overview.error} />
@@ -50,6 +56,11 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
         </div>
         <Group gap="xs">
           {allows('CREATE_FEATURE', projectId) && <Button onClick={() => setCreating(true)}>Create flag</Button>}
+          {allows('UPDATE_FEATURE', projectId) && (
+            <Button variant="default" onClick={() => setImporting(true)}>
+              Import
+            </Button>
+          )}
           {allows('DELETE_PROJECT', projectId) && (
             <>
               <Button variant="default" loading={lifecycle.archive.isPending} onClick={() => window.confirm(`Archive the project ${project.name}?`) && lifecycle.archive.mutate()}>
@@ -82,6 +93,13 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
       {allows('UPDATE_PROJECT', projectId) && <ProjectAccess projectId={projectId} />}
       <Dialog opened={creating} onClose={() => setCreating(false)} title="Create flag">
         {creating && <CreateFlagForm projectId={projectId} onDone={() => setCreating(false)} />}
+      </Dialog>
+      <Dialog opened={importing} onClose={() => setImporting(false)} title="Import flags" size="lg">
+        {importing && (
+          <Suspense fallback={<Loading />}>
+            <ImportFlagsForm projectId={projectId} environments={environments.filter((env) => allows('UPDATE_FEATURE', projectId, env))} onDone={() => setImporting(false)} />
+          </Suspense>
+        )}
       </Dialog>
     </Stack>
   )
@@ -117,7 +135,8 @@ const ROW_HEIGHT = 52
 
 function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: { projectId: string; flags: Flag[]; environments: string[]; canSwitch: boolean; canArchive: boolean }) {
   const [selected, setSelected] = useState<string[]>([])
-  const [archiving, setArchiving] = useState(false)
+  const [dialog, setDialog] = useState<'archive' | 'export'>()
+  const [exportChoice, setExportChoice] = useState<ExportChoice>()
   const live = new Set(flags.map((f) => f.name))
   const chosen = selected.filter((name) => live.has(name))
   const isChosen = new Set(chosen)
@@ -139,7 +158,8 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
 
   const scroller = useRef<HTMLDivElement>(null)
   const rows = useVirtualizer({ count: shown.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 10 })
-  const columns = `${canArchive ? '32px ' : ''}minmax(200px, 2fr) 110px 110px 110px ${environments.map(() => '120px').join(' ')}`
+  // Everyone may select: a selection is exported, and archived by those who may.
+  const columns = `32px minmax(200px, 2fr) 110px 110px 110px ${environments.map(() => '120px').join(' ')}`
   const allShown = shown.length > 0 && shown.every((f) => isChosen.has(f.name))
 
   return (
@@ -159,34 +179,51 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
       </Group>
       <Group>
         <Text size="sm" c="dimmed" aria-live="polite">
-          {shown.length} of {flags.length} flags{canArchive && ` · ${chosen.length} selected`}
+          {shown.length} of {flags.length} flags · {chosen.length} selected
         </Text>
+        <Button
+          size="xs"
+          variant="default"
+          disabled={flags.length === 0}
+          onClick={() => {
+            // What the dialog offers is what the table held when it opened.
+            setExportChoice({ selected: chosen, shown: shown.map((f) => f.name), total: flags.length })
+            setDialog('export')
+          }}
+        >
+          Export
+        </Button>
         {canArchive && (
-          <Button size="xs" variant="default" disabled={chosen.length === 0} onClick={() => setArchiving(true)}>
+          <Button size="xs" variant="default" disabled={chosen.length === 0} onClick={() => setDialog('archive')}>
             Archive selected
           </Button>
         )}
       </Group>
-      <Dialog opened={archiving} onClose={() => setArchiving(false)} title="Archive flags">
-        {archiving && (
+      <Dialog opened={dialog === 'archive'} onClose={() => setDialog(undefined)} title="Archive flags">
+        {dialog === 'archive' && (
           <ArchiveFlagsForm
             projectId={projectId}
             features={chosen}
             onDone={() => {
-              setArchiving(false)
+              setDialog(undefined)
               setSelected([])
             }}
           />
         )}
       </Dialog>
+      <Dialog opened={dialog === 'export'} onClose={() => setDialog(undefined)} title="Export flags">
+        {dialog === 'export' && exportChoice && (
+          <Suspense fallback={<Loading />}>
+            <ExportFlagsForm projectId={projectId} environments={environments} choice={exportChoice} onDone={() => setDialog(undefined)} />
+          </Suspense>
+        )}
+      </Dialog>
       <div ref={scroller} className={classes.scroller} role="table" aria-label="Flags" aria-rowcount={shown.length + 1}>
         <div role="rowgroup" className={classes.head}>
           <div role="row" className={classes.row} style={{ gridTemplateColumns: columns }} aria-rowindex={1}>
-            {canArchive && (
-              <div role="columnheader">
-                <Checkbox aria-label="Select every flag shown" checked={allShown} onChange={(e) => setSelected(e.currentTarget.checked ? shown.map((f) => f.name) : [])} />
-              </div>
-            )}
+            <div role="columnheader">
+              <Checkbox aria-label="Select every flag shown" checked={allShown} onChange={(e) => setSelected(e.currentTarget.checked ? shown.map((f) => f.name) : [])} />
+            </div>
             <div role="columnheader">Name</div>
             <div role="columnheader">Type</div>
             <div role="columnheader">Created</div>
@@ -209,18 +246,16 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
                 className={classes.row}
                 style={{ gridTemplateColumns: columns, position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
               >
-                {canArchive && (
-                  <div role="cell">
-                    <Checkbox
-                      aria-label={`Select ${flag.name}`}
-                      checked={isChosen.has(flag.name)}
-                      onChange={(e) => {
-                        const on = e.currentTarget.checked
-                        setSelected((s) => (on ? [...s, flag.name] : s.filter((n) => n !== flag.name)))
-                      }}
-                    />
-                  </div>
-                )}
+                <div role="cell">
+                  <Checkbox
+                    aria-label={`Select ${flag.name}`}
+                    checked={isChosen.has(flag.name)}
+                    onChange={(e) => {
+                      const on = e.currentTarget.checked
+                      setSelected((s) => (on ? [...s, flag.name] : s.filter((n) => n !== flag.name)))
+                    }}
+                  />
+                </div>
                 <div role="cell" className={classes.name}>
                   <Anchor component={Link} href={flagPath(projectId, flag.name)}>
                     {flag.name}

@@ -37,7 +37,13 @@ async function openImport(page: Page) {
   await page.getByRole('main').getByRole('button', { name: 'Import', exact: true }).click()
   return page.getByRole('dialog', { name: 'Import flags' })
 }
-const notification = (page: Page, text: RegExp) => page.locator('.mantine-Notification-root').filter({ hasText: text }).first().waitFor()
+/** Waits for the notification saying `text`, then closes it (it would cover the next screenshots). */
+async function notification(page: Page, text: RegExp) {
+  const shown = page.locator('.mantine-Notification-root').filter({ hasText: text }).first()
+  await shown.waitFor()
+  await shown.getByRole('button', { name: 'Close notification' }).click()
+  await shown.waitFor({ state: 'detached' })
+}
 
 /** Clicks what starts a download, keeps the file and answers its name and JSON. */
 async function downloaded(page: Page, start: () => Promise<void>): Promise<{ name: string; path: string; json: any }> {

@@ -31,7 +31,7 @@ function parseExport(text: string): { data: ImportData } | { problem: string } {
 
 const flags = (n: number) => (n === 1 ? '1 flag' : `${n} flags`)
 
-/** What the import will do to the flags it names, from validate's warnings (Unleash's messages name no counts). */
+/** What the import will do to the flags it names, from validate's warnings (its messages are Unleash's, which carry no counts). */
 function outcome(checked: Checked) {
   const named = [...new Set(checked.data.features.map((f) => f.name))]
   const affected = (start: string) => new Set(checked.validation.warnings.find((w) => w.message.startsWith(start))?.affectedItems ?? [])
@@ -71,7 +71,12 @@ export default function ImportFlagsForm({ projectId, environments, onDone }: { p
   })
   const importing = useChange(
     (checked: Checked) => ok(api.POST('/api/admin/features-batch/import', { body: { project: projectId, environment: checked.environment, data: checked.data } })),
-    () => Promise.all([queryClient.invalidateQueries({ queryKey: projectKey(projectId) }), queryClient.invalidateQueries({ queryKey: ['flag', projectId] })]),
+    () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: projectKey(projectId) }),
+        queryClient.invalidateQueries({ queryKey: ['flag', projectId] }),
+        queryClient.invalidateQueries({ queryKey: ['projects'] }),
+      ]),
     (checked) => outcomeText(projectId, checked),
   )
 

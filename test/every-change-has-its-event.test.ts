@@ -80,6 +80,9 @@ async function userWithEmail() {
   return { ...user, as: { token: null, headers: { cookie: user.cookie }, actor: user.email } satisfies Who }
 }
 
+/** A fresh banner, enabled unless told. */
+const createBanner = async (body: Record<string, unknown> = {}) => (await ok(t, 'POST', '/api/admin/banners', { message: fresh('Maintenance'), ...body })).body as { id: number }
+
 /** A fresh custom strategy definition with one parameter. */
 const strategyDefinition = async () => (await ok(t, 'POST', '/api/admin/strategies', { name: fresh('tenant'), parameters: [{ name: 'ids', type: 'list' }] })).body.name as string
 /** A fresh context field with the legal value gold. */
@@ -588,6 +591,11 @@ const cases: Case[] = [
     events: ['addon-config-updated'],
   },
   { route: 'DELETE /api/admin/addons/{id}', request: async () => ({ path: `/api/admin/addons/${(await createAddon()).id}` }), events: ['addon-config-deleted'] },
+  { route: 'POST /api/admin/banners', request: async () => ({ path: '/api/admin/banners', body: { message: fresh('Maintenance'), link: 'https://status.example.com' } }), events: ['banner-created'] },
+  { route: 'PUT /api/admin/banners/{id}', request: async () => ({ path: `/api/admin/banners/${(await createBanner()).id}`, body: { message: 'Changed', variant: 'warning' } }), events: ['banner-updated'] },
+  { route: 'POST /api/admin/banners/{id}/on', request: async () => ({ path: `/api/admin/banners/${(await createBanner({ enabled: false })).id}/on` }), events: ['banner-updated'] },
+  { route: 'POST /api/admin/banners/{id}/off', request: async () => ({ path: `/api/admin/banners/${(await createBanner()).id}/off` }), events: ['banner-updated'] },
+  { route: 'DELETE /api/admin/banners/{id}', request: async () => ({ path: `/api/admin/banners/${(await createBanner()).id}` }), events: ['banner-deleted'] },
   { route: 'DELETE /api/admin/segments/{id}', request: async () => ({ path: `/api/admin/segments/${(await createSegment(t)).id}` }), events: ['segment-deleted'] },
   { route: 'POST /api/admin/context', request: async () => ({ path: '/api/admin/context', body: { name: fresh('tier'), legalValues: [{ value: 'gold' }] } }), events: ['context-field-created'] },
   { route: 'PUT /api/admin/context/{contextField}', request: async () => ({ path: `/api/admin/context/${await contextField()}`, body: { description: 'Plan' } }), events: ['context-field-updated'] },

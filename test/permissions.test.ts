@@ -25,6 +25,7 @@ let strategyId: string
 let segmentId: number
 let addonId: number
 let changeRequestId: number
+let bannerId: number
 
 const F = '/api/admin/projects/shop/features'
 
@@ -139,6 +140,11 @@ const writeRequests: Record<string, WriteRequest> = {
   'PUT /api/admin/user-admin/{id}': { path: () => `/api/admin/user-admin/${targetUserId}`, body: { name: 'x' } },
   'DELETE /api/admin/user-admin/{id}': { path: () => `/api/admin/user-admin/${targetUserId}` },
   'POST /api/admin/user-admin/{id}/change-password': { path: () => `/api/admin/user-admin/${targetUserId}/change-password`, body: { password: 'long enough' } },
+  'POST /api/admin/banners': { path: () => '/api/admin/banners', body: { message: 'Hello' } },
+  'PUT /api/admin/banners/{id}': { path: () => `/api/admin/banners/${bannerId}`, body: { message: 'Hello again' } },
+  'POST /api/admin/banners/{id}/on': { path: () => `/api/admin/banners/${bannerId}/on` },
+  'POST /api/admin/banners/{id}/off': { path: () => `/api/admin/banners/${bannerId}/off` },
+  'DELETE /api/admin/banners/{id}': { path: () => `/api/admin/banners/${bannerId}` },
 }
 
 /** Writes any signed-in user may make, because what they change is the caller's own, or nothing. */
@@ -184,6 +190,7 @@ beforeAll(async () => {
   await ok('POST', '/api/admin/context', { name: 'tier', legalValues: [{ value: 'gold' }] })
   await ok('POST', '/api/admin/strategies', { name: 'tenant', parameters: [] })
   addonId = (await ok('POST', '/api/admin/addons', writeRequests['POST /api/admin/addons']!.body)).id
+  bannerId = (await ok('POST', '/api/admin/banners', { message: 'Welcome' })).id
   await ok('PUT', '/api/admin/projects/shop/change-requests/config', { environment: 'production', changeRequestsEnabled: true })
   changeRequestId = (await ok('POST', '/api/admin/projects/shop/environments/production/change-requests', { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } })).id
   await ok('PUT', `/api/admin/projects/shop/change-requests/${changeRequestId}/state`, { state: 'In review' })
@@ -354,6 +361,10 @@ const grants: Grant[] = [
   { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other!' }, status: 200 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/user-admin', body: { username: '{name}', rootRole: 'Editor' }, given: name('by-admin'), status: 201 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/auth/oidc/settings', body: { enabled: false }, status: 200 },
+  // Banners are the instance admins', as in Unleash.
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/banners', body: { message: 'nope' }, status: 403 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/banners', body: { message: 'nope' }, status: 403 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/banners', body: { message: 'Maintenance tonight' }, status: 201 },
   { who: () => admin, role: 'Admin', method: 'DELETE', path: '/api/admin/auth/oidc/settings', status: 204 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: '{name}', type: 'admin' }, given: name('a'), status: 201 },
   {

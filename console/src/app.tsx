@@ -28,6 +28,7 @@ const PersonalTokensPage = lazy(() => import('./pages/personal-tokens'))
 const IntegrationsPage = lazy(() => import('./pages/integrations'))
 const UsersPage = lazy(() => import('./pages/users'))
 const SingleSignOnPage = lazy(() => import('./pages/single-sign-on'))
+const BannersPage = lazy(() => import('./pages/banners'))
 
 export function App() {
   return (
@@ -72,6 +73,7 @@ function SignedIn() {
           <Route path="/integrations" component={IntegrationsPage} />
           <Route path="/users" component={UsersPage} />
           <Route path="/single-sign-on" component={SingleSignOnPage} />
+          <Route path="/banners" component={BannersPage} />
           <Route>
             <ErrorMessage error={new Error('There is no page at this address.')} title="Not found" />
           </Route>

@@ -60,6 +60,9 @@ const phrases: Record<string, [label: string, summary: string]> = {
   'setting-created': ['Setting created', 'saved a setting'],
   'setting-updated': ['Setting updated', 'updated a setting'],
   'setting-deleted': ['Setting reset', 'reset a setting'],
+  'banner-created': ['Banner created', 'created a banner'],
+  'banner-updated': ['Banner updated', 'updated a banner'],
+  'banner-deleted': ['Banner deleted', 'deleted a banner'],
 }
 
 const sentenceCase = (type: string) => type.charAt(0).toUpperCase() + type.slice(1).replaceAll('-', ' ')

@@ -2345,6 +2345,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/banners": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get banners
+         * @description Newest first. Any signed-in user or token may read them, so the console can show the enabled banners at the top of every page: callers with ADMIN get every banner, others only the enabled ones.
+         */
+        get: operations["getBanners"];
+        put?: never;
+        /**
+         * Create a banner
+         * @description A message shown at the top of the console to every signed-in user while enabled (enabled unless `enabled: false`). `link` is an http(s) URL, a path of the console (`/projects`) or `dialog` (then `dialog` is required); anything else (`javascript:`…) is a 400. The console shows `message` and `dialog` as plain text, never as HTML. Needs ADMIN (banners are the instance admins', as in Unleash). Emits `banner-created` (data: the banner).
+         */
+        post: operations["createBanner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/banners/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a banner
+         * @description Replaces the banner's fields with the body's (a field left out takes its default; `enabled` left out is kept). `link` is an http(s) URL, a path of the console (`/projects`) or `dialog` (then `dialog` is required); anything else (`javascript:`…) is a 400. The console shows `message` and `dialog` as plain text, never as HTML. 404 for an unknown banner. Needs ADMIN (banners are the instance admins', as in Unleash). Emits `banner-updated` (data and preData: the banner after and before).
+         */
+        put: operations["updateBanner"];
+        post?: never;
+        /**
+         * Delete a banner
+         * @description 404 for an unknown banner. Needs ADMIN (banners are the instance admins', as in Unleash). Emits `banner-deleted` (preData: the banner).
+         */
+        delete: operations["deleteBanner"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/banners/{id}/on": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a banner
+         * @description Shows the banner to every signed-in user. 404 for an unknown banner. Needs ADMIN (banners are the instance admins', as in Unleash). Emits `banner-updated` when it changes (nothing when it already was enabled).
+         */
+        post: operations["enableBanner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/banners/{id}/off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a banner
+         * @description Hides the banner from everyone but admins. 404 for an unknown banner. Needs ADMIN (banners are the instance admins', as in Unleash). Emits `banner-updated` when it changes (nothing when it already was disabled).
+         */
+        post: operations["disableBanner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4226,6 +4314,46 @@ export interface components {
             version: number;
             maturity: string;
             data: components["schemas"]["featureEnvironmentMetricsSchema"][];
+        };
+        bannersSchema: {
+            banners: components["schemas"]["bannerSchema"][];
+        };
+        bannerSchema: {
+            id: number;
+            message: string;
+            /** @enum {string} */
+            variant: "info" | "warning" | "error" | "success";
+            sticky: boolean;
+            icon: string | null;
+            link: string | null;
+            linkText: string | null;
+            dialogTitle: string | null;
+            dialog: string | null;
+            enabled: boolean;
+            createdAt: string;
+        };
+        createBannerSchema: {
+            /** @description The text shown to every signed-in user (plain text: the console shows it as written) */
+            message: string;
+            /**
+             * @description info (the default), warning, error or success
+             * @enum {string}
+             */
+            variant?: "info" | "warning" | "error" | "success";
+            /** @description Whether it stays at the top of the screen while the page scrolls; default false */
+            sticky?: boolean;
+            /** @description An icon name; `none` for no icon; default: the variant's icon */
+            icon?: string | null;
+            /** @description An http(s) URL, a path of the console (e.g. `/projects`), or `dialog` to open the banner's dialog; none: no link */
+            link?: string | null;
+            /** @description The link's text; default "More info" */
+            linkText?: string | null;
+            /** @description The dialog's title; default: the link text */
+            dialogTitle?: string | null;
+            /** @description The dialog's text (plain text), shown when `link` is `dialog` */
+            dialog?: string | null;
+            /** @description Whether it is shown; default true on creation, kept on an update */
+            enabled?: boolean;
         };
     };
     responses: never;
@@ -13451,6 +13579,324 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getBanners: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The banners */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["bannersSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createBanner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createBannerSchema"];
+            };
+        };
+        responses: {
+            /** @description The new banner */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["bannerSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateBanner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The banner id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createBannerSchema"];
+            };
+        };
+        responses: {
+            /** @description The banner */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["bannerSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteBanner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The banner id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The banner was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    enableBanner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The banner id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The banner */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["bannerSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    disableBanner: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The banner id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The banner */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["bannerSchema"];
                 };
             };
             /** @description AuthenticationRequired: credentials missing or invalid */

@@ -6,6 +6,7 @@ import { Link, useLocation } from 'wouter'
 import { api, SIGN_IN_PATH } from '../api/client'
 import { allowsSomewhere, useMe, type User } from '../api/session'
 import { ChangePasswordDialog } from './change-password'
+import { Banners } from './banners'
 
 type Permissions = Parameters<typeof allowsSomewhere>[0]
 interface Page {
@@ -37,6 +38,7 @@ const ADMIN_PAGES: Page[] = [
   { href: '/integrations', label: 'Integrations', exact: true, shownTo: may('ADMIN') },
   { href: '/users', label: 'Users', exact: true, shownTo: may('ADMIN') },
   { href: '/single-sign-on', label: 'Single sign-on', exact: true, shownTo: may('ADMIN') },
+  { href: '/banners', label: 'Banners', exact: true, shownTo: may('ADMIN') },
 ]
 
 /** The frame of every signed-in page: navigation, and the user's menu with sign-out. */
@@ -93,7 +95,10 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
           <PageLink key={page.href} page={page} location={location} onClick={close} />
         ))}
       </AppShell.Navbar>
-      <AppShell.Main>{children}</AppShell.Main>
+      <AppShell.Main>
+        <Banners />
+        {children}
+      </AppShell.Main>
     </AppShell>
   )
 }

@@ -1,4 +1,4 @@
-import { index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core'
 import { environments } from './environments.js'
 import { projects } from './projects.js'
 
@@ -13,7 +13,7 @@ export const changeRequests = pgTable(
     environment: text('environment')
       .notNull()
       .references(() => environments.name, { onDelete: 'cascade' }),
-    // Draft, In review, Approved, Applied, Rejected, Cancelled.
+    // Draft, In review, Approved, Scheduled, Applied, Rejected, Cancelled.
     state: text('state').notNull(),
     title: text('title'),
     createdBy: text('created_by').notNull(),
@@ -60,4 +60,29 @@ export const changeRequestApprovals = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.changeRequestId, t.principal] })],
+)
+
+/**
+ * When a Scheduled change request is to be applied, by whom (the schedule's author, whose access it is applied
+ * with), and how it stands: pending, failed (applying it failed: `reason`) or suspended (`reason`: its author lost
+ * access, or a conflicting change landed). Deleted when the request leaves the Scheduled state.
+ */
+export const changeRequestSchedules = pgTable(
+  'change_request_schedules',
+  {
+    changeRequestId: integer('change_request_id')
+      .primaryKey()
+      .references(() => changeRequests.id, { onDelete: 'cascade' }),
+    scheduledAt: timestamp('scheduled_at', { withTimezone: true, mode: 'date' }).notNull(),
+    status: text('status').notNull(),
+    reason: text('reason'),
+    createdBy: text('created_by').notNull(),
+    createdByUserId: integer('created_by_user_id'),
+    // `user:<id>` or `token:<id>`: whose access the request is applied with.
+    createdByPrincipal: text('created_by_principal').notNull(),
+    // Conflicting changes are those whose events come after this one (the newest when it was scheduled).
+    afterEventId: bigint('after_event_id', { mode: 'number' }).notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [index('change_request_schedules_due_idx').on(t.status, t.scheduledAt)],
 )

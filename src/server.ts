@@ -10,6 +10,7 @@ import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/deliver
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { markPotentiallyStale } from './feature-types/potentially-stale.js'
+import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
 import { loggable } from './core/errors.js'
 import { nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
@@ -69,6 +70,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
 // Deliveries are made right after each write; this sweep only catches what a stopped process left queued.
 const DELIVERY_SWEEP_MS = 60_000
 const POTENTIALLY_STALE_JOB_MS = 60 * 60_000
+const SCHEDULED_CHANGE_REQUESTS_JOB_MS = 60_000
 
 function httpUrl(value: string | undefined, name: string): string | undefined {
   if (!value) return undefined
@@ -108,6 +110,11 @@ export async function startServer(config: ServerConfig) {
   markStale()
   const staleJob = setInterval(markStale, POTENTIALLY_STALE_JOB_MS)
   staleJob.unref()
+  // Scheduled change requests are applied within a minute of their time (and those a stopped process missed, at start).
+  const applyScheduled = () => void applyScheduledChangeRequests(database.db, new Date()).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error)))
+  applyScheduled()
+  const scheduledJob = setInterval(applyScheduled, SCHEDULED_CHANGE_REQUESTS_JOB_MS)
+  scheduledJob.unref()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: withConsole(app.fetch, config.consoleDir), port: config.port, hostname: config.host }, () => resolve(s))
   })
@@ -125,6 +132,7 @@ export async function startServer(config: ServerConfig) {
     async close() {
       clearInterval(sweep)
       clearInterval(staleJob)
+      clearInterval(scheduledJob)
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await app.idle()
       await database.close()

@@ -6,6 +6,7 @@ import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/deliver
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { markPotentiallyStale } from './feature-types/potentially-stale.js'
+import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
 import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
@@ -106,7 +107,10 @@ export default {
     }
   },
 
-  /** Cron trigger: makes deliveries a stopped isolate left queued, folds SDK reports it left in the inbox, and marks flags past their type's lifetime potentially stale. */
+  /**
+   * Cron trigger: makes deliveries a stopped isolate left queued, folds SDK reports it left in the inbox, marks flags
+   * past their type's lifetime potentially stale, and applies (or suspends) scheduled change requests.
+   */
   async scheduled(_controller: unknown, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
     const connection = new LazyConnection(env)
     ctx.waitUntil(
@@ -114,6 +118,7 @@ export default {
         deliverPending(connection.db, () => new Date(), deliveryOptions(env)).catch((error: unknown) => console.error('integration delivery failed:', loggable(error))),
         aggregatePendingMetrics(connection.db, () => new Date()).catch((error: unknown) => console.error('metrics aggregation failed:', error)),
         markPotentiallyStale(connection.db, new Date()).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error))),
+        applyScheduledChangeRequests(connection.db, new Date()).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error))),
       ]).finally(() => connection.close()),
     )
   },

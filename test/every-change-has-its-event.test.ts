@@ -67,6 +67,14 @@ async function draft(token?: string) {
   expect(res.status, res.text).toBe(200)
   return { project, flag, id: res.body.id as number }
 }
+/** A draft's first change, as its path. */
+async function draftChange(more = false) {
+  const created = await draft()
+  const path = `/api/admin/projects/${created.project}/change-requests/${created.id}`
+  if (more) await ok(t, 'POST', `/api/admin/projects/${created.project}/environments/production/change-requests`, { feature: created.flag, action: 'updateEnabled', payload: { enabled: true } })
+  const view = (await ok(t, 'GET', path)).body
+  return { ...created, path, changePath: `${path}/changes/${view.features[0].changes[0].id}` }
+}
 /** A change request by another admin token, In review, so that test-admin may approve it. */
 async function reviewedByAnother() {
   const other = (await createToken(t, { type: 'admin' })).secret as string
@@ -355,6 +363,25 @@ const cases: Case[] = [
     },
     events: ['feature-environment-variants-updated', 'change-request-applied'],
   },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/change-requests/{id}/state',
+    request: async () => {
+      const { project, id } = await reviewedByAnother()
+      await ok(t, 'POST', `/api/admin/projects/${project}/change-requests/${id}/approve`)
+      return { path: `/api/admin/projects/${project}/change-requests/${id}/state`, body: { state: 'Scheduled', scheduledAt: new Date(Date.now() + 86_400_000).toISOString() } }
+    },
+    events: ['change-request-scheduled'],
+  },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/change-requests/{id}/changes/{changeId}',
+    request: async () => {
+      const { flag, changePath } = await draftChange()
+      return { path: changePath, body: { feature: flag, action: 'patchVariant', payload: { variants: [{ name: 'y' }] } } }
+    },
+    events: ['change-edited'],
+  },
+  { route: 'DELETE /api/admin/projects/{projectId}/change-requests/{id}/changes/{changeId}', request: async () => ({ path: (await draftChange(true)).changePath }), events: ['change-discarded'] },
+  { route: 'DELETE /api/admin/projects/{projectId}/change-requests/{id}', request: async () => ({ path: (await draftChange()).path }), events: ['change-request-discarded'] },
   { route: 'POST /api/admin/playground', request: async () => ({ path: '/api/admin/playground', body: { environment: 'production', context: { appName: 'web' } } }), events: [] },
   { route: 'POST /api/admin/playground/advanced', request: async () => ({ path: '/api/admin/playground/advanced', body: { environments: ['production'], context: { appName: 'web,app' } } }), events: [] },
   {

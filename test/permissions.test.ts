@@ -26,6 +26,7 @@ let segmentId: number
 let addonId: number
 let changeRequestId: number
 let bannerId: number
+let changeId: number
 
 const F = '/api/admin/projects/shop/features'
 
@@ -90,6 +91,12 @@ const writeRequests: Record<string, WriteRequest> = {
   },
   'PUT /api/admin/projects/{projectId}/change-requests/{id}/state': { path: () => `/api/admin/projects/shop/change-requests/${changeRequestId}/state`, body: { state: 'Approved' } },
   'POST /api/admin/projects/{projectId}/change-requests/{id}/approve': { path: () => `/api/admin/projects/shop/change-requests/${changeRequestId}/approve` },
+  'PUT /api/admin/projects/{projectId}/change-requests/{id}/changes/{changeId}': {
+    path: () => `/api/admin/projects/shop/change-requests/${changeRequestId}/changes/${changeId}`,
+    body: { feature: 'cart', action: 'updateEnabled', payload: { enabled: false } },
+  },
+  'DELETE /api/admin/projects/{projectId}/change-requests/{id}/changes/{changeId}': { path: () => `/api/admin/projects/shop/change-requests/${changeRequestId}/changes/${changeId}` },
+  'DELETE /api/admin/projects/{projectId}/change-requests/{id}': { path: () => `/api/admin/projects/shop/change-requests/${changeRequestId}` },
   'POST /api/admin/projects/{projectId}/environments': { path: () => '/api/admin/projects/other/environments', body: { environment: 'production' } },
   'PUT /api/admin/projects/{projectId}/environments/{environment}/default-strategy': { path: () => '/api/admin/projects/shop/environments/development/default-strategy', body: { name: 'default' } },
   'POST /api/admin/projects/{projectId}/environments/{environment}/default-strategy': { path: () => '/api/admin/projects/shop/environments/development/default-strategy', body: { name: 'default' } },
@@ -192,7 +199,9 @@ beforeAll(async () => {
   addonId = (await ok('POST', '/api/admin/addons', writeRequests['POST /api/admin/addons']!.body)).id
   bannerId = (await ok('POST', '/api/admin/banners', { message: 'Welcome' })).id
   await ok('PUT', '/api/admin/projects/shop/change-requests/config', { environment: 'production', changeRequestsEnabled: true })
-  changeRequestId = (await ok('POST', '/api/admin/projects/shop/environments/production/change-requests', { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } })).id
+  const changeRequest = await ok('POST', '/api/admin/projects/shop/environments/production/change-requests', { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } })
+  changeRequestId = changeRequest.id
+  changeId = changeRequest.features[0].changes[0].id
   await ok('PUT', `/api/admin/projects/shop/change-requests/${changeRequestId}/state`, { state: 'In review' })
   clientToken = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'sdk', type: 'client', environment: 'development' })).secret
   frontendToken = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'web', type: 'frontend', environment: 'development' })).secret
@@ -361,6 +370,17 @@ const grants: Grant[] = [
   { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other!' }, status: 200 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/user-admin', body: { username: '{name}', rootRole: 'Editor' }, given: name('by-admin'), status: 201 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/auth/oidc/settings', body: { enabled: false }, status: 200 },
+  // What a change request holds is its author's to change (and an admin's), not a reviewer's.
+  {
+    who: () => editor,
+    role: 'Editor',
+    method: 'PUT',
+    path: '/api/admin/projects/shop/change-requests/{name}/changes/{flag}',
+    body: { feature: 'cart', action: 'updateEnabled', payload: { enabled: false } },
+    given: async () => ({ name: String(changeRequestId), flag: String(changeId) }),
+    status: 403,
+  },
+  { who: () => editor, role: 'Editor', method: 'DELETE', path: '/api/admin/projects/shop/change-requests/{name}', given: async () => ({ name: String(changeRequestId) }), status: 403 },
   // Banners are the instance admins', as in Unleash.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/banners', body: { message: 'nope' }, status: 403 },
   { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/banners', body: { message: 'nope' }, status: 403 },

@@ -94,6 +94,15 @@ export async function lookUpToken(db: Db, hash: string, now: Date): Promise<Reso
   return { principal: { kind, tokenId: row.id, name: row.tokenName, projects: row.projects, environment: row.environment }, expiresAt }
 }
 
+/** The principal of a live admin API token by its id (undefined once deleted or expired): whose access background work acts with. */
+export async function adminTokenPrincipal(db: Db, tokenId: number, now: Date): Promise<Principal | undefined> {
+  const [row] = await db
+    .select({ id: apiTokens.id, tokenName: apiTokens.tokenName })
+    .from(apiTokens)
+    .where(and(eq(apiTokens.id, tokenId), eq(apiTokens.type, 'admin'), or(isNull(apiTokens.expiresAt), sql`${apiTokens.expiresAt} > ${now.toISOString()}::timestamptz`)))
+  return row ? { kind: 'admin-token', tokenId: row.id, name: row.tokenName, rootRole: 'Admin' } : undefined
+}
+
 export async function findTokenPrincipal(db: Db, secret: string, now: Date): Promise<Principal | undefined> {
   return (await lookUpToken(db, await hashSecret(secret), now))?.principal
 }

@@ -12,12 +12,27 @@ import {
   ChangeRequestSchema,
   ChangeRequestStateSchema,
   ChangeOneOrManySchema,
+  changeParams,
+  ChangeSchema,
   type ChangeAction,
 } from './schemas.js'
 import { protectionWeakeningCheck } from './guard.js'
-import { addChanges, approve, changeState, getChangeRequest, getChangeRequestConfig, listChangeRequests, setChangeRequestConfig, type ChangeRequestParties } from './store.js'
+import {
+  addChanges,
+  approve,
+  changeState,
+  discardChange,
+  discardChangeRequest,
+  editChange,
+  getChangeRequest,
+  getChangeRequestConfig,
+  listChangeRequests,
+  setChangeRequestConfig,
+  type ChangeRequestParties,
+} from './store.js'
 import type { Caller } from '../core/principal.js'
 import { noAccess } from '../core/errors.js'
+import { APPLY_PERMISSION, REVIEW_PERMISSION } from './permissions.js'
 
 const tags = ['Change requests']
 const base = '/api/admin/projects/{projectId}/change-requests'
@@ -125,11 +140,16 @@ const stateRoute = adminRoute({
   tags,
   summary: 'Move a change request to another state',
   description:
-    'Draft → `In review` (its author) → `Approved` (after the required approvals, as the approve operation) → `Applied`; `Rejected` (by a reviewer, from In review or Approved); ' +
-    '`Cancelled` (its author or an admin, while not closed). Other moves are 409 ConflictError. Applying runs every change in one transaction through the direct routes\' own ' +
+    'Draft → `In review` (its author) → `Approved` (after the required approvals, as the approve operation) → `Applied`, or `Scheduled` with `scheduledAt` (a time in the future: ' +
+    'applied then, within a minute on Node and within the cron trigger\'s five minutes on Workers, with the access of whoever scheduled it); `Rejected` (by a reviewer, from In review, Approved or Scheduled); ' +
+    '`Cancelled` (its author or an admin, while not closed). A Scheduled request may be scheduled again (another time; a failed or suspended schedule becomes pending again, its author the caller), applied now, ' +
+    'rejected or cancelled (which drops its schedule). Other moves are 409 ConflictError. Applying runs every change in one transaction through the direct routes\' own ' +
     'write paths, with their usual events, attributed to the caller; a change that no longer applies (flag archived, strategy gone…) fails the whole request with 409 and changes nothing. ' +
-    'Reviewing (approve, reject) and applying need UPDATE_FEATURE_ENVIRONMENT in the environment. ' +
-    'Emits `change-request-sent-to-review`, `change-request-approved` / `change-request-approval-added`, `change-request-applied`, `change-request-rejected` or `change-request-cancelled`.',
+    'Reviewing (approve, reject), applying and scheduling need UPDATE_FEATURE_ENVIRONMENT in the environment. ' +
+    'A schedule is suspended (`change-request-schedule-suspended`, with the reason) when its author is deleted or loses that permission, or when a conflicting change lands, as Unleash decides it: ' +
+    'the flag of one of its changes is archived, a strategy it updates or deletes is updated or deleted, or the variants it sets are changed in its environment. When applying it fails, the schedule is ' +
+    'failed with the reason (`change-request-scheduled-application-failure`, attributed to its author); on success `change-request-applied` and `change-request-scheduled-application-success`. ' +
+    'Emits `change-request-sent-to-review`, `change-request-approved` / `change-request-approval-added`, `change-request-scheduled`, `change-request-applied`, `change-request-rejected` or `change-request-cancelled`.',
   request: { params: changeRequestParams, body: { required: true, content: jsonContent(ChangeRequestStateSchema) } },
   responses: { 200: { description: 'The change request', content: jsonContent(ChangeRequestSchema) }, ...pickErrors(400, 401, 403, 404, 409, 415) },
 })
@@ -149,9 +169,64 @@ const approveRoute = adminRoute({
   responses: { 200: { description: 'The change request', content: jsonContent(ChangeRequestSchema) }, ...pickErrors(401, 403, 404, 409) },
 })
 
-// Stand-ins until the permission list has APPROVE_CHANGE_REQUEST and APPLY_CHANGE_REQUEST (as Unleash).
-const REVIEW_PERMISSION = Permission.UPDATE_FEATURE_ENVIRONMENT
-const APPLY_PERMISSION = Permission.UPDATE_FEATURE_ENVIRONMENT
+
+const editChangeRoute = adminRoute({
+  method: 'put',
+  'x-change-requests': 'change-request',
+  'x-permission': { name: Permission.UPDATE_FEATURE_ENVIRONMENT, project: 'projectId', checkedBy: 'handler' },
+  path: `${base}/{id}/changes/{changeId}`,
+  operationId: 'editChange',
+  tags,
+  summary: 'Edit a change of a change request',
+  description:
+    'Replaces the payload of one change of a Draft, In review or Approved change request (409 once it is Scheduled or closed), checked as adding it is (400, 404). The body is the change ' +
+    '(`{ feature, action, payload }`); its flag and action must be the stored change\'s (400 otherwise: discard it and add another). Only the request\'s author, or an admin, with the permission of the ' +
+    "change's direct route in the environment (403). Approvals given are withdrawn, and an Approved request goes back to In review: they were for what it held. " +
+    'Emits `change-edited` (data and preData: the change after and before, and the state when it moved back).',
+  request: { params: changeParams, body: { required: true, content: jsonContent(ChangeSchema) } },
+  responses: { 200: { description: 'The change request', content: jsonContent(ChangeRequestSchema) }, ...pickErrors(400, 401, 403, 404, 409, 415) },
+})
+
+const discardChangeRoute = adminRoute({
+  method: 'delete',
+  'x-change-requests': 'change-request',
+  'x-permission': { name: Permission.ADMIN, checkedBy: 'handler' },
+  path: `${base}/{id}/changes/{changeId}`,
+  operationId: 'discardChange',
+  tags,
+  summary: 'Discard a change of a change request',
+  description:
+    'Removes one change of a Draft, In review or Approved change request (409 once it is Scheduled or closed, and for its only change: discard or cancel the request instead). ' +
+    "Only the request's author or an admin (ADMIN) (403). Approvals given are withdrawn, and an Approved request goes back to In review. Emits `change-discarded` (preData: the change).",
+  request: { params: changeParams },
+  responses: { 200: { description: 'The change request', content: jsonContent(ChangeRequestSchema) }, ...pickErrors(401, 403, 404, 409) },
+})
+
+const discardRoute = adminRoute({
+  method: 'delete',
+  'x-change-requests': 'change-request',
+  'x-permission': { name: Permission.ADMIN, checkedBy: 'handler' },
+  path: `${base}/{id}`,
+  operationId: 'deleteChangeRequest',
+  tags,
+  summary: 'Discard a draft change request',
+  description:
+    "Deletes a Draft with its changes, as Unleash's discard of a draft (409 for any other state: cancel it instead). Only its author or an admin (ADMIN) (403). " +
+    'Emits `change-request-discarded` (preData: the change request as it was).',
+  request: { params: changeRequestParams },
+  responses: { 200: { description: 'The draft was discarded' }, ...pickErrors(401, 403, 404, 409) },
+})
+
+/**
+ * Who may change what a change request holds (edit or discard a change, discard it): its author, or an admin.
+ * Anyone else learns that they would need ADMIN.
+ */
+function authorizeAuthor(caller: Caller, doing: string) {
+  return (cr: ChangeRequestParties) => {
+    if (cr.authorKey === caller.key || hasPermission(caller.principal, Permission.ADMIN)) return
+    throw noAccess(`Only the author of change request ${cr.id} (${cr.author}) may ${doing}: anyone else needs permission=${Permission.ADMIN}`)
+  }
+}
 
 /**
  * Who may move a change request on: its author sends it to review; a reviewer in its environment (never
@@ -174,6 +249,7 @@ function authorizeMove(caller: Caller, cr: ChangeRequestParties, to: string) {
       if (isAuthor) throw noAccess(`You cannot reject your own change request ${cr.id}: cancel it instead`)
       return
     case 'Applied':
+    case 'Scheduled':
       requirePermission(caller.principal, APPLY_PERMISSION, scope)
       return
     case 'Cancelled':
@@ -218,8 +294,27 @@ export const changeRequestRoutes = createRouter()
   })
   .openapi(stateRoute, async (c) => {
     const { projectId, id } = c.req.valid('param')
-    const { state, comment } = c.req.valid('json')
-    return c.json(await changeState(c.var.db, c.var.caller, { projectId, id, state, comment }, (cr) => authorizeMove(c.var.caller, cr, state)), 200)
+    const { state, comment, scheduledAt } = c.req.valid('json')
+    return c.json(await changeState(c.var.db, c.var.caller, { projectId, id, state, comment, scheduledAt }, (cr) => authorizeMove(c.var.caller, cr, state)), 200)
+  })
+  .openapi(editChangeRoute, async (c) => {
+    const { projectId, id, changeId } = c.req.valid('param')
+    const change = c.req.valid('json')
+    const author = authorizeAuthor(c.var.caller, 'edit its changes')
+    const authorize = (cr: ChangeRequestParties) => {
+      requirePermission(c.var.principal, ACTION_PERMISSIONS[change.action], { project: projectId, environment: cr.environment })
+      author(cr)
+    }
+    return c.json(await editChange(c.var.db, c.var.caller, { projectId, id, changeId, change }, authorize), 200)
+  })
+  .openapi(discardChangeRoute, async (c) => {
+    const { projectId, id, changeId } = c.req.valid('param')
+    return c.json(await discardChange(c.var.db, c.var.caller, { projectId, id, changeId }, authorizeAuthor(c.var.caller, 'discard its changes')), 200)
+  })
+  .openapi(discardRoute, async (c) => {
+    const { projectId, id } = c.req.valid('param')
+    await discardChangeRequest(c.var.db, c.var.caller, { projectId, id }, authorizeAuthor(c.var.caller, 'discard it'))
+    return c.body(null, 200)
   })
   .openapi(approveRoute, async (c) => {
     const { projectId, id } = c.req.valid('param')

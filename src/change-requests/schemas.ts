@@ -2,11 +2,16 @@ import { z } from '@hono/zod-openapi'
 import { CreateDependencySchema } from '../dependencies/schemas.js'
 import { CreateStrategySchema, UpdateStrategySchema } from '../strategies/schemas.js'
 import { VariantsInputSchema } from '../variants/schemas.js'
+import { dateTime } from '../http/common-schemas.js'
 
-export const CHANGE_REQUEST_STATES = ['Draft', 'In review', 'Approved', 'Applied', 'Rejected', 'Cancelled'] as const
+export const CHANGE_REQUEST_STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'] as const
 export type ChangeRequestState = (typeof CHANGE_REQUEST_STATES)[number]
 /** The states whose changes are still to be applied. */
-export const OPEN_STATES: readonly ChangeRequestState[] = ['Draft', 'In review', 'Approved']
+export const OPEN_STATES: readonly ChangeRequestState[] = ['Draft', 'In review', 'Approved', 'Scheduled']
+/** The states in which the author may still edit or discard single changes (as Unleash: not once Scheduled). */
+export const EDITABLE_STATES: readonly ChangeRequestState[] = ['Draft', 'In review', 'Approved']
+export const SCHEDULE_STATUSES = ['pending', 'failed', 'suspended'] as const
+export type ScheduleStatus = (typeof SCHEDULE_STATUSES)[number]
 
 const feature = z.string().min(1).max(100).openapi({ description: 'The flag the change is about (a live flag of the project)' })
 const strategyId = z.string().uuid().openapi({ description: 'The id of a strategy of the flag in the environment' })
@@ -42,6 +47,17 @@ export const ChangeViewSchema = z.object({
   createdBy: userRef,
 })
 
+export const ChangeRequestScheduleSchema = z
+  .object({
+    scheduledAt: z.string().openapi({ description: 'When the change request is (or was, if the schedule failed or is suspended) to be applied' }),
+    status: z.enum(SCHEDULE_STATUSES).openapi({ description: 'pending; failed (applying it failed, see reason); suspended (see reason): reschedule it, apply it now, or reject or cancel it' }),
+    reason: z.string().optional().openapi({ description: 'Why it failed or was suspended' }),
+    failureReason: z.string().nullable().optional().openapi({ description: 'Why it failed (Unleash\'s older name of reason, on failed schedules)' }),
+    scheduledBy: userRef.openapi({ description: 'Who scheduled it: it is applied with their access' }),
+  })
+  .openapi('changeRequestScheduleSchema')
+export type ChangeRequestScheduleView = z.infer<typeof ChangeRequestScheduleSchema>
+
 export const ChangeRequestSchema = z
   .object({
     id: z.number().int(),
@@ -55,16 +71,28 @@ export const ChangeRequestSchema = z
     createdBy: userRef,
     features: z.array(z.object({ name: z.string(), changes: z.array(ChangeViewSchema) })).openapi({ description: 'The changes grouped by flag, in the order they were added' }),
     approvals: z.array(z.object({ createdBy: userRef, createdAt: z.string() })),
+    schedule: ChangeRequestScheduleSchema.optional().openapi({ description: 'Only while the change request is Scheduled' }),
   })
   .openapi('changeRequestSchema')
 export type ChangeRequestView = z.infer<typeof ChangeRequestSchema>
 
 export const ChangeRequestStateSchema = z
   .object({
-    state: z.enum(['In review', 'Approved', 'Applied', 'Rejected', 'Cancelled']),
+    state: z.enum(['In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled']),
     comment: z.string().max(1000).optional(),
+    scheduledAt: dateTime.optional().openapi({ description: 'With `Scheduled` (and only then): when to apply it, in the future (ISO 8601 with a time zone)' }),
+  })
+  .superRefine((body, ctx) => {
+    if (body.state === 'Scheduled' && body.scheduledAt === undefined) ctx.addIssue({ code: 'custom', path: ['scheduledAt'], message: 'scheduling needs scheduledAt: when to apply the change request' })
+    if (body.state !== 'Scheduled' && body.scheduledAt !== undefined) ctx.addIssue({ code: 'custom', path: ['scheduledAt'], message: 'scheduledAt goes only with the state Scheduled' })
   })
   .openapi('changeRequestStateSchema')
+
+export const changeParams = z.object({
+  projectId: z.string().openapi({ param: { name: 'projectId', in: 'path' } }),
+  id: z.string().openapi({ param: { name: 'id', in: 'path' }, description: 'The change request id' }),
+  changeId: z.string().openapi({ param: { name: 'changeId', in: 'path' }, description: 'The id of a change of the change request' }),
+})
 
 const ConfigEntrySchema = z.object({
   environment: z.string().min(1).max(100),

@@ -2,7 +2,9 @@ import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import {
   changeRequestApprovals,
   changeRequestChanges,
+  changeRequestSchedules,
   changeRequests,
+  events,
   environments,
   featureDependencies,
   featureEnvironments,
@@ -18,7 +20,7 @@ import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '..
 import { ApiError, conflict, fromDatabaseError, notFound, validationError } from '../core/errors.js'
 import { guardPassed, recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
-import { SYSTEM_USER_ID, type Author, type Caller } from '../core/principal.js'
+import { SYSTEM_ACTOR, SYSTEM_USER_ID, type Actor, type Author, type Caller } from '../core/principal.js'
 import { MAX_APPROVALS, MIN_APPROVALS } from '../projects/schemas.js'
 import { normalizeVariants } from '../variants/weights.js'
 import { applyChange, type StoredChange } from './apply.js'
@@ -30,10 +32,14 @@ import {
   type ChangeRequestConfigEntry,
   type ChangeRequestState,
   type ChangeRequestView,
+  type ChangeRequestScheduleView,
+  type ScheduleStatus,
+  EDITABLE_STATES,
 } from './schemas.js'
 
 type ChangeRequestRow = typeof changeRequests.$inferSelect
 type ChangeRow = typeof changeRequestChanges.$inferSelect
+type ScheduleRow = typeof changeRequestSchedules.$inferSelect
 
 
 const clampApprovals = (n: number) => Math.min(MAX_APPROVALS, Math.max(MIN_APPROVALS, n))
@@ -149,20 +155,21 @@ const requestRows = (q: Db, where: SQL) =>
     .orderBy(desc(changeRequests.id))
 const changeRowsOf = (q: Db, ids: number[]) => q.select().from(changeRequestChanges).where(inArray(changeRequestChanges.changeRequestId, ids)).orderBy(asc(changeRequestChanges.id))
 const approvalRowsOf = (q: Db, ids: number[]) => q.select().from(changeRequestApprovals).where(inArray(changeRequestApprovals.changeRequestId, ids)).orderBy(asc(changeRequestApprovals.createdAt))
+const scheduleRowsOf = (q: Db, ids: number[]) => q.select().from(changeRequestSchedules).where(inArray(changeRequestSchedules.changeRequestId, ids))
 
-type ViewRows = [Awaited<ReturnType<typeof requestRows>>, ChangeRow[], (typeof changeRequestApprovals.$inferSelect)[]]
+type ViewRows = [Awaited<ReturnType<typeof requestRows>>, ChangeRow[], (typeof changeRequestApprovals.$inferSelect)[], ScheduleRow[]]
 
 /** Change requests with their changes and approvals, in two round trips however many there are. */
 async function views(db: Db, where: SQL): Promise<ChangeRequestView[]> {
   const rows = await requestRows(db, where)
   if (rows.length === 0) return []
   const ids = rows.map((r) => r.cr.id)
-  return viewsOf([rows, ...(await together(db, [(q) => changeRowsOf(q, ids), (q) => approvalRowsOf(q, ids)]))])
+  return viewsOf([rows, ...(await together(db, [(q) => changeRowsOf(q, ids), (q) => approvalRowsOf(q, ids), (q) => scheduleRowsOf(q, ids)]))])
 }
 
 /** The reads of one change request's view (see oneView), which can go in one round trip: with the write they answer, in its batch. */
 const viewReads = (projectId: string, id: number) =>
-  [(q: Db) => requestRows(q, and(eq(changeRequests.project, projectId), eq(changeRequests.id, id))!), (q: Db) => changeRowsOf(q, [id]), (q: Db) => approvalRowsOf(q, [id])] as const
+  [(q: Db) => requestRows(q, and(eq(changeRequests.project, projectId), eq(changeRequests.id, id))!), (q: Db) => changeRowsOf(q, [id]), (q: Db) => approvalRowsOf(q, [id]), (q: Db) => scheduleRowsOf(q, [id])] as const
 
 function oneView(rows: ViewRows, projectId: string, id: string | number): ChangeRequestView {
   const [view] = viewsOf(rows)
@@ -170,8 +177,20 @@ function oneView(rows: ViewRows, projectId: string, id: string | number): Change
   return view
 }
 
-function viewsOf([rows, changeRows, approvalRows]: ViewRows): ChangeRequestView[] {
+function scheduleView(row: ScheduleRow): ChangeRequestScheduleView {
+  const status = row.status as ScheduleStatus
+  return {
+    scheduledAt: row.scheduledAt.toISOString(),
+    status,
+    ...(status === 'pending' ? {} : { reason: row.reason ?? '' }),
+    ...(status === 'failed' ? { failureReason: row.reason } : {}),
+    scheduledBy: userRef(row.createdBy, row.createdByUserId),
+  }
+}
+
+function viewsOf([rows, changeRows, approvalRows, scheduleRows]: ViewRows): ChangeRequestView[] {
   return rows.map(({ cr, requiredApprovals }) => {
+    const schedule = scheduleRows.find((r) => r.changeRequestId === cr.id)
     const byFeature = new Map<string, ChangeRequestView['features'][number]>()
     for (const change of changeRows) {
       if (change.changeRequestId !== cr.id) continue
@@ -197,6 +216,7 @@ function viewsOf([rows, changeRows, approvalRows]: ViewRows): ChangeRequestView[
       createdBy: userRef(cr.createdBy, cr.createdByUserId),
       features: [...byFeature.values()],
       approvals: approvalRows.filter((a) => a.changeRequestId === cr.id).map((a) => ({ createdBy: userRef(a.createdBy, a.createdByUserId), createdAt: a.createdAt.toISOString() })),
+      ...(cr.state === 'Scheduled' && schedule ? { schedule: scheduleView(schedule) } : {}),
     }
   })
 }
@@ -232,6 +252,8 @@ export async function pendingChanges(db: Db, id: string) {
 }
 
 const storedChange = (row: ChangeRow): StoredChange => ({ id: row.id, feature: row.feature, action: row.action as StoredChange['action'], payload: row.payload as Record<string, unknown> })
+
+const changeCount = (id: SQL | number) => sql`(select count(*)::int from ${changeRequestChanges} c where c.change_request_id = ${id})`
 
 // ---- adding changes --------------------------------------------------------------------------
 
@@ -307,7 +329,6 @@ export async function addChanges(db: Db, caller: Caller, { projectId, environmen
   const callersDraft = and(eq(changeRequests.project, projectId), eq(changeRequests.environment, environment), eq(changeRequests.createdByPrincipal, caller.key), eq(changeRequests.state, 'Draft'))!
   const protectedEnvironment = sql`exists (select from ${projectEnvironments} pe join ${projects} pr on pr.id = pe.project_id
     where pe.project_id = ${projectId} and pe.environment_name = ${environment} and pe.change_requests_enabled and pr.archived_at is null)`
-  const changeCount = (id: SQL | number) => sql`(select count(*)::int from ${changeRequestChanges} c where c.change_request_id = ${id})`
   return untilUnchanged('Your draft change request', async () => {
     const [[pe], flagRows, envRows, strategyRows, dependencyRows, segmentRows, definitionRows, [draft], [newDraft], changeIds] = await together(db, [
       (q) =>
@@ -384,7 +405,7 @@ async function lockChangeRequest(tx: Db, projectId: string, id: string): Promise
   return row
 }
 
-function requireState(row: ChangeRequestRow, allowed: ChangeRequestState[], doing: string) {
+function requireState(row: ChangeRequestRow, allowed: readonly ChangeRequestState[], doing: string) {
   if (!allowed.includes(row.state as ChangeRequestState)) {
     throw conflict(`Change request ${row.id} is ${row.state}: it can only be ${doing} when it is ${allowed.join(' or ')}`)
   }
@@ -398,28 +419,33 @@ const stateEvent = (row: ChangeRequestRow, state: ChangeRequestState, type: NewE
   preData: { changeRequestId: row.id, state: row.state },
 })
 
+/** Leaving the Scheduled state drops the schedule, in the statement of the move (only where its check passed). */
+const dropSchedule = (id: number) => sql`delete from ${changeRequestSchedules} where change_request_id = ${id} and ${guardPassed}`
+
 const MOVES = {
   'In review': { from: ['Draft'], doing: 'sent to review', type: 'change-request-sent-to-review' },
-  Rejected: { from: ['In review', 'Approved'], doing: 'rejected', type: 'change-request-rejected' },
-  Cancelled: { from: ['Draft', 'In review', 'Approved'], doing: 'cancelled', type: 'change-request-cancelled' },
+  Rejected: { from: ['In review', 'Approved', 'Scheduled'], doing: 'rejected', type: 'change-request-rejected' },
+  Cancelled: { from: ['Draft', 'In review', 'Approved', 'Scheduled'], doing: 'cancelled', type: 'change-request-cancelled' },
 } as const satisfies Record<string, { from: ChangeRequestState[]; doing: string; type: NewEvent['type'] }>
 
 /**
- * Moves a change request on: `In review` (its author, from Draft), `Approved` (as approve),
- * `Applied` (from Approved), `Rejected` (a reviewer, from In review or Approved), `Cancelled`
- * (its author or an admin, while open). `authorize` is the route's check of who may make the move. Sending to
- * review, rejecting and cancelling read the change request, then write the move (only from the state it was
- * decided from) with its event and read the answer in one batch.
+ * Moves a change request on: `In review` (its author, from Draft), `Approved` (as approve), `Scheduled` (as
+ * schedule), `Applied` (from Approved or Scheduled), `Rejected` (a reviewer, from In review, Approved or Scheduled),
+ * `Cancelled` (its author or an admin, while open). Rejecting or cancelling a Scheduled one drops its schedule.
+ * `authorize` is the route's check of who may make the move. Sending to review, rejecting and cancelling read the
+ * change request, then write the move (only from the state it was decided from) with its event and read the answer
+ * in one batch.
  */
 export async function changeState(
   db: Db,
   caller: Caller,
-  { projectId, id, state, comment }: { projectId: string; id: string; state: Exclude<ChangeRequestState, 'Draft'>; comment?: string | undefined },
+  { projectId, id, state, comment, scheduledAt }: { projectId: string; id: string; state: Exclude<ChangeRequestState, 'Draft'>; comment?: string | undefined; scheduledAt?: string | undefined },
   authorize: AuthorizeMove,
 ): Promise<ChangeRequestView> {
   const { actor, now } = caller
   if (state === 'Approved') return approve(db, caller, { projectId, id }, authorize)
   if (state === 'Applied') return apply(db, caller, { projectId, id }, authorize)
+  if (state === 'Scheduled') return schedule(db, caller, { projectId, id, scheduledAt: scheduledAt! }, authorize)
   const numeric = parseId(id)
   if (numeric === undefined) throw notFoundIn(projectId, id)
   const move = MOVES[state]
@@ -434,7 +460,7 @@ export async function changeState(
       .where(and(eq(changeRequests.id, row.id), eq(changeRequests.state, row.state)))
       .returning({ id: changeRequests.id })
     const [written, ...view] = await batch(db, [
-      (q) => recordEvents(q, actor, now, [stateEvent(row, state, move.type, comment ? { comment } : {})], { alongside: [moved], guarded: true }),
+      (q) => recordEvents(q, actor, now, [stateEvent(row, state, move.type, comment ? { comment } : {})], { alongside: [moved], guarded: true, unguarded: [dropSchedule(row.id)] }),
       ...viewReads(projectId, row.id),
     ])
     return written > 0 ? oneView(view, projectId, id) : undefined
@@ -490,29 +516,346 @@ export async function approve(db: Db, caller: Caller, { projectId, id }: { proje
 }
 
 /**
- * Applies every change in order in one transaction, each through the same write path as the direct
- * route (so each writes its usual events, attributed to the caller). A change that no longer
- * applies fails the whole request with 409 and nothing is written. An interactive transaction: each change
- * is decided under its flag's lock from what the changes before it wrote.
+ * Runs every change of a change request locked by `tx`, in order, each through the same write path as its direct
+ * route (so each writes its usual events, attributed to the caller), then marks it Applied and drops its schedule.
+ * A change that no longer applies throws 409 naming it, and the caller's transaction rolls everything back.
+ * Answers how many changes it applied.
+ */
+async function applyChanges(tx: Db, caller: Caller, row: ChangeRequestRow): Promise<number> {
+  const changes = await tx.select().from(changeRequestChanges).where(eq(changeRequestChanges.changeRequestId, row.id)).orderBy(asc(changeRequestChanges.id))
+  for (const change of changes.map(storedChange)) {
+    try {
+      await applyChange(tx, caller, { project: row.project, environment: row.environment }, change)
+    } catch (error) {
+      const apiError = error instanceof ApiError ? error : fromDatabaseError(error)
+      if (!apiError || apiError.name === 'InternalError') throw error
+      throw conflict(`Change request ${row.id} cannot be applied: change ${change.id} (${change.action} on ${change.feature}) no longer applies: ${apiError.message}`)
+    }
+  }
+  await tx.update(changeRequests).set({ state: 'Applied', updatedAt: caller.now }).where(eq(changeRequests.id, row.id))
+  await tx.delete(changeRequestSchedules).where(eq(changeRequestSchedules.changeRequestId, row.id))
+  return changes.length
+}
+
+/**
+ * Applies an Approved or Scheduled change request now (a Scheduled one's schedule is dropped), every change in
+ * order in one transaction (see applyChanges), with `change-request-applied`. A change that no longer applies fails
+ * the whole request with 409 and nothing is written. An interactive transaction: each change is decided under its
+ * flag's lock from what the changes before it wrote.
  */
 export async function apply(db: Db, caller: Caller, { projectId, id }: { projectId: string; id: string }, authorize: AuthorizeMove): Promise<ChangeRequestView> {
   const { actor, now } = caller
   await db.transaction(async (tx) => {
     const row = await lockChangeRequest(tx, projectId, id)
     authorize(partiesOf(row))
-    requireState(row, ['Approved'], 'applied')
-    const changes = await tx.select().from(changeRequestChanges).where(eq(changeRequestChanges.changeRequestId, row.id)).orderBy(asc(changeRequestChanges.id))
-    for (const change of changes.map(storedChange)) {
-      try {
-        await applyChange(tx, caller, { project: row.project, environment: row.environment }, change)
-      } catch (error) {
-        const apiError = error instanceof ApiError ? error : fromDatabaseError(error)
-        if (!apiError || apiError.name === 'InternalError') throw error
-        throw conflict(`Change request ${row.id} cannot be applied: change ${change.id} (${change.action} on ${change.feature}) no longer applies: ${apiError.message}`)
-      }
-    }
-    await tx.update(changeRequests).set({ state: 'Applied', updatedAt: now }).where(eq(changeRequests.id, row.id))
-    await recordEvents(tx, actor, now, [stateEvent(row, 'Applied', 'change-request-applied', { changes: changes.length })])
+    requireState(row, ['Approved', 'Scheduled'], 'applied')
+    const changes = await applyChanges(tx, caller, row)
+    await recordEvents(tx, actor, now, [stateEvent(row, 'Applied', 'change-request-applied', { changes })])
   })
   return getChangeRequest(db, projectId, id)
+}
+
+// ---- scheduling --------------------------------------------------------------------------------
+
+/**
+ * Schedules an Approved change request to be applied at `scheduledAt` (in the future), or reschedules a Scheduled
+ * one whatever its schedule's status (pending, failed, suspended): the schedule is pending again, its author is the
+ * caller (the request will be applied with their access), and conflicting changes count from now on. Emits
+ * `change-request-scheduled` (data: `scheduledDate`; preData: the state and any schedule before). Read, then one
+ * batch that takes the request's lock and writes only while it is as read.
+ */
+export async function schedule(db: Db, caller: Caller, { projectId, id, scheduledAt }: { projectId: string; id: string; scheduledAt: string }, authorize: AuthorizeMove): Promise<ChangeRequestView> {
+  const { actor, now } = caller
+  const numeric = parseId(id)
+  if (numeric === undefined) throw notFoundIn(projectId, id)
+  const at = new Date(scheduledAt)
+  if (!(at.getTime() > now.getTime())) throw validationError(`scheduledAt must be in the future: ${at.toISOString()} is not after ${now.toISOString()}`, [{ path: 'body.scheduledAt', message: 'must be in the future' }])
+  return untilUnchanged(`Change request ${id}`, async () => {
+    const [read] = await db
+      .select({ row: changeRequests, snapshot: rowText(changeRequests), schedule: changeRequestSchedules })
+      .from(changeRequests)
+      .leftJoin(changeRequestSchedules, eq(changeRequestSchedules.changeRequestId, changeRequests.id))
+      .where(inProject(projectId, numeric))
+    if (!read) throw notFoundIn(projectId, id)
+    const { row } = read
+    authorize(partiesOf(row))
+    requireState(row, ['Approved', 'Scheduled'], 'scheduled')
+    const before = row.state === 'Scheduled' && read.schedule ? { scheduledDate: read.schedule.scheduledAt.toISOString(), status: read.schedule.status } : {}
+    const event: NewEvent = {
+      type: 'change-request-scheduled',
+      project: row.project,
+      environment: row.environment,
+      data: { changeRequestId: row.id, state: 'Scheduled', scheduledDate: at.toISOString() },
+      preData: { changeRequestId: row.id, state: row.state, ...before },
+    }
+    const moved = sql`update ${changeRequests} set state = 'Scheduled', updated_at = ${now.toISOString()}::timestamptz
+      where id = ${row.id} and ${rowText(changeRequests)} = ${read.snapshot}
+      returning id`
+    const upsert = sql`insert into ${changeRequestSchedules} (change_request_id, scheduled_at, status, reason, created_by, created_by_user_id, created_by_principal, after_event_id, created_at)
+      select ${row.id}::integer, ${at.toISOString()}::timestamptz, 'pending', null, ${actor.createdBy}::text, ${actor.createdByUserId}::integer, ${caller.key}::text,
+        (select coalesce(max(id), 0) from ${events}), ${now.toISOString()}::timestamptz
+      where ${guardPassed}
+      on conflict (change_request_id) do update set scheduled_at = excluded.scheduled_at, status = 'pending', reason = null, created_by = excluded.created_by,
+        created_by_user_id = excluded.created_by_user_id, created_by_principal = excluded.created_by_principal, after_event_id = excluded.after_event_id, created_at = excluded.created_at`
+    const [, written, ...view] = await batch(db, [
+      (q) => q.select({ id: changeRequests.id }).from(changeRequests).where(eq(changeRequests.id, row.id)).for('update'),
+      (q) => recordEvents(q, actor, now, [event], { alongside: [moved], guarded: true, unguarded: [upsert] }),
+      ...viewReads(projectId, row.id),
+    ])
+    return written > 0 ? oneView(view, projectId, id) : undefined
+  })
+}
+
+/** A pending schedule as the scheduled-application job reads it, with the first conflicting change since it was set. */
+export interface PendingSchedule {
+  id: number
+  project: string
+  environment: string
+  title: string | null
+  scheduledAt: Date
+  scheduledBy: Actor
+  principalKey: string
+  due: boolean
+  conflict: { type: string; feature: string; strategyId: string | null } | null
+}
+
+/*
+ * What counts as a conflicting change (Unleash's rule), among the events recorded after the schedule was set (every
+ * change writes its events with it): the flag of any change of the request was archived; a strategy the request
+ * updates or deletes was updated or deleted (in its environment); the variants of a flag whose variants the request
+ * sets were changed in its environment (by the environment's or the flag's variants route).
+ */
+const pendingSchedulesSql = (now: Date) => sql`
+  select s.change_request_id as id, cr.project, cr.environment, cr.title, s.scheduled_at as "scheduledAt", s.created_by as "createdBy",
+    s.created_by_user_id as "createdByUserId", s.created_by_principal as "principalKey", s.scheduled_at <= ${now.toISOString()}::timestamptz as due,
+    c.type as "conflictType", c.feature as "conflictFeature", c.strategy as "conflictStrategy"
+  from ${changeRequestSchedules} s
+  join ${changeRequests} cr on cr.id = s.change_request_id and cr.state = 'Scheduled'
+  left join lateral (
+    select e.type, ch.feature, ch.payload->>'id' as strategy
+    from ${changeRequestChanges} ch
+    join ${events} e on e.feature_name = ch.feature and e.id > s.after_event_id
+    where ch.change_request_id = s.change_request_id and (
+      e.type = 'feature-archived'
+      or (ch.action in ('updateStrategy', 'deleteStrategy') and e.type in ('feature-strategy-update', 'feature-strategy-remove') and e.environment = cr.environment
+        and lower(coalesce(e.pre_data->>'id', e.data->>'id')) = lower(ch.payload->>'id'))
+      or (ch.action = 'patchVariant' and e.type in ('feature-environment-variants-updated', 'feature-variants-updated') and e.environment = cr.environment)
+    )
+    order by e.id limit 1
+  ) c on true
+  where s.status = 'pending'
+  order by s.scheduled_at, s.change_request_id`
+
+/** Every pending schedule of a Scheduled change request, whether it is due at `now`, and its first conflict. One query. */
+export async function pendingSchedules(db: Db, now: Date): Promise<PendingSchedule[]> {
+  const rows = await queryRows<Record<string, unknown>>(db, pendingSchedulesSql(now))
+  return rows.map((r) => ({
+    id: Number(r.id),
+    project: String(r.project),
+    environment: String(r.environment),
+    title: (r.title as string | null) ?? null,
+    // Drivers hand timestamps and booleans of raw rows back parsed or as text.
+    scheduledAt: new Date(r.scheduledAt as string | Date),
+    scheduledBy: { createdBy: String(r.createdBy), createdByUserId: r.createdByUserId === null ? SYSTEM_USER_ID : Number(r.createdByUserId) },
+    principalKey: String(r.principalKey),
+    due: r.due === true || r.due === 't',
+    conflict: r.conflictType ? { type: String(r.conflictType), feature: String(r.conflictFeature), strategyId: (r.conflictStrategy as string | null) ?? null } : null,
+  }))
+}
+
+const scheduleEventBase = (s: PendingSchedule) => ({ project: s.project, environment: s.environment })
+/** Where the schedule is still the pending one read: a write about it is made only then (the Node timer and the Workers cron may overlap). */
+const stillPending = (s: PendingSchedule) => sql`change_request_id = ${s.id} and status = 'pending' and scheduled_at = ${s.scheduledAt.toISOString()}::timestamptz`
+
+/**
+ * Suspends a pending schedule, with `change-request-schedule-suspended` (by the system; data: the reason and who
+ * scheduled it). One statement, made only while the schedule is the pending one read. Answers whether it did.
+ */
+export async function suspendSchedule(db: Db, now: Date, s: PendingSchedule, reason: string): Promise<boolean> {
+  const suspended = sql`update ${changeRequestSchedules} set status = 'suspended', reason = ${reason} where ${stillPending(s)} returning 1`
+  const event: NewEvent = {
+    ...scheduleEventBase(s),
+    type: 'change-request-schedule-suspended',
+    data: { changeRequestId: s.id, reason, scheduledDate: s.scheduledAt.toISOString(), scheduledBy: userRef(s.scheduledBy.createdBy, s.scheduledBy.createdByUserId) },
+  }
+  return (await recordEvents(db, SYSTEM_ACTOR, now, [event], { alongside: [suspended], guarded: true })) > 0
+}
+
+export type ScheduledOutcome = { outcome: 'applied'; changes: number } | { outcome: 'skipped' } | { outcome: 'failed'; reason: string }
+
+/**
+ * Applies a due schedule with its author's access (`caller`): in one transaction, under the request's lock, only
+ * while it is still Scheduled with the pending schedule read; with `change-request-applied` and
+ * `change-request-scheduled-application-success`, attributed to the schedule's author. When a change no longer
+ * applies nothing is applied: the schedule is marked failed with the reason, and
+ * `change-request-scheduled-application-failure` (attributed to the author, data: the reason) tells them; the request
+ * stays Scheduled, to reschedule, apply, reject or cancel. Another runner's work in between is `skipped`.
+ */
+export async function applySchedule(db: Db, caller: Caller, s: PendingSchedule): Promise<ScheduledOutcome> {
+  const { actor, now } = caller
+  const scheduledDate = s.scheduledAt.toISOString()
+  try {
+    const changes = await db.transaction(async (tx) => {
+      const [read] = await tx
+        .select({ row: changeRequests, schedule: changeRequestSchedules })
+        .from(changeRequests)
+        .innerJoin(changeRequestSchedules, eq(changeRequestSchedules.changeRequestId, changeRequests.id))
+        .where(eq(changeRequests.id, s.id))
+        .for('update', { of: changeRequests })
+      if (!read || read.row.state !== 'Scheduled' || read.schedule.status !== 'pending' || read.schedule.scheduledAt.getTime() !== s.scheduledAt.getTime()) return undefined
+      const count = await applyChanges(tx, caller, read.row)
+      await recordEvents(tx, actor, now, [
+        stateEvent(read.row, 'Applied', 'change-request-applied', { changes: count }),
+        { ...scheduleEventBase(s), type: 'change-request-scheduled-application-success', data: { changeRequestId: s.id, state: 'Applied', scheduledDate, changes: count }, preData: { changeRequestId: s.id, state: 'Scheduled' } },
+      ])
+      return count
+    })
+    return changes === undefined ? { outcome: 'skipped' } : { outcome: 'applied', changes }
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.name !== 'ConflictError') throw error
+    const reason = error.message
+    const failed = sql`update ${changeRequestSchedules} set status = 'failed', reason = ${reason}
+      where ${stillPending(s)} and exists (select from ${changeRequests} where id = ${s.id} and state = 'Scheduled') returning 1`
+    const event: NewEvent = { ...scheduleEventBase(s), type: 'change-request-scheduled-application-failure', data: { changeRequestId: s.id, scheduledDate, failureReason: reason, reason } }
+    const written = await recordEvents(db, actor, now, [event], { alongside: [failed], guarded: true })
+    return written > 0 ? { outcome: 'failed', reason } : { outcome: 'skipped' }
+  }
+}
+
+// ---- editing and discarding ------------------------------------------------------------------
+
+/** A change of a change request of the project, with the request (as text, for the write's check), its change and approval counts. */
+async function readChange(db: Db, projectId: string, id: string, changeId: string) {
+  const numeric = parseId(id)
+  if (numeric === undefined) throw notFoundIn(projectId, id)
+  const changeNumber = parseId(changeId) ?? 0
+  const [read] = await db
+    .select({
+      cr: changeRequests,
+      snapshot: rowText(changeRequests),
+      change: changeRequestChanges,
+      changes: changeCount(sql`${changeRequests.id}`).mapWith(Number),
+      approvals: sql<number>`(select count(*)::int from ${changeRequestApprovals} a where a.change_request_id = ${changeRequests.id})`.mapWith(Number),
+    })
+    .from(changeRequests)
+    .leftJoin(changeRequestChanges, and(eq(changeRequestChanges.changeRequestId, changeRequests.id), eq(changeRequestChanges.id, changeNumber)))
+    .where(inProject(projectId, numeric))
+  if (!read) throw notFoundIn(projectId, id)
+  if (!read.change) throw notFound(`Could not find change ${changeId} in change request ${id} of project ${projectId}`)
+  return { ...read, change: read.change }
+}
+
+/**
+ * What editing or discarding a change does to the request's review: approvals given are withdrawn (they were for
+ * what the request held), and an Approved request goes back to In review. The event's data and preData carry both.
+ */
+function reviewReset(cr: ChangeRequestRow, approvals: number) {
+  const state: ChangeRequestState = cr.state === 'Approved' ? 'In review' : (cr.state as ChangeRequestState)
+  const moved = state !== cr.state
+  return {
+    state,
+    data: { ...(moved ? { state } : {}), ...(approvals > 0 ? { approvalsWithdrawn: approvals } : {}) },
+    preData: moved ? { state: cr.state } : {},
+    withdraw: sql`delete from ${changeRequestApprovals} where change_request_id = ${cr.id} and ${guardPassed}`,
+  }
+}
+
+/**
+ * PUT …/change-requests/{id}/changes/{changeId}: replaces the payload of one change (its flag and action stay: 400
+ * otherwise) of a Draft, In review or Approved request, checked as adding it is. `authorize` is the route's check
+ * (the author or an admin, with the action's permission). Emits `change-edited` (data and preData: the change after
+ * and before). Reads, then one batch written only while the request is as read.
+ */
+export async function editChange(db: Db, caller: Caller, { projectId, id, changeId, change }: { projectId: string; id: string; changeId: string; change: ChangeInput }, authorize: AuthorizeMove): Promise<ChangeRequestView> {
+  const { actor, now } = caller
+  return untilUnchanged(`Change request ${id}`, async () => {
+    const read = await readChange(db, projectId, id, changeId)
+    const { cr } = read
+    authorize(partiesOf(cr))
+    requireState(cr, EDITABLE_STATES, 'edited')
+    if (change.feature !== read.change.feature || change.action !== read.change.action) {
+      throw validationError(`Change ${changeId} is ${read.change.action} on ${read.change.feature}: its flag and action cannot change (discard it and add another)`, [
+        { path: 'body', message: `must be ${read.change.action} on ${read.change.feature}` },
+      ])
+    }
+    checkChanges(await together(db, changeFactReads(cr.environment, [change])), projectId, cr.environment, [change])
+    const payload = change.payload ?? {}
+    const reset = reviewReset(cr, read.approvals)
+    const event: NewEvent = {
+      type: 'change-edited',
+      project: cr.project,
+      environment: cr.environment,
+      featureName: read.change.feature,
+      data: { changeRequestId: cr.id, change: { id: read.change.id, action: read.change.action, payload }, ...reset.data },
+      preData: { changeRequestId: cr.id, change: { id: read.change.id, action: read.change.action, payload: read.change.payload }, ...reset.preData },
+    }
+    const requestWrite = sql`update ${changeRequests} set state = ${reset.state}::text, updated_at = ${now.toISOString()}::timestamptz
+      where id = ${cr.id} and ${rowText(changeRequests)} = ${read.snapshot} returning id`
+    const changeWrite = sql`update ${changeRequestChanges} set payload = ${JSON.stringify(payload)}::jsonb where id = ${read.change.id} and change_request_id = ${cr.id} and ${guardPassed} returning id`
+    const [, written, ...view] = await batch(db, [
+      (q) => q.select({ id: changeRequests.id }).from(changeRequests).where(eq(changeRequests.id, cr.id)).for('update'),
+      (q) => recordEvents(q, actor, now, [event], { alongside: [requestWrite, changeWrite], guarded: true, unguarded: [reset.withdraw] }),
+      ...viewReads(projectId, cr.id),
+    ])
+    return written > 0 ? oneView(view, projectId, id) : undefined
+  })
+}
+
+/**
+ * DELETE …/change-requests/{id}/changes/{changeId}: discards one change of a Draft, In review or Approved request
+ * (not its only one: 409, discard or cancel the request instead). `authorize`: the author or an admin. Emits
+ * `change-discarded` (preData: the change). Read, then one batch written only while the request is as read.
+ */
+export async function discardChange(db: Db, caller: Caller, { projectId, id, changeId }: { projectId: string; id: string; changeId: string }, authorize: AuthorizeMove): Promise<ChangeRequestView> {
+  const { actor, now } = caller
+  return untilUnchanged(`Change request ${id}`, async () => {
+    const read = await readChange(db, projectId, id, changeId)
+    const { cr } = read
+    authorize(partiesOf(cr))
+    requireState(cr, EDITABLE_STATES, 'changed')
+    if (read.changes <= 1) throw conflict(`Change ${changeId} is the only change of change request ${cr.id}: ${cr.state === 'Draft' ? 'discard' : 'cancel'} the change request instead`)
+    const reset = reviewReset(cr, read.approvals)
+    const discarded = { id: read.change.id, action: read.change.action, payload: read.change.payload }
+    const event: NewEvent = {
+      type: 'change-discarded',
+      project: cr.project,
+      environment: cr.environment,
+      featureName: read.change.feature,
+      data: { changeRequestId: cr.id, changeId: read.change.id, ...reset.data },
+      preData: { changeRequestId: cr.id, change: discarded, ...reset.preData },
+    }
+    const requestWrite = sql`update ${changeRequests} set state = ${reset.state}::text, updated_at = ${now.toISOString()}::timestamptz
+      where id = ${cr.id} and ${rowText(changeRequests)} = ${read.snapshot} and ${changeCount(cr.id)} = ${read.changes} returning id`
+    const changeWrite = sql`delete from ${changeRequestChanges} where id = ${read.change.id} and change_request_id = ${cr.id} and ${guardPassed} returning id`
+    const [, written, ...view] = await batch(db, [
+      (q) => q.select({ id: changeRequests.id }).from(changeRequests).where(eq(changeRequests.id, cr.id)).for('update'),
+      (q) => recordEvents(q, actor, now, [event], { alongside: [requestWrite, changeWrite], guarded: true, unguarded: [reset.withdraw] }),
+      ...viewReads(projectId, cr.id),
+    ])
+    return written > 0 ? oneView(view, projectId, id) : undefined
+  })
+}
+
+/**
+ * DELETE …/change-requests/{id}: discards a Draft with its changes (409 for any other state: cancel it instead).
+ * `authorize`: the author or an admin. Emits `change-request-discarded` (preData: the request as it was). Read, then
+ * one statement that deletes it only while it is as read.
+ */
+export async function discardChangeRequest(db: Db, caller: Caller, { projectId, id }: { projectId: string; id: string }, authorize: AuthorizeMove): Promise<void> {
+  const { actor, now } = caller
+  const numeric = parseId(id)
+  if (numeric === undefined) throw notFoundIn(projectId, id)
+  await untilUnchanged(`Change request ${id}`, async () => {
+    const [[read], ...rest] = await together(db, [
+      (q) => q.select({ row: changeRequests, snapshot: rowText(changeRequests), changes: changeCount(sql`${changeRequests.id}`).mapWith(Number) }).from(changeRequests).where(inProject(projectId, numeric)),
+      ...viewReads(projectId, numeric),
+    ])
+    if (!read) throw notFoundIn(projectId, id)
+    authorize(partiesOf(read.row))
+    requireState(read.row, ['Draft'], 'discarded')
+    const view = oneView(rest, projectId, id)
+    const event: NewEvent = { type: 'change-request-discarded', project: read.row.project, environment: read.row.environment, data: null, preData: { changeRequestId: read.row.id, ...view } }
+    const deleted = sql`delete from ${changeRequests} where id = ${read.row.id} and ${rowText(changeRequests)} = ${read.snapshot} and ${changeCount(read.row.id)} = ${read.changes} returning id`
+    return (await recordEvents(db, actor, now, [event], { alongside: [deleted], guarded: true })) > 0 ? true : undefined
+  })
 }

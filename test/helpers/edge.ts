@@ -67,7 +67,10 @@ export async function createEdgeApp(options: { delivery?: AppDeps['delivery'] } 
     await postgres.close()
   }
 
-  return { app, db: postgres.database.db, adminToken, call, query, close }
+  /** The database as the worker opens it for a request (or its cron trigger): Neon's driver over local-postgres. Close it after use. */
+  const openWorkerDb = () => openNeon(postgres.databaseUrl, { fetchEndpoint: postgres.fetchEndpoint, wsProxy: postgres.wsProxy })
+
+  return { app, db: postgres.database.db, adminToken, call, query, close, openWorkerDb }
 }
 
 export type EdgeApp = Awaited<ReturnType<typeof createEdgeApp>>

@@ -2035,7 +2035,11 @@ export interface paths {
         get: operations["getChangeRequest"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Discard a draft change request
+         * @description Deletes a Draft with its changes, as Unleash's discard of a draft (409 for any other state: cancel it instead). Only its author or an admin (ADMIN) (403). Emits `change-request-discarded` (preData: the change request as it was).
+         */
+        delete: operations["deleteChangeRequest"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2051,11 +2055,35 @@ export interface paths {
         get?: never;
         /**
          * Move a change request to another state
-         * @description Draft → `In review` (its author) → `Approved` (after the required approvals, as the approve operation) → `Applied`; `Rejected` (by a reviewer, from In review or Approved); `Cancelled` (its author or an admin, while not closed). Other moves are 409 ConflictError. Applying runs every change in one transaction through the direct routes' own write paths, with their usual events, attributed to the caller; a change that no longer applies (flag archived, strategy gone…) fails the whole request with 409 and changes nothing. Reviewing (approve, reject) and applying need UPDATE_FEATURE_ENVIRONMENT in the environment. Emits `change-request-sent-to-review`, `change-request-approved` / `change-request-approval-added`, `change-request-applied`, `change-request-rejected` or `change-request-cancelled`.
+         * @description Draft → `In review` (its author) → `Approved` (after the required approvals, as the approve operation) → `Applied`, or `Scheduled` with `scheduledAt` (a time in the future: applied then, within a minute on Node and within the cron trigger's five minutes on Workers, with the access of whoever scheduled it); `Rejected` (by a reviewer, from In review, Approved or Scheduled); `Cancelled` (its author or an admin, while not closed). A Scheduled request may be scheduled again (another time; a failed or suspended schedule becomes pending again, its author the caller), applied now, rejected or cancelled (which drops its schedule). Other moves are 409 ConflictError. Applying runs every change in one transaction through the direct routes' own write paths, with their usual events, attributed to the caller; a change that no longer applies (flag archived, strategy gone…) fails the whole request with 409 and changes nothing. Reviewing (approve, reject), applying and scheduling need UPDATE_FEATURE_ENVIRONMENT in the environment. A schedule is suspended (`change-request-schedule-suspended`, with the reason) when its author is deleted or loses that permission, or when a conflicting change lands, as Unleash decides it: the flag of one of its changes is archived, a strategy it updates or deletes is updated or deleted, or the variants it sets are changed in its environment. When applying it fails, the schedule is failed with the reason (`change-request-scheduled-application-failure`, attributed to its author); on success `change-request-applied` and `change-request-scheduled-application-success`. Emits `change-request-sent-to-review`, `change-request-approved` / `change-request-approval-added`, `change-request-scheduled`, `change-request-applied`, `change-request-rejected` or `change-request-cancelled`.
          */
         put: operations["changeRequestStateChange"];
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/change-requests/{id}/changes/{changeId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Edit a change of a change request
+         * @description Replaces the payload of one change of a Draft, In review or Approved change request (409 once it is Scheduled or closed), checked as adding it is (400, 404). The body is the change (`{ feature, action, payload }`); its flag and action must be the stored change's (400 otherwise: discard it and add another). Only the request's author, or an admin, with the permission of the change's direct route in the environment (403). Approvals given are withdrawn, and an Approved request goes back to In review: they were for what it held. Emits `change-edited` (data and preData: the change after and before, and the state when it moved back).
+         */
+        put: operations["editChange"];
+        post?: never;
+        /**
+         * Discard a change of a change request
+         * @description Removes one change of a Draft, In review or Approved change request (409 once it is Scheduled or closed, and for its only change: discard or cancel the request instead). Only the request's author or an admin (ADMIN) (403). Approvals given are withdrawn, and an Approved request goes back to In review. Emits `change-discarded` (preData: the change).
+         */
+        delete: operations["discardChange"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3757,7 +3785,7 @@ export interface components {
             project: string;
             environment: string;
             /** @enum {string} */
-            state: "Draft" | "In review" | "Approved" | "Applied" | "Rejected" | "Cancelled";
+            state: "Draft" | "In review" | "Approved" | "Scheduled" | "Applied" | "Rejected" | "Cancelled";
             /** @description The environment's required approvals */
             minApprovals: number;
             createdAt: string;
@@ -3792,6 +3820,27 @@ export interface components {
                 };
                 createdAt: string;
             }[];
+            schedule?: components["schemas"]["changeRequestScheduleSchema"];
+        };
+        /** @description Only while the change request is Scheduled */
+        changeRequestScheduleSchema: {
+            /** @description When the change request is (or was, if the schedule failed or is suspended) to be applied */
+            scheduledAt: string;
+            /**
+             * @description pending; failed (applying it failed, see reason); suspended (see reason): reschedule it, apply it now, or reject or cancel it
+             * @enum {string}
+             */
+            status: "pending" | "failed" | "suspended";
+            /** @description Why it failed or was suspended */
+            reason?: string;
+            /** @description Why it failed (Unleash's older name of reason, on failed schedules) */
+            failureReason?: string | null;
+            /** @description Who scheduled it: it is applied with their access */
+            scheduledBy: {
+                /** @description The user id; -42 for an admin API token (as in Unleash), -1337 for the system */
+                id: number;
+                username: string;
+            };
         };
         changeRequestOneOrManySchema: {
             /** @description The flag the change is about (a live flag of the project) */
@@ -3931,8 +3980,13 @@ export interface components {
         };
         changeRequestStateSchema: {
             /** @enum {string} */
-            state: "In review" | "Approved" | "Applied" | "Rejected" | "Cancelled";
+            state: "In review" | "Approved" | "Scheduled" | "Applied" | "Rejected" | "Cancelled";
             comment?: string;
+            /**
+             * Format: date-time
+             * @description With `Scheduled` (and only then): when to apply it, in the future (ISO 8601 with a time zone)
+             */
+            scheduledAt?: string;
         };
         playgroundResponseSchema: {
             input: components["schemas"]["playgroundRequestSchema"];
@@ -12469,7 +12523,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only change requests in this state */
-                state?: "Draft" | "In review" | "Approved" | "Applied" | "Rejected" | "Cancelled";
+                state?: "Draft" | "In review" | "Approved" | "Scheduled" | "Applied" | "Rejected" | "Cancelled";
             };
             header?: never;
             path: {
@@ -12577,6 +12631,64 @@ export interface operations {
             };
         };
     };
+    deleteChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                /** @description The change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The draft was discarded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     changeRequestStateChange: {
         parameters: {
             query?: never;
@@ -12650,6 +12762,152 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    editChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                /** @description The change request id */
+                id: string;
+                /** @description The id of a change of the change request */
+                changeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["changeRequestAddChangeSchema"];
+            };
+        };
+        responses: {
+            /** @description The change request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["changeRequestSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    discardChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                /** @description The change request id */
+                id: string;
+                /** @description The id of a change of the change request */
+                changeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The change request */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["changeRequestSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -8,11 +8,12 @@ import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { projectPath } from '../paths'
 
-const STATES = ['Draft', 'In review', 'Approved', 'Applied', 'Rejected', 'Cancelled'] as const
+const STATES = ['Draft', 'In review', 'Approved', 'Scheduled', 'Applied', 'Rejected', 'Cancelled'] as const
 export const STATE_COLORS: Record<ChangeRequest['state'], string> = {
   Draft: 'gray.8',
   'In review': 'violet.9',
   Approved: 'blue.9',
+  Scheduled: 'orange.9',
   Applied: 'teal.9',
   Rejected: 'red.9',
   Cancelled: 'gray.8',

@@ -399,4 +399,32 @@ describe('the cron trigger in workerd', () => {
     ])
     expect((await call('GET', `/api/admin/projects/default/features/${name}`)).body.potentiallyStale).toBe(true)
   })
+
+  it('applies a due scheduled change request, once, with its events', async () => {
+    const project = `cron-cr-${Date.now()}`
+    expect((await call('POST', '/api/admin/projects', { body: { id: project, name: project, environments: ['development'], changeRequestEnvironments: [{ name: 'production' }] } })).status).toBe(201)
+    const name = `${project}-flag`
+    expect((await call('POST', `/api/admin/projects/${project}/features`, { body: { name } })).status).toBe(201)
+    const author = (await call('POST', '/api/admin/api-tokens', { body: { tokenName: `${project}-author`, type: 'admin' } })).body.secret as string
+    const draft = await call('POST', `/api/admin/projects/${project}/environments/production/change-requests`, { token: author, body: { feature: name, action: 'updateEnabled', payload: { enabled: true } } })
+    expect(draft.status, draft.text).toBe(200)
+    const path = `/api/admin/projects/${project}/change-requests/${draft.body.id}`
+    expect((await call('PUT', `${path}/state`, { token: author, body: { state: 'In review' } })).status).toBe(200)
+    expect((await call('POST', `${path}/approve`)).status).toBe(200)
+    const scheduled = await call('PUT', `${path}/state`, { body: { state: 'Scheduled', scheduledAt: new Date(Date.now() + 3_600_000).toISOString() } })
+    expect(scheduled.status, scheduled.text).toBe(200)
+    // The worker's clock is the real one: the schedule is moved into the past, as an hour passing would.
+    await query(`update change_request_schedules set scheduled_at = now() - interval '1 minute' where change_request_id = $1`, [draft.body.id])
+    const worker = await mf!.getWorker()
+    for (let run = 0; run < 2; run++) {
+      await (worker as unknown as { scheduled(options: { cron: string }): Promise<unknown> }).scheduled({ cron: '*/5 * * * *' })
+      await settled()
+    }
+    expect((await call('GET', path)).body.state).toBe('Applied')
+    expect(await query(`select enabled from feature_environments where feature_name = $1 and environment = 'production'`, [name])).toEqual([{ enabled: true }])
+    expect(await query(`select type from events where type like 'change-request-%applied%' or type like 'change-request-scheduled-%' order by id`)).toEqual([
+      { type: 'change-request-applied' },
+      { type: 'change-request-scheduled-application-success' },
+    ])
+  })
 })

@@ -13,7 +13,7 @@ export const STATE_COLORS: Record<ChangeRequest['state'], string> = {
   Draft: 'gray.8',
   'In review': 'violet.9',
   Approved: 'blue.9',
-  Scheduled: 'orange.9',
+  Scheduled: 'cyan.9',
   Applied: 'teal.9',
   Rejected: 'red.9',
   Cancelled: 'gray.8',

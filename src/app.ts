@@ -38,6 +38,8 @@ import { tagRoutes } from './tags/routes.js'
 import { tagTypeRoutes } from './tag-types/routes.js'
 import { dependencyRoutes } from './dependencies/routes.js'
 import { exportImportRoutes } from './export-import/routes.js'
+import { STATE_IMPORT_PATH, stateRoutes } from './state/routes.js'
+import { STATE_IMPORT_MAX_BYTES } from './state/schemas.js'
 import { favoriteRoutes } from './favorites/routes.js'
 import { lifecycleRoutes } from './lifecycle/routes.js'
 import { featureTypeRoutes } from './feature-types/routes.js'
@@ -204,7 +206,8 @@ export function createApp(deps: AppDeps) {
   app.use('/api/frontend/*', frontendCors(sdk.options.frontendCorsOrigins))
   app.use('/api/client/*', authenticateClient)
   app.use('/api/frontend/*', authenticateFrontend)
-  app.use('*', bodyGuard)
+  // A whole instance's state is restored in one request: its import takes a larger body than any other write.
+  app.use('*', bodyGuard({ largerBodies: { [STATE_IMPORT_PATH]: STATE_IMPORT_MAX_BYTES } }))
 
   app.route('/', healthRoutes)
   app.route('/', projectRoutes)
@@ -222,6 +225,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', tagTypeRoutes)
   app.route('/', dependencyRoutes)
   app.route('/', exportImportRoutes)
+  app.route('/', stateRoutes)
   app.route('/', favoriteRoutes)
   app.route('/', lifecycleRoutes)
   app.route('/', featureTypeRoutes)

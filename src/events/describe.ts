@@ -70,6 +70,22 @@ const phrases: Record<string, [label: string, summary: string]> = {
   'banner-created': ['Banner created', 'created a banner'],
   'banner-updated': ['Banner updated', 'updated a banner'],
   'banner-deleted': ['Banner deleted', 'deleted a banner'],
+  // The instance state import (src/state/): one event per object imported, one per kind dropped.
+  'feature-import': ['Flag imported', 'imported **{flag}** in project *{project}*'],
+  'feature-tag-import': ['Flag tag imported', 'imported a tag of **{flag}**'],
+  'strategy-import': ['Strategy type imported', 'imported a strategy type'],
+  'tag-import': ['Tag imported', 'imported a tag'],
+  'tag-type-import': ['Tag type imported', 'imported a tag type'],
+  'project-import': ['Project imported', 'imported project *{project}*'],
+  'environment-import': ['Environment imported', 'imported environment *{env}*'],
+  'segment-import': ['Segment imported', 'imported a segment'],
+  'drop-features': ['Flags dropped', 'dropped the flags an import did not list'],
+  'drop-feature-tags': ['Flag tags dropped', 'dropped the flag tags an import did not list'],
+  'drop-strategies': ['Strategy types dropped', 'dropped the strategy types an import did not list'],
+  'drop-tags': ['Tags dropped', 'dropped the tags an import did not list'],
+  'drop-tag-types': ['Tag types dropped', 'dropped the tag types an import did not list'],
+  'drop-projects': ['Projects dropped', 'dropped the projects an import did not list'],
+  'drop-environments': ['Environments dropped', 'dropped the environments an import did not list'],
 }
 
 const sentenceCase = (type: string) => type.charAt(0).toUpperCase() + type.slice(1).replaceAll('-', ' ')

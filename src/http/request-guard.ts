@@ -7,14 +7,15 @@ const MAX_JSON_DEPTH = 32
 const JSON_MEDIA_TYPE = /^application\/([\w.-]+\+)?json$/i
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
-const tooLarge = () => new ApiError('PayloadTooLargeError', `The request body is larger than ${MAX_BODY_BYTES} bytes`)
+const tooLarge = (maxBytes: number) => new ApiError('PayloadTooLargeError', `The request body is larger than ${maxBytes} bytes`)
 
-const limitBody = bodyLimit({
-  maxSize: MAX_BODY_BYTES,
-  onError: () => {
-    throw tooLarge()
-  },
-})
+const limitBody = (maxBytes: number) =>
+  bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw tooLarge(maxBytes)
+    },
+  })
 
 /*
  * The two guards reject what Postgres or the handlers would choke on, before any route runs:
@@ -27,21 +28,29 @@ export const urlGuard: MiddlewareHandler = async (c, next) => {
   await next()
 }
 
-/** Runs after authentication, so an anonymous caller learns nothing from how its body is judged. */
-export const bodyGuard: MiddlewareHandler = async (c, next) => {
-  if (!METHODS_WITH_BODY.has(c.req.method)) return next()
-  const length = c.req.header('content-length')
-  const chunked = c.req.header('transfer-encoding') !== undefined
-  // A declared length (the HTTP parser holds the body to it) is judged from the header, without wrapping the
-  // body in a counting stream: on Node the body is then read straight from the socket, a good part of a small
-  // write's cost otherwise. A chunked body is counted as it arrives. On Node (the request's IncomingMessage is
-  // in the bindings), a request with neither header has no body at all.
-  if (length !== undefined && !chunked) {
-    if (Number(length) > MAX_BODY_BYTES) throw tooLarge()
-    return checkBody(c, next)
+/**
+ * Runs after authentication, so an anonymous caller learns nothing from how its body is judged. Bodies are at most
+ * MAX_BODY_BYTES, but on the paths `largerBodies` names (a restore of a whole instance), at most what it says.
+ */
+export function bodyGuard(options: { largerBodies?: Record<string, number> } = {}): MiddlewareHandler {
+  const limits = new Map(Object.entries(options.largerBodies ?? {}).map(([path, maxBytes]) => [path, { maxBytes, limit: limitBody(maxBytes) }]))
+  const standard = { maxBytes: MAX_BODY_BYTES, limit: limitBody(MAX_BODY_BYTES) }
+  return async (c, next) => {
+    if (!METHODS_WITH_BODY.has(c.req.method)) return next()
+    const { maxBytes, limit } = limits.get(c.req.path) ?? standard
+    const length = c.req.header('content-length')
+    const chunked = c.req.header('transfer-encoding') !== undefined
+    // A declared length (the HTTP parser holds the body to it) is judged from the header, without wrapping the
+    // body in a counting stream: on Node the body is then read straight from the socket, a good part of a small
+    // write's cost otherwise. A chunked body is counted as it arrives. On Node (the request's IncomingMessage is
+    // in the bindings), a request with neither header has no body at all.
+    if (length !== undefined && !chunked) {
+      if (Number(length) > maxBytes) throw tooLarge(maxBytes)
+      return checkBody(c, next)
+    }
+    if (length === undefined && !chunked && isNodeRequest(c)) return next()
+    return limit(c, () => checkBody(c, next))
   }
-  if (length === undefined && !chunked && isNodeRequest(c)) return next()
-  return limitBody(c, () => checkBody(c, next))
 }
 
 const isNodeRequest = (c: Context) => typeof (c.env as { incoming?: unknown } | undefined)?.incoming === 'object'

@@ -73,6 +73,9 @@ const p = (name: string) => sql.placeholder(name)
 
 /** Segment names are unique (as in Unleash): a write of a name first takes this lock, so its check of the name holds under concurrent writes of it. */
 const nameLock = (db: Db, name: string) => db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`segment-name:${name}`}, 0))`)
+/** The name locks of many segments (the state import's), in one order so that two writers of several never wait on each other in a circle. */
+export const segmentNameLocks = (db: Db, names: string[]) =>
+  db.execute(sql`select count(pg_advisory_xact_lock(hashtextextended('segment-name:' || n, 0))) from (select unnest(${sql.param(names)}::text[]) as n order by 1) names`)
 /** Holds off strategies starting to use the segment (their reference waits for it) until the write commits: the first statement of its batch. */
 const segmentLock = (db: Db, id: number) => db.select({ id: segments.id }).from(segments).where(eq(segments.id, id)).for('update')
 

@@ -184,3 +184,392 @@ describe('POST /api/admin/state/import into a fresh instance', () => {
     expect(await payloads(target)).toEqual(sdk)
   })
 })
+
+describe('keep and overwrite', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp()
+  })
+  afterAll(() => t.close())
+
+  /** A document of one flag of the default project, on in development with one strategy, and of `also`. */
+  const docOf = (flag: string, description: string, also: string) => ({
+    version: 4,
+    features: [
+      { name: flag, project: 'default', description },
+      { name: also, project: 'default' },
+    ],
+    featureStrategies: [{ featureName: flag, environment: 'development', strategyName: 'userWithId', parameters: { userIds: 'u1' } }],
+    featureEnvironments: [{ featureName: flag, environment: 'development', enabled: true }],
+  })
+
+  it('leaves existing objects as they are by default (keep), creating only what is new', async () => {
+    const flag = (await createFlag(t, { description: 'as it is' })).name as string
+    await addStrategy(t, flag, 'production', { name: 'default' })
+    const also = fresh('also')
+    const before = await maxEventId(t)
+    const res = await ok(t, 'POST', IMPORT, docOf(flag, 'from the backup', also))
+    expect(res.body.imported.features).toBe(1)
+    expect(res.body.unchanged.features).toBe(1)
+    const kept = (await ok(t, 'GET', `${features('default')}/${flag}`)).body
+    expect(kept.description).toBe('as it is')
+    expect(kept.environments.find((e: { name: string }) => e.name === 'production').strategies.map((s: { name: string }) => s.name)).toEqual(['default'])
+    expect((await eventsAfter(t, before)).map((e) => [e.type, e.feature_name])).toEqual([['feature-import', also]])
+  })
+
+  it('overwrites a flag with its whole configuration with keep=false, recording what it was', async () => {
+    const flag = (await createFlag(t, { description: 'as it is' })).name as string
+    await addStrategy(t, flag, 'production', { name: 'default' })
+    const also = (await createFlag(t)).name as string
+    const [{ version }] = await t.query<{ version: number }>('select version from features where name = $1', [flag])
+    const before = await maxEventId(t)
+    const res = await ok(t, 'POST', `${IMPORT}?keep=false`, docOf(flag, 'from the backup', also))
+    expect(res.body.imported.features).toBe(1)
+    // `also` is already as the document says: nothing to write.
+    expect(res.body.unchanged.features).toBe(1)
+    const overwritten = (await ok(t, 'GET', `${features('default')}/${flag}`)).body
+    expect(overwritten.description).toBe('from the backup')
+    const byName = (name: string) => overwritten.environments.find((e: { name: string }) => e.name === name)
+    expect(byName('production').strategies).toEqual([])
+    expect(byName('development')).toMatchObject({ enabled: true, strategies: [{ name: 'userWithId', parameters: { userIds: 'u1' } }] })
+    const events = await eventsAfter(t, before)
+    expect(events.map((e) => e.type)).toEqual(['feature-import'])
+    expect(events[0]!.pre_data).toMatchObject({ name: flag, description: 'as it is', environments: expect.arrayContaining([expect.objectContaining({ name: 'production', strategies: [expect.objectContaining({ name: 'default' })] })]) })
+    expect(events[0]!.data).toMatchObject({ name: flag, description: 'from the backup' })
+    expect((await t.query<{ version: number }>('select version from features where name = $1', [flag]))[0]!.version).toBeGreaterThan(version)
+  })
+
+  it('brings an archived flag of the document’s name back when it overwrites it', async () => {
+    const flag = (await createFlag(t)).name as string
+    await ok(t, 'DELETE', `${features('default')}/${flag}`)
+    await ok(t, 'POST', `${IMPORT}?keep=false`, { version: 4, features: [{ name: flag, description: 'back' }] })
+    expect((await ok(t, 'GET', `${features('default')}/${flag}`)).body).toMatchObject({ archived: false, description: 'back' })
+  })
+
+  it('gives SDKs the imported flags at their next poll', async () => {
+    const token = (await createToken(t, { type: 'client', environment: 'development', projects: ['*'] })).secret as string
+    const poll = async () => ((await t.call('GET', '/api/client/features', { token })).body.features as { name: string; enabled: boolean }[]).map((f) => f.name)
+    const flag = fresh('polled')
+    expect(await poll()).not.toContain(flag)
+    await ok(t, 'POST', IMPORT, { version: 4, features: [{ name: flag }], featureEnvironments: [{ featureName: flag, environment: 'development', enabled: true }] })
+    expect(await poll()).toContain(flag)
+  })
+})
+
+describe('drop', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp()
+  })
+  afterAll(() => t.close())
+
+  it('deletes what the document does not list, of each kind it has, but never what must stay', async () => {
+    // What a drop takes.
+    await ok(t, 'POST', '/api/admin/environments', { name: 'extra-env', type: 'test' })
+    await ok(t, 'POST', '/api/admin/projects', { id: 'extra-project', name: 'Extra', environments: ['development'] })
+    await ok(t, 'POST', '/api/admin/strategies', { name: 'extra-strategy', parameters: [] })
+    await ok(t, 'POST', '/api/admin/context', { name: 'extra-field' })
+    await createSegment(t, { name: 'extra-segment' })
+    await ok(t, 'POST', '/api/admin/tag-types', { name: 'extra-type' })
+    await ok(t, 'POST', '/api/admin/tags', { type: 'simple', value: 'extra-tag' })
+    await createFlag(t, { name: 'extra-flag', tags: [{ type: 'extra-type', value: 'x1' }] }, 'extra-project')
+    await createFlag(t, { name: 'kept-flag', tags: [{ type: 'simple', value: 'old-tag' }] })
+    // What a drop never takes: environments and projects API tokens are for, and a flag an open change request
+    // changes, with the project, strategy type, segment and context field it uses.
+    await ok(t, 'POST', '/api/admin/environments', { name: 'tokened-env', type: 'test' })
+    await createToken(t, { type: 'client', environment: 'tokened-env', projects: ['*'] })
+    await ok(t, 'POST', '/api/admin/projects', { id: 'tokened-project', name: 'Tokened', environments: ['development'] })
+    await createToken(t, { type: 'client', environment: 'development', projects: ['tokened-project'] })
+    await ok(t, 'POST', '/api/admin/projects', { id: 'guarded', name: 'Guarded', environments: ['development'], changeRequestEnvironments: [{ name: 'production' }] })
+    await ok(t, 'POST', '/api/admin/strategies', { name: 'used-strategy', parameters: [] })
+    await ok(t, 'POST', '/api/admin/context', { name: 'used-field' })
+    const used = await createSegment(t, { name: 'used-segment' })
+    await createFlag(t, { name: 'pending-flag' }, 'guarded')
+    await addStrategy(t, 'pending-flag', 'development', { name: 'used-strategy', segments: [used.id], constraints: [{ contextName: 'used-field', operator: 'IN', values: ['a'] }] }, 'guarded')
+    await ok(t, 'POST', '/api/admin/projects/guarded/environments/production/change-requests', { feature: 'pending-flag', action: 'updateEnabled', payload: { enabled: true } })
+
+    const document = {
+      version: 4,
+      features: [{ name: 'kept-flag', project: 'default' }, { name: 'new-flag', project: 'default' }],
+      strategies: [],
+      projects: [{ id: 'default', name: 'Default', description: 'Default project', environments: [{ name: 'development' }, { name: 'production' }] }],
+      tagTypes: [{ name: 'simple', description: 'Used to simplify filtering of features', icon: '#' }],
+      tags: [{ type: 'simple', value: 'new-tag' }],
+      featureTags: [{ featureName: 'kept-flag', tagType: 'simple', tagValue: 'new-tag' }],
+      featureStrategies: [],
+      environments: [
+        { name: 'development', type: 'development', sortOrder: 100 },
+        { name: 'production', type: 'production', sortOrder: 200 },
+      ],
+      featureEnvironments: [],
+      segments: [],
+      featureStrategySegments: [],
+      contextFields: [],
+    }
+    const before = await maxEventId(t)
+    const res = await ok(t, 'POST', `${IMPORT}?drop=true`, document)
+    expect(res.body.dropped).toEqual({ environments: 1, projects: 1, strategies: 1, contextFields: 1 + 5, tagTypes: 1, tags: 2, segments: 1, features: 1, featureTags: 1 })
+
+    const names = async (sql: string) => (await t.query<{ name: string }>(sql)).map((r) => r.name)
+    expect(await names('select name from environments order by name')).toEqual(['development', 'production', 'tokened-env'])
+    expect(await names('select id as name from projects order by id')).toEqual(['default', 'guarded', 'tokened-project'])
+    expect(await names('select name from features order by name')).toEqual(['kept-flag', 'new-flag', 'pending-flag'])
+    expect(await names('select name from strategy_definitions where not built_in order by name')).toEqual(['used-strategy'])
+    expect((await names('select name from strategy_definitions where built_in')).length).toBeGreaterThan(5)
+    expect(await names('select name from context_fields order by name')).toEqual(['used-field'])
+    expect(await names('select name from segments order by name')).toEqual(['used-segment'])
+    expect(await names('select name from tag_types order by name')).toEqual(['simple'])
+    expect(await names(`select type || ':' || value as name from tags order by 1`)).toEqual(['simple:new-tag'])
+    expect(await names(`select feature_name || '=' || tag_value as name from feature_tags order by 1`)).toEqual(['kept-flag=new-tag'])
+
+    const events = await eventsAfter(t, before)
+    const dropEvent = (type: string) => events.find((e) => e.type === type)
+    expect(dropEvent('drop-features')).toMatchObject({ data: { name: 'all-features' }, pre_data: { features: ['extra-flag'] } })
+    expect(dropEvent('drop-environments')).toMatchObject({ data: { name: 'all-environments' }, pre_data: { environments: ['extra-env'] } })
+    expect(dropEvent('drop-projects')).toMatchObject({ pre_data: { projects: ['extra-project'] } })
+    expect(dropEvent('drop-strategies')).toMatchObject({ pre_data: { strategies: ['extra-strategy'] } })
+    expect(dropEvent('drop-tag-types')).toMatchObject({ pre_data: { tagTypes: ['extra-type'] } })
+    expect(dropEvent('drop-feature-tags')).toMatchObject({ pre_data: { featureTags: [{ featureName: 'kept-flag', tagType: 'simple', tagValue: 'old-tag' }] } })
+    expect(dropEvent('drop-tags')?.pre_data.tags).toEqual(expect.arrayContaining([{ type: 'simple', value: 'extra-tag' }, { type: 'simple', value: 'old-tag' }]))
+    expect(events.filter((e) => e.type === 'segment-deleted').map((e) => e.pre_data.name)).toEqual(['extra-segment'])
+    expect(events.filter((e) => e.type === 'context-field-deleted').map((e) => e.pre_data.name).sort()).toEqual(['appName', 'currentTime', 'environment', 'extra-field', 'sessionId', 'userId'])
+    expect(events.filter((e) => e.type === 'feature-import').map((e) => e.feature_name)).toEqual(['new-flag'])
+    expect(events.filter((e) => e.type === 'feature-tag-import').map((e) => e.data)).toEqual([{ featureName: 'kept-flag', tagType: 'simple', tagValue: 'new-tag' }])
+  })
+
+  it('removes flag tags the document does not list when it has flag tags', async () => {
+    const flag = (await createFlag(t, { tags: [{ type: 'simple', value: 'gone' }, { type: 'simple', value: 'stays' }] })).name as string
+    const doc = (await ok(t, 'GET', `${EXPORT}?environments=false&projects=false&strategies=false&segments=false&contextFields=false`)).body
+    const listed = { ...doc, tagTypes: undefined, tags: undefined, featureTags: doc.featureTags.filter((x: { tagValue: string }) => x.tagValue !== 'gone') }
+    const before = await maxEventId(t)
+    const res = await ok(t, 'POST', `${IMPORT}?drop=true`, listed)
+    expect(res.body.dropped).toMatchObject({ featureTags: 1, features: 0 })
+    expect((await ok(t, 'GET', `${features('default')}/${flag}`)).body.tags).toEqual([{ type: 'simple', value: 'stays' }])
+    expect((await eventsAfter(t, before)).map((e) => [e.type, e.pre_data])).toEqual([['drop-feature-tags', { featureTags: [{ featureName: flag, tagType: 'simple', tagValue: 'gone' }] }]])
+  })
+
+  it('refuses to leave a project without environments', async () => {
+    await ok(t, 'POST', '/api/admin/environments', { name: 'only-env', type: 'test' })
+    await ok(t, 'POST', '/api/admin/projects', { id: 'lonely', name: 'Lonely', environments: ['only-env'] })
+    await createFlag(t, { name: 'lonely-flag' }, 'lonely')
+    const res = await t.call('POST', `${IMPORT}?drop=true`, { body: { version: 4, environments: [{ name: 'development', type: 'development' }, { name: 'production', type: 'production' }, { name: 'tokened-env', type: 'test' }] } })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.message).toContain('would leave project lonely with none')
+    expect(await t.query('select name from environments where name = $1', ['only-env'])).toHaveLength(1)
+  })
+})
+
+describe('a document that cannot be imported', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp()
+    await ok(t, 'POST', '/api/admin/context', { name: 'plan', legalValues: [{ value: 'pro' }] })
+    await ok(t, 'POST', '/api/admin/projects', { id: 'named', name: 'Named', environments: ['development'] })
+    await ok(t, 'PUT', '/api/admin/projects/named', { name: 'Named', featureLimit: 1, featureNaming: { pattern: 'named-.*' } })
+  })
+  afterAll(() => t.close())
+
+  /** Imports `doc` expecting `status`, and that nothing was written. */
+  async function refused(doc: unknown, status = 400, query = '') {
+    const before = await maxEventId(t)
+    const flags = await t.query('select name from features order by name')
+    const res = await t.call('POST', `${IMPORT}${query}`, { body: doc })
+    expect(res.status, res.text).toBe(status)
+    expect(await eventsAfter(t, before)).toEqual([])
+    expect(await t.query('select name from features order by name')).toEqual(flags)
+    return res.body as { name: string; message: string; details?: { path: string; message: string }[] }
+  }
+  const flag = (extra: Record<string, unknown> = {}) => ({ version: 4, features: [{ name: fresh('doc-flag'), ...extra }] })
+
+  it('names every problem and where it is, with the rules of the routes that make each kind', async () => {
+    const name = fresh('checked')
+    const body = await refused({
+      version: 4,
+      features: [{ name: 'not a name' }, { name, project: 'no-such-project' }, { name: fresh('ok') }],
+      featureStrategies: [
+        { featureName: name, environment: 'development', strategyName: 'no-such-strategy' },
+        { featureName: 'unlisted-flag', environment: 'development', strategyName: 'default' },
+      ],
+      tags: [{ type: 'no-such-type', value: 'x1' }],
+    })
+    expect(body.name).toBe('ValidationError')
+    expect(body.details).toEqual([{ path: 'body.features.0.name', message: 'Flag name must be URL-friendly: letters, digits and ~ _ . - only' }])
+    const second = await refused({
+      version: 4,
+      features: [{ name, project: 'no-such-project' }],
+      featureStrategies: [{ featureName: 'unlisted-flag', environment: 'development', strategyName: 'default' }],
+      tags: [{ type: 'no-such-type', value: 'x1' }],
+    })
+    expect(second.details).toEqual(
+      expect.arrayContaining([
+        { path: 'body.tags.0.type', message: 'tag type no-such-type is neither in the document nor defined' },
+        { path: 'body.featureStrategies.0.featureName', message: "flag unlisted-flag is not among the document's features" },
+        { path: 'body.features.0.project', message: 'project no-such-project is neither in the document nor a project of the instance' },
+      ]),
+    )
+    expect(second.message).toMatch(/^The document cannot be imported: /)
+  })
+
+  it('holds strategies to their type, parameters, constraints and legal values, and flags to their project', async () => {
+    const f = fresh('strict')
+    const body = await refused({
+      version: 4,
+      features: [{ name: f }],
+      featureStrategies: [
+        { featureName: f, environment: 'development', strategyName: 'no-such-strategy' },
+        { featureName: f, environment: 'development', strategyName: 'flexibleRollout', parameters: { rollout: '101' } },
+        { featureName: f, environment: 'development', strategyName: 'default', constraints: [{ contextName: 'plan', operator: 'IN', values: ['free'] }] },
+        { featureName: f, environment: 'staging', strategyName: 'default' },
+      ],
+      featureStrategySegments: [{ featureStrategyId: 'nowhere', segmentId: 1 }],
+    })
+    expect(body.details).toEqual(
+      expect.arrayContaining([
+        { path: 'body.featureStrategies.0.name', message: 'strategy no-such-strategy is not defined (see /api/admin/strategies)' },
+        { path: 'body.featureStrategies.1.parameters', message: 'rollout must be a whole number from 0 to 100, got "101"' },
+        { path: 'body.featureStrategies.2.constraints', message: '"free" is not a legal value of context field plan' },
+        { path: 'body.featureStrategies.3.environment', message: 'environment staging is not an environment of project default' },
+        { path: 'body.featureStrategySegments.0.featureStrategyId', message: "strategy nowhere is not among the document's featureStrategies" },
+      ]),
+    )
+  })
+
+  it('holds new flags to their project’s naming pattern and flag limit, and dependencies to one parent of the project', async () => {
+    const named = await refused({ version: 4, features: [{ name: 'wrong-name', project: 'named' }] })
+    expect(named.details).toEqual([{ path: 'body.features.0.name', message: 'must match named-.*' }])
+    const limit = await refused({ version: 4, features: [{ name: 'named-a', project: 'named' }, { name: 'named-b', project: 'named' }] })
+    expect(limit.message).toContain('project named would have 2 flags, more than its limit of 1')
+    const [a, b, c] = [fresh('dep'), fresh('dep'), fresh('dep')]
+    const chained = await refused({
+      version: 4,
+      features: [{ name: a }, { name: b }, { name: c }],
+      featureDependencies: [
+        { child: b, parent: a },
+        { child: c, parent: b },
+      ],
+    })
+    expect(chained.details?.map((d) => d.message)).toEqual(expect.arrayContaining([`${b} depends on ${a} itself: dependencies cannot be chained`]))
+  })
+
+  it('refuses what the schema refuses: unknown parts, version 1, a body too large, not JSON, and callers who are not admins', async () => {
+    expect((await refused({ ...flag(), apiTokens: [] })).details).toEqual([{ path: 'body', message: 'Unrecognized key: "apiTokens"' }])
+    expect((await refused({ features: [] })).details?.[0]?.path).toBe('body.version')
+    expect((await refused({ version: 1, features: [] })).details?.[0]?.message).toContain('version 1 (Unleash 3) are not supported')
+    expect((await refused(flag(), 400, '?drop=maybe')).details?.[0]?.path).toBe('query.drop')
+    // More than the 1 MiB of other writes is fine (judged, here refused, by its content); more than 4 MiB is not.
+    const big = { version: 4, features: Array.from({ length: 250 }, () => ({ name: 'not a name', description: 'a'.repeat(9_000) })) }
+    expect(JSON.stringify(big).length).toBeGreaterThan(2 * 1024 * 1024)
+    expect((await refused(big)).name).toBe('ValidationError')
+    const huge = { version: 4, features: Array.from({ length: 500 }, () => ({ name: 'x', description: 'a'.repeat(9_000) })) }
+    expect((await refused(huge, 413)).name).toBe('PayloadTooLargeError')
+    const text = await t.call('POST', IMPORT, { body: JSON.stringify(flag()), headers: { 'content-type': 'text/plain' } })
+    expect(text.status).toBe(415)
+    const editor = await createSignedInUser(t, fresh('editor'), 'Editor')
+    const asEditor = await editor.call('POST', IMPORT, { body: flag() })
+    expect(asEditor.status).toBe(403)
+    expect(asEditor.body.message).toContain('permission=ADMIN')
+  })
+
+  it('writes nothing at all when its one transaction fails', async () => {
+    // Only a database refusing the statement can fail an import the checks passed: a trigger stands in for it.
+    await t.query(`create function refuse_exploding_flag() returns trigger language plpgsql as $$
+      begin if new.name = 'explodes' then raise exception 'refused' using errcode = '23503'; end if; return new; end $$`)
+    await t.query('create trigger refuse_exploding_flag before insert on features for each row execute function refuse_exploding_flag()')
+    try {
+      const body = await refused({
+        version: 4,
+        environments: [{ name: 'atomic-env', type: 'test' }],
+        projects: [{ id: 'atomic-project', name: 'Atomic', environments: [{ name: 'development' }, { name: 'atomic-env' }] }],
+        tagTypes: [{ name: 'atomic-type' }],
+        tags: [{ type: 'atomic-type', value: 'atomic' }],
+        segments: [{ id: 7, name: 'atomic-segment', constraints: [] }],
+        features: [{ name: 'fine', project: 'atomic-project' }, { name: 'explodes', project: 'atomic-project' }],
+        featureTags: [{ featureName: 'fine', tagType: 'atomic-type', tagValue: 'atomic' }],
+      })
+      expect(body.name).toBe('ValidationError')
+      expect(await t.query(`select name from environments where name = 'atomic-env'`)).toEqual([])
+      expect(await t.query(`select id from projects where id = 'atomic-project'`)).toEqual([])
+      expect(await t.query(`select name from tag_types where name = 'atomic-type'`)).toEqual([])
+      expect(await t.query(`select name from segments where name = 'atomic-segment'`)).toEqual([])
+    } finally {
+      await t.query('drop trigger refuse_exploding_flag on features')
+    }
+  })
+})
+
+describe('an Unleash 4 document', () => {
+  let t: TestApp
+  beforeAll(async () => {
+    t = await createTestApp()
+  })
+  afterAll(() => t.close())
+
+  // As Unleash 4.x exported it (version 3: variants still the flag's), with its spellings of flag tags and strategies.
+  const document = {
+    version: 3,
+    features: [
+      {
+        name: 'UX-toggle1',
+        description: 'Toggle to make UX great',
+        type: 'release',
+        project: 'default',
+        stale: false,
+        variants: [
+          { name: 'azure', weight: 500, weightType: 'variable', stickiness: 'default', overrides: [] },
+          { name: 'lilac', weight: 500, weightType: 'variable', stickiness: 'default', overrides: [] },
+        ],
+        createdAt: '2022-08-19T11:12:02.559Z',
+        lastSeenAt: null,
+        impressionData: false,
+        archivedAt: null,
+        archived: false,
+      },
+      { name: 'old-toggle', description: '', type: 'release', project: 'default', stale: false, variants: [], createdAt: '2021-01-01T00:00:00.000Z', archived: true, archivedAt: '2022-01-01T00:00:00.000Z' },
+    ],
+    strategies: [{ name: 'gradualRolloutRandom', description: 'Randomly activate the feature toggle. No stickiness.', parameters: [{ name: 'percentage', type: 'percentage', description: '', required: false }], deprecated: true }],
+    projects: [{ id: 'default', name: 'Default', description: 'Default project', createdAt: '2022-06-15T09:04:10.979Z', health: 100, updatedAt: '2022-11-14T12:05:01.328Z' }],
+    tagTypes: [{ name: 'simple', description: 'Used to simplify filtering of features', icon: '#' }],
+    tags: [{ value: 'ux', type: 'simple' }],
+    featureTags: [
+      { featureName: 'UX-toggle1', tagType: 'simple', tagValue: 'ux' },
+      { featureName: 'old-toggle', type: 'simple', value: 'ux' },
+    ],
+    featureStrategies: [
+      { id: '6fe19ea2-c00e-41f4-a4b0-407dd87837c3', featureName: 'UX-toggle1', projectId: 'default', environment: 'development', strategyName: 'default', parameters: {}, constraints: [], createdAt: '2022-08-19T11:12:32.398Z' },
+      {
+        id: 'f1834062-484f-4211-a39b-41f229c12a01',
+        featureName: 'UX-toggle1',
+        projectId: 'default',
+        environment: 'production',
+        strategyName: 'flexibleRollout',
+        parameters: { groupId: 'UX-toggle1', rollout: 50, stickiness: 'default' },
+        constraints: [{ contextName: 'userId', operator: 'IN', values: ['1', '2'], caseInsensitive: false, inverted: false }],
+        createdAt: '2022-08-19T11:12:45.779Z',
+      },
+    ],
+    environments: [
+      { name: 'development', type: 'development', sortOrder: 100, enabled: true, protected: false },
+      { name: 'production', type: 'production', sortOrder: 200, enabled: true, protected: false },
+    ],
+    featureEnvironments: [
+      { enabled: true, featureName: 'UX-toggle1', environment: 'development' },
+      { enabled: true, featureName: 'UX-toggle1', environment: 'production' },
+    ],
+    segments: [{ id: 1, name: 'insiders', description: '', constraints: [{ contextName: 'userId', operator: 'IN', values: ['7'] }], createdBy: 'admin', createdAt: '2022-09-01T00:00:00.000Z' }],
+    featureStrategySegments: [{ featureStrategyId: 'f1834062-484f-4211-a39b-41f229c12a01', segmentId: 1 }],
+  }
+
+  it('imports with its flag’s variants given to its environments, its strategies, segments and tags', async () => {
+    const res = await ok(t, 'POST', IMPORT, document)
+    // The built-in strategy type and the default project are left as they are; the archived flag is left out.
+    expect(res.body.imported).toMatchObject({ features: 1, strategies: 0, projects: 0, segments: 1, tags: 1, featureTags: 1 })
+    const flag = (await ok(t, 'GET', `${features('default')}/UX-toggle1`)).body
+    expect(flag.createdAt).toBe('2022-08-19T11:12:02.559Z')
+    const env = (name: string) => flag.environments.find((e: { name: string }) => e.name === name)
+    expect(env('development')).toMatchObject({ enabled: true, strategies: [{ id: '6fe19ea2-c00e-41f4-a4b0-407dd87837c3', name: 'default' }], variants: [{ name: 'azure', weight: 500 }, { name: 'lilac', weight: 500 }] })
+    const segment = (await ok(t, 'GET', '/api/admin/segments')).body.segments.find((s: { name: string }) => s.name === 'insiders')
+    expect(env('production')).toMatchObject({ enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { groupId: 'UX-toggle1', rollout: '50', stickiness: 'default' }, segments: [segment.id] }] })
+    expect(flag.tags).toEqual([{ type: 'simple', value: 'ux' }])
+    expect(await t.query(`select name from features where name = 'old-toggle'`)).toEqual([])
+  })
+})

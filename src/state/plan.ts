@@ -251,7 +251,7 @@ function creationInstant(documentCreatedAt: string | null | undefined, now: Date
  */
 export function planImport(doc: StateImport, options: StateImportQuery, state: StoredState, actor: Actor, now: Date, allocatedSegmentIds: number[]): Plan {
   const problems = new Problems()
-  const present = (kind: Kind | 'featureStrategies' | 'featureEnvironments') => doc[kind] !== undefined
+  const present = (kind: Kind | 'featureStrategies' | 'featureEnvironments' | 'featureStrategySegments') => doc[kind] !== undefined
   const dropping = (kind: Kind) => options.drop && present(kind)
   // With drop, what the document lists is written as if everything of its kind had been deleted first (as Unleash).
   const replacing = (kind: Kind) => dropping(kind) || !options.keep
@@ -707,7 +707,10 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
           parameters: s.parameters ?? {},
         }
         const strategy = checkedStrategy(input, path, d.name, stored.get(id)?.name)
-        const segmentIds = (s.id ? (segmentsOfStrategy.get(s.id) ?? []) : []).map((link) => segmentFor(link.segmentId, project, at('featureStrategySegments', link.i, 'segmentId'))).filter((x): x is number => x !== undefined)
+        // A document without strategies' segments (exported without segments) leaves a strategy the ones it has.
+        const segmentIds = !present('featureStrategySegments')
+          ? (stored.get(id)?.segments ?? [])
+          : (s.id ? (segmentsOfStrategy.get(s.id) ?? []) : []).map((link) => segmentFor(link.segmentId, project, at('featureStrategySegments', link.i, 'segmentId'))).filter((x): x is number => x !== undefined)
         if (!strategy) continue
         strategyCreatedAt.set(id, s.createdAt ? new Date(s.createdAt).toISOString() : nowIso)
         strategies.push({ id, name: strategy.name, title: strategy.title, disabled: strategy.disabled, sortOrder: input.sortOrder, parameters: strategy.parameters, constraints: strategy.constraints, variants: strategy.variants, segments: [...new Set(segmentIds)].sort((a, b) => a - b) })

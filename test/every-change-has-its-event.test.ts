@@ -589,6 +589,27 @@ const cases: Case[] = [
     events: ['feature-metadata-updated', 'feature-created', 'feature-strategy-add', 'feature-environment-enabled', 'features-imported'],
   },
   {
+    // A flag overwritten (keep=false) with a new tag, and one new object of every other kind the state import writes.
+    route: 'POST /api/admin/state/import',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return {
+        path: '/api/admin/state/import?keep=false',
+        body: {
+          version: 4,
+          environments: [{ name: fresh('restored'), type: 'test' }],
+          projects: [{ id: fresh('restored'), name: 'Restored', environments: [{ name: 'development' }] }],
+          strategies: [{ name: fresh('restored'), parameters: [] }],
+          tagTypes: [{ name: fresh('restored') }],
+          segments: [{ id: 1, name: fresh('restored'), constraints: [] }],
+          features: [{ name: flag, project, description: 'restored' }],
+          featureTags: [{ featureName: flag, tagType: 'team', tagValue: fresh('restored') }],
+        },
+      }
+    },
+    events: ['environment-import', 'project-import', 'strategy-import', 'tag-type-import', 'segment-import', 'feature-import', 'tag-import', 'feature-tag-import'],
+  },
+  {
     route: 'POST /api/admin/projects/{projectId}/features/{featureName}/clone',
     request: async () => {
       const { project, flag } = await flagInProject()
@@ -756,6 +777,40 @@ const cases: Case[] = [
     },
     settle: reportsFolded,
     events: [],
+  },
+  // Last, as it takes what its document does not list (every case makes what it needs, and this one lists all there
+  // is but what it makes to drop, so only that goes): one drop event of each kind, and a segment-deleted per segment.
+  {
+    route: 'POST /api/admin/state/import',
+    request: async () => {
+      const environment = (await createEnvironment(t)).name as string
+      const project = await createProject(t, { environments: ['development'] })
+      const dropped = (await createFlag(t, { tags: [{ type: 'team', value: fresh('dropped') }] }, project)).name as string
+      const tagType = fresh('dropped')
+      await ensureTagType(t, tagType)
+      await ok(t, 'POST', '/api/admin/tags', { type: tagType, value: 'unused' })
+      const strategy = await strategyDefinition()
+      const segment = (await createSegment(t)).name as string
+      const kept = (await createFlag(t, { tags: [{ type: 'simple', value: fresh('untagged') }] })).name as string
+      const doc = (await ok(t, 'GET', '/api/admin/state/export')).body
+      return {
+        path: '/api/admin/state/import?drop=true',
+        body: {
+          ...doc,
+          environments: doc.environments.filter((e: { name: string }) => e.name !== environment),
+          projects: doc.projects.filter((p: { id: string }) => p.id !== project),
+          features: doc.features.filter((f: { name: string }) => f.name !== dropped),
+          featureEnvironments: doc.featureEnvironments.filter((e: { featureName: string }) => e.featureName !== dropped),
+          featureStrategies: doc.featureStrategies.filter((e: { featureName: string }) => e.featureName !== dropped),
+          featureTags: doc.featureTags.filter((e: { featureName: string }) => e.featureName !== dropped && e.featureName !== kept),
+          tagTypes: doc.tagTypes.filter((e: { name: string }) => e.name !== tagType),
+          tags: doc.tags.filter((e: { type: string; value: string }) => e.type !== tagType && !e.value.startsWith('untagged-') && !e.value.startsWith('dropped-')),
+          strategies: doc.strategies.filter((e: { name: string }) => e.name !== strategy),
+          segments: doc.segments.filter((e: { name: string }) => e.name !== segment),
+        },
+      }
+    },
+    events: ['drop-environments', 'drop-projects', 'drop-features', 'drop-strategies', 'drop-tag-types', 'drop-tags', 'drop-feature-tags', 'segment-deleted'],
   },
 ]
 

@@ -127,6 +127,7 @@ const writeRequests: Record<string, WriteRequest> = {
   'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies/{parent}': { path: () => `${F}/cart-child/dependencies/cart` },
   'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies': { path: () => `${F}/cart-child/dependencies` },
   'POST /api/admin/features-batch/import': { path: () => '/api/admin/features-batch/import', body: { project: 'shop', environment: 'development', data: { features: [{ name: 'cart' }], featureStrategies: [], tagTypes: [] } } },
+  'POST /api/admin/state/import': { path: () => '/api/admin/state/import?keep=false', body: { version: 4, features: [{ name: 'cart', project: 'shop' }] } },
   'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/complete': { path: () => `${F}/cart/lifecycle/complete`, body: { status: 'kept' } },
   'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/uncomplete': { path: () => `${F}/cart/lifecycle/uncomplete` },
   'POST /api/admin/segments': { path: () => '/api/admin/segments', body: { name: 'gamma', constraints: [] } },
@@ -427,6 +428,12 @@ const grants: Grant[] = [
   { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/features-batch/import', body: { project: 'shop', environment: 'production', data: { features: [{ name: '{name}' }], featureStrategies: [], tagTypes: [] } }, given: name('imported'), status: 403 },
   { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/features-batch/import', body: { project: 'other', environment: 'development', data: { features: [{ name: '{name}' }], featureStrategies: [], tagTypes: [] } }, given: name('imported'), status: 403 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/features-batch/import', body: { project: 'other', environment: 'development', data: { features: [{ name: '{name}' }], featureStrategies: [], tagTypes: [{ name: 'team' }], featureTags: [{ featureName: '{name}', tagType: 'team', tagValue: 'x' }] } }, given: name('imported'), status: 200 },
+  // The instance state, whole, is an admin's (as in Unleash): an Editor may neither read nor restore it.
+  { who: () => editor, role: 'Editor', method: 'GET', path: '/api/admin/state/export', status: 403 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/state/import', body: { version: 4, features: [{ name: '{name}', project: 'shop' }] }, given: name('restored'), status: 403 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/state/import', body: { version: 4, tagTypes: [{ name: '{name}' }] }, given: name('restored'), status: 403 },
+  { who: () => admin, role: 'Admin', method: 'GET', path: '/api/admin/state/export?featureToggles=false', status: 200 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/state/import', body: { version: 4, tagTypes: [{ name: '{name}' }], features: [{ name: '{name}', project: 'other' }] }, given: name('restored'), status: 202 },
   // A tag type new to the registry needs CREATE_TAG_TYPE, which an Editor lacks.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/features-batch/import', body: { project: 'other', environment: 'development', data: { features: [{ name: '{name}' }], featureStrategies: [], tagTypes: [{ name: '{name}' }], featureTags: [{ featureName: '{name}', tagType: '{name}', tagValue: 'x' }] } }, given: name('imported'), status: 403 },
 ]

@@ -1437,6 +1437,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/state/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the instance state
+         * @description A backup of the whole configuration, as Unleash’s state export (version 4, its field names): the live flags with their environments (switch, variants), strategies (constraints, parameters, variants) and the segments they use, their tags and dependencies; the custom strategy types (not the built-in ones), tag types and tags, live projects with their environments (change-request settings, default strategies), environments, segments and context fields. The query switches parts off (a part left out is absent, so importing the document with `drop` drops none of it). No secret and nothing about who may do what: API tokens, users, project members, integrations and settings are not exported. `download=true` answers the same body as an attachment. Admins only. Records nothing, as Unleash.
+         */
+        get: operations["export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/state/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an instance state
+         * @description Restores a state document (Flagpost’s export, or Unleash 4 or 5’s, versions 2 to 4), all or nothing, in one transaction with its events; the body is at most 4 MiB (413 beyond) and each list has a bound (400 beyond). Everything is checked first, with one 400 naming every problem and where: the rules of the routes that make each kind (names, legal values, strategy types and their parameters, variants, naming patterns and flag limits, one parent per flag and no chains), and every reference (a flag’s project and environments, a strategy’s segments, a flag tag’s flag and tag type, a dependency’s parent). Objects are known by name (a segment by its name: the document’s segment ids only link it). `keep` (default true, as Unleash) leaves an existing object as it is; without it, the document’s overwrites it (a flag with its whole configuration). An object already as the document says records nothing, so importing an export again changes nothing. `drop` first deletes, of each kind the document has (a key present, even empty), what it does not list, and then writes everything it lists; never dropped: the built-in strategy types, the `default` project, the tag type `simple`, protected environments and environments or projects API tokens are for, projects still holding flags or with open change requests, flags an open change request changes, and strategy types, segments and context fields still in use. Flag tags are only added without `drop`. Archived flags of the document are left out. Records `environment-import`, `project-import`, `strategy-import`, `tag-type-import`, `tag-import`, `segment-import`, `feature-import` (data and, when overwritten, preData: the flag with its configuration), `feature-tag-import`, `context-field-created`/`-updated`, and for drops one `drop-environments`, `drop-projects`, `drop-strategies`, `drop-tag-types`, `drop-tags`, `drop-features`, `drop-feature-tags` each (preData: what went), `segment-deleted` and `context-field-deleted` per object. Admins only; answers what was imported, left unchanged and dropped, by kind.
+         */
+        post: operations["import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/{projectId}/features/{featureName}/favorites": {
         parameters: {
             query?: never;
@@ -3392,6 +3432,319 @@ export interface components {
                     }[];
                 }[];
             };
+        };
+        stateSchema: {
+            /** @example 4 */
+            version: number;
+            features?: {
+                name: string;
+                description: string | null;
+                type: string;
+                project: string;
+                stale: boolean;
+                impressionData: boolean;
+                createdAt: string;
+                archived: boolean;
+                archivedAt: string | null;
+            }[];
+            /** @description The custom strategy types (built-in ones are every instance’s) */
+            strategies?: {
+                name: string;
+                title: string | null;
+                displayName: string | null;
+                description: string | null;
+                parameters: {
+                    name: string;
+                    type: string;
+                    description: string;
+                    required: boolean;
+                }[];
+                deprecated: boolean;
+                editable: boolean;
+                sortOrder: number;
+            }[];
+            projects?: {
+                id: string;
+                name: string;
+                description: string | null;
+                /** @enum {string} */
+                mode: "open" | "protected" | "private";
+                defaultStickiness: string;
+                featureLimit: number | null;
+                featureNamingPattern: string | null;
+                featureNamingExample: string | null;
+                featureNamingDescription: string | null;
+                createdAt: string;
+                updatedAt: string | null;
+                /** @description Flagpost: the environments of the project */
+                environments: {
+                    name: string;
+                    changeRequestsEnabled: boolean;
+                    requiredApprovals: number;
+                    defaultStrategy: {
+                        [key: string]: unknown;
+                    } | null;
+                }[];
+            }[];
+            tagTypes?: {
+                name: string;
+                description: string | null;
+                icon: string | null;
+                color: string | null;
+            }[];
+            tags?: {
+                type: string;
+                value: string;
+            }[];
+            featureTags?: {
+                featureName: string;
+                tagType: string;
+                tagValue: string;
+            }[];
+            featureStrategies?: {
+                id: string;
+                featureName: string;
+                projectId: string;
+                environment: string;
+                strategyName: string;
+                title: string | null;
+                parameters: {
+                    [key: string]: string;
+                };
+                constraints: {
+                    contextName: string;
+                    /** @enum {string} */
+                    operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                    caseInsensitive: boolean;
+                    inverted: boolean;
+                    values: string[];
+                    value?: string;
+                }[];
+                variants: components["schemas"]["featureVariantSchema"][];
+                sortOrder: number;
+                disabled: boolean;
+                createdAt: string;
+            }[];
+            environments?: {
+                name: string;
+                type: string;
+                sortOrder: number;
+                enabled: boolean;
+                protected: boolean;
+            }[];
+            featureEnvironments?: {
+                featureName: string;
+                environment: string;
+                enabled: boolean;
+                variants: components["schemas"]["featureVariantSchema"][];
+            }[];
+            segments?: {
+                id: number;
+                name: string;
+                description: string | null;
+                project: string | null;
+                constraints: {
+                    contextName: string;
+                    /** @enum {string} */
+                    operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                    caseInsensitive: boolean;
+                    inverted: boolean;
+                    values: string[];
+                    value?: string;
+                }[];
+                createdBy: string | null;
+                createdAt: string;
+            }[];
+            featureStrategySegments?: {
+                featureStrategyId: string;
+                segmentId: number;
+            }[];
+            /** @description Flagpost: the context fields */
+            contextFields?: {
+                name: string;
+                description: string | null;
+                stickiness: boolean;
+                sortOrder: number;
+                legalValues: {
+                    value: string;
+                    description?: string | null;
+                }[];
+            }[];
+            /** @description Flagpost: which flag depends on which */
+            featureDependencies?: {
+                child: string;
+                parent: string;
+                enabled: boolean;
+                variants: string[];
+            }[];
+        };
+        stateImportResultSchema: {
+            /** @description Objects created or overwritten, by kind */
+            imported: {
+                environments: number;
+                projects: number;
+                strategies: number;
+                contextFields: number;
+                tagTypes: number;
+                tags: number;
+                segments: number;
+                features: number;
+                featureTags: number;
+            };
+            /** @description Objects of the document already so, or kept as they were (`keep`), by kind */
+            unchanged: {
+                environments: number;
+                projects: number;
+                strategies: number;
+                contextFields: number;
+                tagTypes: number;
+                tags: number;
+                segments: number;
+                features: number;
+                featureTags: number;
+            };
+            /** @description Objects deleted by `drop`, by kind */
+            dropped: {
+                environments: number;
+                projects: number;
+                strategies: number;
+                contextFields: number;
+                tagTypes: number;
+                tags: number;
+                segments: number;
+                features: number;
+                featureTags: number;
+            };
+            /** @description How many events the import recorded */
+            events: number;
+        };
+        stateImportSchema: {
+            version: number;
+            features?: {
+                name: string;
+                description?: string | null;
+                /**
+                 * @description Default `release`
+                 * @enum {string}
+                 */
+                type?: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+                /** @description Default `default` */
+                project?: string;
+                stale?: boolean | null;
+                impressionData?: boolean | null;
+                /** Format: date-time */
+                createdAt?: string | null;
+                /** @description Archived flags are left out of an import */
+                archived?: boolean | null;
+                archivedAt?: string | null;
+                /** @description Documents before version 4: the variants of every environment of the flag */
+                variants?: components["schemas"]["variantSchema"][] | null;
+            }[];
+            strategies?: {
+                name: string;
+                title?: string | null;
+                displayName?: string | null;
+                description?: string | null;
+                parameters?: components["schemas"]["strategyParameterInputSchema"][];
+                deprecated?: boolean | null;
+                sortOrder?: number | null;
+            }[];
+            projects?: {
+                id: string;
+                name: string;
+                description?: string | null;
+                /** @enum {string} */
+                mode?: "open" | "protected" | "private";
+                defaultStickiness?: string;
+                featureLimit?: number | null;
+                featureNamingPattern?: string | null;
+                featureNamingExample?: string | null;
+                featureNamingDescription?: string | null;
+                /** Format: date-time */
+                createdAt?: string | null;
+                /** @description Flagpost: the environments of the project; absent (Unleash): those its flags use and the document’s environments */
+                environments?: {
+                    name: string;
+                    changeRequestsEnabled?: boolean;
+                    requiredApprovals?: number;
+                    defaultStrategy?: components["schemas"]["createFeatureStrategySchema"] & (Record<string, never> | null);
+                }[];
+            }[];
+            tagTypes?: (components["schemas"]["createTagTypeSchema"] & {
+                description?: string | null;
+            })[];
+            tags?: {
+                type: string;
+                value: string;
+            }[];
+            featureTags?: {
+                featureName: string;
+                tagType?: string;
+                type?: string;
+                tagValue?: string;
+                value?: string;
+            }[];
+            featureStrategies?: {
+                id?: string;
+                featureName: string;
+                environment: string;
+                strategyName?: string;
+                name?: string;
+                title?: string | null;
+                disabled?: boolean | null;
+                sortOrder?: number | null;
+                parameters?: {
+                    [key: string]: string | number | boolean;
+                } | null;
+                constraints?: components["schemas"]["constraintSchema"][] | null;
+                variants?: components["schemas"]["createStrategyVariantSchema"][] | null;
+                /**
+                 * Format: date-time
+                 * @description Kept: among strategies of one sort order, the older comes first
+                 */
+                createdAt?: string | null;
+            }[];
+            environments?: {
+                name: string;
+                type: string;
+                sortOrder?: number | null;
+                enabled?: boolean | null;
+                /** @description Ignored: as through the environment routes, an environment is protected by no import */
+                protected?: boolean | null;
+            }[];
+            featureEnvironments?: {
+                featureName: string;
+                environment: string;
+                enabled?: boolean | null;
+                variants?: components["schemas"]["variantSchema"][] | null;
+            }[];
+            segments?: {
+                /** @description The segment’s id in the document: what `featureStrategySegments` and default strategies name. An existing segment is the one of the same name; a new one gets an id of its own */
+                id: number;
+                name: string;
+                description?: string | null;
+                project?: string | null;
+                constraints?: components["schemas"]["constraintSchema"][];
+                /** Format: date-time */
+                createdAt?: string | null;
+            }[];
+            featureStrategySegments?: {
+                featureStrategyId: string;
+                segmentId: number;
+            }[];
+            contextFields?: {
+                name: string;
+                description?: string | null;
+                stickiness?: boolean | null;
+                sortOrder?: number | null;
+                legalValues?: components["schemas"]["legalValueSchema"][] | null;
+            }[];
+            featureDependencies?: {
+                child: string;
+                parent: string;
+                enabled?: boolean | null;
+                variants?: string[] | null;
+            }[];
         };
         featureLifecycleSchema: {
             /** @enum {string} */
@@ -10530,6 +10883,155 @@ export interface operations {
             };
             /** @description NameExistsError or ConflictError: the change clashes with what exists */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    export: {
+        parameters: {
+            query?: {
+                /** @description Only `json` (Unleash also wrote YAML) */
+                format?: "json";
+                /** @description Answer as a file to download (`Content-Disposition: attachment`) (`true`/`false` or `1`/`0`; default `false`) */
+                download?: "0" | "1" | "true" | "false";
+                /** @description Include the flags with their environments, strategies, tags and dependencies (`true`/`false` or `1`/`0`; default `true`) */
+                featureToggles?: "0" | "1" | "true" | "false";
+                /** @description Include the custom strategy types (`true`/`false` or `1`/`0`; default `true`) */
+                strategies?: "0" | "1" | "true" | "false";
+                /** @description Include the projects with their environments (`true`/`false` or `1`/`0`; default `true`) */
+                projects?: "0" | "1" | "true" | "false";
+                /** @description Include tag types, tags and (with the flags) flag tags (`true`/`false` or `1`/`0`; default `true`) */
+                tags?: "0" | "1" | "true" | "false";
+                /** @description Include the environments (`true`/`false` or `1`/`0`; default `true`) */
+                environments?: "0" | "1" | "true" | "false";
+                /** @description Include the segments and (with the flags) the strategies' segments (`true`/`false` or `1`/`0`; default `true`) */
+                segments?: "0" | "1" | "true" | "false";
+                /** @description Include the context fields (`true`/`false` or `1`/`0`; default `true`) */
+                contextFields?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The state document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["stateSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    import: {
+        parameters: {
+            query?: {
+                /** @description Delete the existing objects of every kind the document has that it does not list, first (see the description for what is never dropped) (`true`/`false` or `1`/`0`; default `false`) */
+                drop?: "0" | "1" | "true" | "false";
+                /** @description Leave existing objects as they are instead of overwriting them with the document’s (`true`/`false` or `1`/`0`; default `true`) */
+                keep?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["stateImportSchema"];
+            };
+        };
+        responses: {
+            /** @description The import was made */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["stateImportResultSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description PayloadTooLargeError: the document is larger than 4 MiB */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

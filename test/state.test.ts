@@ -2,7 +2,7 @@
 // Unleash's documents, the checks of a document, and the import as one transaction with its events.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { addStrategy, createFlag, createProject, createSegment, createToken, enableFlag, fresh, ok } from './helpers/factories.js'
+import { addStrategy, createFlag, createSegment, createToken, enableFlag, fresh, ok } from './helpers/factories.js'
 import { createSignedInUser } from './helpers/users.js'
 
 const EXPORT = '/api/admin/state/export'
@@ -221,7 +221,7 @@ describe('keep and overwrite', () => {
     const flag = (await createFlag(t, { description: 'as it is' })).name as string
     await addStrategy(t, flag, 'production', { name: 'default' })
     const also = (await createFlag(t)).name as string
-    const [{ version }] = await t.query<{ version: number }>('select version from features where name = $1', [flag])
+    const { version } = (await t.query<{ version: number }>('select version from features where name = $1', [flag]))[0]!
     const before = await maxEventId(t)
     const res = await ok(t, 'POST', `${IMPORT}?keep=false`, docOf(flag, 'from the backup', also))
     expect(res.body.imported.features).toBe(1)
@@ -237,6 +237,21 @@ describe('keep and overwrite', () => {
     expect(events[0]!.pre_data).toMatchObject({ name: flag, description: 'as it is', environments: expect.arrayContaining([expect.objectContaining({ name: 'production', strategies: [expect.objectContaining({ name: 'default' })] })]) })
     expect(events[0]!.data).toMatchObject({ name: flag, description: 'from the backup' })
     expect((await t.query<{ version: number }>('select version from features where name = $1', [flag]))[0]!.version).toBeGreaterThan(version)
+  })
+
+  it('leaves a flag overwritten what the document has no part for: its switches, strategies, segments and dependencies', async () => {
+    const parent = (await createFlag(t)).name as string
+    const flag = (await createFlag(t, { description: 'before' })).name as string
+    const segment = await createSegment(t)
+    await addStrategy(t, flag, 'development', { name: 'default', segments: [segment.id] })
+    await enableFlag(t, flag, 'development')
+    await ok(t, 'POST', `${features('default')}/${flag}/dependencies`, { feature: parent })
+    const before = await maxEventId(t)
+    await ok(t, 'POST', `${IMPORT}?keep=false`, { version: 4, features: [{ name: flag, description: 'after' }] })
+    const after = (await ok(t, 'GET', `${features('default')}/${flag}`)).body
+    expect(after).toMatchObject({ description: 'after', dependencies: [{ feature: parent }] })
+    expect(after.environments.find((e: { name: string }) => e.name === 'development')).toMatchObject({ enabled: true, strategies: [{ name: 'default', segments: [segment.id] }] })
+    expect((await eventsAfter(t, before)).map((e) => e.type)).toEqual(['feature-import'])
   })
 
   it('brings an archived flag of the document’s name back when it overwrites it', async () => {

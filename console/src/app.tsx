@@ -29,6 +29,7 @@ const IntegrationsPage = lazy(() => import('./pages/integrations'))
 const UsersPage = lazy(() => import('./pages/users'))
 const SingleSignOnPage = lazy(() => import('./pages/single-sign-on'))
 const BannersPage = lazy(() => import('./pages/banners'))
+const InstanceStatePage = lazy(() => import('./pages/instance-state'))
 
 export function App() {
   return (
@@ -74,6 +75,7 @@ function SignedIn() {
           <Route path="/users" component={UsersPage} />
           <Route path="/single-sign-on" component={SingleSignOnPage} />
           <Route path="/banners" component={BannersPage} />
+          <Route path="/instance-state" component={InstanceStatePage} />
           <Route>
             <ErrorMessage error={new Error('There is no page at this address.')} title="Not found" />
           </Route>

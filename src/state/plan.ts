@@ -251,7 +251,7 @@ function creationInstant(documentCreatedAt: string | null | undefined, now: Date
  */
 export function planImport(doc: StateImport, options: StateImportQuery, state: StoredState, actor: Actor, now: Date, allocatedSegmentIds: number[]): Plan {
   const problems = new Problems()
-  const present = (kind: Kind | 'featureStrategies' | 'featureEnvironments' | 'featureStrategySegments') => doc[kind] !== undefined
+  const present = (kind: keyof Omit<StateImport, 'version'>) => doc[kind] !== undefined
   const dropping = (kind: Kind) => options.drop && present(kind)
   // With drop, what the document lists is written as if everything of its kind had been deleted first (as Unleash).
   const replacing = (kind: Kind) => dropping(kind) || !options.keep
@@ -682,16 +682,19 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     for (const environment of [...own].sort()) {
       const key = pairKey(d.name, environment)
       const change = switchOf.get(key)
-      const enabled = change?.item.enabled ?? false
-      let variants: Variant[] = []
+      // What the document has no part for, it leaves as it is: a flag overwritten keeps its switches and variants
+      // when the document has no featureEnvironments, its strategies when it has no featureStrategies.
+      const storedEnvironment = before?.environments.find((e) => e.name === environment)
+      const enabled = change ? (change.item.enabled ?? false) : present('featureEnvironments') ? false : (storedEnvironment?.enabled ?? false)
+      let variants: Variant[] = present('featureEnvironments') ? [] : (storedEnvironment?.variants ?? [])
       // Before version 4 a flag's variants were the flag's: Unleash gave them to each of its environments the document lists.
-      const variantInput = (change ? (change.item.variants ?? (legacyVariants ? d.variants : undefined)) : undefined) ?? []
+      const variantInput = change ? (change.item.variants ?? (legacyVariants ? d.variants : undefined) ?? []) : undefined
       try {
-        variants = normalizeVariants(variantInput as VariantInput[], { sortByName: true, path: change ? at('featureEnvironments', change.i, 'variants') : at('features', i, 'variants') })
+        if (variantInput) variants = normalizeVariants(variantInput as VariantInput[], { sortByName: true, path: at('featureEnvironments', change!.i, 'variants') })
       } catch (error) {
         problems.addError(error, (p) => p)
       }
-      const strategies: StrategyImage[] = []
+      const strategies: StrategyImage[] = present('featureStrategies') ? [] : (before?.strategies ?? []).filter((s) => s.environment === environment).map(strategyImageOf)
       for (const [k, { item: s, i: si }] of (strategiesOf.get(key) ?? []).entries()) {
         const path = at('featureStrategies', si)
         // A strategy keeps its id, unless another flag or environment has a strategy of that id.
@@ -735,7 +738,8 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
       impressionData: d.impressionData ?? false,
       archived: false,
       environments: environmentsAfter,
-      dependencies: [],
+      // Without featureDependencies in the document, those it has (on flags that stay).
+      dependencies: present('featureDependencies') ? [] : (before?.dependencies ?? []).filter((p) => (remains(p.parent) && !storedFlags.get(p.parent)!.archived) || docFlagNames.has(p.parent)),
     })
     flagDecision.set(d.name, before ? 'overwrite' : 'create')
     createdAtOf.set(d.name, d.createdAt ?? '')
@@ -750,14 +754,17 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     const enabled = d.enabled ?? true
     parentsOf.set(d.child, [...(parentsOf.get(d.child) ?? []), { parent: d.parent, enabled, variants: enabled ? [...new Set(d.variants ?? [])] : [], i }])
   }
+  if (present('featureDependencies')) {
+    for (const image of images.values()) image.dependencies = (parentsOf.get(image.name) ?? []).slice(0, 1).map(({ parent, enabled, variants }) => ({ parent, enabled, variants }))
+  }
   const finalParentOf = (name: string): string | undefined => {
-    if (written(name)) return parentsOf.get(name)?.[0]?.parent
+    if (written(name)) return images.get(name)!.dependencies[0]?.parent
     const flag = named.get(name)
     return flag && remains(name) ? flag.dependencies.find((p) => remains(p.parent) || written(p.parent))?.parent : undefined
   }
   const finalChildrenOf = (name: string): string[] => [
     ...(named.get(name)?.children ?? []).filter((c) => remains(c) && !written(c)),
-    ...[...parentsOf].filter(([, list]) => list[0]?.parent === name).map(([child]) => child),
+    ...[...images.values()].filter((f) => f.dependencies[0]?.parent === name).map((f) => f.name),
   ]
   const projectAfter = (name: string) => images.get(name)?.project ?? storedFlags.get(name)?.project
   const liveAfter = (name: string) => written(name) || (remains(name) && !storedFlags.get(name)!.archived)
@@ -765,13 +772,12 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     const image = images.get(child)!
     const path = at('featureDependencies', list[0]!.i)
     if (list.length > 1) problems.add(at('featureDependencies', list[1]!.i), `${child} depends on more than one flag: a flag has at most one parent`)
-    const { parent, enabled, variants } = list[0]!
+    const { parent } = list[0]!
     if (parent === child) problems.add(`${path}.parent`, `${child} cannot depend on itself`)
     else if (!liveAfter(parent)) problems.add(`${path}.parent`, `the parent flag ${parent} is neither in the document nor a live flag of the instance`)
     else if (projectAfter(parent) !== image.project) problems.add(`${path}.parent`, `the parent flag ${parent} is in project ${projectAfter(parent)}: a flag can only depend on a flag of its own project (${image.project})`)
     else if (finalParentOf(parent) !== undefined) problems.add(`${path}.parent`, `${parent} depends on ${finalParentOf(parent)} itself: dependencies cannot be chained`)
     else if (finalChildrenOf(child).length > 0) problems.add(`${path}.child`, `${child} is the parent of ${finalChildrenOf(child).join(', ')}: dependencies cannot be chained`)
-    image.dependencies = [{ parent, enabled, variants }]
   }
   for (const image of images.values()) {
     // A flag written into another project takes no dependency across projects along.

@@ -39,6 +39,7 @@ const ADMIN_PAGES: Page[] = [
   { href: '/users', label: 'Users', exact: true, shownTo: may('ADMIN') },
   { href: '/single-sign-on', label: 'Single sign-on', exact: true, shownTo: may('ADMIN') },
   { href: '/banners', label: 'Banners', exact: true, shownTo: may('ADMIN') },
+  { href: '/instance-state', label: 'Backup and restore', exact: true, shownTo: may('ADMIN') },
 ]
 
 /** The frame of every signed-in page: navigation, and the user's menu with sign-out. */

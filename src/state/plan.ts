@@ -525,10 +525,15 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
   const docFlags = once('features', doc.features, (f) => f.name).filter((f) => !archivedInDocument.has(f.item.name))
   const docFlagNames = new Set(docFlags.map((f) => f.item.name))
   const skipped = (name: string) => archivedInDocument.has(name) && !docFlagNames.has(name)
+  const flagsDropped = new Set<string>()
+  if (dropping('features')) {
+    // Never dropped: a flag an open change request changes (it could then be neither applied nor rejected sensibly).
+    for (const f of state.flags) if (!docFlagNames.has(f.name) && !f.openChangeRequests) flagsDropped.add(f.name)
+  }
   /** What names a flag that is neither in the document nor (but with `existing`) one of the instance's. */
   const knownFlag = (name: string, path: string, existing: boolean) => {
-    if (docFlagNames.has(name) || (existing && storedFlags.has(name))) return true
-    problems.add(path, `flag ${name} is not among the document's features${existing ? ' nor one of the instance' : ''}`)
+    if (docFlagNames.has(name) || (existing && storedFlags.has(name) && !flagsDropped.has(name))) return true
+    problems.add(path, `flag ${name} is not among the document's features${existing ? ' nor one of the instance that stays' : ''}`)
     return false
   }
   const flagProject = new Map(docFlags.map((f) => [f.item.name, f.item.project ?? 'default']))
@@ -610,13 +615,15 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
   const environmentsOf = (project: string) => new Set((projectEnvironments.get(project) ?? []).map((e) => e.name))
 
   // Flags: each with its whole configuration, compared with the flag of the same name.
-  const flagsDropped = new Set<string>()
-  if (dropping('features')) {
-    // Never dropped: a flag an open change request changes (it could then be neither applied nor rejected sensibly).
-    for (const f of state.flags) if (!docFlagNames.has(f.name) && !f.openChangeRequests) flagsDropped.add(f.name)
-  }
   const remains = (name: string) => storedFlags.has(name) && !flagsDropped.has(name)
 
+  /** The environments the document configures each flag in, with where it first does. */
+  const configuredIn = new Map<string, Map<string, string>>()
+  const referenced = (flag: string, environment: string, path: string) => {
+    const map = configuredIn.get(flag) ?? new Map<string, string>()
+    if (!map.has(environment)) map.set(environment, path)
+    configuredIn.set(flag, map)
+  }
   const strategiesOf = new Map<string, { item: NonNullable<StateImport['featureStrategies']>[number]; i: number }[]>()
   const docStrategyIds = new Set<string>()
   for (const [i, s] of (doc.featureStrategies ?? []).entries()) {
@@ -627,20 +634,27 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     }
     if (!knownFlag(s.featureName, at('featureStrategies', i, 'featureName'), false)) continue
     const key = pairKey(s.featureName, s.environment)
-    strategiesOf.set(key, [...(strategiesOf.get(key) ?? []), { item: s, i }])
+    const list = strategiesOf.get(key) ?? []
+    list.push({ item: s, i })
+    strategiesOf.set(key, list)
+    referenced(s.featureName, s.environment, at('featureStrategies', i, 'environment'))
   }
   const segmentsOfStrategy = new Map<string, { segmentId: number; i: number }[]>()
+  const docStrategies = new Set((doc.featureStrategies ?? []).map((s) => s.id))
   for (const [i, link] of (doc.featureStrategySegments ?? []).entries()) {
-    if (!(doc.featureStrategies ?? []).some((s) => s.id === link.featureStrategyId)) {
+    if (!docStrategies.has(link.featureStrategyId)) {
       problems.add(at('featureStrategySegments', i, 'featureStrategyId'), `strategy ${link.featureStrategyId} is not among the document's featureStrategies`)
       continue
     }
-    segmentsOfStrategy.set(link.featureStrategyId, [...(segmentsOfStrategy.get(link.featureStrategyId) ?? []), { segmentId: link.segmentId, i }])
+    const list = segmentsOfStrategy.get(link.featureStrategyId) ?? []
+    list.push({ segmentId: link.segmentId, i })
+    segmentsOfStrategy.set(link.featureStrategyId, list)
   }
   const switchOf = new Map<string, { item: NonNullable<StateImport['featureEnvironments']>[number]; i: number }>()
   for (const { item, i } of once('featureEnvironments', doc.featureEnvironments, (e) => pairKey(e.featureName, e.environment))) {
     if (skipped(item.featureName) || !knownFlag(item.featureName, at('featureEnvironments', i, 'featureName'), false)) continue
     switchOf.set(pairKey(item.featureName, item.environment), { item, i })
+    referenced(item.featureName, item.environment, at('featureEnvironments', i, 'environment'))
   }
   const strategyHomes = new Map(state.strategyIds.map((s) => [s.id, s]))
   const legacyVariants = doc.version < 4
@@ -670,12 +684,8 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
       }
     }
     const own = environmentsOf(project)
-    for (const key of [...switchOf.keys(), ...strategiesOf.keys()]) {
-      const [flag, environment] = key.split('\u0000') as [string, string]
-      if (flag === d.name && !own.has(environment)) {
-        const where = switchOf.get(key) ? at('featureEnvironments', switchOf.get(key)!.i, 'environment') : at('featureStrategies', strategiesOf.get(key)![0]!.i, 'environment')
-        if (!problems.list.some((p) => p.path === where)) problems.add(where, `environment ${environment} is not an environment of project ${project}`)
-      }
+    for (const [environment, where] of configuredIn.get(d.name) ?? []) {
+      if (!own.has(environment)) problems.add(where, `environment ${environment} is not an environment of project ${project} (add it to the project, or import the project with keep=false)`)
     }
     const stored = new Map((before?.strategies ?? []).map((s) => [s.id, s]))
     const environmentsAfter: FlagImage['environments'] = []
@@ -762,10 +772,9 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     const flag = named.get(name)
     return flag && remains(name) ? flag.dependencies.find((p) => remains(p.parent) || written(p.parent))?.parent : undefined
   }
-  const finalChildrenOf = (name: string): string[] => [
-    ...(named.get(name)?.children ?? []).filter((c) => remains(c) && !written(c)),
-    ...[...images.values()].filter((f) => f.dependencies[0]?.parent === name).map((f) => f.name),
-  ]
+  const writtenChildren = new Map<string, string[]>()
+  for (const f of images.values()) for (const d of f.dependencies) writtenChildren.set(d.parent, [...(writtenChildren.get(d.parent) ?? []), f.name])
+  const finalChildrenOf = (name: string): string[] => [...(named.get(name)?.children ?? []).filter((c) => remains(c) && !written(c)), ...(writtenChildren.get(name) ?? [])]
   const projectAfter = (name: string) => images.get(name)?.project ?? storedFlags.get(name)?.project
   const liveAfter = (name: string) => written(name) || (remains(name) && !storedFlags.get(name)!.archived)
   for (const [child, list] of parentsOf) {
@@ -804,7 +813,8 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     writtenFlags.push(d.name)
     imported.features++
   }
-  for (const name of [...images.keys()]) if (!writtenFlags.includes(name)) images.delete(name)
+  const writing = new Set(writtenFlags)
+  for (const name of [...images.keys()]) if (!writing.has(name)) images.delete(name)
 
   // Flag tags: added where missing (removed, with drop, where the document does not list them).
   const tagsAfter = new Map<string, EventTag[]>(state.named.map((f) => [f.name, f.tags.filter((t) => tags.has(tagKey(t.type, t.value)))]))

@@ -443,7 +443,7 @@ describe('a document that cannot be imported', () => {
         { path: 'body.featureStrategies.0.name', message: 'strategy no-such-strategy is not defined (see /api/admin/strategies)' },
         { path: 'body.featureStrategies.1.parameters', message: 'rollout must be a whole number from 0 to 100, got "101"' },
         { path: 'body.featureStrategies.2.constraints', message: '"free" is not a legal value of context field plan' },
-        { path: 'body.featureStrategies.3.environment', message: 'environment staging is not an environment of project default' },
+        { path: 'body.featureStrategies.3.environment', message: 'environment staging is not an environment of project default (add it to the project, or import the project with keep=false)' },
         { path: 'body.featureStrategySegments.0.featureStrategyId', message: "strategy nowhere is not among the document's featureStrategies" },
       ]),
     )

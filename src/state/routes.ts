@@ -17,11 +17,9 @@ const exportRoute = adminRoute({
   tags,
   summary: 'Export the instance state',
   description:
-    'A backup of the whole configuration, as Unleash’s state export (version 4, its field names): the live flags with their environments (switch, variants), strategies (constraints, parameters, variants) and ' +
-    'the segments they use, their tags and dependencies; the custom strategy types (not the built-in ones), tag types and tags, live projects with their environments (change-request settings, ' +
-    'default strategies), environments, segments and context fields. The query switches parts off (a part left out is absent, so importing the document with `drop` drops none of it). ' +
-    'No secret and nothing about who may do what: API tokens, users, project members, integrations and settings are not exported. `download=true` answers the same body as an attachment. ' +
-    'Admins only. Records nothing, as Unleash.',
+    'The whole configuration as Unleash’s state document (version 4): live flags with their environments, strategies, segments, tags and dependencies; custom strategy types, tag types, tags, ' +
+    'live projects with their environments, environments, segments and context fields. The query leaves parts out (absent, so that an import with `drop` drops none of them); `download=true` answers a file. ' +
+    'No API tokens, users, members, integrations or settings. Admins only; records nothing, as Unleash.',
   request: { query: StateExportQuerySchema },
   responses: { 200: { description: 'The state document', content: jsonContent(StateSchema) }, ...pickErrors(400, 401, 403) },
 })
@@ -35,17 +33,13 @@ const importRoute = adminRoute({
   tags,
   summary: 'Import an instance state',
   description:
-    `Restores a state document (Flagpost’s export, or Unleash 4 or 5’s, versions 2 to 4), all or nothing, in one transaction with its events; the body is at most ${STATE_IMPORT_MAX_BYTES / 1024 / 1024} MiB (413 beyond) ` +
-    'and each list has a bound (400 beyond). Everything is checked first, with one 400 naming every problem and where: the rules of the routes that make each kind (names, legal values, ' +
-    'strategy types and their parameters, variants, naming patterns and flag limits, one parent per flag and no chains), and every reference (a flag’s project and environments, a strategy’s segments, ' +
-    'a flag tag’s flag and tag type, a dependency’s parent). Objects are known by name (a segment by its name: the document’s segment ids only link it). ' +
-    '`keep` (default true, as Unleash) leaves an existing object as it is; without it, the document’s overwrites it (a flag with its whole configuration). An object already as the document says records nothing, ' +
-    'so importing an export again changes nothing. `drop` first deletes, of each kind the document has (a key present, even empty), what it does not list, and then writes everything it lists; never dropped: ' +
-    'the built-in strategy types, the `default` project, the tag type `simple`, protected environments and environments or projects API tokens are for, projects still holding flags or with open change requests, ' +
-    'flags an open change request changes, and strategy types, segments and context fields still in use. Flag tags are only added without `drop`. Archived flags of the document are left out. ' +
-    'Records `environment-import`, `project-import`, `strategy-import`, `tag-type-import`, `tag-import`, `segment-import`, `feature-import` (data and, when overwritten, preData: the flag with its configuration), ' +
-    '`feature-tag-import`, `context-field-created`/`-updated`, and for drops one `drop-environments`, `drop-projects`, `drop-strategies`, `drop-tag-types`, `drop-tags`, `drop-features`, `drop-feature-tags` each ' +
-    '(preData: what went), `segment-deleted` and `context-field-deleted` per object. Admins only; answers what was imported, left unchanged and dropped, by kind.',
+    `Restores a state document (Flagpost’s, or Unleash 4 or 5’s: versions 2 to 4) in one transaction with its events; at most ${STATE_IMPORT_MAX_BYTES / 1024 / 1024} MiB (413), each list bounded (400). ` +
+    'Checked first against the rules of the routes that make each kind and every reference, with one 400 naming every problem. Objects are known by name (a segment too). ' +
+    '`keep` (default true) leaves existing objects as they are; `keep=false` overwrites them (a flag with the parts of its configuration the document has). An object already so records nothing. ' +
+    '`drop` first deletes, of each kind the document has, what it does not list; never the built-in strategy types, the `default` project, the tag type `simple`, protected environments, environments and projects API tokens are for, ' +
+    'projects holding flags or open change requests, flags open change requests change, or what is in use. Flag tags are only added without `drop`; archived flags of the document are left out. ' +
+    'Records an `*-import` event per object (`feature-import` with the flag’s configuration; preData what it overwrote), context fields’ `context-field-created`/`-updated`, one `drop-*` event per kind dropped, ' +
+    'and `segment-deleted`/`context-field-deleted` per one dropped. Admins only; answers what was imported, unchanged and dropped, by kind.',
   request: { query: StateImportQuerySchema, body: { required: true, content: jsonContent(StateImportSchema) } },
   responses: {
     202: { description: 'The import was made', content: jsonContent(StateImportResultSchema) },

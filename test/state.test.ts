@@ -551,6 +551,8 @@ describe('an Unleash 4 document', () => {
     ],
     featureStrategies: [
       { id: '6fe19ea2-c00e-41f4-a4b0-407dd87837c3', featureName: 'UX-toggle1', projectId: 'default', environment: 'development', strategyName: 'default', parameters: {}, constraints: [], createdAt: '2022-08-19T11:12:32.398Z' },
+      // A type deprecated since Unleash 4, which the document lists: strategies it already had are restored.
+      { id: '0b8e2f4c-1d6a-4e59-8c3b-2a7f9e6d5c41', featureName: 'UX-toggle1', projectId: 'default', environment: 'development', strategyName: 'gradualRolloutRandom', parameters: { percentage: 20 }, constraints: [], sortOrder: 1 },
       {
         id: 'f1834062-484f-4211-a39b-41f229c12a01',
         featureName: 'UX-toggle1',
@@ -581,10 +583,21 @@ describe('an Unleash 4 document', () => {
     const flag = (await ok(t, 'GET', `${features('default')}/UX-toggle1`)).body
     expect(flag.createdAt).toBe('2022-08-19T11:12:02.559Z')
     const env = (name: string) => flag.environments.find((e: { name: string }) => e.name === name)
-    expect(env('development')).toMatchObject({ enabled: true, strategies: [{ id: '6fe19ea2-c00e-41f4-a4b0-407dd87837c3', name: 'default' }], variants: [{ name: 'azure', weight: 500 }, { name: 'lilac', weight: 500 }] })
+    expect(env('development')).toMatchObject({
+      enabled: true,
+      strategies: [{ id: '6fe19ea2-c00e-41f4-a4b0-407dd87837c3', name: 'default' }, { name: 'gradualRolloutRandom', parameters: { percentage: '20' } }],
+      variants: [{ name: 'azure', weight: 500 }, { name: 'lilac', weight: 500 }],
+    })
     const segment = (await ok(t, 'GET', '/api/admin/segments')).body.segments.find((s: { name: string }) => s.name === 'insiders')
     expect(env('production')).toMatchObject({ enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { groupId: 'UX-toggle1', rollout: '50', stickiness: 'default' }, segments: [segment.id] }] })
     expect(flag.tags).toEqual([{ type: 'simple', value: 'ux' }])
     expect(await t.query(`select name from features where name = 'old-toggle'`)).toEqual([])
+  })
+
+  it('refuses a strategy of a deprecated type the document does not list, as the routes do', async () => {
+    const flag = fresh('deprecated-use')
+    const res = await t.call('POST', IMPORT, { body: { version: 4, features: [{ name: flag }], featureStrategies: [{ featureName: flag, environment: 'development', strategyName: 'gradualRolloutUserId', parameters: { percentage: '5', groupId: flag } }] } })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.details).toEqual([{ path: 'body.featureStrategies.0.name', message: 'strategy gradualRolloutUserId is deprecated' }])
   })
 })

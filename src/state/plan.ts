@@ -334,6 +334,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
   const storedDefinitions = new Map(state.definitions.map((d) => [d.name, d]))
   const definitions = new Map<string, Definition & { builtIn: boolean }>(state.definitions.map((d) => [d.name, { ...definitionOf(d), builtIn: d.builtIn }]))
   const docDefinitions = once('strategies', doc.strategies, (d) => d.name)
+  const listedDefinitions = new Set(docDefinitions.map((d) => d.item.name))
   for (const { item: d } of docDefinitions) {
     const stored = storedDefinitions.get(d.name)
     if (stored?.builtIn) {
@@ -512,7 +513,10 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
       return undefined
     }
     const definition = definitions.get(strategy.name)
-    const problem = misfit(definition && { ...definition, parameters: definition.parameters as unknown }, { name: strategy.name, parameters: strategy.parameters, previousName: previousName ?? null }, path)
+    // A deprecated type is refused to new strategies, as by the routes; but a document that lists the type is the
+    // backup of an instance where strategies of it already were (as Unleash's list the deprecated built-in ones).
+    const had = previousName ?? (listedDefinitions.has(strategy.name) ? strategy.name : null)
+    const problem = misfit(definition && { ...definition, parameters: definition.parameters as unknown }, { name: strategy.name, parameters: strategy.parameters, previousName: had }, path)
     if (problem) problems.addError(problem, (p) => p)
     for (const message of illegalValues(strategy.constraints, fields)) problems.add(`${path}.constraints`, message)
     return strategy

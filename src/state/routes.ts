@@ -34,7 +34,7 @@ const importRoute = adminRoute({
   summary: 'Import an instance state',
   description:
     `Restores a state document (Flagpost’s, or Unleash 4 or 5’s: versions 2 to 4) in one transaction with its events; at most ${STATE_IMPORT_MAX_BYTES / 1024 / 1024} MiB (413), each list bounded (400). ` +
-    'Checked first against the rules of the routes that make each kind and every reference, with one 400 naming every problem. Objects are known by name (a segment too). ' +
+    'Checked first against the rules of the routes that make each kind (a deprecated strategy type only where the document lists it) and every reference, with one 400 naming every problem. Objects are known by name (a segment too). ' +
     '`keep` (default true) leaves existing objects as they are; `keep=false` overwrites them (a flag with the parts of its configuration the document has). An object already so records nothing. ' +
     '`drop` first deletes, of each kind the document has, what it does not list; never the built-in strategy types, the `default` project, the tag type `simple`, protected environments, environments and projects API tokens are for, ' +
     'projects holding flags or open change requests, flags open change requests change, or what is in use. Flag tags are only added without `drop`; archived flags of the document are left out. ' +

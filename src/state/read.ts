@@ -137,7 +137,7 @@ export function stateSql(options: StateReadOptions): SQL {
     )} as projects,
     ${json(
       sql`json_build_object('name', f.name, 'project', f.project, 'archived', f.archived_at is not null, 'version', f.version,
-        'openChangeRequests', exists (select from ${changeRequestChanges} ch join ${changeRequests} cr on cr.id = ch.change_request_id where ch.feature = f.name and ${openChangeRequest}))`,
+        'openChangeRequests', f.name in (select ch.feature from ${changeRequestChanges} ch join ${changeRequests} cr on cr.id = ch.change_request_id where ${openChangeRequest}))`,
       sql`from ${features} f`,
       'f.name',
     )} as flags,

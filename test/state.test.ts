@@ -466,6 +466,14 @@ describe('a document that cannot be imported', () => {
     expect(chained.details?.map((d) => d.message)).toEqual(expect.arrayContaining([`${b} depends on ${a} itself: dependencies cannot be chained`]))
   })
 
+  it('keeps a segment to the project of the flags using it', async () => {
+    const segment = await createSegment(t)
+    const flag = (await createFlag(t)).name as string
+    await addStrategy(t, flag, 'development', { name: 'default', segments: [segment.id] })
+    const body = await refused({ version: 4, segments: [{ id: 1, name: segment.name, project: 'named', constraints: [] }] }, 400, '?keep=false')
+    expect(body.details).toEqual([{ path: 'body.segments', message: `segment ${segment.name} would belong to project named, but flag ${flag} of other projects use it` }])
+  })
+
   it('refuses what the schema refuses: unknown parts, version 1, a body too large, not JSON, and callers who are not admins', async () => {
     expect((await refused({ ...flag(), apiTokens: [] })).details).toEqual([{ path: 'body', message: 'Unrecognized key: "apiTokens"' }])
     expect((await refused({ features: [] })).details?.[0]?.path).toBe('body.version')

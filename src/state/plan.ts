@@ -926,6 +926,17 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     }
   }
 
+  // A segment the import gives a project is used only there (as its route keeps it): by flags left as they are,
+  // flags written and projects' default strategies.
+  for (const w of writes.segments.filter((w) => w.project !== null)) {
+    const users = [
+      ...(state.segments.find((x) => x.id === w.id)?.usedBy ?? []).filter((f) => remains(f) && !written(f)).map((f) => ({ by: `flag ${f}`, project: storedFlags.get(f)!.project })),
+      ...[...images.values()].filter((f) => f.environments.some((e) => e.strategies.some((x) => x.segments.includes(w.id)))).map((f) => ({ by: `flag ${f.name}`, project: f.project })),
+      ...[...projectEnvironments].filter(([, list]) => list.some((e) => ((e.defaultStrategy?.segments as number[] | undefined) ?? []).includes(w.id))).map(([p]) => ({ by: `the default strategy of project ${p}`, project: p })),
+    ].filter((u) => u.project !== w.project)
+    if (users.length > 0) problems.add('body.segments', `segment ${w.name} would belong to project ${w.project}, but ${users.map((u) => u.by).join(', ')} of other projects use it`)
+  }
+
   // The flag limit of every project the import adds live flags to.
   for (const [project, { settings }] of projects) {
     if (settings.featureLimit === null) continue

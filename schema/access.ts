@@ -1,15 +1,33 @@
 import { sql } from 'drizzle-orm'
 import { projects } from './projects.js'
+import { environments } from './environments.js'
 import { index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 export const roles = pgTable('roles', {
   id: serial('id').primaryKey(),
   name: text('name').notNull().unique(),
-  // 'root' roles apply everywhere; 'project' roles are granted per project.
+  // 'root' roles apply everywhere; 'project' roles are granted per project. Built-in roles are of these two types,
+  // custom ones (whose permissions are in role_permissions) 'root-custom' or 'custom' (a project role), as in Unleash.
   type: text('type').notNull(),
   description: text('description'),
   createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 })
+
+/**
+ * The permissions of custom roles (the built-in roles' are Flagpost's code: src/core/permissions.ts). `environment`
+ * limits an environment permission to one environment; null: every environment (and every other kind of permission).
+ */
+export const rolePermissions = pgTable(
+  'role_permissions',
+  {
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.id, { onDelete: 'cascade' }),
+    permission: text('permission').notNull(),
+    environment: text('environment').references(() => environments.name, { onDelete: 'cascade', onUpdate: 'cascade' }),
+  },
+  (t) => [uniqueIndex('role_permissions_unique').on(t.roleId, t.permission, sql`coalesce(${t.environment}, '')`)],
+)
 
 export const users = pgTable(
   'users',
@@ -68,7 +86,53 @@ export const projectMembers = pgTable(
       .references(() => roles.id),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.userId, t.roleId] }), index('project_members_user_idx').on(t.userId)],
+  (t) => [primaryKey({ columns: [t.projectId, t.userId, t.roleId] }), index('project_members_user_idx').on(t.userId), index('project_members_role_idx').on(t.roleId)],
+)
+
+/** User groups: their members hold the group's root role (if any) and its roles in projects, besides their own. */
+export const groups = pgTable('groups', {
+  id: serial('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  description: text('description'),
+  // SSO group names mapped to this group (kept and shown, as Unleash; Flagpost has no SSO sign-in that syncs them).
+  mappingsSso: text('mappings_sso').array().notNull().default(sql`'{}'::text[]`),
+  rootRoleId: integer('root_role_id').references(() => roles.id),
+  createdBy: text('created_by'),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+})
+
+export const groupUsers = pgTable(
+  'group_users',
+  {
+    groupId: integer('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdBy: text('created_by'),
+    joinedAt: timestamp('joined_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index('group_users_user_idx').on(t.userId)],
+)
+
+/** Groups' roles in projects, as project_members for users. */
+export const groupRoles = pgTable(
+  'group_roles',
+  {
+    groupId: integer('group_id')
+      .notNull()
+      .references(() => groups.id, { onDelete: 'cascade' }),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    roleId: integer('role_id')
+      .notNull()
+      .references(() => roles.id),
+    createdBy: text('created_by'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.groupId, t.roleId] }), index('group_roles_group_idx').on(t.groupId), index('group_roles_role_idx').on(t.roleId)],
 )
 
 /** Browser sessions from a sign-in. Only a SHA-256 of the session id is stored; the id lives in the cookie. */

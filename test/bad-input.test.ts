@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../src/app.js'
-import { requirePermission } from '../src/core/permissions.js'
+import { requirePermission, rootRoleGrants } from '../src/core/permissions.js'
 import type { ApiError } from '../src/core/errors.js'
 import { statusOf } from '../src/http/errors.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
@@ -118,7 +118,8 @@ describe('unexpected failures', () => {
 })
 
 describe('permissions', () => {
-  const viewer = { kind: 'user', userId: 7, name: 'vera', rootRole: 'Viewer' } as const
+  const as = (rootRole: string) => ({ kind: 'user', userId: 7, name: 'vera', rootRole, grants: rootRoleGrants(rootRole) }) as const
+  const viewer = as('Viewer')
 
   it('name the missing permission and the environment in a 403 NoAccessError', () => {
     const missing = (() => {
@@ -134,8 +135,8 @@ describe('permissions', () => {
   })
 
   it('let Admin do anything and Editor create projects', () => {
-    expect(() => requirePermission({ ...viewer, rootRole: 'Admin' }, 'DELETE_PROJECT')).not.toThrow()
-    expect(() => requirePermission({ ...viewer, rootRole: 'Editor' }, 'CREATE_PROJECT')).not.toThrow()
-    expect(() => requirePermission({ ...viewer, rootRole: 'Editor' }, 'ADMIN')).toThrow()
+    expect(() => requirePermission(as('Admin'), 'DELETE_PROJECT')).not.toThrow()
+    expect(() => requirePermission(as('Editor'), 'CREATE_PROJECT')).not.toThrow()
+    expect(() => requirePermission(as('Editor'), 'ADMIN')).toThrow()
   })
 })

@@ -72,7 +72,7 @@ const tokenLookup = statement<Omit<UserPrincipalRow, 'userId'> & { id: number; t
       where id = (select id from token) and (seen_at is null or seen_at < ${p('seenBefore')}::timestamptz) and (expires_at is null or expires_at > ${p('now')}::timestamptz)
     )
     select token.id, token.type, token.token_name as "tokenName", token.projects, token.environment, token.expires_at as "expiresAt",
-      ${users.id} as "userId", ${users.email} as email, ${users.username} as username, ${roles.name} as "rootRole", ${userPrincipalColumns.projectRoles} as "projectRoles"
+      ${users.id} as "userId", ${users.email} as email, ${users.username} as username, ${roles.name} as "rootRole", ${userPrincipalColumns.heldRoles} as "heldRoles"
     from token
       left join ${users} on ${users.id} = token.user_id and ${users.deletedAt} is null
       left join ${roles} on ${roles.id} = ${users.rootRoleId}`,

@@ -6,8 +6,23 @@
 export type Principal =
   | { kind: 'admin-token'; tokenId: number; name: string; rootRole: 'Admin' }
   | { kind: 'client-token' | 'frontend-token'; tokenId: number; name: string; projects: string[]; environment: string }
-  /** A signed-in user (session cookie) or a user's personal access token. `projectRoles`: project id -> role names there. */
-  | { kind: 'user'; userId: number; name: string; rootRole: string; projectRoles?: ReadonlyMap<string, readonly string[]> }
+  /** A signed-in user (session cookie) or a user's personal access token: their own root role's name, and what they hold. */
+  | { kind: 'user'; userId: number; name: string; rootRole: string; grants: Grants }
+
+/**
+ * What a caller holds at one level (instance-wide, or in one project): permission names, each alone when held in every
+ * environment, or joined to one environment when held only there (see src/core/permissions.ts).
+ */
+export type HeldPermissions = ReadonlySet<string>
+
+/** What a user holds: instance-wide (their root role and their groups'), and per project (their project roles and their groups'). */
+export interface Grants {
+  root: HeldPermissions
+  /** Every project the user has a role in (directly or through a group), even one granting nothing: it makes them a member. */
+  projects: ReadonlyMap<string, HeldPermissions>
+  /** The projects where they hold the built-in Owner role (directly or through a group); `*` when it is their root role. */
+  owns: ReadonlySet<string>
+}
 
 /** A credential resolved to its principal, with when the credential expires (null: never). */
 export interface ResolvedPrincipal {

@@ -9,7 +9,7 @@ import { notFound } from '../core/errors.js'
 import { hasPermission, Permission } from '../core/permissions.js'
 
 /*
- * Who reads a private project (mode `private`): its members (any role in it) and whoever sees every project.
+ * Who reads a private project (mode `private`): its members (any role in it, their own or a group's) and whoever sees every project.
  * As in Unleash, a project a caller may not read does not exist for them: lists leave it out, and a route
  * naming it (or one of its flags, change requests…) answers 404 NotFoundError, as for an unknown id.
  */
@@ -40,7 +40,7 @@ export async function privateProjectIds(db: Db): Promise<string[]> {
 /** Of the private projects, those the principal may not read, sorted; empty for those who see all. */
 function hiddenOf(principal: Principal, privateIds: readonly string[]): string[] {
   if (seesAllProjects(principal)) return []
-  const memberOf = principal.kind === 'user' ? principal.projectRoles : undefined
+  const memberOf = principal.kind === 'user' ? principal.grants.projects : undefined
   return privateIds.filter((id) => !memberOf?.has(id)).sort()
 }
 

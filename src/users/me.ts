@@ -1,6 +1,6 @@
 import type { Db } from '../db.js'
 import type { Principal } from '../core/principal.js'
-import { Permission, projectRolePermissions, rootRolePermissions } from '../core/permissions.js'
+import { heldPermission, Permission } from '../core/permissions.js'
 import { avatarUrl } from './avatar.js'
 import { ADMIN_ROLE_ID, getUser } from './store.js'
 
@@ -28,9 +28,8 @@ export async function describeCaller(db: Db, principal: Principal) {
       splash: {},
     }
   }
-  const root = [...(rootRolePermissions[principal.rootRole] ?? [])].map((permission) => ({ permission }))
-  const perProject = [...(principal.projectRoles ?? [])].flatMap(([project, roleNames]) => [
-    ...new Set(roleNames.flatMap((role) => [...(projectRolePermissions[role] ?? [])])),
-  ].map((permission) => ({ permission, project })))
+  // Root roles' permissions (the user's own and their groups'), then each project's; an environment where one holds in one environment only.
+  const root = [...principal.grants.root].map(heldPermission)
+  const perProject = [...principal.grants.projects].flatMap(([project, held]) => [...held].map((key) => ({ ...heldPermission(key), project })))
   return { user: await getUser(db, principal.userId), permissions: [...root, ...perProject], feedback: [], splash: {} }
 }

@@ -48,6 +48,8 @@ import { userRoutes } from './users/routes.js'
 import { authRoutes } from './auth/routes.js'
 import { personalAccessTokenRoutes } from './api-tokens/personal-access-token-routes.js'
 import { projectAccessRoutes } from './projects/access-routes.js'
+import { roleRoutes } from './roles/routes.js'
+import { groupRoutes } from './groups/routes.js'
 import { authSettingsRoutes } from './auth-settings/routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { EmailTransport } from './users/email.js'
@@ -234,6 +236,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', authRoutes)
   app.route('/', personalAccessTokenRoutes)
   app.route('/', projectAccessRoutes)
+  app.route('/', roleRoutes)
+  app.route('/', groupRoutes)
   app.route('/', authSettingsRoutes)
   app.route('/', dashboardRoutes)
   app.route('/', changeRequestRoutes)

@@ -6,9 +6,9 @@ import { createEdgeApp, type EdgeApp } from './helpers/edge.js'
 import { createFlag, createProject, fresh, ok } from './helpers/factories.js'
 import { racing } from './helpers/racing.js'
 import { createPat } from '../src/api-tokens/personal-access-tokens.js'
-import { SYSTEM_ACTOR } from '../src/core/principal.js'
+import { callerOf, SYSTEM_ACTOR } from '../src/core/principal.js'
 import { updateProject } from '../src/projects/store.js'
-import { setUserRoles } from '../src/projects/access.js'
+import { setRoles } from '../src/projects/access.js'
 import { createAddon, deleteAddon, updateAddon } from '../src/integrations/store.js'
 
 let t: EdgeApp
@@ -20,6 +20,8 @@ afterAll(() => t.close())
 const OWNER = 4
 const MEMBER = 5
 const system = () => ({ actor: SYSTEM_ACTOR, now: new Date() })
+/** An admin token's caller, for writes that check what their caller may give. */
+const asAdmin = () => callerOf({ kind: 'admin-token', tokenId: 0, name: 'system', rootRole: 'Admin' }, new Date())
 
 /**
  * A write's answer and its own round trips: a write through the app forgets the principals it remembers, so the
@@ -224,7 +226,7 @@ describe('project access at the edge', () => {
     await ok(t, 'POST', `/api/admin/projects/${id}/access`, { roles: [OWNER], users: [olga.id, mo.id] })
     // Between olga's read and her write, mo stops being an owner: olga is then the last, and keeps the role.
     const raced = racing(t.db, () => ok(t, 'PUT', `/api/admin/projects/${id}/users/${mo.id}/roles`, { roles: [MEMBER] }))
-    await expect(setUserRoles(raced.db, system(), id, olga.id, [MEMBER])).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('at least one owner') })
+    await expect(setRoles(raced.db, asAdmin(), id, { kind: 'user', id: olga.id }, [MEMBER])).rejects.toMatchObject({ name: 'ValidationError', message: expect.stringContaining('at least one owner') })
     expect(raced.state.raced).toBe(true)
     expect(await t.query('select user_id, role_id from project_members where project_id = $1 order by 1, 2', [id])).toEqual([
       { user_id: olga.id, role_id: OWNER },

@@ -106,6 +106,18 @@ async function projectMember() {
   return { project, userId }
 }
 
+/** A fresh custom project role allowed to change flags. */
+const customRole = async () => (await ok(t, 'POST', '/api/admin/roles', { name: fresh('releaser'), permissions: [{ name: 'UPDATE_FEATURE' }] })).body.roles.id as number
+/** A fresh group with one member. */
+const createGroup = async () => (await ok(t, 'POST', '/api/admin/groups', { name: fresh('team'), users: [{ user: { id: (await userWithEmail()).id } }] })).body.id as number
+/** A fresh project where a fresh group holds the Member role. */
+async function projectGroup() {
+  const project = await createProject(t)
+  const groupId = await createGroup()
+  await ok(t, 'POST', `/api/admin/projects/${project}/access`, { roles: [5], users: [], groups: [groupId] })
+  return { project, groupId }
+}
+
 /** SDK reports are stored on the request and folded (with application-created for a new application) in the background. */
 const reportsFolded = () =>
   vi.waitFor(async () => expect(await t.query('select count(*)::int as n from client_metrics_inbox')).toEqual([{ n: 0 }]), { timeout: 5_000, interval: 20 })
@@ -728,6 +740,81 @@ const cases: Case[] = [
     },
     events: ['project-access-user-roles-deleted'],
   },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/access',
+    request: async () => {
+      const { project, userId } = await projectMember()
+      return { path: `/api/admin/projects/${project}/access`, body: { roles: [{ id: 4, users: [userId] }] } }
+    },
+    events: ['project-access-updated'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/role/{roleId}/access',
+    request: async () => ({ path: `/api/admin/projects/${await createProject(t)}/role/5/access`, body: { users: [{ id: (await userWithEmail()).id }], groups: [{ id: await createGroup() }] } }),
+    events: ['project-access-added'],
+  },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/groups/{groupId}/roles',
+    request: async () => {
+      const { project, groupId } = await projectGroup()
+      return { path: `/api/admin/projects/${project}/groups/${groupId}/roles`, body: { roles: [4, 5] } }
+    },
+    events: ['project-access-group-roles-updated'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/groups/{groupId}/roles',
+    request: async () => {
+      const { project, groupId } = await projectGroup()
+      return { path: `/api/admin/projects/${project}/groups/${groupId}/roles` }
+    },
+    events: ['project-access-group-roles-deleted'],
+  },
+  { route: 'POST /api/admin/projects/{projectId}/users/{userId}/roles/{roleId}', request: async () => ({ path: `/api/admin/projects/${await createProject(t)}/users/${(await userWithEmail()).id}/roles/5` }), events: ['project-user-added'] },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/users/{userId}/roles/{roleId}',
+    request: async () => {
+      const { project, userId } = await projectMember()
+      return { path: `/api/admin/projects/${project}/users/${userId}/roles/4` }
+    },
+    events: ['project-user-role-changed'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/users/{userId}/roles/{roleId}',
+    request: async () => {
+      const { project, userId } = await projectMember()
+      return { path: `/api/admin/projects/${project}/users/${userId}/roles/5` }
+    },
+    events: ['project-user-removed'],
+  },
+  { route: 'POST /api/admin/projects/{projectId}/groups/{groupId}/roles/{roleId}', request: async () => ({ path: `/api/admin/projects/${await createProject(t)}/groups/${await createGroup()}/roles/5` }), events: ['project-group-added'] },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/groups/{groupId}/roles/{roleId}',
+    request: async () => {
+      const { project, groupId } = await projectGroup()
+      return { path: `/api/admin/projects/${project}/groups/${groupId}/roles/4` }
+    },
+    events: ['project-group-role-changed'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/groups/{groupId}/roles/{roleId}',
+    request: async () => {
+      const { project, groupId } = await projectGroup()
+      return { path: `/api/admin/projects/${project}/groups/${groupId}/roles/5` }
+    },
+    events: ['project-group-removed'],
+  },
+  {
+    route: 'POST /api/admin/roles',
+    request: async () => ({ path: '/api/admin/roles', body: { name: fresh('releaser'), permissions: [{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }] } }),
+    events: ['role-created'],
+  },
+  // Checks a role; writes nothing.
+  { route: 'POST /api/admin/roles/validate', request: async () => ({ path: '/api/admin/roles/validate', body: { name: fresh('releaser') } }), events: [] },
+  { route: 'PUT /api/admin/roles/{roleId}', request: async () => ({ path: `/api/admin/roles/${await customRole()}`, body: { name: fresh('renamed'), permissions: [{ name: 'CREATE_FEATURE' }] } }), events: ['role-updated'] },
+  { route: 'DELETE /api/admin/roles/{roleId}', request: async () => ({ path: `/api/admin/roles/${await customRole()}` }), events: ['role-deleted'] },
+  { route: 'POST /api/admin/groups', request: async () => ({ path: '/api/admin/groups', body: { name: fresh('team'), rootRole: 3, users: [{ user: { id: (await userWithEmail()).id } }] } }), events: ['group-created'] },
+  { route: 'PUT /api/admin/groups/{groupId}', request: async () => ({ path: `/api/admin/groups/${await createGroup()}`, body: { name: fresh('renamed'), users: [] } }), events: ['group-updated'] },
+  { route: 'DELETE /api/admin/groups/{groupId}', request: async () => ({ path: `/api/admin/groups/${(await projectGroup()).groupId}` }), events: ['group-deleted'] },
   // The first OIDC settings of this app: no other case saves them.
   { route: 'POST /api/admin/auth/oidc/settings', request: async () => ({ path: '/api/admin/auth/oidc/settings', body: { enabled: true, clientId: 'flagpost', secret: 'oidc-secret' } }), events: ['setting-created'] },
   // Resetting needs settings to reset (saving them again first is an update, before the events counted).
@@ -739,7 +826,16 @@ const cases: Case[] = [
     },
     events: ['setting-deleted'],
   },
-  { route: 'DELETE /api/admin/user-admin/{id}', request: async () => ({ path: `/api/admin/user-admin/${(await userWithEmail()).id}` }), events: ['user-deleted'] },
+  {
+    route: 'DELETE /api/admin/user-admin/{id}',
+    request: async () => {
+      const { id } = await userWithEmail()
+      await ok(t, 'POST', '/api/admin/groups', { name: fresh('team'), users: [{ user: { id } }] })
+      return { path: `/api/admin/user-admin/${id}` }
+    },
+    // The user leaves their group, which Unleash records for a member leaving a group other than through its own change.
+    events: ['user-deleted', 'group-user-removed'],
+  },
   {
     route: 'POST /api/client/register',
     request: async () => ({ path: '/api/client/register', body: { appName: fresh('cart-service'), instanceId: 'a', strategies: ['default'], interval: 15000, started: new Date().toISOString() } }),

@@ -27,6 +27,9 @@ let addonId: number
 let changeRequestId: number
 let bannerId: number
 let changeId: number
+let roleId: number
+let unusedRoleId: number
+let groupId: number
 
 const F = '/api/admin/projects/shop/features'
 
@@ -83,6 +86,28 @@ const writeRequests: Record<string, WriteRequest> = {
     },
   },
   'PUT /api/admin/projects/{projectId}/users/{userId}/roles': { path: () => `/api/admin/projects/shop/users/${member.id}/roles`, body: { roles: [4] } },
+  'PUT /api/admin/projects/{projectId}/access': {
+    path: () => '/api/admin/projects/shop/access',
+    get body() {
+      return { roles: [{ id: 4, users: [owner.id] }, { id: 5, users: [member.id], groups: [groupId] }] }
+    },
+  },
+  'POST /api/admin/projects/{projectId}/role/{roleId}/access': { path: () => '/api/admin/projects/shop/role/5/access', body: { users: [], groups: [] } },
+  'PUT /api/admin/projects/{projectId}/groups/{groupId}/roles': { path: () => `/api/admin/projects/shop/groups/${groupId}/roles`, body: { roles: [5] } },
+  'DELETE /api/admin/projects/{projectId}/groups/{groupId}/roles': { path: () => `/api/admin/projects/shop/groups/${groupId}/roles` },
+  'POST /api/admin/projects/{projectId}/users/{userId}/roles/{roleId}': { path: () => `/api/admin/projects/shop/users/${targetUserId}/roles/5` },
+  'PUT /api/admin/projects/{projectId}/users/{userId}/roles/{roleId}': { path: () => `/api/admin/projects/shop/users/${member.id}/roles/5` },
+  'DELETE /api/admin/projects/{projectId}/users/{userId}/roles/{roleId}': { path: () => `/api/admin/projects/shop/users/${member.id}/roles/5` },
+  'POST /api/admin/projects/{projectId}/groups/{groupId}/roles/{roleId}': { path: () => `/api/admin/projects/shop/groups/${groupId}/roles/4` },
+  'PUT /api/admin/projects/{projectId}/groups/{groupId}/roles/{roleId}': { path: () => `/api/admin/projects/shop/groups/${groupId}/roles/5` },
+  'DELETE /api/admin/projects/{projectId}/groups/{groupId}/roles/{roleId}': { path: () => `/api/admin/projects/shop/groups/${groupId}/roles/5` },
+  'POST /api/admin/roles': { path: () => '/api/admin/roles', body: { name: 'perm-role', permissions: [{ name: 'CREATE_FEATURE' }] } },
+  'POST /api/admin/roles/validate': { path: () => '/api/admin/roles/validate', body: { name: 'free-role' } },
+  'PUT /api/admin/roles/{roleId}': { path: () => `/api/admin/roles/${roleId}`, body: { name: 'shop-releaser', permissions: [{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'development' }] } },
+  'DELETE /api/admin/roles/{roleId}': { path: () => `/api/admin/roles/${unusedRoleId}` },
+  'POST /api/admin/groups': { path: () => '/api/admin/groups', body: { name: 'new-group' } },
+  'PUT /api/admin/groups/{groupId}': { path: () => `/api/admin/groups/${groupId}`, body: { name: 'shop-team' } },
+  'DELETE /api/admin/groups/{groupId}': { path: () => `/api/admin/groups/${groupId}` },
   'DELETE /api/admin/projects/{projectId}/users/{userId}/roles': { path: () => `/api/admin/projects/shop/users/${member.id}/roles` },
   'PUT /api/admin/projects/{projectId}/change-requests/config': { path: () => '/api/admin/projects/shop/change-requests/config', body: { environment: 'development', changeRequestsEnabled: true } },
   'POST /api/admin/projects/{projectId}/environments/{environment}/change-requests': {
@@ -216,6 +241,10 @@ beforeAll(async () => {
   targetUserId = (await ok('POST', '/api/admin/user-admin', { username: 'target', rootRole: 'Viewer' })).id
   await ok('POST', '/api/admin/projects/shop/access', { roles: [5], users: [member.id] })
   await ok('POST', '/api/admin/projects/shop/access', { roles: [4], users: [owner.id] })
+  roleId = (await ok('POST', '/api/admin/roles', { name: 'shop-releaser', permissions: [{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'development' }] })).roles.id
+  unusedRoleId = (await ok('POST', '/api/admin/roles', { name: 'unused', type: 'root-custom', permissions: [{ name: 'CREATE_SEGMENT' }] })).roles.id
+  groupId = (await ok('POST', '/api/admin/groups', { name: 'shop-team', users: [{ user: { id: targetUserId } }] })).id
+  await ok('POST', '/api/admin/projects/shop/access', { roles: [5], users: [], groups: [groupId] })
 
   const doc = (await t.call('GET', '/docs/openapi.json', { token: null })).body
   adminRoutes = Object.entries<Record<string, unknown>>(doc.paths)
@@ -368,6 +397,17 @@ const grants: Grant[] = [
   { who: () => owner, role: 'Owner of shop', method: 'POST', path: F, body: { name: '{name}' }, given: name('owner-flag'), status: 201 },
   { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other?' }, status: 403 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/environments', body: { name: '{name}', type: 'test' }, given: name('qa'), status: 201 },
+  // Roles and groups are an admin's, as in Unleash; a project's Owner manages who holds which role there.
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/roles', body: { name: '{name}', permissions: [{ name: 'CREATE_FEATURE' }] }, given: name('admin-role'), status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/roles', body: { name: '{name}', permissions: [] }, given: name('ed-role'), status: 403 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/roles', body: { name: '{name}', permissions: [] }, given: name('own-role'), status: 403 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/groups', body: { name: '{name}' }, given: name('admin-group'), status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/groups', body: { name: '{name}' }, given: name('ed-group'), status: 403 },
+  { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/groups/{name}', body: { name: 'mine now' }, given: async () => ({ name: String(groupId) }), status: 403 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/projects/shop/groups/{name}/roles/4', given: async () => ({ name: String(groupId) }), status: 200 },
+  { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/shop/groups/{name}/roles', body: { roles: [5] }, given: async () => ({ name: String(groupId) }), status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'PUT', path: '/api/admin/projects/shop/groups/{name}/roles', body: { roles: [4] }, given: async () => ({ name: String(groupId) }), status: 403 },
+  { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/other/groups/{name}/roles', body: { roles: [5] }, given: async () => ({ name: String(groupId) }), status: 403 },
   { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other!' }, status: 200 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/user-admin', body: { username: '{name}', rootRole: 'Editor' }, given: name('by-admin'), status: 201 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/auth/oidc/settings', body: { enabled: false }, status: 200 },

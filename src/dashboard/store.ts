@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
-import { favoriteFeatures, favoriteProjects, features, projectMembers, projects, users } from '../../schema/index.js'
+import { favoriteFeatures, favoriteProjects, features, groupRoles, groupUsers, projectMembers, projects, users } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { principalKey, type Principal } from '../core/principal.js'
 import { potentiallyStaleSql } from '../projects/overview.js'
@@ -35,13 +35,15 @@ async function projectOwners(db: Db, hidden: readonly string[]) {
   )
 }
 
-/** Live projects the user has a role in or favorited, with health, members and live flags counted in SQL. */
+/** Live projects the user has a role in (their own or a group's) or favorited, with health, members (directly or through groups) and live flags counted in SQL. */
 async function personalProjects(db: Db, userId: number, principal: string, hidden: readonly string[], now: Date) {
   const rows = await db
     .select({
       id: projects.id,
       name: projects.name,
-      memberCount: sql<number>`(select count(distinct pm.user_id) from ${projectMembers} pm where pm.project_id = ${projects.id})`.mapWith(Number),
+      memberCount: sql<number>`(select count(distinct m.user_id) from (
+        select pm.user_id from ${projectMembers} pm where pm.project_id = ${projects}.id
+        union select gu.user_id from ${groupRoles} gr join ${groupUsers} gu on gu.group_id = gr.group_id join ${users} u on u.id = gu.user_id and u.deleted_at is null where gr.project_id = ${projects}.id) m)`.mapWith(Number),
       featureCount: sql<number>`count(${features.name})`.mapWith(Number),
       stale: sql<number>`count(${features.name}) filter (where ${features.stale})`.mapWith(Number),
       potentiallyStale: sql<number>`count(${features.name}) filter (where ${potentiallyStaleSql(now)})`.mapWith(Number),
@@ -55,6 +57,7 @@ async function personalProjects(db: Db, userId: number, principal: string, hidde
         visibleProjectCondition(projects.id, hidden),
         or(
           inArray(projects.id, db.select({ id: projectMembers.projectId }).from(projectMembers).where(eq(projectMembers.userId, userId))),
+          inArray(projects.id, db.select({ id: groupRoles.projectId }).from(groupRoles).innerJoin(groupUsers, eq(groupUsers.groupId, groupRoles.groupId)).where(eq(groupUsers.userId, userId))),
           inArray(projects.id, db.select({ id: favoriteProjects.project }).from(favoriteProjects).where(eq(favoriteProjects.principal, principal))),
         ),
       ),

@@ -115,9 +115,12 @@ function decodedSegment(segment: string): string {
 
 // Here the middleware's own `projectId` would be `archive` or `revive`.
 const LIFECYCLE_PATH = /^\/api\/admin\/projects\/(?:archive|revive)\/([^/]+)\/?$/
+// A role's projects (`GET /api/admin/projects/roles/{roleId}/access`, for admins) name no project: `roles` is no project id.
+const ROLE_ACCESS_PATH = /^\/api\/admin\/projects\/roles\/[^/]+\/access\/?$/
 
 /** For every route under `/api/admin/projects/{projectId}`: a project the caller may not read is a 404 for every method. */
 export const projectVisibility: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (c.req.method === 'GET' && ROLE_ACCESS_PATH.test(c.req.path)) return next()
   // POST /api/admin/projects/archive/{projectId} and /revive/{projectId} name their project second.
   const lifecycle = c.req.method === 'POST' ? LIFECYCLE_PATH.exec(c.req.path) : null
   const projectId = lifecycle ? decodedSegment(lifecycle[1]!) : c.req.param('projectId')

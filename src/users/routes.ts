@@ -6,6 +6,8 @@ import { describeCaller } from './me.js'
 import { ChangeUserPasswordSchema, CreatedUserSchema, CreateUserSchema, MeSchema, UpdateUserSchema, UserIdParam, UserSchema, UsersSchema } from './schemas.js'
 import { changeUserPassword, createUser, deleteUser, getUser, listUsers, updateUser } from './store.js'
 import { changeOwnPassword } from '../auth/login.js'
+import { usersAndGroups } from '../groups/store.js'
+import { UsersGroupsBaseSchema } from '../groups/schemas.js'
 import { noAccess } from '../core/errors.js'
 
 const tags = ['Users']
@@ -23,7 +25,8 @@ const createUserRoute = adminRoute({
   summary: 'Create a new user',
   description:
     '`username` or `email` is required (400 `You must specify username or email`); the e-mail is validated and stored lower-case. ' +
-    '`rootRole` is a role id or one of Admin, Editor, Viewer, Owner, Member (400 for another); the response gives it back as the string when a string was sent. ' +
+    '`rootRole` is the id of a root role (built in, or a custom root role) or one of the names Admin, Editor, Viewer, Owner, Member (400 for another, and for a custom project role); ' +
+    'the response gives it back as the string when a string was sent. ' +
     'A `password` has at least 8 characters. An existing e-mail (case-insensitive) or username is a 400 `User already exists`. ' +
     '`inviteLink` opens a page where the user sets a password: the link works once, for 7 days. ' +
     '`emailSent` is true only when an e-mail transport is configured (`FLAGPOST_EMAIL_WEBHOOK_URL`) and took the welcome e-mail: Flagpost has no SMTP client, ' +
@@ -47,8 +50,20 @@ const getUsersRoute = adminRoute({
   'x-permission': { name: Permission.ADMIN },
   tags,
   summary: 'Get all users and root roles',
-  description: `Every user that is not deleted, by id, and the root roles. ${adminOnly}`,
+  description: `Every user that is not deleted, by id, and the root roles a user may be given (built in and custom). ${adminOnly}`,
   responses: { 200: { description: 'The users', content: jsonContent(UsersSchema) }, ...pickErrors(401, 403) },
+})
+
+const getUsersAndGroupsRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/user-admin/access',
+  operationId: 'getBaseUsersAndGroups',
+  tags,
+  summary: 'Get basic user and group information',
+  description:
+    'The active users (id, name, username, e-mail, picture) and the groups (id, name, root role, member count): what is needed to give them roles in a project. ' +
+    'Any authenticated caller, as in Unleash (project owners choose from them).',
+  responses: { 200: { description: 'The users and groups', content: jsonContent(UsersGroupsBaseSchema) }, ...pickErrors(401, 403) },
 })
 
 const getUserRoute = adminRoute({
@@ -71,7 +86,7 @@ const updateUserRoute = adminRoute({
   'x-permission': { name: Permission.ADMIN },
   tags,
   summary: 'Update a user',
-  description: `Changes the fields given (\`email\`, \`name\`, \`rootRole\`); empty strings leave a field as it is. An e-mail another user has is a 400 \`User already exists\`. ${adminOnly} Emits \`user-updated\`.`,
+  description: `Changes the fields given (\`email\`, \`name\`, \`rootRole\`: as when creating a user, a custom root role by id); empty strings leave a field as it is. An e-mail another user has is a 400 \`User already exists\`. ${adminOnly} Emits \`user-updated\`.`,
   request: { params: UserIdParam, body: { required: true, content: jsonContent(UpdateUserSchema) } },
   responses: { 200: { description: 'The updated user', content: jsonContent(UserSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
@@ -143,6 +158,8 @@ export const userRoutes = createRouter()
     return c.json(user, 201, { Location: `/api/admin/user-admin/${user.id}` })
   })
   .openapi(getUsersRoute, async (c) => c.json(await listUsers(c.var.db), 200))
+  // Before `/api/admin/user-admin/{id}`, which would take `access` for an id.
+  .openapi(getUsersAndGroupsRoute, async (c) => c.json(await usersAndGroups(c.var.db), 200))
   .openapi(getUserRoute, async (c) => c.json(await getUser(c.var.db, userId(c.req.valid('param').id)), 200))
   .openapi(updateUserRoute, async (c) => c.json(await updateUser(c.var.db, c.var.caller, userId(c.req.valid('param').id), c.req.valid('json')), 200))
   .openapi(deleteUserRoute, async (c) => {

@@ -15,7 +15,7 @@ export const PasswordSchema = z
 
 const RoleRef = z
   .union([z.number().int().min(0), z.enum(ROLE_NAMES)])
-  .openapi({ description: 'A role id, or a role name: Admin, Editor, Viewer, Owner, Member', example: 'Editor' })
+  .openapi({ description: 'A root role id (built in or custom), or a role name: Admin, Editor, Viewer, Owner, Member', example: 'Editor' })
 
 // An empty string counts as absent, as in Unleash (the service checks "username or email" after).
 const optionalText = (what: string, max: number) => z.string().trim().max(max, `${what} must be at most ${max} characters`).optional()

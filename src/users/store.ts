@@ -1,5 +1,5 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm'
-import { apiTokens, projectMembers, resetTokens, roles, sessions, users } from '../../schema/index.js'
+import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
+import { apiTokens, groupUsers, projectMembers, resetTokens, roles, sessions, users } from '../../schema/index.js'
 import { rowText, together, untilUnchanged, type Db } from '../db.js'
 import { notFound, validationError } from '../core/errors.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
@@ -49,12 +49,16 @@ const eventData = (row: UserRow) => ({
 
 const roleView = (r: RoleRow) => ({ id: r.id, type: r.type, name: r.name, description: r.description })
 
-const roleNamed = (ref: number | RoleName) => (typeof ref === 'number' ? eq(roles.id, ref) : eq(roles.name, ref))
+/**
+ * The role a request names as a user's root role: by id or by name, a root role (built in or custom) or a built-in
+ * project role (Owner or Member, which as a root role grant their permissions in every project); never a custom project role.
+ */
+const roleNamed = (ref: number | RoleName) => and(typeof ref === 'number' ? eq(roles.id, ref) : eq(roles.name, ref), ne(roles.type, 'custom'))
 
 /** The role a request named, from the rows read for it; 400 when there is none. */
 function requireRole<T>(rows: T[], ref: number | RoleName): T {
   const [found] = rows
-  if (!found) throw validationError(`Unknown role: ${ref}`, [{ path: 'body.rootRole', message: `there is no role ${ref}` }])
+  if (!found) throw validationError(`Unknown root role: ${ref}`, [{ path: 'body.rootRole', message: `there is no root role ${ref}` }])
   return found
 }
 
@@ -118,7 +122,7 @@ export async function createUser(db: Db, caller: Author, input: CreateUser, opti
 export async function listUsers(db: Db) {
   const [rows, rootRoles] = await Promise.all([
     db.select().from(users).where(isNull(users.deletedAt)).orderBy(asc(users.id)),
-    db.select().from(roles).where(eq(roles.type, 'root')).orderBy(asc(roles.id)),
+    db.select().from(roles).where(inArray(roles.type, ['root', 'root-custom'])).orderBy(asc(roles.id)),
   ])
   return { users: await Promise.all(rows.map(userView)), rootRoles: rootRoles.map(roleView) }
 }
@@ -158,27 +162,36 @@ export async function updateUser(db: Db, caller: Author, id: number, input: Upda
   })
 }
 
-/** Deleting a user: the user's row loses what signs in, and the rest goes, only while the row is as read. */
+/** The groups a user is in, as an array SQL compares (`id`: SQL of the user's id). */
+const groupsOf = (id: unknown) => sql<number[]>`array(select group_id from ${groupUsers} where user_id = ${id}::int order by group_id)`
+
+/** Deleting a user: the user's row loses what signs in, and the rest goes, only while the row and their groups are as read. */
 const deleteUserStatement = eventsStatement('flagpost_delete_user', {
-  alongside: [sql`update ${users} set deleted_at = ${p('now')}::timestamptz, email = null, username = null, password_hash = null where ${userStillAsRead} returning id`],
+  alongside: [sql`update ${users} set deleted_at = ${p('now')}::timestamptz, email = null, username = null, password_hash = null where ${userStillAsRead} and ${groupsOf(p('id'))} = ${p('groups')}::int[] returning id`],
   guarded: true,
   unguarded: [
     sql`delete from ${sessions} where user_id = ${p('id')} and ${guardPassed}`,
     sql`delete from ${apiTokens} where user_id = ${p('id')} and ${guardPassed}`,
     sql`delete from ${projectMembers} where user_id = ${p('id')} and ${guardPassed}`,
+    sql`delete from ${groupUsers} where user_id = ${p('id')} and ${guardPassed}`,
     sql`update ${resetTokens} set used_at = ${p('now')}::timestamptz where user_id = ${p('id')} and used_at is null and ${guardPassed}`,
   ],
 })
 
 /**
  * Deletes the user: the row stays (events and flags still name it) but loses its e-mail, username and
- * password, so both can be used again; sessions, personal access tokens and project roles go. Emits `user-deleted`.
+ * password, so both can be used again; sessions, personal access tokens, project roles and group memberships go.
+ * Emits `user-deleted`, and `group-user-removed` for each group they leave (a member leaving a group other than by
+ * the group's own change, as Unleash records a group sync).
  */
 export async function deleteUser(db: Db, caller: Author, id: number): Promise<void> {
   const { actor, now } = caller
   await untilUnchanged('The user', async () => {
-    const { user: before, snapshot } = await readUserForChange(db, id)
-    const { written } = await deleteUserStatement(db, actor, now, [{ type: 'user-deleted', preData: eventData(before) }], { id, snapshot, now: now.toISOString() })
+    const [read] = await db.select({ user: users, snapshot: rowText(users), groups: groupsOf(sql`${users}.id`) }).from(users).where(active(id))
+    if (!read) throw notFound(`Could not find user ${id}`)
+    const groups = read.groups.map(Number)
+    const events: NewEvent[] = [{ type: 'user-deleted', preData: eventData(read.user) }, ...groups.map((groupId): NewEvent => ({ type: 'group-user-removed', preData: { groupId, userId: id } }))]
+    const { written } = await deleteUserStatement(db, actor, now, events, { id, snapshot: read.snapshot, groups, now: now.toISOString() })
     return written > 0 || undefined
   })
 }

@@ -1654,15 +1654,35 @@ export interface paths {
         };
         /**
          * Get all users and root roles
-         * @description Every user that is not deleted, by id, and the root roles. Needs the Admin root role (permission ADMIN).
+         * @description Every user that is not deleted, by id, and the root roles a user may be given (built in and custom). Needs the Admin root role (permission ADMIN).
          */
         get: operations["getUsers"];
         put?: never;
         /**
          * Create a new user
-         * @description `username` or `email` is required (400 `You must specify username or email`); the e-mail is validated and stored lower-case. `rootRole` is a role id or one of Admin, Editor, Viewer, Owner, Member (400 for another); the response gives it back as the string when a string was sent. A `password` has at least 8 characters. An existing e-mail (case-insensitive) or username is a 400 `User already exists`. `inviteLink` opens a page where the user sets a password: the link works once, for 7 days. `emailSent` is true only when an e-mail transport is configured (`FLAGPOST_EMAIL_WEBHOOK_URL`) and took the welcome e-mail: Flagpost has no SMTP client, so with no transport configured no e-mail is sent and `emailSent` is false. Passwords are stored as PBKDF2-SHA256 hashes and never appear in responses or events. Needs the Admin root role (permission ADMIN). Emits `user-created`.
+         * @description `username` or `email` is required (400 `You must specify username or email`); the e-mail is validated and stored lower-case. `rootRole` is the id of a root role (built in, or a custom root role) or one of the names Admin, Editor, Viewer, Owner, Member (400 for another, and for a custom project role); the response gives it back as the string when a string was sent. A `password` has at least 8 characters. An existing e-mail (case-insensitive) or username is a 400 `User already exists`. `inviteLink` opens a page where the user sets a password: the link works once, for 7 days. `emailSent` is true only when an e-mail transport is configured (`FLAGPOST_EMAIL_WEBHOOK_URL`) and took the welcome e-mail: Flagpost has no SMTP client, so with no transport configured no e-mail is sent and `emailSent` is false. Passwords are stored as PBKDF2-SHA256 hashes and never appear in responses or events. Needs the Admin root role (permission ADMIN). Emits `user-created`.
          */
         post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/user-admin/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get basic user and group information
+         * @description The active users (id, name, username, e-mail, picture) and the groups (id, name, root role, member count): what is needed to give them roles in a project. Any authenticated caller, as in Unleash (project owners choose from them).
+         */
+        get: operations["getBaseUsersAndGroups"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1683,7 +1703,7 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Update a user
-         * @description Changes the fields given (`email`, `name`, `rootRole`); empty strings leave a field as it is. An e-mail another user has is a 400 `User already exists`. Needs the Admin root role (permission ADMIN). Emits `user-updated`.
+         * @description Changes the fields given (`email`, `name`, `rootRole`: as when creating a user, a custom root role by id); empty strings leave a field as it is. An e-mail another user has is a 400 `User already exists`. Needs the Admin root role (permission ADMIN). Emits `user-updated`.
          */
         put: operations["updateUser"];
         post?: never;
@@ -1909,16 +1929,41 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get who has which role in a project
-         * @description The users with a role in the project (Owner, Member), with their role ids, and the project roles there are. 404 for an unknown project. 404 too for a private project the caller may not read (not a member, admin, admin token or root role other than Viewer): for them it does not exist, as in Unleash.
+         * Get who has which roles in a project
+         * @description The users and the groups (with their members) holding roles in the project, with their role ids, and the project roles there are (built in and custom). 404 for an unknown project, and for a private project the caller may not read (not a member, directly or through a group, admin, admin token or root role other than Viewer): for them it does not exist, as in Unleash.
          */
         get: operations["getProjectAccess"];
-        put?: never;
         /**
-         * Give users roles in a project
-         * @description Gives every user listed every role listed (project roles only: 4 Owner, 5 Member); roles a user already has are kept. 400 for an unknown user or a role that is not a project role, or for groups. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). 404 for an unknown project. Emits `project-access-added`.
+         * Set who has which roles in a project
+         * @description The project’s access becomes exactly the one given: each role with the users and groups to hold it; users and groups not listed lose their roles there. Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-access-updated` (data and preData: each role held, with its user and group ids).
+         */
+        put: operations["setProjectAccess"];
+        /**
+         * Give users and groups roles in a project
+         * @description Gives every user and group listed every role listed; roles they already hold are kept. Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-access-added` (data: each role with the user and group ids).
          */
         post: operations["addAccessToProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/role/{roleId}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give users and groups one role in a project
+         * @deprecated
+         * @description Gives the users and groups listed the role. Unleash’s route for one role, deprecated since its 5.5 (kept for its clients). Use POST …/access. Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-access-added` (data: `roles`: the role with the user and group ids, as Unleash wrote it).
+         */
+        post: operations["addRoleAccessToProject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1935,15 +1980,265 @@ export interface paths {
         get?: never;
         /**
          * Set a user's roles in a project
-         * @description Replaces the user's roles in the project (an empty list takes them all away). Taking the Owner role from the last owner is a 400. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). 404 for an unknown project. Emits `project-access-user-roles-updated`.
+         * @description Replaces the user's roles in the project (an empty list takes them all away). Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-access-user-roles-updated` (data and preData: the roles and the user id).
          */
-        put: operations["setUserRoles"];
+        put: operations["setRolesForUser"];
         post?: never;
         /**
          * Remove a user's access to a project
-         * @description Takes every role of the user in the project away; 404 when they have none. Removing the last owner is a 400. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). 404 for an unknown project. Emits `project-access-user-roles-deleted`.
+         * @description Takes every role of the user in the project away; 404 when they hold none. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-access-user-roles-deleted` (preData: the roles and the user id).
          */
         delete: operations["removeUserAccess"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/users/{userId}/roles/{roleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change to one role of a user in a project
+         * @deprecated
+         * @description Makes the role the user’s only role in the project; 404 when they hold none; nothing is written when it already is. Unleash’s route for one role, deprecated since its 5.5 (kept for its clients). Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-user-role-changed` (data and preData: the user id, the role id and name).
+         */
+        put: operations["changeUserRole"];
+        /**
+         * Give one role of a user in a project
+         * @deprecated
+         * @description Gives the user the role, keeping their others; 409 when they hold it already. Unleash’s route for one role, deprecated since its 5.5 (kept for its clients). Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-user-added` (data: the user id, the role id and name).
+         */
+        post: operations["addUserRole"];
+        /**
+         * Take one role from a user in a project
+         * @deprecated
+         * @description Takes the one role from the user; 404 when they do not hold it. Unleash’s route for one role, deprecated since its 5.5 (kept for its clients). Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-user-removed` (preData: the user id, the role id and name).
+         */
+        delete: operations["removeUserRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/groups/{groupId}/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a group's roles in a project
+         * @description Replaces the group's roles in the project (an empty list takes them all away). Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-access-group-roles-updated` (data and preData: the roles and the group id).
+         */
+        put: operations["setRolesForGroup"];
+        post?: never;
+        /**
+         * Remove a group's access to a project
+         * @description Takes every role of the group in the project away; 404 when they hold none. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-access-group-roles-deleted` (preData: the roles and the group id).
+         */
+        delete: operations["removeGroupAccess"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/groups/{groupId}/roles/{roleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change to one role of a group in a project
+         * @deprecated
+         * @description Makes the role the group’s only role in the project; 404 when they hold none; nothing is written when it already is. Unleash’s route for one role, deprecated since its 5.5 (kept for its clients). Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-group-role-changed` (data and preData: the group id, the role id and name).
+         */
+        put: operations["changeGroupRole"];
+        /**
+         * Give one role of a group in a project
+         * @deprecated
+         * @description Gives the group the role, keeping their others; 409 when they hold it already. Unleash’s route for one role, deprecated since its 5.5 (kept for its clients). Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-group-added` (data: the group id, the role id and name).
+         */
+        post: operations["addGroupRole"];
+        /**
+         * Take one role from a group in a project
+         * @deprecated
+         * @description Takes the one role from the group; 404 when they do not hold it. Unleash’s route for one role, deprecated since its 5.5 (kept for its clients). Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group. Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. Takes effect on the holders’ next request. 404 for an unknown project. Emits `project-group-removed` (preData: the group id, the role id and name).
+         */
+        delete: operations["removeGroupRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get every permission
+         * @description Every permission Flagpost checks, with its number, display name and type: root permissions (instance-wide), project permissions, and the environment permissions once for each environment. What custom roles are made of. Any authenticated caller.
+         */
+        get: operations["getPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get every role
+         * @description The built-in roles (root: Admin, Editor, Viewer; project: Owner, Member) and the custom ones (root-custom, custom), by id. Any authenticated caller.
+         */
+        get: operations["getRoles"];
+        put?: never;
+        /**
+         * Create a custom role
+         * @description `name` (unique: 409 NameExistsError when taken), `description`, `type` (`custom`, the default, or `root-custom`). `permissions`: each by `name` (or `id`, its number in `GET /api/admin/permissions`), an environment permission with the one `environment` it holds in (absent, null or empty: every environment). A custom root role (`root-custom`) holds root permissions; a custom project role (`custom`) project and environment ones. 400 for an unknown permission or environment, or one the role’s type may not hold. Answers the role under `roles`, as Unleash. Needs the Admin root role (permission ADMIN). Emits `role-created` (data: the role and its permissions).
+         */
+        post: operations["createRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/roles/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate a custom role
+         * @description Checks a role as creating it would, without creating it: 409 NameExistsError when the name is taken, 400 for invalid permissions (their kind is checked when `type` is given). Writes nothing. Needs the Admin root role (permission ADMIN).
+         */
+        post: operations["validateRole"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/roles/{roleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a role and its permissions
+         * @description A built-in role lists the permissions Flagpost grants it (in every environment); a custom role those it was given. 404 for an unknown id. Any authenticated caller.
+         */
+        get: operations["getRoleById"];
+        /**
+         * Update a custom role
+         * @description Sets the name (409 when another role has it) and description (absent: empty), and, when `permissions` is given, the permissions (absent: kept). `permissions`: each by `name` (or `id`, its number in `GET /api/admin/permissions`), an environment permission with the one `environment` it holds in (absent, null or empty: every environment). A custom root role (`root-custom`) holds root permissions; a custom project role (`custom`) project and environment ones. 400 for an unknown permission or environment, or one the role’s type may not hold. A role's type cannot change (400). 403 for a built-in role (they cannot be changed, as in Unleash), 404 for an unknown one. Takes effect on the holders’ next request through this instance (and within `FLAGPOST_PRINCIPAL_TTL_SECONDS` through others). Needs the Admin root role (permission ADMIN). Emits `role-updated` (data and preData: the role and its permissions).
+         */
+        put: operations["updateRole"];
+        post?: never;
+        /**
+         * Delete a custom role
+         * @description 409 ConflictError while the role is held (as root role by a user or group, or in a project by a user or group), saying where. 403 for a built-in role, 404 for an unknown one. Needs the Admin root role (permission ADMIN). Emits `role-deleted` (preData: the role and its permissions).
+         */
+        delete: operations["deleteRole"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/roles/{roleId}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the projects a role is held in
+         * @description For each project where users or groups hold the role: how many of each (service accounts: always 0, Flagpost has none). 404 for an unknown role. Needs the Admin root role (permission ADMIN).
+         */
+        get: operations["getRoleProjectAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get every group
+         * @description Every group with its members and the projects it holds roles in. Needs the Admin root role (permission ADMIN).
+         */
+        get: operations["getGroups"];
+        put?: never;
+        /**
+         * Create a group
+         * @description `name` (unique: 409 NameExistsError), `description`, `mappingsSSO`, `rootRole` (the id of a root role, built in or custom; null: none), `users` (`[{ user: { id } }]`, active users: 400 otherwise). A member holds the group’s root role and its roles in projects besides their own (the union of both), from their next request through this instance (and within `FLAGPOST_PRINCIPAL_TTL_SECONDS` through others). Needs the Admin root role (permission ADMIN). Emits `group-created` (data: the group, its members by id).
+         */
+        post: operations["createGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/groups/{groupId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a group
+         * @description The group with its members and the projects it holds roles in. 404 for an unknown group. Needs the Admin root role (permission ADMIN).
+         */
+        get: operations["getGroup"];
+        /**
+         * Update a group
+         * @description `name` (unique: 409 NameExistsError), `description`, `mappingsSSO`, `rootRole` (the id of a root role, built in or custom; null: none), `users` (`[{ user: { id } }]`, active users: 400 otherwise). The fields absent are emptied, as in Unleash, but `users`: absent, the members are kept; given, they become the members. 404 for an unknown group. A member holds the group’s root role and its roles in projects besides their own (the union of both), from their next request through this instance (and within `FLAGPOST_PRINCIPAL_TTL_SECONDS` through others). Needs the Admin root role (permission ADMIN). Emits `group-updated` (data and preData: the group, its members by id), as Unleash does for members changed here; `group-user-added` and `group-user-removed` are written when a user joins or leaves a group otherwise (Unleash: by SSO group sync; Flagpost: a deleted user leaves their groups).
+         */
+        put: operations["updateGroup"];
+        post?: never;
+        /**
+         * Delete a group
+         * @description The group goes with its membership and its roles in projects: its members lose what they held through it. An unknown group is a 200 that writes nothing, as in Unleash. Needs the Admin root role (permission ADMIN). Emits `group-deleted` (preData: the group, its members by id).
+         */
+        delete: operations["deleteGroup"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3874,7 +4169,7 @@ export interface components {
             /** @description At least 8 characters. Without one, the user sets it through the invite link. */
             password?: string;
             /**
-             * @description A role id, or a role name: Admin, Editor, Viewer, Owner, Member
+             * @description A root role id (built in or custom), or a role name: Admin, Editor, Viewer, Owner, Member
              * @example Editor
              */
             rootRole: number | ("Admin" | "Editor" | "Viewer" | "Owner" | "Member");
@@ -3891,11 +4186,29 @@ export interface components {
             name: string;
             description: string | null;
         };
+        usersGroupsBaseSchema: {
+            users: {
+                id: number;
+                name: string | null;
+                username: string | null;
+                email: string | null;
+                imageUrl: string;
+                /** @enum {string} */
+                accountType: "User";
+            }[];
+            groups: {
+                id: number;
+                name: string;
+                description: string | null;
+                rootRole: number | null;
+                userCount: number;
+            }[];
+        };
         updateUserSchema: {
             email?: string;
             name?: string;
             /**
-             * @description A role id, or a role name: Admin, Editor, Viewer, Owner, Member
+             * @description A root role id (built in or custom), or a role name: Admin, Editor, Viewer, Owner, Member
              * @example Editor
              */
             rootRole?: number | ("Admin" | "Editor" | "Viewer" | "Owner" | "Member");
@@ -3986,19 +4299,206 @@ export interface components {
                 /** Format: date-time */
                 addedAt: string;
             }[];
-            groups: unknown[];
+            groups: components["schemas"]["groupWithProjectRoleSchema"][];
+        };
+        groupWithProjectRoleSchema: {
+            id: number;
+            name: string;
+            description: string | null;
+            mappingsSSO: string[];
+            rootRole: number | null;
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            users: components["schemas"]["groupUserModelSchema"][];
+            roles: number[];
+            /** Format: date-time */
+            addedAt: string;
+        };
+        groupUserModelSchema: {
+            /** Format: date-time */
+            joinedAt: string;
+            createdBy: string | null;
+            user: {
+                id: number;
+                name: string | null;
+                username: string | null;
+                email: string | null;
+                imageUrl: string;
+            };
         };
         projectAddAccessSchema: {
             /** @description Project role ids */
             roles: number[];
             /** @description User ids */
             users: number[];
-            /** @description Group (Flagpost has no groups: leave it empty) ids */
+            /** @description Group ids */
             groups?: number[];
+        };
+        projectAccessConfigurationSchema: {
+            /** @description Each role with the users and groups who are to hold it */
+            roles: {
+                id: number;
+                /** @description User ids */
+                users?: number[];
+                /** @description Group ids */
+                groups?: number[];
+            }[];
+        };
+        projectAccessModelSchema: {
+            users: {
+                id: number;
+            }[];
+            groups: {
+                id: number;
+            }[];
         };
         projectRolesSchema: {
             /** @description Project role ids */
             roles: number[];
+        };
+        adminPermissionsSchema: {
+            /** @enum {number} */
+            version: 1;
+            permissions: {
+                root: components["schemas"]["adminPermissionSchema"][];
+                project: components["schemas"]["adminPermissionSchema"][];
+                environments: {
+                    name: string;
+                    permissions: components["schemas"]["adminPermissionSchema"][];
+                }[];
+            };
+        };
+        adminPermissionSchema: {
+            /** @description The permission’s number (its place in the list: new permissions come last) */
+            id: number;
+            /** @example UPDATE_FEATURE_ENVIRONMENT */
+            name: string;
+            /** @example Enable/disable flags */
+            displayName: string;
+            /**
+             * @description Where it applies: instance-wide, in a project, or in one environment of a project
+             * @enum {string}
+             */
+            type: "root" | "project" | "environment";
+            /** @description For an environment permission: the environment it applies to */
+            environment?: string | null;
+        };
+        rolesWithVersionSchema: {
+            /** @enum {number} */
+            version: 1;
+            roles: components["schemas"]["roleSchema"][];
+        };
+        roleValidationSchema: {
+            name: string;
+            description?: string | null;
+            /** @enum {string} */
+            type?: "root-custom" | "custom";
+            permissions?: {
+                /** @example UPDATE_FEATURE_ENVIRONMENT */
+                name?: string;
+                /** @description The permission’s number, instead of its name */
+                id?: number;
+                /**
+                 * @description For an environment permission: the one environment it holds in (absent, null or empty: every environment)
+                 * @example production
+                 */
+                environment?: string | null;
+            }[] | null;
+        };
+        roleWithPermissionsSchema: {
+            id: number;
+            name: string;
+            type: string;
+            description: string | null;
+            permissions: components["schemas"]["adminPermissionSchema"][];
+        };
+        roleWithVersionSchema: {
+            /** @enum {number} */
+            version: 1;
+            roles: components["schemas"]["roleSchema"];
+        };
+        createRoleWithPermissionsSchema: {
+            /** @example Production releaser */
+            name: string;
+            description?: string | null;
+            /**
+             * @description root-custom: a custom root role; custom (the default): a custom project role
+             * @enum {string}
+             */
+            type?: "root-custom" | "custom";
+            permissions?: {
+                /** @example UPDATE_FEATURE_ENVIRONMENT */
+                name?: string;
+                /** @description The permission’s number, instead of its name */
+                id?: number;
+                /**
+                 * @description For an environment permission: the one environment it holds in (absent, null or empty: every environment)
+                 * @example production
+                 */
+                environment?: string | null;
+            }[] | null;
+        };
+        projectRoleUsageSchema: {
+            projects: {
+                project: string;
+                role: number;
+                userCount: number;
+                groupCount: number;
+                serviceAccountCount: number;
+            }[];
+        };
+        groupsSchema: {
+            groups: components["schemas"]["groupSchema"][];
+        };
+        groupSchema: {
+            id: number;
+            name: string;
+            description: string | null;
+            mappingsSSO: string[];
+            rootRole: number | null;
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string | null;
+            /** @description The projects where the group holds a role */
+            projects: string[];
+            userCount: number;
+            /** @description Always null: Flagpost has no SCIM */
+            scimId: string | null;
+            users: components["schemas"]["groupUserModelSchema"][];
+        };
+        groupWriteResponseSchema: {
+            id: number;
+            name: string;
+            description: string | null;
+            mappingsSSO: string[];
+            rootRole: number | null;
+            createdBy: string | null;
+            /** Format: date-time */
+            createdAt: string | null;
+            /** @description The projects where the group holds a role */
+            projects: string[];
+            userCount: number;
+            /** @description Always null: Flagpost has no SCIM */
+            scimId: string | null;
+        };
+        createGroupSchema: {
+            /** @example DX team */
+            name: string;
+            description?: string | null;
+            /** @description SSO group names that map to this group: kept and shown (Flagpost has no SSO sign-in that syncs them) */
+            mappingsSSO?: string[];
+            /**
+             * @description A root role (built in or custom) every member holds besides their own; null or absent: none
+             * @example 3
+             */
+            rootRole?: number | null;
+            /** @description The members, by user id */
+            users?: {
+                user: {
+                    id: number;
+                };
+            }[];
         };
         oidcSettingsResponseSchema: {
             /** @description true: clientId and secret are required; false (or absent): every field is optional */
@@ -11710,6 +12210,44 @@ export interface operations {
             };
         };
     };
+    getBaseUsersAndGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users and groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["usersGroupsBaseSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     getUser: {
         parameters: {
             query?: never;
@@ -12461,6 +12999,75 @@ export interface operations {
             };
         };
     };
+    setProjectAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["projectAccessConfigurationSchema"];
+            };
+        };
+        responses: {
+            /** @description The access was set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     addAccessToProject: {
         parameters: {
             query?: never;
@@ -12530,7 +13137,77 @@ export interface operations {
             };
         };
     };
-    setUserRoles: {
+    addRoleAccessToProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["projectAccessModelSchema"];
+            };
+        };
+        responses: {
+            /** @description The role was given */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    setRolesForUser: {
         parameters: {
             query?: never;
             header?: never;
@@ -12648,6 +13325,1268 @@ export interface operations {
             };
             /** @description NotFoundError: the resource does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    changeUserRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                userId: string;
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    addUserRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                userId: string;
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    removeUserRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                userId: string;
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    setRolesForGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["projectRolesSchema"];
+            };
+        };
+        responses: {
+            /** @description The roles were set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    removeGroupAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The access was removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    changeGroupRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                groupId: string;
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    addGroupRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                groupId: string;
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    removeGroupRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                groupId: string;
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getPermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The permissions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["adminPermissionsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The roles */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rolesWithVersionSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createRoleWithPermissionsSchema"];
+            };
+        };
+        responses: {
+            /** @description The role was created */
+            201: {
+                headers: {
+                    /** @description The location of the new role */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["roleWithVersionSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    validateRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["roleValidationSchema"];
+            };
+        };
+        responses: {
+            /** @description The role is valid and its name free */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getRoleById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["roleWithPermissionsSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createRoleWithPermissionsSchema"];
+            };
+        };
+        responses: {
+            /** @description The role was updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["roleWithVersionSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getRoleProjectAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where the role is held */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectRoleUsageSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getGroups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The groups */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["groupsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createGroupSchema"];
+            };
+        };
+        responses: {
+            /** @description The group was created */
+            201: {
+                headers: {
+                    /** @description The location of the new group */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["groupWriteResponseSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["groupSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createGroupSchema"];
+            };
+        };
+        responses: {
+            /** @description The group was updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["groupWriteResponseSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                groupId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

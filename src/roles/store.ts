@@ -1,0 +1,301 @@
+import { asc, eq, sql } from 'drizzle-orm'
+import { environments, groupRoles, groups, projectMembers, rolePermissions, roles, users } from '../../schema/index.js'
+import { queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
+import { conflict, nameExists, noAccess, notFound, validationError } from '../core/errors.js'
+import { BUILT_IN_ROLE_TYPES, PERMISSION_INFO, projectRolePermissions, rootRolePermissions, type PermissionType } from '../core/permissions.js'
+import { eventsStatement, guardPassed } from '../events/store.js'
+import type { Author } from '../core/principal.js'
+import type { NewEvent } from '../events/types.js'
+import type { CreateRole, CustomRoleType, PermissionRef } from './schemas.js'
+
+type RoleRow = typeof roles.$inferSelect
+
+/** The permission list, numbered in the order Flagpost declares them (src/core/permissions.ts). */
+const CATALOGUE = Object.entries(PERMISSION_INFO).map(([name, info], i) => ({ id: i + 1, name, displayName: info.displayName as string, type: info.type as PermissionType }))
+const BY_NAME = new Map(CATALOGUE.map((p) => [p.name, p]))
+
+/** The role Flagpost gives deleted users whose root role is deleted (their row stays, for the events that name them). */
+const VIEWER_ROLE_ID = 3
+
+/** A permission a role holds: its name, and the one environment it is limited to (null: every environment). */
+export interface RolePermission {
+  name: string
+  environment: string | null
+}
+
+const adminPermission = ({ name, environment }: RolePermission) => {
+  const info = BY_NAME.get(name)!
+  return { id: info.id, name, displayName: info.displayName, type: info.type, ...(environment ? { environment } : {}) }
+}
+
+/** GET /api/admin/permissions: every permission, root and project ones, and the environment ones once per environment. */
+export async function listPermissions(db: Db) {
+  const envs = await db.select({ name: environments.name }).from(environments).orderBy(asc(environments.sortOrder), asc(environments.name))
+  const ofType = (type: PermissionType) => CATALOGUE.filter((p) => p.type === type)
+  return {
+    version: 1 as const,
+    permissions: {
+      root: ofType('root').map((p) => adminPermission({ name: p.name, environment: null })),
+      project: ofType('project').map((p) => adminPermission({ name: p.name, environment: null })),
+      environments: envs.map(({ name }) => ({ name, permissions: ofType('environment').map((p) => adminPermission({ name: p.name, environment: name })) })),
+    },
+  }
+}
+
+export const roleView = (r: Pick<RoleRow, 'id' | 'name' | 'type' | 'description'>) => ({ id: r.id, type: r.type, name: r.name, description: r.description })
+
+export const isCustom = (type: string): type is CustomRoleType => !BUILT_IN_ROLE_TYPES.includes(type)
+
+export async function listRoles(db: Db) {
+  const rows = await db.select().from(roles).orderBy(asc(roles.id))
+  return { version: 1 as const, roles: rows.map(roleView) }
+}
+
+/** A custom role's permissions, as JSON `[[name, environment], …]` in a stable order, for a select of `roles`. */
+const permissionsJson = sql<unknown>`(select coalesce(json_agg(json_build_array(rp.permission, rp.environment) order by rp.permission, rp.environment nulls first), '[]'::json)
+  from ${rolePermissions} rp where rp.role_id = ${roles}.id)`
+
+/** The same as text, which a change compares to make sure they are still those read. */
+const permissionsText = (roleId: unknown) =>
+  sql<string>`(select coalesce(string_agg(rp.permission || '@' || coalesce(rp.environment, ''), ',' order by rp.permission, rp.environment nulls first), '')
+    from ${rolePermissions} rp where rp.role_id = ${roleId}::int)`
+
+const parsedPermissions = (value: unknown): RolePermission[] =>
+  ((typeof value === 'string' ? JSON.parse(value) : value) as [string, string | null][]).map(([name, environment]) => ({ name, environment }))
+
+/** The permissions a role holds: a built-in one's from Flagpost's code (in every environment), a custom one's as stored. */
+function permissionsOf(role: Pick<RoleRow, 'name' | 'type'>, stored: RolePermission[]): RolePermission[] {
+  if (isCustom(role.type)) return stored
+  const table = role.type === 'root' ? rootRolePermissions : projectRolePermissions
+  return [...(table[role.name] ?? [])].map((name) => ({ name, environment: null }))
+}
+
+const byCatalogue = (a: RolePermission, b: RolePermission) => BY_NAME.get(a.name)!.id - BY_NAME.get(b.name)!.id || (a.environment ?? '').localeCompare(b.environment ?? '')
+
+/** What events say about a role: Unleash's shape, permissions by name and environment (absent: every one). */
+const roleData = (role: Pick<RoleRow, 'id' | 'name' | 'type' | 'description'>, permissions: RolePermission[]) => ({
+  id: role.id,
+  name: role.name,
+  description: role.description,
+  type: role.type,
+  permissions: permissions.map(({ name, environment }) => (environment ? { name, environment } : { name })),
+})
+
+const roleNotFound = (id: number) => notFound(`Could not find role with id ${id}`)
+const builtIn = () => noAccess('You cannot change built in roles: create a custom role instead')
+const nameTaken = (name: string) => nameExists(`There already exists a role with the name ${name}`)
+
+/** A role with its permissions and the text both are compared by, for a read before a change. */
+const selectRole = (db: Db, id: number) =>
+  db.select({ role: roles, snapshot: rowText(roles), permissions: permissionsJson, permissionsText: permissionsText(sql`${roles}.id`) }).from(roles).where(eq(roles.id, id))
+
+async function readRole(db: Db, id: number) {
+  const [read] = await selectRole(db, id)
+  return read && { ...read, permissions: parsedPermissions(read.permissions) }
+}
+
+/** GET /api/admin/roles/{roleId}: the role and its permissions (a built-in role's as Flagpost grants them). */
+export async function getRole(db: Db, id: number) {
+  const read = await readRole(db, id)
+  if (!read) throw roleNotFound(id)
+  return { ...roleView(read.role), permissions: permissionsOf(read.role, read.permissions).sort(byCatalogue).map(adminPermission) }
+}
+
+const ALLOWED: Record<CustomRoleType, PermissionType[]> = { 'root-custom': ['root'], custom: ['project', 'environment'] }
+
+/**
+ * The permissions a custom role of `type` is to hold, checked (400 naming each problem): each exists, is of a kind the
+ * role may hold (root ones for a custom root role; project and environment ones for a custom project role), and only an
+ * environment permission names an environment, one of `known`. Empty environments mean every environment; duplicates go.
+ */
+export function checkPermissions(type: CustomRoleType | undefined, refs: PermissionRef[], known: readonly string[]): RolePermission[] {
+  const problems: { path: string; message: string }[] = []
+  const unknown: string[] = []
+  const found = new Map<string, RolePermission>()
+  refs.forEach((ref, i) => {
+    const info = ref.name !== undefined ? BY_NAME.get(ref.name) : CATALOGUE[ref.id! - 1]
+    const path = `body.permissions.${i}`
+    if (!info) return void unknown.push(ref.name ?? `permission with ID: ${ref.id}`)
+    const environment = ref.environment || null
+    if (type && !ALLOWED[type].includes(info.type)) problems.push({ path, message: `${info.name} is a ${info.type} permission: a ${type === 'custom' ? 'custom project role holds project and environment' : 'custom root role holds root'} permissions only` })
+    else if (environment !== null && info.type !== 'environment') problems.push({ path: `${path}.environment`, message: `${info.name} is not an environment permission: it takes no environment` })
+    else if (environment !== null && !known.includes(environment)) problems.push({ path: `${path}.environment`, message: `there is no environment ${environment}` })
+    else found.set(`${info.name}@${environment ?? ''}`, { name: info.name, environment })
+  })
+  if (unknown.length > 0) throw validationError(`Invalid permissions supplied. The following permissions don't exist: ${unknown.join(', ')}.`, [{ path: 'body.permissions', message: `unknown: ${unknown.join(', ')}` }])
+  if (problems.length > 0) throw validationError(`Invalid permissions supplied: ${problems.map((p) => p.message).join('; ')}`, problems)
+  return [...found.values()].sort(byCatalogue)
+}
+
+const environmentsNamed = (refs: PermissionRef[] | null | undefined) => [...new Set((refs ?? []).map((r) => r.environment).filter((e): e is string => !!e))]
+
+/** The environments of `names` that exist, as one SQL value (to read along with other things). */
+const existingEnvironments = (names: string[]) => sql<string[]>`array(select name from ${environments} where name = any(${sql.param(names)}::text[]))`
+
+/** POST /api/admin/roles/validate: the name is free (409 otherwise) and the permissions are valid. Writes nothing. */
+export async function validateRole(db: Db, input: { name: string; type?: CustomRoleType; permissions?: PermissionRef[] | null }) {
+  const [read] = await queryRows<{ taken: boolean; envs: string[] }>(
+    db,
+    sql`select exists (select from ${roles} where name = ${input.name}) as taken, ${existingEnvironments(environmentsNamed(input.permissions))} as envs`,
+  )
+  if (read!.taken) throw nameTaken(input.name)
+  checkPermissions(input.type, input.permissions ?? [], read!.envs)
+}
+
+const p = (name: string) => sql.placeholder(name)
+
+/** The permissions of a change as rows, from a JSON array of `{ permission, environment }`. */
+const permissionRows = (name: string) => sql`jsonb_to_recordset(${p(name)}::jsonb) as x (permission text, environment text)`
+
+/** Creating a role with the id taken for it, its permissions and its event, unless the name is taken (the insert decides). */
+const createStatement = eventsStatement('flagpost_create_role', {
+  alongside: [
+    sql`insert into ${roles} (id, name, type, description, created_at)
+      values (${p('id')}::int, ${p('name')}::text, ${p('type')}::text, ${p('description')}::text, ${p('createdAt')}::timestamptz)
+      on conflict do nothing returning id`,
+  ],
+  guarded: true,
+  unguarded: [sql`insert into ${rolePermissions} (role_id, permission, environment) select ${p('id')}::int, x.permission, x.environment from ${permissionRows('permissions')} where ${guardPassed}`],
+})
+
+const toRows = (permissions: RolePermission[]) => JSON.stringify(permissions.map(({ name, environment }) => ({ permission: name, environment })))
+
+/**
+ * POST /api/admin/roles: a custom role (type `custom` unless `root-custom` is asked) with its permissions. 409 when the
+ * name is taken. Emits `role-created` (data: the role and its permissions). A read (an id, the environments named),
+ * then one statement.
+ */
+export async function createRole(db: Db, caller: Author, input: CreateRole) {
+  const type = input.type ?? 'custom'
+  const [read] = await queryRows<{ id: number; envs: string[] }>(db, sql`select nextval(pg_get_serial_sequence('roles', 'id'))::int as id, ${existingEnvironments(environmentsNamed(input.permissions))} as envs`)
+  const permissions = checkPermissions(type, input.permissions ?? [], read!.envs)
+  const role = { id: read!.id, name: input.name, type, description: input.description ?? '' }
+  const event: NewEvent = { type: 'role-created', data: roleData(role, permissions) }
+  const { written } = await createStatement(db, caller.actor, caller.now, [event], { ...role, createdAt: caller.now.toISOString(), permissions: toRows(permissions) })
+  if (written === 0) throw nameTaken(input.name)
+  return { version: 1 as const, roles: roleView(role) }
+}
+
+/** Updating a role read as `snapshot` with the permissions `permissionsText`: its name and description, the permissions dropped and added. */
+const updateStatement = eventsStatement('flagpost_update_role', {
+  alongside: [
+    sql`update ${roles} set name = ${p('name')}::text, description = ${p('description')}::text
+      where id = ${p('id')}::int and ${rowText(roles)} = ${p('snapshot')}::text and ${permissionsText(p('id'))} = ${p('permissionsText')}::text
+      returning id`,
+  ],
+  guarded: true,
+  unguarded: [
+    sql`delete from ${rolePermissions} rp using ${permissionRows('dropped')}
+      where rp.role_id = ${p('id')}::int and rp.permission = x.permission and coalesce(rp.environment, '') = coalesce(x.environment, '') and ${guardPassed}`,
+    sql`insert into ${rolePermissions} (role_id, permission, environment) select ${p('id')}::int, x.permission, x.environment from ${permissionRows('added')} where ${guardPassed}`,
+  ],
+})
+
+const keyOf = (p: RolePermission) => `${p.name}@${p.environment ?? ''}`
+
+/**
+ * PUT /api/admin/roles/{roleId}: a custom role's name and description, and its permissions when given (absent: kept).
+ * 403 for a built-in role, 404 for an unknown one, 400 for a change of type (make a new role). Emits `role-updated`
+ * (data and preData: the role and its permissions). A read, then one statement made only while the role and its
+ * permissions are as read.
+ */
+export async function updateRole(db: Db, caller: Author, id: number, input: CreateRole) {
+  return untilUnchanged(`Role ${id}`, async () => {
+    const [[row], [names]] = await together(db, [
+      (q) => selectRole(q, id),
+      (q) => queryRows<{ taken: boolean; envs: string[] }>(q, sql`select exists (select from ${roles} where name = ${input.name} and id <> ${id}) as taken, ${existingEnvironments(environmentsNamed(input.permissions))} as envs`),
+    ])
+    if (!row) throw roleNotFound(id)
+    const read = { ...row, permissions: parsedPermissions(row.permissions) }
+    const before = read.role
+    if (!isCustom(before.type)) throw builtIn()
+    if (input.type !== undefined && input.type !== before.type) throw validationError(`A role's type cannot change (${before.type} to ${input.type}): create a role of the other type instead`, [{ path: 'body.type', message: `must be ${before.type}` }])
+    if (names!.taken) throw nameTaken(input.name)
+    const permissions = input.permissions == null ? read.permissions : checkPermissions(before.type, input.permissions, names!.envs)
+    const after = { ...before, name: input.name, description: input.description ?? '' }
+    const [was, will] = [new Set(read.permissions.map(keyOf)), new Set(permissions.map(keyOf))]
+    const event: NewEvent = { type: 'role-updated', data: roleData(after, permissions), preData: roleData(before, read.permissions) }
+    const { written } = await updateStatement(db, caller.actor, caller.now, [event], {
+      id,
+      name: after.name,
+      description: after.description,
+      snapshot: read.snapshot,
+      permissionsText: read.permissionsText,
+      dropped: toRows(read.permissions.filter((p) => !will.has(keyOf(p)))),
+      added: toRows(permissions.filter((p) => !was.has(keyOf(p)))),
+    })
+    return written === 0 ? undefined : { version: 1 as const, roles: roleView(after) }
+  })
+}
+
+/** Where a role is held, as SQL of one JSON value (`roleId`: SQL of the role's id). */
+const usesOf = (roleId: unknown) => sql<unknown>`json_build_object(
+  'users', (select count(*) from ${users} u where u.root_role_id = ${roleId} and u.deleted_at is null),
+  'groups', (select count(*) from ${groups} g where g.root_role_id = ${roleId}),
+  'projects', (select coalesce(json_agg(json_build_array(project, u, g) order by project), '[]'::json) from (
+    select project, sum(u)::int as u, sum(g)::int as g from (
+      select pm.project_id as project, 1 as u, 0 as g from ${projectMembers} pm where pm.role_id = ${roleId}
+      union all select gr.project_id, 0, 1 from ${groupRoles} gr where gr.role_id = ${roleId}
+    ) held group by project) per_project))`
+
+interface RoleUses {
+  users: number
+  groups: number
+  projects: [project: string, users: number, groups: number][]
+}
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
+
+/** 409 saying where the role is held, when it is. */
+function requireUnused(name: string, value: unknown) {
+  const uses = (typeof value === 'string' ? JSON.parse(value) : value) as RoleUses
+  const where = [
+    ...(Number(uses.users) + Number(uses.groups) > 0 ? [`the root role of ${[Number(uses.users) > 0 ? plural(Number(uses.users), 'user') : '', Number(uses.groups) > 0 ? plural(Number(uses.groups), 'group') : ''].filter(Boolean).join(' and ')}`] : []),
+    ...uses.projects.map(([project, u, g]) => `held in project ${project} by ${[u > 0 ? plural(u, 'user') : '', g > 0 ? plural(g, 'group') : ''].filter(Boolean).join(' and ')}`),
+  ]
+  if (where.length > 0) throw conflict(`Role ${name} is in use: ${where.join('; ')}. Take it from them before deleting it`)
+}
+
+/**
+ * Deleting a custom role read as `snapshot`, with its permissions (by cascade), only while nobody holds it. Deleted
+ * users keep their row (events name them): those whose root role it was get the Viewer role, which the role's
+ * deletion needs (checked when the statement ends).
+ */
+const deleteStatement = eventsStatement('flagpost_delete_role', {
+  alongside: [
+    sql`delete from ${roles} where id = ${p('id')}::int and ${rowText(roles)} = ${p('snapshot')}::text and type in ('root-custom', 'custom')
+      and not exists (select from ${users} where root_role_id = ${p('id')}::int and deleted_at is null)
+      and not exists (select from ${groups} where root_role_id = ${p('id')}::int)
+      and not exists (select from ${projectMembers} where role_id = ${p('id')}::int)
+      and not exists (select from ${groupRoles} where role_id = ${p('id')}::int)
+      returning id`,
+  ],
+  guarded: true,
+  unguarded: [sql`update ${users} set root_role_id = ${VIEWER_ROLE_ID} where root_role_id = ${p('id')}::int and deleted_at is not null and ${guardPassed}`],
+})
+
+/**
+ * DELETE /api/admin/roles/{roleId}: a custom role nobody holds. 403 for a built-in role, 404 for an unknown one, 409
+ * (saying where) while a user or group holds it as root role, or a user or group holds it in a project. Emits
+ * `role-deleted` (preData: the role and its permissions). A read, then one statement that deletes only while the role
+ * is as read and unused.
+ */
+export async function deleteRole(db: Db, caller: Author, id: number): Promise<void> {
+  await untilUnchanged(`Role ${id}`, async () => {
+    const [read] = await db.select({ role: roles, snapshot: rowText(roles), permissions: permissionsJson, uses: usesOf(sql`${roles}.id`) }).from(roles).where(eq(roles.id, id))
+    if (!read) throw roleNotFound(id)
+    if (!isCustom(read.role.type)) throw builtIn()
+    requireUnused(read.role.name, read.uses)
+    const event: NewEvent = { type: 'role-deleted', preData: roleData(read.role, parsedPermissions(read.permissions)) }
+    const { written } = await deleteStatement(db, caller.actor, caller.now, [event], { id, snapshot: read.snapshot })
+    return written > 0 || undefined
+  })
+}
+
+/** GET /api/admin/projects/roles/{roleId}/access: for each project where the role is held, by how many users and groups. */
+export async function roleProjectUsage(db: Db, id: number) {
+  const [read] = await db.select({ id: roles.id, uses: usesOf(sql`${roles}.id`) }).from(roles).where(eq(roles.id, id))
+  if (!read) throw roleNotFound(id)
+  const uses = (typeof read.uses === 'string' ? JSON.parse(read.uses) : read.uses) as RoleUses
+  return { projects: uses.projects.map(([project, userCount, groupCount]) => ({ project, role: id, userCount, groupCount, serviceAccountCount: 0 })) }
+}

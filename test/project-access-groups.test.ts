@@ -59,6 +59,19 @@ describe('groups in a project', () => {
   })
 })
 
+describe('the project overview', () => {
+  it('counts the members of the groups holding a role there, and sees a group’s members change', async () => {
+    const [ann, bob] = [await user(), await user()]
+    const project = await createProject(t)
+    const group = await createGroup([ann, bob])
+    await ok(t, 'POST', `/api/admin/projects/${project}/access`, { roles: [MEMBER], users: [ann.id], groups: [group] })
+    const members = async () => (await ok(t, 'GET', `/api/admin/projects/${project}`)).body.members
+    expect(await members()).toBe(2)
+    await ok(t, 'PUT', `/api/admin/groups/${group}`, { name: fresh('team'), users: [{ user: { id: bob.id } }, { user: { id: (await user()).id } }] })
+    expect(await members()).toBe(3)
+  })
+})
+
 describe('PUT /api/admin/projects/:projectId/access', () => {
   it('makes the access exactly the one given, recording project-access-updated with before and after', async () => {
     const [ann, bob] = [await user(), await user()]

@@ -1,5 +1,5 @@
-import { and, asc, countDistinct, eq, isNull, sql } from 'drizzle-orm'
-import { environments, events, favoriteFeatures, featureTypes, favoriteProjects, featureEnvironments, features, projectEnvironments, projectMembers, projects } from '../../schema/index.js'
+import { and, asc, eq, isNull, sql } from 'drizzle-orm'
+import { environments, events, favoriteFeatures, featureTypes, favoriteProjects, featureEnvironments, features, groupRoles, groupUsers, projectEnvironments, projectMembers, projects } from '../../schema/index.js'
 import { buildOnce } from '../client-api/in-flight.js'
 import { Lru } from '../client-api/lru.js'
 import { revisionColumn, revisionOf } from '../client-api/revision.js'
@@ -75,7 +75,9 @@ const overviewMarkers = statement<{ revision: [string, string, number]; last_see
     select ${revisionColumn} as revision,
       (select count(fe.last_seen_at)::text || '/' || coalesce(sum(extract(epoch from fe.last_seen_at)), 0)::text
         from ${featureEnvironments} fe join ${features} f on f.name = fe.feature_name where f.project = ${project}) as last_seen,
-      (select count(*)::text || '/' || coalesce(max(m.created_at)::text, '') from ${projectMembers} m where m.project_id = ${project}) as members,
+      (select count(*)::text || '/' || coalesce(max(m.created_at)::text, '') from ${projectMembers} m where m.project_id = ${project})
+        || '|' || (select count(*)::text || '/' || coalesce(max(gu.joined_at)::text, '') || '/' || coalesce(max(gr.created_at)::text, '')
+          from ${groupRoles} gr join ${groupUsers} gu on gu.group_id = gr.group_id where gr.project_id = ${project}) as members,
       coalesce((select json_agg(ff.feature_name) from ${favoriteFeatures} ff join ${features} f on f.name = ff.feature_name
         where ff.principal = ${viewer} and f.project = ${project}), '[]') as favorites,
       exists (select 1 from ${favoriteProjects} fp where fp.principal = ${viewer} and fp.project = ${project}) as favorite`)
@@ -87,7 +89,7 @@ const overviewMarkers = statement<{ revision: [string, string, number]; last_see
  *
  * The key covers everything the overview shows: the revision (every change to a project, flag,
  * strategy, tag, favorite or member writes an event), the flags' lastSeenAt (metrics move it without
- * an event), the members (also when written behind the API's back) and the time in
+ * an event), the members, directly or through groups (also when written behind the API's back) and the time in
  * STATS_BUCKET_MS steps, since the statistics windows, health and potentiallyStale follow the clock:
  * those may lag by up to that long. Favorites are the viewer's own, so they are filled in per request.
  */
@@ -156,7 +158,13 @@ export async function projectOverview(db: Db, projectId: string, principal: stri
           .innerJoin(environments, eq(environments.name, projectEnvironments.environment))
           .where(eq(projectEnvironments.projectId, projectId))
           .orderBy(asc(environments.sortOrder), asc(environments.name)),
-      (q) => q.select({ n: countDistinct(projectMembers.userId) }).from(projectMembers).where(eq(projectMembers.projectId, projectId)),
+      // Its members: users with a role there, directly or through a group.
+      (q) =>
+        queryRows<{ n: number }>(
+          q,
+          sql`select count(*)::int as n from (select user_id from ${projectMembers} where project_id = ${projectId}
+            union select gu.user_id from ${groupRoles} gr join ${groupUsers} gu on gu.group_id = gr.group_id where gr.project_id = ${projectId}) m`,
+        ),
       (q) => q.select({ project: favoriteProjects.project }).from(favoriteProjects).where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.principal, principal))),
       (q) => projectHealth(q, projectId, now),
       (q) => projectStats(q, projectId, now),

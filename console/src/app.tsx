@@ -27,6 +27,8 @@ const ApiTokensPage = lazy(() => import('./pages/api-tokens'))
 const PersonalTokensPage = lazy(() => import('./pages/personal-tokens'))
 const IntegrationsPage = lazy(() => import('./pages/integrations'))
 const UsersPage = lazy(() => import('./pages/users'))
+const GroupsPage = lazy(() => import('./pages/groups'))
+const RolesPage = lazy(() => import('./pages/roles'))
 const SingleSignOnPage = lazy(() => import('./pages/single-sign-on'))
 const BannersPage = lazy(() => import('./pages/banners'))
 const InstanceStatePage = lazy(() => import('./pages/instance-state'))
@@ -73,6 +75,8 @@ function SignedIn() {
           <Route path="/personal-tokens" component={PersonalTokensPage} />
           <Route path="/integrations" component={IntegrationsPage} />
           <Route path="/users" component={UsersPage} />
+          <Route path="/groups" component={GroupsPage} />
+          <Route path="/roles" component={RolesPage} />
           <Route path="/single-sign-on" component={SingleSignOnPage} />
           <Route path="/banners" component={BannersPage} />
           <Route path="/instance-state" component={InstanceStatePage} />

@@ -1,85 +1,123 @@
 import { useState } from 'react'
-import { Button, Group, Select, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
+import { Badge, Button, Group, MultiSelect, Select, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok } from '../api/client'
-import { useAllows, userName as nameOf } from '../api/session'
+import { userName as nameOf } from '../api/session'
 import { ErrorMessage } from './error-message'
 import { Loading } from './loading'
 
-/** The members of a project and their project roles: add, change, remove (for those who may update the project). */
+/** Who holds roles in the project: a user or a group, with its id. */
+type Holder = { kind: 'user' | 'group'; id: number; name: string; roles: number[]; members?: string }
+
+const holderKey = (h: { kind: string; id: number }) => `${h.kind}:${h.id}`
+
+/**
+ * The users and groups holding roles in a project, each with any number of project roles (built in or custom): add,
+ * change, remove. Shown to those who may update the project; the server refuses a role they may not give.
+ */
 export function ProjectAccess({ projectId }: { projectId: string }) {
-  const allows = useAllows()
   const queryClient = useQueryClient()
   const key = ['project-access', projectId]
   const access = useQuery({ queryKey: key, queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/access', { params: { path: { projectId } } })) })
-  // Only admins may list users (GET /api/admin/user-admin); others manage the members already there.
-  const users = useQuery({ queryKey: ['users'], queryFn: () => ok(api.GET('/api/admin/user-admin')), enabled: allows('ADMIN') })
-  const [newUser, setNewUser] = useState<string | null>(null)
-  const [newRole, setNewRole] = useState<string | null>(null)
+  // Users and groups in short, which any signed-in user may read (as in Unleash), to choose whom to add.
+  const people = useQuery({ queryKey: ['users-and-groups'], queryFn: () => ok(api.GET('/api/admin/user-admin/access')) })
+  const [newHolder, setNewHolder] = useState<string | null>(null)
+  const [newRoles, setNewRoles] = useState<string[]>([])
   const done = (message: string) => async () => {
     await queryClient.invalidateQueries({ queryKey: key })
     notifications.show({ message, color: 'green' })
   }
   const add = useMutation({
-    mutationFn: () => ok(api.POST('/api/admin/projects/{projectId}/access', { params: { path: { projectId } }, body: { users: [Number(newUser)], roles: [Number(newRole)] } })),
+    mutationFn: () => {
+      const [kind, id] = (newHolder ?? '').split(':') as ['user' | 'group', string]
+      const body = { roles: newRoles.map(Number), users: kind === 'user' ? [Number(id)] : [], groups: kind === 'group' ? [Number(id)] : [] }
+      return ok(api.POST('/api/admin/projects/{projectId}/access', { params: { path: { projectId } }, body }))
+    },
     onSuccess: async () => {
-      setNewUser(null)
-      await done('Member added')()
+      setNewHolder(null)
+      setNewRoles([])
+      await done('Access given')()
     },
   })
   const change = useMutation({
-    mutationFn: ({ userId, role }: { userId: number; role: number }) =>
-      ok(api.PUT('/api/admin/projects/{projectId}/users/{userId}/roles', { params: { path: { projectId, userId: String(userId) } }, body: { roles: [role] } })),
-    onSuccess: done('Role changed'),
+    mutationFn: ({ holder, roles }: { holder: Holder; roles: number[] }) =>
+      holder.kind === 'user'
+        ? ok(api.PUT('/api/admin/projects/{projectId}/users/{userId}/roles', { params: { path: { projectId, userId: String(holder.id) } }, body: { roles } }))
+        : ok(api.PUT('/api/admin/projects/{projectId}/groups/{groupId}/roles', { params: { path: { projectId, groupId: String(holder.id) } }, body: { roles } })),
+    onSuccess: done('Roles changed'),
   })
   const remove = useMutation({
-    mutationFn: (userId: number) => ok(api.DELETE('/api/admin/projects/{projectId}/users/{userId}/roles', { params: { path: { projectId, userId: String(userId) } } })),
-    onSuccess: done('Member removed'),
+    mutationFn: (holder: Holder) =>
+      holder.kind === 'user'
+        ? ok(api.DELETE('/api/admin/projects/{projectId}/users/{userId}/roles', { params: { path: { projectId, userId: String(holder.id) } } }))
+        : ok(api.DELETE('/api/admin/projects/{projectId}/groups/{groupId}/roles', { params: { path: { projectId, groupId: String(holder.id) } } })),
+    onSuccess: done('Access removed'),
   })
   if (access.isPending) return <Loading />
   if (access.isError) return <ErrorMessage error={access.error} />
   const roles = access.data.roles.map((r) => ({ value: String(r.id), label: r.name }))
-  const error = add.error ?? change.error ?? remove.error
-  const members = new Set(access.data.users.map((u) => u.id))
-  const candidates = (users.data?.users ?? []).filter((u) => !members.has(u.id)).map((u) => ({ value: String(u.id), label: nameOf(u) }))
+  const error = add.error ?? change.error ?? remove.error ?? people.error
+  const holders: Holder[] = [
+    ...access.data.users.map((u): Holder => ({ kind: 'user', id: u.id, name: nameOf(u), roles: u.roles })),
+    ...access.data.groups.map((g): Holder => ({ kind: 'group', id: g.id, name: g.name, roles: g.roles, members: g.users.map((m) => nameOf(m.user)).join(', ') })),
+  ]
+  const present = new Set(holders.map(holderKey))
+  const candidates = [
+    { group: 'Users', items: (people.data?.users ?? []).filter((u) => !present.has(holderKey({ kind: 'user', id: u.id }))).map((u) => ({ value: holderKey({ kind: 'user', id: u.id }), label: nameOf(u) })) },
+    { group: 'Groups', items: (people.data?.groups ?? []).filter((g) => !present.has(holderKey({ kind: 'group', id: g.id }))).map((g) => ({ value: holderKey({ kind: 'group', id: g.id }), label: g.name })) },
+  ].filter((section) => section.items.length > 0)
   return (
     <Stack gap="xs" component="section" aria-labelledby="project-access-title">
       <Title order={2} size="h3" id="project-access-title">
         Members and roles
       </Title>
       {error && <ErrorMessage error={error} />}
-      {access.data.users.length === 0 ? (
+      {holders.length === 0 ? (
         <Text c="dimmed" size="sm">
-          No one has a role in this project yet.
+          No user or group has a role in this project yet.
         </Text>
       ) : (
         <Table striped aria-labelledby="project-access-title">
           <Table.Thead>
             <Table.Tr>
-              <Table.Th>User</Table.Th>
-              <Table.Th>Role</Table.Th>
+              <Table.Th>User or group</Table.Th>
+              <Table.Th>Roles</Table.Th>
               <Table.Th>
                 <VisuallyHidden>Actions</VisuallyHidden>
               </Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {access.data.users.map((u) => (
-              <Table.Tr key={u.id}>
-                <Table.Td>{nameOf(u)}</Table.Td>
+            {holders.map((h) => (
+              <Table.Tr key={holderKey(h)}>
                 <Table.Td>
-                  <Select
-                    aria-label={`Role of ${nameOf(u)}`}
+                  <Group gap="xs" wrap="nowrap">
+                    <Text size="sm">{h.name}</Text>
+                    {h.kind === 'group' && (
+                      <Badge variant="light" size="sm">
+                        Group
+                      </Badge>
+                    )}
+                  </Group>
+                  {h.members !== undefined && (
+                    <Text size="xs" c="dimmed">
+                      {h.members || 'no members'}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>
+                  <MultiSelect
+                    aria-label={`Roles of ${h.name}`}
                     data={roles}
-                    value={u.roles[0] !== undefined ? String(u.roles[0]) : null}
-                    onChange={(v) => v && change.mutate({ userId: u.id, role: Number(v) })}
-                    allowDeselect={false}
-                    w={160}
+                    value={h.roles.map(String)}
+                    // Taking the last role away is the Remove button's.
+                    onChange={(v) => v.length > 0 && change.mutate({ holder: h, roles: v.map(Number) })}
+                    w={260}
                   />
                 </Table.Td>
                 <Table.Td>
-                  <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Remove ${nameOf(u)} from the project?`) && remove.mutate(u.id)} aria-label={`Remove ${nameOf(u)}`}>
+                  <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Remove ${h.name} from the project?`) && remove.mutate(h)} aria-label={`Remove ${h.name}`}>
                     Remove
                   </Button>
                 </Table.Td>
@@ -88,7 +126,7 @@ export function ProjectAccess({ projectId }: { projectId: string }) {
           </Table.Tbody>
         </Table>
       )}
-      {users.isSuccess && (
+      {people.isSuccess && (
         <form
           onSubmit={(e) => {
             e.preventDefault()
@@ -96,10 +134,10 @@ export function ProjectAccess({ projectId }: { projectId: string }) {
           }}
         >
           <Group align="end">
-            <Select label="User to add" data={candidates} value={newUser} onChange={setNewUser} searchable required />
-            <Select label="Project role" data={roles} value={newRole} onChange={setNewRole} required />
-            <Button type="submit" loading={add.isPending} disabled={!newUser || !newRole}>
-              Add member
+            <Select label="User or group to add" data={candidates} value={newHolder} onChange={setNewHolder} searchable required />
+            <MultiSelect label="Project roles" data={roles} value={newRoles} onChange={setNewRoles} required w={260} />
+            <Button type="submit" loading={add.isPending} disabled={!newHolder || newRoles.length === 0}>
+              Add
             </Button>
           </Group>
         </form>

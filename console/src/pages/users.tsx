@@ -15,7 +15,7 @@ const USERS_KEY = ['users'] as const
 
 const roleId = (user: User, roles: Role[]) => (typeof user.rootRole === 'number' ? user.rootRole : roles.find((r) => r.name === user.rootRole)?.id)
 
-/** Users: created with a root role (and an invite link), their root role changed, a password set, deleted. Admins only. */
+/** Users: created with a root role, built in or custom (and an invite link), their root role changed, a password set, deleted. Admins only. */
 export default function UsersPage() {
   const me = useMe()
   const queryClient = useQueryClient()
@@ -123,6 +123,7 @@ export default function UsersPage() {
   )
 }
 
+// The built-in root roles a new user is usually given, and every custom root role.
 const CREATABLE_ROLES = ['Admin', 'Editor', 'Viewer']
 
 function CreateUserForm({ rootRoles, onCreated }: { rootRoles: Role[]; onCreated: (inviteLink: string) => void }) {
@@ -130,7 +131,7 @@ function CreateUserForm({ rootRoles, onCreated }: { rootRoles: Role[]; onCreated
   const [username, setUsername] = useState('')
   const [email, setEmail] = useState('')
   const [name, setName] = useState('')
-  const roles = rootRoles.filter((r) => CREATABLE_ROLES.includes(r.name))
+  const roles = rootRoles.filter((r) => CREATABLE_ROLES.includes(r.name) || r.type === 'root-custom')
   const [rootRole, setRootRole] = useState<string | null>(String(roles.find((r) => r.name === 'Viewer')?.id ?? roles[0]?.id ?? ''))
   const create = useMutation({
     mutationFn: () => ok(api.POST('/api/admin/user-admin', { body: { username, email, name, rootRole: Number(rootRole), sendEmail: false } })),

@@ -94,6 +94,10 @@ describe('project access at the edge', () => {
     expect(whole.status, whole.text).toBe(200)
     expect(trips(whole)).toEqual({ http: 2, webSocket: 0 })
     expect(await t.query('select group_id, role_id from group_roles where project_id = $1', [project])).toEqual([{ group_id: group, role_id: 4 }])
+    // Reading it back is one round trip: the project, its roles, users, groups and the groups' members together.
+    const read = await write('GET', `/api/admin/projects/${project}/access`)
+    expect(read.body.groups).toEqual([expect.objectContaining({ id: group, roles: [4] })])
+    expect(trips(read)).toEqual({ http: 1, webSocket: 0 })
   })
 
   it('POST …/access with groups by an admin: one batch', async () => {

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
 import { groupRoles, groups, groupUsers, projectMembers, projects, rolePermissions, roles, users } from '../../schema/index.js'
-import { batch, queryRows, untilUnchanged, type Db } from '../db.js'
+import { batch, queryRows, together, untilUnchanged, type Db } from '../db.js'
 import { conflict, noAccess, notFound, validationError } from '../core/errors.js'
 import { covers, hasPermission, heldInProject, heldPermission, Permission, ownsProject, permissionsOfRole } from '../core/permissions.js'
 import { eventsStatement, guardPassed } from '../events/store.js'
@@ -407,42 +407,46 @@ export async function removeRole(db: Db, caller: Caller, projectId: string, subj
 
 /** GET /api/admin/projects/{projectId}/access: the project roles there are, and who holds which: users, and groups with their members. */
 export async function projectAccess(db: Db, projectId: string) {
-  const [project] = await db.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))
-  if (!project) throw projectNotFound(projectId)
-  const [roleRows, memberRows, groupRows, groupMembers] = await Promise.all([
-    db.select().from(roles).where(inArray(roles.type, ['project', 'custom'])).orderBy(asc(roles.id)),
-    db
-      .select({
-        id: users.id,
-        name: users.name,
-        email: users.email,
-        username: users.username,
-        roles: sql<number[]>`array_agg(${projectMembers.roleId} order by ${projectMembers.roleId})`,
-        addedAt: sql<Date>`min(${projectMembers.createdAt})`.mapWith(projectMembers.createdAt),
-      })
-      .from(projectMembers)
-      .innerJoin(users, eq(users.id, projectMembers.userId))
-      .where(and(eq(projectMembers.projectId, projectId), isNull(users.deletedAt)))
-      .groupBy(users.id)
-      .orderBy(asc(users.id)),
-    db
-      .select({
-        group: groups,
-        roles: sql<number[]>`array_agg(${groupRoles.roleId} order by ${groupRoles.roleId})`,
-        addedAt: sql<Date>`min(${groupRoles.createdAt})`.mapWith(groupRoles.createdAt),
-      })
-      .from(groupRoles)
-      .innerJoin(groups, eq(groups.id, groupRoles.groupId))
-      .where(eq(groupRoles.projectId, projectId))
-      .groupBy(groups.id)
-      .orderBy(asc(groups.id)),
-    db
-      .select({ groupId: groupUsers.groupId, joinedAt: groupUsers.joinedAt, createdBy: groupUsers.createdBy, id: users.id, name: users.name, email: users.email, username: users.username })
-      .from(groupUsers)
-      .innerJoin(users, and(eq(users.id, groupUsers.userId), isNull(users.deletedAt)))
-      .where(inArray(groupUsers.groupId, db.select({ id: groupRoles.groupId }).from(groupRoles).where(eq(groupRoles.projectId, projectId))))
-      .orderBy(asc(groupUsers.groupId), asc(users.id)),
+  // One round trip at the edge: the project, its roles, its users and groups, and the groups' members.
+  const [[project], roleRows, memberRows, groupRows, groupMembers] = await together(db, [
+    (q) => q.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))),
+    (q) => q.select().from(roles).where(inArray(roles.type, ['project', 'custom'])).orderBy(asc(roles.id)),
+    (q) =>
+      q
+        .select({
+          id: users.id,
+          name: users.name,
+          email: users.email,
+          username: users.username,
+          roles: sql<number[]>`array_agg(${projectMembers.roleId} order by ${projectMembers.roleId})`,
+          addedAt: sql<Date>`min(${projectMembers.createdAt})`.mapWith(projectMembers.createdAt),
+        })
+        .from(projectMembers)
+        .innerJoin(users, eq(users.id, projectMembers.userId))
+        .where(and(eq(projectMembers.projectId, projectId), isNull(users.deletedAt)))
+        .groupBy(users.id)
+        .orderBy(asc(users.id)),
+    (q) =>
+      q
+        .select({
+          group: groups,
+          roles: sql<number[]>`array_agg(${groupRoles.roleId} order by ${groupRoles.roleId})`,
+          addedAt: sql<Date>`min(${groupRoles.createdAt})`.mapWith(groupRoles.createdAt),
+        })
+        .from(groupRoles)
+        .innerJoin(groups, eq(groups.id, groupRoles.groupId))
+        .where(eq(groupRoles.projectId, projectId))
+        .groupBy(groups.id)
+        .orderBy(asc(groups.id)),
+    (q) =>
+      q
+        .select({ groupId: groupUsers.groupId, joinedAt: groupUsers.joinedAt, createdBy: groupUsers.createdBy, id: users.id, name: users.name, email: users.email, username: users.username })
+        .from(groupUsers)
+        .innerJoin(users, and(eq(users.id, groupUsers.userId), isNull(users.deletedAt)))
+        .where(inArray(groupUsers.groupId, q.select({ id: groupRoles.groupId }).from(groupRoles).where(eq(groupRoles.projectId, projectId))))
+        .orderBy(asc(groupUsers.groupId), asc(users.id)),
   ])
+  if (!project) throw projectNotFound(projectId)
   const imageOf = (u: { id: number; email: string | null; username: string | null }) => avatarUrl(u.email ?? u.username ?? `user-${u.id}`)
   const members = await Promise.all(
     groupMembers.map(async (m) => ({ groupId: m.groupId, member: { joinedAt: m.joinedAt.toISOString(), createdBy: m.createdBy, user: { id: m.id, name: m.name, username: m.username, email: m.email, imageUrl: await imageOf(m) } } })),

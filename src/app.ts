@@ -99,10 +99,10 @@ const DEFAULT_PRINCIPAL_TTL_MS = 5_000
 /**
  * Admin writes that change no token, user, session, role, membership or project visibility, so they keep the
  * remembered principals: flags and what hangs off them (tags, tag types, favorites, dependencies), a project's
- * environments and change requests, segments, environments, integrations, the archive, flag types' lifetimes, export and import, banners. Any other write forgets
+ * environments, change requests and context fields, segments, context fields, environments, integrations, the archive, flag types' lifetimes, export and import, banners. Any other write forgets
  * them all (a new route is on the safe side until it is listed here).
  */
-const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete)|features|features-batch|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies|banners)(\/|$)/
+const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete|context)|features|features-batch|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies|banners)(\/|$)/
 const ENVIRONMENT_PATH = /^\/api\/admin\/environments\/[^/]+$/
 /** Whether a write keeps the remembered principals: its path is listed above, and it is not deleting an environment (which deletes its API tokens). */
 const keepsPrincipals = (method: string, path: string) => KEEPS_PRINCIPALS.test(path) && !(method === 'DELETE' && ENVIRONMENT_PATH.test(path))

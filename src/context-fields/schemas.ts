@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi'
+import { projectIdParam } from '../http/common-schemas.js'
 
 /** A name Unleash calls URL-friendly: 1 to 100 characters that `encodeURIComponent` leaves as they are, and not `.` or `..`. */
 export const contextFieldName = z
@@ -36,9 +37,14 @@ const fieldSettings = {
   sortOrder: z.number().int().min(-2147483648).max(2147483647).optional().openapi({ description: 'Where the field is listed: by sortOrder, then name' }),
   legalValues,
   project: z
-    .null()
+    .string()
+    .nullable()
     .optional()
-    .openapi({ description: 'Project-scoped context fields are not served: absent or null (a global field)' }),
+    .openapi({
+      description:
+        "The project of a project's own field: absent, null or the path's project under /api/admin/projects/{projectId}/context (400 otherwise); absent or null under /api/admin/context, whose fields are global",
+      example: 'my-project',
+    }),
 }
 
 export const CreateContextFieldSchema = z
@@ -61,6 +67,7 @@ export const ContextFieldSchema = z
     legalValues: z.array(LegalValueSchema),
     usedInFeatures: z.number().int().optional().openapi({ description: 'In the list only: how many live (not archived) flags have a strategy with a constraint on the field' }),
     usedInProjects: z.number().int().optional().openapi({ description: 'In the list only: how many projects those flags belong to' }),
+    project: z.string().optional().openapi({ description: "The project of a project's own field; absent for a global field", example: 'my-project' }),
   })
   .openapi('contextFieldSchema')
 export type ContextField = z.infer<typeof ContextFieldSchema>
@@ -87,6 +94,22 @@ export const contextFieldParam = z.object({
   contextField: z.string().min(1).max(100).openapi({ param: { name: 'contextField', in: 'path' }, example: 'userId' }),
 })
 
+export const projectContextFieldParam = projectIdParam.extend(contextFieldParam.shape)
+
+/** `include` of the lists, as Unleash's: `project` adds the visible projects' fields to the global list, `root` the global fields to a project's. */
+export const IncludeQuerySchema = z.object({
+  include: z
+    .string()
+    .optional()
+    .openapi({
+      description:
+        "`project` on the global list adds every project's own fields (of the projects the caller may read); `root` on a project's list adds the global fields. Any other value changes nothing, as in Unleash (the match ignores case).",
+      example: 'project',
+    }),
+})
+
 export const legalValueParam = contextFieldParam.extend({
   legalValue: z.string().min(1).max(100).openapi({ param: { name: 'legalValue', in: 'path' }, example: 'gold' }),
 })
+
+export const projectLegalValueParam = projectIdParam.extend(legalValueParam.shape)

@@ -26,6 +26,8 @@ export const Permission = {
   CREATE_CONTEXT_FIELD: 'CREATE_CONTEXT_FIELD',
   UPDATE_CONTEXT_FIELD: 'UPDATE_CONTEXT_FIELD',
   DELETE_CONTEXT_FIELD: 'DELETE_CONTEXT_FIELD',
+  // A project's own context fields (create, change, delete), as Unleash's project Owner role holds it.
+  UPDATE_PROJECT_CONTEXT: 'UPDATE_PROJECT_CONTEXT',
   CREATE_STRATEGY: 'CREATE_STRATEGY',
   UPDATE_STRATEGY: 'UPDATE_STRATEGY',
   DELETE_STRATEGY: 'DELETE_STRATEGY',
@@ -87,6 +89,7 @@ export const PERMISSION_INFO = {
   CREATE_FRONTEND_API_TOKEN: { type: 'root', displayName: 'Create FRONTEND API tokens' },
   READ_FRONTEND_API_TOKEN: { type: 'root', displayName: 'Read FRONTEND API tokens' },
   DELETE_FRONTEND_API_TOKEN: { type: 'root', displayName: 'Delete FRONTEND API tokens' },
+  UPDATE_PROJECT_CONTEXT: { type: 'project', displayName: 'Create/edit project context' },
 } as const satisfies Record<PermissionName, { type: PermissionType; displayName: string }>
 
 export const isPermissionName = (name: string): name is PermissionName => Object.hasOwn(PERMISSION_INFO, name)
@@ -113,6 +116,7 @@ const MEMBER_PERMISSIONS: PermissionName[] = [
 const PROJECT_PERMISSIONS: PermissionName[] = [
   Permission.UPDATE_PROJECT,
   ...MEMBER_PERMISSIONS,
+  Permission.UPDATE_PROJECT_CONTEXT,
   Permission.CREATE_CLIENT_API_TOKEN,
   Permission.READ_CLIENT_API_TOKEN,
   Permission.DELETE_CLIENT_API_TOKEN,

@@ -49,8 +49,9 @@ export async function exportFeatures(db: Db, caller: Author, hidden: readonly st
           order by s.feature_name, s.sort_order, s.created_at, s.id), '[]') from picked_strategies s) as "featureStrategies",
         (select coalesce(json_agg(json_build_object('name', e.feature_name, 'featureName', e.feature_name, 'environment', e.environment, 'enabled', e.enabled, 'variants', e.variants)
           order by e.feature_name), '[]') from picked_environments e) as "featureEnvironments",
-        (select coalesce(json_agg(json_build_object('name', c.name, 'description', c.description, 'stickiness', c.stickiness, 'sortOrder', c.sort_order, 'legalValues', c.legal_values)
-          order by c.sort_order, c.name), '[]') from ${contextFields} c where ${usesField}) as "contextFields",
+        (select coalesce(json_agg(jsonb_build_object('name', c.name, 'description', c.description, 'stickiness', c.stickiness, 'sortOrder', c.sort_order, 'legalValues', c.legal_values)
+            || case when c.project is null then '{}'::jsonb else jsonb_build_object('project', c.project) end
+          order by c.sort_order, c.name), '[]') from ${contextFields} c where ${usesField} and (c.project is null or c.project in (select project from picked))) as "contextFields",
         (select coalesce(json_agg(json_build_object('featureName', t.feature_name, 'tagType', t.tag_type, 'tagValue', t.tag_value) order by t.feature_name, t.tag_type, t.tag_value), '[]')
           from picked_tags t) as "featureTags",
         (select coalesce(json_agg(json_build_object('id', g.id, 'name', g.name) order by g.id), '[]') from ${segments} g

@@ -113,8 +113,17 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
   for (const tt of newTagTypes) events.push({ type: 'tag-type-created', data: { name: tt.name, description: tt.description ?? null, icon: tt.icon ?? null, color: tt.color ?? null } })
 
   const newFields = (data.contextFields ?? []).filter((c, i, all) => !state.fields.some((f) => f.name === c.name) && all.findIndex((x) => x.name === c.name) === i)
-  const fieldRows = newFields.map((c) => ({ name: c.name, description: c.description ?? null, stickiness: c.stickiness ?? false, sortOrder: c.sortOrder ?? 10, legalValues: c.legalValues ?? [] }))
-  for (const field of fieldRows) events.push({ type: 'context-field-created', data: field })
+  // As the context fields' routes answer and record a new field; a project's field of the export becomes the target project's own, as Unleash imports it.
+  const fieldRows = newFields.map((c) => ({
+    name: c.name,
+    description: c.description ?? null,
+    stickiness: c.stickiness ?? false,
+    sortOrder: c.sortOrder ?? 0,
+    createdAt: caller.now.toISOString(),
+    legalValues: (c.legalValues ?? []).map((v) => (v.description === undefined || v.description === null ? { value: v.value } : { value: v.value, description: v.description })),
+    ...(c.project ? { project } : {}),
+  }))
+  for (const field of fieldRows) events.push({ type: 'context-field-created', project: field.project ?? null, data: field })
 
   const flagRows = imported.map((f) => {
     const before = own.get(f.name)
@@ -238,9 +247,9 @@ function writesSql(input: ImportToggles, values: ReturnType<typeof plan>['values
   return [
     sql`insert into ${tagTypes} (name, description, icon, color, created_at)
       select x.name, x.description, x.icon, x.color, ${at} from jsonb_to_recordset(${json(values.tagTypes)}) as x (name text, description text, icon text, color text) where ${held}`,
-    sql`insert into ${contextFields} (name, description, stickiness, sort_order, legal_values, created_at)
-      select x.name, x.description, x.stickiness, x."sortOrder", x."legalValues", ${at}
-      from jsonb_to_recordset(${json(values.fields)}) as x (name text, description text, stickiness boolean, "sortOrder" integer, "legalValues" jsonb) where ${held}`,
+    sql`insert into ${contextFields} (name, description, stickiness, sort_order, legal_values, created_at, project)
+      select x.name, x.description, x.stickiness, x."sortOrder", x."legalValues", ${at}, x.project
+      from jsonb_to_recordset(${json(values.fields)}) as x (name text, description text, stickiness boolean, "sortOrder" integer, "legalValues" jsonb, project text) where ${held}`,
     sql`update ${features} set type = x.type, description = x.description, impression_data = x."impressionData", version = ${features.version} + 1
       from jsonb_to_recordset(${json(values.flags)}) as x (name text, type text, description text, "impressionData" boolean, known boolean)
       where ${features.name} = x.name and x.known and ${held}`,

@@ -29,6 +29,7 @@ const ExportedContextField = z.object({
   stickiness: z.boolean(),
   sortOrder: z.number().int(),
   legalValues: z.array(z.object({ value: z.string(), description: z.string().nullable().optional() })),
+  project: z.string().optional().openapi({ description: "The project of a project's own field (absent for a global one), as Unleash exports it" }),
 })
 const ExportedFeatureTag = z.object({ featureName: z.string(), tagType: z.string(), tagValue: z.string() })
 const ExportedTagType = z.object({ name: z.string(), description: z.string().nullable(), icon: z.string().nullable(), color: z.string().nullable() })
@@ -79,6 +80,7 @@ const ImportedContextField = z.object({
   stickiness: z.boolean().optional(),
   sortOrder: z.number().int().optional(),
   legalValues: z.array(z.object({ value: z.string(), description: z.string().nullable().optional() })).max(1000).optional(),
+  project: z.string().nullable().optional().openapi({ description: "Set for a project's own field: imported as a field of the import's project (as Unleash does), else global" }),
 })
 
 export const ImportDataSchema = z.object({

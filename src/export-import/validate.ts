@@ -13,13 +13,24 @@ export interface ImportTarget {
   environment: { changeRequestsEnabled: boolean } | null
   flags: { name: string; project: string; archived: boolean }[]
   definitions: { name: string; builtIn: boolean }[]
-  fields: { name: string; legalValues: { value: string }[] }[]
+  /** The context fields the import names (as fields, or in its strategies' constraints), global or of any project. */
+  fields: { name: string; legalValues: { value: string }[]; project: string | null }[]
   segments: { id: number; name: string; project: string | null }[]
   tagTypes: string[]
   hasStrategies: boolean
 }
 
 const unique = (list: string[]) => [...new Set(list)]
+
+/** The context fields an import names: those it carries and those its strategies' constraints use. */
+function fieldNamesOf(input: ImportToggles): string[] {
+  const constrained = input.data.featureStrategies.flatMap((s) => (s.constraints ?? []).map((c) => (c as { contextName?: unknown }).contextName)).filter((n): n is string => typeof n === 'string')
+  return unique([...(input.data.contextFields ?? []).map((c) => c.name), ...constrained])
+}
+
+/** The fields of another project than the import's that it names: a project's own fields are for its flags alone. */
+export const foreignFieldsOf = (input: ImportToggles, target: ImportTarget) =>
+  target.fields.filter((f) => f.project !== null && f.project !== input.project).map((f) => f.name)
 
 export async function readImportTarget(db: Db, input: ImportToggles): Promise<ImportTarget> {
   const [read] = await queryRows<ImportTarget>(db, importTargetSql(input))
@@ -39,8 +50,8 @@ export function importTargetSql(input: ImportToggles): SQL {
         where f.name = any(${sql.param(unique([...names, ...parents]))}::text[])) as flags,
       (select coalesce(json_agg(json_build_object('name', d.name, 'builtIn', d.built_in) order by d.name), '[]') from ${strategyDefinitions} d
         where d.name = any(${sql.param(unique(data.featureStrategies.map((s) => s.name)))}::text[])) as definitions,
-      (select coalesce(json_agg(json_build_object('name', c.name, 'legalValues', c.legal_values) order by c.name), '[]') from ${contextFields} c
-        where c.name = any(${sql.param(unique((data.contextFields ?? []).map((c) => c.name)))}::text[])) as fields,
+      (select coalesce(json_agg(json_build_object('name', c.name, 'legalValues', c.legal_values, 'project', c.project) order by c.name), '[]') from ${contextFields} c
+        where c.name = any(${sql.param(fieldNamesOf(input))}::text[])) as fields,
       (select coalesce(json_agg(json_build_object('id', s.id, 'name', s.name, 'project', s.project) order by s.id), '[]') from ${segments} s
         where s.name = any(${sql.param(unique((data.segments ?? []).map((s) => s.name)))}::text[])) as segments,
       (select coalesce(json_agg(t.name order by t.name), '[]') from ${tagTypes} t where t.name = any(${sql.param(unique(data.tagTypes.map((t) => t.name)))}::text[])) as "tagTypes",
@@ -53,6 +64,7 @@ const DISPLAY_NAMES: Partial<Record<PermissionName, string>> = {
   CREATE_FEATURE: 'Create feature flag',
   CREATE_TAG_TYPE: 'Create tag type',
   CREATE_CONTEXT_FIELD: 'Create context field',
+  UPDATE_PROJECT_CONTEXT: 'Create/edit project context',
   DELETE_FEATURE_STRATEGY: 'Delete activation strategies',
   CREATE_FEATURE_STRATEGY: 'Create activation strategies',
   UPDATE_FEATURE_ENVIRONMENT_VARIANTS: 'Update variants',
@@ -83,7 +95,10 @@ export function missingPermissions(principal: Principal, input: ImportToggles, t
   const existing = new Set(target.flags.filter((f) => f.project === project).map((f) => f.name))
   const needed: PermissionName[] = [Permission.UPDATE_FEATURE]
   if (data.tagTypes.some((t) => !target.tagTypes.includes(t.name))) needed.push(Permission.CREATE_TAG_TYPE)
-  if ((data.contextFields ?? []).some((c) => !target.fields.some((f) => f.name === c.name))) needed.push(Permission.CREATE_CONTEXT_FIELD)
+  // A new field is created global, or the project's own where the export's was a project's (as Unleash imports them).
+  const newFields = (data.contextFields ?? []).filter((c) => !target.fields.some((f) => f.name === c.name))
+  if (newFields.some((c) => !c.project)) needed.push(Permission.CREATE_CONTEXT_FIELD)
+  if (newFields.some((c) => c.project)) needed.push(Permission.UPDATE_PROJECT_CONTEXT)
   if (target.hasStrategies) needed.push(Permission.DELETE_FEATURE_STRATEGY)
   if (data.featureStrategies.length > 0) needed.push(Permission.CREATE_FEATURE_STRATEGY)
   if ((data.featureEnvironments ?? []).some((e) => (e.variants ?? []).length > 0)) needed.push(Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS)
@@ -112,8 +127,8 @@ function namingProblems(input: ImportToggles, target: ImportTarget): ValidationI
 
 /**
  * POST /api/admin/features-batch/validate: what importing would meet, in Unleash's words and order. Errors (the import
- * is refused while there is one): strategy types not defined, context fields whose legal values lack some of the
- * export's, flags living in other projects, names given twice, names against the project's pattern, the flag limit,
+ * is refused while there is one): strategy types not defined, context fields of other projects named (in the export
+ * or its constraints), context fields whose legal values lack some of the export's, flags living in other projects, names given twice, names against the project's pattern, the flag limit,
  * segments with no namesake usable in the project, and dependencies on flags neither imported nor in the project.
  * Warnings: custom strategy types used, archived flags (left out of the import), flags that exist and are overwritten.
  * 404 for a project the caller may not see or that lacks the environment.
@@ -130,7 +145,10 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
   const undefinedTypes = unique(data.featureStrategies.map((s) => s.name).filter((n) => !defined.has(n)))
   if (undefinedTypes.length > 0) errors.push({ message: 'We detected the following custom strategy in the import file that needs to be created first:', affectedItems: undefinedTypes })
 
-  const fieldsByName = new Map(target.fields.map((f) => [f.name, f]))
+  const foreign = foreignFieldsOf(input, target)
+  if (foreign.length > 0) errors.push({ message: `We detected the following context fields that belong to other projects, which the flags of project ${project} cannot use:`, affectedItems: foreign })
+
+  const fieldsByName = new Map(target.fields.filter((f) => f.project === null || f.project === project).map((f) => [f.name, f]))
   const illegal = (data.contextFields ?? []).filter((c) => {
     const existing = fieldsByName.get(c.name)
     return existing !== undefined && (c.legalValues ?? []).some((v) => !existing.legalValues.some((l) => l.value === v.value))

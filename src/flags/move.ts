@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { changeRequestChanges, changeRequests, featureDependencies, featureEnvironments, featureStrategies, featureStrategySegments, projectEnvironments, projects, segments } from '../../schema/index.js'
+import { changeRequestChanges, changeRequests, contextFields, featureDependencies, featureEnvironments, featureStrategies, featureStrategySegments, projectEnvironments, projects, segments } from '../../schema/index.js'
 import { queryRows, together, untilUnchanged, type Db } from '../db.js'
 import { conflict, notFound, validationError } from '../core/errors.js'
 import { eventsStatement, guardPassed } from '../events/store.js'
@@ -17,6 +17,8 @@ interface MoveExtra {
   strategyEnvironments: string[]
   /** Projects of the segments its strategies name (global ones left out). */
   segmentProjects: string[]
+  /** The project's own context fields its strategies' constraints use. */
+  projectFields: string[]
   linked: boolean
   openChangeRequests: number[]
 }
@@ -26,6 +28,8 @@ const flagToMove = flagVersionRead<MoveExtra>('flagpost_flag_to_move', {
     coalesce((select json_agg(distinct fs.environment) from ${featureStrategies} fs where fs.feature_name = f.name), '[]') as "strategyEnvironments",
     coalesce((select json_agg(distinct s.project) from ${featureStrategies} fs join ${featureStrategySegments} fss on fss.strategy_id = fs.id join ${segments} s on s.id = fss.segment_id
       where fs.feature_name = f.name and s.project is not null), '[]') as "segmentProjects",
+    coalesce((select json_agg(distinct cf.name) from ${featureStrategies} fs cross join lateral jsonb_array_elements(fs.constraints) elem
+      join ${contextFields} cf on cf.name = elem->>'contextName' where fs.feature_name = f.name and cf.project is not null), '[]') as "projectFields",
     exists (select from ${featureDependencies} d where d.child = f.name or d.parent = f.name) as linked,
     coalesce((select json_agg(distinct cr.id) from ${changeRequestChanges} ch join ${changeRequests} cr on cr.id = ch.change_request_id
       where ch.feature = f.name and cr.state = any(${p('openStates')}::text[])), '[]') as "openChangeRequests"`,
@@ -33,7 +37,8 @@ const flagToMove = flagVersionRead<MoveExtra>('flagpost_flag_to_move', {
 
 /**
  * Moving's write: the flag to the new project (its version check, also checking in SQL what the version does not pin
- * down: the target's environments as read, no dependency, no open change request, no segment of another project),
+ * down: the target's environments as read, no dependency, no open change request, no segment or context field of
+ * another project),
  * the environments of the target it lacks added (off), those the target lacks dropped, and the event.
  */
 const moveFlag = eventsStatement('flagpost_move_flag', {
@@ -47,7 +52,9 @@ const moveFlag = eventsStatement('flagpost_move_flag', {
         and not exists (select from ${featureDependencies} d where d.child = ${p('name')} or d.parent = ${p('name')})
         and not exists (select from ${changeRequestChanges} ch join ${changeRequests} cr on cr.id = ch.change_request_id where ch.feature = ${p('name')} and cr.state = any(${p('openStates')}::text[]))
         and not exists (select from ${featureStrategies} fs join ${featureStrategySegments} fss on fss.strategy_id = fs.id join ${segments} s on s.id = fss.segment_id
-          where fs.feature_name = ${p('name')} and s.project is not null and s.project <> ${p('newProject')})`,
+          where fs.feature_name = ${p('name')} and s.project is not null and s.project <> ${p('newProject')})
+        and not exists (select from ${featureStrategies} fs cross join lateral jsonb_array_elements(fs.constraints) elem join ${contextFields} cf on cf.name = elem->>'contextName'
+          where fs.feature_name = ${p('name')} and cf.project is not null and cf.project <> ${p('newProject')})`,
     ),
   ],
   guarded: true,
@@ -60,7 +67,7 @@ const moveFlag = eventsStatement('flagpost_move_flag', {
 /**
  * POST /api/admin/projects/{projectId}/features/{featureName}/changeProject: moves a live flag of the project to another
  * (live) project, whose naming pattern and flag limit it must fit (400). Refused (400) too when the target lacks an environment where the flag has strategies, or when a strategy names a segment of another
- * project; (409) when the flag has dependencies (they stay within a project) or an open change request changes it.
+ * project or constrains a context field of its project (a project's own fields stay with it); (409) when the flag has dependencies (they stay within a project) or an open change request changes it.
  */
 export async function changeProject(db: Db, caller: Author, projectId: string, name: string, newProjectId: string) {
   const { actor, now } = caller
@@ -86,6 +93,10 @@ export async function changeProject(db: Db, caller: Author, projectId: string, n
     if (missing.length > 0) throw validationError(`Project ${newProjectId} lacks environment(s) ${missing.join(', ')} where ${name} has strategies`, [{ path: 'body.newProjectId', message: `has no environment ${missing.join(', ')}` }])
     const foreign = flag.segmentProjects.filter((s) => s !== newProjectId)
     if (foreign.length > 0) throw validationError(`Strategies of ${name} use segments of project ${foreign.join(', ')}, which project ${newProjectId} cannot use`, [{ path: 'body.newProjectId', message: 'the flag uses segments of another project' }])
+    if (flag.projectFields.length > 0)
+      throw validationError(`Strategies of ${name} constrain context fields of project ${projectId} (${flag.projectFields.join(', ')}), which project ${newProjectId} cannot use`, [
+        { path: 'body.newProjectId', message: 'the flag uses context fields of its project' },
+      ])
     if (flag.linked) throw conflict(`Feature flag ${name} has dependencies, which stay within a project: remove them first`)
     if (flag.openChangeRequests.length > 0) throw conflict(`Open change requests (${flag.openChangeRequests.join(', ')}) change ${name}: apply, reject or cancel them first`)
     const event: NewEvent = { type: 'feature-project-change', project: newProjectId, featureName: name, data: { oldProject: projectId, newProject: newProjectId }, preData: { project: projectId }, tags: flag.tags }

@@ -216,7 +216,7 @@ const changeProjectRoute = adminRoute({
   description:
     'Moves a live flag of the project to `newProjectId`, with `feature-project-change` (`data`: oldProject and newProject). Needs UPDATE_FEATURE here and CREATE_FEATURE there, ' +
     'and SKIP_CHANGE_REQUEST wherever either project requires change requests (Unleash refuses any target requiring them). Refused with 400 against the target\'s naming pattern or flag limit, when it lacks an environment where the flag has strategies ' +
-    "or a strategy names a segment of this project, with 409 when the flag has dependencies (they stay within a project) or an open change request changes it. It takes the target's environments: those it lacked are added, off, and those the target lacks (without strategies) are dropped.",
+    "or a strategy names a segment or constrains a context field of this project (a project's own), with 409 when the flag has dependencies (they stay within a project) or an open change request changes it. It takes the target's environments: those it lacked are added, off, and those the target lacks (without strategies) are dropped.",
   request: { params: featurePathParams, body: { required: true, content: jsonContent(ChangeProjectSchema) } },
   responses: { 200: { description: 'The flag was moved' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
 })

@@ -9,6 +9,7 @@ import { OPEN_STATES } from '../change-requests/schemas.js'
 import { projectFlagsAsRead, projectFlagsForDeletion } from '../flags/archive.js'
 import { segmentState } from '../segments/store.js'
 import { tokenDeletedEvent } from '../api-tokens/store.js'
+import { projectFieldsAsRead, projectFieldsForDeletion } from '../context-fields/store.js'
 
 /*
  * A project's life after its creation: archiving (it takes no more writes and is listed only when archived
@@ -105,7 +106,8 @@ const idsAsRead = (table: typeof apiTokens | typeof segments, where: SQL, ids: s
 
 /**
  * Every event of the deletion, written only while the project is as read, its flags are exactly the archived flags
- * read (at their versions), it has no open change request, and the tokens naming it and its segments are those read.
+ * read (at their versions), it has no open change request, and the tokens naming it, its segments and its own context
+ * fields are those read.
  * What it deletes is deleted by the batch's next statements, only where this statement wrote `project-deleted`.
  */
 const projectDeletedEvents = eventsStatement('flagpost_delete_project_events', {
@@ -114,7 +116,8 @@ const projectDeletedEvents = eventsStatement('flagpost_delete_project_events', {
       and ${projectFlagsAsRead}
       and not exists (select from ${changeRequests} cr where cr.project = ${p('project')} and ${openChangeRequest})
       and ${idsAsRead(apiTokens, sql`${p('project')} = any(projects) and user_id is null`, 'tokenIds')}
-      and ${idsAsRead(segments, sql`project = ${p('project')}`, 'segmentIds')}`,
+      and ${idsAsRead(segments, sql`project = ${p('project')}`, 'segmentIds')}
+      and ${projectFieldsAsRead(p('project'), p('fieldSnapshots'))}`,
   ],
   guarded: true,
 })
@@ -125,19 +128,20 @@ const deletedHere = (projectId: string, now: Date, createdBy: string) =>
 
 /**
  * DELETE /api/admin/projects/{projectId}: a read (the project with its live flags and open change requests, its flags,
- * the tokens naming it, its segments), then one batch: the project's lock and its flags', the events (one statement, see
- * projectDeletedEvents), then its archived flags, and then the project itself (its environments, members, favorites,
- * segments and closed change requests go with it by foreign keys), its tokens for it alone, and its name from the
+ * the tokens naming it, its segments, its own context fields), then one batch: the project's lock and its flags', the
+ * events (one statement, see projectDeletedEvents), then its archived flags, and then the project itself (its
+ * environments, members, favorites, segments, context fields and closed change requests go with it by foreign keys), its tokens for it alone, and its name from the
  * tokens of several projects. Events stay.
  */
 export async function deleteProject(db: Db, caller: Author, projectId: string): Promise<void> {
   const { actor, now } = caller
   await untilUnchanged(`Project ${projectId}`, async () => {
-    const [found, flags, tokens, projectSegments] = await together(db, [
+    const [found, flags, tokens, projectSegments, fields] = await together(db, [
       (q) => readProject(q, projectId),
       (q) => projectFlagsForDeletion(q, projectId),
       (q) => q.select().from(apiTokens).where(sql`${projectId} = any(${apiTokens.projects}) and ${apiTokens.userId} is null`).orderBy(apiTokens.id),
       (q) => q.select().from(segments).where(eq(segments.project, projectId)).orderBy(segments.id),
+      (q) => projectFieldsForDeletion(q, projectId),
     ])
     const { row, snapshot } = found
     if (projectId === DEFAULT_PROJECT) throw conflict('You can not delete the default project')
@@ -146,6 +150,7 @@ export async function deleteProject(db: Db, caller: Author, projectId: string): 
     const list: NewEvent[] = [
       ...flags.events,
       ...projectSegments.map((s): NewEvent => ({ type: 'segment-deleted', project: projectId, data: null, preData: segmentState(s) })),
+      ...fields.map((f): NewEvent => ({ type: 'context-field-deleted', project: projectId, data: null, preData: f.field })),
       ...alone.map(tokenDeletedEvent),
       { type: 'project-deleted', project: projectId, data: null, preData: { ...lifeOf(row), description: row.description, mode: row.mode } },
     ]
@@ -160,6 +165,7 @@ export async function deleteProject(db: Db, caller: Author, projectId: string): 
           ...flags.check,
           tokenIds: tokens.map((t) => t.id),
           segmentIds: projectSegments.map((s) => s.id),
+          fieldSnapshots: fields.map((f) => f.snapshot),
         }),
       (q) => queryRows(q, sql`delete from ${features} where project = ${projectId} and ${here}`),
       (q) =>

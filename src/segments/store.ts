@@ -146,11 +146,11 @@ export async function createSegment(db: Db, caller: Author, input: UpsertSegment
     const [read] = await queryRows<{ id: number; taken: boolean; live: boolean; illegal: IllegalValue[] }>(
       db,
       sql`select nextval(pg_get_serial_sequence('segments', 'id'))::int as id, not ${nameFree(values.name, null)} as taken, ${projectLive(values.project)} as live,
-        ${illegalValuesSql(JSON.stringify(values.constraints))} as illegal`,
+        ${illegalValuesSql(JSON.stringify(values.constraints), values.project)} as illegal`,
     )
     if (read!.taken) throw nameTaken(values.name)
     if (!read!.live) throw noSuchProject(values.project!)
-    if (read!.illegal.length > 0) throw illegalValuesError(read!.illegal)
+    if (read!.illegal.length > 0) throw illegalValuesError(read!.illegal, values.project)
     const state = { id: Number(read!.id), ...values, description: input.description ?? null, createdAt: now.toISOString(), createdBy: actor.createdBy }
     const [, created] = await batch(db, [
       (q) => nameLock(q, values.name),
@@ -192,12 +192,12 @@ export async function updateSegment(db: Db, caller: Author, id: number, input: U
     const read = await readForChange(db, id, authorize, {
       nameFree: nameFree(values.name, id),
       projectLive: projectLive(values.project),
-      illegal: illegalValuesSql(JSON.stringify(values.constraints)),
+      illegal: illegalValuesSql(JSON.stringify(values.constraints), values.project),
     })
     const before = read.row
     if (values.name !== before.name && !read.nameFree) throw nameTaken(values.name)
     if (!read.projectLive) throw noSuchProject(values.project!)
-    if ((read.illegal as IllegalValue[]).length > 0) throw illegalValuesError(read.illegal as IllegalValue[])
+    if ((read.illegal as IllegalValue[]).length > 0) throw illegalValuesError(read.illegal as IllegalValue[], values.project)
     if (values.project !== null) {
       const outside = read.flags.filter((f) => f.project !== values.project)
       if (outside.length > 0) {

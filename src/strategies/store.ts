@@ -86,7 +86,7 @@ export async function prepareDefaultStrategy(tx: Db, project: string, input: Str
   await Promise.all([
     checkDefinition(tx, { name: strategy.name, parameters: strategy.parameters }),
     checkSegmentsUsable(tx, strategy.segments, project),
-    checkLegalValues(tx, strategy.constraints),
+    checkLegalValues(tx, strategy.constraints, project),
   ])
   return { ...strategy, sortOrder: input.sortOrder ?? 0 }
 }
@@ -133,8 +133,8 @@ export const withStrategy = <S extends { sortOrder: number }>(strategies: S[], a
 
 /** A segment the flag's project may use (placeholders `project`, the flag's): a global one or one of that project. */
 const usableSegment = sql`(s.project is null or s.project = ${p('project')}::text)`
-/** A strategy's constraints (placeholder `constraints`) use only legal values of their context fields (src/context-fields/legal-values.ts). */
-const legalConstraints = legalValuesSql(p('constraints'))
+/** A strategy's constraints (placeholder `constraints`) use only legal values of their context fields, and no other project's fields (src/context-fields/legal-values.ts). */
+const legalConstraints = legalValuesSql(p('constraints'), p('project'))
 /** The strategy fits the definition of its name (placeholders `strategyName`, `parameters`, `previousStrategyName`: src/strategy-definitions/fit.ts). */
 const fitsDefinition = definitionFitsSql(p('strategyName'), p('parameters'), p('previousStrategyName'))
 /**
@@ -247,7 +247,7 @@ async function writeChange<T>(db: Db, caller: Author, state: FlagState, env: Env
     // A strategy its definition refuses or a value a context field does not allow (read again to name them: the
     // error path only), or else a stale version.
     if (returned && !returned.fits && change.use) await checkDefinition(db, change.use)
-    await checkLegalValues(db, change.constraints ?? [])
+    await checkLegalValues(db, change.constraints ?? [], feature.project)
     return undefined
   }
   if (!change.unordered) next(nextState(state, { environments: new Map([[env.name, { strategies: change.after, enabled: env.enabled && !switchOff }]]) }))

@@ -646,7 +646,7 @@ export interface paths {
         put?: never;
         /**
          * Move a feature flag to another project
-         * @description Moves a live flag of the project to `newProjectId`, with `feature-project-change` (`data`: oldProject and newProject). Needs UPDATE_FEATURE here and CREATE_FEATURE there, and SKIP_CHANGE_REQUEST wherever either project requires change requests (Unleash refuses any target requiring them). Refused with 400 against the target's naming pattern or flag limit, when it lacks an environment where the flag has strategies or a strategy names a segment of this project, with 409 when the flag has dependencies (they stay within a project) or an open change request changes it. It takes the target's environments: those it lacked are added, off, and those the target lacks (without strategies) are dropped.
+         * @description Moves a live flag of the project to `newProjectId`, with `feature-project-change` (`data`: oldProject and newProject). Needs UPDATE_FEATURE here and CREATE_FEATURE there, and SKIP_CHANGE_REQUEST wherever either project requires change requests (Unleash refuses any target requiring them). Refused with 400 against the target's naming pattern or flag limit, when it lacks an environment where the flag has strategies or a strategy names a segment or constrains a context field of this project (a project's own), with 409 when the flag has dependencies (they stay within a project) or an open change request changes it. It takes the target's environments: those it lacked are added, off, and those the target lacks (without strategies) are dropped.
          */
         post: operations["changeProject"];
         delete?: never;
@@ -910,13 +910,13 @@ export interface paths {
         };
         /**
          * Get all context fields
-         * @description Every context field, by `sortOrder`, then name, the built-in ones (environment, userId, appName, currentTime, sessionId) included. `usedInFeatures` and `usedInProjects` count the live (not archived) flags whose strategies constrain the field, and their projects; 0 when none (Unleash leaves them out then). Project-scoped context fields are not served. Open to every signed-in user and admin token.
+         * @description Every global context field, by `sortOrder`, then name, the built-in ones (environment, userId, appName, currentTime, sessionId) included; with `include=project`, every project's own fields too (with `project`), but those of private projects the caller may not read, as in Unleash. `usedInFeatures` and `usedInProjects` count the live (not archived) flags whose strategies constrain the field, and their projects; 0 when none (Unleash leaves them out then). Open to every signed-in user and admin token.
          */
         get: operations["getContextFields"];
         put?: never;
         /**
          * Create a context field
-         * @description Creates a context field: `name` URL-friendly, 1 to 100 characters, and free (409 NameExistsError otherwise); `description` (up to 250 characters), `stickiness` (default false), `sortOrder` (default 0, as Unleash stores it), `legalValues` (each `value` 1 to 100 characters, unique, with an optional `description`). A field with legal values makes constraints on it (in flag strategies, project default strategies, segments and applied change requests) accept only those values (400 otherwise); a field without any accepts every value. Needs CREATE_CONTEXT_FIELD (Admin and Editor, as in Unleash). Emits `context-field-created`.
+         * @description Creates a global context field: `name` URL-friendly, 1 to 100 characters, and free (409 NameExistsError otherwise, a project's field's name included); `description` (up to 250 characters), `stickiness` (default false), `sortOrder` (default 0, as Unleash stores it), `legalValues` (each `value` 1 to 100 characters, unique, with an optional `description`); `project` absent or null (a project's own field is created under /api/admin/projects/{projectId}/context). A field with legal values makes constraints on it (in flag strategies, project default strategies, segments and applied change requests) accept only those values (400 otherwise); a field without any accepts every value. Needs CREATE_CONTEXT_FIELD (Admin and Editor, as in Unleash). Emits `context-field-created`.
          */
         post: operations["createContextField"];
         delete?: never;
@@ -936,7 +936,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a context field name
-         * @description Answers 200 when `name` could name a new context field: 400 ValidationError when it is not URL-friendly or not 1 to 100 characters, 409 NameExistsError when a field has it. Writes nothing. Needs UPDATE_CONTEXT_FIELD, as in Unleash.
+         * @description Answers 200 when `name` could name a new context field: 400 ValidationError when it is not URL-friendly or not 1 to 100 characters, 409 NameExistsError when a field has it (a project's own included). Writes nothing. Needs UPDATE_CONTEXT_FIELD, as in Unleash.
          */
         post: operations["validateContextFieldName"];
         delete?: never;
@@ -954,18 +954,18 @@ export interface paths {
         };
         /**
          * Get a context field
-         * @description The context field of that name (without usage counts, as in Unleash); 404 NotFoundError for an unknown one.
+         * @description The context field of that name (without usage counts, as in Unleash): a global one, or a project's own (with `project`) when the caller may read its project; 404 NotFoundError otherwise.
          */
         get: operations["getContextField"];
         /**
          * Update a context field
-         * @description Replaces `stickiness` (false when absent) and `legalValues` (none when absent), as Unleash does; `description` and `sortOrder` are kept when absent (Unleash resets the sort order to 0 on every update). A `name` in the body is ignored: the path names the field. Legal values that constraints use may be removed, as in Unleash: those constraints keep working, and a later write of them must drop the value. Needs UPDATE_CONTEXT_FIELD. Answers 200 with no body, as Unleash does. Emits `context-field-updated` with the previous field as preData (none when nothing changes).
+         * @description Replaces `stickiness` (false when absent) and `legalValues` (none when absent), as Unleash does; `description` and `sortOrder` are kept when absent (Unleash resets the sort order to 0 on every update). A `name` in the body is ignored: the path names the field. Legal values that constraints use may be removed, as in Unleash: those constraints keep working, and a later write of them must drop the value. Writes here change global fields only: a project's own field is a 404 here (change it under /api/admin/projects/{projectId}/context; Unleash's routes write both). Needs UPDATE_CONTEXT_FIELD. Answers 200 with no body, as Unleash does. Emits `context-field-updated` with the previous field as preData (none when nothing changes).
          */
         put: operations["updateContextField"];
         post?: never;
         /**
          * Delete a context field
-         * @description Deletes a context field no constraint uses. One used by a strategy of a live flag (archived flags do not count, as in Unleash), by a segment or by a project default strategy is a 409 ConflictError naming them (Unleash checks flag strategies only). Built-in fields may be deleted, as in Unleash. Needs DELETE_CONTEXT_FIELD. Answers 200 with no body. Emits `context-field-deleted` with the field as preData.
+         * @description Deletes a global context field no constraint uses. A field used by a strategy of a live flag (archived flags do not count, as in Unleash), by a segment or by a project default strategy is a 409 ConflictError naming them (Unleash checks flag strategies only). Built-in fields may be deleted, as in Unleash. Writes here change global fields only: a project's own field is a 404 here (change it under /api/admin/projects/{projectId}/context; Unleash's routes write both). Needs DELETE_CONTEXT_FIELD. Answers 200 with no body. Emits `context-field-deleted` with the field as preData.
          */
         delete: operations["deleteContextField"];
         options?: never;
@@ -1004,7 +1004,7 @@ export interface paths {
         put?: never;
         /**
          * Add or update a legal value of a context field
-         * @description Adds the legal value, or replaces the description of the one with that `value`. Needs UPDATE_CONTEXT_FIELD. Answers 200 with no body. Emits `context-field-updated` (none when nothing changes).
+         * @description Adds the legal value, or replaces the description of the one with that `value`. Writes here change global fields only: a project's own field is a 404 here (change it under /api/admin/projects/{projectId}/context; Unleash's routes write both). Needs UPDATE_CONTEXT_FIELD. Answers 200 with no body. Emits `context-field-updated` (none when nothing changes).
          */
         post: operations["updateContextFieldLegalValue"];
         delete?: never;
@@ -1025,9 +1025,141 @@ export interface paths {
         post?: never;
         /**
          * Delete a legal value of a context field
-         * @description Removes the legal value. As in Unleash, it does not check whether constraints use it and does not change them: they keep evaluating as before, and a later write of them must drop the value. An unknown value changes nothing. Needs UPDATE_CONTEXT_FIELD. Answers 200 with no body. Emits `context-field-updated` when a value was removed.
+         * @description Removes the legal value. As in Unleash, it does not check whether constraints use it and does not change them: they keep evaluating as before, and a later write of them must drop the value. An unknown value changes nothing. Writes here change global fields only: a project's own field is a 404 here (change it under /api/admin/projects/{projectId}/context; Unleash's routes write both). Needs UPDATE_CONTEXT_FIELD. Answers 200 with no body. Emits `context-field-updated` when a value was removed.
          */
         delete: operations["deleteContextFieldLegalValue"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a project's context fields
+         * @description The project's own context fields (each with `project`), by `sortOrder`, then name; with `include=root`, the global fields too: those its constraints may use. `usedInFeatures` and `usedInProjects` count the live flags whose strategies constrain the field (a project's field: its project's flags only). 404 for an unknown project, or a private one the caller may not read.
+         */
+        get: operations["getContextFieldsForProject"];
+        put?: never;
+        /**
+         * Create a project's context field
+         * @description Creates a field of the project, with the body of the global creation (`project` absent, null or the path's). Its name must be free among global and project fields (409 NameExistsError), and used by no constraint outside the project (409 NameExistsError: those constraints would name a field they may not use). A project's own field is for that project alone: only its flags' strategies, its default strategies and its segments may constrain it (400 elsewhere, as a segment of another project), and its name is unique across global and project fields, as in Unleash. A field with legal values makes constraints on it (in flag strategies, project default strategies, segments and applied change requests) accept only those values (400 otherwise); a field without any accepts every value. 404 for an archived project. Needs UPDATE_PROJECT_CONTEXT in the project. Emits `context-field-created` with `project` set.
+         */
+        post: operations["createContextFieldForProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/context/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate a name for a project's context field
+         * @description Answers 200 when `name` could name a new field of the project: 400 when it is not URL-friendly or not 1 to 100 characters, 409 NameExistsError when a field has it or a constraint outside the project uses it. Writes nothing. Needs UPDATE_PROJECT_CONTEXT in the project.
+         */
+        post: operations["validateContextFieldNameForProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/context/{contextField}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a project's context field
+         * @description The project's own field of that name (without usage counts). The project's own fields only: a global field or another project's is a 404 here.
+         */
+        get: operations["getContextFieldForProject"];
+        /**
+         * Update a project's context field
+         * @description As the global update, for the project's own field. The project's own fields only: a global field or another project's is a 404 here. 404 for an archived project. Needs UPDATE_PROJECT_CONTEXT in the project. Emits `context-field-updated` with `project` set (none when nothing changes).
+         */
+        put: operations["updateContextFieldForProject"];
+        post?: never;
+        /**
+         * Delete a project's context field
+         * @description Deletes the project's own field when none of the project's constraints uses it. A field used by a strategy of a live flag (archived flags do not count, as in Unleash), by a segment or by a project default strategy is a 409 ConflictError naming them (Unleash checks flag strategies only). The project's own fields only: a global field or another project's is a 404 here. Needs UPDATE_PROJECT_CONTEXT in the project. Emits `context-field-deleted` with `project` set.
+         */
+        delete: operations["deleteContextFieldForProject"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/context/{contextField}/strategies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get strategies of the project that use a context field
+         * @description The strategies of the project's live flags with a constraint on the field, by flag, environment and sort order; an empty list for an unknown field, as in Unleash.
+         */
+        get: operations["getStrategiesByContextFieldForProject"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/context/{contextField}/legal-values": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add or update a legal value of a project's context field
+         * @description As the global one, for the project's own field. The project's own fields only: a global field or another project's is a 404 here. Needs UPDATE_PROJECT_CONTEXT in the project. Emits `context-field-updated` with `project` set (none when nothing changes).
+         */
+        post: operations["updateContextFieldLegalValueForProject"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/context/{contextField}/legal-values/{legalValue}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a legal value of a project's context field
+         * @description As the global one, for the project's own field. The project's own fields only: a global field or another project's is a 404 here. Needs UPDATE_PROJECT_CONTEXT in the project. Emits `context-field-updated` with `project` set when a value was removed.
+         */
+        delete: operations["deleteContextFieldLegalValueForProject"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3379,6 +3511,11 @@ export interface components {
             usedInFeatures?: number;
             /** @description In the list only: how many projects those flags belong to */
             usedInProjects?: number;
+            /**
+             * @description The project of a project's own field; absent for a global field
+             * @example my-project
+             */
+            project?: string;
         };
         legalValueSchema: {
             /**
@@ -3416,8 +3553,11 @@ export interface components {
             sortOrder?: number;
             /** @description The values constraints on this field may use; empty or absent: any value */
             legalValues?: components["schemas"]["legalValueSchema"][] | null;
-            /** @description Project-scoped context fields are not served: absent or null (a global field) */
-            project?: null;
+            /**
+             * @description The project of a project's own field: absent, null or the path's project under /api/admin/projects/{projectId}/context (400 otherwise); absent or null under /api/admin/context, whose fields are global
+             * @example my-project
+             */
+            project?: string | null;
         };
         updateContextFieldSchema: {
             /** @description Ignored: the path names the field */
@@ -3430,8 +3570,11 @@ export interface components {
             sortOrder?: number;
             /** @description The values constraints on this field may use; empty or absent: any value */
             legalValues?: components["schemas"]["legalValueSchema"][] | null;
-            /** @description Project-scoped context fields are not served: absent or null (a global field) */
-            project?: null;
+            /**
+             * @description The project of a project's own field: absent, null or the path's project under /api/admin/projects/{projectId}/context (400 otherwise); absent or null under /api/admin/context, whose fields are global
+             * @example my-project
+             */
+            project?: string | null;
         };
         strategiesSchema: {
             /** @enum {number} */
@@ -3594,6 +3737,8 @@ export interface components {
                     value: string;
                     description?: string | null;
                 }[];
+                /** @description The project of a project's own field (absent for a global one), as Unleash exports it */
+                project?: string;
             }[];
             featureTags: {
                 featureName: string;
@@ -3702,6 +3847,8 @@ export interface components {
                         value: string;
                         description?: string | null;
                     }[];
+                    /** @description Set for a project's own field: imported as a field of the import's project (as Unleash does), else global */
+                    project?: string | null;
                 }[];
                 featureTags?: {
                     featureName: string;
@@ -9141,7 +9288,10 @@ export interface operations {
     };
     getContextFields: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `project` on the global list adds every project's own fields (of the projects the caller may read); `root` on a project's list adds the global fields. Any other value changes nothing, as in Unleash (the match ignores case). */
+                include?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -9648,6 +9798,627 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                contextField: string;
+                legalValue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The legal value is gone */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getContextFieldsForProject: {
+        parameters: {
+            query?: {
+                /** @description `project` on the global list adds every project's own fields (of the projects the caller may read); `root` on a project's list adds the global fields. Any other value changes nothing, as in Unleash (the match ignores case). */
+                include?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The context fields */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["contextFieldsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createContextFieldForProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createContextFieldSchema"];
+            };
+        };
+        responses: {
+            /** @description The new context field */
+            201: {
+                headers: {
+                    /** @description The location of the new context field */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["contextFieldSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    validateContextFieldNameForProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["nameSchema"];
+            };
+        };
+        responses: {
+            /** @description The name is valid and free */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getContextFieldForProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                contextField: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The context field */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["contextFieldSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateContextFieldForProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                contextField: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["updateContextFieldSchema"];
+            };
+        };
+        responses: {
+            /** @description The context field was updated */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteContextFieldForProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                contextField: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The context field was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getStrategiesByContextFieldForProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                contextField: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The strategies */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["contextFieldStrategiesSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateContextFieldLegalValueForProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                contextField: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["legalValueSchema"];
+            };
+        };
+        responses: {
+            /** @description The legal value was written */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteContextFieldLegalValueForProject: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
                 contextField: string;
                 legalValue: string;
             };

@@ -95,6 +95,12 @@ const createBanner = async (body: Record<string, unknown> = {}) => (await ok(t, 
 const strategyDefinition = async () => (await ok(t, 'POST', '/api/admin/strategies', { name: fresh('tenant'), parameters: [{ name: 'ids', type: 'list' }] })).body.name as string
 /** A fresh context field with the legal value gold. */
 const contextField = async () => (await ok(t, 'POST', '/api/admin/context', { name: fresh('tier'), legalValues: [{ value: 'gold' }] })).body.name as string
+/** A fresh project with a fresh field of its own, with the legal value gold. */
+async function projectContextField() {
+  const project = await createProject(t)
+  const name = (await ok(t, 'POST', `/api/admin/projects/${project}/context`, { name: fresh('plan'), legalValues: [{ value: 'gold' }] })).body.name as string
+  return { project, name }
+}
 /** A disabled webhook (it delivers nothing). */
 const createAddon = async () =>
   (await ok(t, 'POST', '/api/admin/addons', { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/x' }, events: ['feature-created'] })).body as { id: number }
@@ -196,9 +202,10 @@ const cases: Case[] = [
       const { project, flag } = await flagInProject()
       await ok(t, 'DELETE', `${features(project)}/${flag}`)
       await createToken(t, { type: 'client', environment: 'development', projects: [project] })
+      await ok(t, 'POST', `/api/admin/projects/${project}/context`, { name: fresh('plan') })
       return { path: `/api/admin/projects/${project}` }
     },
-    events: ['feature-deleted', 'api-token-deleted', 'project-deleted'],
+    events: ['feature-deleted', 'context-field-deleted', 'api-token-deleted', 'project-deleted'],
   },
   {
     route: 'POST /api/admin/projects/{projectId}/environments',
@@ -662,6 +669,39 @@ const cases: Case[] = [
   { route: 'POST /api/admin/context/{contextField}/legal-values', request: async () => ({ path: `/api/admin/context/${await contextField()}/legal-values`, body: { value: 'silver' } }), events: ['context-field-updated'] },
   { route: 'DELETE /api/admin/context/{contextField}/legal-values/{legalValue}', request: async () => ({ path: `/api/admin/context/${await contextField()}/legal-values/gold` }), events: ['context-field-updated'] },
   { route: 'DELETE /api/admin/context/{contextField}', request: async () => ({ path: `/api/admin/context/${await contextField()}` }), events: ['context-field-deleted'] },
+  { route: 'POST /api/admin/projects/{projectId}/context', request: async () => ({ path: `/api/admin/projects/${await createProject(t)}/context`, body: { name: fresh('plan') } }), events: ['context-field-created'] },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/context/{contextField}',
+    request: async () => {
+      const { project, name } = await projectContextField()
+      return { path: `/api/admin/projects/${project}/context/${name}`, body: { description: 'Plan' } }
+    },
+    events: ['context-field-updated'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/context/{contextField}/legal-values',
+    request: async () => {
+      const { project, name } = await projectContextField()
+      return { path: `/api/admin/projects/${project}/context/${name}/legal-values`, body: { value: 'silver' } }
+    },
+    events: ['context-field-updated'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/context/{contextField}/legal-values/{legalValue}',
+    request: async () => {
+      const { project, name } = await projectContextField()
+      return { path: `/api/admin/projects/${project}/context/${name}/legal-values/gold` }
+    },
+    events: ['context-field-updated'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/context/{contextField}',
+    request: async () => {
+      const { project, name } = await projectContextField()
+      return { path: `/api/admin/projects/${project}/context/${name}` }
+    },
+    events: ['context-field-deleted'],
+  },
   { route: 'POST /api/admin/strategies', request: async () => ({ path: '/api/admin/strategies', body: { name: fresh('tenant'), parameters: [{ name: 'ids', type: 'list' }] } }), events: ['strategy-created'] },
   { route: 'PUT /api/admin/strategies/{name}', request: async () => ({ path: `/api/admin/strategies/${await strategyDefinition()}`, body: { parameters: [] } }), events: ['strategy-updated'] },
   { route: 'DELETE /api/admin/strategies/{name}', request: async () => ({ path: `/api/admin/strategies/${await strategyDefinition()}` }), events: ['strategy-deleted'] },
@@ -677,6 +717,7 @@ const cases: Case[] = [
   },
   // Checks a name; writes nothing.
   { route: 'POST /api/admin/context/validate', request: async () => ({ path: '/api/admin/context/validate', body: { name: fresh('tier') } }), events: [] },
+  { route: 'POST /api/admin/projects/{projectId}/context/validate', request: async () => ({ path: `/api/admin/projects/${await createProject(t)}/context/validate`, body: { name: fresh('tier') } }), events: [] },
   {
     route: 'POST /api/admin/user-admin',
     request: async () => {

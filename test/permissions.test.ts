@@ -164,6 +164,12 @@ const writeRequests: Record<string, WriteRequest> = {
   'DELETE /api/admin/context/{contextField}': { path: () => '/api/admin/context/tier' },
   'POST /api/admin/context/{contextField}/legal-values': { path: () => '/api/admin/context/tier/legal-values', body: { value: 'silver' } },
   'DELETE /api/admin/context/{contextField}/legal-values/{legalValue}': { path: () => '/api/admin/context/tier/legal-values/gold' },
+  'POST /api/admin/projects/{projectId}/context': { path: () => '/api/admin/projects/shop/context', body: { name: 'shop-plan' } },
+  'POST /api/admin/projects/{projectId}/context/validate': { path: () => '/api/admin/projects/shop/context/validate', body: { name: 'free-name' } },
+  'PUT /api/admin/projects/{projectId}/context/{contextField}': { path: () => '/api/admin/projects/shop/context/shop-tier', body: { legalValues: [{ value: 'gold' }] } },
+  'DELETE /api/admin/projects/{projectId}/context/{contextField}': { path: () => '/api/admin/projects/shop/context/shop-tier' },
+  'POST /api/admin/projects/{projectId}/context/{contextField}/legal-values': { path: () => '/api/admin/projects/shop/context/shop-tier/legal-values', body: { value: 'silver' } },
+  'DELETE /api/admin/projects/{projectId}/context/{contextField}/legal-values/{legalValue}': { path: () => '/api/admin/projects/shop/context/shop-tier/legal-values/gold' },
   'POST /api/admin/strategies': { path: () => '/api/admin/strategies', body: { name: 'region', parameters: [] } },
   'PUT /api/admin/strategies/{name}': { path: () => '/api/admin/strategies/tenant', body: { parameters: [{ name: 'ids', type: 'list' }] } },
   'DELETE /api/admin/strategies/{name}': { path: () => '/api/admin/strategies/tenant' },
@@ -221,6 +227,7 @@ beforeAll(async () => {
   await ok('POST', '/api/admin/features/cart/tags', { type: 'team', value: 'payments' })
   segmentId = (await ok('POST', '/api/admin/segments', { name: 'beta', constraints: [] })).id
   await ok('POST', '/api/admin/context', { name: 'tier', legalValues: [{ value: 'gold' }] })
+  await ok('POST', '/api/admin/projects/shop/context', { name: 'shop-tier', legalValues: [{ value: 'gold' }] })
   await ok('POST', '/api/admin/strategies', { name: 'tenant', parameters: [] })
   addonId = (await ok('POST', '/api/admin/addons', writeRequests['POST /api/admin/addons']!.body)).id
   bannerId = (await ok('POST', '/api/admin/banners', { message: 'Welcome' })).id
@@ -356,6 +363,12 @@ const grants: Grant[] = [
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/segments', body: { name: '{name}', constraints: [] }, given: name('editors'), status: 201 },
   // As in Unleash, whose Editor root role holds CREATE_CONTEXT_FIELD.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/context', body: { name: '{name}' }, given: name('ed-field'), status: 201 },
+  // A project's own context fields: its Owner (UPDATE_PROJECT_CONTEXT, as Unleash's Owner role), an Editor; not a Member, nor another project's Owner.
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/projects/shop/context', body: { name: '{name}' }, given: name('own-field'), status: 201 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/shop/context', body: { name: '{name}' }, given: name('ed-shop-field'), status: 201 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/shop/context', body: { name: '{name}' }, given: name('mem-field'), status: 403 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/projects/other/context', body: { name: '{name}' }, given: name('own-other-field'), status: 403 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/context', body: { name: '{name}' }, given: name('own-global-field'), status: 403 },
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/tags', body: { type: 'team', value: '{name}' }, given: name('ed-tag'), status: 201 },
   // As in Unleash, whose Editor root role holds CREATE_STRATEGY, UPDATE_STRATEGY and DELETE_STRATEGY.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/strategies', body: { name: '{name}', parameters: [] }, given: name('ed-strategy'), status: 201 },

@@ -61,12 +61,13 @@ function SignedIn() {
           <Route path="/projects/:projectId">{(params) => <ProjectPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/flags/:flagName">{(params) => <FlagPage projectId={params.projectId} flagName={params.flagName} />}</Route>
           <Route path="/projects/:projectId/archive">{(params) => <ArchivePage projectId={params.projectId} />}</Route>
+          <Route path="/projects/:projectId/context-fields">{(params) => <ContextFieldsPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/change-requests">{(params) => <ChangeRequestsPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/change-requests/:id">{(params) => <ChangeRequestPage projectId={params.projectId} id={params.id} />}</Route>
           <Route path="/events" component={EventsPage} />
           <Route path="/playground" component={PlaygroundPage} />
           <Route path="/segments" component={SegmentsPage} />
-          <Route path="/context-fields" component={ContextFieldsPage} />
+          <Route path="/context-fields">{() => <ContextFieldsPage />}</Route>
           <Route path="/tag-types" component={TagTypesPage} />
           <Route path="/flag-types" component={FlagTypesPage} />
           <Route path="/environments" component={EnvironmentsPage} />

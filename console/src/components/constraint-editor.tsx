@@ -1,5 +1,5 @@
 import { ActionIcon, Autocomplete, Checkbox, Group, Paper, Select, Stack, TagsInput, Text, TextInput, Button } from '@mantine/core'
-import { useContextFields } from '../api/context-fields'
+import { useUsableContextFields } from '../api/context-fields'
 import { constraintProblem, isMultiValue, newConstraint, OPERATOR_LABELS, OPERATORS, takesCaseInsensitive, type ConstraintDraft, type Operator } from '../constraints'
 
 const BUILT_IN_FIELDS = ['userId', 'sessionId', 'remoteAddress', 'environment', 'appName', 'currentTime']
@@ -12,17 +12,22 @@ const VALUE_HINTS: Partial<Record<string, string>> = {
 }
 const hintOf = (op: Operator) => VALUE_HINTS[op.split('_')[0]!] ?? VALUE_HINTS[op]
 
-/** Edits a list of constraints, telling for each what the server would refuse. */
+/**
+ * Edits a list of constraints, telling for each what the server would refuse. It offers the context fields usable where
+ * the constraints are: those of `project` (the flag's, default strategy's or segment's) and the global ones.
+ */
 export function ConstraintEditor({
   constraints,
   onChange,
+  project,
   emptyText = 'No constraints: the strategy applies to every context.',
 }: {
   constraints: ConstraintDraft[]
   onChange: (next: ConstraintDraft[]) => void
+  project?: string | null
   emptyText?: string
 }) {
-  const fields = useContextFields().data ?? []
+  const fields = useUsableContextFields(project).data ?? []
   const fieldNames = [...new Set([...BUILT_IN_FIELDS, ...fields.map((f) => f.name)])]
   const legalValuesOf = (name: string) => fields.find((f) => f.name === name)?.legalValues.map((v) => v.value) ?? []
   const set = (i: number, patch: Partial<ConstraintDraft>) => onChange(constraints.map((c, j) => (j === i ? { ...c, ...patch } : c)))

@@ -1,4 +1,4 @@
-import { ActionIcon, Badge, Button, Card, Group, Stack, Table, Text, TextInput } from '@mantine/core'
+import { ActionIcon, Autocomplete, Badge, Button, Card, Group, Stack, Table, Text, TextInput } from '@mantine/core'
 import type { Schemas } from '../api/client'
 
 export type Context = Schemas['sdkContextSchema']
@@ -30,8 +30,16 @@ export function toContext(d: ContextDraft): Context {
 
 const COMMAS = 'Comma-separated values are evaluated one by one'
 
-/** The fields of an Unleash context, and custom properties. */
-export function ContextBuilder({ value, onChange }: { value: ContextDraft; onChange: (next: ContextDraft) => void }) {
+/** The context fields a custom property may name: every defined field but those the builder has inputs of. */
+const OWN_INPUTS = new Set(['appName', 'userId', 'sessionId', 'remoteAddress', 'currentTime', 'environment'])
+
+/**
+ * The fields of an Unleash context, and custom properties; `fields` are the context fields the evaluated flags may use
+ * (global ones and their projects' own), offered as property names with their legal values.
+ */
+export function ContextBuilder({ value, onChange, fields = [] }: { value: ContextDraft; onChange: (next: ContextDraft) => void; fields?: { name: string; legalValues: { value: string }[] }[] }) {
+  const offered = [...new Set(fields.map((f) => f.name).filter((n) => !OWN_INPUTS.has(n)))]
+  const legalValuesOf = (name: string) => fields.find((f) => f.name === name)?.legalValues.map((v) => v.value) ?? []
   const set = (patch: Partial<ContextDraft>) => onChange({ ...value, ...patch })
   const setProperty = (i: number, patch: Partial<ContextDraft['properties'][number]>) => set({ properties: value.properties.map((p, j) => (j === i ? { ...p, ...patch } : p)) })
   return (
@@ -45,8 +53,8 @@ export function ContextBuilder({ value, onChange }: { value: ContextDraft; onCha
       </Group>
       {value.properties.map((p, i) => (
         <Group key={i} align="end">
-          <TextInput label={`Property name ${i + 1}`} value={p.name} onChange={(e) => setProperty(i, { name: e.currentTarget.value })} />
-          <TextInput label={`Property value ${i + 1}`} value={p.value} onChange={(e) => setProperty(i, { value: e.currentTarget.value })} />
+          <Autocomplete label={`Property name ${i + 1}`} data={offered} value={p.name} onChange={(name) => setProperty(i, { name })} />
+          <Autocomplete label={`Property value ${i + 1}`} data={legalValuesOf(p.name.trim())} value={p.value} onChange={(v) => setProperty(i, { value: v })} />
           <ActionIcon variant="subtle" color="red" onClick={() => set({ properties: value.properties.filter((_, j) => j !== i) })} aria-label={`Remove property ${i + 1}`} mb={4}>
             ×
           </ActionIcon>

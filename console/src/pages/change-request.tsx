@@ -5,6 +5,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useLocation } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
 import { changeRequestsKey, changeRequestsPath, type Change, type ChangeRequest } from '../api/change-requests'
+import { useUsableContextFields } from '../api/context-fields'
 import { useAllows, useMe } from '../api/session'
 import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
@@ -147,7 +148,7 @@ export default function ChangeRequestPage({ projectId, id }: { projectId: string
           onChanged={onSuccess}
         />
       ))}
-      {OPEN.includes(c.state) && <Preview id={c.id} />}
+      {OPEN.includes(c.state) && <Preview id={c.id} projectId={projectId} />}
     </Stack>
   )
 }
@@ -391,8 +392,9 @@ function ChangeActions({
 }
 
 /** The flags as SDKs of the environment would see them were the change request applied, for a context. */
-function Preview({ id }: { id: number }) {
+function Preview({ id, projectId }: { id: number; projectId: string }) {
   const [context, setContext] = useState<ContextDraft>(EMPTY_CONTEXT)
+  const fields = useUsableContextFields(projectId).data ?? []
   const run = useMutation({ mutationFn: () => ok(api.POST('/api/admin/playground/change-request/{id}', { params: { path: { id: String(id) } }, body: { context: toContext(context) } })) })
   return (
     <Card withBorder component="section" aria-label="Preview">
@@ -406,7 +408,7 @@ function Preview({ id }: { id: number }) {
         }}
       >
         <Stack mt="sm">
-          <ContextBuilder value={context} onChange={setContext} />
+          <ContextBuilder value={context} onChange={setContext} fields={fields} />
           <Button type="submit" loading={run.isPending} disabled={!context.appName} w="fit-content">
             Preview
           </Button>

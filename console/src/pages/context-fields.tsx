@@ -1,87 +1,140 @@
 import { useState } from 'react'
-import { ActionIcon, Badge, Button, Group, NumberInput, Paper, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { ActionIcon, Anchor, Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
-import { useMutation, useQueryClient } from '@tanstack/react-query'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link, useLocation } from 'wouter'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
-import { CONTEXT_FIELDS_KEY, useContextFields } from '../api/context-fields'
+import { CONTEXT_FIELDS_KEY, useScopedContextFields } from '../api/context-fields'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
 import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
+import { projectPath } from '../paths'
+import { PROJECTS_KEY } from './projects'
 
 type ContextField = Schemas['contextFieldsSchema'][number]
 type LegalValue = Schemas['legalValueSchema']
 
-/** Context fields: what constraints and custom stickiness may name, with their legal values. */
-export default function ContextFieldsPage() {
+const GLOBAL = ''
+export const contextFieldsPath = (projectId?: string) => (projectId ? `${projectPath(projectId)}/context-fields` : '/context-fields')
+
+/**
+ * Context fields: what constraints and custom stickiness may name, with their legal values. The global fields
+ * (`/context-fields`), or a project's own (`/projects/:projectId/context-fields`), which only that project's
+ * constraints may use; a select switches between them.
+ */
+export default function ContextFieldsPage({ projectId }: { projectId?: string }) {
   const allows = useAllows()
-  const fields = useContextFields()
+  const [, setLocation] = useLocation()
+  const projects = useQuery({ queryKey: PROJECTS_KEY, queryFn: () => ok(api.GET('/api/admin/projects')) })
+  const fields = useScopedContextFields(projectId)
   const [editing, setEditing] = useState<ContextField | 'new'>()
-  const remove = useChange((field: ContextField) => ok(api.DELETE('/api/admin/context/{contextField}', { params: { path: { contextField: field.name } } })), CONTEXT_FIELDS_KEY, (field) => `Context field ${field.name} deleted`)
+  const remove = useChange(
+    (field: ContextField) =>
+      projectId
+        ? ok(api.DELETE('/api/admin/projects/{projectId}/context/{contextField}', { params: { path: { projectId, contextField: field.name } } }))
+        : ok(api.DELETE('/api/admin/context/{contextField}', { params: { path: { contextField: field.name } } })),
+    CONTEXT_FIELDS_KEY,
+    (field) => `Context field ${field.name} deleted`,
+  )
+  const may = projectId
+    ? { create: allows('UPDATE_PROJECT_CONTEXT', projectId), update: allows('UPDATE_PROJECT_CONTEXT', projectId), remove: allows('UPDATE_PROJECT_CONTEXT', projectId) }
+    : { create: allows('CREATE_CONTEXT_FIELD'), update: allows('UPDATE_CONTEXT_FIELD'), remove: allows('DELETE_CONTEXT_FIELD') }
+  const projectName = (projects.data?.projects ?? []).find((p) => p.id === projectId)?.name ?? projectId
   if (fields.isPending) return <Loading />
   if (fields.isError) return <PageError title="Context fields" error={fields.error} />
   return (
     <Stack>
-      <Group justify="space-between">
-        <Title order={1}>Context fields</Title>
-        {allows('CREATE_CONTEXT_FIELD') && <Button onClick={() => setEditing('new')}>Create context field</Button>}
+      <Group justify="space-between" align="end">
+        <div>
+          <Title order={1}>{projectId ? `Context fields of ${projectName}` : 'Context fields'}</Title>
+          <Text c="dimmed" size="sm">
+            {projectId ? (
+              <>
+                Only the flags, default strategies and segments of this project may use these fields; they may also use the{' '}
+                <Anchor component={Link} href={contextFieldsPath()} underline="always">
+                  global fields
+                </Anchor>
+                .
+              </>
+            ) : (
+              'Every project may use these fields; a project may also have fields of its own.'
+            )}
+          </Text>
+        </div>
+        <Group align="end">
+          <Select
+            label="Fields of"
+            data={[{ value: GLOBAL, label: 'Every project (global)' }, ...(projects.data?.projects ?? []).map((p) => ({ value: p.id, label: `Project ${p.name}` }))]}
+            value={projectId ?? GLOBAL}
+            onChange={(v) => setLocation(contextFieldsPath(v || undefined))}
+            allowDeselect={false}
+            searchable
+            w={260}
+          />
+          {may.create && <Button onClick={() => setEditing('new')}>Create context field</Button>}
+        </Group>
       </Group>
       {remove.isError && <ErrorMessage error={remove.error} />}
-      <Table striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Legal values</Table.Th>
-            <Table.Th>Stickiness</Table.Th>
-            <Table.Th>Sort order</Table.Th>
-            <Table.Th>Used by</Table.Th>
-            <Table.Th>
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {fields.data.map((f) => (
-            <Table.Tr key={f.name}>
-              <Table.Td>
-                {f.name}
-                {f.description && (
-                  <Text size="xs" c="dimmed">
-                    {f.description}
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>{f.legalValues.length > 0 ? f.legalValues.map((v) => v.value).join(', ') : 'any value'}</Table.Td>
-              <Table.Td>{f.stickiness && <Badge variant="light">stickiness</Badge>}</Table.Td>
-              <Table.Td>{f.sortOrder}</Table.Td>
-              <Table.Td>{f.usedInFeatures !== undefined && `${f.usedInFeatures} ${f.usedInFeatures === 1 ? 'flag' : 'flags'}`}</Table.Td>
-              <Table.Td>
-                <Group gap="xs" justify="end" wrap="nowrap">
-                  {allows('UPDATE_CONTEXT_FIELD') && (
-                    <Button size="xs" variant="default" onClick={() => setEditing(f)} aria-label={`Edit context field ${f.name}`}>
-                      Edit
-                    </Button>
-                  )}
-                  {allows('DELETE_CONTEXT_FIELD') && (
-                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the context field ${f.name}?`) && remove.mutate(f)} aria-label={`Delete context field ${f.name}`}>
-                      Delete
-                    </Button>
-                  )}
-                </Group>
-              </Table.Td>
+      {fields.data.length === 0 ? (
+        <Text c="dimmed">{projectId ? 'This project has no context fields of its own.' : 'No context fields.'}</Text>
+      ) : (
+        <Table striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Name</Table.Th>
+              <Table.Th>Legal values</Table.Th>
+              <Table.Th>Stickiness</Table.Th>
+              <Table.Th>Sort order</Table.Th>
+              <Table.Th>Used by</Table.Th>
+              <Table.Th>
+                <VisuallyHidden>Actions</VisuallyHidden>
+              </Table.Th>
             </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+          </Table.Thead>
+          <Table.Tbody>
+            {fields.data.map((f) => (
+              <Table.Tr key={f.name}>
+                <Table.Td>
+                  {f.name}
+                  {f.description && (
+                    <Text size="xs" c="dimmed">
+                      {f.description}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>{f.legalValues.length > 0 ? f.legalValues.map((v) => v.value).join(', ') : 'any value'}</Table.Td>
+                <Table.Td>{f.stickiness && <Badge variant="light">stickiness</Badge>}</Table.Td>
+                <Table.Td>{f.sortOrder}</Table.Td>
+                <Table.Td>{f.usedInFeatures !== undefined && `${f.usedInFeatures} ${f.usedInFeatures === 1 ? 'flag' : 'flags'}`}</Table.Td>
+                <Table.Td>
+                  <Group gap="xs" justify="end" wrap="nowrap">
+                    {may.update && (
+                      <Button size="xs" variant="default" onClick={() => setEditing(f)} aria-label={`Edit context field ${f.name}`}>
+                        Edit
+                      </Button>
+                    )}
+                    {may.remove && (
+                      <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the context field ${f.name}?`) && remove.mutate(f)} aria-label={`Delete context field ${f.name}`}>
+                        Delete
+                      </Button>
+                    )}
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
       <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? 'Create context field' : `Edit context field ${editing?.name ?? ''}`} size="lg">
-        {editing && <ContextFieldForm field={editing === 'new' ? undefined : editing} onDone={() => setEditing(undefined)} />}
+        {editing && <ContextFieldForm field={editing === 'new' ? undefined : editing} projectId={projectId} onDone={() => setEditing(undefined)} />}
       </Dialog>
     </Stack>
   )
 }
 
-function ContextFieldForm({ field, onDone }: { field?: ContextField; onDone: () => void }) {
+function ContextFieldForm({ field, projectId, onDone }: { field?: ContextField; projectId?: string; onDone: () => void }) {
   const queryClient = useQueryClient()
   const [name, setName] = useState(field?.name ?? '')
   const [description, setDescription] = useState(field?.description ?? '')
@@ -95,6 +148,11 @@ function ContextFieldForm({ field, onDone }: { field?: ContextField; onDone: () 
         stickiness,
         sortOrder: Number(sortOrder) || 0,
         legalValues: legalValues.map((v) => ({ value: v.value, ...(v.description ? { description: v.description } : {}) })),
+      }
+      if (projectId) {
+        return field
+          ? ok(api.PUT('/api/admin/projects/{projectId}/context/{contextField}', { params: { path: { projectId, contextField: field.name } }, body }))
+          : ok(api.POST('/api/admin/projects/{projectId}/context', { params: { path: { projectId } }, body: { name, ...body } }))
       }
       return field
         ? ok(api.PUT('/api/admin/context/{contextField}', { params: { path: { contextField: field.name } }, body }))
@@ -116,7 +174,14 @@ function ContextFieldForm({ field, onDone }: { field?: ContextField; onDone: () 
     >
       <Stack>
         {save.isError && <ErrorMessage error={save.error} />}
-        <TextInput label="Name" description="URL-friendly" required disabled={field !== undefined} value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <TextInput
+          label="Name"
+          description={projectId ? 'URL-friendly, and unique among global and project fields' : 'URL-friendly'}
+          required
+          disabled={field !== undefined}
+          value={name}
+          onChange={(e) => setName(e.currentTarget.value)}
+        />
         <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
         <Switch label="Custom stickiness" description="Offer this field as stickiness of rollouts and variants" checked={stickiness} onChange={(e) => setStickiness(e.currentTarget.checked)} />
         <NumberInput label="Sort order" allowDecimal={false} value={sortOrder} onChange={setSortOrder} />

@@ -506,7 +506,7 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
             ))}
           </Group>
         )}
-        <ConstraintEditor constraints={constraints} onChange={setConstraints} />
+        <ConstraintEditor constraints={constraints} onChange={setConstraints} project={flag.project} />
         <MultiSelect
           label="Segments"
           description={usable.length === 0 ? 'No segments exist yet' : 'Every constraint of each segment must match too'}

@@ -52,6 +52,9 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
             <Anchor component={Link} href={`${projectPath(projectId)}/archive`} size="sm">
               Archived flags
             </Anchor>
+            <Anchor component={Link} href={`${projectPath(projectId)}/context-fields`} size="sm">
+              Context fields
+            </Anchor>
           </Group>
         </div>
         <Group gap="xs">

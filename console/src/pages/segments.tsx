@@ -128,7 +128,7 @@ function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => voi
           onChange={setProject}
           clearable
         />
-        <ConstraintEditor constraints={constraints} onChange={setConstraints} emptyText="No constraints: the segment matches every context." />
+        <ConstraintEditor constraints={constraints} onChange={setConstraints} project={project} emptyText="No constraints: the segment matches every context." />
         <Button type="submit" loading={save.isPending} disabled={invalid}>
           Save segment
         </Button>

@@ -149,6 +149,40 @@ describe('POST /api/admin/projects/{projectId}/archive and /archive/validate', (
     expect((await t.call('DELETE', `${F(project)}/${parent}`)).status).toBe(202)
   })
 
+  it('refuses a patch archiving a parent a live flag depends on with the same 400 as the single archive, its other changes unmade', async () => {
+    const project = await createProject(t)
+    const parent = await newFlag(project, { description: 'before' })
+    const child = await newFlag(project)
+    await ok(t, 'POST', `${F(project)}/${child}/dependencies`, { feature: parent })
+    const single = await t.call('DELETE', `${F(project)}/${parent}`)
+    const patch = [
+      { op: 'replace', path: '/description', value: 'after' },
+      { op: 'replace', path: '/archived', value: true },
+    ]
+    // Twice: the first computes from a fresh read, the second from the state the app remembers of the flag.
+    for (const attempt of [1, 2]) {
+      const before = await versionOf(parent)
+      const res = await t.call('PATCH', `${F(project)}/${parent}`, { body: patch })
+      expect(res.status, `attempt ${attempt}: ${res.text}`).toBe(400)
+      expect(res.body).toEqual({ ...single.body, id: expect.any(String) })
+      expect(await versionOf(parent)).toEqual(before)
+    }
+    expect((await ok(t, 'GET', `${F(project)}/${parent}`)).body).toMatchObject({ description: 'before', archived: false })
+    expect((await eventsOf(parent)).map((e) => e.type)).toEqual(['feature-created'])
+
+    // The child archived, the patch archives the parent; revived and made to depend on another flag, it refuses that one's.
+    await archive(project, child)
+    const archived = await t.call('PATCH', `${F(project)}/${parent}`, { body: patch })
+    expect(archived.status, archived.text).toBe(200)
+    expect(archived.body).toMatchObject({ description: 'after', archived: true })
+    expect((await eventsOf(parent)).map((e) => e.type)).toEqual(['feature-created', 'feature-metadata-updated', 'feature-archived'])
+    const other = await newFlag(project)
+    await ok(t, 'POST', `/api/admin/archive/revive/${child}`)
+    await ok(t, 'DELETE', `${F(project)}/${child}/dependencies`)
+    await ok(t, 'POST', `${F(project)}/${child}/dependencies`, { feature: other })
+    expect((await t.call('PATCH', `${F(project)}/${other}`, { body: [{ op: 'replace', path: '/archived', value: true }] })).status).toBe(400)
+  })
+
   it('archives live flags all together with feature-archived each, leaving archived ones alone', async () => {
     const project = await createProject(t)
     const a = await newFlag(project, { tags: [{ type: 'team', value: 'bulk' }] })

@@ -74,6 +74,7 @@ const patchFeatureRoute = adminRoute({
     'Applies an RFC 6902 JSON Patch to the flag: `description`, `type`, `stale`, `impressionData` and `archived` can change; `name` and `project` cannot; ' +
     'variants are changed with the variants operation. A patch that cannot be applied, or whose result is not a valid flag, changes nothing (400). ' +
     'Emits `feature-metadata-updated`, plus `feature-stale-on`/`-off`, `feature-type-updated` and `feature-archived` as they apply. ' +
+    'Archiving a flag other live flags depend on is refused (400, nothing written), as the archive operation refuses it. ' +
     'SDKs receive type, stale and impressionData, and lose an archived flag: a patch touching anything but `description` needs SKIP_CHANGE_REQUEST in every environment where the project requires change requests (403 otherwise).',
   request: { params: featurePathParams, body: { required: true, content: jsonContent(PatchSchema) } },
   responses: { 200: { description: 'The updated flag', content: jsonContent(FeatureSchema) }, ...pickErrors(400, 401, 403, 404, 415) },

@@ -120,22 +120,37 @@ function dedupeTags(tags: { type?: string | undefined; value: string }[]) {
   return [...unique.values()]
 }
 
+/** The live flags that depend on the flag `name` (a placeholder): its children, which refuse its archiving. */
+const liveChildrenSql = sql<string[]>`coalesce((select json_agg(d.child order by d.child) from ${featureDependencies} d join ${features} c on c.name = d.child
+    where d.parent = ${p('name')} and c.archived_at is null), '[]')`
+
+/** The 400 of archiving a parent of live flags, one at a time (the single archive and a patch setting `archived`), as Unleash and the bulk archive refuse it. */
+function liveChildrenError(name: string, children: string[]) {
+  return validationError(`You can not archive ${name}: other flags depend on it (${children.join(', ')}); archive them together or remove their dependency first`, [
+    { path: 'featureName', message: `${name} has live children ${children.join(', ')}` },
+  ])
+}
+
 /**
  * Archiving's optimistic write (see src/flags/states.ts): the flag's metadata as given (what a patch archiving it
- * changes too) and its archiving, the archived stage of its lifecycle, and the events; with `returning`, what a
- * patch's answer needs besides the state.
+ * changes too) and its archiving, the archived stage of its lifecycle, and the events, made only while no live flag
+ * depends on it (its children are not versioned with it: a child revived meanwhile is seen); it answers the live
+ * children and, with `parts`, what a patch's answer needs besides the state.
  */
-function archiveStatement(name: string, returning?: typeof unversionedPartsJson) {
-  return eventsStatement(name, {
+function archiveStatement(name: string, parts?: typeof unversionedPartsJson) {
+  return eventsStatement<{ liveChildren: string[]; parts: Parameters<typeof asWrittenBy>[1] | null }>(name, {
     alongside: [
-      guardSql(sql`description = ${p('description')}, type = ${p('type')}, stale = ${p('stale')}, impression_data = ${p('impressionData')}, archived_at = ${p('createdAt')}::timestamptz`),
+      guardSql(
+        sql`description = ${p('description')}, type = ${p('type')}, stale = ${p('stale')}, impression_data = ${p('impressionData')}, archived_at = ${p('createdAt')}::timestamptz`,
+        sql`not exists (select from ${featureDependencies} d join ${features} c on c.name = d.child where d.parent = ${p('name')} and c.archived_at is null)`,
+      ),
       sql`insert into ${featureLifecycles} (feature_name, stage, entered_stage_at, status, status_value)
         select ${p('name')}, 'archived', ${p('createdAt')}::timestamptz, null, null where ${guardPassed}
         on conflict (feature_name, stage) do update set entered_stage_at = excluded.entered_stage_at, status = null, status_value = null
         returning feature_name`,
     ],
     guarded: true,
-    ...(returning ? { returning } : {}),
+    returning: sql`json_build_object('liveChildren', ${liveChildrenSql}, 'parts', ${parts ?? sql`null`})`,
   })
 }
 
@@ -154,12 +169,9 @@ export async function archiveFeature(db: Db, caller: Author, projectId: string, 
     const [flag] = await flagToArchiveRead(db, { name })
     if (!flag || flag.feature.project !== projectId || flag.feature.archived) throw notFound(`Could not find feature flag ${name} in project ${projectId}`)
     // As Unleash (and the bulk archive): a parent is not archived away from the live flags that depend on it.
-    if (flag.liveChildren.length > 0) {
-      throw validationError(`You can not archive ${name}: other flags depend on it (${flag.liveChildren.join(', ')}); archive them together or remove their dependency first`, [
-        { path: 'featureName', message: `${name} has live children ${flag.liveChildren.join(', ')}` },
-      ])
-    }
-    const { written } = await archiveFlag(db, actor, now, [archivedEvent(flag.feature, flag.tags)], { ...guardValues(flag), ...metadataValues(flag.feature) })
+    if (flag.liveChildren.length > 0) throw liveChildrenError(name, flag.liveChildren)
+    const { written, returned } = await archiveFlag(db, actor, now, [archivedEvent(flag.feature, flag.tags)], { ...guardValues(flag), ...metadataValues(flag.feature) })
+    if (written === 0 && returned && returned.liveChildren.length > 0) throw liveChildrenError(name, returned.liveChildren)
     return written > 0 || undefined
   })
 }
@@ -170,9 +182,16 @@ const flagToArchiveRead = flagVersionRead<{ liveChildren: string[] }>('flagpost_
     where d.parent = f.name and c.archived_at is null), '[]') as "liveChildren"`,
 })
 
-/** Archives a flag under its lock (a patch's last resort: see writeOptimistically). */
+/** Archives a flag under its lock (a patch's last resort: see writeOptimistically); refused (400) while live flags depend on it. */
 async function archiveLocked(tx: Db, caller: Author, row: FeatureRow, tags: EventTag[]) {
   const { actor, now } = caller
+  const children = await tx
+    .select({ name: featureDependencies.child })
+    .from(featureDependencies)
+    .innerJoin(features, eq(features.name, featureDependencies.child))
+    .where(and(eq(featureDependencies.parent, row.name), isNull(features.archivedAt)))
+    .orderBy(featureDependencies.child)
+  if (children.length > 0) throw liveChildrenError(row.name, children.map((c) => c.name))
   await tx.update(features).set({ archivedAt: now }).where(eq(features.name, row.name))
   await enterStage(tx, row.name, 'archived', now)
   await recordEvents(tx, actor, now, [archivedEvent(metadataOf(row), tags)])
@@ -465,12 +484,14 @@ async function archiveOptimistically(db: Db, caller: Caller, state: FlagState, c
   const metadata = { ...metadataOf(state.feature), ...change?.values }
   const events = [...(change?.events ?? []), archivedEvent(metadata, eventTagsOf(state.feature))]
   const { written, returned } = await patchArchivingFlag(db, actor, now, events, { ...guardValues(state), ...metadataValues(metadata), principal })
+  // As archiving it alone (and Unleash): a parent is not archived away from the live flags that depend on it.
+  if (written === 0 && returned && returned.liveChildren.length > 0) throw liveChildrenError(state.feature.name, returned.liveChildren)
   if (written === 0) return undefined
   // The current stage is the newest one entered, the later in the lifecycle on a tie: archived, unless the clock went back.
   const current = state.feature.lifecycle
   const lifecycle = Date.parse(current.enteredStageAt) > now.getTime() ? current : { stage: 'archived' as const, enteredStageAt: now.toISOString() }
   const archived = nextState(state, { metadata: { ...change?.values, archived: true }, lifecycle })
-  return asWrittenBy({ ...archived.feature, archivedAt: now.toISOString() }, returned!, actor)
+  return asWrittenBy({ ...archived.feature, archivedAt: now.toISOString() }, returned!.parts!, actor)
 }
 
 /** A flag patch applied to a flag: what to write (and its events), and whether it archives the flag; 400 when invalid. */

@@ -490,7 +490,7 @@ export interface paths {
         head?: never;
         /**
          * Modify a feature flag
-         * @description Applies an RFC 6902 JSON Patch to the flag: `description`, `type`, `stale`, `impressionData` and `archived` can change; `name` and `project` cannot; variants are changed with the variants operation. A patch that cannot be applied, or whose result is not a valid flag, changes nothing (400). Emits `feature-metadata-updated`, plus `feature-stale-on`/`-off`, `feature-type-updated` and `feature-archived` as they apply. SDKs receive type, stale and impressionData, and lose an archived flag: a patch touching anything but `description` needs SKIP_CHANGE_REQUEST in every environment where the project requires change requests (403 otherwise).
+         * @description Applies an RFC 6902 JSON Patch to the flag: `description`, `type`, `stale`, `impressionData` and `archived` can change; `name` and `project` cannot; variants are changed with the variants operation. A patch that cannot be applied, or whose result is not a valid flag, changes nothing (400). Emits `feature-metadata-updated`, plus `feature-stale-on`/`-off`, `feature-type-updated` and `feature-archived` as they apply. Archiving a flag other live flags depend on is refused (400, nothing written), as the archive operation refuses it. SDKs receive type, stale and impressionData, and lose an archived flag: a patch touching anything but `description` needs SKIP_CHANGE_REQUEST in every environment where the project requires change requests (403 otherwise).
          */
         patch: operations["patchFeature"];
         trace?: never;

@@ -16,6 +16,7 @@ import { nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
 import type { IncomingMessage } from 'node:http'
+import type { Clock } from './core/clock.js'
 
 export interface ServerConfig {
   port: number
@@ -81,16 +82,20 @@ function httpUrl(value: string | undefined, name: string): string | undefined {
   throw new Error(`${name} must be an http(s) URL, got "${value}"`)
 }
 
-/** Opens and migrates the database, makes sure an admin token exists, and serves the app. */
-export async function startServer(config: ServerConfig) {
+/**
+ * Opens and migrates the database, makes sure an admin token exists, and serves the app. `clock` (default: the system's)
+ * is the time of everything the server does: requests, and the jobs it runs at start and then periodically.
+ */
+export async function startServer(config: ServerConfig, { clock = () => new Date() }: { clock?: Clock } = {}) {
   const database: NodeDbHandle = config.databaseUrl ? openPg(config.databaseUrl) : await openPglite({ dataDir: config.dataDir })
   await database.migrate()
-  const firstToken = await bootstrapAdminTokens(database.db, new Date(), config.initAdminTokens)
-  const firstAdmin = await bootstrapAdminUser(database.db, new Date(), config.initAdmin)
+  const firstToken = await bootstrapAdminTokens(database.db, clock(), config.initAdminTokens)
+  const firstAdmin = await bootstrapAdminUser(database.db, clock(), config.initAdmin)
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
   const app = createApp({
     db: () => database.db,
+    clock,
     delivery,
     publicUrl: config.publicUrl,
     email,
@@ -100,18 +105,18 @@ export async function startServer(config: ServerConfig) {
     principalTtlMs: config.principalTtlMs,
   })
   const sweep = setInterval(() => {
-    deliverPending(database.db, () => new Date(), delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))
+    deliverPending(database.db, clock, delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))
     // SDK reports are folded right after they arrive; this catches what a stopped process left in the inbox.
-    aggregatePendingMetrics(database.db, () => new Date()).catch((error: unknown) => console.error('metrics aggregation failed:', error))
+    aggregatePendingMetrics(database.db, clock).catch((error: unknown) => console.error('metrics aggregation failed:', error))
   }, DELIVERY_SWEEP_MS)
   sweep.unref()
   // Flags outlive their type's lifetime by days: marking them hourly (and once at start) is soon enough.
-  const markStale = () => void markPotentiallyStale(database.db, new Date()).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error)))
+  const markStale = () => void markPotentiallyStale(database.db, clock()).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error)))
   markStale()
   const staleJob = setInterval(markStale, POTENTIALLY_STALE_JOB_MS)
   staleJob.unref()
   // Scheduled change requests are applied within a minute of their time (and those a stopped process missed, at start).
-  const applyScheduled = () => void applyScheduledChangeRequests(database.db, new Date()).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error)))
+  const applyScheduled = () => void applyScheduledChangeRequests(database.db, clock()).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error)))
   applyScheduled()
   const scheduledJob = setInterval(applyScheduled, SCHEDULED_CHANGE_REQUESTS_JOB_MS)
   scheduledJob.unref()

@@ -109,16 +109,18 @@ export default {
 
   /**
    * Cron trigger: makes deliveries a stopped isolate left queued, folds SDK reports it left in the inbox, marks flags
-   * past their type's lifetime potentially stale, and applies (or suspends) scheduled change requests.
+   * past their type's lifetime potentially stale, and applies (or suspends) scheduled change requests, as of the time
+   * the trigger was scheduled for.
    */
-  async scheduled(_controller: unknown, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
+  async scheduled(controller: { scheduledTime: number }, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
     const connection = new LazyConnection(env)
+    const at = new Date(controller.scheduledTime)
     ctx.waitUntil(
       Promise.allSettled([
         deliverPending(connection.db, () => new Date(), deliveryOptions(env)).catch((error: unknown) => console.error('integration delivery failed:', loggable(error))),
         aggregatePendingMetrics(connection.db, () => new Date()).catch((error: unknown) => console.error('metrics aggregation failed:', error)),
-        markPotentiallyStale(connection.db, new Date()).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error))),
-        applyScheduledChangeRequests(connection.db, new Date()).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error))),
+        markPotentiallyStale(connection.db, at).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error))),
+        applyScheduledChangeRequests(connection.db, at).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error))),
       ]).finally(() => connection.close()),
     )
   },

@@ -88,8 +88,6 @@ export async function projectEnvironmentsOf(db: Db, projectId: string): Promise<
 
 type EnvironmentRow = typeof environments.$inferSelect
 
-/** What an environment's events hold. */
-const eventView = (row: Pick<EnvironmentRow, 'name' | 'type' | 'enabled' | 'protected' | 'sortOrder'>) => ({ name: row.name, type: row.type, enabled: row.enabled, protected: row.protected, sortOrder: row.sortOrder })
 
 /**
  * A change of one environment's own fields (PUT, on, off): a read, then the change and its `environment-updated`
@@ -106,7 +104,8 @@ async function changeEnvironment(db: Db, caller: Author, name: string, decide: (
     const after = { ...view, ...set }
     if (after.type === view.type && after.sortOrder === view.sortOrder && after.enabled === view.enabled) return view
     const update = db.update(environments).set(set).where(and(eq(environments.name, name), sql`${rowText(environments)} = ${snapshot}`)).returning({ name: environments.name })
-    const event: NewEvent = { type: 'environment-updated', environment: name, data: eventView(after), preData: eventView(view) }
+    // Its events carry the environment as its routes answer it, counts included, as environment-created does.
+    const event: NewEvent = { type: 'environment-updated', environment: name, data: after, preData: view }
     return (await recordEvents(db, actor, now, [event], { alongside: [update], guarded: true })) > 0 ? after : undefined
   })
 }
@@ -157,7 +156,7 @@ export async function setSortOrder(db: Db, caller: Author, orders: Record<string
       where ${environments}.name = v.name
         and (select count(*) from ${environments} e join jsonb_to_recordset(${rows}::jsonb) as s (name text, snapshot text) on s.name = e.name and e::text = s.snapshot) = ${changed.length}
       returning ${environments}.name`
-    const events: NewEvent[] = changed.map((f) => ({ type: 'environment-updated', environment: f.view.name, data: eventView({ ...f.view, sortOrder: orders[f.view.name]! }), preData: eventView(f.view) }))
+    const events: NewEvent[] = changed.map((f) => ({ type: 'environment-updated', environment: f.view.name, data: { ...f.view, sortOrder: orders[f.view.name]! }, preData: f.view }))
     return (await recordEvents(db, actor, now, events, { alongside: [update], guarded: true })) > 0 || undefined
   })
 }
@@ -208,7 +207,7 @@ export async function deleteEnvironment(db: Db, caller: Author, name: string, ch
     const alone = projectRows.filter((r) => r.only).map((r) => r.project)
     if (alone.length > 0) throw validationError(`Environment ${name} is the only environment of project(s) ${alone.join(', ')}: add another to them first`)
     check(projectRows.filter((r) => r.changeRequestsEnabled).map((r) => ({ project: r.project, environment: name })))
-    const events: NewEvent[] = [...tokens.map(tokenDeletedEvent), { type: 'environment-deleted', environment: name, preData: eventView(found.view) }]
+    const events: NewEvent[] = [...tokens.map(tokenDeletedEvent), { type: 'environment-deleted', environment: name, data: null, preData: found.view }]
     const { written } = await deleteEnvironmentStatement(db, actor, now, events, {
       name,
       snapshot: found.snapshot,

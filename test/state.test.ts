@@ -609,3 +609,67 @@ describe('an Unleash 4 document', () => {
     expect(res.body.details).toEqual([{ path: 'body.featureStrategies.0.name', message: 'strategy gradualRolloutUserId is deprecated' }])
   })
 })
+
+describe("a project's own context fields", () => {
+  let t: TestApp
+  let target: TestApp
+  beforeAll(async () => {
+    t = await createTestApp()
+    target = await createTestApp()
+    await ok(t, 'POST', '/api/admin/projects', { id: 'rooms', name: 'Rooms' })
+    await ok(t, 'POST', '/api/admin/projects/rooms/context', { name: 'seat', legalValues: [{ value: 'aisle' }] })
+    await createFlag(t, { name: 'rooms-booking' }, 'rooms')
+    await addStrategy(t, 'rooms-booking', 'development', { name: 'default', constraints: [{ contextName: 'seat', operator: 'IN', values: ['aisle'] }] }, 'rooms')
+  })
+  afterAll(async () => {
+    await t.close()
+    await target.close()
+  })
+
+  it('are exported with their project and restored as that project\'s own, with their events', async () => {
+    const doc = (await ok(t, 'GET', EXPORT)).body
+    expect(doc.contextFields.find((f: { name: string }) => f.name === 'seat')).toEqual({ name: 'seat', description: null, stickiness: false, sortOrder: 0, legalValues: [{ value: 'aisle' }], project: 'rooms' })
+    const before = await maxEventId(target)
+    await ok(target, 'POST', IMPORT, doc)
+    const field = (await ok(target, 'GET', '/api/admin/projects/rooms/context/seat')).body
+    expect(field).toMatchObject({ name: 'seat', project: 'rooms', legalValues: [{ value: 'aisle' }] })
+    expect((await eventsAfter(target, before)).filter((e) => e.type === 'context-field-created' && e.data.name === 'seat')).toEqual([
+      expect.objectContaining({ project: 'rooms', data: { name: 'seat', description: null, stickiness: false, sortOrder: 0, legalValues: [{ value: 'aisle' }], project: 'rooms' } }),
+    ])
+  })
+
+  it("refuses another project's flags, and global segments, constraining them, and a field of a project there is not", async () => {
+    const f = fresh('elsewhere')
+    const res = await t.call('POST', IMPORT, {
+      body: {
+        version: 4,
+        features: [{ name: f, project: 'default' }],
+        featureStrategies: [{ featureName: f, environment: 'development', strategyName: 'default', constraints: [{ contextName: 'seat', operator: 'IN', values: ['aisle'] }] }],
+        segments: [{ id: 1, name: fresh('everyone'), constraints: [{ contextName: 'seat', operator: 'IN', values: ['aisle'] }] }],
+        contextFields: [{ name: fresh('orphan'), project: 'no-such-project' }],
+      },
+    })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.details).toEqual(
+      expect.arrayContaining([
+        { path: 'body.featureStrategies.0.constraints', message: 'context field seat belongs to another project and cannot be used in project default' },
+        { path: 'body.segments.0.constraints', message: 'context field seat belongs to another project and cannot be used by global segments' },
+        { path: 'body.contextFields.0.project', message: 'project no-such-project is neither in the document nor a live project' },
+      ]),
+    )
+  })
+
+  it('go with a project drop deletes, each with its event', async () => {
+    const own = await createTestApp()
+    try {
+      await ok(own, 'POST', '/api/admin/projects', { id: 'gone', name: 'Gone' })
+      await ok(own, 'POST', '/api/admin/projects/gone/context', { name: 'bench' })
+      const before = await maxEventId(own)
+      await ok(own, 'POST', `${IMPORT}?drop=true`, { version: 4, projects: [{ id: 'default', name: 'Default' }] })
+      expect(await own.query("select name from context_fields where name = 'bench'")).toEqual([])
+      expect((await eventsAfter(own, before)).filter((e) => e.type === 'context-field-deleted')).toEqual([expect.objectContaining({ project: 'gone', pre_data: expect.objectContaining({ name: 'bench', project: 'gone' }) })])
+    } finally {
+      await own.close()
+    }
+  })
+})

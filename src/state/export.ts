@@ -141,7 +141,9 @@ function parts(query: StateExportQuery): SQL[] {
     add(
       'contextFields',
       list(
-        sql`json_build_object('name', c.name, 'description', c.description, 'stickiness', c.stickiness, 'sortOrder', c.sort_order, 'legalValues', c.legal_values)`,
+        // A project's own field names its project (absent for a global one), as the flag export does.
+        sql`jsonb_build_object('name', c.name, 'description', c.description, 'stickiness', c.stickiness, 'sortOrder', c.sort_order, 'legalValues', c.legal_values)
+          || case when c.project is null then '{}'::jsonb else jsonb_build_object('project', c.project) end`,
         sql`from ${contextFields} c`,
         'c.sort_order, c.name',
       ),

@@ -71,10 +71,10 @@ function writesSql(w: Writes, caller: Caller): SQL[] {
     where not ${strategyDefinitions.builtIn}`)
   when(w.definitionsDropped, () => sql`delete from ${strategyDefinitions} where name = any(${names(w.definitionsDropped)}) and not built_in and ${held}`)
 
-  when(w.contextFields, () => sql`insert into ${contextFields} (name, description, stickiness, sort_order, legal_values, created_at)
-    select x.name, x.description, x.stickiness, x."sortOrder", x."legalValues", ${at}
-    from ${rows(w.contextFields, 'name text, description text, stickiness boolean, "sortOrder" integer, "legalValues" jsonb')} where ${held}
-    on conflict (name) do update set description = excluded.description, stickiness = excluded.stickiness, sort_order = excluded.sort_order, legal_values = excluded.legal_values`)
+  when(w.contextFields, () => sql`insert into ${contextFields} (name, description, stickiness, sort_order, legal_values, created_at, project)
+    select x.name, x.description, x.stickiness, x."sortOrder", x."legalValues", ${at}, x.project
+    from ${rows(w.contextFields, 'name text, description text, stickiness boolean, "sortOrder" integer, "legalValues" jsonb, project text')} where ${held}
+    on conflict (name) do update set description = excluded.description, stickiness = excluded.stickiness, sort_order = excluded.sort_order, legal_values = excluded.legal_values, project = excluded.project`)
   when(w.contextFieldsDropped, () => sql`delete from ${contextFields} where name = any(${names(w.contextFieldsDropped)}) and ${held}`)
 
   when(w.tagTypes, () => sql`insert into ${tagTypes} (name, description, icon, color, created_at)
@@ -92,7 +92,7 @@ function writesSql(w: Writes, caller: Caller): SQL[] {
     on conflict (id) do update set name = excluded.name, description = excluded.description, mode = excluded.mode, default_stickiness = excluded.default_stickiness,
       feature_limit = excluded.feature_limit, feature_naming_pattern = excluded.feature_naming_pattern, feature_naming_example = excluded.feature_naming_example,
       feature_naming_description = excluded.feature_naming_description, updated_at = ${at}, archived_at = null`)
-  // Their environments, members, favorites, segments and closed change requests go with them (foreign keys).
+  // Their environments, members, favorites, segments, context fields and closed change requests go with them (foreign keys).
   when(w.projectsDropped, () => sql`delete from ${projects} where id = any(${names(w.projectsDropped)}) and ${held}`)
   when(w.projectEnvironmentsRemoved, () => sql`delete from ${projectEnvironments}
     where (project_id, environment_name) in (select x.project, x.name from ${rows(w.projectEnvironmentsRemoved, 'project text, name text')}) and ${held}`)

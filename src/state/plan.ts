@@ -54,10 +54,15 @@ class Problems {
 /** Where a part of the document is, as the error's details name it. */
 const at = (kind: string, i: number, rest?: string) => `body.${kind}.${i}${rest ? `.${rest}` : ''}`
 
-/** The values of constraints that their context field (with legal values) does not list, as the strategy routes refuse them. */
-function illegalValues(constraints: readonly Constraint[], fields: ReadonlyMap<string, { legalValues: { value: string }[] }>): string[] {
+/**
+ * What constraints of `project` (null: a global segment) may not use, as the strategy routes refuse it: a context field
+ * of another project, and the values their context field (with legal values) does not list.
+ */
+function illegalValues(constraints: readonly Constraint[], fields: ReadonlyMap<string, Pick<ContextField, 'legalValues' | 'project'>>, project: string | null): string[] {
   return constraints.flatMap((c) => {
-    const legal = fields.get(c.contextName)?.legalValues ?? []
+    const field = fields.get(c.contextName)
+    if (field?.project !== undefined && field.project !== project) return [`context field ${c.contextName} belongs to another project and cannot be used ${project === null ? 'by global segments' : `in project ${project}`}`]
+    const legal = field?.legalValues ?? []
     if (legal.length === 0) return []
     const allowed = new Set(legal.map((l) => l.value))
     return [...c.values, ...(c.value === undefined ? [] : [c.value])].filter((v) => !allowed.has(v)).map((v) => `"${v}" is not a legal value of context field ${c.contextName}`)
@@ -88,6 +93,8 @@ export interface ContextField {
   stickiness: boolean
   sortOrder: number
   legalValues: { value: string; description?: string }[]
+  /** A project's own field (absent: global), as its routes answer it. */
+  project?: string
 }
 
 export interface TagType {
@@ -199,7 +206,14 @@ const definitionOf = (d: StoredState['definitions'][number]): Definition => ({
   sortOrder: d.sortOrder,
 })
 const legalValueOf = (v: { value: string; description?: string | null | undefined }) => (v.description === undefined || v.description === null ? { value: v.value } : { value: v.value, description: v.description })
-const fieldOf = (f: StoredState['contextFields'][number]): ContextField => ({ name: f.name, description: f.description, stickiness: f.stickiness, sortOrder: f.sortOrder, legalValues: f.legalValues.map(legalValueOf) })
+const fieldOf = (f: StoredState['contextFields'][number]): ContextField => ({
+  name: f.name,
+  description: f.description,
+  stickiness: f.stickiness,
+  sortOrder: f.sortOrder,
+  legalValues: f.legalValues.map(legalValueOf),
+  ...(f.project ? { project: f.project } : {}),
+})
 const settingsOf = (p: ProjectSettings): ProjectSettings => ({
   id: p.id,
   name: p.name,
@@ -368,13 +382,20 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
   for (const { item: d } of docFields) {
     const stored = storedFields.get(d.name)
     const before = stored && fieldOf(stored)
-    const after: ContextField = { name: d.name, description: d.description ?? null, stickiness: d.stickiness ?? false, sortOrder: d.sortOrder ?? before?.sortOrder ?? 0, legalValues: (d.legalValues ?? []).map(legalValueOf) }
+    const after: ContextField = {
+      name: d.name,
+      description: d.description ?? null,
+      stickiness: d.stickiness ?? false,
+      sortOrder: d.sortOrder ?? before?.sortOrder ?? 0,
+      legalValues: (d.legalValues ?? []).map(legalValueOf),
+      ...(d.project ? { project: d.project } : {}),
+    }
     if (before && (!replacing('contextFields') || canonical(before) === canonical(after))) {
       unchanged.contextFields++
       continue
     }
     writes.contextFields.push(after)
-    events.push(before ? { type: 'context-field-updated', data: after, preData: before } : { type: 'context-field-created', data: after })
+    events.push(before ? { type: 'context-field-updated', project: after.project ?? null, data: after, preData: before } : { type: 'context-field-created', project: after.project ?? null, data: after })
     fields.set(d.name, after)
     imported.contextFields++
   }
@@ -467,7 +488,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     const project = d.project ?? null
     if (project !== null && !liveProject(project)) problems.add(at('segments', i, 'project'), `project ${project} is neither in the document nor a live project`)
     const constraints = (d.constraints ?? []).map(normalizeConstraint)
-    for (const message of illegalValues(constraints, fields)) problems.add(at('segments', i, 'constraints'), message)
+    for (const message of illegalValues(constraints, fields, project)) problems.add(at('segments', i, 'constraints'), message)
     if (before && (!replacing('segments') || canonical({ ...before, id: 0 }) === canonical({ id: 0, name: d.name, description: d.description ?? null, project, constraints }))) {
       segmentIdOf.set(d.id, before.id)
       unchanged.segments++
@@ -499,7 +520,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
   }
 
   /** The problems of a strategy as its routes judge it (a flag's, or without one a default strategy), and its stored form. */
-  function checkedStrategy(input: StrategyInput, path: string, featureName: string | undefined, previousName: string | undefined) {
+  function checkedStrategy(input: StrategyInput, path: string, project: string, featureName: string | undefined, previousName: string | undefined) {
     const parsed = CreateStrategySchema.safeParse(input)
     if (!parsed.success) {
       for (const d of issuesToDetails(parsed.error)) problems.add(`${path}.${d.path}`, d.message)
@@ -518,7 +539,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     const had = previousName ?? (listedDefinitions.has(strategy.name) ? strategy.name : null)
     const problem = misfit(definition && { ...definition, parameters: definition.parameters as unknown }, { name: strategy.name, parameters: strategy.parameters, previousName: had }, path)
     if (problem) problems.addError(problem, (p) => p)
-    for (const message of illegalValues(strategy.constraints, fields)) problems.add(`${path}.constraints`, message)
+    for (const message of illegalValues(strategy.constraints, fields, project)) problems.add(`${path}.constraints`, message)
     return strategy
   }
 
@@ -580,7 +601,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
         if (e.defaultStrategy) {
           const strategyPath = `${path}.defaultStrategy`
           const previous = stored.get(e.name)?.defaultStrategy?.name
-          const strategy = checkedStrategy({ ...e.defaultStrategy, segments: [] }, strategyPath, undefined, typeof previous === 'string' ? previous : undefined)
+          const strategy = checkedStrategy({ ...e.defaultStrategy, segments: [] }, strategyPath, d.id, undefined, typeof previous === 'string' ? previous : undefined)
           const ids = (e.defaultStrategy.segments ?? []).map((s, k) => segmentFor(s, d.id, `${strategyPath}.segments.${k}`)).filter((s): s is number => s !== undefined)
           if (strategy) defaultStrategy = { ...strategy, segments: [...new Set(ids)], sortOrder: e.defaultStrategy.sortOrder ?? 0 }
         }
@@ -723,7 +744,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
           variants: s.variants ?? [],
           parameters: s.parameters ?? {},
         }
-        const strategy = checkedStrategy(input, path, d.name, stored.get(id)?.name)
+        const strategy = checkedStrategy(input, path, project, d.name, stored.get(id)?.name)
         // A document without strategies' segments (exported without segments) leaves a strategy the ones it has.
         const segmentIds = !present('featureStrategySegments')
           ? (stored.get(id)?.segments ?? [])
@@ -900,7 +921,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
       if (listed.has(f.name) || used.has(f.name) || stillThere(f.usedBy)) continue
       writes.contextFieldsDropped.push(f.name)
       fields.delete(f.name)
-      events.push({ type: 'context-field-deleted', preData: fieldOf(f) })
+      events.push({ type: 'context-field-deleted', project: f.project, preData: fieldOf(f) })
       dropped.contextFields++
     }
   }
@@ -918,7 +939,17 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
       writes.projectsDropped.push(p.id)
       projects.delete(p.id)
       projectEnvironments.delete(p.id)
+      // Its own context fields go with it (foreign keys), each with its event, as when the project's route deletes it.
+      for (const f of state.contextFields.filter((f) => f.project === p.id && !writes.contextFieldsDropped.includes(f.name))) {
+        fields.delete(f.name)
+        events.push({ type: 'context-field-deleted', project: p.id, preData: fieldOf(f) })
+        dropped.contextFields++
+      }
     }
+  }
+  // A project's own field of the document is of a project live after the import.
+  for (const { item: d, i } of docFields) {
+    if (d.project && !liveProject(d.project)) problems.add(at('contextFields', i, 'project'), `project ${d.project} is neither in the document nor a live project`)
   }
   for (const [project, list] of projectEnvironments) {
     if (writes.environmentsDropped.length > 0 && list.length === 0 && (storedProjects.get(project)?.environments.length ?? 0) > 0) {

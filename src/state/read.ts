@@ -89,7 +89,7 @@ export interface StoredState {
   /** The strategies whose ids the document names, wherever they are. */
   strategyIds: { id: string; featureName: string; environment: string }[]
   definitions: { name: string; title: string | null; displayName: string | null; description: string | null; parameters: ParameterDefinition[]; builtIn: boolean; deprecated: boolean; sortOrder: number; usedBy: string[] }[]
-  contextFields: { name: string; description: string | null; stickiness: boolean; sortOrder: number; legalValues: { value: string; description?: string | null }[]; usedBy: string[] }[]
+  contextFields: { name: string; description: string | null; stickiness: boolean; sortOrder: number; legalValues: { value: string; description?: string | null }[]; project: string | null; usedBy: string[] }[]
   tagTypes: { name: string; description: string | null; icon: string | null; color: string | null }[]
   tags: { type: string; value: string }[]
   /** Every flag's tags when the import may remove some (`drop` of flag tags), else none. */
@@ -169,7 +169,7 @@ export function stateSql(options: StateReadOptions): SQL {
       'sd.name',
     )} as definitions,
     ${json(
-      sql`json_build_object('name', c.name, 'description', c.description, 'stickiness', c.stickiness, 'sortOrder', c.sort_order, 'legalValues', c.legal_values,
+      sql`json_build_object('name', c.name, 'description', c.description, 'stickiness', c.stickiness, 'sortOrder', c.sort_order, 'legalValues', c.legal_values, 'project', c.project,
         'usedBy', ${flagsWhose(sql`exists (select from jsonb_array_elements(fs.constraints) k where k->>'contextName' = c.name)`)})`,
       sql`from ${contextFields} c`,
       'c.name',

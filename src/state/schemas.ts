@@ -154,6 +154,7 @@ export const StateSchema = z
           stickiness: z.boolean(),
           sortOrder: z.number().int(),
           legalValues: z.array(z.object({ value: z.string(), description: z.string().nullable().optional() })),
+          project: z.string().optional().openapi({ description: "The project of a project's own field; absent for a global one" }),
         }),
       )
       .optional()
@@ -327,6 +328,7 @@ const ImportedContextField = z.object({
         seen.add(v.value)
       }
     }),
+  project: z.string().min(1).max(100).nullable().optional().openapi({ description: "A project's own field: of that project (in the document, or a live project of the instance); absent or null: global" }),
 })
 
 const ImportedDependency = z.object({ child: name, parent: name, enabled: z.boolean().nullable().optional(), variants: z.array(z.string().min(1).max(100)).max(100).nullable().optional() })

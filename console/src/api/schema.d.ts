@@ -4011,6 +4011,8 @@ export interface components {
                     value: string;
                     description?: string | null;
                 }[];
+                /** @description The project of a project's own field; absent for a global one */
+                project?: string;
             }[];
             /** @description Flagpost: which flag depends on which */
             featureDependencies?: {
@@ -4180,6 +4182,8 @@ export interface components {
                 stickiness?: boolean | null;
                 sortOrder?: number | null;
                 legalValues?: components["schemas"]["legalValueSchema"][] | null;
+                /** @description A project's own field: of that project (in the document, or a live project of the instance); absent or null: global */
+                project?: string | null;
             }[];
             featureDependencies?: {
                 child: string;

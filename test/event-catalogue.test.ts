@@ -1,6 +1,7 @@
-// The event catalogue of the flag domain, walked: through HTTP only (the Node server, src/server.ts, on a fresh embedded
-// database), a signed-in Admin performs real operations, the potentially-stale job runs through the server's start with
-// a clock moved past a flag type's lifetime, and every kind of WALKED is then read back through the event search (and a
+// The event catalogue, walked: through HTTP only (the Node server, src/server.ts, on a fresh embedded database), a
+// signed-in Admin performs real operations, the jobs run through the server's start with its clock moved on (the
+// scheduled change requests' past their time, the potentially-stale job's past a flag type's lifetime), and every kind
+// of WALKED is then read back through the event search (and a
 // flag's through its events) and checked against the Event record of the interface specification: its fields and their
 // types, `type` the kind, `featureName`/`project`/`environment` set exactly when the kind concerns one, `data` (and
 // `preData` for updates and deletions) the object as the routes answer it, and `createdBy` the acting user.
@@ -13,8 +14,10 @@ import { readConfig, startServer } from '../src/server.js'
 import { EVENT_TYPES, type EventType } from '../src/events/types.js'
 
 /**
- * The catalogue kinds (src/events/types.ts) this walk covers, each made by the operation its step names below. Kinds
- * another part of the work writes (the state import's `*-import` and `drop-*`) join the list with their steps.
+ * The catalogue kinds (src/events/types.ts) this walk covers, each made by the operation its step names below: the flag
+ * domain's, the instance state import's, roles', groups', a project's access, banners' and change requests' editing,
+ * discarding and scheduling. Of those parts' kinds no operation writes `group-user-added` (Unleash's, for SSO's group
+ * sync).
  */
 const WALKED = [
   'context-field-created',
@@ -48,6 +51,50 @@ const WALKED = [
   'setting-created',
   'setting-updated',
   'setting-deleted',
+  'environment-import',
+  'project-import',
+  'strategy-import',
+  'tag-type-import',
+  'tag-import',
+  'segment-import',
+  'feature-import',
+  'feature-tag-import',
+  'drop-environments',
+  'drop-projects',
+  'drop-features',
+  'drop-strategies',
+  'drop-tag-types',
+  'drop-tags',
+  'drop-feature-tags',
+  'role-created',
+  'role-updated',
+  'role-deleted',
+  'group-created',
+  'group-updated',
+  'group-deleted',
+  'group-user-removed',
+  'project-access-added',
+  'project-access-updated',
+  'project-access-user-roles-updated',
+  'project-access-user-roles-deleted',
+  'project-access-group-roles-updated',
+  'project-access-group-roles-deleted',
+  'project-user-added',
+  'project-user-role-changed',
+  'project-user-removed',
+  'project-group-added',
+  'project-group-role-changed',
+  'project-group-removed',
+  'banner-created',
+  'banner-updated',
+  'banner-deleted',
+  'change-edited',
+  'change-discarded',
+  'change-request-discarded',
+  'change-request-scheduled',
+  'change-request-schedule-suspended',
+  'change-request-scheduled-application-success',
+  'change-request-scheduled-application-failure',
 ] as const satisfies readonly EventType[]
 
 /** The Event record of the interface specification (Resources, Event): every field present, with its type. */
@@ -113,6 +160,13 @@ async function signIn() {
   const signedIn = await fetch(`${server.url}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: WALKER.username, password: WALKER.password }) })
   expect(signedIn.status).toBe(200)
   cookie = /flagpost-session=[^;]*/.exec(signedIn.headers.get('set-cookie') ?? '')![0]
+}
+/** Restarts the server with its clock moved on by `ms`, so the jobs it runs at start run as of then, and signs the walker in again. */
+async function restartLater(ms: number) {
+  await server.close()
+  now += ms
+  await start()
+  await signIn()
 }
 afterAll(async () => {
   await server?.close()
@@ -284,13 +338,250 @@ describe('the walk', () => {
     expected.push({ kind: 'setting-deleted', subject: isOidc, data: null, preData: { id: 'oidc', ...secretless(updated) } })
   })
 
+  it('the instance state: a document imported, then what it made dropped by a second import of the rest', async () => {
+    const doc = {
+      version: 4,
+      environments: [{ name: 'restored-env', type: 'test' }],
+      projects: [{ id: 'restored', name: 'Restored', environments: [{ name: 'development' }] }],
+      strategies: [{ name: 'restored-type', description: 'Restored', parameters: [{ name: 'ids', type: 'list', required: true }] }],
+      tagTypes: [{ name: 'restored-tags', description: 'Restored' }],
+      tags: [{ type: 'simple', value: 'restored-loose' }],
+      segments: [{ id: 1, name: 'restored-segment', project: 'restored', constraints: [] }],
+      features: [
+        { name: 'restored-flag', project: 'restored', description: 'Restored' },
+        { name: 'restored-kept', project: 'default', description: 'Kept' },
+      ],
+      featureStrategies: [{ featureName: 'restored-flag', environment: 'development', name: 'default' }],
+      featureTags: [
+        { featureName: 'restored-flag', tagType: 'restored-tags', tagValue: 'stuck' },
+        { featureName: 'restored-kept', tagType: 'simple', tagValue: 'restored-stuck' },
+      ],
+    }
+    await send('POST', '/api/admin/state/import', doc)
+    // An `*-import` event's data is the object as the state document (the export, what an import takes) shows it.
+    const state = await get('/api/admin/state/export')
+    const one = (list: any[], pick: (x: any) => boolean) => list.filter(pick).at(0)
+    expected.push({ kind: 'environment-import', subject: named('restored-env'), environment: 'restored-env', data: one(state.environments, (e) => e.name === 'restored-env') })
+    // The project's settings and environments: its times (createdAt, updatedAt) are none of what the import sets.
+    const { createdAt: _created, updatedAt: _updated, ...project } = one(state.projects, (p) => p.id === 'restored')
+    expected.push({ kind: 'project-import', subject: (e) => e.project === 'restored', project: 'restored', data: project })
+    expected.push({ kind: 'strategy-import', subject: named('restored-type'), data: one(state.strategies, (s) => s.name === 'restored-type') })
+    expected.push({ kind: 'tag-type-import', subject: named('restored-tags'), data: one(state.tagTypes, (t) => t.name === 'restored-tags') })
+    expect((await get('/api/admin/tag-types/restored-tags'))).toEqual(one(state.tagTypes, (t) => t.name === 'restored-tags'))
+    for (const [type, value] of [['simple', 'restored-loose'], ['restored-tags', 'stuck'], ['simple', 'restored-stuck']] as const) {
+      expect((await get(`/api/admin/tags/${type}/${value}`)).tag).toEqual({ type, value })
+      expected.push({ kind: 'tag-import', subject: (e) => e.data?.type === type && e.data?.value === value, data: one(state.tags, (t) => t.type === type && t.value === value) })
+    }
+    expected.push({ kind: 'segment-import', subject: named('restored-segment'), project: 'restored', data: one(state.segments, (s) => s.name === 'restored-segment') })
+    // A flag's configuration, as the flag route answers it without what is derived (lifecycle, collaborators, when last
+    // seen…) or carried elsewhere (its tags: the event's own `tags`).
+    const configuration = (f: any) => ({
+      ...Object.fromEntries(['name', 'project', 'type', 'description', 'stale', 'impressionData', 'archived', 'dependencies'].map((k) => [k, f[k]])),
+      environments: f.environments.map((e: any) => ({ name: e.name, enabled: e.enabled, variants: e.variants, strategies: e.strategies.map(({ featureName: _, ...s }: any) => s) })),
+    })
+    for (const [flag, project] of [['restored-flag', 'restored'], ['restored-kept', 'default']] as const) {
+      expected.push({ kind: 'feature-import', subject: (e) => e.featureName === flag, featureName: flag, project, data: configuration(await get(`${F(project)}/${flag}`)) })
+    }
+    for (const t of state.featureTags.filter((t: any) => t.featureName.startsWith('restored-'))) {
+      expected.push({ kind: 'feature-tag-import', subject: (e) => e.featureName === t.featureName, featureName: t.featureName, project: t.featureName === 'restored-flag' ? 'restored' : 'default', data: t })
+    }
+
+    // The rest of the instance, exported, imported with drop: what the first import made, and only that, goes.
+    const rest = {
+      ...state,
+      environments: state.environments.filter((e: any) => e.name !== 'restored-env'),
+      projects: state.projects.filter((p: any) => p.id !== 'restored'),
+      strategies: state.strategies.filter((s: any) => s.name !== 'restored-type'),
+      tagTypes: state.tagTypes.filter((t: any) => t.name !== 'restored-tags'),
+      tags: state.tags.filter((t: any) => t.type !== 'restored-tags' && !t.value.startsWith('restored-')),
+      segments: state.segments.filter((s: any) => s.name !== 'restored-segment'),
+      features: state.features.filter((f: any) => f.name !== 'restored-flag'),
+      featureEnvironments: state.featureEnvironments.filter((e: any) => e.featureName !== 'restored-flag'),
+      featureStrategies: state.featureStrategies.filter((s: any) => s.featureName !== 'restored-flag'),
+      featureTags: state.featureTags.filter((t: any) => !t.featureName.startsWith('restored-')),
+    }
+    await send('POST', '/api/admin/state/import?drop=true', rest)
+    const after = await get('/api/admin/state/export')
+    expect(after).toEqual({ ...rest, features: rest.features.map(({ tags, ...f }: any) => (f.name === 'restored-kept' ? f : { ...f, tags })) })
+    // Unleash's drop events: one per kind, `data` naming the kind, `preData` what went (not a route's answer).
+    const drop = (kind: Expected['kind'], name: string, key: string, list: unknown[]) => expected.push({ kind, subject: (e) => e.data?.name === name, data: { name }, preData: { [key]: list } })
+    drop('drop-environments', 'all-environments', 'environments', ['restored-env'])
+    drop('drop-projects', 'all-projects', 'projects', ['restored'])
+    drop('drop-features', 'all-features', 'features', ['restored-flag'])
+    drop('drop-strategies', 'all-strategies', 'strategies', ['restored-type'])
+    drop('drop-tag-types', 'all-tag-types', 'tagTypes', ['restored-tags'])
+    drop('drop-tags', 'all-tags', 'tags', [{ type: 'simple', value: 'restored-loose' }, { type: 'simple', value: 'restored-stuck' }])
+    drop('drop-feature-tags', 'all-feature-tags', 'featureTags', [{ featureName: 'restored-kept', tagType: 'simple', tagValue: 'restored-stuck' }])
+  })
+
+  it('custom roles: create, update, delete', async () => {
+    const created = await send('POST', '/api/admin/roles', { name: 'releaser', description: 'Releases', permissions: [{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }] })
+    const id = created.roles?.id ?? created.id
+    // A role's events name its permissions as Unleash's do: by name, with the environment of an environment's permission.
+    const asEvent = (r: any) => ({ ...r, permissions: r.permissions.map(({ name, environment }: any) => (environment ? { name, environment } : { name })) })
+    const role = asEvent(await get(`/api/admin/roles/${id}`))
+    expected.push({ kind: 'role-created', subject: named('releaser'), data: role })
+    await send('PUT', `/api/admin/roles/${id}`, { name: 'release-manager', description: 'Manages releases', permissions: [{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }, { name: 'CREATE_FEATURE' }] })
+    const updated = asEvent(await get(`/api/admin/roles/${id}`))
+    expected.push({ kind: 'role-updated', subject: named('release-manager'), data: updated, preData: role })
+    await send('DELETE', `/api/admin/roles/${id}`)
+    expected.push({ kind: 'role-deleted', subject: named('release-manager'), data: null, preData: updated })
+  })
+
+  it('groups: create, update, delete; a member deleted leaves their group', async () => {
+    const member = async (username: string) => (await send('POST', '/api/admin/user-admin', { username, email: `${username}@example.com`, rootRole: 'Viewer', sendEmail: false })).id as number
+    const [ann, bob] = [await member('ann'), await member('bob')]
+    const created = await send('POST', '/api/admin/groups', { name: 'crew', description: 'The crew', users: [{ user: { id: ann } }] })
+    const group = await get(`/api/admin/groups/${created.id}`)
+    // A group's events carry the group as Unleash's do, its members by id; the group route answers them as users, and more
+    // (who made it and when, its projects, its member count).
+    const asEvent = (g: any) => ({ id: g.id, name: g.name, description: g.description, mappingsSSO: g.mappingsSSO, rootRole: g.rootRole, users: g.users.map((u: any) => u.user.id) })
+    expected.push({ kind: 'group-created', subject: named('crew'), data: asEvent(group) })
+    await send('PUT', `/api/admin/groups/${created.id}`, { name: 'deck-crew', description: 'On deck', users: [{ user: { id: ann } }, { user: { id: bob } }] })
+    const updated = await get(`/api/admin/groups/${created.id}`)
+    expected.push({ kind: 'group-updated', subject: named('deck-crew'), data: asEvent(updated), preData: asEvent(group) })
+    await send('DELETE', `/api/admin/user-admin/${bob}`)
+    expect((await get(`/api/admin/groups/${created.id}`)).users.map((u: any) => u.user.id)).toEqual([ann])
+    // Unleash's shape: which group, which user.
+    expected.push({ kind: 'group-user-removed', subject: (e) => e.preData?.userId === bob, data: null, preData: { groupId: created.id, userId: bob } })
+    const last = await get(`/api/admin/groups/${created.id}`)
+    await send('DELETE', `/api/admin/groups/${created.id}`)
+    expected.push({ kind: 'group-deleted', subject: named('deck-crew'), data: null, preData: asEvent(last) })
+  })
+
+  it("a project's access: users and groups given roles, all at once, one role at a time, and taken away", async () => {
+    await send('POST', '/api/admin/projects', { id: 'access', name: 'Access' })
+    const A = '/api/admin/projects/access'
+    const cid = (await send('POST', '/api/admin/user-admin', { username: 'cid', email: 'cid@example.com', rootRole: 'Viewer', sendEmail: false })).id as number
+    const team = (await send('POST', '/api/admin/groups', { name: 'team', users: [{ user: { id: cid } }] })).id as number
+    const access = () => get(`${A}/access`)
+    const { roles } = await access()
+    const roleId = (name: string) => roles.find((r: any) => r.name === name).id as number
+    const [owner, member] = [roleId('Owner'), roleId('Member')]
+    const roleName = (id: number) => roles.find((r: any) => r.id === id).name as string
+    // Unleash's shapes, from the access the route answers: each role held with its users and groups; a user's or group's roles.
+    const byRole = (a: any) =>
+      [...new Set([...a.users, ...a.groups].flatMap((x: any) => x.roles as number[]))]
+        .sort((x, y) => x - y)
+        .map((id) => ({ roleId: id, userIds: a.users.filter((u: any) => u.roles.includes(id)).map((u: any) => u.id), groupIds: a.groups.filter((g: any) => g.roles.includes(id)).map((g: any) => g.id) }))
+    const rolesOf = (a: any, kind: 'users' | 'groups', id: number) => a[kind].find((x: any) => x.id === id)?.roles ?? []
+    const inAccess = (e: ApiEvent) => e.project === 'access'
+
+    await send('POST', `${A}/access`, { roles: [member], users: [cid], groups: [team] })
+    const given = await access()
+    // (Creating the project gave the walker its Owner role, with an event of this kind too.)
+    expected.push({ kind: 'project-access-added', subject: (e) => inAccess(e) && (e.data?.roles as any[]).some((r) => r.groupIds.includes(team)), project: 'access', data: { roles: byRole(given).filter((r) => r.roleId === member) } })
+    // The walker stays an owner: a project keeps one.
+    await send('PUT', `${A}/access`, { roles: [{ id: owner, users: [walkerId, cid] }, { id: member, groups: [team] }] })
+    const set = await access()
+    expected.push({ kind: 'project-access-updated', subject: inAccess, project: 'access', data: { roles: byRole(set) }, preData: { roles: byRole(given) } })
+
+    await send('PUT', `${A}/users/${cid}/roles`, { roles: [owner, member] })
+    const userRoles = await access()
+    expected.push({ kind: 'project-access-user-roles-updated', subject: inAccess, project: 'access', data: { roles: rolesOf(userRoles, 'users', cid), userId: cid }, preData: { roles: rolesOf(set, 'users', cid), userId: cid } })
+    await send('DELETE', `${A}/users/${cid}/roles`)
+    expect(rolesOf(await access(), 'users', cid)).toEqual([])
+    expected.push({ kind: 'project-access-user-roles-deleted', subject: inAccess, project: 'access', data: null, preData: { roles: rolesOf(userRoles, 'users', cid), userId: cid } })
+    await send('PUT', `${A}/groups/${team}/roles`, { roles: [owner, member] })
+    const groupRoles = await access()
+    expected.push({ kind: 'project-access-group-roles-updated', subject: inAccess, project: 'access', data: { roles: rolesOf(groupRoles, 'groups', team), groupId: team }, preData: { roles: rolesOf(set, 'groups', team), groupId: team } })
+    await send('DELETE', `${A}/groups/${team}/roles`)
+    expect(rolesOf(await access(), 'groups', team)).toEqual([])
+    expected.push({ kind: 'project-access-group-roles-deleted', subject: inAccess, project: 'access', data: null, preData: { roles: rolesOf(groupRoles, 'groups', team), groupId: team } })
+
+    // One role at a time (Unleash's older routes): the role named, and for a change the roles held before.
+    for (const [kind, id, key, extra] of [['users', cid, { userId: cid }, {}], ['groups', team, { groupId: team }, { projectId: 'access' }]] as const) {
+      const one = kind === 'users' ? 'user' : 'group'
+      await send('POST', `${A}/${kind}/${id}/roles/${member}`)
+      expect(rolesOf(await access(), kind, id)).toEqual([member])
+      expected.push({ kind: `project-${one}-added`, subject: inAccess, project: 'access', data: { ...key, ...extra, roleId: member, roleName: roleName(member) } })
+      await send('PUT', `${A}/${kind}/${id}/roles/${owner}`)
+      expect(rolesOf(await access(), kind, id)).toEqual([owner])
+      expected.push({ kind: `project-${one}-role-changed`, subject: inAccess, project: 'access', data: { ...key, ...extra, roleId: owner, roleName: roleName(owner) }, preData: { ...key, ...extra, roleId: member, roleName: roleName(member), roles: [member] } })
+      await send('DELETE', `${A}/${kind}/${id}/roles/${owner}`)
+      expect(rolesOf(await access(), kind, id)).toEqual([])
+      expected.push({ kind: `project-${one}-removed`, subject: inAccess, project: 'access', data: null, preData: { ...key, ...extra, roleId: owner, roleName: roleName(owner) } })
+    }
+  })
+
+  it('banners: create, update, switch off, delete', async () => {
+    const created = await send('POST', '/api/admin/banners', { message: 'Maintenance tonight', variant: 'warning', link: 'https://status.example.com', linkText: 'Status' })
+    const banner = async () => (await get('/api/admin/banners')).banners.find((b: any) => b.id === created.id)
+    expect(await banner()).toEqual(created)
+    const isBanner = (e: ApiEvent) => (e.data ?? e.preData)?.id === created.id
+    expected.push({ kind: 'banner-created', subject: isBanner, data: created })
+    const updated = await send('PUT', `/api/admin/banners/${created.id}`, { message: 'Maintenance at ten', variant: 'info', link: 'https://status.example.com', linkText: 'Status' })
+    expect(await banner()).toEqual(updated)
+    expected.push({ kind: 'banner-updated', subject: (e) => isBanner(e) && e.data?.enabled === true, data: updated, preData: created })
+    const off = await send('POST', `/api/admin/banners/${created.id}/off`)
+    expected.push({ kind: 'banner-updated', subject: (e) => isBanner(e) && e.data?.enabled === false, data: off, preData: updated })
+    await send('DELETE', `/api/admin/banners/${created.id}`)
+    expected.push({ kind: 'banner-deleted', subject: isBanner, data: null, preData: off })
+  })
+
+  it('change requests: a change edited and one discarded, a draft discarded, and three scheduled: applied, failed and suspended by the job at the server\'s start', async () => {
+    await send('POST', '/api/admin/projects', { id: 'gated', name: 'Gated', changeRequestEnvironments: [{ name: 'production', requiredApprovals: 1 }] })
+    const P = '/api/admin/projects/gated'
+    for (const name of ['gate', 'gate-child', 'gate-doomed']) await send('POST', F('gated'), { name })
+    await send('POST', `${F('gated')}/gate-child/dependencies`, { feature: 'gate' })
+    const strategy = await send('POST', `${F('gated')}/gate-doomed/environments/production/strategies`, { name: 'flexibleRollout', parameters: { rollout: '10', stickiness: 'default', groupId: 'gate-doomed' } })
+    const propose = async (changes: unknown[]) => (await send('POST', `${P}/environments/production/change-requests`, changes)).id as number
+    const request = (id: number) => get(`${P}/change-requests/${id}`)
+    const changesOf = (cr: any) => cr.features.flatMap((f: any) => f.changes.map((c: any) => ({ feature: f.name, ...c })))
+    const asChange = (c: any) => ({ id: c.id, action: c.action, payload: c.payload })
+    const isRequest = (id: number) => (e: ApiEvent) => (e.data ?? e.preData)?.changeRequestId === id
+    const inProduction = { project: 'gated', environment: 'production' }
+
+    // A draft: one change edited, another discarded; then a draft discarded whole.
+    const draft = await propose([{ feature: 'gate', action: 'patchVariant', payload: { variants: [{ name: 'blue' }] } }, { feature: 'gate', action: 'updateEnabled', payload: { enabled: true } }])
+    const [variants, enable] = changesOf(await request(draft))
+    await send('PUT', `${P}/change-requests/${draft}/changes/${variants.id}`, { feature: 'gate', action: 'patchVariant', payload: { variants: [{ name: 'green' }] } })
+    const edited = changesOf(await request(draft)).find((c: any) => c.id === variants.id)
+    expected.push({ kind: 'change-edited', subject: isRequest(draft), featureName: 'gate', ...inProduction, data: { changeRequestId: draft, change: asChange(edited) }, preData: { changeRequestId: draft, change: asChange(variants) } })
+    await send('DELETE', `${P}/change-requests/${draft}/changes/${enable.id}`)
+    expect(changesOf(await request(draft)).map((c: any) => c.id)).toEqual([variants.id])
+    // Unleash's shape: the change's id after, the change before.
+    expected.push({ kind: 'change-discarded', subject: isRequest(draft), featureName: 'gate', ...inProduction, data: { changeRequestId: draft, changeId: enable.id }, preData: { changeRequestId: draft, change: asChange(enable) } })
+    const whole = await request(draft)
+    await send('DELETE', `${P}/change-requests/${draft}`)
+    expected.push({ kind: 'change-request-discarded', subject: isRequest(draft), ...inProduction, data: null, preData: { changeRequestId: draft, ...whole } })
+
+    // Three requests, approved (by the admin token: another party) and scheduled an hour ahead.
+    const at = new Date(now + 3_600_000).toISOString()
+    const schedule = async (changes: unknown[]) => {
+      const id = await propose(changes)
+      await send('PUT', `${P}/change-requests/${id}/state`, { state: 'In review' })
+      await send('POST', `${P}/change-requests/${id}/approve`, undefined, { token: TOKEN })
+      await send('PUT', `${P}/change-requests/${id}/state`, { state: 'Scheduled', scheduledAt: at })
+      const scheduled = await request(id)
+      expect(scheduled).toMatchObject({ state: 'Scheduled', schedule: { scheduledAt: at, status: 'pending' } })
+      expected.push({ kind: 'change-request-scheduled', subject: isRequest(id), ...inProduction, data: { changeRequestId: id, state: scheduled.state, scheduledDate: scheduled.schedule.scheduledAt }, preData: { changeRequestId: id, state: 'Approved' } })
+      return id
+    }
+    const applied = await schedule([{ feature: 'gate', action: 'updateEnabled', payload: { enabled: true } }])
+    // The dependency it removes is removed directly meanwhile: applying it fails.
+    const failing = await schedule([{ feature: 'gate-child', action: 'deleteDependency', payload: { feature: 'gate' } }])
+    await send('DELETE', `${F('gated')}/gate-child/dependencies/gate`)
+    // The strategy it changes is changed directly meanwhile: a conflict, so the job suspends it.
+    const suspended = await schedule([{ feature: 'gate-doomed', action: 'updateStrategy', payload: { id: strategy.id, name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'gate-doomed' } } }])
+    await send('PUT', `${F('gated')}/gate-doomed/environments/production/strategies/${strategy.id}`, { name: 'flexibleRollout', parameters: { rollout: '20', stickiness: 'default', groupId: 'gate-doomed' } })
+
+    await restartLater(2 * 3_600_000)
+    await expect.poll(async () => (await request(applied)).state, { timeout: 10_000 }).toBe('Applied')
+    await expect.poll(async () => (await request(failing)).schedule?.status, { timeout: 10_000 }).toBe('failed')
+    await expect.poll(async () => (await request(suspended)).schedule?.status, { timeout: 10_000 }).toBe('suspended')
+    expect((await get(`${F('gated')}/gate`)).environments.find((e: any) => e.name === 'production').enabled).toBe(true)
+    expected.push({ kind: 'change-request-scheduled-application-success', subject: isRequest(applied), ...inProduction, data: { changeRequestId: applied, state: (await request(applied)).state, scheduledDate: at, changes: 1 }, preData: { changeRequestId: applied, state: 'Scheduled' } })
+    const failed = (await request(failing)).schedule
+    expected.push({ kind: 'change-request-scheduled-application-failure', subject: isRequest(failing), ...inProduction, data: { changeRequestId: failing, scheduledDate: failed.scheduledAt, failureReason: failed.failureReason, reason: failed.reason } })
+    const held = (await request(suspended)).schedule
+    expected.push({ kind: 'change-request-schedule-suspended', subject: isRequest(suspended), ...inProduction, data: { changeRequestId: suspended, reason: held.reason, scheduledDate: held.scheduledAt, scheduledBy: held.scheduledBy }, by: { createdBy: 'system', createdByUserId: expect.any(Number) } })
+  })
+
   it("the potentially-stale job, run by the server's start with its clock past a release flag's lifetime", async () => {
     await send('POST', F('shop'), { name: 'banner', type: 'release' })
     const lifetime = (await get('/api/admin/feature-types')).types.find((t: any) => t.id === 'release').lifetimeDays as number
-    await server.close()
-    now += (lifetime + 1) * DAY
-    await start()
-    await signIn()
+    await restartLater((lifetime + 1) * DAY)
     await expect.poll(async () => (await get(`${F('shop')}/banner`)).potentiallyStale, { timeout: 10_000 }).toBe(true)
     expected.push({ kind: 'feature-potentially-stale-on', subject: (e) => e.featureName === 'banner', featureName: 'banner', project: 'shop', data: { name: 'banner', potentiallyStale: true }, by: { createdBy: 'system', createdByUserId: expect.any(Number) } })
   })

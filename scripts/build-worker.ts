@@ -1,18 +1,29 @@
 // Bundles the worker (src/worker.ts → dist/worker.js) for wrangler, which runs this as its build step
 // (wrangler.toml [build]) before `wrangler dev`, `deploy` and `versions upload`. It prints the size,
-// gzipped, against the budget. Our own esbuild step exists for one reason: @hono/zod-openapi hands
-// zod's whole namespace object around, which keeps all of zod in the bundle, used or not. So every one
-// of zod's ~250 message locales but English is left out, and so are the parts nothing in the worker runs:
-// `z.fromJSONSchema` (schemas from JSON Schema), `z.toJSONSchema` (the OpenAPI document is made by
-// zod-to-openapi, which does not call it; it does read what zod's JSON Schema processors gather of a schema's
-// checks, so those stay), and zod's JIT compiler of parsers (it builds code with `new Function`, which
-// Workers refuse, so zod parses without it there). Calling any of them throws.
-import { mkdirSync, readFileSync } from 'node:fs'
+// gzipped, against the budget (`npm run build:analyze` says what takes it: scripts/analyze-worker.ts).
+//
+// The OpenAPI document is made here, from the routes, by the app itself (as the Node server makes it), and
+// written to the worker's static assets (wrangler.toml [assets], next to the web console), where the worker
+// reads it for `/docs/openapi.json`: the generator (@asteasolutions/zod-to-openapi) is replaced in the bundle
+// by scripts/worker-bundle/zod-to-openapi.ts, which keeps what routing and validation need and nothing the
+// document alone reads.
+//
+// @hono/zod-openapi hands zod's whole namespace object around, which keeps all of zod in the bundle, used or
+// not. So every one of zod's ~250 message locales but English is left out, and so are the parts nothing in
+// the worker runs: `z.fromJSONSchema` (schemas from JSON Schema), `z.toJSONSchema` and the JSON Schema
+// processors and generator (only the OpenAPI document used them), and zod's JIT compiler of parsers (it builds
+// code with `new Function`, which Workers refuse, so zod parses without it there). Calling any of them throws.
+import { createHash } from 'node:crypto'
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { gzipSync } from 'node:zlib'
-import { build, type Plugin } from 'esbuild'
+import { build, type BuildOptions, type Plugin } from 'esbuild'
 
 const OUT = 'dist/worker.js'
+/** wrangler.toml's [assets] directory: the web console's build, and the OpenAPI document this build adds to it. */
+const ASSETS = 'console/dist'
+/** Where in the assets the document goes: under `/docs/`, which wrangler.toml's `run_worker_first` sends to the worker, so only the worker serves it. */
+const DOCUMENT_FOLDER = 'docs'
 export const BUDGET_GZIP_BYTES = 320 * 1024
 
 const inZod = (importer: string) => /[\\/]zod[\\/]/.test(importer)
@@ -31,7 +42,47 @@ const zodUnusedLeftOut: Plugin = {
 }
 
 /** zod's modules the worker never runs (see the header). */
-const LEFT_OUT = /\/(from-json-schema|to-json-schema|compile)\.js$/
+const LEFT_OUT = /\/(from-json-schema|to-json-schema|json-schema-processors|json-schema-generator|compile)\.js$/
+
+/** The stand-in for the OpenAPI generator (see the header). */
+const openApiGeneratorLeftOut: Plugin = {
+  name: 'openapi-generator-left-out',
+  setup(b) {
+    b.onResolve({ filter: /^@asteasolutions\/zod-to-openapi$/ }, () => ({ path: join(process.cwd(), 'scripts/worker-bundle/zod-to-openapi.ts') }))
+  },
+}
+
+/**
+ * The OpenAPI document, exactly as the app serves it at `/docs/openapi.json` when it makes it from its routes
+ * (the worker's own settings change nothing in it; test/workerd/worker.test.ts compares the two).
+ */
+export async function openApiDocument(): Promise<string> {
+  const { createApp } = await import('../src/app.js')
+  const noDatabase = new Proxy({}, {
+    get() {
+      throw new Error('the OpenAPI document is made without a database')
+    },
+  })
+  const response = await createApp({ db: () => noDatabase as never }).request('/docs/openapi.json')
+  if (response.status !== 200) throw new Error(`/docs/openapi.json answered ${response.status}: ${await response.text()}`)
+  return response.text()
+}
+
+/**
+ * Writes the document into the assets under a name made of its hash (a worker only ever reads the document made
+ * with it) and removes those older builds left; returns its path in the assets. Written whole, then renamed, so
+ * a build running alongside (the workerd tests build twice at once) never reads half of it.
+ */
+function writeDocumentAsset(document: string, assetsDir: string): string {
+  const name = `openapi.${createHash('sha256').update(document).digest('hex').slice(0, 16)}.json`
+  const dir = join(assetsDir, DOCUMENT_FOLDER)
+  mkdirSync(dir, { recursive: true })
+  const temporary = join(dir, `.${name}.${process.pid}`)
+  writeFileSync(temporary, document)
+  renameSync(temporary, join(dir, name))
+  for (const file of readdirSync(dir)) if (/^openapi\.[0-9a-f]{16}\.json$/.test(file) && file !== name) rmSync(join(dir, file), { force: true })
+  return `/${DOCUMENT_FOLDER}/${name}`
+}
 
 /**
  * A module with the exports of zod's module at `path`, each throwing when used. What zod calls while building
@@ -51,9 +102,12 @@ function leftOutModule(path: string): string {
   return [...names].map((name) => `export const ${name} = ${value(name)}`).join('\n')
 }
 
-export async function buildWorker(outfile = OUT) {
-  mkdirSync(dirname(outfile), { recursive: true })
-  await build({
+/**
+ * esbuild's options for the worker bundle (also used by scripts/analyze-worker.ts, which measures it);
+ * `documentPath`: where the assets hold the OpenAPI document.
+ */
+export function workerBuildOptions(outfile: string, documentPath: string): BuildOptions {
+  return {
     entryPoints: ['src/worker.ts'],
     outfile,
     bundle: true,
@@ -65,9 +119,17 @@ export async function buildWorker(outfile = OUT) {
     minify: true,
     sourcemap: true,
     legalComments: 'none',
-    plugins: [zodUnusedLeftOut],
+    plugins: [zodUnusedLeftOut, openApiGeneratorLeftOut],
+    define: { FLAGPOST_OPENAPI_DOCUMENT: JSON.stringify(documentPath) },
     logLevel: 'warning',
-  })
+  }
+}
+
+/** Builds the bundle into `outfile` and its OpenAPI document into `assetsDir`. */
+export async function buildWorker(outfile = OUT, assetsDir = ASSETS) {
+  const documentPath = writeDocumentAsset(await openApiDocument(), assetsDir)
+  mkdirSync(dirname(outfile), { recursive: true })
+  await build(workerBuildOptions(outfile, documentPath))
   const code = readFileSync(outfile)
   return { bytes: code.length, gzipBytes: gzipSync(code).length }
 }

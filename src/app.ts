@@ -92,6 +92,12 @@ export interface AppDeps {
    * one within it; writes through this app forget them all (but those that change none of that: KEEPS_PRINCIPALS).
    */
   principalTtlMs?: number
+  /**
+   * The body of `/docs/openapi.json` when the document was made beforehand: the worker reads the one
+   * scripts/build-worker.ts made from these same routes, as its bundle has no OpenAPI generator. Default: made
+   * from the routes.
+   */
+  openApiDocument?: () => Promise<ReadableStream<Uint8Array> | string>
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -247,25 +253,35 @@ export function createApp(deps: AppDeps) {
   app.route('/', metricsRoutes)
   app.route('/', bannerRoutes)
 
+  if (deps.openApiDocument) {
+    const prebuilt = deps.openApiDocument
+    app.get(OPENAPI_DOCUMENT_PATH, async (c) => c.body(await prebuilt(), 200, { 'content-type': 'application/json' }))
+  } else mountOpenApiDocument(app, deps.version)
+  app.get('/docs', Scalar({ url: OPENAPI_DOCUMENT_PATH, pageTitle: 'Flagpost API' }))
+  // Resolves when no work that requests left behind (deliveries, metrics folding) is under way: await it
+  // before closing the database.
+  const idle = async () => void (await Promise.all([deliveries.idle(), sdk.aggregation.idle()]))
+  return Object.assign(app, { idle })
+}
+
+const OPENAPI_DOCUMENT_PATH = '/docs/openapi.json'
+
+/** `/docs/openapi.json`, made from the routes (with the token scheme) when asked for. */
+function mountOpenApiDocument(app: ReturnType<typeof createRouter>, version: string | undefined) {
   app.openAPIRegistry.registerComponent('securitySchemes', SECURITY_SCHEME, {
     type: 'apiKey',
     in: 'header',
     name: 'Authorization',
     description: 'An API token (`*:*.<secret>` for admin tokens) or a personal access token (`user:<secret>`), raw or after `Bearer `. Signed-in browsers use the `flagpost-session` cookie instead.',
   })
-  app.doc31('/docs/openapi.json', {
+  app.doc31(OPENAPI_DOCUMENT_PATH, {
     openapi: '3.1.0',
     info: {
       title: 'Flagpost API',
-      version: deps.version ?? '0.1.0',
+      version: version ?? '0.1.0',
       description: 'Feature-flag management with an Unleash-compatible API. Errors always have the body `{ id, name, message }`.',
     },
   })
-  app.get('/docs', Scalar({ url: '/docs/openapi.json', pageTitle: 'Flagpost API' }))
-  // Resolves when no work that requests left behind (deliveries, metrics folding) is under way: await it
-  // before closing the database.
-  const idle = async () => void (await Promise.all([deliveries.idle(), sdk.aggregation.idle()]))
-  return Object.assign(app, { idle })
 }
 
 export type App = ReturnType<typeof createApp>

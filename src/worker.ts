@@ -33,6 +33,24 @@ export interface WorkerEnv {
   FLAGPOST_PRINCIPAL_TTL_SECONDS?: string
   /** wrangler.toml [version_metadata]: the deployed version, which keys the SDK payloads shared through the Cache API. */
   CF_VERSION_METADATA?: { id: string }
+  /** wrangler.toml [assets]: the web console's files, and the OpenAPI document scripts/build-worker.ts made. */
+  ASSETS?: { fetch(input: string): Promise<Response> }
+}
+
+/** Set by scripts/build-worker.ts: the path, in the static assets, of the OpenAPI document it made from the routes. */
+declare const FLAGPOST_OPENAPI_DOCUMENT: string
+
+/**
+ * The OpenAPI document the build made (the bundle has no generator). The assets answer a path they do not hold with
+ * the console's index.html: anything but JSON means the document is missing, an error rather than a wrong answer.
+ */
+async function prebuiltOpenApiDocument(env: WorkerEnv) {
+  if (!env.ASSETS) throw new Error('no ASSETS binding (wrangler.toml [assets]): the OpenAPI document is read from the static assets')
+  const response = await env.ASSETS.fetch(`https://assets.invalid${FLAGPOST_OPENAPI_DOCUMENT}`)
+  if (!response.ok || !response.headers.get('content-type')?.startsWith('application/json') || !response.body) {
+    throw new Error(`the OpenAPI document is not in the static assets at ${FLAGPOST_OPENAPI_DOCUMENT} (${response.status} ${response.headers.get('content-type')})`)
+  }
+  return response.body
 }
 
 interface RequestBindings extends Record<string, unknown> {
@@ -98,6 +116,7 @@ export default {
       // Cloudflare sets CF-Connecting-IP itself, replacing any the client sent.
       signIn: { clientAddress: (c) => c.req.header('cf-connecting-ip'), perMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT) },
       principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
+      openApiDocument: () => prebuiltOpenApiDocument(env),
     })
     const bindings: RequestBindings = { connection: new LazyConnection(env), background: [] }
     try {

@@ -10,8 +10,11 @@ export interface WranglerConfig {
   main: string
   compatibilityDate: string
   compatibilityFlags: string[]
-  /** The [assets] section: the web console's files, served in front of the worker except on `runWorkerFirst`. */
-  assets?: { directory: string; notFoundHandling: string; runWorkerFirst: string[] }
+  /**
+   * The [assets] section: the web console's files, served in front of the worker except on `runWorkerFirst`, and
+   * the worker's binding to them (`binding`), through which it reads the OpenAPI document the build put there.
+   */
+  assets?: { directory: string; binding?: string; notFoundHandling: string; runWorkerFirst: string[] }
 }
 
 /** The few top-level keys of wrangler.toml that Miniflare needs to run the bundle like Cloudflare does. */
@@ -25,9 +28,11 @@ export async function readWranglerConfig(): Promise<WranglerConfig> {
   const section = toml.match(/^\[assets\]\n((?:[^[\n].*\n)+)/m)?.[1]
   const inAssets = (name: string) => section?.match(new RegExp(`^${name}\\s*=\\s*(.+?)\\s*$`, 'm'))?.[1]
   const directory = inAssets('directory')?.match(/^"(.*)"$/)?.[1]
+  const binding = inAssets('binding')?.match(/^"(.*)"$/)?.[1]
   const assets = directory
     ? {
         directory: join(root, directory),
+        ...(binding ? { binding } : {}),
         notFoundHandling: inAssets('not_found_handling')?.match(/^"(.*)"$/)?.[1] ?? 'none',
         runWorkerFirst: [...(inAssets('run_worker_first') ?? '[]').matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
       }
@@ -38,10 +43,11 @@ export async function readWranglerConfig(): Promise<WranglerConfig> {
 /** Miniflare's options for the [assets] of wrangler.toml, routed as Cloudflare routes them (run_worker_first). */
 export function assetsOptions(config: WranglerConfig) {
   if (!config.assets) return {}
-  const { directory, notFoundHandling, runWorkerFirst } = config.assets
+  const { directory, binding, notFoundHandling, runWorkerFirst } = config.assets
   return {
     assets: {
       directory,
+      ...(binding ? { binding } : {}),
       routerConfig: { has_user_worker: true, static_routing: { user_worker: runWorkerFirst } },
       assetConfig: { not_found_handling: notFoundHandling as 'single-page-application' | '404-page' | 'none' },
     },

@@ -18,6 +18,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { build, type BuildOptions, type Plugin } from 'esbuild'
+import { documentationLeftOut } from './worker-bundle/documentation-left-out.js'
 
 const OUT = 'dist/worker.js'
 /** wrangler.toml's [assets] directory: the web console's build, and the OpenAPI document this build adds to it. */
@@ -119,7 +120,7 @@ export function workerBuildOptions(outfile: string, documentPath: string): Build
     minify: true,
     sourcemap: true,
     legalComments: 'none',
-    plugins: [zodUnusedLeftOut, openApiGeneratorLeftOut],
+    plugins: [documentationLeftOut, zodUnusedLeftOut, openApiGeneratorLeftOut],
     define: { FLAGPOST_OPENAPI_DOCUMENT: JSON.stringify(documentPath) },
     logLevel: 'warning',
   }

@@ -1,0 +1,131 @@
+// The worker bundle leaves out what our sources say only for the OpenAPI document, which the worker does not make
+// (it serves the one made at build time: scripts/build-worker.ts). Done on the syntax tree (TypeScript's parser),
+// never on the text, and only where the runtime provably reads nothing:
+// - in the route definitions, the first argument of `createRoute` (imported from @hono/zod-openapi) and `adminRoute`
+//   (from http/openapi.ts) when it is written as an object: its `summary`, `description`, `tags`, `operationId`,
+//   `deprecated` and `responses` (the validators @hono/zod-openapi makes read only `request`; `method`, `path`,
+//   `middleware`, `request` and the `x-` declarations stay), and in its `request.body` the `description` and the
+//   `example(s)` of each media type;
+// - a zod schema's `.openapi(…)`, whose arguments are a name and/or an object (names, descriptions, examples, path
+//   parameter names): the worker's stand-in for zod-to-openapi (./zod-to-openapi.ts) makes it return the schema
+//   unchanged, so the call is left out with its arguments. A router's `.openapi(route, handler)` takes a route
+//   and a function, never a literal, and is never touched.
+// What is left out is replaced by its line breaks, so the source map keeps every line where it was.
+import { readFile } from 'node:fs/promises'
+import type { Plugin } from 'esbuild'
+import ts from 'typescript'
+
+const ROUTE_FACTORIES: Record<string, RegExp> = { createRoute: /^@hono\/zod-openapi$/, adminRoute: /(^|\/)http\/openapi\.js$/ }
+const DOCUMENTATION_OF_A_ROUTE = new Set(['summary', 'description', 'tags', 'operationId', 'deprecated', 'responses'])
+
+interface Cut {
+  start: number
+  end: number
+}
+
+/** The names this file imports as route factories (`createRoute`, `adminRoute`, under whatever local name). */
+function routeFactories(file: ts.SourceFile): Set<string> {
+  const names = new Set<string>()
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier)) continue
+    const bindings = statement.importClause?.namedBindings
+    if (!bindings || !ts.isNamedImports(bindings) || statement.importClause?.isTypeOnly) continue
+    for (const element of bindings.elements) {
+      const imported = (element.propertyName ?? element.name).text
+      if (ROUTE_FACTORIES[imported]?.test(statement.moduleSpecifier.text) && !element.isTypeOnly) names.add(element.name.text)
+    }
+  }
+  return names
+}
+
+const nameOf = (property: ts.ObjectLiteralElementLike) =>
+  ts.isShorthandPropertyAssignment(property) || (ts.isPropertyAssignment(property) && (ts.isIdentifier(property.name) || ts.isStringLiteral(property.name))) ? property.name.text : undefined
+
+const objectValue = (object: ts.ObjectLiteralExpression, name: string) => {
+  const property = object.properties.find((p) => nameOf(p) === name)
+  return property && ts.isPropertyAssignment(property) && ts.isObjectLiteralExpression(property.initializer) ? property.initializer : undefined
+}
+
+/** The cut of `property`, with the comma after it (the next token, past any comment). */
+function propertyCut(property: ts.ObjectLiteralElementLike, file: ts.SourceFile, scanner: ts.Scanner): Cut {
+  scanner.resetTokenState(property.end)
+  const next = scanner.scan()
+  return { start: property.getStart(file), end: next === ts.SyntaxKind.CommaToken ? scanner.getTokenEnd() : property.end }
+}
+
+/** Whether `call` is a zod schema's `.openapi(name?, metadata?)`: its arguments are literals, a name and/or an object. */
+function isSchemaMetadata(call: ts.CallExpression): call is ts.CallExpression & { expression: ts.PropertyAccessExpression } {
+  if (!ts.isPropertyAccessExpression(call.expression) || call.expression.name.text !== 'openapi') return false
+  const [first, second, ...rest] = call.arguments
+  const isName = (node: ts.Node) => ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)
+  if (!first || rest.length > 0) return false
+  if (second) return isName(first) && ts.isObjectLiteralExpression(second)
+  return isName(first) || ts.isObjectLiteralExpression(first)
+}
+
+/** The cuts in a route definition's object (see the header). */
+function routeCuts(config: ts.ObjectLiteralExpression, file: ts.SourceFile, scanner: ts.Scanner): { cuts: Cut[]; kept: ts.Node[] } {
+  const cuts: Cut[] = []
+  const kept: ts.Node[] = []
+  for (const property of config.properties) {
+    const name = nameOf(property)
+    if (name !== undefined && DOCUMENTATION_OF_A_ROUTE.has(name)) cuts.push(propertyCut(property, file, scanner))
+    else kept.push(property)
+  }
+  const body = objectValue(config, 'request') && objectValue(objectValue(config, 'request')!, 'body')
+  if (body) {
+    for (const property of body.properties) if (nameOf(property) === 'description') cuts.push(propertyCut(property, file, scanner))
+    const content = objectValue(body, 'content')
+    for (const mediaType of content?.properties ?? []) {
+      if (!ts.isPropertyAssignment(mediaType) || !ts.isObjectLiteralExpression(mediaType.initializer)) continue
+      const media = mediaType.initializer
+      for (const property of media.properties) if (nameOf(property) === 'example' || nameOf(property) === 'examples') cuts.push(propertyCut(property, file, scanner))
+    }
+  }
+  return { cuts, kept }
+}
+
+/** `source` without its documentation (see the header); the same text when it has none. */
+export function leaveOutDocumentation(source: string, fileName: string): string {
+  const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
+  const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, source)
+  const factories = routeFactories(file)
+  const cuts: Cut[] = []
+  const within = (node: ts.Node, cut: Cut) => node.getStart(file) >= cut.start && node.end <= cut.end
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && factories.has(node.expression.text) && node.arguments[0] && ts.isObjectLiteralExpression(node.arguments[0])) {
+      const found = routeCuts(node.arguments[0], file, scanner)
+      cuts.push(...found.cuts)
+      // What is kept may hold schemas with `.openapi(…)`; what is cut is gone whole.
+      for (const kept of found.kept) ts.forEachChild(kept, (child) => (found.cuts.some((cut) => within(child, cut)) ? undefined : visit(child)))
+      return
+    }
+    if (ts.isCallExpression(node) && isSchemaMetadata(node)) {
+      cuts.push({ start: node.expression.expression.end, end: node.end })
+      visit(node.expression.expression)
+      return
+    }
+    ts.forEachChild(node, visit)
+  }
+  visit(file)
+  if (cuts.length === 0) return source
+  let result = ''
+  let at = 0
+  for (const cut of cuts.sort((a, b) => a.start - b.start)) {
+    if (cut.start < at) continue // inside a cut already made
+    result += source.slice(at, cut.start) + source.slice(cut.start, cut.end).replace(/[^\n]/g, '')
+    at = cut.end
+  }
+  return result + source.slice(at)
+}
+
+/** The esbuild plugin: our TypeScript sources (`src/`), each without its documentation. */
+export const documentationLeftOut: Plugin = {
+  name: 'documentation-left-out',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
+      if (args.path.includes('node_modules')) return undefined
+      return { contents: leaveOutDocumentation(await readFile(args.path, 'utf8'), args.path), loader: 'ts' }
+    })
+  },
+}

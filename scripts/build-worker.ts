@@ -45,11 +45,18 @@ const zodUnusedLeftOut: Plugin = {
 /** zod's modules the worker never runs (see the header). */
 const LEFT_OUT = /\/(from-json-schema|to-json-schema|json-schema-processors|json-schema-generator|compile)\.js$/
 
-/** The stand-in for the OpenAPI generator (see the header). */
+/**
+ * The stand-in for the OpenAPI generator (see the header). And the zod @hono/zod-openapi imports: it hands zod's
+ * whole `z` object to the generator's `extendZodWithOpenApi`, which keeps every part of zod in the bundle, when the
+ * stand-in only needs `ZodType` (to give its schemas `.openapi`). The `z` it re-exports is then that one class: the
+ * app takes zod from src/http/zod.ts instead (test/tooling/import-graph.test.ts holds it to that).
+ */
 const openApiGeneratorLeftOut: Plugin = {
   name: 'openapi-generator-left-out',
   setup(b) {
     b.onResolve({ filter: /^@asteasolutions\/zod-to-openapi$/ }, () => ({ path: join(process.cwd(), 'scripts/worker-bundle/zod-to-openapi.ts') }))
+    b.onResolve({ filter: /^zod$/ }, (args) => (/[\\/]@hono[\\/]zod-openapi[\\/]/.test(args.importer) ? { path: 'zod', namespace: 'zod-for-zod-openapi' } : undefined))
+    b.onLoad({ filter: /.*/, namespace: 'zod-for-zod-openapi' }, () => ({ contents: 'import { ZodType } from "zod"\nexport const z = { ZodType }', resolveDir: process.cwd() }))
   },
 }
 

@@ -38,8 +38,10 @@ function routeFactories(file: ts.SourceFile): Set<string> {
   return names
 }
 
-const nameOf = (property: ts.ObjectLiteralElementLike) =>
-  ts.isShorthandPropertyAssignment(property) || (ts.isPropertyAssignment(property) && (ts.isIdentifier(property.name) || ts.isStringLiteral(property.name))) ? property.name.text : undefined
+function nameOf(property: ts.ObjectLiteralElementLike): string | undefined {
+  if (ts.isShorthandPropertyAssignment(property)) return property.name.text
+  return ts.isPropertyAssignment(property) && (ts.isIdentifier(property.name) || ts.isStringLiteral(property.name)) ? property.name.text : undefined
+}
 
 const objectValue = (object: ts.ObjectLiteralExpression, name: string) => {
   const property = object.properties.find((p) => nameOf(p) === name)

@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 
 /** What responses show in place of the client secret; sent back, it keeps the stored secret. */
 export const SECRET_MASK = '********'

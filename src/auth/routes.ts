@@ -1,4 +1,5 @@
-import { createRoute, z } from '@hono/zod-openapi'
+import { createRoute } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { PasswordSchema, RoleSchema, UserSchema } from '../users/schemas.js'

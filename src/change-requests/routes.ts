@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { ZodError } from 'zod'
 import { adminRoute, createRouter, jsonContent, zodValidationError } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'

@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { CreateDependencySchema } from '../dependencies/schemas.js'
 import { CreateStrategySchema, UpdateStrategySchema } from '../strategies/schemas.js'
 import { VariantsInputSchema } from '../variants/schemas.js'

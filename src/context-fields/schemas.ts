@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { projectIdParam } from '../http/common-schemas.js'
 
 /** A name Unleash calls URL-friendly: 1 to 100 characters that `encodeURIComponent` leaves as they are, and not `.` or `..`. */

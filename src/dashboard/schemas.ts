@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 
 export const PersonalDashboardSchema = z
   .object({

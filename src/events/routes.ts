@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { adminRoute, createRouter, jsonContent, serializedJson } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { EventSearchQuerySchema, EventSearchResponseSchema, FeatureEventsQuerySchema, FeatureEventsSchema } from './schemas.js'

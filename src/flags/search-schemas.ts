@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { pagingParam } from '../http/common-schemas.js'
 import { LIFECYCLE_STAGES, TagSchema } from './schemas.js'
 

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import fastJsonPatch, { type Operation } from 'fast-json-patch'
-import { z } from 'zod'
+import * as z from '../http/zod.js'
 import { environments, featureDependencies, featureEnvironments, featureLifecycles, features, featureTags, projectEnvironments, projects, tags as tagsTable } from '../../schema/index.js'
 import { batch, together, untilUnchanged, type Db } from '../db.js'
 import { noSuchTagType, registryOf, tagCreationLocks, tagsStillNew } from '../tags/registry.js'

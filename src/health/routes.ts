@@ -1,4 +1,5 @@
-import { createRoute, z } from '@hono/zod-openapi'
+import { createRoute } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { sql } from 'drizzle-orm'
 import { createRouter, jsonContent } from '../http/openapi.js'
 

@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from './zod.js'
 
 /** Names that travel in URL paths: letters, digits and `~ _ . -`, as Unleash allows. */
 export const urlFriendlyName = (what: string, max = 100) =>

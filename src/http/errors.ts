@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from './zod.js'
 import type { ApiError, ErrorName } from '../core/errors.js'
 
 /** The one place an error kind becomes an HTTP status. */

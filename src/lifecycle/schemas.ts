@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { LIFECYCLE_STAGES } from '../flags/schemas.js'
 
 export { featurePathParams } from '../flags/schemas.js'

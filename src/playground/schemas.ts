@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { ConstraintSchema, ParametersSchema } from '../strategies/schemas.js'
 import { VariantSchema } from '../variants/schemas.js'
 

@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { projectIdParam } from '../http/common-schemas.js'

@@ -2,7 +2,7 @@ import { adminRoute, createRouter, jsonContent, serializedJson } from '../http/o
 import { pickErrors } from '../http/errors.js'
 import { projectIdParam } from '../http/common-schemas.js'
 import { Permission } from '../core/permissions.js'
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 
 import { CreateStrategySchema } from '../strategies/schemas.js'
 import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema, ProjectOverviewSchema, ProjectsSchema, UpdateProjectSchema } from './schemas.js'

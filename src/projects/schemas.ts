@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { compileWholeTextRegex, regexProblem, type CompiledRegex } from '../evaluation/index.js'
 import { FeatureSchema } from '../flags/schemas.js'
 

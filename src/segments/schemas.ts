@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { ConstraintInputSchema, ConstraintSchema } from '../strategies/schemas.js'
 
 export const UpsertSegmentSchema = z

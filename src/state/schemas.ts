@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { compileWholeTextRegex, regexProblem } from '../evaluation/index.js'
 import { dateTime, urlFriendlyName } from '../http/common-schemas.js'
 import { FLAG_TYPES } from '../flags/schemas.js'

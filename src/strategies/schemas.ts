@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import ipaddr from 'ipaddr.js'
 import validVersion from 'semver/functions/valid.js'
 import { regexProblem } from '../evaluation/index.js'

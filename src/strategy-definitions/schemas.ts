@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { PARAMETER_TYPES } from './fit.js'
 
 /** A definition's name: URL-friendly as Unleash asks, and a name a flag strategy may have (letters, digits, _ . -). */

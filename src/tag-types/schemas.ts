@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 
 const COLOR = /^#[0-9A-Fa-f]{6}$/
 const color = z.string().regex(COLOR, 'color must be a hexadecimal color code such as #FFFFFF')

@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { TagInputSchema, TagSchema } from '../flags/schemas.js'
 
 export { TagInputSchema, TagSchema }

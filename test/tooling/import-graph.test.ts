@@ -87,6 +87,21 @@ describe('the import graph of src', () => {
     expect(crossings).toEqual([])
   })
 
+  it("takes zod's schemas from http/zod.ts, as a namespace (zod's `z` object keeps all of zod in the worker bundle)", () => {
+    const zObjectImports = sourceFiles(SRC).flatMap((file) => {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest)
+      return source.statements.flatMap((statement) => {
+        if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier) || statement.importClause?.isTypeOnly) return []
+        if (!['zod', '@hono/zod-openapi'].includes(statement.moduleSpecifier.text)) return []
+        const bindings = statement.importClause?.namedBindings
+        const named = bindings && ts.isNamedImports(bindings) ? bindings.elements.filter((e) => !e.isTypeOnly).map((e) => (e.propertyName ?? e.name).text) : []
+        const whole = statement.importClause?.name || (bindings && ts.isNamespaceImport(bindings))
+        return named.includes('z') || whole ? [`${relative(SRC, file)}: ${statement.getText(source)}`] : []
+      })
+    })
+    expect(zObjectImports).toEqual([])
+  })
+
   it('finds a cycle and a crossing when there is one', () => {
     const bad = new Map([
       ['a/x.ts', ['b/y.ts']],

@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { build, type BuildOptions, type Plugin } from 'esbuild'
 import { documentationLeftOut } from './worker-bundle/documentation-left-out.js'
+import { zodObjectRefused } from './worker-bundle/zod-imports.js'
 
 const OUT = 'dist/worker.js'
 /** wrangler.toml's [assets] directory: the web console's build, and the OpenAPI document this build adds to it. */
@@ -49,7 +50,7 @@ const LEFT_OUT = /\/(from-json-schema|to-json-schema|json-schema-processors|json
  * The stand-in for the OpenAPI generator (see the header). And the zod @hono/zod-openapi imports: it hands zod's
  * whole `z` object to the generator's `extendZodWithOpenApi`, which keeps every part of zod in the bundle, when the
  * stand-in only needs `ZodType` (to give its schemas `.openapi`). The `z` it re-exports is then that one class: the
- * app takes zod from src/http/zod.ts instead (test/tooling/import-graph.test.ts holds it to that).
+ * app takes zod from src/http/zod.ts instead, and the build fails where it does not (./worker-bundle/zod-imports.ts).
  */
 const openApiGeneratorLeftOut: Plugin = {
   name: 'openapi-generator-left-out',
@@ -127,7 +128,7 @@ export function workerBuildOptions(outfile: string, documentPath: string): Build
     minify: true,
     sourcemap: true,
     legalComments: 'none',
-    plugins: [documentationLeftOut, zodUnusedLeftOut, openApiGeneratorLeftOut],
+    plugins: [zodObjectRefused, documentationLeftOut, zodUnusedLeftOut, openApiGeneratorLeftOut],
     define: { FLAGPOST_OPENAPI_DOCUMENT: JSON.stringify(documentPath) },
     logLevel: 'warning',
   }

@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 
 const dateTimeText = z.string().openapi({ format: 'date-time' })
 

@@ -1,4 +1,4 @@
-import { z } from '@hono/zod-openapi'
+import * as z from '../http/zod.js'
 import { RoleSchema } from '../users/schemas.js'
 
 /** Custom role types, as Unleash names them: a custom root role, or a custom project role. */

@@ -57,8 +57,8 @@ export interface BundleAnalysis {
   metafile: Metafile
 }
 
-/** Builds the worker in memory and attributes its bytes to source files through the source map. */
-export async function analyzeWorker(): Promise<BundleAnalysis> {
+/** Builds the worker in memory and attributes its bytes to source files through the source map, grouped by `group`. */
+export async function analyzeWorker(group: (path: string) => string = groupOf): Promise<BundleAnalysis> {
   // The document's path is a name of the same length as the one the build gives it (the bundle is measured, not run).
   const options = workerBuildOptions('dist/worker.js', '/docs/openapi.0000000000000000.json')
   const result = await build({ ...options, plugins: [...(options.plugins ?? []), packagesMappedToThemselves], metafile: true, write: false })
@@ -96,7 +96,7 @@ export async function analyzeWorker(): Promise<BundleAnalysis> {
     for (const row of rows.slice(0, measureTop)) row.gzipSaved = total - gzipWithout(row.list)
     return rows.map(({ name, bytes, gzipSaved }) => ({ name, bytes, gzipSaved }))
   }
-  return { bytes: js.contents.length, gzipBytes: total, groups: contributors(groupOf, 80), files: contributors((s) => s, 60), metafile: result.metafile }
+  return { bytes: js.contents.length, gzipBytes: total, groups: contributors(group, 80), files: contributors((s) => s, 60), metafile: result.metafile }
 }
 
 /** How `target` came into the bundle: the shortest chain of imports from the entry. */

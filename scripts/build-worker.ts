@@ -26,7 +26,7 @@ const OUT = 'dist/worker.js'
 const ASSETS = 'console/dist'
 /** Where in the assets the document goes: under `/docs/`, which wrangler.toml's `run_worker_first` sends to the worker, so only the worker serves it. */
 const DOCUMENT_FOLDER = 'docs'
-export const BUDGET_GZIP_BYTES = 280 * 1024
+export const BUDGET_GZIP_BYTES = 282 * 1024
 
 const inZod = (importer: string) => /[\\/]zod[\\/]/.test(importer)
 

@@ -1,6 +1,6 @@
 // The worker bundle leaves out what the sources say only for the OpenAPI document (scripts/worker-bundle/
 // documentation-left-out.ts): it cuts exactly that, and the routes it leaves validate as the sources' do.
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { build } from 'esbuild'
@@ -156,6 +156,7 @@ describe("the app's routes without their documentation", () => {
 
   it('are the same routes, with the same middleware, validators and request schemas, as the sources define', async () => {
     // Bundled where the project's packages resolve (so both apps share @hono/zod-openapi and zod); dist/ is not committed.
+    await mkdir('dist', { recursive: true })
     dir = await mkdtemp(join(process.cwd(), 'dist', 'documentation-left-out-'))
     const outfile = join(dir, 'app.mjs')
     await build({ entryPoints: ['src/app.ts'], outfile, bundle: true, format: 'esm', platform: 'node', packages: 'external', plugins: [documentationLeftOut], logLevel: 'warning' })

@@ -4,15 +4,15 @@
 //
 // The OpenAPI document is made here, from the routes, by the app itself (as the Node server makes it), and
 // written to the worker's static assets (wrangler.toml [assets], next to the web console), where the worker
-// reads it for `/docs/openapi.json`: the generator (@asteasolutions/zod-to-openapi) is replaced in the bundle
-// by scripts/worker-bundle/zod-to-openapi.ts, which keeps what routing and validation need and nothing the
-// document alone reads.
+// reads it for `/docs/openapi.json`. So the bundle leaves out what only the document needs: the generator
+// (@asteasolutions/zod-to-openapi, replaced by scripts/worker-bundle/zod-to-openapi.ts, which keeps what routing
+// and validation need) and what our routes and schemas say for it (scripts/worker-bundle/documentation-left-out.ts).
 //
-// @hono/zod-openapi hands zod's whole namespace object around, which keeps all of zod in the bundle, used or
-// not. So every one of zod's ~250 message locales but English is left out, and so are the parts nothing in
-// the worker runs: `z.fromJSONSchema` (schemas from JSON Schema), `z.toJSONSchema` and the JSON Schema
-// processors and generator (only the OpenAPI document used them), and zod's JIT compiler of parsers (it builds
-// code with `new Function`, which Workers refuse, so zod parses without it there). Calling any of them throws.
+// zod is shaken to the parts the app uses (it imports zod as a namespace: src/http/zod.ts). Its schemas still
+// reference a few parts nothing in the worker runs, which are left out: every one of zod's ~250 message locales but
+// English, `z.fromJSONSchema` (schemas from JSON Schema), `z.toJSONSchema` and the JSON Schema processors and
+// generator (only the OpenAPI document used them), and zod's JIT compiler of parsers (it builds code with
+// `new Function`, which Workers refuse, so zod parses without it there). Calling any of them throws.
 import { createHash } from 'node:crypto'
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'

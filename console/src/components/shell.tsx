@@ -87,7 +87,8 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
           <ChangePasswordDialog opened={changingPassword} onClose={passwordDialog.close} />
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" aria-label="Main">
+      {/* The navigation scrolls on its own when its pages outgrow the window's height. */}
+      <AppShell.Navbar p="xs" aria-label="Main" style={{ overflowY: 'auto' }}>
         {PAGES.map((page) => (
           <PageLink key={page.href} page={page} location={location} onClick={close} />
         ))}

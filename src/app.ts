@@ -62,6 +62,9 @@ import { frontendCors } from './frontend-api/cors.js'
 import { frontendRoutes } from './frontend-api/routes.js'
 import { metricsRoutes } from './metrics/routes.js'
 import { bannerRoutes } from './banners/routes.js'
+import { ssoRoutes } from './sso/routes.js'
+import { createOidcCache } from './sso/oidc.js'
+import { signInOptions } from './auth-settings/store.js'
 
 export interface AppDeps {
   /** The database of a request: the same one on Node, one opened per request on Workers. */
@@ -84,6 +87,11 @@ export interface AppDeps {
   background?: RunInBackground
   /** SDK-facing API settings: cache lifetimes and sizes, frontend CORS origins. */
   sdk?: Partial<SdkOptions>
+  /**
+   * Password sign-in works even where the settings switch it off (FLAGPOST_ALLOW_PASSWORD_LOGIN): the way back in
+   * when single sign-on fails.
+   */
+  allowPasswordLogin?: boolean
   /** Sign-in attempts per client address (each home says how it knows the address). */
   signIn?: SignInRateLimit
   /**
@@ -132,11 +140,12 @@ const DELIVERY_GAP_MS = 25
 export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? (() => new Date())
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
-  const accounts = { publicUrl: deps.publicUrl, email: deps.email }
+  const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false }
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background })
   const overviews = createOverviewCache(sdk.options.shareInFlight)
   const flagStates = createFlagStates()
   const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
+  const oidc = createOidcCache()
   const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS })
   const app = createRouter()
 
@@ -155,6 +164,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', async (c, next) => {
     c.set('clock', clock)
     c.set('accounts', accounts)
+    c.set('oidc', oidc)
     c.set('delivery', delivery)
     c.set('overviews', overviews)
     c.set('flagStates', flagStates)
@@ -170,6 +180,8 @@ export function createApp(deps: AppDeps) {
   const crossSite = crossSiteWriteGuard({ publicUrl: deps.publicUrl })
   app.use('*', (c, next) => (SDK_PATH.test(c.req.path) ? next() : crossSite(c, next)))
   app.use('/auth/simple/login', signInRateLimit(deps.signIn ?? {}, clock))
+  // Each leg of a single sign-on asks the provider over the network: limited per address as password sign-in is.
+  app.use('/auth/oidc/*', signInRateLimit(deps.signIn ?? {}, clock))
   // A user (a session, a personal access token) may have projects hidden from them: the private projects are
   // read with their credential, in one round trip.
   const withPrivateProjects = async (c: Context<AppEnv>, lookUp: (q: Db) => Promise<ResolvedPrincipal | undefined>) => {
@@ -190,6 +202,7 @@ export function createApp(deps: AppDeps) {
           const hash = await hashSecret(sessionId)
           return withPrivateProjects(c, (q) => lookUpSession(q, hash, now))
         },
+        signInOptions: (c) => signInOptions(c.var.db, accounts.passwordAlwaysAllowed),
       },
       principals,
     ),
@@ -252,6 +265,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', frontendRoutes)
   app.route('/', metricsRoutes)
   app.route('/', bannerRoutes)
+  app.route('/', ssoRoutes)
 
   if (deps.openApiDocument) {
     const prebuilt = deps.openApiDocument

@@ -25,6 +25,8 @@ export interface ServerConfig {
   databaseUrl?: string
   initAdminTokens: string[]
   allowPrivateWebhooks: boolean
+  /** FLAGPOST_ALLOW_PASSWORD_LOGIN=true: password sign-in works even where the settings switch it off (the way back in). */
+  allowPasswordLogin: boolean
   /** Where invite links point; default: the origin of each request. */
   publicUrl?: string
   /** An HTTP endpoint that takes outgoing e-mails as JSON; none: no e-mail is sent. */
@@ -59,6 +61,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     databaseUrl: env.DATABASE_URL || undefined,
     initAdminTokens,
     allowPrivateWebhooks: env.FLAGPOST_ALLOW_PRIVATE_WEBHOOKS === 'true',
+    allowPasswordLogin: env.FLAGPOST_ALLOW_PASSWORD_LOGIN === 'true',
     publicUrl: httpUrl(env.FLAGPOST_PUBLIC_URL, 'FLAGPOST_PUBLIC_URL'),
     emailWebhookUrl: httpUrl(env.FLAGPOST_EMAIL_WEBHOOK_URL, 'FLAGPOST_EMAIL_WEBHOOK_URL'),
     frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS),
@@ -103,6 +106,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     // The socket's peer: behind a proxy, every client shares its address (set FLAGPOST_SIGN_IN_RATE_LIMIT to suit).
     signIn: { clientAddress: (c) => (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress, perMinute: config.signInPerMinute },
     principalTtlMs: config.principalTtlMs,
+    allowPasswordLogin: config.allowPasswordLogin,
   })
   const sweep = setInterval(() => {
     deliverPending(database.db, clock, delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))

@@ -21,6 +21,8 @@ export interface WorkerEnv {
   NEON_FETCH_ENDPOINT?: string
   /** `true` lets webhooks reach loopback and private addresses. */
   FLAGPOST_ALLOW_PRIVATE_WEBHOOKS?: string
+  /** `true`: password sign-in works even where the settings switch it off (the way back in when single sign-on fails). */
+  FLAGPOST_ALLOW_PASSWORD_LOGIN?: string
   /** Where invite links point, e.g. `https://flags.example.com`; default: the origin of the request. */
   FLAGPOST_PUBLIC_URL?: string
   /** An HTTP endpoint that takes outgoing e-mails as JSON (`{ to, subject, text }`); unset: no e-mail is sent. */
@@ -117,6 +119,7 @@ export default {
       signIn: { clientAddress: (c) => c.req.header('cf-connecting-ip'), perMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT) },
       principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
       openApiDocument: () => prebuiltOpenApiDocument(env),
+      allowPasswordLogin: env.FLAGPOST_ALLOW_PASSWORD_LOGIN === 'true',
     })
     const bindings: RequestBindings = { connection: new LazyConnection(env), background: [] }
     try {

@@ -858,6 +858,8 @@ const cases: Case[] = [
   { route: 'DELETE /api/admin/groups/{groupId}', request: async () => ({ path: `/api/admin/groups/${(await projectGroup()).groupId}` }), events: ['group-deleted'] },
   // The first OIDC settings of this app: no other case saves them.
   { route: 'POST /api/admin/auth/oidc/settings', request: async () => ({ path: '/api/admin/auth/oidc/settings', body: { enabled: true, clientId: 'flagpost', secret: 'oidc-secret' } }), events: ['setting-created'] },
+  // Switching password sign-in off needs single sign-on enabled; the case leaves it on (other cases sign in with passwords).
+  { route: 'POST /api/admin/auth/simple/settings', request: async () => ({ path: '/api/admin/auth/simple/settings', body: { disabled: false } }), events: ['setting-created'] },
   // Resetting needs settings to reset (saving them again first is an update, before the events counted).
   {
     route: 'DELETE /api/admin/auth/oidc/settings',

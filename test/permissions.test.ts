@@ -55,6 +55,7 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/projects/{projectId}/features/{featureName}/changeProject': { path: () => `${F}/cart/changeProject`, body: { newProjectId: 'other' } },
   'POST /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings', body: { enabled: false } },
   'DELETE /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings' },
+  'POST /api/admin/auth/simple/settings': { path: () => '/api/admin/auth/simple/settings', body: { disabled: false } },
   'POST /api/admin/environments': { path: () => '/api/admin/environments', body: { name: 'qa', type: 'test' } },
   'PUT /api/admin/environments/sort-order': { path: () => '/api/admin/environments/sort-order', body: { development: 100 } },
   'PUT /api/admin/environments/{name}': { path: () => '/api/admin/environments/development', body: { type: 'development' } },
@@ -424,6 +425,9 @@ const grants: Grant[] = [
   { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other!' }, status: 200 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/user-admin', body: { username: '{name}', rootRole: 'Editor' }, given: name('by-admin'), status: 201 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/auth/oidc/settings', body: { enabled: false }, status: 200 },
+  // Whether passwords sign in is an admin's, as in Unleash.
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/auth/simple/settings', body: { disabled: false }, status: 403 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/auth/simple/settings', body: { disabled: false }, status: 200 },
   // What a change request holds is its author's to change (and an admin's), not a reviewer's.
   {
     who: () => editor,

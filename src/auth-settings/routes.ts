@@ -1,8 +1,8 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { Permission } from '../core/permissions.js'
-import { OidcSettingsInputSchema, OidcSettingsSchema, SECRET_MASK } from './schemas.js'
-import { getOidcSettings, resetOidcSettings, saveOidcSettings } from './store.js'
+import { OidcSettingsInputSchema, OidcSettingsSchema, PasswordAuthSchema, SECRET_MASK } from './schemas.js'
+import { getOidcSettings, getPasswordAuth, resetOidcSettings, saveOidcSettings, savePasswordAuth } from './store.js'
 
 const tags = ['Auth']
 const path = '/api/admin/auth/oidc/settings'
@@ -51,6 +51,38 @@ const resetRoute = adminRoute({
   responses: { 204: { description: 'The settings were reset' }, ...pickErrors(401, 403) },
 })
 
+const passwordPath = '/api/admin/auth/simple/settings'
+
+const getPasswordRoute = adminRoute({
+  method: 'get',
+  path: passwordPath,
+  operationId: 'getSimpleSettings',
+  'x-permission': { name: Permission.ADMIN },
+  tags,
+  summary: 'Get password sign-in settings',
+  description:
+    'Whether password sign-in is switched off (`{ "disabled": false }` until it is). It is refused only while OpenID Connect sign-in is enabled; ' +
+    'a deployment started with FLAGPOST_ALLOW_PASSWORD_LOGIN=true accepts passwords whatever this says. Needs the Admin root role.',
+  responses: { 200: { description: 'The password sign-in settings', content: jsonContent(PasswordAuthSchema) }, ...pickErrors(401, 403) },
+})
+
+const setPasswordRoute = adminRoute({
+  method: 'post',
+  'x-change-requests': 'no-sdk-effect',
+  path: passwordPath,
+  operationId: 'setSimpleSettings',
+  'x-permission': { name: Permission.ADMIN },
+  tags,
+  summary: 'Switch password sign-in off or on',
+  description:
+    '`{ "disabled": true }` refuses password sign-in (POST /auth/simple/login answers 401 saying so, and the sign-in page offers single sign-on only); ' +
+    'it needs OpenID Connect sign-in enabled (400 otherwise), and turning OpenID Connect off gives password sign-in back. ' +
+    'If single sign-on stops working, admin API tokens still work, and starting the deployment with FLAGPOST_ALLOW_PASSWORD_LOGIN=true accepts passwords again. ' +
+    'Needs the Admin root role. Emits `setting-created` the first time, then `setting-updated` (nothing when nothing changes).',
+  request: { body: { required: true, content: jsonContent(PasswordAuthSchema) } },
+  responses: { 200: { description: 'The stored settings', content: jsonContent(PasswordAuthSchema) }, ...pickErrors(400, 401, 403, 415) },
+})
+
 export const authSettingsRoutes = createRouter()
   .openapi(getRoute, async (c) => c.json(await getOidcSettings(c.var.db), 200))
   .openapi(setRoute, async (c) => c.json(await saveOidcSettings(c.var.db, c.var.caller, c.req.valid('json')), 200))
@@ -58,3 +90,5 @@ export const authSettingsRoutes = createRouter()
     await resetOidcSettings(c.var.db, c.var.caller)
     return c.body(null, 204)
   })
+  .openapi(getPasswordRoute, async (c) => c.json(await getPasswordAuth(c.var.db), 200))
+  .openapi(setPasswordRoute, async (c) => c.json(await savePasswordAuth(c.var.db, c.var.caller, c.req.valid('json')), 200))

@@ -7,10 +7,14 @@ export const ROOT_ROLE_NAMES = ['Viewer', 'Editor', 'Admin'] as const
 export const SIGNING_ALGORITHMS = ['RS256', 'RS384', 'RS512'] as const
 
 const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i
-const isHttpsUrl = (value: string) => {
+/** Loopback hosts, where a provider run for development or tests may speak plain http. */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/** https, or http to a loopback host (a provider on the same machine, for development and tests). */
+export const isProviderUrl = (value: string) => {
   try {
     const url = new URL(value)
-    return url.protocol === 'https:' && url.hostname !== ''
+    return url.hostname !== '' && (url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname)))
   } catch {
     return false
   }
@@ -25,9 +29,9 @@ const fields = {
     .string()
     .trim()
     .max(2048)
-    .refine((v) => v === '' || isHttpsUrl(v), 'discoverUrl must be an https URL')
+    .refine((v) => v === '' || isProviderUrl(v), 'discoverUrl must be an https URL (plain http only to localhost, for development)')
     .optional()
-    .openapi({ format: 'uri', example: 'https://accounts.example.com/.well-known/openid-configuration' }),
+    .openapi({ format: 'uri', example: 'https://accounts.example.com/.well-known/openid-configuration', description: 'The provider\'s discovery document, or its issuer URL (`/.well-known/openid-configuration` is added)' }),
   clientId: text(255).openapi({ description: 'The client id of the application' }),
   secret: z
     .string()
@@ -71,3 +75,10 @@ export const OidcSettingsSchema = z.object(fields).openapi('oidcSettingsResponse
 
 export type OidcSettingsInput = z.infer<typeof OidcSettingsInputSchema>
 export type OidcSettings = z.infer<typeof OidcSettingsSchema>
+
+/** Password sign-in (Unleash's `passwordAuthSchema`): `disabled` turns it off while OpenID Connect sign-in is enabled. */
+export const PasswordAuthSchema = z
+  .strictObject({ disabled: z.boolean().openapi({ description: 'true: password sign-in is refused (only while OpenID Connect sign-in is enabled)' }) })
+  .openapi('passwordAuthSchema')
+
+export type PasswordAuth = z.infer<typeof PasswordAuthSchema>

@@ -1,13 +1,14 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import { roles, settings } from '../../schema/index.js'
 import { rowText, together, untilUnchanged, type Db } from '../db.js'
 import { validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
 import type { Author } from '../core/principal.js'
 import type { NewEvent } from '../events/types.js'
-import { SECRET_MASK, type OidcSettings, type OidcSettingsInput } from './schemas.js'
+import { SECRET_MASK, type OidcSettings, type OidcSettingsInput, type PasswordAuth } from './schemas.js'
 
 const OIDC = 'oidc'
+const PASSWORD = 'simple'
 
 /** What leaves the database: the secret masked. */
 const masked = (stored: OidcSettings): OidcSettings => (stored.secret ? { ...stored, secret: SECRET_MASK } : stored)
@@ -17,6 +18,12 @@ const forEvent = (stored: OidcSettings | undefined) => {
   if (!stored) return null
   const { secret: _secret, ...rest } = stored
   return rest
+}
+
+/** The stored OIDC settings with the secret, for signing in only: never answered to anyone. */
+export async function readOidcSettings(db: Db): Promise<OidcSettings> {
+  const [row] = await db.select().from(settings).where(eq(settings.name, OIDC))
+  return row ? (row.content as OidcSettings) : { enabled: false }
 }
 
 export async function getOidcSettings(db: Db): Promise<OidcSettings> {
@@ -79,4 +86,67 @@ export async function resetOidcSettings(db: Db, caller: Author): Promise<void> {
     const written = await recordEvents(db, actor, now, [event], { alongside: [change], guarded: true })
     return written > 0 || undefined
   })
+}
+
+/**
+ * Whether password sign-in is refused: it is switched off (`disabled`) and OpenID Connect sign-in is enabled, so
+ * turning single sign-on off (or resetting it) gives password sign-in back. SQL, so a sign-in reads it in its own
+ * round trip; the deployment's escape hatch (FLAGPOST_ALLOW_PASSWORD_LOGIN) skips it.
+ */
+export const passwordSignInRefusedSql = sql<boolean>`(exists (select from ${settings} where ${settings.name} = ${PASSWORD} and ${settings.content}->>'disabled' = 'true')
+  and exists (select from ${settings} where ${settings.name} = ${OIDC} and ${settings.content}->>'enabled' = 'true'))`
+
+export async function getPasswordAuth(db: Db): Promise<PasswordAuth> {
+  const [row] = await db.select().from(settings).where(eq(settings.name, PASSWORD))
+  return { disabled: (row?.content as PasswordAuth | undefined)?.disabled === true }
+}
+
+/**
+ * Switches password sign-in off or on. Switching it off needs OpenID Connect sign-in enabled (400 otherwise), so
+ * an instance is never left without a way in; the deployment can still force it on (FLAGPOST_ALLOW_PASSWORD_LOGIN).
+ * Emits `setting-created` the first time, then `setting-updated` (nothing when nothing changes). A read (both
+ * settings), then the change and its event in one statement, made only while the setting is as read.
+ */
+export async function savePasswordAuth(db: Db, caller: Author, input: PasswordAuth): Promise<PasswordAuth> {
+  const { actor, now } = caller
+  return untilUnchanged('The password sign-in setting', async () => {
+    const rows = await db.select({ name: settings.name, content: settings.content, snapshot: rowText(settings) }).from(settings).where(inArray(settings.name, [PASSWORD, OIDC]))
+    const row = rows.find((r) => r.name === PASSWORD)
+    const oidc = rows.find((r) => r.name === OIDC)?.content as OidcSettings | undefined
+    if (input.disabled && oidc?.enabled !== true) {
+      throw validationError('Enable OpenID Connect sign-in before you disable password sign-in: nobody could sign in otherwise', [{ path: 'body.disabled', message: 'OpenID Connect sign-in is not enabled' }])
+    }
+    const before = row ? { disabled: (row.content as PasswordAuth).disabled === true } : undefined
+    if (before?.disabled === input.disabled) return before
+    const stored: PasswordAuth = { disabled: input.disabled }
+    const change = row
+      ? db.update(settings).set({ content: stored, updatedAt: now }).where(and(eq(settings.name, PASSWORD), sql`${rowText(settings)} = ${row.snapshot}`)).returning({ name: settings.name })
+      : db.insert(settings).values({ name: PASSWORD, content: stored, updatedAt: now }).onConflictDoNothing().returning({ name: settings.name })
+    const event: NewEvent = before ? { type: 'setting-updated', data: { id: PASSWORD, ...stored }, preData: { id: PASSWORD, ...before } } : { type: 'setting-created', data: { id: PASSWORD, ...stored } }
+    const written = await recordEvents(db, actor, now, [event], { alongside: [change], guarded: true })
+    return written > 0 ? stored : undefined
+  })
+}
+
+/** Where a browser starts OpenID Connect sign-in (served by src/sso). */
+export const OIDC_LOGIN_PATH = '/auth/oidc/login'
+
+/** Whether stored OIDC settings can sign anyone in: enabled, with a provider, a client id and a secret. */
+export const oidcUsable = (s: OidcSettings) => s.enabled === true && !!s.discoverUrl && !!s.clientId && !!s.secret
+
+/**
+ * How a browser may sign in, as Unleash's 401 says it (`type`, `path`, `defaultHidden`, `options`): with a password
+ * (hidden while it is switched off) and, when OpenID Connect sign-in is usable, through the provider. One read.
+ */
+export async function signInOptions(db: Db, passwordAlwaysAllowed: boolean) {
+  const rows = await db.select({ name: settings.name, content: settings.content }).from(settings).where(inArray(settings.name, [PASSWORD, OIDC]))
+  const oidc = rows.find((r) => r.name === OIDC)?.content as OidcSettings | undefined
+  const password = rows.find((r) => r.name === PASSWORD)?.content as PasswordAuth | undefined
+  const sso = oidc !== undefined && oidcUsable(oidc)
+  return {
+    type: 'password',
+    path: '/auth/simple/login',
+    defaultHidden: !passwordAlwaysAllowed && sso && password?.disabled === true,
+    options: sso ? [{ type: 'oidc', message: 'Sign in with OpenID Connect', path: OIDC_LOGIN_PATH }] : [],
+  }
 }

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
 import { users } from '../../schema/index.js'
-import { batch, rowText, untilUnchanged, type Db } from '../db.js'
+import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { ApiError, validationError } from '../core/errors.js'
 import { verifyPassword, hashPassword } from '../users/passwords.js'
 import { isEmail } from '../users/schemas.js'
@@ -10,6 +10,7 @@ import type { Author } from '../core/principal.js'
 import { findResetToken } from '../users/reset-tokens.js'
 import { hashSecret } from '../api-tokens/secrets.js'
 import { newSession } from './sessions.js'
+import { passwordSignInRefusedSql } from '../auth-settings/store.js'
 
 /** After this many failed sign-ins in a row the account is locked until an admin sets a new password. */
 export const MAX_LOGIN_ATTEMPTS = 10
@@ -21,6 +22,9 @@ const signInFailed = () =>
     'The combination of username and password is invalid, or the account is locked after too many failed sign-ins (an admin can unlock it by setting a new password).',
   )
 
+const passwordSignInOff = () =>
+  new ApiError('AuthenticationRequired', 'Password sign-in is switched off on this instance: sign in with single sign-on (OpenID Connect) instead')
+
 const invalidLink = () => new ApiError('AuthenticationRequired', 'The link is invalid, was already used or has expired: ask an admin for a new one')
 
 /**
@@ -29,15 +33,18 @@ const invalidLink = () => new ApiError('AuthenticationRequired', 'The link is in
  * attempts see each other: no more than MAX_LOGIN_ATTEMPTS of them can be verified between two
  * successes. Every attempt runs one PBKDF2 of the same cost, whether the user exists or not, so timing
  * does not tell whether an account exists. On success: loginAttempts back to 0, seenAt set, a new session, in
- * one batch.
+ * one batch. While password sign-in is switched off (auth-settings), nothing is counted and the answer says so, unless
+ * the deployment forces it on (`passwordAlwaysAllowed`: FLAGPOST_ALLOW_PASSWORD_LOGIN, the way back in when single
+ * sign-on fails); the setting is read in the same round trip as the count.
  */
-export async function signIn(db: Db, identifier: string, password: string, now: Date) {
-  const match = and(isEmail(identifier) ? sql`lower(${users.email}) = ${identifier.toLowerCase()}` : eq(users.username, identifier), isNull(users.deletedAt))
-  const [user] = await db
-    .update(users)
-    .set({ loginAttempts: sql`${users.loginAttempts} + 1` })
-    .where(match)
-    .returning()
+export async function signIn(db: Db, identifier: string, password: string, now: Date, options: { passwordAlwaysAllowed?: boolean } = {}) {
+  const allowed = options.passwordAlwaysAllowed ? sql`true` : sql`not ${passwordSignInRefusedSql}`
+  const match = and(isEmail(identifier) ? sql`lower(${users.email}) = ${identifier.toLowerCase()}` : eq(users.username, identifier), isNull(users.deletedAt), allowed)
+  const [[user], [setting]] = await together(db, [
+    (q) => q.update(users).set({ loginAttempts: sql`${users.loginAttempts} + 1` }).where(match).returning(),
+    (q) => (options.passwordAlwaysAllowed ? Promise.resolve([{ refused: false }]) : queryRows<{ refused: boolean }>(q, sql`select ${passwordSignInRefusedSql} as refused`)),
+  ])
+  if (setting?.refused) throw passwordSignInOff()
   const matches = await verifyPassword(password, user?.passwordHash)
   // The count includes this attempt: the 11th after 10 failures finds the account locked.
   if (!user || !matches || user.loginAttempts > MAX_LOGIN_ATTEMPTS) throw signInFailed()

@@ -41,7 +41,8 @@ const loginRoute = createRoute({
     'which every /api/admin route accepts in place of a token. A failure is a 401 that does not say whether the user exists and adds one to `loginAttempts`; ' +
     'after 10 failures in a row the account is locked until an admin sets a new password (POST /api/admin/user-admin/{id}/change-password). ' +
     'Each client address may try 10 times a minute (429 TooManyRequestsError with `Retry-After` past that, as Unleash). ' +
-    'Signing in is not an audited change: it writes no event (as in Unleash).',
+    'While password sign-in is switched off (POST /api/admin/auth/simple/settings) and OpenID Connect sign-in is enabled, every attempt is a 401 saying so ' +
+    '(unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Signing in is not an audited change: it writes no event (as in Unleash).',
   request: { body: { required: true, content: jsonContent(LoginSchema) } },
   responses: {
     200: { description: 'Signed in; the session cookie is set', content: jsonContent(UserSchema) },
@@ -97,7 +98,7 @@ const newUserPageRoute = createRoute({
 export const authRoutes = createRouter()
   .openapi(loginRoute, async (c) => {
     const { username, password } = c.req.valid('json')
-    const { user, session } = await signIn(c.var.db, username.trim(), password, c.var.clock())
+    const { user, session } = await signIn(c.var.db, username.trim(), password, c.var.clock(), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed })
     setSessionCookie(c, session, c.var.accounts.publicUrl)
     return c.json(user, 200)
   })

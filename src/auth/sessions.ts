@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, lte } from 'drizzle-orm'
+import { and, eq, gt, isNull, lte, sql } from 'drizzle-orm'
 import type { Context } from 'hono'
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
 import { roles, sessions, users } from '../../schema/index.js'
@@ -6,6 +6,7 @@ import type { Db } from '../db.js'
 import type { ResolvedPrincipal } from '../core/principal.js'
 import { hashSecret, randomHex } from '../api-tokens/secrets.js'
 import { toUserPrincipal, userPrincipalColumns } from '../users/principal.js'
+import { guardPassed } from '../events/store.js'
 
 export const SESSION_COOKIE = 'flagpost-session'
 /** Sessions last two days from sign-in (Unleash's default), then the user signs in again. */
@@ -24,6 +25,18 @@ export async function newSession(userId: number, now: Date) {
     dropExpired: (q: Db) => q.delete(sessions).where(and(eq(sessions.userId, userId), lte(sessions.expiresAt, now))),
     store: (q: Db) => q.insert(sessions).values({ sessionHash, userId, createdAt: now, expiresAt }),
   }
+}
+
+/**
+ * A new session for a user being created in the same statement (`recordEvents`' `guarded`, the user's insert first):
+ * its id, and the insert, made only when the user was.
+ */
+export async function newSessionForNewUser(userId: number, now: Date) {
+  const id = randomHex(32)
+  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS)
+  const insert = sql`insert into ${sessions} (session_hash, user_id, created_at, expires_at)
+    select ${await hashSecret(id)}::text, ${userId}::integer, ${now.toISOString()}::timestamptz, ${expiresAt.toISOString()}::timestamptz where ${guardPassed}`
+  return { session: { id, expiresAt }, insert }
 }
 
 /**

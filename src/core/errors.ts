@@ -29,6 +29,8 @@ export class ApiError extends Error {
     override readonly name: ErrorName,
     message: string,
     readonly details?: ErrorDetail[],
+    /** More fields of the error's body (the admin API's 401 says how to sign in, as Unleash's does). */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message)
   }

@@ -11,6 +11,8 @@ export interface AdminResolvers {
   sessionId(c: AppContext): string | undefined
   /** The session's principal. */
   session(c: AppContext, sessionId: string, now: Date): Promise<ResolvedPrincipal | undefined>
+  /** How a browser signs in (password, single sign-on), added to the 401 of a request that brought no token, as Unleash's. */
+  signInOptions?(c: AppContext): Promise<Record<string, unknown>>
 }
 
 /**
@@ -59,10 +61,12 @@ export function principalTtlMs(value: string | undefined): number | undefined {
   return seconds * 1000
 }
 
-const authenticationRequired = () =>
+const authenticationRequired = (extra?: Record<string, unknown>) =>
   new ApiError(
     'AuthenticationRequired',
     'You must sign in (POST /auth/simple/login) or provide a valid API token or personal access token in the Authorization header to access this resource',
+    undefined,
+    extra,
   )
 
 /**
@@ -82,7 +86,8 @@ export function authenticateAdmin(resolve: AdminResolvers, memo: PrincipalMemo):
         ? await remembered(`session:${sessionId}`, now, () => resolve.session(c, sessionId, now))
         : undefined
     const principal = resolved?.principal
-    if (!principal) throw authenticationRequired()
+    // A browser (no Authorization header) is told how it may sign in; an API client gets the plain error.
+    if (!principal) throw authenticationRequired(credential ? undefined : await resolve.signInOptions?.(c))
     if (principal.kind === 'client-token' || principal.kind === 'frontend-token') {
       const kind = principal.kind === 'client-token' ? 'client' : 'frontend'
       throw noAccess(`A ${kind} token cannot be used on the admin API: you need permission=ADMIN (an admin token or a user's personal access token)`)

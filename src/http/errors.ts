@@ -21,6 +21,7 @@ export const statusOf = (error: ApiError): ErrorStatus => errorStatus[error.name
 
 export function errorBody(error: ApiError) {
   return {
+    ...error.extra,
     id: crypto.randomUUID(),
     name: error.name,
     message: error.message,
@@ -37,6 +38,13 @@ export const ErrorSchema = z
       .array(z.object({ path: z.string(), message: z.string() }))
       .optional()
       .openapi({ description: 'For validation errors: each problem and where it is' }),
+    type: z.string().optional().openapi({ description: 'A 401 of the admin API without credentials: the kind of sign-in (`password`)' }),
+    path: z.string().optional().openapi({ description: 'A 401 of the admin API without credentials: where to sign in with a password', example: '/auth/simple/login' }),
+    defaultHidden: z.boolean().optional().openapi({ description: 'A 401 of the admin API without credentials: true when password sign-in is switched off' }),
+    options: z
+      .array(z.object({ type: z.string(), message: z.string(), path: z.string() }))
+      .optional()
+      .openapi({ description: 'A 401 of the admin API without credentials: the other ways to sign in (single sign-on), each a path to open in the browser' }),
   })
   .openapi('errorSchema')
 

@@ -5,6 +5,8 @@ import type { EmailTransport } from './email.js'
 export interface AccountSettings {
   publicUrl?: string
   email?: EmailTransport
+  /** FLAGPOST_ALLOW_PASSWORD_LOGIN: password sign-in works even where the settings switch it off (the way back in). */
+  passwordAlwaysAllowed?: boolean
 }
 
 declare module 'hono' {

@@ -38,7 +38,7 @@ export async function userView(row: UserRow): Promise<UserView> {
 }
 
 /** What events say about a user: never the password or its hash. */
-const eventData = (row: UserRow) => ({
+export const userEventData = (row: UserRow) => ({
   id: row.id,
   name: row.name,
   username: row.username,
@@ -100,7 +100,7 @@ export async function createUser(db: Db, caller: Author, input: CreateUser, opti
   const { roleId, userId } = requireRole(rows, input.rootRole)
   const row: UserRow = { id: userId, username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: roleId, loginAttempts: 0, seenAt: null, createdAt: now, deletedAt: null }
   const { token, insert: storeToken } = await newResetToken(row.id, actor.createdBy, now)
-  const written = await recordEvents(db, actor, now, [{ type: 'user-created', data: eventData(row) }], {
+  const written = await recordEvents(db, actor, now, [{ type: 'user-created', data: userEventData(row) }], {
     alongside: [db.insert(users).values(row).onConflictDoNothing().returning({ id: users.id }), storeToken],
     guarded: true,
   })
@@ -157,7 +157,7 @@ export async function updateUser(db: Db, caller: Author, id: number, input: Upda
       .set({ email: after.email, name: after.name, rootRoleId: after.rootRoleId })
       .where(and(active(id), sql`${rowText(users)} = ${read.snapshot}`))
       .returning({ id: users.id })
-    const written = await recordEvents(db, actor, now, [{ type: 'user-updated', data: eventData(after), preData: eventData(before) }], { alongside: [update], guarded: true })
+    const written = await recordEvents(db, actor, now, [{ type: 'user-updated', data: userEventData(after), preData: userEventData(before) }], { alongside: [update], guarded: true })
     return written > 0 ? userView(after) : undefined
   })
 }
@@ -190,7 +190,7 @@ export async function deleteUser(db: Db, caller: Author, id: number): Promise<vo
     const [read] = await db.select({ user: users, snapshot: rowText(users), groups: groupsOf(sql`${users}.id`) }).from(users).where(active(id))
     if (!read) throw notFound(`Could not find user ${id}`)
     const groups = read.groups.map(Number)
-    const events: NewEvent[] = [{ type: 'user-deleted', preData: eventData(read.user) }, ...groups.map((groupId): NewEvent => ({ type: 'group-user-removed', preData: { groupId, userId: id } }))]
+    const events: NewEvent[] = [{ type: 'user-deleted', preData: userEventData(read.user) }, ...groups.map((groupId): NewEvent => ({ type: 'group-user-removed', preData: { groupId, userId: id } }))]
     const { written } = await deleteUserStatement(db, actor, now, events, { id, snapshot: read.snapshot, groups, now: now.toISOString() })
     return written > 0 || undefined
   })
@@ -229,7 +229,7 @@ export async function setPassword(db: Db, caller: Author, read: { user: UserRow;
   const { actor, now } = caller
   const before = read.user
   const events: NewEvent[] = [
-    { type: 'user-updated', data: { ...eventData(before), passwordChanged: true, loginAttempts: 0 }, preData: { ...eventData(before), loginAttempts: before.loginAttempts } },
+    { type: 'user-updated', data: { ...userEventData(before), passwordChanged: true, loginAttempts: 0 }, preData: { ...userEventData(before), loginAttempts: before.loginAttempts } },
   ]
   const values = { id: before.id, snapshot: read.snapshot, passwordHash, now: now.toISOString() }
   const { written } = linkHash === undefined ? await setPasswordStatement(db, actor, now, events, values) : await setPasswordWithLinkStatement(db, actor, now, events, { ...values, linkHash })

@@ -1920,7 +1920,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Signs in with a username (or e-mail) and password and sets the session cookie `flagpost-session` (HttpOnly, SameSite=Lax, Secure on https, valid 48 hours), which every /api/admin route accepts in place of a token. A failure is a 401 that does not say whether the user exists and adds one to `loginAttempts`; after 10 failures in a row the account is locked until an admin sets a new password (POST /api/admin/user-admin/{id}/change-password). Each client address may try 10 times a minute (429 TooManyRequestsError with `Retry-After` past that, as Unleash). Signing in is not an audited change: it writes no event (as in Unleash).
+         * @description Signs in with a username (or e-mail) and password and sets the session cookie `flagpost-session` (HttpOnly, SameSite=Lax, Secure on https, valid 48 hours), which every /api/admin route accepts in place of a token. A failure is a 401 that does not say whether the user exists and adds one to `loginAttempts`; after 10 failures in a row the account is locked until an admin sets a new password (POST /api/admin/user-admin/{id}/change-password). Each client address may try 10 times a minute (429 TooManyRequestsError with `Retry-After` past that, as Unleash). While password sign-in is switched off (POST /api/admin/auth/simple/settings) and OpenID Connect sign-in is enabled, every attempt is a 401 saying so (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Signing in is not an audited change: it writes no event (as in Unleash).
          */
         post: operations["login"];
         delete?: never;
@@ -2399,6 +2399,30 @@ export interface paths {
          * @description Removes the stored settings, secret included: the settings read `{ "enabled": false }` again. Answers 204, also when none were stored (then nothing is recorded). Needs the Admin root role. Emits `setting-deleted` with the removed settings, without the secret, as preData.
          */
         delete: operations["resetOidcSettings"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/auth/simple/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get password sign-in settings
+         * @description Whether password sign-in is switched off (`{ "disabled": false }` until it is). It is refused only while OpenID Connect sign-in is enabled; a deployment started with FLAGPOST_ALLOW_PASSWORD_LOGIN=true accepts passwords whatever this says. Needs the Admin root role.
+         */
+        get: operations["getSimpleSettings"];
+        put?: never;
+        /**
+         * Switch password sign-in off or on
+         * @description `{ "disabled": true }` refuses password sign-in (POST /auth/simple/login answers 401 saying so, and the sign-in page offers single sign-on only); it needs OpenID Connect sign-in enabled (400 otherwise), and turning OpenID Connect off gives password sign-in back. If single sign-on stops working, admin API tokens still work, and starting the deployment with FLAGPOST_ALLOW_PASSWORD_LOGIN=true accepts passwords again. Needs the Admin root role. Emits `setting-created` the first time, then `setting-updated` (nothing when nothing changes).
+         */
+        post: operations["setSimpleSettings"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2928,6 +2952,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/oidc/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start signing in with OpenID Connect
+         * @description Opened by the browser (the sign-in page links it when OpenID Connect sign-in is enabled). Sends the browser to the provider found through the settings' discovery URL, with an authorization-code request using PKCE (S256), a `state` and a `nonce`, kept until the provider answers in an HttpOnly cookie (`flagpost-oidc`, 10 minutes). The provider must send the browser back to `<public URL>/auth/oidc/callback`. `redirect`: a path of this site to land on once signed in (default `/`). When single sign-on is not enabled or the provider cannot be reached, the browser is sent to /sign-in?errorMsg=… instead.
+         */
+        get: operations["oidcLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish signing in with OpenID Connect
+         * @description Where the provider sends the browser back. Checks the answer's `state` against the sign-in this browser started, redeems the code (PKCE verifier, client secret), and checks the ID token: issuer, audience (the client id), expiry, `nonce`, and its signature against the provider's JWKS, with the settings' signing algorithm. The user with the token's e-mail (from the ID token, else the UserInfo endpoint) is signed in with a session cookie as after a password (no event); an unknown e-mail is created with the default root role (Editor unless set) when `autoCreate` is on and its domain is in `emailDomains` (if set), with `user-created` by the system, and refused otherwise; an e-mail the provider marks unverified is refused. Success leads to the `redirect` given at the start; any refusal to /sign-in?errorMsg=<why>.
+         */
+        get: operations["oidcCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2968,6 +3032,21 @@ export interface components {
             details?: {
                 path: string;
                 message: string;
+            }[];
+            /** @description A 401 of the admin API without credentials: the kind of sign-in (`password`) */
+            type?: string;
+            /**
+             * @description A 401 of the admin API without credentials: where to sign in with a password
+             * @example /auth/simple/login
+             */
+            path?: string;
+            /** @description A 401 of the admin API without credentials: true when password sign-in is switched off */
+            defaultHidden?: boolean;
+            /** @description A 401 of the admin API without credentials: the other ways to sign in (single sign-on), each a path to open in the browser */
+            options?: {
+                type: string;
+                message: string;
+                path: string;
             }[];
         };
         projectCreatedSchema: {
@@ -4656,6 +4735,7 @@ export interface components {
             enabled?: boolean;
             /**
              * Format: uri
+             * @description The provider's discovery document, or its issuer URL (`/.well-known/openid-configuration` is added)
              * @example https://accounts.example.com/.well-known/openid-configuration
              */
             discoverUrl?: string;
@@ -4697,6 +4777,7 @@ export interface components {
             enabled?: boolean;
             /**
              * Format: uri
+             * @description The provider's discovery document, or its issuer URL (`/.well-known/openid-configuration` is added)
              * @example https://accounts.example.com/.well-known/openid-configuration
              */
             discoverUrl?: string;
@@ -4732,6 +4813,10 @@ export interface components {
             groupJsonPath?: string;
             /** @description Also request the groups scope at login */
             addGroupsScope?: boolean;
+        };
+        passwordAuthSchema: {
+            /** @description true: password sign-in is refused (only while OpenID Connect sign-in is enabled) */
+            disabled: boolean;
         };
         personalDashboardSchema: {
             /** @description Active users with the Admin root role */
@@ -15505,6 +15590,104 @@ export interface operations {
             };
         };
     };
+    getSimpleSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The password sign-in settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["passwordAuthSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    setSimpleSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["passwordAuthSchema"];
+            };
+        };
+        responses: {
+            /** @description The stored settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["passwordAuthSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     getPersonalDashboard: {
         parameters: {
             query?: never;
@@ -17399,6 +17582,53 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["errorSchema"];
                 };
+            };
+        };
+    };
+    oidcLogin: {
+        parameters: {
+            query?: {
+                redirect?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider, or back to the sign-in page with why not */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    oidcCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in (the session cookie is set) and on to the page asked for, or back to the sign-in page with why not */
+            302: {
+                headers: {
+                    /** @description Where the browser goes next */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

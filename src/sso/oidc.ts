@@ -1,0 +1,146 @@
+import * as oauth from 'oauth4webapi'
+import type { OidcSettings } from '../auth-settings/schemas.js'
+
+/**
+ * The OpenID Connect protocol of single sign-on, through oauth4webapi (Web APIs only: the same code on Node and
+ * Workers): discovery, the authorization-code request with PKCE, `state` and `nonce`, and the ID token checked
+ * (issuer, audience, expiry, nonce, and its signature against the provider's JWKS).
+ */
+
+const WELL_KNOWN = '/.well-known/openid-configuration'
+/** A provider's discovery document is used this long before it is asked again. */
+const DISCOVERY_TTL_MS = 10 * 60_000
+const TIMEOUT_MS = 10_000
+
+/** Per app (per isolate on Workers): discovery documents by URL, and each issuer's keys (oauth4webapi's JWKS cache). */
+export interface OidcCache {
+  discovery: Map<string, { as: oauth.AuthorizationServer; until: number }>
+  jwks: Map<string, oauth.JWKSCacheInput>
+}
+
+export const createOidcCache = (): OidcCache => ({ discovery: new Map(), jwks: new Map() })
+
+/** What the flow keeps in the browser between the two legs (an HttpOnly cookie): checked when the provider answers. */
+export interface PendingSignIn {
+  state: string
+  nonce: string
+  codeVerifier: string
+}
+
+/** Who the provider says signed in. */
+export interface ProviderIdentity {
+  subject: string
+  email?: string
+  emailVerified?: boolean
+  name?: string
+}
+
+/** A sign-in the provider or its answer made impossible, with a message for the person signing in. */
+export class SignInRefused extends Error {}
+
+/** The configured URL is the discovery document itself or the issuer it hangs off. */
+const issuerOf = (discoverUrl: string) => new URL(discoverUrl.endsWith(WELL_KNOWN) ? discoverUrl.slice(0, -WELL_KNOWN.length) : discoverUrl.replace(/\/+$/, ''))
+
+/** Plain http is allowed only to a loopback provider, which the settings alone accept (auth-settings/schemas.ts). */
+const http = (url: URL) => ({ [oauth.allowInsecureRequests]: url.protocol === 'http:' })
+
+async function discover(cache: OidcCache, discoverUrl: string): Promise<oauth.AuthorizationServer> {
+  const cached = cache.discovery.get(discoverUrl)
+  if (cached && cached.until > Date.now()) return cached.as
+  const issuer = issuerOf(discoverUrl)
+  const response = await oauth.discoveryRequest(issuer, { algorithm: 'oidc', signal: AbortSignal.timeout(TIMEOUT_MS), ...http(issuer) })
+  const as = await oauth.processDiscoveryResponse(issuer, response)
+  if (cache.discovery.size >= 100) cache.discovery.clear()
+  cache.discovery.set(discoverUrl, { as, until: Date.now() + DISCOVERY_TTL_MS })
+  return as
+}
+
+/** The client, judged by the app's clock (`now`): the ID token's expiry and issue time are checked against it. */
+const clientOf = (settings: OidcSettings, now: Date): oauth.Client => ({
+  client_id: settings.clientId!,
+  id_token_signed_response_alg: settings.idTokenSigningAlgorithm ?? 'RS256',
+  [oauth.clockSkew]: Math.round((now.getTime() - Date.now()) / 1000),
+})
+
+/** client_secret_basic unless the provider lists only client_secret_post. */
+function clientAuthOf(as: oauth.AuthorizationServer, secret: string): oauth.ClientAuth {
+  const methods = as.token_endpoint_auth_methods_supported
+  return methods && !methods.includes('client_secret_basic') && methods.includes('client_secret_post') ? oauth.ClientSecretPost(secret) : oauth.ClientSecretBasic(secret)
+}
+
+/** The first leg: where to send the browser, and what to keep until the provider sends it back. */
+export async function startSignIn(cache: OidcCache, settings: OidcSettings, redirectUri: string): Promise<{ location: string; pending: PendingSignIn }> {
+  const as = await discover(cache, settings.discoverUrl!)
+  if (!as.authorization_endpoint) throw new SignInRefused('The provider has no authorization endpoint in its discovery document')
+  const pending: PendingSignIn = { state: oauth.generateRandomState(), nonce: oauth.generateRandomNonce(), codeVerifier: oauth.generateRandomCodeVerifier() }
+  const url = new URL(as.authorization_endpoint)
+  const scope = ['openid', 'email', 'profile', ...(settings.addGroupsScope ? ['groups'] : [])].join(' ')
+  const parameters: Record<string, string> = {
+    client_id: settings.clientId!,
+    redirect_uri: redirectUri,
+    response_type: 'code',
+    scope,
+    state: pending.state,
+    nonce: pending.nonce,
+    code_challenge: await oauth.calculatePKCECodeChallenge(pending.codeVerifier),
+    code_challenge_method: 'S256',
+    ...(settings.acrValues ? { acr_values: settings.acrValues } : {}),
+  }
+  for (const [key, value] of Object.entries(parameters)) url.searchParams.set(key, value)
+  return { location: url.toString(), pending }
+}
+
+/**
+ * The second leg: checks the provider's answer against what the first leg kept (`state`), redeems the code (with
+ * the PKCE verifier and the client secret), checks the ID token (issuer, audience, expiry, `nonce`, signature)
+ * and answers who signed in; the e-mail comes from the ID token, else from the UserInfo endpoint.
+ */
+export async function finishSignIn(cache: OidcCache, settings: OidcSettings, redirectUri: string, callback: URL, pending: PendingSignIn, now: Date): Promise<ProviderIdentity> {
+  try {
+    const as = await discover(cache, settings.discoverUrl!)
+    const client = clientOf(settings, now)
+    const insecure = http(new URL(as.issuer))
+    const parameters = oauth.validateAuthResponse(as, client, callback.searchParams, pending.state)
+    const response = await oauth.authorizationCodeGrantRequest(as, client, clientAuthOf(as, settings.secret!), parameters, redirectUri, pending.codeVerifier, {
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+      ...insecure,
+    })
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, response, { expectedNonce: pending.nonce, requireIdToken: true })
+    const jwks = cache.jwks.get(as.issuer) ?? {}
+    await oauth.validateApplicationLevelSignature(as, response, { [oauth.jwksCache]: jwks, signal: AbortSignal.timeout(TIMEOUT_MS), ...insecure })
+    cache.jwks.set(as.issuer, jwks)
+    const claims = oauth.getValidatedIdTokenClaims(tokens)!
+    let identity = identityOf(claims.sub, claims)
+    if (identity.email === undefined && as.userinfo_endpoint) {
+      const answer = await oauth.userInfoRequest(as, client, tokens.access_token, { signal: AbortSignal.timeout(TIMEOUT_MS), ...insecure })
+      identity = identityOf(claims.sub, await oauth.processUserInfoResponse(as, client, claims.sub, answer))
+    }
+    return identity
+  } catch (error) {
+    throw new SignInRefused(describeFailure(error))
+  }
+}
+
+function identityOf(subject: string, claims: Record<string, unknown>): ProviderIdentity {
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined)
+  const email = text(claims.email)
+  const name = text(claims.name) ?? ([text(claims.given_name), text(claims.family_name)].filter(Boolean).join(' ') || undefined)
+  return { subject, ...(email ? { email } : {}), ...(typeof claims.email_verified === 'boolean' ? { emailVerified: claims.email_verified } : {}), ...(name ? { name } : {}) }
+}
+
+/** What the person signing in is told (and the log says) when the provider's answer is refused. */
+function describeFailure(error: unknown): string {
+  if (error instanceof SignInRefused) return error.message
+  if (error instanceof oauth.AuthorizationResponseError) return `The provider refused the sign-in: ${error.error_description ?? error.error}`
+  if (error instanceof oauth.ResponseBodyError) return `The provider refused to complete the sign-in: ${error.error_description ?? error.error}`
+  if (error instanceof oauth.OperationProcessingError) {
+    if (error.message.includes('"state"')) return 'The answer from the provider is not for the sign-in this browser started (its state differs): start again'
+    if (error.code === oauth.JWT_TIMESTAMP_CHECK) return `The provider's ID token is not valid now (${error.message}): check this server's and the provider's clocks, then start again`
+    return `The provider's ID token was refused: ${error.message}`
+  }
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'TypeError')) return `Could not reach the OpenID Connect provider: ${error.message}`
+  return `The sign-in with the provider failed: ${error instanceof Error ? error.message : String(error)}`
+}
+
+/** Whether the discovery URL of stored settings can be reached: the first leg's errors, for the sign-in page. */
+export const describeStartFailure = describeFailure

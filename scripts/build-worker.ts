@@ -26,7 +26,9 @@ const OUT = 'dist/worker.js'
 const ASSETS = 'console/dist'
 /** Where in the assets the document goes: under `/docs/`, which wrangler.toml's `run_worker_first` sends to the worker, so only the worker serves it. */
 const DOCUMENT_FOLDER = 'docs'
-export const BUDGET_GZIP_BYTES = 282 * 1024
+// 282 → 290 KiB: single sign-on brings its OpenID Connect client (oauth4webapi, about 9 KiB gzipped), which must run
+// at the edge, and invite links their routes: 267 → 282 KiB measured with both.
+export const BUDGET_GZIP_BYTES = 290 * 1024
 
 const inZod = (importer: string) => /[\\/]zod[\\/]/.test(importer)
 

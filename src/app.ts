@@ -63,6 +63,7 @@ import { frontendRoutes } from './frontend-api/routes.js'
 import { metricsRoutes } from './metrics/routes.js'
 import { bannerRoutes } from './banners/routes.js'
 import { ssoRoutes } from './sso/routes.js'
+import { inviteLinkRoutes } from './invite-links/routes.js'
 import { createOidcCache } from './sso/oidc.js'
 import { signInOptions } from './auth-settings/store.js'
 
@@ -113,10 +114,10 @@ const DEFAULT_PRINCIPAL_TTL_MS = 5_000
 /**
  * Admin writes that change no token, user, session, role, membership or project visibility, so they keep the
  * remembered principals: flags and what hangs off them (tags, tag types, favorites, dependencies), a project's
- * environments, change requests and context fields, segments, context fields, environments, integrations, the archive, flag types' lifetimes, export and import, banners. Any other write forgets
+ * environments, change requests and context fields, segments, context fields, environments, integrations, the archive, flag types' lifetimes, export and import, banners, invite links (a link makes users, it changes none). Any other write forgets
  * them all (a new route is on the safe side until it is listed here).
  */
-const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete|context)|features|features-batch|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies|banners)(\/|$)/
+const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete|context)|features|features-batch|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies|banners|invite-link)(\/|$)/
 const ENVIRONMENT_PATH = /^\/api\/admin\/environments\/[^/]+$/
 /** Whether a write keeps the remembered principals: its path is listed above, and it is not deleting an environment (which deletes its API tokens). */
 const keepsPrincipals = (method: string, path: string) => KEEPS_PRINCIPALS.test(path) && !(method === 'DELETE' && ENVIRONMENT_PATH.test(path))
@@ -182,6 +183,8 @@ export function createApp(deps: AppDeps) {
   app.use('/auth/simple/login', signInRateLimit(deps.signIn ?? {}, clock))
   // Each leg of a single sign-on asks the provider over the network: limited per address as password sign-in is.
   app.use('/auth/oidc/*', signInRateLimit(deps.signIn ?? {}, clock))
+  // Invite links are public: checking and using one is limited per address as sign-in is.
+  app.use('/invite/*', signInRateLimit(deps.signIn ?? {}, clock))
   // A user (a session, a personal access token) may have projects hidden from them: the private projects are
   // read with their credential, in one round trip.
   const withPrivateProjects = async (c: Context<AppEnv>, lookUp: (q: Db) => Promise<ResolvedPrincipal | undefined>) => {
@@ -266,6 +269,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', metricsRoutes)
   app.route('/', bannerRoutes)
   app.route('/', ssoRoutes)
+  app.route('/', inviteLinkRoutes)
 
   if (deps.openApiDocument) {
     const prebuilt = deps.openApiDocument

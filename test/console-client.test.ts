@@ -20,7 +20,7 @@ describe('which paths are the app and which the console', () => {
       expect(paths.length).toBeGreaterThan(50)
       expect(paths.filter((p) => !isAppPath(p))).toEqual([])
       expect(['/docs', '/docs/openapi.json', '/api', '/api/admin/anything'].filter((p) => !isAppPath(p))).toEqual([])
-      expect(['/', '/projects', '/projects/x/flags/y', '/events', '/sign-in', '/apiary', '/healthy', '/assets/index.js'].filter(isAppPath)).toEqual([])
+      expect(['/', '/projects', '/projects/x/flags/y', '/events', '/sign-in', '/sign-up', '/invitations', '/apiary', '/healthy', '/assets/index.js'].filter(isAppPath)).toEqual([])
     } finally {
       await app.close()
     }

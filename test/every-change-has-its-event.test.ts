@@ -89,6 +89,7 @@ async function userWithEmail() {
 }
 
 /** A fresh banner, enabled unless told. */
+const inviteLink = async () => (await ok(t, 'POST', '/api/admin/invite-link/tokens', { name: fresh('invite'), expiresAt: new Date(Date.now() + 86_400_000).toISOString() })).body as { secret: string }
 const createBanner = async (body: Record<string, unknown> = {}) => (await ok(t, 'POST', '/api/admin/banners', { message: fresh('Maintenance'), ...body })).body as { id: number }
 
 /** A fresh custom strategy definition with one parameter. */
@@ -858,6 +859,20 @@ const cases: Case[] = [
   { route: 'DELETE /api/admin/groups/{groupId}', request: async () => ({ path: `/api/admin/groups/${(await projectGroup()).groupId}` }), events: ['group-deleted'] },
   // The first OIDC settings of this app: no other case saves them.
   { route: 'POST /api/admin/auth/oidc/settings', request: async () => ({ path: '/api/admin/auth/oidc/settings', body: { enabled: true, clientId: 'flagpost', secret: 'oidc-secret' } }), events: ['setting-created'] },
+  { route: 'POST /api/admin/invite-link/tokens', request: async () => ({ path: '/api/admin/invite-link/tokens', body: { name: fresh('invite'), expiresAt: new Date(Date.now() + 86_400_000).toISOString() } }), events: ['public-signup-token-created'] },
+  {
+    route: 'PUT /api/admin/invite-link/tokens/{token}',
+    request: async () => ({ path: `/api/admin/invite-link/tokens/${(await inviteLink()).secret}`, body: { enabled: false } }),
+    events: ['public-signup-token-updated'],
+  },
+  {
+    route: 'POST /invite/{token}/signup',
+    request: async () => {
+      const email = `${fresh('joiner')}@example.com`
+      return { path: `/invite/${(await inviteLink()).secret}/signup`, body: { email, name: 'Joiner', password: 'joiner-password' }, as: { token: null, actor: email } }
+    },
+    events: ['user-created', 'public-signup-token-user-added'],
+  },
   // Switching password sign-in off needs single sign-on enabled; the case leaves it on (other cases sign in with passwords).
   { route: 'POST /api/admin/auth/simple/settings', request: async () => ({ path: '/api/admin/auth/simple/settings', body: { disabled: false } }), events: ['setting-created'] },
   // Resetting needs settings to reset (saving them again first is an update, before the events counted).

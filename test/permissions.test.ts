@@ -26,6 +26,7 @@ let segmentId: number
 let addonId: number
 let changeRequestId: number
 let bannerId: number
+let inviteSecret: string
 let changeId: number
 let roleId: number
 let unusedRoleId: number
@@ -55,6 +56,8 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/projects/{projectId}/features/{featureName}/changeProject': { path: () => `${F}/cart/changeProject`, body: { newProjectId: 'other' } },
   'POST /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings', body: { enabled: false } },
   'DELETE /api/admin/auth/oidc/settings': { path: () => '/api/admin/auth/oidc/settings' },
+  'POST /api/admin/invite-link/tokens': { path: () => '/api/admin/invite-link/tokens', body: { name: 'invite', expiresAt: new Date(Date.now() + 86_400_000).toISOString() } },
+  'PUT /api/admin/invite-link/tokens/{token}': { path: () => `/api/admin/invite-link/tokens/${inviteSecret}`, body: { enabled: false } },
   'POST /api/admin/auth/simple/settings': { path: () => '/api/admin/auth/simple/settings', body: { disabled: false } },
   'POST /api/admin/environments': { path: () => '/api/admin/environments', body: { name: 'qa', type: 'test' } },
   'PUT /api/admin/environments/sort-order': { path: () => '/api/admin/environments/sort-order', body: { development: 100 } },
@@ -232,6 +235,7 @@ beforeAll(async () => {
   await ok('POST', '/api/admin/strategies', { name: 'tenant', parameters: [] })
   addonId = (await ok('POST', '/api/admin/addons', writeRequests['POST /api/admin/addons']!.body)).id
   bannerId = (await ok('POST', '/api/admin/banners', { message: 'Welcome' })).id
+  inviteSecret = (await ok('POST', '/api/admin/invite-link/tokens', { name: 'welcome', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })).secret
   await ok('PUT', '/api/admin/projects/shop/change-requests/config', { environment: 'production', changeRequestsEnabled: true })
   const changeRequest = await ok('POST', '/api/admin/projects/shop/environments/production/change-requests', { feature: 'cart', action: 'updateEnabled', payload: { enabled: true } })
   changeRequestId = changeRequest.id
@@ -425,6 +429,9 @@ const grants: Grant[] = [
   { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other!' }, status: 200 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/user-admin', body: { username: '{name}', rootRole: 'Editor' }, given: name('by-admin'), status: 201 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/auth/oidc/settings', body: { enabled: false }, status: 200 },
+  // Invite links are the instance admins', as in Unleash.
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/invite-link/tokens', body: { name: 'nope', expiresAt: '2099-01-01T00:00:00Z' }, status: 403 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/invite-link/tokens', body: { name: 'welcome', expiresAt: new Date(Date.now() + 86_400_000).toISOString() }, status: 201 },
   // Whether passwords sign in is an admin's, as in Unleash.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/auth/simple/settings', body: { disabled: false }, status: 403 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/auth/simple/settings', body: { disabled: false }, status: 200 },

@@ -109,7 +109,7 @@ describe('the Node server (npm start)', () => {
     await writeFile(join(consoleDir, 'assets', 'index-abc123.js'), 'console.log(1)')
     const server = await startServer({ ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.console-secret' }), port: 0, host: '127.0.0.1', dataDir: await tempDir(), consoleDir })
     try {
-      for (const path of ['/', '/projects/checkout/flags/new-checkout', '/events?type=x']) {
+      for (const path of ['/', '/projects/checkout/flags/new-checkout', '/events?type=x', '/sign-up?invite=abc']) {
         const page = await fetch(`${server.url}${path}`)
         expect([path, page.status, page.headers.get('cache-control'), await page.text()]).toEqual([path, 200, 'no-cache', '<!doctype html><title>console</title>'])
       }
@@ -131,6 +131,8 @@ describe('the Node server (npm start)', () => {
       expect([invite.status, invite.headers.get('cache-control')]).toEqual([200, 'no-store'])
       expect(await invite.text()).not.toContain('<title>console</title>')
       expect((await fetch(`${server.url}/logout`, { method: 'POST' })).status).toBe(200)
+      const validate = await fetch(`${server.url}/invite/0123456789abcdef0123456789abcdef/validate`)
+      expect([validate.status, ((await validate.json()) as { name: string }).name]).toEqual([400, 'ValidationError'])
       // Only GET and HEAD are the console's: another method on a console path reaches the app (and its 404).
       const post = await fetch(`${server.url}/projects`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
       expect(post.status).toBe(404)

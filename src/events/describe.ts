@@ -103,6 +103,9 @@ const phrases: Record<string, [label: string, summary: string]> = {
   'drop-tag-types': ['Tag types dropped', 'dropped the tag types an import did not list'],
   'drop-projects': ['Projects dropped', 'dropped the projects an import did not list'],
   'drop-environments': ['Environments dropped', 'dropped the environments an import did not list'],
+  'public-signup-token-created': ['Invite link created', 'created an invite link'],
+  'public-signup-token-updated': ['Invite link updated', 'updated an invite link'],
+  'public-signup-token-user-added': ['Signed up with an invite link', 'signed up with an invite link'],
 }
 
 const sentenceCase = (type: string) => type.charAt(0).toUpperCase() + type.slice(1).replaceAll('-', ' ')

@@ -255,7 +255,7 @@ describe('worker bundle in workerd', () => {
 describe('the web console at the edge (Workers static assets)', () => {
   it("answers / and the console's own routes with its index.html, revalidated on every load", async () => {
     const index = await readFile(join(config.assets!.directory, 'index.html'), 'utf8')
-    for (const path of ['/', '/projects/checkout', '/projects/checkout/flags/new-checkout', '/events']) {
+    for (const path of ['/', '/projects/checkout', '/projects/checkout/flags/new-checkout', '/events', '/sign-up?invite=abc']) {
       const page = await call('GET', path, { token: null })
       expect([path, page.status, page.headers.get('content-type'), page.text]).toEqual([path, 200, expect.stringMatching(/^text\/html/), index])
     }
@@ -271,6 +271,9 @@ describe('the web console at the edge (Workers static assets)', () => {
     expect((await call('GET', '/docs/openapi.json', { token: null })).body).toMatchObject({ openapi: '3.1.0' })
     const invite = await call('GET', '/new-user?token=x', { token: null })
     expect([invite.status, invite.headers.get('cache-control')]).toEqual([200, 'no-store'])
+    // An invite link's page is the console's (above); the routes it calls are the worker's.
+    expect((await call('GET', '/invite/0123456789abcdef0123456789abcdef/validate', { token: null })).body).toMatchObject({ name: 'ValidationError' })
+    expect((await call('GET', '/auth/oidc/login', { token: null })).status).toBe(302)
   })
 })
 

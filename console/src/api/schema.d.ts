@@ -2992,6 +2992,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/invite-link/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get invite links
+         * @description Every public invite link (at most 1000), newest first, with who signed up with it. Secrets are shown by their first characters and `url` is null: both are stored hashed and answered in full only when a link is created. Needs the Admin root role.
+         */
+        get: operations["getAllPublicSignupTokens"];
+        put?: never;
+        /**
+         * Create an invite link
+         * @description A link to share (`url`: `<public URL>/sign-up?invite=<secret>`, the console's sign-up page): whoever opens it may create a user with `role` (a root role by id or name; Viewer unless given) until `expiresAt` (in the future; capped at a month from now, as Unleash does). The secret and the URL are answered only here. At most 1000 links. Needs the Admin root role. Emits `public-signup-token-created` (the secret's first characters only).
+         */
+        post: operations["createPublicSignupToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/invite-link/tokens/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an invite link
+         * @description The link named by its full secret, or by the first characters listings show when they name one link (400 when they name more). Needs the Admin root role.
+         */
+        get: operations["getPublicSignupToken"];
+        /**
+         * Update an invite link
+         * @description Sets `expiresAt` (in the future, capped at a month from now) and/or `enabled` (false: the link stops working; true: it works again until it expires). The link is named as in GET. Needs the Admin root role. Emits `public-signup-token-updated` with the link as it was (nothing when nothing changes).
+         */
+        put: operations["updatePublicSignupToken"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invite/{token}/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check an invite link
+         * @description For the sign-up page: 200 (no body) while the link (its full secret) is enabled and not expired, 400 otherwise. Needs no credentials; limited per client address as sign-in is.
+         */
+        get: operations["validatePublicSignupToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invite/{token}/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign up with an invite link
+         * @description Creates a user with the link's root role (e-mail, name and password; a username if given) and signs them in: the session cookie is set as by POST /auth/simple/login. 400 for a link that is unknown, disabled or expired, 409 NameExistsError for an e-mail or username already taken. Needs no credentials; limited per client address as sign-in is. Emits `user-created` and `public-signup-token-user-added`, both by the new user.
+         */
+        post: operations["addPublicSignupTokenUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5497,6 +5585,78 @@ export interface components {
             dialog?: string | null;
             /** @description Whether it is shown; default true on creation, kept on an update */
             enabled?: boolean;
+        };
+        publicSignupTokensSchema: {
+            tokens: components["schemas"]["publicSignupTokenSchema"][];
+        };
+        publicSignupTokenSchema: {
+            /**
+             * @description The secret in full only in the answer that creates the link; elsewhere its first characters (enough to name it in PUT and GET)
+             * @example 3f9a2c…
+             */
+            secret: string;
+            /** @description The link to share, only in the answer that creates it (null elsewhere: the secret is stored hashed) */
+            url: string | null;
+            name: string;
+            /** @description Whether the link works: false when disabled or expired */
+            enabled: boolean;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: date-time */
+            createdAt: string;
+            createdBy: string | null;
+            /** @description Who signed up with it */
+            users: components["schemas"]["publicSignupTokenUserSchema"][] | null;
+            role: components["schemas"]["roleSchema"];
+        };
+        publicSignupTokenUserSchema: {
+            id: number;
+            name: string | null;
+            email: string | null;
+            username: string | null;
+            /**
+             * Format: date-time
+             * @description When they signed up
+             */
+            createdAt: string;
+        };
+        publicSignupTokenCreateSchema: {
+            /**
+             * @description The link's name, for the console
+             * @example Invite the support team
+             */
+            name: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working: in the future; at most a month away (later dates are capped, as Unleash does)
+             */
+            expiresAt: string;
+            /**
+             * @description The root role of the people who sign up with the link, by id or name; default Viewer (Unleash's)
+             * @example Viewer
+             */
+            role?: number | string;
+        };
+        publicSignupTokenUpdateSchema: {
+            /**
+             * Format: date-time
+             * @description A new expiry: in the future; at most a month away (later dates are capped)
+             */
+            expiresAt?: string;
+            /** @description false: the link stops working (it can be enabled again) */
+            enabled?: boolean;
+        };
+        createInvitedUserSchema: {
+            /** @example hunter@example.com */
+            email: string;
+            /** @example Hunter Burgan */
+            name: string;
+            password: string;
+            /**
+             * @description Optional; unique when given
+             * @example hunter
+             */
+            username?: string;
         };
     };
     responses: never;
@@ -17629,6 +17789,357 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    getAllPublicSignupTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invite links */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["publicSignupTokensSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createPublicSignupToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["publicSignupTokenCreateSchema"];
+            };
+        };
+        responses: {
+            /** @description The new link, with its secret and URL */
+            201: {
+                headers: {
+                    /** @description The link's location, by the first characters of its secret */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["publicSignupTokenSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getPublicSignupToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret, in full or as listings show it */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The invite link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["publicSignupTokenSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updatePublicSignupToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret, in full or as listings show it */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["publicSignupTokenUpdateSchema"];
+            };
+        };
+        responses: {
+            /** @description The link as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["publicSignupTokenSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    validatePublicSignupToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret, in full or as listings show it */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link works */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    addPublicSignupTokenUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The secret, in full or as listings show it */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createInvitedUserSchema"];
+            };
+        };
+        responses: {
+            /** @description The new user, signed in */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["userSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
             };
         };
     };

@@ -150,7 +150,8 @@ describe('worker bundle in workerd', () => {
   it('answers 401 AuthenticationRequired without a token', async () => {
     const res = await call('GET', '/api/admin/projects', { token: null })
     expect(res.status).toBe(401)
-    expect(res.body).toEqual({ id: expect.any(String), name: 'AuthenticationRequired', message: expect.any(String) })
+    // With no credential at all, it says how a browser signs in (as Unleash's): a password, and no single sign-on yet.
+    expect(res.body).toEqual({ id: expect.any(String), name: 'AuthenticationRequired', message: expect.any(String), type: 'password', path: '/auth/simple/login', defaultHidden: false, options: [] })
   })
 
   it('answers 400 ValidationError, with the field, for a body its schema refuses (zod parses without its JIT here)', async () => {
@@ -273,7 +274,8 @@ describe('the web console at the edge (Workers static assets)', () => {
     expect([invite.status, invite.headers.get('cache-control')]).toEqual([200, 'no-store'])
     // An invite link's page is the console's (above); the routes it calls are the worker's.
     expect((await call('GET', '/invite/0123456789abcdef0123456789abcdef/validate', { token: null })).body).toMatchObject({ name: 'ValidationError' })
-    expect((await call('GET', '/auth/oidc/login', { token: null })).status).toBe(302)
+    const signOn = await mf!.dispatchFetch('http://flagpost.test/auth/oidc/login', { redirect: 'manual' })
+    expect([signOn.status, signOn.headers.get('location')]).toEqual([302, expect.stringMatching(/^\/sign-in\?errorMsg=/)])
   })
 })
 

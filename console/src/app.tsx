@@ -1,13 +1,14 @@
 import { lazy, Suspense } from 'react'
 import { Loading } from './components/loading'
 import { Route, Switch } from 'wouter'
-import { SIGN_IN_PATH } from './api/client'
+import { SIGN_IN_PATH, SIGN_UP_PATH } from './api/client'
 import { useMe } from './api/session'
 import { Shell } from './components/shell'
 import { ErrorMessage } from './components/error-message'
 
 // Each page is its own chunk: the first load carries only the shell and the sign-in page.
 const SignInPage = lazy(() => import('./pages/sign-in'))
+const SignUpPage = lazy(() => import('./pages/sign-up'))
 const HomePage = lazy(() => import('./pages/home'))
 const ProjectsPage = lazy(() => import('./pages/projects'))
 const ProjectPage = lazy(() => import('./pages/project'))
@@ -32,12 +33,14 @@ const RolesPage = lazy(() => import('./pages/roles'))
 const SingleSignOnPage = lazy(() => import('./pages/single-sign-on'))
 const BannersPage = lazy(() => import('./pages/banners'))
 const InstanceStatePage = lazy(() => import('./pages/instance-state'))
+const InviteLinksPage = lazy(() => import('./pages/invite-links'))
 
 export function App() {
   return (
     <Suspense fallback={<Loading />}>
       <Switch>
         <Route path={SIGN_IN_PATH} component={SignInPage} />
+        <Route path={SIGN_UP_PATH} component={SignUpPage} />
         <Route>
           <SignedIn />
         </Route>
@@ -81,6 +84,7 @@ function SignedIn() {
           <Route path="/single-sign-on" component={SingleSignOnPage} />
           <Route path="/banners" component={BannersPage} />
           <Route path="/instance-state" component={InstanceStatePage} />
+          <Route path="/invite-links" component={InviteLinksPage} />
           <Route>
             <ErrorMessage error={new Error('There is no page at this address.')} title="Not found" />
           </Route>

@@ -7,7 +7,7 @@ import { Notifications } from '@mantine/notifications'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { navigate } from 'wouter/use-browser-location'
 import { App } from './app'
-import { ApiError, SIGN_IN_PATH, whenUnauthenticated } from './api/client'
+import { ApiError, SIGN_IN_PATH, SIGN_UP_PATH, whenUnauthenticated } from './api/client'
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -17,6 +17,8 @@ const queryClient = new QueryClient({
 })
 
 whenUnauthenticated(() => {
+  // The pages open to everyone (an invite link's) need no sign-in.
+  if (window.location.pathname === SIGN_UP_PATH) return
   queryClient.clear()
   if (window.location.pathname !== SIGN_IN_PATH) {
     const next = window.location.pathname + window.location.search

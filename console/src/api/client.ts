@@ -6,6 +6,9 @@ export type Schemas = components['schemas']
 /** What the signed-in user was doing when a 401 sent them to the sign-in page. */
 export const SIGN_IN_PATH = '/sign-in'
 
+/** The page an invite link opens (`?invite=<secret>`), open to anyone: the server's invite links point here. */
+export const SIGN_UP_PATH = '/sign-up'
+
 /**
  * The console's only way to the server: the public admin API, typed from its OpenAPI document, with the
  * session cookie the sign-in set (same origin). A 401 anywhere but the sign-in itself ends on the sign-in page.

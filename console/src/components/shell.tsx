@@ -39,6 +39,7 @@ const ADMIN_PAGES: Page[] = [
   { href: '/users', label: 'Users', exact: true, shownTo: may('ADMIN') },
   { href: '/groups', label: 'Groups', exact: true, shownTo: may('ADMIN') },
   { href: '/roles', label: 'Roles', exact: true, shownTo: may('ADMIN') },
+  { href: '/invite-links', label: 'Invite links', exact: true, shownTo: may('ADMIN') },
   { href: '/single-sign-on', label: 'Single sign-on', exact: true, shownTo: may('ADMIN') },
   { href: '/banners', label: 'Banners', exact: true, shownTo: may('ADMIN') },
   { href: '/instance-state', label: 'Backup and restore', exact: true, shownTo: may('ADMIN') },

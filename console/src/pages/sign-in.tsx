@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react'
-import { Alert, Button, Center, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core'
-import { useQueryClient } from '@tanstack/react-query'
+import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core'
+import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useLocation, useSearch } from 'wouter'
 import { api, ApiError, ok } from '../api/client'
 import { ME_KEY } from '../api/session'
@@ -11,6 +11,18 @@ function nextPath(search: string): string {
   return next && next.startsWith('/') && !next.startsWith('//') ? next : '/'
 }
 
+/** How this instance lets browsers sign in: the admin API's 401 says it (Unleash's `options` and `defaultHidden`). */
+interface SignInOptions {
+  defaultHidden?: boolean
+  options?: { type: string; message: string; path: string }[]
+}
+
+// A plain fetch: a 401 here is the answer, not a reason to go to the sign-in page (api/client.ts does that).
+async function fetchSignInOptions(): Promise<SignInOptions> {
+  const response = await fetch('/api/admin/user', { credentials: 'same-origin', headers: { accept: 'application/json' } })
+  return response.status === 401 ? ((await response.json()) as SignInOptions) : {}
+}
+
 export default function SignInPage() {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
@@ -19,6 +31,10 @@ export default function SignInPage() {
   const [, setLocation] = useLocation()
   const search = useSearch()
   const queryClient = useQueryClient()
+  const ways = useQuery({ queryKey: ['sign-in-options'], queryFn: fetchSignInOptions, staleTime: 0 })
+  const refused = new URLSearchParams(search).get('errorMsg')
+  const passwordHidden = ways.data?.defaultHidden === true
+  const singleSignOn = ways.data?.options ?? []
 
   async function submit(event: FormEvent) {
     event.preventDefault()
@@ -55,11 +71,26 @@ export default function SignInPage() {
                 {failure.message}
               </Alert>
             )}
-            <TextInput label="Username or e-mail" autoComplete="username" required value={username} onChange={(e) => setUsername(e.currentTarget.value)} />
-            <PasswordInput label="Password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
-            <Button type="submit" loading={busy}>
-              Sign in
-            </Button>
+            {!failure && refused && (
+              <Alert color="red" title="Single sign-on failed" role="alert">
+                {refused}
+              </Alert>
+            )}
+            {singleSignOn.map((o) => (
+              <Button key={o.type} component="a" variant="default" href={`${o.path}?redirect=${encodeURIComponent(nextPath(search))}`}>
+                {o.message}
+              </Button>
+            ))}
+            {!passwordHidden && singleSignOn.length > 0 && <Divider label="or with a password" labelPosition="center" />}
+            {!passwordHidden && (
+              <>
+                <TextInput label="Username or e-mail" autoComplete="username" required value={username} onChange={(e) => setUsername(e.currentTarget.value)} />
+                <PasswordInput label="Password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.currentTarget.value)} />
+                <Button type="submit" loading={busy}>
+                  Sign in
+                </Button>
+              </>
+            )}
           </Stack>
         </form>
       </Paper>

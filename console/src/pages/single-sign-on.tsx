@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Button, Group, PasswordInput, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core'
+import { Alert, Button, Code, Group, PasswordInput, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
@@ -20,8 +20,13 @@ export default function SingleSignOnPage() {
     <Stack maw={720}>
       <Title order={1}>Single sign-on</Title>
       <Text c="dimmed">Sign-in through an OpenID Connect provider.</Text>
+      <Text size="sm">
+        Register Flagpost at the provider as a web application whose sign-in redirect URI is <Code>{`${window.location.origin}/auth/oidc/callback`}</Code>. Once enabled, the sign-in page offers
+        “Sign in with OpenID Connect”.
+      </Text>
       {/* Keyed by the stored settings, so a save or reset starts the form again from what the server holds. */}
       <OidcForm key={JSON.stringify(settings.data)} stored={settings.data} />
+      <PasswordSignIn oidcEnabled={settings.data.enabled === true} />
     </Stack>
   )
 }
@@ -73,7 +78,7 @@ function OidcForm({ stored }: { stored: Settings }) {
         <Select
           label="Root role of created users"
           data={[...ROOT_ROLES]}
-          value={s.defaultRootRole ?? 'Viewer'}
+          value={s.defaultRootRole ?? 'Editor'}
           onChange={(v) => v && set({ defaultRootRole: v as (typeof ROOT_ROLES)[number] })}
           allowDeselect={false}
         />
@@ -97,5 +102,41 @@ function OidcForm({ stored }: { stored: Settings }) {
         </Group>
       </Stack>
     </form>
+  )
+}
+
+const PASSWORD_KEY = ['password-sign-in'] as const
+
+/** Password sign-in, which can be switched off while single sign-on is enabled; the deployment can always switch it back on. */
+function PasswordSignIn({ oidcEnabled }: { oidcEnabled: boolean }) {
+  const queryClient = useQueryClient()
+  const stored = useQuery({ queryKey: PASSWORD_KEY, queryFn: () => ok(api.GET('/api/admin/auth/simple/settings')) })
+  const save = useMutation({
+    mutationFn: (disabled: boolean) => ok(api.POST('/api/admin/auth/simple/settings', { body: { disabled } })),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(PASSWORD_KEY, saved)
+      notifications.show({ message: saved.disabled ? 'Password sign-in switched off' : 'Password sign-in switched on', color: 'green' })
+    },
+  })
+  if (stored.isPending) return <Loading />
+  if (stored.isError) return <ErrorMessage error={stored.error} />
+  const disabled = stored.data.disabled
+  return (
+    <Stack>
+      <Title order={2} size="h3">
+        Password sign-in
+      </Title>
+      {save.isError && <ErrorMessage error={save.error} />}
+      <Switch
+        label="Allow signing in with a username and password"
+        checked={!disabled}
+        disabled={save.isPending || (!oidcEnabled && !disabled)}
+        onChange={(e) => (e.currentTarget.checked || window.confirm('Switch password sign-in off? Everyone then signs in with single sign-on.')) && save.mutate(!e.currentTarget.checked)}
+      />
+      <Alert color="blue" title="If single sign-on stops working">
+        Password sign-in is refused only while OpenID Connect sign-in is enabled{oidcEnabled ? '' : ' (it is not, so passwords work)'}. Admin API tokens keep working, and starting
+        Flagpost with <Code>FLAGPOST_ALLOW_PASSWORD_LOGIN=true</Code> lets passwords in again whatever is set here.
+      </Alert>
+    </Stack>
   )
 }

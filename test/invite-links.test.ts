@@ -48,6 +48,16 @@ describe('making invite links', () => {
     expect(new Date(far.expiresAt).getTime()).toBeLessThanOrEqual(Date.now() + 31 * DAY + 60_000)
   })
 
+  it('takes a custom root role, whose permissions the people who sign up then hold', async () => {
+    const role = (await ok(t, 'POST', '/api/admin/roles', { name: fresh('Segment keeper'), type: 'root-custom', permissions: [{ name: 'CREATE_SEGMENT' }] })).body.roles
+    const link = await createLink({ role: role.name })
+    expect(link.role).toMatchObject({ id: role.id, name: role.name })
+    const res = await signUp(link.secret, person())
+    expect(res.status, res.text).toBe(200)
+    const me = await asCookie(t, sessionCookieOf(res))('GET', '/api/admin/user')
+    expect(me.body.permissions).toContainEqual(expect.objectContaining({ permission: 'CREATE_SEGMENT' }))
+  })
+
   it.each([
     ['an unknown role', { role: 'Overlord' }],
     ['a project role', { role: 'Owner' }],

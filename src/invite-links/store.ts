@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, gt, inArray, or, sql, type SQL } from 'drizzle-orm'
 import { publicSignupTokens, publicSignupTokenUsers, roles, users } from '../../schema/index.js'
 import { queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
@@ -102,7 +102,7 @@ export async function createInviteLink(db: Db, caller: Author, input: InviteLink
   const ref = input.role ?? DEFAULT_ROLE
   const expiresAt = expiryOf(input.expiresAt, now, 'body.expiresAt')
   const [[role], [counted]] = await together(db, [
-    (q) => q.select().from(roles).where(and(typeof ref === 'number' ? eq(roles.id, ref) : eq(roles.name, ref), eq(roles.type, 'root'))),
+    (q) => q.select().from(roles).where(and(typeof ref === 'number' ? eq(roles.id, ref) : eq(roles.name, ref), inArray(roles.type, ['root', 'root-custom']))),
     (q) => q.select({ count: sql<number>`count(*)::int` }).from(publicSignupTokens),
   ])
   if (!role) throw validationError(`Unknown root role: ${ref}`, [{ path: 'body.role', message: `there is no root role ${ref}` }])

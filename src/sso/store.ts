@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
 import { roles, users } from '../../schema/index.js'
 import { batch, untilUnchanged, type Db } from '../db.js'
 import { SYSTEM_ACTOR } from '../core/principal.js'
@@ -47,7 +47,7 @@ export async function signInWithIdentity(db: Db, settings: OidcSettings, identit
     const [ids] = await db
       .select({ roleId: roles.id, userId: sql<number>`nextval(pg_get_serial_sequence('users', 'id'))::int` })
       .from(roles)
-      .where(and(role, eq(roles.type, 'root')))
+      .where(and(role, inArray(roles.type, ['root', 'root-custom'])))
     if (!ids) throw new SignInRefused('The root role for new users in the single sign-on settings no longer exists: ask an admin to choose another')
     const row: UserRow = { id: ids.userId, username: null, email, name: identity.name ?? null, passwordHash: null, rootRoleId: ids.roleId, loginAttempts: 0, seenAt: now, createdAt: now, deletedAt: null }
     const started = await newSessionForNewUser(row.id, now)

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { projects } from './projects.js'
 import { environments } from './environments.js'
-import { index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { boolean, index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 export const roles = pgTable('roles', {
   id: serial('id').primaryKey(),
@@ -41,6 +41,8 @@ export const users = pgTable(
       .notNull()
       .references(() => roles.id),
     loginAttempts: integer('login_attempts').notNull().default(0),
+    // A service account (Unleash's is_service): never signs in, acts through its tokens; users' listings leave it out.
+    isService: boolean('is_service').notNull().default(false),
     seenAt: timestamp('seen_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),

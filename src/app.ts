@@ -47,6 +47,7 @@ import { flagSearchRoutes } from './flags/search-routes.js'
 import { userRoutes } from './users/routes.js'
 import { authRoutes } from './auth/routes.js'
 import { personalAccessTokenRoutes } from './api-tokens/personal-access-token-routes.js'
+import { serviceAccountRoutes } from './service-accounts/routes.js'
 import { projectAccessRoutes } from './projects/access-routes.js'
 import { roleRoutes } from './roles/routes.js'
 import { groupRoutes } from './groups/routes.js'
@@ -257,6 +258,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', userRoutes)
   app.route('/', authRoutes)
   app.route('/', personalAccessTokenRoutes)
+  app.route('/', serviceAccountRoutes)
   app.route('/', projectAccessRoutes)
   app.route('/', roleRoutes)
   app.route('/', groupRoutes)

@@ -95,7 +95,7 @@ describe('API tokens', () => {
 describe('personal access tokens', () => {
   it('are created and deleted in two round trips each', async () => {
     const user = await createUser()
-    const own = (await storeCreatePat(t.db, { actor: SYSTEM_ACTOR, now: new Date() }, user.id, { description: 'mine', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })).secret
+    const own = (await storeCreatePat(t.db, { actor: SYSTEM_ACTOR, now: new Date() }, { userId: user.id, kind: 'user' }, { description: 'mine', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })).secret
     const created = await measured('POST', '/api/admin/user/tokens', { token: own, body: { description: 'edge pat', expiresAt: new Date(Date.now() + 86_400_000).toISOString() } })
     expect(created.status, created.text).toBe(201)
     expect(roundTrips(created)).toEqual({ http: 2, webSocket: 0 })
@@ -108,6 +108,33 @@ describe('personal access tokens', () => {
     expect(roundTrips(deleted)).toEqual({ http: 2, webSocket: 0 })
     expect((await t.call('GET', '/api/admin/user', { token: created.body.secret })).status).toBe(401)
     expect(await lastEvent('pat-deleted')).toMatchObject({ pre_data: { id: created.body.id, description: 'edge pat', userId: user.id } })
+  })
+})
+
+describe('service accounts', () => {
+  it('are created, given a token, updated and deleted in two round trips each; the token stops working with the account', async () => {
+    const username = fresh('edge-bot')
+    const created = await measured('POST', '/api/admin/service-account', { body: { username, name: 'Edge bot', rootRole: 'Editor' } })
+    expect(created.status, created.text).toBe(201)
+    expect(roundTrips(created)).toEqual({ http: 2, webSocket: 0 })
+    const id = created.body.id as number
+    expect(await lastEvent('service-account-created')).toMatchObject({ data: { id, username, rootRole: 2 } })
+
+    const token = await measured('POST', `/api/admin/service-account/${id}/token`, { body: { description: 'edge', expiresAt: new Date(Date.now() + 86_400_000).toISOString() } })
+    expect(token.status, token.text).toBe(201)
+    expect(roundTrips(token)).toEqual({ http: 2, webSocket: 0 })
+    expect((await t.call('GET', '/api/admin/user', { token: token.body.secret })).body.user).toMatchObject({ id, accountType: 'Service Account' })
+
+    const updated = await measured('PUT', `/api/admin/service-account/${id}`, { body: { rootRole: 'Viewer' } })
+    expect(updated.status, updated.text).toBe(200)
+    expect(roundTrips(updated)).toEqual({ http: 2, webSocket: 0 })
+    expect((await t.call('POST', '/api/admin/projects', { token: token.body.secret, body: { id: fresh('p'), name: 'P' } })).status).toBe(403)
+
+    const deleted = await measured('DELETE', `/api/admin/service-account/${id}`)
+    expect(deleted.status, deleted.text).toBe(200)
+    expect(roundTrips(deleted)).toEqual({ http: 2, webSocket: 0 })
+    expect((await t.call('GET', '/api/admin/user', { token: token.body.secret })).status).toBe(401)
+    expect(await lastEvent('service-account-deleted')).toMatchObject({ pre_data: { id, username, rootRole: 3 } })
   })
 })
 
@@ -164,7 +191,7 @@ describe('users', () => {
   it('deletes a user in two round trips: sessions, tokens and project roles go', async () => {
     const user = await createUser({ email: `${fresh('doomed')}@example.com` })
     expect((await t.call('POST', '/auth/simple/login', { token: null, body: { username: user.username, password: PASSWORD } })).status).toBe(200)
-    const pat = (await storeCreatePat(t.db, { actor: SYSTEM_ACTOR, now: new Date() }, user.id, { description: 'x', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })).secret
+    const pat = (await storeCreatePat(t.db, { actor: SYSTEM_ACTOR, now: new Date() }, { userId: user.id, kind: 'user' }, { description: 'x', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })).secret
     const res = await measured('DELETE', `/api/admin/user-admin/${user.id}`)
     expect(res.status, res.text).toBe(200)
     expect(roundTrips(res)).toEqual({ http: 2, webSocket: 0 })

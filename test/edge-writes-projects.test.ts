@@ -43,7 +43,7 @@ const eventsOf = (type: string, column: 'project' | 'environment' | 'id', value:
 async function user(rootRole = 'Editor') {
   const username = fresh('user')
   const res = await ok(t, 'POST', '/api/admin/user-admin', { username, password: 'correct horse battery', rootRole, sendEmail: false })
-  const pat = await createPat(t.db, system(), res.body.id, { description: 'edge', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })
+  const pat = await createPat(t.db, system(), { userId: res.body.id, kind: 'user' }, { description: 'edge', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })
   return { id: res.body.id as number, username, token: pat.secret }
 }
 

@@ -82,6 +82,9 @@ async function reviewedByAnother() {
   expect((await t.call('PUT', `/api/admin/projects/${created.project}/change-requests/${created.id}/state`, { body: { state: 'In review' }, token: other })).status).toBe(200)
   return created
 }
+/** A fresh service account (a Viewer), by id. */
+const serviceAccount = async (rootRole = 3): Promise<number> => (await ok(t, 'POST', '/api/admin/service-account', { username: fresh('bot'), name: 'Bot', rootRole })).body.id
+
 /** A signed-in user with an e-mail, the name their events carry. */
 async function userWithEmail() {
   const user = await createUserWithEmail(t)
@@ -893,6 +896,23 @@ const cases: Case[] = [
     },
     // The user leaves their group, which Unleash records for a member leaving a group other than through its own change.
     events: ['user-deleted', 'group-user-removed'],
+  },
+  { route: 'POST /api/admin/service-account', request: async () => ({ path: '/api/admin/service-account', body: { username: fresh('bot'), name: 'Bot', rootRole: 3 } }), events: ['service-account-created'] },
+  { route: 'PUT /api/admin/service-account/{id}', request: async () => ({ path: `/api/admin/service-account/${await serviceAccount()}`, body: { name: 'Renamed', rootRole: 2 } }), events: ['service-account-updated'] },
+  { route: 'DELETE /api/admin/service-account/{id}', request: async () => ({ path: `/api/admin/service-account/${await serviceAccount()}` }), events: ['service-account-deleted'] },
+  {
+    route: 'POST /api/admin/service-account/{id}/token',
+    request: async () => ({ path: `/api/admin/service-account/${await serviceAccount()}/token`, body: { description: 'ci', expiresAt: '2099-01-01T00:00:00Z' } }),
+    events: ['pat-created'],
+  },
+  {
+    route: 'DELETE /api/admin/service-account/{id}/token/{tokenId}',
+    request: async () => {
+      const id = await serviceAccount()
+      const token = await ok(t, 'POST', `/api/admin/service-account/${id}/token`, { description: 'ci', expiresAt: '2099-01-01T00:00:00Z' })
+      return { path: `/api/admin/service-account/${id}/token/${token.body.id}` }
+    },
+    events: ['pat-deleted'],
   },
   {
     route: 'POST /api/client/register',

@@ -31,6 +31,8 @@ let changeId: number
 let roleId: number
 let unusedRoleId: number
 let groupId: number
+let serviceAccountId: number
+let serviceAccountTokenId: number
 
 const F = '/api/admin/projects/shop/features'
 
@@ -188,6 +190,11 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/banners/{id}/on': { path: () => `/api/admin/banners/${bannerId}/on` },
   'POST /api/admin/banners/{id}/off': { path: () => `/api/admin/banners/${bannerId}/off` },
   'DELETE /api/admin/banners/{id}': { path: () => `/api/admin/banners/${bannerId}` },
+  'POST /api/admin/service-account': { path: () => '/api/admin/service-account', body: { username: 'new-bot', name: 'Bot', rootRole: 3 } },
+  'PUT /api/admin/service-account/{id}': { path: () => `/api/admin/service-account/${serviceAccountId}`, body: { name: 'x' } },
+  'DELETE /api/admin/service-account/{id}': { path: () => `/api/admin/service-account/${serviceAccountId}` },
+  'POST /api/admin/service-account/{id}/token': { path: () => `/api/admin/service-account/${serviceAccountId}/token`, body: { description: 'x', expiresAt: '2099-01-01T00:00:00Z' } },
+  'DELETE /api/admin/service-account/{id}/token/{tokenId}': { path: () => `/api/admin/service-account/${serviceAccountId}/token/${serviceAccountTokenId}` },
 }
 
 /** Writes any signed-in user may make, because what they change is the caller's own, or nothing. */
@@ -251,6 +258,8 @@ beforeAll(async () => {
   owner = await createSignedInUser(t, 'own', 'Viewer')
   admin = await createSignedInUser(t, 'adm', 'Admin')
   targetUserId = (await ok('POST', '/api/admin/user-admin', { username: 'target', rootRole: 'Viewer' })).id
+  serviceAccountId = (await ok('POST', '/api/admin/service-account', { username: 'bot', name: 'Bot', rootRole: 3 })).id
+  serviceAccountTokenId = (await ok('POST', `/api/admin/service-account/${serviceAccountId}/token`, { description: 'ci', expiresAt: '2099-01-01T00:00:00Z' })).id
   await ok('POST', '/api/admin/projects/shop/access', { roles: [5], users: [member.id] })
   await ok('POST', '/api/admin/projects/shop/access', { roles: [4], users: [owner.id] })
   roleId = (await ok('POST', '/api/admin/roles', { name: 'shop-releaser', permissions: [{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'development' }] })).roles.id
@@ -428,6 +437,10 @@ const grants: Grant[] = [
   { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/other/groups/{name}/roles', body: { roles: [5] }, given: async () => ({ name: String(groupId) }), status: 403 },
   { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other!' }, status: 200 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/user-admin', body: { username: '{name}', rootRole: 'Editor' }, given: name('by-admin'), status: 201 },
+  // Service accounts are an admin's, as in Unleash.
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/service-account', body: { username: '{name}', name: 'Bot', rootRole: 3 }, given: name('ed-bot'), status: 403 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/service-account', body: { username: '{name}', name: 'Bot', rootRole: 3 }, given: name('own-bot'), status: 403 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/service-account', body: { username: '{name}', name: 'Bot', rootRole: 3 }, given: name('adm-bot'), status: 201 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/auth/oidc/settings', body: { enabled: false }, status: 200 },
   // Invite links are the instance admins', as in Unleash.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/invite-link/tokens', body: { name: 'nope', expiresAt: '2099-01-01T00:00:00Z' }, status: 403 },

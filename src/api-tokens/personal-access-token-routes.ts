@@ -3,34 +3,15 @@ import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { noAccess } from '../core/errors.js'
 import { pickErrors } from '../http/errors.js'
 import { type Principal } from '../core/principal.js'
-import { dateTime } from '../http/common-schemas.js'
-import { createPat, deletePat, listPats } from './personal-access-tokens.js'
+import { CreatePatSchema, PatSchema } from './schemas.js'
+import { createPat, deletePat, listPats, type TokenOwner } from './personal-access-tokens.js'
 
 const tags = ['Personal access tokens']
-
-const PatSchema = z
-  .object({
-    id: z.number().int(),
-    secret: z.string().optional().openapi({ description: '`user:<secret>`: in the create response only', example: 'user:xyzrandomstring' }),
-    description: z.string(),
-    expiresAt: z.string().openapi({ format: 'date-time' }),
-    createdAt: z.string().openapi({ format: 'date-time' }),
-    seenAt: z.string().nullable().openapi({ format: 'date-time' }),
-    userId: z.number().int(),
-  })
-  .openapi('patSchema')
-
-const CreatePatSchema = z
-  .object({
-    description: z.string().trim().min(1, 'description must not be empty').max(255),
-    expiresAt: dateTime.openapi({ description: 'When the token stops working; must be in the future' }),
-  })
-  .openapi('createPatSchema')
 
 const PatIdParam = z.object({ id: z.string().regex(/^\d{1,9}$/, 'id must be a token id').openapi({ param: { name: 'id', in: 'path' } }) })
 
 const forUsers =
-  'Personal access tokens belong to a user: the caller must be signed in or use one of their tokens (an admin API token is a 403). Any user may manage their own.'
+  "Personal access tokens belong to a user: the caller must be signed in or use one of their tokens (an admin API token, or a service account's token, is a 403). Any user may manage their own."
 
 const getPats = adminRoute({
   method: 'get',
@@ -77,19 +58,18 @@ const deletePatRoute = adminRoute({
   responses: { 200: { description: 'The token was deleted' }, ...pickErrors(400, 401, 403, 404) },
 })
 
-function userIdOf(principal: Principal): number {
+function ownerOf(principal: Principal): TokenOwner {
   if (principal.kind !== 'user') throw noAccess('Personal access tokens belong to users: sign in, or use a personal access token, to manage yours')
-  return principal.userId
+  return { userId: principal.userId, kind: 'user' }
 }
 
 export const personalAccessTokenRoutes = createRouter()
-  .openapi(getPats, async (c) => c.json({ pats: await listPats(c.var.db, userIdOf(c.var.principal)) }, 200))
+  .openapi(getPats, async (c) => c.json({ pats: await listPats(c.var.db, ownerOf(c.var.principal)) }, 200))
   .openapi(createPatRoute, async (c) => {
-    const userId = userIdOf(c.var.principal)
-    const pat = await createPat(c.var.db, c.var.caller, userId, c.req.valid('json'))
+    const pat = await createPat(c.var.db, c.var.caller, ownerOf(c.var.principal), c.req.valid('json'))
     return c.json(pat, 201, { Location: `/api/admin/user/tokens/${pat.id}` })
   })
   .openapi(deletePatRoute, async (c) => {
-    await deletePat(c.var.db, c.var.caller, userIdOf(c.var.principal), Number(c.req.valid('param').id))
+    await deletePat(c.var.db, c.var.caller, ownerOf(c.var.principal), Number(c.req.valid('param').id))
     return c.body(null, 200)
   })

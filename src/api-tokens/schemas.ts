@@ -39,3 +39,22 @@ export const CreateApiTokenSchema = z
 export const TokenParam = z.object({ token: z.string().openapi({ param: { name: 'token', in: 'path' } }) })
 
 export type CreateApiToken = z.infer<typeof CreateApiTokenSchema>
+
+export const PatSchema = z
+  .object({
+    id: z.number().int(),
+    secret: z.string().optional().openapi({ description: '`user:<secret>`: in the create response only', example: 'user:xyzrandomstring' }),
+    description: z.string(),
+    expiresAt: z.string().openapi({ format: 'date-time' }),
+    createdAt: z.string().openapi({ format: 'date-time' }),
+    seenAt: z.string().nullable().openapi({ format: 'date-time' }),
+    userId: z.number().int(),
+  })
+  .openapi('patSchema')
+
+export const CreatePatSchema = z
+  .object({
+    description: z.string().trim().min(1, 'description must not be empty').max(255),
+    expiresAt: dateTime.openapi({ description: 'When the token stops working; must be in the future' }),
+  })
+  .openapi('createPatSchema')

@@ -39,7 +39,8 @@ const invalidLink = () => new ApiError('AuthenticationRequired', 'The link is in
  */
 export async function signIn(db: Db, identifier: string, password: string, now: Date, options: { passwordAlwaysAllowed?: boolean } = {}) {
   const allowed = options.passwordAlwaysAllowed ? sql`true` : sql`not ${passwordSignInRefusedSql}`
-  const match = and(isEmail(identifier) ? sql`lower(${users.email}) = ${identifier.toLowerCase()}` : eq(users.username, identifier), isNull(users.deletedAt), allowed)
+  // A service account never signs in: it is not looked for, so it fails as an unknown user does.
+  const match = and(isEmail(identifier) ? sql`lower(${users.email}) = ${identifier.toLowerCase()}` : eq(users.username, identifier), isNull(users.deletedAt), eq(users.isService, false), allowed)
   const [[user], [setting]] = await together(db, [
     (q) => q.update(users).set({ loginAttempts: sql`${users.loginAttempts} + 1` }).where(match).returning(),
     (q) => (options.passwordAlwaysAllowed ? Promise.resolve([{ refused: false }]) : queryRows<{ refused: boolean }>(q, sql`select ${passwordSignInRefusedSql} as refused`)),
@@ -103,7 +104,7 @@ export async function changeOwnPassword(db: Db, caller: Author, userId: number, 
     const [read] = await db
       .update(users)
       .set({ loginAttempts: sql`${users.loginAttempts} + 1` })
-      .where(and(eq(users.id, userId), isNull(users.deletedAt)))
+      .where(and(eq(users.id, userId), isNull(users.deletedAt), eq(users.isService, false)))
       .returning({ user: users, snapshot: rowText(users) })
     if (!read || !(await verifyPassword(oldPassword, read.user.passwordHash)) || read.user.loginAttempts > MAX_LOGIN_ATTEMPTS) throw wrongOldPassword()
     return (await setPassword(db, caller, read, passwordHash)) || undefined

@@ -35,7 +35,8 @@ export async function signInWithIdentity(db: Db, settings: OidcSettings, identit
     const [found] = await db
       .select()
       .from(users)
-      .where(and(sql`lower(${users.email}) = ${email}`, isNull(users.deletedAt)))
+      // A service account never signs in (it has no e-mail address either).
+      .where(and(sql`lower(${users.email}) = ${email}`, isNull(users.deletedAt), eq(users.isService, false)))
     if (found) {
       const started = await newSession(found.id, now)
       const [[row]] = await batch(db, [(q) => q.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, found.id)).returning(), started.dropExpired, started.store])
@@ -49,7 +50,7 @@ export async function signInWithIdentity(db: Db, settings: OidcSettings, identit
       .from(roles)
       .where(and(role, inArray(roles.type, ['root', 'root-custom'])))
     if (!ids) throw new SignInRefused('The root role for new users in the single sign-on settings no longer exists: ask an admin to choose another')
-    const row: UserRow = { id: ids.userId, username: null, email, name: identity.name ?? null, passwordHash: null, rootRoleId: ids.roleId, loginAttempts: 0, seenAt: now, createdAt: now, deletedAt: null }
+    const row: UserRow = { id: ids.userId, username: null, email, name: identity.name ?? null, passwordHash: null, rootRoleId: ids.roleId, loginAttempts: 0, isService: false, seenAt: now, createdAt: now, deletedAt: null }
     const started = await newSessionForNewUser(row.id, now)
     const written = await recordEvents(db, SYSTEM_ACTOR, now, [{ type: 'user-created', data: userEventData(row) }], {
       alongside: [db.insert(users).values(row).onConflictDoNothing().returning({ id: users.id })],

@@ -2,7 +2,7 @@ import type { Db } from '../db.js'
 import type { Principal } from '../core/principal.js'
 import { heldPermission, Permission } from '../core/permissions.js'
 import { avatarUrl } from './avatar.js'
-import { ADMIN_ROLE_ID, getUser } from './store.js'
+import { ADMIN_ROLE_ID, getAccount } from './store.js'
 
 /** `GET /api/admin/user`: the caller and what they may do; an admin token is described as a service account. */
 export async function describeCaller(db: Db, principal: Principal) {
@@ -31,5 +31,5 @@ export async function describeCaller(db: Db, principal: Principal) {
   // Root roles' permissions (the user's own and their groups'), then each project's; an environment where one holds in one environment only.
   const root = [...principal.grants.root].map(heldPermission)
   const perProject = [...principal.grants.projects].flatMap(([project, held]) => [...held].map((key) => ({ ...heldPermission(key), project })))
-  return { user: await getUser(db, principal.userId), permissions: [...root, ...perProject], feedback: [], splash: {} }
+  return { user: await getAccount(db, principal.userId), permissions: [...root, ...perProject], feedback: [], splash: {} }
 }

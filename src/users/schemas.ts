@@ -109,3 +109,6 @@ export const UserIdParam = z.object({
 export type CreateUser = z.infer<typeof CreateUserSchema>
 export type UpdateUser = z.infer<typeof UpdateUserSchema>
 export type UserView = z.infer<typeof UserSchema>
+
+/** How a request names a root role (users' and service accounts'). */
+export { RoleRef }

@@ -31,7 +31,7 @@ export async function userView(row: UserRow): Promise<UserView> {
     rootRole: row.rootRoleId,
     seenAt: row.seenAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
-    accountType: 'User',
+    accountType: row.isService ? 'Service Account' : 'User',
     permissions: [],
     scimId: null,
   }
@@ -62,7 +62,9 @@ function requireRole<T>(rows: T[], ref: number | RoleName): T {
   return found
 }
 
-const active = (id: number) => and(eq(users.id, id), isNull(users.deletedAt))
+/** Users (not service accounts: src/service-accounts/) that are not deleted. */
+const activeUsers = and(isNull(users.deletedAt), eq(users.isService, false))
+const active = (id: number) => and(eq(users.id, id), activeUsers)
 
 /** An active user as a checked write reads it: the row, and the row as text (see rowText), which the write compares. */
 async function readUserForChange(db: Db, id: number): Promise<{ user: UserRow; snapshot: string }> {
@@ -98,7 +100,7 @@ export async function createUser(db: Db, caller: Author, input: CreateUser, opti
   // An id is taken only when the role exists (at most one row).
   const rows = await db.select({ roleId: roles.id, userId: sql<number>`nextval(pg_get_serial_sequence('users', 'id'))::int` }).from(roles).where(roleNamed(input.rootRole))
   const { roleId, userId } = requireRole(rows, input.rootRole)
-  const row: UserRow = { id: userId, username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: roleId, loginAttempts: 0, seenAt: null, createdAt: now, deletedAt: null }
+  const row: UserRow = { id: userId, username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: roleId, loginAttempts: 0, isService: false, seenAt: null, createdAt: now, deletedAt: null }
   const { token, insert: storeToken } = await newResetToken(row.id, actor.createdBy, now)
   const written = await recordEvents(db, actor, now, [{ type: 'user-created', data: userEventData(row) }], {
     alongside: [db.insert(users).values(row).onConflictDoNothing().returning({ id: users.id }), storeToken],
@@ -119,16 +121,25 @@ export async function createUser(db: Db, caller: Author, input: CreateUser, opti
   return { ...view, rootRole: typeof input.rootRole === 'string' ? input.rootRole : view.rootRole, inviteLink, emailSent }
 }
 
+/** The root roles users and service accounts may be given, by id: what their listings show with them. */
+export async function listRootRoles(db: Db) {
+  return (await db.select().from(roles).where(inArray(roles.type, ['root', 'root-custom'])).orderBy(asc(roles.id))).map(roleView)
+}
+
 export async function listUsers(db: Db) {
-  const [rows, rootRoles] = await Promise.all([
-    db.select().from(users).where(isNull(users.deletedAt)).orderBy(asc(users.id)),
-    db.select().from(roles).where(inArray(roles.type, ['root', 'root-custom'])).orderBy(asc(roles.id)),
-  ])
-  return { users: await Promise.all(rows.map(userView)), rootRoles: rootRoles.map(roleView) }
+  const [rows, rootRoles] = await Promise.all([db.select().from(users).where(activeUsers).orderBy(asc(users.id)), listRootRoles(db)])
+  return { users: await Promise.all(rows.map(userView)), rootRoles }
 }
 
 export async function getUser(db: Db, id: number): Promise<UserView> {
   const [row] = await db.select().from(users).where(active(id))
+  if (!row) throw notFound(`Could not find user ${id}`)
+  return userView(row)
+}
+
+/** A user or a service account, not deleted: who a personal access token (of either) acts as. */
+export async function getAccount(db: Db, id: number): Promise<UserView> {
+  const [row] = await db.select().from(users).where(and(eq(users.id, id), isNull(users.deletedAt)))
   if (!row) throw notFound(`Could not find user ${id}`)
   return userView(row)
 }
@@ -246,7 +257,7 @@ export async function adminUsers(db: Db) {
   const rows = await db
     .select()
     .from(users)
-    .where(and(eq(users.rootRoleId, ADMIN_ROLE_ID), isNull(users.deletedAt)))
+    .where(and(eq(users.rootRoleId, ADMIN_ROLE_ID), activeUsers))
     .orderBy(asc(users.id))
   return Promise.all(
     rows.map(async (u) => ({
@@ -278,3 +289,9 @@ function randomPassword(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(20))
   return [...bytes].map((b) => alphabet[b % alphabet.length]).join('')
 }
+
+/*
+ * The one lookup of the root role a request names, by id or name, shared with service accounts (src/service-accounts/):
+ * select from `roles` where `roleNamed(ref)`, then `requireRole` (400 when there is none).
+ */
+export { roleNamed, requireRole }

@@ -2018,13 +2018,13 @@ export interface paths {
         };
         /**
          * Get your personal access tokens
-         * @description The caller's personal access tokens, oldest first, without their secrets. Personal access tokens belong to a user: the caller must be signed in or use one of their tokens (an admin API token is a 403). Any user may manage their own.
+         * @description The caller's personal access tokens, oldest first, without their secrets. Personal access tokens belong to a user: the caller must be signed in or use one of their tokens (an admin API token, or a service account's token, is a 403). Any user may manage their own.
          */
         get: operations["getPats"];
         put?: never;
         /**
          * Create a personal access token
-         * @description A token `user:<secret>` that acts as the caller, with the caller's permissions (also as they change), until `expiresAt`. The secret is shown in this response only and stored hashed. Personal access tokens belong to a user: the caller must be signed in or use one of their tokens (an admin API token is a 403). Any user may manage their own. Emits `pat-created` (without the secret).
+         * @description A token `user:<secret>` that acts as the caller, with the caller's permissions (also as they change), until `expiresAt`. The secret is shown in this response only and stored hashed. Personal access tokens belong to a user: the caller must be signed in or use one of their tokens (an admin API token, or a service account's token, is a 403). Any user may manage their own. Emits `pat-created` (without the secret).
          */
         post: operations["createPat"];
         delete?: never;
@@ -2045,9 +2045,101 @@ export interface paths {
         post?: never;
         /**
          * Delete a personal access token
-         * @description Deletes one of the caller's tokens; it stops working at once. Another user's token is a 404. Personal access tokens belong to a user: the caller must be signed in or use one of their tokens (an admin API token is a 403). Any user may manage their own. Emits `pat-deleted`.
+         * @description Deletes one of the caller's tokens; it stops working at once. Another user's token is a 404. Personal access tokens belong to a user: the caller must be signed in or use one of their tokens (an admin API token, or a service account's token, is a 403). Any user may manage their own. Emits `pat-deleted`.
          */
         delete: operations["deletePat"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/service-account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get service accounts
+         * @description Every service account, by id, with its tokens (never their secrets), and the root roles they may hold. Needs ADMIN, as in Unleash.
+         */
+        get: operations["getServiceAccounts"];
+        put?: never;
+        /**
+         * Create a service account
+         * @description An account for a system, not a person: it has no password and cannot sign in (a sign-in as its username fails as for an unknown user), and acts through its tokens with its root role's permissions (and any project roles it is given). `rootRole` is a root role id or name (400 for an unknown one). A username a user or service account already has is a 409. Needs ADMIN, as in Unleash. Emits `service-account-created`.
+         */
+        post: operations["createServiceAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/service-account/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a service account
+         * @description Changes its `name` and `rootRole` (those given); the username stays. Its tokens act with the new role from their next request. 404 for an unknown service account (or a user's id). Needs ADMIN, as in Unleash. Emits `service-account-updated`.
+         */
+        put: operations["updateServiceAccount"];
+        post?: never;
+        /**
+         * Delete a service account
+         * @description Its tokens stop working at once and its project roles go; its username is free again. Events keep its name. Needs ADMIN, as in Unleash. Emits `service-account-deleted`.
+         */
+        delete: operations["deleteServiceAccount"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/service-account/{id}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a service account's tokens
+         * @description Oldest first, without their secrets. 404 for an unknown service account. Needs ADMIN, as in Unleash.
+         */
+        get: operations["getServiceAccountTokens"];
+        put?: never;
+        /**
+         * Create a token for a service account
+         * @description A token `user:<secret>` (a personal access token of the service account) that acts as the account, with its permissions as they change, until `expiresAt` (in the future). The secret is shown in this response only and stored hashed; listings, events and logs never hold it. 404 for an unknown service account. Needs ADMIN, as in Unleash. Emits `pat-created` (without the secret).
+         */
+        post: operations["createServiceAccountToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/service-account/{id}/token/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a service account's token
+         * @description The token stops working at once. 404 for an unknown service account or a token not its own. Needs ADMIN, as in Unleash. Emits `pat-deleted`.
+         */
+        delete: operations["deleteServiceAccountToken"];
         options?: never;
         head?: never;
         patch?: never;
@@ -4598,6 +4690,51 @@ export interface components {
              * @description When the token stops working; must be in the future
              */
             expiresAt: string;
+        };
+        serviceAccountsSchema: {
+            serviceAccounts: components["schemas"]["serviceAccountSchema"][];
+            rootRoles: components["schemas"]["roleSchema"][];
+        };
+        serviceAccountSchema: {
+            id: number;
+            name: string | null;
+            username: string;
+            /** @description The id of its root role */
+            rootRole: number;
+            imageUrl: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description Always null, as in Unleash: see its tokens’ `seenAt` */
+            seenAt: null;
+            /** @deprecated */
+            isAPI: boolean;
+            /** @description Its tokens, oldest first, without their secrets */
+            tokens: components["schemas"]["patSchema"][];
+        };
+        createServiceAccountSchema: {
+            /**
+             * @description Unique among users and service accounts
+             * @example deploy-bot
+             */
+            username: string;
+            /** @example Deploy bot */
+            name: string;
+            /**
+             * @description A root role id (built in or custom), or a role name: Admin, Editor, Viewer, Owner, Member
+             * @example Editor
+             */
+            rootRole: number | ("Admin" | "Editor" | "Viewer" | "Owner" | "Member");
+        };
+        updateServiceAccountSchema: {
+            name?: string;
+            /**
+             * @description A root role id (built in or custom), or a role name: Admin, Editor, Viewer, Owner, Member
+             * @example Editor
+             */
+            rootRole?: number | ("Admin" | "Editor" | "Viewer" | "Owner" | "Member");
+        };
+        serviceAccountTokensSchema: {
+            pats: components["schemas"]["patSchema"][];
         };
         projectAccessSchema: {
             version: number;
@@ -13920,6 +14057,437 @@ export interface operations {
             header?: never;
             path: {
                 id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getServiceAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service accounts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["serviceAccountsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createServiceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createServiceAccountSchema"];
+            };
+        };
+        responses: {
+            /** @description The service account */
+            201: {
+                headers: {
+                    /** @description The location of the service account */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["serviceAccountSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateServiceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["updateServiceAccountSchema"];
+            };
+        };
+        responses: {
+            /** @description The service account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["serviceAccountSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteServiceAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service account was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getServiceAccountTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["serviceAccountTokensSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createServiceAccountToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createPatSchema"];
+            };
+        };
+        responses: {
+            /** @description The token, with its secret */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["patSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteServiceAccountToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                tokenId: string;
             };
             cookie?: never;
         };

@@ -83,6 +83,30 @@ describe('API tokens', () => {
     expect((await t.call('DELETE', `/api/admin/api-tokens/${encodeURIComponent(secret)}`)).status).toBe(404)
   })
 
+  it('sets a token’s expiry in two round trips; the isolate refuses it from the next request, though it remembered it', async () => {
+    const use = { admin: (secret: string) => t.call('GET', '/api/admin/projects', { token: secret }), client: (secret: string) => t.call('GET', '/api/client/features', { token: secret }), frontend: (secret: string) => t.call('POST', '/api/frontend', { token: secret, body: {} }) }
+    for (const type of ['admin', 'client', 'frontend'] as const) {
+      const secret = (await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: fresh(`edge-${type}`), type, ...(type === 'admin' ? {} : { environment: 'development' }) } })).body.secret as string
+      expect((await use[type](secret)).status, type).toBe(200)
+      const res = await measured('PUT', `/api/admin/api-tokens/${encodeURIComponent(secret)}`, { body: { expiresAt: '2020-01-01T00:00:00Z' } })
+      expect(res.status, res.text).toBe(200)
+      expect(roundTrips(res)).toEqual({ http: 2, webSocket: 0 })
+      expect((await use[type](secret)).status, type).toBe(401)
+    }
+    expect(await lastEvent('api-token-updated')).toMatchObject({ data: { type: 'frontend', expiresAt: '2020-01-01T00:00:00.000Z' }, pre_data: { expiresAt: null } })
+  })
+
+  it('refuses a remembered token once its time has come', async () => {
+    const use = { admin: (secret: string) => t.call('GET', '/api/admin/projects', { token: secret }), client: (secret: string) => t.call('GET', '/api/client/features', { token: secret }), frontend: (secret: string) => t.call('POST', '/api/frontend', { token: secret, body: {} }) }
+    const expiresAt = new Date(Date.now() + 1_500).toISOString()
+    const tokens = await Promise.all(
+      (['admin', 'client', 'frontend'] as const).map(async (type) => ({ type, secret: (await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: fresh(`brief-${type}`), type, expiresAt, ...(type === 'admin' ? {} : { environment: 'development' }) } })).body.secret as string })),
+    )
+    for (const { type, secret } of tokens) expect((await use[type](secret)).status, type).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(expiresAt) - Date.now() + 50))
+    for (const { type, secret } of tokens) expect((await use[type](secret)).status, type).toBe(401)
+  })
+
   it('deletes a token once when two requests delete it at the same time', async () => {
     const secret = (await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: 'edge-raced', type: 'client', environment: 'development', projects: ['default'] } })).body.secret
     const answers = await Promise.all([1, 2].map(() => t.call('DELETE', `/api/admin/api-tokens/${encodeURIComponent(secret)}`)))

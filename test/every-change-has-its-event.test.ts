@@ -238,6 +238,11 @@ const cases: Case[] = [
   },
   { route: 'POST /api/admin/api-tokens', request: async () => ({ path: '/api/admin/api-tokens', body: { tokenName: fresh('sdk'), type: 'backend', environment: 'development' } }), events: ['api-token-created'] },
   {
+    route: 'PUT /api/admin/api-tokens/{token}',
+    request: async () => ({ path: `/api/admin/api-tokens/${encodeURIComponent((await createToken(t, { type: 'frontend', environment: 'development' })).secret)}`, body: { expiresAt: '2099-01-01T00:00:00Z' } }),
+    events: ['api-token-updated'],
+  },
+  {
     route: 'DELETE /api/admin/api-tokens/{token}',
     request: async () => ({ path: `/api/admin/api-tokens/${encodeURIComponent((await createToken(t, { type: 'backend', environment: 'development' })).secret)}` }),
     events: ['api-token-deleted'],

@@ -47,6 +47,7 @@ const writeRequests: Record<string, WriteRequest> = {
   'PUT /api/admin/addons/{id}': { path: () => `/api/admin/addons/${addonId}`, body: { provider: 'webhook', enabled: false, parameters: { url: 'https://hooks.example.com/y' }, events: ['feature-created'] } },
   'DELETE /api/admin/addons/{id}': { path: () => `/api/admin/addons/${addonId}` },
   'POST /api/admin/api-tokens': { path: () => '/api/admin/api-tokens', body: { tokenName: 'x', type: 'client', environment: 'development' } },
+  'PUT /api/admin/api-tokens/{token}': { path: () => `/api/admin/api-tokens/${encodeURIComponent(clientToken)}`, body: { expiresAt: '2099-01-01T00:00:00Z' } },
   'DELETE /api/admin/api-tokens/{token}': { path: () => `/api/admin/api-tokens/${encodeURIComponent(clientToken)}` },
   'POST /api/admin/archive/revive/{featureName}': { path: () => '/api/admin/archive/revive/old' },
   'DELETE /api/admin/archive/{featureName}': { path: () => '/api/admin/archive/old' },

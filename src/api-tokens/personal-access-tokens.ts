@@ -9,7 +9,7 @@ import { PAT_TYPE } from './store.js'
 
 /*
  * Personal access tokens are api_tokens rows with a user_id and type `pat`: `user:<64 hex>`, stored as a
- * SHA-256 like every token, shown once. Authenticating with one acts as its account (see findTokenPrincipal):
+ * SHA-256 like every token, shown once. Authenticating with one acts as its account (see lookUpToken):
  * a user (who manages their own at /api/admin/user/tokens) or a service account (whose tokens admins manage at
  * /api/admin/service-account/{id}/token). Each route manages the tokens of one kind of account only.
  */

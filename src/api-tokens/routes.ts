@@ -3,17 +3,19 @@ import { noAccess, validationError } from '../core/errors.js'
 import { pickErrors } from '../http/errors.js'
 import { type Principal } from '../core/principal.js'
 import { hasPermission, Permission, requirePermission, type PermissionName } from '../core/permissions.js'
-import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, TokenParam, type CreateApiToken } from './schemas.js'
-import { createToken, deleteToken, listTokens, type NewToken, type TokenType } from './store.js'
+import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, TokenParam, UpdateApiTokenSchema, type CreateApiToken } from './schemas.js'
+import { createToken, deleteToken, listTokens, updateTokenExpiry, type NewToken, type TokenType } from './store.js'
 import { displaySecret } from './secrets.js'
 
-const permissionFor: Record<'create' | 'read' | 'delete', Record<TokenType, PermissionName>> = {
+const permissionFor: Record<'create' | 'read' | 'update' | 'delete', Record<TokenType, PermissionName>> = {
   create: { admin: Permission.ADMIN, client: Permission.CREATE_CLIENT_API_TOKEN, frontend: Permission.CREATE_FRONTEND_API_TOKEN },
+  // Setting when a token expires is as much as making one of its type.
+  update: { admin: Permission.ADMIN, client: Permission.CREATE_CLIENT_API_TOKEN, frontend: Permission.CREATE_FRONTEND_API_TOKEN },
   read: { admin: Permission.ADMIN, client: Permission.READ_CLIENT_API_TOKEN, frontend: Permission.READ_FRONTEND_API_TOKEN },
   delete: { admin: Permission.ADMIN, client: Permission.DELETE_CLIENT_API_TOKEN, frontend: Permission.DELETE_FRONTEND_API_TOKEN },
 }
 const TOKEN_TYPES: TokenType[] = ['admin', 'client', 'frontend']
-const typesAllowed = (principal: Principal, action: 'read' | 'delete') => TOKEN_TYPES.filter((t) => hasPermission(principal, permissionFor[action][t]))
+const typesAllowed = (principal: Principal, action: 'read' | 'update' | 'delete') => TOKEN_TYPES.filter((t) => hasPermission(principal, permissionFor[action][t]))
 
 function toNewToken(input: CreateApiToken, now: Date): NewToken {
   const lowered = input.type.toLowerCase()
@@ -78,6 +80,23 @@ const deleteApiToken = adminRoute({
   responses: { 200: { description: 'The token was deleted' }, ...pickErrors(400, 401, 403, 404) },
 })
 
+const updateApiToken = adminRoute({
+  method: 'put',
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.CREATE_CLIENT_API_TOKEN, checkedBy: 'handler' },
+  path: '/api/admin/api-tokens/{token}',
+  operationId: 'updateApiToken',
+  tags: ['API tokens'],
+  summary: 'Update an API token',
+  description:
+    'Sets `expiresAt` of the token given by its full secret, or by the masked secret the listing shows when that names one token; a time already past expires it at once. ' +
+    'An expired token is refused everywhere (401), from the next request through this instance (other instances remember a token for a few seconds at most). ' +
+    'Needs the permission that creates a token of its type (ADMIN for an admin token). Unlike Unleash, which answers 200 and does nothing, an unknown token is a 404 (as for deleting one). ' +
+    'Emits `api-token-updated` (data and preData: the token without its secret), nothing when the expiry is already that.',
+  request: { params: TokenParam, body: { required: true, content: jsonContent(UpdateApiTokenSchema) } },
+  responses: { 200: { description: 'The expiry was set' }, ...pickErrors(400, 401, 403, 404, 415) },
+})
+
 export const apiTokenRoutes = createRouter()
   .openapi(getAllApiTokens, async (c) => {
     const types = typesAllowed(c.var.principal, 'read')
@@ -90,6 +109,13 @@ export const apiTokenRoutes = createRouter()
     const created = await createToken(c.var.db, c.var.caller, token)
     // The secret is shown in the body only: a header or URL ends up in proxies' and browsers' logs.
     return c.json(created, 201, { Location: `/api/admin/api-tokens/${encodeURIComponent(displaySecret(created.secret))}` })
+  })
+  .openapi(updateApiToken, async (c) => {
+    const types = typesAllowed(c.var.principal, 'update')
+    if (types.length === 0) requirePermission(c.var.principal, Permission.CREATE_CLIENT_API_TOKEN)
+    const result = await updateTokenExpiry(c.var.db, c.var.caller, c.req.valid('param').token, new Date(c.req.valid('json').expiresAt), types)
+    if (result.denied) throw noAccess(`You need permission=${permissionFor.update[result.denied]} to perform this action`)
+    return c.body(null, 200)
   })
   .openapi(deleteApiToken, async (c) => {
     const types = typesAllowed(c.var.principal, 'delete')

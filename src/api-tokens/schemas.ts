@@ -36,6 +36,10 @@ export const CreateApiTokenSchema = z
   })
   .openapi('createApiTokenSchema')
 
+export const UpdateApiTokenSchema = z
+  .object({ expiresAt: dateTime.openapi({ description: 'When the token stops working; a time already past expires it at once', example: '2030-01-01T00:00:00Z' }) })
+  .openapi('updateApiTokenSchema')
+
 export const TokenParam = z.object({ token: z.string().openapi({ param: { name: 'token', in: 'path' } }) })
 
 export type CreateApiToken = z.infer<typeof CreateApiTokenSchema>

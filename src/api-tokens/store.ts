@@ -1,7 +1,7 @@
 import { and, asc, count, eq, inArray, isNull, or, sql } from 'drizzle-orm'
 import { apiTokens, environments, projects, roles, users } from '../../schema/index.js'
 import { batch, statement, together, untilUnchanged, type Db } from '../db.js'
-import type { Principal, Author, ResolvedPrincipal } from '../core/principal.js'
+import type { Author, Principal, ResolvedPrincipal } from '../core/principal.js'
 import { fromDatabaseError, nameExists, notFound, validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
@@ -103,10 +103,6 @@ export async function adminTokenPrincipal(db: Db, tokenId: number, now: Date): P
   return row ? { kind: 'admin-token', tokenId: row.id, name: row.tokenName, rootRole: 'Admin' } : undefined
 }
 
-export async function findTokenPrincipal(db: Db, secret: string, now: Date): Promise<Principal | undefined> {
-  return (await lookUpToken(db, await hashSecret(secret), now))?.principal
-}
-
 export async function listTokens(db: Db, types: TokenType[]) {
   if (types.length === 0) return []
   const rows = await db
@@ -156,6 +152,44 @@ export async function createToken(db: Db, caller: Author, token: NewToken, secre
   return tokenView(row, secret)
 }
 
+/** The API token (not a personal access token) named by its full secret, or by the masked secret listings show when that names one token. */
+async function findToken(db: Db, secretOrDisplay: string, hash: string, action: 'delete' | 'update'): Promise<TokenRow> {
+  const matches = await db
+    .select()
+    .from(apiTokens)
+    .where(and(isNull(apiTokens.userId), or(eq(apiTokens.secretHash, hash), eq(apiTokens.displaySecret, secretOrDisplay))))
+  const byHash = matches.find((m) => m.secretHash === hash)
+  const row = byHash ?? (matches.length === 1 ? matches[0] : undefined)
+  if (!row) {
+    if (matches.length > 1) throw validationError(`More than one token is listed as that secret: ${action} it with its full secret`)
+    throw notFound('Could not find an API token with that secret')
+  }
+  return row
+}
+
+/**
+ * PUT /api/admin/api-tokens/{token}: sets when the token (named as for deleting it) expires; a time already past
+ * expires it at once. A read, then the change and `api-token-updated` in one statement, made only while the token
+ * still has the expiry read; nothing is written when the expiry is already that.
+ */
+export async function updateTokenExpiry(db: Db, caller: Author, secretOrDisplay: string, expiresAt: Date, allowedTypes: TokenType[]): Promise<{ denied?: TokenType }> {
+  const { actor, now } = caller
+  const hash = await hashSecret(secretOrDisplay)
+  return untilUnchanged<{ denied?: TokenType }>('The API token', async () => {
+    const row = await findToken(db, secretOrDisplay, hash, 'update')
+    if (!allowedTypes.includes(row.type as TokenType)) return { denied: row.type as TokenType }
+    if (row.expiresAt?.getTime() === expiresAt.getTime()) return { updated: false }
+    const update = db
+      .update(apiTokens)
+      .set({ expiresAt })
+      .where(and(eq(apiTokens.id, row.id), row.expiresAt === null ? isNull(apiTokens.expiresAt) : eq(apiTokens.expiresAt, row.expiresAt)))
+      .returning({ id: apiTokens.id })
+    const after = { ...row, expiresAt }
+    const event: NewEvent = { type: 'api-token-updated', project: eventProject(row.projects), environment: eventEnvironment(row.environment), data: eventData(after), preData: eventData(row) }
+    return (await recordEvents(db, actor, now, [event], { alongside: [update], guarded: true })) > 0 ? { updated: true } : undefined
+  })
+}
+
 /**
  * Deletes the token named by its full secret, or by the masked secret listings show (when that is unambiguous):
  * a read, then the deletion and its event in one statement, made only while the token is still there.
@@ -164,16 +198,7 @@ export async function deleteToken(db: Db, caller: Author, secretOrDisplay: strin
   const { actor, now } = caller
   const hash = await hashSecret(secretOrDisplay)
   return untilUnchanged('The API token', async () => {
-    const matches = await db
-      .select()
-      .from(apiTokens)
-      .where(and(isNull(apiTokens.userId), or(eq(apiTokens.secretHash, hash), eq(apiTokens.displaySecret, secretOrDisplay))))
-    const byHash = matches.find((m) => m.secretHash === hash)
-    const row = byHash ?? (matches.length === 1 ? matches[0] : undefined)
-    if (!row) {
-      if (matches.length > 1) throw validationError('More than one token is listed as that secret: delete it with its full secret')
-      throw notFound('Could not find an API token with that secret')
-    }
+    const row = await findToken(db, secretOrDisplay, hash, 'delete')
     if (!allowedTypes.includes(row.type as TokenType)) return { denied: row.type as TokenType }
     // What the event says of a token never changes: that it is still there is all the write checks.
     const written = await recordEvents(

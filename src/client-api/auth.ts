@@ -1,9 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono'
-import { findTokenPrincipal, lookUpToken } from '../api-tokens/store.js'
+import { lookUpToken } from '../api-tokens/store.js'
 import { hashSecret } from '../api-tokens/secrets.js'
 import { together } from '../db.js'
 import { readRevision } from './revision.js'
-import { credentialOf, type Principal } from '../core/principal.js'
+import { credentialOf, type Principal, type ResolvedPrincipal } from '../core/principal.js'
 import type { AppEnv } from '../http/context.js'
 import { authenticated } from '../http/auth.js'
 import { ApiError, loggable, noAccess } from '../core/errors.js'
@@ -15,7 +15,8 @@ const authenticationRequired = () =>
 
 /**
  * The token of an SDK request, remembered for a few seconds (tokenTtlMs) so a poll does not look it
- * up each time; writes through this process (deleting a token, say) forget every remembered token.
+ * up each time, never past its expiry; writes through this process (deleting a token, changing its expiry)
+ * forget every remembered token.
  * With stale-while-revalidate (Workers), a token past that is still accepted while it is looked up
  * again after the response, so a poll does not wait for it; a deleted token is refused from then on.
  * Only the Authorization header counts here: SDK routes never accept a session cookie.
@@ -24,13 +25,14 @@ async function principalOf(c: Context<AppEnv>): Promise<Principal> {
   const credential = credentialOf(c.req.header('authorization'))
   if (!credential) throw authenticationRequired()
   const tokens = c.var.sdk.tokens
+  const now = c.var.clock()
   const remembered = tokens.lookup(credential)
-  if (remembered) {
+  // A remembered token is never served past its expiry: it is looked up again (and refused).
+  if (remembered && !expired(remembered.value, now)) {
     if (!remembered.fresh && tokens.claimRecheck(credential)) recheckAfterResponse(c, credential)
-    return remembered.value
+    return remembered.value.principal
   }
   const sdk = c.var.sdk
-  const now = c.var.clock()
   const hash = await hashSecret(credential)
   // An isolate that knows no revision (a cold one) reads it with the token, in one round trip.
   const generation = sdk.revisions.generation
@@ -38,9 +40,11 @@ async function principalOf(c: Context<AppEnv>): Promise<Principal> {
   const [resolved, revision] = await together(c.var.db, [(q) => lookUpToken(q, hash, now), (q) => (revisionUnknown ? readRevision(q) : Promise.resolve(undefined))])
   if (revision) sdk.revisions.observe(revision, generation)
   if (!resolved) throw authenticationRequired()
-  tokens.set(credential, resolved.principal)
+  tokens.set(credential, resolved)
   return resolved.principal
 }
+
+const expired = (resolved: ResolvedPrincipal, now: Date) => resolved.expiresAt !== null && resolved.expiresAt <= now
 
 function recheckAfterResponse(c: Context<AppEnv>, credential: string): void {
   const sdk = c.var.sdk
@@ -48,10 +52,10 @@ function recheckAfterResponse(c: Context<AppEnv>, credential: string): void {
   const now = c.var.clock()
   sdk.background(c, async (db) => {
     try {
-      const principal = await findTokenPrincipal(db, credential, now)
+      const resolved = await lookUpToken(db, await hashSecret(credential), now)
       // A write through this process meanwhile forgot every token: what was read before it must not come back.
       if (generation !== sdk.revisions.generation) return
-      if (principal) sdk.tokens.set(credential, principal)
+      if (resolved) sdk.tokens.set(credential, resolved)
       else sdk.tokens.delete(credential)
     } catch (error) {
       console.error('checking an SDK token again failed:', loggable(error))

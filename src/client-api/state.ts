@@ -1,6 +1,6 @@
 import { runDetached, type RunInBackground } from '../http/background.js'
 import type { Clock } from '../core/clock.js'
-import type { Principal } from '../core/principal.js'
+import type { ResolvedPrincipal } from '../core/principal.js'
 import type { PreparedRuleset } from '../evaluation/index.js'
 import { createAggregationScheduler, type AggregationScheduler } from '../metrics/scheduler.js'
 import { Lru } from './lru.js'
@@ -84,7 +84,8 @@ export interface PayloadEntry extends StoredPayload {
 /** Everything the SDK-facing routes keep in memory, one per app (per process on Node, per isolate on Workers). */
 export interface SdkState {
   options: SdkOptions
-  tokens: Lru<string, Principal>
+  /** Resolved SDK tokens, with their expiry (never served past it). */
+  tokens: Lru<string, ResolvedPrincipal>
   revisions: RevisionMemo
   payloads: Lru<string, PayloadEntry>
   building: Map<string, Promise<PayloadEntry>>
@@ -110,7 +111,7 @@ export interface PendingRefresh {
 export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; background?: RunInBackground }): SdkState {
   const { clock, background, ...rest } = options
   const resolved: SdkOptions = { ...DEFAULT_SDK_OPTIONS, ...stripUndefined(rest) }
-  const tokens = new Lru<string, Principal>({ maxEntries: 10_000, ttlMs: resolved.tokenTtlMs, staleMs: resolved.staleWhileRevalidateMs })
+  const tokens = new Lru<string, ResolvedPrincipal>({ maxEntries: 10_000, ttlMs: resolved.tokenTtlMs, staleMs: resolved.staleWhileRevalidateMs })
   const revisions = new RevisionMemo(resolved.revisionTtlMs, resolved.shareInFlight, Date.now, resolved.staleWhileRevalidateMs)
   return {
     options: resolved,

@@ -362,7 +362,11 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        put?: never;
+        /**
+         * Update an API token
+         * @description Sets `expiresAt` of the token given by its full secret, or by the masked secret the listing shows when that names one token; a time already past expires it at once. An expired token is refused everywhere (401), from the next request through this instance (other instances remember a token for a few seconds at most). Needs the permission that creates a token of its type (ADMIN for an admin token). Unlike Unleash, which answers 200 and does nothing, an unknown token is a 404 (as for deleting one). Emits `api-token-updated` (data and preData: the token without its secret), nothing when the expiry is already that.
+         */
+        put: operations["updateApiToken"];
         post?: never;
         /**
          * Delete an API token
@@ -3545,6 +3549,14 @@ export interface components {
             projects?: string[];
             /** Format: date-time */
             expiresAt?: string;
+        };
+        updateApiTokenSchema: {
+            /**
+             * Format: date-time
+             * @description When the token stops working; a time already past expires it at once
+             * @example 2030-01-01T00:00:00Z
+             */
+            expiresAt: string;
         };
         addonsSchema: {
             addons: components["schemas"]["addonSchema"][];
@@ -7165,6 +7177,75 @@ export interface operations {
             };
             /** @description NameExistsError or ConflictError: the change clashes with what exists */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["updateApiTokenSchema"];
+            };
+        };
+        responses: {
+            /** @description The expiry was set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -48,6 +48,8 @@ import { userRoutes } from './users/routes.js'
 import { authRoutes } from './auth/routes.js'
 import { personalAccessTokenRoutes } from './api-tokens/personal-access-token-routes.js'
 import { serviceAccountRoutes } from './service-accounts/routes.js'
+import { SIGNAL_SECURITY_SCHEME, signalRoutes } from './signals/routes.js'
+import { authenticateSignal } from './signals/incoming.js'
 import { projectAccessRoutes } from './projects/access-routes.js'
 import { roleRoutes } from './roles/routes.js'
 import { groupRoutes } from './groups/routes.js'
@@ -108,6 +110,8 @@ export interface AppDeps {
    * from the routes.
    */
   openApiDocument?: () => Promise<ReadableStream<Uint8Array> | string>
+  /** Signals one client address may send one signal endpoint in a minute (default 60; 0: no limit). */
+  signalsPerMinute?: number
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -115,14 +119,16 @@ const DEFAULT_PRINCIPAL_TTL_MS = 5_000
 /**
  * Admin writes that change no token, user, session, role, membership or project visibility, so they keep the
  * remembered principals: flags and what hangs off them (tags, tag types, favorites, dependencies), a project's
- * environments, change requests and context fields, segments, context fields, environments, integrations, the archive, flag types' lifetimes, export and import, banners, invite links (a link makes users, it changes none). Any other write forgets
+ * environments, change requests and context fields, segments, context fields, environments, integrations, the archive, flag types' lifetimes, export and import, banners, invite links (a link makes users, it changes none),
+ * signal endpoints. Any other write forgets
  * them all (a new route is on the safe side until it is listed here).
  */
-const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete|context)|features|features-batch|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies|banners|invite-link)(\/|$)/
+const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete|context)|features|features-batch|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies|banners|invite-link|signal-endpoints)(\/|$)/
 const ENVIRONMENT_PATH = /^\/api\/admin\/environments\/[^/]+$/
 /** Whether a write keeps the remembered principals: its path is listed above, and it is not deleting an environment (which deletes its API tokens). */
 const keepsPrincipals = (method: string, path: string) => KEEPS_PRINCIPALS.test(path) && !(method === 'DELETE' && ENVIRONMENT_PATH.test(path))
-const SDK_PATH = /^\/api\/(client|frontend)(\/|$)/
+/** Routes that take their own tokens only (SDKs', signal endpoints'): no cookie reaches them, and their writes change no principal. */
+const TOKEN_ONLY_PATH = /^\/api\/(client|frontend|signal-endpoint)(\/|$)/
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
 export function toApiError(error: unknown): ApiError | undefined {
@@ -173,14 +179,14 @@ export function createApp(deps: AppDeps) {
     c.set('db', deps.db(c))
     await next()
     // Writes queue the deliveries of their events (SDK reports write none), and may have changed who may do what.
-    if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !SDK_PATH.test(c.req.path)) {
+    if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !TOKEN_ONLY_PATH.test(c.req.path)) {
       if (!keepsPrincipals(c.req.method, c.req.path)) principals.forget()
       if (deliveriesMaybeQueued(c.var.db)) deliveries.schedule(c)
     }
   })
   // A signed-in browser's cookie must not carry another site's writes; SDK routes take tokens only.
   const crossSite = crossSiteWriteGuard({ publicUrl: deps.publicUrl })
-  app.use('*', (c, next) => (SDK_PATH.test(c.req.path) ? next() : crossSite(c, next)))
+  app.use('*', (c, next) => (TOKEN_ONLY_PATH.test(c.req.path) ? next() : crossSite(c, next)))
   app.use('/auth/simple/login', signInRateLimit(deps.signIn ?? {}, clock))
   // Each leg of a single sign-on asks the provider over the network: limited per address as password sign-in is.
   app.use('/auth/oidc/*', signInRateLimit(deps.signIn ?? {}, clock))
@@ -231,6 +237,7 @@ export function createApp(deps: AppDeps) {
   app.use('/api/frontend/*', frontendCors(sdk.options.frontendCorsOrigins))
   app.use('/api/client/*', authenticateClient)
   app.use('/api/frontend/*', authenticateFrontend)
+  app.use('/api/signal-endpoint/:name', authenticateSignal({ clientAddress: deps.signIn?.clientAddress, perMinute: deps.signalsPerMinute }, clock))
   // A whole instance's state is restored in one request: its import takes a larger body than any other write.
   app.use('*', bodyGuard({ largerBodies: { [STATE_IMPORT_PATH]: STATE_IMPORT_MAX_BYTES } }))
 
@@ -259,6 +266,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', authRoutes)
   app.route('/', personalAccessTokenRoutes)
   app.route('/', serviceAccountRoutes)
+  app.route('/', signalRoutes)
   app.route('/', projectAccessRoutes)
   app.route('/', roleRoutes)
   app.route('/', groupRoutes)
@@ -293,6 +301,11 @@ function mountOpenApiDocument(app: ReturnType<typeof createRouter>, version: str
     in: 'header',
     name: 'Authorization',
     description: 'An API token (`*:*.<secret>` for admin tokens) or a personal access token (`user:<secret>`), raw or after `Bearer `. Signed-in browsers use the `flagpost-session` cookie instead.',
+  })
+  app.openAPIRegistry.registerComponent('securitySchemes', SIGNAL_SECURITY_SCHEME, {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A token of the signal endpoint (`POST /api/admin/signal-endpoints/{id}/tokens`), after `Bearer `: it authenticates that endpoint only.',
   })
   app.doc31(OPENAPI_DOCUMENT_PATH, {
     openapi: '3.1.0',

@@ -15,6 +15,7 @@ import { loggable } from './core/errors.js'
 import { nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
+import { signalsPerMinute } from './signals/incoming.js'
 import type { IncomingMessage } from 'node:http'
 import type { Clock } from './core/clock.js'
 
@@ -35,6 +36,8 @@ export interface ServerConfig {
   frontendCorsOrigins: string[]
   /** Sign-in attempts one client address may make in a minute (FLAGPOST_SIGN_IN_RATE_LIMIT); 0: no limit. */
   signInPerMinute: number
+  /** Signals one client address may send one signal endpoint in a minute (FLAGPOST_SIGNAL_RATE_LIMIT, default 60); 0: no limit. */
+  signalsPerMinute?: number
   /** How long an admin principal is remembered (FLAGPOST_PRINCIPAL_TTL_SECONDS); default 5 s. */
   principalTtlMs?: number
   /** The Admin user a first start (no users yet) creates for the web console; no password: a random one, printed once. */
@@ -66,6 +69,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     emailWebhookUrl: httpUrl(env.FLAGPOST_EMAIL_WEBHOOK_URL, 'FLAGPOST_EMAIL_WEBHOOK_URL'),
     frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS),
     signInPerMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT),
+    signalsPerMinute: signalsPerMinute(env.FLAGPOST_SIGNAL_RATE_LIMIT),
     principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
     initAdmin: { username: env.FLAGPOST_ADMIN_USERNAME?.trim() || 'admin', ...(adminPassword ? { password: adminPassword } : {}) },
   }
@@ -107,6 +111,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     signIn: { clientAddress: (c) => (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress, perMinute: config.signInPerMinute },
     principalTtlMs: config.principalTtlMs,
     allowPasswordLogin: config.allowPasswordLogin,
+    signalsPerMinute: config.signalsPerMinute,
   })
   const sweep = setInterval(() => {
     deliverPending(database.db, clock, delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))

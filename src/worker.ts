@@ -10,6 +10,7 @@ import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
 import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
+import { signalsPerMinute } from './signals/incoming.js'
 import { cacheApiPayloads, type CacheLike } from './client-api/cache-api-payloads.js'
 
 export interface WorkerEnv {
@@ -33,6 +34,8 @@ export interface WorkerEnv {
   FLAGPOST_SIGN_IN_RATE_LIMIT?: string
   /** Seconds an isolate remembers the admin principal of a token or session (0 to 60, default 5). */
   FLAGPOST_PRINCIPAL_TTL_SECONDS?: string
+  /** Signals one client address may send one signal endpoint in a minute (per isolate); default 60, 0 for no limit. */
+  FLAGPOST_SIGNAL_RATE_LIMIT?: string
   /** wrangler.toml [version_metadata]: the deployed version, which keys the SDK payloads shared through the Cache API. */
   CF_VERSION_METADATA?: { id: string }
   /** wrangler.toml [assets]: the web console's files, and the OpenAPI document scripts/build-worker.ts made. */
@@ -120,6 +123,7 @@ export default {
       principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
       openApiDocument: () => prebuiltOpenApiDocument(env),
       allowPasswordLogin: env.FLAGPOST_ALLOW_PASSWORD_LOGIN === 'true',
+      signalsPerMinute: signalsPerMinute(env.FLAGPOST_SIGNAL_RATE_LIMIT),
     })
     const bindings: RequestBindings = { connection: new LazyConnection(env), background: [] }
     try {

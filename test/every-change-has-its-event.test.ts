@@ -82,6 +82,13 @@ async function reviewedByAnother() {
   expect((await t.call('PUT', `/api/admin/projects/${created.project}/change-requests/${created.id}/state`, { body: { state: 'In review' }, token: other })).status).toBe(200)
   return created
 }
+/** A fresh signal endpoint with a token: its id and name, the token's id and the token. */
+async function signalEndpoint() {
+  const endpoint = (await ok(t, 'POST', '/api/admin/signal-endpoints', { name: fresh('alerts') })).body
+  const token = (await ok(t, 'POST', `/api/admin/signal-endpoints/${endpoint.id}/tokens`, { name: 'grafana' })).body
+  return { id: endpoint.id as number, name: endpoint.name as string, tokenId: token.id as number, token: token.token as string }
+}
+
 /** A fresh service account (a Viewer), by id. */
 const serviceAccount = async (rootRole = 3): Promise<number> => (await ok(t, 'POST', '/api/admin/service-account', { username: fresh('bot'), name: 'Bot', rootRole })).body.id
 
@@ -901,6 +908,45 @@ const cases: Case[] = [
     },
     // The user leaves their group, which Unleash records for a member leaving a group other than through its own change.
     events: ['user-deleted', 'group-user-removed'],
+  },
+  { route: 'POST /api/admin/signal-endpoints', request: async () => ({ path: '/api/admin/signal-endpoints', body: { name: fresh('alerts') } }), events: ['signal-endpoint-created'] },
+  { route: 'PUT /api/admin/signal-endpoints/{id}', request: async () => ({ path: `/api/admin/signal-endpoints/${(await signalEndpoint()).id}`, body: { name: fresh('renamed'), description: 'd' } }), events: ['signal-endpoint-updated'] },
+  { route: 'POST /api/admin/signal-endpoints/{id}/off', request: async () => ({ path: `/api/admin/signal-endpoints/${(await signalEndpoint()).id}/off` }), events: ['signal-endpoint-updated'] },
+  {
+    route: 'POST /api/admin/signal-endpoints/{id}/on',
+    request: async () => {
+      const { id } = await signalEndpoint()
+      await ok(t, 'POST', `/api/admin/signal-endpoints/${id}/off`)
+      return { path: `/api/admin/signal-endpoints/${id}/on` }
+    },
+    events: ['signal-endpoint-updated'],
+  },
+  { route: 'DELETE /api/admin/signal-endpoints/{id}', request: async () => ({ path: `/api/admin/signal-endpoints/${(await signalEndpoint()).id}` }), events: ['signal-endpoint-deleted'] },
+  { route: 'POST /api/admin/signal-endpoints/{id}/tokens', request: async () => ({ path: `/api/admin/signal-endpoints/${(await signalEndpoint()).id}/tokens`, body: { name: 'grafana' } }), events: ['signal-endpoint-token-created'] },
+  {
+    route: 'PUT /api/admin/signal-endpoints/{id}/tokens/{tokenId}',
+    request: async () => {
+      const { id, tokenId } = await signalEndpoint()
+      return { path: `/api/admin/signal-endpoints/${id}/tokens/${tokenId}`, body: { name: 'renamed' } }
+    },
+    events: ['signal-endpoint-token-updated'],
+  },
+  {
+    route: 'DELETE /api/admin/signal-endpoints/{id}/tokens/{tokenId}',
+    request: async () => {
+      const { id, tokenId } = await signalEndpoint()
+      return { path: `/api/admin/signal-endpoints/${id}/tokens/${tokenId}` }
+    },
+    events: ['signal-endpoint-token-deleted'],
+  },
+  // A signal is not an audit event; with no action set listening, it changes nothing else.
+  {
+    route: 'POST /api/signal-endpoint/{name}',
+    request: async () => {
+      const { name, token } = await signalEndpoint()
+      return { path: `/api/signal-endpoint/${name}`, body: { alert: 'cpu' }, as: { token: `Bearer ${token}`, actor: 'nobody' } }
+    },
+    events: [],
   },
   { route: 'POST /api/admin/service-account', request: async () => ({ path: '/api/admin/service-account', body: { username: fresh('bot'), name: 'Bot', rootRole: 3 } }), events: ['service-account-created'] },
   { route: 'PUT /api/admin/service-account/{id}', request: async () => ({ path: `/api/admin/service-account/${await serviceAccount()}`, body: { name: 'Renamed', rootRole: 2 } }), events: ['service-account-updated'] },

@@ -33,6 +33,8 @@ let unusedRoleId: number
 let groupId: number
 let serviceAccountId: number
 let serviceAccountTokenId: number
+let signalEndpointId: number
+let signalEndpointTokenId: number
 
 const F = '/api/admin/projects/shop/features'
 
@@ -191,6 +193,14 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/banners/{id}/on': { path: () => `/api/admin/banners/${bannerId}/on` },
   'POST /api/admin/banners/{id}/off': { path: () => `/api/admin/banners/${bannerId}/off` },
   'DELETE /api/admin/banners/{id}': { path: () => `/api/admin/banners/${bannerId}` },
+  'POST /api/admin/signal-endpoints': { path: () => '/api/admin/signal-endpoints', body: { name: 'new-endpoint' } },
+  'PUT /api/admin/signal-endpoints/{id}': { path: () => `/api/admin/signal-endpoints/${signalEndpointId}`, body: { name: 'alerts' } },
+  'POST /api/admin/signal-endpoints/{id}/on': { path: () => `/api/admin/signal-endpoints/${signalEndpointId}/on` },
+  'POST /api/admin/signal-endpoints/{id}/off': { path: () => `/api/admin/signal-endpoints/${signalEndpointId}/off` },
+  'DELETE /api/admin/signal-endpoints/{id}': { path: () => `/api/admin/signal-endpoints/${signalEndpointId}` },
+  'POST /api/admin/signal-endpoints/{id}/tokens': { path: () => `/api/admin/signal-endpoints/${signalEndpointId}/tokens`, body: { name: 'x' } },
+  'PUT /api/admin/signal-endpoints/{id}/tokens/{tokenId}': { path: () => `/api/admin/signal-endpoints/${signalEndpointId}/tokens/${signalEndpointTokenId}`, body: { name: 'y' } },
+  'DELETE /api/admin/signal-endpoints/{id}/tokens/{tokenId}': { path: () => `/api/admin/signal-endpoints/${signalEndpointId}/tokens/${signalEndpointTokenId}` },
   'POST /api/admin/service-account': { path: () => '/api/admin/service-account', body: { username: 'new-bot', name: 'Bot', rootRole: 3 } },
   'PUT /api/admin/service-account/{id}': { path: () => `/api/admin/service-account/${serviceAccountId}`, body: { name: 'x' } },
   'DELETE /api/admin/service-account/{id}': { path: () => `/api/admin/service-account/${serviceAccountId}` },
@@ -260,6 +270,8 @@ beforeAll(async () => {
   admin = await createSignedInUser(t, 'adm', 'Admin')
   targetUserId = (await ok('POST', '/api/admin/user-admin', { username: 'target', rootRole: 'Viewer' })).id
   serviceAccountId = (await ok('POST', '/api/admin/service-account', { username: 'bot', name: 'Bot', rootRole: 3 })).id
+  signalEndpointId = (await ok('POST', '/api/admin/signal-endpoints', { name: 'alerts' })).id
+  signalEndpointTokenId = (await ok('POST', `/api/admin/signal-endpoints/${signalEndpointId}/tokens`, { name: 'grafana' })).id
   serviceAccountTokenId = (await ok('POST', `/api/admin/service-account/${serviceAccountId}/token`, { description: 'ci', expiresAt: '2099-01-01T00:00:00Z' })).id
   await ok('POST', '/api/admin/projects/shop/access', { roles: [5], users: [member.id] })
   await ok('POST', '/api/admin/projects/shop/access', { roles: [4], users: [owner.id] })
@@ -438,6 +450,9 @@ const grants: Grant[] = [
   { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/other/groups/{name}/roles', body: { roles: [5] }, given: async () => ({ name: String(groupId) }), status: 403 },
   { who: () => admin, role: 'Admin', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other!' }, status: 200 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/user-admin', body: { username: '{name}', rootRole: 'Editor' }, given: name('by-admin'), status: 201 },
+  // Signal endpoints are an admin's, as in Unleash.
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/signal-endpoints', body: { name: '{name}' }, given: name('ed-endpoint'), status: 403 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/signal-endpoints', body: { name: '{name}' }, given: name('adm-endpoint'), status: 201 },
   // Service accounts are an admin's, as in Unleash.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/service-account', body: { username: '{name}', name: 'Bot', rootRole: 3 }, given: name('ed-bot'), status: 403 },
   { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/service-account', body: { username: '{name}', name: 'Bot', rootRole: 3 }, given: name('own-bot'), status: 403 },

@@ -1,0 +1,50 @@
+// Signal endpoints at the edge: each admin write is one statement (one round trip), and a signal is two (the token
+// with its endpoint, then the signal), opening no WebSocket.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEdgeApp, type EdgeApp } from './helpers/edge.js'
+import { fresh, ok } from './helpers/factories.js'
+
+let t: EdgeApp
+beforeAll(async () => {
+  t = await createEdgeApp()
+  // The admin token looked up once and remembered: the counts below are the routes' own.
+  await ok(t, 'GET', '/api/admin/projects')
+})
+afterAll(() => t.close())
+
+const roundTrips = (res: { http: number; webSocket: number }) => ({ http: res.http, webSocket: res.webSocket })
+const SE = '/api/admin/signal-endpoints'
+
+describe('signal endpoints at the edge', () => {
+  it('are created, given a token, switched, updated and deleted in one round trip each', async () => {
+    const created = await t.call('POST', SE, { body: { name: fresh('edge-alerts') } })
+    expect(created.status, created.text).toBe(201)
+    expect(roundTrips(created)).toEqual({ http: 1, webSocket: 0 })
+    const id = created.body.id as number
+    const token = await t.call('POST', `${SE}/${id}/tokens`, { body: { name: 'grafana' } })
+    expect(token.status, token.text).toBe(201)
+    expect(roundTrips(token)).toEqual({ http: 1, webSocket: 0 })
+    for (const [method, path, body] of [['POST', `${SE}/${id}/off`], ['PUT', `${SE}/${id}`, { name: fresh('edge-renamed') }], ['PUT', `${SE}/${id}/tokens/${token.body.id}`, { name: 'prod' }], ['DELETE', `${SE}/${id}/tokens/${token.body.id}`], ['DELETE', `${SE}/${id}`]] as const) {
+      const res = await t.call(method, path, { body })
+      expect(res.status, `${method} ${path}: ${res.text}`).toBe(200)
+      expect(roundTrips(res), `${method} ${path}`).toEqual({ http: 1, webSocket: 0 })
+    }
+    expect(await t.query("select type from events where type in ('signal-endpoint-created', 'signal-endpoint-updated', 'signal-endpoint-deleted') and coalesce(data, pre_data)->>'id' = $1 order by id", [String(id)])).toEqual([
+      { type: 'signal-endpoint-created' },
+      { type: 'signal-endpoint-updated' },
+      { type: 'signal-endpoint-updated' },
+      { type: 'signal-endpoint-deleted' },
+    ])
+  })
+
+  it('stores a signal in two round trips: the token with its endpoint, then the signal', async () => {
+    const endpoint = (await ok(t, 'POST', SE, { name: fresh('edge-signals') })).body
+    const token = (await ok(t, 'POST', `${SE}/${endpoint.id}/tokens`, { name: 'grafana' })).body.token as string
+    const res = await t.call('POST', `/api/signal-endpoint/${endpoint.name}`, { token: `Bearer ${token}`, body: { alert: 'cpu' } })
+    expect(res.status, res.text).toBe(200)
+    expect(roundTrips(res)).toEqual({ http: 2, webSocket: 0 })
+    expect({ afterHttp: res.afterHttp, afterWebSocket: res.afterWebSocket }).toEqual({ afterHttp: 0, afterWebSocket: 0 })
+    expect(await t.query('select payload from signals where source_id = $1', [endpoint.id])).toEqual([{ payload: { alert: 'cpu' } }])
+    expect((await t.call('POST', `/api/signal-endpoint/${endpoint.name}`, { token: t.adminToken, body: {} })).status).toBe(401)
+  })
+})

@@ -28,7 +28,9 @@ const ASSETS = 'console/dist'
 const DOCUMENT_FOLDER = 'docs'
 // 282 → 290 KiB: single sign-on brings its OpenID Connect client (oauth4webapi, about 9 KiB gzipped), which must run
 // at the edge, and invite links their routes: 267 → 282 KiB measured with both.
-export const BUDGET_GZIP_BYTES = 290 * 1024
+// 290 → 300 KiB: service accounts, API token expiry, signals and action sets (whose runs must run at the edge, after
+// the signal's answer): 282 → 294 KiB measured with them.
+export const BUDGET_GZIP_BYTES = 300 * 1024
 
 const inZod = (importer: string) => /[\\/]zod[\\/]/.test(importer)
 

@@ -50,6 +50,8 @@ import { personalAccessTokenRoutes } from './api-tokens/personal-access-token-ro
 import { serviceAccountRoutes } from './service-accounts/routes.js'
 import { SIGNAL_SECURITY_SCHEME, signalRoutes } from './signals/routes.js'
 import { authenticateSignal } from './signals/incoming.js'
+import { actionRoutes } from './actions/routes.js'
+import { runPendingActions } from './actions/runs.js'
 import { projectAccessRoutes } from './projects/access-routes.js'
 import { roleRoutes } from './roles/routes.js'
 import { groupRoutes } from './groups/routes.js'
@@ -120,10 +122,10 @@ const DEFAULT_PRINCIPAL_TTL_MS = 5_000
  * Admin writes that change no token, user, session, role, membership or project visibility, so they keep the
  * remembered principals: flags and what hangs off them (tags, tag types, favorites, dependencies), a project's
  * environments, change requests and context fields, segments, context fields, environments, integrations, the archive, flag types' lifetimes, export and import, banners, invite links (a link makes users, it changes none),
- * signal endpoints. Any other write forgets
+ * signal endpoints and action sets. Any other write forgets
  * them all (a new route is on the safe side until it is listed here).
  */
-const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete|context)|features|features-batch|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies|banners|invite-link|signal-endpoints)(\/|$)/
+const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|environments|change-requests|tags|archive|revive|delete|context|actions)|features|features-batch|segments|context|environments|addons|archive|playground|tags|tag-types|feature-types|strategies|banners|invite-link|signal-endpoints)(\/|$)/
 const ENVIRONMENT_PATH = /^\/api\/admin\/environments\/[^/]+$/
 /** Whether a write keeps the remembered principals: its path is listed above, and it is not deleting an environment (which deletes its API tokens). */
 const keepsPrincipals = (method: string, path: string) => KEEPS_PRINCIPALS.test(path) && !(method === 'DELETE' && ENVIRONMENT_PATH.test(path))
@@ -155,6 +157,17 @@ export function createApp(deps: AppDeps) {
   const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
   const oidc = createOidcCache()
   const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS })
+  // Runs of action sets a signal queued: what they change is new to SDKs, and their events are delivered right after.
+  const actionRuns = backgroundJob(
+    'action set runs',
+    async (db) => {
+      const { changed } = await runPendingActions(db, clock, { flagStates })
+      if (!changed) return
+      sdk.invalidate()
+      if (deliveriesMaybeQueued(db)) await deliverPending(db, clock, delivery)
+    },
+    { background: deps.background, coalesce: sdk.options.shareInFlight },
+  )
   const app = createRouter()
 
   app.onError((error, c) => {
@@ -176,6 +189,7 @@ export function createApp(deps: AppDeps) {
     c.set('delivery', delivery)
     c.set('overviews', overviews)
     c.set('flagStates', flagStates)
+    c.set('actionRuns', actionRuns)
     c.set('db', deps.db(c))
     await next()
     // Writes queue the deliveries of their events (SDK reports write none), and may have changed who may do what.
@@ -267,6 +281,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', personalAccessTokenRoutes)
   app.route('/', serviceAccountRoutes)
   app.route('/', signalRoutes)
+  app.route('/', actionRoutes)
   app.route('/', projectAccessRoutes)
   app.route('/', roleRoutes)
   app.route('/', groupRoutes)
@@ -288,7 +303,7 @@ export function createApp(deps: AppDeps) {
   app.get('/docs', Scalar({ url: OPENAPI_DOCUMENT_PATH, pageTitle: 'Flagpost API' }))
   // Resolves when no work that requests left behind (deliveries, metrics folding) is under way: await it
   // before closing the database.
-  const idle = async () => void (await Promise.all([deliveries.idle(), sdk.aggregation.idle()]))
+  const idle = async () => void (await Promise.all([deliveries.idle(), sdk.aggregation.idle(), actionRuns.idle()]))
   return Object.assign(app, { idle })
 }
 

@@ -16,6 +16,7 @@ import { nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
+import { runPendingActions } from './actions/runs.js'
 import type { IncomingMessage } from 'node:http'
 import type { Clock } from './core/clock.js'
 
@@ -117,6 +118,8 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     deliverPending(database.db, clock, delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))
     // SDK reports are folded right after they arrive; this catches what a stopped process left in the inbox.
     aggregatePendingMetrics(database.db, clock).catch((error: unknown) => console.error('metrics aggregation failed:', error))
+    // Action sets' runs are made right after their signal; this finishes what a stopped process left.
+    runPendingActions(database.db, clock).catch((error: unknown) => console.error('action set runs failed:', loggable(error)))
   }, DELIVERY_SWEEP_MS)
   sweep.unref()
   // Flags outlive their type's lifetime by days: marking them hourly (and once at start) is soon enough.

@@ -11,6 +11,7 @@ import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
+import { runPendingActions } from './actions/runs.js'
 import { cacheApiPayloads, type CacheLike } from './client-api/cache-api-payloads.js'
 
 export interface WorkerEnv {
@@ -134,9 +135,9 @@ export default {
   },
 
   /**
-   * Cron trigger: makes deliveries a stopped isolate left queued, folds SDK reports it left in the inbox, marks flags
-   * past their type's lifetime potentially stale, and applies (or suspends) scheduled change requests, as of the time
-   * the trigger was scheduled for.
+   * Cron trigger: makes deliveries a stopped isolate left queued, folds SDK reports it left in the inbox, finishes the
+   * action set runs it left, marks flags past their type's lifetime potentially stale, and applies (or suspends)
+   * scheduled change requests, as of the time the trigger was scheduled for.
    */
   async scheduled(controller: { scheduledTime: number }, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
     const connection = new LazyConnection(env)
@@ -147,6 +148,7 @@ export default {
         aggregatePendingMetrics(connection.db, () => new Date()).catch((error: unknown) => console.error('metrics aggregation failed:', error)),
         markPotentiallyStale(connection.db, at).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error))),
         applyScheduledChangeRequests(connection.db, at).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error))),
+        runPendingActions(connection.db, () => new Date()).catch((error: unknown) => console.error('action set runs failed:', loggable(error))),
       ]).finally(() => connection.close()),
     )
   },

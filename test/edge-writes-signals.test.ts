@@ -1,5 +1,6 @@
-// Signal endpoints at the edge: each admin write is one statement (one round trip), and a signal is two (the token
-// with its endpoint, then the signal), opening no WebSocket.
+// Signal endpoints and action sets at the edge: each admin write is one statement (one round trip), and a signal is two
+// (the token with its endpoint and the action sets listening, then the signal with the runs it queues), opening no
+// WebSocket; the runs are made after the response, in the request's background work (waitUntil on Workers).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEdgeApp, type EdgeApp } from './helpers/edge.js'
 import { fresh, ok } from './helpers/factories.js'
@@ -46,5 +47,51 @@ describe('signal endpoints at the edge', () => {
     expect({ afterHttp: res.afterHttp, afterWebSocket: res.afterWebSocket }).toEqual({ afterHttp: 0, afterWebSocket: 0 })
     expect(await t.query('select payload from signals where source_id = $1', [endpoint.id])).toEqual([{ payload: { alert: 'cpu' } }])
     expect((await t.call('POST', `/api/signal-endpoint/${endpoint.name}`, { token: t.adminToken, body: {} })).status).toBe(401)
+  })
+})
+
+describe('action sets at the edge', () => {
+  async function killSwitch() {
+    const project = (await ok(t, 'POST', '/api/admin/projects', { id: fresh('edge-kill'), name: 'Edge kill' })).body.id as string
+    const flag = (await ok(t, 'POST', `/api/admin/projects/${project}/features`, { name: fresh('edge-flag') })).body.name as string
+    const endpoint = (await ok(t, 'POST', SE, { name: fresh('edge-alerts') })).body
+    const token = (await ok(t, 'POST', `${SE}/${endpoint.id}/tokens`, { name: 'grafana' })).body.token as string
+    const actor = (await ok(t, 'POST', '/api/admin/service-account', { username: fresh('edge-bot'), name: 'Bot', rootRole: 'Editor' })).body
+    // Creating the service account forgot the remembered admin token: remember it again, so counts are the routes' own.
+    await ok(t, 'GET', '/api/admin/projects')
+    const body = { name: fresh('kill'), actorId: actor.id, match: { source: 'signal-endpoint', sourceId: endpoint.id, payload: { level: { operator: 'IN', values: ['critical'] } } }, actions: [{ action: 'TOGGLE_FEATURE_ON', sortOrder: 1, executionParams: { environment: 'development', featureName: flag } }] }
+    return { project, flag, endpoint, token, actor, body }
+  }
+
+  it('are created, switched and deleted in one round trip each', async () => {
+    const { project, body } = await killSwitch()
+    const created = await t.call('POST', `/api/admin/projects/${project}/actions`, { body })
+    expect(created.status, created.text).toBe(201)
+    expect(roundTrips(created)).toEqual({ http: 1, webSocket: 0 })
+    const id = created.body.id
+    for (const [method, path, sent] of [['PUT', `/api/admin/projects/${project}/actions/${id}`, { ...body, name: fresh('renamed') }], ['POST', `/api/admin/projects/${project}/actions/${id}/off`], ['DELETE', `/api/admin/projects/${project}/actions/${id}`]] as const) {
+      const res = await t.call(method, path, { body: sent })
+      expect(res.status, `${method} ${path}: ${res.text}`).toBe(200)
+      expect(roundTrips(res), `${method} ${path}`).toEqual({ http: 1, webSocket: 0 })
+    }
+  })
+
+  it('run after the response of a matching signal, as the service account, over HTTP only', async () => {
+    const { project, flag, endpoint, token, actor, body } = await killSwitch()
+    const id = (await ok(t, 'POST', `/api/admin/projects/${project}/actions`, body)).body.id
+    const quiet = await t.call('POST', `/api/signal-endpoint/${endpoint.name}`, { token: `Bearer ${token}`, body: { level: 'info' } })
+    expect(roundTrips(quiet)).toEqual({ http: 2, webSocket: 0 })
+    expect({ afterHttp: quiet.afterHttp, afterWebSocket: quiet.afterWebSocket }).toEqual({ afterHttp: 0, afterWebSocket: 0 })
+
+    const res = await t.call('POST', `/api/signal-endpoint/${endpoint.name}`, { token: `Bearer ${token}`, body: { level: 'critical' } })
+    expect(res.status, res.text).toBe(200)
+    expect(roundTrips(res)).toEqual({ http: 2, webSocket: 0 })
+    expect(res.afterHttp).toBeGreaterThan(0)
+    expect(res.afterWebSocket).toBe(0)
+    expect(await t.query('select enabled from feature_environments where feature_name = $1 and environment = $2', [flag, 'development'])).toEqual([{ enabled: true }])
+    expect(await t.query("select created_by from events where type = 'feature-environment-enabled' and feature_name = $1", [flag])).toEqual([{ created_by: actor.username }])
+    const runs = (await ok(t, 'GET', `/api/admin/projects/${project}/actions/${id}/events`)).body.actionSetEvents
+    expect(runs).toHaveLength(1)
+    expect(runs[0]).toMatchObject({ state: 'success', signal: { payload: { level: 'critical' } }, actionSet: { actions: [{ state: 'success' }] } })
   })
 })

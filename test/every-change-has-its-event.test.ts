@@ -89,6 +89,27 @@ async function signalEndpoint() {
   return { id: endpoint.id as number, name: endpoint.name as string, tokenId: token.id as number, token: token.token as string }
 }
 
+/** A fresh project with a flag (off), a signal endpoint with a token, and a service account (an Editor) to act. */
+async function killSwitch() {
+  const { project, flag } = await flagInProject()
+  const endpoint = await signalEndpoint()
+  const actor = (await ok(t, 'POST', '/api/admin/service-account', { username: fresh('bot'), name: 'Bot', rootRole: 2 })).body as { id: number; username: string }
+  lastKillSwitch = { project, flag, endpoint, actor }
+  return lastKillSwitch
+}
+let lastKillSwitch: { project: string; flag: string; endpoint: Awaited<ReturnType<typeof signalEndpoint>>; actor: { id: number; username: string } } | undefined
+/** An action set for the last kill switch made: its flag on in development when its endpoint gets a signal. */
+const actionSetBody = async () => {
+  const { flag, endpoint, actor } = lastKillSwitch!
+  return { name: fresh('kill'), actorId: actor.id, match: { source: 'signal-endpoint', sourceId: endpoint.id, payload: {} }, actions: [{ action: 'TOGGLE_FEATURE_ON', sortOrder: 1, executionParams: { environment: 'development', featureName: flag } }] }
+}
+/** A fresh kill switch with its action set. */
+async function actionSet() {
+  const made = await killSwitch()
+  const id = (await ok(t, 'POST', `/api/admin/projects/${made.project}/actions`, await actionSetBody())).body.id as number
+  return { ...made, id }
+}
+
 /** A fresh service account (a Viewer), by id. */
 const serviceAccount = async (rootRole = 3): Promise<number> => (await ok(t, 'POST', '/api/admin/service-account', { username: fresh('bot'), name: 'Bot', rootRole })).body.id
 
@@ -938,6 +959,51 @@ const cases: Case[] = [
       return { path: `/api/admin/signal-endpoints/${id}/tokens/${tokenId}` }
     },
     events: ['signal-endpoint-token-deleted'],
+  },
+  { route: 'POST /api/admin/projects/{projectId}/actions', request: async () => ({ path: `/api/admin/projects/${(await killSwitch()).project}/actions`, body: await actionSetBody() }), events: ['actions-created'] },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/actions/{actionSetId}',
+    request: async () => {
+      const { project, id } = await actionSet()
+      return { path: `/api/admin/projects/${project}/actions/${id}`, body: { ...(await actionSetBody()), name: fresh('renamed') } }
+    },
+    events: ['actions-updated'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/actions/{actionSetId}/off',
+    request: async () => {
+      const { project, id } = await actionSet()
+      return { path: `/api/admin/projects/${project}/actions/${id}/off` }
+    },
+    events: ['actions-updated'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/actions/{actionSetId}/on',
+    request: async () => {
+      const { project, id } = await actionSet()
+      await ok(t, 'POST', `/api/admin/projects/${project}/actions/${id}/off`)
+      return { path: `/api/admin/projects/${project}/actions/${id}/on` }
+    },
+    events: ['actions-updated'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/actions/{actionSetId}',
+    request: async () => {
+      const { project, id } = await actionSet()
+      return { path: `/api/admin/projects/${project}/actions/${id}` }
+    },
+    events: ['actions-deleted'],
+  },
+  // The signal itself is no audit event; the action set it matches switches the flag after the answer, as its service account.
+  {
+    route: 'POST /api/signal-endpoint/{name}',
+    request: async () => {
+      const { endpoint, actor } = await actionSet()
+      return { path: `/api/signal-endpoint/${endpoint.name}`, body: { alert: 'cpu' }, as: { token: `Bearer ${endpoint.token}`, actor: actor.username } }
+    },
+    settle: () => t.app.idle(),
+    // Switching on a flag with no strategy there adds the default one, as the route does.
+    events: ['feature-strategy-add', 'feature-environment-enabled'],
   },
   // A signal is not an audit event; with no action set listening, it changes nothing else.
   {

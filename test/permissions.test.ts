@@ -35,6 +35,7 @@ let serviceAccountId: number
 let serviceAccountTokenId: number
 let signalEndpointId: number
 let signalEndpointTokenId: number
+let actionSetId: number
 
 const F = '/api/admin/projects/shop/features'
 
@@ -201,12 +202,25 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/signal-endpoints/{id}/tokens': { path: () => `/api/admin/signal-endpoints/${signalEndpointId}/tokens`, body: { name: 'x' } },
   'PUT /api/admin/signal-endpoints/{id}/tokens/{tokenId}': { path: () => `/api/admin/signal-endpoints/${signalEndpointId}/tokens/${signalEndpointTokenId}`, body: { name: 'y' } },
   'DELETE /api/admin/signal-endpoints/{id}/tokens/{tokenId}': { path: () => `/api/admin/signal-endpoints/${signalEndpointId}/tokens/${signalEndpointTokenId}` },
+  'POST /api/admin/projects/{projectId}/actions': { path: () => '/api/admin/projects/shop/actions', get body() { return actionSetBody('new-set') } },
+  'PUT /api/admin/projects/{projectId}/actions/{actionSetId}': { path: () => `/api/admin/projects/shop/actions/${actionSetId}`, get body() { return actionSetBody('kill') } },
+  'POST /api/admin/projects/{projectId}/actions/{actionSetId}/on': { path: () => `/api/admin/projects/shop/actions/${actionSetId}/on` },
+  'POST /api/admin/projects/{projectId}/actions/{actionSetId}/off': { path: () => `/api/admin/projects/shop/actions/${actionSetId}/off` },
+  'DELETE /api/admin/projects/{projectId}/actions/{actionSetId}': { path: () => `/api/admin/projects/shop/actions/${actionSetId}` },
   'POST /api/admin/service-account': { path: () => '/api/admin/service-account', body: { username: 'new-bot', name: 'Bot', rootRole: 3 } },
   'PUT /api/admin/service-account/{id}': { path: () => `/api/admin/service-account/${serviceAccountId}`, body: { name: 'x' } },
   'DELETE /api/admin/service-account/{id}': { path: () => `/api/admin/service-account/${serviceAccountId}` },
   'POST /api/admin/service-account/{id}/token': { path: () => `/api/admin/service-account/${serviceAccountId}/token`, body: { description: 'x', expiresAt: '2099-01-01T00:00:00Z' } },
   'DELETE /api/admin/service-account/{id}/token/{tokenId}': { path: () => `/api/admin/service-account/${serviceAccountId}/token/${serviceAccountTokenId}` },
 }
+
+/** An action set of shop: switches cart off in development as the service account when a signal of the endpoint arrives. */
+const actionSetBody = (name: string) => ({
+  name,
+  actorId: serviceAccountId,
+  match: { source: 'signal-endpoint', sourceId: signalEndpointId, payload: {} },
+  actions: [{ action: 'TOGGLE_FEATURE_OFF', sortOrder: 1, executionParams: { environment: 'development', featureName: 'cart' } }],
+})
 
 /** Writes any signed-in user may make, because what they change is the caller's own, or nothing. */
 const openToEveryUser: Record<string, string> = {
@@ -272,6 +286,7 @@ beforeAll(async () => {
   serviceAccountId = (await ok('POST', '/api/admin/service-account', { username: 'bot', name: 'Bot', rootRole: 3 })).id
   signalEndpointId = (await ok('POST', '/api/admin/signal-endpoints', { name: 'alerts' })).id
   signalEndpointTokenId = (await ok('POST', `/api/admin/signal-endpoints/${signalEndpointId}/tokens`, { name: 'grafana' })).id
+  actionSetId = (await ok('POST', '/api/admin/projects/shop/actions', actionSetBody('kill'))).id
   serviceAccountTokenId = (await ok('POST', `/api/admin/service-account/${serviceAccountId}/token`, { description: 'ci', expiresAt: '2099-01-01T00:00:00Z' })).id
   await ok('POST', '/api/admin/projects/shop/access', { roles: [5], users: [member.id] })
   await ok('POST', '/api/admin/projects/shop/access', { roles: [4], users: [owner.id] })
@@ -453,6 +468,9 @@ const grants: Grant[] = [
   // Signal endpoints are an admin's, as in Unleash.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/signal-endpoints', body: { name: '{name}' }, given: name('ed-endpoint'), status: 403 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/signal-endpoints', body: { name: '{name}' }, given: name('adm-endpoint'), status: 201 },
+  // Action sets are an admin's, as in Unleash, even a project Owner's project.
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/projects/shop/actions', get body() { return actionSetBody('by-owner') }, status: 403 },
+  { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/projects/shop/actions', get body() { return actionSetBody('{name}') }, given: name('adm-set'), status: 201 },
   // Service accounts are an admin's, as in Unleash.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/service-account', body: { username: '{name}', name: 'Bot', rootRole: 3 }, given: name('ed-bot'), status: 403 },
   { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/service-account', body: { username: '{name}', name: 'Bot', rootRole: 3 }, given: name('own-bot'), status: 403 },

@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { payloadMatches } from '../src/actions/filters.js'
+import { runPendingActions } from '../src/actions/runs.js'
+import type { Filter } from '../src/actions/schemas.js'
 import { fresh, ok } from './helpers/factories.js'
 import { createSignedInUser } from './helpers/users.js'
 
@@ -183,5 +186,311 @@ describe('POST /api/signal-endpoint/{name}', () => {
     // Another endpoint has its own count.
     const other = await endpointWithToken()
     expect((await send(other.endpoint.name, other.token.token, {})).status).toBe(200)
+  })
+})
+
+const A = (project: string) => `/api/admin/projects/${project}/actions`
+
+/** A fresh service account (Editor unless told), by id and username. */
+async function serviceAccount(rootRole: number | string = 'Editor') {
+  const body = (await ok(t, 'POST', '/api/admin/service-account', { username: fresh('bot'), name: 'Bot', rootRole })).body
+  return { id: body.id as number, username: body.username as string }
+}
+
+/** A fresh project (development and production) with a flag, off. */
+async function projectWithFlag(body: Record<string, unknown> = {}) {
+  const project = (await ok(t, 'POST', '/api/admin/projects', { id: fresh('kill'), name: 'Kill switches', ...body })).body.id as string
+  const flag = (await ok(t, 'POST', `/api/admin/projects/${project}/features`, { name: fresh('checkout') })).body.name as string
+  return { project, flag }
+}
+
+const flagEnabled = async (flag: string, environment: string) =>
+  (await t.query<{ enabled: boolean }>('select enabled from feature_environments where feature_name = $1 and environment = $2', [flag, environment]))[0]?.enabled
+
+/** An action set body switching `flag` on (or off) in `environment` when a signal of the endpoint passes `filters`. */
+const actionSetBody = (o: { actorId: number; sourceId: number; flag: string; environment?: string; on?: boolean; filters?: Record<string, unknown>; name?: string }) => ({
+  name: o.name ?? fresh('on-alert'),
+  description: 'Kill switch',
+  actorId: o.actorId,
+  match: { source: 'signal-endpoint', sourceId: o.sourceId, payload: o.filters ?? {} },
+  actions: [{ action: o.on === false ? 'TOGGLE_FEATURE_OFF' : 'TOGGLE_FEATURE_ON', sortOrder: 1, executionParams: { environment: o.environment ?? 'development', featureName: o.flag } }],
+})
+
+/** Sends a signal and waits for the runs it queued. */
+async function signal(name: string, token: string, body: unknown) {
+  const res = await send(name, token, body)
+  expect(res.status, res.text).toBe(200)
+  await t.app.idle()
+}
+
+const runsOf = async (project: string, id: number) => (await ok(t, 'GET', `${A(project)}/${id}/events`)).body.actionSetEvents as any[]
+
+describe('action sets', () => {
+  it('are created, listed, updated, switched and deleted, each with its event in the project', async () => {
+    const { project, flag } = await projectWithFlag()
+    const { endpoint } = await endpointWithToken()
+    const actor = await serviceAccount()
+    const body = actionSetBody({ actorId: actor.id, sourceId: endpoint.id, flag, filters: { 'data.severity': { operator: 'IN', values: ['critical'] } } })
+    const created = await t.call('POST', A(project), { body })
+    expect(created.status, created.text).toBe(201)
+    expect(created.body).toMatchObject({
+      id: expect.any(Number),
+      project,
+      name: body.name,
+      enabled: true,
+      actorId: actor.id,
+      match: { source: 'signal-endpoint', sourceId: endpoint.id, payload: { 'data.severity': { operator: 'IN', values: ['critical'] } } },
+      actions: [{ id: expect.any(Number), action: 'TOGGLE_FEATURE_ON', sortOrder: 1, executionParams: { project, environment: 'development', featureName: flag }, createdByUserId: -42 }],
+    })
+    const id = created.body.id
+    const [event] = await t.query<{ project: string; data: any }>("select project, data from events where type = 'actions-created' and (data->>'id')::int = $1", [id])
+    expect(event).toMatchObject({ project, data: { id, name: body.name } })
+    expect((await t.call('GET', A(project))).body.actions.map((a: { id: number }) => a.id)).toEqual([id])
+
+    const updated = await t.call('PUT', `${A(project)}/${id}`, { body: { ...body, name: 'renamed', actions: [{ ...body.actions[0], action: 'TOGGLE_FEATURE_OFF' }] } })
+    expect(updated.status, updated.text).toBe(200)
+    expect(updated.body).toMatchObject({ id, name: 'renamed', enabled: true, actions: [{ action: 'TOGGLE_FEATURE_OFF' }] })
+    expect((await t.call('POST', `${A(project)}/${id}/off`)).body.enabled).toBe(false)
+    expect((await t.call('POST', `${A(project)}/${id}/on`)).body.enabled).toBe(true)
+    const types = await t.query<{ type: string; pre_data: any }>("select type, pre_data from events where type like 'actions-%' and project = $1 order by id", [project])
+    expect(types.map((e) => e.type)).toEqual(['actions-created', 'actions-updated', 'actions-updated', 'actions-updated'])
+    expect(types[1]!.pre_data).toMatchObject({ name: body.name })
+
+    expect((await t.call('DELETE', `${A(project)}/${id}`)).status).toBe(200)
+    expect((await t.query("select type from events where type = 'actions-deleted' and project = $1", [project])).length).toBe(1)
+    expect((await t.call('DELETE', `${A(project)}/${id}`)).status).toBe(404)
+    expect((await t.call('GET', A(project))).body.actions).toEqual([])
+  })
+
+  it('describe the actions they may take, with the project’s environments and flags', async () => {
+    const { project, flag } = await projectWithFlag()
+    const res = await t.call('GET', `${A(project)}/config`)
+    expect(res.status, res.text).toBe(200)
+    expect(Object.keys(res.body)).toEqual(['TOGGLE_FEATURE_ON', 'TOGGLE_FEATURE_OFF'])
+    expect(res.body.TOGGLE_FEATURE_ON).toMatchObject({ permissions: ['UPDATE_FEATURE_ENVIRONMENT'], parameters: [{ name: 'project', type: 'hidden' }, { name: 'environment', options: ['development', 'production'] }, { name: 'featureName', options: [flag] }] })
+    expect((await t.call('GET', `/api/admin/projects/${fresh('nope')}/actions/config`)).status).toBe(404)
+  })
+
+  it('refuse what they cannot name with 4xx, writing nothing', async () => {
+    const { project, flag } = await projectWithFlag()
+    const { endpoint } = await endpointWithToken()
+    const actor = await serviceAccount()
+    const person = await createSignedInUser(t, fresh('person'), 'Admin')
+    const good = actionSetBody({ actorId: actor.id, sourceId: endpoint.id, flag })
+    const before = (await t.query<{ n: number }>('select count(*)::int as n from action_sets'))[0]!.n
+    const cases: [string, unknown, number][] = [
+      ['an unknown endpoint', { ...good, match: { ...good.match, sourceId: 999999 } }, 400],
+      ['a user as the actor', { ...good, actorId: person.id }, 400],
+      ['an unknown flag', actionSetBody({ actorId: actor.id, sourceId: endpoint.id, flag: 'no-such-flag' }), 400],
+      ['an unknown environment', actionSetBody({ actorId: actor.id, sourceId: endpoint.id, flag, environment: 'staging' }), 400],
+      ['another project in the action', { ...good, actions: [{ ...good.actions[0], executionParams: { ...good.actions[0]!.executionParams, project: 'default' } }] }, 400],
+      ['an action Flagpost does not take', { ...good, actions: [{ ...good.actions[0], action: 'TOGGLE_FEATURES_ON_BY_TAG' }] }, 400],
+      ['no action', { ...good, actions: [] }, 400],
+      ['a number filter without a number', { ...good, match: { ...good.match, payload: { count: { operator: 'NUM_GT', value: 'many' } } } }, 400],
+      ['a list filter without values', { ...good, match: { ...good.match, payload: { kind: { operator: 'IN', values: [] } } } }, 400],
+      ['an unknown operator', { ...good, match: { ...good.match, payload: { kind: { operator: 'REGEX', value: '.*' } } } }, 400],
+      ['another source', { ...good, match: { ...good.match, source: 'webhook' } }, 400],
+    ]
+    for (const [what, body, status] of cases) {
+      const res = await t.call('POST', A(project), { body })
+      expect(res.status, `${what}: ${res.text}`).toBe(status)
+    }
+    expect((await t.call('POST', A(fresh('nowhere')), { body: good })).status).toBe(404)
+    expect((await t.query<{ n: number }>('select count(*)::int as n from action_sets'))[0]!.n).toBe(before)
+    expect((await t.call('POST', A(project), { body: good })).status).toBe(201)
+    expect((await t.call('POST', A(project), { body: good })).status).toBe(409)
+  })
+
+  it('keep what they use: their service account and their endpoint cannot be deleted (409); deleting the project deletes them with their events', async () => {
+    const { project, flag } = await projectWithFlag()
+    const { endpoint } = await endpointWithToken()
+    const actor = await serviceAccount()
+    const id = (await ok(t, 'POST', A(project), actionSetBody({ actorId: actor.id, sourceId: endpoint.id, flag }))).body.id
+    const account = await t.call('DELETE', `/api/admin/service-account/${actor.id}`)
+    expect(account.status).toBe(409)
+    expect(account.body.message).toContain(project)
+    const endpointDeleted = await t.call('DELETE', `${SE}/${endpoint.id}`)
+    expect(endpointDeleted.status).toBe(409)
+    expect(endpointDeleted.body.name).toBe('ConflictError')
+    await ok(t, 'DELETE', `/api/admin/projects/${project}/features/${flag}`)
+    const deleted = await t.call('DELETE', `/api/admin/projects/${project}`)
+    expect(deleted.status, deleted.text).toBe(200)
+    expect(await t.query("select pre_data->>'id' as id from events where type = 'actions-deleted' and project = $1", [project])).toEqual([{ id: String(id) }])
+    expect(await t.query('select id from action_sets where id = $1', [id])).toEqual([])
+    expect((await t.call('DELETE', `/api/admin/service-account/${actor.id}`)).status).toBe(200)
+    expect((await t.call('DELETE', `${SE}/${endpoint.id}`)).status).toBe(200)
+  })
+})
+
+describe('a signal matching an action set', () => {
+  it('switches the flag as the service account, logs the run with the signal, and leaves others alone', async () => {
+    const { project, flag } = await projectWithFlag()
+    const { endpoint, token } = await endpointWithToken()
+    const actor = await serviceAccount('Editor')
+    const id = (await ok(t, 'POST', A(project), actionSetBody({ actorId: actor.id, sourceId: endpoint.id, flag, filters: { 'data.severity': { operator: 'IN', values: ['critical'] } } }))).body.id
+    await signal(endpoint.name, token.token, { data: { severity: 'warning' } })
+    expect(await flagEnabled(flag, 'development')).toBe(false)
+    expect(await runsOf(project, id)).toEqual([])
+
+    await signal(endpoint.name, token.token, { data: { severity: 'critical' }, alert: 'checkout errors' })
+    expect(await flagEnabled(flag, 'development')).toBe(true)
+    const [event] = await t.query<{ created_by: string; created_by_user_id: number; environment: string }>("select created_by, created_by_user_id, environment from events where type = 'feature-environment-enabled' and feature_name = $1", [flag])
+    expect(event).toEqual({ created_by: actor.username, created_by_user_id: actor.id, environment: 'development' })
+    const [run] = await runsOf(project, id)
+    expect(run).toMatchObject({
+      actionSetId: id,
+      state: 'success',
+      signal: { source: 'signal-endpoint', sourceId: endpoint.id, payload: { data: { severity: 'critical' }, alert: 'checkout errors' }, createdBySourceTokenId: token.id },
+      actionSet: { id, project, actorId: actor.id, actions: [{ action: 'TOGGLE_FEATURE_ON', state: 'success' }] },
+    })
+    expect(run.signalId).toBe(run.signal.id)
+    // An SDK of the environment sees it.
+    const sdk = (await ok(t, 'POST', '/api/admin/api-tokens', { tokenName: fresh('sdk'), type: 'client', environment: 'development', projects: [project] })).body.secret
+    expect((await t.call('GET', '/api/client/features', { token: sdk })).body.features.find((f: { name: string }) => f.name === flag).enabled).toBe(true)
+  })
+
+  it('starts no run of a switched-off action set, nor of one listening to another endpoint', async () => {
+    const { project, flag } = await projectWithFlag()
+    const { endpoint, token } = await endpointWithToken()
+    const other = await endpointWithToken()
+    const actor = await serviceAccount()
+    const off = (await ok(t, 'POST', A(project), { ...actionSetBody({ actorId: actor.id, sourceId: endpoint.id, flag }), enabled: false })).body.id
+    const elsewhere = (await ok(t, 'POST', A(project), actionSetBody({ actorId: actor.id, sourceId: other.endpoint.id, flag }))).body.id
+    await signal(endpoint.name, token.token, {})
+    expect(await runsOf(project, off)).toEqual([])
+    expect(await runsOf(project, elsewhere)).toEqual([])
+    expect(await flagEnabled(flag, 'development')).toBe(false)
+  })
+
+  it('records an action its service account may not make as failed, and starts none after it', async () => {
+    const { project, flag } = await projectWithFlag()
+    const second = (await ok(t, 'POST', `/api/admin/projects/${project}/features`, { name: fresh('second') })).body.name
+    const { endpoint, token } = await endpointWithToken()
+    const viewer = await serviceAccount('Viewer')
+    const body = actionSetBody({ actorId: viewer.id, sourceId: endpoint.id, flag })
+    const id = (await ok(t, 'POST', A(project), { ...body, actions: [...body.actions, { action: 'TOGGLE_FEATURE_ON', sortOrder: 2, executionParams: { environment: 'development', featureName: second } }] })).body.id
+    await signal(endpoint.name, token.token, { alert: 1 })
+    const [run] = await runsOf(project, id)
+    expect(run.state).toBe('failed')
+    expect(run.actionSet.actions).toMatchObject([
+      { sortOrder: 1, state: 'failed', details: expect.stringContaining('permission=UPDATE_FEATURE_ENVIRONMENT') },
+      { sortOrder: 2, state: 'not started' },
+    ])
+    expect(await flagEnabled(flag, 'development')).toBe(false)
+    expect(await flagEnabled(second, 'development')).toBe(false)
+    // Given a role in the project, it may.
+    await ok(t, 'POST', `/api/admin/projects/${project}/access`, { roles: [5], users: [viewer.id] })
+    await signal(endpoint.name, token.token, { alert: 2 })
+    expect((await runsOf(project, id))[0]).toMatchObject({ state: 'success', actionSet: { actions: [{ state: 'success' }, { state: 'success' }] } })
+    expect(await flagEnabled(second, 'development')).toBe(true)
+  })
+
+  it('respects change-request protection: refused for an account that may not skip change requests, made for an admin account', async () => {
+    const { project, flag } = await projectWithFlag({ changeRequestEnvironments: [{ name: 'production' }] })
+    await ok(t, 'POST', `/api/admin/projects/${project}/features/${flag}/environments/production/strategies`, { name: 'default' })
+    const { endpoint, token } = await endpointWithToken()
+    const editor = await serviceAccount('Editor')
+    const admin = await serviceAccount('Admin')
+    const refused = (await ok(t, 'POST', A(project), actionSetBody({ actorId: editor.id, sourceId: endpoint.id, flag, environment: 'production', name: 'as-editor' }))).body.id
+    await signal(endpoint.name, token.token, {})
+    expect((await runsOf(project, refused))[0]).toMatchObject({ state: 'failed', actionSet: { actions: [{ state: 'failed', details: expect.stringContaining('SKIP_CHANGE_REQUEST') }] } })
+    expect(await flagEnabled(flag, 'production')).toBe(false)
+    await ok(t, 'DELETE', `${A(project)}/${refused}`)
+    const made = (await ok(t, 'POST', A(project), actionSetBody({ actorId: admin.id, sourceId: endpoint.id, flag, environment: 'production', name: 'as-admin' }))).body.id
+    await signal(endpoint.name, token.token, {})
+    expect((await runsOf(project, made))[0]).toMatchObject({ state: 'success' })
+    expect(await flagEnabled(flag, 'production')).toBe(true)
+  })
+
+  it('switches off too, and records a flag archived since as a failed action', async () => {
+    const { project, flag } = await projectWithFlag()
+    await ok(t, 'POST', `/api/admin/projects/${project}/features/${flag}/environments/development/on`)
+    const { endpoint, token } = await endpointWithToken()
+    const actor = await serviceAccount()
+    const id = (await ok(t, 'POST', A(project), actionSetBody({ actorId: actor.id, sourceId: endpoint.id, flag, on: false }))).body.id
+    await signal(endpoint.name, token.token, {})
+    expect(await flagEnabled(flag, 'development')).toBe(false)
+    expect((await runsOf(project, id))[0].state).toBe('success')
+    await ok(t, 'DELETE', `/api/admin/projects/${project}/features/${flag}`)
+    await signal(endpoint.name, token.token, {})
+    expect((await runsOf(project, id))[0]).toMatchObject({ state: 'failed', actionSet: { actions: [{ state: 'failed', details: expect.stringContaining(flag) }] } })
+  })
+})
+
+describe('filters on the payload', () => {
+  const payload = { type: 'alert', data: { severity: 'Critical', count: 12, version: '2.3.1', ok: false, missing: null }, tags: ['web', { team: 'payments' }] }
+  const cases: [string, Record<string, Filter>, boolean][] = [
+    ['no filter', {}, true],
+    ['IN on a top-level key', { type: { operator: 'IN', values: ['alert', 'page'] } }, true],
+    ['IN on a nested key, dotted', { 'data.severity': { operator: 'IN', values: ['Critical'] } }, true],
+    ['IN is case sensitive', { 'data.severity': { operator: 'IN', values: ['critical'] } }, false],
+    ['NOT_IN', { type: { operator: 'NOT_IN', values: ['page'] } }, true],
+    ['NOT_IN holds for a missing parameter', { absent: { operator: 'NOT_IN', values: ['x'] } }, true],
+    ['IN fails for a missing parameter', { absent: { operator: 'IN', values: ['x'] } }, false],
+    ['null counts as missing', { 'data.missing': { operator: 'IN', values: ['null'] } }, false],
+    ['STR_CONTAINS, case insensitive', { 'data.severity': { operator: 'STR_CONTAINS', values: ['crit'], caseInsensitive: true } }, true],
+    ['STR_STARTS_WITH, case sensitive', { 'data.severity': { operator: 'STR_STARTS_WITH', values: ['crit'] } }, false],
+    ['STR_ENDS_WITH', { type: { operator: 'STR_ENDS_WITH', values: ['ert'] } }, true],
+    ['NUM_GT on a number', { 'data.count': { operator: 'NUM_GT', value: '10' } }, true],
+    ['NUM_LTE', { 'data.count': { operator: 'NUM_LTE', value: '11' } }, false],
+    ['NUM_EQ', { 'data.count': { operator: 'NUM_EQ', value: '12' } }, true],
+    ['a boolean compares as text', { 'data.ok': { operator: 'IN', values: ['false'] } }, true],
+    ['SEMVER_GTE', { 'data.version': { operator: 'SEMVER_GTE', value: '2.3.0' } }, true],
+    ['SEMVER_LT', { 'data.version': { operator: 'SEMVER_LT', value: '2.3.0' } }, false],
+    ['an array item by index', { 'tags[0]': { operator: 'IN', values: ['web'] } }, true],
+    ['an object in an array', { 'tags[1].team': { operator: 'IN', values: ['payments'] } }, true],
+    ['inverted', { type: { operator: 'IN', values: ['alert'], inverted: true } }, false],
+    ['inverted on a missing parameter', { absent: { operator: 'IN', values: ['x'], inverted: true } }, true],
+    ['every filter must hold', { type: { operator: 'IN', values: ['alert'] }, 'data.count': { operator: 'NUM_LT', value: '5' } }, false],
+  ]
+  it.each(cases)('%s', (_, filters, expected) => {
+    expect(payloadMatches(filters, payload)).toBe(expected)
+  })
+
+  it('finds no parameter in a payload that is not an object', () => {
+    expect(payloadMatches({ '0': { operator: 'IN', values: ['a'] } }, ['a'])).toBe(false)
+    expect(payloadMatches({}, 'text')).toBe(true)
+  })
+})
+
+describe('runs a stopped process left', () => {
+  it('are finished by the next sweep from the first action not done, never left half-made; a live claim is left alone', async () => {
+    // An app whose background work never runs: as a process that stopped right after answering.
+    const stopped = await createTestApp({ background: () => undefined })
+    try {
+      const call = stopped.call
+      const project = (await ok(stopped, 'POST', '/api/admin/projects', { id: fresh('halted'), name: 'Halted' })).body.id
+      const [first, second] = await Promise.all([1, 2].map(async () => (await ok(stopped, 'POST', `/api/admin/projects/${project}/features`, { name: fresh('flag') })).body.name as string))
+      const endpoint = (await ok(stopped, 'POST', SE, { name: fresh('alerts') })).body
+      const token = (await ok(stopped, 'POST', `${SE}/${endpoint.id}/tokens`, { name: 'x' })).body.token
+      const actor = (await ok(stopped, 'POST', '/api/admin/service-account', { username: fresh('bot'), name: 'Bot', rootRole: 'Editor' })).body
+      const step = (featureName: string, sortOrder: number) => ({ action: 'TOGGLE_FEATURE_ON', sortOrder, executionParams: { environment: 'development', featureName } })
+      const id = (await ok(stopped, 'POST', A(project), { name: 'two', actorId: actor.id, match: { source: 'signal-endpoint', sourceId: endpoint.id, payload: {} }, actions: [step(first!, 1), step(second!, 2)] })).body.id
+      expect((await call('POST', `/api/signal-endpoint/${endpoint.name}`, { token: `Bearer ${token}`, body: {} })).status).toBe(200)
+      expect((await call('POST', `/api/signal-endpoint/${endpoint.name}`, { token: `Bearer ${token}`, body: {} })).status).toBe(200)
+      const runs = await stopped.query<{ id: number }>('select id from action_set_events where action_set_id = $1 order by id', [id])
+      expect(runs).toHaveLength(2)
+      // SQL stands in for what no route can make: the first run was made up to its first action (the flag switched, the
+      // action recorded) when its process stopped; the second is being made by a process still at work.
+      await ok(stopped, 'POST', `/api/admin/projects/${project}/features/${first}/environments/development/on`)
+      await stopped.query(
+        `update action_set_events set claimed_at = now() - interval '10 minutes', action_set = jsonb_set(action_set, '{actions,0,state}', '"success"') where id = $1`,
+        [runs[0]!.id],
+      )
+      await stopped.query('update action_set_events set claimed_at = now() where id = $1', [runs[1]!.id])
+
+      const made = await runPendingActions(stopped.db, () => new Date())
+      expect(made).toEqual({ runs: 1, changed: true })
+      const [finished, live] = await stopped.query<{ state: string; action_set: any; claimed_at: Date | null }>('select state, action_set, claimed_at from action_set_events where action_set_id = $1 order by id', [id])
+      expect(finished).toMatchObject({ state: 'success', claimed_at: null, action_set: { actions: [{ state: 'success' }, { state: 'success' }] } })
+      expect(live).toMatchObject({ state: 'started', action_set: { actions: [{ state: 'not started' }, { state: 'not started' }] } })
+      const enabled = await stopped.query<{ feature_name: string; created_by: string }>("select feature_name, created_by from events where type = 'feature-environment-enabled' and project = $1 order by id", [project])
+      expect(enabled).toEqual([
+        { feature_name: first, created_by: 'test-admin' },
+        { feature_name: second, created_by: actor.username },
+      ])
+    } finally {
+      await stopped.close()
+    }
   })
 })

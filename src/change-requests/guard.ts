@@ -1,5 +1,6 @@
 import type { Db } from '../db.js'
 import type { AppContext } from '../http/context.js'
+import type { Principal } from '../core/principal.js'
 import { hasPermission, Permission, requirePermission } from '../core/permissions.js'
 import { environmentsRequiringChangeRequests, protectedEnvironmentsUsingSegment } from './store.js'
 
@@ -15,11 +16,17 @@ export type DirectChangeCheck = (tx: Db, projectId: string, environment?: string
 
 const consulted = (c: AppContext) => c.set('changeRequestRuleConsulted', true)
 
-async function requireSkipWhereProtected(db: Db, c: AppContext, projectId: string, environment?: string): Promise<void> {
+const requireSkipWhereProtected = (db: Db, c: AppContext, projectId: string, environment?: string) => requireDirectChangeAllowedFor(db, c.var.principal, projectId, environment)
+
+/**
+ * The rule for a principal acting outside a request (an action set's service account): a direct change to a flag in
+ * `environment` (every environment without it) needs SKIP_CHANGE_REQUEST wherever the project requires change requests.
+ */
+export async function requireDirectChangeAllowedFor(db: Db, principal: Principal, projectId: string, environment?: string): Promise<void> {
   // Whoever may skip change requests in the project (admins) passes wherever they are required: no need to look.
-  if (hasPermission(c.var.principal, Permission.SKIP_CHANGE_REQUEST, { project: projectId, environment })) return
+  if (hasPermission(principal, Permission.SKIP_CHANGE_REQUEST, { project: projectId, environment })) return
   for (const env of await environmentsRequiringChangeRequests(db, projectId, environment)) {
-    requirePermission(c.var.principal, Permission.SKIP_CHANGE_REQUEST, { project: projectId, environment: env })
+    requirePermission(principal, Permission.SKIP_CHANGE_REQUEST, { project: projectId, environment: env })
   }
 }
 

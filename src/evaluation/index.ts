@@ -20,3 +20,5 @@ export { compileRegex, compileWholeTextRegex, regexProblem, type CompiledRegex }
 export { normalizedStrategyValue, normalizedVariantValue } from './hashing.js'
 export { DISABLED_VARIANT, DISABLED_VARIANT_FEATURE_ON } from './variants.js'
 export type * from './types.js'
+// For action sets' filters (src/actions/filters.ts): a signal's payload tested as a context.
+export { prepareConstraint } from './constraints.js'

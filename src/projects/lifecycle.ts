@@ -1,5 +1,5 @@
 import { eq, sql, type SQL } from 'drizzle-orm'
-import { apiTokens, changeRequests, events, features, projects, segments } from '../../schema/index.js'
+import { actionSets, apiTokens, changeRequests, events, features, projects, segments } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { conflict, notFound } from '../core/errors.js'
 import { eventsStatement, recordEvents } from '../events/store.js'
@@ -10,6 +10,7 @@ import { projectFlagsAsRead, projectFlagsForDeletion } from '../flags/archive.js
 import { segmentState } from '../segments/store.js'
 import { tokenDeletedEvent } from '../api-tokens/store.js'
 import { projectFieldsAsRead, projectFieldsForDeletion } from '../context-fields/store.js'
+import { actionSetJson } from '../actions/store.js'
 
 /*
  * A project's life after its creation: archiving (it takes no more writes and is listed only when archived
@@ -102,12 +103,12 @@ export async function reviveProject(db: Db, caller: Author, projectId: string): 
 }
 
 /** SQL true while the ids of `table`'s rows matching `where` are, sorted, the placeholder `ids`. */
-const idsAsRead = (table: typeof apiTokens | typeof segments, where: SQL, ids: string) => sql`(select coalesce(array_agg(id order by id), '{}') from ${table} where ${where}) = ${p(ids)}::int[]`
+const idsAsRead = (table: typeof apiTokens | typeof segments | typeof actionSets, where: SQL, ids: string) => sql`(select coalesce(array_agg(id order by id), '{}') from ${table} where ${where}) = ${p(ids)}::int[]`
 
 /**
  * Every event of the deletion, written only while the project is as read, its flags are exactly the archived flags
- * read (at their versions), it has no open change request, and the tokens naming it, its segments and its own context
- * fields are those read.
+ * read (at their versions), it has no open change request, and the tokens naming it, its segments, its own context
+ * fields and its action sets are those read.
  * What it deletes is deleted by the batch's next statements, only where this statement wrote `project-deleted`.
  */
 const projectDeletedEvents = eventsStatement('flagpost_delete_project_events', {
@@ -117,7 +118,8 @@ const projectDeletedEvents = eventsStatement('flagpost_delete_project_events', {
       and not exists (select from ${changeRequests} cr where cr.project = ${p('project')} and ${openChangeRequest})
       and ${idsAsRead(apiTokens, sql`${p('project')} = any(projects) and user_id is null`, 'tokenIds')}
       and ${idsAsRead(segments, sql`project = ${p('project')}`, 'segmentIds')}
-      and ${projectFieldsAsRead(p('project'), p('fieldSnapshots'))}`,
+      and ${projectFieldsAsRead(p('project'), p('fieldSnapshots'))}
+      and ${idsAsRead(actionSets, sql`project = ${p('project')}`, 'actionSetIds')}`,
   ],
   guarded: true,
 })
@@ -130,18 +132,19 @@ const deletedHere = (projectId: string, now: Date, createdBy: string) =>
  * DELETE /api/admin/projects/{projectId}: a read (the project with its live flags and open change requests, its flags,
  * the tokens naming it, its segments, its own context fields), then one batch: the project's lock and its flags', the
  * events (one statement, see projectDeletedEvents), then its archived flags, and then the project itself (its
- * environments, members, favorites, segments, context fields and closed change requests go with it by foreign keys), its tokens for it alone, and its name from the
+ * environments, members, favorites, segments, context fields, action sets (with `actions-deleted` each) and closed change requests go with it by foreign keys), its tokens for it alone, and its name from the
  * tokens of several projects. Events stay.
  */
 export async function deleteProject(db: Db, caller: Author, projectId: string): Promise<void> {
   const { actor, now } = caller
   await untilUnchanged(`Project ${projectId}`, async () => {
-    const [found, flags, tokens, projectSegments, fields] = await together(db, [
+    const [found, flags, tokens, projectSegments, fields, projectActionSets] = await together(db, [
       (q) => readProject(q, projectId),
       (q) => projectFlagsForDeletion(q, projectId),
       (q) => q.select().from(apiTokens).where(sql`${projectId} = any(${apiTokens.projects}) and ${apiTokens.userId} is null`).orderBy(apiTokens.id),
       (q) => q.select().from(segments).where(eq(segments.project, projectId)).orderBy(segments.id),
       (q) => projectFieldsForDeletion(q, projectId),
+      (q) => q.select({ id: actionSets.id, set: sql<unknown>`${actionSetJson('action_sets')}` }).from(actionSets).where(eq(actionSets.project, projectId)).orderBy(actionSets.id),
     ])
     const { row, snapshot } = found
     if (projectId === DEFAULT_PROJECT) throw conflict('You can not delete the default project')
@@ -152,6 +155,8 @@ export async function deleteProject(db: Db, caller: Author, projectId: string): 
       ...projectSegments.map((s): NewEvent => ({ type: 'segment-deleted', project: projectId, data: null, preData: segmentState(s) })),
       ...fields.map((f): NewEvent => ({ type: 'context-field-deleted', project: projectId, data: null, preData: f.field })),
       ...alone.map(tokenDeletedEvent),
+      // Drivers hand jsonb back parsed or as text.
+      ...projectActionSets.map((a): NewEvent => ({ type: 'actions-deleted', project: projectId, preData: typeof a.set === 'string' ? JSON.parse(a.set) : a.set })),
       { type: 'project-deleted', project: projectId, data: null, preData: { ...lifeOf(row), description: row.description, mode: row.mode } },
     ]
     const here = deletedHere(projectId, now, actor.createdBy)
@@ -166,6 +171,7 @@ export async function deleteProject(db: Db, caller: Author, projectId: string): 
           tokenIds: tokens.map((t) => t.id),
           segmentIds: projectSegments.map((s) => s.id),
           fieldSnapshots: fields.map((f) => f.snapshot),
+          actionSetIds: projectActionSets.map((a) => a.id),
         }),
       (q) => queryRows(q, sql`delete from ${features} where project = ${projectId} and ${here}`),
       (q) =>

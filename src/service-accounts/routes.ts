@@ -73,7 +73,7 @@ const deleteServiceAccountRoute = adminRoute({
   operationId: 'deleteServiceAccount',
   tags,
   summary: 'Delete a service account',
-  description: `Its tokens stop working at once and its project roles go; its username is free again. Events keep its name.${ADMIN_ONLY} Emits \`service-account-deleted\`.`,
+  description: `Its tokens stop working at once and its project roles go; its username is free again. Events keep its name. Refused (409) while action sets run as it.${ADMIN_ONLY} Emits \`service-account-deleted\`.`,
   request: { params: ServiceAccountIdParam },
   responses: { 200: { description: 'The service account was deleted' }, ...pickErrors(400, 401, 403, 404, 409) },
 })

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
-import { apiTokens, projectMembers, roles, users } from '../../schema/index.js'
+import { actionSets, apiTokens, projectMembers, roles, users } from '../../schema/index.js'
 import { rowText, together, untilUnchanged, type Db } from '../db.js'
-import { nameExists, notFound } from '../core/errors.js'
+import { conflict, nameExists, notFound } from '../core/errors.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
 import type { Author } from '../core/principal.js'
 import { listRootRoles, requireRole, roleNamed, userImageUrl } from '../users/store.js'
@@ -96,7 +96,8 @@ export async function updateServiceAccount(db: Db, caller: Author, id: number, i
 const deleteStatement = eventsStatement('flagpost_delete_service_account', {
   alongside: [
     sql`update ${users} set deleted_at = ${p('now')}::timestamptz, username = null
-      where id = ${p('id')} and is_service and deleted_at is null and ${rowText(users)} = ${p('snapshot')} returning id`,
+      where id = ${p('id')} and is_service and deleted_at is null and ${rowText(users)} = ${p('snapshot')}
+        and not exists (select from ${actionSets} a where a.actor_id = ${p('id')}) returning id`,
   ],
   guarded: true,
   unguarded: [sql`delete from ${apiTokens} where user_id = ${p('id')} and ${guardPassed}`, sql`delete from ${projectMembers} where user_id = ${p('id')} and ${guardPassed}`],
@@ -104,13 +105,17 @@ const deleteStatement = eventsStatement('flagpost_delete_service_account', {
 
 /**
  * DELETE /api/admin/service-account/{id}: the row stays (events name it) but its tokens stop working at once, with the
- * account, in the statement that writes `service-account-deleted`.
+ * account, in the statement that writes `service-account-deleted`; refused (409) while action sets run as it.
  */
 export async function deleteServiceAccount(db: Db, caller: Author, id: number): Promise<void> {
   const { actor, now } = caller
   await untilUnchanged('The service account', async () => {
-    const [read] = await db.select({ account: users, snapshot: rowText(users) }).from(users).where(live(id))
+    const [[read], runAs] = await together(db, [
+      (q) => q.select({ account: users, snapshot: rowText(users) }).from(users).where(live(id)),
+      (q) => q.select({ project: actionSets.project, name: actionSets.name }).from(actionSets).where(eq(actionSets.actorId, id)).orderBy(asc(actionSets.id)),
+    ])
     if (!read) throw missing(id)
+    if (runAs.length > 0) throw conflict(`Action sets run as service account ${id}: ${runAs.map((a) => `${a.name} (project ${a.project})`).join(', ')}. Delete them or give them another service account first`)
     const { written } = await deleteStatement(db, actor, now, [{ type: 'service-account-deleted', preData: eventData(read.account) }], { id, snapshot: read.snapshot, now: now.toISOString() })
     return written > 0 || undefined
   })

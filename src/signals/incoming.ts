@@ -8,12 +8,15 @@ import { errorBody } from '../http/errors.js'
 import type { AppEnv } from '../http/context.js'
 import { hashSecret } from '../api-tokens/secrets.js'
 import { Lru } from '../client-api/lru.js'
+import { listeningActionSets, queueRuns, runsFor } from '../actions/runs.js'
+import type { ActionSet } from '../actions/schemas.js'
 
-/** Who sent a signal: the endpoint and the token (set by `authenticateSignal`). */
+/** Who sent a signal: the endpoint and the token (set by `authenticateSignal`), and the action sets listening to the endpoint. */
 export interface SignalSender {
   endpointId: number
   endpointName: string
   tokenId: number
+  listening: ActionSet[]
 }
 
 declare module 'hono' {
@@ -40,10 +43,10 @@ const invalidToken = () => new ApiError('AuthenticationRequired', 'A signal endp
 
 const p = (name: string) => sql.placeholder(name)
 
-/** The token, by its digest, for the endpoint named: one statement. */
-const senderLookup = statement<{ endpointId: number; enabled: boolean; tokenId: number }>(
+/** The token, by its digest, for the endpoint named, with the action sets listening to it: one statement. */
+const senderLookup = statement<{ endpointId: number; enabled: boolean; tokenId: number; listening: unknown }>(
   'flagpost_signal_sender',
-  () => sql`select e.id as "endpointId", e.enabled, t.id as "tokenId"
+  () => sql`select e.id as "endpointId", e.enabled, t.id as "tokenId", ${listeningActionSets(sql`e.id`)} as listening
     from ${signalEndpointTokens} t join ${signalEndpoints} e on e.id = t.signal_endpoint_id
     where t.secret_hash = ${p('hash')} and e.name = ${p('name')}`,
 )
@@ -77,7 +80,9 @@ export function authenticateSignal(options: SignalRateLimit, clock: () => Date):
     const [found] = await senderLookup(c.var.db, { hash: await hashSecret(credential), name })
     if (!found) throw invalidToken()
     if (!found.enabled) throw notFound(`Signal endpoint ${name} is switched off`)
-    c.set('signalSender', { endpointId: found.endpointId, endpointName: name, tokenId: found.tokenId })
+    // Drivers hand json back parsed or as text.
+    const listening = (typeof found.listening === 'string' ? JSON.parse(found.listening) : found.listening) as ActionSet[]
+    c.set('signalSender', { endpointId: found.endpointId, endpointName: name, tokenId: found.tokenId, listening })
     await next()
   }
 }
@@ -91,24 +96,27 @@ export async function signalPayload(c: Context): Promise<unknown> {
 }
 
 /**
- * Stores the signal, and drops the endpoint's signals older than its newest KEPT_PER_ENDPOINT, in one statement.
- * Answers the signal's id and time.
+ * Stores the signal, queues a run of each action set listening to the endpoint whose filters the payload passes, and
+ * drops the endpoint's signals older than its newest KEPT_PER_ENDPOINT, in one statement. Answers the signal's id and
+ * how many runs it queued.
  */
-export async function storeSignal(db: Db, sender: SignalSender, payload: unknown, now: Date): Promise<{ id: number; createdAt: Date }> {
-  const [row] = await queryRows<{ id: string | number }>(
+export async function storeSignal(db: Db, sender: SignalSender, payload: unknown, now: Date): Promise<{ id: number; runs: number }> {
+  const runs = runsFor(sender.listening, payload)
+  const [row] = await queryRows<{ id: string | number; runs: number }>(
     db,
     sql`with s as (
         insert into ${signals} (source, source_id, payload, created_at, created_by_source_token_id)
         values ('signal-endpoint', ${sender.endpointId}, ${JSON.stringify(payload)}::jsonb, ${now}, ${sender.tokenId})
-        returning id
+        returning id, source, source_id, created_at, created_by_source_token_id, payload
       ),
+      r as (${queueRuns('s', sql`${JSON.stringify(runs)}`)}),
       old as (
         delete from ${signals} where source_id = ${sender.endpointId}
           and id <= (select id from ${signals} where source_id = ${sender.endpointId} order by id desc offset ${KEPT_PER_ENDPOINT - 1} limit 1)
       )
-      select id from s`,
+      select s.id, (select count(*) from r)::int as runs from s`,
   )
-  return { id: Number(row!.id), createdAt: now }
+  return { id: Number(row!.id), runs: Number(row!.runs) }
 }
 
 /** FLAGPOST_SIGNAL_RATE_LIMIT as a count (default 60); anything but a whole number is refused at start. */

@@ -109,7 +109,7 @@ const deleteEndpointRoute = adminRoute({
   operationId: 'deleteSignalEndpoint',
   tags,
   summary: 'Delete a signal endpoint',
-  description: `Its tokens stop working and its signals go with it. 404 for an unknown endpoint.${ADMIN_ONLY} Emits \`signal-endpoint-deleted\`.`,
+  description: `Its tokens stop working and its signals go with it. Refused (409) while action sets listen to it; 404 for an unknown endpoint.${ADMIN_ONLY} Emits \`signal-endpoint-deleted\`.`,
   request: { params: SignalEndpointIdParam },
   responses: { 200: { description: 'The signal endpoint was deleted' }, ...pickErrors(400, 401, 403, 404, 409) },
 })
@@ -233,6 +233,7 @@ export const signalRoutes = createRouter()
   .openapi(endpointSignalsRoute, async (c) => c.json({ signalEndpointSignals: await listEndpointSignals(c.var.db, Number(c.req.valid('param').id), c.req.valid('query')) }, 200))
   .openapi(signalsRoute, async (c) => c.json(await querySignals(c.var.db, c.req.valid('query')), 200))
   .openapi(callRoute, async (c) => {
-    await storeSignal(c.var.db, c.var.signalSender, await signalPayload(c), c.var.clock())
+    const { runs } = await storeSignal(c.var.db, c.var.signalSender, await signalPayload(c), c.var.clock())
+    if (runs > 0) c.var.actionRuns.schedule(c)
     return c.body(null, 200)
   })

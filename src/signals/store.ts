@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gte, lt, sql, type SQL } from 'drizzle-orm'
-import { signalEndpoints, signalEndpointTokens, signals } from '../../schema/index.js'
+import { actionSets, signalEndpoints, signalEndpointTokens, signals } from '../../schema/index.js'
 import { together, type Db } from '../db.js'
-import { nameExists, notFound, validationError } from '../core/errors.js'
+import { conflict, nameExists, notFound, validationError } from '../core/errors.js'
 import { derivedEventsStatement } from '../events/store.js'
 import { describeEvent } from '../events/describe.js'
 import type { EventType } from '../events/types.js'
@@ -123,7 +123,9 @@ const switchEndpointStatement = derivedEventsStatement<SignalEndpoint>('flagpost
 })
 
 const deleteEndpointStatement = derivedEventsStatement<number>('flagpost_delete_signal_endpoint', {
-  alongside: [sql`delete from ${signalEndpoints} e where e.id = ${p('id')}::integer returning ${endpointJson('e')} as endpoint`],
+  alongside: [
+    sql`delete from ${signalEndpoints} e where e.id = ${p('id')}::integer and not exists (select from ${actionSets} a where a.source_id = e.id) returning ${endpointJson('e')} as endpoint`,
+  ],
   events: eventOf('signal-endpoint-deleted', null, sql`w0.endpoint`, 'w0'),
   returning: sql<number>`(select count(*)::int from w0)`,
 })
@@ -167,10 +169,20 @@ export async function switchSignalEndpoint(db: Db, caller: Author, id: number, e
   return endpoint
 }
 
-/** DELETE /api/admin/signal-endpoints/{id}: its tokens and signals go with it (foreign keys); one statement with `signal-endpoint-deleted`. */
+/**
+ * DELETE /api/admin/signal-endpoints/{id}: its tokens and signals go with it (foreign keys); one statement with
+ * `signal-endpoint-deleted`, made only while no action set listens to it (409 naming them).
+ */
 export async function deleteSignalEndpoint(db: Db, caller: Author, id: number): Promise<void> {
   const { returned } = await deleteEndpointStatement(db, caller.actor, caller.now, { id, ...label(caller, 'signal-endpoint-deleted') })
-  if (!returned) throw missingEndpoint(id)
+  if (returned) return
+  const [endpoint, listening] = await together(db, [
+    (q) => q.select({ id: signalEndpoints.id }).from(signalEndpoints).where(eq(signalEndpoints.id, id)),
+    (q) => q.select({ project: actionSets.project, name: actionSets.name }).from(actionSets).where(eq(actionSets.sourceId, id)).orderBy(asc(actionSets.id)),
+  ])
+  if (endpoint.length === 0) throw missingEndpoint(id)
+  if (listening.length > 0) throw conflict(`Action sets listen to signal endpoint ${id}: ${listening.map((a) => `${a.name} (project ${a.project})`).join(', ')}. Delete them or make them listen to another endpoint first`)
+  throw conflict('The signal endpoint changed meanwhile: try again')
 }
 
 const createTokenStatement = derivedEventsStatement<SignalEndpointToken>('flagpost_create_signal_endpoint_token', {

@@ -458,3 +458,54 @@ describe('the cron trigger in workerd', () => {
     ])
   })
 })
+
+describe('signals and action sets in workerd', () => {
+  /** A project with a flag off, a signal endpoint with a token, a service account and an action set switching the flag on. */
+  async function killSwitch(prefix: string) {
+    const project = `${prefix}-${Date.now()}`
+    const ok = async (method: string, path: string, body?: unknown) => {
+      const res = await call(method, path, { body })
+      expect(res.status, `${method} ${path}: ${res.text}`).toBeLessThan(300)
+      return res.body
+    }
+    await ok('POST', '/api/admin/projects', { id: project, name: project })
+    const flag = (await ok('POST', `/api/admin/projects/${project}/features`, { name: `${project}-flag` })).name as string
+    const endpoint = await ok('POST', '/api/admin/signal-endpoints', { name: `${project}-alerts` })
+    const token = (await ok('POST', `/api/admin/signal-endpoints/${endpoint.id}/tokens`, { name: 'grafana' })).token as string
+    const actor = await ok('POST', '/api/admin/service-account', { username: `${project}-bot`, name: 'Bot', rootRole: 'Editor' })
+    const step = { action: 'TOGGLE_FEATURE_ON', sortOrder: 1, executionParams: { environment: 'development', featureName: flag } }
+    const set = await ok('POST', `/api/admin/projects/${project}/actions`, { name: 'kill', actorId: actor.id, match: { source: 'signal-endpoint', sourceId: endpoint.id, payload: {} }, actions: [step] })
+    return { project, flag, endpoint, token, actor, setId: set.id as number }
+  }
+  const enabledIn = async (flag: string) => (await query<{ enabled: boolean }>(`select enabled from feature_environments where feature_name = $1 and environment = 'development'`, [flag]))[0]?.enabled
+
+  it('stores a signal with the endpoint’s token only, and runs the matching action set after the response (waitUntil)', async () => {
+    const { project, flag, endpoint, token, actor, setId } = await killSwitch('signal')
+    expect((await call('POST', `/api/signal-endpoint/${endpoint.name}`, { token: adminToken, body: {} })).status).toBe(401)
+    expect((await call('GET', '/api/admin/projects', { token: `Bearer ${token}` })).status).toBe(401)
+    const { res, webSocket } = await counted('POST', `/api/signal-endpoint/${endpoint.name}`, { token: `Bearer ${token}`, body: { alert: 'checkout errors' } })
+    expect(res.status, res.text).toBe(200)
+    expect(webSocket).toBe(0)
+    expect(await enabledIn(flag)).toBe(true)
+    expect(await query(`select created_by from events where type = 'feature-environment-enabled' and feature_name = $1`, [flag])).toEqual([{ created_by: actor.username }])
+    const runs = (await call('GET', `/api/admin/projects/${project}/actions/${setId}/events`)).body.actionSetEvents
+    expect(runs).toMatchObject([{ state: 'success', signal: { payload: { alert: 'checkout errors' } }, actionSet: { actions: [{ state: 'success' }] } }])
+  })
+
+  it('finishes, on its cron trigger, a run a stopped isolate left claimed', async () => {
+    const { project, flag, endpoint, setId } = await killSwitch('sweep')
+    // Nothing routes can make: a run claimed long ago by an isolate that stopped before making it.
+    const [signal] = await query<{ id: string }>(`insert into signals (source_id, payload, created_by_source_token_id) values ($1, '{}', null) returning id`, [endpoint.id])
+    const set = (await call('GET', `/api/admin/projects/${project}/actions`)).body.actions[0]
+    const snapshot = { ...set, actions: set.actions.map((a: object) => ({ ...a, state: 'not started' })) }
+    await query(
+      `insert into action_set_events (action_set_id, signal_id, state, signal, action_set, claimed_at) values ($1, $2, 'started', $3, $4, now() - interval '10 minutes')`,
+      [setId, signal!.id, JSON.stringify({ id: Number(signal!.id), source: 'signal-endpoint', sourceId: endpoint.id, createdAt: new Date().toISOString(), createdBySourceTokenId: null, payload: {} }), JSON.stringify(snapshot)],
+    )
+    const worker = await mf!.getWorker()
+    await (worker as unknown as { scheduled(options: { cron: string }): Promise<unknown> }).scheduled({ cron: '*/5 * * * *' })
+    await settled()
+    expect(await enabledIn(flag)).toBe(true)
+    expect((await call('GET', `/api/admin/projects/${project}/actions/${setId}/events`)).body.actionSetEvents).toMatchObject([{ state: 'success' }])
+  })
+})

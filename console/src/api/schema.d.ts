@@ -2097,7 +2097,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a service account
-         * @description Its tokens stop working at once and its project roles go; its username is free again. Events keep its name. Needs ADMIN, as in Unleash. Emits `service-account-deleted`.
+         * @description Its tokens stop working at once and its project roles go; its username is free again. Events keep its name. Refused (409) while action sets run as it. Needs ADMIN, as in Unleash. Emits `service-account-deleted`.
          */
         delete: operations["deleteServiceAccount"];
         options?: never;
@@ -2189,7 +2189,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a signal endpoint
-         * @description Its tokens stop working and its signals go with it. 404 for an unknown endpoint. Needs ADMIN, as in Unleash. Emits `signal-endpoint-deleted`.
+         * @description Its tokens stop working and its signals go with it. Refused (409) while action sets listen to it; 404 for an unknown endpoint. Needs ADMIN, as in Unleash. Emits `signal-endpoint-deleted`.
          */
         delete: operations["deleteSignalEndpoint"];
         options?: never;
@@ -2339,6 +2339,134 @@ export interface paths {
          * @description Stores the body (any JSON, at most 64 KiB: 413 past it; none is `{}`) as a signal of the endpoint, with the token it came with, in `Authorization` (`Bearer <token>`): only a token of this endpoint (401 for any other credential, an API or personal access token included); 404 when the endpoint is switched off. The enabled action sets listening to the endpoint whose filters match the payload run after the answer, as their service account (see the action sets of a project). Limited to 60 signals a minute per client address and endpoint by default (`FLAGPOST_SIGNAL_RATE_LIMIT`) (429 with `Retry-After` past it). Signals are not audit events: they are listed by `GET /api/admin/signal-endpoints/{id}/signals`.
          */
         post: operations["callSignalEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a project's action sets
+         * @description By id. Needs ADMIN, as in Unleash.
+         */
+        get: operations["getActions"];
+        put?: never;
+        /**
+         * Create an action set
+         * @description When a signal of the endpoint `match.sourceId` arrives whose payload passes every filter of `match.payload` (strategy constraint operators on the payload’s parameters), the actions run after the signal’s answer, in their `sortOrder`, as the service account `actorId`: `TOGGLE_FEATURE_ON` and `TOGGLE_FEATURE_OFF` switch the flag `featureName` in `environment` of this project. Each is checked as the switch route checks it, for the service account: UPDATE_FEATURE_ENVIRONMENT there, and SKIP_CHANGE_REQUEST where the project requires change requests; a refused action fails, it is never forced, and the actions after it do not start (see the run log, `…/events`). Their events name the service account. The project must be live (404 otherwise); `actorId` a service account, `match.sourceId` a signal endpoint, each action's environment one of the project's and its flag a live flag of it (400 otherwise). A project has at most 10 action sets, one of a name (409), each at most 10 actions and 10 filters of at most 100 values (Unleash's defaults are 5, 10, 5 and 25). Needs ADMIN, as in Unleash. Emits `actions-created`.
+         */
+        post: operations["createActions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/actions/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the actions an action set may take
+         * @description What each action does, needs and takes, with the project's environments and live flags as the choices of its parameters. Needs ADMIN, as in Unleash.
+         */
+        get: operations["getActionsConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/actions/{actionSetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update an action set
+         * @description Replaces it (`enabled` kept when left out); runs already queued keep the action set as it was. The project must be live (404 otherwise); `actorId` a service account, `match.sourceId` a signal endpoint, each action's environment one of the project's and its flag a live flag of it (400 otherwise). A project has at most 10 action sets, one of a name (409), each at most 10 actions and 10 filters of at most 100 values (Unleash's defaults are 5, 10, 5 and 25). Needs ADMIN, as in Unleash. Emits `actions-updated`.
+         */
+        put: operations["updateActions"];
+        post?: never;
+        /**
+         * Delete an action set
+         * @description Its run log goes with it. 404 for an unknown action set. Needs ADMIN, as in Unleash. Emits `actions-deleted`.
+         */
+        delete: operations["deleteActions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/actions/{actionSetId}/on": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable an action set
+         * @description Signals start runs of it again. 404 for an unknown action set. Needs ADMIN, as in Unleash. Emits `actions-updated` when it changes.
+         */
+        post: operations["enableActions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/actions/{actionSetId}/off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an action set
+         * @description Signals start no run of it (runs already queued still run). 404 for an unknown action set. Needs ADMIN, as in Unleash. Emits `actions-updated` when it changes.
+         */
+        post: operations["disableActions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/actions/{actionSetId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an action set's runs
+         * @description Its run log, newest first (the newest 100 are kept): each run with the signal that started it and the action set as it was, each action with its state (`not started`, `started`, `success`, `failed` and why). Needs ADMIN, as in Unleash.
+         */
+        get: operations["getActionsEvents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5015,6 +5143,165 @@ export interface components {
         signalQuerySignalSchema: components["schemas"]["signalEndpointSignalSchema"] & {
             sourceName: string | null;
             sourceDescription: string | null;
+        };
+        actionsListSchema: {
+            actions: components["schemas"]["actionsSchema"][];
+        };
+        actionsSchema: {
+            id: number;
+            project: string;
+            name: string;
+            description: string | null;
+            enabled: boolean;
+            actorId: number;
+            match: {
+                /**
+                 * @description Where the signals come from: a signal endpoint
+                 * @enum {string}
+                 */
+                source: "signal-endpoint";
+                /** @description The signal endpoint */
+                sourceId: number;
+                /**
+                 * @description The filters, by parameter of the payload: nested keys joined with dots, array items as `key[0]` (Unleash’s flattening). Every filter must hold; none: every signal of the source matches.
+                 * @example {
+                 *       "data.severity": {
+                 *         "operator": "IN",
+                 *         "values": [
+                 *           "critical"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                payload: {
+                    [key: string]: components["schemas"]["actionSetFilterSchema"];
+                };
+            };
+            actions: components["schemas"]["actionSchema"][];
+            /** Format: date-time */
+            createdAt: string;
+            createdByUserId: number | null;
+        };
+        /** @description A test of one parameter of the signal’s payload, as a strategy constraint tests a context field */
+        actionSetFilterSchema: {
+            /** @enum {string} */
+            operator: "IN" | "NOT_IN" | "STR_CONTAINS" | "STR_STARTS_WITH" | "STR_ENDS_WITH" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_GTE" | "SEMVER_LT" | "SEMVER_LTE";
+            values?: string[];
+            value?: string;
+            inverted?: boolean;
+            caseInsensitive?: boolean;
+        };
+        actionSchema: {
+            id: number;
+            /** @enum {string} */
+            action: "TOGGLE_FEATURE_ON" | "TOGGLE_FEATURE_OFF";
+            sortOrder: number;
+            executionParams: {
+                /** @description The action set’s project (it may be left out) */
+                project?: string;
+                environment: string;
+                featureName: string;
+            };
+            /** Format: date-time */
+            createdAt: string;
+            createdByUserId: number | null;
+        };
+        actionDefinitionsConfigSchema: {
+            TOGGLE_FEATURE_ON?: components["schemas"]["actionDefinitionSchema"];
+            TOGGLE_FEATURE_OFF?: components["schemas"]["actionDefinitionSchema"];
+        };
+        actionDefinitionSchema: {
+            label: string;
+            description: string;
+            category: string;
+            permissions: string[];
+            parameters: {
+                /** @enum {string} */
+                name: "project" | "environment" | "featureName";
+                label: string;
+                /** @enum {string} */
+                type: "hidden" | "select";
+                optional?: boolean;
+                options?: string[];
+            }[];
+        };
+        createActionsSchema: {
+            name: string;
+            description?: string | null;
+            /** @description Default true; when updating, left out keeps it */
+            enabled?: boolean;
+            /** @description The service account the actions run as */
+            actorId: number;
+            match: {
+                /**
+                 * @description Where the signals come from: a signal endpoint
+                 * @enum {string}
+                 */
+                source: "signal-endpoint";
+                /** @description The signal endpoint */
+                sourceId: number;
+                /**
+                 * @description The filters, by parameter of the payload: nested keys joined with dots, array items as `key[0]` (Unleash’s flattening). Every filter must hold; none: every signal of the source matches.
+                 * @example {
+                 *       "data.severity": {
+                 *         "operator": "IN",
+                 *         "values": [
+                 *           "critical"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                payload: {
+                    [key: string]: components["schemas"]["actionSetFilterSchema"];
+                };
+            };
+            actions: components["schemas"]["createActionSchema"][];
+        };
+        createActionSchema: {
+            /** @enum {string} */
+            action: "TOGGLE_FEATURE_ON" | "TOGGLE_FEATURE_OFF";
+            sortOrder: number;
+            executionParams: {
+                /** @description The action set’s project (it may be left out) */
+                project?: string;
+                environment: string;
+                featureName: string;
+            };
+        };
+        actionSetEventsSchema: {
+            actionSetEvents: components["schemas"]["actionSetEventSchema"][];
+        };
+        actionSetEventSchema: {
+            id: number;
+            actionSetId: number;
+            signalId: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * @description `started` until every action has run or one failed (the ones after it are `not started`)
+             * @enum {string}
+             */
+            state: "started" | "success" | "failed";
+            signal: components["schemas"]["signalSchema"];
+            actionSet: components["schemas"]["actionsSchema"] & {
+                actions?: components["schemas"]["actionEventSchema"][];
+            };
+        };
+        signalSchema: {
+            id: number;
+            /** @enum {string} */
+            source: "signal-endpoint";
+            sourceId: number;
+            /** Format: date-time */
+            createdAt: string;
+            createdBySourceTokenId: number | null;
+            payload?: unknown;
+        };
+        actionEventSchema: components["schemas"]["actionSchema"] & {
+            /** @enum {string} */
+            state: "not started" | "started" | "success" | "failed";
+            /** @description Why it failed */
+            details?: string | null;
         };
         projectAccessSchema: {
             version: number;
@@ -15697,6 +15984,504 @@ export interface operations {
             };
             /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action sets */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["actionsListSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createActionsSchema"];
+            };
+        };
+        responses: {
+            /** @description The action set */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["actionsSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getActionsConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The actions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["actionDefinitionsConfigSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                actionSetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createActionsSchema"];
+            };
+        };
+        responses: {
+            /** @description The action set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["actionsSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                actionSetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action set was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    enableActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                actionSetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["actionsSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    disableActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                actionSetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["actionsSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getActionsEvents: {
+        parameters: {
+            query?: {
+                /** @description Default 50, at most 1000 */
+                limit?: string;
+                /** @description Default 0, at most 1000000 */
+                offset?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+                actionSetId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["actionSetEventsSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

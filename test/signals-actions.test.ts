@@ -494,3 +494,27 @@ describe('runs a stopped process left', () => {
     }
   })
 })
+
+describe('a state import that drops projects', () => {
+  it('keeps a project action sets act in, as one API tokens are scoped to', async () => {
+    const fresh_ = await createTestApp()
+    try {
+      const project = async (id: string) => {
+        await ok(fresh_, 'POST', '/api/admin/projects', { id, name: id })
+        return (await ok(fresh_, 'POST', `/api/admin/projects/${id}/features`, { name: `${id}-flag` })).body.name as string
+      }
+      const flag = await project('acted-in')
+      await project('plain')
+      const endpoint = (await ok(fresh_, 'POST', SE, { name: 'alerts' })).body
+      const actor = (await ok(fresh_, 'POST', '/api/admin/service-account', { username: 'bot', name: 'Bot', rootRole: 'Editor' })).body
+      await ok(fresh_, 'POST', A('acted-in'), actionSetBody({ actorId: actor.id, sourceId: endpoint.id, flag }))
+      const document = { version: 4, features: [], projects: [{ id: 'default', name: 'Default', environments: [{ name: 'development' }, { name: 'production' }] }] }
+      const res = await ok(fresh_, 'POST', '/api/admin/state/import?drop=true', document)
+      expect(res.body.dropped.projects).toBe(1)
+      expect((await fresh_.query<{ id: string }>('select id from projects order by id')).map((p) => p.id)).toEqual(['acted-in', 'default'])
+      expect(await fresh_.query("select id from action_sets where project = 'acted-in'")).toHaveLength(1)
+    } finally {
+      await fresh_.close()
+    }
+  })
+})

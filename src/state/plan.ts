@@ -926,8 +926,8 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     }
   }
 
-  // Projects dropped: never `default`, one API tokens are scoped to, one with open change requests, or one that
-  // still has flags or segments of the document after the import.
+  // Projects dropped: never `default`, one API tokens are scoped to, one action sets act in, one with open change
+  // requests, or one that still has flags or segments of the document after the import.
   if (dropping('projects')) {
     const holding = new Set([
       ...state.flags.filter((f) => remains(f.name) && !written(f.name)).map((f) => f.project),
@@ -935,7 +935,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
       ...docSegments.map((s) => s.item.project).filter((p): p is string => !!p),
     ])
     for (const p of state.projects) {
-      if (docProjectIds.has(p.id) || p.id === 'default' || p.tokens || p.openChangeRequests || holding.has(p.id)) continue
+      if (docProjectIds.has(p.id) || p.id === 'default' || p.tokens || p.actionSets || p.openChangeRequests || holding.has(p.id)) continue
       writes.projectsDropped.push(p.id)
       projects.delete(p.id)
       projectEnvironments.delete(p.id)

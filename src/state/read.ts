@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
 import {
+  actionSets,
   apiTokens,
   changeRequestChanges,
   changeRequests,
@@ -46,6 +47,8 @@ export interface StoredProject {
   archived: boolean
   /** Some API token is scoped to it. */
   tokens: boolean
+  /** Whether action sets act in it (dropping it would delete them without their events). */
+  actionSets: boolean
   openChangeRequests: boolean
   environments: StoredProjectEnvironment[]
 }
@@ -128,6 +131,7 @@ export function stateSql(options: StateReadOptions): SQL {
         'featureNamingPattern', p.feature_naming_pattern, 'featureNamingExample', p.feature_naming_example, 'featureNamingDescription', p.feature_naming_description,
         'archived', p.archived_at is not null,
         'tokens', exists (select from ${apiTokens} t where p.id = any(t.projects)),
+        'actionSets', exists (select from ${actionSets} a where a.project = p.id),
         'openChangeRequests', exists (select from ${changeRequests} cr where cr.project = p.id and ${openChangeRequest}),
         'environments', (select coalesce(json_agg(json_build_object('name', pe.environment_name, 'changeRequestsEnabled', pe.change_requests_enabled,
             'requiredApprovals', pe.required_approvals, 'defaultStrategy', pe.default_strategy) order by pe.environment_name), '[]')

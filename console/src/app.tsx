@@ -34,6 +34,9 @@ const SingleSignOnPage = lazy(() => import('./pages/single-sign-on'))
 const BannersPage = lazy(() => import('./pages/banners'))
 const InstanceStatePage = lazy(() => import('./pages/instance-state'))
 const InviteLinksPage = lazy(() => import('./pages/invite-links'))
+const ServiceAccountsPage = lazy(() => import('./pages/service-accounts'))
+const SignalEndpointsPage = lazy(() => import('./pages/signal-endpoints'))
+const ActionSetsPage = lazy(() => import('./pages/action-sets'))
 
 export function App() {
   return (
@@ -65,6 +68,7 @@ function SignedIn() {
           <Route path="/projects/:projectId/flags/:flagName">{(params) => <FlagPage projectId={params.projectId} flagName={params.flagName} />}</Route>
           <Route path="/projects/:projectId/archive">{(params) => <ArchivePage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/context-fields">{(params) => <ContextFieldsPage projectId={params.projectId} />}</Route>
+          <Route path="/projects/:projectId/actions">{(params) => <ActionSetsPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/change-requests">{(params) => <ChangeRequestsPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/change-requests/:id">{(params) => <ChangeRequestPage projectId={params.projectId} id={params.id} />}</Route>
           <Route path="/events" component={EventsPage} />
@@ -85,6 +89,8 @@ function SignedIn() {
           <Route path="/banners" component={BannersPage} />
           <Route path="/instance-state" component={InstanceStatePage} />
           <Route path="/invite-links" component={InviteLinksPage} />
+          <Route path="/service-accounts" component={ServiceAccountsPage} />
+          <Route path="/signal-endpoints" component={SignalEndpointsPage} />
           <Route>
             <ErrorMessage error={new Error('There is no page at this address.')} title="Not found" />
           </Route>

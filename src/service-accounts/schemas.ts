@@ -32,7 +32,7 @@ export const ServiceAccountSchema = z
     rootRole: z.number().int().openapi({ description: 'The id of its root role' }),
     imageUrl: z.string(),
     createdAt: z.string().openapi({ format: 'date-time' }),
-    seenAt: z.null().openapi({ description: 'Always null, as in Unleash: see its tokens’ `seenAt`' }),
+    seenAt: z.string().nullable().openapi({ format: 'date-time', description: 'Always null, as in Unleash: see its tokens’ `seenAt`' }),
     isAPI: z.boolean().openapi({ deprecated: true }),
     tokens: z.array(PatSchema).openapi({ description: 'Its tokens, oldest first, without their secrets' }),
   })

@@ -5040,8 +5040,11 @@ export interface components {
             imageUrl: string;
             /** Format: date-time */
             createdAt: string;
-            /** @description Always null, as in Unleash: see its tokens’ `seenAt` */
-            seenAt: null;
+            /**
+             * Format: date-time
+             * @description Always null, as in Unleash: see its tokens’ `seenAt`
+             */
+            seenAt: string | null;
             /** @deprecated */
             isAPI: boolean;
             /** @description Its tokens, oldest first, without their secrets */

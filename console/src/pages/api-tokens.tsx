@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { Button, Group, MultiSelect, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core'
+import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
@@ -27,6 +28,7 @@ export default function ApiTokensPage() {
   const tokens = useQuery({ queryKey: TOKENS_KEY, queryFn: () => ok(api.GET('/api/admin/api-tokens')) })
   const [creating, setCreating] = useState(false)
   const [secret, setSecret] = useState<string>()
+  const [expiring, setExpiring] = useState<Token>()
   const remove = useChange((token: Token) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token: token.secret } } })), TOKENS_KEY, (token) => `Token ${token.tokenName} deleted`)
   const mayCreate = TYPES.some((t) => allows(t.create))
   if (tokens.isPending) return <Loading />
@@ -49,6 +51,7 @@ export default function ApiTokensPage() {
               <Table.Th>Environment</Table.Th>
               <Table.Th>Projects</Table.Th>
               <Table.Th>Secret</Table.Th>
+              <Table.Th>Expires</Table.Th>
               <Table.Th>Last seen</Table.Th>
               <Table.Th>
                 <VisuallyHidden>Actions</VisuallyHidden>
@@ -67,13 +70,21 @@ export default function ApiTokensPage() {
                     {t.secret}
                   </Text>
                 </Table.Td>
+                <Table.Td>{t.expiresAt ? expiry(t.expiresAt) : 'never'}</Table.Td>
                 <Table.Td>{t.seenAt ? new Date(t.seenAt).toLocaleString() : 'never'}</Table.Td>
                 <Table.Td>
-                  {allows(typeNamed(t.type).remove, t.projects.length === 1 ? t.projects[0] : undefined) && (
-                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the token ${t.tokenName}? SDKs using it stop working.`) && remove.mutate(t)} aria-label={`Delete token ${t.tokenName}`}>
-                      Delete
-                    </Button>
-                  )}
+                  <Group gap="xs" justify="end" wrap="nowrap">
+                    {allows(typeNamed(t.type).create) && (
+                      <Button size="xs" variant="default" onClick={() => setExpiring(t)} aria-label={`Change the expiry of token ${t.tokenName}`}>
+                        Expiry
+                      </Button>
+                    )}
+                    {allows(typeNamed(t.type).remove, t.projects.length === 1 ? t.projects[0] : undefined) && (
+                      <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the token ${t.tokenName}? SDKs using it stop working.`) && remove.mutate(t)} aria-label={`Delete token ${t.tokenName}`}>
+                        Delete
+                      </Button>
+                    )}
+                  </Group>
                 </Table.Td>
               </Table.Tr>
             ))}
@@ -91,7 +102,46 @@ export default function ApiTokensPage() {
         )}
       </Dialog>
       <SecretDialog title="Your new API token" secret={secret} onClose={() => setSecret(undefined)} />
+      <Dialog opened={expiring !== undefined} onClose={() => setExpiring(undefined)} title={`Expiry of ${expiring?.tokenName ?? 'the token'}`}>
+        {expiring && <ExpiryForm token={expiring} onDone={() => setExpiring(undefined)} />}
+      </Dialog>
     </Stack>
+  )
+}
+
+/** An expiry as the table shows it: the date, or that it has passed. */
+const expiry = (expiresAt: string) => (new Date(expiresAt) <= new Date() ? `expired ${new Date(expiresAt).toLocaleDateString()}` : new Date(expiresAt).toLocaleString())
+
+/** `yyyy-mm-dd` of a date, in the browser's time zone (what a date input shows). */
+const dayOf = (date: Date) => `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`
+
+/** Sets when a token expires (`PUT /api/admin/api-tokens/{token}`): the end of the day chosen; a day past expires it at once. */
+function ExpiryForm({ token, onDone }: { token: Token; onDone: () => void }) {
+  const queryClient = useQueryClient()
+  const [day, setDay] = useState(dayOf(token.expiresAt ? new Date(token.expiresAt) : new Date(Date.now() + 90 * 24 * 60 * 60 * 1000)))
+  const save = useMutation({
+    mutationFn: () => ok(api.PUT('/api/admin/api-tokens/{token}', { params: { path: { token: token.secret } }, body: { expiresAt: new Date(`${day}T23:59:59`).toISOString() } })),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: TOKENS_KEY })
+      notifications.show({ message: `Token ${token.tokenName} now expires at the end of ${day}`, color: 'green' })
+      onDone()
+    },
+  })
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault()
+        save.mutate()
+      }}
+    >
+      <Stack>
+        {save.isError && <ErrorMessage error={save.error} />}
+        <TextInput label="Expires at the end of" type="date" required value={day} onChange={(e) => setDay(e.currentTarget.value)} description="A day already past expires the token at once: everything using it is refused." />
+        <Button type="submit" loading={save.isPending}>
+          Set expiry
+        </Button>
+      </Stack>
+    </form>
   )
 }
 

@@ -55,6 +55,11 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
             <Anchor component={Link} href={`${projectPath(projectId)}/context-fields`} size="sm">
               Context fields
             </Anchor>
+            {allows('ADMIN') && (
+              <Anchor component={Link} href={`${projectPath(projectId)}/actions`} size="sm">
+                Action sets
+              </Anchor>
+            )}
           </Group>
         </div>
         <Group gap="xs">

@@ -1,0 +1,336 @@
+import { useState } from 'react'
+import { Anchor, Badge, Button, Card, Checkbox, Code, Group, NativeSelect, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { notifications } from '@mantine/notifications'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { Link } from 'wouter'
+import { useChange } from '../api/use-change'
+import { api, ok, type Schemas } from '../api/client'
+import { Dialog } from '../components/dialog'
+import { ErrorMessage, PageError } from '../components/error-message'
+import { Loading } from '../components/loading'
+import { projectPath } from '../paths'
+import { SERVICE_ACCOUNTS_KEY } from './service-accounts'
+import { SIGNAL_ENDPOINTS_KEY } from './signal-endpoints'
+
+type ActionSet = Schemas['actionsSchema']
+type Body = Schemas['createActionsSchema']
+type Filter = Schemas['actionSetFilterSchema']
+type Run = Schemas['actionSetEventSchema']
+type ActionName = ActionSet['actions'][number]['action']
+
+const actionsKey = (projectId: string) => ['projects', projectId, 'actions'] as const
+const ACTION_LABELS: Record<ActionName, string> = { TOGGLE_FEATURE_ON: 'Enable flag', TOGGLE_FEATURE_OFF: 'Disable flag' }
+const LIST_OPERATORS = ['IN', 'NOT_IN', 'STR_CONTAINS', 'STR_STARTS_WITH', 'STR_ENDS_WITH']
+const OPERATORS = [...LIST_OPERATORS, 'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_GTE', 'SEMVER_LT', 'SEMVER_LTE'] as Filter['operator'][]
+const STATE_COLORS: Record<string, string> = { success: 'teal.9', failed: 'red.9', started: 'blue.9', 'not started': 'gray.8' }
+
+/** A filter as one line of text: `data.severity IN critical, major`. */
+const filterText = (parameter: string, f: Filter) => `${parameter} ${f.inverted ? 'NOT ' : ''}${f.operator} ${f.values?.join(', ') ?? f.value ?? ''}${f.caseInsensitive ? ' (any case)' : ''}`
+
+/** A project's action sets: when a signal of an endpoint passes the filters, the actions switch flags as a service account. */
+export default function ActionSetsPage({ projectId }: { projectId: string }) {
+  const key = actionsKey(projectId)
+  const path = { params: { path: { projectId } } }
+  const sets = useQuery({ queryKey: key, queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/actions', path)) })
+  const endpoints = useQuery({ queryKey: SIGNAL_ENDPOINTS_KEY, queryFn: () => ok(api.GET('/api/admin/signal-endpoints')) })
+  const accounts = useQuery({ queryKey: SERVICE_ACCOUNTS_KEY, queryFn: () => ok(api.GET('/api/admin/service-account')) })
+  const [editing, setEditing] = useState<ActionSet | 'new'>()
+  const [runsOf, setRunsOf] = useState<ActionSet>()
+  const setPath = (a: ActionSet) => ({ params: { path: { projectId, actionSetId: String(a.id) } } })
+  const toggle = useChange(
+    (a: ActionSet) => (a.enabled ? ok(api.POST('/api/admin/projects/{projectId}/actions/{actionSetId}/off', setPath(a))) : ok(api.POST('/api/admin/projects/{projectId}/actions/{actionSetId}/on', setPath(a)))),
+    key,
+    (a) => `Action set ${a.name} ${a.enabled ? 'disabled' : 'enabled'}`,
+  )
+  const remove = useChange((a: ActionSet) => ok(api.DELETE('/api/admin/projects/{projectId}/actions/{actionSetId}', setPath(a))), key, (a) => `Action set ${a.name} deleted`)
+  if (sets.isPending || endpoints.isPending || accounts.isPending) return <Loading />
+  const failed = sets.error ?? endpoints.error ?? accounts.error
+  if (failed) return <PageError title="Action sets" error={failed} />
+  const endpointName = (id: number) => endpoints.data?.signalEndpoints.find((e) => e.id === id)?.name ?? `endpoint ${id}`
+  const accountName = (id: number) => accounts.data?.serviceAccounts.find((a) => a.id === id)?.username ?? `service account ${id}`
+  const list = sets.data?.actions ?? []
+  const error = toggle.error ?? remove.error
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <div>
+          <Title order={1}>Action sets</Title>
+          <Anchor component={Link} href={projectPath(projectId)} size="sm">
+            Back to project {projectId}
+          </Anchor>
+        </div>
+        <Button onClick={() => setEditing('new')}>Create action set</Button>
+      </Group>
+      <Text size="sm" c="dimmed">
+        When a signal of the endpoint passes every filter, the actions run right after it arrives, as the service account: with its permissions, and never past a change-request protection it may not skip. Each run is
+        logged.
+      </Text>
+      {error && <ErrorMessage error={error} />}
+      {list.length === 0 ? (
+        <Text>No action sets in this project yet.</Text>
+      ) : (
+        <Table striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Name</Table.Th>
+              <Table.Th>When a signal of</Table.Th>
+              <Table.Th>Passes</Table.Th>
+              <Table.Th>Then, as</Table.Th>
+              <Table.Th>Actions</Table.Th>
+              <Table.Th>Enabled</Table.Th>
+              <Table.Th>
+                <VisuallyHidden>Commands</VisuallyHidden>
+              </Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {list.map((a) => (
+              <Table.Tr key={a.id}>
+                <Table.Td>
+                  <Text size="sm">{a.name}</Text>
+                  {a.description && (
+                    <Text size="xs" c="dimmed">
+                      {a.description}
+                    </Text>
+                  )}
+                </Table.Td>
+                <Table.Td>{endpointName(a.match.sourceId)}</Table.Td>
+                <Table.Td>
+                  {Object.keys(a.match.payload).length === 0
+                    ? 'every signal'
+                    : Object.entries(a.match.payload).map(([parameter, f]) => (
+                        <Text key={parameter} size="xs" ff="monospace">
+                          {filterText(parameter, f)}
+                        </Text>
+                      ))}
+                </Table.Td>
+                <Table.Td>{accountName(a.actorId)}</Table.Td>
+                <Table.Td>
+                  {[...a.actions]
+                    .sort((x, y) => x.sortOrder - y.sortOrder)
+                    .map((x) => (
+                      <Text key={x.id} size="xs">
+                        {ACTION_LABELS[x.action]} {x.executionParams.featureName} in {x.executionParams.environment}
+                      </Text>
+                    ))}
+                </Table.Td>
+                <Table.Td>
+                  <Switch checked={a.enabled} disabled={toggle.isPending} onChange={() => toggle.mutate(a)} aria-label={`Action set ${a.name} acts on signals`} />
+                </Table.Td>
+                <Table.Td>
+                  <Group gap="xs" justify="end" wrap="nowrap">
+                    <Button size="xs" variant="default" onClick={() => setRunsOf(a)} aria-label={`Runs of ${a.name}`}>
+                      Runs
+                    </Button>
+                    <Button size="xs" variant="default" onClick={() => setEditing(a)} aria-label={`Edit ${a.name}`}>
+                      Edit
+                    </Button>
+                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the action set ${a.name} and its run log?`) && remove.mutate(a)} aria-label={`Delete ${a.name}`}>
+                      Delete
+                    </Button>
+                  </Group>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? 'Create action set' : 'Edit action set'} size="xl">
+        {editing && (
+          <ActionSetForm
+            projectId={projectId}
+            actionSet={editing === 'new' ? undefined : editing}
+            endpoints={endpoints.data?.signalEndpoints ?? []}
+            accounts={accounts.data?.serviceAccounts ?? []}
+            onDone={() => setEditing(undefined)}
+          />
+        )}
+      </Dialog>
+      <Dialog opened={runsOf !== undefined} onClose={() => setRunsOf(undefined)} title={runsOf ? `Runs of ${runsOf.name}` : 'Runs'} size="xl">
+        {runsOf && <RunLog projectId={projectId} actionSet={runsOf} />}
+      </Dialog>
+    </Stack>
+  )
+}
+
+interface FilterDraft {
+  parameter: string
+  operator: Filter['operator']
+  values: string
+  inverted: boolean
+  caseInsensitive: boolean
+}
+interface ActionDraft {
+  action: ActionName
+  environment: string
+  featureName: string
+}
+
+const filterOf = (d: FilterDraft): Filter => {
+  const list = LIST_OPERATORS.includes(d.operator)
+  const values = d.values
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean)
+  return { operator: d.operator, ...(list ? { values } : { value: d.values.trim() }), ...(d.inverted ? { inverted: true } : {}), ...(d.caseInsensitive ? { caseInsensitive: true } : {}) }
+}
+
+function ActionSetForm({
+  projectId,
+  actionSet,
+  endpoints,
+  accounts,
+  onDone,
+}: {
+  projectId: string
+  actionSet?: ActionSet
+  endpoints: Schemas['signalEndpointSchema'][]
+  accounts: Schemas['serviceAccountSchema'][]
+  onDone: () => void
+}) {
+  const queryClient = useQueryClient()
+  const config = useQuery({ queryKey: ['projects', projectId, 'actions', 'config'], queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/actions/config', { params: { path: { projectId } } })) })
+  const options = (name: 'environment' | 'featureName') => config.data?.TOGGLE_FEATURE_ON?.parameters.find((p) => p.name === name)?.options ?? []
+  const [name, setName] = useState(actionSet?.name ?? '')
+  const [description, setDescription] = useState(actionSet?.description ?? '')
+  const [enabled, setEnabled] = useState(actionSet?.enabled ?? true)
+  const [sourceId, setSourceId] = useState(String(actionSet?.match.sourceId ?? endpoints[0]?.id ?? ''))
+  const [actorId, setActorId] = useState(String(actionSet?.actorId ?? accounts[0]?.id ?? ''))
+  const [filters, setFilters] = useState<FilterDraft[]>(
+    Object.entries(actionSet?.match.payload ?? {}).map(([parameter, f]) => ({ parameter, operator: f.operator, values: f.values?.join(', ') ?? f.value ?? '', inverted: f.inverted ?? false, caseInsensitive: f.caseInsensitive ?? false })),
+  )
+  const [actions, setActions] = useState<ActionDraft[]>(
+    [...(actionSet?.actions ?? [])].sort((a, b) => a.sortOrder - b.sortOrder).map((a) => ({ action: a.action, environment: a.executionParams.environment, featureName: a.executionParams.featureName })),
+  )
+  const setFilter = (i: number, change: Partial<FilterDraft>) => setFilters((list) => list.map((f, j) => (j === i ? { ...f, ...change } : f)))
+  const setAction = (i: number, change: Partial<ActionDraft>) => setActions((list) => list.map((a, j) => (j === i ? { ...a, ...change } : a)))
+  const save = useMutation({
+    mutationFn: () => {
+      const body: Body = {
+        name,
+        description: description || null,
+        enabled,
+        actorId: Number(actorId),
+        match: { source: 'signal-endpoint', sourceId: Number(sourceId), payload: Object.fromEntries(filters.filter((f) => f.parameter.trim()).map((f) => [f.parameter.trim(), filterOf(f)])) },
+        actions: actions.map((a, i) => ({ action: a.action, sortOrder: i + 1, executionParams: { environment: a.environment, featureName: a.featureName } })),
+      }
+      return actionSet
+        ? ok(api.PUT('/api/admin/projects/{projectId}/actions/{actionSetId}', { params: { path: { projectId, actionSetId: String(actionSet.id) } }, body }))
+        : ok(api.POST('/api/admin/projects/{projectId}/actions', { params: { path: { projectId } }, body }))
+    },
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: actionsKey(projectId) })
+      notifications.show({ message: `Action set ${name} saved`, color: 'green' })
+      onDone()
+    },
+  })
+  if (endpoints.length === 0 || accounts.length === 0) {
+    return <Text>An action set needs a signal endpoint to listen to and a service account to act as: create them first (Admin pages Signal endpoints and Service accounts).</Text>
+  }
+  const environments = options('environment')
+  const flags = options('featureName')
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault()
+        save.mutate()
+      }}
+    >
+      <Stack>
+        {save.isError && <ErrorMessage error={save.error} />}
+        {config.isError && <ErrorMessage error={config.error} />}
+        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+        <Textarea label="Description" autosize minRows={1} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+        <Group grow>
+          <NativeSelect label="Signal endpoint" description="Where the signals come from" data={endpoints.map((e) => ({ value: String(e.id), label: e.name }))} value={sourceId} onChange={(e) => setSourceId(e.currentTarget.value)} />
+          <NativeSelect label="Service account" description="The actions run as it" data={accounts.map((a) => ({ value: String(a.id), label: a.username }))} value={actorId} onChange={(e) => setActorId(e.currentTarget.value)} />
+        </Group>
+        <Title order={3} size="h5">
+          Filters
+        </Title>
+        <Text size="xs" c="dimmed">
+          Each filter tests a parameter of the signal&apos;s JSON (nested keys joined with dots, like data.severity; array items as tags[0]). Every filter must pass; with none, every signal does. List values are separated by commas.
+        </Text>
+        {filters.map((f, i) => (
+          <Card key={i} withBorder padding="xs">
+            <Group align="end" wrap="wrap">
+              <TextInput label={`Parameter of filter ${i + 1}`} required value={f.parameter} onChange={(e) => setFilter(i, { parameter: e.currentTarget.value })} />
+              <NativeSelect label={`Operator of filter ${i + 1}`} data={OPERATORS} value={f.operator} onChange={(e) => setFilter(i, { operator: e.currentTarget.value as Filter['operator'] })} />
+              <TextInput label={`Values of filter ${i + 1}`} required value={f.values} onChange={(e) => setFilter(i, { values: e.currentTarget.value })} />
+              <Checkbox label="Negate" checked={f.inverted} onChange={(e) => setFilter(i, { inverted: e.currentTarget.checked })} />
+              <Checkbox label="Any case" checked={f.caseInsensitive} onChange={(e) => setFilter(i, { caseInsensitive: e.currentTarget.checked })} />
+              <Button variant="outline" color="red.9" size="xs" onClick={() => setFilters((list) => list.filter((_, j) => j !== i))} aria-label={`Remove filter ${i + 1}`}>
+                Remove
+              </Button>
+            </Group>
+          </Card>
+        ))}
+        <Button variant="default" onClick={() => setFilters((list) => [...list, { parameter: '', operator: 'IN', values: '', inverted: false, caseInsensitive: false }])}>
+          Add filter
+        </Button>
+        <Title order={3} size="h5">
+          Actions, in order
+        </Title>
+        {actions.map((a, i) => (
+          <Card key={i} withBorder padding="xs">
+            <Group align="end" wrap="wrap">
+              <NativeSelect label={`Action ${i + 1}`} data={Object.entries(ACTION_LABELS).map(([value, label]) => ({ value, label }))} value={a.action} onChange={(e) => setAction(i, { action: e.currentTarget.value as ActionName })} />
+              <NativeSelect label={`Environment of action ${i + 1}`} data={environments} value={a.environment} onChange={(e) => setAction(i, { environment: e.currentTarget.value })} />
+              <NativeSelect label={`Flag of action ${i + 1}`} data={flags} value={a.featureName} onChange={(e) => setAction(i, { featureName: e.currentTarget.value })} />
+              <Button variant="outline" color="red.9" size="xs" onClick={() => setActions((list) => list.filter((_, j) => j !== i))} aria-label={`Remove action ${i + 1}`}>
+                Remove
+              </Button>
+            </Group>
+          </Card>
+        ))}
+        <Button variant="default" disabled={flags.length === 0} onClick={() => setActions((list) => [...list, { action: 'TOGGLE_FEATURE_OFF', environment: environments[0] ?? '', featureName: flags[0] ?? '' }])}>
+          Add action
+        </Button>
+        <Checkbox label="Enabled: acts on signals" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
+        <Button type="submit" loading={save.isPending}>
+          Save action set
+        </Button>
+      </Stack>
+    </form>
+  )
+}
+
+/** The action set's runs, newest first: the signal that started each, and how each action went. */
+function RunLog({ projectId, actionSet }: { projectId: string; actionSet: ActionSet }) {
+  const runs = useQuery({
+    queryKey: [...actionsKey(projectId), actionSet.id, 'events'],
+    queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/actions/{actionSetId}/events', { params: { path: { projectId, actionSetId: String(actionSet.id) }, query: { limit: '20' } } })),
+  })
+  if (runs.isPending) return <Loading />
+  if (runs.isError) return <ErrorMessage error={runs.error} />
+  const list: Run[] = runs.data.actionSetEvents
+  if (list.length === 0) return <Text c="dimmed">No runs yet: no signal has passed its filters.</Text>
+  return (
+    <Stack>
+      {list.map((run) => (
+        <Card key={run.id} withBorder>
+          <Stack gap="xs">
+            <Group gap="xs">
+              <Badge color={STATE_COLORS[run.state]}>{run.state}</Badge>
+              <Text size="sm">{new Date(run.createdAt).toLocaleString()}</Text>
+            </Group>
+            <Code block>{JSON.stringify(run.signal.payload, null, 2)}</Code>
+            {[...run.actionSet.actions]
+              .sort((x, y) => x.sortOrder - y.sortOrder)
+              .map((x) => (
+                <Group key={x.id} gap="xs" wrap="nowrap" align="start">
+                  <Badge color={STATE_COLORS[x.state]}>
+                    {x.state}
+                  </Badge>
+                  <Text size="sm">
+                    {ACTION_LABELS[x.action]} {x.executionParams.featureName} in {x.executionParams.environment}
+                    {x.details ? `: ${x.details}` : ''}
+                  </Text>
+                </Group>
+              ))}
+          </Stack>
+        </Card>
+      ))}
+    </Stack>
+  )
+}

@@ -103,6 +103,16 @@ describe('service accounts', () => {
   })
 })
 
+describe('service accounts among who may be given roles', () => {
+  it('are listed by GET /api/admin/user-admin/access, as service accounts (as in Unleash)', async () => {
+    const account = await createAccount()
+    const person = await createSignedInUser(t, fresh('person'), 'Viewer')
+    const { body } = await ok(t, 'GET', '/api/admin/user-admin/access')
+    expect(body.users).toContainEqual(expect.objectContaining({ id: account.id, username: account.username, accountType: 'Service Account' }))
+    expect(body.users).toContainEqual(expect.objectContaining({ id: person.id, accountType: 'User' }))
+  })
+})
+
 describe('service account tokens', () => {
   it('show the secret once: the listing, the account listing and the event never hold it', async () => {
     const account = await createAccount()

@@ -76,7 +76,7 @@ export const UsersGroupsBaseSchema = z
         username: z.string().nullable(),
         email: z.string().nullable(),
         imageUrl: z.string(),
-        accountType: z.literal('User'),
+        accountType: z.enum(['User', 'Service Account']),
       }),
     ),
     groups: z.array(z.object({ id: z.number().int(), name: z.string(), description: z.string().nullable(), rootRole: z.number().int().nullable(), userCount: z.number().int() })),

@@ -62,17 +62,23 @@ export async function getGroup(db: Db, id: number) {
   return group
 }
 
-/** `GET /api/admin/user-admin/access`: the active users and the groups, in their short forms. */
+/**
+ * `GET /api/admin/user-admin/access`: the active accounts and the groups, in their short forms. Service accounts are
+ * there, as in Unleash (they may be given project roles), marked by their account type.
+ */
 export async function usersAndGroups(db: Db) {
   const [userRows, groupRows] = await together(db, [
-    (q) => q.select({ id: users.id, name: users.name, username: users.username, email: users.email }).from(users).where(isNull(users.deletedAt)).orderBy(asc(users.id)),
+    (q) => q.select({ id: users.id, name: users.name, username: users.username, email: users.email, isService: users.isService }).from(users).where(isNull(users.deletedAt)).orderBy(asc(users.id)),
     (q) =>
       q
         .select({ id: groups.id, name: groups.name, description: groups.description, rootRole: groups.rootRoleId, userCount: sql<number>`(select count(*) from ${groupUsers} gu join ${users} u on u.id = gu.user_id and u.deleted_at is null where gu.group_id = ${groups}.id)`.mapWith(Number) })
         .from(groups)
         .orderBy(asc(groups.id)),
   ])
-  return { users: await Promise.all(userRows.map(async (u) => ({ ...u, imageUrl: await userImageUrl(u), accountType: 'User' as const }))), groups: groupRows }
+  return {
+    users: await Promise.all(userRows.map(async ({ isService, ...u }) => ({ ...u, imageUrl: await userImageUrl(u), accountType: isService ? ('Service Account' as const) : ('User' as const) }))),
+    groups: groupRows,
+  }
 }
 
 /** What events say about a group: Unleash's shape, its members by id. */

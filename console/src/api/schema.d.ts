@@ -4940,7 +4940,7 @@ export interface components {
                 email: string | null;
                 imageUrl: string;
                 /** @enum {string} */
-                accountType: "User";
+                accountType: "User" | "Service Account";
             }[];
             groups: {
                 id: number;

@@ -64,7 +64,12 @@ export function ProjectAccess({ projectId }: { projectId: string }) {
   ]
   const present = new Set(holders.map(holderKey))
   const candidates = [
-    { group: 'Users', items: (people.data?.users ?? []).filter((u) => !present.has(holderKey({ kind: 'user', id: u.id }))).map((u) => ({ value: holderKey({ kind: 'user', id: u.id }), label: nameOf(u) })) },
+    {
+      group: 'Users',
+      items: (people.data?.users ?? [])
+        .filter((u) => !present.has(holderKey({ kind: 'user', id: u.id })))
+        .map((u) => ({ value: holderKey({ kind: 'user', id: u.id }), label: u.accountType === 'Service Account' ? `${nameOf(u)} (service account)` : nameOf(u) })),
+    },
     { group: 'Groups', items: (people.data?.groups ?? []).filter((g) => !present.has(holderKey({ kind: 'group', id: g.id }))).map((g) => ({ value: holderKey({ kind: 'group', id: g.id }), label: g.name })) },
   ].filter((section) => section.items.length > 0)
   return (

@@ -138,7 +138,7 @@ function GroupForm({ group, rootRoles, onDone }: { group?: GroupItem; rootRoles:
           onChange={(v) => setRootRole(v ?? NO_ROOT_ROLE)}
           allowDeselect={false}
         />
-        <MultiSelect label="Members" data={people.data.users.map((u) => ({ value: String(u.id), label: userName(u) }))} value={members} onChange={setMembers} searchable />
+        <MultiSelect label="Members" data={people.data.users.filter((u) => u.accountType === 'User').map((u) => ({ value: String(u.id), label: userName(u) }))} value={members} onChange={setMembers} searchable />
         <Button type="submit" loading={save.isPending}>
           Save group
         </Button>

@@ -63,6 +63,16 @@ describe('projects at the edge', () => {
     expect(await eventsOf('project-created', 'project', id)).toEqual([expect.objectContaining({ data: created, created_by: 'edge-admin' })])
   })
 
+  it('GET /api/admin/projects/{projectId}/overview (what the console shows above the flags) is one round trip, a batch', async () => {
+    const id = fresh('edge-summary')
+    await ok(t, 'POST', '/api/admin/projects', { id, name: 'Summary' })
+    await ok(t, 'GET', '/api/admin/environments')
+    const res = await t.call('GET', `/api/admin/projects/${id}/overview`)
+    expect(res.status, res.text).toBe(200)
+    expect(trips(res)).toEqual({ http: 1, webSocket: 0 })
+    expect(res.body).toMatchObject({ name: 'Summary', archivedAt: null, onboardingStatus: { status: 'onboarding-started' } })
+  })
+
   it('POST /api/admin/projects by a user makes them its Owner in the same statement', async () => {
     const olga = await user()
     const id = fresh('edge-owned')

@@ -77,6 +77,7 @@ describe('GET /api/admin/search/features', () => {
       dependencyType: null,
       project: P,
       stale: false,
+      potentiallyStale: true,
       favorite: false,
       impressionData: false,
       createdAt: '2026-01-02T10:00:00.000Z',
@@ -120,6 +121,13 @@ describe('GET /api/admin/search/features', () => {
     expect(await found('state=IS_NOT:potentially-stale')).toEqual(only('a3', 'a5'))
     expect(await found('state=IS_ANY_OF:stale,potentially-stale')).toEqual(only('a1', 'a2', 'a3'))
     expect(await found('state=IS_NONE_OF:stale,potentially-stale')).toEqual(only('a5'))
+    const marks = (await search(`project=IS:${P}`)).body.features.map((x: any) => [x.name, x.potentiallyStale])
+    expect(marks).toEqual([
+      [f.a1, true],
+      [f.a2, true],
+      [f.a3, false],
+      [f.a5, false],
+    ])
   })
 
   it('lifecycle and archived: archived=IS:true lists the archive', async () => {

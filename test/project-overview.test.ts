@@ -258,3 +258,60 @@ describe('the overview served from its cache', () => {
     expect(body.health).toBeLessThan((await overview(web)).body.health)
   })
 })
+
+describe('the project overview without its flags (GET /api/admin/projects/{projectId}/overview)', () => {
+  const summary = (id: string) => t.call('GET', `/api/admin/projects/${id}/overview`)
+
+  it('answers 404 for an unknown project', async () => {
+    const res = await summary('nope')
+    expect(res.status).toBe(404)
+    expect(res.body.name).toBe('NotFoundError')
+  })
+
+  it('shows what the deprecated overview shows but the flags, with the flags per type and technicalDebt', async () => {
+    const { web } = await webWithFlags()
+    const full = (await overview(web)).body
+    const res = await summary(web)
+    expect(res.status).toBe(200)
+    const { features, ...head } = full
+    expect(features).toHaveLength(4)
+    expect(res.body).toEqual({
+      ...head,
+      technicalDebt: 100 - full.health,
+      featureTypeCounts: [
+        { type: 'kill-switch', count: 1 },
+        { type: 'operational', count: 1 },
+        { type: 'release', count: 2 },
+      ],
+      archivedAt: null,
+      onboardingStatus: expect.any(Object),
+    })
+    expect(res.body).not.toHaveProperty('features')
+  })
+
+  it('tells the onboarding: started, then the first flag (archived ones too), then onboarded once an SDK saw a flag', async () => {
+    const web = await createWeb()
+    expect((await summary(web)).body.onboardingStatus).toEqual({ status: 'onboarding-started' })
+    const first = await at(daysAgo(3), () => flag(web, 'first'))
+    await flag(web, 'second')
+    expect((await t.call('DELETE', `/api/admin/projects/${web}/features/${first}`)).status).toBe(202)
+    expect((await summary(web)).body).toMatchObject({ onboardingStatus: { status: 'first-flag-created', feature: first }, featureTypeCounts: [{ type: 'release', count: 1 }] })
+    const sdk = (await createToken(t, { type: 'client', environment: 'development', projects: [web] })).secret as string
+    const seen = new Date(NOW.getTime() - 60_000)
+    const bucket = { start: seen.toISOString(), stop: seen.toISOString(), toggles: { [first]: { yes: 1, no: 0 } } }
+    expect((await at(seen, () => t.call('POST', '/api/client/metrics', { token: sdk, body: { appName: fresh('web-app'), bucket } }))).status).toBe(202)
+    await t.app.idle()
+    expect((await summary(web)).body.onboardingStatus).toEqual({ status: 'onboarded' })
+  })
+
+  it('answers for an archived project, with when it was archived, where the deprecated overview answers 404', async () => {
+    const web = await createWeb()
+    const gone = await flag(web, 'gone')
+    expect((await t.call('DELETE', `/api/admin/projects/${web}/features/${gone}`)).status).toBe(202)
+    await ok(t, 'POST', `/api/admin/projects/archive/${web}`)
+    expect((await overview(web)).status).toBe(404)
+    const res = await summary(web)
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ name: 'Web', archivedAt: NOW.toISOString(), featureTypeCounts: [], health: 100 })
+  })
+})

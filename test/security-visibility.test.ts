@@ -53,6 +53,7 @@ const readers = () => [
 
 const scopedReads = [
   `${V}`,
+  `${V}/overview`,
   `${V}/features`,
   `${V}/features/vault-flag`,
   `${V}/access`,

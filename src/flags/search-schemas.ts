@@ -74,6 +74,7 @@ export const FeatureSearchResultSchema = z
     dependencyType: z.enum(['parent', 'child']).nullable().openapi({ description: '`parent` when another flag depends on it, else `child` when it depends on one' }),
     project: z.string(),
     stale: z.boolean(),
+    potentiallyStale: z.boolean().openapi({ description: 'Outlived its type\'s lifetime and not marked stale (as the project overview\'s flags; the `state` filter\'s `potentially-stale`)' }),
     favorite: z.boolean(),
     impressionData: z.boolean(),
     createdAt: z.string().nullable(),

@@ -178,7 +178,7 @@ const iso = (column: string) => sql.raw(`to_char(${column} at time zone 'UTC', '
 
 /** One flag of the page as JSON, from `f` (a row of features). */
 const flagJson = (principal: string) => sql`json_build_object(
-  'name', f.name, 'type', f.type, 'description', f.description, 'project', f.project, 'stale', f.stale,
+  'name', f.name, 'type', f.type, 'description', f.description, 'project', f.project, 'stale', f.stale, 'potentiallyStale', f.potentially_stale,
   'impressionData', f.impression_data, 'createdAt', ${iso('f.created_at')}, 'archivedAt', ${iso('f.archived_at')},
   'favorite', ${favoriteOf(principal)},
   'dependencyType', case when exists (select 1 from feature_dependencies d where d.parent = f.name) then 'parent'

@@ -145,54 +145,122 @@ async function buildOverview(db: Db, projectId: string, now: Date): Promise<Cach
   return { head, flags: serialized, weight: 3 * (head.length + serialized.reduce((n, f) => n + f.json.length, 0)) }
 }
 
-/** The project overview: the project with its flags, environments, health and statistics, read in one snapshot (one batch). */
+/**
+ * What both overviews read of a project, each one statement for one snapshot: the project (archived or not), its
+ * environments, members, the viewer's favorite, health and statistics.
+ */
+const projectHead = (projectId: string, principal: string, now: Date) =>
+  [
+    (q: Db) => q.select().from(projects).where(eq(projects.id, projectId)),
+    (q: Db) =>
+      q
+        .select({ environment: projectEnvironments.environment, changeRequestsEnabled: projectEnvironments.changeRequestsEnabled, defaultStrategy: projectEnvironments.defaultStrategy })
+        .from(projectEnvironments)
+        .innerJoin(environments, eq(environments.name, projectEnvironments.environment))
+        .where(eq(projectEnvironments.projectId, projectId))
+        .orderBy(asc(environments.sortOrder), asc(environments.name)),
+    // Its members: users with a role there, directly or through a group.
+    (q: Db) =>
+      queryRows<{ n: number }>(
+        q,
+        sql`select count(*)::int as n from (select user_id from ${projectMembers} where project_id = ${projectId}
+          union select gu.user_id from ${groupRoles} gr join ${groupUsers} gu on gu.group_id = gr.group_id where gr.project_id = ${projectId}) m`,
+      ),
+    (q: Db) => q.select({ project: favoriteProjects.project }).from(favoriteProjects).where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.principal, principal))),
+    (q: Db) => projectHealth(q, projectId, now),
+    (q: Db) => projectStats(q, projectId, now),
+  ] as const
+
+type Answers<T extends readonly unknown[]> = { -readonly [K in keyof T]: T[K] extends (q: Db) => PromiseLike<infer R> ? R : never }
+type HeadRows = Answers<ReturnType<typeof projectHead>>
+
+/** The fields both overviews share, from what projectHead read; undefined for an unknown project. */
+function headOf([[project], envs, members, favorite, health, stats]: HeadRows) {
+  if (!project) return undefined
+  return {
+    project,
+    head: {
+      stats,
+      version: 1,
+      name: project.name,
+      description: project.description,
+      defaultStickiness: project.defaultStickiness,
+      mode: project.mode as 'open' | 'protected' | 'private',
+      featureLimit: project.featureLimit,
+      featureNaming: { pattern: project.featureNamingPattern, example: project.featureNamingExample, description: project.featureNamingDescription },
+      members: members[0]?.n ?? 0,
+      health,
+      environments: envs.map((e) => ({
+        environment: e.environment,
+        changeRequestsEnabled: e.changeRequestsEnabled,
+        ...(e.defaultStrategy ? { defaultStrategy: e.defaultStrategy as Record<string, unknown> } : {}),
+      })),
+    },
+    favorite: favorite.length > 0,
+  }
+}
+
+/** The deprecated project overview: a live project with every live flag, its environments, health and statistics, read in one snapshot (one batch). */
 export async function projectOverview(db: Db, projectId: string, principal: string, now: Date) {
-  const [[project], envs, members, favorite, health, stats, flags] = await batch(
+  const [project, envs, members, favorite, health, stats, flags] = await batch(db, [...projectHead(projectId, principal, now), (q) => loadFeatures(q, projectId, { principal, now })], {
+    isolationLevel: 'repeatable read',
+    accessMode: 'read only',
+  })
+  const read = headOf([project, envs, members, favorite, health, stats])
+  if (!read || read.project.archivedAt) throw notFound(`Could not find project ${projectId}`)
+  return {
+    ...read.head,
+    features: flags,
+    updatedAt: read.project.updatedAt?.toISOString() ?? null,
+    createdAt: read.project.createdAt.toISOString(),
+    favorite: read.favorite,
+  }
+}
+
+type OnboardingStatus = { status: 'onboarding-started' | 'onboarded' } | { status: 'first-flag-created'; feature: string }
+
+/**
+ * The project overview without its flags (GET /api/admin/projects/{projectId}/overview), archived projects too (with
+ * `archivedAt`), read in one snapshot. Its flags are the flag search's. Small whatever the number of flags, so not cached.
+ */
+export async function projectSummary(db: Db, projectId: string, principal: string, now: Date) {
+  const [project, envs, members, favorite, health, stats, typeCounts, [onboarding]] = await batch(
     db,
     [
-      (q) => q.select().from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))),
+      ...projectHead(projectId, principal, now),
       (q) =>
         q
-          .select({ environment: projectEnvironments.environment, changeRequestsEnabled: projectEnvironments.changeRequestsEnabled, defaultStrategy: projectEnvironments.defaultStrategy })
-          .from(projectEnvironments)
-          .innerJoin(environments, eq(environments.name, projectEnvironments.environment))
-          .where(eq(projectEnvironments.projectId, projectId))
-          .orderBy(asc(environments.sortOrder), asc(environments.name)),
-      // Its members: users with a role there, directly or through a group.
+          .select({ type: features.type, count: sql<number>`count(*)::int` })
+          .from(features)
+          .where(and(eq(features.project, projectId), isNull(features.archivedAt)))
+          .groupBy(features.type)
+          .orderBy(asc(features.type)),
+      // As Unleash: onboarded once an SDK has seen one of its flags, else its first flag named once it has one.
       (q) =>
-        queryRows<{ n: number }>(
+        queryRows<{ seen: boolean; first_flag: string | null }>(
           q,
-          sql`select count(*)::int as n from (select user_id from ${projectMembers} where project_id = ${projectId}
-            union select gu.user_id from ${groupRoles} gr join ${groupUsers} gu on gu.group_id = gr.group_id where gr.project_id = ${projectId}) m`,
+          sql`select exists (select 1 from ${featureEnvironments} fe join ${features} f on f.name = fe.feature_name where f.project = ${projectId} and fe.last_seen_at is not null) as seen,
+            (select f.name from ${features} f where f.project = ${projectId} order by f.created_at, f.name limit 1) as first_flag`,
         ),
-      (q) => q.select({ project: favoriteProjects.project }).from(favoriteProjects).where(and(eq(favoriteProjects.project, projectId), eq(favoriteProjects.principal, principal))),
-      (q) => projectHealth(q, projectId, now),
-      (q) => projectStats(q, projectId, now),
-      (q) => loadFeatures(q, projectId, { principal, now }),
     ],
     { isolationLevel: 'repeatable read', accessMode: 'read only' },
   )
-  if (!project) throw notFound(`Could not find project ${projectId}`)
+  const read = headOf([project, envs, members, favorite, health, stats])
+  if (!read) throw notFound(`Could not find project ${projectId}`)
+  const onboardingStatus: OnboardingStatus = onboarding?.seen
+    ? { status: 'onboarded' }
+    : onboarding?.first_flag
+      ? { status: 'first-flag-created', feature: onboarding.first_flag }
+      : { status: 'onboarding-started' }
   return {
-    stats,
-    version: 1,
-    name: project.name,
-    description: project.description,
-    defaultStickiness: project.defaultStickiness,
-    mode: project.mode as 'open' | 'protected' | 'private',
-    featureLimit: project.featureLimit,
-    featureNaming: { pattern: project.featureNamingPattern, example: project.featureNamingExample, description: project.featureNamingDescription },
-    members: members[0]?.n ?? 0,
-    health,
-    environments: envs.map((e) => ({
-      environment: e.environment,
-      changeRequestsEnabled: e.changeRequestsEnabled,
-      ...(e.defaultStrategy ? { defaultStrategy: e.defaultStrategy as Record<string, unknown> } : {}),
-    })),
-    features: flags,
-    updatedAt: project.updatedAt?.toISOString() ?? null,
-    createdAt: project.createdAt.toISOString(),
-    favorite: favorite.length > 0,
+    ...read.head,
+    technicalDebt: 100 - read.head.health,
+    featureTypeCounts: typeCounts,
+    updatedAt: read.project.updatedAt?.toISOString() ?? null,
+    archivedAt: read.project.archivedAt?.toISOString() ?? null,
+    createdAt: read.project.createdAt.toISOString(),
+    favorite: read.favorite,
+    onboardingStatus,
   }
 }
 

@@ -5,9 +5,9 @@ import { Permission } from '../core/permissions.js'
 import * as z from '../http/zod.js'
 
 import { CreateStrategySchema } from '../strategies/schemas.js'
-import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema, ProjectOverviewSchema, ProjectsSchema, UpdateProjectSchema } from './schemas.js'
+import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema, ProjectOverviewSchema, ProjectSummarySchema, ProjectsSchema, UpdateProjectSchema } from './schemas.js'
 import { addEnvironmentToProject, createProject, removeEnvironmentFromProject, listProjects, setDefaultStrategy, updateProject } from './store.js'
-import { projectOverviewJson } from './overview.js'
+import { projectOverviewJson, projectSummary } from './overview.js'
 import { hiddenProjectsOf } from './visibility.js'
 import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
 import { archiveProject, deleteProject, reviveProject } from './lifecycle.js'
@@ -98,6 +98,20 @@ const getProject = adminRoute({
     ' 404 for an unknown project, and for a private project the caller may not read (not a member, admin, admin token or root role other than Viewer): for them it does not exist, as in Unleash.',
   request: { params: projectIdParam },
   responses: { 200: { description: 'The project overview', content: jsonContent(ProjectOverviewSchema) }, ...pickErrors(401, 403, 404) },
+})
+
+const getProjectOverview = adminRoute({
+  method: 'get',
+  path: '/api/admin/projects/{projectId}/overview',
+  operationId: 'getProjectOverview',
+  tags: ['Projects'],
+  summary: 'Get an overview of a project',
+  description:
+    'The project without its flags (those are the flag search\'s, `GET /api/admin/search/features?project=IS:<id>`): statistics, health (and `technicalDebt`, 100 − health), members, ' +
+    'environments, live flags per type and the onboarding status, as in Unleash. Answers for an archived project too, with its `archivedAt`, as Unleash shows an archived project\'s page. ' +
+    '404 for an unknown project, and for a private project the caller may not read.',
+  request: { params: projectIdParam },
+  responses: { 200: { description: 'The project overview', content: jsonContent(ProjectSummarySchema) }, ...pickErrors(401, 403, 404) },
 })
 
 const updateProjectRoute = adminRoute({
@@ -192,6 +206,7 @@ export const projectRoutes = createRouter()
     const { projectId } = c.req.valid('param')
     return serializedJson(c, await projectOverviewJson(c.var.db, c.var.overviews, projectId, c.var.caller.key, c.var.caller.now))
   })
+  .openapi(getProjectOverview, async (c) => c.json(await projectSummary(c.var.db, c.req.valid('param').projectId, c.var.caller.key, c.var.caller.now), 200))
   .openapi(updateProjectRoute, async (c) => {
     const { projectId } = c.req.valid('param')
     await updateProject(c.var.db, c.var.caller, projectId, c.req.valid('json'))

@@ -123,31 +123,51 @@ export const UpdateProjectSchema = z
 export type UpdateProject = z.infer<typeof UpdateProjectSchema>
 
 const windowStat = z.number()
+/** What the deprecated overview and the overview without flags share. */
+const overviewHead = {
+  stats: z.object({
+    avgTimeToProdCurrentWindow: windowStat,
+    createdCurrentWindow: windowStat,
+    createdPastWindow: windowStat,
+    archivedCurrentWindow: windowStat,
+    archivedPastWindow: windowStat,
+    projectActivityCurrentWindow: windowStat,
+    projectActivityPastWindow: windowStat,
+    projectMembersAddedCurrentWindow: windowStat,
+  }),
+  version: z.number().int(),
+  name: z.string(),
+  description: z.string().nullable(),
+  defaultStickiness: z.string(),
+  mode: z.enum(PROJECT_MODES),
+  featureLimit: z.number().int().nullable(),
+  featureNaming: z.object({ pattern: z.string().nullable(), example: z.string().nullable(), description: z.string().nullable() }),
+  members: z.number().int(),
+  health: z.number().int().min(0).max(100),
+  environments: z.array(z.object({ environment: z.string(), changeRequestsEnabled: z.boolean(), defaultStrategy: z.record(z.string(), z.unknown()).optional() })),
+}
+
 export const ProjectOverviewSchema = z
   .object({
-    stats: z.object({
-      avgTimeToProdCurrentWindow: windowStat,
-      createdCurrentWindow: windowStat,
-      createdPastWindow: windowStat,
-      archivedCurrentWindow: windowStat,
-      archivedPastWindow: windowStat,
-      projectActivityCurrentWindow: windowStat,
-      projectActivityPastWindow: windowStat,
-      projectMembersAddedCurrentWindow: windowStat,
-    }),
-    version: z.number().int(),
-    name: z.string(),
-    description: z.string().nullable(),
-    defaultStickiness: z.string(),
-    mode: z.enum(PROJECT_MODES),
-    featureLimit: z.number().int().nullable(),
-    featureNaming: z.object({ pattern: z.string().nullable(), example: z.string().nullable(), description: z.string().nullable() }),
-    members: z.number().int(),
-    health: z.number().int().min(0).max(100),
-    environments: z.array(z.object({ environment: z.string(), changeRequestsEnabled: z.boolean(), defaultStrategy: z.record(z.string(), z.unknown()).optional() })),
+    ...overviewHead,
     features: z.array(FeatureSchema),
     updatedAt: z.string().nullable(),
     createdAt: z.string().nullable(),
     favorite: z.boolean(),
   })
   .openapi('projectOverviewSchema')
+
+export const ProjectSummarySchema = z
+  .object({
+    ...overviewHead,
+    technicalDebt: z.number().int().min(0).max(100).openapi({ description: '100 − health' }),
+    featureTypeCounts: z.array(z.object({ type: z.string(), count: z.number().int() })).openapi({ description: 'Live flags per type' }),
+    updatedAt: z.string().nullable(),
+    archivedAt: z.string().nullable().openapi({ description: 'When the project was archived; null for a live one' }),
+    createdAt: z.string().nullable(),
+    favorite: z.boolean(),
+    onboardingStatus: z
+      .union([z.object({ status: z.enum(['onboarding-started', 'onboarded']) }), z.object({ status: z.literal('first-flag-created'), feature: z.string() })])
+      .openapi({ description: '`onboarding-started` before its first flag, `first-flag-created` (naming it) until an SDK reports one of its flags, then `onboarded`' }),
+  })
+  .openapi('projectSummarySchema', { description: "A project's overview without its flags (Unleash's projectOverviewSchema); its flags are the flag search's" })

@@ -1,42 +1,61 @@
-import { lazy, Suspense } from 'react'
+import { Suspense } from 'react'
+import type { QueryClient } from '@tanstack/react-query'
 import { Loading } from './components/loading'
 import { Route, Switch } from 'wouter'
 import { SIGN_IN_PATH, SIGN_UP_PATH } from './api/client'
 import { useMe } from './api/session'
 import { Shell } from './components/shell'
 import { ErrorMessage } from './components/error-message'
+import { lazyPage } from './lazy-page'
+import { prefetchProject } from './api/projects'
 
-// Each page is its own chunk: the first load carries only the shell and the sign-in page.
-const SignInPage = lazy(() => import('./pages/sign-in'))
-const SignUpPage = lazy(() => import('./pages/sign-up'))
-const HomePage = lazy(() => import('./pages/home'))
-const ProjectsPage = lazy(() => import('./pages/projects'))
-const ProjectPage = lazy(() => import('./pages/project'))
-const FlagPage = lazy(() => import('./pages/flag'))
-const ArchivePage = lazy(() => import('./pages/archive'))
-const EventsPage = lazy(() => import('./pages/events'))
-const ChangeRequestsPage = lazy(() => import('./pages/change-requests'))
-const ChangeRequestPage = lazy(() => import('./pages/change-request'))
-const PlaygroundPage = lazy(() => import('./pages/playground'))
-const SegmentsPage = lazy(() => import('./pages/segments'))
-const ContextFieldsPage = lazy(() => import('./pages/context-fields'))
-const TagTypesPage = lazy(() => import('./pages/tag-types'))
-const FlagTypesPage = lazy(() => import('./pages/flag-types'))
-const EnvironmentsPage = lazy(() => import('./pages/environments'))
-const StrategyTypesPage = lazy(() => import('./pages/strategy-types'))
-const ApiTokensPage = lazy(() => import('./pages/api-tokens'))
-const PersonalTokensPage = lazy(() => import('./pages/personal-tokens'))
-const IntegrationsPage = lazy(() => import('./pages/integrations'))
-const UsersPage = lazy(() => import('./pages/users'))
-const GroupsPage = lazy(() => import('./pages/groups'))
-const RolesPage = lazy(() => import('./pages/roles'))
-const SingleSignOnPage = lazy(() => import('./pages/single-sign-on'))
-const BannersPage = lazy(() => import('./pages/banners'))
-const InstanceStatePage = lazy(() => import('./pages/instance-state'))
-const InviteLinksPage = lazy(() => import('./pages/invite-links'))
-const ServiceAccountsPage = lazy(() => import('./pages/service-accounts'))
-const SignalEndpointsPage = lazy(() => import('./pages/signal-endpoints'))
-const ActionSetsPage = lazy(() => import('./pages/action-sets'))
+// Each page is its own chunk: the first load carries only the shell and the sign-in page (see preloadFor).
+const SignInPage = lazyPage(() => import('./pages/sign-in'))
+const SignUpPage = lazyPage(() => import('./pages/sign-up'))
+const HomePage = lazyPage(() => import('./pages/home'))
+const ProjectsPage = lazyPage(() => import('./pages/projects'))
+const ProjectPage = lazyPage(() => import('./pages/project'))
+const FlagPage = lazyPage(() => import('./pages/flag'))
+const ArchivePage = lazyPage(() => import('./pages/archive'))
+const EventsPage = lazyPage(() => import('./pages/events'))
+const ChangeRequestsPage = lazyPage(() => import('./pages/change-requests'))
+const ChangeRequestPage = lazyPage(() => import('./pages/change-request'))
+const PlaygroundPage = lazyPage(() => import('./pages/playground'))
+const SegmentsPage = lazyPage(() => import('./pages/segments'))
+const ContextFieldsPage = lazyPage(() => import('./pages/context-fields'))
+const TagTypesPage = lazyPage(() => import('./pages/tag-types'))
+const FlagTypesPage = lazyPage(() => import('./pages/flag-types'))
+const EnvironmentsPage = lazyPage(() => import('./pages/environments'))
+const StrategyTypesPage = lazyPage(() => import('./pages/strategy-types'))
+const ApiTokensPage = lazyPage(() => import('./pages/api-tokens'))
+const PersonalTokensPage = lazyPage(() => import('./pages/personal-tokens'))
+const IntegrationsPage = lazyPage(() => import('./pages/integrations'))
+const UsersPage = lazyPage(() => import('./pages/users'))
+const GroupsPage = lazyPage(() => import('./pages/groups'))
+const RolesPage = lazyPage(() => import('./pages/roles'))
+const SingleSignOnPage = lazyPage(() => import('./pages/single-sign-on'))
+const BannersPage = lazyPage(() => import('./pages/banners'))
+const InstanceStatePage = lazyPage(() => import('./pages/instance-state'))
+const InviteLinksPage = lazyPage(() => import('./pages/invite-links'))
+const ServiceAccountsPage = lazyPage(() => import('./pages/service-accounts'))
+const SignalEndpointsPage = lazyPage(() => import('./pages/signal-endpoints'))
+const ActionSetsPage = lazyPage(() => import('./pages/action-sets'))
+
+/**
+ * Asks for the page the address names, and for the data it shows first, as the console starts: in parallel with the
+ * user and their permissions, rather than the chunk after them and the data after the chunk. The project page only,
+ * the one shown with a thousand flags; other pages load as they are rendered.
+ */
+export function preloadFor(path: string, queryClient: QueryClient) {
+  const project = /^\/projects\/([^/]+)\/?$/.exec(path)
+  if (!project) return
+  void ProjectPage.preload()
+  try {
+    prefetchProject(queryClient, decodeURIComponent(project[1]!))
+  } catch {
+    // A malformed address: the page says so when it renders.
+  }
+}
 
 export function App() {
   return (

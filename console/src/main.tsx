@@ -6,7 +6,7 @@ import { MantineProvider, Notification, createTheme, type CSSVariablesResolver }
 import { Notifications } from '@mantine/notifications'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { navigate } from 'wouter/use-browser-location'
-import { App } from './app'
+import { App, preloadFor } from './app'
 import { ApiError, SIGN_IN_PATH, SIGN_UP_PATH, whenUnauthenticated } from './api/client'
 
 const queryClient = new QueryClient({
@@ -25,6 +25,8 @@ whenUnauthenticated(() => {
     navigate(`${SIGN_IN_PATH}?next=${encodeURIComponent(next)}`, { replace: true })
   }
 })
+
+preloadFor(window.location.pathname, queryClient)
 
 // Darker primary shades than Mantine's default blue so white text on buttons passes WCAG AA contrast.
 const theme = createTheme({

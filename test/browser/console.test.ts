@@ -174,15 +174,16 @@ describe('the web console', { timeout: 60_000 }, () => {
     await expect.poll(async () => (await adminApi('GET', '/api/admin/projects/checkout')).featureLimit).toBe(50)
   })
 
-  it('keeps a project of 1,000 flags to the rows on screen, and searches, filters and sorts them', { timeout: 180_000 }, async () => {
+  it('keeps a project of 1,001 flags (two pages of the flag search) to the rows on screen, and searches, filters, sorts, switches and selects them', { timeout: 180_000 }, async () => {
     await adminApi('POST', '/api/admin/projects', { id: 'big', name: 'Big' })
-    const names = Array.from({ length: 1000 }, (_, i) => `flag-${String(i).padStart(4, '0')}`)
+    const names = Array.from({ length: 1001 }, (_, i) => `flag-${String(i).padStart(4, '0')}`)
     for (let i = 0; i < names.length; i += 10) {
       await Promise.all(names.slice(i, i + 10).map((name) => adminApi('POST', '/api/admin/projects/big/features', { name, type: name.endsWith('7') ? 'experiment' : 'release' })))
     }
     await adminApi('POST', '/api/admin/features/flag-0500/tags', { type: 'simple', value: 'payments' })
+    await adminApi('PATCH', '/api/admin/projects/big/features/flag-0003', [{ op: 'replace', path: '/stale', value: true }])
     await page.goto(`${ui.url}/projects/big`)
-    await page.getByText('1000 of 1000 flags').waitFor()
+    await page.getByText('1001 of 1001 flags').waitFor()
     const rows = page.getByRole('table', { name: 'Flags' }).getByRole('row')
     // The header row and the rows in view (plus the overscan), not a thousand.
     expect(await rows.count()).toBeLessThan(40)
@@ -190,19 +191,31 @@ describe('the web console', { timeout: 60_000 }, () => {
 
     await comboboxOf(page.locator('body'), 'Tag').click()
     await page.getByRole('option', { name: 'simple:payments' }).click()
-    await page.getByText('1 of 1000 flags').waitFor()
+    await page.getByText('1 of 1001 flags').waitFor()
     expect(await rows.nth(1).getByRole('link').textContent()).toBe('flag-0500')
 
     await page.reload()
+    await comboboxOf(page.locator('body'), 'Stale').click()
+    await page.getByRole('option', { name: 'Stale or potentially stale' }).click()
+    await page.getByText('1 of 1001 flags').waitFor()
+    expect(await rows.nth(1).getByRole('link').textContent()).toBe('flag-0003')
+
+    await page.reload()
+    await page.getByRole('switch', { name: 'flag-0001 in development' }).click({ force: true })
+    await expect.poll(async () => (await adminApi('GET', '/api/admin/projects/big/features/flag-0001')).environments.find((e: { name: string }) => e.name === 'development').enabled).toBe(true)
+    await expect.poll(() => page.getByRole('switch', { name: 'flag-0001 in development' }).isChecked()).toBe(true)
+
     await comboboxOf(page.locator('body'), 'Sort by').click()
     await page.getByRole('option', { name: 'Newest first' }).click()
-    await expect.poll(() => rows.nth(1).getByRole('link').textContent()).toBe('flag-0999')
+    await expect.poll(() => rows.nth(1).getByRole('link').textContent()).toBe('flag-1000')
     await page.getByLabel('Search').fill('flag-09')
-    await page.getByText('100 of 1000 flags').waitFor()
+    await page.getByText('100 of 1001 flags').waitFor()
     await comboboxOf(page.locator('body'), 'Type').click()
     await page.getByRole('option', { name: 'experiment' }).click()
-    await page.getByText('10 of 1000 flags').waitFor()
+    await page.getByText('10 of 1001 flags').waitFor()
     expect(await rows.nth(1).getByRole('link').textContent()).toBe('flag-0997')
+    await page.getByRole('checkbox', { name: 'Select every flag shown' }).check()
+    await page.getByText('10 of 1001 flags · 10 selected').waitFor()
   })
 
   it('offers a Viewer no switches and no strategy changes', async () => {

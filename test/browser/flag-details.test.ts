@@ -81,6 +81,21 @@ describe('the flag page', { timeout: 60_000 }, () => {
     await page.getByRole('region', { name: 'History' }).getByRole('article', { name: /feature-tagged/ }).first().waitFor()
     await checkPage(page, 'flag-details')
   })
+
+  it("adds a parent flag chosen among the project's flags, and removes it", async () => {
+    await ui.adminApi('POST', '/api/admin/projects/shop/features', { name: 'checkout' })
+    await page.goto(`${ui.url}/projects/shop/flags/banner`)
+    const dependencies = page.getByRole('region', { name: 'Dependencies' })
+    await comboboxOf(dependencies, 'Parent flag').click()
+    // The project's flags but this one.
+    await expect.poll(() => page.getByRole('option').allTextContents()).toEqual(['checkout'])
+    await page.getByRole('option', { name: 'checkout' }).click()
+    await dependencies.getByRole('button', { name: 'Add dependency' }).click()
+    await dependencies.getByText('Needs checkout enabled').waitFor()
+    expect((await ui.adminApi('GET', FLAG)).dependencies).toEqual([{ feature: 'checkout', enabled: true, variants: [] }])
+    await dependencies.getByRole('button', { name: 'Remove dependency on checkout' }).click()
+    await dependencies.getByText('No parent flag').waitFor()
+  })
 })
 
 describe('the playground', { timeout: 60_000 }, () => {

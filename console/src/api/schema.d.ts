@@ -114,6 +114,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/projects/{projectId}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an overview of a project
+         * @description The project without its flags (those are the flag search's, `GET /api/admin/search/features?project=IS:<id>`): statistics, health (and `technicalDebt`, 100 − health), members, environments, live flags per type and the onboarding status, as in Unleash. Answers for an archived project too, with its `archivedAt`, as Unleash shows an archived project's page. 404 for an unknown project, and for a private project the caller may not read.
+         */
+        get: operations["getProjectOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/archive/{projectId}": {
         parameters: {
             query?: never;
@@ -3741,6 +3761,61 @@ export interface components {
             contextName: string;
             values: string[];
         };
+        /** @description A project's overview without its flags (Unleash's projectOverviewSchema); its flags are the flag search's */
+        projectSummarySchema: {
+            stats: {
+                avgTimeToProdCurrentWindow: number;
+                createdCurrentWindow: number;
+                createdPastWindow: number;
+                archivedCurrentWindow: number;
+                archivedPastWindow: number;
+                projectActivityCurrentWindow: number;
+                projectActivityPastWindow: number;
+                projectMembersAddedCurrentWindow: number;
+            };
+            version: number;
+            name: string;
+            description: string | null;
+            defaultStickiness: string;
+            /** @enum {string} */
+            mode: "open" | "protected" | "private";
+            featureLimit: number | null;
+            featureNaming: {
+                pattern: string | null;
+                example: string | null;
+                description: string | null;
+            };
+            members: number;
+            health: number;
+            environments: {
+                environment: string;
+                changeRequestsEnabled: boolean;
+                defaultStrategy?: {
+                    [key: string]: unknown;
+                };
+            }[];
+            /** @description 100 − health */
+            technicalDebt: number;
+            /** @description Live flags per type */
+            featureTypeCounts: {
+                type: string;
+                count: number;
+            }[];
+            updatedAt: string | null;
+            /** @description When the project was archived; null for a live one */
+            archivedAt: string | null;
+            createdAt: string | null;
+            favorite: boolean;
+            /** @description `onboarding-started` before its first flag, `first-flag-created` (naming it) until an SDK reports one of its flags, then `onboarded` */
+            onboardingStatus: {
+                /** @enum {string} */
+                status: "onboarding-started" | "onboarded";
+            } | {
+                /** @enum {string} */
+                status: "first-flag-created";
+                feature: string;
+            };
+        };
         updateProjectSchema: {
             name: string;
             description?: string | null;
@@ -4838,6 +4913,8 @@ export interface components {
             dependencyType: "parent" | "child" | null;
             project: string;
             stale: boolean;
+            /** @description Outlived its type's lifetime and not marked stale (as the project overview's flags; the `state` filter's `potentially-stale`) */
+            potentiallyStale: boolean;
             favorite: boolean;
             impressionData: boolean;
             createdAt: string | null;
@@ -6815,6 +6892,55 @@ export interface operations {
             };
             /** @description NameExistsError or ConflictError: the change clashes with what exists */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project overview */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectSummarySchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -6,7 +6,7 @@ import { useLocation } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { flagPath, projectPath } from '../paths'
-import { projectKey } from '../pages/project'
+import { projectKey } from '../api/projects'
 import { Dialog } from './dialog'
 import { ErrorMessage } from './error-message'
 

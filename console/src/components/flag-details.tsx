@@ -6,6 +6,7 @@ import { Link } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
 import { addToDraft, changeRequestPath, changeRequestsKey, useChangeRequestEnvironments } from '../api/change-requests'
 import { useAllows } from '../api/session'
+import { projectFlagsQuery } from '../api/projects'
 import { flagPath } from '../paths'
 import { ErrorMessage } from './error-message'
 import { EventCard } from './event-card'
@@ -91,11 +92,7 @@ export function FlagDependencies({ flag }: { flag: Flag }) {
   const editable = allows('UPDATE_FEATURE', flag.project)
   const changeRequests = useChangeRequestEnvironments(flag.project)
   const draftEnv = changeRequests.protectedEnvs[0]
-  const project = useQuery({
-    queryKey: ['project', flag.project],
-    queryFn: () => ok(api.GET('/api/admin/projects/{projectId}', { params: { path: { projectId: flag.project } } })),
-    enabled: editable,
-  })
+  const projectFlags = useQuery({ ...projectFlagsQuery(flag.project), enabled: editable })
   const [parent, setParent] = useState<string | null>(null)
   const [enabled, setEnabled] = useState(true)
   const [variants, setVariants] = useState<string[]>([])
@@ -129,7 +126,7 @@ export function FlagDependencies({ flag }: { flag: Flag }) {
     onSuccess: (cr) => done('Removing the dependency', cr),
     onError: notifyRefused,
   })
-  const candidates = (project.data?.features ?? []).map((f) => f.name).filter((n) => n !== flag.name && !flag.dependencies.some((d) => d.feature === n))
+  const candidates = (projectFlags.data ?? []).map((f) => f.name).filter((n) => n !== flag.name && !flag.dependencies.some((d) => d.feature === n))
   return (
     <Card withBorder component="section" aria-label="Dependencies">
       <Title order={2} size="h4">

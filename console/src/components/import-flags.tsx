@@ -3,7 +3,7 @@ import { Alert, Button, FileInput, Group, List, Select, Stack, Stepper, Text, Te
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api, ApiError, ok, type Schemas } from '../api/client'
 import { useChange } from '../api/use-change'
-import { projectKey } from '../pages/project'
+import { projectKey } from '../api/projects'
 import { ErrorMessage } from './error-message'
 
 type ImportData = Schemas['importTogglesSchema']['data']

@@ -8,7 +8,7 @@ import { useAllows } from '../api/session'
 import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { projectPath } from '../paths'
-import { projectKey } from './project'
+import { projectKey } from '../api/projects'
 
 export const archivedFlagsKey = (projectId: string) => ['archived-flags', projectId] as const
 

@@ -18,7 +18,8 @@ import { fromApiVariant, percent, toApiVariant, variantProblems, withWeights, ty
 import { constraintProblem, fromApiConstraint, toApiConstraint, type ConstraintDraft } from '../constraints'
 import { FLAG_TYPES, type FlagType } from '../flag-types'
 import { projectPath } from '../paths'
-import { EnvironmentSwitch, projectKey } from './project'
+import { EnvironmentSwitch } from './project'
+import { projectKey } from '../api/projects'
 
 type Flag = Schemas['featureSchema']
 type FlagEnvironment = Schemas['featureEnvironmentSchema']

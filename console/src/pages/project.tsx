@@ -4,7 +4,8 @@ import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { Link, useLocation } from 'wouter'
-import { api, ok, type Schemas } from '../api/client'
+import { api, ok } from '../api/client'
+import { projectFlagsQuery, projectKey, projectOverviewQuery, type ProjectFlag } from '../api/projects'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
@@ -19,18 +20,16 @@ import classes from './project.module.css'
 const ExportFlagsForm = lazy(() => import('../components/export-flags'))
 const ImportFlagsForm = lazy(() => import('../components/import-flags'))
 
-type Flag = Schemas['featureSchema']
 type SortKey = 'name' | 'created' | 'lastSeen'
 
-export const projectKey = (projectId: string) => ['project', projectId] as const
-
-/** A project: its statistics and health, and its flags in a virtualized table with a switch per environment; export and import of flags. */
+/**
+ * A project: its statistics and health (`GET …/overview`), and its flags (the flag search) in a virtualized table with
+ * a switch per environment; export and import of flags.
+ */
 export default function ProjectPage({ projectId }: { projectId: string }) {
   const allows = useAllows()
-  const overview = useQuery({
-    queryKey: projectKey(projectId),
-    queryFn: () => ok(api.GET('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),
-  })
+  const overview = useQuery(projectOverviewQuery(projectId))
+  const flags = useQuery(projectFlagsQuery(projectId))
   const [creating, setCreating] = useState(false)
   const [importing, setImporting] = useState(false)
   const lifecycle = useProjectLifecycle(projectId)
@@ -39,6 +38,7 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
   const project = overview.data
   const { stats } = project
   const environments = project.environments.map((e) => e.environment)
+  const flagCount = project.featureTypeCounts.reduce((n, t) => n + t.count, 0)
   return (
     <Stack>
       <Group justify="space-between">
@@ -85,18 +85,24 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
       {lifecycle.remove.isError && <ErrorMessage error={lifecycle.remove.error} />}
       <SimpleGrid cols={{ base: 2, md: 5 }} aria-label="Project statistics">
         <Stat label="Health" value={`${project.health}%`} hint="flags that are not stale or potentially stale" />
-        <Stat label="Flags" value={project.features.length} />
+        <Stat label="Flags" value={flagCount} />
         <Stat label="Created (30 days)" value={stats.createdCurrentWindow} hint={`${stats.createdPastWindow} the 30 days before`} />
         <Stat label="Archived (30 days)" value={stats.archivedCurrentWindow} hint={`${stats.archivedPastWindow} the 30 days before`} />
         <Stat label="Changes (30 days)" value={stats.projectActivityCurrentWindow} hint={`${project.members} members · mode ${project.mode}`} />
       </SimpleGrid>
-      <FlagsTable
-        projectId={projectId}
-        flags={project.features}
-        environments={environments}
-        canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)}
-        canArchive={allows('DELETE_FEATURE', projectId)}
-      />
+      {flags.isPending ? (
+        <Loading />
+      ) : flags.isError ? (
+        <ErrorMessage error={flags.error} />
+      ) : (
+        <FlagsTable
+          projectId={projectId}
+          flags={flags.data}
+          environments={environments}
+          canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)}
+          canArchive={allows('DELETE_FEATURE', projectId)}
+        />
+      )}
       {allows('UPDATE_PROJECT', projectId) && <ProjectEnvironments projectId={projectId} environments={environments} />}
       {allows('UPDATE_PROJECT', projectId) && <ProjectAccess projectId={projectId} />}
       <Dialog opened={creating} onClose={() => setCreating(false)} title="Create flag">
@@ -132,20 +138,36 @@ function Stat({ label, value, hint }: { label: string; value: string | number; h
 }
 
 const time = (value: string | null) => (value ? Date.parse(value) : 0)
-const SORTS: Record<SortKey, (a: Flag, b: Flag) => number> = {
-  name: (a, b) => a.name.localeCompare(b.name),
-  created: (a, b) => time(b.createdAt) - time(a.createdAt),
-  lastSeen: (a, b) => time(b.lastSeenAt) - time(a.lastSeenAt),
+/** A flag as the table shows it: when SDKs last saw it in any environment, and whether it is on in each. */
+interface Row {
+  flag: ProjectFlag
+  created: number
+  lastSeen: number
+  enabled: Set<string>
+}
+const rowOf = (flag: ProjectFlag): Row => ({
+  flag,
+  created: time(flag.createdAt),
+  lastSeen: Math.max(0, ...flag.environments.map((e) => time(e.lastSeenAt))),
+  enabled: new Set(flag.environments.filter((e) => e.enabled).map((e) => e.name)),
+})
+const byName = new Intl.Collator().compare
+const SORTS: Record<SortKey, (a: Row, b: Row) => number> = {
+  name: (a, b) => byName(a.flag.name, b.flag.name),
+  created: (a, b) => b.created - a.created,
+  lastSeen: (a, b) => b.lastSeen - a.lastSeen,
 }
 const tagText = (t: { type: string; value: string }) => `${t.type}:${t.value}`
+const day = (ms: number) => new Date(ms).toLocaleDateString()
 
 const ROW_HEIGHT = 52
 
-function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: { projectId: string; flags: Flag[]; environments: string[]; canSwitch: boolean; canArchive: boolean }) {
+function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: { projectId: string; flags: ProjectFlag[]; environments: string[]; canSwitch: boolean; canArchive: boolean }) {
   const [selected, setSelected] = useState<string[]>([])
   const [dialog, setDialog] = useState<'archive' | 'export'>()
   const [exportChoice, setExportChoice] = useState<ExportChoice>()
-  const live = new Set(flags.map((f) => f.name))
+  const all = useMemo(() => flags.map(rowOf), [flags])
+  const live = useMemo(() => new Set(flags.map((f) => f.name)), [flags])
   const chosen = selected.filter((name) => live.has(name))
   const isChosen = new Set(chosen)
   const [search, setSearch] = useState('')
@@ -156,19 +178,19 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
   const tags = useMemo(() => [...new Set(flags.flatMap((f) => f.tags.map(tagText)))].sort(), [flags])
   const shown = useMemo(() => {
     const needle = search.trim().toLowerCase()
-    return flags
-      .filter((f) => !needle || f.name.toLowerCase().includes(needle))
-      .filter((f) => !tag || f.tags.some((t) => tagText(t) === tag))
-      .filter((f) => !type || f.type === type)
-      .filter((f) => !stale || (stale === 'stale' ? f.stale || f.potentiallyStale : !f.stale && !f.potentiallyStale))
+    return all
+      .filter(({ flag: f }) => !needle || f.name.toLowerCase().includes(needle))
+      .filter(({ flag: f }) => !tag || f.tags.some((t) => tagText(t) === tag))
+      .filter(({ flag: f }) => !type || f.type === type)
+      .filter(({ flag: f }) => !stale || (stale === 'stale' ? f.stale || f.potentiallyStale : !f.stale && !f.potentiallyStale))
       .sort(SORTS[sort])
-  }, [flags, search, tag, type, stale, sort])
+  }, [all, search, tag, type, stale, sort])
 
   const scroller = useRef<HTMLDivElement>(null)
   const rows = useVirtualizer({ count: shown.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 10 })
   // Everyone may select: a selection is exported, and archived by those who may.
   const columns = `32px minmax(200px, 2fr) 110px 110px 110px ${environments.map(() => '120px').join(' ')}`
-  const allShown = shown.length > 0 && shown.every((f) => isChosen.has(f.name))
+  const allShown = shown.length > 0 && shown.every((r) => isChosen.has(r.flag.name))
 
   return (
     <Stack gap="xs">
@@ -195,7 +217,7 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
           disabled={flags.length === 0}
           onClick={() => {
             // What the dialog offers is what the table held when it opened.
-            setExportChoice({ selected: chosen, shown: shown.map((f) => f.name), total: flags.length })
+            setExportChoice({ selected: chosen, shown: shown.map((r) => r.flag.name), total: flags.length })
             setDialog('export')
           }}
         >
@@ -230,7 +252,7 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
         <div role="rowgroup" className={classes.head}>
           <div role="row" className={classes.row} style={{ gridTemplateColumns: columns }} aria-rowindex={1}>
             <div role="columnheader">
-              <Checkbox aria-label="Select every flag shown" checked={allShown} onChange={(e) => setSelected(e.currentTarget.checked ? shown.map((f) => f.name) : [])} />
+              <Checkbox aria-label="Select every flag shown" checked={allShown} onChange={(e) => setSelected(e.currentTarget.checked ? shown.map((r) => r.flag.name) : [])} />
             </div>
             <div role="columnheader">Name</div>
             <div role="columnheader">Type</div>
@@ -245,7 +267,7 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
         </div>
         <div role="rowgroup" style={{ height: rows.getTotalSize(), position: 'relative' }}>
           {rows.getVirtualItems().map((item) => {
-            const flag = shown[item.index]!
+            const { flag, created, lastSeen, enabled } = shown[item.index]!
             return (
               <div
                 role="row"
@@ -280,20 +302,13 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
                   ))}
                 </div>
                 <div role="cell">{flag.type}</div>
-                <div role="cell">{flag.createdAt ? new Date(flag.createdAt).toLocaleDateString() : ''}</div>
-                <div role="cell">{flag.lastSeenAt ? new Date(flag.lastSeenAt).toLocaleDateString() : 'never'}</div>
-                {environments.map((env) => {
-                  const state = flag.environments.find((e) => e.name === env)
-                  return (
-                    <div role="cell" key={env}>
-                      {canSwitch ? (
-                        <EnvironmentSwitch projectId={projectId} flagName={flag.name} environment={env} enabled={state?.enabled ?? false} />
-                      ) : (
-                        <Text size="sm">{state?.enabled ? 'on' : 'off'}</Text>
-                      )}
-                    </div>
-                  )
-                })}
+                <div role="cell">{created ? day(created) : ''}</div>
+                <div role="cell">{lastSeen ? day(lastSeen) : 'never'}</div>
+                {environments.map((env) => (
+                  <div role="cell" key={env}>
+                    {canSwitch ? <EnvironmentSwitch projectId={projectId} flagName={flag.name} environment={env} enabled={enabled.has(env)} /> : <Text size="sm">{enabled.has(env) ? 'on' : 'off'}</Text>}
+                  </div>
+                ))}
               </div>
             )
           })}
@@ -315,8 +330,12 @@ export function EnvironmentSwitch({ projectId, flagName, environment, enabled, l
           : api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/off', { params }),
       )
     },
-    onSuccess: (flag) => {
+    onSuccess: (flag, on) => {
       queryClient.setQueryData(['flag', projectId, flagName], flag)
+      // The table shows the switch as it now is while the project's flags are read again.
+      queryClient.setQueryData(projectFlagsQuery(projectId).queryKey, (flags) =>
+        flags?.map((f) => (f.name === flagName ? { ...f, environments: f.environments.map((e) => (e.name === environment ? { ...e, enabled: on } : e)) } : f)),
+      )
       void queryClient.invalidateQueries({ queryKey: projectKey(projectId) })
     },
     onError: (error) => notifications.show({ title: `Could not switch ${flagName} in ${environment}`, message: error.message, color: 'red' }),

@@ -1,0 +1,51 @@
+import { queryOptions, type QueryClient } from '@tanstack/react-query'
+import { api, ok, type Schemas } from './client'
+
+export type ProjectFlag = Schemas['featureSearchResponseSchema']
+
+/** Everything read about one project starts with this key: invalidating it refreshes the overview and the flags. */
+export const projectKey = (projectId: string) => ['project', projectId] as const
+
+// Read at start-up while the user's permissions are read, then shown: not asked again as the page mounts.
+const FRESH_MS = 5_000
+/** The flag search's largest page. */
+const PAGE = 1000
+
+/** The project without its flags (`GET …/overview`): statistics, health, environments; archived projects too. */
+export const projectOverviewQuery = (projectId: string) =>
+  queryOptions({
+    queryKey: [...projectKey(projectId), 'overview'] as const,
+    queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/overview', { params: { path: { projectId } } })),
+    staleTime: FRESH_MS,
+  })
+
+/**
+ * Every flag of the project, by name (the flag search: live ones, or `archived` ones): a first page, then the rest
+ * asked for together once the first says how many there are.
+ */
+export const projectFlagsQuery = (projectId: string, archived = false) =>
+  queryOptions({
+    queryKey: [...projectKey(projectId), archived ? 'archived-flags' : 'flags'] as const,
+    queryFn: async (): Promise<ProjectFlag[]> => {
+      const page = (offset: number) =>
+        ok(
+          api.GET('/api/admin/search/features', {
+            params: { query: { project: `IS:${projectId}`, ...(archived ? { archived: 'IS:true' } : {}), sortBy: 'name', limit: String(PAGE), offset: String(offset) } },
+          }),
+        )
+      const first = await page(0)
+      const offsets: number[] = []
+      for (let offset = PAGE; offset < first.total; offset += PAGE) offsets.push(offset)
+      const pages = [first, ...(await Promise.all(offsets.map(page)))]
+      // Pages read one after another can overlap when flags are created meanwhile: each flag once.
+      const byName = new Map(pages.flatMap((p) => p.features.map((f) => [f.name, f] as const)))
+      return [...byName.values()]
+    },
+    staleTime: FRESH_MS,
+  })
+
+/** Asks for what the project page shows first, before the page itself has loaded. */
+export function prefetchProject(queryClient: QueryClient, projectId: string) {
+  void queryClient.prefetchQuery(projectOverviewQuery(projectId))
+  void queryClient.prefetchQuery(projectFlagsQuery(projectId))
+}

@@ -4,7 +4,7 @@ import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { Link, useLocation } from 'wouter'
-import { api, ok } from '../api/client'
+import { api, ok, type Schemas } from '../api/client'
 import { projectFlagsQuery, projectKey, projectOverviewQuery, type ProjectFlag } from '../api/projects'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
@@ -22,23 +22,27 @@ const ImportFlagsForm = lazy(() => import('../components/import-flags'))
 
 type SortKey = 'name' | 'created' | 'lastSeen'
 
+type Overview = Schemas['projectSummarySchema']
+
 /**
  * A project: its statistics and health (`GET …/overview`), and its flags (the flag search) in a virtualized table with
- * a switch per environment; export and import of flags.
+ * a switch per environment; export and import of flags. An archived project's page is read-only: its archived flags,
+ * and reviving or deleting it.
  */
 export default function ProjectPage({ projectId }: { projectId: string }) {
-  const allows = useAllows()
   const overview = useQuery(projectOverviewQuery(projectId))
+  if (overview.isPending) return <Loading />
+  if (overview.isError) return <ErrorMessage error={overview.error} />
+  return overview.data.archivedAt ? <ArchivedProject projectId={projectId} project={overview.data} archivedAt={overview.data.archivedAt} /> : <LiveProject projectId={projectId} project={overview.data} />
+}
+
+function LiveProject({ projectId, project }: { projectId: string; project: Overview }) {
+  const allows = useAllows()
   const flags = useQuery(projectFlagsQuery(projectId))
   const [creating, setCreating] = useState(false)
   const [importing, setImporting] = useState(false)
   const lifecycle = useProjectLifecycle(projectId)
-  if (overview.isPending) return <Loading />
-  if (overview.isError) return <ErrorMessage error={overview.error} />
-  const project = overview.data
-  const { stats } = project
   const environments = project.environments.map((e) => e.environment)
-  const flagCount = project.featureTypeCounts.reduce((n, t) => n + t.count, 0)
   return (
     <Stack>
       <Group justify="space-between">
@@ -74,22 +78,14 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
               <Button variant="default" loading={lifecycle.archive.isPending} onClick={() => window.confirm(`Archive the project ${project.name}?`) && lifecycle.archive.mutate()}>
                 Archive project
               </Button>
-              <Button color="red.9" variant="outline" loading={lifecycle.remove.isPending} onClick={() => window.confirm(`Delete the project ${project.name} and its archived flags for good?`) && lifecycle.remove.mutate()}>
-                Delete project
-              </Button>
+              <DeleteProjectButton project={project} remove={lifecycle.remove} />
             </>
           )}
         </Group>
       </Group>
       {lifecycle.archive.isError && <ErrorMessage error={lifecycle.archive.error} />}
       {lifecycle.remove.isError && <ErrorMessage error={lifecycle.remove.error} />}
-      <SimpleGrid cols={{ base: 2, md: 5 }} aria-label="Project statistics">
-        <Stat label="Health" value={`${project.health}%`} hint="flags that are not stale or potentially stale" />
-        <Stat label="Flags" value={flagCount} />
-        <Stat label="Created (30 days)" value={stats.createdCurrentWindow} hint={`${stats.createdPastWindow} the 30 days before`} />
-        <Stat label="Archived (30 days)" value={stats.archivedCurrentWindow} hint={`${stats.archivedPastWindow} the 30 days before`} />
-        <Stat label="Changes (30 days)" value={stats.projectActivityCurrentWindow} hint={`${project.members} members · mode ${project.mode}`} />
-      </SimpleGrid>
+      <ProjectStats project={project} />
       {flags.isPending ? (
         <Loading />
       ) : flags.isError ? (
@@ -116,6 +112,66 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
         )}
       </Dialog>
     </Stack>
+  )
+}
+
+/** An archived project, read-only as in Unleash: its statistics and archived flags; reviving and deleting it for those who may. */
+function ArchivedProject({ projectId, project, archivedAt }: { projectId: string; project: Overview; archivedAt: string }) {
+  const allows = useAllows()
+  const flags = useQuery(projectFlagsQuery(projectId, true))
+  const lifecycle = useProjectLifecycle(projectId)
+  return (
+    <Stack>
+      <Group justify="space-between">
+        <div>
+          <Group gap="xs">
+            <Title order={1}>{project.name}</Title>
+            <Badge color="gray.7">archived</Badge>
+          </Group>
+          {project.description && <Text c="dimmed">{project.description}</Text>}
+        </div>
+        <Group gap="xs">
+          {allows('UPDATE_PROJECT', projectId) && (
+            <Button loading={lifecycle.revive.isPending} onClick={() => lifecycle.revive.mutate()}>
+              Revive project
+            </Button>
+          )}
+          {allows('DELETE_PROJECT', projectId) && <DeleteProjectButton project={project} remove={lifecycle.remove} />}
+        </Group>
+      </Group>
+      <Alert color="gray" title="This project is archived" role="status">
+        Archived on {new Date(archivedAt).toLocaleString()}. It and its flags can only be read: SDKs receive none of them. Revive it to change it (its flags stay archived until
+        revived one by one).
+      </Alert>
+      {lifecycle.revive.isError && <ErrorMessage error={lifecycle.revive.error} />}
+      {lifecycle.remove.isError && <ErrorMessage error={lifecycle.remove.error} />}
+      <ProjectStats project={project} />
+      <Title order={2} size="h3">
+        Archived flags
+      </Title>
+      {flags.isPending ? <Loading /> : flags.isError ? <ErrorMessage error={flags.error} /> : <FlagsTable projectId={projectId} flags={flags.data} environments={[]} canSwitch={false} canArchive={false} archived />}
+    </Stack>
+  )
+}
+
+function DeleteProjectButton({ project, remove }: { project: Overview; remove: ReturnType<typeof useProjectLifecycle>['remove'] }) {
+  return (
+    <Button color="red.9" variant="outline" loading={remove.isPending} onClick={() => window.confirm(`Delete the project ${project.name} and its archived flags for good?`) && remove.mutate()}>
+      Delete project
+    </Button>
+  )
+}
+
+function ProjectStats({ project }: { project: Overview }) {
+  const { stats } = project
+  return (
+    <SimpleGrid cols={{ base: 2, md: 5 }} aria-label="Project statistics">
+      <Stat label="Health" value={`${project.health}%`} hint="flags that are not stale or potentially stale" />
+      <Stat label="Flags" value={project.featureTypeCounts.reduce((n, t) => n + t.count, 0)} />
+      <Stat label="Created (30 days)" value={stats.createdCurrentWindow} hint={`${stats.createdPastWindow} the 30 days before`} />
+      <Stat label="Archived (30 days)" value={stats.archivedCurrentWindow} hint={`${stats.archivedPastWindow} the 30 days before`} />
+      <Stat label="Changes (30 days)" value={stats.projectActivityCurrentWindow} hint={`${project.members} members · mode ${project.mode}`} />
+    </SimpleGrid>
   )
 }
 
@@ -162,7 +218,25 @@ const day = (ms: number) => new Date(ms).toLocaleDateString()
 
 const ROW_HEIGHT = 52
 
-function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: { projectId: string; flags: ProjectFlag[]; environments: string[]; canSwitch: boolean; canArchive: boolean }) {
+/**
+ * The project's flags; everyone may select (a selection is exported, and archived by those who may). `archived`: an
+ * archived project's, read-only (no selection; not linked: their pages offer changes), with when each was archived.
+ */
+function FlagsTable({
+  projectId,
+  flags,
+  environments,
+  canSwitch,
+  canArchive,
+  archived = false,
+}: {
+  projectId: string
+  flags: ProjectFlag[]
+  environments: string[]
+  canSwitch: boolean
+  canArchive: boolean
+  archived?: boolean
+}) {
   const [selected, setSelected] = useState<string[]>([])
   const [dialog, setDialog] = useState<'archive' | 'export'>()
   const [exportChoice, setExportChoice] = useState<ExportChoice>()
@@ -188,8 +262,8 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
 
   const scroller = useRef<HTMLDivElement>(null)
   const rows = useVirtualizer({ count: shown.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 10 })
-  // Everyone may select: a selection is exported, and archived by those who may.
-  const columns = `32px minmax(200px, 2fr) 110px 110px 110px ${environments.map(() => '120px').join(' ')}`
+  const selectable = !archived
+  const columns = `${selectable ? '32px ' : ''}minmax(200px, 2fr) 110px 110px 110px ${environments.map(() => '120px').join(' ')}`
   const allShown = shown.length > 0 && shown.every((r) => isChosen.has(r.flag.name))
 
   return (
@@ -209,20 +283,22 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
       </Group>
       <Group>
         <Text size="sm" c="dimmed" aria-live="polite">
-          {shown.length} of {flags.length} flags · {chosen.length} selected
+          {shown.length} of {flags.length} flags{selectable && ` · ${chosen.length} selected`}
         </Text>
-        <Button
-          size="xs"
-          variant="default"
-          disabled={flags.length === 0}
-          onClick={() => {
-            // What the dialog offers is what the table held when it opened.
-            setExportChoice({ selected: chosen, shown: shown.map((r) => r.flag.name), total: flags.length })
-            setDialog('export')
-          }}
-        >
-          Export
-        </Button>
+        {selectable && (
+          <Button
+            size="xs"
+            variant="default"
+            disabled={flags.length === 0}
+            onClick={() => {
+              // What the dialog offers is what the table held when it opened.
+              setExportChoice({ selected: chosen, shown: shown.map((r) => r.flag.name), total: flags.length })
+              setDialog('export')
+            }}
+          >
+            Export
+          </Button>
+        )}
         {canArchive && (
           <Button size="xs" variant="default" disabled={chosen.length === 0} onClick={() => setDialog('archive')}>
             Archive selected
@@ -251,13 +327,15 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
       <div ref={scroller} className={classes.scroller} role="table" aria-label="Flags" aria-rowcount={shown.length + 1}>
         <div role="rowgroup" className={classes.head}>
           <div role="row" className={classes.row} style={{ gridTemplateColumns: columns }} aria-rowindex={1}>
-            <div role="columnheader">
-              <Checkbox aria-label="Select every flag shown" checked={allShown} onChange={(e) => setSelected(e.currentTarget.checked ? shown.map((r) => r.flag.name) : [])} />
-            </div>
+            {selectable && (
+              <div role="columnheader">
+                <Checkbox aria-label="Select every flag shown" checked={allShown} onChange={(e) => setSelected(e.currentTarget.checked ? shown.map((r) => r.flag.name) : [])} />
+              </div>
+            )}
             <div role="columnheader">Name</div>
             <div role="columnheader">Type</div>
             <div role="columnheader">Created</div>
-            <div role="columnheader">Last seen</div>
+            <div role="columnheader">{archived ? 'Archived' : 'Last seen'}</div>
             {environments.map((env) => (
               <div role="columnheader" key={env}>
                 {env}
@@ -276,20 +354,26 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
                 className={classes.row}
                 style={{ gridTemplateColumns: columns, position: 'absolute', top: 0, left: 0, right: 0, height: ROW_HEIGHT, transform: `translateY(${item.start}px)` }}
               >
-                <div role="cell">
-                  <Checkbox
-                    aria-label={`Select ${flag.name}`}
-                    checked={isChosen.has(flag.name)}
-                    onChange={(e) => {
-                      const on = e.currentTarget.checked
-                      setSelected((s) => (on ? [...s, flag.name] : s.filter((n) => n !== flag.name)))
-                    }}
-                  />
-                </div>
+                {selectable && (
+                  <div role="cell">
+                    <Checkbox
+                      aria-label={`Select ${flag.name}`}
+                      checked={isChosen.has(flag.name)}
+                      onChange={(e) => {
+                        const on = e.currentTarget.checked
+                        setSelected((s) => (on ? [...s, flag.name] : s.filter((n) => n !== flag.name)))
+                      }}
+                    />
+                  </div>
+                )}
                 <div role="cell" className={classes.name}>
-                  <Anchor component={Link} href={flagPath(projectId, flag.name)}>
-                    {flag.name}
-                  </Anchor>
+                  {archived ? (
+                    flag.name
+                  ) : (
+                    <Anchor component={Link} href={flagPath(projectId, flag.name)}>
+                      {flag.name}
+                    </Anchor>
+                  )}
                   {flag.stale && (
                     <Badge size="xs" color="red.9" ml={6}>
                       stale
@@ -303,7 +387,7 @@ function FlagsTable({ projectId, flags, environments, canSwitch, canArchive }: {
                 </div>
                 <div role="cell">{flag.type}</div>
                 <div role="cell">{created ? day(created) : ''}</div>
-                <div role="cell">{lastSeen ? day(lastSeen) : 'never'}</div>
+                <div role="cell">{archived ? (flag.archivedAt ? day(Date.parse(flag.archivedAt)) : '') : lastSeen ? day(lastSeen) : 'never'}</div>
                 {environments.map((env) => (
                   <div role="cell" key={env}>
                     {canSwitch ? <EnvironmentSwitch projectId={projectId} flagName={flag.name} environment={env} enabled={enabled.has(env)} /> : <Text size="sm">{enabled.has(env) ? 'on' : 'off'}</Text>}
@@ -428,7 +512,7 @@ function ArchiveFlagsForm({ projectId, features, onDone }: { projectId: string; 
   )
 }
 
-/** Archiving and deleting the project (`POST /api/admin/projects/archive/{id}`, `DELETE /api/admin/projects/{id}`), then back to the projects. */
+/** Archiving and deleting the project (`POST /api/admin/projects/archive/{id}`, `DELETE /api/admin/projects/{id}`), then back to the projects; reviving it (`POST …/revive/{id}`). */
 function useProjectLifecycle(projectId: string) {
   const queryClient = useQueryClient()
   const [, setLocation] = useLocation()
@@ -446,7 +530,15 @@ function useProjectLifecycle(projectId: string) {
     mutationFn: () => ok(api.DELETE('/api/admin/projects/{projectId}', { params: { path: { projectId } } })),
     onSuccess: done(`Project ${projectId} deleted`),
   })
-  return { archive, remove }
+  // Revived, the project's page shows it live (its flags stay archived).
+  const revive = useMutation({
+    mutationFn: () => ok(api.POST('/api/admin/projects/revive/{projectId}', { params: { path: { projectId } } })),
+    onSuccess: async () => {
+      await Promise.all([queryClient.invalidateQueries({ queryKey: ['projects'] }), queryClient.invalidateQueries({ queryKey: projectKey(projectId) })])
+      notifications.show({ message: `Project ${projectId} revived (its flags stay archived)`, color: 'green' })
+    },
+  })
+  return { archive, remove, revive }
 }
 
 /** The project's environments, each removable (`DELETE …/environments/{environment}`) with the flags' configuration there. */

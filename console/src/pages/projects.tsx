@@ -125,7 +125,11 @@ function ArchivedProjects() {
         <Table.Tbody>
           {projects.map((p) => (
             <Table.Tr key={p.id}>
-              <Table.Td>{p.name}</Table.Td>
+              <Table.Td>
+                <Anchor component={Link} href={projectPath(p.id)}>
+                  {p.name}
+                </Anchor>
+              </Table.Td>
               <Table.Td>{p.id}</Table.Td>
               <Table.Td>{p.archivedAt ? new Date(p.archivedAt).toLocaleString() : ''}</Table.Td>
               <Table.Td>

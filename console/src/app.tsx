@@ -2,7 +2,7 @@ import { Suspense } from 'react'
 import type { QueryClient } from '@tanstack/react-query'
 import { Loading } from './components/loading'
 import { Route, Switch } from 'wouter'
-import { SIGN_IN_PATH, SIGN_UP_PATH } from './api/client'
+import { NEW_USER_PATH, SIGN_IN_PATH, SIGN_UP_PATH } from './api/client'
 import { useMe } from './api/session'
 import { Shell } from './components/shell'
 import { ErrorMessage } from './components/error-message'
@@ -12,6 +12,7 @@ import { prefetchProject } from './api/projects'
 // Each page is its own chunk: the first load carries only the shell and the sign-in page (see preloadFor).
 const SignInPage = lazyPage(() => import('./pages/sign-in'))
 const SignUpPage = lazyPage(() => import('./pages/sign-up'))
+const NewUserPage = lazyPage(() => import('./pages/new-user'))
 const HomePage = lazyPage(() => import('./pages/home'))
 const ProjectsPage = lazyPage(() => import('./pages/projects'))
 const ProjectPage = lazyPage(() => import('./pages/project'))
@@ -63,6 +64,7 @@ export function App() {
       <Switch>
         <Route path={SIGN_IN_PATH} component={SignInPage} />
         <Route path={SIGN_UP_PATH} component={SignUpPage} />
+        <Route path={NEW_USER_PATH} component={NewUserPage} />
         <Route>
           <SignedIn />
         </Route>

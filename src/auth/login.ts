@@ -62,6 +62,7 @@ export async function validateResetToken(db: Db, token: string, now: Date) {
   return {
     id: user.id,
     ...(user.name ? { name: user.name } : {}),
+    ...(user.username ? { username: user.username } : {}),
     email: user.email ?? '',
     token,
     createdBy,

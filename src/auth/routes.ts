@@ -3,10 +3,8 @@ import * as z from '../http/zod.js'
 import { createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { PasswordSchema, RoleSchema, UserSchema } from '../users/schemas.js'
-import { NEW_USER_PATH } from '../users/reset-tokens.js'
 import { resetPasswordWithToken, signIn, validateResetToken } from './login.js'
 import { clearSessionCookie, deleteSession, sessionIdOf, setSessionCookie } from './sessions.js'
-import { newUserPage } from './new-user-page.js'
 
 const tags = ['Auth']
 
@@ -21,6 +19,7 @@ const TokenUserSchema = z
   .object({
     id: z.number().int(),
     name: z.string().optional(),
+    username: z.string().optional().openapi({ description: "The user's username, when they have one (the console signs them in with it, or with the e-mail)" }),
     email: z.string(),
     token: z.string(),
     createdBy: z.string().nullable(),
@@ -66,7 +65,8 @@ const validateRoute = createRoute({
   operationId: 'validateToken',
   tags,
   summary: 'Check an invite or password-reset link',
-  description: 'The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise.',
+  description:
+    'The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise. The link itself (`/new-user?token=…`) opens the web console\'s page, which asks this, then sets the password.',
   request: { query: z.object({ token: z.string().min(1).max(200).openapi({ param: { name: 'token', in: 'query' } }) }) },
   responses: { 200: { description: 'The link is valid', content: jsonContent(TokenUserSchema) }, ...pickErrors(400, 401) },
 })
@@ -83,16 +83,6 @@ const resetPasswordRoute = createRoute({
     'Emits `user-updated` by the user (noting the change, without the password).',
   request: { body: { required: true, content: jsonContent(ChangePasswordSchema) } },
   responses: { 200: { description: 'The password was set' }, ...pickErrors(400, 401, 415) },
-})
-
-const newUserPageRoute = createRoute({
-  method: 'get',
-  path: NEW_USER_PATH,
-  operationId: 'newUserPage',
-  tags,
-  summary: 'The page an invite link opens',
-  description: 'A small HTML page where the invited user sets a password; it posts to /auth/reset/password.',
-  responses: { 200: { description: 'The page', content: { 'text/html': { schema: z.string() } } } },
 })
 
 export const authRoutes = createRouter()
@@ -113,11 +103,4 @@ export const authRoutes = createRouter()
     const { token, password } = c.req.valid('json')
     await resetPasswordWithToken(c.var.db, token, password, c.var.clock())
     return c.body(null, 200)
-  })
-  .openapi(newUserPageRoute, (c) => {
-    const { html, nonce } = newUserPage()
-    c.header('Content-Security-Policy', `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'`)
-    c.header('Referrer-Policy', 'no-referrer')
-    c.header('Cache-Control', 'no-store')
-    return c.html(html, 200)
   })

@@ -7,7 +7,7 @@ import { hashSecret, randomHex } from '../api-tokens/secrets.js'
 /** Invite and reset links work once, for seven days. */
 export const RESET_TOKEN_TTL_MS = 7 * 24 * 60 * 60 * 1000
 
-/** The page an invite link opens (served by the auth routes). */
+/** The web console's page an invite or password-reset link opens (console/src/pages/new-user.tsx): the console's, not the app's. */
 export const NEW_USER_PATH = '/new-user'
 
 export const resetLink = (baseUrl: string, token: string) => `${baseUrl.replace(/\/+$/, '')}${NEW_USER_PATH}?token=${encodeURIComponent(token)}`

@@ -1,6 +1,7 @@
-// The signed-in user's own account in the web console: changing their password from the account menu.
+// The signed-in user's own account in the web console: changing their password from the account menu, and setting the
+// first one through an invite link.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { checkPage, startConsole, type ConsoleUnderTest } from './harness.js'
+import { ADMIN_PASSWORD, checkPage, comboboxOf, startConsole, type ConsoleUnderTest } from './harness.js'
 
 let ui: ConsoleUnderTest
 beforeAll(async () => {
@@ -35,5 +36,52 @@ describe('the account menu', { timeout: 60_000 }, () => {
     await page.locator('input[type=password]').fill('second passphrase')
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('heading', { name: 'Your dashboard' }).waitFor()
+  })
+})
+
+describe('an invite link', { timeout: 60_000 }, () => {
+  it('opens the console, which checks it, takes a password the server accepts and signs the new user in; used, it no longer works', async () => {
+    const admin = await ui.newPage()
+    await ui.signIn(admin, 'admin', ADMIN_PASSWORD)
+    await admin.getByRole('heading', { name: 'Your dashboard' }).waitFor()
+    await admin.goto(`${ui.url}/users`)
+    await admin.getByRole('button', { name: 'Create user' }).click()
+    const dialog = admin.getByRole('dialog', { name: 'Create user' })
+    await dialog.getByLabel('Username').fill('ivy')
+    await dialog.getByLabel('Name', { exact: true }).fill('Ivy Invited')
+    await comboboxOf(dialog, 'Root role').click({ force: true })
+    await admin.getByRole('option', { name: 'Viewer' }).click()
+    await dialog.getByRole('button', { name: 'Create' }).click()
+    const link = await admin.getByRole('dialog', { name: 'Invite link' }).getByLabel('Invite link').inputValue()
+    expect(new URL(link).pathname).toBe('/new-user')
+
+    // A fresh browser context: nobody is signed in there.
+    const invited = await ui.newPage()
+    await invited.goto(link)
+    await invited.getByText('Set a password for Ivy Invited').waitFor()
+    await checkPage(invited, 'new-user')
+    await invited.getByLabel(/^New password(?! again)/).fill('short')
+    await invited.getByLabel('New password again').fill('different')
+    await invited.getByRole('button', { name: 'Set password and sign in' }).click()
+    await expect.poll(() => invited.getByRole('alert').textContent()).toMatch(/The two passwords differ/)
+    await invited.getByLabel('New password again').fill('short')
+    await invited.getByRole('button', { name: 'Set password and sign in' }).click()
+    await expect.poll(() => invited.getByRole('alert').textContent()).toMatch(/^The server refused this password.*password must be at least 8 characters/)
+
+    await invited.getByLabel(/^New password(?! again)/).fill('ivy invited passphrase')
+    await invited.getByLabel('New password again').fill('ivy invited passphrase')
+    await invited.getByRole('button', { name: 'Set password and sign in' }).click()
+    await invited.getByRole('heading', { name: 'Your dashboard' }).waitFor()
+    expect(new URL(invited.url()).pathname).toBe('/')
+    await invited.getByRole('button', { name: /Account of (Ivy Invited|ivy)/ }).waitFor()
+
+    // Signing in afresh with the password set works; the link is used up.
+    const again = await ui.newPage()
+    await ui.signIn(again, 'ivy', 'ivy invited passphrase')
+    await again.getByRole('heading', { name: 'Your dashboard' }).waitFor()
+    const spent = await ui.newPage()
+    await spent.goto(link)
+    await expect.poll(() => spent.getByRole('alert').textContent()).toMatch(/invalid, was already used or has expired/)
+    await checkPage(spent, 'new-user-used')
   })
 })

@@ -254,9 +254,9 @@ describe('worker bundle in workerd', () => {
 })
 
 describe('the web console at the edge (Workers static assets)', () => {
-  it("answers / and the console's own routes with its index.html, revalidated on every load", async () => {
+  it("answers / and the console's own routes (the pages links lead to among them) with its index.html, revalidated on every load", async () => {
     const index = await readFile(join(config.assets!.directory, 'index.html'), 'utf8')
-    for (const path of ['/', '/projects/checkout', '/projects/checkout/flags/new-checkout', '/events', '/sign-up?invite=abc']) {
+    for (const path of ['/', '/projects/checkout', '/projects/checkout/flags/new-checkout', '/events', '/sign-up?invite=abc', '/new-user?token=x']) {
       const page = await call('GET', path, { token: null })
       expect([path, page.status, page.headers.get('content-type'), page.text]).toEqual([path, 200, expect.stringMatching(/^text\/html/), index])
     }
@@ -265,14 +265,13 @@ describe('the web console at the edge (Workers static assets)', () => {
     expect([asset.status, asset.headers.get('content-type')]).toEqual([200, expect.stringMatching(/javascript/)])
   })
 
-  it("still sends the app's paths to the worker: the API, its 404, the health check, the docs and the invite page", async () => {
+  it("still sends the app's paths to the worker: the API, its 404, the health check, the docs and the invite link's checks", async () => {
     expect((await call('GET', '/api/admin/projects')).body).toMatchObject({ projects: expect.any(Array) })
     expect((await call('GET', '/api/admin/no-such-route')).body).toMatchObject({ name: 'NotFoundError' })
     expect((await call('GET', '/health', { token: null })).body).toEqual({ health: 'GOOD' })
     expect((await call('GET', '/docs/openapi.json', { token: null })).body).toMatchObject({ openapi: '3.1.0' })
-    const invite = await call('GET', '/new-user?token=x', { token: null })
-    expect([invite.status, invite.headers.get('cache-control')]).toEqual([200, 'no-store'])
-    // An invite link's page is the console's (above); the routes it calls are the worker's.
+    // The pages links lead to are the console's (above); the routes they call are the worker's.
+    expect((await call('GET', '/auth/reset/validate?token=x', { token: null })).body).toMatchObject({ name: 'AuthenticationRequired' })
     expect((await call('GET', '/invite/0123456789abcdef0123456789abcdef/validate', { token: null })).body).toMatchObject({ name: 'ValidationError' })
     const signOn = await mf!.dispatchFetch('http://flagpost.test/auth/oidc/login', { redirect: 'manual' })
     expect([signOn.status, signOn.headers.get('location')]).toEqual([302, expect.stringMatching(/^\/sign-in\?errorMsg=/)])

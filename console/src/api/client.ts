@@ -5,6 +5,8 @@ export type Schemas = components['schemas']
 
 /** What the signed-in user was doing when a 401 sent them to the sign-in page. */
 export const SIGN_IN_PATH = '/sign-in'
+/** Where a new user's link (`inviteLink` of POST /api/admin/user-admin) and password-reset links lead (the server's NEW_USER_PATH, in src/users/reset-tokens.ts). */
+export const NEW_USER_PATH = '/new-user'
 
 /** The page an invite link opens (`?invite=<secret>`), open to anyone: the server's invite links point here. */
 export const SIGN_UP_PATH = '/sign-up'

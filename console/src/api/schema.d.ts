@@ -1982,7 +1982,7 @@ export interface paths {
         };
         /**
          * Check an invite or password-reset link
-         * @description The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise.
+         * @description The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise. The link itself (`/new-user?token=…`) opens the web console's page, which asks this, then sets the password.
          */
         get: operations["validateToken"];
         put?: never;
@@ -2007,26 +2007,6 @@ export interface paths {
          * @description Sets the password (at least 8 characters) of the user the link belongs to and uses the link up: it works once. `loginAttempts` goes back to 0 and the user's sessions end. 401 for a link that is invalid, used or expired. Emits `user-updated` by the user (noting the change, without the password).
          */
         post: operations["changePassword"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/new-user": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The page an invite link opens
-         * @description A small HTML page where the invited user sets a password; it posts to /auth/reset/password.
-         */
-        get: operations["newUserPage"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5068,6 +5048,8 @@ export interface components {
         tokenUserSchema: {
             id: number;
             name?: string;
+            /** @description The user's username, when they have one (the console signs them in with it, or with the e-mail) */
+            username?: string;
             email: string;
             token: string;
             createdBy: string | null;
@@ -14692,26 +14674,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["errorSchema"];
-                };
-            };
-        };
-    };
-    newUserPage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
                 };
             };
         };

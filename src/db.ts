@@ -177,6 +177,9 @@ async function send<T extends readonly ((q: Db) => PromiseLike<unknown>)[]>(
  */
 export const rowText = (table: PgTable) => sql<string>`${table}::text`
 
+/** A LIKE pattern matching text that contains `text` (its `%`, `_` and backslash taken literally). */
+export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
 /**
  * Runs a write computed from a read and made only if what it was computed from still holds (one statement, or
  * a `batch` whose statements check it: over Neon's HTTP, a read and a write, two round trips, where an

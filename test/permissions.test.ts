@@ -451,6 +451,12 @@ const grants: Grant[] = [
   { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: '{name}', type: 'client', environment: 'development', projects: ['shop'] }, given: name('o'), status: 201 },
   { who: () => owner, role: 'Owner of shop', method: 'POST', path: F, body: { name: '{name}' }, given: name('owner-flag'), status: 201 },
   { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other?' }, status: 403 },
+  // The user search serves adding project members: admins, Editors (UPDATE_PROJECT everywhere) and Owners of some project.
+  { who: () => admin, role: 'Admin', method: 'GET', path: '/api/admin/user-admin/search?q=mem', status: 200 },
+  { who: () => editor, role: 'Editor', method: 'GET', path: '/api/admin/user-admin/search?q=mem', status: 200 },
+  { who: () => owner, role: 'Owner of shop', method: 'GET', path: '/api/admin/user-admin/search?q=mem', status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'GET', path: '/api/admin/user-admin/search?q=mem', status: 403 },
+  { who: () => viewer, role: 'Viewer', method: 'GET', path: '/api/admin/user-admin/search?q=mem', status: 403 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/environments', body: { name: '{name}', type: 'test' }, given: name('qa'), status: 201 },
   // Roles and groups are an admin's, as in Unleash; a project's Owner manages who holds which role there.
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/roles', body: { name: '{name}', permissions: [{ name: 'CREATE_FEATURE' }] }, given: name('admin-role'), status: 201 },

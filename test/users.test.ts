@@ -400,3 +400,57 @@ describe('POST /api/admin/user/change-password', () => {
     expect((await t.call('POST', PATH, { body: { oldPassword: 'x', password: NEW }, token: null })).status).toBe(401)
   })
 })
+
+describe('GET /api/admin/user-admin/search', () => {
+  const search = (q: string, as: { call: TestUser['call'] } | undefined = undefined) => (as ? as.call('GET', `/api/admin/user-admin/search?q=${encodeURIComponent(q)}`) : t.call('GET', `/api/admin/user-admin/search?q=${encodeURIComponent(q)}`))
+
+  it('finds users by name, username or e-mail, ignoring case, answering only what names them', async () => {
+    const tag = fresh('zebra').replace('-', '')
+    const created = await createUser({ username: `${tag}-rider`, name: `Zoe ${tag.toUpperCase()}`, email: `${tag}@stripes.example`, password: 'zebra passphrase', rootRole: 'Viewer' })
+    expect(created.status, created.text).toBe(201)
+    for (const q of [tag, tag.toUpperCase(), `${tag}-rid`, `${tag}@stripes`, `zoe ${tag}`]) {
+      const res = await search(q)
+      expect(res.status, res.text).toBe(200)
+      expect(res.body, q).toEqual([{ id: created.body.id, name: `Zoe ${tag.toUpperCase()}`, username: `${tag}-rider`, email: `${tag}@stripes.example`, imageUrl: expect.stringMatching(/^https:\/\//) }])
+    }
+    // Never password data, sessions or sign-in records.
+    expect(JSON.stringify((await search(tag)).body)).not.toMatch(/password|loginAttempts|seenAt|session|rootRole/i)
+  })
+
+  it('finds no one with fewer than 2 characters, takes % and _ literally, leaves deleted users out and answers at most 20', async () => {
+    const tag = fresh('many').replace('-', '')
+    const ids: number[] = []
+    for (let i = 0; i < 22; i++) ids.push((await createUser({ username: `${tag}-${String(i).padStart(2, '0')}`, rootRole: 'Viewer', sendEmail: false })).body.id)
+    const found = await search(tag)
+    expect(found.body).toHaveLength(20)
+    expect(found.body.map((u: { username: string }) => u.username)).toEqual(Array.from({ length: 20 }, (_, i) => `${tag}-${String(i).padStart(2, '0')}`))
+    expect((await search('a')).body).toEqual([])
+    expect((await search('')).body).toEqual([])
+    expect((await search('%%')).body).toEqual([])
+    expect((await search(`${tag}_0`)).body).toEqual([])
+    expect((await t.call('DELETE', `/api/admin/user-admin/${ids[0]}`)).status).toBe(200)
+    expect((await search(`${tag}-00`)).body).toEqual([])
+    // Service accounts are no users to search for (as users' listings leave them out).
+    expect((await t.call('POST', '/api/admin/service-account', { body: { username: `${tag}-bot`, name: 'Bot', rootRole: 'Viewer' } })).status).toBe(201)
+    expect((await search(`${tag}-bot`)).body).toEqual([])
+  })
+
+  it('answers 400 for a query over 100 characters', async () => {
+    const res = await search('x'.repeat(101))
+    expect(res.status).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+  })
+
+  it("answers a project's Owner who is no admin, and refuses a Viewer who owns no project, naming the permission", async () => {
+    const owner = await createSignedInUser(t, fresh('owner'), 'Viewer')
+    const project = fresh('owned')
+    expect((await t.call('POST', '/api/admin/projects', { body: { id: project, name: project } })).status).toBe(201)
+    expect((await viewer.call('GET', '/api/admin/user-admin/search?q=vera')).status).toBe(403)
+    expect((await viewer.call('GET', '/api/admin/user-admin/search?q=vera')).body.message).toMatch(/permission=UPDATE_PROJECT in at least one project/)
+    expect((await t.call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [4], users: [owner.id] } })).status).toBe(200)
+    // Their session's principal was forgotten by that write: the next request reads their new role.
+    const res = await owner.call('GET', '/api/admin/user-admin/search?q=vera')
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.map((u: { username: string }) => u.username)).toContain('vera')
+  })
+})

@@ -239,10 +239,25 @@ export function covers(held: HeldPermissions, key: string): boolean {
   return held.has(Permission.ADMIN) || held.has(permission) || (environment !== undefined && held.has(key))
 }
 
+/**
+ * Whether the caller holds `permission` instance-wide or in at least one project (a project Owner's UPDATE_PROJECT):
+ * for what serves a project-scoped task without naming the project.
+ */
+export function hasPermissionInSomeProject(principal: Principal, permission: PermissionName): boolean {
+  if (hasPermission(principal, permission)) return true
+  if (principal.kind !== 'user') return false
+  return [...principal.grants.projects.values()].some((held) => holds(held, permission, undefined))
+}
+
 /** Throws 403 NoAccessError naming the missing permission (and the environment) unless the caller has it. */
 export function requirePermission(principal: Principal, permission: PermissionName, scope: PermissionScope = {}): void {
   if (hasPermission(principal, permission, scope)) return
   const where = scope.environment ? ` defined for environment=${scope.environment}` : ''
   const project = scope.project ? ` in project=${scope.project}` : ''
   throw noAccess(`You need permission=${permission}${where}${project} to perform this action`)
+}
+
+/** Throws 403 NoAccessError naming the missing permission unless the caller holds it instance-wide or in some project. */
+export function requirePermissionInSomeProject(principal: Principal, permission: PermissionName): void {
+  if (!hasPermissionInSomeProject(principal, permission)) throw noAccess(`You need permission=${permission} in at least one project to perform this action`)
 }

@@ -1,6 +1,6 @@
 import { and, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import { events } from '../../schema/index.js'
-import { queryRows, statement, type Db } from '../db.js'
+import { containsPattern, queryRows, statement, type Db } from '../db.js'
 import { validationError } from '../core/errors.js'
 import { countColumn, keepCountCache, readCount, totalOf } from './count-cache.js'
 import type { EventSearchQuery } from './schemas.js'
@@ -41,7 +41,6 @@ const anyOf = (column: typeof events.featureName | typeof events.project | typeo
 // The same expression as the trigram index events_search_text_idx (migration 0004), so the index is used.
 const searchText = sql`lower(coalesce(${events.data}::text, '') || ' ' || coalesce(${events.preData}::text, '') || ' ' || ${events.tags}::text)`
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 const dayStart = (filter: string) => new Date(`${filter.slice(3)}T00:00:00.000Z`)
 
@@ -68,7 +67,7 @@ export function searchConditions(q: Omit<EventSearchQuery, 'offset' | 'limit'>):
   if (q.to) where.push(lt(events.createdAt, new Date(dayStart(q.to).getTime() + 86_400_000)))
   if (q.from && q.to && dayStart(q.from) > dayStart(q.to)) throw validationError('from must not be after to', [{ path: 'query.from', message: 'must not be after to' }])
   const text = q.query?.trim()
-  if (text) where.push(sql`${searchText} like ${`%${escapeLike(text.toLowerCase())}%`}`)
+  if (text) where.push(sql`${searchText} like ${containsPattern(text.toLowerCase())}`)
   return where
 }
 

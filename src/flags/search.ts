@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
-import { queryRows, type Db } from '../db.js'
+import { containsPattern, queryRows, type Db } from '../db.js'
 import { validationError } from '../core/errors.js'
 import { SYSTEM_USER_ID } from '../core/principal.js'
 import { avatarUrl } from '../users/avatar.js'
@@ -35,7 +35,6 @@ function compared(column: SQL, { operator, values }: { operator: Operator; value
   return including(operator) ? sql`${column} = any(${array})` : sql`${column} <> all(${array})`
 }
 
-const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 /**
  * The flag's current stage is one of `stages` (a flag with no stage yet is `initial`). The flags in a stage are found
  * once, not a stage read per flag: a set of the latest stages of every flag is cheaper than 10,000 lookups.
@@ -111,7 +110,7 @@ export function searchConditions(q: FeatureSearchQuery, principal: string): SQL[
   const where = lifecycleAndArchived(q)
   const terms = [...new Set((q.query ?? '').split(',').map((t) => t.trim().toLowerCase()).filter((t) => t !== ''))]
   if (terms.length > 0) {
-    const patterns = terms.map((t) => `%${escapeLike(t)}%`)
+    const patterns = terms.map(containsPattern)
     // The same expression as the trigram index features_search_text_idx.
     // As sets (each found once, by the trigram index for the text), not tested flag by flag.
     const text = sql.join(patterns.map((p) => sql`lower(g.name || ' ' || coalesce(g.description, '')) like ${p}`), sql` or `)

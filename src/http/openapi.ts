@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { Hook } from '@hono/zod-openapi'
 import { ZodError } from 'zod'
 import type { AppEnv } from './context.js'
-import { requirePermission, type PermissionName } from '../core/permissions.js'
+import { requirePermission, requirePermissionInSomeProject, type PermissionName } from '../core/permissions.js'
 import { validationError, type ErrorDetail } from '../core/errors.js'
 
 export const SECURITY_SCHEME = 'apiKey'
@@ -37,6 +37,8 @@ export interface RoutePermission {
   project?: string
   environment?: string
   checkedBy?: 'handler'
+  /** Held instance-wide or in at least one project (e.g. an Owner of any project), for what names no project. */
+  inSomeProject?: true
 }
 
 type ReadMethod = 'get' | 'head' | 'options' | 'trace'
@@ -54,9 +56,10 @@ const changeRequestRuleConsulted: MiddlewareHandler<AppEnv> = async (c, next) =>
 }
 
 const permissionFirst =
-  ({ name, project, environment }: RoutePermission): MiddlewareHandler<AppEnv> =>
+  ({ name, project, environment, inSomeProject }: RoutePermission): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    requirePermission(c.var.principal, name, { project: project && c.req.param(project), environment: environment && c.req.param(environment) })
+    if (inSomeProject) requirePermissionInSomeProject(c.var.principal, name)
+    else requirePermission(c.var.principal, name, { project: project && c.req.param(project), environment: environment && c.req.param(environment) })
     await next()
   }
 

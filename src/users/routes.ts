@@ -3,8 +3,21 @@ import { pickErrors } from '../http/errors.js'
 import { publicBaseUrl } from './accounts.js'
 import { Permission } from '../core/permissions.js'
 import { describeCaller } from './me.js'
-import { ChangeUserPasswordSchema, CreatedUserSchema, CreateUserSchema, MeSchema, UpdateUserSchema, UserIdParam, UserSchema, UsersSchema } from './schemas.js'
-import { changeUserPassword, createUser, deleteUser, getUser, listUsers, updateUser } from './store.js'
+import {
+  ChangeUserPasswordSchema,
+  CreatedUserSchema,
+  CreateUserSchema,
+  MeSchema,
+  UpdateUserSchema,
+  USER_SEARCH_MAX_QUERY,
+  USER_SEARCH_MAX_RESULTS,
+  UserIdParam,
+  UserSchema,
+  UserSearchQuerySchema,
+  UsersSchema,
+  UsersSearchSchema,
+} from './schemas.js'
+import { changeUserPassword, createUser, deleteUser, getUser, listUsers, searchUsers, updateUser } from './store.js'
 import { changeOwnPassword } from '../auth/login.js'
 import { usersAndGroups } from '../groups/store.js'
 import { UsersGroupsBaseSchema } from '../groups/schemas.js'
@@ -64,6 +77,22 @@ const getUsersAndGroupsRoute = adminRoute({
     'The active users (id, name, username, e-mail, picture) and the groups (id, name, root role, member count): what is needed to give them roles in a project. ' +
     'Any authenticated caller, as in Unleash (project owners choose from them).',
   responses: { 200: { description: 'The users and groups', content: jsonContent(UsersGroupsBaseSchema) }, ...pickErrors(401, 403) },
+})
+
+const searchUsersRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/user-admin/search',
+  operationId: 'searchUsers',
+  // Project Owners add members by name without being admins; Viewers and Members may not list the users.
+  'x-permission': { name: Permission.UPDATE_PROJECT, inSomeProject: true },
+  tags,
+  summary: 'Search users',
+  description:
+    `Users whose name, username or e-mail contains \`q\` (ignoring case; at most ${USER_SEARCH_MAX_QUERY} characters, 400 beyond), ordered by name, at most ${USER_SEARCH_MAX_RESULTS}; ` +
+    'fewer than 2 characters find no one, as in Unleash. Each user is only `id`, `name`, `username`, `email` and `imageUrl`: never password data, sessions or roles. ' +
+    'For those who may manage some project\'s members: admins, and UPDATE_PROJECT instance-wide (Editors) or in at least one project (its Owners); 403 for anyone else.',
+  request: { query: UserSearchQuerySchema },
+  responses: { 200: { description: 'The users found', content: jsonContent(UsersSearchSchema) }, ...pickErrors(400, 401, 403) },
 })
 
 const getUserRoute = adminRoute({
@@ -160,6 +189,8 @@ export const userRoutes = createRouter()
   .openapi(getUsersRoute, async (c) => c.json(await listUsers(c.var.db), 200))
   // Before `/api/admin/user-admin/{id}`, which would take `access` for an id.
   .openapi(getUsersAndGroupsRoute, async (c) => c.json(await usersAndGroups(c.var.db), 200))
+  // Before GET /api/admin/user-admin/{id}, which would take `search` for an id.
+  .openapi(searchUsersRoute, async (c) => c.json(await searchUsers(c.var.db, c.req.valid('query').q), 200))
   .openapi(getUserRoute, async (c) => c.json(await getUser(c.var.db, userId(c.req.valid('param').id)), 200))
   .openapi(updateUserRoute, async (c) => c.json(await updateUser(c.var.db, c.var.caller, userId(c.req.valid('param').id), c.req.valid('json')), 200))
   .openapi(deleteUserRoute, async (c) => {

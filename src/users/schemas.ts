@@ -86,6 +86,31 @@ export const RoleSchema = z
 
 export const UsersSchema = z.object({ users: z.array(UserSchema), rootRoles: z.array(RoleSchema) }).openapi('usersSchema')
 
+/** The longest text the user search takes, and the most users it answers. */
+export const USER_SEARCH_MAX_QUERY = 100
+export const USER_SEARCH_MAX_RESULTS = 20
+
+export const UserSearchQuerySchema = z.object({
+  q: z
+    .string()
+    .max(USER_SEARCH_MAX_QUERY, `q must be at most ${USER_SEARCH_MAX_QUERY} characters`)
+    .optional()
+    .openapi({ param: { name: 'q', in: 'query' }, description: 'Text found, ignoring case, in the name, username or e-mail; fewer than 2 characters find no one, as in Unleash' }),
+})
+
+export const UsersSearchSchema = z
+  .array(
+    z.object({
+      id: z.number().int(),
+      name: z.string().nullable(),
+      username: z.string().nullable(),
+      email: z.string().nullable(),
+      imageUrl: z.string(),
+    }),
+  )
+  .openapi('usersSearchSchema', { description: 'Users, by what names them only: never password data, sessions, roles or sign-in records' })
+export type UsersSearch = z.infer<typeof UsersSearchSchema>
+
 export const PermissionGrantSchema = z
   .object({ permission: z.string(), project: z.string().optional(), environment: z.string().optional() })
   .openapi('permissionSchema')

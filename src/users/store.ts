@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
 import { apiTokens, groupUsers, projectMembers, resetTokens, roles, sessions, users } from '../../schema/index.js'
-import { rowText, together, untilUnchanged, type Db } from '../db.js'
+import { containsPattern, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { notFound, validationError } from '../core/errors.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
@@ -9,7 +9,7 @@ import { avatarUrl } from './avatar.js'
 import { trySend, type EmailTransport } from './email.js'
 import { hashPassword } from './passwords.js'
 import { newResetToken, resetLink } from './reset-tokens.js'
-import type { CreateUser, RoleName, UpdateUser, UserView } from './schemas.js'
+import { USER_SEARCH_MAX_RESULTS, type CreateUser, type RoleName, type UpdateUser, type UsersSearch, type UserView } from './schemas.js'
 
 type UserRow = typeof users.$inferSelect
 type RoleRow = typeof roles.$inferSelect
@@ -129,6 +129,26 @@ export async function listRootRoles(db: Db) {
 export async function listUsers(db: Db) {
   const [rows, rootRoles] = await Promise.all([db.select().from(users).where(activeUsers).orderBy(asc(users.id)), listRootRoles(db)])
   return { users: await Promise.all(rows.map(userView)), rootRoles }
+}
+
+/** The text the user search looks in: the same expression as the trigram index users_search_text_idx. */
+const searchText = sql`lower(coalesce(${users.name}, '') || ' ' || coalesce(${users.username}, '') || ' ' || coalesce(${users.email}, ''))`
+
+/**
+ * GET /api/admin/user-admin/search: users (not service accounts, as users' listings) whose name, username or e-mail
+ * contains `q` (ignoring case), by name, at most USER_SEARCH_MAX_RESULTS of them, each only as far as naming them goes.
+ * Fewer than 2 characters find no one (as Unleash).
+ */
+export async function searchUsers(db: Db, q: string | undefined): Promise<UsersSearch> {
+  const text = (q ?? '').trim().toLowerCase()
+  if (text.length < 2) return []
+  const rows = await db
+    .select({ id: users.id, name: users.name, username: users.username, email: users.email })
+    .from(users)
+    .where(and(activeUsers, sql`${searchText} like ${containsPattern(text)}`))
+    .orderBy(sql`lower(coalesce(${users.name}, ${users.username}, ${users.email}, ''))`, asc(users.id))
+    .limit(USER_SEARCH_MAX_RESULTS)
+  return Promise.all(rows.map(async (row) => ({ ...row, imageUrl: await userImageUrl(row) })))
 }
 
 export async function getUser(db: Db, id: number): Promise<UserView> {

@@ -174,7 +174,9 @@ describe('the administration pages', { timeout: 60_000 }, () => {
 
     await page.goto(`${ui.url}/projects/shop`)
     await page.getByRole('heading', { name: 'Members and roles' }).waitFor()
-    await choose(page, body(page), 'User or group to add', 'Dana Scully')
+    // The picker searches the users as one types.
+    await comboboxOf(body(page), 'User or group to add').fill('scul')
+    await page.getByRole('option', { name: 'Dana Scully' }).click()
     await choose(page, body(page), 'Project roles', 'Member')
     await page.getByRole('button', { name: 'Add', exact: true }).click()
     await comboboxOf(body(page), 'Roles of Dana Scully').waitFor()
@@ -244,6 +246,34 @@ describe('the administration pages', { timeout: 60_000 }, () => {
     await tagDialog.getByRole('button', { name: 'Save tag type' }).click()
     await page.getByRole('row', { name: /team/ }).waitFor()
     await checkPage(page, 'tag-types')
+  })
+
+  it("lets a project's Owner who is no admin add a member, found by searching the users as they type", async () => {
+    const olive = await adminApi('POST', '/api/admin/user-admin', { username: 'olive', name: 'Olive Owner', password: 'olive owner password', rootRole: 'Viewer', sendEmail: false })
+    await adminApi('POST', '/api/admin/user-admin', { username: 'peter', name: 'Peter Picked', email: 'peter@garden.example', rootRole: 'Viewer', sendEmail: false })
+    await adminApi('POST', '/api/admin/projects', { id: 'orchard', name: 'Orchard' })
+    await adminApi('POST', '/api/admin/projects/orchard/access', { roles: [4], users: [olive.id] })
+    const owner = await ui.newPage()
+    await ui.signIn(owner, 'olive', 'olive owner password')
+    await owner.getByRole('heading', { name: 'Your dashboard' }).waitFor()
+    // Not an admin: no Users page.
+    expect(await nav(owner).getByRole('link').allTextContents()).not.toContain('Users')
+    await owner.goto(`${ui.url}/projects/orchard`)
+    await owner.getByRole('heading', { name: 'Members and roles' }).waitFor()
+
+    const picker = comboboxOf(body(owner), 'User or group to add')
+    await picker.fill('oli')
+    await owner.getByText('No user or group found without a role here').waitFor()
+    await picker.fill('garden.exam')
+    await owner.getByRole('option', { name: /Peter Picked/ }).waitFor()
+    await checkPage(owner, 'project-member-search')
+    await owner.getByRole('option', { name: /Peter Picked/ }).click()
+    await choose(owner, body(owner), 'Project roles', 'Member')
+    await owner.getByRole('button', { name: 'Add', exact: true }).click()
+    await comboboxOf(body(owner), 'Roles of Peter Picked').waitFor()
+    const access = await adminApi('GET', '/api/admin/projects/orchard/access')
+    const member = access.roles.find((r: { name: string }) => r.name === 'Member')
+    expect(access.users.find((u: { username: string }) => u.username === 'peter').roles).toEqual([member.id])
   })
 
   it('offers an Editor no admin-only page, and shows the refusal when one is opened anyway', async () => {

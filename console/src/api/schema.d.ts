@@ -1845,6 +1845,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/user-admin/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search users
+         * @description Users whose name, username or e-mail contains `q` (ignoring case; at most 100 characters, 400 beyond), ordered by name, at most 20; fewer than 2 characters find no one, as in Unleash. Each user is only `id`, `name`, `username`, `email` and `imageUrl`: never password data, sessions or roles. For those who may manage some project's members: admins, and UPDATE_PROJECT instance-wide (Editors) or in at least one project (its Owners); 403 for anyone else.
+         */
+        get: operations["searchUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/user-admin/{id}": {
         parameters: {
             query?: never;
@@ -5007,6 +5027,14 @@ export interface components {
                 userCount: number;
             }[];
         };
+        /** @description Users, by what names them only: never password data, sessions, roles or sign-in records */
+        usersSearchSchema: {
+            id: number;
+            name: string | null;
+            username: string | null;
+            email: string | null;
+            imageUrl: string;
+        }[];
         updateUserSchema: {
             email?: string;
             name?: string;
@@ -14130,6 +14158,56 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["usersGroupsBaseSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    searchUsers: {
+        parameters: {
+            query?: {
+                /** @description Text found, ignoring case, in the name, username or e-mail; fewer than 2 characters find no one, as in Unleash */
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The users found */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["usersSearchSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
                 };
             };
             /** @description AuthenticationRequired: credentials missing or invalid */

@@ -1,7 +1,8 @@
 import { useState } from 'react'
-import { Badge, Button, Group, MultiSelect, Select, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
+import { Badge, Button, Group, MultiSelect, Select, Stack, Table, Text, Title, VisuallyHidden, type ComboboxItem } from '@mantine/core'
+import { useDebouncedValue } from '@mantine/hooks'
 import { notifications } from '@mantine/notifications'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok } from '../api/client'
 import { userName as nameOf } from '../api/session'
 import { ErrorMessage } from './error-message'
@@ -14,15 +15,17 @@ const holderKey = (h: { kind: string; id: number }) => `${h.kind}:${h.id}`
 
 /**
  * The users and groups holding roles in a project, each with any number of project roles (built in or custom): add,
- * change, remove. Shown to those who may update the project; the server refuses a role they may not give.
+ * change, remove. Shown to those who may update the project; the server refuses a role they may not give. Whom to add
+ * is found as one types (see HolderPicker).
  */
 export function ProjectAccess({ projectId }: { projectId: string }) {
   const queryClient = useQueryClient()
   const key = ['project-access', projectId]
   const access = useQuery({ queryKey: key, queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/access', { params: { path: { projectId } } })) })
-  // Users and groups in short, which any signed-in user may read (as in Unleash), to choose whom to add.
+  // The groups and service accounts to choose from (its users are not listed: they are searched for, see HolderPicker).
   const people = useQuery({ queryKey: ['users-and-groups'], queryFn: () => ok(api.GET('/api/admin/user-admin/access')) })
   const [newHolder, setNewHolder] = useState<string | null>(null)
+  const [picker, setPicker] = useState(0)
   const [newRoles, setNewRoles] = useState<string[]>([])
   const done = (message: string) => async () => {
     await queryClient.invalidateQueries({ queryKey: key })
@@ -37,6 +40,7 @@ export function ProjectAccess({ projectId }: { projectId: string }) {
     onSuccess: async () => {
       setNewHolder(null)
       setNewRoles([])
+      setPicker((n) => n + 1)
       await done('Access given')()
     },
   })
@@ -63,15 +67,6 @@ export function ProjectAccess({ projectId }: { projectId: string }) {
     ...access.data.groups.map((g): Holder => ({ kind: 'group', id: g.id, name: g.name, roles: g.roles, members: g.users.map((m) => nameOf(m.user)).join(', ') })),
   ]
   const present = new Set(holders.map(holderKey))
-  const candidates = [
-    {
-      group: 'Users',
-      items: (people.data?.users ?? [])
-        .filter((u) => !present.has(holderKey({ kind: 'user', id: u.id })))
-        .map((u) => ({ value: holderKey({ kind: 'user', id: u.id }), label: u.accountType === 'Service Account' ? `${nameOf(u)} (service account)` : nameOf(u) })),
-    },
-    { group: 'Groups', items: (people.data?.groups ?? []).filter((g) => !present.has(holderKey({ kind: 'group', id: g.id }))).map((g) => ({ value: holderKey({ kind: 'group', id: g.id }), label: g.name })) },
-  ].filter((section) => section.items.length > 0)
   return (
     <Stack gap="xs" component="section" aria-labelledby="project-access-title">
       <Title order={2} size="h3" id="project-access-title">
@@ -139,7 +134,15 @@ export function ProjectAccess({ projectId }: { projectId: string }) {
           }}
         >
           <Group align="end">
-            <Select label="User or group to add" data={candidates} value={newHolder} onChange={setNewHolder} searchable required />
+            {/* A fresh picker (empty search) after each one added. */}
+            <HolderPicker
+              key={picker}
+              present={present}
+              groups={people.data.groups}
+              serviceAccounts={people.data.users.filter((u) => u.accountType === 'Service Account')}
+              value={newHolder}
+              onChange={setNewHolder}
+            />
             <MultiSelect label="Project roles" data={roles} value={newRoles} onChange={setNewRoles} required w={260} />
             <Button type="submit" loading={add.isPending} disabled={!newHolder || newRoles.length === 0}>
               Add
@@ -148,5 +151,90 @@ export function ProjectAccess({ projectId }: { projectId: string }) {
         </form>
       )}
     </Stack>
+  )
+}
+
+type FoundUser = { id: number; name: string | null; username: string | null; email: string | null }
+
+/**
+ * Picks a user, a service account or a group without a role in the project yet. Users are searched for as one types
+ * (`GET /api/admin/user-admin/search`, from 2 characters), which project Owners may do without being admins, who alone
+ * may list every user; groups and service accounts, few, are filtered here.
+ */
+function HolderPicker({
+  present,
+  groups,
+  serviceAccounts,
+  value,
+  onChange,
+}: {
+  present: ReadonlySet<string>
+  groups: { id: number; name: string }[]
+  serviceAccounts: FoundUser[]
+  value: string | null
+  onChange: (value: string | null) => void
+}) {
+  const [search, setSearch] = useState('')
+  const [q] = useDebouncedValue(search.trim(), 200)
+  const [chosen, setChosen] = useState<ComboboxItem>()
+  const found = useQuery({
+    queryKey: ['user-search', q],
+    queryFn: () => ok(api.GET('/api/admin/user-admin/search', { params: { query: { q } } })),
+    enabled: q.length >= 2,
+    staleTime: 30_000,
+    placeholderData: keepPreviousData,
+  })
+  const users = new Map<string, FoundUser>(
+    (q.length >= 2 ? (found.data ?? []) : []).map((u) => [holderKey({ kind: 'user', id: u.id }), u] as const).filter(([key]) => !present.has(key)),
+  )
+  const needle = search.trim().toLowerCase()
+  const groupItems = groups
+    .map((g) => ({ value: holderKey({ kind: 'group', id: g.id }), label: g.name }))
+    .filter((g) => !present.has(g.value) && (needle === '' || g.label.toLowerCase().includes(needle)))
+  const accountItems = serviceAccounts
+    .map((u) => ({ value: holderKey({ kind: 'user', id: u.id }), label: `${nameOf(u)} (service account)` }))
+    .filter((a) => !present.has(a.value) && (needle === '' || a.label.toLowerCase().includes(needle)))
+  const userItems: ComboboxItem[] = [...users].map(([key, u]) => ({ value: key, label: nameOf(u) }))
+  // The one chosen stays an option while the search shows their name.
+  if (chosen && value === chosen.value && ![...userItems, ...accountItems, ...groupItems].some((o) => o.value === chosen.value)) (chosen.value.startsWith('user:') ? userItems : groupItems).unshift(chosen)
+  const data = [
+    { group: 'Users', items: userItems },
+    { group: 'Service accounts', items: accountItems },
+    { group: 'Groups', items: groupItems },
+  ].filter((section) => section.items.length > 0)
+  return (
+    <Select
+      label="User or group to add"
+      placeholder="Type a name, username or e-mail"
+      searchable
+      required
+      data={data}
+      value={value}
+      onChange={(v, option) => {
+        setChosen(option ?? undefined)
+        onChange(v)
+      }}
+      searchValue={search}
+      onSearchChange={setSearch}
+      // The server already searched the users; the groups are filtered above.
+      filter={({ options }) => options}
+      nothingFoundMessage={q.length < 2 ? 'Type at least 2 characters of a user' : found.isFetching ? 'Searching…' : 'No user or group found without a role here'}
+      renderOption={({ option }) => {
+        const email = users.get(option.value)?.email
+        return (
+          <div>
+            <Text size="sm">{option.label}</Text>
+            {email && email !== option.label && (
+              <Text size="xs" c="dimmed">
+                {email}
+              </Text>
+            )}
+          </div>
+        )
+      }}
+      // In the page's landmarks, not a portal at the end of the document: the results belong to the form.
+      comboboxProps={{ withinPortal: false }}
+      w={260}
+    />
   )
 }

@@ -8,6 +8,7 @@ import { Shell } from './components/shell'
 import { ErrorMessage } from './components/error-message'
 import { lazyPage } from './lazy-page'
 import { prefetchProject } from './api/projects'
+import { projectOfPath } from './paths'
 
 // Each page is its own chunk: the first load carries only the shell and the sign-in page (see preloadFor).
 const SignInPage = lazyPage(() => import('./pages/sign-in'))
@@ -44,18 +45,15 @@ const ActionSetsPage = lazyPage(() => import('./pages/action-sets'))
 
 /**
  * Asks for the page the address names, and for the data it shows first, as the console starts: in parallel with the
- * user and their permissions, rather than the chunk after them and the data after the chunk. The project page only,
- * the one shown with a thousand flags; other pages load as they are rendered.
+ * user and their permissions, rather than the chunk after them and the data after the chunk (the reads themselves were
+ * started by early.ts, before this code arrived). The project page only, the one shown with a thousand flags; other
+ * pages load as they are rendered.
  */
 export function preloadFor(path: string, queryClient: QueryClient) {
-  const project = /^\/projects\/([^/]+)\/?$/.exec(path)
-  if (!project) return
+  const projectId = projectOfPath(path)
+  if (projectId === undefined) return
   void ProjectPage.preload()
-  try {
-    prefetchProject(queryClient, decodeURIComponent(project[1]!))
-  } catch {
-    // A malformed address: the page says so when it renders.
-  }
+  prefetchProject(queryClient, projectId)
 }
 
 export function App() {

@@ -182,8 +182,17 @@ describe('the web console', { timeout: 60_000 }, () => {
     }
     await adminApi('POST', '/api/admin/features/flag-0500/tags', { type: 'simple', value: 'payments' })
     await adminApi('PATCH', '/api/admin/projects/big/features/flag-0003', [{ op: 'replace', path: '/stale', value: true }])
+    const reads: string[] = []
+    const noteRead = (request: { url: () => string }) => {
+      const url = new URL(request.url())
+      if (url.pathname.startsWith('/api/')) reads.push(`${url.pathname}${url.searchParams.has('offset') ? ` offset ${url.searchParams.get('offset')}` : ''}`)
+    }
+    page.on('request', noteRead)
     await page.goto(`${ui.url}/projects/big`)
     await page.getByText('1001 of 1001 flags').waitFor()
+    page.off('request', noteRead)
+    // Each read once: those started before the console's code ran (src/early.ts) are not asked again.
+    expect(reads.filter((r) => !r.endsWith('/access')).sort()).toEqual(['/api/admin/projects/big/overview', '/api/admin/search/features offset 0', '/api/admin/search/features offset 1000', '/api/admin/user'])
     const rows = page.getByRole('table', { name: 'Flags' }).getByRole('row')
     // The header row and the rows in view (plus the overscan), not a thousand.
     expect(await rows.count()).toBeLessThan(40)

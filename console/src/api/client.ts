@@ -1,21 +1,21 @@
 import createClient from 'openapi-fetch'
 import type { components, paths } from './schema'
+import { takeEarly } from '../early'
 
 export type Schemas = components['schemas']
 
-/** What the signed-in user was doing when a 401 sent them to the sign-in page. */
-export const SIGN_IN_PATH = '/sign-in'
-/** Where a new user's link (`inviteLink` of POST /api/admin/user-admin) and password-reset links lead (the server's NEW_USER_PATH, in src/users/reset-tokens.ts). */
-export const NEW_USER_PATH = '/new-user'
-
-/** The page an invite link opens (`?invite=<secret>`), open to anyone: the server's invite links point here. */
-export const SIGN_UP_PATH = '/sign-up'
+export { NEW_USER_PATH, SIGN_IN_PATH, SIGN_UP_PATH } from '../paths'
 
 /**
  * The console's only way to the server: the public admin API, typed from its OpenAPI document, with the
  * session cookie the sign-in set (same origin). A 401 anywhere but the sign-in itself ends on the sign-in page.
  */
-export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin' })
+export const api = createClient<paths>({
+  baseUrl: window.location.origin,
+  credentials: 'same-origin',
+  // A read started before the console loaded (early.ts) answers the first GET of its address.
+  fetch: (request) => (request.method === 'GET' && takeEarly(request.url)) || globalThis.fetch(request),
+})
 
 let onUnauthenticated: (() => void) | undefined
 export function whenUnauthenticated(handler: () => void) {

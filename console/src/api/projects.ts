@@ -1,5 +1,6 @@
 import { queryOptions, type QueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from './client'
+import { FLAGS_PAGE, projectFlagsSearch } from '../paths'
 
 export type ProjectFlag = Schemas['featureSearchResponseSchema']
 
@@ -8,8 +9,6 @@ export const projectKey = (projectId: string) => ['project', projectId] as const
 
 // Read at start-up while the user's permissions are read, then shown: not asked again as the page mounts.
 const FRESH_MS = 5_000
-/** The flag search's largest page. */
-const PAGE = 1000
 
 /** The project without its flags (`GET …/overview`): statistics, health, environments; archived projects too. */
 export const projectOverviewQuery = (projectId: string) =>
@@ -27,15 +26,10 @@ export const projectFlagsQuery = (projectId: string, archived = false) =>
   queryOptions({
     queryKey: [...projectKey(projectId), archived ? 'archived-flags' : 'flags'] as const,
     queryFn: async (): Promise<ProjectFlag[]> => {
-      const page = (offset: number) =>
-        ok(
-          api.GET('/api/admin/search/features', {
-            params: { query: { project: `IS:${projectId}`, ...(archived ? { archived: 'IS:true' } : {}), sortBy: 'name', limit: String(PAGE), offset: String(offset) } },
-          }),
-        )
+      const page = (offset: number) => ok(api.GET('/api/admin/search/features', { params: { query: projectFlagsSearch(projectId, archived, offset) } }))
       const first = await page(0)
       const offsets: number[] = []
-      for (let offset = PAGE; offset < first.total; offset += PAGE) offsets.push(offset)
+      for (let offset = FLAGS_PAGE; offset < first.total; offset += FLAGS_PAGE) offsets.push(offset)
       const pages = [first, ...(await Promise.all(offsets.map(page)))]
       // Pages read one after another can overlap when flags are created meanwhile: each flag once.
       const byName = new Map(pages.flatMap((p) => p.features.map((f) => [f.name, f] as const)))

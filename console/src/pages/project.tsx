@@ -214,7 +214,9 @@ const SORTS: Record<SortKey, (a: Row, b: Row) => number> = {
   lastSeen: (a, b) => b.lastSeen - a.lastSeen,
 }
 const tagText = (t: { type: string; value: string }) => `${t.type}:${t.value}`
-const day = (ms: number) => new Date(ms).toLocaleDateString()
+// One formatter for every cell: toLocaleDateString makes one per call.
+const dayFormat = new Intl.DateTimeFormat()
+const day = (ms: number) => dayFormat.format(ms)
 
 const ROW_HEIGHT = 52
 

@@ -24,6 +24,7 @@ import { apiTokenRoutes } from './api-tokens/routes.js'
 import { integrationRoutes } from './integrations/routes.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending, type DeliveryOptions } from './integrations/delivery.js'
 import { createOverviewCache } from './projects/overview.js'
+import { createSearchCache } from './flags/search-cache.js'
 import { flagVisibility, knownPrivateProjects, privateProjectIds, projectVisibility } from './projects/visibility.js'
 import { createFlagStates } from './flags/states.js'
 import { backgroundJob, type RunInBackground } from './http/background.js'
@@ -114,6 +115,12 @@ export interface AppDeps {
   openApiDocument?: () => Promise<ReadableStream<Uint8Array> | string>
   /** Signals one client address may send one signal endpoint in a minute (default 60; 0: no limit). */
   signalsPerMinute?: number
+  /**
+   * Whether answers of flag searches limited to one project are kept serialized by revision (flags/search-cache.ts;
+   * default true). Where the database is a round trip away and builds JSON quickly (Workers on Neon), a miss would cost
+   * a second round trip for little: the worker turns it off.
+   */
+  cacheProjectSearches?: boolean
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -153,6 +160,7 @@ export function createApp(deps: AppDeps) {
   const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false }
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background })
   const overviews = createOverviewCache(sdk.options.shareInFlight)
+  const flagSearches = deps.cacheProjectSearches === false ? undefined : createSearchCache(sdk.options.shareInFlight)
   const flagStates = createFlagStates()
   const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
   const oidc = createOidcCache()
@@ -188,6 +196,7 @@ export function createApp(deps: AppDeps) {
     c.set('oidc', oidc)
     c.set('delivery', delivery)
     c.set('overviews', overviews)
+    c.set('flagSearches', flagSearches)
     c.set('flagStates', flagStates)
     c.set('actionRuns', actionRuns)
     c.set('db', deps.db(c))

@@ -238,3 +238,60 @@ describe('GET /api/admin/search/features', () => {
     expect((await t.call('GET', '/api/admin/search/features', { token: null })).status).toBe(401)
   })
 })
+
+describe("a project's flags from the search's cache (flags/search-cache.ts)", () => {
+  // A search limited to one project is kept serialized by revision: every answer must still be what searching afresh gives.
+  const flagsOf = async (project: string, as: { call: TestApp['call'] | TestUser['call'] } = t) => {
+    const res = await search(`project=IS:${project}&sortBy=name&limit=1000`, as)
+    expect(res.status, res.text).toBe(200)
+    return res.body
+  }
+
+  it('shows a change made through the API at once, and answers as searching afresh does', async () => {
+    const project = await createProject(t)
+    const flag = (await createFlag(t, {}, project)).name
+    const before = await flagsOf(project)
+    expect(await flagsOf(project)).toEqual(before)
+    await ok(t, 'PATCH', `/api/admin/projects/${project}/features/${flag}`, [{ op: 'replace', path: '/description', value: 'changed just now' }])
+    await enableFlag(t, flag, 'development', project)
+    const after = await flagsOf(project)
+    expect(after.features[0]).toMatchObject({ description: 'changed just now', environments: expect.arrayContaining([expect.objectContaining({ name: 'development', enabled: true, hasEnabledStrategies: true })]) })
+    // The same query written another way, and a search of two projects (never cached), agree.
+    expect((await search(`limit=1000&sortBy=name&project=IS:${project}`)).body).toEqual(after)
+    expect((await search(`project=IS_ANY_OF:${project},${project}&sortBy=name&limit=1000`)).body).toEqual(after)
+  })
+
+  it('shows lastSeenAt moved by metrics, which write no event', async () => {
+    const project = await createProject(t)
+    const [seenFirst, seenLater] = [(await createFlag(t, {}, project)).name, (await createFlag(t, {}, project)).name]
+    const sdk = (await createToken(t, { type: 'client', environment: 'development', projects: [project] })).secret as string
+    const appName = fresh('app')
+    const report = async (flag: string) => {
+      const at = now.toISOString()
+      expect((await t.call('POST', '/api/client/metrics', { token: sdk, body: { appName, bucket: { start: at, stop: at, toggles: { [flag]: { yes: 1, no: 0 } } } } })).status).toBe(202)
+      await t.app.idle()
+    }
+    await report(seenFirst)
+    const lastSeen = async (flag: string) => (await flagsOf(project)).features.find((x: { name: string }) => x.name === flag).environments.find((e: { name: string }) => e.name === 'development').lastSeenAt
+    expect(await lastSeen(seenLater)).toBeNull()
+    const events = await t.query('select count(*)::int as n from events')
+    await report(seenLater)
+    expect(await t.query('select count(*)::int as n from events')).toEqual(events)
+    expect(await lastSeen(seenLater)).toEqual(expect.any(String))
+  })
+
+  it("answers each caller with their own favorites, and a private project's flags only to those who may read it", async () => {
+    const project = await createProject(t, { mode: 'private' })
+    const flag = (await createFlag(t, {}, project)).name
+    // Editors and the admin token both see every project: only the caller tells their answers apart.
+    const fan = await createUser(t, 'Editor')
+    await ok(fan, 'POST', `/api/admin/projects/${project}/features/${flag}/favorites`)
+    expect((await flagsOf(project, fan)).features.map((x: { favorite: boolean }) => x.favorite)).toEqual([true])
+    expect((await flagsOf(project)).features.map((x: { favorite: boolean }) => x.favorite)).toEqual([false])
+    const member = await createUser(t, 'Viewer')
+    const outsider = await createUser(t, 'Viewer')
+    await addToProject(t, project, member.id)
+    expect((await flagsOf(project, member)).total).toBe(1)
+    expect(await flagsOf(project, outsider)).toEqual({ features: [], total: 0 })
+  })
+})

@@ -1,8 +1,8 @@
-import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
+import { adminRoute, createRouter, jsonContent, serializedJson } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
 import { FeatureSearchQuerySchema, SearchFeaturesSchema } from './search-schemas.js'
-import { searchFeatures } from './search.js'
+import { searchFeaturesJson } from './search-cache.js'
 
 const searchFeaturesRoute = adminRoute({
   method: 'get',
@@ -19,5 +19,5 @@ const searchFeaturesRoute = adminRoute({
 })
 
 export const flagSearchRoutes = createRouter().openapi(searchFeaturesRoute, async (c) =>
-  c.json(await searchFeatures(c.var.db, c.req.valid('query'), { principal: c.var.caller.key, hidden: await hiddenProjectsOf(c) }), 200),
+  serializedJson(c, await searchFeaturesJson(c.var.db, c.var.flagSearches, c.req.valid('query'), { principal: c.var.caller.key, hidden: await hiddenProjectsOf(c) }, c.var.caller.now)),
 )

@@ -116,11 +116,12 @@ export interface AppDeps {
   /** Signals one client address may send one signal endpoint in a minute (default 60; 0: no limit). */
   signalsPerMinute?: number
   /**
-   * Whether answers of flag searches limited to one project are kept serialized by revision (flags/search-cache.ts;
-   * default true). Where the database is a round trip away and builds JSON quickly (Workers on Neon), a miss would cost
-   * a second round trip for little: the worker turns it off.
+   * Whether the console's reads of a project, its overview without flags and a flag search limited to it, are kept
+   * serialized by revision (projects/overview.ts, flags/search-cache.ts; default true): their work is gathering JSON,
+   * which PGlite does slowly in the app's own thread. Where the database is a round trip away and does it quickly
+   * (Workers on Neon), a miss would cost a second round trip for little: the worker turns it off.
    */
-  cacheProjectSearches?: boolean
+  cacheProjectReads?: boolean
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -159,8 +160,9 @@ export function createApp(deps: AppDeps) {
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
   const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false }
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background })
-  const overviews = createOverviewCache(sdk.options.shareInFlight)
-  const flagSearches = deps.cacheProjectSearches === false ? undefined : createSearchCache(sdk.options.shareInFlight)
+  const cacheProjectReads = deps.cacheProjectReads !== false
+  const overviews = createOverviewCache(sdk.options.shareInFlight, { summaries: cacheProjectReads })
+  const flagSearches = cacheProjectReads ? createSearchCache(sdk.options.shareInFlight) : undefined
   const flagStates = createFlagStates()
   const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
   const oidc = createOidcCache()

@@ -113,8 +113,8 @@ export default {
       // The caches live per isolate; a request never waits on work another request started (it may never settle here).
       // SDK polls answer from the isolate's payload and check the revision after the response; a cold isolate
       // takes the payload another isolate of the location stored in the Cache API (see client-api/state.ts).
-      // Neon builds a project's flags as JSON quickly; a cache miss would cost a second round trip.
-      cacheProjectSearches: false,
+      // Neon reads a project's overview and flags quickly; a cache miss would cost a second round trip.
+      cacheProjectReads: false,
       sdk: {
         frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS),
         shareInFlight: false,

@@ -304,6 +304,20 @@ describe('the project overview without its flags (GET /api/admin/projects/{proje
     expect((await summary(web)).body.onboardingStatus).toEqual({ status: 'onboarded' })
   })
 
+  it("stays what reading it afresh gives: a change at once, each viewer's own favorite", async () => {
+    const web = await createWeb()
+    const first = await summary(web)
+    expect((await summary(web)).body).toEqual(first.body)
+    await flag(web, 'added')
+    const after = (await summary(web)).body
+    expect(after.featureTypeCounts).toEqual([{ type: 'release', count: 1 }])
+    expect(after.stats.projectActivityCurrentWindow).toBe(first.body.stats.projectActivityCurrentWindow + 1)
+    const secondAdmin = (await createToken(t, { tokenName: fresh('second'), type: 'admin', projects: ['*'], environment: '*' })).secret as string
+    expect((await t.call('POST', `/api/admin/projects/${web}/favorites`, { token: secondAdmin })).status).toBe(200)
+    expect((await t.call('GET', `/api/admin/projects/${web}/overview`, { token: secondAdmin })).body.favorite).toBe(true)
+    expect((await summary(web)).body.favorite).toBe(false)
+  })
+
   it('answers for an archived project, with when it was archived, where the deprecated overview answers 404', async () => {
     const web = await createWeb()
     const gone = await flag(web, 'gone')

@@ -15,7 +15,8 @@ import type { FeatureSearchQuery } from './search-schemas.js'
  * strategies, tags, lifecycle, dependencies and favorites, and to a project's visibility, writes an event), the
  * project's flags' lastSeenAt (SDK metrics move it without an event), and the time in TIME_STEP_MS steps (a lifetime
  * change, which writes no event, lets the potentially-stale job clear marks). A request then costs one small statement
- * and a copy of bytes; a miss costs that statement more than the search alone, so the home decides (AppDeps).
+ * and a copy of bytes; a miss costs that statement more than the search alone, so the home decides (AppDeps'
+ * cacheProjectReads).
  */
 
 const TIME_STEP_MS = 10_000

@@ -118,6 +118,8 @@ function assemble(entry: CachedOverview, favorites: Set<string>, favorite: boole
 export interface OverviewCache {
   entries: Lru<string, CachedOverview>
   building: Map<string, Promise<CachedOverview>>
+  /** Overviews without flags (`…/overview`), without the viewer's favorite, where the home keeps them (see projectSummaryJson). */
+  summaries?: { entries: Lru<string, string>; building: Map<string, Promise<string>> }
   /** Whether concurrent requests may wait on one build (Node), or each builds its own (Workers). */
   shareInFlight: boolean
 }
@@ -131,8 +133,13 @@ interface CachedOverview {
   plain?: Uint8Array
 }
 
-export function createOverviewCache(shareInFlight: boolean): OverviewCache {
-  return { entries: new Lru({ maxEntries: 64, maxWeight: 64 * 1024 * 1024 }), building: new Map(), shareInFlight }
+export function createOverviewCache(shareInFlight: boolean, options: { summaries: boolean } = { summaries: true }): OverviewCache {
+  return {
+    entries: new Lru({ maxEntries: 64, maxWeight: 64 * 1024 * 1024 }),
+    building: new Map(),
+    ...(options.summaries ? { summaries: { entries: new Lru({ maxEntries: 256, maxWeight: 4 * 1024 * 1024 }), building: new Map() } } : {}),
+    shareInFlight,
+  }
 }
 
 const STATS_BUCKET_MS = 10_000
@@ -217,11 +224,33 @@ export async function projectOverview(db: Db, projectId: string, principal: stri
   }
 }
 
+/**
+ * GET /api/admin/projects/{projectId}/overview as JSON. Where the home keeps them (`cache.summaries`), it is kept
+ * serialized under the deprecated overview's key (the statistics over the events are most of its work), the viewer's
+ * favorite filled in per request; a request then costs the one small statement of the markers. Elsewhere (Workers, where
+ * that statement would be a round trip of its own) it is read afresh.
+ */
+export async function projectSummaryJson(db: Db, cache: OverviewCache, projectId: string, principal: string, now: Date): Promise<string> {
+  const summaries = cache.summaries
+  if (!summaries) return JSON.stringify(await projectSummary(db, projectId, principal, now))
+  const [fresh] = await overviewMarkers(db, { project: projectId, principal })
+  const key = [projectId, revisionOf(fresh?.revision).key, fresh?.last_seen, fresh?.members, Math.floor(now.getTime() / STATS_BUCKET_MS)].join('\n')
+  let json = summaries.entries.get(key)
+  if (json === undefined) {
+    json = await buildOnce(summaries.building, key, cache.shareInFlight, async () => {
+      const { favorite: _, ...rest } = await projectSummary(db, projectId, '', now)
+      return JSON.stringify(rest)
+    })
+    summaries.entries.set(key, json, 2 * json.length)
+  }
+  return `${json.slice(0, -1)},"favorite":${fresh?.favorite === true}}`
+}
+
 type OnboardingStatus = { status: 'onboarding-started' | 'onboarded' } | { status: 'first-flag-created'; feature: string }
 
 /**
  * The project overview without its flags (GET /api/admin/projects/{projectId}/overview), archived projects too (with
- * `archivedAt`), read in one snapshot. Its flags are the flag search's. Small whatever the number of flags, so not cached.
+ * `archivedAt`), read in one snapshot. Its flags are the flag search's.
  */
 export async function projectSummary(db: Db, projectId: string, principal: string, now: Date) {
   const [project, envs, members, favorite, health, stats, typeCounts, [onboarding]] = await batch(

@@ -7,7 +7,7 @@ import * as z from '../http/zod.js'
 import { CreateStrategySchema } from '../strategies/schemas.js'
 import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema, ProjectOverviewSchema, ProjectSummarySchema, ProjectsSchema, UpdateProjectSchema } from './schemas.js'
 import { addEnvironmentToProject, createProject, removeEnvironmentFromProject, listProjects, setDefaultStrategy, updateProject } from './store.js'
-import { projectOverviewJson, projectSummary } from './overview.js'
+import { projectOverviewJson, projectSummaryJson } from './overview.js'
 import { hiddenProjectsOf } from './visibility.js'
 import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
 import { archiveProject, deleteProject, reviveProject } from './lifecycle.js'
@@ -206,7 +206,7 @@ export const projectRoutes = createRouter()
     const { projectId } = c.req.valid('param')
     return serializedJson(c, await projectOverviewJson(c.var.db, c.var.overviews, projectId, c.var.caller.key, c.var.caller.now))
   })
-  .openapi(getProjectOverview, async (c) => c.json(await projectSummary(c.var.db, c.req.valid('param').projectId, c.var.caller.key, c.var.caller.now), 200))
+  .openapi(getProjectOverview, async (c) => serializedJson(c, await projectSummaryJson(c.var.db, c.var.overviews, c.req.valid('param').projectId, c.var.caller.key, c.var.caller.now)))
   .openapi(updateProjectRoute, async (c) => {
     const { projectId } = c.req.valid('param')
     await updateProject(c.var.db, c.var.caller, projectId, c.req.valid('json'))

@@ -31,7 +31,7 @@ export async function createEdgeApp(options: { delivery?: AppDeps['delivery'] } 
     db: (c) => (c.env as EdgeBindings).handle.db,
     background: (c, task) => void (c.env as EdgeBindings).background.push(task((c.env as EdgeBindings).handle.db).catch(() => undefined)),
     sdk: { shareInFlight: false, staleWhileRevalidateMs: 5 * 60_000 },
-    cacheProjectSearches: false,
+    cacheProjectReads: false,
     // Remembered for a minute: a request's count does not depend on how fast the test runs.
     principalTtlMs: 60_000,
     delivery: options.delivery,

@@ -1,4 +1,4 @@
-import { Suspense } from 'react'
+import { Suspense, useEffect, useState } from 'react'
 import type { QueryClient } from '@tanstack/react-query'
 import { Loading } from './components/loading'
 import { Route, Switch } from 'wouter'
@@ -52,8 +52,29 @@ const ActionSetsPage = lazyPage(() => import('./pages/action-sets'))
 export function preloadFor(path: string, queryClient: QueryClient) {
   const projectId = projectOfPath(path)
   if (projectId === undefined) return
-  void ProjectPage.preload()
+  const loading: Promise<unknown> = ProjectPage.preload()
+    .catch(() => undefined)
+    .finally(() => {
+      if (startupPage === loading) startupPage = undefined
+    })
+  startupPage = loading
   prefetchProject(queryClient, projectId)
+}
+
+/** The chunk of the page asked for at start-up, while it loads (then none): the page waits for it as for the user (see SignedIn). */
+let startupPage: Promise<unknown> | undefined
+
+/** Whether `promise` has settled; true at once for none. */
+function useSettled(promise: Promise<unknown> | undefined): boolean {
+  const [settled, setSettled] = useState(promise === undefined)
+  useEffect(() => {
+    let mounted = true
+    void promise?.then(() => mounted && setSettled(true))
+    return () => {
+      mounted = false
+    }
+  }, [promise])
+  return settled
 }
 
 export function App() {
@@ -74,7 +95,10 @@ export function App() {
 /** Everything behind the sign-in: the shell around the page the path names. */
 function SignedIn() {
   const me = useMe()
-  if (me.isPending) return <Loading />
+  // Rendered before its chunk has arrived, the page would suspend, and React shows what suspended no sooner than
+  // 300 ms after the fallback: the page asked for at start-up is waited for here instead, as the user is.
+  const pageReady = useSettled(startupPage)
+  if (me.isPending || !pageReady) return <Loading />
   // A 401 has already sent the browser to the sign-in page (api/client.ts); anything else is shown.
   if (me.isError) return <ErrorMessage error={me.error} />
   return (

@@ -251,6 +251,7 @@ describe('the administration pages', { timeout: 60_000 }, () => {
   it("lets a project's Owner who is no admin add a member, found by searching the users as they type", async () => {
     const olive = await adminApi('POST', '/api/admin/user-admin', { username: 'olive', name: 'Olive Owner', password: 'olive owner password', rootRole: 'Viewer', sendEmail: false })
     await adminApi('POST', '/api/admin/user-admin', { username: 'peter', name: 'Peter Picked', email: 'peter@garden.example', rootRole: 'Viewer', sendEmail: false })
+    await adminApi('POST', '/api/admin/service-account', { username: 'robo', name: 'Robo Helper', rootRole: 'Viewer' })
     await adminApi('POST', '/api/admin/projects', { id: 'orchard', name: 'Orchard' })
     await adminApi('POST', '/api/admin/projects/orchard/access', { roles: [4], users: [olive.id] })
     const owner = await ui.newPage()
@@ -264,6 +265,9 @@ describe('the administration pages', { timeout: 60_000 }, () => {
     const picker = comboboxOf(body(owner), 'User or group to add')
     await picker.fill('oli')
     await owner.getByText('No user or group found without a role here').waitFor()
+    // Service accounts (no users to search for) are offered as the groups are, by what is typed.
+    await picker.fill('robo')
+    await owner.getByRole('option', { name: 'Robo Helper (service account)' }).waitFor()
     await picker.fill('garden.exam')
     await owner.getByRole('option', { name: /Peter Picked/ }).waitFor()
     await checkPage(owner, 'project-member-search')

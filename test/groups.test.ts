@@ -166,10 +166,11 @@ describe('a group’s members', () => {
 })
 
 describe('GET /api/admin/user-admin/access', () => {
-  it('lists the users and groups to any signed-in user, in short', async () => {
+  it('lists the users and groups, in short, to those who may manage project members (not to a Viewer)', async () => {
     const ann = await user()
     const id = await createGroup([ann], 3)
-    const { body } = await ok(ann, 'GET', '/api/admin/user-admin/access')
+    expect((await ann.call('GET', '/api/admin/user-admin/access')).status).toBe(403)
+    const { body } = await ok(editor, 'GET', '/api/admin/user-admin/access')
     expect(body.users).toContainEqual({ id: ann.id, name: null, username: ann.username, email: null, imageUrl: expect.any(String), accountType: 'User' })
     expect(body.groups).toContainEqual({ id, name: expect.any(String), description: null, rootRole: 3, userCount: 1 })
   })

@@ -457,6 +457,12 @@ const grants: Grant[] = [
   { who: () => owner, role: 'Owner of shop', method: 'GET', path: '/api/admin/user-admin/search?q=mem', status: 200 },
   { who: () => member, role: 'Member of shop', method: 'GET', path: '/api/admin/user-admin/search?q=mem', status: 403 },
   { who: () => viewer, role: 'Viewer', method: 'GET', path: '/api/admin/user-admin/search?q=mem', status: 403 },
+  // So does the list of users and groups (names and e-mails) the project access picker offers.
+  { who: () => admin, role: 'Admin', method: 'GET', path: '/api/admin/user-admin/access', status: 200 },
+  { who: () => editor, role: 'Editor', method: 'GET', path: '/api/admin/user-admin/access', status: 200 },
+  { who: () => owner, role: 'Owner of shop', method: 'GET', path: '/api/admin/user-admin/access', status: 200 },
+  { who: () => member, role: 'Member of shop', method: 'GET', path: '/api/admin/user-admin/access', status: 403 },
+  { who: () => viewer, role: 'Viewer', method: 'GET', path: '/api/admin/user-admin/access', status: 403 },
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/environments', body: { name: '{name}', type: 'test' }, given: name('qa'), status: 201 },
   // Roles and groups are an admin's, as in Unleash; a project's Owner manages who holds which role there.
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/roles', body: { name: '{name}', permissions: [{ name: 'CREATE_FEATURE' }] }, given: name('admin-role'), status: 201 },

@@ -71,11 +71,14 @@ const getUsersAndGroupsRoute = adminRoute({
   method: 'get',
   path: '/api/admin/user-admin/access',
   operationId: 'getBaseUsersAndGroups',
+  // Names and e-mails of everyone: only for those who may manage some project's members, like the user search.
+  'x-permission': { name: Permission.UPDATE_PROJECT, inSomeProject: true },
   tags,
   summary: 'Get basic user and group information',
   description:
     'The active users (id, name, username, e-mail, picture) and the groups (id, name, root role, member count): what is needed to give them roles in a project. ' +
-    'Any authenticated caller, as in Unleash (project owners choose from them).',
+    'For those who may manage some project\'s members: admins, and UPDATE_PROJECT instance-wide (Editors) or in at least one project (its Owners); 403 for anyone else ' +
+    '(Unleash answers any signed-in caller, which shows every user\'s e-mail to Viewers).',
   responses: { 200: { description: 'The users and groups', content: jsonContent(UsersGroupsBaseSchema) }, ...pickErrors(401, 403) },
 })
 

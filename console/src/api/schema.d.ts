@@ -1834,7 +1834,7 @@ export interface paths {
         };
         /**
          * Get basic user and group information
-         * @description The active users (id, name, username, e-mail, picture) and the groups (id, name, root role, member count): what is needed to give them roles in a project. Any authenticated caller, as in Unleash (project owners choose from them).
+         * @description The active users (id, name, username, e-mail, picture) and the groups (id, name, root role, member count): what is needed to give them roles in a project. For those who may manage some project's members: admins, and UPDATE_PROJECT instance-wide (Editors) or in at least one project (its Owners); 403 for anyone else (Unleash answers any signed-in caller, which shows every user's e-mail to Viewers).
          */
         get: operations["getBaseUsersAndGroups"];
         put?: never;

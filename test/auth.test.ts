@@ -33,8 +33,21 @@ describe('POST /auth/simple/login', () => {
     expect(cookie).toContain('SameSite=Lax')
     expect(cookie).toContain('Path=/')
     expect(cookie).toContain('Max-Age=172800')
-    expect(cookie).toContain(`Expires=${new Date(now.getTime() + 172_800_000).toUTCString()}`)
+    expect(cookie).not.toContain('Expires') // Max-Age is relative: the app's clock never names a browser date
     expect(cookie).not.toContain('Secure')
+  })
+
+  it('signs in when the app\'s clock is years from the real time (a cookie date is never taken from it)', async () => {
+    const { username } = await createSam()
+    const before = now
+    now = new Date('2031-03-01T12:00:00Z')
+    try {
+      const res = await login(username, PASSWORD)
+      expect(res.status, res.text).toBe(200)
+      expect(res.headers.get('set-cookie')).toContain('Max-Age=172800')
+    } finally {
+      now = before
+    }
   })
 
   it('marks the cookie Secure on https', async () => {

@@ -63,13 +63,14 @@ export const sessionIdOf = (c: Context) => getCookie(c, SESSION_COOKIE) || undef
 const isHttps = (c: Context, publicUrl: string | undefined) =>
   new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https' || (publicUrl?.startsWith('https:') ?? false)
 
-export function setSessionCookie(c: Context, session: { id: string; expiresAt: Date }, publicUrl: string | undefined) {
+export function setSessionCookie(c: Context, session: { id: string }, publicUrl: string | undefined) {
   setCookie(c, SESSION_COOKIE, session.id, {
     path: '/',
     httpOnly: true,
     secure: isHttps(c, publicUrl),
     sameSite: 'Lax',
-    expires: session.expiresAt,
+    // Max-Age only: relative, so the app's clock (a test clock years away, a skewed server) never decides a browser
+    // date (Hono refuses an Expires more than 400 days from the real now). The session row keeps its own expiry.
     maxAge: Math.floor(SESSION_TTL_MS / 1000),
   })
 }

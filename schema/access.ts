@@ -96,7 +96,7 @@ export const groups = pgTable('groups', {
   id: serial('id').primaryKey(),
   name: text('name').notNull().unique(),
   description: text('description'),
-  // SSO group names mapped to this group (kept and shown, as Unleash; Flagpost has no SSO sign-in that syncs them).
+  // The provider's group names or ids that make a user signing in through single sign-on a member (group sync).
   mappingsSso: text('mappings_sso').array().notNull().default(sql`'{}'::text[]`),
   rootRoleId: integer('root_role_id').references(() => roles.id),
   createdBy: text('created_by'),
@@ -147,6 +147,8 @@ export const sessions = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    // The provider's ID token of a session made by single sign-on: the hint of the provider's sign-out (never answered).
+    idToken: text('id_token'),
   },
   (t) => [index('sessions_user_idx').on(t.userId)],
 )

@@ -196,6 +196,7 @@ export function createApp(deps: AppDeps) {
     c.set('clock', clock)
     c.set('accounts', accounts)
     c.set('oidc', oidc)
+    c.set('forgetPrincipals', () => principals.forget())
     c.set('delivery', delivery)
     c.set('overviews', overviews)
     c.set('flagSearches', flagSearches)

@@ -2,20 +2,24 @@
 // cookie jar: the sign-in page's link, the provider's own sign-in, the callback, and a session that works on the admin API.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { browserAgent, startTestProvider, type TestProvider } from './helpers/oidc-provider.js'
+import { browserAgent, confirmSignOut, startTestProvider, type TestAccount, type TestProvider } from './helpers/oidc-provider.js'
 import { ok } from './helpers/factories.js'
 import { createSignedInUser, PASSWORD } from './helpers/users.js'
 
 const ORIGIN = 'http://flagpost.test'
 let provider: TestProvider
 let t: TestApp
+/** An account whose groups at the provider the group-sync tests change between sign-ins. */
+const gus: TestAccount = { email: 'gus@example.com', name: 'Gus Groups', groups: [] }
 /** How far ahead of the real time the app's clock runs (tokens are judged by it). */
 let clockAhead = 0
 
 beforeAll(async () => {
   provider = await startTestProvider({
     redirectUris: [`${ORIGIN}/auth/oidc/callback`],
+    postLogoutRedirectUris: [`${ORIGIN}/sign-in`],
     accounts: [
+      gus,
       { email: 'ann@example.com', name: 'Ann Existing' },
       { email: 'new.person@example.com', name: 'New Person' },
       { email: 'bob@elsewhere.org', name: 'Bob Elsewhere' },
@@ -252,5 +256,221 @@ describe('switching password sign-in off', () => {
     expect(events[0]!.data).toEqual({ id: 'simple', disabled: true })
     expect(events[1]!.pre_data).toEqual({ id: 'simple', disabled: true })
     expect(JSON.stringify(await t.query(`select data, pre_data from events`))).not.toContain(provider.clientSecret)
+  })
+})
+
+const SYNC = { enableGroupSyncing: true, groupJsonPath: 'groups', addGroupsScope: true }
+
+/** Signs `email` in through the provider with a browser of its own; answers the browser and its session cookie. */
+async function signInThroughProvider(email: string) {
+  const agent = newAgent()
+  const landed = await callback(agent, await toCallback(agent, email))
+  expect(landed.pathname, landed.searchParams.get('errorMsg') ?? '').toBe('/projects')
+  return { agent, cookie: `flagpost-session=${agent.cookie('flagpost.test', 'flagpost-session')}` }
+}
+
+const group = (body: Record<string, unknown>) => ok(t, 'POST', '/api/admin/groups', body).then((r) => r.body.id as number)
+const membersOf = async (id: number) => (await ok(t, 'GET', `/api/admin/groups/${id}`)).body.users.map((u: any) => ({ id: u.user.id, createdBy: u.createdBy }))
+const groupEvents = (userId: number) =>
+  t.query<{ type: string; created_by: string; created_by_user_id: number; data: any; pre_data: any }>(
+    `select type, created_by, created_by_user_id, data, pre_data from events where type in ('group-user-added', 'group-user-removed') and coalesce(data, pre_data)->>'userId' = $1 order by id`,
+    [String(userId)],
+  )
+
+describe('group sync', () => {
+  let devs: number, ops: number, handmade: number, mappedByHand: number, gusId: number
+
+  beforeAll(async () => {
+    gusId = (await ok(t, 'POST', '/api/admin/user-admin', { email: 'gus@example.com', name: 'Gus', rootRole: 'Viewer', sendEmail: false })).body.id
+    devs = await group({ name: 'devs', mappingsSSO: ['dev'] })
+    ops = await group({ name: 'ops', mappingsSSO: ['ops', 'sre'] })
+    // Managed by hand: no mappings, or a mapping Gus's groups never name, with Gus made a member by an admin.
+    handmade = await group({ name: 'handmade', users: [{ user: { id: gusId } }] })
+    mappedByHand = await group({ name: 'mapped-by-hand', mappingsSSO: ['never-sent'], users: [{ user: { id: gusId } }] })
+  })
+
+  it('the first sign-in makes the user a member of the groups their groups map to, by SSO, with group-user-added by the system', async () => {
+    gus.groups = ['dev', 'sre', 'unknown-group']
+    await configure(SYNC)
+    await signInThroughProvider('gus@example.com')
+    expect(await membersOf(devs)).toEqual([{ id: gusId, createdBy: 'SSO' }])
+    expect(await membersOf(ops)).toEqual([{ id: gusId, createdBy: 'SSO' }])
+    const events = await groupEvents(gusId)
+    expect(events).toEqual([
+      { type: 'group-user-added', created_by: 'system', created_by_user_id: -1337, data: { groupId: devs, userId: gusId }, pre_data: null },
+      { type: 'group-user-added', created_by: 'system', created_by_user_id: -1337, data: { groupId: ops, userId: gusId }, pre_data: null },
+    ])
+    // The hand-managed groups are as they were.
+    expect((await membersOf(handmade)).map((m: any) => m.id)).toEqual([gusId])
+    expect((await membersOf(mappedByHand)).map((m: any) => m.id)).toEqual([gusId])
+  })
+
+  it('a later sign-in with other groups removes the groups no longer matched (group-user-removed), keeps the rest, writes nothing unchanged', async () => {
+    gus.groups = ['ops']
+    await configure(SYNC)
+    const before = (await groupEvents(gusId)).length
+    await signInThroughProvider('gus@example.com')
+    expect(await membersOf(devs)).toEqual([])
+    expect(await membersOf(ops)).toEqual([{ id: gusId, createdBy: 'SSO' }])
+    expect((await membersOf(handmade)).map((m: any) => m.id)).toEqual([gusId])
+    // Mapped, not matched, but an admin made Gus a member: not group sync's to undo (as Unleash).
+    expect((await membersOf(mappedByHand)).map((m: any) => m.id)).toEqual([gusId])
+    const events = (await groupEvents(gusId)).slice(before)
+    expect(events).toEqual([{ type: 'group-user-removed', created_by: 'system', created_by_user_id: -1337, data: null, pre_data: { groupId: devs, userId: gusId } }])
+
+    // Signing in again with the same groups changes nothing and writes no event.
+    await signInThroughProvider('gus@example.com')
+    expect((await groupEvents(gusId)).length).toBe(before + 1)
+    // Back in dev: joins devs again.
+    gus.groups = ['dev', 'ops']
+    await signInThroughProvider('gus@example.com')
+    expect(await membersOf(devs)).toEqual([{ id: gusId, createdBy: 'SSO' }])
+    expect((await groupEvents(gusId)).slice(before + 1).map((e) => [e.type, e.data?.groupId])).toEqual([['group-user-added', devs]])
+  })
+
+  it('with group syncing off, a sign-in changes no membership', async () => {
+    gus.groups = []
+    await configure({ ...SYNC, enableGroupSyncing: false })
+    const before = await groupEvents(gusId)
+    await signInThroughProvider('gus@example.com')
+    expect(await membersOf(devs)).toEqual([{ id: gusId, createdBy: 'SSO' }])
+    expect(await groupEvents(gusId)).toEqual(before)
+  })
+
+  it('without the claim (the groups scope not asked, so not released) memberships stay as they are', async () => {
+    gus.groups = []
+    await configure({ ...SYNC, addGroupsScope: false })
+    const before = await groupEvents(gusId)
+    await signInThroughProvider('gus@example.com')
+    expect(await membersOf(ops)).toEqual([{ id: gusId, createdBy: 'SSO' }])
+    expect(await groupEvents(gusId)).toEqual(before)
+  })
+
+  it('reads the groups from the ID token at a JSONPath, before asking UserInfo', async () => {
+    gus.groups = ['dev', 'ops']
+    await configure({ ...SYNC, groupJsonPath: '$.realm_access.roles' })
+    provider.tamper((claims) => ({ ...claims, realm_access: { roles: ['sre'] } }))
+    await signInThroughProvider('gus@example.com')
+    expect(await membersOf(devs)).toEqual([])
+    expect(await membersOf(ops)).toEqual([{ id: gusId, createdBy: 'SSO' }])
+  })
+
+  it('an empty list of groups removes every membership sync made, and none an admin made', async () => {
+    gus.groups = []
+    await configure(SYNC)
+    await signInThroughProvider('gus@example.com')
+    expect(await membersOf(ops)).toEqual([])
+    expect((await membersOf(handmade)).map((m: any) => m.id)).toEqual([gusId])
+    expect((await membersOf(mappedByHand)).map((m: any) => m.id)).toEqual([gusId])
+  })
+
+  it('creates a new user as a member of their groups in the same statement as the user', async () => {
+    const nina: TestAccount = { email: 'nina@example.com', name: 'Nina New', groups: ['dev'] }
+    const own = await startTestProvider({ redirectUris: [`${ORIGIN}/auth/oidc/callback`], accounts: [nina] })
+    try {
+      await ok(t, 'POST', '/api/admin/auth/oidc/settings', { enabled: true, discoverUrl: own.discoverUrl, clientId: own.clientId, secret: own.clientSecret, autoCreate: true, ...SYNC })
+      const agent = newAgent()
+      const start = await agent.send(`${ORIGIN}/auth/oidc/login`)
+      const page = await agent.follow(start.headers.get('location')!)
+      const back = await agent.follow(page.url, { method: 'POST', body: new URLSearchParams({ email: 'nina@example.com' }) }, (url) => url.origin === ORIGIN && url.pathname !== '/auth/oidc/callback')
+      expect(new URL(back.url).pathname).toBe('/')
+      const [user] = await t.query<{ id: number }>(`select id from users where email = 'nina@example.com'`)
+      expect(await membersOf(devs)).toEqual([{ id: user!.id, createdBy: 'SSO' }])
+      expect((await groupEvents(user!.id)).map((e) => [e.type, e.data])).toEqual([['group-user-added', { groupId: devs, userId: user!.id }]])
+    } finally {
+      await own.close()
+    }
+  })
+
+  it('a change of memberships is seen at once by the sessions and tokens this app remembers', async () => {
+    const admins = await group({ name: 'sso-admins', mappingsSSO: ['flag-admins'], rootRole: 1 })
+    gus.groups = []
+    await configure(SYNC)
+    const first = await signInThroughProvider('gus@example.com')
+    const asFirst = () => t.call('GET', '/api/admin/user-admin', { token: null, headers: { cookie: first.cookie } })
+    // A Viewer: remembered as such by this app.
+    expect((await asFirst()).status).toBe(403)
+    gus.groups = ['flag-admins']
+    await signInThroughProvider('gus@example.com')
+    expect(await membersOf(admins)).toEqual([{ id: gusId, createdBy: 'SSO' }])
+    expect((await asFirst()).status).toBe(200)
+  })
+})
+
+describe('group sync settings', () => {
+  it('refuse a groupJsonPath that is no JSONPath, and group syncing without one (400)', async () => {
+    for (const groupJsonPath of ['$.groups[', '$..', "$['unclosed", '$.groups[?@ =']) {
+      const res = await t.call('POST', '/api/admin/auth/oidc/settings', { body: { enabled: true, discoverUrl: provider.discoverUrl, clientId: 'c', secret: 's', enableGroupSyncing: true, groupJsonPath } })
+      expect(res.status, groupJsonPath).toBe(400)
+      expect(res.body.name).toBe('ValidationError')
+      expect(res.body.message).toMatch(/groupJsonPath/)
+    }
+    const none = await t.call('POST', '/api/admin/auth/oidc/settings', { body: { enabled: true, discoverUrl: provider.discoverUrl, clientId: 'c', secret: 's', enableGroupSyncing: true } })
+    expect(none.status).toBe(400)
+    expect(none.body.message).toMatch(/groupJsonPath is required/)
+  })
+
+  it('take a JSONPath, a claim name, or a name that is no path, stored as given', async () => {
+    for (const groupJsonPath of ['$.realm_access.roles', 'groups', 'realm_access.roles', 'cognito:groups', "$['cognito:groups']"]) {
+      const res = await t.call('POST', '/api/admin/auth/oidc/settings', { body: { enabled: true, discoverUrl: provider.discoverUrl, clientId: 'c', secret: 's', enableGroupSyncing: true, groupJsonPath } })
+      expect(res.status, `${groupJsonPath}: ${res.text}`).toBe(200)
+      expect(res.body).toMatchObject({ enableGroupSyncing: true, groupJsonPath, secret: '********' })
+    }
+  })
+})
+
+describe('single sign-out', () => {
+  it('ends the session here and sends the browser to the provider to end its own, which sends it back to the sign-in page', async () => {
+    await configure({ enableSingleSignOut: true })
+    const { agent, cookie } = await signInThroughProvider('ann@example.com')
+    // The ID token stays with the session, on the server: the cookie is the session's id only.
+    const [stored] = await t.query<{ id_token: string }>(`select id_token from sessions where id_token is not null order by created_at desc limit 1`)
+    expect(stored!.id_token.split('.')).toHaveLength(3)
+    expect(cookie).not.toContain(stored!.id_token)
+
+    // Signed in at the provider: a new sign-in goes straight back.
+    const again = await agent.send(`${ORIGIN}/auth/oidc/login`)
+    const straight = await agent.follow(again.headers.get('location')!, {}, (url) => url.origin === ORIGIN)
+    expect(new URL(straight.url).pathname).toBe('/auth/oidc/callback')
+
+    const out = await agent.send(`${ORIGIN}/logout`, { method: 'POST' })
+    expect(out.status).toBe(200)
+    expect(out.headers.get('set-cookie')).toMatch(/^flagpost-session=; /)
+    expect(agent.cookie('flagpost.test', 'flagpost-session')).toBeUndefined()
+    const redirect = new URL(((await out.json()) as { redirectUrl: string }).redirectUrl)
+    expect(redirect.origin).toBe(provider.issuer)
+    expect(Object.fromEntries(redirect.searchParams)).toEqual({ id_token_hint: stored!.id_token, client_id: provider.clientId, post_logout_redirect_uri: `${ORIGIN}/sign-in` })
+    // The session is gone, its ID token with it.
+    expect((await t.call('GET', '/api/admin/user', { token: null, headers: { cookie } })).status).toBe(401)
+    expect(await t.query(`select 1 from sessions where id_token = $1`, [stored!.id_token])).toEqual([])
+
+    const back = await confirmSignOut(agent, redirect.toString())
+    expect(back.toString()).toBe(`${ORIGIN}/sign-in`)
+    // Signed out at the provider too: a new sign-in asks who signs in.
+    const next = await agent.send(`${ORIGIN}/auth/oidc/login`)
+    const page = await agent.follow(next.headers.get('location')!, {}, (url) => url.origin === ORIGIN)
+    expect(new URL(page.url).origin).toBe(provider.issuer)
+    expect(await page.response.text()).toContain('Test provider')
+  })
+
+  it('with single sign-out off, ends only the session here', async () => {
+    await configure({ enableSingleSignOut: false })
+    const { cookie } = await signInThroughProvider('ann@example.com')
+    const out = await t.call('POST', '/logout', { token: null, headers: { cookie } })
+    expect(out.status).toBe(200)
+    expect(out.body).toEqual({})
+    expect((await t.call('GET', '/api/admin/user', { token: null, headers: { cookie } })).status).toBe(401)
+  })
+
+  it('a password session signs out as before, single sign-out on or not', async () => {
+    await configure({ enableSingleSignOut: true })
+    const user = await createSignedInUser(t, 'pat-out', 'Viewer')
+    const cookie = user.cookie
+    expect((await t.call('GET', '/api/admin/user', { token: null, headers: { cookie } })).status).toBe(200)
+    const out = await t.call('POST', '/logout', { token: null, headers: { cookie } })
+    expect(out.status).toBe(200)
+    expect(out.body).toEqual({})
+    expect(out.headers.get('set-cookie')).toMatch(/^flagpost-session=; /)
+    expect((await t.call('GET', '/api/admin/user', { token: null, headers: { cookie } })).status).toBe(401)
   })
 })

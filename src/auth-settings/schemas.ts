@@ -1,4 +1,5 @@
 import * as z from '../http/zod.js'
+import { groupJsonPathError } from './group-json-path.js'
 
 /** What responses show in place of the client secret; sent back, it keeps the stored secret. */
 export const SECRET_MASK = '********'
@@ -39,7 +40,10 @@ const fields = {
     .optional()
     .openapi({ description: `The shared secret. Responses show \`${SECRET_MASK}\` in its place; sending that back keeps the stored secret.` }),
   autoCreate: z.boolean().optional().openapi({ description: 'Create users from the e-mail addresses in login tokens' }),
-  enableSingleSignOut: z.boolean().optional().openapi({ description: 'Signing out ends every session of the client id' }),
+  enableSingleSignOut: z
+    .boolean()
+    .optional()
+    .openapi({ description: "Signing out of a session made by single sign-on also ends the provider's session (RP-initiated logout), where the provider has an end_session_endpoint" }),
   defaultRootRole: z.enum(ROOT_ROLE_NAMES).optional().openapi({ description: 'Root role of auto-created users' }),
   defaultRootRoleId: z.number().int().positive().optional().openapi({ description: 'Root role id of auto-created users; must exist; wins over defaultRootRole' }),
   emailDomains: z
@@ -57,8 +61,16 @@ const fields = {
     .optional()
     .openapi({ description: 'Space-separated values requesting extra acr claim values' }),
   idTokenSigningAlgorithm: z.enum(SIGNING_ALGORITHMS).optional(),
-  enableGroupSyncing: z.boolean().optional(),
-  groupJsonPath: text(255).openapi({ description: "Path in the token response to the user's groups", example: 'groups' }),
+  enableGroupSyncing: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'On each sign-in, make the user a member of the groups whose mappingsSSO hold one of the groups found at groupJsonPath (required then), and no longer of those it made them a member of that no longer match' }),
+  groupJsonPath: text(255)
+    .superRefine((value, ctx) => {
+      const error = value ? groupJsonPathError(value) : undefined
+      if (error) ctx.addIssue({ code: 'custom', message: `groupJsonPath must be a JSONPath (e.g. $.groups) or a claim's name: ${error}` })
+    })
+    .openapi({ description: "Where the user's groups are in the ID token's claims (else UserInfo's): a JSONPath (RFC 9535), or a claim's name", example: 'groups' }),
   addGroupsScope: z.boolean().optional().openapi({ description: 'Also request the groups scope at login' }),
 }
 
@@ -68,6 +80,7 @@ export const OidcSettingsInputSchema = z
     if (settings.enabled !== true) return
     if (!settings.clientId) ctx.addIssue({ code: 'custom', path: ['clientId'], message: 'clientId is required when enabled is true' })
     if (!settings.secret) ctx.addIssue({ code: 'custom', path: ['secret'], message: 'secret is required when enabled is true' })
+    if (settings.enableGroupSyncing === true && !settings.groupJsonPath) ctx.addIssue({ code: 'custom', path: ['groupJsonPath'], message: 'groupJsonPath is required when enableGroupSyncing is true' })
   })
   .openapi('oidcSettingsSchema')
 

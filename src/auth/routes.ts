@@ -1,10 +1,14 @@
 import { createRoute } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import * as z from '../http/zod.js'
 import { createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { PasswordSchema, RoleSchema, UserSchema } from '../users/schemas.js'
 import { resetPasswordWithToken, signIn, validateResetToken } from './login.js'
 import { clearSessionCookie, deleteSession, sessionIdOf, setSessionCookie } from './sessions.js'
+import { oidcUsable, readOidcSettings } from '../auth-settings/store.js'
+import { publicBaseUrl } from '../users/accounts.js'
+import { describeStartFailure, endSessionUrl } from '../sso/oidc.js'
 
 const tags = ['Auth']
 
@@ -49,14 +53,27 @@ const loginRoute = createRoute({
   },
 })
 
+/** Where the provider sends the browser back after single sign-out: the console's sign-in page. */
+const SIGNED_OUT_PAGE = '/sign-in'
+
+const SingleSignOutSchema = z
+  .object({
+    redirectUrl: z.string().optional().openapi({ description: "Single sign-out only: the provider's end-session URL (with the session's ID token as id_token_hint); open it to sign out there too", format: 'uri' }),
+  })
+  .openapi('logoutSchema')
+
 const logoutRoute = createRoute({
   method: 'post',
   path: '/logout',
   operationId: 'logout',
   tags,
   summary: 'Sign out',
-  description: 'Ends the session of the cookie (if any) and clears the cookie. Always 200. Writes no event.',
-  responses: { 200: { description: 'Signed out' }, ...pickErrors(400) },
+  description:
+    'Ends the session of the cookie (if any) and clears the cookie. Always 200, answering `{}`, but for single sign-out: when the session was made by OpenID Connect ' +
+    'sign-in, `enableSingleSignOut` is on and the provider has an `end_session_endpoint`, it answers `{ redirectUrl }`, where the browser goes to end its session ' +
+    `at the provider too (RP-initiated logout: \`id_token_hint\` the session's ID token, kept with the session until now, \`client_id\`, and \`post_logout_redirect_uri\` ` +
+    `\`<public URL>${SIGNED_OUT_PAGE}\`, which the provider must accept). If the provider cannot be reached, only this session ends. Writes no event.`,
+  responses: { 200: { description: 'Signed out (`redirectUrl` only for single sign-out)', content: jsonContent(SingleSignOutSchema) }, ...pickErrors(400) },
 })
 
 const validateRoute = createRoute({
@@ -85,6 +102,18 @@ const resetPasswordRoute = createRoute({
   responses: { 200: { description: 'The password was set' }, ...pickErrors(400, 401, 415) },
 })
 
+/** Where the browser ends its session at the provider, when single sign-out applies (see the route); undefined otherwise. */
+async function singleSignOut(c: Context, idToken: string): Promise<string | undefined> {
+  const settings = await readOidcSettings(c.var.db)
+  if (!settings.enableSingleSignOut || !oidcUsable(settings)) return undefined
+  try {
+    return await endSessionUrl(c.var.oidc, settings, idToken, `${publicBaseUrl(c)}${SIGNED_OUT_PAGE}`)
+  } catch (error) {
+    console.warn(`Single sign-out: the provider's session is left as it is: ${describeStartFailure(error)}`)
+    return undefined
+  }
+}
+
 export const authRoutes = createRouter()
   .openapi(loginRoute, async (c) => {
     const { username, password } = c.req.valid('json')
@@ -94,9 +123,11 @@ export const authRoutes = createRouter()
   })
   .openapi(logoutRoute, async (c) => {
     const sessionId = sessionIdOf(c)
-    if (sessionId) await deleteSession(c.var.db, sessionId)
+    const ended = sessionId ? await deleteSession(c.var.db, sessionId) : undefined
     clearSessionCookie(c, c.var.accounts.publicUrl)
-    return c.body(null, 200)
+    const redirectUrl = ended?.idToken ? await singleSignOut(c, ended.idToken) : undefined
+    c.header('Cache-Control', 'no-store')
+    return c.json(redirectUrl ? { redirectUrl } : {}, 200)
   })
   .openapi(validateRoute, async (c) => c.json(await validateResetToken(c.var.db, c.req.valid('query').token, c.var.clock()), 200))
   .openapi(resetPasswordRoute, async (c) => {

@@ -14,29 +14,31 @@ export const SESSION_TTL_MS = 48 * 60 * 60 * 1000
 
 /**
  * A new session for the user: its id, which only the cookie holds, and the statements that store it and drop the
- * user's expired sessions (made in the sign-in's batch).
+ * user's expired sessions (made in the sign-in's batch). `idToken`: the provider's, for a session made by single
+ * sign-on (the hint of its sign-out there), kept with the session only.
  */
-export async function newSession(userId: number, now: Date) {
+export async function newSession(userId: number, now: Date, idToken?: string) {
   const id = randomHex(32)
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS)
   const sessionHash = await hashSecret(id)
   return {
     session: { id, expiresAt },
     dropExpired: (q: Db) => q.delete(sessions).where(and(eq(sessions.userId, userId), lte(sessions.expiresAt, now))),
-    store: (q: Db) => q.insert(sessions).values({ sessionHash, userId, createdAt: now, expiresAt }),
+    store: (q: Db) => q.insert(sessions).values({ sessionHash, userId, createdAt: now, expiresAt, idToken: idToken ?? null }),
   }
 }
 
 /**
- * A new session for a user being created in the same statement (`recordEvents`' `guarded`, the user's insert first):
- * its id, and the insert, made only when the user was.
+ * A new session stored by a statement with `recordEvents`' `guarded` (the user's insert, or another check, first):
+ * its id, and the insert and the drop of the user's expired sessions, made only when the guard passed.
  */
-export async function newSessionForNewUser(userId: number, now: Date) {
+export async function newGuardedSession(userId: number, now: Date, idToken?: string) {
   const id = randomHex(32)
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS)
-  const insert = sql`insert into ${sessions} (session_hash, user_id, created_at, expires_at)
-    select ${await hashSecret(id)}::text, ${userId}::integer, ${now.toISOString()}::timestamptz, ${expiresAt.toISOString()}::timestamptz where ${guardPassed}`
-  return { session: { id, expiresAt }, insert }
+  const insert = sql`insert into ${sessions} (session_hash, user_id, created_at, expires_at, id_token)
+    select ${await hashSecret(id)}::text, ${userId}::integer, ${now.toISOString()}::timestamptz, ${expiresAt.toISOString()}::timestamptz, ${idToken ?? null}::text where ${guardPassed}`
+  const dropExpired = sql`delete from ${sessions} where user_id = ${userId}::integer and expires_at <= ${now.toISOString()}::timestamptz and ${guardPassed}`
+  return { session: { id, expiresAt }, insert, dropExpired }
 }
 
 /**
@@ -54,8 +56,10 @@ export async function lookUpSession(db: Db, sessionHash: string, now: Date): Pro
   return row ? { principal: toUserPrincipal(row), expiresAt: row.expiresAt } : undefined
 }
 
-export async function deleteSession(db: Db, sessionId: string): Promise<void> {
-  await db.delete(sessions).where(eq(sessions.sessionHash, await hashSecret(sessionId)))
+/** Ends a session; answers the provider's ID token it was made with (single sign-on), if any, for the provider's sign-out. */
+export async function deleteSession(db: Db, sessionId: string): Promise<{ idToken: string | null } | undefined> {
+  const [ended] = await db.delete(sessions).where(eq(sessions.sessionHash, await hashSecret(sessionId))).returning({ idToken: sessions.idToken })
+  return ended
 }
 
 export const sessionIdOf = (c: Context) => getCookie(c, SESSION_COOKIE) || undefined

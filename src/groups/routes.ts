@@ -62,7 +62,7 @@ const updateGroupRoute = adminRoute({
   description:
     `${body} The fields absent are emptied, as in Unleash, but \`users\`: absent, the members are kept; given, they become the members. 404 for an unknown group. ${membership} ${adminOnly} ` +
     'Emits `group-updated` (data and preData: the group, its members by id), as Unleash does for members changed here; `group-user-added` and `group-user-removed` ' +
-    'are written when a user joins or leaves a group otherwise (Unleash: by SSO group sync; Flagpost: a deleted user leaves their groups).',
+    'are written when a user joins or leaves a group otherwise: by single sign-on\'s group sync (`mappingsSSO`), and a deleted user leaving their groups.',
   request: { params: GroupIdParam, body: { required: true, content: jsonContent(CreateGroupSchema) } },
   responses: { 200: { description: 'The group was updated', content: jsonContent(GroupWriteResponseSchema) }, ...pickErrors(400, 401, 403, 404, 409, 415) },
 })

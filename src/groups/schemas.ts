@@ -10,7 +10,10 @@ export const CreateGroupSchema = z
       .array(z.string().max(255))
       .max(100)
       .optional()
-      .openapi({ description: 'SSO group names that map to this group: kept and shown (Flagpost has no SSO sign-in that syncs them)' }),
+      .openapi({
+        description:
+          "The provider's group names (or ids) that map to this group: with group syncing on (OIDC settings), a user signing in with one of them joins it, and leaves it once they have none (unless an admin made them a member)",
+      }),
     rootRole: z
       .number()
       .int()

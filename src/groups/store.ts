@@ -186,7 +186,7 @@ const updateStatement = eventsStatement('flagpost_update_group', {
  * PUT /api/admin/groups/{groupId}: sets the name, description, SSO mappings and root role, and, when `users` is given,
  * the members (absent: kept). 404 for an unknown group, 409 when another group has the name. Emits `group-updated` (data
  * and preData: the group and its members by id), as Unleash does for a change of members through this route
- * (`group-user-added` and `group-user-removed` are for members joining or leaving otherwise). A read, then one
+ * (`group-user-added` and `group-user-removed` are for members joining or leaving otherwise: src/sso's group sync). A read, then one
  * statement made only while the group and its members are as read.
  */
 export async function updateGroup(db: Db, caller: Author, id: number, input: CreateGroup) {

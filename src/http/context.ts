@@ -14,6 +14,11 @@ export interface AppVariables {
   principal: Principal
   /** The principal, its audit identity and the request's time, fixed once when it is authenticated. */
   caller: Caller
+  /**
+   * Forgets the principals this app remembers (createApp's): for a change of who may do what that the write routes'
+   * rule does not see (single sign-on's group sync, made by the GET of its callback).
+   */
+  forgetPrincipals: () => void
   /** Set once the request has checked the change-request rule of its route (see adminRoute). */
   changeRequestRuleConsulted?: boolean
 }

@@ -9,7 +9,7 @@ import { displaySecret, hashSecret, randomHex } from '../api-tokens/secrets.js'
 import { hashPassword } from '../users/passwords.js'
 import { userEventData, userView } from '../users/store.js'
 import { displayNameOf } from '../users/principal.js'
-import { newSessionForNewUser } from '../auth/sessions.js'
+import { newGuardedSession } from '../auth/sessions.js'
 import type { InviteLinkCreate, InviteLinkUpdate, SignUp } from './schemas.js'
 
 type TokenRow = typeof publicSignupTokens.$inferSelect
@@ -185,7 +185,7 @@ export async function signUpWithInviteLink(db: Db, secret: string, input: SignUp
     if (!link) throw invalidLink()
     if (taken) throw nameExists(taken.email?.toLowerCase() === input.email ? 'A user with that e-mail address already exists: sign in instead' : 'That username is taken: choose another')
     const row: UserRow = { id: ids!.userId, username, email: input.email, name: input.name, passwordHash, rootRoleId: link.role.id, loginAttempts: 0, isService: false, seenAt: now, createdAt: now, deletedAt: null }
-    const started = await newSessionForNewUser(row.id, now)
+    const started = await newGuardedSession(row.id, now)
     const insertUser: SQL = sql`insert into ${users} (id, username, email, name, password_hash, root_role_id, login_attempts, seen_at, created_at)
       select ${row.id}::integer, ${row.username}::text, ${row.email}::text, ${row.name}::text, ${passwordHash}::text, ${row.rootRoleId}::integer, 0, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
       where exists (select from ${publicSignupTokens} where id = ${link.token.id} and enabled and expires_at > ${now.toISOString()}::timestamptz)

@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi'
 import type { OidcSettings } from '../auth-settings/schemas.js'
+import { groupsAt } from '../auth-settings/group-json-path.js'
 
 /**
  * The OpenID Connect protocol of single sign-on, through oauth4webapi (Web APIs only: the same code on Node and
@@ -33,6 +34,14 @@ export interface ProviderIdentity {
   email?: string
   emailVerified?: boolean
   name?: string
+}
+
+/** What the second leg answers: who signed in, the ID token (the hint of a later sign-out) and their groups when synced. */
+export interface FinishedSignIn {
+  identity: ProviderIdentity
+  idToken: string
+  /** The groups found at `groupJsonPath` when group syncing is on; undefined when off or when the claims hold none there. */
+  groups?: string[]
 }
 
 /** A sign-in the provider or its answer made impossible, with a message for the person signing in. */
@@ -93,9 +102,10 @@ export async function startSignIn(cache: OidcCache, settings: OidcSettings, redi
 /**
  * The second leg: checks the provider's answer against what the first leg kept (`state`), redeems the code (with
  * the PKCE verifier and the client secret), checks the ID token (issuer, audience, expiry, `nonce`, signature)
- * and answers who signed in; the e-mail comes from the ID token, else from the UserInfo endpoint.
+ * and answers who signed in; the e-mail comes from the ID token, else from the UserInfo endpoint, and so do the groups
+ * when they are synced (at `groupJsonPath`). UserInfo is asked once at most, only for what the ID token lacks.
  */
-export async function finishSignIn(cache: OidcCache, settings: OidcSettings, redirectUri: string, callback: URL, pending: PendingSignIn, now: Date): Promise<ProviderIdentity> {
+export async function finishSignIn(cache: OidcCache, settings: OidcSettings, redirectUri: string, callback: URL, pending: PendingSignIn, now: Date): Promise<FinishedSignIn> {
   try {
     const as = await discover(cache, settings.discoverUrl!)
     const client = clientOf(settings, now)
@@ -110,12 +120,16 @@ export async function finishSignIn(cache: OidcCache, settings: OidcSettings, red
     await oauth.validateApplicationLevelSignature(as, response, { [oauth.jwksCache]: jwks, signal: AbortSignal.timeout(TIMEOUT_MS), ...insecure })
     cache.jwks.set(as.issuer, jwks)
     const claims = oauth.getValidatedIdTokenClaims(tokens)!
+    const groupPath = settings.enableGroupSyncing ? settings.groupJsonPath : undefined
     let identity = identityOf(claims.sub, claims)
-    if (identity.email === undefined && as.userinfo_endpoint) {
+    let groups = groupPath ? groupsAt(claims, groupPath) : undefined
+    if ((identity.email === undefined || (groupPath && groups === undefined)) && as.userinfo_endpoint) {
       const answer = await oauth.userInfoRequest(as, client, tokens.access_token, { signal: AbortSignal.timeout(TIMEOUT_MS), ...insecure })
-      identity = identityOf(claims.sub, await oauth.processUserInfoResponse(as, client, claims.sub, answer))
+      const userInfo = await oauth.processUserInfoResponse(as, client, claims.sub, answer)
+      if (identity.email === undefined) identity = identityOf(claims.sub, userInfo)
+      if (groupPath && groups === undefined) groups = groupsAt(userInfo, groupPath)
     }
-    return identity
+    return { identity, idToken: tokens.id_token!, ...(groups ? { groups } : {}) }
   } catch (error) {
     throw new SignInRefused(describeFailure(error))
   }
@@ -140,6 +154,21 @@ function describeFailure(error: unknown): string {
   }
   if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'TypeError')) return `Could not reach the OpenID Connect provider: ${error.message}`
   return `The sign-in with the provider failed: ${error instanceof Error ? error.message : String(error)}`
+}
+
+/**
+ * Where the browser goes to end its session at the provider too (RP-initiated logout): the provider's
+ * `end_session_endpoint` with the session's ID token as `id_token_hint`, the client id, and where the provider sends
+ * the browser back (`postLogoutRedirectUri`, which must be registered there). Undefined when the provider has none.
+ */
+export async function endSessionUrl(cache: OidcCache, settings: OidcSettings, idToken: string, postLogoutRedirectUri: string): Promise<string | undefined> {
+  const as = await discover(cache, settings.discoverUrl!)
+  if (!as.end_session_endpoint) return undefined
+  const url = new URL(as.end_session_endpoint)
+  url.searchParams.set('id_token_hint', idToken)
+  url.searchParams.set('client_id', settings.clientId!)
+  url.searchParams.set('post_logout_redirect_uri', postLogoutRedirectUri)
+  return url.toString()
 }
 
 /** Whether the discovery URL of stored settings can be reached: the first leg's errors, for the sign-in page. */

@@ -76,8 +76,12 @@ const callbackRoute = createRoute({
     'client secret), and checks the ID token: issuer, audience (the client id), expiry, `nonce`, and its signature against the provider\'s JWKS, with the ' +
     'settings\' signing algorithm. The user with the token\'s e-mail (from the ID token, else the UserInfo endpoint) is signed in with a session cookie as ' +
     'after a password (no event); an unknown e-mail is created with the default root role (Editor unless set) when `autoCreate` is on and its domain is in ' +
-    '`emailDomains` (if set), with `user-created` by the system, and refused otherwise; an e-mail the provider marks unverified is refused. Success leads to the ' +
-    `\`redirect\` given at the start; any refusal to ${SIGN_IN_PAGE}?errorMsg=<why>.`,
+    '`emailDomains` (if set), with `user-created` by the system, and refused otherwise; an e-mail the provider marks unverified is refused. ' +
+    'With `enableGroupSyncing`, the groups at `groupJsonPath` in the ID token\'s claims (else UserInfo\'s) decide the user\'s memberships of the groups that have ' +
+    '`mappingsSSO`: they join each group mapping one of them (`group-user-added`, the membership made by `SSO`), and leave those mapping none that group sync had made ' +
+    'them a member of (`group-user-removed`); memberships an admin made, and groups without mappings, are never touched; no claim there: no change. ' +
+    'Both events by the system, `{ groupId, userId }`, written with the session. The session keeps the ID token, for single sign-out (POST /logout). ' +
+    `Success leads to the \`redirect\` given at the start; any refusal to ${SIGN_IN_PAGE}?errorMsg=<why>.`,
   request: {
     query: z.object({
       code: z.string().max(4096).optional().openapi({ param: { name: 'code', in: 'query' } }),
@@ -118,8 +122,10 @@ export const ssoRoutes = createRouter()
     if (!oidcUsable(settings)) return failed(c, 'Single sign-on (OpenID Connect) is not enabled on this instance: sign in with your password')
     try {
       const now = c.var.clock()
-      const identity = await finishSignIn(c.var.oidc, settings, `${publicBaseUrl(c)}${OIDC_CALLBACK_PATH}`, new URL(c.req.url), kept.pending, now)
-      const { session } = await signInWithIdentity(c.var.db, settings, identity, now)
+      const signedIn = await finishSignIn(c.var.oidc, settings, `${publicBaseUrl(c)}${OIDC_CALLBACK_PATH}`, new URL(c.req.url), kept.pending, now)
+      const { session, groupsChanged } = await signInWithIdentity(c.var.db, settings, signedIn, now)
+      // The user's memberships give roles: their tokens and other sessions remembered here must be looked up again.
+      if (groupsChanged) c.var.forgetPrincipals()
       setSessionCookie(c, session, c.var.accounts.publicUrl)
       return c.redirect(kept.redirect, 302)
     } catch (error) {

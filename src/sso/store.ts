@@ -1,12 +1,13 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm'
-import { roles, users } from '../../schema/index.js'
-import { batch, untilUnchanged, type Db } from '../db.js'
+import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { groups, groupUsers, roles, users } from '../../schema/index.js'
+import { batch, queryRows, together, untilUnchanged, type Db } from '../db.js'
 import { SYSTEM_ACTOR } from '../core/principal.js'
-import { recordEvents } from '../events/store.js'
+import { guardPassed, recordEvents } from '../events/store.js'
+import type { NewEvent } from '../events/types.js'
 import { userEventData } from '../users/store.js'
-import { newSession, newSessionForNewUser } from '../auth/sessions.js'
+import { newGuardedSession, newSession } from '../auth/sessions.js'
 import type { OidcSettings } from '../auth-settings/schemas.js'
-import { SignInRefused, type ProviderIdentity } from './oidc.js'
+import { SignInRefused, type FinishedSignIn } from './oidc.js'
 
 type UserRow = typeof users.$inferSelect
 
@@ -19,28 +20,102 @@ export function domainAllowed(settings: OidcSettings, email: string): boolean {
   return domains.length === 0 || domains.includes(email.slice(email.lastIndexOf('@') + 1).toLowerCase())
 }
 
+/** Who group sync records as having made the memberships it makes (Unleash's `SSO_SYNC_USER`): only those it removes. */
+export const SSO_SYNC_CREATED_BY = 'SSO'
+
+/** The ids of the groups whose SSO mappings hold one of `names`, as text (`1,4`): read, and checked again by the write. */
+const matchingGroupsText = (names: string[]) =>
+  sql<string>`(select coalesce(string_agg(id::text, ',' order by id), '') from ${groups} where ${groups.mappingsSso} && ${sql.param(names)}::text[])`
+
+/** The user's memberships of groups that have SSO mappings (the only ones sync touches), as text: checked again by the write. */
+const syncedMembershipsText = (userId: SQL | number) =>
+  sql<string>`(select coalesce(string_agg(gu.group_id::text || ':' || coalesce(gu.created_by, ''), ',' order by gu.group_id), '')
+    from ${groupUsers} gu join ${groups} g on g.id = gu.group_id where gu.user_id = ${userId} and cardinality(g.mappings_sso) > 0)`
+/** The same memberships as rows: which group, and whether sync made it. */
+const syncedMembershipsJson = (userId: SQL) =>
+  sql<unknown>`(select coalesce(json_agg(json_build_object('groupId', gu.group_id, 'bySync', gu.created_by = ${SSO_SYNC_CREATED_BY}) order by gu.group_id), '[]')
+    from ${groupUsers} gu join ${groups} g on g.id = gu.group_id where gu.user_id = ${userId} and cardinality(g.mappings_sso) > 0)`
+
+const idsOf = (text: string) => (text === '' ? [] : text.split(',').map(Number))
+const parsed = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T
+
+/**
+ * What group sync changes for a user signing in with the provider's `names` (Unleash's syncExternalGroups): they join
+ * every group whose mappings hold one of the names that they are not in (`group-user-added`), and leave the groups with
+ * mappings that hold none of them, where sync had made them a member (`group-user-removed`); a membership an admin
+ * made stays, and a group without mappings is never touched. Both events by the system, `{ groupId, userId }`.
+ */
+function groupChanges(userId: number, matching: number[], memberships: { groupId: number; bySync: boolean }[]) {
+  const added = matching.filter((id) => !memberships.some((m) => m.groupId === id))
+  const removed = memberships.filter((m) => m.bySync && !matching.includes(m.groupId)).map((m) => m.groupId)
+  const events: NewEvent[] = [
+    ...added.map((groupId): NewEvent => ({ type: 'group-user-added', data: { groupId, userId } })),
+    ...removed.map((groupId): NewEvent => ({ type: 'group-user-removed', preData: { groupId, userId } })),
+  ]
+  return { added, removed, events }
+}
+
+const addSynced = (userId: number, added: number[], now: Date) =>
+  sql`insert into ${groupUsers} (group_id, user_id, created_by, joined_at)
+    select g, ${userId}::int, ${SSO_SYNC_CREATED_BY}::text, ${now.toISOString()}::timestamptz from unnest(${sql.param(added)}::int[]) g where ${guardPassed}
+    on conflict do nothing`
+const removeSynced = (userId: number, removed: number[]) =>
+  sql`delete from ${groupUsers} where user_id = ${userId}::int and group_id = any(${sql.param(removed)}::int[]) and created_by = ${SSO_SYNC_CREATED_BY} and ${guardPassed}`
+
 /**
  * Signs in the person the provider vouched for, as Unleash does: the user with that e-mail (any case) gets a new
  * session, as after a password; an unknown one is created first (`user-created`, by the system) with the settings'
  * default root role when `autoCreate` is on and the e-mail's domain is listed in `emailDomains` (the list restricts
  * creation only: existing users sign in from any domain), and refused with a message otherwise. An e-mail the
- * provider marks unverified is refused. Existing: a read, then one batch; created: a read (the role and the id), then
- * one statement with the user, its event and the session, tried again from a fresh read if the e-mail was taken since.
+ * provider marks unverified is refused. The session keeps the provider's ID token (the hint of single sign-out).
+ * With `groups` (group syncing on, the claim there), their group memberships follow them (see groupChanges) in the
+ * same statement as the session, and `groupsChanged` says whether any did (so remembered principals are forgotten).
+ * Existing: a read, then one batch, or one statement made only while the memberships and the matching groups are as
+ * read; created: a read (the role, the id, the matching groups), then one statement with the user, its events and the
+ * session, made only while the matching groups are as read. Either is tried again from a fresh read otherwise.
  */
-export async function signInWithIdentity(db: Db, settings: OidcSettings, identity: ProviderIdentity, now: Date) {
+export async function signInWithIdentity(db: Db, settings: OidcSettings, signedIn: FinishedSignIn, now: Date) {
+  const { identity, idToken, groups: names } = signedIn
   const email = identity.email?.toLowerCase()
   if (!email) throw new SignInRefused('The provider did not say your e-mail address: Flagpost signs people in by e-mail (the client must be allowed the email scope)')
   if (identity.emailVerified === false) throw new SignInRefused(`The provider says your e-mail address ${email} is not verified: verify it there, then sign in again`)
   return untilUnchanged('The user', async () => {
-    const [found] = await db
-      .select()
-      .from(users)
-      // A service account never signs in (it has no e-mail address either).
-      .where(and(sql`lower(${users.email}) = ${email}`, isNull(users.deletedAt), eq(users.isService, false)))
+    const [[found], [matched]] = await together(db, [
+      (q) =>
+        q
+          .select({
+            user: users,
+            memberships: names ? syncedMembershipsJson(sql`${users.id}`) : sql<unknown>`'[]'::json`,
+            membershipsText: names ? syncedMembershipsText(sql`${users.id}`) : sql<string>`''`,
+          })
+          .from(users)
+          // A service account never signs in (it has no e-mail address either).
+          .where(and(sql`lower(${users.email}) = ${email}`, isNull(users.deletedAt), eq(users.isService, false))),
+      (q) => (names ? queryRows<{ ids: string }>(q, sql`select ${matchingGroupsText(names)} as ids`) : Promise.resolve([{ ids: '' }])),
+    ])
+    const matchingText = matched!.ids
     if (found) {
-      const started = await newSession(found.id, now)
-      const [[row]] = await batch(db, [(q) => q.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, found.id)).returning(), started.dropExpired, started.store])
-      return { user: row!, session: started.session, created: false }
+      const userId = found.user.id
+      const changes = groupChanges(userId, idsOf(matchingText), names ? parsed<{ groupId: number; bySync: boolean }[]>(found.memberships) : [])
+      const user = { ...found.user, loginAttempts: 0, seenAt: now }
+      if (changes.events.length === 0) {
+        const started = await newSession(userId, now, idToken)
+        await batch(db, [(q) => q.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, userId)), started.dropExpired, started.store])
+        return { user, session: started.session, created: false, groupsChanged: false }
+      }
+      const started = await newGuardedSession(userId, now, idToken)
+      const written = await recordEvents(db, SYSTEM_ACTOR, now, changes.events, {
+        alongside: [sql`select 1 where ${syncedMembershipsText(userId)} = ${found.membershipsText}::text and ${matchingGroupsText(names!)} = ${matchingText}::text`],
+        guarded: true,
+        unguarded: [
+          sql`update ${users} set login_attempts = 0, seen_at = ${now.toISOString()}::timestamptz where id = ${userId}::int and ${guardPassed}`,
+          started.dropExpired,
+          started.insert,
+          removeSynced(userId, changes.removed),
+          addSynced(userId, changes.added, now),
+        ],
+      })
+      return written > 0 ? { user, session: started.session, created: false, groupsChanged: true } : undefined
     }
     if (!settings.autoCreate) throw new SignInRefused(`There is no Flagpost user with the e-mail address ${email}, and users are not created on first sign-in here: ask an admin to add you`)
     if (!domainAllowed(settings, email)) throw new SignInRefused(`Users with e-mail addresses of ${email.slice(email.lastIndexOf('@') + 1)} are not created here (allowed: ${settings.emailDomains}): ask an admin to add you`)
@@ -51,12 +126,19 @@ export async function signInWithIdentity(db: Db, settings: OidcSettings, identit
       .where(and(role, inArray(roles.type, ['root', 'root-custom'])))
     if (!ids) throw new SignInRefused('The root role for new users in the single sign-on settings no longer exists: ask an admin to choose another')
     const row: UserRow = { id: ids.userId, username: null, email, name: identity.name ?? null, passwordHash: null, rootRoleId: ids.roleId, loginAttempts: 0, isService: false, seenAt: now, createdAt: now, deletedAt: null }
-    const started = await newSessionForNewUser(row.id, now)
-    const written = await recordEvents(db, SYSTEM_ACTOR, now, [{ type: 'user-created', data: userEventData(row) }], {
-      alongside: [db.insert(users).values(row).onConflictDoNothing().returning({ id: users.id })],
+    const changes = groupChanges(row.id, idsOf(matchingText), [])
+    const started = await newGuardedSession(row.id, now, idToken)
+    const at = now.toISOString()
+    // The user is made only while the groups it joins still match, so its events and memberships are all or none.
+    const insertUser = sql`insert into ${users} (id, email, name, root_role_id, login_attempts, is_service, seen_at, created_at)
+      select ${row.id}::int, ${email}::text, ${row.name}::text, ${row.rootRoleId}::int, 0, false, ${at}::timestamptz, ${at}::timestamptz
+      where ${names && changes.added.length > 0 ? sql`${matchingGroupsText(names)} = ${matchingText}::text` : sql`true`}
+      on conflict do nothing returning id`
+    const written = await recordEvents(db, SYSTEM_ACTOR, now, [{ type: 'user-created', data: userEventData(row) }, ...changes.events], {
+      alongside: [insertUser],
       guarded: true,
-      unguarded: [started.insert],
+      unguarded: [started.insert, addSynced(row.id, changes.added, now)],
     })
-    return written > 0 ? { user: row, session: started.session, created: true } : undefined
+    return written > 0 ? { user: row, session: started.session, created: true, groupsChanged: changes.events.length > 0 } : undefined
   })
 }

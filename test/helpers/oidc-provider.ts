@@ -2,16 +2,21 @@
 // with one confidential client and test accounts. Its sign-in page lists no password: the test person types the
 // e-mail of an account and is signed in as it (consent is given for the client's first sign-in). `tamper` lets a
 // test make the provider answer a token whose claims it changed, signed again with the provider's own key (or with
-// another key), so the refusals of a bad audience, nonce or signature are made by a real token endpoint.
+// another key), so the refusals of a bad audience, nonce or signature are made by a real token endpoint. An account's
+// `groups` are released as the `groups` claim (UserInfo's) to a client asking the `groups` scope; a test may change them
+// between sign-ins. RP-initiated logout is the provider's own (its end-session page, confirmed by `confirmSignOut`).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import Provider, { type Configuration, type KoaContextWithOIDC } from 'oidc-provider'
+import { expect } from 'vitest'
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from 'jose'
 
 export interface TestAccount {
   email: string
   name?: string
   emailVerified?: boolean
+  /** The groups the provider says the account is in (changeable between sign-ins). */
+  groups?: string[]
 }
 
 export interface TestProvider {
@@ -25,7 +30,7 @@ export interface TestProvider {
 }
 
 /** Starts the provider on 127.0.0.1 (a free port) for a client whose callback is `redirectUris`. */
-export async function startTestProvider(options: { redirectUris: string[]; accounts: TestAccount[]; clientId?: string; clientSecret?: string }): Promise<TestProvider> {
+export async function startTestProvider(options: { redirectUris: string[]; accounts: TestAccount[]; clientId?: string; clientSecret?: string; postLogoutRedirectUris?: string[] }): Promise<TestProvider> {
   const clientId = options.clientId ?? 'flagpost-test'
   const clientSecret = options.clientSecret ?? 'flagpost-test-secret-0123456789abcdef'
   const { privateKey } = await generateKeyPair('RS256', { extractable: true })
@@ -38,28 +43,38 @@ export async function startTestProvider(options: { redirectUris: string[]; accou
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 
   const configuration: Configuration = {
-    clients: [{ client_id: clientId, client_secret: clientSecret, redirect_uris: options.redirectUris, grant_types: ['authorization_code'], response_types: ['code'] }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uris: options.redirectUris,
+        post_logout_redirect_uris: options.postLogoutRedirectUris ?? [],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      },
+    ],
     jwks: { keys: [signingKey] },
     cookies: { keys: ['test-provider-cookie-key'] },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'], groups: ['groups'] },
     features: { devInteractions: { enabled: false } },
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     async findAccount(_ctx, id) {
       const account = accounts.get(id)
       if (!account) return undefined
-      return { accountId: id, claims: async () => ({ sub: id, email: account.email, email_verified: account.emailVerified ?? true, ...(account.name ? { name: account.name } : {}) }) }
+      return {
+        accountId: id,
+        claims: async () => ({ sub: id, email: account.email, email_verified: account.emailVerified ?? true, ...(account.name ? { name: account.name } : {}), ...(account.groups ? { groups: account.groups } : {}) }),
+      }
     },
     // The client is the provider's own: consent is given without asking.
     async loadExistingGrant(ctx: KoaContextWithOIDC) {
       const { client, session } = ctx.oidc
       if (!client || !session?.accountId) return undefined
       const grantId = ctx.oidc.result?.consent?.grantId ?? session.grantIdFor(client.clientId)
-      if (grantId) {
-        const grant = await ctx.oidc.provider.Grant.find(grantId)
-        if (grant) return grant
-      }
-      const grant = new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId })
-      grant.addOIDCScope('openid email profile')
+      const found = grantId ? await ctx.oidc.provider.Grant.find(grantId) : undefined
+      const grant = found ?? new ctx.oidc.provider.Grant({ clientId: client.clientId, accountId: session.accountId })
+      // What this sign-in asks for (`groups` only when asked).
+      grant.addOIDCScope(ctx.oidc.params?.scope ? String(ctx.oidc.params.scope) : 'openid email profile')
       await grant.save()
       session.grantIdFor(client.clientId, grant.jti)
       return grant
@@ -118,6 +133,21 @@ export async function startTestProvider(options: { redirectUris: string[]; accou
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
+}
+
+/**
+ * Follows single sign-out at the provider: opens its end-session page (`endSessionUrl`), says yes to its question, and
+ * answers where the provider then sends the browser (the `post_logout_redirect_uri`).
+ */
+export async function confirmSignOut(agent: ReturnType<typeof browserAgent>, endSessionUrl: string): Promise<URL> {
+  const page = await agent.follow(endSessionUrl)
+  const html = await page.response.text()
+  expect(page.response.status, html).toBe(200)
+  const form = /<form[^>]*action="([^"]+)"[\s\S]*?name="xsrf" value="([^"]+)"/.exec(html)
+  if (!form) throw new Error(`The provider's end-session page has no form: ${html}`)
+  const confirmed = await agent.send(new URL(form[1]!, page.url).toString(), { method: 'POST', body: new URLSearchParams({ xsrf: form[2]!, logout: 'yes' }) })
+  expect(confirmed.status).toBeGreaterThanOrEqual(300)
+  return new URL(confirmed.headers.get('location')!, page.url)
 }
 
 /**

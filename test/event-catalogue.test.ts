@@ -12,12 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { readConfig, startServer } from '../src/server.js'
 import { EVENT_TYPES, type EventType } from '../src/events/types.js'
+import { browserAgent, startTestProvider } from './helpers/oidc-provider.js'
 
 /**
  * The catalogue kinds (src/events/types.ts) this walk covers, each made by the operation its step names below: the flag
- * domain's, the instance state import's, roles', groups', a project's access, banners' and change requests' editing,
- * discarding and scheduling. Of those parts' kinds no operation writes `group-user-added` (Unleash's, for SSO's group
- * sync).
+ * domain's, the instance state import's, roles', groups' (single sign-on's group sync too, against a test OpenID provider),
+ * a project's access, banners' and change requests' editing, discarding and scheduling.
  */
 const WALKED = [
   'context-field-created',
@@ -73,6 +73,7 @@ const WALKED = [
   'group-updated',
   'group-deleted',
   'group-user-removed',
+  'group-user-added',
   'project-access-added',
   'project-access-updated',
   'project-access-user-roles-updated',
@@ -328,7 +329,8 @@ describe('the walk', () => {
 
   it('single sign-on settings: created, updated, reset', async () => {
     const secretless = ({ secret: _secret, ...rest }: any) => rest
-    const isOidc = (e: ApiEvent) => (e.data ?? e.preData)?.id === 'oidc'
+    // These settings' (the group sync step saves others).
+    const isOidc = (e: ApiEvent) => (e.data ?? e.preData)?.id === 'oidc' && (e.data ?? e.preData)?.discoverUrl === 'https://sso.example.com/.well-known/openid-configuration'
     const created = await send('POST', '/api/admin/auth/oidc/settings', { enabled: true, clientId: 'flagpost', secret: 'very-secret', discoverUrl: 'https://sso.example.com/.well-known/openid-configuration' })
     expect(created.secret).toBe('********')
     expected.push({ kind: 'setting-created', subject: isOidc, data: { id: 'oidc', ...secretless(created), secretChanged: true } })
@@ -447,6 +449,26 @@ describe('the walk', () => {
     const last = await get(`/api/admin/groups/${created.id}`)
     await send('DELETE', `/api/admin/groups/${created.id}`)
     expected.push({ kind: 'group-deleted', subject: named('deck-crew'), data: null, preData: asEvent(last) })
+  })
+
+  it("groups joined through single sign-on's group sync", async () => {
+    const provider = await startTestProvider({ redirectUris: [`${server.url}/auth/oidc/callback`], accounts: [{ email: 'dora@example.com', name: 'Dora', groups: ['crew-sso'] }], clientId: 'catalogue-walk' })
+    try {
+      const dora = (await send('POST', '/api/admin/user-admin', { email: 'dora@example.com', rootRole: 'Viewer', sendEmail: false })).id as number
+      const synced = (await send('POST', '/api/admin/groups', { name: 'sso-crew', mappingsSSO: ['crew-sso'] })).id as number
+      await send('POST', '/api/admin/auth/oidc/settings', { enabled: true, discoverUrl: provider.discoverUrl, clientId: provider.clientId, secret: provider.clientSecret, enableGroupSyncing: true, groupJsonPath: 'groups', addGroupsScope: true })
+      const agent = browserAgent(server.url, (request) => fetch(request))
+      const start = await agent.send(`${server.url}/auth/oidc/login`)
+      const page = await agent.follow(start.headers.get('location')!)
+      const back = await agent.follow(page.url, { method: 'POST', body: new URLSearchParams({ email: 'dora@example.com' }) }, (url) => url.origin === server.url && url.pathname !== '/auth/oidc/callback')
+      expect(new URL(back.url).pathname).toBe('/')
+      expect((await get(`/api/admin/groups/${synced}`)).users.map((u: any) => [u.user.id, u.createdBy])).toEqual([[dora, 'SSO']])
+      // Unleash's shape: which group, which user; by the system.
+      expected.push({ kind: 'group-user-added', subject: (e) => e.data?.userId === dora, data: { groupId: synced, userId: dora }, by: { createdBy: 'system', createdByUserId: expect.any(Number) } })
+    } finally {
+      await send('DELETE', '/api/admin/auth/oidc/settings')
+      await provider.close()
+    }
   })
 
   it("a project's access: users and groups given roles, all at once, one role at a time, and taken away", async () => {

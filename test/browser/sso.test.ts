@@ -1,15 +1,18 @@
 // Single sign-on in a real Chromium (see harness.ts): with OpenID Connect enabled, the sign-in page offers the
 // provider; the button goes through the test provider (oidc-provider on a local port) and lands signed in. An admin
-// switches password sign-in off on the Single sign-on page; the sign-in page then shows only the provider.
+// switches password sign-in off on the Single sign-on page; the sign-in page then shows only the provider. Group sync
+// and single sign-out set on that page, a group's SSO group IDs in its dialog: a sign-in joins the group, and signing
+// out goes through the provider's own sign-out back to the sign-in page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_PASSWORD, checkPage, startConsole, type ConsoleUnderTest } from './harness.js'
-import { startTestProvider, type TestProvider } from '../helpers/oidc-provider.js'
+import { startTestProvider, type TestAccount, type TestProvider } from '../helpers/oidc-provider.js'
 
 let ui: ConsoleUnderTest
 let provider: TestProvider
+const sam: TestAccount = { email: 'sam@example.com', name: 'Sam Single', groups: ['release-team'] }
 beforeAll(async () => {
   ui = await startConsole()
-  provider = await startTestProvider({ redirectUris: [`${ui.url}/auth/oidc/callback`], accounts: [{ email: 'sam@example.com', name: 'Sam Single' }] })
+  provider = await startTestProvider({ redirectUris: [`${ui.url}/auth/oidc/callback`], postLogoutRedirectUris: [`${ui.url}/sign-in`], accounts: [sam] })
   await ui.adminApi('POST', '/api/admin/auth/oidc/settings', {
     enabled: true,
     discoverUrl: provider.discoverUrl,
@@ -69,5 +72,55 @@ describe('single sign-on', { timeout: 60_000 }, () => {
     expect(await visitor.getByLabel('Username or e-mail').count()).toBe(0)
     await checkPage(visitor, 'sign-in-single-sign-on-only')
     await ui.adminApi('POST', '/api/admin/auth/simple/settings', { disabled: false })
+  })
+
+  it('an admin turns group sync and single sign-out on and maps a group; signing in joins it, signing out signs out of the provider too', async () => {
+    const admin = await ui.newPage()
+    await ui.signIn(admin, 'admin', ADMIN_PASSWORD)
+    await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Single sign-on' }).waitFor()
+    await admin.goto(`${ui.url}/single-sign-on`)
+    await admin.getByRole('heading', { name: 'Password sign-in' }).waitFor()
+    await admin.getByRole('switch', { name: 'Single sign-out' }).click({ force: true })
+    await admin.getByRole('switch', { name: 'Sync groups' }).click({ force: true })
+    await admin.getByRole('textbox', { name: /^Group JSON path/ }).fill('$.groups')
+    await admin.getByRole('switch', { name: 'Request the groups scope' }).click({ force: true })
+    await checkPage(admin, 'single-sign-on-group-sync')
+    await admin.getByRole('button', { name: 'Save settings' }).click()
+    await expect
+      .poll(async () => await ui.adminApi('GET', '/api/admin/auth/oidc/settings'))
+      .toMatchObject({ enableSingleSignOut: true, enableGroupSyncing: true, groupJsonPath: '$.groups', addGroupsScope: true, secret: '********' })
+
+    await admin.goto(`${ui.url}/groups`)
+    await admin.getByRole('button', { name: 'Create group' }).click()
+    const dialog = admin.getByRole('dialog', { name: 'Create group' })
+    await dialog.getByLabel('Name').fill('Release team')
+    await dialog.getByLabel('SSO group IDs').fill('release-team')
+    await admin.keyboard.press('Enter')
+    await checkPage(admin, 'group-sso-group-ids')
+    await dialog.getByRole('button', { name: 'Save group' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await admin.getByText('SSO groups: release-team').waitFor()
+    const created = (await ui.adminApi('GET', '/api/admin/groups')).groups.find((g: { name: string }) => g.name === 'Release team')
+    expect(created).toMatchObject({ mappingsSSO: ['release-team'], users: [] })
+
+    const page = await ui.newPage()
+    await page.goto(`${ui.url}/sign-in`)
+    await page.getByRole('link', { name: 'Sign in with OpenID Connect' }).click()
+    await page.getByRole('heading', { name: 'Test provider' }).waitFor()
+    await page.getByLabel('E-mail').fill('sam@example.com')
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.getByRole('button', { name: 'Account of Sam Single' }).waitFor()
+    const joined = (await ui.adminApi('GET', `/api/admin/groups/${created.id}`)).users
+    expect(joined.map((u: { createdBy: string; user: { email: string } }) => [u.user.email, u.createdBy])).toEqual([['sam@example.com', 'SSO']])
+
+    await page.getByRole('button', { name: 'Account of Sam Single' }).click()
+    await page.getByRole('menuitem', { name: 'Sign out' }).click()
+    // The provider's own page asks; yes sends the browser back to the sign-in page.
+    await page.getByRole('button', { name: 'Yes, sign me out' }).click()
+    await page.getByRole('heading', { name: 'Sign in to Flagpost' }).waitFor()
+    expect(new URL(page.url()).pathname).toBe('/sign-in')
+    // Signed out at the provider too: signing in again asks who signs in.
+    await page.getByRole('link', { name: 'Sign in with OpenID Connect' }).click()
+    await page.getByRole('heading', { name: 'Test provider' }).waitFor()
   })
 })

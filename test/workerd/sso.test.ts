@@ -11,7 +11,7 @@ import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { buildWorker, readWranglerConfig } from './build.js'
-import { browserAgent, startTestProvider, type TestProvider } from '../helpers/oidc-provider.js'
+import { browserAgent, startTestProvider, type TestAccount, type TestProvider } from '../helpers/oidc-provider.js'
 
 const ORIGIN = 'http://flagpost.test'
 let tempDir: string | undefined
@@ -19,6 +19,7 @@ let postgres: LocalPostgres | undefined
 let provider: TestProvider | undefined
 let mf: Miniflare | undefined
 let adminToken: string
+const edgePerson: TestAccount = { email: 'edge.person@example.com', name: 'Edge Person', groups: ['edge-team', 'elsewhere'] }
 
 beforeAll(async () => {
   tempDir = await mkdtemp(join(tmpdir(), 'flagpost-workerd-sso-'))
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const [built, started, idp] = await Promise.allSettled([
     buildWorker(tempDir, config),
     startLocalPostgres({ migrate: true }),
-    startTestProvider({ redirectUris: [`${ORIGIN}/auth/oidc/callback`], accounts: [{ email: 'edge.person@example.com', name: 'Edge Person' }] }),
+    startTestProvider({ redirectUris: [`${ORIGIN}/auth/oidc/callback`], accounts: [edgePerson] }),
   ])
   if (started.status === 'fulfilled') postgres = started.value
   if (idp.status === 'fulfilled') provider = idp.value
@@ -60,8 +61,20 @@ async function admin(method: string, path: string, body?: unknown) {
 }
 
 describe('single sign-on in workerd', () => {
-  it('signs a new person in through the provider and creates them with the default root role', async () => {
-    const saved = await admin('POST', '/api/admin/auth/oidc/settings', { enabled: true, discoverUrl: provider!.discoverUrl, clientId: provider!.clientId, secret: provider!.clientSecret, autoCreate: true, defaultRootRole: 'Viewer' })
+  it('signs a new person in through the provider, creates them with the default root role, and syncs their groups', async () => {
+    const team = await admin('POST', '/api/admin/groups', { name: 'Edge team', mappingsSSO: ['edge-team'] })
+    expect(team.status, JSON.stringify(team.body)).toBe(201)
+    const saved = await admin('POST', '/api/admin/auth/oidc/settings', {
+      enabled: true,
+      discoverUrl: provider!.discoverUrl,
+      clientId: provider!.clientId,
+      secret: provider!.clientSecret,
+      autoCreate: true,
+      defaultRootRole: 'Viewer',
+      enableGroupSyncing: true,
+      groupJsonPath: 'groups',
+      addGroupsScope: true,
+    })
     expect(saved.status, JSON.stringify(saved.body)).toBe(200)
     const options = await worker(new Request(`${ORIGIN}/api/admin/user`))
     expect(((await options.json()) as { options: unknown[] }).options).toEqual([{ type: 'oidc', message: 'Sign in with OpenID Connect', path: '/auth/oidc/login' }])
@@ -81,6 +94,11 @@ describe('single sign-on in workerd', () => {
     expect(me.status).toBe(200)
     expect(((await me.json()) as { user: unknown }).user).toMatchObject({ email: 'edge.person@example.com', name: 'Edge Person', rootRole: 3 })
     expect(await postgres!.database.client.query(`select created_by from events where type = 'user-created' and data->>'email' = 'edge.person@example.com'`).then((r) => r.rows)).toEqual([{ created_by: 'system' }])
+    // The user joined the group their provider's group maps to, in the statement that created them.
+    const userId = await postgres!.database.client.query(`select id from users where email = 'edge.person@example.com'`).then((r) => (r.rows[0] as { id: number }).id)
+    const group = await admin('GET', `/api/admin/groups/${team.body.id}`)
+    expect(group.body.users.map((u: { createdBy: string; user: { id: number } }) => [u.user.id, u.createdBy])).toEqual([[userId, 'SSO']])
+    expect(await postgres!.database.client.query(`select created_by, data from events where type = 'group-user-added'`).then((r) => r.rows)).toEqual([{ created_by: 'system', data: { groupId: team.body.id, userId } }])
   })
 
   it('refuses an ID token for another audience, sending the browser back to the sign-in page', async () => {

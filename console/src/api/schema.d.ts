@@ -1984,7 +1984,7 @@ export interface paths {
         put?: never;
         /**
          * Sign out
-         * @description Ends the session of the cookie (if any) and clears the cookie. Always 200. Writes no event.
+         * @description Ends the session of the cookie (if any) and clears the cookie. Always 200, answering `{}`, but for single sign-out: when the session was made by OpenID Connect sign-in, `enableSingleSignOut` is on and the provider has an `end_session_endpoint`, it answers `{ redirectUrl }`, where the browser goes to end its session at the provider too (RP-initiated logout: `id_token_hint` the session's ID token, kept with the session until now, `client_id`, and `post_logout_redirect_uri` `<public URL>/sign-in`, which the provider must accept). If the provider cannot be reached, only this session ends. Writes no event.
          */
         post: operations["logout"];
         delete?: never;
@@ -2802,7 +2802,7 @@ export interface paths {
         get: operations["getGroup"];
         /**
          * Update a group
-         * @description `name` (unique: 409 NameExistsError), `description`, `mappingsSSO`, `rootRole` (the id of a root role, built in or custom; null: none), `users` (`[{ user: { id } }]`, active users: 400 otherwise). The fields absent are emptied, as in Unleash, but `users`: absent, the members are kept; given, they become the members. 404 for an unknown group. A member holds the group’s root role and its roles in projects besides their own (the union of both), from their next request through this instance (and within `FLAGPOST_PRINCIPAL_TTL_SECONDS` through others). Needs the Admin root role (permission ADMIN). Emits `group-updated` (data and preData: the group, its members by id), as Unleash does for members changed here; `group-user-added` and `group-user-removed` are written when a user joins or leaves a group otherwise (Unleash: by SSO group sync; Flagpost: a deleted user leaves their groups).
+         * @description `name` (unique: 409 NameExistsError), `description`, `mappingsSSO`, `rootRole` (the id of a root role, built in or custom; null: none), `users` (`[{ user: { id } }]`, active users: 400 otherwise). The fields absent are emptied, as in Unleash, but `users`: absent, the members are kept; given, they become the members. 404 for an unknown group. A member holds the group’s root role and its roles in projects besides their own (the union of both), from their next request through this instance (and within `FLAGPOST_PRINCIPAL_TTL_SECONDS` through others). Needs the Admin root role (permission ADMIN). Emits `group-updated` (data and preData: the group, its members by id), as Unleash does for members changed here; `group-user-added` and `group-user-removed` are written when a user joins or leaves a group otherwise: by single sign-on's group sync (`mappingsSSO`), and a deleted user leaving their groups.
          */
         put: operations["updateGroup"];
         post?: never;
@@ -3421,7 +3421,7 @@ export interface paths {
         };
         /**
          * Finish signing in with OpenID Connect
-         * @description Where the provider sends the browser back. Checks the answer's `state` against the sign-in this browser started, redeems the code (PKCE verifier, client secret), and checks the ID token: issuer, audience (the client id), expiry, `nonce`, and its signature against the provider's JWKS, with the settings' signing algorithm. The user with the token's e-mail (from the ID token, else the UserInfo endpoint) is signed in with a session cookie as after a password (no event); an unknown e-mail is created with the default root role (Editor unless set) when `autoCreate` is on and its domain is in `emailDomains` (if set), with `user-created` by the system, and refused otherwise; an e-mail the provider marks unverified is refused. Success leads to the `redirect` given at the start; any refusal to /sign-in?errorMsg=<why>.
+         * @description Where the provider sends the browser back. Checks the answer's `state` against the sign-in this browser started, redeems the code (PKCE verifier, client secret), and checks the ID token: issuer, audience (the client id), expiry, `nonce`, and its signature against the provider's JWKS, with the settings' signing algorithm. The user with the token's e-mail (from the ID token, else the UserInfo endpoint) is signed in with a session cookie as after a password (no event); an unknown e-mail is created with the default root role (Editor unless set) when `autoCreate` is on and its domain is in `emailDomains` (if set), with `user-created` by the system, and refused otherwise; an e-mail the provider marks unverified is refused. With `enableGroupSyncing`, the groups at `groupJsonPath` in the ID token's claims (else UserInfo's) decide the user's memberships of the groups that have `mappingsSSO`: they join each group mapping one of them (`group-user-added`, the membership made by `SSO`), and leave those mapping none that group sync had made them a member of (`group-user-removed`); memberships an admin made, and groups without mappings, are never touched; no claim there: no change. Both events by the system, `{ groupId, userId }`, written with the session. The session keeps the ID token, for single sign-out (POST /logout). Success leads to the `redirect` given at the start; any refusal to /sign-in?errorMsg=<why>.
          */
         get: operations["oidcCallback"];
         put?: never;
@@ -5073,6 +5073,13 @@ export interface components {
             username: string;
             password: string;
         };
+        logoutSchema: {
+            /**
+             * Format: uri
+             * @description Single sign-out only: the provider's end-session URL (with the session's ID token as id_token_hint); open it to sign out there too
+             */
+            redirectUrl?: string;
+        };
         tokenUserSchema: {
             id: number;
             name?: string;
@@ -5598,7 +5605,7 @@ export interface components {
             /** @example DX team */
             name: string;
             description?: string | null;
-            /** @description SSO group names that map to this group: kept and shown (Flagpost has no SSO sign-in that syncs them) */
+            /** @description The provider's group names (or ids) that map to this group: with group syncing on (OIDC settings), a user signing in with one of them joins it, and leaves it once they have none (unless an admin made them a member) */
             mappingsSSO?: string[];
             /**
              * @description A root role (built in or custom) every member holds besides their own; null or absent: none
@@ -5627,7 +5634,7 @@ export interface components {
             secret?: string;
             /** @description Create users from the e-mail addresses in login tokens */
             autoCreate?: boolean;
-            /** @description Signing out ends every session of the client id */
+            /** @description Signing out of a session made by single sign-on also ends the provider's session (RP-initiated logout), where the provider has an end_session_endpoint */
             enableSingleSignOut?: boolean;
             /**
              * @description Root role of auto-created users
@@ -5645,9 +5652,10 @@ export interface components {
             acrValues?: string;
             /** @enum {string} */
             idTokenSigningAlgorithm?: "RS256" | "RS384" | "RS512";
+            /** @description On each sign-in, make the user a member of the groups whose mappingsSSO hold one of the groups found at groupJsonPath (required then), and no longer of those it made them a member of that no longer match */
             enableGroupSyncing?: boolean;
             /**
-             * @description Path in the token response to the user's groups
+             * @description Where the user's groups are in the ID token's claims (else UserInfo's): a JSONPath (RFC 9535), or a claim's name
              * @example groups
              */
             groupJsonPath?: string;
@@ -5669,7 +5677,7 @@ export interface components {
             secret?: string;
             /** @description Create users from the e-mail addresses in login tokens */
             autoCreate?: boolean;
-            /** @description Signing out ends every session of the client id */
+            /** @description Signing out of a session made by single sign-on also ends the provider's session (RP-initiated logout), where the provider has an end_session_endpoint */
             enableSingleSignOut?: boolean;
             /**
              * @description Root role of auto-created users
@@ -5687,9 +5695,10 @@ export interface components {
             acrValues?: string;
             /** @enum {string} */
             idTokenSigningAlgorithm?: "RS256" | "RS384" | "RS512";
+            /** @description On each sign-in, make the user a member of the groups whose mappingsSSO hold one of the groups found at groupJsonPath (required then), and no longer of those it made them a member of that no longer match */
             enableGroupSyncing?: boolean;
             /**
-             * @description Path in the token response to the user's groups
+             * @description Where the user's groups are in the ID token's claims (else UserInfo's): a JSONPath (RFC 9535), or a claim's name
              * @example groups
              */
             groupJsonPath?: string;
@@ -14649,12 +14658,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed out */
+            /** @description Signed out (`redirectUrl` only for single sign-out) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["logoutSchema"];
+                };
             };
             /** @description ValidationError: the request does not match the expected schema */
             400: {

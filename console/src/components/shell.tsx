@@ -57,9 +57,11 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
   const name = user.name ?? user.username ?? user.email ?? `user ${user.id}`
 
   async function signOut() {
-    await api.POST('/logout')
+    const { data } = await api.POST('/logout')
     queryClient.clear()
-    setLocation(SIGN_IN_PATH)
+    // Single sign-out: the provider ends its session too, then sends the browser back to the sign-in page.
+    if (data?.redirectUrl) window.location.assign(data.redirectUrl)
+    else setLocation(SIGN_IN_PATH)
   }
 
   return (

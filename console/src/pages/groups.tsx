@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Button, Group, MultiSelect, Select, Stack, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { Button, Group, MultiSelect, Select, Stack, Table, TagsInput, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
@@ -60,6 +60,11 @@ export default function GroupsPage() {
                       {g.description}
                     </Text>
                   )}
+                  {g.mappingsSSO.length > 0 && (
+                    <Text size="xs" c="dimmed">
+                      SSO groups: {g.mappingsSSO.join(', ')}
+                    </Text>
+                  )}
                 </Table.Td>
                 <Table.Td>{g.users.map((u) => userName(u.user)).join(', ') || '—'}</Table.Td>
                 <Table.Td>{roleName(g.rootRole)}</Table.Td>
@@ -99,12 +104,13 @@ function GroupForm({ group, rootRoles, onDone }: { group?: GroupItem; rootRoles:
   const [description, setDescription] = useState(group?.description ?? '')
   const [rootRole, setRootRole] = useState<string>(group?.rootRole ? String(group.rootRole) : NO_ROOT_ROLE)
   const [members, setMembers] = useState<string[]>((group?.users ?? []).map((u) => String(u.user.id)))
+  const [mappings, setMappings] = useState<string[]>(group?.mappingsSSO ?? [])
   const save = useMutation({
     mutationFn: () => {
       const body = {
         name,
         description: description || null,
-        mappingsSSO: group?.mappingsSSO ?? [],
+        mappingsSSO: mappings,
         rootRole: rootRole === NO_ROOT_ROLE ? null : Number(rootRole),
         users: members.map((id) => ({ user: { id: Number(id) } })),
       }
@@ -137,6 +143,14 @@ function GroupForm({ group, rootRoles, onDone }: { group?: GroupItem; rootRoles:
           value={rootRole}
           onChange={(v) => setRootRole(v ?? NO_ROOT_ROLE)}
           allowDeselect={false}
+        />
+        <TagsInput
+          label="SSO group IDs"
+          description="The provider's group names or ids whose members join this group when they sign in with single sign-on (with group syncing on); Enter after each"
+          value={mappings}
+          onChange={setMappings}
+          maxTags={100}
+          clearable
         />
         <MultiSelect label="Members" data={people.data.users.filter((u) => u.accountType === 'User').map((u) => ({ value: String(u.id), label: userName(u) }))} value={members} onChange={setMembers} searchable />
         <Button type="submit" loading={save.isPending}>

@@ -21,8 +21,8 @@ export default function SingleSignOnPage() {
       <Title order={1}>Single sign-on</Title>
       <Text c="dimmed">Sign-in through an OpenID Connect provider.</Text>
       <Text size="sm">
-        Register Flagpost at the provider as a web application whose sign-in redirect URI is <Code>{`${window.location.origin}/auth/oidc/callback`}</Code>. Once enabled, the sign-in page offers
-        “Sign in with OpenID Connect”.
+        Register Flagpost at the provider as a web application whose sign-in redirect URI is <Code>{`${window.location.origin}/auth/oidc/callback`}</Code> (and, for single sign-out, whose
+        post-logout redirect URI is <Code>{`${window.location.origin}/sign-in`}</Code>). Once enabled, the sign-in page offers “Sign in with OpenID Connect”.
       </Text>
       {/* Keyed by the stored settings, so a save or reset starts the form again from what the server holds. */}
       <OidcForm key={JSON.stringify(settings.data)} stored={settings.data} />
@@ -83,8 +83,33 @@ function OidcForm({ stored }: { stored: Settings }) {
           allowDeselect={false}
         />
         <TextInput label="E-mail domains" description="Comma-separated, e.g. example.com,example.org; empty for any" {...text('emailDomains')} />
-        <Switch label="Single sign-out" description="Signing out ends every session of the client id" checked={s.enableSingleSignOut ?? false} onChange={(e) => set({ enableSingleSignOut: e.currentTarget.checked })} />
+        <Switch
+          label="Single sign-out"
+          description="Signing out of Flagpost also signs out of the provider (where it offers that); register the sign-in page below as its post-logout redirect URI"
+          checked={s.enableSingleSignOut ?? false}
+          onChange={(e) => set({ enableSingleSignOut: e.currentTarget.checked })}
+        />
         <TextInput label="ACR values" description="Space-separated" {...text('acrValues')} />
+        <Switch
+          label="Sync groups"
+          description="On each sign-in, the user joins the groups whose SSO group IDs hold one of their groups at the provider, and leaves those group sync made them a member of that no longer do"
+          checked={s.enableGroupSyncing ?? false}
+          onChange={(e) => set({ enableGroupSyncing: e.currentTarget.checked })}
+        />
+        <TextInput
+          label="Group JSON path"
+          description="Where the groups are in the ID token (else UserInfo): a JSONPath such as $.groups, or the claim's name"
+          required={s.enableGroupSyncing === true && s.enabled === true}
+          disabled={!s.enableGroupSyncing}
+          {...text('groupJsonPath')}
+        />
+        <Switch
+          label="Request the groups scope"
+          description="Also ask for the groups scope at sign-in (some providers release the groups claim only then)"
+          checked={s.addGroupsScope ?? false}
+          disabled={!s.enableGroupSyncing}
+          onChange={(e) => set({ addGroupsScope: e.currentTarget.checked })}
+        />
         <Select
           label="ID token signing algorithm"
           data={[...ALGORITHMS]}

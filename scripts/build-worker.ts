@@ -30,7 +30,9 @@ const DOCUMENT_FOLDER = 'docs'
 // at the edge, and invite links their routes: 267 → 282 KiB measured with both.
 // 290 → 300 KiB: service accounts, API token expiry, signals and action sets (whose runs must run at the edge, after
 // the signal's answer): 282 → 294 KiB measured with them.
-export const BUDGET_GZIP_BYTES = 300 * 1024
+// 300 → 310 KiB: single sign-on's group sync reads the groups at a JSONPath (jsonpath-rfc9535, about 9.5 KiB gzipped),
+// which must run at the edge, with the sign-in: 294 → 306 KiB measured with it and single sign-out.
+export const BUDGET_GZIP_BYTES = 310 * 1024
 
 const inZod = (importer: string) => /[\\/]zod[\\/]/.test(importer)
 

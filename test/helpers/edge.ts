@@ -60,6 +60,18 @@ export async function createEdgeApp(options: { delivery?: AppDeps['delivery'] } 
     }
   }
 
+  /** A request as a browser makes it (cookies, form bodies, redirects answered, not followed), with the round trips it made before its response. */
+  async function send(request: Request) {
+    const bindings: EdgeBindings = { handle: openNeon(postgres.databaseUrl, { fetchEndpoint: postgres.fetchEndpoint, wsProxy: postgres.wsProxy }), background: [] }
+    const before = postgres.roundTrips()
+    const response = await app.request(request, undefined, bindings)
+    const body = await response.arrayBuffer()
+    const answered = postgres.roundTrips()
+    await Promise.allSettled(bindings.background)
+    await bindings.handle.close()
+    return { response: new Response(body, response), http: answered.http - before.http, webSocket: answered.webSocket - before.webSocket }
+  }
+
   /** Runs SQL directly, to check what a request did (or did not) write. */
   const query = async <T = Record<string, unknown>>(sqlText: string, params: unknown[] = []) => (await postgres.database.client.query<T>(sqlText, params)).rows
 
@@ -71,7 +83,7 @@ export async function createEdgeApp(options: { delivery?: AppDeps['delivery'] } 
   /** The database as the worker opens it for a request (or its cron trigger): Neon's driver over local-postgres. Close it after use. */
   const openWorkerDb = () => openNeon(postgres.databaseUrl, { fetchEndpoint: postgres.fetchEndpoint, wsProxy: postgres.wsProxy })
 
-  return { app, db: postgres.database.db, adminToken, call, query, close, openWorkerDb }
+  return { app, db: postgres.database.db, adminToken, call, send, query, close, openWorkerDb }
 }
 
 export type EdgeApp = Awaited<ReturnType<typeof createEdgeApp>>

@@ -43,12 +43,21 @@ describe('POST /api/admin/groups', () => {
     ['a project role as root role', () => ({ rootRole: 4 }), 'Not a root role'],
     ['an unknown root role', () => ({ rootRole: 999999 }), 'Not a root role'],
     ['an empty name', () => ({ name: ' ' }), 'Group name cannot be empty'],
+    ['an empty SSO group ID', () => ({ mappingsSSO: ['dev', ' '] }), 'an SSO group ID must not be empty'],
+    ['SSO group IDs that are not text', () => ({ mappingsSSO: [7] }), 'mappingsSSO'],
+    ['more than 100 SSO group IDs', () => ({ mappingsSSO: Array.from({ length: 101 }, (_, i) => `g${i}`) }), 'at most 100 SSO group IDs'],
   ])('answers 400 for %s, writing nothing', async (_, body, message) => {
     const name = fresh('bad')
     const res = await t.call('POST', '/api/admin/groups', { body: { name, ...body() } })
     expect(res.status, res.text).toBe(400)
     expect(res.text).toContain(message)
     expect(await t.query('select id from groups where name = $1', [name])).toEqual([])
+  })
+
+  it('keeps SSO group IDs trimmed and each once', async () => {
+    const res = await t.call('POST', '/api/admin/groups', { body: { name: fresh('mapped'), mappingsSSO: [' dev ', 'ops', 'dev'] } })
+    expect(res.status, res.text).toBe(201)
+    expect(res.body.mappingsSSO).toEqual(['dev', 'ops'])
   })
 
   it('answers 409 for a name another group has', async () => {

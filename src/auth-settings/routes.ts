@@ -30,7 +30,8 @@ const setRoute = adminRoute({
     'Replaces the settings. Two forms: with `enabled: true`, `clientId` and `secret` are required; with `enabled: false` (or absent) every field is optional. ' +
     '`discoverUrl` must be an https URL, `idTokenSigningAlgorithm` RS256, RS384 or RS512, `defaultRootRole` Viewer, Editor or Admin, ' +
     '`defaultRootRoleId` an existing root role (it wins over `defaultRootRole`, which is set to its name), `emailDomains` a comma-separated list of domains ' +
-    '(stored lower-case), `acrValues` space-separated values. Empty strings mean "not set". Any other field or type is a 400; a body that is not JSON a 415. ' +
+    '(stored lower-case), `acrValues` space-separated values, `groupJsonPath` a JSONPath (RFC 9535, e.g. `$.groups`) or a claim\'s name (required with ' +
+    '`enableGroupSyncing` when enabled): how group sync and single sign-out work is told with GET /auth/oidc/callback and POST /logout. Empty strings mean "not set". Any other field or type is a 400; a body that is not JSON a 415. ' +
     `The secret is never returned: responses show \`${SECRET_MASK}\`, and sending \`${SECRET_MASK}\` back keeps the stored secret. ` +
     'Needs the Admin root role. Emits `setting-created` the first time, then `setting-updated`; their data holds the settings without the secret (and `secretChanged`).',
   request: { body: { required: true, content: jsonContent(OidcSettingsInputSchema) } },

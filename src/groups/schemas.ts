@@ -7,12 +7,12 @@ export const CreateGroupSchema = z
     name: z.string().trim().min(1, 'Group name cannot be empty').max(100, 'name must be at most 100 characters').openapi({ example: 'DX team' }),
     description: z.string().max(1000, 'description must be at most 1000 characters').nullable().optional(),
     mappingsSSO: z
-      .array(z.string().max(255))
-      .max(100)
+      .array(z.string().trim().min(1, 'an SSO group ID must not be empty').max(255, 'an SSO group ID must be at most 255 characters'))
+      .max(100, 'a group has at most 100 SSO group IDs')
       .optional()
       .openapi({
         description:
-          "The provider's group names (or ids) that map to this group: with group syncing on (OIDC settings), a user signing in with one of them joins it, and leaves it once they have none (unless an admin made them a member)",
+          "The provider's group names (or ids) that map to this group: with group syncing on (OIDC settings), a user signing in with one of them joins it, and leaves it once they have none (unless an admin made them a member). Names match exactly; a name given twice is kept once",
       }),
     rootRole: z
       .number()

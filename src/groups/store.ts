@@ -91,6 +91,9 @@ const groupData = (g: Pick<GroupRow, 'id' | 'name' | 'description' | 'mappingsSs
   users: userIds,
 })
 
+/** The SSO group IDs, each once, in the order given. */
+const mappingsOf = (input: CreateGroup) => (input.mappingsSSO === undefined ? undefined : [...new Set(input.mappingsSSO)])
+
 const memberIds = (input: CreateGroup) => [...new Set((input.users ?? []).map((u) => u.user.id))].sort((a, b) => a - b)
 
 /**
@@ -145,7 +148,7 @@ export async function createGroup(db: Db, caller: Author, input: CreateGroup) {
   const userIds = memberIds(input)
   const [read] = await queryRows<Checks & { id: number }>(db, sql`select nextval(pg_get_serial_sequence('groups', 'id'))::int as id, ${checksOf(input, userIds, null)}`)
   check(read!, input, userIds)
-  const row: GroupRow = { id: read!.id, name: input.name, description: input.description ?? null, mappingsSso: input.mappingsSSO ?? [], rootRoleId: input.rootRole ?? null, createdBy: caller.actor.createdBy, createdAt: caller.now }
+  const row: GroupRow = { id: read!.id, name: input.name, description: input.description ?? null, mappingsSso: mappingsOf(input) ?? [], rootRoleId: input.rootRole ?? null, createdBy: caller.actor.createdBy, createdAt: caller.now }
   const { written } = await createStatement(db, caller.actor, caller.now, [{ type: 'group-created', data: groupData(row, userIds) }], {
     id: row.id,
     name: row.name,
@@ -197,7 +200,7 @@ export async function updateGroup(db: Db, caller: Author, id: number, input: Cre
     check(checks!, input, wanted ?? [])
     const before = read.group
     const members = parsed<number[]>(read.members)
-    const after: GroupRow = { ...before, name: input.name, description: input.description ?? null, mappingsSso: input.mappingsSSO ?? before.mappingsSso, rootRoleId: input.rootRole ?? null }
+    const after: GroupRow = { ...before, name: input.name, description: input.description ?? null, mappingsSso: mappingsOf(input) ?? before.mappingsSso, rootRoleId: input.rootRole ?? null }
     const userIds = wanted ?? members
     const event: NewEvent = { type: 'group-updated', data: groupData(after, userIds), preData: groupData(before, members) }
     const { written } = await updateStatement(db, caller.actor, caller.now, [event], {

@@ -2831,7 +2831,7 @@ export interface paths {
         put?: never;
         /**
          * Set OIDC settings
-         * @description Replaces the settings. Two forms: with `enabled: true`, `clientId` and `secret` are required; with `enabled: false` (or absent) every field is optional. `discoverUrl` must be an https URL, `idTokenSigningAlgorithm` RS256, RS384 or RS512, `defaultRootRole` Viewer, Editor or Admin, `defaultRootRoleId` an existing root role (it wins over `defaultRootRole`, which is set to its name), `emailDomains` a comma-separated list of domains (stored lower-case), `acrValues` space-separated values. Empty strings mean "not set". Any other field or type is a 400; a body that is not JSON a 415. The secret is never returned: responses show `********`, and sending `********` back keeps the stored secret. Needs the Admin root role. Emits `setting-created` the first time, then `setting-updated`; their data holds the settings without the secret (and `secretChanged`).
+         * @description Replaces the settings. Two forms: with `enabled: true`, `clientId` and `secret` are required; with `enabled: false` (or absent) every field is optional. `discoverUrl` must be an https URL, `idTokenSigningAlgorithm` RS256, RS384 or RS512, `defaultRootRole` Viewer, Editor or Admin, `defaultRootRoleId` an existing root role (it wins over `defaultRootRole`, which is set to its name), `emailDomains` a comma-separated list of domains (stored lower-case), `acrValues` space-separated values, `groupJsonPath` a JSONPath (RFC 9535, e.g. `$.groups`) or a claim's name (required with `enableGroupSyncing` when enabled): how group sync and single sign-out work is told with GET /auth/oidc/callback and POST /logout. Empty strings mean "not set". Any other field or type is a 400; a body that is not JSON a 415. The secret is never returned: responses show `********`, and sending `********` back keeps the stored secret. Needs the Admin root role. Emits `setting-created` the first time, then `setting-updated`; their data holds the settings without the secret (and `secretChanged`).
          */
         post: operations["setOidcSettings"];
         /**
@@ -5605,7 +5605,7 @@ export interface components {
             /** @example DX team */
             name: string;
             description?: string | null;
-            /** @description The provider's group names (or ids) that map to this group: with group syncing on (OIDC settings), a user signing in with one of them joins it, and leaves it once they have none (unless an admin made them a member) */
+            /** @description The provider's group names (or ids) that map to this group: with group syncing on (OIDC settings), a user signing in with one of them joins it, and leaves it once they have none (unless an admin made them a member). Names match exactly; a name given twice is kept once */
             mappingsSSO?: string[];
             /**
              * @description A root role (built in or custom) every member holds besides their own; null or absent: none

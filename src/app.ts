@@ -21,6 +21,7 @@ import { healthRoutes } from './health/routes.js'
 import { projectRoutes } from './projects/routes.js'
 import { environmentRoutes } from './environments/routes.js'
 import { apiTokenRoutes } from './api-tokens/routes.js'
+import { projectApiTokenRoutes } from './api-tokens/project-token-routes.js'
 import { integrationRoutes } from './integrations/routes.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending, type DeliveryOptions } from './integrations/delivery.js'
 import { createOverviewCache } from './projects/overview.js'
@@ -271,6 +272,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', projectRoutes)
   app.route('/', environmentRoutes)
   app.route('/', apiTokenRoutes)
+  app.route('/', projectApiTokenRoutes)
   app.route('/', integrationRoutes)
   app.route('/', flagRoutes)
   app.route('/', eventRoutes)

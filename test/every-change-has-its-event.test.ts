@@ -275,6 +275,16 @@ const cases: Case[] = [
     request: async () => ({ path: `/api/admin/api-tokens/${encodeURIComponent((await createToken(t, { type: 'backend', environment: 'development' })).secret)}` }),
     events: ['api-token-deleted'],
   },
+  { route: 'POST /api/admin/projects/{projectId}/api-tokens', request: async () => ({ path: `/api/admin/projects/${await createProject(t)}/api-tokens`, body: { tokenName: fresh('sdk'), type: 'frontend' } }), events: ['api-token-created'] },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/api-tokens/{token}',
+    request: async () => {
+      const project = await createProject(t)
+      const { secret } = (await ok(t, 'POST', `/api/admin/projects/${project}/api-tokens`, { tokenName: fresh('sdk'), type: 'client' })).body
+      return { path: `/api/admin/projects/${project}/api-tokens/${encodeURIComponent(secret)}` }
+    },
+    events: ['api-token-deleted'],
+  },
   {
     route: 'POST /api/admin/segments',
     request: async () => ({ path: '/api/admin/segments', body: { name: fresh('beta'), constraints: [{ contextName: 'userId', operator: 'IN', values: ['1'] }] } }),

@@ -36,6 +36,7 @@ let serviceAccountTokenId: number
 let signalEndpointId: number
 let signalEndpointTokenId: number
 let actionSetId: number
+let shopToken: string
 
 const F = '/api/admin/projects/shop/features'
 
@@ -52,6 +53,8 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/api-tokens': { path: () => '/api/admin/api-tokens', body: { tokenName: 'x', type: 'client', environment: 'development' } },
   'PUT /api/admin/api-tokens/{token}': { path: () => `/api/admin/api-tokens/${encodeURIComponent(clientToken)}`, body: { expiresAt: '2099-01-01T00:00:00Z' } },
   'DELETE /api/admin/api-tokens/{token}': { path: () => `/api/admin/api-tokens/${encodeURIComponent(clientToken)}` },
+  'POST /api/admin/projects/{projectId}/api-tokens': { path: () => '/api/admin/projects/shop/api-tokens', body: { tokenName: 'x', type: 'client' } },
+  'DELETE /api/admin/projects/{projectId}/api-tokens/{token}': { path: () => `/api/admin/projects/shop/api-tokens/${encodeURIComponent(shopToken)}` },
   'POST /api/admin/archive/revive/{featureName}': { path: () => '/api/admin/archive/revive/old' },
   'DELETE /api/admin/archive/{featureName}': { path: () => '/api/admin/archive/old' },
   'POST /api/admin/projects/{projectId}/delete': { path: () => '/api/admin/projects/shop/delete', body: { features: ['old'] } },
@@ -275,6 +278,7 @@ beforeAll(async () => {
   await ok('PUT', `/api/admin/projects/shop/change-requests/${changeRequestId}/state`, { state: 'In review' })
   clientToken = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'sdk', type: 'client', environment: 'development' })).secret
   frontendToken = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'web', type: 'frontend', environment: 'development' })).secret
+  shopToken = (await ok('POST', '/api/admin/projects/shop/api-tokens', { tokenName: 'shop-sdk', type: 'client' })).secret
 
   viewer = await createSignedInUser(t, 'vera', 'Viewer')
   viewerPat = await createPat(viewer)
@@ -450,6 +454,21 @@ const grants: Grant[] = [
   { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/projects/shop/access', body: { roles: [5], users: [3] }, status: 200 },
   { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/api-tokens', body: { tokenName: '{name}', type: 'client', environment: 'development', projects: ['shop'] }, given: name('o'), status: 201 },
   { who: () => owner, role: 'Owner of shop', method: 'POST', path: F, body: { name: '{name}' }, given: name('owner-flag'), status: 201 },
+  // A project's own API tokens: its Owner and (as in Unleash) its Member; not another project's, nor a Viewer.
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/projects/shop/api-tokens', body: { tokenName: '{name}', type: 'frontend' }, given: name('own-token'), status: 201 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/shop/api-tokens', body: { tokenName: '{name}', type: 'client' }, given: name('mem-token'), status: 201 },
+  { who: () => member, role: 'Member of shop', method: 'GET', path: '/api/admin/projects/shop/api-tokens', status: 200 },
+  { who: () => owner, role: 'Owner of shop', method: 'POST', path: '/api/admin/projects/other/api-tokens', body: { tokenName: '{name}', type: 'client' }, given: name('own-other-token'), status: 403 },
+  { who: () => owner, role: 'Owner of shop', method: 'GET', path: '/api/admin/projects/other/api-tokens', status: 403 },
+  { who: () => viewer, role: 'Viewer', method: 'GET', path: '/api/admin/projects/shop/api-tokens', status: 403 },
+  {
+    who: () => member,
+    role: 'Member of shop',
+    method: 'DELETE',
+    path: '/api/admin/projects/shop/api-tokens/{name}',
+    given: async () => ({ name: encodeURIComponent((await t.call('POST', '/api/admin/projects/shop/api-tokens', { body: { tokenName: fresh('gone'), type: 'client' } })).body.secret) }),
+    status: 200,
+  },
   { who: () => owner, role: 'Owner of shop', method: 'PUT', path: '/api/admin/projects/other', body: { name: 'Other?' }, status: 403 },
   // The user search serves adding project members: admins, Editors (UPDATE_PROJECT everywhere) and Owners of some project.
   { who: () => admin, role: 'Admin', method: 'GET', path: '/api/admin/user-admin/search?q=mem', status: 200 },

@@ -54,6 +54,9 @@ const eventData = (row: Omit<TokenRow, 'id'>) => ({
   expiresAt: row.expiresAt?.toISOString() ?? null,
 })
 
+/** The `api-token-created` event of a new token (never its secret). */
+export const tokenCreatedEvent = (row: Omit<TokenRow, 'id'>): NewEvent => ({ type: 'api-token-created', project: eventProject(row.projects), environment: eventEnvironment(row.environment), data: eventData(row) })
+
 /** The `api-token-deleted` event of a token (deleted by its route, or with the one project it was for). */
 export const tokenDeletedEvent = (row: Omit<TokenRow, 'id'>): NewEvent => ({ type: 'api-token-deleted', project: eventProject(row.projects), environment: eventEnvironment(row.environment), preData: eventData(row) })
 
@@ -141,9 +144,8 @@ export async function createToken(db: Db, caller: Author, token: NewToken, secre
     createdAt: now,
   }
   const row: Omit<TokenRow, 'id'> = { ...values, userId: null, seenAt: null }
-  const event: NewEvent = { type: 'api-token-created', project: eventProject(token.projects), environment: eventEnvironment(token.environment), data: eventData(row) }
   try {
-    await batch(db, [(q) => q.insert(apiTokens).values(values), (q) => recordEvents(q, actor, now, [event])])
+    await batch(db, [(q) => q.insert(apiTokens).values(values), (q) => recordEvents(q, actor, now, [tokenCreatedEvent(row)])])
   } catch (error) {
     // The secret's digest is the one unique value a new token has: taken, the batch writes nothing.
     if (fromDatabaseError(error)?.name === 'NameExistsError') throw nameExists('A token with that secret already exists')

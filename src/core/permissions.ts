@@ -41,6 +41,10 @@ export const Permission = {
   CREATE_FRONTEND_API_TOKEN: 'CREATE_FRONTEND_API_TOKEN',
   READ_FRONTEND_API_TOKEN: 'READ_FRONTEND_API_TOKEN',
   DELETE_FRONTEND_API_TOKEN: 'DELETE_FRONTEND_API_TOKEN',
+  // A project's own client and frontend tokens (`/api/admin/projects/{projectId}/api-tokens`).
+  READ_PROJECT_API_TOKEN: 'READ_PROJECT_API_TOKEN',
+  CREATE_PROJECT_API_TOKEN: 'CREATE_PROJECT_API_TOKEN',
+  DELETE_PROJECT_API_TOKEN: 'DELETE_PROJECT_API_TOKEN',
 } as const
 
 export type PermissionName = (typeof Permission)[keyof typeof Permission]
@@ -90,6 +94,9 @@ export const PERMISSION_INFO = {
   READ_FRONTEND_API_TOKEN: { type: 'root', displayName: 'Read FRONTEND API tokens' },
   DELETE_FRONTEND_API_TOKEN: { type: 'root', displayName: 'Delete FRONTEND API tokens' },
   UPDATE_PROJECT_CONTEXT: { type: 'project', displayName: 'Create/edit project context' },
+  READ_PROJECT_API_TOKEN: { type: 'project', displayName: 'Read api tokens for a specific project' },
+  CREATE_PROJECT_API_TOKEN: { type: 'project', displayName: 'Create api tokens for a specific project' },
+  DELETE_PROJECT_API_TOKEN: { type: 'project', displayName: 'Delete api tokens for a specific project' },
 } as const satisfies Record<PermissionName, { type: PermissionType; displayName: string }>
 
 export const isPermissionName = (name: string): name is PermissionName => Object.hasOwn(PERMISSION_INFO, name)
@@ -100,7 +107,7 @@ export interface PermissionScope {
   environment?: string
 }
 
-/** What the project role Member may do in its project: change flags, their strategies and variants. */
+/** What the project role Member may do in its project: change flags, their strategies and variants, and (as in Unleash) manage the project's API tokens. */
 const MEMBER_PERMISSIONS: PermissionName[] = [
   Permission.CREATE_FEATURE,
   Permission.UPDATE_FEATURE,
@@ -111,6 +118,9 @@ const MEMBER_PERMISSIONS: PermissionName[] = [
   Permission.DELETE_FEATURE_STRATEGY,
   Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS,
   Permission.UPDATE_FEATURE_VARIANTS,
+  Permission.READ_PROJECT_API_TOKEN,
+  Permission.CREATE_PROJECT_API_TOKEN,
+  Permission.DELETE_PROJECT_API_TOKEN,
 ]
 
 const PROJECT_PERMISSIONS: PermissionName[] = [

@@ -398,6 +398,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/projects/{projectId}/api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get api tokens for project.
+         * @description The client and frontend tokens naming the project (alone or among other projects, as Unleash lists them), oldest first. Secrets are stored hashed, so `secret` is a masked form, which can name the token to delete. Needs READ_PROJECT_API_TOKEN in the project. 404 for an unknown project. A private project is a 404 to those who may not read it.
+         */
+        get: operations["getProjectApiTokens"];
+        put?: never;
+        /**
+         * Create a project API token.
+         * @description A backend (`client`) or `frontend` token for exactly this project and one environment. The response is the only place the secret is shown. Needs CREATE_PROJECT_API_TOKEN in the project. 404 for an unknown or archived project, 400 for an unknown environment or an `expiresAt` not in the future. A private project is a 404 to those who may not read it. Emits `api-token-created` (without the secret).
+         */
+        post: operations["createProjectApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/api-tokens/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a project API token.
+         * @description Deletes the token given by its full secret, or by the masked secret the listing shows when that names one of the project’s tokens. Needs DELETE_PROJECT_API_TOKEN in the project. 404 for an unknown project or a token that is not one of its client or frontend tokens (Unleash answers 404 too, though its description says 200); 400 for a token that also names other projects (delete it through `/api/admin/api-tokens`), as Unleash. A private project is a 404 to those who may not read it. Emits `api-token-deleted`.
+         */
+        delete: operations["deleteProjectApiToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/addons": {
         parameters: {
             query?: never;
@@ -3956,6 +4000,15 @@ export interface components {
              * @example 2030-01-01T00:00:00Z
              */
             expiresAt: string;
+        };
+        createProjectApiTokenSchema: {
+            tokenName: string;
+            /** @description `backend` (or the older `client`) or `frontend`; not case sensitive. A project has no admin tokens. */
+            type: string;
+            /** @description The one environment the token is for; default `development` */
+            environment?: string;
+            /** Format: date-time */
+            expiresAt?: string;
         };
         addonsSchema: {
             addons: components["schemas"]["addonSchema"][];
@@ -7972,6 +8025,194 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectApiTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["apiTokensSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createProjectApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createProjectApiTokenSchema"];
+            };
+        };
+        responses: {
+            /** @description The new token, with its secret */
+            201: {
+                headers: {
+                    /** @description The location of the token, by its masked secret (never the secret itself) */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["apiTokenSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteProjectApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
                 token: string;
             };
             cookie?: never;

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Button, Group, MultiSelect, Select, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core'
+import { Button, Group, MultiSelect, Select, Stack, Text, TextInput, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
@@ -9,6 +9,7 @@ import { Dialog } from '../components/dialog'
 import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { SecretDialog } from '../components/secret-dialog'
+import { TokenTable } from '../components/token-table'
 import { PROJECTS_KEY, useEnvironments } from './projects'
 
 type Token = Schemas['apiTokenSchema']
@@ -43,53 +44,23 @@ export default function ApiTokensPage() {
       {tokens.data.tokens.length === 0 ? (
         <Text c="dimmed">No API tokens yet.</Text>
       ) : (
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Type</Table.Th>
-              <Table.Th>Environment</Table.Th>
-              <Table.Th>Projects</Table.Th>
-              <Table.Th>Secret</Table.Th>
-              <Table.Th>Expires</Table.Th>
-              <Table.Th>Last seen</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {tokens.data.tokens.map((t) => (
-              <Table.Tr key={t.secret}>
-                <Table.Td>{t.tokenName}</Table.Td>
-                <Table.Td>{t.type}</Table.Td>
-                <Table.Td>{t.environment}</Table.Td>
-                <Table.Td>{t.projects.join(', ')}</Table.Td>
-                <Table.Td>
-                  <Text size="sm" ff="monospace">
-                    {t.secret}
-                  </Text>
-                </Table.Td>
-                <Table.Td>{t.expiresAt ? expiry(t.expiresAt) : 'never'}</Table.Td>
-                <Table.Td>{t.seenAt ? new Date(t.seenAt).toLocaleString() : 'never'}</Table.Td>
-                <Table.Td>
-                  <Group gap="xs" justify="end" wrap="nowrap">
-                    {allows(typeNamed(t.type).create) && (
-                      <Button size="xs" variant="default" onClick={() => setExpiring(t)} aria-label={`Change the expiry of token ${t.tokenName}`}>
-                        Expiry
-                      </Button>
-                    )}
-                    {allows(typeNamed(t.type).remove, t.projects.length === 1 ? t.projects[0] : undefined) && (
-                      <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the token ${t.tokenName}? SDKs using it stop working.`) && remove.mutate(t)} aria-label={`Delete token ${t.tokenName}`}>
-                        Delete
-                      </Button>
-                    )}
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <TokenTable
+          tokens={tokens.data.tokens}
+          actions={(t) => (
+            <Group gap="xs" justify="end" wrap="nowrap">
+              {allows(typeNamed(t.type).create) && (
+                <Button size="xs" variant="default" onClick={() => setExpiring(t)} aria-label={`Change the expiry of token ${t.tokenName}`}>
+                  Expiry
+                </Button>
+              )}
+              {allows(typeNamed(t.type).remove, t.projects.length === 1 ? t.projects[0] : undefined) && (
+                <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the token ${t.tokenName}? SDKs using it stop working.`) && remove.mutate(t)} aria-label={`Delete token ${t.tokenName}`}>
+                  Delete
+                </Button>
+              )}
+            </Group>
+          )}
+        />
       )}
       <Dialog opened={creating} onClose={() => setCreating(false)} title="Create API token">
         {creating && (
@@ -108,9 +79,6 @@ export default function ApiTokensPage() {
     </Stack>
   )
 }
-
-/** An expiry as the table shows it: the date, or that it has passed. */
-const expiry = (expiresAt: string) => (new Date(expiresAt) <= new Date() ? `expired ${new Date(expiresAt).toLocaleDateString()}` : new Date(expiresAt).toLocaleString())
 
 /** `yyyy-mm-dd` of a date, in the browser's time zone (what a date input shows). */
 const dayOf = (date: Date) => `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`

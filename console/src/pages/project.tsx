@@ -59,6 +59,11 @@ function LiveProject({ projectId, project }: { projectId: string; project: Overv
             <Anchor component={Link} href={`${projectPath(projectId)}/context-fields`} size="sm">
               Context fields
             </Anchor>
+            {allows('READ_PROJECT_API_TOKEN', projectId) && (
+              <Anchor component={Link} href={`${projectPath(projectId)}/api-tokens`} size="sm">
+                API tokens
+              </Anchor>
+            )}
             {allows('ADMIN') && (
               <Anchor component={Link} href={`${projectPath(projectId)}/actions`} size="sm">
                 Action sets

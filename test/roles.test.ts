@@ -160,7 +160,7 @@ describe('PUT /api/admin/roles/:roleId', () => {
     expect((await ok(t, 'GET', `/api/admin/roles/${role.id}`)).body.permissions.map((p: { name: string }) => p.name)).toEqual(['CREATE_FEATURE'])
   })
 
-  it('refuses built-in roles (403), unknown ones (404), a change of type (400) and a taken name (409), writing nothing', async () => {
+  it('refuses built-in roles (403), unknown ones (404) and a taken name (409), writing nothing', async () => {
     const role = await createRole([])
     const other = await createRole([])
     const before = (await t.query<{ n: number }>("select count(*)::int as n from events where type = 'role-updated'"))[0]!.n
@@ -170,10 +170,76 @@ describe('PUT /api/admin/roles/:roleId', () => {
       expect(res.body).toMatchObject({ name: 'NoAccessError', message: expect.stringContaining('built in roles') })
     }
     expect((await t.call('PUT', '/api/admin/roles/999999', { body: { name: fresh('x') } })).status).toBe(404)
-    expect((await t.call('PUT', `/api/admin/roles/${role.id}`, { body: { name: role.name, type: 'root-custom' } })).status).toBe(400)
     expect((await t.call('PUT', `/api/admin/roles/${role.id}`, { body: { name: other.name } })).status).toBe(409)
     expect((await t.query<{ n: number }>("select count(*)::int as n from events where type = 'role-updated'"))[0]!.n).toBe(before)
     expect((await ok(t, 'GET', '/api/admin/roles/4')).body.name).toBe('Owner')
+  })
+})
+
+describe("PUT /api/admin/roles/:roleId: a custom role's type (as Unleash allows)", () => {
+  const typeChanges = async () => (await t.query<{ n: number }>("select count(*)::int as n from events where type = 'role-updated' and data->>'type' <> pre_data->>'type'"))[0]!.n
+
+  it('changes an unused role to the other type, with permissions of that type, recording both in role-updated', async () => {
+    const role = await createRole([{ name: 'CREATE_FEATURE' }])
+    const res = await t.call('PUT', `/api/admin/roles/${role.id}`, { body: { name: role.name, type: 'root-custom', permissions: [{ name: 'CREATE_SEGMENT' }] } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.roles).toMatchObject({ id: role.id, type: 'root-custom' })
+    expect((await ok(t, 'GET', `/api/admin/roles/${role.id}`)).body).toMatchObject({ type: 'root-custom', permissions: [expect.objectContaining({ name: 'CREATE_SEGMENT', type: 'root' })] })
+    expect(await lastEvent('role-updated')).toMatchObject({
+      data: { id: role.id, type: 'root-custom', permissions: [{ name: 'CREATE_SEGMENT' }] },
+      pre_data: { id: role.id, type: 'custom', permissions: [{ name: 'CREATE_FEATURE' }] },
+    })
+    // Now a root role: it can be given as one.
+    const someone = await user(role.id)
+    expect((await someone.call('POST', '/api/admin/segments', { body: { name: fresh('seg'), constraints: [] } })).status).toBe(201)
+    // Back to a project role while held as a root role: 409.
+    const back = await t.call('PUT', `/api/admin/roles/${role.id}`, { body: { name: role.name, type: 'custom', permissions: [] } })
+    expect(back.status).toBe(409)
+  })
+
+  it('keeps the type when none is given, and refuses a new type whose kind the kept permissions do not fit (400)', async () => {
+    const role = await createRole([{ name: 'UPDATE_FEATURE' }])
+    expect((await ok(t, 'PUT', `/api/admin/roles/${role.id}`, { name: role.name, description: 'same kind' })).body.roles.type).toBe('custom')
+    const before = await typeChanges()
+    const res = await t.call('PUT', `/api/admin/roles/${role.id}`, { body: { name: role.name, type: 'root-custom' } })
+    expect(res.status).toBe(400)
+    expect(res.body.message).toContain('UPDATE_FEATURE is a project permission')
+    expect(await typeChanges()).toBe(before)
+    // A role with no permissions changes type with nothing else said.
+    const empty = await createRole([])
+    expect((await ok(t, 'PUT', `/api/admin/roles/${empty.id}`, { name: empty.name, type: 'root-custom' })).body.roles.type).toBe('root-custom')
+  })
+
+  it('refuses with 409, naming them, while users, service accounts, groups or invite links hold a root role, or users and groups hold a project role; writes nothing', async () => {
+    const rootRole = await createRole([{ name: 'CREATE_SEGMENT' }], 'root-custom')
+    await user(rootRole.id)
+    await ok(t, 'POST', '/api/admin/service-account', { username: fresh('bot'), name: 'Bot', rootRole: rootRole.id })
+    await ok(t, 'POST', '/api/admin/groups', { name: fresh('team'), rootRole: rootRole.id })
+    await ok(t, 'POST', '/api/admin/invite-link/tokens', { name: fresh('invite'), expiresAt: new Date(Date.now() + 86_400_000).toISOString(), role: rootRole.id })
+    const before = await typeChanges()
+    const held = await t.call('PUT', `/api/admin/roles/${rootRole.id}`, { body: { name: rootRole.name, type: 'custom', permissions: [{ name: 'CREATE_FEATURE' }] } })
+    expect(held.status).toBe(409)
+    expect(held.body).toMatchObject({ name: 'ConflictError', message: expect.stringContaining('the root role of 1 user and 1 service account and 1 group and 1 invite link') })
+    expect(held.body.message).toContain('before changing its type (root-custom to custom)')
+
+    const projectRole = await createRole([{ name: 'CREATE_FEATURE' }])
+    const project = await createProject(t)
+    const member = await user()
+    await ok(t, 'POST', `/api/admin/projects/${project}/access`, { roles: [projectRole.id], users: [member.id] })
+    const inProject = await t.call('PUT', `/api/admin/roles/${projectRole.id}`, { body: { name: projectRole.name, type: 'root-custom', permissions: [{ name: 'CREATE_SEGMENT' }] } })
+    expect(inProject.status).toBe(409)
+    expect(inProject.body.message).toContain(`held in project ${project} by 1 user`)
+    expect(await typeChanges()).toBe(before)
+    // Renaming a role in use is still fine.
+    expect((await t.call('PUT', `/api/admin/roles/${projectRole.id}`, { body: { name: fresh('renamed') } })).status).toBe(200)
+  })
+
+  it('a deleted user whose root role it was gets Viewer when it becomes a project role', async () => {
+    const role = await createRole([], 'root-custom')
+    const gone = await user(role.id)
+    await ok(t, 'DELETE', `/api/admin/user-admin/${gone.id}`)
+    await ok(t, 'PUT', `/api/admin/roles/${role.id}`, { name: role.name, type: 'custom' })
+    expect(await t.query('select root_role_id from users where id = $1', [gone.id])).toEqual([{ root_role_id: 3 }])
   })
 })
 

@@ -85,9 +85,11 @@ const updateRoleRoute = adminRoute({
   tags,
   summary: 'Update a custom role',
   description:
-    'Sets the name (409 when another role has it) and description (absent: empty), and, when `permissions` is given, the permissions (absent: kept). ' +
-    `${permissionRules} A role's type cannot change (400). 403 for a built-in role (they cannot be changed, as in Unleash), 404 for an unknown one. ` +
-    `${takesEffect} ${adminOnly} Emits \`role-updated\` (data and preData: the role and its permissions).`,
+    'Sets the name (409 when another role has it) and description (absent: empty), the type when `type` is given (absent: kept, where Unleash would make it `custom`), ' +
+    'and, when `permissions` is given, the permissions (absent: kept, and checked against a new type: 400 when they do not fit it). ' +
+    `${permissionRules} A new type, as Unleash allows, only while nobody holds the role: 409 ConflictError saying where (a root role of users, service accounts, groups or invite links cannot become a project role, nor a project role held in projects a root role); ` +
+    'deleted users whose root role becomes a project role get Viewer. 403 for a built-in role (they cannot be changed, as in Unleash), 404 for an unknown one. ' +
+    `${takesEffect} ${adminOnly} Emits \`role-updated\` (data and preData: the role, its type and its permissions).`,
   request: { params: RoleIdParam, body: { required: true, content: jsonContent(CreateRoleSchema) } },
   responses: { 200: { description: 'The role was updated', content: jsonContent(RoleWithVersionSchema) }, ...pickErrors(400, 401, 403, 404, 409, 415) },
 })
@@ -101,7 +103,7 @@ const deleteRoleRoute = adminRoute({
   tags,
   summary: 'Delete a custom role',
   description:
-    '409 ConflictError while the role is held (as root role by a user or group, or in a project by a user or group), saying where. ' +
+    '409 ConflictError while the role is held (as root role by a user, service account, group or invite link, or in a project by a user or group), saying where. ' +
     `403 for a built-in role, 404 for an unknown one. ${adminOnly} Emits \`role-deleted\` (preData: the role and its permissions).`,
   request: { params: RoleIdParam },
   responses: { 200: { description: 'The role was deleted' }, ...pickErrors(400, 401, 403, 404, 409) },

@@ -1,5 +1,5 @@
-import { asc, eq, sql } from 'drizzle-orm'
-import { environments, groupRoles, groups, projectMembers, rolePermissions, roles, users } from '../../schema/index.js'
+import { asc, eq, sql, type SQL } from 'drizzle-orm'
+import { environments, groupRoles, groups, projectMembers, publicSignupTokens, rolePermissions, roles, users } from '../../schema/index.js'
 import { queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { conflict, nameExists, noAccess, notFound, validationError } from '../core/errors.js'
 import { BUILT_IN_ROLE_TYPES, PERMISSION_INFO, projectRolePermissions, rootRolePermissions, type PermissionType } from '../core/permissions.js'
@@ -176,15 +176,61 @@ export async function createRole(db: Db, caller: Author, input: CreateRole) {
   return { version: 1 as const, roles: roleView(role) }
 }
 
-/** Updating a role read as `snapshot` with the permissions `permissionsText`: its name and description, the permissions dropped and added. */
+/** Where a role is held, as SQL of one JSON value (`roleId`: SQL of the role's id). */
+const usesOf = (roleId: unknown) => sql<unknown>`json_build_object(
+  'users', (select count(*) from ${users} u where u.root_role_id = ${roleId} and u.deleted_at is null and not u.is_service),
+  'serviceAccounts', (select count(*) from ${users} u where u.root_role_id = ${roleId} and u.deleted_at is null and u.is_service),
+  'groups', (select count(*) from ${groups} g where g.root_role_id = ${roleId}),
+  'inviteLinks', (select count(*) from ${publicSignupTokens} l where l.role_id = ${roleId}),
+  'projects', (select coalesce(json_agg(json_build_array(project, u, g) order by project), '[]'::json) from (
+    select project, sum(u)::int as u, sum(g)::int as g from (
+      select pm.project_id as project, 1 as u, 0 as g from ${projectMembers} pm where pm.role_id = ${roleId}
+      union all select gr.project_id, 0, 1 from ${groupRoles} gr where gr.role_id = ${roleId}
+    ) held group by project) per_project))`
+
+/** SQL: nobody holds the role (`roleId`: SQL of its id), as root role (users, service accounts, groups, invite links) or in a project. Deleted users do not count. */
+const unusedSql = (roleId: SQL) => sql`not exists (select from ${users} where root_role_id = ${roleId} and deleted_at is null)
+      and not exists (select from ${groups} where root_role_id = ${roleId})
+      and not exists (select from ${publicSignupTokens} where role_id = ${roleId})
+      and not exists (select from ${projectMembers} where role_id = ${roleId})
+      and not exists (select from ${groupRoles} where role_id = ${roleId})`
+
+interface RoleUses {
+  users: number
+  serviceAccounts: number
+  groups: number
+  inviteLinks: number
+  projects: [project: string, users: number, groups: number][]
+}
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
+
+/** 409 saying where the role is held, when it is, and what to do first (`then`). */
+function requireUnused(name: string, value: unknown, then = 'Take it from them before deleting it') {
+  const uses = (typeof value === 'string' ? JSON.parse(value) : value) as RoleUses
+  const holders = [plural(Number(uses.users), 'user'), plural(Number(uses.serviceAccounts), 'service account'), plural(Number(uses.groups), 'group'), plural(Number(uses.inviteLinks), 'invite link')].filter((h) => !h.startsWith('0 '))
+  const where = [
+    ...(holders.length > 0 ? [`the root role of ${holders.join(' and ')}`] : []),
+    ...uses.projects.map(([project, u, g]) => `held in project ${project} by ${[u > 0 ? plural(u, 'user') : '', g > 0 ? plural(g, 'group') : ''].filter(Boolean).join(' and ')}`),
+  ]
+  if (where.length > 0) throw conflict(`Role ${name} is in use: ${where.join('; ')}. ${then}`)
+}
+
+/**
+ * Updating a role read as `snapshot` with the permissions `permissionsText`: its name, description and type, the
+ * permissions dropped and added. A new type only while nobody holds the role; deleted users whose root role it was
+ * get Viewer when it becomes a project role (their row stays, as when a role is deleted).
+ */
 const updateStatement = eventsStatement('flagpost_update_role', {
   alongside: [
-    sql`update ${roles} set name = ${p('name')}::text, description = ${p('description')}::text
+    sql`update ${roles} set name = ${p('name')}::text, description = ${p('description')}::text, type = ${p('type')}::text
       where id = ${p('id')}::int and ${rowText(roles)} = ${p('snapshot')}::text and ${permissionsText(p('id'))} = ${p('permissionsText')}::text
+        and (type = ${p('type')}::text or (${unusedSql(sql`${p('id')}::int`)}))
       returning id`,
   ],
   guarded: true,
   unguarded: [
+    sql`update ${users} set root_role_id = ${VIEWER_ROLE_ID} where root_role_id = ${p('id')}::int and deleted_at is not null and ${p('type')}::text <> 'root-custom' and ${guardPassed}`,
     sql`delete from ${rolePermissions} rp using ${permissionRows('dropped')}
       where rp.role_id = ${p('id')}::int and rp.permission = x.permission and coalesce(rp.environment, '') = coalesce(x.environment, '') and ${guardPassed}`,
     sql`insert into ${rolePermissions} (role_id, permission, environment) select ${p('id')}::int, x.permission, x.environment from ${permissionRows('added')} where ${guardPassed}`,
@@ -194,31 +240,40 @@ const updateStatement = eventsStatement('flagpost_update_role', {
 const keyOf = (p: RolePermission) => `${p.name}@${p.environment ?? ''}`
 
 /**
- * PUT /api/admin/roles/{roleId}: a custom role's name and description, and its permissions when given (absent: kept).
- * 403 for a built-in role, 404 for an unknown one, 400 for a change of type (make a new role). Emits `role-updated`
- * (data and preData: the role and its permissions). A read, then one statement made only while the role and its
- * permissions are as read.
+ * PUT /api/admin/roles/{roleId}: a custom role's name and description, its type when given (absent: kept), and its
+ * permissions when given (absent: kept, and then checked against the new type). 403 for a built-in role, 404 for an
+ * unknown one. A new type, as Unleash allows, only while nobody holds the role (409 saying where: a root role of users,
+ * service accounts, groups or invite links cannot become a project role, nor a role held in projects a root role).
+ * Emits `role-updated` (data and preData: the role and its permissions). A read, then one statement made only while the
+ * role and its permissions are as read (and, for a new type, while it is unused).
  */
 export async function updateRole(db: Db, caller: Author, id: number, input: CreateRole) {
   return untilUnchanged(`Role ${id}`, async () => {
     const [[row], [names]] = await together(db, [
-      (q) => selectRole(q, id),
+      (q) => q.select({ role: roles, snapshot: rowText(roles), permissions: permissionsJson, permissionsText: permissionsText(sql`${roles}.id`), uses: usesOf(sql`${roles}.id`) }).from(roles).where(eq(roles.id, id)),
       (q) => queryRows<{ taken: boolean; envs: string[] }>(q, sql`select exists (select from ${roles} where name = ${input.name} and id <> ${id}) as taken, ${existingEnvironments(environmentsNamed(input.permissions))} as envs`),
     ])
     if (!row) throw roleNotFound(id)
     const read = { ...row, permissions: parsedPermissions(row.permissions) }
     const before = read.role
     if (!isCustom(before.type)) throw builtIn()
-    if (input.type !== undefined && input.type !== before.type) throw validationError(`A role's type cannot change (${before.type} to ${input.type}): create a role of the other type instead`, [{ path: 'body.type', message: `must be ${before.type}` }])
+    const type = input.type ?? before.type
+    if (type !== before.type) requireUnused(before.name, read.uses, `Take it from them before changing its type (${before.type} to ${type})`)
     if (names!.taken) throw nameTaken(input.name)
-    const permissions = input.permissions == null ? read.permissions : checkPermissions(before.type, input.permissions, names!.envs)
-    const after = { ...before, name: input.name, description: input.description ?? '' }
+    const permissions =
+      input.permissions == null
+        ? type === before.type
+          ? read.permissions
+          : checkPermissions(type, read.permissions, read.permissions.flatMap((p) => (p.environment ? [p.environment] : [])))
+        : checkPermissions(type, input.permissions, names!.envs)
+    const after = { ...before, name: input.name, description: input.description ?? '', type }
     const [was, will] = [new Set(read.permissions.map(keyOf)), new Set(permissions.map(keyOf))]
     const event: NewEvent = { type: 'role-updated', data: roleData(after, permissions), preData: roleData(before, read.permissions) }
     const { written } = await updateStatement(db, caller.actor, caller.now, [event], {
       id,
       name: after.name,
       description: after.description,
+      type,
       snapshot: read.snapshot,
       permissionsText: read.permissionsText,
       dropped: toRows(read.permissions.filter((p) => !will.has(keyOf(p)))),
@@ -226,34 +281,6 @@ export async function updateRole(db: Db, caller: Author, id: number, input: Crea
     })
     return written === 0 ? undefined : { version: 1 as const, roles: roleView(after) }
   })
-}
-
-/** Where a role is held, as SQL of one JSON value (`roleId`: SQL of the role's id). */
-const usesOf = (roleId: unknown) => sql<unknown>`json_build_object(
-  'users', (select count(*) from ${users} u where u.root_role_id = ${roleId} and u.deleted_at is null),
-  'groups', (select count(*) from ${groups} g where g.root_role_id = ${roleId}),
-  'projects', (select coalesce(json_agg(json_build_array(project, u, g) order by project), '[]'::json) from (
-    select project, sum(u)::int as u, sum(g)::int as g from (
-      select pm.project_id as project, 1 as u, 0 as g from ${projectMembers} pm where pm.role_id = ${roleId}
-      union all select gr.project_id, 0, 1 from ${groupRoles} gr where gr.role_id = ${roleId}
-    ) held group by project) per_project))`
-
-interface RoleUses {
-  users: number
-  groups: number
-  projects: [project: string, users: number, groups: number][]
-}
-
-const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
-
-/** 409 saying where the role is held, when it is. */
-function requireUnused(name: string, value: unknown) {
-  const uses = (typeof value === 'string' ? JSON.parse(value) : value) as RoleUses
-  const where = [
-    ...(Number(uses.users) + Number(uses.groups) > 0 ? [`the root role of ${[Number(uses.users) > 0 ? plural(Number(uses.users), 'user') : '', Number(uses.groups) > 0 ? plural(Number(uses.groups), 'group') : ''].filter(Boolean).join(' and ')}`] : []),
-    ...uses.projects.map(([project, u, g]) => `held in project ${project} by ${[u > 0 ? plural(u, 'user') : '', g > 0 ? plural(g, 'group') : ''].filter(Boolean).join(' and ')}`),
-  ]
-  if (where.length > 0) throw conflict(`Role ${name} is in use: ${where.join('; ')}. Take it from them before deleting it`)
 }
 
 /**
@@ -264,10 +291,7 @@ function requireUnused(name: string, value: unknown) {
 const deleteStatement = eventsStatement('flagpost_delete_role', {
   alongside: [
     sql`delete from ${roles} where id = ${p('id')}::int and ${rowText(roles)} = ${p('snapshot')}::text and type in ('root-custom', 'custom')
-      and not exists (select from ${users} where root_role_id = ${p('id')}::int and deleted_at is null)
-      and not exists (select from ${groups} where root_role_id = ${p('id')}::int)
-      and not exists (select from ${projectMembers} where role_id = ${p('id')}::int)
-      and not exists (select from ${groupRoles} where role_id = ${p('id')}::int)
+      and ${unusedSql(sql`${p('id')}::int`)}
       returning id`,
   ],
   guarded: true,

@@ -139,24 +139,25 @@ function RoleEditor({ role, initial, available, onSaved }: { role?: Role; initia
         {save.isError && <ErrorMessage error={save.error} />}
         <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
         <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-        {role === undefined ? (
-          <Stack gap={4}>
-            <Text size="sm" fw={500} id="role-type-label">
-              Role type
+        <Stack gap={4}>
+          <Text size="sm" fw={500} id="role-type-label">
+            Role type
+          </Text>
+          <SegmentedControl
+            aria-labelledby="role-type-label"
+            value={type}
+            onChange={(v) => setType(v as CustomType)}
+            data={[
+              { value: 'custom', label: 'Project role' },
+              { value: 'root-custom', label: 'Root role' },
+            ]}
+          />
+          {role !== undefined && (
+            <Text size="xs" c="dimmed">
+              The type changes only while nobody holds the role.
             </Text>
-            <SegmentedControl
-              aria-labelledby="role-type-label"
-              value={type}
-              onChange={(v) => setType(v as CustomType)}
-              data={[
-                { value: 'custom', label: 'Project role' },
-                { value: 'root-custom', label: 'Root role' },
-              ]}
-            />
-          </Stack>
-        ) : (
-          <Text size="sm">Type: {TYPE_LABELS[type]}</Text>
-        )}
+          )}
+        </Stack>
         {type === 'root-custom' ? (
           <PermissionGroup title="Root permissions" permissions={available.root} chosen={chosen} toggle={toggle} />
         ) : (

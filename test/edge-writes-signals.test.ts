@@ -94,4 +94,24 @@ describe('action sets at the edge', () => {
     expect(runs).toHaveLength(1)
     expect(runs[0]).toMatchObject({ state: 'success', signal: { payload: { level: 'critical' } }, actionSet: { actions: [{ state: 'success' }] } })
   })
+
+  it('switch the flags of a tag after the response, as the service account, over HTTP only', async () => {
+    const { project, flag, endpoint, token, actor, body } = await killSwitch()
+    const tagTypes = await t.call('POST', '/api/admin/tag-types', { body: { name: 'edge-team' } })
+    expect([201, 409]).toContain(tagTypes.status)
+    const value = fresh('edge-tag')
+    await ok(t, 'POST', `/api/admin/features/${flag}/tags`, { type: 'edge-team', value })
+    const byTag = { ...body, name: fresh('by-tag'), actions: [{ action: 'TOGGLE_FEATURES_ON_BY_TAG', sortOrder: 1, executionParams: { environment: 'development', tag: `edge-team:${value}` } }] }
+    await ok(t, 'GET', '/api/admin/projects')
+    const created = await t.call('POST', `/api/admin/projects/${project}/actions`, { body: byTag })
+    expect(created.status, created.text).toBe(201)
+    expect(roundTrips(created)).toEqual({ http: 1, webSocket: 0 })
+    const res = await t.call('POST', `/api/signal-endpoint/${endpoint.name}`, { token: `Bearer ${token}`, body: { level: 'critical' } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.afterWebSocket).toBe(0)
+    expect(await t.query('select enabled from feature_environments where feature_name = $1 and environment = $2', [flag, 'development'])).toEqual([{ enabled: true }])
+    expect(await t.query("select created_by from events where type = 'feature-environment-enabled' and feature_name = $1", [flag])).toEqual([{ created_by: actor.username }])
+    const runs = (await ok(t, 'GET', `/api/admin/projects/${project}/actions/${created.body.id}/events`)).body.actionSetEvents
+    expect(runs[0]).toMatchObject({ state: 'success', actionSet: { actions: [{ action: 'TOGGLE_FEATURES_ON_BY_TAG', state: 'success' }] } })
+  })
 })

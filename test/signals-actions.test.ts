@@ -3,7 +3,7 @@ import { createTestApp, type TestApp } from './helpers/app.js'
 import { payloadMatches } from '../src/actions/filters.js'
 import { runPendingActions } from '../src/actions/runs.js'
 import type { Filter } from '../src/actions/schemas.js'
-import { fresh, ok } from './helpers/factories.js'
+import { ensureTagType, fresh, ok } from './helpers/factories.js'
 import { createSignedInUser } from './helpers/users.js'
 
 let t: TestApp
@@ -266,8 +266,13 @@ describe('action sets', () => {
     const { project, flag } = await projectWithFlag()
     const res = await t.call('GET', `${A(project)}/config`)
     expect(res.status, res.text).toBe(200)
-    expect(Object.keys(res.body)).toEqual(['TOGGLE_FEATURE_ON', 'TOGGLE_FEATURE_OFF'])
+    expect(Object.keys(res.body)).toEqual(['TOGGLE_FEATURE_ON', 'TOGGLE_FEATURE_OFF', 'TOGGLE_FEATURES_ON_BY_TAG', 'TOGGLE_FEATURES_OFF_BY_TAG'])
     expect(res.body.TOGGLE_FEATURE_ON).toMatchObject({ permissions: ['UPDATE_FEATURE_ENVIRONMENT'], parameters: [{ name: 'project', type: 'hidden' }, { name: 'environment', options: ['development', 'production'] }, { name: 'featureName', options: [flag] }] })
+    await ensureTagType(t, 'team')
+    await ok(t, 'POST', `/api/admin/features/${flag}/tags`, { type: 'team', value: 'described' })
+    const byTag = (await ok(t, 'GET', `${A(project)}/config`)).body.TOGGLE_FEATURES_OFF_BY_TAG
+    expect(byTag).toMatchObject({ label: 'Disable flags by tag', permissions: ['UPDATE_FEATURE_ENVIRONMENT'], parameters: [{ name: 'project', type: 'hidden' }, { name: 'environment' }, { name: 'tag', type: 'select' }] })
+    expect(byTag.parameters[2].options).toContain('team:described')
     expect((await t.call('GET', `/api/admin/projects/${fresh('nope')}/actions/config`)).status).toBe(404)
   })
 
@@ -284,7 +289,11 @@ describe('action sets', () => {
       ['an unknown flag', actionSetBody({ actorId: actor.id, sourceId: endpoint.id, flag: 'no-such-flag' }), 400],
       ['an unknown environment', actionSetBody({ actorId: actor.id, sourceId: endpoint.id, flag, environment: 'staging' }), 400],
       ['another project in the action', { ...good, actions: [{ ...good.actions[0], executionParams: { ...good.actions[0]!.executionParams, project: 'default' } }] }, 400],
-      ['an action Flagpost does not take', { ...good, actions: [{ ...good.actions[0], action: 'TOGGLE_FEATURES_ON_BY_TAG' }] }, 400],
+      ['an action Flagpost does not take', { ...good, actions: [{ ...good.actions[0], action: 'ENABLE_FEATURE_STRATEGY' }] }, 400],
+      ['a by-tag action naming a flag', { ...good, actions: [{ ...good.actions[0], action: 'TOGGLE_FEATURES_ON_BY_TAG' }] }, 400],
+      ['a by-tag action with a malformed tag', { ...good, actions: [{ action: 'TOGGLE_FEATURES_ON_BY_TAG', sortOrder: 1, executionParams: { environment: 'development', tag: 'no-colon' } }] }, 400],
+      ['a by-tag action with an unknown tag', { ...good, actions: [{ action: 'TOGGLE_FEATURES_ON_BY_TAG', sortOrder: 1, executionParams: { environment: 'development', tag: 'team:no-such-value' } }] }, 400],
+      ['a flag action naming a tag too', { ...good, actions: [{ ...good.actions[0], executionParams: { ...good.actions[0]!.executionParams, tag: 'team:x' } }] }, 400],
       ['no action', { ...good, actions: [] }, 400],
       ['a number filter without a number', { ...good, match: { ...good.match, payload: { count: { operator: 'NUM_GT', value: 'many' } } } }, 400],
       ['a list filter without values', { ...good, match: { ...good.match, payload: { kind: { operator: 'IN', values: [] } } } }, 400],
@@ -414,6 +423,72 @@ describe('a signal matching an action set', () => {
     await ok(t, 'DELETE', `/api/admin/projects/${project}/features/${flag}`)
     await signal(endpoint.name, token.token, {})
     expect((await runsOf(project, id))[0]).toMatchObject({ state: 'failed', actionSet: { actions: [{ state: 'failed', details: expect.stringContaining(flag) }] } })
+  })
+})
+
+describe('a signal matching an action set that switches flags by tag', () => {
+  /** A by-tag action set body: every live flag of the project tagged `tag` switched on (or off) in development. */
+  const byTagBody = (o: { actorId: number; sourceId: number; tag: string; on?: boolean }) => ({
+    name: fresh('by-tag'),
+    actorId: o.actorId,
+    match: { source: 'signal-endpoint', sourceId: o.sourceId, payload: {} },
+    actions: [{ action: o.on === false ? 'TOGGLE_FEATURES_OFF_BY_TAG' : 'TOGGLE_FEATURES_ON_BY_TAG', sortOrder: 1, executionParams: { environment: 'development', tag: o.tag } }],
+  })
+  const tagged = async (flag: string, value: string) => ok(t, 'POST', `/api/admin/features/${flag}/tags`, { type: 'team', value })
+
+  it('switches on, then off, every live flag of the project carrying the tag, as the service account, and no other', async () => {
+    await ensureTagType(t, 'team')
+    const value = fresh('payments')
+    const { project, flag: first } = await projectWithFlag()
+    const second = (await ok(t, 'POST', `/api/admin/projects/${project}/features`, { name: fresh('second') })).body.name as string
+    const untagged = (await ok(t, 'POST', `/api/admin/projects/${project}/features`, { name: fresh('untagged') })).body.name as string
+    const archived = (await ok(t, 'POST', `/api/admin/projects/${project}/features`, { name: fresh('archived') })).body.name as string
+    const { flag: elsewhere } = await projectWithFlag()
+    for (const flag of [first, second, archived, elsewhere]) await tagged(flag, value)
+    await ok(t, 'DELETE', `/api/admin/projects/${project}/features/${archived}`)
+    const { endpoint, token } = await endpointWithToken()
+    const actor = await serviceAccount('Editor')
+    const created = await ok(t, 'POST', A(project), byTagBody({ actorId: actor.id, sourceId: endpoint.id, tag: `team:${value}` }))
+    expect(created.body.actions).toMatchObject([{ action: 'TOGGLE_FEATURES_ON_BY_TAG', executionParams: { project, environment: 'development', tag: `team:${value}` } }])
+
+    await signal(endpoint.name, token.token, { alert: 'on' })
+    expect([await flagEnabled(first, 'development'), await flagEnabled(second, 'development')]).toEqual([true, true])
+    expect([await flagEnabled(untagged, 'development'), await flagEnabled(elsewhere, 'development')]).toEqual([false, false])
+    const events = await t.query<{ feature_name: string; created_by: string }>("select feature_name, created_by from events where type = 'feature-environment-enabled' and project = $1 order by feature_name", [project])
+    expect(events).toEqual([first, second].sort().map((feature_name) => ({ feature_name, created_by: actor.username })))
+    expect((await runsOf(project, created.body.id))[0]).toMatchObject({ state: 'success', actionSet: { actions: [{ action: 'TOGGLE_FEATURES_ON_BY_TAG', state: 'success' }] } })
+
+    const off = await ok(t, 'POST', A(project), byTagBody({ actorId: actor.id, sourceId: (await endpointWithToken()).endpoint.id, tag: `team:${value}`, on: false }))
+    const offEndpoint = (await ok(t, 'GET', SE)).body.signalEndpoints.find((e: { id: number }) => e.id === off.body.match.sourceId)
+    const offToken = (await ok(t, 'POST', `${SE}/${offEndpoint.id}/tokens`, { name: 'off' })).body.token
+    await signal(offEndpoint.name, offToken, { alert: 'off' })
+    expect([await flagEnabled(first, 'development'), await flagEnabled(second, 'development')]).toEqual([false, false])
+    expect((await runsOf(project, off.body.id))[0]).toMatchObject({ state: 'success' })
+  })
+
+  it('does nothing, successfully, when no flag carries the tag; fails once the tag is deleted; fails for an account that may not switch', async () => {
+    await ensureTagType(t, 'team')
+    const value = fresh('unused')
+    const { project, flag } = await projectWithFlag()
+    await ok(t, 'POST', '/api/admin/tags', { type: 'team', value })
+    const { endpoint, token } = await endpointWithToken()
+    const actor = await serviceAccount('Editor')
+    const id = (await ok(t, 'POST', A(project), byTagBody({ actorId: actor.id, sourceId: endpoint.id, tag: `team:${value}` }))).body.id
+    await signal(endpoint.name, token.token, { n: 1 })
+    expect((await runsOf(project, id))[0]).toMatchObject({ state: 'success' })
+    expect(await flagEnabled(flag, 'development')).toBe(false)
+
+    await ok(t, 'DELETE', `/api/admin/tags/team/${value}`)
+    await signal(endpoint.name, token.token, { n: 2 })
+    expect((await runsOf(project, id))[0]).toMatchObject({ state: 'failed', actionSet: { actions: [{ state: 'failed', details: expect.stringContaining(`team:${value}`) }] } })
+
+    const viewer = await serviceAccount('Viewer')
+    const shared = fresh('shared')
+    await tagged(flag, shared)
+    const refused = (await ok(t, 'POST', A(project), byTagBody({ actorId: viewer.id, sourceId: endpoint.id, tag: `team:${shared}` }))).body.id
+    await signal(endpoint.name, token.token, { n: 3 })
+    expect((await runsOf(project, refused))[0]).toMatchObject({ state: 'failed', actionSet: { actions: [{ state: 'failed', details: expect.stringContaining('permission=UPDATE_FEATURE_ENVIRONMENT') }] } })
+    expect(await flagEnabled(flag, 'development')).toBe(false)
   })
 })
 

@@ -25,12 +25,13 @@ const setPath = `${base}/{actionSetId}`
 
 const WHAT =
   'When a signal of the endpoint `match.sourceId` arrives whose payload passes every filter of `match.payload` (strategy constraint operators on the payload’s parameters), ' +
-  'the actions run after the signal’s answer, in their `sortOrder`, as the service account `actorId`: `TOGGLE_FEATURE_ON` and `TOGGLE_FEATURE_OFF` switch the flag `featureName` in `environment` of this project. ' +
+  'the actions run after the signal’s answer, in their `sortOrder`, as the service account `actorId`: `TOGGLE_FEATURE_ON` and `TOGGLE_FEATURE_OFF` switch the flag `featureName` in `environment` of this project; ' +
+  '`TOGGLE_FEATURES_ON_BY_TAG` and `TOGGLE_FEATURES_OFF_BY_TAG` every live flag of this project carrying the tag `tag` (`TYPE:VALUE`) when the action runs, in name order (none: nothing to do; the tag deleted meanwhile: the action fails). ' +
   'Each is checked as the switch route checks it, for the service account: UPDATE_FEATURE_ENVIRONMENT there, and SKIP_CHANGE_REQUEST where the project requires change requests; ' +
   'a refused action fails, it is never forced, and the actions after it do not start (see the run log, `…/events`). Their events name the service account. '
 
 const WRITE_RULES =
-  `The project must be live (404 otherwise); \`actorId\` a service account, \`match.sourceId\` a signal endpoint, each action's environment one of the project's and its flag a live flag of it (400 otherwise). ` +
+  `The project must be live (404 otherwise); \`actorId\` a service account, \`match.sourceId\` a signal endpoint, each action's environment one of the project's, and its flag a live flag of it or its tag an existing tag (400 otherwise). ` +
   `A project has at most ${MAX_ACTION_SETS_PER_PROJECT} action sets, one of a name (409), each at most ${MAX_ACTIONS_PER_SET} actions and ${MAX_FILTERS} filters of at most ${MAX_FILTER_VALUES} values (Unleash's defaults are 5, 10, 5 and 25).`
 
 const listRoute = adminRoute({

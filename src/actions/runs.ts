@@ -9,9 +9,9 @@ import { loadUserPrincipal } from '../users/principal.js'
 import { setEnvironmentEnabled } from '../flags/store.js'
 import type { FlagStates } from '../flags/states.js'
 import { requireDirectChangeAllowedFor } from '../change-requests/guard.js'
-import { actionSetJson } from './store.js'
+import { actionSetJson, flagsTagged } from './store.js'
 import { payloadMatches } from './filters.js'
-import { ACTION_STATES, RUN_STATES, type ActionSet } from './schemas.js'
+import { ACTION_STATES, RUN_STATES, switchesOn, type ActionSet } from './schemas.js'
 
 /*
  * Running action sets. A signal that matches action sets queues one run each, `started`, in the statement that stores
@@ -114,12 +114,25 @@ function failureOf(error: unknown): string {
   return 'Unexpected error: the action was not made'
 }
 
-/** One action as its service account: checked as `POST …/environments/{environment}/on` (or `/off`) checks it, then made. */
+/**
+ * One action as its service account: checked as `POST …/environments/{environment}/on` (or `/off`) checks it, then made:
+ * on its flag, or (by tag) on each live flag of the project carrying the tag when it runs, in name order (none: nothing
+ * to do). A by-tag action that fails part-way leaves the flags before it switched; made again, it switches the rest.
+ */
 async function act(db: Db, principal: Principal, project: string, action: RunAction, now: Date, flagStates?: FlagStates): Promise<void> {
-  const { environment, featureName } = action.executionParams
+  const { environment, featureName, tag } = action.executionParams
   requirePermission(principal, Permission.UPDATE_FEATURE_ENVIRONMENT, { project, environment })
   await requireDirectChangeAllowedFor(db, principal, project, environment)
-  await setEnvironmentEnabled(db, callerOf(principal, now), { projectId: project, featureName, environment, enabled: action.action === 'TOGGLE_FEATURE_ON' }, flagStates)
+  const enabled = switchesOn(action.action)
+  const flags = tag !== undefined ? await flagsTagged(db, project, tag) : [featureName!]
+  for (const flag of flags) {
+    try {
+      await setEnvironmentEnabled(db, callerOf(principal, now), { projectId: project, featureName: flag, environment, enabled }, flagStates)
+    } catch (error) {
+      if (tag !== undefined && error instanceof ApiError) throw new ApiError(error.name, `${flag}: ${error.message}`)
+      throw error
+    }
+  }
 }
 
 /** Makes a claimed run from its first action not done. Answers whether some action succeeded, or undefined when the claim was lost. */

@@ -8,9 +8,22 @@ export const MAX_ACTIONS_PER_SET = 10
 export const MAX_FILTERS = 10
 export const MAX_FILTER_VALUES = 100
 
-/** The actions an action set may take: switching a flag on or off in an environment of its project. */
-export const ACTIONS = ['TOGGLE_FEATURE_ON', 'TOGGLE_FEATURE_OFF'] as const
+/**
+ * The actions an action set may take, Unleash's: switching a flag of its project on or off in an environment, or every
+ * live flag of its project carrying a tag (`TYPE:VALUE`).
+ */
+export const ACTIONS = ['TOGGLE_FEATURE_ON', 'TOGGLE_FEATURE_OFF', 'TOGGLE_FEATURES_ON_BY_TAG', 'TOGGLE_FEATURES_OFF_BY_TAG'] as const
 export type ActionName = (typeof ACTIONS)[number]
+/** The actions naming their flags by a tag (`executionParams.tag`) rather than by name (`executionParams.featureName`). */
+export const BY_TAG_ACTIONS: readonly ActionName[] = ['TOGGLE_FEATURES_ON_BY_TAG', 'TOGGLE_FEATURES_OFF_BY_TAG']
+/** Whether the action switches flags on (the others switch them off). */
+export const switchesOn = (action: ActionName) => action === 'TOGGLE_FEATURE_ON' || action === 'TOGGLE_FEATURES_ON_BY_TAG'
+
+/** A tag as actions name it, `TYPE:VALUE` (a tag type's name has no colon; the value may), or undefined when malformed. */
+export function parseTag(tag: string): { type: string; value: string } | undefined {
+  const at = tag.indexOf(':')
+  return at > 0 && at < tag.length - 1 ? { type: tag.slice(0, at), value: tag.slice(at + 1) } : undefined
+}
 
 /** The filter operators Unleash offers for a signal's payload: the constraint operators on lists, strings, numbers and versions. */
 export const LIST_OPERATORS = ['IN', 'NOT_IN', 'STR_CONTAINS', 'STR_STARTS_WITH', 'STR_ENDS_WITH'] as const
@@ -60,7 +73,13 @@ const MatchSchema = z.object({
 const ExecutionParamsSchema = z.object({
   project: z.string().optional().openapi({ description: 'The action set’s project (it may be left out)' }),
   environment: z.string().min(1).max(100),
-  featureName: z.string().min(1).max(255),
+  featureName: z.string().min(1).max(255).optional().openapi({ description: 'The flag `TOGGLE_FEATURE_ON` and `TOGGLE_FEATURE_OFF` switch' }),
+  tag: z
+    .string()
+    .min(3)
+    .max(300)
+    .optional()
+    .openapi({ description: 'The tag, `TYPE:VALUE`, whose flags `TOGGLE_FEATURES_ON_BY_TAG` and `TOGGLE_FEATURES_OFF_BY_TAG` switch', example: 'team:checkout' }),
 })
 
 export const CreateActionSchema = z
@@ -68,6 +87,15 @@ export const CreateActionSchema = z
     action: z.enum(ACTIONS),
     sortOrder: z.number().int().min(0),
     executionParams: ExecutionParamsSchema,
+  })
+  .superRefine(({ action, executionParams }, context) => {
+    if (BY_TAG_ACTIONS.includes(action)) {
+      if (executionParams.tag === undefined || !parseTag(executionParams.tag)) context.addIssue({ code: 'custom', path: ['executionParams', 'tag'], message: `${action} needs a tag as TYPE:VALUE` })
+      if (executionParams.featureName !== undefined) context.addIssue({ code: 'custom', path: ['executionParams', 'featureName'], message: `${action} names its flags by tag, not by name` })
+    } else {
+      if (executionParams.featureName === undefined) context.addIssue({ code: 'custom', path: ['executionParams', 'featureName'], message: `${action} needs a featureName` })
+      if (executionParams.tag !== undefined) context.addIssue({ code: 'custom', path: ['executionParams', 'tag'], message: `${action} names its flag by featureName, not by tag` })
+    }
   })
   .openapi('createActionSchema')
 
@@ -141,7 +169,7 @@ export type ActionSetEvent = z.infer<typeof ActionSetEventSchema>
 export const ActionSetEventsSchema = z.object({ actionSetEvents: z.array(ActionSetEventSchema) }).openapi('actionSetEventsSchema')
 
 const ParameterSchema = z.object({
-  name: z.enum(['project', 'environment', 'featureName']),
+  name: z.enum(['project', 'environment', 'featureName', 'tag']),
   label: z.string(),
   type: z.enum(['hidden', 'select']),
   optional: z.boolean().optional(),

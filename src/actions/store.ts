@@ -1,18 +1,18 @@
-import { and, asc, desc, eq, isNull, sql, type SQL } from 'drizzle-orm'
-import { actionSetEvents, actionSets, features, projectEnvironments, projects, signalEndpoints, users } from '../../schema/index.js'
-import { together, type Db } from '../db.js'
+import { and, asc, desc, eq, isNull, or, sql, type SQL } from 'drizzle-orm'
+import { actionSetEvents, actionSets, featureTags, features, projectEnvironments, projects, signalEndpoints, tags, users } from '../../schema/index.js'
+import { queryRows, together, type Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
 import { derivedEventsStatement } from '../events/store.js'
 import { describeEvent } from '../events/describe.js'
 import type { EventType } from '../events/types.js'
 import type { Author } from '../core/principal.js'
 import { Permission } from '../core/permissions.js'
-import { MAX_ACTION_SETS_PER_PROJECT, type ActionSet, type ActionSetEvent, type CreateActions } from './schemas.js'
+import { MAX_ACTION_SETS_PER_PROJECT, parseTag, type ActionSet, type ActionSetEvent, type CreateActions } from './schemas.js'
 
 /*
  * A project's action sets (Unleash's "actions", ADMIN's). Every write is one statement that decides alone (as banners'):
  * it checks in SQL what the action set names (the project live, the signal endpoint, the service account, each action's
- * environment in the project and flag live in it, the limit) and writes only if all of it holds, with its event built
+ * environment in the project and its flag live in it, or its tag registered, the limit) and writes only if all of it holds, with its event built
  * from what the change returns; when it writes nothing, a read names what failed.
  */
 
@@ -35,7 +35,11 @@ const namesHold = sql`exists (select from ${projects} pr where pr.id = ${p('proj
   and exists (select from ${users} u where u.id = ${p('actorId')}::integer and u.is_service and u.deleted_at is null)
   and not exists (select from jsonb_array_elements(${p('actions')}::jsonb) a
     where not exists (select from ${projectEnvironments} pe where pe.project_id = ${p('project')}::text and pe.environment_name = a.value->'executionParams'->>'environment')
-      or not exists (select from ${features} f where f.name = a.value->'executionParams'->>'featureName' and f.project = ${p('project')}::text and f.archived_at is null))`
+      or (a.value->'executionParams'->>'featureName' is not null
+        and not exists (select from ${features} f where f.name = a.value->'executionParams'->>'featureName' and f.project = ${p('project')}::text and f.archived_at is null))
+      or (a.value->'executionParams'->>'tag' is not null
+        and not exists (select from ${tags} t where t.type = split_part(a.value->'executionParams'->>'tag', ':', 1)
+          and t.value = substr(a.value->'executionParams'->>'tag', strpos(a.value->'executionParams'->>'tag', ':') + 1))))`
 
 const eventOf = (type: EventType, data: SQL | null, preData: SQL | null, from: string) =>
   sql`(select coalesce(jsonb_agg(jsonb_build_object('type', ${type}::text, 'project', ${p('project')}::text, 'data', ${data ?? sql`null::jsonb`}, 'pre_data', ${preData ?? sql`null::jsonb`}, 'tags', '[]'::jsonb,
@@ -111,22 +115,25 @@ function values(caller: Author, project: string, input: CreateActions) {
 
 /** When a write wrote nothing: the first thing it names that does not hold (404 for the project, 400 otherwise). */
 async function whyRefused(db: Db, project: string, input: CreateActions, ownId?: number): Promise<Error> {
-  const [[live], [endpoint], [actor], environments, flags, sets] = await together(db, [
+  const named = input.actions.flatMap((a) => (a.executionParams.tag ? [parseTag(a.executionParams.tag)!] : []))
+  const [[live], [endpoint], [actor], environments, flags, sets, registered] = await together(db, [
     (q) => q.select({ id: projects.id }).from(projects).where(and(eq(projects.id, project), isNull(projects.archivedAt))),
     (q) => q.select({ id: signalEndpoints.id }).from(signalEndpoints).where(eq(signalEndpoints.id, input.match.sourceId)),
     (q) => q.select({ id: users.id }).from(users).where(and(eq(users.id, input.actorId), eq(users.isService, true), isNull(users.deletedAt))),
     (q) => q.select({ name: projectEnvironments.environment }).from(projectEnvironments).where(eq(projectEnvironments.projectId, project)),
     (q) => q.select({ name: features.name }).from(features).where(and(eq(features.project, project), isNull(features.archivedAt))),
     (q) => q.select({ id: actionSets.id, name: actionSets.name }).from(actionSets).where(eq(actionSets.project, project)),
+    (q) => (named.length === 0 ? Promise.resolve([]) : q.select({ type: tags.type, value: tags.value }).from(tags).where(or(...named.map((t) => and(eq(tags.type, t.type), eq(tags.value, t.value)))))),
   ])
   if (!live) return notFound(`Could not find project ${project}`)
   if (ownId !== undefined && !sets.some((s) => s.id === ownId)) return missingSet(ownId)
   if (!endpoint) return validationError(`Unknown signal endpoint: ${input.match.sourceId}`, [{ path: 'body.match.sourceId', message: 'there is no such signal endpoint' }])
   if (!actor) return validationError(`The actions run as a service account: ${input.actorId} is none`, [{ path: 'body.actorId', message: 'must be a service account' }])
   for (const action of input.actions) {
-    const { environment, featureName } = action.executionParams
+    const { environment, featureName, tag } = action.executionParams
     if (!environments.some((e) => e.name === environment)) return validationError(`Project ${project} has no environment ${environment}`, [{ path: 'body.actions', message: `unknown environment ${environment}` }])
-    if (!flags.some((f) => f.name === featureName)) return validationError(`Project ${project} has no live flag ${featureName}`, [{ path: 'body.actions', message: `unknown flag ${featureName}` }])
+    if (featureName !== undefined && !flags.some((f) => f.name === featureName)) return validationError(`Project ${project} has no live flag ${featureName}`, [{ path: 'body.actions', message: `unknown flag ${featureName}` }])
+    if (tag !== undefined && !registered.some((t) => `${t.type}:${t.value}` === tag)) return validationError(`There is no tag ${tag}`, [{ path: 'body.actions', message: `unknown tag ${tag}` }])
   }
   if (sets.some((s) => s.name === input.name && s.id !== ownId)) return nameExists(`Project ${project} already has an action set named ${input.name}`)
   if (ownId === undefined && sets.length >= MAX_ACTION_SETS_PER_PROJECT) return validationError(`A project has at most ${MAX_ACTION_SETS_PER_PROJECT} action sets`)
@@ -199,25 +206,48 @@ export async function listActionSetEvents(db: Db, project: string, id: number, p
   }))
 }
 
-/** GET …/actions/config: what each action does and takes, with the project's environments and live flags to choose from. */
+/** GET …/actions/config: what each action does and takes, with the project's environments, live flags and the tags (`TYPE:VALUE`) to choose from. */
 export async function actionDefinitions(db: Db, project: string) {
-  const [[live], environments, flags] = await together(db, [
+  const [[live], environments, flags, registered] = await together(db, [
     (q) => q.select({ id: projects.id }).from(projects).where(eq(projects.id, project)),
     (q) => q.select({ name: projectEnvironments.environment }).from(projectEnvironments).where(eq(projectEnvironments.projectId, project)).orderBy(asc(projectEnvironments.environment)),
     (q) => q.select({ name: features.name }).from(features).where(and(eq(features.project, project), isNull(features.archivedAt))).orderBy(asc(features.name)),
+    (q) => q.select({ type: tags.type, value: tags.value }).from(tags).orderBy(asc(tags.type), asc(tags.value)),
   ])
   if (!live) throw notFound(`Could not find project ${project}`)
-  const parameters = [
-    { name: 'project' as const, label: 'Project', type: 'hidden' as const },
-    { name: 'environment' as const, label: 'Environment', type: 'select' as const, options: environments.map((e) => e.name) },
-    { name: 'featureName' as const, label: 'Flag name', type: 'select' as const, options: flags.map((f) => f.name) },
-  ]
+  const projectParameter = { name: 'project' as const, label: 'Project', type: 'hidden' as const }
+  const environmentParameter = { name: 'environment' as const, label: 'Environment', type: 'select' as const, options: environments.map((e) => e.name) }
+  const flagParameters = [projectParameter, environmentParameter, { name: 'featureName' as const, label: 'Flag name', type: 'select' as const, options: flags.map((f) => f.name) }]
+  const tagParameters = [projectParameter, environmentParameter, { name: 'tag' as const, label: 'Tag', type: 'select' as const, options: registered.map((t) => `${t.type}:${t.value}`) }]
+  const protection = '(where the project requires change requests there, only for a service account that may skip them)'
   const definition = (on: boolean) => ({
     label: on ? 'Enable flag' : 'Disable flag',
-    description: `${on ? 'Enables' : 'Disables'} a feature flag in an environment (where the project requires change requests there, only for a service account that may skip them)`,
+    description: `${on ? 'Enables' : 'Disables'} a feature flag in an environment ${protection}`,
     category: 'Feature flags',
     permissions: [Permission.UPDATE_FEATURE_ENVIRONMENT],
-    parameters,
+    parameters: flagParameters,
   })
-  return { TOGGLE_FEATURE_ON: definition(true), TOGGLE_FEATURE_OFF: definition(false) }
+  const byTag = (on: boolean) => ({
+    label: on ? 'Enable flags by tag' : 'Disable flags by tag',
+    description: `${on ? 'Enables' : 'Disables'} every live flag of the project carrying the tag in an environment ${protection}`,
+    category: 'Feature flags',
+    permissions: [Permission.UPDATE_FEATURE_ENVIRONMENT],
+    parameters: tagParameters,
+  })
+  return { TOGGLE_FEATURE_ON: definition(true), TOGGLE_FEATURE_OFF: definition(false), TOGGLE_FEATURES_ON_BY_TAG: byTag(true), TOGGLE_FEATURES_OFF_BY_TAG: byTag(false) }
+}
+
+/** The live flags of the project carrying the tag (`TYPE:VALUE`), by name: what a by-tag action switches when it runs. 404 once the tag is gone. */
+export async function flagsTagged(db: Db, project: string, tag: string): Promise<string[]> {
+  const { type, value } = parseTag(tag) ?? { type: '', value: '' }
+  const rows = await queryRows<{ name: string | null }>(
+    db,
+    sql`select f.name from ${tags} t
+      left join ${featureTags} ft on ft.tag_type = t.type and ft.tag_value = t.value
+      left join ${features} f on f.name = ft.feature_name and f.project = ${project} and f.archived_at is null
+      where t.type = ${type} and t.value = ${value}
+      order by f.name`,
+  )
+  if (rows.length === 0) throw notFound(`There is no tag ${tag} any more`)
+  return rows.flatMap((r) => (r.name === null ? [] : [r.name]))
 }

@@ -2424,7 +2424,7 @@ export interface paths {
         put?: never;
         /**
          * Create an action set
-         * @description When a signal of the endpoint `match.sourceId` arrives whose payload passes every filter of `match.payload` (strategy constraint operators on the payload’s parameters), the actions run after the signal’s answer, in their `sortOrder`, as the service account `actorId`: `TOGGLE_FEATURE_ON` and `TOGGLE_FEATURE_OFF` switch the flag `featureName` in `environment` of this project. Each is checked as the switch route checks it, for the service account: UPDATE_FEATURE_ENVIRONMENT there, and SKIP_CHANGE_REQUEST where the project requires change requests; a refused action fails, it is never forced, and the actions after it do not start (see the run log, `…/events`). Their events name the service account. The project must be live (404 otherwise); `actorId` a service account, `match.sourceId` a signal endpoint, each action's environment one of the project's and its flag a live flag of it (400 otherwise). A project has at most 10 action sets, one of a name (409), each at most 10 actions and 10 filters of at most 100 values (Unleash's defaults are 5, 10, 5 and 25). Needs ADMIN, as in Unleash. Emits `actions-created`.
+         * @description When a signal of the endpoint `match.sourceId` arrives whose payload passes every filter of `match.payload` (strategy constraint operators on the payload’s parameters), the actions run after the signal’s answer, in their `sortOrder`, as the service account `actorId`: `TOGGLE_FEATURE_ON` and `TOGGLE_FEATURE_OFF` switch the flag `featureName` in `environment` of this project; `TOGGLE_FEATURES_ON_BY_TAG` and `TOGGLE_FEATURES_OFF_BY_TAG` every live flag of this project carrying the tag `tag` (`TYPE:VALUE`) when the action runs, in name order (none: nothing to do; the tag deleted meanwhile: the action fails). Each is checked as the switch route checks it, for the service account: UPDATE_FEATURE_ENVIRONMENT there, and SKIP_CHANGE_REQUEST where the project requires change requests; a refused action fails, it is never forced, and the actions after it do not start (see the run log, `…/events`). Their events name the service account. The project must be live (404 otherwise); `actorId` a service account, `match.sourceId` a signal endpoint, each action's environment one of the project's, and its flag a live flag of it or its tag an existing tag (400 otherwise). A project has at most 10 action sets, one of a name (409), each at most 10 actions and 10 filters of at most 100 values (Unleash's defaults are 5, 10, 5 and 25). Needs ADMIN, as in Unleash. Emits `actions-created`.
          */
         post: operations["createActions"];
         delete?: never;
@@ -2463,7 +2463,7 @@ export interface paths {
         get?: never;
         /**
          * Update an action set
-         * @description Replaces it (`enabled` kept when left out); runs already queued keep the action set as it was. The project must be live (404 otherwise); `actorId` a service account, `match.sourceId` a signal endpoint, each action's environment one of the project's and its flag a live flag of it (400 otherwise). A project has at most 10 action sets, one of a name (409), each at most 10 actions and 10 filters of at most 100 values (Unleash's defaults are 5, 10, 5 and 25). Needs ADMIN, as in Unleash. Emits `actions-updated`.
+         * @description Replaces it (`enabled` kept when left out); runs already queued keep the action set as it was. The project must be live (404 otherwise); `actorId` a service account, `match.sourceId` a signal endpoint, each action's environment one of the project's, and its flag a live flag of it or its tag an existing tag (400 otherwise). A project has at most 10 action sets, one of a name (409), each at most 10 actions and 10 filters of at most 100 values (Unleash's defaults are 5, 10, 5 and 25). Needs ADMIN, as in Unleash. Emits `actions-updated`.
          */
         put: operations["updateActions"];
         post?: never;
@@ -5344,13 +5344,19 @@ export interface components {
         actionSchema: {
             id: number;
             /** @enum {string} */
-            action: "TOGGLE_FEATURE_ON" | "TOGGLE_FEATURE_OFF";
+            action: "TOGGLE_FEATURE_ON" | "TOGGLE_FEATURE_OFF" | "TOGGLE_FEATURES_ON_BY_TAG" | "TOGGLE_FEATURES_OFF_BY_TAG";
             sortOrder: number;
             executionParams: {
                 /** @description The action set’s project (it may be left out) */
                 project?: string;
                 environment: string;
-                featureName: string;
+                /** @description The flag `TOGGLE_FEATURE_ON` and `TOGGLE_FEATURE_OFF` switch */
+                featureName?: string;
+                /**
+                 * @description The tag, `TYPE:VALUE`, whose flags `TOGGLE_FEATURES_ON_BY_TAG` and `TOGGLE_FEATURES_OFF_BY_TAG` switch
+                 * @example team:checkout
+                 */
+                tag?: string;
             };
             /** Format: date-time */
             createdAt: string;
@@ -5359,6 +5365,8 @@ export interface components {
         actionDefinitionsConfigSchema: {
             TOGGLE_FEATURE_ON?: components["schemas"]["actionDefinitionSchema"];
             TOGGLE_FEATURE_OFF?: components["schemas"]["actionDefinitionSchema"];
+            TOGGLE_FEATURES_ON_BY_TAG?: components["schemas"]["actionDefinitionSchema"];
+            TOGGLE_FEATURES_OFF_BY_TAG?: components["schemas"]["actionDefinitionSchema"];
         };
         actionDefinitionSchema: {
             label: string;
@@ -5367,7 +5375,7 @@ export interface components {
             permissions: string[];
             parameters: {
                 /** @enum {string} */
-                name: "project" | "environment" | "featureName";
+                name: "project" | "environment" | "featureName" | "tag";
                 label: string;
                 /** @enum {string} */
                 type: "hidden" | "select";
@@ -5409,13 +5417,19 @@ export interface components {
         };
         createActionSchema: {
             /** @enum {string} */
-            action: "TOGGLE_FEATURE_ON" | "TOGGLE_FEATURE_OFF";
+            action: "TOGGLE_FEATURE_ON" | "TOGGLE_FEATURE_OFF" | "TOGGLE_FEATURES_ON_BY_TAG" | "TOGGLE_FEATURES_OFF_BY_TAG";
             sortOrder: number;
             executionParams: {
                 /** @description The action set’s project (it may be left out) */
                 project?: string;
                 environment: string;
-                featureName: string;
+                /** @description The flag `TOGGLE_FEATURE_ON` and `TOGGLE_FEATURE_OFF` switch */
+                featureName?: string;
+                /**
+                 * @description The tag, `TYPE:VALUE`, whose flags `TOGGLE_FEATURES_ON_BY_TAG` and `TOGGLE_FEATURES_OFF_BY_TAG` switch
+                 * @example team:checkout
+                 */
+                tag?: string;
             };
         };
         actionSetEventsSchema: {

@@ -19,7 +19,15 @@ type Run = Schemas['actionSetEventSchema']
 type ActionName = ActionSet['actions'][number]['action']
 
 const actionsKey = (projectId: string) => ['projects', projectId, 'actions'] as const
-const ACTION_LABELS: Record<ActionName, string> = { TOGGLE_FEATURE_ON: 'Enable flag', TOGGLE_FEATURE_OFF: 'Disable flag' }
+const ACTION_LABELS: Record<ActionName, string> = {
+  TOGGLE_FEATURE_ON: 'Enable flag',
+  TOGGLE_FEATURE_OFF: 'Disable flag',
+  TOGGLE_FEATURES_ON_BY_TAG: 'Enable flags tagged',
+  TOGGLE_FEATURES_OFF_BY_TAG: 'Disable flags tagged',
+}
+const byTag = (action: ActionName) => action === 'TOGGLE_FEATURES_ON_BY_TAG' || action === 'TOGGLE_FEATURES_OFF_BY_TAG'
+/** What an action switches, as the lists show it: its flag, or the flags of its tag. */
+const targetOf = (params: { featureName?: string; tag?: string }) => params.featureName ?? params.tag
 const LIST_OPERATORS = ['IN', 'NOT_IN', 'STR_CONTAINS', 'STR_STARTS_WITH', 'STR_ENDS_WITH']
 const OPERATORS = [...LIST_OPERATORS, 'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_GTE', 'SEMVER_LT', 'SEMVER_LTE'] as Filter['operator'][]
 const STATE_COLORS: Record<string, string> = { success: 'teal.9', failed: 'red.9', started: 'blue.9', 'not started': 'gray.8' }
@@ -110,7 +118,7 @@ export default function ActionSetsPage({ projectId }: { projectId: string }) {
                     .sort((x, y) => x.sortOrder - y.sortOrder)
                     .map((x) => (
                       <Text key={x.id} size="xs">
-                        {ACTION_LABELS[x.action]} {x.executionParams.featureName} in {x.executionParams.environment}
+                        {ACTION_LABELS[x.action]} {targetOf(x.executionParams)} in {x.executionParams.environment}
                       </Text>
                     ))}
                 </Table.Td>
@@ -163,7 +171,8 @@ interface FilterDraft {
 interface ActionDraft {
   action: ActionName
   environment: string
-  featureName: string
+  /** The flag, or (for a by-tag action) the tag as TYPE:VALUE. */
+  target: string
 }
 
 const filterOf = (d: FilterDraft): Filter => {
@@ -190,7 +199,8 @@ function ActionSetForm({
 }) {
   const queryClient = useQueryClient()
   const config = useQuery({ queryKey: ['projects', projectId, 'actions', 'config'], queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/actions/config', { params: { path: { projectId } } })) })
-  const options = (name: 'environment' | 'featureName') => config.data?.TOGGLE_FEATURE_ON?.parameters.find((p) => p.name === name)?.options ?? []
+  const options = (name: 'environment' | 'featureName' | 'tag') =>
+    (name === 'tag' ? config.data?.TOGGLE_FEATURES_ON_BY_TAG : config.data?.TOGGLE_FEATURE_ON)?.parameters.find((p) => p.name === name)?.options ?? []
   const [name, setName] = useState(actionSet?.name ?? '')
   const [description, setDescription] = useState(actionSet?.description ?? '')
   const [enabled, setEnabled] = useState(actionSet?.enabled ?? true)
@@ -200,7 +210,7 @@ function ActionSetForm({
     Object.entries(actionSet?.match.payload ?? {}).map(([parameter, f]) => ({ parameter, operator: f.operator, values: f.values?.join(', ') ?? f.value ?? '', inverted: f.inverted ?? false, caseInsensitive: f.caseInsensitive ?? false })),
   )
   const [actions, setActions] = useState<ActionDraft[]>(
-    [...(actionSet?.actions ?? [])].sort((a, b) => a.sortOrder - b.sortOrder).map((a) => ({ action: a.action, environment: a.executionParams.environment, featureName: a.executionParams.featureName })),
+    [...(actionSet?.actions ?? [])].sort((a, b) => a.sortOrder - b.sortOrder).map((a) => ({ action: a.action, environment: a.executionParams.environment, target: targetOf(a.executionParams) ?? '' })),
   )
   const setFilter = (i: number, change: Partial<FilterDraft>) => setFilters((list) => list.map((f, j) => (j === i ? { ...f, ...change } : f)))
   const setAction = (i: number, change: Partial<ActionDraft>) => setActions((list) => list.map((a, j) => (j === i ? { ...a, ...change } : a)))
@@ -212,7 +222,7 @@ function ActionSetForm({
         enabled,
         actorId: Number(actorId),
         match: { source: 'signal-endpoint', sourceId: Number(sourceId), payload: Object.fromEntries(filters.filter((f) => f.parameter.trim()).map((f) => [f.parameter.trim(), filterOf(f)])) },
-        actions: actions.map((a, i) => ({ action: a.action, sortOrder: i + 1, executionParams: { environment: a.environment, featureName: a.featureName } })),
+        actions: actions.map((a, i) => ({ action: a.action, sortOrder: i + 1, executionParams: { environment: a.environment, ...(byTag(a.action) ? { tag: a.target } : { featureName: a.target }) } })),
       }
       return actionSet
         ? ok(api.PUT('/api/admin/projects/{projectId}/actions/{actionSetId}', { params: { path: { projectId, actionSetId: String(actionSet.id) } }, body }))
@@ -229,6 +239,7 @@ function ActionSetForm({
   }
   const environments = options('environment')
   const flags = options('featureName')
+  const tags = options('tag')
   return (
     <form
       onSubmit={(e) => {
@@ -274,16 +285,34 @@ function ActionSetForm({
         {actions.map((a, i) => (
           <Card key={i} withBorder padding="xs">
             <Group align="end" wrap="wrap">
-              <NativeSelect label={`Action ${i + 1}`} data={Object.entries(ACTION_LABELS).map(([value, label]) => ({ value, label }))} value={a.action} onChange={(e) => setAction(i, { action: e.currentTarget.value as ActionName })} />
+              <NativeSelect
+                label={`Action ${i + 1}`}
+                data={Object.entries(ACTION_LABELS).map(([value, label]) => ({ value, label }))}
+                value={a.action}
+                onChange={(e) => {
+                  const action = e.currentTarget.value as ActionName
+                  setAction(i, { action, ...(byTag(action) !== byTag(a.action) ? { target: (byTag(action) ? tags : flags)[0] ?? '' } : {}) })
+                }}
+              />
               <NativeSelect label={`Environment of action ${i + 1}`} data={environments} value={a.environment} onChange={(e) => setAction(i, { environment: e.currentTarget.value })} />
-              <NativeSelect label={`Flag of action ${i + 1}`} data={flags} value={a.featureName} onChange={(e) => setAction(i, { featureName: e.currentTarget.value })} />
+              {byTag(a.action) ? (
+                <NativeSelect label={`Tag of action ${i + 1}`} data={tags} value={a.target} onChange={(e) => setAction(i, { target: e.currentTarget.value })} />
+              ) : (
+                <NativeSelect label={`Flag of action ${i + 1}`} data={flags} value={a.target} onChange={(e) => setAction(i, { target: e.currentTarget.value })} />
+              )}
               <Button variant="outline" color="red.9" size="xs" onClick={() => setActions((list) => list.filter((_, j) => j !== i))} aria-label={`Remove action ${i + 1}`}>
                 Remove
               </Button>
             </Group>
           </Card>
         ))}
-        <Button variant="default" disabled={flags.length === 0} onClick={() => setActions((list) => [...list, { action: 'TOGGLE_FEATURE_OFF', environment: environments[0] ?? '', featureName: flags[0] ?? '' }])}>
+        <Button
+          variant="default"
+          disabled={flags.length === 0 && tags.length === 0}
+          onClick={() =>
+            setActions((list) => [...list, flags.length > 0 ? { action: 'TOGGLE_FEATURE_OFF', environment: environments[0] ?? '', target: flags[0]! } : { action: 'TOGGLE_FEATURES_OFF_BY_TAG', environment: environments[0] ?? '', target: tags[0]! }])
+          }
+        >
           Add action
         </Button>
         <Checkbox label="Enabled: acts on signals" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
@@ -323,7 +352,7 @@ function RunLog({ projectId, actionSet }: { projectId: string; actionSet: Action
                     {x.state}
                   </Badge>
                   <Text size="sm">
-                    {ACTION_LABELS[x.action]} {x.executionParams.featureName} in {x.executionParams.environment}
+                    {ACTION_LABELS[x.action]} {targetOf(x.executionParams)} in {x.executionParams.environment}
                     {x.details ? `: ${x.details}` : ''}
                   </Text>
                 </Group>

@@ -300,7 +300,7 @@ const deleteStatement = eventsStatement('flagpost_delete_role', {
 
 /**
  * DELETE /api/admin/roles/{roleId}: a custom role nobody holds. 403 for a built-in role, 404 for an unknown one, 409
- * (saying where) while a user or group holds it as root role, or a user or group holds it in a project. Emits
+ * (saying where) while a user, service account, group or invite link holds it as root role, or a user or group holds it in a project. Emits
  * `role-deleted` (preData: the role and its permissions). A read, then one statement that deletes only while the role
  * is as read and unused.
  */

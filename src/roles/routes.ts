@@ -116,7 +116,7 @@ const roleProjectAccessRoute = adminRoute({
   operationId: 'getRoleProjectAccess',
   tags,
   summary: 'Get the projects a role is held in',
-  description: `For each project where users or groups hold the role: how many of each (service accounts: always 0, Flagpost has none). 404 for an unknown role. ${adminOnly}`,
+  description: `For each project where users, service accounts or groups hold the role: how many of each (users without the service accounts). 404 for an unknown role. ${adminOnly}`,
   request: { params: RoleIdParam },
   responses: { 200: { description: 'Where the role is held', content: jsonContent(ProjectRoleUsageSchema) }, ...pickErrors(400, 401, 403, 404) },
 })

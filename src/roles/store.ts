@@ -182,10 +182,11 @@ const usesOf = (roleId: unknown) => sql<unknown>`json_build_object(
   'serviceAccounts', (select count(*) from ${users} u where u.root_role_id = ${roleId} and u.deleted_at is null and u.is_service),
   'groups', (select count(*) from ${groups} g where g.root_role_id = ${roleId}),
   'inviteLinks', (select count(*) from ${publicSignupTokens} l where l.role_id = ${roleId}),
-  'projects', (select coalesce(json_agg(json_build_array(project, u, g) order by project), '[]'::json) from (
-    select project, sum(u)::int as u, sum(g)::int as g from (
-      select pm.project_id as project, 1 as u, 0 as g from ${projectMembers} pm where pm.role_id = ${roleId}
-      union all select gr.project_id, 0, 1 from ${groupRoles} gr where gr.role_id = ${roleId}
+  'projects', (select coalesce(json_agg(json_build_array(project, u, g, s) order by project), '[]'::json) from (
+    select project, sum(u)::int as u, sum(g)::int as g, sum(s)::int as s from (
+      select pm.project_id as project, case when pu.is_service then 0 else 1 end as u, 0 as g, case when pu.is_service then 1 else 0 end as s
+        from ${projectMembers} pm join ${users} pu on pu.id = pm.user_id where pm.role_id = ${roleId}
+      union all select gr.project_id, 0, 1, 0 from ${groupRoles} gr where gr.role_id = ${roleId}
     ) held group by project) per_project))`
 
 /** SQL: nobody holds the role (`roleId`: SQL of its id), as root role (users, service accounts, groups, invite links) or in a project. Deleted users do not count. */
@@ -200,7 +201,7 @@ interface RoleUses {
   serviceAccounts: number
   groups: number
   inviteLinks: number
-  projects: [project: string, users: number, groups: number][]
+  projects: [project: string, users: number, groups: number, serviceAccounts: number][]
 }
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
@@ -211,7 +212,7 @@ function requireUnused(name: string, value: unknown, then = 'Take it from them b
   const holders = [plural(Number(uses.users), 'user'), plural(Number(uses.serviceAccounts), 'service account'), plural(Number(uses.groups), 'group'), plural(Number(uses.inviteLinks), 'invite link')].filter((h) => !h.startsWith('0 '))
   const where = [
     ...(holders.length > 0 ? [`the root role of ${holders.join(' and ')}`] : []),
-    ...uses.projects.map(([project, u, g]) => `held in project ${project} by ${[u > 0 ? plural(u, 'user') : '', g > 0 ? plural(g, 'group') : ''].filter(Boolean).join(' and ')}`),
+    ...uses.projects.map(([project, u, g, sa]) => `held in project ${project} by ${[plural(u, 'user'), plural(sa, 'service account'), plural(g, 'group')].filter((h) => !h.startsWith('0 ')).join(' and ')}`),
   ]
   if (where.length > 0) throw conflict(`Role ${name} is in use: ${where.join('; ')}. ${then}`)
 }
@@ -321,5 +322,5 @@ export async function roleProjectUsage(db: Db, id: number) {
   const [read] = await db.select({ id: roles.id, uses: usesOf(sql`${roles}.id`) }).from(roles).where(eq(roles.id, id))
   if (!read) throw roleNotFound(id)
   const uses = (typeof read.uses === 'string' ? JSON.parse(read.uses) : read.uses) as RoleUses
-  return { projects: uses.projects.map(([project, userCount, groupCount]) => ({ project, role: id, userCount, groupCount, serviceAccountCount: 0 })) }
+  return { projects: uses.projects.map(([project, userCount, groupCount, serviceAccountCount]) => ({ project, role: id, userCount, groupCount, serviceAccountCount })) }
 }

@@ -2797,7 +2797,7 @@ export interface paths {
         };
         /**
          * Get the projects a role is held in
-         * @description For each project where users or groups hold the role: how many of each (service accounts: always 0, Flagpost has none). 404 for an unknown role. Needs the Admin root role (permission ADMIN).
+         * @description For each project where users, service accounts or groups hold the role: how many of each (users without the service accounts). 404 for an unknown role. Needs the Admin root role (permission ADMIN).
          */
         get: operations["getRoleProjectAccess"];
         put?: never;

@@ -3,6 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEdgeApp, type EdgeApp } from './helpers/edge.js'
 import { createProject, ok } from './helpers/factories.js'
+import { racing } from './helpers/racing.js'
+import { createProjectToken, deleteProjectToken } from '../src/api-tokens/project-tokens.js'
+import { SYSTEM_ACTOR } from '../src/core/principal.js'
 
 let t: EdgeApp
 beforeAll(async () => {
@@ -33,5 +36,15 @@ describe("a project's API tokens at the edge", () => {
     const refused = await t.call('POST', path, { body: { tokenName: 'edge', type: 'client', environment: 'nowhere' } })
     expect(refused.status, refused.text).toBe(400)
     expect(trips(refused).webSocket).toBe(0)
+  })
+
+  it('a token deleted by another writer between the read and the write is a 404, with one event', async () => {
+    const project = await createProject(t)
+    const caller = { actor: SYSTEM_ACTOR, now: new Date() }
+    const { secret } = await createProjectToken(t.db, caller, project, { tokenName: 'raced', type: 'client', environment: 'development', expiresAt: null })
+    const raced = racing(t.db, () => deleteProjectToken(t.db, caller, project, secret))
+    await expect(deleteProjectToken(raced.db, caller, project, secret)).rejects.toMatchObject({ name: 'NotFoundError' })
+    expect(raced.state.raced).toBe(true)
+    expect(await t.query(`select type from events where type = 'api-token-deleted' and project = '${project}'`)).toEqual([{ type: 'api-token-deleted' }])
   })
 })

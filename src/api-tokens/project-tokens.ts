@@ -45,7 +45,7 @@ export async function listProjectTokens(db: Db, project: string) {
 /**
  * POST /api/admin/projects/{projectId}/api-tokens: a client or frontend token for exactly this project, with
  * `api-token-created`, in one statement made only while the project is live and the environment exists (the insert
- * decides); when it wrote nothing, a read says why: 404 for an unknown or archived project, 400 for an unknown
+ * decides, holding the project's row against its archiving or deletion, which take its lock, until it commits); when it wrote nothing, a read says why: 404 for an unknown or archived project, 400 for an unknown
  * environment. The secret is in the answer only.
  */
 export async function createProjectToken(db: Db, caller: Author, project: string, token: NewProjectToken) {
@@ -65,7 +65,7 @@ export async function createProjectToken(db: Db, caller: Author, project: string
   }
   const insert = sql`insert into ${apiTokens} (secret_hash, display_secret, token_name, type, projects, environment, expires_at, created_at)
     select ${row.secretHash}, ${row.displaySecret}, ${row.tokenName}, ${row.type}, array[${project}]::text[], ${row.environment}, ${row.expiresAt?.toISOString() ?? null}::timestamptz, ${now.toISOString()}::timestamptz
-    where exists (select from ${projects} where id = ${project} and archived_at is null)
+    where exists (select from ${projects} where id = ${project} and archived_at is null for key share)
       and exists (select from ${environments} where name = ${row.environment})
     returning id`
   await untilUnchanged('The project', async () => {

@@ -1,0 +1,101 @@
+// The open-source Unleash Proxy (@unleash/proxy), unchanged, in front of Flagpost: it polls Flagpost's client API
+// with a client token and sends its metrics upstream; a browser SDK (unleash-proxy-client) reads flags through it.
+import { once } from 'node:events'
+import { mkdtemp, rm } from 'node:fs/promises'
+import type { Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createApp as createProxy } from '@unleash/proxy'
+import { UnleashClient } from 'unleash-proxy-client'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readConfig, startServer } from '../src/server.js'
+
+const ADMIN = '*:*.unleash-proxy-test-admin-secret'
+const CLIENT_KEY = 'proxy-client-key-for-browsers'
+let dataDir: string
+let server: Awaited<ReturnType<typeof startServer>>
+let proxy: Server
+let proxyUrl: string
+
+async function admin(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: ADMIN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  })
+  const text = await res.text()
+  expect(res.status, `${method} ${path}: ${text}`).toBeLessThan(300)
+  return text ? JSON.parse(text) : undefined
+}
+
+const F = '/api/admin/projects/default/features'
+const dev = (flag: string) => `${F}/${flag}/environments/development`
+
+/** Polls until `check` passes (or the time is up, then fails with its last error). */
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      return await check()
+    } catch (error) {
+      if (Date.now() > until) throw error
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'flagpost-unleash-proxy-'))
+  server = await startServer({ ...readConfig({}), port: 0, host: '127.0.0.1', dataDir, initAdminTokens: [ADMIN] })
+  await admin('POST', F, { name: 'proxied' })
+  await admin('PUT', `${dev('proxied')}/variants`, [{ name: 'teal', weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'Teal' } }])
+  const clientToken = (await admin('POST', '/api/admin/api-tokens', { tokenName: 'unleash-proxy', type: 'client', environment: 'development', projects: ['default'] })).secret as string
+  const app = createProxy({
+    unleashUrl: `${server.url}/api/`,
+    unleashApiToken: clientToken,
+    unleashAppName: 'unleash-proxy-in-test',
+    clientKeys: [CLIENT_KEY],
+    refreshInterval: 200,
+    metricsInterval: 300,
+    metricsJitter: 0,
+    logLevel: 'warn',
+  })
+  proxy = app.listen(0, '127.0.0.1')
+  await once(proxy, 'listening')
+  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
+}, 60_000)
+
+afterAll(async () => {
+  if (proxy) await new Promise((resolve) => proxy.close(resolve))
+  await server?.close()
+  if (dataDir) await rm(dataDir, { recursive: true, force: true })
+})
+
+describe('the Unleash Proxy in front of Flagpost', () => {
+  it('serves what Flagpost’s admin API switches on to a browser SDK, and forwards the SDK’s metrics to Flagpost', async () => {
+    const browser = new UnleashClient({ url: `${proxyUrl}/proxy`, clientKey: CLIENT_KEY, appName: 'proxied-browser', refreshInterval: 1, metricsInterval: 1, metricsIntervalInitial: 0, context: { userId: '7' } })
+    browser.on('error', () => {})
+    try {
+      await browser.start()
+      expect(browser.isEnabled('proxied')).toBe(false)
+      await admin('POST', `${dev('proxied')}/on`)
+      await eventually(async () => expect(browser.isEnabled('proxied')).toBe(true))
+      expect(browser.getVariant('proxied')).toMatchObject({ name: 'teal', enabled: true, payload: { type: 'string', value: 'Teal' } })
+      for (let i = 0; i < 4; i++) browser.isEnabled('proxied')
+
+      // The proxy registered with Flagpost and its metrics (the browser's counts, sent on by the proxy) were kept.
+      const usage = await eventually(async () => {
+        const summary = await admin('GET', '/api/admin/client-metrics/features/proxied')
+        expect(summary.seenApplications).toContain('unleash-proxy-in-test')
+        expect(summary.lastHourUsage.find((u: { environment: string }) => u.environment === 'development')?.yes).toBeGreaterThanOrEqual(5)
+        return summary
+      })
+      expect(usage.lastHourUsage[0].variants.teal).toBeGreaterThanOrEqual(1)
+      const apps = await admin('GET', '/api/admin/metrics/applications?query=unleash-proxy-in-test')
+      expect(apps.applications).toEqual([expect.objectContaining({ appName: 'unleash-proxy-in-test', usage: [{ project: 'default', environments: ['development'] }] })])
+    } finally {
+      browser.stop()
+    }
+  }, 30_000)
+})

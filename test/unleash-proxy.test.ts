@@ -1,5 +1,6 @@
-// The open-source Unleash Proxy (@unleash/proxy), unchanged, in front of Flagpost: it polls Flagpost's client API
-// with a client token and sends its metrics upstream; a browser SDK (unleash-proxy-client) reads flags through it.
+// Unleash's Node tools that sit between Flagpost and an app, unchanged but for the URL and token: the open-source
+// Unleash Proxy (@unleash/proxy), which polls Flagpost's client API with a client token and sends its metrics upstream
+// while a browser SDK (unleash-proxy-client) reads flags through it; and the Next.js SDK's server-side helpers.
 import { once } from 'node:events'
 import { mkdtemp, rm } from 'node:fs/promises'
 import type { Server } from 'node:http'
@@ -7,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp as createProxy } from '@unleash/proxy'
+import { evaluateFlags, flagsClient, getDefinitions } from '@unleash/nextjs'
 import { UnleashClient } from 'unleash-proxy-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
@@ -17,6 +19,7 @@ let dataDir: string
 let server: Awaited<ReturnType<typeof startServer>>
 let proxy: Server
 let proxyUrl: string
+let clientToken: string
 
 async function admin(method: string, path: string, body?: unknown) {
   const res = await fetch(`${server.url}${path}`, {
@@ -50,7 +53,7 @@ beforeAll(async () => {
   server = await startServer({ ...readConfig({}), port: 0, host: '127.0.0.1', dataDir, initAdminTokens: [ADMIN] })
   await admin('POST', F, { name: 'proxied' })
   await admin('PUT', `${dev('proxied')}/variants`, [{ name: 'teal', weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'Teal' } }])
-  const clientToken = (await admin('POST', '/api/admin/api-tokens', { tokenName: 'unleash-proxy', type: 'client', environment: 'development', projects: ['default'] })).secret as string
+  clientToken = (await admin('POST', '/api/admin/api-tokens', { tokenName: 'unleash-proxy', type: 'client', environment: 'development', projects: ['default'] })).secret as string
   const app = createProxy({
     unleashUrl: `${server.url}/api/`,
     unleashApiToken: clientToken,
@@ -97,5 +100,41 @@ describe('the Unleash Proxy in front of Flagpost', () => {
     } finally {
       browser.stop()
     }
+  }, 30_000)
+})
+
+describe('the Next.js SDK’s server-side helpers (@unleash/nextjs) against Flagpost', () => {
+  it('getDefinitions reads Flagpost’s flags with a client token, evaluateFlags and flagsClient evaluate them, and flagsClient’s metrics are kept', async () => {
+    await admin('POST', F, { name: 'next-gated' })
+    await admin('POST', `${dev('next-gated')}/strategies`, { name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['alice'] }] })
+    await admin('POST', `${dev('next-gated')}/on`)
+    await admin('POST', F, { name: 'next-off' })
+
+    const definitions = await getDefinitions({ url: `${server.url}/api/client/features`, token: clientToken, appName: 'next-app' })
+    expect(definitions.features.map((f) => f.name)).toEqual(expect.arrayContaining(['next-gated', 'next-off']))
+
+    const forAlice = evaluateFlags(definitions, { userId: 'alice', environment: 'development' })
+    const forBob = evaluateFlags(definitions, { userId: 'bob', environment: 'development' })
+    const enabled = (toggles: { name: string; enabled: boolean }[]) => toggles.filter((t) => t.enabled).map((t) => t.name)
+    expect(enabled(forAlice.toggles)).toContain('next-gated')
+    expect(enabled(forBob.toggles)).not.toContain('next-gated')
+    expect(enabled(forAlice.toggles)).not.toContain('next-off')
+    // The same answers as Flagpost's own engine gives for those contexts.
+    const playground = await admin('POST', '/api/admin/playground', { environment: 'development', projects: ['default'], context: { appName: 'next-app', userId: 'alice' } })
+    expect(playground.features.find((f: { name: string }) => f.name === 'next-gated').isEnabled).toBe(true)
+
+    // An unchanged poll: getDefinitions sends the ETag it kept and takes Flagpost's 304.
+    const again = await getDefinitions({ url: `${server.url}/api/client/features`, token: clientToken, appName: 'next-app' })
+    expect(again).toEqual(definitions)
+
+    const flags = flagsClient(forAlice.toggles, { url: `${server.url}/api`, appName: 'next-app', clientKey: clientToken })
+    expect(flags.isEnabled('next-gated')).toBe(true)
+    expect(flags.isEnabled('next-off')).toBe(false)
+    await flags.sendMetrics()
+    await eventually(async () => {
+      const summary = await admin('GET', '/api/admin/client-metrics/features/next-gated')
+      expect(summary.seenApplications).toEqual(['next-app'])
+      expect(summary.lastHourUsage).toEqual([expect.objectContaining({ environment: 'development', yes: 1, no: 0 })])
+    })
   }, 30_000)
 })

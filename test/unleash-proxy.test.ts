@@ -62,7 +62,8 @@ beforeAll(async () => {
     refreshInterval: 200,
     metricsInterval: 300,
     metricsJitter: 0,
-    logLevel: 'warn',
+    // The proxy's LogLevel enum is not exported; its values are these names.
+    logLevel: 'warn' as NonNullable<Parameters<typeof createProxy>[0]['logLevel']>,
   })
   proxy = app.listen(0, '127.0.0.1')
   await once(proxy, 'listening')

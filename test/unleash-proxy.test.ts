@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp as createProxy } from '@unleash/proxy'
 import { evaluateFlags, flagsClient, getDefinitions } from '@unleash/nextjs'
+import { Unleash } from 'unleash-client'
 import { UnleashClient } from 'unleash-proxy-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
@@ -137,5 +138,58 @@ describe('the Next.js SDK’s server-side helpers (@unleash/nextjs) against Flag
       expect(summary.seenApplications).toEqual(['next-app'])
       expect(summary.lastHourUsage).toEqual([expect.objectContaining({ environment: 'development', yes: 1, no: 0 })])
     })
+  }, 30_000)
+})
+
+describe('newer SDKs’ reports and polls, straight against Flagpost', () => {
+  it('the browser SDK (unleash-proxy-client 3.8.2) sends back the ETag of /api/frontend and takes its 304 while its answer is unchanged', async () => {
+    const frontendToken = (await admin('POST', '/api/admin/api-tokens', { tokenName: 'browser-etag', type: 'frontend', environment: 'development', projects: ['default'] })).secret as string
+    const polls: { status: number; ifNoneMatch: string | null }[] = []
+    const recording: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init)
+      if (String(input).includes('/api/frontend?')) polls.push({ status: res.status, ifNoneMatch: new Headers(init?.headers).get('if-none-match') })
+      return res
+    }
+    const browser = new UnleashClient({ url: `${server.url}/api/frontend`, clientKey: frontendToken, appName: 'etag-browser', refreshInterval: 1, disableMetrics: true, fetch: recording, context: { userId: '7', sessionId: 's' } })
+    browser.on('error', () => {})
+    try {
+      await browser.start()
+      await eventually(async () => expect(polls.filter((p) => p.status === 304).length).toBeGreaterThanOrEqual(1))
+      expect(polls[0]).toEqual({ status: 200, ifNoneMatch: null })
+      expect(polls.find((p) => p.status === 304)?.ifNoneMatch).toMatch(/^W\/"[0-9a-f]{32}"$/)
+      await admin('POST', F, { name: 'etag-new' })
+      await admin('POST', `${dev('etag-new')}/on`)
+      await eventually(async () => expect(browser.isEnabled('etag-new')).toBe(true))
+    } finally {
+      browser.stop()
+    }
+  }, 30_000)
+
+  it('the Node SDK (unleash-client 6.12.1) reports its impact metrics with its flag metrics, and they are kept for its application', async () => {
+    const sdk = new Unleash({ url: `${server.url}/api/`, appName: 'impact-node-app', instanceId: 'impact-1', customHeaders: { Authorization: clientToken }, refreshInterval: 200, metricsInterval: 300, environment: 'development' })
+    sdk.on('error', () => {})
+    try {
+      await once(sdk, 'synchronized')
+      sdk.impactMetrics.defineCounter('purchases', 'Purchases made')
+      sdk.impactMetrics.defineGauge('basket_items', 'Items in the basket')
+      sdk.impactMetrics.defineHistogram('checkout_seconds', 'Time to check out', [0.5, 1, 5])
+      sdk.impactMetrics.incrementCounter('purchases', 2)
+      sdk.impactMetrics.incrementCounter('purchases')
+      sdk.impactMetrics.updateGauge('basket_items', 4)
+      sdk.impactMetrics.observeHistogram('checkout_seconds', 0.7)
+      sdk.impactMetrics.observeHistogram('checkout_seconds', 3)
+      sdk.isEnabled('proxied')
+      const kept = await eventually(async () => {
+        const res = await admin('GET', '/api/admin/metrics/applications/impact-node-app/impact-metrics')
+        expect(res.impactMetrics.map((m: { name: string }) => m.name).sort()).toEqual(['basket_items', 'checkout_seconds', 'purchases'])
+        return res.impactMetrics as { name: string; value?: number; count?: number; sum?: number; buckets?: unknown; labels: Record<string, string>; environment: string }[]
+      })
+      const byName = new Map(kept.map((m) => [m.name, m]))
+      expect(byName.get('purchases')).toMatchObject({ type: 'counter', value: 3, environment: 'development', labels: expect.objectContaining({ appName: 'impact-node-app' }) })
+      expect(byName.get('basket_items')).toMatchObject({ type: 'gauge', value: 4 })
+      expect(byName.get('checkout_seconds')).toMatchObject({ type: 'histogram', count: 2, sum: 3.7, buckets: [{ le: 0.5, count: 0 }, { le: 1, count: 1 }, { le: 5, count: 2 }, { le: '+Inf', count: 2 }] })
+    } finally {
+      sdk.destroy()
+    }
   }, 30_000)
 })

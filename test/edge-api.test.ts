@@ -2,7 +2,7 @@
 // impact metrics SDKs report (kept per application, shown by GET /api/admin/metrics/applications/{appName}/impact-metrics).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { createFlag, createProject, createToken, createUserWithEmail, enableFlag, fresh } from './helpers/factories.js'
+import { createFlag, createProject, createToken, createUserWithEmail, enableFlag, flagOnWithClientToken, fresh } from './helpers/factories.js'
 
 let t: TestApp
 
@@ -182,6 +182,56 @@ describe('POST /api/client/metrics/bulk (what Edge forwards for the SDKs behind 
     ])
     // A sample that names no application counts for the Edge that sent it (its Unleash-AppName).
     expect(await impactOf('edge-pod')).toEqual([expect.objectContaining({ name: 'queue_depth', type: 'gauge', environment: 'development', labels: {}, value: 3 })])
+  })
+})
+
+describe('Edge’s other calls upstream, as Edge (its Rust types) sends them', () => {
+  /** chrono's RFC 3339 form: nanoseconds. */
+  const chronoNow = () => new Date().toISOString().replace(/\.(\d{3})Z$/, '.$1456789Z')
+  const edgeHeaders = { 'unleash-appname': 'unleash-edge', 'unleash-instanceid': '01JEDGEINSTANCE', 'unleash-connection-id': '01JEDGECONNECTION', 'unleash-client-spec': '5.2.0' }
+
+  it('registers Edge itself and polls the flags of its client token, with 304 once unchanged', async () => {
+    const { flag, token, project } = await flagOnWithClientToken(t)
+    const register = await t.call('POST', '/api/client/register', {
+      token,
+      headers: edgeHeaders,
+      body: {
+        appName: 'unleash-edge',
+        connectVia: null,
+        environment: 'development',
+        projects: [project],
+        instanceId: '01JEDGEINSTANCE',
+        connectionId: '01JEDGECONNECTION',
+        interval: 15,
+        started: chronoNow(),
+        strategies: [],
+        platformName: null,
+        platformVersion: null,
+        sdkVersion: 'unleash-edge:20.1.0',
+        sdkType: 'backend',
+        yggdrasilVersion: null,
+        sdkFlavor: null,
+        sdkFlavorVersion: null,
+      },
+    })
+    expect(register.status, register.text).toBe(202)
+    const first = await t.call('GET', '/api/client/features', { token, headers: { ...edgeHeaders, 'unleash-interval': '15000' } })
+    expect(first.status).toBe(200)
+    expect(first.body.features.map((f: { name: string }) => f.name)).toEqual([flag])
+    const again = await t.call('GET', '/api/client/features', { token, headers: { ...edgeHeaders, 'if-none-match': first.headers.get('etag')! } })
+    expect(again.status).toBe(304)
+  })
+
+  it('takes a bulk with chrono’s timestamps and the metadata fields Edge flattens into each entry (nulls included)', async () => {
+    const { flag, token } = await flagOnWithClientToken(t)
+    const appName = fresh('rust-app')
+    const res = await bulk(token, {
+      applications: [{ appName, connectVia: [{ appName: 'unleash-edge', instanceId: '01JEDGEINSTANCE' }], environment: 'development', projects: null, instanceId: 'rust-1', connectionId: null, interval: 15, started: chronoNow(), strategies: ['default'], sdkVersion: 'unleash-rust-client:0.11.0', sdkType: null, yggdrasilVersion: '0.17.0', platformName: 'rustc', platformVersion: '1.85.0' }],
+      metrics: [{ featureName: flag, appName, environment: 'development', timestamp: chronoNow(), yes: 2, no: 1, variants: {}, sdkVersion: null, sdkType: null, yggdrasilVersion: null, platformName: null, platformVersion: null }],
+    })
+    expect(res.status, res.text).toBe(202)
+    await t.app.idle()
+    expect((await t.call('GET', `/api/admin/client-metrics/features/${flag}`)).body.lastHourUsage).toEqual([expect.objectContaining({ yes: 2, no: 1 })])
   })
 })
 

@@ -157,14 +157,21 @@ function numbers(record: Record<string, number | string> | null): Record<string,
 type Bucket = { le: number | '+Inf'; count: number }
 const boundOf = (b: Bucket) => (b.le === '+Inf' ? Infinity : b.le)
 
-/** An application's impact metrics, one entry per series (environment, name, labels) in that order; 404 for an unknown application. */
-export async function applicationImpactMetrics(db: Db, appName: string) {
+/**
+ * An application's impact metrics, one entry per series (environment, name, labels) in that order; 404 for an unknown
+ * application. `hidden`: private projects the caller may not read: series labelled with a flag of one are left out.
+ */
+export async function applicationImpactMetrics(db: Db, appName: string, hidden: readonly string[]) {
+  const ofHiddenFlag =
+    hidden.length === 0
+      ? undefined
+      : sql`not exists (select 1 from ${features} f where f.name = ${clientImpactMetrics.labels}->>'featureName' and f.project = any(${sql.param([...hidden])}::text[]))`
   const [[app], rows] = await Promise.all([
     db.select({ appName: clientApplications.appName }).from(clientApplications).where(eq(clientApplications.appName, appName)),
     db
       .select()
       .from(clientImpactMetrics)
-      .where(eq(clientImpactMetrics.appName, appName))
+      .where(and(eq(clientImpactMetrics.appName, appName), ofHiddenFlag))
       .orderBy(asc(clientImpactMetrics.environment), asc(clientImpactMetrics.name), asc(clientImpactMetrics.labelsKey)),
   ])
   if (!app) throw notFound(`Could not find application ${appName}`)

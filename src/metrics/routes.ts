@@ -31,6 +31,7 @@ const getApplicationImpactMetricsRoute = adminRoute({
     'The counters, gauges and histograms the application’s SDKs (and Unleash Edge on their behalf) reported in `impactMetrics`, one entry per environment, ' +
     'metric name and set of labels, in that order: a counter’s total and a histogram’s count, sum and buckets add up every report, a gauge shows the last ' +
     'value. At most 1000 series per application and environment are kept (further new ones are dropped) and a series nobody reported for 7 days is deleted. ' +
+    'Series labelled with a flag (`featureName`) of a private project the caller may not read are left out. ' +
     'Reports are folded in the background, so a report shows up a moment after it arrived. 404 for an application that never reported.',
   request: { params: appNameParam },
   responses: { 200: { description: 'The impact metrics', content: jsonContent(ApplicationImpactMetricsSchema) }, ...pickErrors(401, 403, 404) },
@@ -64,7 +65,7 @@ const getFeatureMetricsRawRoute = adminRoute({
 
 export const metricsRoutes = createRouter()
   .openapi(getApplicationsRoute, async (c) => c.json(await listApplications(c.var.db, c.req.valid('query'), await hiddenProjectsOf(c)), 200))
-  .openapi(getApplicationImpactMetricsRoute, async (c) => c.json(await applicationImpactMetrics(c.var.db, c.req.valid('param').appName), 200))
+  .openapi(getApplicationImpactMetricsRoute, async (c) => c.json(await applicationImpactMetrics(c.var.db, c.req.valid('param').appName, await hiddenProjectsOf(c)), 200))
   .openapi(getFeatureUsageRoute, async (c) => c.json(await featureUsage(c.var.db, c.req.valid('param').name, c.var.caller.now), 200))
   .openapi(getFeatureMetricsRawRoute, async (c) =>
     c.json(await featureMetricsRaw(c.var.db, c.req.valid('param').name, c.req.valid('query').hoursBack ?? 1, c.var.caller.now), 200),

@@ -3313,7 +3313,7 @@ export interface paths {
         };
         /**
          * Impact metrics an application reported
-         * @description The counters, gauges and histograms the application’s SDKs (and Unleash Edge on their behalf) reported in `impactMetrics`, one entry per environment, metric name and set of labels, in that order: a counter’s total and a histogram’s count, sum and buckets add up every report, a gauge shows the last value. At most 1000 series per application and environment are kept (further new ones are dropped) and a series nobody reported for 7 days is deleted. Reports are folded in the background, so a report shows up a moment after it arrived. 404 for an application that never reported.
+         * @description The counters, gauges and histograms the application’s SDKs (and Unleash Edge on their behalf) reported in `impactMetrics`, one entry per environment, metric name and set of labels, in that order: a counter’s total and a histogram’s count, sum and buckets add up every report, a gauge shows the last value. At most 1000 series per application and environment are kept (further new ones are dropped) and a series nobody reported for 7 days is deleted. Series labelled with a flag (`featureName`) of a private project the caller may not read are left out. Reports are folded in the background, so a report shows up a moment after it arrived. 404 for an application that never reported.
          */
         get: operations["getApplicationImpactMetrics"];
         put?: never;

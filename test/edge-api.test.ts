@@ -222,6 +222,13 @@ describe('Edge’s other calls upstream, as Edge (its Rust types) sends them', (
     expect(again.status).toBe(304)
   })
 
+  it('answers 404 to Edge’s instance data (an enterprise call), which Edge reads as an upstream without it and backs off', async () => {
+    const { token } = await flagOnWithClientToken(t)
+    const res = await t.call('POST', '/api/client/metrics/edge', { token, headers: edgeHeaders, body: { identifier: 'edge-1', appName: 'unleash-edge' } })
+    expect(res.status).toBe(404)
+    expect(res.body).toMatchObject({ name: 'NotFoundError' })
+  })
+
   it('takes a bulk with chrono’s timestamps and the metadata fields Edge flattens into each entry (nulls included)', async () => {
     const { flag, token } = await flagOnWithClientToken(t)
     const appName = fresh('rust-app')

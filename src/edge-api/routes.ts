@@ -41,7 +41,8 @@ const clientBulkMetricsRoute = createRoute({
     'dropped and registrations count for it, as Unleash does; an admin token or a client token of every environment reports for the environment each ' +
     'entry names. Flags outside the token’s projects and unknown flags are ignored, as for `POST /api/client/metrics`. Impact metrics are kept for the ' +
     'application their samples’ `appName` label names (else the `Unleash-AppName` header’s, else `unleash-edge`). `seenTokens` marks those API tokens as ' +
-    'used. Accepted with 202 once stored (one insert); folded in the background. Frontend tokens get 403.',
+    'used. The shapes are Unleash’s; where Unleash requires a field Edge’s own types may leave null (an application’s `instanceId`, `environment`), ' +
+    'null and absent are accepted. Accepted with 202 once stored (one insert); folded in the background. Frontend tokens get 403.',
   request: { body: { required: true, content: jsonContent(BulkMetricsSchema) } },
   responses: { 202: { description: 'Accepted' }, ...pickErrors(400, 401, 403, 413, 415) },
 })

@@ -309,6 +309,18 @@ describe('impact metrics in POST /api/client/metrics (unleash-client 6.10+)', ()
     expect((await send(token, appName, Array.from({ length: 101 }, (_, i) => ({ name: `m${i}`, help: 'h', type: 'gauge', samples: [] })))).status).toBe(400)
   })
 
+  it('deletes series nobody reported for 7 days when it folds reports', async () => {
+    const token = (await createToken(t, { type: 'client', environment: 'development', projects: ['*'] })).secret as string
+    const appName = fresh('fading')
+    expect((await send(token, appName, [{ name: 'old_gauge', help: 'h', type: 'gauge', samples: [{ value: 1 }] }, { name: 'recent_gauge', help: 'h', type: 'gauge', samples: [{ value: 1 }] }])).status).toBe(202)
+    await t.app.idle()
+    await t.query(`update client_impact_metrics set updated_at = now() - interval '7 days 1 minute' where app_name = $1 and name = 'old_gauge'`, [appName])
+    await t.query(`update client_impact_metrics set updated_at = now() - interval '6 days' where app_name = $1 and name = 'recent_gauge'`, [appName])
+    expect((await send(token, fresh('other'), [{ name: 'g', help: 'h', type: 'gauge', samples: [{ value: 1 }] }])).status).toBe(202)
+    await t.app.idle()
+    expect((await impactOf(appName)).map((m) => m.name)).toEqual(['recent_gauge'])
+  })
+
   it('answers 404 for an application that never reported', async () => {
     const res = await t.call('GET', `/api/admin/metrics/applications/${fresh('nobody')}/impact-metrics`)
     expect(res.status).toBe(404)

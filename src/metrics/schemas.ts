@@ -48,26 +48,24 @@ const MAX_SAMPLES = 100
 const MAX_LABELS = 20
 const MAX_BUCKETS = 50
 
-// zod's numbers are finite (JSON has no infinities anyway).
-const finite = z.number()
 const impactLabels = z
-  .record(z.string().min(1).max(100), z.union([z.string().max(200), finite]))
+  .record(z.string().min(1).max(100), z.union([z.string().max(200), z.number()]))
   .refine((labels) => Object.keys(labels).length <= MAX_LABELS, `a sample may have at most ${MAX_LABELS} labels`)
   .optional()
 const impactName = { name: z.string().trim().min(1).max(200), help: z.string().max(1000) }
 
 export const ImpactMetricSchema = z
   .discriminatedUnion('type', [
-    z.object({ ...impactName, type: z.enum(['counter', 'gauge']), samples: z.array(z.object({ value: finite, labels: impactLabels })).max(MAX_SAMPLES) }),
+    z.object({ ...impactName, type: z.enum(['counter', 'gauge']), samples: z.array(z.object({ value: z.number(), labels: impactLabels })).max(MAX_SAMPLES) }),
     z.object({
       ...impactName,
       type: z.literal('histogram'),
       samples: z
         .array(
           z.object({
-            count: finite.min(0),
-            sum: finite,
-            buckets: z.array(z.object({ le: z.union([finite, z.literal('+Inf')]), count: finite.min(0) })).max(MAX_BUCKETS),
+            count: z.number().min(0),
+            sum: z.number(),
+            buckets: z.array(z.object({ le: z.union([z.number(), z.literal('+Inf')]), count: z.number().min(0) })).max(MAX_BUCKETS),
             labels: impactLabels,
           }),
         )

@@ -1,4 +1,4 @@
-import { bigint, bigserial, boolean, index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
+import { bigint, bigserial, boolean, doublePrecision, index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core'
 import { environments } from './environments.js'
 import { features } from './features.js'
 
@@ -98,4 +98,34 @@ export const clientMetricsVariantsHourly = pgTable(
     primaryKey({ columns: [t.featureName, t.appName, t.environment, t.timestamp, t.variant] }),
     index('client_metrics_variants_hourly_timestamp_idx').on(t.timestamp),
   ],
+)
+
+/**
+ * Impact metrics SDKs report (counters, gauges, histograms an application defines), one row per series: an
+ * application, environment, metric name and set of labels. Counters and histograms add up what each report
+ * counted since the last; a gauge keeps the last value. Bounded per application and environment (aggregate.ts).
+ */
+export const clientImpactMetrics = pgTable(
+  'client_impact_metrics',
+  {
+    appName: text('app_name')
+      .notNull()
+      .references(() => clientApplications.appName, { onDelete: 'cascade' }),
+    environment: text('environment').notNull(),
+    name: text('name').notNull(),
+    // The labels as `name=value` pairs in name order: the series' identity.
+    labelsKey: text('labels_key').notNull(),
+    labels: jsonb('labels').notNull(),
+    // 'counter', 'gauge' or 'histogram'.
+    type: text('type').notNull(),
+    help: text('help').notNull(),
+    // Counters: the total; gauges: the last value; null for histograms.
+    value: doublePrecision('value'),
+    // Histograms: observations, their sum, and cumulative counts per upper bound (`le`, '+Inf' last).
+    count: doublePrecision('count'),
+    sum: doublePrecision('sum'),
+    buckets: jsonb('buckets'),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.appName, t.environment, t.name, t.labelsKey] }), index('client_impact_metrics_updated_at_idx').on(t.updatedAt)],
 )

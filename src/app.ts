@@ -67,6 +67,7 @@ import { clientRoutes } from './client-api/routes.js'
 import { createSdkState, type SdkOptions } from './client-api/state.js'
 import { frontendCors } from './frontend-api/cors.js'
 import { frontendRoutes } from './frontend-api/routes.js'
+import { edgeRoutes } from './edge-api/routes.js'
 import { metricsRoutes } from './metrics/routes.js'
 import { bannerRoutes } from './banners/routes.js'
 import { ssoRoutes } from './sso/routes.js'
@@ -138,8 +139,8 @@ const KEEPS_PRINCIPALS = /^\/api\/admin\/(projects\/[^/]+\/(features|favorites|e
 const ENVIRONMENT_PATH = /^\/api\/admin\/environments\/[^/]+$/
 /** Whether a write keeps the remembered principals: its path is listed above, and it is not deleting an environment (which deletes its API tokens). */
 const keepsPrincipals = (method: string, path: string) => KEEPS_PRINCIPALS.test(path) && !(method === 'DELETE' && ENVIRONMENT_PATH.test(path))
-/** Routes that take their own tokens only (SDKs', signal endpoints'): no cookie reaches them, and their writes change no principal. */
-const TOKEN_ONLY_PATH = /^\/api\/(client|frontend|signal-endpoint)(\/|$)/
+/** Routes that take their own tokens only (SDKs', signal endpoints', Unleash Edge's): no cookie reaches them, and their writes change no principal. */
+const TOKEN_ONLY_PATH = /^\/(api\/(client|frontend|signal-endpoint)|edge)(\/|$)/
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
 export function toApiError(error: unknown): ApiError | undefined {
@@ -305,6 +306,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', playgroundRoutes({ maxEvaluations: deps.playgroundMaxEvaluations }))
   app.route('/', clientRoutes)
   app.route('/', frontendRoutes)
+  app.route('/', edgeRoutes)
   app.route('/', metricsRoutes)
   app.route('/', bannerRoutes)
   app.route('/', ssoRoutes)

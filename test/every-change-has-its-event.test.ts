@@ -1079,6 +1079,22 @@ const cases: Case[] = [
     settle: reportsFolded,
     events: [],
   },
+  // Unleash Edge's token validation reads; it writes nothing, whatever it is asked.
+  { route: 'POST /edge/validate', request: async () => ({ path: '/edge/validate', body: { tokens: [t.adminToken, 'default:development.unknown'] }, as: { token: null, actor: 'nobody' } }), events: [] },
+  // Edge's bulk of reports: a new application is announced (attributed to the token), its metrics write no event.
+  {
+    route: 'POST /api/client/metrics/bulk',
+    request: async () => {
+      const appName = fresh('behind-edge')
+      const flag = (await createFlag(t)).name as string
+      return {
+        path: '/api/client/metrics/bulk',
+        body: { applications: [{ appName, instanceId: 'pod-1', environment: 'development', strategies: ['default'] }], metrics: [{ featureName: flag, appName, environment: 'development', yes: 1, no: 0 }] },
+      }
+    },
+    settle: reportsFolded,
+    events: ['application-created'],
+  },
   // Last, as it takes what its document does not list (every case makes what it needs, and this one lists all there
   // is but what it makes to drop, so only that goes): one drop event of each kind, and a segment-deleted per segment.
   {

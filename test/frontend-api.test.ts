@@ -196,3 +196,38 @@ describe('CORS', () => {
     }
   })
 })
+
+describe('ETags on GET /api/frontend', () => {
+  it('tags the answer, not the context: 304 on If-None-Match while the context gets the same flags, 200 when it gets others', async () => {
+    const alice = await frontend('?userId=1&sessionId=s1&remoteAddress=10.0.0.1')
+    expect(alice.status).toBe(200)
+    const etag = alice.headers.get('etag')!
+    expect(etag).toMatch(/^W\/"[0-9a-f]{32}"$/)
+    expect(enabledNames(alice.body)).toContain('beta')
+
+    const again = await frontend('?userId=1&sessionId=s1&remoteAddress=10.0.0.1', tokens.web, { 'if-none-match': etag })
+    expect(again.status).toBe(304)
+    expect(again.text).toBe('')
+    expect(again.headers.get('etag')).toBe(etag)
+
+    // Another user, who does not get `beta`: another answer, so another ETag, and the first one does not match it.
+    const bob = await frontend('?userId=9&sessionId=s1&remoteAddress=10.0.0.1', tokens.web, { 'if-none-match': etag })
+    expect(bob.status).toBe(200)
+    expect(enabledNames(bob.body)).not.toContain('beta')
+    expect(bob.headers.get('etag')).not.toBe(etag)
+    // The strong form and a list are matched too.
+    expect((await frontend('?userId=1&sessionId=s1&remoteAddress=10.0.0.1', tokens.web, { 'if-none-match': `"x", ${etag.slice(2)}` })).status).toBe(304)
+  })
+
+  it('answers 200 with the new answer once a change through the admin API changes what the context gets', async () => {
+    const flag = (await createFlag(t, {})).name as string
+    const query = '?userId=5&sessionId=s5&remoteAddress=10.0.0.5'
+    const before = await frontend(query)
+    expect(enabledNames(before.body)).not.toContain(flag)
+    await enableFlag(t, flag, 'development')
+    const after = await frontend(query, tokens.web, { 'if-none-match': before.headers.get('etag')! })
+    expect(after.status).toBe(200)
+    expect(enabledNames(after.body)).toContain(flag)
+    expect((await frontend(query, tokens.web, { 'if-none-match': after.headers.get('etag')! })).status).toBe(304)
+  })
+})

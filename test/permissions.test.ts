@@ -594,3 +594,33 @@ describe('the role that is allowed', () => {
     })
   }
 })
+
+describe('Unleash Edge’s upstream routes', () => {
+  it('POST /edge/validate needs no token (Edge sends none) and answers only about the tokens sent', async () => {
+    for (const token of [null, clientToken, frontendToken, viewerPat]) {
+      const res = await t.call('POST', '/edge/validate', { token, body: { tokens: [clientToken] } })
+      expect(res.status, `${token}: ${res.text}`).toBe(200)
+      expect(res.body.tokens).toEqual([expect.objectContaining({ token: clientToken, type: 'client' })])
+    }
+  })
+
+  it('POST /api/client/metrics/bulk takes client and admin tokens; frontend tokens, personal access tokens and sessions may not', async () => {
+    const body = { applications: [], metrics: [] }
+    expect((await t.call('POST', '/api/client/metrics/bulk', { token: clientToken, body })).status).toBe(202)
+    expect((await t.call('POST', '/api/client/metrics/bulk', { body })).status).toBe(202)
+    for (const token of [frontendToken, viewerPat]) {
+      const res = await t.call('POST', '/api/client/metrics/bulk', { token, body })
+      expect(res.status, res.text).toBe(403)
+      expect(res.body.name).toBe('NoAccessError')
+    }
+    expect((await t.call('POST', '/api/client/metrics/bulk', { token: null, body })).status).toBe(401)
+    expect((await admin.call('POST', '/api/client/metrics/bulk', { body })).status).toBe(401)
+  })
+
+  it('GET /api/admin/metrics/applications/{appName}/impact-metrics is read by any signed-in user, as the applications list', async () => {
+    await t.call('POST', '/api/client/register', { token: clientToken, body: { appName: 'impact-reader-app', strategies: [], interval: 1, started: new Date().toISOString() } })
+    await t.app.idle()
+    expect((await viewer.call('GET', '/api/admin/metrics/applications/impact-reader-app/impact-metrics')).status).toBe(200)
+    expect((await t.call('GET', '/api/admin/metrics/applications/impact-reader-app/impact-metrics', { token: clientToken })).status).toBe(403)
+  })
+})

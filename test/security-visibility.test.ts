@@ -196,4 +196,16 @@ describe('a private project for a Viewer who is not a member', () => {
     expect(await usage(outsider)).toEqual(['lobby'])
     for (const [who, user] of readers()) expect(await usage(user), who).toEqual(['lobby', 'vault'])
   })
+
+  it("leaves impact metrics labelled with its flags out of an application's impact metrics", async () => {
+    const secret = (await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: 'impact-sdk', type: 'client', environment: 'development', projects: ['*'] } })).body.secret
+    const samples = [{ value: 1, labels: { featureName: 'vault-flag' } }, { value: 2, labels: { featureName: 'lobby-flag' } }, { value: 3 }]
+    const res = await t.call('POST', '/api/client/metrics', { token: secret, body: { appName: 'impact-web', instanceId: 'pod-1', impactMetrics: [{ name: 'clicks', help: 'Clicks', type: 'counter', samples }] } })
+    expect(res.status, res.text).toBe(202)
+    await t.app.idle()
+    const labelled = async (user: TestUser) =>
+      (await user.call('GET', '/api/admin/metrics/applications/impact-web/impact-metrics')).body.impactMetrics.map((m: any) => m.labels.featureName ?? '(none)').sort()
+    expect(await labelled(outsider)).toEqual(['(none)', 'lobby-flag'])
+    for (const [who, user] of readers()) expect(await labelled(user), who).toEqual(['(none)', 'lobby-flag', 'vault-flag'])
+  })
 })

@@ -27,6 +27,7 @@ const SegmentsPage = lazyPage(() => import('./pages/segments'))
 const ContextFieldsPage = lazyPage(() => import('./pages/context-fields'))
 const TagTypesPage = lazyPage(() => import('./pages/tag-types'))
 const FlagTypesPage = lazyPage(() => import('./pages/flag-types'))
+const ApplicationsPage = lazyPage(() => import('./pages/applications'))
 const EnvironmentsPage = lazyPage(() => import('./pages/environments'))
 const StrategyTypesPage = lazyPage(() => import('./pages/strategy-types'))
 const ApiTokensPage = lazyPage(() => import('./pages/api-tokens'))
@@ -122,6 +123,7 @@ function SignedIn() {
           <Route path="/context-fields">{() => <ContextFieldsPage />}</Route>
           <Route path="/tag-types" component={TagTypesPage} />
           <Route path="/flag-types" component={FlagTypesPage} />
+          <Route path="/applications" component={ApplicationsPage} />
           <Route path="/environments" component={EnvironmentsPage} />
           <Route path="/strategy-types" component={StrategyTypesPage} />
           <Route path="/api-tokens" component={ApiTokensPage} />

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, isNull, or, sql } from 'drizzle-orm'
+import { and, asc, count, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import { apiTokens, environments, projects, roles, users } from '../../schema/index.js'
 import { batch, statement, together, untilUnchanged, type Db } from '../db.js'
 import type { Author, Principal, ResolvedPrincipal } from '../core/principal.js'
@@ -95,6 +95,42 @@ export async function lookUpToken(db: Db, hash: string, now: Date): Promise<Reso
   if (row.type === 'admin') return { principal: { kind: 'admin-token', tokenId: row.id, name: row.tokenName, rootRole: 'Admin' }, expiresAt }
   const kind = row.type === 'frontend' ? 'frontend-token' : 'client-token'
   return { principal: { kind, tokenId: row.id, name: row.tokenName, projects: row.projects, environment: row.environment }, expiresAt }
+}
+
+/**
+ * The live API tokens (admin, client, frontend; not personal access tokens) among these digests, in one
+ * statement: what Unleash Edge's token validation answers. Expired tokens are left out, as unknown ones.
+ */
+export async function liveApiTokensByHash(db: Db, hashes: string[], now: Date) {
+  if (hashes.length === 0) return []
+  return db
+    .select({ secretHash: apiTokens.secretHash, type: apiTokens.type, projects: apiTokens.projects, environment: apiTokens.environment })
+    .from(apiTokens)
+    .where(
+      and(
+        inArray(apiTokens.secretHash, hashes),
+        inArray(apiTokens.type, ['admin', 'client', 'frontend']),
+        isNull(apiTokens.userId),
+        or(isNull(apiTokens.expiresAt), sql`${apiTokens.expiresAt} > ${now.toISOString()}::timestamptz`),
+      ),
+    )
+}
+
+/** Marks the tokens with these digests as used now (where their last use is older than SEEN_AT_RESOLUTION_MS): tokens Edge saw in use. */
+export async function markTokensSeen(db: Db, hashes: string[], now: Date): Promise<void> {
+  if (hashes.length === 0) return
+  const before = new Date(now.getTime() - SEEN_AT_RESOLUTION_MS)
+  await db
+    .update(apiTokens)
+    .set({ seenAt: now })
+    .where(
+      and(
+        inArray(apiTokens.secretHash, hashes),
+        isNull(apiTokens.userId),
+        or(isNull(apiTokens.seenAt), lt(apiTokens.seenAt, before)),
+        or(isNull(apiTokens.expiresAt), sql`${apiTokens.expiresAt} > ${now.toISOString()}::timestamptz`),
+      ),
+    )
 }
 
 /** The principal of a live admin API token by its id (undefined once deleted or expired): whose access background work acts with. */

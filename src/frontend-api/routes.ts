@@ -10,6 +10,8 @@ import { ClientMetricsSchema, FrontendClientSchema } from '../metrics/schemas.js
 import { frontendContext } from './context.js'
 import { frontendToggles } from './evaluate.js'
 import { FrontendPostSchema, FrontendQuerySchema, FrontendTogglesSchema } from './schemas.js'
+import { etagMatches } from '../client-api/service.js'
+import { sha256Hex } from '../client-api/sha256.js'
 
 const tags = ['Frontend API']
 const security = [{ [SECURITY_SCHEME]: [] }]
@@ -27,9 +29,20 @@ const getFrontendFeaturesRoute = createRoute({
   tags,
   security,
   summary: 'Retrieve enabled feature flags for the provided context.',
-  description: `${evaluationDescription} Context values are query parameters, properties as \`properties[name]=value\`.`,
+  description:
+    `${evaluationDescription} Context values are query parameters, properties as \`properties[name]=value\`. The \`ETag\` is a hash of the answer ` +
+    '(as Unleash’s, whose server tags every answer by its body), so it differs between contexts that get different flags or variants, and ' +
+    '`If-None-Match` with it answers 304 with no body while this context still gets the same answer.',
   request: { query: FrontendQuerySchema },
-  responses: { 200: { description: 'The enabled flags', content: jsonContent(FrontendTogglesSchema) }, ...pickErrors(400, 401, 403) },
+  responses: {
+    200: {
+      description: 'The enabled flags',
+      content: jsonContent(FrontendTogglesSchema),
+      headers: { ETag: { schema: { type: 'string' }, description: 'A hash of this answer: send it back in If-None-Match' } },
+    },
+    304: { description: 'The answer for this context is the one the ETag in If-None-Match names' },
+    ...pickErrors(400, 401, 403),
+  },
 })
 
 const postFrontendFeaturesRoute = createRoute({
@@ -81,7 +94,12 @@ async function answer(c: Context<AppEnv>, fields: Record<string, unknown>) {
 }
 
 export const frontendRoutes = createRouter()
-  .openapi(getFrontendFeaturesRoute, async (c) => c.json(await answer(c, c.req.valid('query')), 200))
+  .openapi(getFrontendFeaturesRoute, async (c) => {
+    const body = JSON.stringify(await answer(c, c.req.valid('query')))
+    const etag = `W/"${(await sha256Hex(body)).slice(0, 32)}"`
+    if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304, { ETag: etag })
+    return c.body(body, 200, { ETag: etag, 'Content-Type': 'application/json; charset=UTF-8' })
+  })
   .openapi(postFrontendFeaturesRoute, async (c) => {
     const body = (c.req.valid('json') ?? {}) as Record<string, unknown>
     const context = body.context !== undefined && body.context !== null && typeof body.context === 'object' ? (body.context as Record<string, unknown>) : body

@@ -1,10 +1,11 @@
 import { and, asc, count, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm'
-import { clientApplications, clientMetricsHourly, clientMetricsInbox, clientMetricsVariantsHourly } from '../../schema/index.js'
+import { clientApplications, clientImpactMetrics, clientMetricsHourly, clientMetricsInbox, clientMetricsVariantsHourly } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import type { Clock } from '../core/clock.js'
 import { recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
 import { SYSTEM_USER_ID, type Actor } from '../core/principal.js'
+import type { ImpactMetric } from './schemas.js'
 
 /** Hourly rows older than this are deleted (Unleash keeps 48 hours of hourly metrics too). */
 export const RETENTION_HOURS = 48
@@ -22,7 +23,13 @@ interface RegisterPayload {
 interface MetricsPayload {
   sdkVersion: string | null
   bucket: { start: string; stop: string; toggles: Record<string, { yes: number; no: number; variants?: Record<string, number> | null }> } | null
+  impactMetrics?: ImpactMetric[]
 }
+
+/** Impact metric series (name and labels) kept per application and environment; reports of further new series are dropped. */
+export const MAX_IMPACT_SERIES = 1000
+/** Impact metric series nobody reported for this long are deleted. */
+export const IMPACT_RETENTION_HOURS = 7 * 24
 
 /**
  * Folds the reports SDKs left in the inbox into applications, instances, hourly per-flag counts and
@@ -71,6 +78,7 @@ export async function pruneMetrics(db: Db, now: Date): Promise<void> {
   const cutoff = new Date(now.getTime() - RETENTION_HOURS * HOUR_MS)
   await db.delete(clientMetricsHourly).where(lt(clientMetricsHourly.timestamp, cutoff))
   await db.delete(clientMetricsVariantsHourly).where(lt(clientMetricsVariantsHourly.timestamp, cutoff))
+  await db.delete(clientImpactMetrics).where(lt(clientImpactMetrics.updatedAt, new Date(now.getTime() - IMPACT_RETENTION_HOURS * HOUR_MS)))
 }
 
 /** Folds up to `batchSize` of the oldest reports nobody else is folding (or just report `onlyId`). */
@@ -88,6 +96,7 @@ async function aggregateBatch(tx: Db, now: Date, batchSize: number, onlyId?: num
   await foldApplications(tx, now, rows)
   await foldInstances(tx, rows)
   await foldCounts(tx, rows)
+  await foldImpactMetrics(tx, rows)
   return claimedRows.length
 }
 
@@ -302,4 +311,105 @@ async function foldCounts(tx: Db, rows: InboxRow[]) {
       from locked
       where fe.feature_name = locked.feature_name and fe.environment = locked.environment`)
   }
+}
+
+interface ImpactSeries {
+  app_name: string
+  environment: string
+  name: string
+  labels_key: string
+  labels: Record<string, string | number>
+  type: string
+  help: string
+  value: number | null
+  count: number | null
+  sum: number | null
+  buckets: { le: number | '+Inf'; count: number }[] | null
+  updated_at: string
+}
+
+/** A series' identity: its labels as `name=value` pairs in name order (as the SDKs key them). */
+const labelsKeyOf = (labels: Record<string, string | number> | undefined) =>
+  Object.keys(labels ?? {})
+    .sort()
+    .map((k) => `${k}=${labels![k]}`)
+    .join(',')
+
+function addBuckets(into: { le: number | '+Inf'; count: number }[], more: { le: number | '+Inf'; count: number }[]) {
+  for (const bucket of more) {
+    const same = into.find((b) => b.le === bucket.le)
+    if (same) same.count += bucket.count
+    else into.push({ ...bucket })
+  }
+}
+
+/**
+ * Folds the batch's impact metrics into one row per series (application, environment, name, labels), as Unleash's
+ * translator folds them into its registry: counters and histograms add up what each report counted, a gauge keeps
+ * its last value; a series whose type changed starts again. New series beyond MAX_IMPACT_SERIES per application
+ * and environment are dropped (the first ones in name order kept).
+ */
+async function foldImpactMetrics(tx: Db, rows: InboxRow[]) {
+  const series = new Map<string, ImpactSeries>()
+  for (const row of rows) {
+    if (row.kind !== 'metrics') continue
+    const metrics = (row.payload as MetricsPayload).impactMetrics
+    if (!metrics) continue
+    const at = row.receivedAt.toISOString()
+    for (const metric of metrics) {
+      for (const sample of metric.samples) {
+        const labelsKey = labelsKeyOf(sample.labels)
+        const key = `${row.appName}\u0000${row.environment}\u0000${metric.name}\u0000${labelsKey}`
+        let entry = series.get(key)
+        if (entry && entry.type !== metric.type) series.delete(key)
+        entry = series.get(key)
+        if (!entry) {
+          entry = { app_name: row.appName, environment: row.environment, name: metric.name, labels_key: labelsKey, labels: sample.labels ?? {}, type: metric.type, help: metric.help, value: null, count: null, sum: null, buckets: null, updated_at: at }
+          series.set(key, entry)
+        }
+        entry.help = metric.help
+        if (at > entry.updated_at) entry.updated_at = at
+        if ('value' in sample) entry.value = metric.type === 'counter' ? (entry.value ?? 0) + sample.value : sample.value
+        else {
+          entry.count = (entry.count ?? 0) + sample.count
+          entry.sum = (entry.sum ?? 0) + sample.sum
+          addBuckets((entry.buckets ??= []), sample.buckets)
+        }
+      }
+    }
+  }
+  if (series.size === 0) return
+  const same = sql`client_impact_metrics.type = excluded.type`
+  await tx.execute(sql`
+    with v as (
+      select * from jsonb_to_recordset(${json([...series.values()])}) as v(app_name text, environment text, name text, labels_key text, labels jsonb, type text, help text, value float8, count float8, sum float8, buckets jsonb, updated_at timestamptz)
+    ), kept as (
+      select app_name, environment, count(*) as n from client_impact_metrics
+      where (app_name, environment) in (select app_name, environment from v)
+      group by 1, 2
+    ), ranked as (
+      select v.*, m.name is not null as known,
+        row_number() over (partition by v.app_name, v.environment, m.name is null order by v.name, v.labels_key) as rank
+      from v left join client_impact_metrics m on m.app_name = v.app_name and m.environment = v.environment and m.name = v.name and m.labels_key = v.labels_key
+    )
+    insert into client_impact_metrics (app_name, environment, name, labels_key, labels, type, help, value, count, sum, buckets, updated_at)
+    select r.app_name, r.environment, r.name, r.labels_key, r.labels, r.type, r.help, r.value, r.count, r.sum, r.buckets, r.updated_at
+    from ranked r left join kept k on k.app_name = r.app_name and k.environment = r.environment
+    where r.known or coalesce(k.n, 0) + r.rank <= ${MAX_IMPACT_SERIES}
+    order by 1, 2, 3, 4
+    on conflict (app_name, environment, name, labels_key) do update set
+      type = excluded.type,
+      help = excluded.help,
+      value = case when ${same} and excluded.type = 'counter' then client_impact_metrics.value + excluded.value else excluded.value end,
+      count = case when ${same} then client_impact_metrics.count + excluded.count else excluded.count end,
+      sum = case when ${same} then client_impact_metrics.sum + excluded.sum else excluded.sum end,
+      buckets = case when ${same} and excluded.type = 'histogram' then (
+        select jsonb_agg(jsonb_build_object('le', b.le, 'count', b.count) order by b.bound)
+        from (
+          select e->'le' as le, (case when e->>'le' = '+Inf' then 'Infinity' else e->>'le' end)::float8 as bound, sum((e->>'count')::float8) as count
+          from jsonb_array_elements(client_impact_metrics.buckets || excluded.buckets) e
+          group by 1, 2
+        ) b
+      ) else excluded.buckets end,
+      updated_at = greatest(client_impact_metrics.updated_at, excluded.updated_at)`)
 }

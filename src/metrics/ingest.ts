@@ -1,6 +1,6 @@
 import { clientMetricsInbox } from '../../schema/index.js'
 import type { Db } from '../db.js'
-import type { ClientApplication, ClientMetrics } from './schemas.js'
+import type { ClientApplication, ClientMetrics, ImpactMetric } from './schemas.js'
 
 /** Who reported: the token's name and scope, the environment the report counts for, and where it came from. */
 export interface Reporter {
@@ -44,8 +44,51 @@ export async function storeMetrics(db: Db, now: Date, reporter: Reporter, body: 
     payload: {
       sdkVersion: body.sdkVersion ?? reporter.sdkHeader ?? null,
       bucket: bucket ? { start: bucket.start.toISOString(), stop: bucket.stop.toISOString(), toggles: bucket.toggles } : null,
+      ...(body.impactMetrics?.length ? { impactMetrics: body.impactMetrics } : {}),
     },
   })
+}
+
+/** One report of a bulk: a registration, or metrics (a bucket of flag counts, impact metrics or both) of one application in one environment. */
+export type BulkReport =
+  | { kind: 'register'; appName: string; instanceId?: string | null; environment: string; registration: Omit<ClientApplication, 'appName' | 'instanceId' | 'environment'> }
+  | {
+      kind: 'metrics'
+      appName: string
+      environment: string
+      bucket?: { start: Date; stop: Date; toggles: Record<string, { yes: number; no: number; variants?: Record<string, number> | null }> }
+      impactMetrics?: ImpactMetric[]
+    }
+
+/** The reports of one bulk request (Unleash Edge's `POST /api/client/metrics/bulk`), each to be folded as its own report: one insert for all. */
+export async function storeBulk(db: Db, now: Date, reporter: Omit<Reporter, 'environment'>, reports: BulkReport[]): Promise<void> {
+  if (reports.length === 0) return
+  await db.insert(clientMetricsInbox).values(
+    reports.map((report) =>
+      report.kind === 'register'
+        ? {
+            ...inboxRow(now, { ...reporter, environment: report.environment }, report.appName, report.instanceId),
+            kind: 'register',
+            payload: {
+              sdkVersion: report.registration.sdkVersion ?? null,
+              strategies: report.registration.strategies,
+              interval: report.registration.interval,
+              started: report.registration.started.toISOString(),
+              platformName: report.registration.platformName ?? null,
+              platformVersion: report.registration.platformVersion ?? null,
+            },
+          }
+        : {
+            ...inboxRow(now, { ...reporter, environment: report.environment }, report.appName, null),
+            kind: 'metrics',
+            payload: {
+              sdkVersion: null,
+              bucket: report.bucket ? { start: report.bucket.start.toISOString(), stop: report.bucket.stop.toISOString(), toggles: report.bucket.toggles } : null,
+              ...(report.impactMetrics?.length ? { impactMetrics: report.impactMetrics } : {}),
+            },
+          },
+    ),
+  )
 }
 
 function inboxRow(now: Date, reporter: Reporter, appName: string, instanceId: string | null | undefined) {

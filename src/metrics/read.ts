@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm'
-import { clientApplications, clientMetricsHourly, clientMetricsVariantsHourly, features } from '../../schema/index.js'
+import { clientApplications, clientImpactMetrics, clientMetricsHourly, clientMetricsVariantsHourly, features } from '../../schema/index.js'
 import type { Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import type { ApplicationsQuery } from './schemas.js'
@@ -152,4 +152,42 @@ export async function featureUsage(db: Db, featureName: string, now: Date) {
 
 function numbers(record: Record<string, number | string> | null): Record<string, number> {
   return Object.fromEntries(Object.entries(record ?? {}).map(([k, v]) => [k, Number(v)]))
+}
+
+type Bucket = { le: number | '+Inf'; count: number }
+const boundOf = (b: Bucket) => (b.le === '+Inf' ? Infinity : b.le)
+
+/**
+ * An application's impact metrics, one entry per series (environment, name, labels) in that order; 404 for an unknown
+ * application. `hidden`: private projects the caller may not read: series labelled with a flag of one are left out.
+ */
+export async function applicationImpactMetrics(db: Db, appName: string, hidden: readonly string[]) {
+  const ofHiddenFlag =
+    hidden.length === 0
+      ? undefined
+      : sql`not exists (select 1 from ${features} f where f.name = ${clientImpactMetrics.labels}->>'featureName' and f.project = any(${sql.param([...hidden])}::text[]))`
+  const [[app], rows] = await Promise.all([
+    db.select({ appName: clientApplications.appName }).from(clientApplications).where(eq(clientApplications.appName, appName)),
+    db
+      .select()
+      .from(clientImpactMetrics)
+      .where(and(eq(clientImpactMetrics.appName, appName), ofHiddenFlag))
+      .orderBy(asc(clientImpactMetrics.environment), asc(clientImpactMetrics.name), asc(clientImpactMetrics.labelsKey)),
+  ])
+  if (!app) throw notFound(`Could not find application ${appName}`)
+  return {
+    appName,
+    impactMetrics: rows.map((row) => ({
+      name: row.name,
+      help: row.help,
+      type: row.type as 'counter' | 'gauge' | 'histogram',
+      environment: row.environment,
+      labels: row.labels as Record<string, string | number>,
+      ...(row.value !== null ? { value: row.value } : {}),
+      ...(row.count !== null ? { count: row.count } : {}),
+      ...(row.sum !== null ? { sum: row.sum } : {}),
+      ...(row.buckets !== null ? { buckets: [...(row.buckets as Bucket[])].sort((a, b) => boundOf(a) - boundOf(b)) } : {}),
+      updatedAt: row.updatedAt.toISOString(),
+    })),
+  }
 }

@@ -1,7 +1,7 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { ApplicationsQuerySchema, ApplicationsSchema, FeatureMetricsSchema, FeatureUsageSchema, featureNameParam, HoursBackQuerySchema } from './schemas.js'
-import { featureMetricsRaw, featureUsage, listApplications } from './read.js'
+import { ApplicationImpactMetricsSchema, ApplicationsQuerySchema, ApplicationsSchema, appNameParam, FeatureMetricsSchema, FeatureUsageSchema, featureNameParam, HoursBackQuerySchema } from './schemas.js'
+import { applicationImpactMetrics, featureMetricsRaw, featureUsage, listApplications } from './read.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
 
 const tags = ['Metrics']
@@ -19,6 +19,22 @@ const getApplicationsRoute = adminRoute({
     'Reports are folded in the background, so an application shows up a moment after its SDK reported.',
   request: { query: ApplicationsQuerySchema },
   responses: { 200: { description: 'The applications', content: jsonContent(ApplicationsSchema) }, ...pickErrors(400, 401, 403) },
+})
+
+const getApplicationImpactMetricsRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/metrics/applications/{appName}/impact-metrics',
+  operationId: 'getApplicationImpactMetrics',
+  tags,
+  summary: 'Impact metrics an application reported',
+  description:
+    'The counters, gauges and histograms the application’s SDKs (and Unleash Edge on their behalf) reported in `impactMetrics`, one entry per environment, ' +
+    'metric name and set of labels, in that order: a counter’s total and a histogram’s count, sum and buckets add up every report, a gauge shows the last ' +
+    'value. At most 1000 series per application and environment are kept (further new ones are dropped) and a series nobody reported for 7 days is deleted. ' +
+    'Series labelled with a flag (`featureName`) of a private project the caller may not read are left out. ' +
+    'Reports are folded in the background, so a report shows up a moment after it arrived. 404 for an application that never reported.',
+  request: { params: appNameParam },
+  responses: { 200: { description: 'The impact metrics', content: jsonContent(ApplicationImpactMetricsSchema) }, ...pickErrors(401, 403, 404) },
 })
 
 const getFeatureUsageRoute = adminRoute({
@@ -49,6 +65,7 @@ const getFeatureMetricsRawRoute = adminRoute({
 
 export const metricsRoutes = createRouter()
   .openapi(getApplicationsRoute, async (c) => c.json(await listApplications(c.var.db, c.req.valid('query'), await hiddenProjectsOf(c)), 200))
+  .openapi(getApplicationImpactMetricsRoute, async (c) => c.json(await applicationImpactMetrics(c.var.db, c.req.valid('param').appName, await hiddenProjectsOf(c)), 200))
   .openapi(getFeatureUsageRoute, async (c) => c.json(await featureUsage(c.var.db, c.req.valid('param').name, c.var.caller.now), 200))
   .openapi(getFeatureMetricsRawRoute, async (c) =>
     c.json(await featureMetricsRaw(c.var.db, c.req.valid('param').name, c.req.valid('query').hoursBack ?? 1, c.var.caller.now), 200),

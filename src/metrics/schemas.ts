@@ -6,12 +6,12 @@ const MAX_TOGGLES = 10_000
 const optionalText = (max = 255) => z.string().max(max).nullish()
 
 /** Unleash's dateSchema: an RFC 3339 date-time, or a UNIX timestamp (seconds; milliseconds when it is that large). */
-const DateValue = z
+export const DateValue = z
   .union([z.iso.datetime({ offset: true }), z.number().int().nonnegative()])
   .transform((value) => (typeof value === 'number' ? new Date(value > 100_000_000_000 ? value : value * 1000) : new Date(value)))
   .openapi({ description: 'An RFC 3339 date-time or a UNIX timestamp', example: '2026-01-01T12:00:00Z' })
 
-const count = z.number().int('counts must be whole numbers').min(0).max(Number.MAX_SAFE_INTEGER)
+export const count = z.number().int('counts must be whole numbers').min(0).max(Number.MAX_SAFE_INTEGER)
 
 const sdkFields = {
   appName: z.string().trim().min(1, 'appName must not be empty').max(255),
@@ -38,9 +38,54 @@ export const ClientApplicationSchema = z
 
 export type ClientApplication = z.infer<typeof ClientApplicationSchema>
 
+/*
+ * Impact metrics: the counters, gauges and histograms an app defines through its SDK (unleash-client 6.10+,
+ * unleash-proxy-client 3.8+) and Edge forwards, each sample with labels. Bounded per report here, and per
+ * application and environment where they are kept (aggregate.ts).
+ */
+export const MAX_IMPACT_METRICS = 100
+const MAX_SAMPLES = 100
+const MAX_LABELS = 20
+const MAX_BUCKETS = 50
+
+const impactLabels = z
+  .record(z.string().min(1).max(100), z.union([z.string().max(200), z.number()]))
+  .refine((labels) => Object.keys(labels).length <= MAX_LABELS, `a sample may have at most ${MAX_LABELS} labels`)
+  .optional()
+const impactName = { name: z.string().trim().min(1).max(200), help: z.string().max(1000) }
+
+export const ImpactMetricSchema = z
+  .discriminatedUnion('type', [
+    z.object({ ...impactName, type: z.enum(['counter', 'gauge']), samples: z.array(z.object({ value: z.number(), labels: impactLabels })).max(MAX_SAMPLES) }),
+    z.object({
+      ...impactName,
+      type: z.literal('histogram'),
+      samples: z
+        .array(
+          z.object({
+            count: z.number().min(0),
+            sum: z.number(),
+            buckets: z.array(z.object({ le: z.union([z.number(), z.literal('+Inf')]), count: z.number().min(0) })).max(MAX_BUCKETS),
+            labels: impactLabels,
+          }),
+        )
+        .max(MAX_SAMPLES),
+    }),
+  ])
+  .openapi('impactMetricsSchema', { description: 'A counter, gauge or histogram an application defines, with its samples (each with its labels)' })
+
+export type ImpactMetric = z.infer<typeof ImpactMetricSchema>
+
+const impactMetricsField = z
+  .array(ImpactMetricSchema)
+  .max(MAX_IMPACT_METRICS)
+  .optional()
+  .openapi({ description: `The application's impact metrics (at most ${MAX_IMPACT_METRICS}); kept per application and environment` })
+
 export const ClientMetricsSchema = z
   .object({
     ...sdkFields,
+    impactMetrics: impactMetricsField,
     bucket: z
       .object({
         start: DateValue,
@@ -144,3 +189,26 @@ export const HoursBackQuerySchema = z.object({
     .optional()
     .openapi({ description: 'How many hours of hourly rows, from 1 to 48 (the retention); default 1' }),
 })
+
+export const appNameParam = z.object({ appName: z.string().min(1).max(255).openapi({ param: { name: 'appName', in: 'path' } }) })
+
+const ImpactBucketSchema = z.object({ le: z.union([z.number(), z.literal('+Inf')]), count: z.number() })
+
+export const ImpactMetricSeriesSchema = z
+  .object({
+    name: z.string(),
+    help: z.string(),
+    type: z.enum(['counter', 'gauge', 'histogram']),
+    environment: z.string(),
+    labels: z.record(z.string(), z.union([z.string(), z.number()])),
+    value: z.number().optional().openapi({ description: 'Counters: the total reported; gauges: the last value' }),
+    count: z.number().optional().openapi({ description: 'Histograms: the observations reported' }),
+    sum: z.number().optional().openapi({ description: 'Histograms: the sum of the observations' }),
+    buckets: z.array(ImpactBucketSchema).optional().openapi({ description: 'Histograms: observations at or below each upper bound, in bound order' }),
+    updatedAt: z.string(),
+  })
+  .openapi('impactMetricSeriesSchema')
+
+export const ApplicationImpactMetricsSchema = z
+  .object({ appName: z.string(), impactMetrics: z.array(ImpactMetricSeriesSchema) })
+  .openapi('applicationImpactMetricsSchema')

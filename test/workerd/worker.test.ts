@@ -315,6 +315,55 @@ describe('SDK routes in workerd', () => {
   })
 })
 
+describe('Unleash Edge’s upstream calls and the frontend API’s ETags in workerd', () => {
+  it('validates tokens for Edge with one query over HTTP and no token of its own, leaving out the unknown ones', async () => {
+    const created = await call('POST', '/api/admin/api-tokens', { body: { tokenName: 'edge-validated', type: 'frontend', environment: 'development' } })
+    expect(created.status, created.text).toBe(201)
+    const secret = created.body.secret as string
+    const { res, http, webSocket } = await counted('POST', '/edge/validate', { token: null, body: { tokens: [secret, 'default:development.unknown'] } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body).toEqual({ tokens: [{ token: secret, type: 'frontend', projects: ['*'], environment: 'development' }] })
+    expect({ http, webSocket }).toEqual({ http: 1, webSocket: 0 })
+  })
+
+  it('stores Edge’s bulk of reports and folds it after the response (waitUntil): the application, the counts and the impact metrics', async () => {
+    expect((await call('POST', '/api/admin/projects/default/features', { body: { name: 'bulk-flag' } })).status).toBe(201)
+    const created = await call('POST', '/api/admin/api-tokens', { body: { tokenName: 'edge-upstream', type: 'client', environment: 'development' } })
+    const now = new Date().toISOString()
+    const res = await call('POST', '/api/client/metrics/bulk', {
+      token: created.body.secret as string,
+      body: {
+        applications: [{ appName: 'bulk-app', instanceId: 'pod-1', environment: 'development', interval: 15000, started: now, strategies: ['default'] }],
+        metrics: [{ featureName: 'bulk-flag', appName: 'bulk-app', environment: 'development', timestamp: now, yes: 4, no: 1, variants: {} }],
+        impactMetrics: [{ name: 'orders', help: 'Orders', type: 'counter', samples: [{ value: 2, labels: { appName: 'bulk-app', environment: 'development' } }] }],
+      },
+    })
+    expect(res.status, res.text).toBe(202)
+    const folded = async () => (await query(`select count(*)::int as n from client_impact_metrics where app_name = 'bulk-app'`))[0]!.n === 1
+    const deadline = Date.now() + 5_000
+    while (!(await folded()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25))
+    const usage = await call('GET', '/api/admin/client-metrics/features/bulk-flag')
+    expect(usage.body.seenApplications).toEqual(['bulk-app'])
+    expect(usage.body.lastHourUsage).toEqual([expect.objectContaining({ environment: 'development', yes: 4, no: 1 })])
+    const impact = await call('GET', '/api/admin/metrics/applications/bulk-app/impact-metrics')
+    expect(impact.body.impactMetrics).toEqual([expect.objectContaining({ name: 'orders', type: 'counter', value: 2, environment: 'development' })])
+    expect(await relayDrained()).toBe(0)
+  })
+
+  it('answers GET /api/frontend with an ETag of the answer and 304 on If-None-Match', async () => {
+    const created = await call('POST', '/api/admin/api-tokens', { body: { tokenName: 'edge-browser', type: 'frontend', environment: 'development' } })
+    const headers = { authorization: created.body.secret as string }
+    const first = await mf!.dispatchFetch('http://flagpost.test/api/frontend?userId=1&sessionId=s', { headers })
+    expect(first.status).toBe(200)
+    await first.text()
+    const etag = first.headers.get('etag')!
+    expect(etag).toMatch(/^W\/"[0-9a-f]{32}"$/)
+    const again = await mf!.dispatchFetch('http://flagpost.test/api/frontend?userId=1&sessionId=s', { headers: { ...headers, 'if-none-match': etag } })
+    expect(again.status).toBe(304)
+    await again.text()
+  })
+})
+
 describe('the two database paths in workerd', () => {
   const F = '/api/admin/projects/default/features'
 

@@ -3233,7 +3233,7 @@ export interface paths {
         };
         /**
          * Retrieve enabled feature flags for the provided context.
-         * @description Evaluates every flag of the frontend token’s projects in its environment for the context (with the same engine and the same payload server SDKs get) and returns the enabled ones, each with its variant and impressionData, as Unleash does. `remoteAddress` defaults to the caller’s address, `sessionId` to a random one, and `environment` is always the token’s. Fields other than the standard ones become properties. Client and admin tokens get 403. Browsers may call it from the origins in FLAGPOST_FRONTEND_CORS_ORIGINS (any by default). Context values are query parameters, properties as `properties[name]=value`.
+         * @description Evaluates every flag of the frontend token’s projects in its environment for the context (with the same engine and the same payload server SDKs get) and returns the enabled ones, each with its variant and impressionData, as Unleash does. `remoteAddress` defaults to the caller’s address, `sessionId` to a random one, and `environment` is always the token’s. Fields other than the standard ones become properties. Client and admin tokens get 403. Browsers may call it from the origins in FLAGPOST_FRONTEND_CORS_ORIGINS (any by default). Context values are query parameters, properties as `properties[name]=value`. The `ETag` is a hash of the answer (as Unleash’s, whose server tags every answer by its body), so it differs between contexts that get different flags or variants, and `If-None-Match` with it answers 304 with no body while this context still gets the same answer.
          */
         get: operations["getFrontendFeatures"];
         put?: never;
@@ -3288,6 +3288,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/edge/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check which tokens are valid
+         * @description What Unleash Edge asks before it serves a token: of the tokens sent, the valid ones (API tokens: client, frontend and admin, not personal access tokens), each with its type, projects (`*` for all) and environment, in the order sent. Unknown, deleted and expired tokens are left out of the answer (still 200), as Unleash does; Edge then refuses them. Needs no token itself (Edge sends none), as in Unleash: it tells nothing to whoever does not already hold a token. At most 1000 tokens a request.
+         */
+        post: operations["getValidTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/client/metrics/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send metrics in bulk
+         * @description What Unleash Edge sends upstream for the SDKs behind it: `applications` (registrations), `metrics` (per flag, application, environment and hour: yes/no and variant counts), `impactMetrics` and `seenTokens`. A client token reports for its own environment: metrics of other environments are dropped and registrations count for it, as Unleash does; an admin token or a client token of every environment reports for the environment each entry names. Flags outside the token’s projects and unknown flags are ignored, as for `POST /api/client/metrics`. Impact metrics are kept for the application their samples’ `appName` label names (else the `Unleash-AppName` header’s, else `unleash-edge`). `seenTokens` marks those API tokens as used. The shapes are Unleash’s; where Unleash requires a field Edge’s own types may leave null (an application’s `instanceId`, `environment`), null and absent are accepted. Accepted with 202 once stored (one insert); folded in the background. Frontend tokens get 403.
+         */
+        post: operations["clientBulkMetrics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/metrics/applications": {
         parameters: {
             query?: never;
@@ -3300,6 +3340,26 @@ export interface paths {
          * @description Every application (SDK `appName`) that registered or sent metrics, with the strategies it registered, its SDK version and `usage`: the projects whose flags it reported and in which environments (private projects only for callers who may read them). `query` filters by name (contains, case-insensitive); `sortBy` appName (default), createdAt or seenAt; `sortOrder` asc (default) or desc; `offset` and `limit` (default and at most 1000) page the list, `total` counts every match. Reports are folded in the background, so an application shows up a moment after its SDK reported.
          */
         get: operations["getApplications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/metrics/applications/{appName}/impact-metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Impact metrics an application reported
+         * @description The counters, gauges and histograms the application’s SDKs (and Unleash Edge on their behalf) reported in `impactMetrics`, one entry per environment, metric name and set of labels, in that order: a counter’s total and a histogram’s count, sum and buckets add up every report, a gauge shows the last value. At most 1000 series per application and environment are kept (further new ones are dropped) and a series nobody reported for 7 days is deleted. Series labelled with a flag (`featureName`) of a private project the caller may not read are left out. Reports are folded in the background, so a report shows up a moment after it arrived. 404 for an application that never reported.
+         */
+        get: operations["getApplicationImpactMetrics"];
         put?: never;
         post?: never;
         delete?: never;
@@ -6290,6 +6350,8 @@ export interface components {
              * @description Only read for admin tokens: a client token names its environment
              */
             environment?: string | null;
+            /** @description The application's impact metrics (at most 100); kept per application and environment */
+            impactMetrics?: components["schemas"]["impactMetricsSchema"][];
             bucket?: {
                 /**
                  * @description An RFC 3339 date-time or a UNIX timestamp
@@ -6313,6 +6375,35 @@ export interface components {
                     };
                 };
             } | null;
+        };
+        /** @description A counter, gauge or histogram an application defines, with its samples (each with its labels) */
+        impactMetricsSchema: {
+            name: string;
+            help: string;
+            /** @enum {string} */
+            type: "counter" | "gauge";
+            samples: {
+                value: number;
+                labels?: {
+                    [key: string]: string | number;
+                };
+            }[];
+        } | {
+            name: string;
+            help: string;
+            /** @enum {string} */
+            type: "histogram";
+            samples: {
+                count: number;
+                sum: number;
+                buckets: {
+                    le: number | "+Inf";
+                    count: number;
+                }[];
+                labels?: {
+                    [key: string]: string | number;
+                };
+            }[];
         };
         frontendApiFeaturesSchema: {
             toggles: components["schemas"]["frontendApiFeatureSchema"][];
@@ -6367,6 +6458,78 @@ export interface components {
             started: string | number;
             strategies: string[];
         };
+        validatedEdgeTokensSchema: {
+            tokens: components["schemas"]["edgeTokenSchema"][];
+        };
+        edgeTokenSchema: {
+            /** @description The token as it was sent */
+            token: string;
+            /**
+             * @description The token’s type
+             * @enum {string}
+             */
+            type: "client" | "admin" | "frontend" | "backend";
+            /** @description The projects the token has access to; [`*`] for all */
+            projects: string[];
+            /** @description The environment the token has access to */
+            environment: string;
+        };
+        tokenStringListSchema: {
+            /**
+             * @description Tokens that we want to get access information about (at most 1000)
+             * @example [
+             *       "default:development.randomstring"
+             *     ]
+             */
+            tokens: string[];
+        };
+        bulkMetricsSchema: {
+            applications: components["schemas"]["bulkRegistrationSchema"][];
+            metrics: components["schemas"]["clientMetricsEnvSchema"][];
+            impactMetrics?: components["schemas"]["impactMetricsSchema"][];
+            seenTokens?: string[];
+        };
+        bulkRegistrationSchema: {
+            appName: string;
+            instanceId?: string | null;
+            environment?: string | null;
+            connectVia?: {
+                appName: string;
+                instanceId: string;
+            }[] | null;
+            interval?: number | null;
+            /**
+             * @description An RFC 3339 date-time or a UNIX timestamp
+             * @example 2026-01-01T12:00:00Z
+             */
+            started?: string | number | null;
+            strategies?: string[] | null;
+            projects?: string[] | null;
+            sdkVersion?: string | null;
+            /** @enum {string|null} */
+            sdkType?: "frontend" | "backend" | null;
+            sdkFlavor?: string | null;
+            sdkFlavorVersion?: string | null;
+            platformName?: string | null;
+            platformVersion?: string | null;
+        };
+        clientMetricsEnvSchema: {
+            featureName: string;
+            appName: string;
+            environment: string;
+            /**
+             * @description An RFC 3339 date-time or a UNIX timestamp
+             * @example 2026-01-01T12:00:00Z
+             */
+            timestamp?: string | number;
+            /** @default 0 */
+            yes: number;
+            /** @default 0 */
+            no: number;
+            variants?: {
+                [key: string]: number;
+            } | null;
+        };
         applicationsSchema: {
             total: number;
             applications: components["schemas"]["applicationSchema"][];
@@ -6387,6 +6550,32 @@ export interface components {
         applicationUsageSchema: {
             project: string;
             environments: string[];
+        };
+        applicationImpactMetricsSchema: {
+            appName: string;
+            impactMetrics: components["schemas"]["impactMetricSeriesSchema"][];
+        };
+        impactMetricSeriesSchema: {
+            name: string;
+            help: string;
+            /** @enum {string} */
+            type: "counter" | "gauge" | "histogram";
+            environment: string;
+            labels: {
+                [key: string]: string | number;
+            };
+            /** @description Counters: the total reported; gauges: the last value */
+            value?: number;
+            /** @description Histograms: the observations reported */
+            count?: number;
+            /** @description Histograms: the sum of the observations */
+            sum?: number;
+            /** @description Histograms: observations at or below each upper bound, in bound order */
+            buckets?: {
+                le: number | "+Inf";
+                count: number;
+            }[];
+            updatedAt: string;
         };
         featureUsageSchema: {
             version: number;
@@ -19979,11 +20168,20 @@ export interface operations {
             /** @description The enabled flags */
             200: {
                 headers: {
+                    /** @description A hash of this answer: send it back in If-None-Match */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["frontendApiFeaturesSchema"];
                 };
+            };
+            /** @description The answer for this context is the one the ETag in If-None-Match names */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description ValidationError: the request does not match the expected schema */
             400: {
@@ -20217,6 +20415,124 @@ export interface operations {
             };
         };
     };
+    getValidTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["tokenStringListSchema"];
+            };
+        };
+        responses: {
+            /** @description The valid tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["validatedEdgeTokensSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description PayloadTooLargeError: the request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    clientBulkMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["bulkMetricsSchema"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description PayloadTooLargeError: the request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     getApplications: {
         parameters: {
             query?: {
@@ -20264,6 +20580,55 @@ export interface operations {
             };
             /** @description NoAccessError: credentials valid, permission missing */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getApplicationImpactMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The impact metrics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["applicationImpactMetricsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -22,6 +22,7 @@ const PAGES: Page[] = [
   { href: '/projects', label: 'Projects', exact: false },
   { href: '/events', label: 'Event log', exact: true },
   { href: '/playground', label: 'Playground', exact: true },
+  { href: '/applications', label: 'Applications', exact: true },
 ]
 
 const may = (...names: string[]) => (permissions: Permissions) => names.some((name) => allowsSomewhere(permissions, name))

@@ -64,7 +64,7 @@ import { changeRequestRoutes } from './change-requests/routes.js'
 import { playgroundRoutes } from './playground/routes.js'
 import { authenticateClient, authenticateFrontend } from './client-api/auth.js'
 import { clientRoutes } from './client-api/routes.js'
-import { createSdkState, type SdkOptions } from './client-api/state.js'
+import { createSdkState, type SdkOptions, type SdkState, type StreamHub } from './client-api/state.js'
 import { frontendCors } from './frontend-api/cors.js'
 import { frontendRoutes } from './frontend-api/routes.js'
 import { edgeRoutes } from './edge-api/routes.js'
@@ -96,6 +96,11 @@ export interface AppDeps {
   background?: RunInBackground
   /** SDK-facing API settings: cache lifetimes and sizes, frontend CORS origins. */
   sdk?: Partial<SdkOptions>
+  /**
+   * The hub of `GET /api/client/streaming` (client-api/streaming.ts `streamHub`), on Node; without one (Workers) the
+   * route answers 404 and SDKs poll.
+   */
+  streams?: (sdk: SdkState) => StreamHub
   /**
    * Password sign-in works even where the settings switch it off (FLAGPOST_ALLOW_PASSWORD_LOGIN): the way back in
    * when single sign-on fails.
@@ -161,7 +166,7 @@ export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? (() => new Date())
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
   const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false }
-  const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background })
+  const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background, streams: deps.streams })
   const cacheProjectReads = deps.cacheProjectReads !== false
   const overviews = createOverviewCache(sdk.options.shareInFlight, { summaries: cacheProjectReads })
   const flagSearches = cacheProjectReads ? createSearchCache(sdk.options.shareInFlight) : undefined
@@ -320,7 +325,9 @@ export function createApp(deps: AppDeps) {
   // Resolves when no work that requests left behind (deliveries, metrics folding) is under way: await it
   // before closing the database.
   const idle = async () => void (await Promise.all([deliveries.idle(), sdk.aggregation.idle(), actionRuns.idle()]))
-  return Object.assign(app, { idle })
+  // Ends every SDK stream (before the server closes: it waits for open responses).
+  const endStreams = async () => void (await sdk.streams?.close())
+  return Object.assign(app, { idle, endStreams })
 }
 
 const OPENAPI_DOCUMENT_PATH = '/docs/openapi.json'

@@ -17,6 +17,7 @@ import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
 import { runPendingActions } from './actions/runs.js'
+import { streamHub, type StreamingOptions } from './client-api/streaming.js'
 import type { IncomingMessage } from 'node:http'
 import type { Clock } from './core/clock.js'
 
@@ -45,6 +46,11 @@ export interface ServerConfig {
   initAdmin: { username: string; password?: string }
   /** The built web console (default console/dist); served at / with the app's paths passed through. */
   consoleDir?: string
+  /**
+   * Limits of `GET /api/client/streaming` (FLAGPOST_MAX_STREAMS, FLAGPOST_MAX_STREAMS_PER_TOKEN,
+   * FLAGPOST_MAX_STREAMS_PER_ADDRESS; defaults 10,000, 1,000, 500) and its timings.
+   */
+  streaming?: Partial<StreamingOptions>
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -73,7 +79,19 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     signalsPerMinute: signalsPerMinute(env.FLAGPOST_SIGNAL_RATE_LIMIT),
     principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
     initAdmin: { username: env.FLAGPOST_ADMIN_USERNAME?.trim() || 'admin', ...(adminPassword ? { password: adminPassword } : {}) },
+    streaming: {
+      maxConnections: positiveInteger(env.FLAGPOST_MAX_STREAMS, 'FLAGPOST_MAX_STREAMS'),
+      maxPerToken: positiveInteger(env.FLAGPOST_MAX_STREAMS_PER_TOKEN, 'FLAGPOST_MAX_STREAMS_PER_TOKEN'),
+      maxPerAddress: positiveInteger(env.FLAGPOST_MAX_STREAMS_PER_ADDRESS, 'FLAGPOST_MAX_STREAMS_PER_ADDRESS'),
+    },
   }
+}
+
+function positiveInteger(value: string | undefined, name: string): number | undefined {
+  if (value === undefined || value === '') return undefined
+  const number = Number(value)
+  if (!Number.isInteger(number) || number < 1) throw new Error(`${name} must be a whole number of at least 1, got "${value}"`)
+  return number
 }
 
 // Deliveries are made right after each write; this sweep only catches what a stopped process left queued.
@@ -108,6 +126,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     publicUrl: config.publicUrl,
     email,
     sdk: { frontendCorsOrigins: config.frontendCorsOrigins },
+    streams: streamHub(config.streaming),
     // The socket's peer: behind a proxy, every client shares its address (set FLAGPOST_SIGN_IN_RATE_LIMIT to suit).
     signIn: { clientAddress: (c) => (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress, perMinute: config.signInPerMinute },
     principalTtlMs: config.principalTtlMs,
@@ -150,6 +169,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
       clearInterval(sweep)
       clearInterval(staleJob)
       clearInterval(scheduledJob)
+      await app.endStreams()
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await app.idle()
       await database.close()

@@ -3,6 +3,7 @@ import { loggable } from '../core/errors.js'
 import { queryView, readClientFeatures, type ClientFeatureView, type ClientScope, type ClientSegmentView } from './payload.js'
 import { isNewer, type Revision } from './revision.js'
 import { sha256Hex } from './sha256.js'
+import { HISTORY, versionOf } from './delta.js'
 import type { PayloadEntry, SdkState, StoredPayload } from './state.js'
 
 const encoder = new TextEncoder()
@@ -65,12 +66,20 @@ export function entryFromStored(stored: StoredPayload, generation: number): Payl
 }
 
 function entryOf(stored: StoredPayload, features: ClientFeatureView[], segments: ClientSegmentView[], generation: number): PayloadEntry {
-  return { revision: stored.revision, etag: stored.etag, body: stored.body, generation, features, segments, byName: new Map(features.map((f) => [f.name, f])) }
+  return { revision: stored.revision, etag: stored.etag, body: stored.body, generation, features, segments, byName: new Map(features.map((f) => [f.name, f])), history: [], deltas: new Map() }
 }
 
-/** Keeps the payload unless a newer one is already held (a slow load must not replace a newer one). */
+/**
+ * Keeps the payload unless a newer one is already held (a slow load must not replace a newer one), with the
+ * payloads held before it (deltas are computed from them).
+ */
 function remember(sdk: SdkState, key: string, entry: PayloadEntry): void {
   const current = sdk.payloads.get(key)
-  // The parsed features and the prepared ruleset weigh a few times the JSON.
-  if (!current || !isNewer(current.revision, entry.revision)) sdk.payloads.set(key, entry, entry.body.byteLength * 4)
+  if (current && isNewer(current.revision, entry.revision)) return
+  if (current) {
+    const earlier = current.etag === entry.etag ? current.history : [versionOf(current), ...current.history]
+    entry.history = earlier.filter((version) => version.etag !== entry.etag).slice(0, HISTORY)
+  }
+  // The parsed features and the prepared ruleset weigh a few times the JSON; an earlier payload, its parsed features.
+  sdk.payloads.set(key, entry, entry.body.byteLength * 4 + entry.history.reduce((sum, version) => sum + version.bytes * 2, 0))
 }

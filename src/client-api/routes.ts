@@ -5,8 +5,9 @@ import { pickErrors } from '../http/errors.js'
 import { ClientApplicationSchema, ClientMetricsSchema } from '../metrics/schemas.js'
 import { storeMetrics, storeRegistration } from '../metrics/ingest.js'
 import { sdkPrincipal } from './auth.js'
-import { ClientFeatureSchema, ClientFeaturesQuerySchema, ClientFeaturesSchema, clientFeatureNameParam } from './schemas.js'
-import { clientScopeOf, reporterOf } from './scope.js'
+import { ClientFeatureSchema, ClientFeaturesQuerySchema, ClientFeaturesSchema, clientFeatureNameParam, clientFeaturesDeltaSchema } from './schemas.js'
+import { callerAddress, clientScopeOf, reporterOf } from './scope.js'
+import { bareTag, deltaBody, heldRevisions } from './delta.js'
 import { clientPayload, etagMatches } from './service.js'
 
 const tags = ['Client']
@@ -51,6 +52,54 @@ const getClientFeatureRoute = createRoute({
   responses: { 200: { description: 'The flag', content: jsonContent(ClientFeatureSchema) }, ...pickErrors(400, 401, 403, 404) },
 })
 
+const getClientDeltaRoute = createRoute({
+  method: 'get',
+  path: '/api/client/delta',
+  operationId: 'getDelta',
+  tags,
+  security,
+  summary: 'Get partial updates (SDK)',
+  description:
+    'What `GET /api/client/features` serves (the same token scope, filters and payload rules), as Unleash’s delta events for SDKs in polling-delta mode. ' +
+    'Without `If-None-Match`, or with a tag this server no longer knows, one `hydration` event holds every flag and segment. With the `ETag` of an ' +
+    'earlier answer, the events since: `feature-updated` (a flag new or changed), `feature-removed` (archived, deleted or no longer in scope), ' +
+    '`segment-updated`, `segment-removed`; 304 when nothing changed. The ETag names the content the client holds (a hash, as for `/api/client/features`), ' +
+    'never an event id, so a write that commits late is never skipped. Each event’s `eventId` is the newest event id of the answer’s revision. A server keeps ' +
+    'the last few payloads of each scope to diff against; a client further behind, or one that asks another instance, is hydrated again.',
+  request: { query: ClientFeaturesQuerySchema },
+  responses: {
+    200: {
+      description: 'The events that bring the client up to date',
+      content: jsonContent(clientFeaturesDeltaSchema()),
+      headers: { ETag: { schema: { type: 'string' }, description: 'Send it back in If-None-Match' } },
+    },
+    304: { description: 'Nothing changed since the ETag in If-None-Match' },
+    ...pickErrors(400, 401, 403),
+  },
+})
+
+const streamClientFeaturesRoute = createRoute({
+  method: 'get',
+  path: '/api/client/streaming',
+  operationId: 'streamClientFeatures',
+  tags,
+  security,
+  summary: 'Stream flag changes (SDK)',
+  description:
+    'Server-sent events for SDKs in streaming mode, with the scope and payload rules of `GET /api/client/delta`. A new connection gets ' +
+    '`unleash-connected` with a `hydration` event; each change then arrives as `unleash-updated` with the delta events, within about a second of the ' +
+    'write through any instance sharing the database (at once through this one). Every event’s `id` names the payload the client then holds: a client ' +
+    'reconnecting with it in `Last-Event-ID` gets only what changed since (`unleash-updated`, nothing when nothing did), or a hydration when the server ' +
+    'no longer knows it. A `: keep-alive` comment every 15 seconds keeps the connection open. Connections are limited per token, per client address and per ' +
+    'server: past them the answer is 429, on which SDKs poll instead. Served by the Node server only: on Workers the answer is 404, on which SDKs fall back ' +
+    'to polling.',
+  request: { query: ClientFeaturesQuerySchema },
+  responses: {
+    200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+    ...pickErrors(400, 401, 403, 404, 429),
+  },
+})
+
 const registerClientApplicationRoute = createRoute({
   method: 'post',
   path: '/api/client/register',
@@ -86,6 +135,21 @@ export const clientRoutes = createRouter()
     const payload = await clientPayload(c, scope)
     if (etagMatches(c.req.header('if-none-match'), payload.etag)) return c.body(null, 304, { ETag: payload.etag })
     return c.body(payload.body as Uint8Array<ArrayBuffer>, 200, { ETag: payload.etag, 'Content-Type': 'application/json; charset=UTF-8' })
+  })
+  .openapi(getClientDeltaRoute, async (c) => {
+    const scope = await clientScopeOf(c, sdkPrincipal(c), c.req.valid('query'))
+    const payload = await clientPayload(c, scope)
+    const held = heldRevisions(c.req.header('if-none-match'))
+    if (held.includes(bareTag(payload.etag))) return c.body(null, 304, { ETag: payload.etag })
+    const { json } = deltaBody(payload, held.find((tag) => payload.history.some((version) => bareTag(version.etag) === tag)) ?? held[0])
+    return c.body(json, 200, { ETag: payload.etag, 'Content-Type': 'application/json; charset=UTF-8' })
+  })
+  .openapi(streamClientFeaturesRoute, async (c) => {
+    const streams = c.var.sdk.streams
+    if (!streams) throw notFound('Streaming is not served by this deployment: poll /api/client/features or /api/client/delta')
+    const principal = sdkPrincipal(c)
+    const scope = await clientScopeOf(c, principal, c.req.valid('query'))
+    return streams.open(c, scope, { token: `${principal.kind}:${principal.tokenId}`, address: callerAddress(c) })
   })
   .openapi(getClientFeatureRoute, async (c) => {
     const { featureName } = c.req.valid('param')

@@ -56,3 +56,25 @@ export const ClientFeaturesSchema = z
   .openapi('clientFeaturesSchema')
 
 export const clientFeatureNameParam = z.object({ featureName: z.string().openapi({ param: { name: 'featureName', in: 'path' } }) })
+
+/**
+ * The delta's answer: Unleash's events. A function, called only from the route's documented responses, so that the
+ * worker's bundle (which leaves responses out) does not carry it.
+ */
+export function clientFeaturesDeltaSchema() {
+  const SegmentSchema = z.object({ id: z.number().int(), name: z.string(), constraints: z.array(ConstraintSchema) })
+  const eventId = z.number().int().openapi({ description: 'The newest event id of the revision the answer was built at' })
+  return z
+    .object({
+      events: z.array(
+        z.discriminatedUnion('type', [
+          z.object({ eventId, type: z.literal('hydration'), features: z.array(ClientFeatureSchema), segments: z.array(SegmentSchema) }),
+          z.object({ eventId, type: z.literal('feature-updated'), feature: ClientFeatureSchema }),
+          z.object({ eventId, type: z.literal('feature-removed'), featureName: z.string(), project: z.string() }),
+          z.object({ eventId, type: z.literal('segment-updated'), segment: SegmentSchema }),
+          z.object({ eventId, type: z.literal('segment-removed'), segmentId: z.number().int() }),
+        ]),
+      ),
+    })
+    .openapi('clientFeaturesDeltaSchema')
+}

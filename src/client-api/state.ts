@@ -1,4 +1,6 @@
+import type { Context } from 'hono'
 import { runDetached, type RunInBackground } from '../http/background.js'
+import type { AppEnv } from '../http/context.js'
 import type { Clock } from '../core/clock.js'
 import type { ResolvedPrincipal } from '../core/principal.js'
 import type { PreparedRuleset } from '../evaluation/index.js'
@@ -79,6 +81,31 @@ export interface PayloadEntry extends StoredPayload {
   segments: ClientSegmentView[]
   byName: Map<string, ClientFeatureView>
   frontend?: FrontendRuleset
+  /** The payloads of the same scope this process held before, newest first (at most delta.ts `HISTORY`): what deltas are computed from. */
+  history: PayloadVersion[]
+  /** Delta bodies already serialized, by the tag the client held ('' for the hydration). */
+  deltas: Map<string, { json: string; hydration: boolean }>
+}
+
+/** An earlier payload of a scope, kept to compute deltas from. */
+export interface PayloadVersion {
+  etag: string
+  features: ClientFeatureView[]
+  segments: ClientSegmentView[]
+  bytes: number
+}
+
+/**
+ * Where `GET /api/client/streaming` connections live: injected on Node (client-api/streaming.ts), absent on
+ * Workers, where the route answers 404 and the SDKs poll instead.
+ */
+export interface StreamHub {
+  /** Opens a stream of `scope` for this request (a 429 past the limits). */
+  open(c: Context<AppEnv>, scope: ClientScope, who: { token: string; address: string | undefined }): Promise<Response>
+  /** A write through this app may have changed payloads: bring every open stream up to date. */
+  changed(): void
+  /** Ends every stream and stops the hub's timers (server shutdown). */
+  close(): Promise<void>
 }
 
 /** Everything the SDK-facing routes keep in memory, one per app (per process on Node, per isolate on Workers). */
@@ -95,7 +122,9 @@ export interface SdkState {
   /** Runs work after the response (waitUntil on Workers). */
   background: RunInBackground
   aggregation: AggregationScheduler
-  /** Forget what a write may have changed: the revision and the resolved tokens. */
+  /** Server-sent event streams (Node). */
+  streams?: StreamHub
+  /** Forget what a write may have changed: the revision and the resolved tokens (and tell the streams). */
   invalidate(): void
 }
 
@@ -108,12 +137,12 @@ export interface PendingRefresh {
   runningSince?: number
 }
 
-export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; background?: RunInBackground }): SdkState {
-  const { clock, background, ...rest } = options
+export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; background?: RunInBackground; streams?: (sdk: SdkState) => StreamHub }): SdkState {
+  const { clock, background, streams, ...rest } = options
   const resolved: SdkOptions = { ...DEFAULT_SDK_OPTIONS, ...stripUndefined(rest) }
   const tokens = new Lru<string, ResolvedPrincipal>({ maxEntries: 10_000, ttlMs: resolved.tokenTtlMs, staleMs: resolved.staleWhileRevalidateMs })
   const revisions = new RevisionMemo(resolved.revisionTtlMs, resolved.shareInFlight, Date.now, resolved.staleWhileRevalidateMs)
-  return {
+  const sdk: SdkState = {
     options: resolved,
     tokens,
     revisions,
@@ -125,8 +154,11 @@ export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; ba
     invalidate() {
       revisions.invalidate()
       tokens.clear()
+      sdk.streams?.changed()
     },
   }
+  if (streams) sdk.streams = streams(sdk)
+  return sdk
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {

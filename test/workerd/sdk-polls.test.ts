@@ -99,6 +99,8 @@ async function deploy() {
     /** `GET /api/client/features` as an SDK polls it. */
     poll: (isolate: Isolate, token: string, options: { etag?: string; query?: string } = {}) =>
       call(isolate, 'GET', `/api/client/features${options.query ?? ''}`, { token, headers: { ...SPEC, ...(options.etag ? { 'if-none-match': options.etag } : {}) } }),
+    /** A GET of an SDK route with the token and the client spec header. */
+    sdkGet: (isolate: Isolate, path: string, token: string, headers: Record<string, string> = {}) => call(isolate, 'GET', path, { token, headers: { ...SPEC, ...headers } }),
     /** `GET /api/frontend` for a context. */
     frontend: (isolate: Isolate, token: string, context: Record<string, string> = {}) => call(isolate, 'GET', `/api/frontend?${new URLSearchParams(context)}`, { token }),
     /**
@@ -276,5 +278,37 @@ describe('SDK payloads shared between the isolates of a location (Cache API)', (
       expect(names(await d.poll('c', first.client, { query: `?project=${second.project}` }))).toEqual([])
       expect((await d.frontend('c', frontendFirst)).body.toggles.map((t: { name: string }) => t.name)).toEqual([first.flag])
     })
+  })
+})
+
+describe('GET /api/client/delta and /api/client/streaming at the edge', () => {
+  const delta = (isolate: Isolate, token: string, etag?: string) => d.sdkGet(isolate, '/api/client/delta', token, etag ? { 'if-none-match': etag } : {})
+
+  it('hydrates, answers 304 for its ETag, and sends what changed since through the isolate that holds the earlier payload', async () => {
+    const { project, flag, client } = await projectWithFlag(d)
+    const first = await delta('a', client)
+    expect(first.status, first.text).toBe(200)
+    expect(first.body.events.map((e: { type: string }) => e.type)).toEqual(['hydration'])
+    expect(first.headers.get('etag')).toBe((await d.poll('a', client)).headers.get('etag'))
+    expect((await delta('a', client, first.headers.get('etag')!)).status).toBe(304)
+
+    await ok(d.as('a'), 'POST', `/api/admin/projects/${project}/features/${flag}/environments/development/off`)
+    const changed = await delta('a', client, first.headers.get('etag')!)
+    expect(changed.status, changed.text).toBe(200)
+    expect(changed.body.events).toEqual([{ eventId: expect.any(Number), type: 'feature-updated', feature: expect.objectContaining({ name: flag, enabled: false }) }])
+    // An isolate that never held the client's payload hydrates it instead.
+    const elsewhere = await pollUntil(
+      () => delta('c', client, first.headers.get('etag')!),
+      (answer) => answer.headers.get('etag') === changed.headers.get('etag'),
+      20 * REVISION_TTL_MS,
+    )
+    expect(elsewhere.body.events[0]).toMatchObject({ type: 'hydration', features: [expect.objectContaining({ name: flag, enabled: false })] })
+  })
+
+  it('answers streaming with 404, on which SDKs fall back to polling', async () => {
+    const { client } = await projectWithFlag(d)
+    const res = await d.sdkGet('b', '/api/client/streaming', client)
+    expect(res.status).toBe(404)
+    expect(res.body.name).toBe('NotFoundError')
   })
 })

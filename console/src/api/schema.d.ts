@@ -3164,6 +3164,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/client/delta": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get partial updates (SDK)
+         * @description What `GET /api/client/features` serves (the same token scope, filters and payload rules), as Unleash’s delta events for SDKs in polling-delta mode. Without `If-None-Match`, or with a tag this server no longer knows, one `hydration` event holds every flag and segment. With the `ETag` of an earlier answer, the events since: `feature-updated` (a flag new or changed), `feature-removed` (archived, deleted or no longer in scope), `segment-updated`, `segment-removed`; 304 when nothing changed. The ETag names the content the client holds (a hash, as for `/api/client/features`), never an event id, so a write that commits late is never skipped. Each event’s `eventId` is the newest event id of the answer’s revision. A server keeps the last few payloads of each scope to diff against; a client further behind, or one that asks another instance, is hydrated again.
+         */
+        get: operations["getDelta"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/client/streaming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream flag changes (SDK)
+         * @description Server-sent events for SDKs in streaming mode, with the scope and payload rules of `GET /api/client/delta`. A new connection gets `unleash-connected` with a `hydration` event; each change then arrives as `unleash-updated` with the delta events, within about a second of the write through any instance sharing the database (at once through this one). Every event’s `id` names the payload the client then holds: a client reconnecting with it in `Last-Event-ID` gets only what changed since (`unleash-updated`, nothing when nothing did), or a hydration when the server no longer knows it. A `: keep-alive` comment every 15 seconds keeps the connection open. Connections are limited per token, per client address and per server: past them the answer is 429, on which SDKs poll instead. Served by the Node server only: on Workers the answer is 404, on which SDKs fall back to polling.
+         */
+        get: operations["streamClientFeatures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/client/features/{featureName}": {
         parameters: {
             query?: never;
@@ -6309,6 +6349,65 @@ export interface components {
             namePrefix?: string;
             tag?: string[][];
             inlineSegmentConstraints: boolean;
+        };
+        clientFeaturesDeltaSchema: {
+            events: ({
+                /** @description The newest event id of the revision the answer was built at */
+                eventId: number;
+                /** @enum {string} */
+                type: "hydration";
+                features: components["schemas"]["clientFeatureSchema"][];
+                segments: {
+                    id: number;
+                    name: string;
+                    constraints: {
+                        contextName: string;
+                        /** @enum {string} */
+                        operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                        caseInsensitive: boolean;
+                        inverted: boolean;
+                        values: string[];
+                        value?: string;
+                    }[];
+                }[];
+            } | {
+                /** @description The newest event id of the revision the answer was built at */
+                eventId: number;
+                /** @enum {string} */
+                type: "feature-updated";
+                feature: components["schemas"]["clientFeatureSchema"];
+            } | {
+                /** @description The newest event id of the revision the answer was built at */
+                eventId: number;
+                /** @enum {string} */
+                type: "feature-removed";
+                featureName: string;
+                project: string;
+            } | {
+                /** @description The newest event id of the revision the answer was built at */
+                eventId: number;
+                /** @enum {string} */
+                type: "segment-updated";
+                segment: {
+                    id: number;
+                    name: string;
+                    constraints: {
+                        contextName: string;
+                        /** @enum {string} */
+                        operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                        caseInsensitive: boolean;
+                        inverted: boolean;
+                        values: string[];
+                        value?: string;
+                    }[];
+                };
+            } | {
+                /** @description The newest event id of the revision the answer was built at */
+                eventId: number;
+                /** @enum {string} */
+                type: "segment-removed";
+                segmentId: number;
+            })[];
         };
         clientApplicationSchema: {
             appName: string;
@@ -19938,6 +20037,145 @@ export interface operations {
             };
             /** @description NoAccessError: credentials valid, permission missing */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getDelta: {
+        parameters: {
+            query?: {
+                /** @description Only flags of these projects (repeatable); within the token’s projects */
+                project?: string | string[];
+                /** @description Only flags whose name starts with this */
+                namePrefix?: string;
+                /** @description Only flags with any of these tags, each `type:value` (repeatable) */
+                tag?: string | string[];
+                /** @description Admin tokens only (deprecated in Unleash): the environment to serve */
+                environment?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events that bring the client up to date */
+            200: {
+                headers: {
+                    /** @description Send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["clientFeaturesDeltaSchema"];
+                };
+            };
+            /** @description Nothing changed since the ETag in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    streamClientFeatures: {
+        parameters: {
+            query?: {
+                /** @description Only flags of these projects (repeatable); within the token’s projects */
+                project?: string | string[];
+                /** @description Only flags whose name starts with this */
+                namePrefix?: string;
+                /** @description Only flags with any of these tags, each `type:value` (repeatable) */
+                tag?: string | string[];
+                /** @description Admin tokens only (deprecated in Unleash): the environment to serve */
+                environment?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,5 @@
 import type { ExecutionContext } from 'hono'
-import { createApp, type App } from './app.js'
+import { createApp, type App, type AppDeps } from './app.js'
 import { webhookEmailTransport } from './users/email.js'
 import { openNeon, type DbHandle } from './db.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
@@ -13,6 +13,8 @@ import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
 import { runPendingActions } from './actions/runs.js'
 import { cacheApiPayloads, type CacheLike } from './client-api/cache-api-payloads.js'
+import { scopeKey } from './client-api/payload.js'
+import { streamHub } from './client-api/streaming.js'
 
 export interface WorkerEnv {
   /** Secret: the Postgres (Neon) connection string. */
@@ -41,6 +43,8 @@ export interface WorkerEnv {
   CF_VERSION_METADATA?: { id: string }
   /** wrangler.toml [assets]: the web console's files, and the OpenAPI document scripts/build-worker.ts made. */
   ASSETS?: { fetch(input: string): Promise<Response> }
+  /** wrangler.toml [[durable_objects.bindings]]: the SdkStreams objects, one per SDK scope, that hold `GET /api/client/streaming`. */
+  SDK_STREAMS?: { idFromName(name: string): unknown; get(id: unknown): { fetch(request: Request): Promise<Response> } }
 }
 
 /** Set by scripts/build-worker.ts: the path, in the static assets, of the OpenAPI document it made from the routes. */
@@ -99,6 +103,44 @@ function sharedPayloadsOf(env: WorkerEnv) {
 // Built on the first request, not at module scope, and reused by every request of the isolate.
 let app: App | undefined
 
+/**
+ * `GET /api/client/streaming` is handed, once the worker has authenticated it and found its scope, to the Durable
+ * Object of that scope (named by scopeKey): a stream outlives any isolate's request, and one object per scope builds
+ * each payload once for all its streams.
+ */
+function streamsIn(namespace: NonNullable<WorkerEnv['SDK_STREAMS']>): NonNullable<AppDeps['streams']> {
+  return () => ({
+    open: async (c, scope) => namespace.get(namespace.idFromName(scopeKey(scope))).fetch(c.req.raw),
+    // The objects read the revision every second: a write through any isolate reaches them so.
+    changed() {},
+    async close() {},
+  })
+}
+
+/**
+ * The Durable Object holding the SDK streams of one scope: the same app with the Node server's stream hub
+ * (client-api/streaming.ts), on a database connection of its own that speaks HTTP only (the hub reads; it never opens
+ * a transaction). Each request is authenticated again here, as the object answers it.
+ */
+export class SdkStreams {
+  private app: App | undefined
+  private readonly connection: LazyConnection
+
+  constructor(_state: unknown, private readonly env: WorkerEnv) {
+    this.connection = new LazyConnection(env)
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    this.app ??= createApp({
+      db: () => this.connection.db,
+      sdk: { frontendCorsOrigins: parseCorsOrigins(this.env.FLAGPOST_FRONTEND_CORS_ORIGINS) },
+      streams: streamHub(),
+      openApiDocument: () => prebuiltOpenApiDocument(this.env),
+    })
+    return this.app.fetch(request, {})
+  }
+}
+
 export default {
   async fetch(request: Request, env: WorkerEnv, ctx: ExecutionContext): Promise<Response> {
     app ??= createApp({
@@ -127,6 +169,7 @@ export default {
       openApiDocument: () => prebuiltOpenApiDocument(env),
       allowPasswordLogin: env.FLAGPOST_ALLOW_PASSWORD_LOGIN === 'true',
       signalsPerMinute: signalsPerMinute(env.FLAGPOST_SIGNAL_RATE_LIMIT),
+      streams: env.SDK_STREAMS ? streamsIn(env.SDK_STREAMS) : undefined,
     })
     const bindings: RequestBindings = { connection: new LazyConnection(env), background: [] }
     try {

@@ -119,8 +119,8 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
       for (const group of groups.values()) for (const connection of group.connections) send(connection, KEEP_ALIVE)
     }, options.keepAliveMs)
     const poll = setInterval(refresh, options.pollMs)
-    keepAlive.unref?.()
-    poll.unref?.()
+    // They never keep a Node process alive (Workers' timers have no unref).
+    for (const timer of [keepAlive, poll]) (timer as { unref?: () => void }).unref?.()
     timers = [keepAlive, poll]
   }
 

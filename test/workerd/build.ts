@@ -15,6 +15,8 @@ export interface WranglerConfig {
    * the worker's binding to them (`binding`), through which it reads the OpenAPI document the build put there.
    */
   assets?: { directory: string; binding?: string; notFoundHandling: string; runWorkerFirst: string[] }
+  /** The top-level [[durable_objects.bindings]]: binding name to class, as Miniflare's `durableObjects` takes them (SQLite-backed, as the migrations declare). */
+  durableObjects: Record<string, { className: string; useSQLite: true }>
 }
 
 /** The few top-level keys of wrangler.toml that Miniflare needs to run the bundle like Cloudflare does. */
@@ -37,7 +39,13 @@ export async function readWranglerConfig(): Promise<WranglerConfig> {
         runWorkerFirst: [...(inAssets('run_worker_first') ?? '[]').matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
       }
     : undefined
-  return { main, compatibilityDate, compatibilityFlags, ...(assets ? { assets } : {}) }
+  const durableObjects: WranglerConfig['durableObjects'] = {}
+  for (const [, body] of toml.matchAll(/^\[\[durable_objects\.bindings\]\]\n((?:[^[\n].*\n)+)/gm)) {
+    const name = body!.match(/^name\s*=\s*"(.*)"/m)?.[1]
+    const className = body!.match(/^class_name\s*=\s*"(.*)"/m)?.[1]
+    if (name && className) durableObjects[name] = { className, useSQLite: true }
+  }
+  return { main, compatibilityDate, compatibilityFlags, ...(assets ? { assets } : {}), durableObjects }
 }
 
 /** Miniflare's options for the [assets] of wrangler.toml, routed as Cloudflare routes them (run_worker_first). */

@@ -74,8 +74,11 @@ async function deploy() {
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
     bindings: { DATABASE_URL: postgres.databaseUrl, NEON_WS_PROXY: postgres.wsProxy, NEON_FETCH_ENDPOINT: postgres.fetchEndpoint },
+    durableObjects: config.durableObjects,
   }
-  const mf = new Miniflare({ workers: ISOLATES.map((name) => ({ ...worker, name })) })
+  // One deployment has one namespace of each Durable Object: the isolates other than `a` use a's.
+  const shared = (name: string) => Object.fromEntries(Object.entries(config.durableObjects).map(([binding, object]) => [binding, name === 'a' ? object : { ...object, scriptName: 'a' }]))
+  const mf = new Miniflare({ workers: ISOLATES.map((name) => ({ ...worker, name, durableObjects: shared(name) })) })
   const close = async () => {
     await mf.dispose()
     await postgres.close()
@@ -101,6 +104,9 @@ async function deploy() {
       call(isolate, 'GET', `/api/client/features${options.query ?? ''}`, { token, headers: { ...SPEC, ...(options.etag ? { 'if-none-match': options.etag } : {}) } }),
     /** A GET of an SDK route with the token and the client spec header. */
     sdkGet: (isolate: Isolate, path: string, token: string, headers: Record<string, string> = {}) => call(isolate, 'GET', path, { token, headers: { ...SPEC, ...headers } }),
+    /** `GET /api/client/streaming`, the response unread. */
+    stream: async (isolate: Isolate, token: string, headers: Record<string, string> = {}) =>
+      (await mf.getWorker(isolate)).fetch('http://flagpost.test/api/client/streaming', { headers: { authorization: token, ...SPEC, ...headers } }) as unknown as Promise<Response>,
     /** `GET /api/frontend` for a context. */
     frontend: (isolate: Isolate, token: string, context: Record<string, string> = {}) => call(isolate, 'GET', `/api/frontend?${new URLSearchParams(context)}`, { token }),
     /**
@@ -305,10 +311,62 @@ describe('GET /api/client/delta and /api/client/streaming at the edge', () => {
     expect(elsewhere.body.events[0]).toMatchObject({ type: 'hydration', features: [expect.objectContaining({ name: flag, enabled: false })] })
   })
 
-  it('answers streaming with 404, on which SDKs fall back to polling', async () => {
-    const { client } = await projectWithFlag(d)
-    const res = await d.sdkGet('b', '/api/client/streaming', client)
-    expect(res.status).toBe(404)
-    expect(res.body.name).toBe('NotFoundError')
+  it('streams from the Durable Object of the scope: hydration, a change made through any isolate, and a resume from Last-Event-ID', async () => {
+    const { project, flag, client } = await projectWithFlag(d)
+    const first = await events(await d.stream('a', client))
+    const connected = await first.next()
+    expect(connected.event).toBe('unleash-connected')
+    expect(connected.id).toBe((await d.poll('a', client)).headers.get('etag')!.replaceAll('"', ''))
+    expect(connected.data.events[0]).toMatchObject({ type: 'hydration', features: [expect.objectContaining({ name: flag, enabled: true })] })
+
+    await ok(d.as('b'), 'POST', `/api/admin/projects/${project}/features/${flag}/environments/development/off`)
+    const updated = await first.next(10_000)
+    expect(updated.event).toBe('unleash-updated')
+    expect(updated.data.events).toEqual([{ eventId: expect.any(Number), type: 'feature-updated', feature: expect.objectContaining({ name: flag, enabled: false }) }])
+    await first.close()
+
+    // Through another isolate, to the same object, which still holds the payload the client had.
+    const resumed = await events(await d.stream('c', client, { 'last-event-id': connected.id! }))
+    expect((await resumed.next()).data).toEqual(updated.data)
+    await resumed.close()
   })
 })
+
+interface Frame {
+  event?: string
+  id?: string
+  data?: any
+}
+
+/** The events of a stream, one at a time (comments skipped). */
+async function events(response: Response) {
+  expect(response.status).toBe(200)
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let buffer = ''
+  return {
+    async next(timeoutMs = 5_000): Promise<Frame> {
+      const deadline = Date.now() + timeoutMs
+      for (;;) {
+        const end = buffer.indexOf('\n\n')
+        if (end >= 0) {
+          const frame: Frame = {}
+          for (const line of buffer.slice(0, end).split('\n')) {
+            if (line.startsWith('event: ')) frame.event = line.slice(7)
+            else if (line.startsWith('id: ')) frame.id = line.slice(4)
+            else if (line.startsWith('data: ')) frame.data = JSON.parse(line.slice(6))
+          }
+          buffer = buffer.slice(end + 2)
+          if (frame.event) return frame
+          continue
+        }
+        const left = deadline - Date.now()
+        const chunk = left > 0 ? await Promise.race([reader.read(), sleep(left).then(() => 'late' as const)]) : 'late'
+        if (chunk === 'late') throw new Error('no event came')
+        if (chunk.done) throw new Error('the stream ended')
+        buffer += decoder.decode(chunk.value, { stream: true })
+      }
+    },
+    close: () => reader.cancel(),
+  }
+}

@@ -88,11 +88,11 @@ const streamClientFeaturesRoute = createRoute({
   description:
     'Server-sent events for SDKs in streaming mode, with the scope and payload rules of `GET /api/client/delta`. A new connection gets ' +
     '`unleash-connected` with a `hydration` event; each change then arrives as `unleash-updated` with the delta events, within about a second of the ' +
-    'write through any instance sharing the database (at once through this one). Every event’s `id` names the payload the client then holds: a client ' +
+    'write through any instance or isolate sharing the database (at once through the same Node server). Every event’s `id` names the payload the client then holds: a client ' +
     'reconnecting with it in `Last-Event-ID` gets only what changed since (`unleash-updated`, nothing when nothing did), or a hydration when the server ' +
     'no longer knows it. A `: keep-alive` comment every 15 seconds keeps the connection open. Connections are limited per token, per client address and per ' +
-    'server: past them the answer is 429, on which SDKs poll instead. Served by the Node server only: on Workers the answer is 404, on which SDKs fall back ' +
-    'to polling.',
+    'server (on Workers, per Durable Object, one per scope): past them the answer is 429, on which SDKs poll instead. A deployment without streams (a worker ' +
+    'without its SDK_STREAMS binding) answers 404, on which SDKs fall back to polling too.',
   request: { query: ClientFeaturesQuerySchema },
   responses: {
     200: { description: 'An event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },

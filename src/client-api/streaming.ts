@@ -187,6 +187,7 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
       let entry: PayloadEntry
       try {
         entry = await clientPayload(c, scope)
+        if (closed) throw tooMany('(the server is stopping)')
       } catch (error) {
         count--
         bump(perToken, who.token, -1)

@@ -23,6 +23,11 @@ afterAll(async () => {
 
 const delta = (token: string, etag?: string, query = '') => t.call('GET', `/api/client/delta${query}`, { token, headers: { ...SPEC, ...(etag ? { 'if-none-match': etag } : {}) } })
 
+/** A default strategy for a flag in development, written by hand (as a late transaction would have). */
+async function addStrategyRow(flag: string) {
+  await t.query(`insert into feature_strategies (id, feature_name, environment, strategy_name, parameters, constraints, variants, sort_order) values (gen_random_uuid(), $1, 'development', 'default', '{}', '[]', '[]', 0)`, [flag])
+}
+
 /** A fresh project with a flag on in development, a second one off, and a client token of the project. */
 async function ownProject() {
   const { project, flag, token } = await flagOnWithClientToken(t)
@@ -111,6 +116,23 @@ describe('GET /api/client/delta', () => {
     expect(hydration.segments).toEqual([])
     expect(hydration.features[0].strategies.at(-1)).toMatchObject({ constraints: segment.constraints })
     expect(hydration.features[0].strategies.at(-1).segments).toBeUndefined()
+  })
+
+  it('does not skip a change whose event committed after a newer one (an ETag names content, not an event id)', async () => {
+    const { project, other, token } = await ownProject()
+    // Two ids drawn as two concurrent transactions would draw them; the later one commits first (written by hand:
+    // a test cannot time real transactions).
+    const [early, late] = await t.query<{ id: number }>(`select nextval(pg_get_serial_sequence('events', 'id'))::int as id from generate_series(1, 2)`)
+    await t.query(`insert into events (id, type, created_by) values ($1, 'feature-updated', 'late')`, [late!.id])
+    const first = await delta(token)
+    expect(first.body.events[0].eventId).toBe(late!.id)
+    // The earlier transaction commits now: its change (the flag switched on) and its event, under the lower id.
+    await t.query(`update feature_environments set enabled = true where feature_name = $1 and environment = 'development'`, [other])
+    await addStrategyRow(other)
+    await t.query(`insert into events (id, type, created_by, project, feature_name) values ($1, 'feature-environment-enabled', 'late', $2, $3)`, [early!.id, project, other])
+    const changed = await delta(token, first.headers.get('etag')!)
+    expect(changed.status).toBe(200)
+    expect(changed.body.events).toEqual([{ eventId: late!.id, type: 'feature-updated', feature: expect.objectContaining({ name: other, enabled: true }) }])
   })
 
   it('refuses frontend tokens and answers 401 without a token, as /api/client/features', async () => {

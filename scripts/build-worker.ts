@@ -32,7 +32,11 @@ const DOCUMENT_FOLDER = 'docs'
 // the signal's answer): 282 → 294 KiB measured with them.
 // 300 → 310 KiB: single sign-on's group sync reads the groups at a JSONPath (jsonpath-rfc9535, about 9.5 KiB gzipped),
 // which must run at the edge, with the sign-in: 294 → 306 KiB measured with it and single sign-out.
-export const BUDGET_GZIP_BYTES = 310 * 1024
+// 310 → 320 KiB: Unleash Edge's upstream routes and SDK impact metrics, then SDK deltas and streams (with the Durable
+// Object's stream hub), which must run at the edge: 306 → 312.7 KiB measured with them. Workers take scripts of up to
+// 3 MiB (free) / 10 MiB (paid) gzipped; this budget is ours, to keep an isolate's start-up (parsing, building the
+// routes) short, and each raise says what paid for it.
+export const BUDGET_GZIP_BYTES = 320 * 1024
 
 const inZod = (importer: string) => /[\\/]zod[\\/]/.test(importer)
 

@@ -1,3 +1,4 @@
+import { useState, type ReactNode } from 'react'
 import { Button, CopyButton, Group, Stack, Text, TextInput } from '@mantine/core'
 import { Dialog } from './dialog'
 
@@ -34,5 +35,43 @@ export function SecretDialog({
         </Group>
       </Stack>
     </Dialog>
+  )
+}
+
+/**
+ * A dialog whose form makes something with a secret (a token, an invite link): once it is made the dialog closes and the
+ * secret is shown once, in the SecretDialog titled `secretTitle` (as it was when the secret came).
+ */
+export function SecretFormDialog({
+  opened,
+  onClose,
+  title,
+  size,
+  secretTitle,
+  label,
+  warning,
+  children,
+}: {
+  opened: boolean
+  onClose: () => void
+  title: string
+  size?: string
+  secretTitle: string
+  label?: string
+  warning?: string
+  children: (created: (secret: string) => void) => ReactNode
+}) {
+  const [shown, setShown] = useState<{ title: string; secret: string }>()
+  const created = (secret: string) => {
+    onClose()
+    setShown({ title: secretTitle, secret })
+  }
+  return (
+    <>
+      <Dialog opened={opened} onClose={onClose} title={title} size={size}>
+        {opened && children(created)}
+      </Dialog>
+      <SecretDialog title={shown?.title ?? ''} secret={shown?.secret} label={label} warning={warning} onClose={() => setShown(undefined)} />
+    </>
   )
 }

@@ -23,28 +23,30 @@ export function allOf<T extends unknown[]>(...queries: { [K in keyof T]: Loadabl
 /**
  * The frame of an admin list page: loading until `load` has its data, the title and the error alone if it could not be
  * read; then the title (with what is under it) and the page's main action beside it, a line saying what the page is
- * for, the error of the page's last write, and the content made of the data.
+ * for, the error of the page's last write, and the content made of the data. `dialogs` are there whatever the state of
+ * the data, so that a secret shown once is not lost when the list's refresh fails.
  */
-export function ListPage<T>({
-  title,
-  load,
-  action,
-  under,
-  intro,
-  error,
-  children,
-}: {
+interface Frame {
   title: string
-  load: Loadable<T>
+  /** The page's main action (a create button), beside the title. */
   action?: ReactNode
   /** Under the title, such as a link back. */
   under?: ReactNode
   intro?: ReactNode
+  /** The error of the page's last write. */
   error?: unknown
-  children: (data: T) => ReactNode
-}) {
-  if (load.isPending) return <Loading />
-  if (load.error || load.data === undefined) return <PageError title={title} error={load.error} />
+}
+
+export function ListPage<T>({ load, dialogs, children, ...frame }: Frame & { load: Loadable<T>; dialogs?: ReactNode; children: (data: T) => ReactNode }) {
+  return (
+    <>
+      {load.isPending ? <Loading /> : load.error || load.data === undefined ? <PageError title={frame.title} error={load.error} /> : <ListFrame {...frame} content={children(load.data)} />}
+      {dialogs}
+    </>
+  )
+}
+
+function ListFrame({ title, action, under, intro, error, content }: Frame & { content: ReactNode }) {
   const heading = <Title order={1}>{title}</Title>
   return (
     <Stack>
@@ -65,7 +67,7 @@ export function ListPage<T>({
         </Text>
       )}
       {error ? <ErrorMessage error={error} /> : null}
-      {children(load.data)}
+      {content}
     </Stack>
   )
 }

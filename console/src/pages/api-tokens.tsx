@@ -1,14 +1,13 @@
 import { useState } from 'react'
-import { Button, Group, MultiSelect, Select, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Button, MultiSelect, Select, TextInput } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
-import { ErrorMessage, PageError } from '../components/error-message'
-import { Loading } from '../components/loading'
-import { SecretDialog } from '../components/secret-dialog'
+import { DeleteButton, ListPage, MutationForm, RowButton } from '../components/list-page'
+import { SecretFormDialog } from '../components/secret-dialog'
 import { TokenTable } from '../components/token-table'
 import { PROJECTS_KEY, useEnvironments } from './projects'
 
@@ -28,55 +27,45 @@ export default function ApiTokensPage() {
   const allows = useAllows()
   const tokens = useQuery({ queryKey: TOKENS_KEY, queryFn: () => ok(api.GET('/api/admin/api-tokens')) })
   const [creating, setCreating] = useState(false)
-  const [secret, setSecret] = useState<string>()
   const [expiring, setExpiring] = useState<Token>()
   const remove = useChange((token: Token) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token: token.secret } } })), TOKENS_KEY, (token) => `Token ${token.tokenName} deleted`)
   const mayCreate = TYPES.some((t) => allows(t.create))
-  if (tokens.isPending) return <Loading />
-  if (tokens.isError) return <PageError title="API tokens" error={tokens.error} />
   return (
-    <Stack>
-      <Group justify="space-between">
-        <Title order={1}>API tokens</Title>
-        {mayCreate && <Button onClick={() => setCreating(true)}>Create API token</Button>}
-      </Group>
-      {remove.isError && <ErrorMessage error={remove.error} />}
-      {tokens.data.tokens.length === 0 ? (
-        <Text c="dimmed">No API tokens yet.</Text>
-      ) : (
+    <ListPage
+      title="API tokens"
+      load={tokens}
+      action={mayCreate && <Button onClick={() => setCreating(true)}>Create API token</Button>}
+      error={remove.error}
+      dialogs={
+        <>
+          <SecretFormDialog opened={creating} onClose={() => setCreating(false)} title="Create API token" secretTitle="Your new API token">
+            {(created) => <CreateTokenForm onCreated={created} />}
+          </SecretFormDialog>
+          <Dialog opened={expiring !== undefined} onClose={() => setExpiring(undefined)} title={`Expiry of ${expiring?.tokenName ?? 'the token'}`}>
+            {expiring && <ExpiryForm token={expiring} onDone={() => setExpiring(undefined)} />}
+          </Dialog>
+        </>
+      }
+    >
+      {(data) => (
         <TokenTable
-          tokens={tokens.data.tokens}
+          tokens={data.tokens}
+          empty="No API tokens yet."
           actions={(t) => (
-            <Group gap="xs" justify="end" wrap="nowrap">
+            <>
               {allows(typeNamed(t.type).create) && (
-                <Button size="xs" variant="default" onClick={() => setExpiring(t)} aria-label={`Change the expiry of token ${t.tokenName}`}>
+                <RowButton label={`Change the expiry of token ${t.tokenName}`} onClick={() => setExpiring(t)}>
                   Expiry
-                </Button>
+                </RowButton>
               )}
               {allows(typeNamed(t.type).remove, t.projects.length === 1 ? t.projects[0] : undefined) && (
-                <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the token ${t.tokenName}? SDKs using it stop working.`) && remove.mutate(t)} aria-label={`Delete token ${t.tokenName}`}>
-                  Delete
-                </Button>
+                <DeleteButton label={`Delete token ${t.tokenName}`} confirm={`Delete the token ${t.tokenName}? SDKs using it stop working.`} onDelete={() => remove.mutate(t)} />
               )}
-            </Group>
+            </>
           )}
         />
       )}
-      <Dialog opened={creating} onClose={() => setCreating(false)} title="Create API token">
-        {creating && (
-          <CreateTokenForm
-            onCreated={(created) => {
-              setCreating(false)
-              setSecret(created)
-            }}
-          />
-        )}
-      </Dialog>
-      <SecretDialog title="Your new API token" secret={secret} onClose={() => setSecret(undefined)} />
-      <Dialog opened={expiring !== undefined} onClose={() => setExpiring(undefined)} title={`Expiry of ${expiring?.tokenName ?? 'the token'}`}>
-        {expiring && <ExpiryForm token={expiring} onDone={() => setExpiring(undefined)} />}
-      </Dialog>
-    </Stack>
+    </ListPage>
   )
 }
 
@@ -96,20 +85,9 @@ function ExpiryForm({ token, onDone }: { token: Token; onDone: () => void }) {
     },
   })
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        save.mutate()
-      }}
-    >
-      <Stack>
-        {save.isError && <ErrorMessage error={save.error} />}
-        <TextInput label="Expires at the end of" type="date" required value={day} onChange={(e) => setDay(e.currentTarget.value)} description="A day already past expires the token at once: everything using it is refused." />
-        <Button type="submit" loading={save.isPending}>
-          Set expiry
-        </Button>
-      </Stack>
-    </form>
+    <MutationForm mutation={save} submit="Set expiry">
+      <TextInput label="Expires at the end of" type="date" required value={day} onChange={(e) => setDay(e.currentTarget.value)} description="A day already past expires the token at once: everything using it is refused." />
+    </MutationForm>
   )
 }
 
@@ -136,32 +114,21 @@ function CreateTokenForm({ onCreated }: { onCreated: (secret: string) => void })
     },
   })
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        create.mutate()
-      }}
-    >
-      <Stack>
-        {create.isError && <ErrorMessage error={create.error} />}
-        <TextInput label="Name" required value={tokenName} onChange={(e) => setTokenName(e.currentTarget.value)} />
-        <Select label="Type" data={types.map(({ value, label }) => ({ value, label }))} value={type} onChange={(v) => v && setType(v as TokenType)} allowDeselect={false} />
-        {type !== 'admin' && (
-          <>
-            <Select label="Environment" data={(environments.data?.environments ?? []).map((e) => e.name)} value={environment} onChange={setEnvironment} allowDeselect={false} />
-            <MultiSelect
-              label="Projects"
-              description="Every project when none is chosen"
-              data={(projects.data?.projects ?? []).map((p) => ({ value: p.id, label: p.name }))}
-              value={chosen}
-              onChange={setChosen}
-            />
-          </>
-        )}
-        <Button type="submit" loading={create.isPending}>
-          Create
-        </Button>
-      </Stack>
-    </form>
+    <MutationForm mutation={create} submit="Create">
+      <TextInput label="Name" required value={tokenName} onChange={(e) => setTokenName(e.currentTarget.value)} />
+      <Select label="Type" data={types.map(({ value, label }) => ({ value, label }))} value={type} onChange={(v) => v && setType(v as TokenType)} allowDeselect={false} />
+      {type !== 'admin' && (
+        <>
+          <Select label="Environment" data={(environments.data?.environments ?? []).map((e) => e.name)} value={environment} onChange={setEnvironment} allowDeselect={false} />
+          <MultiSelect
+            label="Projects"
+            description="Every project when none is chosen"
+            data={(projects.data?.projects ?? []).map((p) => ({ value: p.id, label: p.name }))}
+            value={chosen}
+            onChange={setChosen}
+          />
+        </>
+      )}
+    </MutationForm>
   )
 }

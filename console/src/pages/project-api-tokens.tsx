@@ -1,15 +1,13 @@
 import { useState } from 'react'
-import { Anchor, Button, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Anchor, Button, Select, TextInput } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'wouter'
 import { useChange } from '../api/use-change'
 import { api, ok } from '../api/client'
 import { projectOverviewQuery } from '../api/projects'
 import { useAllows } from '../api/session'
-import { Dialog } from '../components/dialog'
-import { ErrorMessage, PageError } from '../components/error-message'
-import { Loading } from '../components/loading'
-import { SecretDialog } from '../components/secret-dialog'
+import { DeleteButton, ListPage, MutationForm } from '../components/list-page'
+import { SecretFormDialog } from '../components/secret-dialog'
 import { TokenTable, type ApiToken } from '../components/token-table'
 import { projectPath } from '../paths'
 
@@ -29,56 +27,39 @@ export default function ProjectApiTokensPage({ projectId }: { projectId: string 
   const key = tokensKey(projectId)
   const tokens = useQuery({ queryKey: key, queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/api-tokens', { params: { path: { projectId } } })) })
   const [creating, setCreating] = useState(false)
-  const [secret, setSecret] = useState<string>()
   const remove = useChange(
     (token: ApiToken) => ok(api.DELETE('/api/admin/projects/{projectId}/api-tokens/{token}', { params: { path: { projectId, token: token.secret } } })),
     key,
     (token) => `Token ${token.tokenName} deleted`,
   )
-  if (tokens.isPending) return <Loading />
-  if (tokens.isError) return <PageError title="API tokens" error={tokens.error} />
   const mayDelete = allows('DELETE_PROJECT_API_TOKEN', projectId)
   return (
-    <Stack>
-      <Group justify="space-between">
-        <div>
-          <Title order={1}>API tokens of {projectId}</Title>
-          <Anchor component={Link} href={projectPath(projectId)} size="sm">
-            Back to project {projectId}
-          </Anchor>
-        </div>
-        {allows('CREATE_PROJECT_API_TOKEN', projectId) && <Button onClick={() => setCreating(true)}>Create API token</Button>}
-      </Group>
-      {remove.isError && <ErrorMessage error={remove.error} />}
-      {tokens.data.tokens.length === 0 ? (
-        <Text c="dimmed">No API tokens for this project yet.</Text>
-      ) : (
+    <ListPage
+      title={`API tokens of ${projectId}`}
+      load={tokens}
+      under={
+        <Anchor component={Link} href={projectPath(projectId)} size="sm">
+          Back to project {projectId}
+        </Anchor>
+      }
+      action={allows('CREATE_PROJECT_API_TOKEN', projectId) && <Button onClick={() => setCreating(true)}>Create API token</Button>}
+      error={remove.error}
+      dialogs={
+        <SecretFormDialog opened={creating} onClose={() => setCreating(false)} title="Create API token" secretTitle="Your new API token">
+          {(created) => <CreateProjectTokenForm projectId={projectId} onCreated={created} />}
+        </SecretFormDialog>
+      }
+    >
+      {(data) => (
         <TokenTable
-          tokens={tokens.data.tokens}
+          tokens={data.tokens}
+          empty="No API tokens for this project yet."
           actions={(t) =>
-            mayDelete && t.projects.length === 1 ? (
-              <Group justify="end">
-                <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the token ${t.tokenName}? SDKs using it stop working.`) && remove.mutate(t)} aria-label={`Delete token ${t.tokenName}`}>
-                  Delete
-                </Button>
-              </Group>
-            ) : null
+            mayDelete && t.projects.length === 1 && <DeleteButton label={`Delete token ${t.tokenName}`} confirm={`Delete the token ${t.tokenName}? SDKs using it stop working.`} onDelete={() => remove.mutate(t)} />
           }
         />
       )}
-      <Dialog opened={creating} onClose={() => setCreating(false)} title="Create API token">
-        {creating && (
-          <CreateProjectTokenForm
-            projectId={projectId}
-            onCreated={(created) => {
-              setCreating(false)
-              setSecret(created)
-            }}
-          />
-        )}
-      </Dialog>
-      <SecretDialog title="Your new API token" secret={secret} onClose={() => setSecret(undefined)} />
-    </Stack>
+    </ListPage>
   )
 }
 
@@ -98,21 +79,10 @@ function CreateProjectTokenForm({ projectId, onCreated }: { projectId: string; o
     },
   })
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        create.mutate()
-      }}
-    >
-      <Stack>
-        {create.isError && <ErrorMessage error={create.error} />}
-        <TextInput label="Name" required value={tokenName} onChange={(e) => setTokenName(e.currentTarget.value)} />
-        <Select label="Type" data={[...TYPES]} value={type} onChange={(v) => v && setType(v)} allowDeselect={false} />
-        <Select label="Environment" data={environments} value={chosen} onChange={setEnvironment} allowDeselect={false} />
-        <Button type="submit" loading={create.isPending}>
-          Create
-        </Button>
-      </Stack>
-    </form>
+    <MutationForm mutation={create} submit="Create">
+      <TextInput label="Name" required value={tokenName} onChange={(e) => setTokenName(e.currentTarget.value)} />
+      <Select label="Type" data={[...TYPES]} value={type} onChange={(v) => v && setType(v)} allowDeselect={false} />
+      <Select label="Environment" data={environments} value={chosen} onChange={setEnvironment} allowDeselect={false} />
+    </MutationForm>
   )
 }

@@ -24,6 +24,7 @@ export default function ServiceAccountsPage() {
     SERVICE_ACCOUNTS_KEY,
     (a) => `Service account ${accountName(a)} deleted`,
   )
+  const shown = accounts.data?.serviceAccounts.find((a) => a.id === tokensOf)
   return (
     <ListPage
       title="Service accounts"
@@ -31,10 +32,20 @@ export default function ServiceAccountsPage() {
       action={<Button onClick={() => setEditing('new')}>Create service account</Button>}
       intro="A service account is for a system, not a person: it cannot sign in, and acts through its tokens with its root role's permissions (and the project roles it is given)."
       error={remove.error}
+      dialogs={
+        <SecretFormDialog
+          opened={shown !== undefined}
+          onClose={() => setTokensOf(undefined)}
+          title={shown ? `Tokens of ${accountName(shown)}` : 'Tokens'}
+          size="lg"
+          secretTitle={`New token of ${shown ? accountName(shown) : ''}`}
+        >
+          {(created) => shown && <AccountTokens account={shown} onCreated={created} />}
+        </SecretFormDialog>
+      }
     >
       {({ serviceAccounts, rootRoles }) => {
         const roleName = (id: number) => rootRoles.find((r) => r.id === id)?.name ?? `role ${id}`
-        const shown = serviceAccounts.find((a) => a.id === tokensOf)
         return (
           <>
             <RowTable
@@ -62,15 +73,6 @@ export default function ServiceAccountsPage() {
             <EditDialog editing={editing} onClose={() => setEditing(undefined)} title={(a) => (a ? 'Edit service account' : 'Create service account')}>
               {(a) => <AccountForm account={a} roles={rootRoles} onDone={() => setEditing(undefined)} />}
             </EditDialog>
-            <SecretFormDialog
-              opened={shown !== undefined}
-              onClose={() => setTokensOf(undefined)}
-              title={shown ? `Tokens of ${accountName(shown)}` : 'Tokens'}
-              size="lg"
-              secretTitle={`New token of ${shown ? accountName(shown) : ''}`}
-            >
-              {(created) => shown && <AccountTokens account={shown} onCreated={created} />}
-            </SecretFormDialog>
           </>
         )
       }}

@@ -31,6 +31,7 @@ export default function SignalEndpointsPage() {
     (e) => `Signal endpoint ${e.name} ${e.enabled ? 'disabled' : 'enabled'}`,
   )
   const remove = useChange((e: Endpoint) => ok(api.DELETE('/api/admin/signal-endpoints/{id}', params(e))), SIGNAL_ENDPOINTS_KEY, (e) => `Signal endpoint ${e.name} deleted`)
+  const shown = endpoints.data?.signalEndpoints.find((e) => e.id === tokensOf)
   return (
     <ListPage
       title="Signal endpoints"
@@ -38,9 +39,21 @@ export default function SignalEndpointsPage() {
       action={<Button onClick={() => setEditing('new')}>Create signal endpoint</Button>}
       intro="Other systems (alerting, monitoring) report what happened by sending JSON to an endpoint's address with one of its tokens. The action sets of a project can act on those signals."
       error={toggle.error ?? remove.error}
+      dialogs={
+        <SecretFormDialog
+          opened={shown !== undefined}
+          onClose={() => setTokensOf(undefined)}
+          title={shown ? `Tokens of ${shown.name}` : 'Tokens'}
+          size="lg"
+          secretTitle={`New token of ${shown?.name ?? ''}`}
+          label="token"
+          warning="You will not see this token again: Flagpost stores only a hash of it. Copy it now, and send it as `Authorization: Bearer <token>`."
+        >
+          {(created) => shown && <EndpointTokens endpoint={shown} onCreated={created} />}
+        </SecretFormDialog>
+      }
     >
       {({ signalEndpoints: list }) => {
-        const shown = list.find((e) => e.id === tokensOf)
         return (
           <>
             <RowTable
@@ -74,17 +87,6 @@ export default function SignalEndpointsPage() {
             <EditDialog editing={editing} onClose={() => setEditing(undefined)} title={(e) => (e ? 'Edit signal endpoint' : 'Create signal endpoint')}>
               {(e) => <EndpointForm endpoint={e} onDone={() => setEditing(undefined)} />}
             </EditDialog>
-            <SecretFormDialog
-              opened={shown !== undefined}
-              onClose={() => setTokensOf(undefined)}
-              title={shown ? `Tokens of ${shown.name}` : 'Tokens'}
-              size="lg"
-              secretTitle={`New token of ${shown?.name ?? ''}`}
-              label="token"
-              warning="You will not see this token again: Flagpost stores only a hash of it. Copy it now, and send it as `Authorization: Bearer <token>`."
-            >
-              {(created) => shown && <EndpointTokens endpoint={shown} onCreated={created} />}
-            </SecretFormDialog>
             <Dialog opened={signalsOf !== undefined} onClose={() => setSignalsOf(undefined)} title={signalsOf ? `Signals of ${signalsOf.name}` : 'Signals'} size="xl">
               {signalsOf && <EndpointSignals endpoint={signalsOf} />}
             </Dialog>

@@ -1,13 +1,11 @@
 import { useState } from 'react'
-import { ActionIcon, Badge, Button, Checkbox, Group, Paper, Select, Stack, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { ActionIcon, Badge, Button, Checkbox, Group, Paper, Select, Stack, Text, TextInput, Textarea } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
-import { Dialog } from '../components/dialog'
-import { ErrorMessage, PageError } from '../components/error-message'
-import { Loading } from '../components/loading'
+import { DeleteButton, EditDialog, ListPage, MutationForm, RowButton, RowTable } from '../components/list-page'
 import { STRATEGY_TYPES_KEY, useStrategyTypes, type StrategyType } from '../components/strategy-parameters'
 
 type ParameterDraft = Schemas['strategyParameterInputSchema']
@@ -34,86 +32,79 @@ export default function StrategyTypesPage() {
     },
   })
   const remove = useChange((t: StrategyType) => ok(api.DELETE('/api/admin/strategies/{name}', { params: { path: { name: t.name } } })), refresh, (t) => `Strategy type ${t.name} deleted`)
-  if (types.isPending) return <Loading />
-  if (types.isError) return <PageError title="Strategy types" error={types.error} />
   return (
-    <Stack>
-      <Group justify="space-between">
-        <Title order={1}>Strategy types</Title>
-        {allows('CREATE_STRATEGY') && <Button onClick={() => setEditing('new')}>Create strategy type</Button>}
-      </Group>
-      {setDeprecated.isError && <ErrorMessage error={setDeprecated.error} />}
-      {remove.isError && <ErrorMessage error={remove.error} />}
-      <Table striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Description</Table.Th>
-            <Table.Th>Parameters</Table.Th>
-            <Table.Th>
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {types.data.strategies.map((t) => (
-            <Table.Tr key={t.name}>
-              <Table.Td>
-                <Text size="sm" fw={600}>
-                  {t.displayName || t.title || t.name}
-                </Text>
-                <Group gap={4}>
-                  <Text size="xs" c="dimmed">
-                    {t.name}
+    <ListPage
+      title="Strategy types"
+      load={types}
+      action={allows('CREATE_STRATEGY') && <Button onClick={() => setEditing('new')}>Create strategy type</Button>}
+      error={setDeprecated.error ?? remove.error}
+      dialogs={
+        <EditDialog editing={editing} onClose={() => setEditing(undefined)} title={(t) => (t ? `Edit strategy type ${t.name}` : 'Create strategy type')} size="lg">
+          {(t) => <StrategyTypeForm strategyType={t} onDone={() => setEditing(undefined)} />}
+        </EditDialog>
+      }
+    >
+      {(data) => (
+        <RowTable
+          rows={data.strategies}
+          rowKey={(t) => t.name}
+          empty="No strategy types."
+          columns={[
+            {
+              header: 'Name',
+              cell: (t) => (
+                <>
+                  <Text size="sm" fw={600}>
+                    {t.displayName || t.title || t.name}
                   </Text>
-                  {!t.editable && (
-                    <Badge size="xs" variant="light">
-                      built-in
-                    </Badge>
-                  )}
-                  {t.deprecated && (
-                    <Badge size="xs" color="gray">
-                      deprecated
-                    </Badge>
-                  )}
-                </Group>
-              </Table.Td>
-              <Table.Td>{t.description}</Table.Td>
-              <Table.Td>
-                {t.parameters.map((p) => (
+                  <Group gap={4}>
+                    <Text size="xs" c="dimmed">
+                      {t.name}
+                    </Text>
+                    {!t.editable && (
+                      <Badge size="xs" variant="light">
+                        built-in
+                      </Badge>
+                    )}
+                    {t.deprecated && (
+                      <Badge size="xs" color="gray">
+                        deprecated
+                      </Badge>
+                    )}
+                  </Group>
+                </>
+              ),
+            },
+            { header: 'Description', cell: (t) => t.description },
+            {
+              header: 'Parameters',
+              cell: (t) =>
+                t.parameters.map((p) => (
                   <Text size="sm" key={p.name}>
                     {p.name}: {p.type}
                     {p.required ? ' (required)' : ''}
                   </Text>
-                ))}
-              </Table.Td>
-              <Table.Td>
-                <Group gap="xs" justify="end" wrap="nowrap">
-                  {t.editable && allows('UPDATE_STRATEGY') && (
-                    <Button size="xs" variant="default" onClick={() => setEditing(t)} aria-label={`Edit strategy type ${t.name}`}>
-                      Edit
-                    </Button>
-                  )}
-                  {allows('UPDATE_STRATEGY') && (
-                    <Button size="xs" variant="default" onClick={() => setDeprecated.mutate(t)} aria-label={`${t.deprecated ? 'Reactivate' : 'Deprecate'} strategy type ${t.name}`}>
-                      {t.deprecated ? 'Reactivate' : 'Deprecate'}
-                    </Button>
-                  )}
-                  {t.editable && allows('DELETE_STRATEGY') && (
-                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the strategy type ${t.name}?`) && remove.mutate(t)} aria-label={`Delete strategy type ${t.name}`}>
-                      Delete
-                    </Button>
-                  )}
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? 'Create strategy type' : `Edit strategy type ${editing?.name ?? ''}`} size="lg">
-        {editing && <StrategyTypeForm strategyType={editing === 'new' ? undefined : editing} onDone={() => setEditing(undefined)} />}
-      </Dialog>
-    </Stack>
+                )),
+            },
+          ]}
+          actions={(t) => (
+            <>
+              {t.editable && allows('UPDATE_STRATEGY') && (
+                <RowButton label={`Edit strategy type ${t.name}`} onClick={() => setEditing(t)}>
+                  Edit
+                </RowButton>
+              )}
+              {allows('UPDATE_STRATEGY') && (
+                <RowButton label={`${t.deprecated ? 'Reactivate' : 'Deprecate'} strategy type ${t.name}`} onClick={() => setDeprecated.mutate(t)}>
+                  {t.deprecated ? 'Reactivate' : 'Deprecate'}
+                </RowButton>
+              )}
+              {t.editable && allows('DELETE_STRATEGY') && <DeleteButton label={`Delete strategy type ${t.name}`} confirm={`Delete the strategy type ${t.name}?`} onDelete={() => remove.mutate(t)} />}
+            </>
+          )}
+        />
+      )}
+    </ListPage>
   )
 }
 
@@ -138,47 +129,36 @@ function StrategyTypeForm({ strategyType, onDone }: { strategyType?: StrategyTyp
     },
   })
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        save.mutate()
-      }}
-    >
-      <Stack>
-        {save.isError && <ErrorMessage error={save.error} />}
-        <TextInput label="Name" description="1 to 100 letters, digits, _ . -" required disabled={strategyType !== undefined} value={name} onChange={(e) => setName(e.currentTarget.value)} />
-        <TextInput label="Title" value={title} onChange={(e) => setTitle(e.currentTarget.value)} />
-        <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-        <Stack gap="xs" component="fieldset" aria-label="Parameters" style={{ border: 0, padding: 0, margin: 0 }}>
-          <Text fw={600} size="sm">
-            Parameters
+    <MutationForm mutation={save} submit="Save strategy type">
+      <TextInput label="Name" description="1 to 100 letters, digits, _ . -" required disabled={strategyType !== undefined} value={name} onChange={(e) => setName(e.currentTarget.value)} />
+      <TextInput label="Title" value={title} onChange={(e) => setTitle(e.currentTarget.value)} />
+      <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+      <Stack gap="xs" component="fieldset" aria-label="Parameters" style={{ border: 0, padding: 0, margin: 0 }}>
+        <Text fw={600} size="sm">
+          Parameters
+        </Text>
+        {parameters.length === 0 && (
+          <Text size="sm" c="dimmed">
+            No parameters.
           </Text>
-          {parameters.length === 0 && (
-            <Text size="sm" c="dimmed">
-              No parameters.
-            </Text>
-          )}
-          {parameters.map((p, i) => (
-            <Paper key={i} withBorder p="xs">
-              <Group align="end">
-                <TextInput label={`Parameter ${i + 1} name`} required value={p.name} onChange={(e) => set(i, { name: e.currentTarget.value })} />
-                <Select label={`Parameter ${i + 1} type`} data={PARAMETER_TYPES} value={p.type} onChange={(v) => v && set(i, { type: v as ParameterType })} allowDeselect={false} w={140} />
-                <Checkbox label="Required" checked={p.required ?? false} onChange={(e) => set(i, { required: e.currentTarget.checked })} mb={8} />
-                <ActionIcon variant="default" onClick={() => setParameters((ps) => ps.filter((_, j) => j !== i))} aria-label={`Remove parameter ${i + 1}`} mb={4}>
-                  ×
-                </ActionIcon>
-              </Group>
-              <TextInput label={`Parameter ${i + 1} description`} value={p.description ?? ''} onChange={(e) => set(i, { description: e.currentTarget.value })} mt="xs" />
-            </Paper>
-          ))}
-          <Button variant="default" size="xs" w="fit-content" onClick={() => setParameters((ps) => [...ps, { name: '', type: 'string', description: '', required: false }])}>
-            Add parameter
-          </Button>
-        </Stack>
-        <Button type="submit" loading={save.isPending}>
-          Save strategy type
+        )}
+        {parameters.map((p, i) => (
+          <Paper key={i} withBorder p="xs">
+            <Group align="end">
+              <TextInput label={`Parameter ${i + 1} name`} required value={p.name} onChange={(e) => set(i, { name: e.currentTarget.value })} />
+              <Select label={`Parameter ${i + 1} type`} data={PARAMETER_TYPES} value={p.type} onChange={(v) => v && set(i, { type: v as ParameterType })} allowDeselect={false} w={140} />
+              <Checkbox label="Required" checked={p.required ?? false} onChange={(e) => set(i, { required: e.currentTarget.checked })} mb={8} />
+              <ActionIcon variant="default" onClick={() => setParameters((ps) => ps.filter((_, j) => j !== i))} aria-label={`Remove parameter ${i + 1}`} mb={4}>
+                ×
+              </ActionIcon>
+            </Group>
+            <TextInput label={`Parameter ${i + 1} description`} value={p.description ?? ''} onChange={(e) => set(i, { description: e.currentTarget.value })} mt="xs" />
+          </Paper>
+        ))}
+        <Button variant="default" size="xs" w="fit-content" onClick={() => setParameters((ps) => [...ps, { name: '', type: 'string', description: '', required: false }])}>
+          Add parameter
         </Button>
       </Stack>
-    </form>
+    </MutationForm>
   )
 }

@@ -1,13 +1,11 @@
 import { useState } from 'react'
-import { Button, ColorSwatch, Group, Stack, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { Button, ColorSwatch, Group, Text, TextInput, Textarea } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
-import { Dialog } from '../components/dialog'
-import { ErrorMessage, PageError } from '../components/error-message'
-import { Loading } from '../components/loading'
+import { DeleteButton, EditDialog, ListPage, MutationForm, RowButton, RowTable } from '../components/list-page'
 
 type TagType = Schemas['tagTypeSchema']
 const TAG_TYPES_KEY = ['tag-types'] as const
@@ -18,61 +16,50 @@ export default function TagTypesPage() {
   const tagTypes = useQuery({ queryKey: TAG_TYPES_KEY, queryFn: () => ok(api.GET('/api/admin/tag-types')) })
   const [editing, setEditing] = useState<TagType | 'new'>()
   const remove = useChange((t: TagType) => ok(api.DELETE('/api/admin/tag-types/{name}', { params: { path: { name: t.name } } })), TAG_TYPES_KEY, (t) => `Tag type ${t.name} deleted`)
-  if (tagTypes.isPending) return <Loading />
-  if (tagTypes.isError) return <PageError title="Tag types" error={tagTypes.error} />
   return (
-    <Stack>
-      <Group justify="space-between">
-        <Title order={1}>Tag types</Title>
-        {allows('CREATE_TAG_TYPE') && <Button onClick={() => setEditing('new')}>Create tag type</Button>}
-      </Group>
-      {remove.isError && <ErrorMessage error={remove.error} />}
-      <Table striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Description</Table.Th>
-            <Table.Th>Color</Table.Th>
-            <Table.Th>
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {tagTypes.data.tagTypes.map((t) => (
-            <Table.Tr key={t.name}>
-              <Table.Td>{t.name}</Table.Td>
-              <Table.Td>{t.description}</Table.Td>
-              <Table.Td>
-                {t.color && (
+    <ListPage
+      title="Tag types"
+      load={tagTypes}
+      action={allows('CREATE_TAG_TYPE') && <Button onClick={() => setEditing('new')}>Create tag type</Button>}
+      error={remove.error}
+      dialogs={
+        <EditDialog editing={editing} onClose={() => setEditing(undefined)} title={(t) => (t ? `Edit tag type ${t.name}` : 'Create tag type')}>
+          {(t) => <TagTypeForm tagType={t} onDone={() => setEditing(undefined)} />}
+        </EditDialog>
+      }
+    >
+      {(data) => (
+        <RowTable
+          rows={data.tagTypes}
+          rowKey={(t) => t.name}
+          empty="No tag types yet."
+          columns={[
+            { header: 'Name', cell: (t) => t.name },
+            { header: 'Description', cell: (t) => t.description },
+            {
+              header: 'Color',
+              cell: (t) =>
+                t.color && (
                   <Group gap={6}>
                     <ColorSwatch color={t.color} size={16} aria-hidden />
                     <Text size="sm">{t.color}</Text>
                   </Group>
-                )}
-              </Table.Td>
-              <Table.Td>
-                <Group gap="xs" justify="end" wrap="nowrap">
-                  {allows('UPDATE_TAG_TYPE') && (
-                    <Button size="xs" variant="default" onClick={() => setEditing(t)} aria-label={`Edit tag type ${t.name}`}>
-                      Edit
-                    </Button>
-                  )}
-                  {allows('DELETE_TAG_TYPE') && (
-                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the tag type ${t.name} and its tags?`) && remove.mutate(t)} aria-label={`Delete tag type ${t.name}`}>
-                      Delete
-                    </Button>
-                  )}
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? 'Create tag type' : `Edit tag type ${editing?.name ?? ''}`}>
-        {editing && <TagTypeForm tagType={editing === 'new' ? undefined : editing} onDone={() => setEditing(undefined)} />}
-      </Dialog>
-    </Stack>
+                ),
+            },
+          ]}
+          actions={(t) => (
+            <>
+              {allows('UPDATE_TAG_TYPE') && (
+                <RowButton label={`Edit tag type ${t.name}`} onClick={() => setEditing(t)}>
+                  Edit
+                </RowButton>
+              )}
+              {allows('DELETE_TAG_TYPE') && <DeleteButton label={`Delete tag type ${t.name}`} confirm={`Delete the tag type ${t.name} and its tags?`} onDelete={() => remove.mutate(t)} />}
+            </>
+          )}
+        />
+      )}
+    </ListPage>
   )
 }
 
@@ -93,21 +80,10 @@ function TagTypeForm({ tagType, onDone }: { tagType?: TagType; onDone: () => voi
     },
   })
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        save.mutate()
-      }}
-    >
-      <Stack>
-        {save.isError && <ErrorMessage error={save.error} />}
-        <TextInput label="Name" description="2 to 50 letters, digits, . _ ~ -" required disabled={tagType !== undefined} value={name} onChange={(e) => setName(e.currentTarget.value)} />
-        <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-        <TextInput label="Color" description="A hexadecimal color such as #1A7F37; empty for none" value={color} onChange={(e) => setColor(e.currentTarget.value)} />
-        <Button type="submit" loading={save.isPending}>
-          Save tag type
-        </Button>
-      </Stack>
-    </form>
+    <MutationForm mutation={save} submit="Save tag type">
+      <TextInput label="Name" description="2 to 50 letters, digits, . _ ~ -" required disabled={tagType !== undefined} value={name} onChange={(e) => setName(e.currentTarget.value)} />
+      <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+      <TextInput label="Color" description="A hexadecimal color such as #1A7F37; empty for none" value={color} onChange={(e) => setColor(e.currentTarget.value)} />
+    </MutationForm>
   )
 }

@@ -90,6 +90,7 @@ export function RowTable<T>({
   actionsLabel = 'Actions',
   empty,
   striped = true,
+  highlightOnHover,
 }: {
   rows: T[]
   rowKey: (row: T) => string | number
@@ -98,10 +99,11 @@ export function RowTable<T>({
   actionsLabel?: string
   empty: ReactNode
   striped?: boolean
+  highlightOnHover?: boolean
 }) {
   if (rows.length === 0) return <Text c="dimmed">{empty}</Text>
   return (
-    <Table striped={striped}>
+    <Table striped={striped} highlightOnHover={highlightOnHover}>
       <Table.Thead>
         <Table.Tr>
           {columns.map((c, i) => (

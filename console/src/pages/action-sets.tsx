@@ -1,12 +1,13 @@
 import { useState } from 'react'
-import { Anchor, Badge, Button, Card, Checkbox, Code, Group, NativeSelect, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { Anchor, Badge, Button, Card, Checkbox, Code, Group, NativeSelect, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'wouter'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { Dialog } from '../components/dialog'
-import { ErrorMessage, PageError } from '../components/error-message'
+import { ErrorMessage } from '../components/error-message'
+import { allOf, DeleteButton, Described, EditDialog, ListPage, MutationForm, RowButton, RowTable } from '../components/list-page'
 import { Loading } from '../components/loading'
 import { projectPath } from '../paths'
 import { SERVICE_ACCOUNTS_KEY } from './service-accounts'
@@ -51,113 +52,81 @@ export default function ActionSetsPage({ projectId }: { projectId: string }) {
     (a) => `Action set ${a.name} ${a.enabled ? 'disabled' : 'enabled'}`,
   )
   const remove = useChange((a: ActionSet) => ok(api.DELETE('/api/admin/projects/{projectId}/actions/{actionSetId}', setPath(a))), key, (a) => `Action set ${a.name} deleted`)
-  if (sets.isPending || endpoints.isPending || accounts.isPending) return <Loading />
-  const failed = sets.error ?? endpoints.error ?? accounts.error
-  if (failed) return <PageError title="Action sets" error={failed} />
-  const endpointName = (id: number) => endpoints.data?.signalEndpoints.find((e) => e.id === id)?.name ?? `endpoint ${id}`
-  const accountName = (id: number) => accounts.data?.serviceAccounts.find((a) => a.id === id)?.username ?? `service account ${id}`
-  const list = sets.data?.actions ?? []
-  const error = toggle.error ?? remove.error
   return (
-    <Stack>
-      <Group justify="space-between">
-        <div>
-          <Title order={1}>Action sets</Title>
-          <Anchor component={Link} href={projectPath(projectId)} size="sm">
-            Back to project {projectId}
-          </Anchor>
-        </div>
-        <Button onClick={() => setEditing('new')}>Create action set</Button>
-      </Group>
-      <Text size="sm" c="dimmed">
-        When a signal of the endpoint passes every filter, the actions run right after it arrives, as the service account: with its permissions, and never past a change-request protection it may not skip. Each run is
-        logged.
-      </Text>
-      {error && <ErrorMessage error={error} />}
-      {list.length === 0 ? (
-        <Text>No action sets in this project yet.</Text>
-      ) : (
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>When a signal of</Table.Th>
-              <Table.Th>Passes</Table.Th>
-              <Table.Th>Then, as</Table.Th>
-              <Table.Th>Actions</Table.Th>
-              <Table.Th>Enabled</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Commands</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {list.map((a) => (
-              <Table.Tr key={a.id}>
-                <Table.Td>
-                  <Text size="sm">{a.name}</Text>
-                  {a.description && (
-                    <Text size="xs" c="dimmed">
-                      {a.description}
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td>{endpointName(a.match.sourceId)}</Table.Td>
-                <Table.Td>
-                  {Object.keys(a.match.payload).length === 0
-                    ? 'every signal'
-                    : Object.entries(a.match.payload).map(([parameter, f]) => (
-                        <Text key={parameter} size="xs" ff="monospace">
-                          {filterText(parameter, f)}
+    <ListPage
+      title="Action sets"
+      load={allOf(sets, endpoints, accounts)}
+      under={
+        <Anchor component={Link} href={projectPath(projectId)} size="sm">
+          Back to project {projectId}
+        </Anchor>
+      }
+      action={<Button onClick={() => setEditing('new')}>Create action set</Button>}
+      intro="When a signal of the endpoint passes every filter, the actions run right after it arrives, as the service account: with its permissions, and never past a change-request protection it may not skip. Each run is logged."
+      error={toggle.error ?? remove.error}
+      dialogs={
+        <Dialog opened={runsOf !== undefined} onClose={() => setRunsOf(undefined)} title={runsOf ? `Runs of ${runsOf.name}` : 'Runs'} size="xl">
+          {runsOf && <RunLog projectId={projectId} actionSet={runsOf} />}
+        </Dialog>
+      }
+    >
+      {([{ actions: list }, { signalEndpoints }, { serviceAccounts }]) => {
+        const endpointName = (id: number) => signalEndpoints.find((e) => e.id === id)?.name ?? `endpoint ${id}`
+        const accountName = (id: number) => serviceAccounts.find((a) => a.id === id)?.username ?? `service account ${id}`
+        return (
+          <>
+            <RowTable
+              rows={list}
+              rowKey={(a) => a.id}
+              empty="No action sets in this project yet."
+              actionsLabel="Commands"
+              columns={[
+                { header: 'Name', cell: (a) => <Described name={a.name} description={a.description} /> },
+                { header: 'When a signal of', cell: (a) => endpointName(a.match.sourceId) },
+                {
+                  header: 'Passes',
+                  cell: (a) =>
+                    Object.keys(a.match.payload).length === 0
+                      ? 'every signal'
+                      : Object.entries(a.match.payload).map(([parameter, f]) => (
+                          <Text key={parameter} size="xs" ff="monospace">
+                            {filterText(parameter, f)}
+                          </Text>
+                        )),
+                },
+                { header: 'Then, as', cell: (a) => accountName(a.actorId) },
+                {
+                  header: 'Actions',
+                  cell: (a) =>
+                    [...a.actions]
+                      .sort((x, y) => x.sortOrder - y.sortOrder)
+                      .map((x) => (
+                        <Text key={x.id} size="xs">
+                          {ACTION_LABELS[x.action]} {targetOf(x.executionParams)} in {x.executionParams.environment}
                         </Text>
-                      ))}
-                </Table.Td>
-                <Table.Td>{accountName(a.actorId)}</Table.Td>
-                <Table.Td>
-                  {[...a.actions]
-                    .sort((x, y) => x.sortOrder - y.sortOrder)
-                    .map((x) => (
-                      <Text key={x.id} size="xs">
-                        {ACTION_LABELS[x.action]} {targetOf(x.executionParams)} in {x.executionParams.environment}
-                      </Text>
-                    ))}
-                </Table.Td>
-                <Table.Td>
-                  <Switch checked={a.enabled} disabled={toggle.isPending} onChange={() => toggle.mutate(a)} aria-label={`Action set ${a.name} acts on signals`} />
-                </Table.Td>
-                <Table.Td>
-                  <Group gap="xs" justify="end" wrap="nowrap">
-                    <Button size="xs" variant="default" onClick={() => setRunsOf(a)} aria-label={`Runs of ${a.name}`}>
-                      Runs
-                    </Button>
-                    <Button size="xs" variant="default" onClick={() => setEditing(a)} aria-label={`Edit ${a.name}`}>
-                      Edit
-                    </Button>
-                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the action set ${a.name} and its run log?`) && remove.mutate(a)} aria-label={`Delete ${a.name}`}>
-                      Delete
-                    </Button>
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
-      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? 'Create action set' : 'Edit action set'} size="xl">
-        {editing && (
-          <ActionSetForm
-            projectId={projectId}
-            actionSet={editing === 'new' ? undefined : editing}
-            endpoints={endpoints.data?.signalEndpoints ?? []}
-            accounts={accounts.data?.serviceAccounts ?? []}
-            onDone={() => setEditing(undefined)}
-          />
-        )}
-      </Dialog>
-      <Dialog opened={runsOf !== undefined} onClose={() => setRunsOf(undefined)} title={runsOf ? `Runs of ${runsOf.name}` : 'Runs'} size="xl">
-        {runsOf && <RunLog projectId={projectId} actionSet={runsOf} />}
-      </Dialog>
-    </Stack>
+                      )),
+                },
+                { header: 'Enabled', cell: (a) => <Switch checked={a.enabled} disabled={toggle.isPending} onChange={() => toggle.mutate(a)} aria-label={`Action set ${a.name} acts on signals`} /> },
+              ]}
+              actions={(a) => (
+                <>
+                  <RowButton label={`Runs of ${a.name}`} onClick={() => setRunsOf(a)}>
+                    Runs
+                  </RowButton>
+                  <RowButton label={`Edit ${a.name}`} onClick={() => setEditing(a)}>
+                    Edit
+                  </RowButton>
+                  <DeleteButton label={`Delete ${a.name}`} confirm={`Delete the action set ${a.name} and its run log?`} onDelete={() => remove.mutate(a)} />
+                </>
+              )}
+            />
+            <EditDialog editing={editing} onClose={() => setEditing(undefined)} title={(a) => (a ? 'Edit action set' : 'Create action set')} size="xl">
+              {(a) => <ActionSetForm projectId={projectId} actionSet={a} endpoints={signalEndpoints} accounts={serviceAccounts} onDone={() => setEditing(undefined)} />}
+            </EditDialog>
+          </>
+        )
+      }}
+    </ListPage>
   )
 }
 
@@ -241,86 +210,75 @@ function ActionSetForm({
   const flags = options('featureName')
   const tags = options('tag')
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        save.mutate()
-      }}
-    >
-      <Stack>
-        {save.isError && <ErrorMessage error={save.error} />}
-        {config.isError && <ErrorMessage error={config.error} />}
-        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
-        <Textarea label="Description" autosize minRows={1} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-        <Group grow>
-          <NativeSelect label="Signal endpoint" description="Where the signals come from" data={endpoints.map((e) => ({ value: String(e.id), label: e.name }))} value={sourceId} onChange={(e) => setSourceId(e.currentTarget.value)} />
-          <NativeSelect label="Service account" description="The actions run as it" data={accounts.map((a) => ({ value: String(a.id), label: a.username }))} value={actorId} onChange={(e) => setActorId(e.currentTarget.value)} />
-        </Group>
-        <Title order={3} size="h5">
-          Filters
-        </Title>
-        <Text size="xs" c="dimmed">
-          Each filter tests a parameter of the signal&apos;s JSON (nested keys joined with dots, like data.severity; array items as tags[0]). Every filter must pass; with none, every signal does. List values are separated by commas.
-        </Text>
-        {filters.map((f, i) => (
-          <Card key={i} withBorder padding="xs">
-            <Group align="end" wrap="wrap">
-              <TextInput label={`Parameter of filter ${i + 1}`} required value={f.parameter} onChange={(e) => setFilter(i, { parameter: e.currentTarget.value })} />
-              <NativeSelect label={`Operator of filter ${i + 1}`} data={OPERATORS} value={f.operator} onChange={(e) => setFilter(i, { operator: e.currentTarget.value as Filter['operator'] })} />
-              <TextInput label={`Values of filter ${i + 1}`} required value={f.values} onChange={(e) => setFilter(i, { values: e.currentTarget.value })} />
-              <Checkbox label="Negate" checked={f.inverted} onChange={(e) => setFilter(i, { inverted: e.currentTarget.checked })} />
-              <Checkbox label="Any case" checked={f.caseInsensitive} onChange={(e) => setFilter(i, { caseInsensitive: e.currentTarget.checked })} />
-              <Button variant="outline" color="red.9" size="xs" onClick={() => setFilters((list) => list.filter((_, j) => j !== i))} aria-label={`Remove filter ${i + 1}`}>
-                Remove
-              </Button>
-            </Group>
-          </Card>
-        ))}
-        <Button variant="default" onClick={() => setFilters((list) => [...list, { parameter: '', operator: 'IN', values: '', inverted: false, caseInsensitive: false }])}>
-          Add filter
-        </Button>
-        <Title order={3} size="h5">
-          Actions, in order
-        </Title>
-        {actions.map((a, i) => (
-          <Card key={i} withBorder padding="xs">
-            <Group align="end" wrap="wrap">
-              <NativeSelect
-                label={`Action ${i + 1}`}
-                data={Object.entries(ACTION_LABELS).map(([value, label]) => ({ value, label }))}
-                value={a.action}
-                onChange={(e) => {
-                  const action = e.currentTarget.value as ActionName
-                  setAction(i, { action, ...(byTag(action) !== byTag(a.action) ? { target: (byTag(action) ? tags : flags)[0] ?? '' } : {}) })
-                }}
-              />
-              <NativeSelect label={`Environment of action ${i + 1}`} data={environments} value={a.environment} onChange={(e) => setAction(i, { environment: e.currentTarget.value })} />
-              {byTag(a.action) ? (
-                <NativeSelect label={`Tag of action ${i + 1}`} data={tags} value={a.target} onChange={(e) => setAction(i, { target: e.currentTarget.value })} />
-              ) : (
-                <NativeSelect label={`Flag of action ${i + 1}`} data={flags} value={a.target} onChange={(e) => setAction(i, { target: e.currentTarget.value })} />
-              )}
-              <Button variant="outline" color="red.9" size="xs" onClick={() => setActions((list) => list.filter((_, j) => j !== i))} aria-label={`Remove action ${i + 1}`}>
-                Remove
-              </Button>
-            </Group>
-          </Card>
-        ))}
-        <Button
-          variant="default"
-          disabled={flags.length === 0 && tags.length === 0}
-          onClick={() =>
-            setActions((list) => [...list, flags.length > 0 ? { action: 'TOGGLE_FEATURE_OFF', environment: environments[0] ?? '', target: flags[0]! } : { action: 'TOGGLE_FEATURES_OFF_BY_TAG', environment: environments[0] ?? '', target: tags[0]! }])
-          }
-        >
-          Add action
-        </Button>
-        <Checkbox label="Enabled: acts on signals" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
-        <Button type="submit" loading={save.isPending}>
-          Save action set
-        </Button>
-      </Stack>
-    </form>
+    <MutationForm mutation={save} submit="Save action set">
+      {config.isError && <ErrorMessage error={config.error} />}
+      <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+      <Textarea label="Description" autosize minRows={1} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+      <Group grow>
+        <NativeSelect label="Signal endpoint" description="Where the signals come from" data={endpoints.map((e) => ({ value: String(e.id), label: e.name }))} value={sourceId} onChange={(e) => setSourceId(e.currentTarget.value)} />
+        <NativeSelect label="Service account" description="The actions run as it" data={accounts.map((a) => ({ value: String(a.id), label: a.username }))} value={actorId} onChange={(e) => setActorId(e.currentTarget.value)} />
+      </Group>
+      <Title order={3} size="h5">
+        Filters
+      </Title>
+      <Text size="xs" c="dimmed">
+        Each filter tests a parameter of the signal&apos;s JSON (nested keys joined with dots, like data.severity; array items as tags[0]). Every filter must pass; with none, every signal does. List values are separated by commas.
+      </Text>
+      {filters.map((f, i) => (
+        <Card key={i} withBorder padding="xs">
+          <Group align="end" wrap="wrap">
+            <TextInput label={`Parameter of filter ${i + 1}`} required value={f.parameter} onChange={(e) => setFilter(i, { parameter: e.currentTarget.value })} />
+            <NativeSelect label={`Operator of filter ${i + 1}`} data={OPERATORS} value={f.operator} onChange={(e) => setFilter(i, { operator: e.currentTarget.value as Filter['operator'] })} />
+            <TextInput label={`Values of filter ${i + 1}`} required value={f.values} onChange={(e) => setFilter(i, { values: e.currentTarget.value })} />
+            <Checkbox label="Negate" checked={f.inverted} onChange={(e) => setFilter(i, { inverted: e.currentTarget.checked })} />
+            <Checkbox label="Any case" checked={f.caseInsensitive} onChange={(e) => setFilter(i, { caseInsensitive: e.currentTarget.checked })} />
+            <Button variant="outline" color="red.9" size="xs" onClick={() => setFilters((list) => list.filter((_, j) => j !== i))} aria-label={`Remove filter ${i + 1}`}>
+              Remove
+            </Button>
+          </Group>
+        </Card>
+      ))}
+      <Button variant="default" onClick={() => setFilters((list) => [...list, { parameter: '', operator: 'IN', values: '', inverted: false, caseInsensitive: false }])}>
+        Add filter
+      </Button>
+      <Title order={3} size="h5">
+        Actions, in order
+      </Title>
+      {actions.map((a, i) => (
+        <Card key={i} withBorder padding="xs">
+          <Group align="end" wrap="wrap">
+            <NativeSelect
+              label={`Action ${i + 1}`}
+              data={Object.entries(ACTION_LABELS).map(([value, label]) => ({ value, label }))}
+              value={a.action}
+              onChange={(e) => {
+                const action = e.currentTarget.value as ActionName
+                setAction(i, { action, ...(byTag(action) !== byTag(a.action) ? { target: (byTag(action) ? tags : flags)[0] ?? '' } : {}) })
+              }}
+            />
+            <NativeSelect label={`Environment of action ${i + 1}`} data={environments} value={a.environment} onChange={(e) => setAction(i, { environment: e.currentTarget.value })} />
+            {byTag(a.action) ? (
+              <NativeSelect label={`Tag of action ${i + 1}`} data={tags} value={a.target} onChange={(e) => setAction(i, { target: e.currentTarget.value })} />
+            ) : (
+              <NativeSelect label={`Flag of action ${i + 1}`} data={flags} value={a.target} onChange={(e) => setAction(i, { target: e.currentTarget.value })} />
+            )}
+            <Button variant="outline" color="red.9" size="xs" onClick={() => setActions((list) => list.filter((_, j) => j !== i))} aria-label={`Remove action ${i + 1}`}>
+              Remove
+            </Button>
+          </Group>
+        </Card>
+      ))}
+      <Button
+        variant="default"
+        disabled={flags.length === 0 && tags.length === 0}
+        onClick={() =>
+          setActions((list) => [...list, flags.length > 0 ? { action: 'TOGGLE_FEATURE_OFF', environment: environments[0] ?? '', target: flags[0]! } : { action: 'TOGGLE_FEATURES_OFF_BY_TAG', environment: environments[0] ?? '', target: tags[0]! }])
+        }
+      >
+        Add action
+      </Button>
+      <Checkbox label="Enabled: acts on signals" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
+    </MutationForm>
   )
 }
 

@@ -1,15 +1,17 @@
 import { useState } from 'react'
-import { Anchor, Badge, Button, Checkbox, Group, Stack, Table, Text, Title, VisuallyHidden } from '@mantine/core'
+import { Anchor, Badge, Button, Checkbox, Group, Stack, Text, Title } from '@mantine/core'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'wouter'
 import { useChange } from '../api/use-change'
-import { api, ok } from '../api/client'
+import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { ErrorMessage, PageError } from '../components/error-message'
+import { DeleteButton, RowButton, RowTable } from '../components/list-page'
 import { Loading } from '../components/loading'
 import { projectPath } from '../paths'
 import { projectKey } from '../api/projects'
 
+type Flag = Schemas['searchFeaturesSchema']['features'][number]
 export const archivedFlagsKey = (projectId: string) => ['archived-flags', projectId] as const
 
 /** A project's archived flags (the flag search with `archived=IS:true`): revive or delete for good, one or a selection. */
@@ -30,8 +32,7 @@ export default function ArchivePage({ projectId }: { projectId: string }) {
   const names = (features: string[]) => (features.length === 1 ? `Flag ${features[0]}` : `${features.length} flags`)
   const revive = useChange((features: string[]) => ok(api.POST('/api/admin/projects/{projectId}/revive', { params: { path: { projectId } }, body: { features } })), refresh, (features) => `${names(features)} revived, every environment off`)
   const remove = useChange((features: string[]) => ok(api.POST('/api/admin/projects/{projectId}/delete', { params: { path: { projectId } }, body: { features } })), refresh, (features) => `${names(features)} deleted for good`)
-  const confirmDelete = (features: string[]) =>
-    window.confirm(`Delete ${features.length === 1 ? `the flag ${features[0]}` : `${features.length} flags`} for good? Their events stay in the log.`) && remove.mutate(features)
+  const confirmation = (features: string[]) => `Delete ${features.length === 1 ? `the flag ${features[0]}` : `${features.length} flags`} for good? Their events stay in the log.`
 
   if (archived.isPending) return <Loading />
   if (archived.isError) return <PageError title="Archived flags" error={archived.error} />
@@ -60,73 +61,59 @@ export default function ArchivePage({ projectId }: { projectId: string }) {
             </Button>
           )}
           {canDelete && (
-            <Button size="xs" color="red.9" variant="outline" disabled={selected.length === 0} loading={remove.isPending} onClick={() => confirmDelete(selected)}>
+            <Button size="xs" color="red.9" variant="outline" disabled={selected.length === 0} loading={remove.isPending} onClick={() => window.confirm(confirmation(selected)) && remove.mutate(selected)}>
               Delete selected
             </Button>
           )}
         </Group>
       )}
-      {flags.length === 0 ? (
-        <Text>No archived flags in this project.</Text>
-      ) : (
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              {selectable && (
-                <Table.Th>
-                  <Checkbox aria-label="Select all archived flags" checked={allSelected} indeterminate={selected.length > 0 && !allSelected} onChange={(e) => setSelected(e.currentTarget.checked ? flags.map((f) => f.name) : [])} />
-                </Table.Th>
-              )}
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Type</Table.Th>
-              <Table.Th>Archived</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {flags.map((f) => (
-              <Table.Tr key={f.name}>
-                {selectable && (
-                  <Table.Td>
-                    <Checkbox aria-label={`Select ${f.name}`} checked={selected.includes(f.name)} onChange={(e) => toggle(f.name, e.currentTarget.checked)} />
-                  </Table.Td>
+      <RowTable
+        rows={flags}
+        rowKey={(f) => f.name}
+        empty="No archived flags in this project."
+        columns={[
+          ...(selectable
+            ? [
+                {
+                  header: (
+                    <Checkbox aria-label="Select all archived flags" checked={allSelected} indeterminate={selected.length > 0 && !allSelected} onChange={(e) => setSelected(e.currentTarget.checked ? flags.map((f) => f.name) : [])} />
+                  ),
+                  cell: (f: Flag) => <Checkbox aria-label={`Select ${f.name}`} checked={selected.includes(f.name)} onChange={(e) => toggle(f.name, e.currentTarget.checked)} />,
+                },
+              ]
+            : []),
+          {
+            header: 'Name',
+            cell: (f) => (
+              <>
+                {f.name}
+                {f.dependencyType && (
+                  <Badge size="xs" variant="outline" ml={6}>
+                    {f.dependencyType}
+                  </Badge>
                 )}
-                <Table.Td>
-                  {f.name}
-                  {f.dependencyType && (
-                    <Badge size="xs" variant="outline" ml={6}>
-                      {f.dependencyType}
-                    </Badge>
-                  )}
-                  {f.description && (
-                    <Text size="xs" c="dimmed">
-                      {f.description}
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td>{f.type}</Table.Td>
-                <Table.Td>{f.archivedAt ? new Date(f.archivedAt).toLocaleString() : ''}</Table.Td>
-                <Table.Td>
-                  <Group gap="xs" justify="end" wrap="nowrap">
-                    {canRevive && (
-                      <Button size="xs" variant="default" onClick={() => revive.mutate([f.name])} aria-label={`Revive ${f.name}`}>
-                        Revive
-                      </Button>
-                    )}
-                    {canDelete && (
-                      <Button size="xs" color="red.9" variant="outline" onClick={() => confirmDelete([f.name])} aria-label={`Delete ${f.name} for good`}>
-                        Delete
-                      </Button>
-                    )}
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
+                {f.description && (
+                  <Text size="xs" c="dimmed">
+                    {f.description}
+                  </Text>
+                )}
+              </>
+            ),
+          },
+          { header: 'Type', cell: (f) => f.type },
+          { header: 'Archived', cell: (f) => (f.archivedAt ? new Date(f.archivedAt).toLocaleString() : '') },
+        ]}
+        actions={(f) => (
+          <>
+            {canRevive && (
+              <RowButton label={`Revive ${f.name}`} onClick={() => revive.mutate([f.name])}>
+                Revive
+              </RowButton>
+            )}
+            {canDelete && <DeleteButton label={`Delete ${f.name} for good`} confirm={confirmation([f.name])} onDelete={() => remove.mutate([f.name])} />}
+          </>
+        )}
+      />
     </Stack>
   )
 }

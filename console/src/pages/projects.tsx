@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react'
-import { Anchor, Badge, Button, Group, MultiSelect, NumberInput, Select, Stack, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { Anchor, Badge, Button, MultiSelect, NumberInput, Select, Stack, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useLocation } from 'wouter'
@@ -8,7 +8,7 @@ import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
-import { Loading } from '../components/loading'
+import { DeleteButton, ListPage, RowButton, RowTable } from '../components/list-page'
 import { projectPath } from '../paths'
 
 type Project = Schemas['projectSchema']
@@ -32,65 +32,62 @@ export default function ProjectsPage() {
   const projects = useQuery({ queryKey: PROJECTS_KEY, queryFn: () => ok(api.GET('/api/admin/projects')) })
   const [creating, setCreating] = useState(false)
   const [editing, setEditing] = useState<Project>()
-  if (projects.isPending) return <Loading />
-  if (projects.isError) return <ErrorMessage error={projects.error} />
   return (
-    <Stack>
-      <Group justify="space-between">
-        <Title order={1}>Projects</Title>
-        {allows('CREATE_PROJECT') && <Button onClick={() => setCreating(true)}>Create project</Button>}
-      </Group>
-      <Table striped highlightOnHover>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Id</Table.Th>
-            <Table.Th>Mode</Table.Th>
-            <Table.Th>Environments</Table.Th>
-            <Table.Th>Flag limit</Table.Th>
-            <Table.Th>
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {projects.data.projects.map((p) => (
-            <Table.Tr key={p.id}>
-              <Table.Td>
-                <Anchor component={Link} href={projectPath(p.id)}>
-                  {p.name}
-                </Anchor>
-                {p.description && (
-                  <Text size="xs" c="dimmed">
-                    {p.description}
-                  </Text>
-                )}
-              </Table.Td>
-              <Table.Td>{p.id}</Table.Td>
-              <Table.Td>
-                <Badge variant="light">{p.mode}</Badge>
-              </Table.Td>
-              <Table.Td>{p.environments.join(', ')}</Table.Td>
-              <Table.Td>{p.featureLimit ?? 'none'}</Table.Td>
-              <Table.Td>
-                {allows('UPDATE_PROJECT', p.id) && (
-                  <Button size="xs" variant="default" onClick={() => setEditing(p)} aria-label={`Edit project ${p.name}`}>
-                    Edit
-                  </Button>
-                )}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-      <ArchivedProjects />
-      <Dialog opened={creating} onClose={() => setCreating(false)} title="Create project">
-        {creating && <CreateProjectForm onDone={() => setCreating(false)} />}
-      </Dialog>
-      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title="Edit project">
-        {editing && <EditProjectForm project={editing} onDone={() => setEditing(undefined)} />}
-      </Dialog>
-    </Stack>
+    <ListPage
+      title="Projects"
+      load={projects}
+      action={allows('CREATE_PROJECT') && <Button onClick={() => setCreating(true)}>Create project</Button>}
+      dialogs={
+        <>
+          <Dialog opened={creating} onClose={() => setCreating(false)} title="Create project">
+            {creating && <CreateProjectForm onDone={() => setCreating(false)} />}
+          </Dialog>
+          <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title="Edit project">
+            {editing && <EditProjectForm project={editing} onDone={() => setEditing(undefined)} />}
+          </Dialog>
+        </>
+      }
+    >
+      {(data) => (
+        <>
+          <RowTable
+            rows={data.projects}
+            rowKey={(p) => p.id}
+            highlightOnHover
+            empty="No projects you may see."
+            columns={[
+              {
+                header: 'Name',
+                cell: (p) => (
+                  <>
+                    <Anchor component={Link} href={projectPath(p.id)}>
+                      {p.name}
+                    </Anchor>
+                    {p.description && (
+                      <Text size="xs" c="dimmed">
+                        {p.description}
+                      </Text>
+                    )}
+                  </>
+                ),
+              },
+              { header: 'Id', cell: (p) => p.id },
+              { header: 'Mode', cell: (p) => <Badge variant="light">{p.mode}</Badge> },
+              { header: 'Environments', cell: (p) => p.environments.join(', ') },
+              { header: 'Flag limit', cell: (p) => p.featureLimit ?? 'none' },
+            ]}
+            actions={(p) =>
+              allows('UPDATE_PROJECT', p.id) && (
+                <RowButton label={`Edit project ${p.name}`} onClick={() => setEditing(p)}>
+                  Edit
+                </RowButton>
+              )
+            }
+          />
+          <ArchivedProjects />
+        </>
+      )}
+    </ListPage>
   )
 }
 
@@ -111,51 +108,33 @@ function ArchivedProjects() {
       </Title>
       {revive.isError && <ErrorMessage error={revive.error} />}
       {remove.isError && <ErrorMessage error={remove.error} />}
-      <Table striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Id</Table.Th>
-            <Table.Th>Archived</Table.Th>
-            <Table.Th>
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {projects.map((p) => (
-            <Table.Tr key={p.id}>
-              <Table.Td>
-                <Anchor component={Link} href={projectPath(p.id)}>
-                  {p.name}
-                </Anchor>
-              </Table.Td>
-              <Table.Td>{p.id}</Table.Td>
-              <Table.Td>{p.archivedAt ? new Date(p.archivedAt).toLocaleString() : ''}</Table.Td>
-              <Table.Td>
-                <Group gap="xs" justify="end" wrap="nowrap">
-                  {allows('UPDATE_PROJECT', p.id) && (
-                    <Button size="xs" variant="default" onClick={() => revive.mutate(p)} aria-label={`Revive project ${p.name}`}>
-                      Revive
-                    </Button>
-                  )}
-                  {allows('DELETE_PROJECT', p.id) && (
-                    <Button
-                      size="xs"
-                      color="red.9"
-                      variant="outline"
-                      onClick={() => window.confirm(`Delete the project ${p.name} and its archived flags for good?`) && remove.mutate(p)}
-                      aria-label={`Delete project ${p.name}`}
-                    >
-                      Delete
-                    </Button>
-                  )}
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <RowTable
+        rows={projects}
+        rowKey={(p) => p.id}
+        empty="No archived projects."
+        columns={[
+          {
+            header: 'Name',
+            cell: (p) => (
+              <Anchor component={Link} href={projectPath(p.id)}>
+                {p.name}
+              </Anchor>
+            ),
+          },
+          { header: 'Id', cell: (p) => p.id },
+          { header: 'Archived', cell: (p) => (p.archivedAt ? new Date(p.archivedAt).toLocaleString() : '') },
+        ]}
+        actions={(p) => (
+          <>
+            {allows('UPDATE_PROJECT', p.id) && (
+              <RowButton label={`Revive project ${p.name}`} onClick={() => revive.mutate(p)}>
+                Revive
+              </RowButton>
+            )}
+            {allows('DELETE_PROJECT', p.id) && <DeleteButton label={`Delete project ${p.name}`} confirm={`Delete the project ${p.name} and its archived flags for good?`} onDelete={() => remove.mutate(p)} />}
+          </>
+        )}
+      />
     </Stack>
   )
 }

@@ -196,10 +196,13 @@ export function EditDialog<T>({
 export function MutationForm({
   mutation,
   submit,
+  disabled,
   children,
 }: {
   mutation: { mutate: (variables: void) => void; isPending: boolean; error: unknown }
   submit: ReactNode
+  /** The submit button is disabled (while what is typed cannot be sent). */
+  disabled?: boolean
   children: ReactNode
 }) {
   return (
@@ -212,7 +215,7 @@ export function MutationForm({
       <Stack>
         {mutation.error ? <ErrorMessage error={mutation.error} /> : null}
         {children}
-        <Button type="submit" loading={mutation.isPending}>
+        <Button type="submit" loading={mutation.isPending} disabled={disabled}>
           {submit}
         </Button>
       </Stack>

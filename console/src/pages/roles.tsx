@@ -1,11 +1,11 @@
 import { useState } from 'react'
-import { Badge, Button, Checkbox, Group, SegmentedControl, Stack, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { Badge, Button, Checkbox, SegmentedControl, Stack, Table, Text, TextInput, Textarea } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
-import { Dialog } from '../components/dialog'
-import { ErrorMessage, PageError } from '../components/error-message'
+import { ErrorMessage } from '../components/error-message'
+import { DeleteButton, EditDialog, ListPage, MutationForm, RowButton, RowTable } from '../components/list-page'
 import { Loading } from '../components/loading'
 
 type Role = Schemas['roleSchema']
@@ -21,59 +21,49 @@ export default function RolesPage() {
   const roles = useQuery({ queryKey: ROLES_KEY, queryFn: () => ok(api.GET('/api/admin/roles')) })
   const [editing, setEditing] = useState<Role | 'new'>()
   const remove = useChange((r: Role) => ok(api.DELETE('/api/admin/roles/{roleId}', { params: { path: { roleId: String(r.id) } } })), ROLES_KEY, (r) => `Role ${r.name} deleted`)
-  if (roles.isPending) return <Loading />
-  if (roles.isError) return <PageError title="Roles" error={roles.error} />
   return (
-    <Stack>
-      <Group justify="space-between">
-        <Title order={1}>Roles</Title>
-        <Button onClick={() => setEditing('new')}>Create role</Button>
-      </Group>
-      <Text size="sm" c="dimmed">
-        Root roles apply everywhere; project roles are given to users and groups in a project. Built-in roles cannot be changed.
-      </Text>
-      {remove.isError && <ErrorMessage error={remove.error} />}
-      <Table striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Type</Table.Th>
-            <Table.Th>Description</Table.Th>
-            <Table.Th>
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {roles.data.roles.map((r) => (
-            <Table.Tr key={r.id}>
-              <Table.Td>{r.name}</Table.Td>
-              <Table.Td>
+    <ListPage
+      title="Roles"
+      load={roles}
+      action={<Button onClick={() => setEditing('new')}>Create role</Button>}
+      intro="Root roles apply everywhere; project roles are given to users and groups in a project. Built-in roles cannot be changed."
+      error={remove.error}
+      dialogs={
+        <EditDialog editing={editing} onClose={() => setEditing(undefined)} title={(r) => (r ? `Edit role ${r.name}` : 'Create role')} size="xl">
+          {(r) => <RoleForm role={r} onDone={() => setEditing(undefined)} />}
+        </EditDialog>
+      }
+    >
+      {(data) => (
+        <RowTable
+          rows={data.roles}
+          rowKey={(r) => r.id}
+          empty="No roles."
+          columns={[
+            { header: 'Name', cell: (r) => r.name },
+            {
+              header: 'Type',
+              cell: (r) => (
                 <Badge variant="light" color={isCustom(r) ? 'blue' : 'gray'}>
                   {TYPE_LABELS[r.type] ?? r.type}
                 </Badge>
-              </Table.Td>
-              <Table.Td>{r.description}</Table.Td>
-              <Table.Td>
-                {isCustom(r) && (
-                  <Group gap="xs" justify="end" wrap="nowrap">
-                    <Button size="xs" variant="default" onClick={() => setEditing(r)} aria-label={`Edit role ${r.name}`}>
-                      Edit
-                    </Button>
-                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the role ${r.name}?`) && remove.mutate(r)} aria-label={`Delete role ${r.name}`}>
-                      Delete
-                    </Button>
-                  </Group>
-                )}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? 'Create role' : `Edit role ${editing?.name ?? ''}`} size="xl">
-        {editing && <RoleForm role={editing === 'new' ? undefined : editing} onDone={() => setEditing(undefined)} />}
-      </Dialog>
-    </Stack>
+              ),
+            },
+            { header: 'Description', cell: (r) => r.description },
+          ]}
+          actions={(r) =>
+            isCustom(r) && (
+              <>
+                <RowButton label={`Edit role ${r.name}`} onClick={() => setEditing(r)}>
+                  Edit
+                </RowButton>
+                <DeleteButton label={`Delete role ${r.name}`} confirm={`Delete the role ${r.name}?`} onDelete={() => remove.mutate(r)} />
+              </>
+            )
+          }
+        />
+      )}
+    </ListPage>
   )
 }
 
@@ -129,89 +119,78 @@ function RoleEditor({ role, initial, available, onSaved }: { role?: Role; initia
   })
   const environmentPermissions = available.environments[0]?.permissions ?? []
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        save.mutate()
-      }}
-    >
-      <Stack>
-        {save.isError && <ErrorMessage error={save.error} />}
-        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
-        <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-        <Stack gap={4}>
-          <Text size="sm" fw={500} id="role-type-label">
-            Role type
+    <MutationForm mutation={save} submit="Save role">
+      <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+      <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+      <Stack gap={4}>
+        <Text size="sm" fw={500} id="role-type-label">
+          Role type
+        </Text>
+        <SegmentedControl
+          aria-labelledby="role-type-label"
+          value={type}
+          onChange={(v) => setType(v as CustomType)}
+          data={[
+            { value: 'custom', label: 'Project role' },
+            { value: 'root-custom', label: 'Root role' },
+          ]}
+        />
+        {role !== undefined && (
+          <Text size="xs" c="dimmed">
+            The type changes only while nobody holds the role.
           </Text>
-          <SegmentedControl
-            aria-labelledby="role-type-label"
-            value={type}
-            onChange={(v) => setType(v as CustomType)}
-            data={[
-              { value: 'custom', label: 'Project role' },
-              { value: 'root-custom', label: 'Root role' },
-            ]}
-          />
-          {role !== undefined && (
-            <Text size="xs" c="dimmed">
-              The type changes only while nobody holds the role.
-            </Text>
-          )}
-        </Stack>
-        {type === 'root-custom' ? (
-          <PermissionGroup title="Root permissions" permissions={available.root} chosen={chosen} toggle={toggle} />
-        ) : (
-          <>
-            <PermissionGroup title="Project permissions" permissions={available.project} chosen={chosen} toggle={toggle} />
-            <Stack gap={4} component="fieldset" style={{ border: 0, padding: 0, margin: 0 }}>
-              <Text component="legend" fw={700} size="sm">
-                Environment permissions
-              </Text>
-              <Text size="xs" c="dimmed">
-                In every environment, or only in those ticked.
-              </Text>
-              <Table>
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Permission</Table.Th>
-                    <Table.Th>Every environment</Table.Th>
-                    {available.environments.map((env) => (
-                      <Table.Th key={env.name}>{env.name}</Table.Th>
-                    ))}
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {environmentPermissions.map((p) => (
-                    <Table.Tr key={p.name}>
-                      <Table.Td>{p.displayName}</Table.Td>
-                      <Table.Td>
-                        <Checkbox aria-label={`${p.displayName} in every environment`} checked={chosen.has(p.name)} onChange={(e) => toggle(p.name, e.currentTarget.checked)} />
-                      </Table.Td>
-                      {available.environments.map((env) => {
-                        const key = keyOf({ name: p.name, environment: env.name })
-                        return (
-                          <Table.Td key={env.name}>
-                            <Checkbox
-                              aria-label={`${p.displayName} in ${env.name}`}
-                              checked={chosen.has(p.name) || chosen.has(key)}
-                              disabled={chosen.has(p.name)}
-                              onChange={(e) => toggle(key, e.currentTarget.checked)}
-                            />
-                          </Table.Td>
-                        )
-                      })}
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Stack>
-          </>
         )}
-        <Button type="submit" loading={save.isPending}>
-          Save role
-        </Button>
       </Stack>
-    </form>
+      {type === 'root-custom' ? (
+        <PermissionGroup title="Root permissions" permissions={available.root} chosen={chosen} toggle={toggle} />
+      ) : (
+        <>
+          <PermissionGroup title="Project permissions" permissions={available.project} chosen={chosen} toggle={toggle} />
+          <Stack gap={4} component="fieldset" style={{ border: 0, padding: 0, margin: 0 }}>
+            <Text component="legend" fw={700} size="sm">
+              Environment permissions
+            </Text>
+            <Text size="xs" c="dimmed">
+              In every environment, or only in those ticked.
+            </Text>
+            <Table>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Permission</Table.Th>
+                  <Table.Th>Every environment</Table.Th>
+                  {available.environments.map((env) => (
+                    <Table.Th key={env.name}>{env.name}</Table.Th>
+                  ))}
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {environmentPermissions.map((p) => (
+                  <Table.Tr key={p.name}>
+                    <Table.Td>{p.displayName}</Table.Td>
+                    <Table.Td>
+                      <Checkbox aria-label={`${p.displayName} in every environment`} checked={chosen.has(p.name)} onChange={(e) => toggle(p.name, e.currentTarget.checked)} />
+                    </Table.Td>
+                    {available.environments.map((env) => {
+                      const key = keyOf({ name: p.name, environment: env.name })
+                      return (
+                        <Table.Td key={env.name}>
+                          <Checkbox
+                            aria-label={`${p.displayName} in ${env.name}`}
+                            checked={chosen.has(p.name) || chosen.has(key)}
+                            disabled={chosen.has(p.name)}
+                            onChange={(e) => toggle(key, e.currentTarget.checked)}
+                          />
+                        </Table.Td>
+                      )
+                    })}
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Stack>
+        </>
+      )}
+    </MutationForm>
   )
 }
 

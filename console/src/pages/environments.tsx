@@ -1,12 +1,11 @@
 import { useState } from 'react'
-import { ActionIcon, Autocomplete, Badge, Button, Group, MultiSelect, NumberInput, Stack, Table, Text, TextInput, Title, VisuallyHidden } from '@mantine/core'
+import { ActionIcon, Autocomplete, Badge, Button, MultiSelect, NumberInput, Text, TextInput } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
-import { ErrorMessage, PageError } from '../components/error-message'
-import { Loading } from '../components/loading'
+import { DeleteButton, ListPage, MutationForm, RowButton, RowTable } from '../components/list-page'
 
 type Environment = Schemas['environmentSchema']
 const ENVIRONMENTS_KEY = ['environments'] as const
@@ -35,63 +34,68 @@ export default function EnvironmentsPage() {
       notifications.show({ message: `Environment ${e.name} deleted`, color: 'green' })
     },
   })
-  if (environments.isPending) return <Loading />
-  if (environments.isError) return <PageError title="Environments" error={environments.error} />
-  const list = environments.data.environments
-  // Moving swaps the two neighbours' sort orders; where they are equal, the whole list is numbered in its new order.
-  const move = (from: number, to: number) => {
-    const [a, b] = [list[from]!, list[to]!]
-    if (a.sortOrder !== b.sortOrder) return reorder.mutate({ [a.name]: b.sortOrder, [b.name]: a.sortOrder })
-    const names = list.map((e) => e.name)
-    names.splice(from, 1)
-    names.splice(to, 0, a.name)
-    reorder.mutate(Object.fromEntries(names.map((n, i) => [n, i + 1])))
-  }
   const isAdmin = allows('ADMIN')
   return (
-    <Stack>
-      <Group justify="space-between">
-        <Title order={1}>Environments</Title>
-        {allows('CREATE_ENVIRONMENT') && <Button onClick={() => setDialog({ kind: 'create' })}>Create environment</Button>}
-      </Group>
-      {reorder.isError && <ErrorMessage error={reorder.error} />}
-      {setEnabled.isError && <ErrorMessage error={setEnabled.error} />}
-      {remove.isError && <ErrorMessage error={remove.error} />}
-      <Table striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Name</Table.Th>
-            <Table.Th>Type</Table.Th>
-            <Table.Th>Sort order</Table.Th>
-            <Table.Th>Projects</Table.Th>
-            <Table.Th>API tokens</Table.Th>
-            <Table.Th>
-              <VisuallyHidden>Actions</VisuallyHidden>
-            </Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {list.map((e, i) => (
-            <Table.Tr key={e.name}>
-              <Table.Td>
-                {e.name}
-                {e.protected && (
-                  <Badge size="xs" variant="light" ml={6}>
-                    protected
-                  </Badge>
-                )}
-                {!e.enabled && (
-                  <Badge size="xs" color="gray" ml={6}>
-                    deprecated
-                  </Badge>
-                )}
-              </Table.Td>
-              <Table.Td>{e.type}</Table.Td>
-              <Table.Td>{e.sortOrder}</Table.Td>
-              <Table.Td>{e.projectCount ?? ''}</Table.Td>
-              <Table.Td>{e.apiTokenCount ?? ''}</Table.Td>
-              <Table.Td>
-                <Group gap={4} justify="end" wrap="nowrap">
+    <ListPage
+      title="Environments"
+      load={environments}
+      action={allows('CREATE_ENVIRONMENT') && <Button onClick={() => setDialog({ kind: 'create' })}>Create environment</Button>}
+      error={reorder.error ?? setEnabled.error ?? remove.error}
+      dialogs={
+        <Dialog
+          opened={dialog !== undefined}
+          onClose={() => setDialog(undefined)}
+          title={dialog?.kind === 'create' ? 'Create environment' : dialog?.kind === 'edit' ? `Edit environment ${dialog.environment.name}` : `Clone environment ${dialog?.environment.name ?? ''}`}
+        >
+          {dialog?.kind === 'create' && <EnvironmentForm onDone={() => setDialog(undefined)} />}
+          {dialog?.kind === 'edit' && <EnvironmentForm environment={dialog.environment} onDone={() => setDialog(undefined)} />}
+          {dialog?.kind === 'clone' && <CloneForm source={dialog.environment} onDone={() => setDialog(undefined)} />}
+        </Dialog>
+      }
+    >
+      {({ environments: list }) => {
+        // Moving swaps the two neighbours' sort orders; where they are equal, the whole list is numbered in its new order.
+        const move = (from: number, to: number) => {
+          const [a, b] = [list[from]!, list[to]!]
+          if (a.sortOrder !== b.sortOrder) return reorder.mutate({ [a.name]: b.sortOrder, [b.name]: a.sortOrder })
+          const names = list.map((e) => e.name)
+          names.splice(from, 1)
+          names.splice(to, 0, a.name)
+          reorder.mutate(Object.fromEntries(names.map((n, i) => [n, i + 1])))
+        }
+        return (
+          <RowTable
+            rows={list}
+            rowKey={(e) => e.name}
+            empty="No environments."
+            columns={[
+              {
+                header: 'Name',
+                cell: (e) => (
+                  <>
+                    {e.name}
+                    {e.protected && (
+                      <Badge size="xs" variant="light" ml={6}>
+                        protected
+                      </Badge>
+                    )}
+                    {!e.enabled && (
+                      <Badge size="xs" color="gray" ml={6}>
+                        deprecated
+                      </Badge>
+                    )}
+                  </>
+                ),
+              },
+              { header: 'Type', cell: (e) => e.type },
+              { header: 'Sort order', cell: (e) => e.sortOrder },
+              { header: 'Projects', cell: (e) => e.projectCount ?? '' },
+              { header: 'API tokens', cell: (e) => e.apiTokenCount ?? '' },
+            ]}
+            actions={(e) => {
+              const i = list.indexOf(e)
+              return (
+                <>
                   {isAdmin && (
                     <>
                       <ActionIcon variant="default" disabled={i === 0 || reorder.isPending} onClick={() => move(i, i - 1)} aria-label={`Move ${e.name} up`}>
@@ -100,48 +104,31 @@ export default function EnvironmentsPage() {
                       <ActionIcon variant="default" disabled={i === list.length - 1 || reorder.isPending} onClick={() => move(i, i + 1)} aria-label={`Move ${e.name} down`}>
                         ↓
                       </ActionIcon>
-                      <Button size="xs" variant="default" onClick={() => setEnabled.mutate(e)} aria-label={`${e.enabled ? 'Deprecate' : 'Enable'} environment ${e.name}`}>
+                      <RowButton label={`${e.enabled ? 'Deprecate' : 'Enable'} environment ${e.name}`} onClick={() => setEnabled.mutate(e)}>
                         {e.enabled ? 'Deprecate' : 'Enable'}
-                      </Button>
+                      </RowButton>
                     </>
                   )}
                   {allows('UPDATE_ENVIRONMENT') && !e.protected && (
-                    <Button size="xs" variant="default" onClick={() => setDialog({ kind: 'edit', environment: e })} aria-label={`Edit environment ${e.name}`}>
+                    <RowButton label={`Edit environment ${e.name}`} onClick={() => setDialog({ kind: 'edit', environment: e })}>
                       Edit
-                    </Button>
+                    </RowButton>
                   )}
                   {allows('CREATE_ENVIRONMENT') && (
-                    <Button size="xs" variant="default" onClick={() => setDialog({ kind: 'clone', environment: e })} aria-label={`Clone environment ${e.name}`}>
+                    <RowButton label={`Clone environment ${e.name}`} onClick={() => setDialog({ kind: 'clone', environment: e })}>
                       Clone
-                    </Button>
+                    </RowButton>
                   )}
                   {allows('DELETE_ENVIRONMENT') && !e.protected && (
-                    <Button
-                      size="xs"
-                      color="red.9"
-                      variant="outline"
-                      onClick={() => window.confirm(`Delete the environment ${e.name}, the flags' configuration in it and its API tokens?`) && remove.mutate(e)}
-                      aria-label={`Delete environment ${e.name}`}
-                    >
-                      Delete
-                    </Button>
+                    <DeleteButton label={`Delete environment ${e.name}`} confirm={`Delete the environment ${e.name}, the flags' configuration in it and its API tokens?`} onDelete={() => remove.mutate(e)} />
                   )}
-                </Group>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-      <Dialog
-        opened={dialog !== undefined}
-        onClose={() => setDialog(undefined)}
-        title={dialog?.kind === 'create' ? 'Create environment' : dialog?.kind === 'edit' ? `Edit environment ${dialog.environment.name}` : `Clone environment ${dialog?.environment.name ?? ''}`}
-      >
-        {dialog?.kind === 'create' && <EnvironmentForm onDone={() => setDialog(undefined)} />}
-        {dialog?.kind === 'edit' && <EnvironmentForm environment={dialog.environment} onDone={() => setDialog(undefined)} />}
-        {dialog?.kind === 'clone' && <CloneForm source={dialog.environment} onDone={() => setDialog(undefined)} />}
-      </Dialog>
-    </Stack>
+                </>
+              )
+            }}
+          />
+        )
+      }}
+    </ListPage>
   )
 }
 
@@ -165,22 +152,11 @@ function EnvironmentForm({ environment, onDone }: { environment?: Environment; o
     },
   })
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        save.mutate()
-      }}
-    >
-      <Stack>
-        {save.isError && <ErrorMessage error={save.error} />}
-        {!environment && <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />}
-        <Autocomplete label="Type" description="development, test, preproduction, production or your own" required data={TYPES} value={type} onChange={setType} />
-        <NumberInput label="Sort order" allowDecimal={false} value={sortOrder} onChange={setSortOrder} />
-        <Button type="submit" loading={save.isPending}>
-          Save environment
-        </Button>
-      </Stack>
-    </form>
+    <MutationForm mutation={save} submit="Save environment">
+      {!environment && <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />}
+      <Autocomplete label="Type" description="development, test, preproduction, production or your own" required data={TYPES} value={type} onChange={setType} />
+      <NumberInput label="Sort order" allowDecimal={false} value={sortOrder} onChange={setSortOrder} />
+    </MutationForm>
   )
 }
 
@@ -202,29 +178,18 @@ function CloneForm({ source, onDone }: { source: Environment; onDone: () => void
   })
   const withSource = (projects.data?.projects ?? []).filter((p) => p.environments.includes(source.name))
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        clone.mutate()
-      }}
-    >
-      <Stack>
-        {clone.isError && <ErrorMessage error={clone.error} />}
-        <Text size="sm">Copies, in each project chosen, the project's settings of {source.name} and every flag's switch, strategies and variants there.</Text>
-        <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
-        <Autocomplete label="Type" required data={TYPES} value={type} onChange={setType} />
-        <MultiSelect
-          label="Projects"
-          description="Empty: every project having the environment"
-          data={withSource.map((p) => ({ value: p.id, label: p.name }))}
-          value={chosen}
-          onChange={setChosen}
-          searchable
-        />
-        <Button type="submit" loading={clone.isPending}>
-          Clone environment
-        </Button>
-      </Stack>
-    </form>
+    <MutationForm mutation={clone} submit="Clone environment">
+      <Text size="sm">Copies, in each project chosen, the project's settings of {source.name} and every flag's switch, strategies and variants there.</Text>
+      <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+      <Autocomplete label="Type" required data={TYPES} value={type} onChange={setType} />
+      <MultiSelect
+        label="Projects"
+        description="Empty: every project having the environment"
+        data={withSource.map((p) => ({ value: p.id, label: p.name }))}
+        value={chosen}
+        onChange={setChosen}
+        searchable
+      />
+    </MutationForm>
   )
 }

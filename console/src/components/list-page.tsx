@@ -91,6 +91,7 @@ export function RowTable<T>({
   empty,
   striped = true,
   highlightOnHover,
+  label,
 }: {
   rows: T[]
   rowKey: (row: T) => string | number
@@ -100,10 +101,12 @@ export function RowTable<T>({
   empty: ReactNode
   striped?: boolean
   highlightOnHover?: boolean
+  /** The table's name, for a page with more than one. */
+  label?: string
 }) {
   if (rows.length === 0) return <Text c="dimmed">{empty}</Text>
   return (
-    <Table striped={striped} highlightOnHover={highlightOnHover}>
+    <Table striped={striped} highlightOnHover={highlightOnHover} aria-label={label}>
       <Table.Thead>
         <Table.Tr>
           {columns.map((c, i) => (

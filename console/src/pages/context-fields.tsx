@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { ActionIcon, Anchor, Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Table, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { ActionIcon, Anchor, Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useLocation } from 'wouter'
@@ -7,8 +7,8 @@ import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { CONTEXT_FIELDS_KEY, useScopedContextFields } from '../api/context-fields'
 import { useAllows } from '../api/session'
-import { Dialog } from '../components/dialog'
 import { ErrorMessage, PageError } from '../components/error-message'
+import { DeleteButton, Described, EditDialog, MutationForm, RowButton, RowTable } from '../components/list-page'
 import { Loading } from '../components/loading'
 import { projectPath } from '../paths'
 import { PROJECTS_KEY } from './projects'
@@ -77,59 +77,31 @@ export default function ContextFieldsPage({ projectId }: { projectId?: string })
         </Group>
       </Group>
       {remove.isError && <ErrorMessage error={remove.error} />}
-      {fields.data.length === 0 ? (
-        <Text c="dimmed">{projectId ? 'This project has no context fields of its own.' : 'No context fields.'}</Text>
-      ) : (
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Legal values</Table.Th>
-              <Table.Th>Stickiness</Table.Th>
-              <Table.Th>Sort order</Table.Th>
-              <Table.Th>Used by</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {fields.data.map((f) => (
-              <Table.Tr key={f.name}>
-                <Table.Td>
-                  {f.name}
-                  {f.description && (
-                    <Text size="xs" c="dimmed">
-                      {f.description}
-                    </Text>
-                  )}
-                </Table.Td>
-                <Table.Td>{f.legalValues.length > 0 ? f.legalValues.map((v) => v.value).join(', ') : 'any value'}</Table.Td>
-                <Table.Td>{f.stickiness && <Badge variant="light">stickiness</Badge>}</Table.Td>
-                <Table.Td>{f.sortOrder}</Table.Td>
-                <Table.Td>{f.usedInFeatures !== undefined && `${f.usedInFeatures} ${f.usedInFeatures === 1 ? 'flag' : 'flags'}`}</Table.Td>
-                <Table.Td>
-                  <Group gap="xs" justify="end" wrap="nowrap">
-                    {may.update && (
-                      <Button size="xs" variant="default" onClick={() => setEditing(f)} aria-label={`Edit context field ${f.name}`}>
-                        Edit
-                      </Button>
-                    )}
-                    {may.remove && (
-                      <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the context field ${f.name}?`) && remove.mutate(f)} aria-label={`Delete context field ${f.name}`}>
-                        Delete
-                      </Button>
-                    )}
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      )}
-      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing === 'new' ? 'Create context field' : `Edit context field ${editing?.name ?? ''}`} size="lg">
-        {editing && <ContextFieldForm field={editing === 'new' ? undefined : editing} projectId={projectId} onDone={() => setEditing(undefined)} />}
-      </Dialog>
+      <RowTable
+        rows={fields.data}
+        rowKey={(f) => f.name}
+        empty={projectId ? 'This project has no context fields of its own.' : 'No context fields.'}
+        columns={[
+          { header: 'Name', cell: (f) => <Described name={f.name} description={f.description} /> },
+          { header: 'Legal values', cell: (f) => (f.legalValues.length > 0 ? f.legalValues.map((v) => v.value).join(', ') : 'any value') },
+          { header: 'Stickiness', cell: (f) => f.stickiness && <Badge variant="light">stickiness</Badge> },
+          { header: 'Sort order', cell: (f) => f.sortOrder },
+          { header: 'Used by', cell: (f) => f.usedInFeatures !== undefined && `${f.usedInFeatures} ${f.usedInFeatures === 1 ? 'flag' : 'flags'}` },
+        ]}
+        actions={(f) => (
+          <>
+            {may.update && (
+              <RowButton label={`Edit context field ${f.name}`} onClick={() => setEditing(f)}>
+                Edit
+              </RowButton>
+            )}
+            {may.remove && <DeleteButton label={`Delete context field ${f.name}`} confirm={`Delete the context field ${f.name}?`} onDelete={() => remove.mutate(f)} />}
+          </>
+        )}
+      />
+      <EditDialog editing={editing} onClose={() => setEditing(undefined)} title={(f) => (f ? `Edit context field ${f.name}` : 'Create context field')} size="lg">
+        {(f) => <ContextFieldForm field={f} projectId={projectId} onDone={() => setEditing(undefined)} />}
+      </EditDialog>
     </Stack>
   )
 }
@@ -166,53 +138,42 @@ function ContextFieldForm({ field, projectId, onDone }: { field?: ContextField; 
   })
   const setValue = (i: number, patch: Partial<LegalValue>) => setLegalValues(legalValues.map((v, j) => (j === i ? { ...v, ...patch } : v)))
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        save.mutate()
-      }}
-    >
-      <Stack>
-        {save.isError && <ErrorMessage error={save.error} />}
-        <TextInput
-          label="Name"
-          description={projectId ? 'URL-friendly, and unique among global and project fields' : 'URL-friendly'}
-          required
-          disabled={field !== undefined}
-          value={name}
-          onChange={(e) => setName(e.currentTarget.value)}
-        />
-        <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-        <Switch label="Custom stickiness" description="Offer this field as stickiness of rollouts and variants" checked={stickiness} onChange={(e) => setStickiness(e.currentTarget.checked)} />
-        <NumberInput label="Sort order" allowDecimal={false} value={sortOrder} onChange={setSortOrder} />
-        <Stack gap="xs">
-          <Text fw={600} size="sm">
-            Legal values
+    <MutationForm mutation={save} submit="Save context field">
+      <TextInput
+        label="Name"
+        description={projectId ? 'URL-friendly, and unique among global and project fields' : 'URL-friendly'}
+        required
+        disabled={field !== undefined}
+        value={name}
+        onChange={(e) => setName(e.currentTarget.value)}
+      />
+      <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+      <Switch label="Custom stickiness" description="Offer this field as stickiness of rollouts and variants" checked={stickiness} onChange={(e) => setStickiness(e.currentTarget.checked)} />
+      <NumberInput label="Sort order" allowDecimal={false} value={sortOrder} onChange={setSortOrder} />
+      <Stack gap="xs">
+        <Text fw={600} size="sm">
+          Legal values
+        </Text>
+        {legalValues.length === 0 && (
+          <Text size="sm" c="dimmed">
+            None: constraints on this field may use any value.
           </Text>
-          {legalValues.length === 0 && (
-            <Text size="sm" c="dimmed">
-              None: constraints on this field may use any value.
-            </Text>
-          )}
-          {legalValues.map((v, i) => (
-            <Paper key={i} withBorder p="xs">
-              <Group align="end" gap="xs">
-                <TextInput label={`Value ${i + 1}`} required value={v.value} onChange={(e) => setValue(i, { value: e.currentTarget.value })} w={180} />
-                <TextInput label={`Description of value ${i + 1}`} value={v.description ?? ''} onChange={(e) => setValue(i, { description: e.currentTarget.value })} style={{ flex: 1 }} />
-                <ActionIcon variant="subtle" color="red" onClick={() => setLegalValues(legalValues.filter((_, j) => j !== i))} aria-label={`Remove value ${i + 1}`}>
-                  ×
-                </ActionIcon>
-              </Group>
-            </Paper>
-          ))}
-          <Button variant="default" size="xs" w="fit-content" onClick={() => setLegalValues([...legalValues, { value: '', description: '' }])}>
-            Add legal value
-          </Button>
-        </Stack>
-        <Button type="submit" loading={save.isPending}>
-          Save context field
+        )}
+        {legalValues.map((v, i) => (
+          <Paper key={i} withBorder p="xs">
+            <Group align="end" gap="xs">
+              <TextInput label={`Value ${i + 1}`} required value={v.value} onChange={(e) => setValue(i, { value: e.currentTarget.value })} w={180} />
+              <TextInput label={`Description of value ${i + 1}`} value={v.description ?? ''} onChange={(e) => setValue(i, { description: e.currentTarget.value })} style={{ flex: 1 }} />
+              <ActionIcon variant="subtle" color="red" onClick={() => setLegalValues(legalValues.filter((_, j) => j !== i))} aria-label={`Remove value ${i + 1}`}>
+                ×
+              </ActionIcon>
+            </Group>
+          </Paper>
+        ))}
+        <Button variant="default" size="xs" w="fit-content" onClick={() => setLegalValues([...legalValues, { value: '', description: '' }])}>
+          Add legal value
         </Button>
       </Stack>
-    </form>
+    </MutationForm>
   )
 }

@@ -1,10 +1,11 @@
 import { useState } from 'react'
-import { Button, Group, MultiSelect, Stack, Switch, Table, TagsInput, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { Button, Group, MultiSelect, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
 import { Dialog } from '../components/dialog'
-import { ErrorMessage, PageError } from '../components/error-message'
+import { ErrorMessage } from '../components/error-message'
+import { DeleteButton, ListPage, MutationForm, RowButton, RowTable } from '../components/list-page'
 import { Loading } from '../components/loading'
 import { COMMON_EVENT_TYPES, type EventType } from '../event-types'
 import { PROJECTS_KEY, useEnvironments } from './projects'
@@ -42,88 +43,79 @@ export default function IntegrationsPage() {
       notifications.show({ message: 'Integration deleted', color: 'green' })
     },
   })
-  if (addons.isPending) return <Loading />
-  if (addons.isError) return <PageError title="Integrations" error={addons.error} />
-  const { providers } = addons.data
-  const providerOf = (name: string) => providers.find((p) => p.name === name)
+  const providerOf = (name: string) => addons.data?.providers.find((p) => p.name === name)
   const nameOf = (a: Addon) => a.description || `${providerOf(a.provider)?.displayName ?? a.provider} ${a.id}`
   return (
-    <Stack>
-      <Group justify="space-between">
-        <Title order={1}>Integrations</Title>
+    <ListPage
+      title="Integrations"
+      load={addons}
+      action={
         <Group>
-          {providers.map((p) => (
+          {addons.data?.providers.map((p) => (
             <Button key={p.name} onClick={() => setEditing({ provider: p })}>
               Create {p.displayName.toLowerCase()}
             </Button>
           ))}
         </Group>
-      </Group>
-      {update.isError && <ErrorMessage error={update.error} />}
-      {remove.isError && <ErrorMessage error={remove.error} />}
-      {addons.data.addons.length === 0 ? (
-        <Text c="dimmed">No integrations yet.</Text>
-      ) : (
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Integration</Table.Th>
-              <Table.Th>Events</Table.Th>
-              <Table.Th>Projects</Table.Th>
-              <Table.Th>Environments</Table.Th>
-              <Table.Th>Enabled</Table.Th>
-              <Table.Th>
-                <VisuallyHidden>Actions</VisuallyHidden>
-              </Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {addons.data.addons.map((a) => (
-              <Table.Tr key={a.id}>
-                <Table.Td>
+      }
+      error={update.error ?? remove.error}
+      dialogs={
+        <>
+          <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing?.addon ? `Edit ${editing.provider.displayName.toLowerCase()}` : `Create ${editing?.provider.displayName.toLowerCase() ?? 'integration'}`} size="lg">
+            {editing && <AddonForm addon={editing.addon} provider={editing.provider} onDone={() => setEditing(undefined)} />}
+          </Dialog>
+          <Dialog opened={log !== undefined} onClose={() => setLog(undefined)} title={`Delivery log of ${log ? nameOf(log) : ''}`} size="xl">
+            {log && <DeliveryLog addon={log} />}
+          </Dialog>
+        </>
+      }
+    >
+      {(data) => (
+        <RowTable
+          rows={data.addons}
+          rowKey={(a) => a.id}
+          empty="No integrations yet."
+          columns={[
+            {
+              header: 'Integration',
+              cell: (a) => (
+                <>
                   {nameOf(a)}
                   <Text size="xs" c="dimmed">
                     {providerOf(a.provider)?.displayName ?? a.provider} to {a.parameters.url ?? ''}
                   </Text>
-                </Table.Td>
-                <Table.Td>{a.events.join(', ')}</Table.Td>
-                <Table.Td>{a.projects.length > 0 ? a.projects.join(', ') : 'every project'}</Table.Td>
-                <Table.Td>{a.environments.length > 0 ? a.environments.join(', ') : 'every environment'}</Table.Td>
-                <Table.Td>
-                  <Switch
-                    checked={a.enabled}
-                    disabled={update.isPending}
-                    onChange={(e) => update.mutate({ id: a.id, body: { ...inputOf(a), enabled: e.currentTarget.checked } })}
-                    aria-label={`${nameOf(a)} enabled`}
-                  />
-                </Table.Td>
-                <Table.Td>
-                  <Group gap="xs" justify="end" wrap="nowrap">
-                    <Button size="xs" variant="default" onClick={() => setLog(a)} aria-label={`Delivery log of ${nameOf(a)}`}>
-                      Delivery log
-                    </Button>
-                    {providerOf(a.provider) && (
-                      <Button size="xs" variant="default" onClick={() => setEditing({ addon: a, provider: providerOf(a.provider)! })} aria-label={`Edit ${nameOf(a)}`}>
-                        Edit
-                      </Button>
-                    )}
-                    <Button size="xs" color="red.9" variant="outline" onClick={() => window.confirm(`Delete the integration ${nameOf(a)}?`) && remove.mutate(a)} aria-label={`Delete ${nameOf(a)}`}>
-                      Delete
-                    </Button>
-                  </Group>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+                </>
+              ),
+            },
+            { header: 'Events', cell: (a) => a.events.join(', ') },
+            { header: 'Projects', cell: (a) => (a.projects.length > 0 ? a.projects.join(', ') : 'every project') },
+            { header: 'Environments', cell: (a) => (a.environments.length > 0 ? a.environments.join(', ') : 'every environment') },
+            {
+              header: 'Enabled',
+              cell: (a) => (
+                <Switch checked={a.enabled} disabled={update.isPending} onChange={(e) => update.mutate({ id: a.id, body: { ...inputOf(a), enabled: e.currentTarget.checked } })} aria-label={`${nameOf(a)} enabled`} />
+              ),
+            },
+          ]}
+          actions={(a) => {
+            const provider = providerOf(a.provider)
+            return (
+              <>
+                <RowButton label={`Delivery log of ${nameOf(a)}`} onClick={() => setLog(a)}>
+                  Delivery log
+                </RowButton>
+                {provider && (
+                  <RowButton label={`Edit ${nameOf(a)}`} onClick={() => setEditing({ addon: a, provider })}>
+                    Edit
+                  </RowButton>
+                )}
+                <DeleteButton label={`Delete ${nameOf(a)}`} confirm={`Delete the integration ${nameOf(a)}?`} onDelete={() => remove.mutate(a)} />
+              </>
+            )
+          }}
+        />
       )}
-      <Dialog opened={editing !== undefined} onClose={() => setEditing(undefined)} title={editing?.addon ? `Edit ${editing.provider.displayName.toLowerCase()}` : `Create ${editing?.provider.displayName.toLowerCase() ?? 'integration'}`} size="lg">
-        {editing && <AddonForm addon={editing.addon} provider={editing.provider} onDone={() => setEditing(undefined)} />}
-      </Dialog>
-      <Dialog opened={log !== undefined} onClose={() => setLog(undefined)} title={`Delivery log of ${log ? nameOf(log) : ''}`} size="xl">
-        {log && <DeliveryLog addon={log} />}
-      </Dialog>
-    </Stack>
+    </ListPage>
   )
 }
 
@@ -158,39 +150,28 @@ function AddonForm({ addon, provider, onDone }: { addon?: Addon; provider: Provi
   })
   const eventChoices = [...new Set([...(provider.events.length > 0 ? provider.events : COMMON_EVENT_TYPES), ...events])]
   return (
-    <form
-      onSubmit={(e) => {
-        e.preventDefault()
-        save.mutate()
-      }}
-    >
-      <Stack>
-        {save.isError && <ErrorMessage error={save.error} />}
-        <Text size="sm" c="dimmed">
-          {provider.description}
-        </Text>
-        <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-        {provider.parameters.map((p) => {
-          const props = {
-            key: p.name,
-            label: p.displayName,
-            description: addon && p.sensitive ? `${p.description}. Leave the mask to keep the stored value.` : p.description,
-            placeholder: p.placeholder,
-            required: p.required,
-            value: parameters[p.name] ?? '',
-            onChange: (e: { currentTarget: { value: string } }) => setParameters({ ...parameters, [p.name]: e.currentTarget.value }),
-          }
-          return p.type === 'textfield' ? <Textarea {...props} autosize minRows={2} /> : <TextInput {...props} type={p.type === 'url' ? 'url' : 'text'} />
-        })}
-        <TagsInput label="Events" description="The event types to send; choose or type one, Enter after each" data={eventChoices} value={events} onChange={setEvents} required />
-        <MultiSelect label="Projects" description="Every project when none is chosen" data={(projects.data?.projects ?? []).map((p) => ({ value: p.id, label: p.name }))} value={chosenProjects} onChange={setProjects} />
-        <MultiSelect label="Environments" description="Every environment when none is chosen" data={(environments.data?.environments ?? []).map((e) => e.name)} value={chosenEnvironments} onChange={setEnvironments} />
-        <Switch label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
-        <Button type="submit" loading={save.isPending}>
-          Save integration
-        </Button>
-      </Stack>
-    </form>
+    <MutationForm mutation={save} submit="Save integration">
+      <Text size="sm" c="dimmed">
+        {provider.description}
+      </Text>
+      <TextInput label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
+      {provider.parameters.map((p) => {
+        const props = {
+          key: p.name,
+          label: p.displayName,
+          description: addon && p.sensitive ? `${p.description}. Leave the mask to keep the stored value.` : p.description,
+          placeholder: p.placeholder,
+          required: p.required,
+          value: parameters[p.name] ?? '',
+          onChange: (e: { currentTarget: { value: string } }) => setParameters({ ...parameters, [p.name]: e.currentTarget.value }),
+        }
+        return p.type === 'textfield' ? <Textarea {...props} autosize minRows={2} /> : <TextInput {...props} type={p.type === 'url' ? 'url' : 'text'} />
+      })}
+      <TagsInput label="Events" description="The event types to send; choose or type one, Enter after each" data={eventChoices} value={events} onChange={setEvents} required />
+      <MultiSelect label="Projects" description="Every project when none is chosen" data={(projects.data?.projects ?? []).map((p) => ({ value: p.id, label: p.name }))} value={chosenProjects} onChange={setProjects} />
+      <MultiSelect label="Environments" description="Every environment when none is chosen" data={(environments.data?.environments ?? []).map((e) => e.name)} value={chosenEnvironments} onChange={setEnvironments} />
+      <Switch label="Enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
+    </MutationForm>
   )
 }
 
@@ -202,38 +183,37 @@ function DeliveryLog({ addon }: { addon: Addon }) {
   })
   if (events.isPending) return <Loading />
   if (events.isError) return <ErrorMessage error={events.error} />
-  if (events.data.integrationEvents.length === 0) return <Text c="dimmed">Nothing delivered yet.</Text>
   return (
-    <Table striped aria-label="Deliveries">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>When</Table.Th>
-          <Table.Th>Event</Table.Th>
-          <Table.Th>State</Table.Th>
-          <Table.Th>Details</Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {events.data.integrationEvents.map((d) => (
-          <Table.Tr key={d.id}>
-            <Table.Td>{new Date(d.createdAt).toLocaleString()}</Table.Td>
-            <Table.Td>
+    <RowTable
+      rows={events.data.integrationEvents}
+      rowKey={(d) => d.id}
+      label="Deliveries"
+      empty="Nothing delivered yet."
+      columns={[
+        { header: 'When', cell: (d) => new Date(d.createdAt).toLocaleString() },
+        {
+          header: 'Event',
+          cell: (d) => (
+            <>
               {d.event.type}
               {d.event.featureName && (
                 <Text size="xs" c="dimmed">
                   {d.event.featureName}
                 </Text>
               )}
-            </Table.Td>
-            <Table.Td>
-              <Text size="sm" fw={700} c={d.state === 'success' ? undefined : 'red.9'}>
-                {d.state}
-              </Text>
-            </Table.Td>
-            <Table.Td>{d.stateDetails}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+            </>
+          ),
+        },
+        {
+          header: 'State',
+          cell: (d) => (
+            <Text size="sm" fw={700} c={d.state === 'success' ? undefined : 'red.9'}>
+              {d.state}
+            </Text>
+          ),
+        },
+        { header: 'Details', cell: (d) => d.stateDetails },
+      ]}
+    />
   )
 }

@@ -1,7 +1,6 @@
 import { useState } from 'react'
 import { Anchor, Badge, Button, Card, Checkbox, Code, Group, NativeSelect, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
-import { notifications } from '@mantine/notifications'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { Link } from 'wouter'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
@@ -166,7 +165,6 @@ function ActionSetForm({
   accounts: Schemas['serviceAccountSchema'][]
   onDone: () => void
 }) {
-  const queryClient = useQueryClient()
   const config = useQuery({ queryKey: ['projects', projectId, 'actions', 'config'], queryFn: () => ok(api.GET('/api/admin/projects/{projectId}/actions/config', { params: { path: { projectId } } })) })
   const options = (name: 'environment' | 'featureName' | 'tag') =>
     (name === 'tag' ? config.data?.TOGGLE_FEATURES_ON_BY_TAG : config.data?.TOGGLE_FEATURE_ON)?.parameters.find((p) => p.name === name)?.options ?? []
@@ -183,8 +181,8 @@ function ActionSetForm({
   )
   const setFilter = (i: number, change: Partial<FilterDraft>) => setFilters((list) => list.map((f, j) => (j === i ? { ...f, ...change } : f)))
   const setAction = (i: number, change: Partial<ActionDraft>) => setActions((list) => list.map((a, j) => (j === i ? { ...a, ...change } : a)))
-  const save = useMutation({
-    mutationFn: () => {
+  const save = useChange(
+    () => {
       const body: Body = {
         name,
         description: description || null,
@@ -197,12 +195,10 @@ function ActionSetForm({
         ? ok(api.PUT('/api/admin/projects/{projectId}/actions/{actionSetId}', { params: { path: { projectId, actionSetId: String(actionSet.id) } }, body }))
         : ok(api.POST('/api/admin/projects/{projectId}/actions', { params: { path: { projectId } }, body }))
     },
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: actionsKey(projectId) })
-      notifications.show({ message: `Action set ${name} saved`, color: 'green' })
-      onDone()
-    },
-  })
+    actionsKey(projectId),
+    () => `Action set ${name} saved`,
+    onDone,
+  )
   if (endpoints.length === 0 || accounts.length === 0) {
     return <Text>An action set needs a signal endpoint to listen to and a service account to act as: create them first (Admin pages Signal endpoints and Service accounts).</Text>
   }

@@ -1,6 +1,5 @@
 import { useState } from 'react'
 import { Button, MultiSelect, Select, TextInput } from '@mantine/core'
-import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
@@ -74,16 +73,13 @@ const dayOf = (date: Date) => `${date.getFullYear()}-${String(date.getMonth() + 
 
 /** Sets when a token expires (`PUT /api/admin/api-tokens/{token}`): the end of the day chosen; a day past expires it at once. */
 function ExpiryForm({ token, onDone }: { token: Token; onDone: () => void }) {
-  const queryClient = useQueryClient()
   const [day, setDay] = useState(dayOf(token.expiresAt ? new Date(token.expiresAt) : new Date(Date.now() + 90 * 24 * 60 * 60 * 1000)))
-  const save = useMutation({
-    mutationFn: () => ok(api.PUT('/api/admin/api-tokens/{token}', { params: { path: { token: token.secret } }, body: { expiresAt: new Date(`${day}T23:59:59`).toISOString() } })),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: TOKENS_KEY })
-      notifications.show({ message: `Token ${token.tokenName} now expires at the end of ${day}`, color: 'green' })
-      onDone()
-    },
-  })
+  const save = useChange(
+    () => ok(api.PUT('/api/admin/api-tokens/{token}', { params: { path: { token: token.secret } }, body: { expiresAt: new Date(`${day}T23:59:59`).toISOString() } })),
+    TOKENS_KEY,
+    () => `Token ${token.tokenName} now expires at the end of ${day}`,
+    onDone,
+  )
   return (
     <MutationForm mutation={save} submit="Set expiry">
       <TextInput label="Expires at the end of" type="date" required value={day} onChange={(e) => setDay(e.currentTarget.value)} description="A day already past expires the token at once: everything using it is refused." />

@@ -1,7 +1,6 @@
 import { useState } from 'react'
 import { Badge, Button, Checkbox, NativeSelect, Switch, Text, TextInput, Textarea } from '@mantine/core'
-import { notifications } from '@mantine/notifications'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
@@ -68,7 +67,6 @@ export default function BannersPage() {
 }
 
 function BannerForm({ banner, onDone }: { banner?: Banner; onDone: () => void }) {
-  const queryClient = useQueryClient()
   const [draft, setDraft] = useState({
     message: banner?.message ?? '',
     variant: banner?.variant ?? 'info',
@@ -81,14 +79,12 @@ function BannerForm({ banner, onDone }: { banner?: Banner; onDone: () => void })
   })
   const set = <K extends keyof typeof draft>(key: K, value: (typeof draft)[K]) => setDraft((d) => ({ ...d, [key]: value }))
   const body = { ...draft, icon: banner?.icon ?? null, link: draft.link.trim() || null, linkText: draft.linkText || null, dialogTitle: draft.dialogTitle || null, dialog: draft.dialog || null }
-  const save = useMutation({
-    mutationFn: () => (banner ? ok(api.PUT('/api/admin/banners/{id}', { params: { path: { id: String(banner.id) } }, body })) : ok(api.POST('/api/admin/banners', { body }))),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: BANNERS_KEY })
-      notifications.show({ message: 'Banner saved', color: 'green' })
-      onDone()
-    },
-  })
+  const save = useChange(
+    () => (banner ? ok(api.PUT('/api/admin/banners/{id}', { params: { path: { id: String(banner.id) } }, body })) : ok(api.POST('/api/admin/banners', { body }))),
+    BANNERS_KEY,
+    () => 'Banner saved',
+    onDone,
+  )
   return (
     <MutationForm mutation={save} submit="Save banner">
       <Textarea label="Message" description="Shown as written (plain text)" required autosize minRows={2} value={draft.message} onChange={(e) => set('message', e.currentTarget.value)} />

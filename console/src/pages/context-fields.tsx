@@ -1,7 +1,6 @@
 import { useState } from 'react'
 import { ActionIcon, Anchor, Badge, Button, Group, NumberInput, Paper, Select, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
-import { notifications } from '@mantine/notifications'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { Link, useLocation } from 'wouter'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
@@ -107,14 +106,13 @@ export default function ContextFieldsPage({ projectId }: { projectId?: string })
 }
 
 function ContextFieldForm({ field, projectId, onDone }: { field?: ContextField; projectId?: string; onDone: () => void }) {
-  const queryClient = useQueryClient()
   const [name, setName] = useState(field?.name ?? '')
   const [description, setDescription] = useState(field?.description ?? '')
   const [stickiness, setStickiness] = useState(field?.stickiness ?? false)
   const [sortOrder, setSortOrder] = useState<string | number>(field?.sortOrder ?? 0)
   const [legalValues, setLegalValues] = useState<LegalValue[]>(field?.legalValues ?? [])
-  const save = useMutation({
-    mutationFn: () => {
+  const save = useChange(
+    () => {
       const body = {
         description: description || null,
         stickiness,
@@ -130,12 +128,10 @@ function ContextFieldForm({ field, projectId, onDone }: { field?: ContextField; 
         ? ok(api.PUT('/api/admin/context/{contextField}', { params: { path: { contextField: field.name } }, body }))
         : ok(api.POST('/api/admin/context', { body: { name, ...body } }))
     },
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: CONTEXT_FIELDS_KEY })
-      notifications.show({ message: `Context field ${name} saved`, color: 'green' })
-      onDone()
-    },
-  })
+    CONTEXT_FIELDS_KEY,
+    () => `Context field ${name} saved`,
+    onDone,
+  )
   const setValue = (i: number, patch: Partial<LegalValue>) => setLegalValues(legalValues.map((v, j) => (j === i ? { ...v, ...patch } : v)))
   return (
     <MutationForm mutation={save} submit="Save context field">

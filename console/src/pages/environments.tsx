@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { ActionIcon, Autocomplete, Badge, Button, MultiSelect, NumberInput, Text, TextInput } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
@@ -134,23 +135,20 @@ export default function EnvironmentsPage() {
 
 /** Creates an environment, or sets an existing one's type and sort order. */
 function EnvironmentForm({ environment, onDone }: { environment?: Environment; onDone: () => void }) {
-  const queryClient = useQueryClient()
   const [name, setName] = useState('')
   const [type, setType] = useState(environment?.type ?? 'development')
   const [sortOrder, setSortOrder] = useState<string | number>(environment?.sortOrder ?? '')
-  const save = useMutation({
-    mutationFn: () => {
+  const save = useChange(
+    () => {
       const order = sortOrder === '' ? {} : { sortOrder: Number(sortOrder) }
       return environment
         ? ok(api.PUT('/api/admin/environments/{name}', { params: { path: { name: environment.name } }, body: { type, ...order } }))
         : ok(api.POST('/api/admin/environments', { body: { name, type, ...order } }))
     },
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ENVIRONMENTS_KEY })
-      notifications.show({ message: `Environment ${environment?.name ?? name} saved`, color: 'green' })
-      onDone()
-    },
-  })
+    ENVIRONMENTS_KEY,
+    () => `Environment ${environment?.name ?? name} saved`,
+    onDone,
+  )
   return (
     <MutationForm mutation={save} submit="Save environment">
       {!environment && <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />}

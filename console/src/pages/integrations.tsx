@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { Button, Group, MultiSelect, Switch, TagsInput, Text, TextInput, Textarea } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
@@ -120,7 +121,6 @@ export default function IntegrationsPage() {
 }
 
 function AddonForm({ addon, provider, onDone }: { addon?: Addon; provider: Provider; onDone: () => void }) {
-  const queryClient = useQueryClient()
   const environments = useEnvironments()
   const projects = useQuery({ queryKey: PROJECTS_KEY, queryFn: () => ok(api.GET('/api/admin/projects')) })
   const [description, setDescription] = useState(addon?.description ?? '')
@@ -129,8 +129,8 @@ function AddonForm({ addon, provider, onDone }: { addon?: Addon; provider: Provi
   const [chosenProjects, setProjects] = useState<string[]>(addon?.projects ?? [])
   const [chosenEnvironments, setEnvironments] = useState<string[]>(addon?.environments ?? [])
   const [enabled, setEnabled] = useState(addon?.enabled ?? true)
-  const save = useMutation({
-    mutationFn: () => {
+  const save = useChange(
+    () => {
       const body: AddonInput = {
         provider: provider.name,
         description: description || null,
@@ -142,12 +142,10 @@ function AddonForm({ addon, provider, onDone }: { addon?: Addon; provider: Provi
       }
       return addon ? ok(api.PUT('/api/admin/addons/{id}', { params: { path: { id: String(addon.id) } }, body })) : ok(api.POST('/api/admin/addons', { body }))
     },
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ADDONS_KEY })
-      notifications.show({ message: 'Integration saved', color: 'green' })
-      onDone()
-    },
-  })
+    ADDONS_KEY,
+    () => 'Integration saved',
+    onDone,
+  )
   const eventChoices = [...new Set([...(provider.events.length > 0 ? provider.events : COMMON_EVENT_TYPES), ...events])]
   return (
     <MutationForm mutation={save} submit="Save integration">

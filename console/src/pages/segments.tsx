@@ -1,7 +1,6 @@
 import { useState } from 'react'
 import { Button, Select, TextInput, Textarea } from '@mantine/core'
-import { notifications } from '@mantine/notifications'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
@@ -62,25 +61,22 @@ export default function SegmentsPage() {
 }
 
 function SegmentForm({ segment, onDone }: { segment?: Segment; onDone: () => void }) {
-  const queryClient = useQueryClient()
   const projects = useQuery({ queryKey: PROJECTS_KEY, queryFn: () => ok(api.GET('/api/admin/projects')) })
   const [name, setName] = useState(segment?.name ?? '')
   const [description, setDescription] = useState(segment?.description ?? '')
   const [project, setProject] = useState<string | null>(segment?.project ?? null)
   const [constraints, setConstraints] = useState<ConstraintDraft[]>((segment?.constraints ?? []).map(fromApiConstraint))
-  const save = useMutation({
-    mutationFn: () => {
+  const save = useChange(
+    () => {
       const body = { name, description: description || null, project, constraints: constraints.map(toApiConstraint) }
       return segment
         ? ok(api.PUT('/api/admin/segments/{id}', { params: { path: { id: String(segment.id) } }, body }))
         : ok(api.POST('/api/admin/segments', { body }))
     },
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: SEGMENTS_KEY })
-      notifications.show({ message: `Segment ${name} saved`, color: 'green' })
-      onDone()
-    },
-  })
+    SEGMENTS_KEY,
+    () => `Segment ${name} saved`,
+    onDone,
+  )
   const invalid = constraints.some((c) => constraintProblem(c) !== undefined)
   return (
     <MutationForm mutation={save} submit="Save segment" disabled={invalid}>

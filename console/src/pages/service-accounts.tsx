@@ -1,6 +1,5 @@
 import { useState } from 'react'
 import { Button, NativeSelect, Stack, TextInput } from '@mantine/core'
-import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
@@ -86,21 +85,18 @@ function lastSeen(a: Account): string {
 }
 
 function AccountForm({ account, roles, onDone }: { account?: Account; roles: Role[]; onDone: () => void }) {
-  const queryClient = useQueryClient()
   const [name, setName] = useState(account?.name ?? '')
   const [username, setUsername] = useState(account?.username ?? '')
   const [rootRole, setRootRole] = useState(String(account?.rootRole ?? roles.find((r) => r.name === 'Viewer')?.id ?? roles[0]?.id ?? ''))
-  const save = useMutation({
-    mutationFn: () =>
+  const save = useChange(
+    () =>
       account
         ? ok(api.PUT('/api/admin/service-account/{id}', { params: { path: { id: String(account.id) } }, body: { name, rootRole: Number(rootRole) } }))
         : ok(api.POST('/api/admin/service-account', { body: { name, username, rootRole: Number(rootRole) } })),
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: SERVICE_ACCOUNTS_KEY })
-      notifications.show({ message: `Service account ${name} saved`, color: 'green' })
-      onDone()
-    },
-  })
+    SERVICE_ACCOUNTS_KEY,
+    () => `Service account ${name} saved`,
+    onDone,
+  )
   return (
     <MutationForm mutation={save} submit="Save service account">
       <TextInput label="Name" required value={name} onChange={(e) => setName(e.currentTarget.value)} />

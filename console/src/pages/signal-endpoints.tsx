@@ -1,6 +1,5 @@
 import { useState } from 'react'
 import { Button, Checkbox, Code, Stack, Switch, Text, TextInput, Textarea } from '@mantine/core'
-import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
@@ -98,21 +97,18 @@ export default function SignalEndpointsPage() {
 }
 
 function EndpointForm({ endpoint, onDone }: { endpoint?: Endpoint; onDone: () => void }) {
-  const queryClient = useQueryClient()
   const [name, setName] = useState(endpoint?.name ?? '')
   const [description, setDescription] = useState(endpoint?.description ?? '')
   const [enabled, setEnabled] = useState(endpoint?.enabled ?? true)
-  const save = useMutation({
-    mutationFn: () => {
+  const save = useChange(
+    () => {
       const body = { name, description: description || null, enabled }
       return endpoint ? ok(api.PUT('/api/admin/signal-endpoints/{id}', { params: { path: { id: String(endpoint.id) } }, body })) : ok(api.POST('/api/admin/signal-endpoints', { body }))
     },
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: SIGNAL_ENDPOINTS_KEY })
-      notifications.show({ message: `Signal endpoint ${name} saved`, color: 'green' })
-      onDone()
-    },
-  })
+    SIGNAL_ENDPOINTS_KEY,
+    () => `Signal endpoint ${name} saved`,
+    onDone,
+  )
   return (
     <MutationForm mutation={save} submit="Save signal endpoint">
       <TextInput label="Name" description="The end of its address: letters, digits and ~ _ . - only" required value={name} onChange={(e) => setName(e.currentTarget.value)} />

@@ -109,25 +109,22 @@ export default function StrategyTypesPage() {
 }
 
 function StrategyTypeForm({ strategyType, onDone }: { strategyType?: StrategyType; onDone: () => void }) {
-  const queryClient = useQueryClient()
   const [name, setName] = useState(strategyType?.name ?? '')
   const [title, setTitle] = useState(strategyType?.title ?? '')
   const [description, setDescription] = useState(strategyType?.description ?? '')
   const [parameters, setParameters] = useState<ParameterDraft[]>((strategyType?.parameters ?? []).map((p) => ({ ...p, type: p.type as ParameterType })))
   const set = (i: number, change: Partial<ParameterDraft>) => setParameters((ps) => ps.map((p, j) => (j === i ? { ...p, ...change } : p)))
-  const save = useMutation({
-    mutationFn: () => {
+  const save = useChange(
+    () => {
       const body = { title: title || null, description: description || null, parameters }
       return strategyType
         ? ok(api.PUT('/api/admin/strategies/{name}', { params: { path: { name: strategyType.name } }, body }))
         : ok(api.POST('/api/admin/strategies', { body: { name, ...body } }))
     },
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: STRATEGY_TYPES_KEY })
-      notifications.show({ message: `Strategy type ${name} saved`, color: 'green' })
-      onDone()
-    },
-  })
+    STRATEGY_TYPES_KEY,
+    () => `Strategy type ${name} saved`,
+    onDone,
+  )
   return (
     <MutationForm mutation={save} submit="Save strategy type">
       <TextInput label="Name" description="1 to 100 letters, digits, _ . -" required disabled={strategyType !== undefined} value={name} onChange={(e) => setName(e.currentTarget.value)} />

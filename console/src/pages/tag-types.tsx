@@ -1,7 +1,6 @@
 import { useState } from 'react'
 import { Button, ColorSwatch, Group, Text, TextInput, Textarea } from '@mantine/core'
-import { notifications } from '@mantine/notifications'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
 import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
@@ -64,21 +63,18 @@ export default function TagTypesPage() {
 }
 
 function TagTypeForm({ tagType, onDone }: { tagType?: TagType; onDone: () => void }) {
-  const queryClient = useQueryClient()
   const [name, setName] = useState(tagType?.name ?? '')
   const [description, setDescription] = useState(tagType?.description ?? '')
   const [color, setColor] = useState(tagType?.color ?? '')
-  const save = useMutation({
-    mutationFn: () => {
+  const save = useChange(
+    () => {
       const body = { description, color: color || null }
       return tagType ? ok(api.PUT('/api/admin/tag-types/{name}', { params: { path: { name: tagType.name } }, body })) : ok(api.POST('/api/admin/tag-types', { body: { name, ...body } }))
     },
-    onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: TAG_TYPES_KEY })
-      notifications.show({ message: `Tag type ${name} saved`, color: 'green' })
-      onDone()
-    },
-  })
+    TAG_TYPES_KEY,
+    () => `Tag type ${name} saved`,
+    onDone,
+  )
   return (
     <MutationForm mutation={save} submit="Save tag type">
       <TextInput label="Name" description="2 to 50 letters, digits, . _ ~ -" required disabled={tagType !== undefined} value={name} onChange={(e) => setName(e.currentTarget.value)} />

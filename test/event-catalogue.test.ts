@@ -17,7 +17,8 @@ import { browserAgent, startTestProvider } from './helpers/oidc-provider.js'
 /**
  * The catalogue kinds (src/events/types.ts) this walk covers, each made by the operation its step names below: the flag
  * domain's, the instance state import's, roles', groups' (single sign-on's group sync too, against a test OpenID provider),
- * a project's access, banners' and change requests' editing, discarding and scheduling.
+ * a project's access, banners', users', service accounts' and personal access tokens', API tokens', signal endpoints' and
+ * their tokens', action sets', invite links' and change requests' editing, discarding and scheduling.
  */
 const WALKED = [
   'context-field-created',
@@ -89,6 +90,29 @@ const WALKED = [
   'banner-created',
   'banner-updated',
   'banner-deleted',
+  'user-created',
+  'user-updated',
+  'user-deleted',
+  'service-account-created',
+  'service-account-updated',
+  'service-account-deleted',
+  'pat-created',
+  'pat-deleted',
+  'api-token-created',
+  'api-token-updated',
+  'api-token-deleted',
+  'signal-endpoint-created',
+  'signal-endpoint-updated',
+  'signal-endpoint-deleted',
+  'signal-endpoint-token-created',
+  'signal-endpoint-token-updated',
+  'signal-endpoint-token-deleted',
+  'actions-created',
+  'actions-updated',
+  'actions-deleted',
+  'public-signup-token-created',
+  'public-signup-token-updated',
+  'public-signup-token-user-added',
   'change-edited',
   'change-discarded',
   'change-request-discarded',
@@ -539,6 +563,161 @@ describe('the walk', () => {
     expected.push({ kind: 'banner-updated', subject: (e) => isBanner(e) && e.data?.enabled === false, data: off, preData: updated })
     await send('DELETE', `/api/admin/banners/${created.id}`)
     expected.push({ kind: 'banner-deleted', subject: isBanner, data: null, preData: off })
+  })
+
+  it('users: create, update, delete', async () => {
+    const created = await send('POST', '/api/admin/user-admin', { username: 'dana', email: 'dana@example.com', name: 'Dana', rootRole: 'Viewer', sendEmail: false })
+    const user = async () => get(`/api/admin/user-admin/${created.id}`)
+    const before = await user()
+    // A user's events carry the user as the user route answers it, without what is derived or changes with no event of
+    // its own (the image, sign-in attempts, when last seen, the account type, permissions).
+    const asEvent = (u: any) => ({ id: u.id, name: u.name, username: u.username, email: u.email ?? null, rootRole: u.rootRole, createdAt: u.createdAt })
+    const isUser = (e: ApiEvent) => (e.data ?? e.preData)?.id === created.id
+    expected.push({ kind: 'user-created', subject: isUser, data: asEvent(before) })
+    await send('PUT', `/api/admin/user-admin/${created.id}`, { name: 'Dana Explorer', rootRole: 'Editor' })
+    const after = await user()
+    expected.push({ kind: 'user-updated', subject: isUser, data: asEvent(after), preData: asEvent(before) })
+    await send('DELETE', `/api/admin/user-admin/${created.id}`)
+    expected.push({ kind: 'user-deleted', subject: isUser, data: null, preData: asEvent(after) })
+  })
+
+  it("service accounts: create, update, a token made and deleted, delete; the walker's own token made and deleted", async () => {
+    const SA = '/api/admin/service-account'
+    const created = await send('POST', SA, { name: 'Deployer', username: 'deployer', rootRole: 'Editor' })
+    const account = async () => (await get(SA)).serviceAccounts.find((a: any) => a.id === created.id)
+    expect(await account()).toEqual(created)
+    // A service account's events carry it as its routes answer it, without what is derived (its image, when last seen,
+    // `isAPI`) or has events of its own (its tokens).
+    const asEvent = (a: any) => ({ id: a.id, name: a.name, username: a.username, rootRole: a.rootRole, createdAt: a.createdAt })
+    const isAccount = (e: ApiEvent) => (e.data ?? e.preData)?.id === created.id
+    expected.push({ kind: 'service-account-created', subject: isAccount, data: asEvent(created) })
+    const updated = await send('PUT', `${SA}/${created.id}`, { name: 'Deploy bot', rootRole: 'Viewer' })
+    expect(await account()).toEqual(updated)
+    expected.push({ kind: 'service-account-updated', subject: isAccount, data: asEvent(updated), preData: asEvent(created) })
+
+    // A personal access token's events: the token as its routes list it, never its secret, nor when it was last used.
+    const asToken = ({ secret: _secret, seenAt: _seenAt, ...token }: any) => token
+    const isToken = (id: number) => (e: ApiEvent) => (e.data ?? e.preData)?.id === id
+    const expiresAt = new Date(now + 30 * DAY).toISOString()
+    const token = await send('POST', `${SA}/${created.id}/token`, { description: 'deploys', expiresAt })
+    expect((await get(`${SA}/${created.id}/token`)).pats).toEqual([{ ...asToken(token), seenAt: null }])
+    expected.push({ kind: 'pat-created', subject: isToken(token.id), data: asToken(token) })
+    await send('DELETE', `${SA}/${created.id}/token/${token.id}`)
+    expected.push({ kind: 'pat-deleted', subject: isToken(token.id), data: null, preData: asToken(token) })
+    const own = await send('POST', '/api/admin/user/tokens', { description: 'my scripts', expiresAt })
+    expect((await get('/api/admin/user/tokens')).pats).toEqual([{ ...asToken(own), seenAt: null }])
+    expected.push({ kind: 'pat-created', subject: isToken(own.id), data: asToken(own) })
+    await send('DELETE', `/api/admin/user/tokens/${own.id}`)
+    expected.push({ kind: 'pat-deleted', subject: isToken(own.id), data: null, preData: asToken(own) })
+
+    const last = await account()
+    await send('DELETE', `${SA}/${created.id}`)
+    expected.push({ kind: 'service-account-deleted', subject: isAccount, data: null, preData: asEvent(last) })
+  })
+
+  it("API tokens: create, the expiry changed, delete", async () => {
+    await send('POST', '/api/admin/projects', { id: 'vault', name: 'Vault' })
+    const created = await send('POST', '/api/admin/api-tokens', { tokenName: 'vault-reader', type: 'client', environment: 'development', projects: ['vault'] })
+    const listed = async () => (await get('/api/admin/api-tokens')).tokens.find((x: any) => x.tokenName === 'vault-reader')
+    // An API token's events: the token as the listing shows it, without its secret (not even masked), its one `project`
+    // (of `projects`), when it was last used and its alias.
+    const asEvent = ({ secret: _secret, project: _project, seenAt: _seenAt, alias: _alias, ...token }: any) => token
+    expect(asEvent(await listed())).toEqual(asEvent(created))
+    const isToken = (e: ApiEvent) => (e.data ?? e.preData)?.tokenName === 'vault-reader'
+    const scope = { project: 'vault', environment: 'development' }
+    expected.push({ kind: 'api-token-created', subject: isToken, ...scope, data: asEvent(created) })
+    await send('PUT', `/api/admin/api-tokens/${encodeURIComponent(created.secret)}`, { expiresAt: new Date(now + 7 * DAY).toISOString() })
+    const updated = await listed()
+    expect(updated.expiresAt).not.toBeNull()
+    expected.push({ kind: 'api-token-updated', subject: isToken, ...scope, data: asEvent(updated), preData: asEvent(created) })
+    await send('DELETE', `/api/admin/api-tokens/${encodeURIComponent(created.secret)}`)
+    expected.push({ kind: 'api-token-deleted', subject: isToken, ...scope, data: null, preData: asEvent(updated) })
+  })
+
+  it('signal endpoints and their tokens: create, update, switch off, rename, delete', async () => {
+    const E = '/api/admin/signal-endpoints'
+    // An endpoint's events carry it as its routes answer it, without its tokens (events of their own) and its URL (in the
+    // answers of its writes only).
+    const asEvent = ({ tokens: _tokens, url: _url, ...endpoint }: any) => endpoint
+    const created = await send('POST', E, { name: 'alerts', description: 'From the pager' })
+    const endpoint = async () => (await get(E)).signalEndpoints.find((x: any) => x.id === created.id)
+    expect(asEvent(await endpoint())).toEqual(asEvent(created))
+    const isEndpoint = (e: ApiEvent) => (e.data ?? e.preData)?.id === created.id && !('signalEndpointId' in ((e.data ?? e.preData) as object))
+    expected.push({ kind: 'signal-endpoint-created', subject: isEndpoint, data: asEvent(created) })
+    const updated = await send('PUT', `${E}/${created.id}`, { name: 'pager-alerts', description: 'From the pager, critical' })
+    expected.push({ kind: 'signal-endpoint-updated', subject: (e) => isEndpoint(e) && e.data?.enabled === true, data: asEvent(updated), preData: asEvent(created) })
+    const off = await send('POST', `${E}/${created.id}/off`)
+    expect(off.enabled).toBe(false)
+    expected.push({ kind: 'signal-endpoint-updated', subject: (e) => isEndpoint(e) && e.data?.enabled === false, data: asEvent(off), preData: asEvent(updated) })
+
+    // A token's events: the token as its routes list it, never the token itself.
+    const { token: secret, ...token } = await send('POST', `${E}/${created.id}/tokens`, { name: 'grafana' })
+    expect(secret).toEqual(expect.any(String))
+    expect(await get(`${E}/${created.id}/tokens`)).toEqual({ signalEndpointTokens: [token] })
+    const isToken = (e: ApiEvent) => (e.data ?? e.preData)?.id === token.id && (e.data ?? e.preData)?.signalEndpointId === created.id
+    expected.push({ kind: 'signal-endpoint-token-created', subject: isToken, data: token })
+    const renamed = await send('PUT', `${E}/${created.id}/tokens/${token.id}`, { name: 'grafana-prod' })
+    expected.push({ kind: 'signal-endpoint-token-updated', subject: isToken, data: renamed, preData: token })
+    await send('DELETE', `${E}/${created.id}/tokens/${token.id}`)
+    expected.push({ kind: 'signal-endpoint-token-deleted', subject: isToken, data: null, preData: renamed })
+
+    const last = await endpoint()
+    await send('DELETE', `${E}/${created.id}`)
+    expected.push({ kind: 'signal-endpoint-deleted', subject: isEndpoint, data: null, preData: asEvent(last) })
+  })
+
+  it("a project's action sets: create, update, switch off, delete", async () => {
+    await send('POST', '/api/admin/projects', { id: 'pager', name: 'Pager' })
+    await send('POST', F('pager'), { name: 'maintenance-mode' })
+    const actor = (await send('POST', '/api/admin/service-account', { name: 'Pager bot', username: 'pager-bot', rootRole: 'Editor' })).id as number
+    const source = (await send('POST', '/api/admin/signal-endpoints', { name: 'incidents' })).id as number
+    const A = '/api/admin/projects/pager/actions'
+    const body = (name: string, action: string) => ({
+      name,
+      actorId: actor,
+      match: { source: 'signal-endpoint', sourceId: source, payload: { severity: { operator: 'IN', values: ['critical'] } } },
+      actions: [{ action, sortOrder: 0, executionParams: { environment: 'production', featureName: 'maintenance-mode' } }],
+    })
+    const created = await send('POST', A, body('on-incident', 'TOGGLE_FEATURE_ON'))
+    const set = async () => (await get(A)).actions.find((x: any) => x.id === created.id)
+    expect(await set()).toEqual(created)
+    const isSet = (e: ApiEvent) => (e.data ?? e.preData)?.id === created.id
+    expected.push({ kind: 'actions-created', subject: isSet, project: 'pager', data: created })
+    const updated = await send('PUT', `${A}/${created.id}`, body('on-incident-off', 'TOGGLE_FEATURE_OFF'))
+    expect(await set()).toEqual(updated)
+    expected.push({ kind: 'actions-updated', subject: (e) => isSet(e) && e.data?.enabled === true, project: 'pager', data: updated, preData: created })
+    const off = await send('POST', `${A}/${created.id}/off`)
+    expected.push({ kind: 'actions-updated', subject: (e) => isSet(e) && e.data?.enabled === false, project: 'pager', data: off, preData: updated })
+    await send('DELETE', `${A}/${created.id}`)
+    expected.push({ kind: 'actions-deleted', subject: isSet, project: 'pager', data: null, preData: off })
+  })
+
+  it('invite links: create, switch off and on, and someone signs up with one', async () => {
+    const L = '/api/admin/invite-link/tokens'
+    const created = await send('POST', L, { name: 'Support team', expiresAt: new Date(now + 14 * DAY).toISOString(), role: 'Editor' })
+    const masked = (await get(L)).tokens.find((l: any) => l.name === 'Support team').secret as string
+    const link = () => get(`${L}/${encodeURIComponent(masked)}`)
+    // A link's events carry it as its routes answer it, without its secret (its first characters, as the listing shows,
+    // name it), its URL (in the creation's answer only) and who signed up with it (events of their own).
+    const asEvent = ({ url: _url, users: _users, ...l }: any) => ({ ...l, secret: masked })
+    expect(asEvent(await link())).toEqual(asEvent(created))
+    const isLink = (e: ApiEvent) => (e.data ?? e.preData)?.name === 'Support team'
+    expected.push({ kind: 'public-signup-token-created', subject: isLink, data: asEvent(created) })
+    const off = await send('PUT', `${L}/${encodeURIComponent(masked)}`, { enabled: false })
+    expect(await link()).toEqual(off)
+    expected.push({ kind: 'public-signup-token-updated', subject: (e) => isLink(e) && e.data?.enabled === false, data: asEvent(off), preData: asEvent(created) })
+    const on = await send('PUT', `${L}/${encodeURIComponent(masked)}`, { enabled: true, expiresAt: new Date(now + 20 * DAY).toISOString() })
+    expected.push({ kind: 'public-signup-token-updated', subject: (e) => isLink(e) && e.data?.enabled === true, data: asEvent(on), preData: asEvent(off) })
+
+    const joined = await send('POST', `/invite/${created.secret}/signup`, { name: 'Sam', email: 'sam@example.com', password: 'sign me up please' })
+    expect((await link()).users).toEqual([{ id: joined.id, name: 'Sam', email: 'sam@example.com', username: null, createdAt: joined.createdAt }])
+    // Who joined, by the link they used (named as the listing names it) and the role it gave them; the new user acts.
+    expected.push({
+      kind: 'public-signup-token-user-added',
+      subject: (e) => e.data?.userId === joined.id,
+      data: { secret: masked, name: 'Support team', userId: joined.id, email: 'sam@example.com', role: created.role.name },
+      by: { createdBy: 'sam@example.com', createdByUserId: joined.id },
+    })
   })
 
   it('change requests: a change edited and one discarded, a draft discarded, and three scheduled: applied, failed and suspended by the job at the server\'s start', async () => {

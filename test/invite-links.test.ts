@@ -36,7 +36,7 @@ describe('making invite links', () => {
     const listed = (await ok(t, 'GET', LINKS)).body.tokens.find((l: { name: string }) => l.name === link.name)
     expect(listed).toMatchObject({ secret: `${link.secret.slice(0, 6)}…`, url: null, enabled: true })
     const [event] = await t.query<{ data: any; created_by: string }>(`select data, created_by from events where type = 'public-signup-token-created' and data->>'name' = $1`, [link.name])
-    expect(event).toEqual({ created_by: 'test-admin', data: { name: link.name, secret: `${link.secret.slice(0, 6)}…`, enabled: true, expiresAt: link.expiresAt, role: 'Viewer', createdBy: 'test-admin' } })
+    expect(event).toEqual({ created_by: 'test-admin', data: { name: link.name, secret: `${link.secret.slice(0, 6)}…`, enabled: true, expiresAt: link.expiresAt, createdAt: link.createdAt, role: link.role, createdBy: 'test-admin' } })
     expect(JSON.stringify(await t.query('select data, pre_data from events'))).not.toContain(link.secret)
     expect(await t.query(`select count(*)::int as n from public_signup_tokens where secret_hash = $1 or display_secret = $1`, [link.secret])).toEqual([{ n: 0 }])
   })

@@ -35,7 +35,8 @@ const patView = (row: TokenRow) => ({
 
 export type PatView = ReturnType<typeof patView>
 
-const eventData = (row: TokenRow) => ({ id: row.id, description: row.tokenName, expiresAt: row.expiresAt?.toISOString() ?? null, userId: row.userId })
+/** What events say of a token: as its routes answer it, without its secret or when it was last used. */
+const eventData = (row: TokenRow) => ({ id: row.id, description: row.tokenName, expiresAt: row.expiresAt?.toISOString() ?? null, createdAt: row.createdAt.toISOString(), userId: row.userId })
 
 /** The owner's account, not deleted, and of the kind the call manages. */
 const ownerIsLive = (owner: TokenOwner) => and(eq(users.id, owner.userId), sql`${users.deletedAt} is null`, eq(users.isService, owner.kind === 'service-account'))

@@ -46,12 +46,14 @@ export function tokenView(row: Omit<TokenRow, 'id'>, secret?: string) {
 const eventProject = (projects: string[]) => (projects.length === 1 && projects[0] !== '*' ? projects[0] : null)
 const eventEnvironment = (environment: string) => (environment === '*' ? null : environment)
 
+/** What events say of a token: as its routes answer it, without its secret (not even masked), its one `project` (of `projects`), when it was last used and its alias. */
 const eventData = (row: Omit<TokenRow, 'id'>) => ({
   tokenName: row.tokenName,
   type: row.type,
   projects: row.projects,
   environment: row.environment,
   expiresAt: row.expiresAt?.toISOString() ?? null,
+  createdAt: row.createdAt.toISOString(),
 })
 
 /** The `api-token-created` event of a new token (never its secret). */

@@ -44,7 +44,20 @@ function linkView(row: TokenRow, role: RoleRow, now: Date, signedUp: { id: numbe
   }
 }
 
-const eventData = (row: TokenRow, role: RoleRow) => ({ name: row.name, secret: row.displaySecret, enabled: row.enabled, expiresAt: row.expiresAt.toISOString(), role: role.name, createdBy: row.createdBy })
+/**
+ * What events say of a link: the link as its routes answer it, without the secret (its first characters name it), the
+ * URL (in the creation's answer only) and who signed up (their own events); `enabled` is the link's switch, not whether
+ * it works at that time.
+ */
+const eventData = (row: TokenRow, role: RoleRow) => ({
+  secret: row.displaySecret,
+  name: row.name,
+  enabled: row.enabled,
+  expiresAt: row.expiresAt.toISOString(),
+  createdAt: row.createdAt.toISOString(),
+  createdBy: row.createdBy,
+  role: roleView(role),
+})
 
 /** The expiry asked for: in the future (400 otherwise), capped at a month from now. */
 function expiryOf(value: string, now: Date, path: string): Date {

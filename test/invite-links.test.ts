@@ -19,7 +19,7 @@ afterAll(() => t.close())
 async function createLink(body: Record<string, unknown> = {}) {
   const res = await t.call('POST', LINKS, { body: { name: fresh('invite'), expiresAt: inDays(7), ...body } })
   expect(res.status, res.text).toBe(201)
-  return res.body as { secret: string; url: string; name: string; role: { id: number; name: string }; expiresAt: string; enabled: boolean }
+  return res.body as { secret: string; url: string; name: string; role: { id: number; name: string }; expiresAt: string; createdAt: string; enabled: boolean }
 }
 const signUp = (secret: string, body: Record<string, unknown>) => t.call('POST', `/invite/${secret}/signup`, { token: null, body })
 const person = (extra: Record<string, unknown> = {}): { email: string; name: string; password: string; username?: string } => {

@@ -257,6 +257,54 @@ describe('switching password sign-in off', () => {
     expect(events[1]!.pre_data).toEqual({ id: 'simple', disabled: true })
     expect(JSON.stringify(await t.query(`select data, pre_data from events`))).not.toContain(provider.clientSecret)
   })
+
+  it('refuses invite-link sign-ups and invite or password-reset links while password sign-in is off (403 saying so), and lets them again once it is on', async () => {
+    const link = (await ok(t, 'POST', '/api/admin/invite-link/tokens', { name: 'Join us', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })).body
+    const invited = (await ok(t, 'POST', '/api/admin/user-admin', { email: 'invited@example.com', rootRole: 'Viewer', sendEmail: false })).body
+    const token = new URL(invited.inviteLink).searchParams.get('token')!
+    const signUp = () => t.call('POST', `/invite/${link.secret}/signup`, { token: null, body: { name: 'Joiner', email: 'joiner@example.com', password: 'a password of mine' } })
+    const setPassword = () => t.call('POST', '/auth/reset/password', { token: null, body: { token, password: 'a password of mine' } })
+    await configure()
+    await ok(t, 'POST', '/api/admin/auth/simple/settings', { disabled: true })
+    try {
+      for (const refused of [
+        await t.call('GET', `/invite/${link.secret}/validate`, { token: null }),
+        await signUp(),
+        await t.call('GET', `/auth/reset/validate?token=${token}`, { token: null }),
+        await setPassword(),
+      ]) {
+        expect(refused.status, refused.text).toBe(403)
+        expect(refused.body).toMatchObject({ name: 'NoAccessError', message: expect.stringMatching(/Password sign-in is switched off.*single sign-on/) })
+      }
+      // Any link, working or not: the answer does not tell whether it does.
+      expect((await t.call('GET', '/invite/00000000000000000000000000000000/validate', { token: null })).status).toBe(403)
+      expect(await t.query(`select count(*)::int as n from users where email = 'joiner@example.com'`)).toEqual([{ n: 0 }])
+      expect(await t.query(`select password_hash from users where id = $1`, [invited.id])).toEqual([{ password_hash: null }])
+    } finally {
+      await ok(t, 'POST', '/api/admin/auth/simple/settings', { disabled: false })
+    }
+    // The links were kept: they work once password sign-in is on again.
+    expect((await t.call('GET', `/auth/reset/validate?token=${token}`, { token: null })).status).toBe(200)
+    expect((await setPassword()).status).toBe(200)
+    expect((await signUp()).status).toBe(200)
+  })
+
+  it('FLAGPOST_ALLOW_PASSWORD_LOGIN lets invite-link sign-ups and password links work while password sign-in is off', async () => {
+    const escape = await createTestApp({ allowPasswordLogin: true })
+    try {
+      await ok(escape, 'POST', '/api/admin/auth/oidc/settings', { enabled: true, discoverUrl: provider.discoverUrl, clientId: provider.clientId, secret: provider.clientSecret })
+      await ok(escape, 'POST', '/api/admin/auth/simple/settings', { disabled: true })
+      const link = (await ok(escape, 'POST', '/api/admin/invite-link/tokens', { name: 'Join us', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })).body
+      expect((await escape.call('GET', `/invite/${link.secret}/validate`, { token: null })).status).toBe(200)
+      expect((await escape.call('POST', `/invite/${link.secret}/signup`, { token: null, body: { name: 'Joiner', email: 'joiner@example.com', password: 'a password of mine' } })).status).toBe(200)
+      const invited = (await ok(escape, 'POST', '/api/admin/user-admin', { email: 'invited@example.com', rootRole: 'Viewer', sendEmail: false })).body
+      const token = new URL(invited.inviteLink).searchParams.get('token')!
+      expect((await escape.call('GET', `/auth/reset/validate?token=${token}`, { token: null })).status).toBe(200)
+      expect((await escape.call('POST', '/auth/reset/password', { token: null, body: { token, password: 'a password of mine' } })).status).toBe(200)
+    } finally {
+      await escape.close()
+    }
+  })
 })
 
 const SYNC = { enableGroupSyncing: true, groupJsonPath: 'groups', addGroupsScope: true }

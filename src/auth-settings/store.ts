@@ -1,7 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { roles, settings } from '../../schema/index.js'
-import { rowText, together, untilUnchanged, type Db } from '../db.js'
-import { validationError } from '../core/errors.js'
+import { queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
+import { noAccess, validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
 import type { Author } from '../core/principal.js'
 import type { NewEvent } from '../events/types.js'
@@ -95,6 +95,18 @@ export async function resetOidcSettings(db: Db, caller: Author): Promise<void> {
  */
 export const passwordSignInRefusedSql = sql<boolean>`(exists (select from ${settings} where ${settings.name} = ${PASSWORD} and ${settings.content}->>'disabled' = 'true')
   and exists (select from ${settings} where ${settings.name} = ${OIDC} and ${settings.content}->>'enabled' = 'true'))`
+
+/**
+ * Whether what sets a password (an invite link's sign-up, an invite or password-reset link) is refused: while password
+ * sign-in is, unless the deployment forces it on (`passwordAlwaysAllowed`: FLAGPOST_ALLOW_PASSWORD_LOGIN). A query to
+ * send with the caller's own reads (`together`), so it costs no round trip of its own.
+ */
+export const passwordLinksRefused = (q: Db, passwordAlwaysAllowed: boolean | undefined): Promise<{ refused: boolean }[]> =>
+  passwordAlwaysAllowed ? Promise.resolve([{ refused: false }]) : queryRows<{ refused: boolean }>(q, sql`select ${passwordSignInRefusedSql} as refused`)
+
+/** The 403 of what would set a password nobody could sign in with (see passwordLinksRefused). */
+export const passwordLinksOff = () =>
+  noAccess('Password sign-in is switched off on this instance, so a password set here could not be used: sign in with single sign-on (OpenID Connect) instead')
 
 export async function getPasswordAuth(db: Db): Promise<PasswordAuth> {
   const [row] = await db.select().from(settings).where(eq(settings.name, PASSWORD))

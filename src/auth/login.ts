@@ -10,7 +10,7 @@ import type { Author } from '../core/principal.js'
 import { findResetToken } from '../users/reset-tokens.js'
 import { hashSecret } from '../api-tokens/secrets.js'
 import { newSession } from './sessions.js'
-import { passwordSignInRefusedSql } from '../auth-settings/store.js'
+import { passwordLinksOff, passwordLinksRefused, passwordSignInRefusedSql } from '../auth-settings/store.js'
 
 /** After this many failed sign-ins in a row the account is locked until an admin sets a new password. */
 export const MAX_LOGIN_ATTEMPTS = 10
@@ -54,10 +54,21 @@ export async function signIn(db: Db, identifier: string, password: string, now: 
   return { user: await userView(row!), session: started.session }
 }
 
-/** What an invite or reset link stands for (Unleash's tokenUserSchema); 401 when it cannot be used. */
-export async function validateResetToken(db: Db, token: string, now: Date) {
-  const found = await findResetToken(db, token, now)
+/**
+ * The link's user, and whether a password may be set with it: not while password sign-in is switched off (a 403, for
+ * any link: the password could not be used), unless the deployment forces it on. One round trip.
+ */
+async function linkForPassword(db: Db, token: string, now: Date, passwordAlwaysAllowed: boolean | undefined) {
+  const hash = await hashSecret(token)
+  const [found, [off]] = await together(db, [(q) => findResetToken(q, hash, now), (q) => passwordLinksRefused(q, passwordAlwaysAllowed)])
+  if (off?.refused) throw passwordLinksOff()
   if (!found) throw invalidLink()
+  return found
+}
+
+/** What an invite or reset link stands for (Unleash's tokenUserSchema); 401 when it cannot be used, 403 while password sign-in is off. */
+export async function validateResetToken(db: Db, token: string, now: Date, options: { passwordAlwaysAllowed?: boolean } = {}) {
+  const found = await linkForPassword(db, token, now, options.passwordAlwaysAllowed)
   const { user, role, createdBy } = found
   return {
     id: user.id,
@@ -72,14 +83,14 @@ export async function validateResetToken(db: Db, token: string, now: Date) {
 
 /**
  * Sets the password of the link's user and uses the link up; the user acts on their own account. The link and its
- * user are read, then the password, the link and the event are one statement, made only while both are as read.
+ * user are read (refused while password sign-in is off, as validateResetToken), then the password, the link and the
+ * event are one statement, made only while both are as read.
  */
-export async function resetPasswordWithToken(db: Db, token: string, password: string, now: Date): Promise<void> {
+export async function resetPasswordWithToken(db: Db, token: string, password: string, now: Date, options: { passwordAlwaysAllowed?: boolean } = {}): Promise<void> {
   const passwordHash = await hashPassword(password)
   const linkHash = await hashSecret(token)
   await untilUnchanged('The user', async () => {
-    const found = await findResetToken(db, token, now)
-    if (!found) throw invalidLink()
+    const found = await linkForPassword(db, token, now, options.passwordAlwaysAllowed)
     const author = { actor: { createdBy: displayNameOf(found.user), createdByUserId: found.user.id }, now }
     return (await setPassword(db, author, found, passwordHash, linkHash)) || undefined
   })

@@ -83,9 +83,10 @@ const validateRoute = createRoute({
   tags,
   summary: 'Check an invite or password-reset link',
   description:
-    'The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise. The link itself (`/new-user?token=…`) opens the web console\'s page, which asks this, then sets the password.',
+    'The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise. The link itself (`/new-user?token=…`) opens the web console\'s page, which asks this, then sets the password. ' +
+    'While password sign-in is switched off (single sign-on only) a 403 saying so, for any link: a password set with it could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true).',
   request: { query: z.object({ token: z.string().min(1).max(200).openapi({ param: { name: 'token', in: 'query' } }) }) },
-  responses: { 200: { description: 'The link is valid', content: jsonContent(TokenUserSchema) }, ...pickErrors(400, 401) },
+  responses: { 200: { description: 'The link is valid', content: jsonContent(TokenUserSchema) }, ...pickErrors(400, 401, 403) },
 })
 
 const resetPasswordRoute = createRoute({
@@ -96,10 +97,11 @@ const resetPasswordRoute = createRoute({
   summary: 'Set a password with an invite or password-reset link',
   description:
     'Sets the password (at least 8 characters) of the user the link belongs to and uses the link up: it works once. ' +
-    '`loginAttempts` goes back to 0 and the user\'s sessions end. 401 for a link that is invalid, used or expired. ' +
+    '`loginAttempts` goes back to 0 and the user\'s sessions end. 401 for a link that is invalid, used or expired; 403 while password sign-in is switched off, the link kept ' +
+    '(unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). ' +
     'Emits `user-updated` by the user (noting the change, without the password).',
   request: { body: { required: true, content: jsonContent(ChangePasswordSchema) } },
-  responses: { 200: { description: 'The password was set' }, ...pickErrors(400, 401, 415) },
+  responses: { 200: { description: 'The password was set' }, ...pickErrors(400, 401, 403, 415) },
 })
 
 /** Where the browser ends its session at the provider, when single sign-out applies (see the route); undefined otherwise. */
@@ -129,9 +131,9 @@ export const authRoutes = createRouter()
     c.header('Cache-Control', 'no-store')
     return c.json(redirectUrl ? { redirectUrl } : {}, 200)
   })
-  .openapi(validateRoute, async (c) => c.json(await validateResetToken(c.var.db, c.req.valid('query').token, c.var.clock()), 200))
+  .openapi(validateRoute, async (c) => c.json(await validateResetToken(c.var.db, c.req.valid('query').token, c.var.clock(), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed }), 200))
   .openapi(resetPasswordRoute, async (c) => {
     const { token, password } = c.req.valid('json')
-    await resetPasswordWithToken(c.var.db, token, password, c.var.clock())
+    await resetPasswordWithToken(c.var.db, token, password, c.var.clock(), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed })
     return c.body(null, 200)
   })

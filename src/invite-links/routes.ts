@@ -80,9 +80,12 @@ const validateRoute = createRoute({
   operationId: 'validatePublicSignupToken',
   tags,
   summary: 'Check an invite link',
-  description: 'For the sign-up page: 200 (no body) while the link (its full secret) is enabled and not expired, 400 otherwise. Needs no credentials; limited per client address as sign-in is.',
+  description:
+    'For the sign-up page: 200 (no body) while the link (its full secret) is enabled and not expired, 400 otherwise. ' +
+    'While password sign-in is switched off (single sign-on only, see POST /api/admin/auth/simple/settings) a 403 saying so, for any link: a sign-up makes a password account ' +
+    '(unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Needs no credentials; limited per client address as sign-in is.',
   request: { params: InviteLinkParam },
-  responses: { 200: { description: 'The link works' }, ...pickErrors(400, 429) },
+  responses: { 200: { description: 'The link works' }, ...pickErrors(400, 403, 429) },
 })
 
 const signUpRoute = createRoute({
@@ -94,9 +97,10 @@ const signUpRoute = createRoute({
   description:
     "Creates a user with the link's root role (e-mail, name and password; a username if given) and signs them in: the session cookie is set as by " +
     'POST /auth/simple/login. 400 for a link that is unknown, disabled or expired, 409 NameExistsError for an e-mail or username already taken. ' +
+    '403 while password sign-in is switched off (the password could not be used; unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true): people join through single sign-on then. ' +
     'Needs no credentials; limited per client address as sign-in is. Emits `user-created` and `public-signup-token-user-added`, both by the new user.',
   request: { params: InviteLinkParam, body: { required: true, content: jsonContent(SignUpSchema) } },
-  responses: { 200: { description: 'The new user, signed in', content: jsonContent(UserSchema) }, ...pickErrors(400, 409, 415, 429) },
+  responses: { 200: { description: 'The new user, signed in', content: jsonContent(UserSchema) }, ...pickErrors(400, 403, 409, 415, 429) },
 })
 
 export const inviteLinkRoutes = createRouter()
@@ -109,11 +113,11 @@ export const inviteLinkRoutes = createRouter()
   })
   .openapi(updateRoute, async (c) => c.json(await updateInviteLink(c.var.db, c.var.caller, c.req.valid('param').token, c.req.valid('json')), 200))
   .openapi(validateRoute, async (c) => {
-    if (!(await inviteLinkWorks(c.var.db, c.req.valid('param').token, c.var.clock()))) throw validationError('This invite link does not work: it is unknown, disabled or expired')
+    if (!(await inviteLinkWorks(c.var.db, c.req.valid('param').token, c.var.clock(), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed }))) throw validationError('This invite link does not work: it is unknown, disabled or expired')
     return c.body(null, 200)
   })
   .openapi(signUpRoute, async (c) => {
-    const { user, session } = await signUpWithInviteLink(c.var.db, c.req.valid('param').token, c.req.valid('json'), c.var.clock())
+    const { user, session } = await signUpWithInviteLink(c.var.db, c.req.valid('param').token, c.req.valid('json'), c.var.clock(), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed })
     setSessionCookie(c, session, c.var.accounts.publicUrl)
     return c.json(user, 200)
   })

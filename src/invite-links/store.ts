@@ -10,6 +10,7 @@ import { hashPassword } from '../users/passwords.js'
 import { userEventData, userView } from '../users/store.js'
 import { displayNameOf } from '../users/principal.js'
 import { newGuardedSession } from '../auth/sessions.js'
+import { passwordLinksOff, passwordLinksRefused, passwordSignInRefusedSql } from '../auth-settings/store.js'
 import type { InviteLinkCreate, InviteLinkUpdate, SignUp } from './schemas.js'
 
 type TokenRow = typeof publicSignupTokens.$inferSelect
@@ -159,13 +160,23 @@ export async function updateInviteLink(db: Db, caller: Author, secretOrDisplay: 
 const usable = (now: Date) => and(eq(publicSignupTokens.enabled, true), gt(publicSignupTokens.expiresAt, now))
 const invalidLink = () => validationError('This invite link does not work: it is unknown, disabled or expired. Ask whoever sent it for a new one')
 
-/** GET /invite/{token}/validate: whether the link works now (its full secret only). */
-export async function inviteLinkWorks(db: Db, secret: string, now: Date): Promise<boolean> {
-  const [row] = await db
-    .select({ id: publicSignupTokens.id })
-    .from(publicSignupTokens)
-    .where(and(eq(publicSignupTokens.secretHash, await hashSecret(secret)), usable(now)))
-  return row !== undefined
+/** Whether password sign-in is forced on by the deployment (FLAGPOST_ALLOW_PASSWORD_LOGIN): sign-up works whatever the settings say. */
+export interface SignUpOptions {
+  passwordAlwaysAllowed?: boolean
+}
+
+/**
+ * GET /invite/{token}/validate: whether the link works now (its full secret only); a 403 while password sign-in is
+ * switched off (a sign-up makes a password account), read in the same round trip.
+ */
+export async function inviteLinkWorks(db: Db, secret: string, now: Date, options: SignUpOptions = {}): Promise<boolean> {
+  const hash = await hashSecret(secret)
+  const [rows, [off]] = await together(db, [
+    (q) => q.select({ id: publicSignupTokens.id }).from(publicSignupTokens).where(and(eq(publicSignupTokens.secretHash, hash), usable(now))),
+    (q) => passwordLinksRefused(q, options.passwordAlwaysAllowed),
+  ])
+  if (off?.refused) throw passwordLinksOff()
+  return rows.length > 0
 }
 
 /**
@@ -173,14 +184,14 @@ export async function inviteLinkWorks(db: Db, secret: string, now: Date): Promis
  * link, whether the e-mail or username is taken, a user id), then one statement: the user (only while the link still
  * works and the names are free), who signed up with the link, the session, `user-created` and
  * `public-signup-token-user-added`, both by the new user. 400 for a link that does not work, 409 for a taken
- * e-mail or username.
+ * e-mail or username, 403 while password sign-in is switched off (read with the link, and held by the statement).
  */
-export async function signUpWithInviteLink(db: Db, secret: string, input: SignUp, now: Date) {
+export async function signUpWithInviteLink(db: Db, secret: string, input: SignUp, now: Date, options: SignUpOptions = {}) {
   const passwordHash = await hashPassword(input.password)
   const hash = await hashSecret(secret)
   const username = input.username || null
   return untilUnchanged('The invite link', async () => {
-    const [[link], [taken], [ids]] = await together(db, [
+    const [[link], [taken], [ids], [off]] = await together(db, [
       (q) =>
         q
         .select({ token: publicSignupTokens, role: roles })
@@ -194,7 +205,9 @@ export async function signUpWithInviteLink(db: Db, secret: string, input: SignUp
         .where(or(sql`lower(${users.email}) = ${input.email}`, username === null ? sql`false` : eq(users.username, username)))
         .limit(1),
       (q) => queryRows<{ userId: number }>(q, sql`select nextval(pg_get_serial_sequence('users', 'id'))::int as "userId"`),
+      (q) => passwordLinksRefused(q, options.passwordAlwaysAllowed),
     ])
+    if (off?.refused) throw passwordLinksOff()
     if (!link) throw invalidLink()
     if (taken) throw nameExists(taken.email?.toLowerCase() === input.email ? 'A user with that e-mail address already exists: sign in instead' : 'That username is taken: choose another')
     const row: UserRow = { id: ids!.userId, username, email: input.email, name: input.name, passwordHash, rootRoleId: link.role.id, loginAttempts: 0, isService: false, seenAt: now, createdAt: now, deletedAt: null }
@@ -202,6 +215,7 @@ export async function signUpWithInviteLink(db: Db, secret: string, input: SignUp
     const insertUser: SQL = sql`insert into ${users} (id, username, email, name, password_hash, root_role_id, login_attempts, seen_at, created_at)
       select ${row.id}::integer, ${row.username}::text, ${row.email}::text, ${row.name}::text, ${passwordHash}::text, ${row.rootRoleId}::integer, 0, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz
       where exists (select from ${publicSignupTokens} where id = ${link.token.id} and enabled and expires_at > ${now.toISOString()}::timestamptz)
+        ${options.passwordAlwaysAllowed ? sql`` : sql`and not ${passwordSignInRefusedSql}`}
       on conflict do nothing returning id`
     const linked = sql`insert into ${publicSignupTokenUsers} (token_id, user_id, created_at) select ${link.token.id}::integer, ${row.id}::integer, ${now.toISOString()}::timestamptz where ${guardPassed} returning user_id`
     const actor = { createdBy: displayNameOf(row), createdByUserId: row.id }

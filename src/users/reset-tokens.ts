@@ -27,14 +27,17 @@ export async function newResetToken(userId: number, createdBy: string, now: Date
 
 const usable = (hash: string, now: Date) => and(eq(resetTokens.tokenHash, hash), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, now))
 
-/** The user an unused, unexpired token belongs to, with their root role (and the user's row as text, see rowText); undefined otherwise. */
-export async function findResetToken(db: Db, token: string, now: Date) {
+/**
+ * The user an unused, unexpired token (by its hash, `hashSecret`) belongs to, with their root role (and the user's row
+ * as text, see rowText); undefined otherwise. One query, so it can be sent with others (`together`).
+ */
+export async function findResetToken(db: Db, tokenHash: string, now: Date) {
   const [row] = await db
     .select({ user: users, snapshot: rowText(users), createdBy: resetTokens.createdBy, role: roles })
     .from(resetTokens)
     .innerJoin(users, eq(users.id, resetTokens.userId))
     .innerJoin(roles, eq(roles.id, users.rootRoleId))
-    .where(and(usable(await hashSecret(token), now), isNull(users.deletedAt)))
+    .where(and(usable(tokenHash, now), isNull(users.deletedAt)))
     .limit(1)
   return row
 }

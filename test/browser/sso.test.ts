@@ -1,8 +1,9 @@
 // Single sign-on in a real Chromium (see harness.ts): with OpenID Connect enabled, the sign-in page offers the
 // provider; the button goes through the test provider (oidc-provider on a local port) and lands signed in. An admin
-// switches password sign-in off on the Single sign-on page; the sign-in page then shows only the provider. Group sync
-// and single sign-out set on that page, a group's SSO group IDs in its dialog: a sign-in joins the group, and signing
-// out goes through the provider's own sign-out back to the sign-in page.
+// switches password sign-in off on the Single sign-on page; the sign-in page then shows only the provider, and the
+// sign-up and set-password pages of the password links say password sign-in is off. Group sync and single sign-out set
+// on that page, a group's SSO group IDs in its dialog: a sign-in joins the group, and signing out goes through the
+// provider's own sign-out back to the sign-in page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_PASSWORD, checkPage, startConsole, type ConsoleUnderTest } from './harness.js'
 import { startTestProvider, type TestAccount, type TestProvider } from '../helpers/oidc-provider.js'
@@ -71,6 +72,18 @@ describe('single sign-on', { timeout: 60_000 }, () => {
     await visitor.getByRole('link', { name: 'Sign in with OpenID Connect' }).waitFor()
     expect(await visitor.getByLabel('Username or e-mail').count()).toBe(0)
     await checkPage(visitor, 'sign-in-single-sign-on-only')
+
+    // An invite link's sign-up page and an invite's set-password page say passwords are off, and where to go instead.
+    const link = await ui.adminApi('POST', '/api/admin/invite-link/tokens', { name: 'Latecomers', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })
+    const invited = await ui.adminApi('POST', '/api/admin/user-admin', { email: 'late@example.com', rootRole: 'Viewer', sendEmail: false })
+    for (const [address, name] of [[link.url, 'sign-up-password-sign-in-off'], [invited.inviteLink, 'new-user-password-sign-in-off']] as const) {
+      await visitor.goto(address)
+      await visitor.getByRole('alert').filter({ hasText: 'Password sign-in is switched off' }).filter({ hasText: 'single sign-on' }).waitFor()
+      expect(await visitor.locator('input').count()).toBe(0)
+      await checkPage(visitor, name)
+      await visitor.getByRole('link', { name: 'Go to the sign-in page' }).click()
+      await visitor.getByRole('link', { name: 'Sign in with OpenID Connect' }).waitFor()
+    }
     await ui.adminApi('POST', '/api/admin/auth/simple/settings', { disabled: false })
   })
 

@@ -2046,7 +2046,7 @@ export interface paths {
         };
         /**
          * Check an invite or password-reset link
-         * @description The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise. The link itself (`/new-user?token=…`) opens the web console's page, which asks this, then sets the password.
+         * @description The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise. The link itself (`/new-user?token=…`) opens the web console's page, which asks this, then sets the password. While password sign-in is switched off (single sign-on only) a 403 saying so, for any link: a password set with it could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true).
          */
         get: operations["validateToken"];
         put?: never;
@@ -2068,7 +2068,7 @@ export interface paths {
         put?: never;
         /**
          * Set a password with an invite or password-reset link
-         * @description Sets the password (at least 8 characters) of the user the link belongs to and uses the link up: it works once. `loginAttempts` goes back to 0 and the user's sessions end. 401 for a link that is invalid, used or expired. Emits `user-updated` by the user (noting the change, without the password).
+         * @description Sets the password (at least 8 characters) of the user the link belongs to and uses the link up: it works once. `loginAttempts` goes back to 0 and the user's sessions end. 401 for a link that is invalid, used or expired; 403 while password sign-in is switched off, the link kept (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Emits `user-updated` by the user (noting the change, without the password).
          */
         post: operations["changePassword"];
         delete?: never;
@@ -3633,7 +3633,7 @@ export interface paths {
         };
         /**
          * Check an invite link
-         * @description For the sign-up page: 200 (no body) while the link (its full secret) is enabled and not expired, 400 otherwise. Needs no credentials; limited per client address as sign-in is.
+         * @description For the sign-up page: 200 (no body) while the link (its full secret) is enabled and not expired, 400 otherwise. While password sign-in is switched off (single sign-on only, see POST /api/admin/auth/simple/settings) a 403 saying so, for any link: a sign-up makes a password account (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Needs no credentials; limited per client address as sign-in is.
          */
         get: operations["validatePublicSignupToken"];
         put?: never;
@@ -3655,7 +3655,7 @@ export interface paths {
         put?: never;
         /**
          * Sign up with an invite link
-         * @description Creates a user with the link's root role (e-mail, name and password; a username if given) and signs them in: the session cookie is set as by POST /auth/simple/login. 400 for a link that is unknown, disabled or expired, 409 NameExistsError for an e-mail or username already taken. Needs no credentials; limited per client address as sign-in is. Emits `user-created` and `public-signup-token-user-added`, both by the new user.
+         * @description Creates a user with the link's root role (e-mail, name and password; a username if given) and signs them in: the session cookie is set as by POST /auth/simple/login. 400 for a link that is unknown, disabled or expired, 409 NameExistsError for an e-mail or username already taken. 403 while password sign-in is switched off (the password could not be used; unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true): people join through single sign-on then. Needs no credentials; limited per client address as sign-in is. Emits `user-created` and `public-signup-token-user-added`, both by the new user.
          */
         post: operations["addPublicSignupTokenUser"];
         delete?: never;
@@ -15259,6 +15259,15 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
         };
     };
     changePassword: {
@@ -15292,6 +15301,15 @@ export interface operations {
             };
             /** @description AuthenticationRequired: credentials missing or invalid */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -21628,6 +21646,15 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
             /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
             429: {
                 headers: {
@@ -21666,6 +21693,15 @@ export interface operations {
             };
             /** @description ValidationError: the request does not match the expected schema */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useLocation, useSearch } from 'wouter'
 import { api, ApiError, ok, SIGN_IN_PATH } from '../api/client'
 import { ME_KEY } from '../api/session'
+import { PasswordSignInOff, passwordSignInOff } from '../components/password-sign-in-off'
 
 const INVALID = 'This link is invalid, was already used or has expired. Ask an admin for a new one.'
 
@@ -59,7 +60,9 @@ export default function NewUserPage() {
           <Title order={1} size="h2">
             Welcome to Flagpost
           </Title>
-          {token === '' || link.isError ? (
+          {passwordSignInOff(link.error) ? (
+            <PasswordSignInOff error={link.error} />
+          ) : token === '' || link.isError ? (
             <Alert color="red" title="This link does not work" role="alert">
               {token === '' || (link.error instanceof ApiError && link.error.status === 401) ? INVALID : link.error?.message}
             </Alert>

@@ -4,6 +4,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useLocation, useSearch } from 'wouter'
 import { api, ok, SIGN_IN_PATH } from '../api/client'
 import { ME_KEY } from '../api/session'
+import { PasswordSignInOff, passwordSignInOff } from '../components/password-sign-in-off'
 
 /** The page an invite link opens (`/sign-up?invite=<secret>`): checks the link, then makes the account and signs it in. */
 export default function SignUpPage() {
@@ -21,7 +22,9 @@ export default function SignUpPage() {
           <Title order={1} size="h2">
             Join Flagpost
           </Title>
-          {invite === '' || valid.isError ? (
+          {passwordSignInOff(valid.error) ? (
+            <PasswordSignInOff error={valid.error} />
+          ) : invite === '' || valid.isError ? (
             <>
               <Alert color="red" title="This invite link does not work" role="alert">
                 {valid.error?.message ?? 'The link has no invite in it.'} Ask whoever sent it for a new one.

@@ -109,6 +109,22 @@ describe('GET /api/admin/personal-dashboard (operation 11)', () => {
     expect((await dashboard(user)).body.projects).toEqual([{ id: many, name: 'Many', health: 100, memberCount: 1, featureCount: 102 }])
   })
 
+  it('names the members of a group holding Owner as owners, each once, as users; none of a project archived', async () => {
+    const gail = await createSignedInUser(t, fresh('gail'), 'Viewer', { name: 'Gail Group' })
+    const group = (await t.call('POST', '/api/admin/groups', { body: { name: fresh('owners'), users: [{ user: { id: gail.id } }, { user: { id: alice.id } }] } })).body.id as number
+    // Made by the admin token, so no user holds Owner in it: only the group does.
+    const owned = await createProject(t, { name: 'Owned by a group' })
+    const given = await t.call('POST', `/api/admin/projects/${owned}/access`, { body: { roles: [4], users: [], groups: [group] } })
+    expect(given.status, given.text).toBe(200)
+    const owners = async (user: TestUser) => (await dashboard(user)).body.projectOwners
+    const mine = await owners(bob)
+    expect(mine).toContainEqual({ ownerType: 'user', name: 'Gail Group', email: null, imageUrl: expect.any(String) })
+    // Alice owns projects herself too: once.
+    expect(mine.filter((o: { name: string }) => o.name === 'Alice')).toHaveLength(1)
+    expect((await t.call('POST', `/api/admin/projects/archive/${owned}`)).status).toBe(200)
+    expect((await owners(bob)).map((o: { name: string }) => o.name)).not.toContain('Gail Group')
+  })
+
   it('answers 401 without credentials', async () => {
     expect((await t.call('GET', '/api/admin/personal-dashboard', { token: null })).status).toBe(401)
   })

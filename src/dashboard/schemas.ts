@@ -22,7 +22,7 @@ export const PersonalDashboardSchema = z
           email: z.string().nullable(),
         }),
       )
-      .openapi({ description: 'Owners of the projects visible to the caller, each once' }),
+      .openapi({ description: 'Owners of the projects visible to the caller, each once: users holding Owner in one, and the members of groups holding it' }),
     projects: z
       .array(
         z.object({

@@ -9,19 +9,38 @@ import { adminUsers, userImageUrl } from '../users/store.js'
 
 const MAX_FLAGS = 100
 
-/** Owners of the live projects the caller can read (`hidden`: those it may not, see projects/visibility.ts). One entry per user. */
+/**
+ * Owners of the live projects the caller can read (`hidden`: those it may not, see projects/visibility.ts): users holding
+ * Owner in one, and the members of groups holding it. One entry per user, `ownerType` always `user` (the interface
+ * specification's; Unleash leaves group owners out of this list, so a project owned only through a group showed none).
+ */
 async function projectOwners(db: Db, hidden: readonly string[]) {
+  const liveAndVisible = and(isNull(projects.archivedAt), visibleProjectCondition(projects.id, hidden))
   const rows = await db
-    .selectDistinctOn([users.id], { id: users.id, name: users.name, username: users.username, email: users.email })
-    .from(projectMembers)
-    .innerJoin(users, eq(users.id, projectMembers.userId))
-    .innerJoin(projects, eq(projects.id, projectMembers.projectId))
+    .select({ id: users.id, name: users.name, username: users.username, email: users.email })
+    .from(users)
     .where(
       and(
-        eq(projectMembers.roleId, OWNER_ROLE_ID),
         isNull(users.deletedAt),
-        isNull(projects.archivedAt),
-        visibleProjectCondition(projects.id, hidden),
+        or(
+          inArray(
+            users.id,
+            db
+              .select({ id: projectMembers.userId })
+              .from(projectMembers)
+              .innerJoin(projects, eq(projects.id, projectMembers.projectId))
+              .where(and(eq(projectMembers.roleId, OWNER_ROLE_ID), liveAndVisible)),
+          ),
+          inArray(
+            users.id,
+            db
+              .select({ id: groupUsers.userId })
+              .from(groupRoles)
+              .innerJoin(groupUsers, eq(groupUsers.groupId, groupRoles.groupId))
+              .innerJoin(projects, eq(projects.id, groupRoles.projectId))
+              .where(and(eq(groupRoles.roleId, OWNER_ROLE_ID), liveAndVisible)),
+          ),
+        ),
       ),
     )
     .orderBy(asc(users.id))

@@ -2921,7 +2921,7 @@ export interface paths {
         };
         /**
          * Get personal dashboard
-         * @description For the caller: `admins` (active users with the Admin root role), `projectOwners` (owners of the projects the caller can see: all for admins, admin tokens and root roles other than Viewer, else those that are not private and the private ones the caller has a role in; each owner once), `projects` (live projects the caller can read where the caller has a role or that they favorited, with health as in the project overview, members and live flags) and `flags` (live flags of projects the caller can read that the caller created or favorited, newest first, at most 100). A caller that is not a user (an admin API token) gets empty `projects` and `flags`. Any signed-in caller may read it.
+         * @description For the caller: `admins` (active users with the Admin root role), `projectOwners` (owners of the projects the caller can see: all for admins, admin tokens and root roles other than Viewer, else those that are not private and the private ones the caller has a role in; users holding Owner there and the members of groups holding it, each once, as users: unlike Unleash, which leaves group owners out of this list), `projects` (live projects the caller can read where the caller has a role or that they favorited, with health as in the project overview, members and live flags) and `flags` (live flags of projects the caller can read that the caller created or favorited, newest first, at most 100). A caller that is not a user (an admin API token) gets empty `projects` and `flags`. Any signed-in caller may read it.
          */
         get: operations["getPersonalDashboard"];
         put?: never;
@@ -5885,7 +5885,7 @@ export interface components {
                 imageUrl?: string;
                 email?: string;
             }[];
-            /** @description Owners of the projects visible to the caller, each once */
+            /** @description Owners of the projects visible to the caller, each once: users holding Owner in one, and the members of groups holding it */
             projectOwners: {
                 /** @enum {string} */
                 ownerType: "user";

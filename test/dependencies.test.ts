@@ -172,7 +172,7 @@ describe('removing dependencies', () => {
     expect((await eventsOf(child)).at(-1)).toMatchObject({
       type: 'feature-dependencies-removed',
       data: null,
-      pre_data: [{ feature: parent, enabled: true, variants: [] }],
+      pre_data: { dependencies: [{ feature: parent, enabled: true, variants: [] }] },
     })
   })
 

@@ -285,7 +285,7 @@ describe('dependencies at the edge', () => {
     const all = await measured('DELETE', depsPath(child))
     expect(trips(all)).toEqual({ http: 2, webSocket: 0 })
     expect((await t.call('GET', F(child))).body.dependencies).toEqual([])
-    expect((await eventsOf(child)).at(-1)).toMatchObject({ type: 'feature-dependencies-removed', pre_data: [{ feature: parent, enabled: false, variants: [] }] })
+    expect((await eventsOf(child)).at(-1)).toMatchObject({ type: 'feature-dependencies-removed', pre_data: { dependencies: [{ feature: parent, enabled: false, variants: [] }] } })
     const none = await measured('DELETE', depsPath(child))
     expect(trips(none)).toEqual({ http: 1, webSocket: 0 })
   })

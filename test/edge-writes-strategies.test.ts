@@ -210,8 +210,8 @@ describe('strategy writes at the edge', () => {
     expect((await t.call('GET', base)).body).toEqual(res.body)
     const event = (await eventsOf(name)).at(-1)!
     expect(event.type).toBe('strategy-order-changed')
-    expect(event.pre_data.map((s: any) => s.id)).toEqual([first.id, second.id, third.id])
-    expect(event.data).toEqual(res.body.map((s: any) => ({ id: s.id, name: s.name, title: s.title, sortOrder: s.sortOrder })))
+    expect(event.pre_data).toEqual({ strategyIds: [first.id, second.id, third.id] })
+    expect(event.data).toEqual({ strategyIds: res.body.map((s: any) => s.id) })
     const unknown = await t.call('POST', `${base}/set-sort-order`, { body: [{ id: '00000000-0000-0000-0000-000000000000', sortOrder: 1 }] })
     expect(unknown.status).toBe(404)
     expect(unknown.webSocket).toBe(0)
@@ -270,8 +270,9 @@ describe('strategy writes at the edge', () => {
     expect((await t.call('GET', base)).body).toEqual(after)
     const event = (await eventsOf(name)).at(-1)!
     expect(event.type).toBe('strategy-order-changed')
-    expect(event.pre_data.map((s: any) => s.title)).toEqual(['first', 'late', 'second'])
-    expect(event.data.map((s: any) => s.id)).toEqual([after[0]!.id, second.id, first.id])
+    // The strategy added in between is in what the order was, too.
+    expect(event.pre_data).toEqual({ strategyIds: [first.id, after[0]!.id, second.id] })
+    expect(event.data).toEqual({ strategyIds: [after[0]!.id, second.id, first.id] })
   })
 })
 

@@ -38,6 +38,29 @@ const WALKED = [
   'environment-updated',
   'environment-deleted',
   'project-environment-removed',
+  'feature-created',
+  'feature-metadata-updated',
+  'feature-stale-on',
+  'feature-stale-off',
+  'feature-tagged',
+  'feature-untagged',
+  'feature-strategy-add',
+  'feature-strategy-update',
+  'feature-strategy-remove',
+  'strategy-order-changed',
+  'feature-environment-enabled',
+  'feature-environment-disabled',
+  'feature-environment-variants-updated',
+  'feature-variants-updated',
+  'feature-dependency-added',
+  'feature-dependency-removed',
+  'feature-dependencies-removed',
+  'feature-favorited',
+  'feature-unfavorited',
+  'project-favorited',
+  'project-unfavorited',
+  'feature-completed',
+  'feature-uncompleted',
   'feature-deleted',
   'feature-project-change',
   'feature-potentially-stale-on',
@@ -321,6 +344,112 @@ describe('the walk', () => {
     expected.push({ kind: 'feature-archived', subject: (e) => e.featureName === 'basket' && e.project === 'warehouse', featureName: 'basket', project: 'warehouse', data: gone, preData: metadataOf(moved) })
     await send('DELETE', '/api/admin/archive/basket')
     expected.push({ kind: 'feature-deleted', subject: (e) => e.featureName === 'basket', featureName: 'basket', project: 'warehouse', data: null, preData: gone })
+  })
+
+  it("a flag's configuration: created, described, made stale and fresh, tagged, its strategies, switched, its variants, its dependencies, favorited, completed", async () => {
+    await send('POST', '/api/admin/projects', { id: 'garden', name: 'Garden' })
+    const G = F('garden')
+    const flag = (name: string) => get(`${G}/${name}`)
+    const of = (name: string, environment?: string) => ({ featureName: name, project: 'garden', ...(environment ? { environment } : {}) })
+    const isFlag = (name: string) => (e: ApiEvent) => e.featureName === name && e.project === 'garden'
+
+    const created = metadataOf(await send('POST', G, { name: 'roses', description: 'Red ones' }))
+    expect(metadataOf(await flag('roses'))).toEqual(created)
+    expected.push({ kind: 'feature-created', subject: isFlag('roses'), ...of('roses'), data: created })
+    await send('PATCH', `${G}/roses`, [{ op: 'replace', path: '/description', value: 'Red and white' }])
+    const described = metadataOf(await flag('roses'))
+    expected.push({ kind: 'feature-metadata-updated', subject: (e) => isFlag('roses')(e) && e.preData?.description === 'Red ones', ...of('roses'), data: described, preData: created })
+    await send('PATCH', `${G}/roses`, [{ op: 'replace', path: '/stale', value: true }])
+    expect((await flag('roses')).stale).toBe(true)
+    // Unleash's shape: what changed, before and after.
+    expected.push({ kind: 'feature-stale-on', subject: isFlag('roses'), ...of('roses'), data: { stale: true }, preData: { stale: false } })
+    await send('PATCH', `${G}/roses`, [{ op: 'replace', path: '/stale', value: false }])
+    expected.push({ kind: 'feature-stale-off', subject: isFlag('roses'), ...of('roses'), data: { stale: false }, preData: { stale: true } })
+
+    await send('POST', '/api/admin/features/roses/tags', { type: 'simple', value: 'thorny' })
+    const [tag] = (await get('/api/admin/features/roses/tags')).tags
+    expect(tag).toEqual({ type: 'simple', value: 'thorny' })
+    expected.push({ kind: 'feature-tagged', subject: isFlag('roses'), ...of('roses'), data: tag })
+    await send('DELETE', '/api/admin/features/roses/tags/simple/thorny')
+    expect((await get('/api/admin/features/roses/tags')).tags).toEqual([])
+    expected.push({ kind: 'feature-untagged', subject: isFlag('roses'), ...of('roses'), data: null, preData: tag })
+
+    const S = `${G}/roses/environments/development/strategies`
+    const strategies = () => get(S)
+    const rollout = await send('POST', S, { name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'roses' } })
+    expect((await strategies()).find((s: any) => s.id === rollout.id)).toEqual(rollout)
+    const isStrategy = (id: string) => (e: ApiEvent) => isFlag('roses')(e) && (e.data ?? e.preData)?.id === id
+    expected.push({ kind: 'feature-strategy-add', subject: isStrategy(rollout.id), ...of('roses', 'development'), data: rollout })
+    const plain = await send('POST', S, { name: 'default' })
+    const changed = await send('PUT', `${S}/${rollout.id}`, { name: 'flexibleRollout', parameters: { rollout: '75', stickiness: 'default', groupId: 'roses' } })
+    expect((await strategies()).find((s: any) => s.id === rollout.id)).toEqual(changed)
+    expected.push({ kind: 'feature-strategy-update', subject: isStrategy(rollout.id), ...of('roses', 'development'), data: changed, preData: rollout })
+    const before = (await strategies()).map((s: any) => s.id)
+    await send('POST', `${S}/set-sort-order`, [{ id: plain.id, sortOrder: 0 }, { id: rollout.id, sortOrder: 1 }])
+    const after = (await strategies()).map((s: any) => s.id)
+    expect(after).toEqual([plain.id, rollout.id])
+    // Unleash's shape: the strategies' ids in their order.
+    expected.push({ kind: 'strategy-order-changed', subject: isFlag('roses'), ...of('roses', 'development'), data: { strategyIds: after }, preData: { strategyIds: before } })
+    const last = (await strategies()).find((s: any) => s.id === plain.id)
+    await send('DELETE', `${S}/${plain.id}`)
+    expected.push({ kind: 'feature-strategy-remove', subject: isStrategy(plain.id), ...of('roses', 'development'), data: null, preData: last })
+
+    // Unleash's shape: the environment's `enabled`, before and after.
+    await send('POST', `${G}/roses/environments/development/on`)
+    expected.push({ kind: 'feature-environment-enabled', subject: isFlag('roses'), ...of('roses', 'development'), data: { enabled: true }, preData: { enabled: false } })
+    await send('POST', `${G}/roses/environments/development/off`)
+    expected.push({ kind: 'feature-environment-disabled', subject: isFlag('roses'), ...of('roses', 'development'), data: { enabled: false }, preData: { enabled: true } })
+
+    const V = `${G}/roses/environments/production/variants`
+    await send('PUT', V, [{ name: 'red', weight: 1000, weightType: 'variable', stickiness: 'default' }])
+    const variants = (await get(V)).variants
+    expected.push({ kind: 'feature-environment-variants-updated', subject: isFlag('roses'), ...of('roses', 'production'), data: { variants }, preData: { variants: [] } })
+    await send('PATCH', `${G}/roses/variants`, [{ op: 'add', path: '/-', value: { name: 'white', weightType: 'variable', stickiness: 'default' } }])
+    const everywhere = (await flag('roses')).environments.map((e: any) => [e.name, e.variants])
+    expect(everywhere.length).toBeGreaterThan(1)
+    for (const [environment, current] of everywhere) {
+      // Each environment's own variants before: the patch applies to the first environment's and is stored in every one.
+      const was = environment === 'production' ? variants : []
+      expected.push({ kind: 'feature-variants-updated', subject: (e) => isFlag('roses')(e) && e.environment === environment, ...of('roses', environment), data: { variants: current }, preData: { variants: was } })
+    }
+
+    await send('POST', G, { name: 'tulips' })
+    await send('POST', `${G}/tulips/dependencies`, { feature: 'roses', enabled: false })
+    const [dependency] = (await flag('tulips')).dependencies
+    expected.push({ kind: 'feature-dependency-added', subject: (e) => isFlag('tulips')(e) && e.data?.enabled === false, ...of('tulips'), data: dependency })
+    await send('DELETE', `${G}/tulips/dependencies/roses`)
+    expect((await flag('tulips')).dependencies).toEqual([])
+    expected.push({ kind: 'feature-dependency-removed', subject: isFlag('tulips'), ...of('tulips'), data: null, preData: dependency })
+    await send('POST', `${G}/tulips/dependencies`, { feature: 'roses' })
+    const again = (await flag('tulips')).dependencies
+    await send('DELETE', `${G}/tulips/dependencies`)
+    // The dependencies that went, under a name (an event's preData is an object).
+    expected.push({ kind: 'feature-dependencies-removed', subject: isFlag('tulips'), ...of('tulips'), data: null, preData: { dependencies: again } })
+
+    // Unleash's shape: the flag or project and whether it is a favorite, before and after.
+    await send('POST', `${G}/roses/favorites`)
+    expect((await flag('roses')).favorite).toBe(true)
+    expected.push({ kind: 'feature-favorited', subject: isFlag('roses'), ...of('roses'), data: { feature: 'roses', favorite: true }, preData: { feature: 'roses', favorite: false } })
+    await send('DELETE', `${G}/roses/favorites`)
+    expected.push({ kind: 'feature-unfavorited', subject: isFlag('roses'), ...of('roses'), data: { feature: 'roses', favorite: false }, preData: { feature: 'roses', favorite: true } })
+    await send('POST', '/api/admin/projects/garden/favorites')
+    expected.push({ kind: 'project-favorited', subject: (e) => e.project === 'garden', project: 'garden', data: { project: 'garden', favorite: true }, preData: { project: 'garden', favorite: false } })
+    await send('DELETE', '/api/admin/projects/garden/favorites')
+    expected.push({ kind: 'project-unfavorited', subject: (e) => e.project === 'garden', project: 'garden', data: { project: 'garden', favorite: false }, preData: { project: 'garden', favorite: true } })
+
+    // The flag's current stage as its lifecycle route answers it, without when it was entered; a completed flag's with
+    // what was kept (`statusValue`), which that route does not answer.
+    const stage = async () => {
+      const { enteredStageAt: _enteredStageAt, ...current } = (await get(`${G}/roses/lifecycle`)).at(-1)
+      return current
+    }
+    const live = await stage()
+    await send('POST', `${G}/roses/lifecycle/complete`, { status: 'kept', statusValue: 'red' })
+    expect(await stage()).toEqual({ stage: 'completed', status: 'kept' })
+    const completed = { ...(await stage()), statusValue: 'red' }
+    expected.push({ kind: 'feature-completed', subject: isFlag('roses'), ...of('roses'), data: completed, preData: live })
+    await send('POST', `${G}/roses/lifecycle/uncomplete`)
+    expected.push({ kind: 'feature-uncompleted', subject: isFlag('roses'), ...of('roses'), data: await stage(), preData: completed })
   })
 
   it('projects: archived, revived, deleted', async () => {

@@ -97,7 +97,8 @@ describe('strategies', () => {
     expect(res.body.map((s: any) => s.id)).toEqual([second.id, first.id])
     const last = (await strategyEvents(search)).at(-1)!
     expect(last.type).toBe('strategy-order-changed')
-    expect(last.pre_data.map((s: any) => s.id)).toEqual([first.id, second.id])
+    expect(last.pre_data).toEqual({ strategyIds: [first.id, second.id] })
+    expect(last.data).toEqual({ strategyIds: [second.id, first.id] })
     expect((await t.call('POST', `${base}/set-sort-order`, { body: [{ id: '00000000-0000-0000-0000-000000000000', sortOrder: 1 }] })).status).toBe(404)
   })
 

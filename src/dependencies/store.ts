@@ -125,7 +125,8 @@ export async function removeDependencies(db: Db, caller: Author, projectId: stri
   await untilUnchanged(`Feature flag ${child}`, async () => {
     const flag = liveChild(await flagsForDependency(db, { child, parent: child }), projectId, child)
     if (flag.dependencies.length === 0) return true
-    const event: NewEvent = { type: 'feature-dependencies-removed', project: projectId, featureName: child, data: null, preData: flag.dependencies, tags: flag.tags }
+    // An event's preData is an object: the dependencies that went, under a name.
+    const event: NewEvent = { type: 'feature-dependencies-removed', project: projectId, featureName: child, data: null, preData: { dependencies: flag.dependencies }, tags: flag.tags }
     const { written } = await removeDependenciesStatement(db, actor, now, [event], { ...guardValues(flag), parent: null })
     return written > 0 || undefined
   })

@@ -391,7 +391,8 @@ const creationRanks = (db: Db, featureName: string, environment: string) =>
  */
 export async function setSortOrder(db: Db, caller: Caller, p: TargetParams, order: { id: string; sortOrder: number }[], states?: FlagStates): Promise<Strategy[]> {
   const viewer = { principal: caller.key, now: caller.now }
-  const summary = (list: Strategy[]) => list.map((s) => ({ id: s.id, name: s.name, title: s.title, sortOrder: s.sortOrder }))
+  // Unleash's shape: the strategies' ids in their order (an event's data is an object, never a list).
+  const inOrder = (list: Strategy[]) => ({ strategyIds: list.map((s) => s.id) })
   // The last sort order given for an id is the one it gets.
   const sortOrders = new Map(order.map((o) => [o.id.toLowerCase(), o.sortOrder]))
   const after = await untilUnchanged(`Feature flag ${p.featureName}`, async () => {
@@ -408,7 +409,7 @@ export async function setSortOrder(db: Db, caller: Caller, p: TargetParams, orde
       .sort((a, b) => a.sortOrder - b.sortOrder || rank.get(a.id)! - rank.get(b.id)!)
     const change: StrategyChange<Strategy[]> = {
       after: sorted,
-      event: { type: 'strategy-order-changed', ...eventOf(state.feature, env), data: summary(sorted), preData: summary(env.strategies) },
+      event: { type: 'strategy-order-changed', ...eventOf(state.feature, env), data: inOrder(sorted), preData: inOrder(env.strategies) },
       run: sortOrderStatement,
       values: { ids: [...sortOrders.keys()], sortOrders: [...sortOrders.values()] },
       answer: sorted,

@@ -1,10 +1,12 @@
 // The event catalogue, walked: through HTTP only (the Node server, src/server.ts, on a fresh embedded database), a
 // signed-in Admin performs real operations, the jobs run through the server's start with its clock moved on (the
-// scheduled change requests' past their time, the potentially-stale job's past a flag type's lifetime), and every kind
-// of WALKED is then read back through the event search (and a
-// flag's through its events) and checked against the Event record of the interface specification: its fields and their
-// types, `type` the kind, `featureName`/`project`/`environment` set exactly when the kind concerns one, `data` (and
-// `preData` for updates and deletions) the object as the routes answer it, and `createdBy` the acting user.
+// scheduled change requests' past their time, the potentially-stale job's past a flag type's lifetime; SDK reports are
+// folded in the background), and every kind of WALKED is then read back through the event search (and a flag's through
+// its events) and checked against the Event record of the interface specification: its fields and their types, `type`
+// the kind, `featureName`/`project`/`environment` set exactly when the kind concerns one, `data` (and `preData` for
+// updates and deletions) the object as the routes answer it (where a kind carries less, or Unleash's shape, its step
+// says so), and `createdBy` the acting user (or, where a step says so, who else acted: a job, an SDK's token, a
+// reviewer, someone signing up).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,10 +17,8 @@ import { EVENT_TYPES, type EventType } from '../src/events/types.js'
 import { browserAgent, startTestProvider } from './helpers/oidc-provider.js'
 
 /**
- * The catalogue kinds (src/events/types.ts) this walk covers, each made by the operation its step names below: the flag
- * domain's, the instance state import's, roles', groups' (single sign-on's group sync too, against a test OpenID provider),
- * a project's access, banners', users', service accounts' and personal access tokens', API tokens', signal endpoints' and
- * their tokens', action sets', invite links' and change requests' editing, discarding and scheduling.
+ * The catalogue kinds (src/events/types.ts) this walk covers, each made by the operation its step names below: every
+ * kind an operation writes (see UNWRITTEN for the others), single sign-on's group sync's against a test OpenID provider.
  */
 const WALKED = [
   'context-field-created',
@@ -136,6 +136,26 @@ const WALKED = [
   'public-signup-token-created',
   'public-signup-token-updated',
   'public-signup-token-user-added',
+  'project-created',
+  'project-updated',
+  'project-environment-added',
+  'default-strategy-updated',
+  'segment-created',
+  'segment-updated',
+  'segment-deleted',
+  'addon-config-created',
+  'addon-config-updated',
+  'addon-config-deleted',
+  'change-request-configuration-updated',
+  'change-request-created',
+  'change-added',
+  'change-request-sent-to-review',
+  'change-request-approval-added',
+  'change-request-approved',
+  'change-request-applied',
+  'change-request-rejected',
+  'change-request-cancelled',
+  'application-created',
   'change-edited',
   'change-discarded',
   'change-request-discarded',
@@ -144,6 +164,13 @@ const WALKED = [
   'change-request-scheduled-application-success',
   'change-request-scheduled-application-failure',
 ] as const satisfies readonly EventType[]
+
+/**
+ * The catalogue kinds no Flagpost operation writes (docs/ARCHITECTURE.md, Events): Unleash's in-process signals
+ * (`db-pool-update`, `client-metrics`, `client-register`) and its legacy whole-flag update (`feature-updated`, replaced by
+ * the kinds of what changed).
+ */
+const UNWRITTEN = ['db-pool-update', 'client-metrics', 'client-register', 'feature-updated'] as const satisfies readonly EventType[]
 
 /** The Event record of the interface specification (Resources, Event): every field present, with its type. */
 const EventRecord = z
@@ -849,6 +876,126 @@ describe('the walk', () => {
     })
   })
 
+  it("projects: created, its settings changed, an environment added and its default strategy set", async () => {
+    const created = await send('POST', '/api/admin/projects', { id: 'orchard', name: 'Orchard', description: 'Fruit', environments: ['development'] })
+    expected.push({ kind: 'project-created', subject: (e) => e.project === 'orchard', project: 'orchard', data: created })
+    // A project's settings as its overview answers them.
+    const settings = async () => {
+      const p = await get('/api/admin/projects/orchard')
+      return { id: 'orchard', name: p.name, description: p.description, mode: p.mode, defaultStickiness: p.defaultStickiness, featureLimit: p.featureLimit, featureNaming: p.featureNaming }
+    }
+    const before = await settings()
+    await send('PUT', '/api/admin/projects/orchard', { name: 'The orchard', description: 'Apples and pears', mode: 'protected', featureNaming: { pattern: 'fruit-.*', example: 'fruit-apple', description: 'Starts with fruit-' } })
+    const after = await settings()
+    expect(after).toMatchObject({ name: 'The orchard', mode: 'protected', featureNaming: { pattern: 'fruit-.*' } })
+    expected.push({ kind: 'project-updated', subject: (e) => e.project === 'orchard', project: 'orchard', data: after, preData: before })
+
+    await send('POST', '/api/admin/projects/orchard/environments', { environment: 'production' })
+    const environment = async (name: string) => (await get('/api/admin/environments/project/orchard')).environments.find((e: any) => e.name === name)
+    expect(await environment('production')).toBeDefined()
+    // The environment as the project has it: its change-request settings (a new one needs one approval, as Unleash).
+    expected.push({ kind: 'project-environment-added', subject: (e) => e.project === 'orchard', project: 'orchard', environment: 'production', data: { environment: 'production', changeRequestsEnabled: false, requiredApprovals: 1 } })
+    const previous = (await environment('production')).defaultStrategy ?? null
+    await send('PUT', '/api/admin/projects/orchard/environments/production/default-strategy', { name: 'flexibleRollout', parameters: { rollout: '25', stickiness: 'default', groupId: '' } })
+    const strategy = (await environment('production')).defaultStrategy
+    expect(strategy).toMatchObject({ name: 'flexibleRollout' })
+    expected.push({ kind: 'default-strategy-updated', subject: (e) => e.project === 'orchard', project: 'orchard', environment: 'production', data: strategy, ...(previous ? { preData: previous } : {}) })
+  })
+
+  it('segments: create, update, delete', async () => {
+    const created = await send('POST', '/api/admin/segments', { name: 'gold-members', description: 'Who pays most', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1', '2'] }] })
+    const segment = () => get(`/api/admin/segments/${created.id}`)
+    // A segment's events carry it as its route answers it, without when and by whom it was last changed.
+    const asEvent = (s: any) => ({ id: s.id, name: s.name, description: s.description, project: s.project ?? null, constraints: s.constraints, createdAt: s.createdAt, createdBy: s.createdBy })
+    const first = await segment()
+    const isSegment = (e: ApiEvent) => (e.data ?? e.preData)?.id === created.id
+    expected.push({ kind: 'segment-created', subject: isSegment, data: asEvent(first) })
+    await send('PUT', `/api/admin/segments/${created.id}`, { name: 'gold-members', description: 'Who pays most, and more', constraints: [{ contextName: 'userId', operator: 'IN', values: ['1', '2', '3'] }] })
+    const updated = await segment()
+    expected.push({ kind: 'segment-updated', subject: isSegment, data: asEvent(updated), preData: asEvent(first) })
+    await send('DELETE', `/api/admin/segments/${created.id}`)
+    expected.push({ kind: 'segment-deleted', subject: isSegment, data: null, preData: asEvent(updated) })
+  })
+
+  it('integrations: a webhook created, updated, deleted', async () => {
+    const created = await send('POST', '/api/admin/addons', { provider: 'webhook', enabled: false, description: 'To the chat', parameters: { url: 'https://hooks.example.com/flagpost' }, events: ['feature-created'], projects: [], environments: [] })
+    const addon = () => get(`/api/admin/addons/${created.id}`)
+    // An integration's events carry it as its routes answer it (its secrets masked as there), without when it was made.
+    const asEvent = ({ createdAt: _createdAt, ...a }: any) => a
+    const first = await addon()
+    const isAddon = (e: ApiEvent) => (e.data ?? e.preData)?.id === created.id
+    expected.push({ kind: 'addon-config-created', subject: isAddon, data: asEvent(first) })
+    await send('PUT', `/api/admin/addons/${created.id}`, { provider: 'webhook', enabled: false, description: 'To the team chat', parameters: { url: 'https://hooks.example.com/flagpost' }, events: ['feature-created', 'feature-archived'], projects: [], environments: [] })
+    const updated = await addon()
+    expected.push({ kind: 'addon-config-updated', subject: isAddon, data: asEvent(updated), preData: asEvent(first) })
+    await send('DELETE', `/api/admin/addons/${created.id}`)
+    expected.push({ kind: 'addon-config-deleted', subject: isAddon, data: null, preData: asEvent(updated) })
+  })
+
+  it('change requests: settings changed, one proposed, sent to review, approved by two and applied; one rejected, one cancelled', async () => {
+    await send('POST', '/api/admin/projects', { id: 'review', name: 'Review', changeRequestEnvironments: [{ name: 'production', requiredApprovals: 1 }] })
+    const P = '/api/admin/projects/review'
+    await send('PUT', `${P}/change-requests/config`, { environment: 'production', changeRequestsEnabled: true, requiredApprovals: 2 })
+    // Unleash's shape: the environment's settings, before and after.
+    expected.push({ kind: 'change-request-configuration-updated', subject: (e) => e.project === 'review', project: 'review', environment: 'production', data: { changeRequestsEnabled: true, requiredApprovals: 2 }, preData: { changeRequestsEnabled: true, requiredApprovals: 1 } })
+    await send('POST', F('review'), { name: 'reviewed' })
+    // A second reviewer: a service account with the Admin root role, through its token.
+    const reviewer = await send('POST', '/api/admin/service-account', { name: 'Reviewer', username: 'reviewer', rootRole: 'Admin' })
+    const reviewerToken = (await send('POST', `/api/admin/service-account/${reviewer.id}/token`, { description: 'reviews', expiresAt: new Date(now + 30 * DAY).toISOString() })).secret as string
+    const inProduction = { project: 'review', environment: 'production' }
+    const isRequest = (id: number) => (e: ApiEvent) => (e.data ?? e.preData)?.changeRequestId === id
+    const request = (id: number) => get(`${P}/change-requests/${id}`)
+    const propose = async () => (await send('POST', `${P}/environments/production/change-requests`, [{ feature: 'reviewed', action: 'updateEnabled', payload: { enabled: true } }])).id as number
+    const state = (id: number, to: string, token?: string) => send('PUT', `${P}/change-requests/${id}/state`, { state: to }, token ? { token } : {})
+    // Unleash's shapes: which request and its state, after (with what the move adds) and before.
+    const moved = (id: number, from: string, to: string, extra: Record<string, unknown> = {}) => ({ data: { changeRequestId: id, state: to, ...extra }, preData: { changeRequestId: id, state: from } })
+    const token = { createdBy: expect.any(String), createdByUserId: expect.any(Number) }
+
+    const applied = await propose()
+    const [change] = (await request(applied)).features.flatMap((f: any) => f.changes)
+    expect((await request(applied)).state).toBe('Draft')
+    expected.push({ kind: 'change-request-created', subject: isRequest(applied), ...inProduction, data: { changeRequestId: applied, state: 'Draft' } })
+    expected.push({ kind: 'change-added', subject: isRequest(applied), featureName: 'reviewed', ...inProduction, data: { changeRequestId: applied, change: { id: change.id, action: change.action, payload: change.payload } } })
+    await state(applied, 'In review')
+    expected.push({ kind: 'change-request-sent-to-review', subject: isRequest(applied), ...inProduction, ...moved(applied, 'Draft', 'In review') })
+    await send('POST', `${P}/change-requests/${applied}/approve`, undefined, { token: TOKEN })
+    expect((await request(applied)).state).toBe('In review')
+    expected.push({ kind: 'change-request-approval-added', subject: isRequest(applied), ...inProduction, data: { changeRequestId: applied, approvals: 1, minApprovals: 2 }, by: token })
+    await send('POST', `${P}/change-requests/${applied}/approve`, undefined, { token: reviewerToken })
+    expect((await request(applied)).state).toBe('Approved')
+    expected.push({ kind: 'change-request-approved', subject: isRequest(applied), ...inProduction, ...moved(applied, 'In review', 'Approved', { approvals: 2, minApprovals: 2 }), by: { createdBy: 'reviewer', createdByUserId: reviewer.id } })
+    await state(applied, 'Applied')
+    expect((await get(`${F('review')}/reviewed`)).environments.find((e: any) => e.name === 'production').enabled).toBe(true)
+    expected.push({ kind: 'change-request-applied', subject: isRequest(applied), ...inProduction, ...moved(applied, 'Approved', 'Applied', { changes: 1 }) })
+
+    const rejected = await propose()
+    await state(rejected, 'In review')
+    await state(rejected, 'Rejected', TOKEN)
+    expect((await request(rejected)).state).toBe('Rejected')
+    expected.push({ kind: 'change-request-rejected', subject: isRequest(rejected), ...inProduction, ...moved(rejected, 'In review', 'Rejected'), by: token })
+    const cancelled = await propose()
+    await state(cancelled, 'Cancelled')
+    expect((await request(cancelled)).state).toBe('Cancelled')
+    expected.push({ kind: 'change-request-cancelled', subject: isRequest(cancelled), ...inProduction, ...moved(cancelled, 'Draft', 'Cancelled') })
+  })
+
+  it('an application, first registered by an SDK, folded in the background', async () => {
+    const client = (await send('POST', '/api/admin/api-tokens', { tokenName: 'catalogue-sdk', type: 'client', environment: 'development', projects: ['*'] })).secret as string
+    await send('POST', '/api/client/register', { appName: 'catalogue-app', instanceId: 'catalogue-1', sdkVersion: 'unleash-client-node:6.1.0', strategies: ['default', 'flexibleRollout'], started: new Date(now).toISOString(), interval: 15_000 }, { token: client })
+    const application = async () => (await get('/api/admin/metrics/applications?query=catalogue-app')).applications.find((a: any) => a.appName === 'catalogue-app')
+    await expect.poll(application, { timeout: 10_000 }).toBeDefined()
+    const app = await application()
+    // An application's events carry what its SDK registered, as the listing answers it, without when it was last seen and
+    // what it reported metrics for (`usage`); the token that reported it first is its author.
+    expected.push({
+      kind: 'application-created',
+      subject: (e) => e.data?.appName === 'catalogue-app',
+      environment: 'development',
+      data: { appName: app.appName, sdkVersion: app.sdkVersion, strategies: app.strategies, createdAt: app.createdAt },
+      by: { createdBy: 'catalogue-sdk', createdByUserId: expect.any(Number) },
+    })
+  })
+
   it('change requests: a change edited and one discarded, a draft discarded, and three scheduled: applied, failed and suspended by the job at the server\'s start', async () => {
     await send('POST', '/api/admin/projects', { id: 'gated', name: 'Gated', changeRequestEnvironments: [{ name: 'production', requiredApprovals: 1 }] })
     const P = '/api/admin/projects/gated'
@@ -921,6 +1068,12 @@ describe('each walked kind, read back', () => {
   it('walks kinds of the catalogue (src/events/types.ts), each once', () => {
     expect(WALKED.filter((k) => !(EVENT_TYPES as readonly string[]).includes(k))).toEqual([])
     expect(new Set(WALKED).size).toBe(WALKED.length)
+  })
+
+  it('walks every kind of the catalogue an operation writes', () => {
+    const covered = new Set<string>([...WALKED, ...UNWRITTEN])
+    expect(EVENT_TYPES.filter((k) => !covered.has(k))).toEqual([])
+    expect(UNWRITTEN.filter((k) => (WALKED as readonly string[]).includes(k))).toEqual([])
   })
 
   it.each(WALKED)('%s occurred with the documented shape', async (kind) => {

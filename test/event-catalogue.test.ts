@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { readConfig, startServer } from '../src/server.js'
 import { EVENT_TYPES, type EventType } from '../src/events/types.js'
+import { ADMIN_TOKEN_USER_ID } from '../src/core/principal.js'
 import { browserAgent, startTestProvider } from './helpers/oidc-provider.js'
 
 /**
@@ -949,7 +950,8 @@ describe('the walk', () => {
     const state = (id: number, to: string, token?: string) => send('PUT', `${P}/change-requests/${id}/state`, { state: to }, token ? { token } : {})
     // Unleash's shapes: which request and its state, after (with what the move adds) and before.
     const moved = (id: number, from: string, to: string, extra: Record<string, unknown> = {}) => ({ data: { changeRequestId: id, state: to, ...extra }, preData: { changeRequestId: id, state: from } })
-    const token = { createdBy: expect.any(String), createdByUserId: expect.any(Number) }
+    // The admin token acts under its name (the first of INIT_ADMIN_API_TOKENS).
+    const token = { createdBy: 'init-admin-token-1', createdByUserId: ADMIN_TOKEN_USER_ID }
 
     const applied = await propose()
     const [change] = (await request(applied)).features.flatMap((f: any) => f.changes)

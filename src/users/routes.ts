@@ -41,7 +41,7 @@ const createUserRoute = adminRoute({
     '`rootRole` is the id of a root role (built in, or a custom root role) or one of the names Admin, Editor, Viewer, Owner, Member (400 for another, and for a custom project role); ' +
     'the response gives it back as the string when a string was sent. ' +
     'A `password` has at least 8 characters. An existing e-mail (case-insensitive) or username is a 400 `User already exists`. ' +
-    '`inviteLink` opens a page where the user sets a password: the link works once, for 7 days. ' +
+    '`inviteLink` opens a page where the user sets a password: the link works once, for 7 days (not while password sign-in is switched off for single sign-on: the page says so, and the link works again once passwords are back). ' +
     '`emailSent` is true only when an e-mail transport is configured (`FLAGPOST_EMAIL_WEBHOOK_URL`) and took the welcome e-mail: Flagpost has no SMTP client, ' +
     'so with no transport configured no e-mail is sent and `emailSent` is false. ' +
     `${secrets} ${adminOnly} Emits \`user-created\`.`,

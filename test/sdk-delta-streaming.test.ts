@@ -8,6 +8,7 @@ import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
 import { fresh } from './helpers/factories.js'
+import { adminCaller } from './helpers/server.js'
 
 const ADMIN = '*:*.sdk-stream-test-admin-secret'
 let dataDir: string
@@ -17,16 +18,7 @@ const running: (() => void)[] = []
 
 const start = () => startServer({ ...readConfig({}), port, host: '127.0.0.1', dataDir, initAdminTokens: [ADMIN] })
 
-async function admin(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: ADMIN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  expect(res.status, `${method} ${path}: ${text}`).toBeLessThan(300)
-  return text ? JSON.parse(text) : undefined
-}
+const admin = adminCaller(() => server.url, ADMIN)
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'flagpost-sdk-stream-'))

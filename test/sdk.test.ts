@@ -8,6 +8,7 @@ import { UnleashClient } from 'unleash-proxy-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
 import { fresh } from './helpers/factories.js'
+import { adminCaller } from './helpers/server.js'
 
 const ADMIN = '*:*.sdk-test-admin-secret'
 let dataDir: string
@@ -17,16 +18,7 @@ let frontendToken: string
 /** The SDKs a test started: stopped after it. */
 const running: (() => void)[] = []
 
-async function admin(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: ADMIN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  expect(res.status, `${method} ${path}: ${text}`).toBeLessThan(300)
-  return text ? JSON.parse(text) : undefined
-}
+const admin = adminCaller(() => server.url, ADMIN)
 
 const F = '/api/admin/projects/default/features'
 const dev = (flag: string) => `${F}/${flag}/environments/development`

@@ -13,6 +13,7 @@ import { Unleash } from 'unleash-client'
 import { UnleashClient } from 'unleash-proxy-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
+import { adminCaller, eventually } from './helpers/server.js'
 
 const ADMIN = '*:*.unleash-proxy-test-admin-secret'
 const CLIENT_KEY = 'proxy-client-key-for-browsers'
@@ -22,32 +23,10 @@ let proxy: Server
 let proxyUrl: string
 let clientToken: string
 
-async function admin(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: ADMIN, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  })
-  const text = await res.text()
-  expect(res.status, `${method} ${path}: ${text}`).toBeLessThan(300)
-  return text ? JSON.parse(text) : undefined
-}
+const admin = adminCaller(() => server.url, ADMIN)
 
 const F = '/api/admin/projects/default/features'
 const dev = (flag: string) => `${F}/${flag}/environments/development`
-
-/** Polls until `check` passes (or the time is up, then fails with its last error). */
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    try {
-      return await check()
-    } catch (error) {
-      if (Date.now() > until) throw error
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
-}
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'flagpost-unleash-proxy-'))

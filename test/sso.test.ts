@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { browserAgent, confirmSignOut, startTestProvider, type TestAccount, type TestProvider } from './helpers/oidc-provider.js'
 import { ok } from './helpers/factories.js'
-import { createSignedInUser, PASSWORD } from './helpers/users.js'
+import { createSignedInUser, PASSWORD, signIn as signInWith } from './helpers/users.js'
 
 const ORIGIN = 'http://flagpost.test'
 let provider: TestProvider
@@ -305,7 +305,62 @@ describe('switching password sign-in off', () => {
       await escape.close()
     }
   })
+
+  it('refuses setting a password (your own, an admin setting one, a new user with one) while password sign-in is off, makes new users no invite link, and allows it all again once it is on', async () => {
+    const user = await createSignedInUser(t, 'pat-changes', 'Viewer')
+    const changeOwn = (password: string) => user.call('POST', '/api/admin/user/change-password', { body: { oldPassword: PASSWORD, password, confirmPassword: password } })
+    const adminSets = () => t.call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: 'set by an admin' } })
+    const createWithPassword = () => t.call('POST', '/api/admin/user-admin', { body: { username: 'with-password', password: 'a password of mine', rootRole: 'Viewer', sendEmail: false } })
+    const hashOf = async () => (await t.query<{ password_hash: string }>(`select password_hash from users where id = $1`, [user.id]))[0]!.password_hash
+    const hashBefore = await hashOf()
+    await configure()
+    await ok(t, 'POST', '/api/admin/auth/simple/settings', { disabled: true })
+    try {
+      for (const refused of [await changeOwn('a new password'), await adminSets(), await createWithPassword()]) {
+        expect(refused.status, refused.text).toBe(403)
+        expect(refused.body).toMatchObject({ name: 'NoAccessError', message: expect.stringMatching(/Password sign-in is switched off.*single sign-on/) })
+      }
+      // Nothing changed: the password, the attempts count (a refusal is no failed sign-in), no user made.
+      expect(await hashOf()).toBe(hashBefore)
+      expect(await t.query(`select login_attempts from users where id = $1`, [user.id])).toEqual([{ login_attempts: 0 }])
+      expect(await t.query(`select count(*)::int as n from users where username = 'with-password'`)).toEqual([{ n: 0 }])
+      expect(await t.query(`select count(*)::int as n from events where type = 'user-updated' and (data->>'id')::int = $1`, [user.id])).toEqual([{ n: 0 }])
+      // A user made without a password: no invite link, none stored; they sign in through single sign-on.
+      const created = await t.call('POST', '/api/admin/user-admin', { body: { email: 'sso.only@example.com', rootRole: 'Viewer', sendEmail: false } })
+      expect(created.status, created.text).toBe(201)
+      expect(created.body).not.toHaveProperty('inviteLink')
+      expect(await t.query(`select count(*)::int as n from reset_tokens where user_id = $1`, [created.body.id])).toEqual([{ n: 0 }])
+      expect(await t.query(`select count(*)::int as n from events where type = 'user-created' and (data->>'id')::int = $1`, [created.body.id])).toEqual([{ n: 1 }])
+    } finally {
+      await ok(t, 'POST', '/api/admin/auth/simple/settings', { disabled: false })
+    }
+    expect((await adminSets()).status).toBe(200)
+    const changed = await t.call('POST', '/api/admin/user/change-password', { token: null, headers: { cookie: await signInAs(user.username, 'set by an admin') }, body: { oldPassword: 'set by an admin', password: 'mine again', confirmPassword: 'mine again' } })
+    expect(changed.status, changed.text).toBe(200)
+    const withPassword = await createWithPassword()
+    expect(withPassword.status, withPassword.text).toBe(201)
+    expect(withPassword.body.inviteLink).toMatch(/\/new-user\?token=/)
+  })
+
+  it('FLAGPOST_ALLOW_PASSWORD_LOGIN lets passwords be set, and new users get their invite link, while password sign-in is off', async () => {
+    const escape = await createTestApp({ allowPasswordLogin: true })
+    try {
+      const user = await createSignedInUser(escape, 'pat-escape', 'Viewer')
+      await ok(escape, 'POST', '/api/admin/auth/oidc/settings', { enabled: true, discoverUrl: provider.discoverUrl, clientId: provider.clientId, secret: provider.clientSecret })
+      await ok(escape, 'POST', '/api/admin/auth/simple/settings', { disabled: true })
+      expect((await escape.call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: 'set by an admin' } })).status).toBe(200)
+      const cookie = await signInWith(escape, user.username, 'set by an admin')
+      const own = await escape.call('POST', '/api/admin/user/change-password', { token: null, headers: { cookie }, body: { oldPassword: 'set by an admin', password: 'mine again' } })
+      expect(own.status, own.text).toBe(200)
+      const created = await ok(escape, 'POST', '/api/admin/user-admin', { username: 'with-password', password: 'a password of mine', rootRole: 'Viewer', sendEmail: false })
+      expect(created.body.inviteLink).toMatch(/\/new-user\?token=/)
+    } finally {
+      await escape.close()
+    }
+  })
 })
+
+const signInAs = (username: string, password: string) => signInWith(t, username, password)
 
 const SYNC = { enableGroupSyncing: true, groupJsonPath: 'groups', addGroupsScope: true }
 

@@ -103,21 +103,34 @@ const wrongOldPassword = () => validationError('The old password is incorrect', 
  * attempt is counted as a sign-in is (the same statement reads the user), so a stolen session cannot guess the
  * password freely: a wrong old password is a failed sign-in, and MAX_LOGIN_ATTEMPTS of them lock the account. Then
  * the password is set as an admin sets it, only while the user is as read: their sessions end (this one too,
- * they sign in again) and `user-updated` notes the change. Two round trips.
+ * they sign in again) and `user-updated` notes the change. Two round trips. While password sign-in is switched off (a
+ * 403, nothing counted: the setting is read in the counting round trip), unless the deployment forces it on.
  */
-export async function changeOwnPassword(db: Db, caller: Author, userId: number, input: { password: string; oldPassword?: string; confirmPassword?: string }) {
+export async function changeOwnPassword(
+  db: Db,
+  caller: Author,
+  userId: number,
+  input: { password: string; oldPassword?: string; confirmPassword?: string },
+  options: { passwordAlwaysAllowed?: boolean } = {},
+) {
   if (input.confirmPassword !== undefined && input.confirmPassword !== input.password) {
     throw validationError('The new password and its confirmation differ', [{ path: 'body.confirmPassword', message: 'must equal password' }])
   }
   const oldPassword = input.oldPassword
   if (!oldPassword) throw validationError('oldPassword is required to change your own password', [{ path: 'body.oldPassword', message: 'required' }])
   const passwordHash = await hashPassword(input.password)
+  const allowed = options.passwordAlwaysAllowed ? sql`true` : sql`not ${passwordSignInRefusedSql}`
   await untilUnchanged('The user', async () => {
-    const [read] = await db
-      .update(users)
-      .set({ loginAttempts: sql`${users.loginAttempts} + 1` })
-      .where(and(eq(users.id, userId), isNull(users.deletedAt), eq(users.isService, false)))
-      .returning({ user: users, snapshot: rowText(users) })
+    const [[read], [off]] = await together(db, [
+      (q) =>
+        q
+          .update(users)
+          .set({ loginAttempts: sql`${users.loginAttempts} + 1` })
+          .where(and(eq(users.id, userId), isNull(users.deletedAt), eq(users.isService, false), allowed))
+          .returning({ user: users, snapshot: rowText(users) }),
+      (q) => passwordLinksRefused(q, options.passwordAlwaysAllowed),
+    ])
+    if (off?.refused) throw passwordLinksOff()
     if (!read || !(await verifyPassword(oldPassword, read.user.passwordHash)) || read.user.loginAttempts > MAX_LOGIN_ATTEMPTS) throw wrongOldPassword()
     return (await setPassword(db, caller, read, passwordHash)) || undefined
   })

@@ -26,6 +26,8 @@ import { noAccess } from '../core/errors.js'
 const tags = ['Users']
 const userPath = '/api/admin/user-admin/{id}'
 const adminOnly = 'Needs the Admin root role (permission ADMIN).'
+const offRefused =
+  'While password sign-in is switched off (single sign-on only) a 403 saying so, nothing changed: a password set now could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true).'
 const secrets = 'Passwords are stored as PBKDF2-SHA256 hashes and never appear in responses or events.'
 
 const createUserRoute = adminRoute({
@@ -41,7 +43,9 @@ const createUserRoute = adminRoute({
     '`rootRole` is the id of a root role (built in, or a custom root role) or one of the names Admin, Editor, Viewer, Owner, Member (400 for another, and for a custom project role); ' +
     'the response gives it back as the string when a string was sent. ' +
     'A `password` has at least 8 characters. An existing e-mail (case-insensitive) or username is a 400 `User already exists`. ' +
-    '`inviteLink` opens a page where the user sets a password: the link works once, for 7 days (not while password sign-in is switched off for single sign-on: the page says so, and the link works again once passwords are back). ' +
+    '`inviteLink` opens a page where the user sets a password: the link works once, for 7 days (and not while password sign-in is switched off for single sign-on: the page says so, and the link works again once passwords are back). ' +
+    'While password sign-in is switched off (single sign-on only; unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true) a `password` is a 403 saying so (it could not be used), ' +
+    'and the user gets no invite link: `inviteLink` is absent and they sign in through single sign-on. ' +
     '`emailSent` is true only when an e-mail transport is configured (`FLAGPOST_EMAIL_WEBHOOK_URL`) and took the welcome e-mail: Flagpost has no SMTP client, ' +
     'so with no transport configured no e-mail is sent and `emailSent` is false. ' +
     `${secrets} ${adminOnly} Emits \`user-created\`.`,
@@ -148,7 +152,7 @@ const changePasswordRoute = adminRoute({
   summary: "Change a user's password as an admin",
   description:
     'Sets the password (at least 8 characters) and resets `loginAttempts` to 0, which unlocks an account locked after 10 failed sign-ins. ' +
-    `The user's sessions end and their open invite links stop working. ${secrets} ${adminOnly} Emits \`user-updated\` (noting the change, without the password).`,
+    `The user's sessions end and their open invite links stop working. ${offRefused} ${secrets} ${adminOnly} Emits \`user-updated\` (noting the change, without the password).`,
   request: { params: UserIdParam, body: { required: true, content: jsonContent(ChangeUserPasswordSchema) } },
   responses: { 200: { description: 'The password was changed' }, ...pickErrors(400, 401, 403, 404, 415) },
 })
@@ -164,7 +168,7 @@ const changeMyPasswordRoute = adminRoute({
   description:
     'For a signed-in user (session or personal access token): `oldPassword` must be the current password (a wrong one is a 400 and counts as a failed sign-in: ' +
     'ten in a row lock the account), `confirmPassword`, when given, must equal `password` (at least 8 characters). Every session of the user ends, this one too: ' +
-    'sign in again with the new password. An API token has no password (403). Emits `user-updated` (noting the change, without the password).',
+    `sign in again with the new password. An API token has no password (403). ${offRefused} Emits \`user-updated\` (noting the change, without the password).`,
   request: { body: { required: true, content: jsonContent(ChangeUserPasswordSchema) } },
   responses: { 200: { description: 'The password was changed' }, ...pickErrors(400, 401, 403, 415) },
 })
@@ -186,7 +190,7 @@ const userId = (id: string) => Number(id)
 
 export const userRoutes = createRouter()
   .openapi(createUserRoute, async (c) => {
-    const user = await createUser(c.var.db, c.var.caller, c.req.valid('json'), { baseUrl: publicBaseUrl(c), email: c.var.accounts.email })
+    const user = await createUser(c.var.db, c.var.caller, c.req.valid('json'), { baseUrl: publicBaseUrl(c), email: c.var.accounts.email, passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed })
     return c.json(user, 201, { Location: `/api/admin/user-admin/${user.id}` })
   })
   .openapi(getUsersRoute, async (c) => c.json(await listUsers(c.var.db), 200))
@@ -201,13 +205,13 @@ export const userRoutes = createRouter()
     return c.body(null, 200)
   })
   .openapi(changePasswordRoute, async (c) => {
-    await changeUserPassword(c.var.db, c.var.caller, userId(c.req.valid('param').id), c.req.valid('json').password)
+    await changeUserPassword(c.var.db, c.var.caller, userId(c.req.valid('param').id), c.req.valid('json').password, { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed })
     return c.body(null, 200)
   })
   .openapi(changeMyPasswordRoute, async (c) => {
     const principal = c.var.principal
     if (principal.kind !== 'user') throw noAccess('Only a user has a password to change: an API token does not')
-    await changeOwnPassword(c.var.db, c.var.caller, principal.userId, c.req.valid('json'))
+    await changeOwnPassword(c.var.db, c.var.caller, principal.userId, c.req.valid('json'), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed })
     return c.body(null, 200)
   })
   .openapi(getMeRoute, async (c) => c.json(await describeCaller(c.var.db, c.var.principal), 200))

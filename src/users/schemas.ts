@@ -76,7 +76,7 @@ export const UserSchema = z
   .openapi('userSchema')
 
 export const CreatedUserSchema = UserSchema.extend({
-  inviteLink: z.string().openapi({ description: 'A single-use link (valid 7 days) to a page where the user sets a password' }),
+  inviteLink: z.string().optional().openapi({ description: 'A single-use link (valid 7 days) to a page where the user sets a password; absent while password sign-in is switched off (the user signs in through single sign-on)' }),
   emailSent: z.boolean().openapi({ description: 'True only when an e-mail transport is configured and took the welcome e-mail' }),
 }).openapi('createUserResponseSchema')
 

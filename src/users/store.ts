@@ -9,6 +9,7 @@ import { avatarUrl } from './avatar.js'
 import { trySend, type EmailTransport } from './email.js'
 import { hashPassword } from './passwords.js'
 import { newResetToken, resetLink } from './reset-tokens.js'
+import { passwordLinksOff, passwordLinksRefused } from '../auth-settings/store.js'
 import { USER_SEARCH_MAX_RESULTS, type CreateUser, type RoleName, type UpdateUser, type UsersSearch, type UserView } from './schemas.js'
 
 type UserRow = typeof users.$inferSelect
@@ -66,13 +67,6 @@ function requireRole<T>(rows: T[], ref: number | RoleName): T {
 const activeUsers = and(isNull(users.deletedAt), eq(users.isService, false))
 const active = (id: number) => and(eq(users.id, id), activeUsers)
 
-/** An active user as a checked write reads it: the row, and the row as text (see rowText), which the write compares. */
-async function readUserForChange(db: Db, id: number): Promise<{ user: UserRow; snapshot: string }> {
-  const [read] = await db.select({ user: users, snapshot: rowText(users) }).from(users).where(active(id))
-  if (!read) throw notFound(`Could not find user ${id}`)
-  return read
-}
-
 const p = (name: string) => sql.placeholder(name)
 
 /** The change of a checked user write (the first of its statement): made only while the user is active and exactly as read. */
@@ -82,12 +76,16 @@ export interface CreateUserOptions {
   /** Where links point: the public URL of the instance, or the request's origin. */
   baseUrl: string
   email?: EmailTransport
+  /** FLAGPOST_ALLOW_PASSWORD_LOGIN: passwords are set (and invite links made) whatever the sign-in settings say. */
+  passwordAlwaysAllowed?: boolean
 }
 
 /**
  * Creates the user with a single-use invite link, and, after the commit, sends the welcome
- * e-mail when asked and a transport is configured. Emits `user-created`. The role is read with the id the
- * user takes (for the event), then the user, the link and the event are one statement.
+ * e-mail when asked and a transport is configured. Emits `user-created`. While password sign-in is switched off
+ * (passwordLinksRefused), a `password` is refused (403) and the user gets no invite link (no link stored, none answered):
+ * they sign in through single sign-on. The role is read with the id the user takes (for the event) and the setting,
+ * in one round trip, then the user, the link and the event are one statement.
  */
 export async function createUser(db: Db, caller: Author, input: CreateUser, options: CreateUserOptions) {
   const { actor, now } = caller
@@ -98,27 +96,34 @@ export async function createUser(db: Db, caller: Author, input: CreateUser, opti
   const passwordHash = input.password === undefined ? null : await hashPassword(input.password)
 
   // An id is taken only when the role exists (at most one row).
-  const rows = await db.select({ roleId: roles.id, userId: sql<number>`nextval(pg_get_serial_sequence('users', 'id'))::int` }).from(roles).where(roleNamed(input.rootRole))
+  const [rows, [off]] = await together(db, [
+    (q) => q.select({ roleId: roles.id, userId: sql<number>`nextval(pg_get_serial_sequence('users', 'id'))::int` }).from(roles).where(roleNamed(input.rootRole)),
+    (q) => passwordLinksRefused(q, options.passwordAlwaysAllowed),
+  ])
+  if (off?.refused && passwordHash !== null) throw passwordLinksOff()
   const { roleId, userId } = requireRole(rows, input.rootRole)
   const row: UserRow = { id: userId, username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: roleId, loginAttempts: 0, isService: false, seenAt: null, createdAt: now, deletedAt: null }
-  const { token, insert: storeToken } = await newResetToken(row.id, actor.createdBy, now)
+  const link = off?.refused ? undefined : await newResetToken(row.id, actor.createdBy, now)
   const written = await recordEvents(db, actor, now, [{ type: 'user-created', data: userEventData(row) }], {
-    alongside: [db.insert(users).values(row).onConflictDoNothing().returning({ id: users.id }), storeToken],
+    alongside: [db.insert(users).values(row).onConflictDoNothing().returning({ id: users.id }), ...(link ? [link.insert] : [])],
     guarded: true,
   })
   if (written === 0) throw validationError('User already exists')
 
-  const inviteLink = resetLink(options.baseUrl, token)
+  const inviteLink = link ? resetLink(options.baseUrl, link.token) : undefined
+  const signIn = inviteLink
+    ? `Set your password here (the link works once, for 7 days):\n\n${inviteLink}\n`
+    : `Sign in with single sign-on here:\n\n${options.baseUrl.replace(/\/+$/, '')}/\n`
   const emailSent =
     input.sendEmail !== false && row.email
       ? await trySend(options.email, {
           to: row.email,
           subject: 'Welcome to Flagpost',
-          text: `Hello ${row.name ?? row.email},\n\nAn account was created for you on Flagpost. Set your password here (the link works once, for 7 days):\n\n${inviteLink}\n`,
+          text: `Hello ${row.name ?? row.email},\n\nAn account was created for you on Flagpost. ${signIn}`,
         })
       : false
   const view = await userView(row)
-  return { ...view, rootRole: typeof input.rootRole === 'string' ? input.rootRole : view.rootRole, inviteLink, emailSent }
+  return { ...view, rootRole: typeof input.rootRole === 'string' ? input.rootRole : view.rootRole, ...(inviteLink ? { inviteLink } : {}), emailSent }
 }
 
 /** The root roles users and service accounts may be given, by id: what their listings show with them. */
@@ -252,7 +257,7 @@ const setPasswordStatement = passwordStatement('flagpost_set_password', false)
 const setPasswordWithLinkStatement = passwordStatement('flagpost_set_password_with_link', true)
 
 /**
- * Sets a new password (already hashed) on the user as read (`readUserForChange`), and, when given, uses up the
+ * Sets a new password (already hashed) on the user as read (the row and the row as text, see rowText), and, when given, uses up the
  * link (`linkHash`, the digest of its token) it was set with. Emits `user-updated` noting the change, without the
  * hash. False, writing nothing, when the user or the link changed since the read.
  */
@@ -267,9 +272,19 @@ export async function setPassword(db: Db, caller: Author, read: { user: UserRow;
   return written > 0
 }
 
-export async function changeUserPassword(db: Db, caller: Author, id: number, password: string): Promise<void> {
+/**
+ * POST /api/admin/user-admin/{id}/change-password: an admin sets a user's password. Refused (403) while password sign-in
+ * is switched off, unless the deployment forces it on (`passwordAlwaysAllowed`): nobody could sign in with it. The user
+ * and the setting are read in one round trip, then setPassword.
+ */
+export async function changeUserPassword(db: Db, caller: Author, id: number, password: string, options: { passwordAlwaysAllowed?: boolean } = {}): Promise<void> {
   const passwordHash = await hashPassword(password)
-  await untilUnchanged('The user', async () => (await setPassword(db, caller, await readUserForChange(db, id), passwordHash)) || undefined)
+  await untilUnchanged('The user', async () => {
+    const [[read], [off]] = await together(db, [(q) => q.select({ user: users, snapshot: rowText(users) }).from(users).where(active(id)), (q) => passwordLinksRefused(q, options.passwordAlwaysAllowed)])
+    if (off?.refused) throw passwordLinksOff()
+    if (!read) throw notFound(`Could not find user ${id}`)
+    return (await setPassword(db, caller, read, passwordHash)) || undefined
+  })
 }
 
 /** Active users with the Admin root role (for the personal dashboard). */
@@ -299,7 +314,7 @@ export async function bootstrapAdminUser(db: Db, now: Date, init: { username: st
   const [anyUser] = await db.select({ id: users.id }).from(users).limit(1)
   if (anyUser) return undefined
   const generated = init.password === undefined ? randomPassword() : undefined
-  await createUser(db, { actor: SYSTEM_ACTOR, now }, { username: init.username, password: init.password ?? generated, rootRole: 'Admin', sendEmail: false }, { baseUrl: 'http://localhost' })
+  await createUser(db, { actor: SYSTEM_ACTOR, now }, { username: init.username, password: init.password ?? generated, rootRole: 'Admin', sendEmail: false }, { baseUrl: 'http://localhost', passwordAlwaysAllowed: true })
   return { username: init.username, ...(generated ? { password: generated } : {}) }
 }
 

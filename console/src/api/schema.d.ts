@@ -1860,7 +1860,7 @@ export interface paths {
         put?: never;
         /**
          * Create a new user
-         * @description `username` or `email` is required (400 `You must specify username or email`); the e-mail is validated and stored lower-case. `rootRole` is the id of a root role (built in, or a custom root role) or one of the names Admin, Editor, Viewer, Owner, Member (400 for another, and for a custom project role); the response gives it back as the string when a string was sent. A `password` has at least 8 characters. An existing e-mail (case-insensitive) or username is a 400 `User already exists`. `inviteLink` opens a page where the user sets a password: the link works once, for 7 days (not while password sign-in is switched off for single sign-on: the page says so, and the link works again once passwords are back). `emailSent` is true only when an e-mail transport is configured (`FLAGPOST_EMAIL_WEBHOOK_URL`) and took the welcome e-mail: Flagpost has no SMTP client, so with no transport configured no e-mail is sent and `emailSent` is false. Passwords are stored as PBKDF2-SHA256 hashes and never appear in responses or events. Needs the Admin root role (permission ADMIN). Emits `user-created`.
+         * @description `username` or `email` is required (400 `You must specify username or email`); the e-mail is validated and stored lower-case. `rootRole` is the id of a root role (built in, or a custom root role) or one of the names Admin, Editor, Viewer, Owner, Member (400 for another, and for a custom project role); the response gives it back as the string when a string was sent. A `password` has at least 8 characters. An existing e-mail (case-insensitive) or username is a 400 `User already exists`. `inviteLink` opens a page where the user sets a password: the link works once, for 7 days (and not while password sign-in is switched off for single sign-on: the page says so, and the link works again once passwords are back). While password sign-in is switched off (single sign-on only; unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true) a `password` is a 403 saying so (it could not be used), and the user gets no invite link: `inviteLink` is absent and they sign in through single sign-on. `emailSent` is true only when an e-mail transport is configured (`FLAGPOST_EMAIL_WEBHOOK_URL`) and took the welcome e-mail: Flagpost has no SMTP client, so with no transport configured no e-mail is sent and `emailSent` is false. Passwords are stored as PBKDF2-SHA256 hashes and never appear in responses or events. Needs the Admin root role (permission ADMIN). Emits `user-created`.
          */
         post: operations["createUser"];
         delete?: never;
@@ -1948,7 +1948,7 @@ export interface paths {
         put?: never;
         /**
          * Change a user's password as an admin
-         * @description Sets the password (at least 8 characters) and resets `loginAttempts` to 0, which unlocks an account locked after 10 failed sign-ins. The user's sessions end and their open invite links stop working. Passwords are stored as PBKDF2-SHA256 hashes and never appear in responses or events. Needs the Admin root role (permission ADMIN). Emits `user-updated` (noting the change, without the password).
+         * @description Sets the password (at least 8 characters) and resets `loginAttempts` to 0, which unlocks an account locked after 10 failed sign-ins. The user's sessions end and their open invite links stop working. While password sign-in is switched off (single sign-on only) a 403 saying so, nothing changed: a password set now could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Passwords are stored as PBKDF2-SHA256 hashes and never appear in responses or events. Needs the Admin root role (permission ADMIN). Emits `user-updated` (noting the change, without the password).
          */
         post: operations["changeUserPassword"];
         delete?: never;
@@ -1968,7 +1968,7 @@ export interface paths {
         put?: never;
         /**
          * Change your own password
-         * @description For a signed-in user (session or personal access token): `oldPassword` must be the current password (a wrong one is a 400 and counts as a failed sign-in: ten in a row lock the account), `confirmPassword`, when given, must equal `password` (at least 8 characters). Every session of the user ends, this one too: sign in again with the new password. An API token has no password (403). Emits `user-updated` (noting the change, without the password).
+         * @description For a signed-in user (session or personal access token): `oldPassword` must be the current password (a wrong one is a 400 and counts as a failed sign-in: ten in a row lock the account), `confirmPassword`, when given, must equal `password` (at least 8 characters). Every session of the user ends, this one too: sign in again with the new password. An API token has no password (403). While password sign-in is switched off (single sign-on only) a 403 saying so, nothing changed: a password set now could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Emits `user-updated` (noting the change, without the password).
          */
         post: operations["changeMyPassword"];
         delete?: never;
@@ -5104,8 +5104,8 @@ export interface components {
             hasEnabledStrategies: boolean;
         };
         createUserResponseSchema: components["schemas"]["userSchema"] & {
-            /** @description A single-use link (valid 7 days) to a page where the user sets a password */
-            inviteLink: string;
+            /** @description A single-use link (valid 7 days) to a page where the user sets a password; absent while password sign-in is switched off (the user signs in through single sign-on) */
+            inviteLink?: string;
             /** @description True only when an e-mail transport is configured and took the welcome e-mail */
             emailSent: boolean;
         };

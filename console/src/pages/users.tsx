@@ -52,7 +52,17 @@ export default function UsersPage() {
             label="invite link"
             warning="Send this link to the user: it lets them set their password once, within 7 days. You will not see it again."
           >
-            {(created) => <CreateUserForm rootRoles={rootRoles} onCreated={created} />}
+            {(created) => (
+              <CreateUserForm
+                rootRoles={rootRoles}
+                onCreated={created}
+                onCreatedWithoutLink={(user) => {
+                  // Password sign-in is switched off: no invite link was made, the user signs in through single sign-on.
+                  setCreating(false)
+                  notifications.show({ message: `User ${userName(user)} created: password sign-in is switched off, so they sign in with single sign-on (no invite link)`, color: 'green' })
+                }}
+              />
+            )}
           </SecretFormDialog>
           <Dialog opened={resetting !== undefined} onClose={() => setResetting(undefined)} title={`Set the password of ${resetting ? userName(resetting) : ''}`}>
             {resetting && <PasswordForm user={resetting} onDone={() => setResetting(undefined)} />}
@@ -102,7 +112,7 @@ export default function UsersPage() {
 // The built-in root roles a new user is usually given, and every custom root role.
 const CREATABLE_ROLES = ['Admin', 'Editor', 'Viewer']
 
-function CreateUserForm({ rootRoles, onCreated }: { rootRoles: Role[]; onCreated: (inviteLink: string) => void }) {
+function CreateUserForm({ rootRoles, onCreated, onCreatedWithoutLink }: { rootRoles: Role[]; onCreated: (inviteLink: string) => void; onCreatedWithoutLink: (user: User) => void }) {
   const queryClient = useQueryClient()
   const [username, setUsername] = useState('')
   const [email, setEmail] = useState('')
@@ -113,13 +123,14 @@ function CreateUserForm({ rootRoles, onCreated }: { rootRoles: Role[]; onCreated
     mutationFn: () => ok(api.POST('/api/admin/user-admin', { body: { username, email, name, rootRole: Number(rootRole), sendEmail: false } })),
     onSuccess: async (user) => {
       await queryClient.invalidateQueries({ queryKey: USERS_KEY })
-      onCreated(user.inviteLink)
+      if (user.inviteLink) onCreated(user.inviteLink)
+      else onCreatedWithoutLink(user)
     },
   })
   return (
     <MutationForm mutation={create} submit="Create">
       <Text size="sm" c="dimmed">
-        A username or an e-mail address is needed. The user sets their password through the invite link.
+        A username or an e-mail address is needed. The user sets their password through the invite link (while password sign-in is switched off there is none: they sign in with single sign-on).
       </Text>
       <TextInput label="Username" value={username} onChange={(e) => setUsername(e.currentTarget.value)} />
       <TextInput label="E-mail" type="email" value={email} onChange={(e) => setEmail(e.currentTarget.value)} />

@@ -279,6 +279,56 @@ describe('DELETE /api/admin/roles/:roleId', () => {
     expect(await t.query('select root_role_id from users where id = $1', [someone.id])).toEqual([{ root_role_id: 3 }])
   })
 
+  it('is refused while a usable invite link gives the role (naming it); links switched off or expired are moved to Viewer, each with its event, and the role goes', async () => {
+    let ahead = 0
+    const clocked = await createTestApp({ now: () => new Date(Date.now() + ahead) })
+    try {
+      const role = (await ok(clocked, 'POST', '/api/admin/roles', { name: fresh('role'), type: 'root-custom', permissions: [{ name: 'CREATE_SEGMENT' }] })).body.roles as { id: number; name: string; type: string; description: string }
+      const link = async (name: string, days: number) =>
+        (await ok(clocked, 'POST', '/api/admin/invite-link/tokens', { name, expiresAt: new Date(Date.now() + days * 86_400_000).toISOString(), role: role.id })).body as { secret: string }
+      const switchedOff = await link('switched off', 20)
+      const usable = await link('still usable', 20)
+      await link('soon expired', 1)
+      await ok(clocked, 'PUT', `/api/admin/invite-link/tokens/${switchedOff.secret}`, { enabled: false })
+      const linksOf = () => clocked.query<{ name: string; role_id: number }>('select name, role_id from public_signup_tokens order by name')
+      const linkEvents = () => clocked.query<{ data: any; pre_data: any; created_by: string }>(`select data, pre_data, created_by from events where type = 'public-signup-token-updated' order by id`)
+      ahead = 2 * 86_400_000 // 'soon expired' has expired; 'still usable' has not.
+      const admin = await createSignedInUser(clocked, fresh('admin'), 'Admin')
+
+      const blocked = await admin.call('DELETE', `/api/admin/roles/${role.id}`)
+      expect(blocked.status, blocked.text).toBe(409)
+      expect(blocked.body).toMatchObject({ name: 'ConflictError', message: expect.stringContaining('the root role of 1 invite link ("still usable")') })
+      // Nothing moved, nothing recorded.
+      expect((await linksOf()).map((l) => l.role_id)).toEqual([role.id, role.id, role.id])
+      const eventsBefore = (await linkEvents()).length
+
+      await ok(clocked, 'PUT', `/api/admin/invite-link/tokens/${usable.secret}`, { enabled: false })
+      const deleted = await admin.call('DELETE', `/api/admin/roles/${role.id}`)
+      expect(deleted.status, deleted.text).toBe(200)
+      expect((await clocked.call('GET', `/api/admin/roles/${role.id}`)).status).toBe(404)
+      expect(await linksOf()).toEqual([
+        { name: 'soon expired', role_id: 3 },
+        { name: 'still usable', role_id: 3 },
+        { name: 'switched off', role_id: 3 },
+      ])
+      const moved = (await linkEvents()).slice(eventsBefore + 1)
+      expect(moved.map((e) => e.pre_data.name).sort()).toEqual(['soon expired', 'still usable', 'switched off'])
+      const asRole = (r: { id: number; name: string; type: string; description: string }) => ({ id: r.id, name: r.name, type: r.type, description: r.description })
+      const viewer = (await ok(clocked, 'GET', '/api/admin/roles/3')).body
+      for (const event of moved) {
+        expect(event.created_by).toBe(admin.username)
+        expect(event.pre_data.role).toEqual(asRole(role))
+        expect(event.data).toEqual({ ...event.pre_data, role: asRole(viewer) })
+        expect(Object.keys(event.data).sort()).toEqual(['createdAt', 'createdBy', 'enabled', 'expiresAt', 'name', 'role', 'secret'])
+      }
+      // The links list with Viewer now.
+      const listed = (await ok(clocked, 'GET', '/api/admin/invite-link/tokens')).body.tokens as { name: string; role: { name: string } }[]
+      expect(listed.map((l) => l.role.name)).toEqual(['Viewer', 'Viewer', 'Viewer'])
+    } finally {
+      await clocked.close()
+    }
+  })
+
   it('refuses built-in roles (403) and unknown ones (404)', async () => {
     for (const id of [1, 2, 3, 4, 5]) expect((await t.call('DELETE', `/api/admin/roles/${id}`)).status).toBe(403)
     expect((await t.call('DELETE', '/api/admin/roles/999999')).status).toBe(404)

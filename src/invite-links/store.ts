@@ -28,7 +28,7 @@ const DEFAULT_ROLE = 'Viewer'
 
 export const inviteUrl = (baseUrl: string, secret: string) => `${baseUrl.replace(/\/+$/, '')}${SIGN_UP_PATH}?invite=${encodeURIComponent(secret)}`
 
-const roleView = (r: RoleRow) => ({ id: r.id, type: r.type, name: r.name, description: r.description })
+const roleView = (r: Pick<RoleRow, 'id' | 'name' | 'type' | 'description'>) => ({ id: r.id, type: r.type, name: r.name, description: r.description })
 
 /** What listings and events show of a link: never its secret (its first characters name it). */
 function linkView(row: TokenRow, role: RoleRow, now: Date, signedUp: { id: number; name: string | null; email: string | null; username: string | null; createdAt: string }[] | null) {
@@ -50,7 +50,7 @@ function linkView(row: TokenRow, role: RoleRow, now: Date, signedUp: { id: numbe
  * URL (in the creation's answer only) and who signed up (their own events); `enabled` is the link's switch, not whether
  * it works at that time.
  */
-const eventData = (row: TokenRow, role: RoleRow) => ({
+export const inviteLinkEventData = (row: TokenRow, role: Pick<RoleRow, 'id' | 'name' | 'type' | 'description'>) => ({
   secret: row.displaySecret,
   name: row.name,
   enabled: row.enabled,
@@ -124,7 +124,7 @@ export async function createInviteLink(db: Db, caller: Author, input: InviteLink
   const secret = randomHex(16)
   const row: TokenRow = { id: 0, secretHash: await hashSecret(secret), displaySecret: displaySecret(secret), name: input.name, roleId: role.id, createdBy: actor.createdBy, createdAt: now, expiresAt, enabled: true }
   const { id: _id, ...values } = row
-  const written = await recordEvents(db, actor, now, [{ type: 'public-signup-token-created', data: eventData(row, role) }], {
+  const written = await recordEvents(db, actor, now, [{ type: 'public-signup-token-created', data: inviteLinkEventData(row, role) }], {
     alongside: [db.insert(publicSignupTokens).values(values).onConflictDoNothing().returning({ id: publicSignupTokens.id })],
     guarded: true,
   })
@@ -151,7 +151,7 @@ export async function updateInviteLink(db: Db, caller: Author, secretOrDisplay: 
       .set({ expiresAt: after.expiresAt, enabled: after.enabled })
       .where(and(eq(publicSignupTokens.id, before.id), sql`${rowText(publicSignupTokens)} = ${found.snapshot}`))
       .returning({ id: publicSignupTokens.id })
-    const event: NewEvent = { type: 'public-signup-token-updated', data: eventData(after, found.role), preData: eventData(before, found.role) }
+    const event: NewEvent = { type: 'public-signup-token-updated', data: inviteLinkEventData(after, found.role), preData: inviteLinkEventData(before, found.role) }
     const written = await recordEvents(db, actor, now, [event], { alongside: [change], guarded: true })
     return written > 0 ? view : undefined
   })

@@ -1,4 +1,4 @@
-import { asc, eq, sql, type SQL } from 'drizzle-orm'
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm'
 import { environments, groupRoles, groups, projectMembers, publicSignupTokens, rolePermissions, roles, users } from '../../schema/index.js'
 import { queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { conflict, nameExists, noAccess, notFound, validationError } from '../core/errors.js'
@@ -6,6 +6,7 @@ import { BUILT_IN_ROLE_TYPES, PERMISSION_INFO, projectRolePermissions, rootRoleP
 import { eventsStatement, guardPassed } from '../events/store.js'
 import type { Author } from '../core/principal.js'
 import type { NewEvent } from '../events/types.js'
+import { inviteLinkEventData } from '../invite-links/store.js'
 import type { CreateRole, CustomRoleType, PermissionRef } from './schemas.js'
 
 type RoleRow = typeof roles.$inferSelect
@@ -176,12 +177,23 @@ export async function createRole(db: Db, caller: Author, input: CreateRole) {
   return { version: 1 as const, roles: roleView(role) }
 }
 
-/** Where a role is held, as SQL of one JSON value (`roleId`: SQL of the role's id). */
-const usesOf = (roleId: unknown) => sql<unknown>`json_build_object(
+/** SQL: the invite link (alias `l`) can be used at `at` (SQL of a time): switched on and not expired. */
+const linkUsableAt = (at: unknown) => sql`(l.enabled and l.expires_at > ${at})`
+
+/**
+ * Where a role is held, as SQL of one JSON value (`roleId`: SQL of the role's id). With `usableAt` (SQL of a time), only
+ * the invite links usable then count, and are named (`inviteLinkNames`): what blocks a delete.
+ */
+const usesOf = (roleId: unknown, usableAt?: unknown) => sql<unknown>`json_build_object(
   'users', (select count(*) from ${users} u where u.root_role_id = ${roleId} and u.deleted_at is null and not u.is_service),
   'serviceAccounts', (select count(*) from ${users} u where u.root_role_id = ${roleId} and u.deleted_at is null and u.is_service),
   'groups', (select count(*) from ${groups} g where g.root_role_id = ${roleId}),
-  'inviteLinks', (select count(*) from ${publicSignupTokens} l where l.role_id = ${roleId}),
+  'inviteLinks', (select count(*) from ${publicSignupTokens} l where l.role_id = ${roleId} ${usableAt === undefined ? sql`` : sql`and ${linkUsableAt(usableAt)}`}),
+  'inviteLinkNames', ${
+    usableAt === undefined
+      ? sql`'[]'::json`
+      : sql`(select coalesce(json_agg(l.name order by l.name, l.id), '[]'::json) from ${publicSignupTokens} l where l.role_id = ${roleId} and ${linkUsableAt(usableAt)})`
+  },
   'projects', (select coalesce(json_agg(json_build_array(project, u, g, s) order by project), '[]'::json) from (
     select project, sum(u)::int as u, sum(g)::int as g, sum(s)::int as s from (
       select pm.project_id as project, case when pu.is_service then 0 else 1 end as u, 0 as g, case when pu.is_service then 1 else 0 end as s
@@ -189,10 +201,13 @@ const usesOf = (roleId: unknown) => sql<unknown>`json_build_object(
       union all select gr.project_id, 0, 1, 0 from ${groupRoles} gr where gr.role_id = ${roleId}
     ) held group by project) per_project))`
 
-/** SQL: nobody holds the role (`roleId`: SQL of its id), as root role (users, service accounts, groups, invite links) or in a project. Deleted users do not count. */
-const unusedSql = (roleId: SQL) => sql`not exists (select from ${users} where root_role_id = ${roleId} and deleted_at is null)
+/**
+ * SQL: nobody holds the role (`roleId`: SQL of its id), as root role (users, service accounts, groups, invite links) or in
+ * a project. Deleted users do not count; with `usableAt` (SQL of a time), nor do invite links no longer usable then.
+ */
+const unusedSql = (roleId: SQL, usableAt?: SQL) => sql`not exists (select from ${users} where root_role_id = ${roleId} and deleted_at is null)
       and not exists (select from ${groups} where root_role_id = ${roleId})
-      and not exists (select from ${publicSignupTokens} where role_id = ${roleId})
+      and not exists (select from ${publicSignupTokens} l where l.role_id = ${roleId} ${usableAt === undefined ? sql`` : sql`and ${linkUsableAt(usableAt)}`})
       and not exists (select from ${projectMembers} where role_id = ${roleId})
       and not exists (select from ${groupRoles} where role_id = ${roleId})`
 
@@ -201,6 +216,7 @@ interface RoleUses {
   serviceAccounts: number
   groups: number
   inviteLinks: number
+  inviteLinkNames: string[]
   projects: [project: string, users: number, groups: number, serviceAccounts: number][]
 }
 
@@ -209,7 +225,8 @@ const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`
 /** 409 saying where the role is held, when it is, and what to do first (`then`). */
 function requireUnused(name: string, value: unknown, then = 'Take it from them before deleting it') {
   const uses = (typeof value === 'string' ? JSON.parse(value) : value) as RoleUses
-  const holders = [plural(Number(uses.users), 'user'), plural(Number(uses.serviceAccounts), 'service account'), plural(Number(uses.groups), 'group'), plural(Number(uses.inviteLinks), 'invite link')].filter((h) => !h.startsWith('0 '))
+  const links = plural(Number(uses.inviteLinks), 'invite link') + (uses.inviteLinkNames?.length ? ` (${uses.inviteLinkNames.map((n) => JSON.stringify(n)).join(', ')})` : '')
+  const holders = [plural(Number(uses.users), 'user'), plural(Number(uses.serviceAccounts), 'service account'), plural(Number(uses.groups), 'group'), links].filter((h) => !h.startsWith('0 '))
   const where = [
     ...(holders.length > 0 ? [`the root role of ${holders.join(' and ')}`] : []),
     ...uses.projects.map(([project, u, g, sa]) => `held in project ${project} by ${[plural(u, 'user'), plural(sa, 'service account'), plural(g, 'group')].filter((h) => !h.startsWith('0 ')).join(' and ')}`),
@@ -284,35 +301,59 @@ export async function updateRole(db: Db, caller: Author, id: number, input: Crea
   })
 }
 
+/** SQL: the invite links (alias `l`) giving the role (`roleId`) that are no longer usable at `at`, each row as text, as one JSON array by id. */
+const staleLinksText = (roleId: SQL, at: SQL) =>
+  sql`(select coalesce(json_agg(l::text order by l.id), '[]'::json)::jsonb from ${publicSignupTokens} l where l.role_id = ${roleId} and not ${linkUsableAt(at)})`
+
 /**
- * Deleting a custom role read as `snapshot`, with its permissions (by cascade), only while nobody holds it. Deleted
- * users keep their row (events name them): those whose root role it was get the Viewer role, which the role's
- * deletion needs (checked when the statement ends).
+ * Deleting a custom role read as `snapshot`, with its permissions (by cascade), only while nobody holds it (invite
+ * links no longer usable at `now` aside) and the links no longer usable that give it are exactly as read (`links`):
+ * those are moved to the Viewer role. Deleted users keep their row (events name them): those whose root role it was get
+ * the Viewer role. Both moves are what the role's deletion needs (the references are checked when the statement ends).
  */
 const deleteStatement = eventsStatement('flagpost_delete_role', {
   alongside: [
     sql`delete from ${roles} where id = ${p('id')}::int and ${rowText(roles)} = ${p('snapshot')}::text and type in ('root-custom', 'custom')
-      and ${unusedSql(sql`${p('id')}::int`)}
+      and ${unusedSql(sql`${p('id')}::int`, sql`${p('now')}::timestamptz`)}
+      and ${staleLinksText(sql`${p('id')}::int`, sql`${p('now')}::timestamptz`)} = ${p('links')}::jsonb
       returning id`,
   ],
   guarded: true,
-  unguarded: [sql`update ${users} set root_role_id = ${VIEWER_ROLE_ID} where root_role_id = ${p('id')}::int and deleted_at is not null and ${guardPassed}`],
+  unguarded: [
+    sql`update ${users} set root_role_id = ${VIEWER_ROLE_ID} where root_role_id = ${p('id')}::int and deleted_at is not null and ${guardPassed}`,
+    sql`update ${publicSignupTokens} l set role_id = ${VIEWER_ROLE_ID} where l.role_id = ${p('id')}::int and not ${linkUsableAt(sql`${p('now')}::timestamptz`)} and ${guardPassed}`,
+  ],
 })
 
 /**
  * DELETE /api/admin/roles/{roleId}: a custom role nobody holds. 403 for a built-in role, 404 for an unknown one, 409
- * (saying where) while a user, service account, group or invite link holds it as root role, or a user or group holds it in a project. Emits
- * `role-deleted` (preData: the role and its permissions). A read, then one statement that deletes only while the role
- * is as read and unused.
+ * (saying where) while a user, service account, group or usable invite link (switched on, not expired: named) holds it as
+ * root role, or a user or group holds it in a project. Invite links no longer usable that give it (their role cannot be
+ * changed otherwise) are moved to Viewer, each with `public-signup-token-updated` (data and preData as the invite-link
+ * routes write them). Emits `role-deleted` (preData: the role and its permissions). A read (the role, those links and
+ * Viewer, one round trip), then one statement that deletes only while the role and those links are as read and it is unused.
  */
 export async function deleteRole(db: Db, caller: Author, id: number): Promise<void> {
+  const now = sql`${caller.now.toISOString()}::timestamptz`
   await untilUnchanged(`Role ${id}`, async () => {
-    const [read] = await db.select({ role: roles, snapshot: rowText(roles), permissions: permissionsJson, uses: usesOf(sql`${roles}.id`) }).from(roles).where(eq(roles.id, id))
+    const [[read], stale, [viewer]] = await together(db, [
+      (q) => q.select({ role: roles, snapshot: rowText(roles), permissions: permissionsJson, uses: usesOf(sql`${roles}.id`, now) }).from(roles).where(eq(roles.id, id)),
+      (q) =>
+        q
+          .select({ link: publicSignupTokens, text: rowText(publicSignupTokens) })
+          .from(publicSignupTokens)
+          .where(and(eq(publicSignupTokens.roleId, id), sql`not (${publicSignupTokens.enabled} and ${publicSignupTokens.expiresAt} > ${now})`))
+          .orderBy(asc(publicSignupTokens.id)),
+      (q) => q.select().from(roles).where(eq(roles.id, VIEWER_ROLE_ID)),
+    ])
     if (!read) throw roleNotFound(id)
     if (!isCustom(read.role.type)) throw builtIn()
-    requireUnused(read.role.name, read.uses)
-    const event: NewEvent = { type: 'role-deleted', preData: roleData(read.role, parsedPermissions(read.permissions)) }
-    const { written } = await deleteStatement(db, caller.actor, caller.now, [event], { id, snapshot: read.snapshot })
+    requireUnused(read.role.name, read.uses, 'Take it from them before deleting it (switch the invite links off: links no longer usable are moved to Viewer)')
+    const events: NewEvent[] = [
+      ...stale.map(({ link }): NewEvent => ({ type: 'public-signup-token-updated', data: inviteLinkEventData(link, viewer!), preData: inviteLinkEventData(link, read.role) })),
+      { type: 'role-deleted', preData: roleData(read.role, parsedPermissions(read.permissions)) },
+    ]
+    const { written } = await deleteStatement(db, caller.actor, caller.now, events, { id, snapshot: read.snapshot, now: caller.now.toISOString(), links: JSON.stringify(stale.map((l) => l.text)) })
     return written > 0 || undefined
   })
 }

@@ -15,6 +15,8 @@ export function racing(db: Db, meanwhile: () => Promise<unknown>) {
           return (resolve: (rows: unknown) => unknown, reject: (e: unknown) => unknown) =>
             (target as PromiseLike<unknown>)
               .then(async (rows) => {
+                // Reads sent together (`together`) are one read: the other writer comes in once.
+                if (state.raced) return rows
                 state.raced = true
                 await meanwhile()
                 return rows

@@ -1,7 +1,8 @@
 // Single sign-on in a real Chromium (see harness.ts): with OpenID Connect enabled, the sign-in page offers the
 // provider; the button goes through the test provider (oidc-provider on a local port) and lands signed in. An admin
 // switches password sign-in off on the Single sign-on page; the sign-in page then shows only the provider, and the
-// sign-up and set-password pages of the password links say password sign-in is off. Group sync and single sign-out set
+// sign-up and set-password pages of the password links say password sign-in is off, and a user created then gets no
+// invite link (the users page says they sign in with single sign-on). Group sync and single sign-out set
 // on that page, a group's SSO group IDs in its dialog: a sign-in joins the group, and signing out goes through the
 // provider's own sign-out back to the sign-in page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -62,6 +63,8 @@ describe('single sign-on', { timeout: 60_000 }, () => {
     await admin.goto(`${ui.url}/single-sign-on`)
     await admin.getByRole('heading', { name: 'Password sign-in' }).waitFor()
     await checkPage(admin, 'single-sign-on-password')
+    // An invite made while passwords are on (one made while they are off has no link).
+    const invited = await ui.adminApi('POST', '/api/admin/user-admin', { email: 'late@example.com', rootRole: 'Viewer', sendEmail: false })
     admin.once('dialog', (d) => void d.accept())
     await admin.getByLabel('Allow signing in with a username and password').click({ force: true })
     await admin.getByText('Password sign-in switched off').waitFor()
@@ -75,7 +78,6 @@ describe('single sign-on', { timeout: 60_000 }, () => {
 
     // An invite link's sign-up page and an invite's set-password page say passwords are off, and where to go instead.
     const link = await ui.adminApi('POST', '/api/admin/invite-link/tokens', { name: 'Latecomers', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })
-    const invited = await ui.adminApi('POST', '/api/admin/user-admin', { email: 'late@example.com', rootRole: 'Viewer', sendEmail: false })
     for (const [address, name] of [[link.url, 'sign-up-password-sign-in-off'], [invited.inviteLink, 'new-user-password-sign-in-off']] as const) {
       await visitor.goto(address)
       await visitor.getByRole('alert').filter({ hasText: 'Password sign-in is switched off' }).filter({ hasText: 'single sign-on' }).waitFor()
@@ -84,6 +86,16 @@ describe('single sign-on', { timeout: 60_000 }, () => {
       await visitor.getByRole('link', { name: 'Go to the sign-in page' }).click()
       await visitor.getByRole('link', { name: 'Sign in with OpenID Connect' }).waitFor()
     }
+
+    // A user created now gets no invite link: the users page says they sign in with single sign-on, and shows no link.
+    await admin.goto(`${ui.url}/users`)
+    await admin.getByRole('button', { name: 'Create user' }).click()
+    const dialog = admin.getByRole('dialog', { name: 'Create user' })
+    await dialog.getByLabel('Username').fill('sso-only')
+    await dialog.getByRole('button', { name: 'Create' }).click()
+    await admin.getByText('User sso-only created: password sign-in is switched off, so they sign in with single sign-on (no invite link)').waitFor()
+    expect(await admin.getByRole('dialog').count()).toBe(0)
+    await checkPage(admin, 'users-created-password-sign-in-off')
     await ui.adminApi('POST', '/api/admin/auth/simple/settings', { disabled: false })
   })
 

@@ -103,7 +103,9 @@ const deleteRoleRoute = adminRoute({
   tags,
   summary: 'Delete a custom role',
   description:
-    '409 ConflictError while the role is held (as root role by a user, service account, group or invite link, or in a project by a user or group), saying where. ' +
+    '409 ConflictError while the role is held (as root role by a user, service account, group or usable invite link, or in a project by a user or group), saying where (the invite links by name). ' +
+    'An invite link that gives the role but can no longer be used (switched off, or expired at the time of the request) does not hold it: it is moved to the Viewer role with the deletion, ' +
+    'with `public-signup-token-updated` (an invite link\'s role cannot be changed otherwise). ' +
     `403 for a built-in role, 404 for an unknown one. ${adminOnly} Emits \`role-deleted\` (preData: the role and its permissions).`,
   request: { params: RoleIdParam },
   responses: { 200: { description: 'The role was deleted' }, ...pickErrors(400, 401, 403, 404, 409) },

@@ -2780,7 +2780,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a custom role
-         * @description 409 ConflictError while the role is held (as root role by a user, service account, group or invite link, or in a project by a user or group), saying where. 403 for a built-in role, 404 for an unknown one. Needs the Admin root role (permission ADMIN). Emits `role-deleted` (preData: the role and its permissions).
+         * @description 409 ConflictError while the role is held (as root role by a user, service account, group or usable invite link, or in a project by a user or group), saying where (the invite links by name). An invite link that gives the role but can no longer be used (switched off, or expired at the time of the request) does not hold it: it is moved to the Viewer role with the deletion, with `public-signup-token-updated` (an invite link's role cannot be changed otherwise). 403 for a built-in role, 404 for an unknown one. Needs the Admin root role (permission ADMIN). Emits `role-deleted` (preData: the role and its permissions).
          */
         delete: operations["deleteRole"];
         options?: never;

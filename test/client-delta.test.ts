@@ -285,6 +285,31 @@ describe('GET /api/client/streaming', () => {
     await elsewhere.idle()
   })
 
+  it('ends a stream whose token is deleted, before sending it anything more, and the SDK reconnecting is refused', async () => {
+    const { project, other, token } = await ownProject()
+    const kept = await connect(token)
+    await kept.next()
+    const doomedToken = (await createToken(t, { type: 'client', environment: 'development', projects: [project] })).secret as string
+    const doomed = await connect(doomedToken)
+    await doomed.next()
+    await ok(t, 'DELETE', `/api/admin/api-tokens/${encodeURIComponent(doomedToken)}`)
+    await enableFlag(t, other, 'development', project)
+    await expect(doomed.next()).rejects.toThrow('the stream ended')
+    expect(doomed.frames.filter((f) => f.event === 'unleash-updated')).toEqual([])
+    expect((await kept.next()).data.events[0]).toMatchObject({ type: 'feature-updated', feature: { name: other } })
+    expect((await connect(doomedToken)).status).toBe(401)
+    await kept.close()
+  })
+
+  it('ends a stream when its token expires (which writes nothing), within a keep-alive interval', async () => {
+    const { project } = await ownProject()
+    const expiresAt = new Date(Date.now() + 1_500).toISOString()
+    const token = (await createToken(t, { type: 'client', environment: 'development', projects: [project], expiresAt })).secret as string
+    const stream = await connect(token)
+    await stream.next()
+    await expect(stream.next(4_000)).rejects.toThrow('the stream ended')
+  })
+
   it('ends every stream when the app stops', async () => {
     const own = await createTestApp({ streams: streamHub() })
     const { token } = await flagOnWithClientToken(own)

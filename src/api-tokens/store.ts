@@ -118,6 +118,16 @@ export async function liveApiTokensByHash(db: Db, hashes: string[], now: Date) {
     )
 }
 
+/**
+ * The tokens among `ids` that still exist, each with when it expires (null: never): what open SDK streams are held
+ * to (client-api/streaming.ts), so that deleting a token or its expiry ends them.
+ */
+export async function tokenExpiries(db: Db, ids: number[]): Promise<Map<number, Date | null>> {
+  if (ids.length === 0) return new Map()
+  const rows = await db.select({ id: apiTokens.id, expiresAt: apiTokens.expiresAt }).from(apiTokens).where(inArray(apiTokens.id, ids))
+  return new Map(rows.map((row) => [row.id, row.expiresAt]))
+}
+
 /** Marks the tokens with these digests as used now (where their last use is older than SEEN_AT_RESOLUTION_MS): tokens Edge saw in use. */
 export async function markTokensSeen(db: Db, hashes: string[], now: Date): Promise<void> {
   if (hashes.length === 0) return

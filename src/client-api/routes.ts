@@ -90,7 +90,7 @@ const streamClientFeaturesRoute = createRoute({
     '`unleash-connected` with a `hydration` event; each change then arrives as `unleash-updated` with the delta events, within about a second of the ' +
     'write through any instance or isolate sharing the database (at once through the same Node server). Every event’s `id` names the payload the client then holds: a client ' +
     'reconnecting with it in `Last-Event-ID` gets only what changed since (`unleash-updated`, nothing when nothing did), or a hydration when the server ' +
-    'no longer knows it. A `: keep-alive` comment every 15 seconds keeps the connection open. Connections are limited per token, per client address and per ' +
+    'no longer knows it. A `: keep-alive` comment every 15 seconds keeps the connection open. A stream ends when its token is deleted (before the next change is sent) or expires (within 15 seconds): the SDK reconnecting is then refused. Connections are limited per token, per client address and per ' +
     'server (on Workers, per Durable Object, one per scope): past them the answer is 429, on which SDKs poll instead. A deployment without streams (a worker ' +
     'without its SDK_STREAMS binding) answers 404, on which SDKs fall back to polling too.',
   request: { query: ClientFeaturesQuerySchema },
@@ -149,7 +149,7 @@ export const clientRoutes = createRouter()
     if (!streams) throw notFound('Streaming is not served by this deployment: poll /api/client/features or /api/client/delta')
     const principal = sdkPrincipal(c)
     const scope = await clientScopeOf(c, principal, c.req.valid('query'))
-    return streams.open(c, scope, { token: `${principal.kind}:${principal.tokenId}`, address: callerAddress(c) })
+    return streams.open(c, scope, { token: `${principal.kind}:${principal.tokenId}`, tokenId: principal.tokenId, address: callerAddress(c) })
   })
   .openapi(getClientFeatureRoute, async (c) => {
     const { featureName } = c.req.valid('param')

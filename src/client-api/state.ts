@@ -100,8 +100,8 @@ export interface PayloadVersion {
  * Workers, where the route answers 404 and the SDKs poll instead.
  */
 export interface StreamHub {
-  /** Opens a stream of `scope` for this request (a 429 past the limits). */
-  open(c: Context<AppEnv>, scope: ClientScope, who: { token: string; address: string | undefined }): Promise<Response>
+  /** Opens a stream of `scope` for this request (a 429 past the limits), held to its API token (`tokenId`): deleted or expired, it ends the stream. */
+  open(c: Context<AppEnv>, scope: ClientScope, who: { token: string; tokenId: number; address: string | undefined }): Promise<Response>
   /** A write through this app may have changed payloads: bring every open stream up to date. */
   changed(): void
   /** Ends every stream and stops the hub's timers (server shutdown). */

@@ -1,5 +1,7 @@
 import type { Context } from 'hono'
 import type { Db } from '../db.js'
+import { tokenExpiries } from '../api-tokens/store.js'
+import type { Clock } from '../core/clock.js'
 import type { AppEnv } from '../http/context.js'
 import { ApiError, loggable } from '../core/errors.js'
 import { bareTag, deltaBody, heldRevisions } from './delta.js'
@@ -38,6 +40,8 @@ interface Connection {
   /** The tag of the payload the client holds (what its Last-Event-ID would say). */
   held: string
   token: string
+  /** The API token it was opened with: deleted or expired, the stream ends (the SDK reconnects, and is refused). */
+  tokenId: number
   address: string
   group: Group
   open: boolean
@@ -72,6 +76,9 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
   const perAddress = new Map<string, number>()
   let count = 0
   let db: Db | undefined
+  let clock: Clock = () => new Date()
+  /** When the tokens of the open streams were last checked, and at which revision. */
+  let tokensChecked = { revision: '', at: 0 }
   let timers: ReturnType<typeof setInterval>[] = []
   let running: Promise<void> | undefined
   let again = false
@@ -148,6 +155,7 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
     const generation = sdk.revisions.generation
     const revision = await readRevision(db)
     sdk.revisions.observe(revision, generation)
+    await endRevokedStreams(db, revision.key)
     for (const group of [...groups.values()]) {
       let entry = sdk.payloads.get(group.key) ?? group.latest
       if (isNewer(revision, entry.revision)) {
@@ -171,10 +179,27 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
     }
   }
 
+  /**
+   * Ends the streams whose API token was deleted or has expired, before any change is sent: checked when the revision
+   * moved (deleting a token or changing its expiry writes an event) and at least every keep-alive interval (a token
+   * reaching its expiry writes nothing). The SDK reconnects and is refused like any request with that token.
+   */
+  async function endRevokedStreams(from: Db, revisionKey: string) {
+    const now = clock().getTime()
+    if (revisionKey === tokensChecked.revision && now - tokensChecked.at < options.keepAliveMs) return
+    tokensChecked = { revision: revisionKey, at: now }
+    const connections = [...groups.values()].flatMap((group) => [...group.connections])
+    const expiries = await tokenExpiries(from, [...new Set(connections.map((connection) => connection.tokenId))])
+    for (const connection of connections) {
+      const expiresAt = expiries.get(connection.tokenId)
+      if (expiresAt === undefined || (expiresAt !== null && expiresAt.getTime() <= now)) end(connection)
+    }
+  }
+
   const tooMany = (what: string) => new ApiError('TooManyRequestsError', `Too many streaming connections ${what}: poll /api/client/features or /api/client/delta instead`)
 
   return {
-    async open(c: Context<AppEnv>, scope: ClientScope, who: { token: string; address: string | undefined }) {
+    async open(c: Context<AppEnv>, scope: ClientScope, who: { token: string; tokenId: number; address: string | undefined }) {
       const address = who.address ?? 'unknown'
       if (closed) throw tooMany('(the server is stopping)')
       if (count >= options.maxConnections) throw tooMany('on this server')
@@ -195,6 +220,7 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
         throw error
       }
       db = c.var.db
+      clock = c.var.clock
       const key = scopeKey(scope)
       let group = groups.get(key)
       if (!group) {
@@ -210,7 +236,7 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
         const body = deltaBody(latest, held)
         first = frame(body.hydration ? 'unleash-connected' : 'unleash-updated', latest, body.json)
       }
-      const connection: Connection = { controller: undefined as never, held: tag, token: who.token, address, group, open: true }
+      const connection: Connection = { controller: undefined as never, held: tag, token: who.token, tokenId: who.tokenId, address, group, open: true }
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
           connection.controller = controller

@@ -4,8 +4,8 @@ import { together, untilUnchanged, type Db } from '../db.js'
 import type { Author } from '../core/principal.js'
 import { notFound, validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
-import { displaySecret, hashSecret, newSecret } from './secrets.js'
-import { tokenCreatedEvent, tokenDeletedEvent, tokenView, type TokenType } from './store.js'
+import { hashSecret, newSecret } from './secrets.js'
+import { namedToken, newTokenRow, tokenCreatedEvent, tokenDeletedEvent, tokenView, type TokenType } from './store.js'
 
 /*
  * A project's API tokens (Unleash's `/api/admin/projects/{projectId}/api-tokens`): client and frontend tokens of the
@@ -51,18 +51,7 @@ export async function listProjectTokens(db: Db, project: string) {
 export async function createProjectToken(db: Db, caller: Author, project: string, token: NewProjectToken) {
   const { actor, now } = caller
   const secret = newSecret([project], token.environment)
-  const row = {
-    secretHash: await hashSecret(secret),
-    displaySecret: displaySecret(secret),
-    tokenName: token.tokenName,
-    type: token.type,
-    projects: [project],
-    environment: token.environment,
-    expiresAt: token.expiresAt,
-    createdAt: now,
-    userId: null,
-    seenAt: null,
-  }
+  const row = await newTokenRow({ ...token, projects: [project] }, secret, now)
   const insert = sql`insert into ${apiTokens} (secret_hash, display_secret, token_name, type, projects, environment, expires_at, created_at)
     select ${row.secretHash}, ${row.displaySecret}, ${row.tokenName}, ${row.type}, array[${project}]::text[], ${row.environment}, ${row.expiresAt?.toISOString() ?? null}::timestamptz, ${now.toISOString()}::timestamptz
     where exists (select from ${projects} where id = ${project} and archived_at is null for key share)
@@ -108,11 +97,9 @@ export async function deleteProjectToken(db: Db, caller: Author, project: string
           ),
     ])
     if (!found) throw projectNotFound(project)
-    const row = matches.find((m) => m.secretHash === hash) ?? (matches.length === 1 ? matches[0] : undefined)
-    if (!row) {
-      if (matches.length > 1) throw validationError('More than one token of the project is listed as that secret: delete it with its full secret')
-      throw notFound(`Could not find an API token of project ${project} with that secret`)
-    }
+    const row = namedToken(matches, hash)
+    if (row === 'ambiguous') throw validationError('More than one token of the project is listed as that secret: delete it with its full secret')
+    if (!row) throw notFound(`Could not find an API token of project ${project} with that secret`)
     if (row.projects.length !== 1) throw validationError(`The token is for projects ${row.projects.join(', ')}: delete it through /api/admin/api-tokens`)
     const written = await recordEvents(db, actor, now, [tokenDeletedEvent(row)], {
       alongside: [db.delete(apiTokens).where(eq(apiTokens.id, row.id)).returning({ id: apiTokens.id })],

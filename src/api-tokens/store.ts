@@ -177,11 +177,9 @@ async function checkScope(db: Db, token: NewToken) {
   if (token.environment !== '*' && envs.length === 0) throw validationError(`Unknown environment: ${token.environment}`)
 }
 
-/** Creates the token and its event in one batch, after the scope's read: two round trips. */
-export async function createToken(db: Db, caller: Author, token: NewToken, secret = newSecret(token.projects, token.environment)) {
-  const { actor, now } = caller
-  await checkScope(db, token)
-  const values = {
+/** A new API token's row (no id yet) for `secret`: what the instance's and a project's routes store, answer and record. */
+export async function newTokenRow(token: NewToken, secret: string, now: Date): Promise<Omit<TokenRow, 'id'>> {
+  return {
     secretHash: await hashSecret(secret),
     displaySecret: displaySecret(secret),
     tokenName: token.tokenName,
@@ -190,10 +188,29 @@ export async function createToken(db: Db, caller: Author, token: NewToken, secre
     environment: token.environment,
     expiresAt: token.expiresAt,
     createdAt: now,
+    userId: null,
+    seenAt: null,
   }
-  const row: Omit<TokenRow, 'id'> = { ...values, userId: null, seenAt: null }
+}
+
+/**
+ * Which of `matches` (tokens whose digest is `hash` or whose masked secret is what was sent) the caller names: the one
+ * with that digest, else the only one listed as that masked secret; 'ambiguous' when several are; undefined for none.
+ */
+export function namedToken<T extends { secretHash: string }>(matches: T[], hash: string): T | 'ambiguous' | undefined {
+  const byHash = matches.find((m) => m.secretHash === hash)
+  if (byHash) return byHash
+  if (matches.length > 1) return 'ambiguous'
+  return matches[0]
+}
+
+/** Creates the token and its event in one batch, after the scope's read: two round trips. */
+export async function createToken(db: Db, caller: Author, token: NewToken, secret = newSecret(token.projects, token.environment)) {
+  const { actor, now } = caller
+  await checkScope(db, token)
+  const row = await newTokenRow(token, secret, now)
   try {
-    await batch(db, [(q) => q.insert(apiTokens).values(values), (q) => recordEvents(q, actor, now, [tokenCreatedEvent(row)])])
+    await batch(db, [(q) => q.insert(apiTokens).values(row), (q) => recordEvents(q, actor, now, [tokenCreatedEvent(row)])])
   } catch (error) {
     // The secret's digest is the one unique value a new token has: taken, the batch writes nothing.
     if (fromDatabaseError(error)?.name === 'NameExistsError') throw nameExists('A token with that secret already exists')
@@ -208,12 +225,9 @@ async function findToken(db: Db, secretOrDisplay: string, hash: string, action: 
     .select()
     .from(apiTokens)
     .where(and(isNull(apiTokens.userId), or(eq(apiTokens.secretHash, hash), eq(apiTokens.displaySecret, secretOrDisplay))))
-  const byHash = matches.find((m) => m.secretHash === hash)
-  const row = byHash ?? (matches.length === 1 ? matches[0] : undefined)
-  if (!row) {
-    if (matches.length > 1) throw validationError(`More than one token is listed as that secret: ${action} it with its full secret`)
-    throw notFound('Could not find an API token with that secret')
-  }
+  const row = namedToken(matches, hash)
+  if (row === 'ambiguous') throw validationError(`More than one token is listed as that secret: ${action} it with its full secret`)
+  if (!row) throw notFound('Could not find an API token with that secret')
   return row
 }
 

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm'
 import { pathToFileURL } from 'node:url'
 import { bootstrapAdminTokens } from '../src/api-tokens/store.js'
-import type { Db } from '../src/db.js'
+import { queryRows, type Db } from '../src/db.js'
 import { openPg } from '../src/db-node.js'
 
 /**
@@ -157,6 +157,18 @@ const FUNCTIONS = [
      end loop;
      return v;
    end $$`,
+  `create function pg_temp.preview_known(v text) returns text language plpgsql stable as $$
+   declare
+     r text;
+     m text;
+   begin
+     if v is null or position('@' in v) = 0 then return v; end if;
+     for m in select distinct (regexp_matches(v, '${EMAIL_PATTERN}', 'g'))[1] loop
+       select replacement into r from pg_temp.preview_people where original = lower(m);
+       if found and r <> m then v := replace(v, m, r); end if;
+     end loop;
+     return v;
+   end $$`,
   `create function pg_temp.preview_json(v jsonb) returns jsonb language plpgsql stable as $$
    declare r jsonb;
    begin
@@ -189,6 +201,25 @@ function rewriteSql(table: string, columns: Record<string, string>): string {
     where (${names.join(', ')}) is distinct from (${values.join(', ')})`
 }
 
+/**
+ * Users' e-mail addresses wherever else they are written (a flag's description, a constraint's values, a change request's
+ * title…): each becomes its user's placeholder, in every text, JSON and text-array column of the tables not emptied, the
+ * kept ones included. Only users' addresses: other addresses in kept tables are the flags' configuration. Replacing an
+ * address by a placeholder (both of letters, digits and `.@%+-_` only) inside a JSON or array literal keeps it valid.
+ */
+async function rewriteUsersAddresses(tx: Db, emptied: Set<string>): Promise<void> {
+  const columns = await queryRows<{ table_name: string; column_name: string; type: string }>(
+    tx,
+    sql.raw(`select table_name, column_name, udt_name as type from information_schema.columns
+      where table_schema = 'public' and udt_name in ('text', 'varchar', 'jsonb', '_text', '_varchar') order by table_name, ordinal_position`),
+  )
+  for (const { table_name: table, column_name: column, type } of columns) {
+    if (emptied.has(table)) continue
+    const value = `pg_temp.preview_known(${quoted(column)}::text)::${type === 'jsonb' ? 'jsonb' : type.startsWith('_') ? 'text[]' : 'text'}`
+    await tx.execute(sql.raw(`update ${quoted(table)} set ${quoted(column)} = ${value} where position('@' in ${quoted(column)}::text) > 0 and ${quoted(column)} is distinct from ${value}`))
+  }
+}
+
 /** Everything a preview must not inherit, removed or rewritten in one transaction. */
 export async function scrubPreview(db: Db): Promise<void> {
   const plan = Object.entries(PREVIEW_SCRUB) as [string, TableScrub][]
@@ -196,9 +227,11 @@ export async function scrubPreview(db: Db): Promise<void> {
     for (const statement of FUNCTIONS) await tx.execute(sql.raw(statement))
     for (const [table, what] of plan) if (what.action === 'empty') await tx.execute(sql.raw(`delete from ${quoted(table)}`))
     for (const [table, what] of plan) if (what.action === 'rewrite') await tx.execute(sql.raw(rewriteSql(table, what.columns)))
+    await rewriteUsersAddresses(tx, new Set(plan.filter(([, what]) => what.action === 'empty').map(([table]) => table)))
     // The functions are the transaction's: a second scrub on the same connection makes them again.
     await tx.execute(sql.raw('drop function pg_temp.preview_json(jsonb)'))
     await tx.execute(sql.raw('drop function pg_temp.preview_text(text)'))
+    await tx.execute(sql.raw('drop function pg_temp.preview_known(text)'))
   })
 }
 

@@ -17,6 +17,7 @@ const secrets: Record<string, string> = {}
 let personalData: string[] = []
 let flag: string
 const SIGNALLER = 'signaller@example.org'
+const CUSTOMER = 'customer@shop.example'
 
 beforeAll(async () => {
   // No background work: SDK reports stay in the inbox and deliveries stay queued, as in a copy taken mid-flight.
@@ -39,9 +40,11 @@ beforeAll(async () => {
 
   // What people did: a flag with a strategy, a segment and a group, each by the signed-in person; events name them.
   const asPerson = { call: person.call }
-  flag = (await createFlag(asPerson)).name
+  flag = (await createFlag(asPerson, { description: 'Ask pat.person@example.com' })).name
   await createSegment(asPerson, { constraints: [{ contextName: 'userId', operator: 'IN', values: ['42'] }] })
   await addStrategy(asPerson, flag, 'development')
+  // A user's address and a customer's in a strategy: the user's is a person of the instance, the customer's is configuration.
+  await addStrategy(asPerson, flag, 'production', { name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: flag }, constraints: [{ contextName: 'email', operator: 'IN', values: ['pat.person@example.com', CUSTOMER] }] })
   await enableFlag(asPerson, flag, 'development')
   await ok(asPerson, 'POST', '/api/admin/groups', { name: 'prod-team', users: [{ user: { id: person.id } }, { user: { id: leaver.id } }] })
   await ok(t, 'PUT', `/api/admin/user-admin/${person.id}`, { name: 'Pat P. Person' })
@@ -130,8 +133,9 @@ describe('a scrubbed preview database', () => {
       const all = texts.join('\n').toLowerCase()
       for (const value of [...personalData, ...Object.values(secrets)]) expect(all, `${table} holds ${value}`).not.toContain(value.toLowerCase())
       for (const secret of ['oidc-secret-of-production', 'prod-hook', 'secret-path', '203.0.113.9']) expect(all, `${table} holds ${secret}`).not.toContain(secret)
-      // Any e-mail address left is a placeholder.
-      expect(all.match(/[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+/g)?.filter((address) => !address.endsWith('@preview.invalid')) ?? [], table).toEqual([])
+      // Any e-mail address left is a placeholder, or the flags' configuration (a customer targeted by a strategy).
+      const left = all.match(/[a-z0-9._%+-]+@[a-z0-9-]+(\.[a-z0-9-]+)+/g)?.filter((address) => !address.endsWith('@preview.invalid')) ?? []
+      expect(left, table).toEqual(table === 'feature_strategies' ? [CUSTOMER] : [])
     }
   })
 
@@ -141,6 +145,9 @@ describe('a scrubbed preview database', () => {
     const read = await previewCall('GET', `/api/admin/projects/default/features/${flag}`, admin)
     expect(read.status, read.text).toBe(200)
     expect(read.body.environments.find((e: { name: string }) => e.name === 'development')).toMatchObject({ enabled: true, strategies: [expect.objectContaining({ name: 'default' })] })
+    const production = read.body.environments.find((e: { name: string }) => e.name === 'production')
+    expect(production.strategies[0].constraints[0].values).toEqual([`user-${person.id}@preview.invalid`, CUSTOMER])
+    expect(read.body.description).toBe(`Ask user-${person.id}@preview.invalid`)
     const [user] = await t.query<{ email: string; name: string; username: string }>('select email, name, username from users where id = $1', [person.id])
     expect(user).toEqual({ email: `user-${person.id}@preview.invalid`, name: `User ${person.id}`, username: `user-${person.id}` })
     const created = await t.query<{ created_by: string; summary: string }>("select created_by, summary from events where type = 'feature-created' and feature_name = $1", [flag])

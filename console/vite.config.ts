@@ -1,3 +1,6 @@
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig, type Plugin } from 'vite'
 import react from '@vitejs/plugin-react'
@@ -17,10 +20,29 @@ function printInitialSize(): Plugin {
   }
 }
 
+/**
+ * The API reference of `/docs` (src/api-reference.ts): Swagger UI's files from its npm package, written next to the
+ * console's files (`/api-reference/`), so the page loads only scripts of its own origin under the console's CSP, and on
+ * Workers they are static assets, not part of the worker's bundle. Source map comments are dropped (no map is shipped).
+ */
+function apiReferenceAssets(): Plugin {
+  return {
+    name: 'flagpost-api-reference',
+    apply: 'build',
+    async generateBundle() {
+      const swaggerUi = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
+      for (const file of ['swagger-ui-bundle.js', 'swagger-ui-bundle.js.LICENSE.txt', 'swagger-ui.css']) {
+        const text = (await readFile(join(swaggerUi, file), 'utf8')).replace(/\n?\/[*/]# sourceMappingURL=[^\n]*\s*$/, '\n')
+        this.emitFile({ type: 'asset', fileName: `api-reference/${file}`, source: text })
+      }
+    },
+  }
+}
+
 export default defineConfig({
   root,
   base: '/',
-  plugins: [react(), printInitialSize()],
+  plugins: [react(), printInitialSize(), apiReferenceAssets()],
   build: { outDir: 'dist', emptyOutDir: true, reportCompressedSize: false },
   server: { proxy: { '/api': 'http://localhost:4242', '/auth': 'http://localhost:4242', '/logout': 'http://localhost:4242' } },
 })

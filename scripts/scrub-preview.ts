@@ -1,30 +1,237 @@
 // Scrubs a copy of the production database before a preview (unreviewed code on a public URL) runs on it:
-// no production credential works there, no integration delivers from it, and it holds no passwords or
-// personal e-mail addresses. Idempotent. `DATABASE_URL=… tsx scripts/scrub-preview.ts`; with
-// PREVIEW_ADMIN_TOKEN (`*:*.<secret>`, a secret valid for previews only) that admin token is created after.
+// no production credential works there, no integration delivers from it, and it holds no passwords, no secrets
+// and no personal data (people's names and e-mail addresses, SDKs' addresses, signal payloads). Idempotent.
+// `DATABASE_URL=… tsx scripts/scrub-preview.ts`; with PREVIEW_ADMIN_TOKEN (`*:*.<secret>`, a secret valid for
+// previews only) that admin token is created after.
 import { sql } from 'drizzle-orm'
 import { pathToFileURL } from 'node:url'
 import { bootstrapAdminTokens } from '../src/api-tokens/store.js'
-import type { Db } from '../src/db.js'
+import { queryRows, type Db } from '../src/db.js'
 import { openPg } from '../src/db-node.js'
 
-/** Everything a preview must not inherit, removed in one transaction. */
+/**
+ * What the scrub does with one table: keeps it as it is, empties it, or rewrites the columns named (each to the SQL
+ * expression given, over the row as it was). test/security-preview-scrub.test.ts holds this list to every table of
+ * the database's catalog: a table missing from it fails the test, so a new table is never copied unexamined.
+ */
+export type TableScrub =
+  | { action: 'keep'; why: string }
+  | { action: 'empty'; why: string }
+  | { action: 'rewrite'; columns: Record<string, string>; why: string }
+
+/** A person's name or e-mail address, a username, or any e-mail address in a text: replaced by a placeholder. */
+const person = (column: string) => `pg_temp.preview_text(${column})`
+/** The same, for every string inside a JSON document. */
+const personJson = (column: string) => `pg_temp.preview_json(${column})`
+const authors = { created_by: person('created_by') }
+
+/**
+ * Every table, what a preview needs of it, and why. Emptied tables are emptied in this order (the tables pointing at
+ * others first); rewritten ones are rewritten after, `users` last (the placeholders are read from the users as they were).
+ */
+export const PREVIEW_SCRUB = {
+  // Credentials: each works against the preview's app as it does against production's.
+  sessions: { action: 'empty', why: "browser sessions (and single sign-on's ID tokens): a production cookie would sign in" },
+  api_tokens: { action: 'empty', why: 'API tokens and personal access tokens: production secrets (PREVIEW_ADMIN_TOKEN makes a preview one)' },
+  reset_tokens: { action: 'empty', why: 'invitations and password-reset links: a production link would set a password' },
+  public_signup_token_users: { action: 'empty', why: 'who signed up with which invite link: goes with the links' },
+  public_signup_tokens: { action: 'empty', why: 'public invite links: a production link would sign a stranger up' },
+  signals: { action: 'empty', why: 'signal payloads: whatever outside systems sent, personal data included' },
+  signal_endpoint_tokens: { action: 'empty', why: "signal endpoints' tokens: a production token would post signals that run actions" },
+  action_set_events: { action: 'empty', why: "the action runs' log: each holds the signal's payload" },
+  // Integrations: a preview delivers nowhere.
+  integration_outbox: { action: 'empty', why: 'queued deliveries to production integrations' },
+  integration_events: { action: 'empty', why: "the delivery log: production integrations' answers" },
+  addons: { action: 'empty', why: "integrations: their URLs, secrets and headers are production's" },
+  // What SDKs reported, and caches that would not hold after the rewrite.
+  client_metrics_inbox: { action: 'empty', why: "SDK reports not yet folded: SDKs' addresses and token names" },
+  event_count_cache: { action: 'empty', why: 'counts per event filter (authors included): filters name people, and the authors are rewritten' },
+
+  // People and what names them.
+  events: {
+    action: 'rewrite',
+    columns: {
+      created_by: person('created_by'),
+      // The summary names the author in bold (events/describe.ts), by the name created_by held.
+      summary: person(`replace(summary, '**' || created_by || '**', '**' || ${person('created_by')} || '**')`),
+      data: personJson('data'),
+      pre_data: personJson('pre_data'),
+    },
+    why: "the audit log stays (a preview shows history); its authors and the people its data names do not (users' events hold e-mails and names)",
+  },
+  feature_collaborators: { action: 'rewrite', columns: authors, why: "a flag's authors: the events' authors, rewritten alike (rows that become one are merged)" },
+  features: { action: 'rewrite', columns: authors, why: 'flags stay (a preview evaluates them as production does); their authors do not' },
+  segments: { action: 'rewrite', columns: authors, why: 'segments stay; their authors do not' },
+  groups: { action: 'rewrite', columns: authors, why: 'groups and their roles stay (permissions behave as in production); their authors do not' },
+  group_users: { action: 'rewrite', columns: authors, why: "memberships stay; who added them does not" },
+  group_roles: { action: 'rewrite', columns: authors, why: "groups' project roles stay; who granted them does not" },
+  change_requests: { action: 'rewrite', columns: authors, why: 'change requests stay; their authors do not' },
+  change_request_changes: { action: 'rewrite', columns: authors, why: 'the changes stay; their authors do not' },
+  change_request_approvals: { action: 'rewrite', columns: authors, why: 'approvals stay; their authors do not' },
+  change_request_schedules: { action: 'rewrite', columns: authors, why: 'schedules stay; their authors do not' },
+  client_applications: { action: 'rewrite', columns: authors, why: 'applications stay; who first reported them is a token name, rewritten like any author' },
+  client_instances: { action: 'rewrite', columns: { client_ip: 'null' }, why: "SDK instances stay; their addresses do not" },
+  settings: {
+    action: 'rewrite',
+    columns: { content: `case when name = 'oidc' then (content - 'secret') || '{"enabled": false}'::jsonb else content end` },
+    why: "single sign-on is production's client: its secret goes and it is switched off; password sign-in's setting stays",
+  },
+  users: {
+    action: 'rewrite',
+    columns: {
+      email: `case when email is null then null else 'user-' || id || '@preview.invalid' end`,
+      username: `case when username is null then null else 'user-' || id end`,
+      name: `case when name is null then null else 'User ' || id end`,
+      password_hash: 'null',
+      login_attempts: '0',
+    },
+    why: "accounts and their roles stay (a preview's admin can act as anyone's role); names, usernames, e-mails and passwords do not",
+  },
+
+  // What a preview is for: the flags and everything they are made of, as production has them.
+  roles: { action: 'keep', why: 'roles: no personal data' },
+  role_permissions: { action: 'keep', why: "custom roles' permissions" },
+  project_members: { action: 'keep', why: "users' project roles, by user id" },
+  projects: { action: 'keep', why: 'projects' },
+  project_environments: { action: 'keep', why: "projects' environments and their change-request settings" },
+  environments: { action: 'keep', why: 'environments' },
+  feature_types: { action: 'keep', why: 'flag types' },
+  feature_environments: { action: 'keep', why: "flags' switches and variants" },
+  feature_strategies: { action: 'keep', why: "flags' strategies (targeting values are production's, so that a preview evaluates as production)" },
+  feature_strategy_segments: { action: 'keep', why: "strategies' segments" },
+  feature_tags: { action: 'keep', why: "flags' tags" },
+  tags: { action: 'keep', why: 'tags' },
+  tag_types: { action: 'keep', why: 'tag types' },
+  feature_dependencies: { action: 'keep', why: "flags' dependencies" },
+  feature_lifecycles: { action: 'keep', why: "flags' lifecycle stages" },
+  favorite_features: { action: 'keep', why: 'favorites, by principal key (`user:<id>`, `token:<id>`)' },
+  favorite_projects: { action: 'keep', why: 'favorites, by principal key' },
+  context_fields: { action: 'keep', why: 'context fields' },
+  strategy_definitions: { action: 'keep', why: 'strategy definitions' },
+  banners: { action: 'keep', why: 'banners' },
+  signal_endpoints: { action: 'keep', why: 'signal endpoints (names and descriptions; their tokens are emptied)' },
+  action_sets: { action: 'keep', why: "action sets (filters and actions); with no endpoint token a preview's endpoint takes no signal" },
+  client_metrics_hourly: { action: 'keep', why: 'usage counts per flag, application and hour' },
+  client_metrics_variants_hourly: { action: 'keep', why: 'variant counts per flag, application and hour' },
+  client_impact_metrics: { action: 'keep', why: "applications' impact metrics" },
+} satisfies Record<string, TableScrub>
+
+/** E-mail addresses inside any text; the placeholders the scrub writes end in `@preview.invalid` and are left alone. */
+const EMAIL_PATTERN = '[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)+'
+
+/**
+ * The functions the rewrites use, for this transaction only (pg_temp): `preview_text` turns a user's e-mail, username or
+ * name (the whole text, any case) into that user's placeholder, and any other e-mail address inside the text into a
+ * placeholder of its own (a hash: one address, one placeholder); `preview_json` does it to every string of a document.
+ */
+const FUNCTIONS = [
+  `create temp table preview_people (original text primary key, replacement text not null) on commit drop`,
+  `insert into preview_people (original, replacement)
+     select lower(original), replacement from (
+       select id, 1 as k, email as original, 'user-' || id || '@preview.invalid' as replacement from users where email is not null
+       union all select id, 2, username, 'user-' || id from users where username is not null
+       union all select id, 3, name, 'User ' || id from users where name is not null
+       -- What users were called before (a changed name or address, a deleted user's username): their accounts' events say.
+       union all select id, k, original, case k when 1 then 'user-' || id || '@preview.invalid' when 2 then 'user-' || id else 'User ' || id end
+       from (
+         select (d->>'id')::int as id, f.k, d->>f.field as original
+         from events e cross join lateral (values (e.data), (e.pre_data)) v(d)
+         cross join (values (1, 'email'), (2, 'username'), (3, 'name')) f(k, field)
+         where (e.type like 'user-%' or e.type like 'service-account-%') and jsonb_typeof(d) = 'object' and d->>'id' ~ '^[0-9]{1,9}$'
+       ) former where original is not null and original <> ''
+     ) p order by k, id
+   on conflict (original) do nothing`,
+  `create function pg_temp.preview_text(v text) returns text language plpgsql stable as $$
+   declare
+     r text;
+     m text;
+   begin
+     if v is null or v = '' then return v; end if;
+     select replacement into r from pg_temp.preview_people where original = lower(v);
+     if found then return r; end if;
+     if position('@' in v) = 0 then return v; end if;
+     for m in select distinct (regexp_matches(v, '${EMAIL_PATTERN}', 'g'))[1] loop
+       if lower(m) not like '%@preview.invalid' then
+         v := replace(v, m, 'person-' || left(md5(lower(m)), 12) || '@preview.invalid');
+       end if;
+     end loop;
+     return v;
+   end $$`,
+  `create function pg_temp.preview_known(v text) returns text language plpgsql stable as $$
+   declare
+     r text;
+     m text;
+   begin
+     if v is null or position('@' in v) = 0 then return v; end if;
+     for m in select distinct (regexp_matches(v, '${EMAIL_PATTERN}', 'g'))[1] loop
+       select replacement into r from pg_temp.preview_people where original = lower(m);
+       if found and r <> m then v := replace(v, m, r); end if;
+     end loop;
+     return v;
+   end $$`,
+  `create function pg_temp.preview_json(v jsonb) returns jsonb language plpgsql stable as $$
+   declare r jsonb;
+   begin
+     case jsonb_typeof(v)
+       when 'object' then
+         select coalesce(jsonb_object_agg(key, pg_temp.preview_json(value)), '{}'::jsonb) into r from jsonb_each(v);
+         return r;
+       when 'array' then
+         select coalesce(jsonb_agg(pg_temp.preview_json(value) order by n), '[]'::jsonb) into r from jsonb_array_elements(v) with ordinality as a(value, n);
+         return r;
+       when 'string' then return to_jsonb(pg_temp.preview_text(v #>> '{}'));
+       else return v;
+     end case;
+   end $$`,
+]
+
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
+
+/** One table's rewrite: only rows that change are written, so a second scrub writes nothing. */
+function rewriteSql(table: string, columns: Record<string, string>): string {
+  const names = Object.keys(columns).map(quoted)
+  const values = Object.values(columns)
+  if (table === 'feature_collaborators') {
+    // Keyed by author: two authors that become one placeholder are merged (the latest event of both).
+    return `with old as (delete from feature_collaborators returning feature_name, created_by, created_by_user_id, latest_event_id)
+      insert into feature_collaborators (feature_name, created_by, created_by_user_id, latest_event_id)
+      select feature_name, ${person('created_by')}, created_by_user_id, max(latest_event_id) from old group by 1, 2, 3`
+  }
+  return `update ${quoted(table)} set ${names.map((n, i) => `${n} = ${values[i]}`).join(', ')}
+    where (${names.join(', ')}) is distinct from (${values.join(', ')})`
+}
+
+/**
+ * Users' e-mail addresses wherever else they are written (a flag's description, a constraint's values, a change request's
+ * title…): each becomes its user's placeholder, in every text, JSON and text-array column of the tables not emptied, the
+ * kept ones included. Only users' addresses: other addresses in kept tables are the flags' configuration. Replacing an
+ * address by a placeholder (both of letters, digits and `.@%+-_` only) inside a JSON or array literal keeps it valid.
+ */
+async function rewriteUsersAddresses(tx: Db, emptied: Set<string>): Promise<void> {
+  const columns = await queryRows<{ table_name: string; column_name: string; type: string }>(
+    tx,
+    sql.raw(`select table_name, column_name, udt_name as type from information_schema.columns
+      where table_schema = 'public' and udt_name in ('text', 'varchar', 'jsonb', '_text', '_varchar') order by table_name, ordinal_position`),
+  )
+  for (const { table_name: table, column_name: column, type } of columns) {
+    if (emptied.has(table)) continue
+    const value = `pg_temp.preview_known(${quoted(column)}::text)::${type === 'jsonb' ? 'jsonb' : type.startsWith('_') ? 'text[]' : 'text'}`
+    await tx.execute(sql.raw(`update ${quoted(table)} set ${quoted(column)} = ${value} where position('@' in ${quoted(column)}::text) > 0 and ${quoted(column)} is distinct from ${value}`))
+  }
+}
+
+/** Everything a preview must not inherit, removed or rewritten in one transaction. */
 export async function scrubPreview(db: Db): Promise<void> {
+  const plan = Object.entries(PREVIEW_SCRUB) as [string, TableScrub][]
   await db.transaction(async (tx) => {
-    // Credentials: sessions, API tokens and personal access tokens, invite and reset links, passwords, the OIDC secret.
-    await tx.execute(sql`delete from sessions`)
-    await tx.execute(sql`delete from api_tokens`)
-    await tx.execute(sql`delete from reset_tokens`)
-    await tx.execute(sql`update users set password_hash = null, login_attempts = 0, email = case when email is null then null else 'user-' || id || '@preview.invalid' end`)
-    await tx.execute(sql`update settings set content = (content - 'secret') || '{"enabled": false}'::jsonb where name = 'oidc'`)
-    // Integrations: their secrets, their queued deliveries and their delivery logs.
-    await tx.execute(sql`delete from integration_outbox`)
-    await tx.execute(sql`delete from integration_events`)
-    await tx.execute(sql`delete from addons`)
-    // Personal data in what SDKs reported and in account events.
-    await tx.execute(sql`delete from client_metrics_inbox`)
-    await tx.execute(sql`update client_instances set client_ip = null`)
-    await tx.execute(sql`update events set data = null, pre_data = null where type like 'user-%'`)
+    for (const statement of FUNCTIONS) await tx.execute(sql.raw(statement))
+    for (const [table, what] of plan) if (what.action === 'empty') await tx.execute(sql.raw(`delete from ${quoted(table)}`))
+    for (const [table, what] of plan) if (what.action === 'rewrite') await tx.execute(sql.raw(rewriteSql(table, what.columns)))
+    await rewriteUsersAddresses(tx, new Set(plan.filter(([, what]) => what.action === 'empty').map(([table]) => table)))
+    // The functions are the transaction's: a second scrub on the same connection makes them again.
+    await tx.execute(sql.raw('drop function pg_temp.preview_json(jsonb)'))
+    await tx.execute(sql.raw('drop function pg_temp.preview_text(text)'))
+    await tx.execute(sql.raw('drop function pg_temp.preview_known(text)'))
   })
 }
 
@@ -39,7 +246,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
     await scrubPreview(database.db)
     if (previewToken) await bootstrapAdminTokens(database.db, new Date(), [previewToken])
-    console.log('Preview database scrubbed: no production credential, integration or password is left in it.')
+    console.log('Preview database scrubbed: no production credential, integration, password or personal data is left in it.')
   } finally {
     await database.close()
   }

@@ -1,4 +1,3 @@
-import { Scalar } from '@scalar/hono-api-reference'
 import { HTTPException } from 'hono/http-exception'
 import { ZodError } from 'zod'
 import type { Context } from 'hono'
@@ -6,6 +5,7 @@ import { deliveriesMaybeQueued, together, type Db } from './db.js'
 import type { AppEnv } from './http/context.js'
 import type { Clock } from './core/clock.js'
 import { ApiError, fromDatabaseError, loggable, notFound, validationError } from './core/errors.js'
+import { API_REFERENCE_HEADERS, apiReferencePage } from './api-reference.js'
 import { errorBody, statusOf } from './http/errors.js'
 import { createRouter, SECURITY_SCHEME, zodValidationError } from './http/openapi.js'
 import { bodyGuard, urlGuard } from './http/request-guard.js'
@@ -321,7 +321,8 @@ export function createApp(deps: AppDeps) {
     const prebuilt = deps.openApiDocument
     app.get(OPENAPI_DOCUMENT_PATH, async (c) => c.body(await prebuilt(), 200, { 'content-type': 'application/json' }))
   } else mountOpenApiDocument(app, deps.version)
-  app.get('/docs', Scalar({ url: OPENAPI_DOCUMENT_PATH, pageTitle: 'Flagpost API' }))
+  const referencePage = apiReferencePage(OPENAPI_DOCUMENT_PATH)
+  app.get('/docs', (c) => c.body(referencePage, 200, API_REFERENCE_HEADERS))
   // Resolves when no work that requests left behind (deliveries, metrics folding) is under way: await it
   // before closing the database.
   const idle = async () => void (await Promise.all([deliveries.idle(), sdk.aggregation.idle(), actionRuns.idle()]))

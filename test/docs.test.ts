@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CONSOLE_HEADERS } from '../src/console-headers.js'
+import { withConsole } from '../src/console-node.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 
 let t: TestApp
@@ -26,10 +28,43 @@ describe('API documentation', () => {
     }
   })
 
-  it('serves an API reference page', async () => {
+  it('serves an API reference page that loads only files of its own origin, under the console\'s CSP', async () => {
     const res = await t.call('GET', '/docs', { token: null })
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toContain('text/html')
-    expect(res.text).toContain('/docs/openapi.json')
+    for (const [name, value] of Object.entries(CONSOLE_HEADERS)) expect([name, res.headers.get(name)]).toEqual([name, value])
+    const csp = res.headers.get('content-security-policy')!
+    expect(csp).toMatch(/(^|; )script-src 'self'(;|$)/)
+    expect(csp).not.toMatch(/https?:|\*|'unsafe-eval'/)
+    const { scripts, inline, styles } = pageFiles(res.text)
+    expect(scripts.length).toBeGreaterThan(0)
+    expect(inline, 'inline scripts (the CSP refuses them)').toEqual([])
+    for (const url of [...scripts, ...styles]) expect(url, 'a file of another origin').toMatch(/^\/[^/]/)
+    expect(res.text).toContain('data-document="/docs/openapi.json"')
+  })
+
+  it('finds the files it references among the web console\'s, served with the console\'s headers (the Node home)', async () => {
+    const page = await t.call('GET', '/docs', { token: null })
+    const { scripts, styles } = pageFiles(page.text)
+    expect(scripts.length).toBeGreaterThan(0)
+    for (const url of [...scripts, ...styles]) expect(url, 'a file of another origin').toMatch(/^\/[^/]/)
+    const front = withConsole((request) => t.app.fetch(request))
+    for (const [path, type] of [...scripts.map((s) => [s, /javascript/]), ...styles.map((s) => [s, /text\/css/])] as [string, RegExp][]) {
+      const file = await front(new Request(`http://localhost${path}`))
+      expect([path, file.status, file.headers.get('content-type')]).toEqual([path, 200, expect.stringMatching(type)])
+      expect(file.headers.get('content-security-policy')).toBe(CONSOLE_HEADERS['Content-Security-Policy'])
+      expect((await file.text()).length, path).toBeGreaterThan(100)
+    }
+    expect(await (await front(new Request('http://localhost/api-reference/init.js'))).text()).toContain('SwaggerUIBundle')
   })
 })
+
+/** The scripts (by src), inline scripts and style sheets of a page. */
+function pageFiles(html: string) {
+  const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)]
+  return {
+    scripts: scripts.map((m) => /\bsrc="([^"]*)"/.exec(m[1]!)?.[1]).filter((src): src is string => src !== undefined),
+    inline: scripts.filter((m) => !/\bsrc=/.test(m[1]!) && m[2]!.trim() !== '').map((m) => m[2]),
+    styles: [...html.matchAll(/<link\b[^>]*\bhref="([^"]*)"/g)].map((m) => m[1]!),
+  }
+}

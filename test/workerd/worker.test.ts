@@ -278,6 +278,23 @@ describe('the web console at the edge (Workers static assets)', () => {
   })
 })
 
+describe('the API reference at the edge', () => {
+  it("serves /docs from the worker under the console's CSP, and the files it loads from static assets (not the worker's bundle)", async () => {
+    const page = await call('GET', '/docs', { token: null })
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, expect.stringMatching(/^text\/html/)])
+    expect(page.headers.get('content-security-policy')).toMatch(/(^|; )script-src 'self'(;|$)/)
+    const files = [...page.text.matchAll(/<(?:script|link)\b[^>]*\b(?:src|href)="([^"]+)"/g)].map((m) => m[1]!)
+    expect(files.length).toBeGreaterThan(1)
+    for (const path of files) {
+      expect(path, 'a file of another origin').toMatch(/^\/[^/]/)
+      const file = await call('GET', path, { token: null })
+      expect([path, file.status, file.headers.get('content-type')]).toEqual([path, 200, expect.stringMatching(/javascript|text\/css/)])
+      expect(file.text).toBe(await readFile(join(config.assets!.directory, path), 'utf8'))
+      expect(file.headers.get('content-security-policy'), path).toMatch(/(^|; )script-src 'self'(;|$)/)
+    }
+  })
+})
+
 describe('SDK routes in workerd', () => {
   it('serves the client payload with an ETag and 304, and folds metrics after the response (waitUntil)', async () => {
     expect((await call('POST', '/api/admin/projects/default/features', { body: { name: 'edge-flag' } })).status).toBe(201)

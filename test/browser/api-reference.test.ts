@@ -1,0 +1,33 @@
+// The API reference at /docs in a real Chromium against the Node server (see harness.ts): it renders the routes from files of
+// its own origin only, under the console's Content-Security-Policy, with nothing refused and nothing asked of another origin.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startConsole, type ConsoleUnderTest } from './harness.js'
+
+let ui: ConsoleUnderTest
+beforeAll(async () => {
+  ui = await startConsole()
+})
+afterAll(async () => {
+  await ui?.close()
+})
+
+describe('the API reference', { timeout: 60_000 }, () => {
+  it('shows the operations of the OpenAPI document, loading nothing from another origin and breaking no CSP rule', async () => {
+    const page = await ui.newPage()
+    const elsewhere: string[] = []
+    const refused: string[] = []
+    page.on('request', (request) => {
+      if (!request.url().startsWith(ui.url) && !request.url().startsWith('data:')) elsewhere.push(request.url())
+    })
+    page.on('console', (message) => {
+      if (message.type() === 'error') refused.push(message.text())
+    })
+    const response = await page.goto(`${ui.url}/docs`)
+    expect(response!.headers()['content-security-policy']).toContain("script-src 'self'")
+    await page.getByText('/api/admin/projects', { exact: true }).first().waitFor()
+    await page.waitForLoadState('networkidle')
+    expect(await page.title()).toBe('Flagpost API')
+    expect(elsewhere).toEqual([])
+    expect(refused).toEqual([])
+  })
+})

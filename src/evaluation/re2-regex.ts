@@ -11,6 +11,28 @@ export class Re2SyntaxError extends Error {
   override name = 'Re2SyntaxError'
 }
 
+/**
+ * What one request may still spend on matching, in steps (an instruction of the program visited for one
+ * character of the input: the unit the matcher's time is linear in).
+ */
+export interface WorkMeter {
+  /** The request's whole budget, for the message when it is spent. */
+  readonly budget: number
+  remaining: number
+}
+
+/** A match would take more steps than the meter has left: the request is refused rather than left running. */
+export class RegexWorkExceeded extends Error {
+  override name = 'RegexWorkExceeded'
+  constructor(readonly budget: number) {
+    super(`Evaluating the REGEX constraints for this request takes more than ${budget} matching steps, the limit per request: shorten the context values or simplify the patterns`)
+  }
+}
+
+/** Steps every match of this process has taken: tests read it to count the work a request did. */
+let totalWork = 0
+export const regexWorkDone = () => totalWork
+
 export interface Re2Options {
   caseInsensitive?: boolean
   /**
@@ -668,6 +690,8 @@ export class Re2Regex {
   private readonly marks: Int32Array
   private readonly stack: Int32Array
   private generation = 0
+  /** Steps of the match under way. */
+  private work = 0
 
   constructor(readonly source: string, options: Re2Options = {}) {
     const parsed = new Parser(source).parse({ i: options.caseInsensitive === true, m: false, s: false, U: false })
@@ -686,8 +710,27 @@ export class Re2Regex {
     this.stack = new Int32Array(2 * size + 2)
   }
 
-  /** Whether the pattern matches anywhere in `input`. */
-  test(input: string): boolean {
+  /** Instructions in the program: a match costs at most this many steps per character of its input. */
+  get programSize(): number {
+    return this.program.length
+  }
+
+  /**
+   * Whether the pattern matches anywhere in `input`. With a meter, the steps are drawn from it, and a match that
+   * would take more than it has left stops there with RegexWorkExceeded (checked after each character).
+   */
+  test(input: string, meter?: WorkMeter): boolean {
+    this.work = 0
+    try {
+      return this.run(input, meter)
+    } finally {
+      totalWork += this.work
+      if (meter !== undefined) meter.remaining = Math.max(0, meter.remaining - this.work)
+    }
+  }
+
+  private run(input: string, meter: WorkMeter | undefined): boolean {
+    const limit = meter === undefined ? Infinity : meter.remaining
     if (this.generation > 0x3fffffff) {
       this.marks.fill(-1)
       this.generation = 0
@@ -710,13 +753,18 @@ export class Re2Regex {
       const nextCp = nextPos < length ? input.codePointAt(nextPos)! : -1
       generation = ++this.generation
       let nextCount = 0
+      // Past ASCII, a set may ask each of its predicates (a RegExp test each): those count as steps too.
+      const wide = cur >= 128
       for (let i = 0; i < count; i++) {
         const inst = this.program[this.current[i]!]!
+        if (wide) this.work += inst.set!.predicates.length
         if (inst.set!.has(cur)) {
           nextCount = this.addThread(this.following, nextCount, inst.out, cur, nextCp, generation)
           if (nextCount < 0) return true
         }
       }
+      this.work += count + 1
+      if (this.work > limit) throw new RegexWorkExceeded(meter!.budget)
       const swap = this.current
       this.current = this.following
       this.following = swap
@@ -732,8 +780,10 @@ export class Re2Regex {
     const stack = this.stack
     const marks = this.marks
     let top = 0
+    let visited = 0
     stack[top++] = pc
     while (top > 0) {
+      visited++
       const at = stack[--top]!
       if (marks[at] === generation) continue
       marks[at] = generation
@@ -750,9 +800,11 @@ export class Re2Regex {
           if (holds(inst.assertion, prev, next)) stack[top++] = inst.out
           break
         case Op.Match:
+          this.work += visited
           return -1
       }
     }
+    this.work += visited
     return count
   }
 }

@@ -8,6 +8,7 @@ import { callerAddress, environmentOf, reporterOf, tokenProjects } from '../clie
 import { storeMetrics, storeRegistration } from '../metrics/ingest.js'
 import { ClientMetricsSchema, FrontendClientSchema } from '../metrics/schemas.js'
 import { frontendContext } from './context.js'
+import { checkContext } from '../http/evaluation-limits.js'
 import { frontendToggles } from './evaluate.js'
 import { FrontendPostSchema, FrontendQuerySchema, FrontendTogglesSchema } from './schemas.js'
 import { etagMatches } from '../client-api/service.js'
@@ -87,6 +88,7 @@ async function answer(c: Context<AppEnv>, fields: Record<string, unknown>) {
   const principal = sdkPrincipal(c)
   const environment = await environmentOf(c, principal)
   const context = frontendContext(fields, { environment, remoteAddress: callerAddress(c) })
+  checkContext(c, context)
   const now = c.var.caller.now
   const toggles = await frontendToggles(c, { environment, projects: tokenProjects(principal) }, context, now)
   c.header('Cache-Control', 'no-cache')

@@ -14,6 +14,15 @@ import { advancedResponseStream, type AdvancedEvaluation } from './advanced-resp
 import { createPreparedScopes } from './prepared-scopes.js'
 import { advancedPlayground, basicPlayground, changeRequestPlayground, DEFAULT_MAX_EVALUATIONS, type PlaygroundCache } from './service.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
+import { checkContextValues, regexMeterOf } from '../http/evaluation-limits.js'
+import { cleanContext, evaluatedValues } from './contexts.js'
+import type { SdkContext } from './schemas.js'
+
+/**
+ * Refuses a context value longer than the limit (400) before anything is loaded: each comma-separated value on its
+ * own where they are evaluated one by one.
+ */
+const checkContext = (c: Context, context: SdkContext, split: boolean) => checkContextValues(c, evaluatedValues(cleanContext(context), split))
 
 const tags = ['Playground']
 const evaluation =
@@ -80,9 +89,19 @@ export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
   })
 
   return createRouter()
-    .openapi(basicRoute, async (c) => c.json(await basicPlayground(c.var.db, c.var.caller.now, cacheOf(c), await hiddenProjectsOf(c), c.req.valid('json')), 200))
-    .openapi(advancedRoute, async (c) => streamJson(c, await advancedPlayground(c.var.db, c.var.caller.now, limit, cacheOf(c), await hiddenProjectsOf(c), c.req.valid('json'))))
-    .openapi(changeRequestRoute, async (c) =>
-      streamJson(c, await changeRequestPlayground(c.var.db, c.var.caller.now, limit, await hiddenProjectsOf(c), c.req.valid('param').id, c.req.valid('json'))),
-    )
+    .openapi(basicRoute, async (c) => {
+      const input = c.req.valid('json')
+      checkContext(c, input.context, false)
+      return c.json(await basicPlayground(c.var.db, c.var.caller.now, cacheOf(c), await hiddenProjectsOf(c), input, regexMeterOf(c)), 200)
+    })
+    .openapi(advancedRoute, async (c) => {
+      const input = c.req.valid('json')
+      checkContext(c, input.context, true)
+      return streamJson(c, await advancedPlayground(c.var.db, c.var.caller.now, limit, cacheOf(c), await hiddenProjectsOf(c), input, regexMeterOf(c, { memo: true })))
+    })
+    .openapi(changeRequestRoute, async (c) => {
+      const input = c.req.valid('json')
+      checkContext(c, input.context, true)
+      return streamJson(c, await changeRequestPlayground(c.var.db, c.var.caller.now, limit, await hiddenProjectsOf(c), c.req.valid('param').id, input, regexMeterOf(c, { memo: true })))
+    })
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_REGEX_MAX_PROGRAM, DEFAULT_REGEX_WORK_BUDGET, compileRegex, regexWorkDone, setRegexMaxProgram } from '../src/evaluation/index.js'
-import { DEFAULT_CONTEXT_VALUE_MAX_LENGTH } from '../src/http/evaluation-limits.js'
+import { DEFAULT_REGEX_MAX_PROGRAM, compileRegex, regexWorkDone, setRegexMaxProgram } from '../src/evaluation/index.js'
+import { DEFAULT_CONTEXT_VALUE_MAX_LENGTH, DEFAULT_REGEX_WORK_BUDGET } from '../src/http/evaluation-limits.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 
 /**

@@ -20,7 +20,6 @@ export {
   compileRegex,
   compileWholeTextRegex,
   DEFAULT_REGEX_MAX_PROGRAM,
-  DEFAULT_REGEX_WORK_BUDGET,
   RegexMeter,
   regexMaxProgram,
   regexProblem,

@@ -64,9 +64,6 @@ export function regexProblem(pattern: string, caseInsensitive = false): string |
   return undefined
 }
 
-/** The steps one request may spend matching REGEX constraints (FLAGPOST_REGEX_WORK_BUDGET): about 20 ms of CPU. */
-export const DEFAULT_REGEX_WORK_BUDGET = 3_000_000
-
 /**
  * The REGEX work of one request: every match draws on one budget, and the first that would go past it throws
  * RegexWorkExceeded, which the routes answer with a 400. With `memo`, a pattern already matched against a text in this
@@ -77,7 +74,7 @@ export class RegexMeter implements WorkMeter {
   private readonly memo: Map<CompiledRegex, Map<string, boolean>> | undefined
 
   constructor(
-    readonly budget: number = DEFAULT_REGEX_WORK_BUDGET,
+    readonly budget: number,
     options: { memo?: boolean } = {},
   ) {
     this.remaining = budget

@@ -1,7 +1,6 @@
-import { evaluate, fromClientFeatures, prepareRuleset, type EvaluationContext } from '../evaluation/index.js'
+import { evaluate, fromClientFeatures, prepareRuleset, RegexMeter, type EvaluationContext } from '../evaluation/index.js'
 import type { Context } from 'hono'
 import type { AppEnv } from '../http/context.js'
-import { regexMeterOf } from '../http/evaluation-limits.js'
 import { clientPayload } from '../client-api/service.js'
 import type { FrontendRuleset, PayloadEntry } from '../client-api/state.js'
 
@@ -33,7 +32,7 @@ export async function frontendToggles(c: Context<AppEnv>, scope: { environment: 
   const entry = await clientPayload(c, { ...scope, inlineSegmentConstraints: false })
   const { ruleset, flags } = rulesetOf(entry)
   // One REGEX budget for the request: past it, RegexWorkExceeded answers 400.
-  const options = { now, regexMeter: regexMeterOf(c) }
+  const options = { now, regexMeter: new RegexMeter(c.var.evaluationLimits.regexWorkBudget) }
   const toggles: FrontendToggle[] = []
   for (const { name, impressionData } of flags) {
     const result = evaluate(ruleset.flags.get(name), context, options)

@@ -1,11 +1,10 @@
 import type { Context } from 'hono'
 import { validationError } from '../core/errors.js'
-import { DEFAULT_REGEX_WORK_BUDGET, RegexMeter } from '../evaluation/index.js'
 
 /**
  * What one evaluating request may make the server do: every route that evaluates a context the caller sent (the
- * playgrounds, the frontend API) checks its values with checkContextValues and matches REGEX constraints under
- * regexMeterOf's budget. A match costs up to (program size × text length) steps, so both factors and their sum
+ * playgrounds, the frontend API) checks its values with checkContextValues and matches REGEX constraints under a
+ * RegexMeter (evaluation/regex.ts) of `regexWorkBudget` steps. A match costs up to (program size × text length) steps, so both factors and their sum
  * over a request are bounded; the program size is bounded where patterns are saved (evaluation/regex.ts).
  */
 export interface EvaluationLimits {
@@ -17,6 +16,12 @@ export interface EvaluationLimits {
 
 /** Values longer than this are not identifiers but documents: 1,000 is what the frontend API used to cut them to. */
 export const DEFAULT_CONTEXT_VALUE_MAX_LENGTH = 1_000
+
+/**
+ * REGEX matching steps per request: on this project's reference machine 120,000 to 230,000 steps take a millisecond
+ * of CPU (bench/regex.ts), so about 15–25 ms; a realistic request takes a few thousand.
+ */
+export const DEFAULT_REGEX_WORK_BUDGET = 3_000_000
 
 export const DEFAULT_EVALUATION_LIMITS: EvaluationLimits = Object.freeze({
   contextValueMaxLength: DEFAULT_CONTEXT_VALUE_MAX_LENGTH,
@@ -44,9 +49,6 @@ export function checkContextValues(c: Context, values: Iterable<readonly [path: 
     }
   }
 }
-
-/** The request's REGEX meter: `memo` where the same values are evaluated many times (the advanced playground). */
-export const regexMeterOf = (c: Context, options: { memo?: boolean } = {}) => new RegexMeter(limitsOf(c).regexWorkBudget, options)
 
 /**
  * Refuses a context (as the engine takes it, or as the playground's body holds it) with a top-level string or a

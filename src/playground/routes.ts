@@ -14,7 +14,8 @@ import { advancedResponseStream, type AdvancedEvaluation } from './advanced-resp
 import { createPreparedScopes } from './prepared-scopes.js'
 import { advancedPlayground, basicPlayground, changeRequestPlayground, DEFAULT_MAX_EVALUATIONS, type PlaygroundCache } from './service.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
-import { checkContextValues, regexMeterOf } from '../http/evaluation-limits.js'
+import { checkContextValues } from '../http/evaluation-limits.js'
+import { RegexMeter } from '../evaluation/index.js'
 import { cleanContext, evaluatedValues } from './contexts.js'
 import type { SdkContext } from './schemas.js'
 
@@ -92,16 +93,16 @@ export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
     .openapi(basicRoute, async (c) => {
       const input = c.req.valid('json')
       checkContext(c, input.context, false)
-      return c.json(await basicPlayground(c.var.db, c.var.caller.now, cacheOf(c), await hiddenProjectsOf(c), input, regexMeterOf(c)), 200)
+      return c.json(await basicPlayground(c.var.db, c.var.caller.now, cacheOf(c), await hiddenProjectsOf(c), input, new RegexMeter(c.var.evaluationLimits.regexWorkBudget)), 200)
     })
     .openapi(advancedRoute, async (c) => {
       const input = c.req.valid('json')
       checkContext(c, input.context, true)
-      return streamJson(c, await advancedPlayground(c.var.db, c.var.caller.now, limit, cacheOf(c), await hiddenProjectsOf(c), input, regexMeterOf(c, { memo: true })))
+      return streamJson(c, await advancedPlayground(c.var.db, c.var.caller.now, limit, cacheOf(c), await hiddenProjectsOf(c), input, new RegexMeter(c.var.evaluationLimits.regexWorkBudget, { memo: true })))
     })
     .openapi(changeRequestRoute, async (c) => {
       const input = c.req.valid('json')
       checkContext(c, input.context, true)
-      return streamJson(c, await changeRequestPlayground(c.var.db, c.var.caller.now, limit, await hiddenProjectsOf(c), c.req.valid('param').id, input, regexMeterOf(c, { memo: true })))
+      return streamJson(c, await changeRequestPlayground(c.var.db, c.var.caller.now, limit, await hiddenProjectsOf(c), c.req.valid('param').id, input, new RegexMeter(c.var.evaluationLimits.regexWorkBudget, { memo: true })))
     })
 }

@@ -290,3 +290,29 @@ describe('the limits are configurable', () => {
     expect(work).toBeLessThanOrEqual(100 + 200)
   })
 })
+
+describe('a counted step costs about the same whatever the class', () => {
+  /** How many times `run` calls RegExp.prototype.test (the Unicode classes' membership tests). */
+  function regexpTests(run: () => void): number {
+    const original = RegExp.prototype.test
+    let calls = 0
+    RegExp.prototype.test = function (this: RegExp, text: string) {
+      calls++
+      return original.call(this, text)
+    }
+    try {
+      run()
+    } finally {
+      RegExp.prototype.test = original
+    }
+    return calls
+  }
+
+  it('a class of twenty Unicode properties is asked once per character, not once per thread', () => {
+    const scripts = ['Greek', 'Latin', 'Cyrillic', 'Han', 'Arabic', 'Hebrew', 'Thai', 'Armenian', 'Georgian', 'Hangul', 'Khmer', 'Lao', 'Tibetan', 'Sinhala', 'Tamil', 'Telugu', 'Bengali', 'Lu', 'Nd']
+    const re = compileRegex(`[${scripts.map((s) => `\\p{${s}}`).join('')}\\p{Sc}]{1000}x`)
+    // '€' is only in the last class asked: every thread would make twenty RegExp tests per character.
+    const calls = regexpTests(() => expect(re.test('€'.repeat(200))).toBe(false))
+    expect(calls).toBeLessThanOrEqual(20 * 200)
+  })
+})

@@ -55,9 +55,28 @@ interface Predicate {
   negate: boolean
 }
 
+/**
+ * RegExp tests the sets have made (their predicates'), counted into a match's steps: one costs about as much as four
+ * steps of the matcher (bench/regex.ts), and a class may hold dozens.
+ */
+let predicateTests = 0
+const PREDICATE_WEIGHT = 4
+
+/** Sets of up to this many ranges and no predicates are scanned directly: as fast as any cache. */
+const SMALL_SET_RANGES = 4
+
 class CharSet {
-  /** Answers for ASCII, filled on first use when predicates (RegExp calls) take part: 1 in, 2 out. */
+  /** Whether the set is a few ranges and no predicate: then `has` scans them, with no cache. */
+  private readonly small: boolean
+  /** Answers for ASCII, filled on first use for sets that are not small: 1 in, 2 out. */
   private readonly ascii: Int8Array | null
+  /**
+   * The last code point past ASCII asked and its answer: in one step of a match every thread asks about the same
+   * character, and a repeated class (`\pL{100}`) is one set shared by all its copies, so one lookup (a binary search,
+   * then RegExp tests) answers them all. A step then costs about the same whatever the class.
+   */
+  private lastCp = -1
+  private lastFound = false
 
   constructor(
     /** Sorted, non-overlapping [lo, hi] pairs. */
@@ -65,34 +84,56 @@ class CharSet {
     readonly negated: boolean,
     readonly predicates: Predicate[],
   ) {
-    this.ascii = predicates.length > 0 ? new Int8Array(128) : null
+    this.small = predicates.length === 0 && ranges.length <= 2 * SMALL_SET_RANGES
+    this.ascii = this.small ? null : new Int8Array(128)
   }
 
   has(cp: number): boolean {
-    const ascii = this.ascii
-    if (ascii !== null && cp < 128) {
+    if (this.small) return this.scan(cp) !== this.negated
+    if (cp < 128) {
+      const ascii = this.ascii!
       const known = ascii[cp]!
       if (known !== 0) return known === 1
       const found = this.lookup(cp)
       ascii[cp] = found ? 1 : 2
       return found
     }
-    return this.lookup(cp)
+    if (cp !== this.lastCp) {
+      this.lastFound = this.lookup(cp)
+      this.lastCp = cp
+    }
+    return this.lastFound
+  }
+
+  private scan(cp: number): boolean {
+    const ranges = this.ranges
+    for (let i = 0; i < ranges.length; i += 2) {
+      if (cp < ranges[i]!) return false
+      if (cp <= ranges[i + 1]!) return true
+    }
+    return false
+  }
+
+  /** Binary search: a class may list hundreds of ranges. */
+  private inRanges(cp: number): boolean {
+    const ranges = this.ranges
+    let lo = 0
+    let hi = (ranges.length >> 1) - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      if (cp < ranges[2 * mid]!) hi = mid - 1
+      else if (cp > ranges[2 * mid + 1]!) lo = mid + 1
+      else return true
+    }
+    return false
   }
 
   private lookup(cp: number): boolean {
-    let found = false
-    const ranges = this.ranges
-    for (let i = 0; i < ranges.length; i += 2) {
-      if (cp < ranges[i]!) break
-      if (cp <= ranges[i + 1]!) {
-        found = true
-        break
-      }
-    }
+    let found = this.inRanges(cp)
     if (!found && this.predicates.length > 0) {
       const char = String.fromCodePoint(cp)
       for (const p of this.predicates) {
+        predicateTests++
         if (p.re.test(char) !== p.negate) {
           found = true
           break
@@ -721,9 +762,13 @@ export class Re2Regex {
    */
   test(input: string, meter?: WorkMeter): boolean {
     this.work = 0
+    predicateTests = 0
     try {
       return this.run(input, meter)
     } finally {
+      // The RegExp tests of a step the match ended in.
+      this.work += predicateTests * PREDICATE_WEIGHT
+      predicateTests = 0
       totalWork += this.work
       if (meter !== undefined) meter.remaining = Math.max(0, meter.remaining - this.work)
     }
@@ -753,17 +798,19 @@ export class Re2Regex {
       const nextCp = nextPos < length ? input.codePointAt(nextPos)! : -1
       generation = ++this.generation
       let nextCount = 0
-      // Past ASCII, a set may ask each of its predicates (a RegExp test each): those count as steps too.
-      const wide = cur >= 128
       for (let i = 0; i < count; i++) {
         const inst = this.program[this.current[i]!]!
-        if (wide) this.work += inst.set!.predicates.length
         if (inst.set!.has(cur)) {
           nextCount = this.addThread(this.following, nextCount, inst.out, cur, nextCp, generation)
           if (nextCount < 0) return true
         }
       }
       this.work += count + 1
+      if (predicateTests !== 0) {
+        // Past ASCII, the sets' RegExp tests of this step count too.
+        this.work += predicateTests * PREDICATE_WEIGHT
+        predicateTests = 0
+      }
       if (this.work > limit) throw new RegexWorkExceeded(meter!.budget)
       const swap = this.current
       this.current = this.following

@@ -54,7 +54,7 @@ export interface ServerConfig {
   streaming?: Partial<StreamingOptions>
   /**
    * What evaluating a context may cost (FLAGPOST_REGEX_MAX_PROGRAM, FLAGPOST_CONTEXT_VALUE_MAX_LENGTH,
-   * FLAGPOST_REGEX_WORK_BUDGET; defaults 5,000 instructions, 1,000 characters, 3,000,000 steps).
+   * FLAGPOST_REGEX_WORK_BUDGET; defaults 5,000 instructions, 1,000 characters, 2,000,000 steps).
    */
   evaluation?: Partial<EvaluationLimits> & { regexMaxProgram?: number }
 }

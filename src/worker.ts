@@ -44,7 +44,7 @@ export interface WorkerEnv {
   FLAGPOST_REGEX_MAX_PROGRAM?: string
   /** The longest context value the playgrounds and the frontend API evaluate; default 1,000 characters. */
   FLAGPOST_CONTEXT_VALUE_MAX_LENGTH?: string
-  /** The REGEX matching steps one request may take; default 3,000,000. */
+  /** The REGEX matching steps one request may take; default 2,000,000. */
   FLAGPOST_REGEX_WORK_BUDGET?: string
   /** wrangler.toml [version_metadata]: the deployed version, which keys the SDK payloads shared through the Cache API. */
   CF_VERSION_METADATA?: { id: string }

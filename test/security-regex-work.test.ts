@@ -225,7 +225,7 @@ describe('a request matches within its budget, whatever the stored patterns', ()
 })
 
 describe('the budget is per request, across every pattern it matches', () => {
-  // [a-z]{1,500}x: 1,001 instructions, legal; 1,502,998 steps on 1,000 letters, so two fit in the budget and six do not.
+  // [a-z]{1,500}x: 1,001 instructions, legal; 1,502,998 steps on 1,000 letters, so one fits in the budget and six do not.
   const LEGAL_SLOW = '[a-z]{1,500}x'
 
   beforeAll(async () => {

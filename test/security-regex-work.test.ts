@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFAULT_REGEX_MAX_PROGRAM, compileRegex, regexWorkDone, setRegexMaxProgram } from '../src/evaluation/index.js'
-import { DEFAULT_CONTEXT_VALUE_MAX_LENGTH, DEFAULT_REGEX_WORK_BUDGET } from '../src/http/evaluation-limits.js'
+import { DEFAULT_CONTEXT_VALUE_MAX_LENGTH, DEFAULT_REGEX_WORK_BUDGET, evaluationLimitsFromEnv } from '../src/http/evaluation-limits.js'
+import { readConfig } from '../src/server.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 
 /**
@@ -270,6 +271,16 @@ describe('the limits are configurable', () => {
     await small.close()
     // The program limit is one per process (the schemas are module data): back to what the other tests expect.
     setRegexMaxProgram(DEFAULT_REGEX_MAX_PROGRAM)
+  })
+
+  it('the Node server and the worker read them from the environment, and refuse anything but a whole number at start', () => {
+    const env = { FLAGPOST_REGEX_MAX_PROGRAM: '800', FLAGPOST_CONTEXT_VALUE_MAX_LENGTH: '4000', FLAGPOST_REGEX_WORK_BUDGET: '500000' }
+    expect(readConfig(env).evaluation).toEqual({ regexMaxProgram: 800, contextValueMaxLength: 4000, regexWorkBudget: 500_000 })
+    expect(evaluationLimitsFromEnv(env)).toEqual({ regexMaxProgram: 800, contextValueMaxLength: 4000, regexWorkBudget: 500_000 })
+    expect(readConfig({}).evaluation).toEqual({})
+    for (const name of Object.keys(env)) {
+      for (const bad of ['0', '-1', '1.5', 'lots']) expect(() => readConfig({ [name]: bad })).toThrow(name)
+    }
   })
 
   it('FLAGPOST_REGEX_MAX_PROGRAM, FLAGPOST_CONTEXT_VALUE_MAX_LENGTH and FLAGPOST_REGEX_WORK_BUDGET set through createApp', async () => {

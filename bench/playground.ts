@@ -29,6 +29,8 @@ async function call(method: string, path: string, body?: unknown) {
 
 console.log(`Creating ${FLAGS} flags, each with three strategies (constraints, segments, variants)...`)
 await call('POST', '/api/admin/projects', { id: 'bench', name: 'Bench', environments: ['development', 'production'] })
+// Custom strategies must be defined first (as in Unleash).
+await call('POST', '/api/admin/strategies', { name: 'customStrategy', parameters: [{ name: 'anything', type: 'string', description: 'any text', required: false }] })
 const segmentIds: number[] = []
 for (const [name, constraints] of [
   ['europe', [{ contextName: 'region', operator: 'IN', values: ['r0', 'r1', 'r2', 'r3'] }]],

@@ -74,6 +74,8 @@ import { ssoRoutes } from './sso/routes.js'
 import { inviteLinkRoutes } from './invite-links/routes.js'
 import { createOidcCache } from './sso/oidc.js'
 import { signInOptions } from './auth-settings/store.js'
+import { DEFAULT_EVALUATION_LIMITS, type EvaluationLimits } from './http/evaluation-limits.js'
+import { DEFAULT_REGEX_MAX_PROGRAM, RegexWorkExceeded, setRegexMaxProgram } from './evaluation/index.js'
 
 export interface AppDeps {
   /** The database of a request: the same one on Node, one opened per request on Workers. */
@@ -88,6 +90,12 @@ export interface AppDeps {
   delivery?: Partial<DeliveryOptions>
   /** Most evaluations (environments × flags × context combinations) one advanced playground request may ask for; default 15,000 as Unleash. */
   playgroundMaxEvaluations?: number
+  /**
+   * What evaluating a context may cost: the largest program a saved REGEX pattern may compile to
+   * (FLAGPOST_REGEX_MAX_PROGRAM; one value per process, see evaluation/regex.ts), the longest context value
+   * (FLAGPOST_CONTEXT_VALUE_MAX_LENGTH) and the REGEX matching steps of one request (FLAGPOST_REGEX_WORK_BUDGET).
+   */
+  evaluation?: Partial<EvaluationLimits> & { regexMaxProgram?: number }
   /**
    * Runs work after the response: integration deliveries a write queued, folding SDK reports. Workers
    * pass one that hands it to waitUntil (keeping the request's connection open until it is done); the
@@ -151,6 +159,7 @@ const TOKEN_ONLY_PATH = /^\/(api\/(client|frontend|signal-endpoint)|edge)(\/|$)/
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error
   if (error instanceof ZodError) return zodValidationError(error)
+  if (error instanceof RegexWorkExceeded) return validationError(error.message)
   if (error instanceof HTTPException) {
     if (error.status === 413) return new ApiError('PayloadTooLargeError', error.message)
     if (error.status === 415) return new ApiError('ContentTypeerror', error.message)
@@ -164,6 +173,11 @@ const DELIVERY_GAP_MS = 25
 
 export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? (() => new Date())
+  setRegexMaxProgram(deps.evaluation?.regexMaxProgram ?? DEFAULT_REGEX_MAX_PROGRAM)
+  const evaluationLimits: EvaluationLimits = {
+    contextValueMaxLength: deps.evaluation?.contextValueMaxLength ?? DEFAULT_EVALUATION_LIMITS.contextValueMaxLength,
+    regexWorkBudget: deps.evaluation?.regexWorkBudget ?? DEFAULT_EVALUATION_LIMITS.regexWorkBudget,
+  }
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
   const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false }
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background, streams: deps.streams })
@@ -201,6 +215,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', urlGuard)
   app.use('*', async (c, next) => {
     c.set('clock', clock)
+    c.set('evaluationLimits', evaluationLimits)
     c.set('accounts', accounts)
     c.set('oidc', oidc)
     c.set('forgetPrincipals', () => principals.forget())

@@ -16,6 +16,7 @@ import { nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
+import { evaluationLimitsFromEnv, type EvaluationLimits } from './http/evaluation-limits.js'
 import { runPendingActions } from './actions/runs.js'
 import { streamHub, type StreamingOptions } from './client-api/streaming.js'
 import type { IncomingMessage } from 'node:http'
@@ -51,6 +52,11 @@ export interface ServerConfig {
    * FLAGPOST_MAX_STREAMS_PER_ADDRESS; defaults 10,000, 1,000, 500) and its timings.
    */
   streaming?: Partial<StreamingOptions>
+  /**
+   * What evaluating a context may cost (FLAGPOST_REGEX_MAX_PROGRAM, FLAGPOST_CONTEXT_VALUE_MAX_LENGTH,
+   * FLAGPOST_REGEX_WORK_BUDGET; defaults 5,000 instructions, 1,000 characters, 2,000,000 steps).
+   */
+  evaluation?: Partial<EvaluationLimits> & { regexMaxProgram?: number }
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -84,6 +90,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       maxPerToken: positiveInteger(env.FLAGPOST_MAX_STREAMS_PER_TOKEN, 'FLAGPOST_MAX_STREAMS_PER_TOKEN'),
       maxPerAddress: positiveInteger(env.FLAGPOST_MAX_STREAMS_PER_ADDRESS, 'FLAGPOST_MAX_STREAMS_PER_ADDRESS'),
     },
+    evaluation: evaluationLimitsFromEnv(env),
   }
 }
 
@@ -132,6 +139,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     principalTtlMs: config.principalTtlMs,
     allowPasswordLogin: config.allowPasswordLogin,
     signalsPerMinute: config.signalsPerMinute,
+    evaluation: config.evaluation,
   })
   const sweep = setInterval(() => {
     deliverPending(database.db, clock, delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))

@@ -11,6 +11,7 @@ import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
+import { evaluationLimitsFromEnv } from './http/evaluation-limits.js'
 import { runPendingActions } from './actions/runs.js'
 import { cacheApiPayloads, type CacheLike } from './client-api/cache-api-payloads.js'
 import { scopeKey } from './client-api/payload.js'
@@ -39,6 +40,12 @@ export interface WorkerEnv {
   FLAGPOST_PRINCIPAL_TTL_SECONDS?: string
   /** Signals one client address may send one signal endpoint in a minute (per isolate); default 60, 0 for no limit. */
   FLAGPOST_SIGNAL_RATE_LIMIT?: string
+  /** The largest program a saved REGEX pattern may compile to; default 5,000 instructions. */
+  FLAGPOST_REGEX_MAX_PROGRAM?: string
+  /** The longest context value the playgrounds and the frontend API evaluate; default 1,000 characters. */
+  FLAGPOST_CONTEXT_VALUE_MAX_LENGTH?: string
+  /** The REGEX matching steps one request may take; default 2,000,000. */
+  FLAGPOST_REGEX_WORK_BUDGET?: string
   /** wrangler.toml [version_metadata]: the deployed version, which keys the SDK payloads shared through the Cache API. */
   CF_VERSION_METADATA?: { id: string }
   /** wrangler.toml [assets]: the web console's files, and the OpenAPI document scripts/build-worker.ts made. */
@@ -136,6 +143,8 @@ export class SdkStreams {
       sdk: { frontendCorsOrigins: parseCorsOrigins(this.env.FLAGPOST_FRONTEND_CORS_ORIGINS) },
       streams: streamHub(),
       openApiDocument: () => prebuiltOpenApiDocument(this.env),
+      // The REGEX program limit is one per isolate (evaluation/regex.ts): the same as the worker's, whichever app comes first.
+      evaluation: evaluationLimitsFromEnv(this.env as unknown as Record<string, unknown>),
     })
     return this.app.fetch(request, {})
   }
@@ -169,6 +178,7 @@ export default {
       openApiDocument: () => prebuiltOpenApiDocument(env),
       allowPasswordLogin: env.FLAGPOST_ALLOW_PASSWORD_LOGIN === 'true',
       signalsPerMinute: signalsPerMinute(env.FLAGPOST_SIGNAL_RATE_LIMIT),
+      evaluation: evaluationLimitsFromEnv(env as unknown as Record<string, unknown>),
       streams: env.SDK_STREAMS ? streamsIn(env.SDK_STREAMS) : undefined,
     })
     const bindings: RequestBindings = { connection: new LazyConnection(env), background: [] }

@@ -4,9 +4,10 @@ import { memoize } from '../memoize.js'
 import { currentTimeOf, fieldGetter, type FieldGetter } from './context-fields.js'
 import { addressMatcher } from './ip-ranges.js'
 import { compileRegex } from './regex.js'
-import type { ConstraintDefinition, EvaluationContext } from './types.js'
+import type { ConstraintDefinition, EvaluateOptions, EvaluationContext } from './types.js'
 
-export type ContextTest = (context: EvaluationContext, now: number) => boolean
+/** `options` carries what the evaluation is held to (the request's REGEX meter). */
+export type ContextTest = (context: EvaluationContext, now: number, options?: EvaluateOptions) => boolean
 
 export interface PreparedConstraint {
   readonly definition: ConstraintDefinition
@@ -127,9 +128,12 @@ function baseTest(c: ConstraintDefinition, get: FieldGetter): ContextTest | unde
       } catch {
         return never
       }
-      return (context, now) => {
+      const regex = re
+      return (context, now, options) => {
         const text = get(context, now)
-        return text !== undefined && re.test(text)
+        if (text === undefined) return false
+        const meter = options?.regexMeter
+        return meter === undefined ? regex.test(text) : meter.test(regex, text)
       }
     }
     case 'IN_CIDR': {
@@ -152,6 +156,6 @@ function baseTest(c: ConstraintDefinition, get: FieldGetter): ContextTest | unde
  */
 export function prepareConstraint(definition: ConstraintDefinition): PreparedConstraint {
   const base = baseTest(definition, fieldGetter(definition.contextName))
-  const test = base === undefined ? never : definition.inverted === true ? (context: EvaluationContext, now: number) => !base(context, now) : base
+  const test: ContextTest = base === undefined ? never : definition.inverted === true ? (context, now, options) => !base(context, now, options) : base
   return { definition, test, usesTime: definition.contextName === 'currentTime' }
 }

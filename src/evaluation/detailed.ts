@@ -21,13 +21,13 @@ import { DISABLED_VARIANT } from './variants.js'
 
 const NO_OPTIONS: DetailedOptions = Object.freeze({})
 
-function constraintResults(constraints: readonly PreparedConstraint[], context: EvaluationContext, now: number): DetailedConstraint[] {
-  return constraints.map((c) => ({ ...c.definition, result: c.test(context, now) }))
+function constraintResults(constraints: readonly PreparedConstraint[], context: EvaluationContext, now: number, options: DetailedOptions): DetailedConstraint[] {
+  return constraints.map((c) => ({ ...c.definition, result: c.test(context, now, options) }))
 }
 
-function segmentResult(id: number, segment: PreparedSegment | undefined, context: EvaluationContext, now: number): DetailedSegment {
+function segmentResult(id: number, segment: PreparedSegment | undefined, context: EvaluationContext, now: number, options: DetailedOptions): DetailedSegment {
   if (segment === undefined) return { id, found: false, result: false, constraints: [] }
-  const constraints = constraintResults(segment.constraints, context, now)
+  const constraints = constraintResults(segment.constraints, context, now, options)
   return {
     id,
     ...(segment.definition.name ? { name: segment.definition.name } : {}),
@@ -39,9 +39,9 @@ function segmentResult(id: number, segment: PreparedSegment | undefined, context
 
 function strategyResult(strategy: PreparedStrategy, disabled: boolean, context: EvaluationContext, now: number, options: DetailedOptions): DetailedStrategy {
   const definition = strategy.definition
-  const constraints = constraintResults(strategy.constraints, context, now)
+  const constraints = constraintResults(strategy.constraints, context, now, options)
   const ids = definition.segments ?? []
-  const segments = strategy.segments.map((s, i) => segmentResult(ids[i]!, s, context, now))
+  const segments = strategy.segments.map((s, i) => segmentResult(ids[i]!, s, context, now, options))
   let result: DetailedResult = false
   if (!disabled && constraints.every((c) => c.result) && segments.every((s) => s.result)) {
     result = options.unknownStrategies === true && strategy.needsHost ? 'unknown' : strategy.activate(context, now, options)

@@ -102,7 +102,7 @@ export const NO_STRATEGIES = Symbol('no strategies')
 export function strategyIsOn(strategy: PreparedStrategy, context: EvaluationContext, now: number, options: EvaluateOptions): boolean {
   if (strategy.segmentMissing) return false
   const checks = strategy.checks
-  for (let i = 0; i < checks.length; i++) if (!checks[i]!(context, now)) return false
+  for (let i = 0; i < checks.length; i++) if (!checks[i]!(context, now, options)) return false
   return strategy.activate(context, now, options)
 }
 

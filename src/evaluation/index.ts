@@ -16,9 +16,20 @@ export {
   type ClientFeaturesPayload,
   type ClientSegment,
 } from './client-features.js'
-export { compileRegex, compileWholeTextRegex, regexProblem, type CompiledRegex } from './regex.js'
+export {
+  compileRegex,
+  compileWholeTextRegex,
+  DEFAULT_REGEX_MAX_PROGRAM,
+  RegexMeter,
+  regexMaxProgram,
+  regexProblem,
+  RegexWorkExceeded,
+  regexWorkDone,
+  setRegexMaxProgram,
+  type CompiledRegex,
+} from './regex.js'
 export { normalizedStrategyValue, normalizedVariantValue } from './hashing.js'
 export { DISABLED_VARIANT, DISABLED_VARIANT_FEATURE_ON } from './variants.js'
 export type * from './types.js'
 // For action sets' filters (src/actions/filters.ts): a signal's payload tested as a context.
-export { prepareConstraint } from './constraints.js'
+export { prepareConstraint, type PreparedConstraint } from './constraints.js'

@@ -11,6 +11,28 @@ export class Re2SyntaxError extends Error {
   override name = 'Re2SyntaxError'
 }
 
+/**
+ * What one request may still spend on matching, in steps (an instruction of the program visited for one
+ * character of the input: the unit the matcher's time is linear in).
+ */
+export interface WorkMeter {
+  /** The request's whole budget, for the message when it is spent. */
+  readonly budget: number
+  remaining: number
+}
+
+/** A match would take more steps than the meter has left: the request is refused rather than left running. */
+export class RegexWorkExceeded extends Error {
+  override name = 'RegexWorkExceeded'
+  constructor(readonly budget: number) {
+    super(`Evaluating the REGEX constraints for this request takes more than ${budget} matching steps, the limit per request: shorten the context values or simplify the patterns`)
+  }
+}
+
+/** Steps every match of this process has taken: tests read it to count the work a request did. */
+let totalWork = 0
+export const regexWorkDone = () => totalWork
+
 export interface Re2Options {
   caseInsensitive?: boolean
   /**
@@ -33,9 +55,28 @@ interface Predicate {
   negate: boolean
 }
 
+/**
+ * RegExp tests the sets have made (their predicates'), counted into a match's steps: one costs about as much as four
+ * steps of the matcher (bench/regex.ts), and a class may hold dozens.
+ */
+let predicateTests = 0
+const PREDICATE_WEIGHT = 4
+
+/** Sets of up to this many ranges and no predicates are scanned directly: as fast as any cache. */
+const SMALL_SET_RANGES = 4
+
 class CharSet {
-  /** Answers for ASCII, filled on first use when predicates (RegExp calls) take part: 1 in, 2 out. */
+  /** Whether the set is a few ranges and no predicate: then `has` scans them, with no cache. */
+  private readonly small: boolean
+  /** Answers for ASCII, filled on first use for sets that are not small: 1 in, 2 out. */
   private readonly ascii: Int8Array | null
+  /**
+   * The last code point past ASCII asked and its answer: in one step of a match every thread asks about the same
+   * character, and a repeated class (`\pL{100}`) is one set shared by all its copies, so one lookup (a binary search,
+   * then RegExp tests) answers them all. A step then costs about the same whatever the class.
+   */
+  private lastCp = -1
+  private lastFound = false
 
   constructor(
     /** Sorted, non-overlapping [lo, hi] pairs. */
@@ -43,34 +84,56 @@ class CharSet {
     readonly negated: boolean,
     readonly predicates: Predicate[],
   ) {
-    this.ascii = predicates.length > 0 ? new Int8Array(128) : null
+    this.small = predicates.length === 0 && ranges.length <= 2 * SMALL_SET_RANGES
+    this.ascii = this.small ? null : new Int8Array(128)
   }
 
   has(cp: number): boolean {
-    const ascii = this.ascii
-    if (ascii !== null && cp < 128) {
+    if (this.small) return this.scan(cp) !== this.negated
+    if (cp < 128) {
+      const ascii = this.ascii!
       const known = ascii[cp]!
       if (known !== 0) return known === 1
       const found = this.lookup(cp)
       ascii[cp] = found ? 1 : 2
       return found
     }
-    return this.lookup(cp)
+    if (cp !== this.lastCp) {
+      this.lastFound = this.lookup(cp)
+      this.lastCp = cp
+    }
+    return this.lastFound
+  }
+
+  private scan(cp: number): boolean {
+    const ranges = this.ranges
+    for (let i = 0; i < ranges.length; i += 2) {
+      if (cp < ranges[i]!) return false
+      if (cp <= ranges[i + 1]!) return true
+    }
+    return false
+  }
+
+  /** Binary search: a class may list hundreds of ranges. */
+  private inRanges(cp: number): boolean {
+    const ranges = this.ranges
+    let lo = 0
+    let hi = (ranges.length >> 1) - 1
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      if (cp < ranges[2 * mid]!) hi = mid - 1
+      else if (cp > ranges[2 * mid + 1]!) lo = mid + 1
+      else return true
+    }
+    return false
   }
 
   private lookup(cp: number): boolean {
-    let found = false
-    const ranges = this.ranges
-    for (let i = 0; i < ranges.length; i += 2) {
-      if (cp < ranges[i]!) break
-      if (cp <= ranges[i + 1]!) {
-        found = true
-        break
-      }
-    }
+    let found = this.inRanges(cp)
     if (!found && this.predicates.length > 0) {
       const char = String.fromCodePoint(cp)
       for (const p of this.predicates) {
+        predicateTests++
         if (p.re.test(char) !== p.negate) {
           found = true
           break
@@ -668,6 +731,8 @@ export class Re2Regex {
   private readonly marks: Int32Array
   private readonly stack: Int32Array
   private generation = 0
+  /** Steps of the match under way. */
+  private work = 0
 
   constructor(readonly source: string, options: Re2Options = {}) {
     const parsed = new Parser(source).parse({ i: options.caseInsensitive === true, m: false, s: false, U: false })
@@ -686,8 +751,31 @@ export class Re2Regex {
     this.stack = new Int32Array(2 * size + 2)
   }
 
-  /** Whether the pattern matches anywhere in `input`. */
-  test(input: string): boolean {
+  /** Instructions in the program: a match costs at most this many steps per character of its input. */
+  get programSize(): number {
+    return this.program.length
+  }
+
+  /**
+   * Whether the pattern matches anywhere in `input`. With a meter, the steps are drawn from it, and a match that
+   * would take more than it has left stops there with RegexWorkExceeded (checked after each character).
+   */
+  test(input: string, meter?: WorkMeter): boolean {
+    this.work = 0
+    predicateTests = 0
+    try {
+      return this.run(input, meter)
+    } finally {
+      // The RegExp tests of a step the match ended in.
+      this.work += predicateTests * PREDICATE_WEIGHT
+      predicateTests = 0
+      totalWork += this.work
+      if (meter !== undefined) meter.remaining = Math.max(0, meter.remaining - this.work)
+    }
+  }
+
+  private run(input: string, meter: WorkMeter | undefined): boolean {
+    const limit = meter === undefined ? Infinity : meter.remaining
     if (this.generation > 0x3fffffff) {
       this.marks.fill(-1)
       this.generation = 0
@@ -717,6 +805,13 @@ export class Re2Regex {
           if (nextCount < 0) return true
         }
       }
+      this.work += count + 1
+      if (predicateTests !== 0) {
+        // Past ASCII, the sets' RegExp tests of this step count too.
+        this.work += predicateTests * PREDICATE_WEIGHT
+        predicateTests = 0
+      }
+      if (this.work > limit) throw new RegexWorkExceeded(meter!.budget)
       const swap = this.current
       this.current = this.following
       this.following = swap
@@ -732,8 +827,10 @@ export class Re2Regex {
     const stack = this.stack
     const marks = this.marks
     let top = 0
+    let visited = 0
     stack[top++] = pc
     while (top > 0) {
+      visited++
       const at = stack[--top]!
       if (marks[at] === generation) continue
       marks[at] = generation
@@ -750,9 +847,11 @@ export class Re2Regex {
           if (holds(inst.assertion, prev, next)) stack[top++] = inst.out
           break
         case Op.Match:
+          this.work += visited
           return -1
       }
     }
+    this.work += visited
     return count
   }
 }

@@ -1,3 +1,4 @@
+import type { RegexMeter } from './regex.js'
 /**
  * The engine's input: one environment's view of the flags, as the server stores it (see
  * strategies/schemas.ts, variants/schemas.ts) and as Unleash's client API serves it. Every field the
@@ -103,6 +104,11 @@ export interface EvaluateOptions {
   hostname?: string
   /** A number in [0, 1) for random rollouts and random stickiness (default Math.random). */
   random?: () => number
+  /**
+   * The request's budget for REGEX matching: a match past it throws RegexWorkExceeded. Without one, matching is
+   * unbounded (for callers whose patterns and texts are both their own).
+   */
+  regexMeter?: RegexMeter
 }
 
 export interface VariantResult {

@@ -2,12 +2,14 @@ import type { EvaluationContext } from '../evaluation/index.js'
 
 const STANDARD_FIELDS = new Set(['appName', 'environment', 'userId', 'sessionId', 'remoteAddress', 'currentTime', 'properties'])
 const MAX_PROPERTIES = 100
-const MAX_VALUE_LENGTH = 1000
 
-/** Context values arrive as strings (query), or as JSON values (body): numbers and booleans become strings, anything else is dropped. */
+/**
+ * Context values arrive as strings (query), or as JSON values (body): numbers and booleans become strings, anything
+ * else is dropped. Their length is checked after (contextValues), not cut: a cut value would evaluate wrongly.
+ */
 function asText(value: unknown): string | undefined {
   if (Array.isArray(value)) return asText(value[0])
-  if (typeof value === 'string') return value.slice(0, MAX_VALUE_LENGTH)
+  if (typeof value === 'string') return value
   if (typeof value === 'number' || typeof value === 'boolean') return String(value)
   return undefined
 }
@@ -53,3 +55,4 @@ export function frontendContext(fields: Record<string, unknown>, defaults: { env
     properties,
   }
 }
+

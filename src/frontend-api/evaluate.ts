@@ -1,4 +1,4 @@
-import { evaluate, fromClientFeatures, prepareRuleset, type EvaluationContext } from '../evaluation/index.js'
+import { evaluate, fromClientFeatures, prepareRuleset, RegexMeter, type EvaluationContext } from '../evaluation/index.js'
 import type { Context } from 'hono'
 import type { AppEnv } from '../http/context.js'
 import { clientPayload } from '../client-api/service.js'
@@ -31,7 +31,8 @@ export function rulesetOf(entry: PayloadEntry): FrontendRuleset {
 export async function frontendToggles(c: Context<AppEnv>, scope: { environment: string; projects: '*' | string[] }, context: EvaluationContext, now: Date): Promise<FrontendToggle[]> {
   const entry = await clientPayload(c, { ...scope, inlineSegmentConstraints: false })
   const { ruleset, flags } = rulesetOf(entry)
-  const options = { now }
+  // One REGEX budget for the request: past it, RegexWorkExceeded answers 400.
+  const options = { now, regexMeter: new RegexMeter(c.var.evaluationLimits.regexWorkBudget) }
   const toggles: FrontendToggle[] = []
   for (const { name, impressionData } of flags) {
     const result = evaluate(ruleset.flags.get(name), context, options)

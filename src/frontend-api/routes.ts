@@ -8,6 +8,7 @@ import { callerAddress, environmentOf, reporterOf, tokenProjects } from '../clie
 import { storeMetrics, storeRegistration } from '../metrics/ingest.js'
 import { ClientMetricsSchema, FrontendClientSchema } from '../metrics/schemas.js'
 import { frontendContext } from './context.js'
+import { checkContext } from '../http/evaluation-limits.js'
 import { frontendToggles } from './evaluate.js'
 import { FrontendPostSchema, FrontendQuerySchema, FrontendTogglesSchema } from './schemas.js'
 import { etagMatches } from '../client-api/service.js'
@@ -20,7 +21,10 @@ const evaluationDescription =
   'Evaluates every flag of the frontend token’s projects in its environment for the context (with the same engine and the same payload server SDKs ' +
   'get) and returns the enabled ones, each with its variant and impressionData, as Unleash does. `remoteAddress` defaults to the caller’s address, ' +
   '`sessionId` to a random one, and `environment` is always the token’s. Fields other than the standard ones become properties. ' +
-  'Client and admin tokens get 403. Browsers may call it from the origins in FLAGPOST_FRONTEND_CORS_ORIGINS (any by default).'
+  'Client and admin tokens get 403. Browsers may call it from the origins in FLAGPOST_FRONTEND_CORS_ORIGINS (any by default). ' +
+  'A context value longer than FLAGPOST_CONTEXT_VALUE_MAX_LENGTH (1,000 characters by default) is a 400 naming the field, and so is a context whose ' +
+  'REGEX constraints would take more than FLAGPOST_REGEX_WORK_BUDGET matching steps (2,000,000 by default, far above any realistic use): a clear ' +
+  'error rather than an answer evaluated on a cut value, or one that holds the server (Unleash sets neither limit).'
 
 const getFrontendFeaturesRoute = createRoute({
   method: 'get',
@@ -87,6 +91,7 @@ async function answer(c: Context<AppEnv>, fields: Record<string, unknown>) {
   const principal = sdkPrincipal(c)
   const environment = await environmentOf(c, principal)
   const context = frontendContext(fields, { environment, remoteAddress: callerAddress(c) })
+  checkContext(c, context)
   const now = c.var.caller.now
   const toggles = await frontendToggles(c, { environment, projects: tokenProjects(principal) }, context, now)
   c.header('Cache-Control', 'no-cache')

@@ -1,3 +1,4 @@
+import type { RegexMeter } from '../evaluation/index.js'
 import type { FlagEvaluator } from './evaluate.js'
 
 /*
@@ -97,6 +98,8 @@ export interface AdvancedEvaluation {
   /** Per combination: what the engine evaluates in each environment (same order as `environments`), and what the response shows. */
   contexts: { evaluations: Parameters<FlagEvaluator['evaluate']>[0][]; shown: Record<string, string> }[]
   warnings?: { invalidContextProperties: string[] }
+  /** The request's REGEX meter, its memo holding every match the evaluations make (see matchRegexes in service.ts). */
+  meter?: RegexMeter
 }
 
 const COMMA = 0x2c
@@ -114,6 +117,7 @@ export function advancedResponseStream(result: AdvancedEvaluation): ReadableStre
   const environments = result.environments
   const flagCount = environments[0]?.flags.length ?? 0
   const now = result.now
+  const meter = result.meter
   let next = 0
   const writer = new ChunkWriter()
   writer.write(text(`{"input":${JSON.stringify(result.input)},"features":[`))
@@ -140,7 +144,7 @@ export function advancedResponseStream(result: AdvancedEvaluation): ReadableStre
             if (c > 0) writer.byte(COMMA)
             writer.write(opening)
             writer.write(shownContexts[c]!)
-            writer.write(flag.fragment(result.contexts[c]!.evaluations[e]!, now))
+            writer.write(flag.fragment(result.contexts[c]!.evaluations[e]!, now, meter))
           }
           writer.byte(CLOSE_ARRAY)
         }

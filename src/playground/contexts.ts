@@ -96,3 +96,14 @@ export function contextCombinations(context: PlaygroundContext, split = true): C
   }
   return result
 }
+
+/**
+ * The values the engine will see, `[path, value]` for checkContextValues: with `split`, each comma-separated value
+ * of a field on its own (each is evaluated on its own), otherwise the field as it is.
+ */
+export function* evaluatedValues(context: PlaygroundContext, split = true): Generator<readonly [string, string]> {
+  for (const axis of axesOf(context, split)) {
+    const path = axis.property ? `context.properties.${axis.key}` : `context.${axis.key}`
+    for (const value of axis.values) yield [path, value]
+  }
+}

@@ -5,7 +5,9 @@ import {
   type DetailedResult,
   type DetailedSegment,
   type EvaluationContext,
+  type PreparedConstraint,
   type PreparedFlag,
+  type RegexMeter,
   type SegmentDefinition,
   type VariantResult,
 } from '../evaluation/index.js'
@@ -46,13 +48,20 @@ const segmentView = (s: DetailedSegment) => ({ id: s.id, name: s.name ?? '', res
 export interface FlagEvaluator {
   name: string
   projectId: string
-  evaluate(context: EvaluationContext, now: Date): EvaluatedFlag
+  /** The evaluation; its REGEX matching draws on `meter` (RegexWorkExceeded past it). */
+  evaluate(context: EvaluationContext, now: Date, meter?: RegexMeter): EvaluatedFlag
   /**
    * The same evaluation as the advanced playground's response writes it after the context, UTF-8:
    * `,"projectId":…,"strategies":…,"variants":[…]}`. Made once per signature and shared, across
    * requests too while the evaluators are kept (see prepared-scopes.ts).
    */
-  fragment(context: EvaluationContext, now: Date): Uint8Array
+  fragment(context: EvaluationContext, now: Date, meter?: RegexMeter): Uint8Array
+  /**
+   * Matches every REGEX constraint the evaluation of the flag (its parents' included) may match for the context,
+   * under `meter`: with a memo, the meter then answers them during the evaluation. The advanced playground does this
+   * for every combination before it answers, so a budget spent is a 400, not a response cut short.
+   */
+  matchRegexes(context: EvaluationContext, now: Date, meter: RegexMeter): void
 }
 
 /** How many bytes of shared evaluations the evaluators of one preparation may still keep. */
@@ -81,9 +90,10 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
     random = true
     return Math.random()
   }
-  const optionsAt = (now: Date) => ({ unknownStrategies: true, now, random: draw })
+  const optionsAt = (now: Date, meter: RegexMeter | undefined) => ({ unknownStrategies: true, now, random: draw, ...(meter ? { regexMeter: meter } : {}) })
   return flags.map((flag): FlagEvaluator => {
     const prepared: PreparedFlag = ruleset.flags.get(flag.name)!
+    const regexes = regexConstraintsOf(prepared)
     const needsHost = prepared.allStrategies.map((s) => s.strategy.needsHost)
     // What does not depend on the context is built once and shared by every evaluation.
     const fixed = flag.strategies.map((s) => ({
@@ -131,9 +141,15 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
     return {
       name: flag.name,
       projectId: flag.projectId,
-      evaluate: (context, now) => view(context, optionsAt(now)),
-      fragment(context, now) {
-        const options = optionsAt(now)
+      evaluate: (context, now, meter) => view(context, optionsAt(now, meter)),
+      matchRegexes(context, now, meter) {
+        // The clock the evaluation reads (evaluateDetailed's): a REGEX on currentTime matches the same text.
+        const clock = prepared.usesTime ? now.getTime() : 0
+        const options = { regexMeter: meter }
+        for (let i = 0; i < regexes.length; i++) regexes[i]!.test(context, clock, options)
+      },
+      fragment(context, now, meter) {
+        const options = optionsAt(now, meter)
         random = false
         // The signature holds every constraint's result, not the clock: what a shared evaluation
         // shows does not depend on when it was made, so requests at other times reuse it.
@@ -151,4 +167,18 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
       },
     }
   })
+}
+
+/** The REGEX constraints a flag's evaluation may test: its strategies' and their segments', and its parents'. */
+function regexConstraintsOf(flag: PreparedFlag): PreparedConstraint[] {
+  const found = new Set<PreparedConstraint>()
+  const collect = (f: PreparedFlag) => {
+    for (const { strategy } of f.allStrategies) {
+      for (const c of strategy.constraints) if (c.definition.operator === 'REGEX') found.add(c)
+      for (const segment of strategy.segments) for (const c of segment?.constraints ?? []) if (c.definition.operator === 'REGEX') found.add(c)
+    }
+  }
+  collect(flag)
+  for (const d of flag.dependencies) if (d.parent !== undefined) collect(d.parent)
+  return [...found]
 }

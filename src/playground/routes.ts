@@ -14,6 +14,16 @@ import { advancedResponseStream, type AdvancedEvaluation } from './advanced-resp
 import { createPreparedScopes } from './prepared-scopes.js'
 import { advancedPlayground, basicPlayground, changeRequestPlayground, DEFAULT_MAX_EVALUATIONS, type PlaygroundCache } from './service.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
+import { checkContextValues } from '../http/evaluation-limits.js'
+import { RegexMeter } from '../evaluation/index.js'
+import { cleanContext, evaluatedValues } from './contexts.js'
+import type { SdkContext } from './schemas.js'
+
+/**
+ * Refuses a context value longer than the limit (400) before anything is loaded: each comma-separated value on its
+ * own where they are evaluated one by one.
+ */
+const checkContext = (c: Context, context: SdkContext, split: boolean) => checkContextValues(c, evaluatedValues(cleanContext(context), split))
 
 const tags = ['Playground']
 const evaluation =
@@ -21,7 +31,9 @@ const evaluation =
   "with `enabled: false` when their constraints or segments fail and `'unknown'` otherwise; disabled strategies are listed as `unevaluated` and do not count. " +
   "`strategies.result` is 'unknown' when no strategy is on and one is unknown; `isEnabled` is true only when the flag is on for sure. " +
   'The context is evaluated in the environment (`context.environment` defaults to it); custom top-level context fields are looked up like properties. Unknown environments or projects are a 400. ' +
-  'Private projects the caller may not read (see `GET /api/admin/projects`) are left out of `*` and are unknown when named.'
+  'Private projects the caller may not read (see `GET /api/admin/projects`) are left out of `*` and are unknown when named. ' +
+  'A context value longer than FLAGPOST_CONTEXT_VALUE_MAX_LENGTH (1,000 characters by default; each comma-separated value on its own) is a 400 naming the field, ' +
+  'and so is a request whose REGEX constraints would take more than FLAGPOST_REGEX_WORK_BUDGET matching steps (2,000,000 by default; each pattern is matched once per distinct value).'
 const combinations = (limit: string) =>
   'Every context field, properties included, may hold comma-separated values: every combination is evaluated, and each evaluated flag shows its combination (properties flattened in). ' +
   `More than ${limit} evaluations (environments × flags × combinations, no flag counting as one) is a 400, counted from the context before anything is built. Top-level context fields that are not strings are left out and listed in \`warnings.invalidContextProperties\`.`
@@ -80,9 +92,19 @@ export function playgroundRoutes(options: { maxEvaluations?: number } = {}) {
   })
 
   return createRouter()
-    .openapi(basicRoute, async (c) => c.json(await basicPlayground(c.var.db, c.var.caller.now, cacheOf(c), await hiddenProjectsOf(c), c.req.valid('json')), 200))
-    .openapi(advancedRoute, async (c) => streamJson(c, await advancedPlayground(c.var.db, c.var.caller.now, limit, cacheOf(c), await hiddenProjectsOf(c), c.req.valid('json'))))
-    .openapi(changeRequestRoute, async (c) =>
-      streamJson(c, await changeRequestPlayground(c.var.db, c.var.caller.now, limit, await hiddenProjectsOf(c), c.req.valid('param').id, c.req.valid('json'))),
-    )
+    .openapi(basicRoute, async (c) => {
+      const input = c.req.valid('json')
+      checkContext(c, input.context, false)
+      return c.json(await basicPlayground(c.var.db, c.var.caller.now, cacheOf(c), await hiddenProjectsOf(c), input, new RegexMeter(c.var.evaluationLimits.regexWorkBudget)), 200)
+    })
+    .openapi(advancedRoute, async (c) => {
+      const input = c.req.valid('json')
+      checkContext(c, input.context, true)
+      return streamJson(c, await advancedPlayground(c.var.db, c.var.caller.now, limit, cacheOf(c), await hiddenProjectsOf(c), input, new RegexMeter(c.var.evaluationLimits.regexWorkBudget, { memo: true })))
+    })
+    .openapi(changeRequestRoute, async (c) => {
+      const input = c.req.valid('json')
+      checkContext(c, input.context, true)
+      return streamJson(c, await changeRequestPlayground(c.var.db, c.var.caller.now, limit, await hiddenProjectsOf(c), c.req.valid('param').id, input, new RegexMeter(c.var.evaluationLimits.regexWorkBudget, { memo: true })))
+    })
 }

@@ -1,6 +1,6 @@
 import { pendingChanges } from '../change-requests/store.js'
 import type { Db } from '../db.js'
-import type { EvaluationContext } from '../evaluation/index.js'
+import type { EvaluationContext, RegexMeter } from '../evaluation/index.js'
 import { notFound, validationError } from '../core/errors.js'
 import { cleanContext, combinationCount, contextCombinations, type PlaygroundContext } from './contexts.js'
 import { responseEnvironment, type AdvancedEvaluation } from './advanced-response.js'
@@ -51,7 +51,14 @@ function visibleScope(scope: PreparedScope, requested: Projects, hidden: readonl
 }
 
 /** `POST /api/admin/playground`: one environment, the context as it is (no combinations). `hidden`: projects the caller may not read. */
-export async function basicPlayground(db: Db, now: Date, cache: PlaygroundCache, hidden: readonly string[], input: { environment: string; projects?: Projects | undefined; context: SdkContext }) {
+export async function basicPlayground(
+  db: Db,
+  now: Date,
+  cache: PlaygroundCache,
+  hidden: readonly string[],
+  input: { environment: string; projects?: Projects | undefined; context: SdkContext },
+  meter?: RegexMeter,
+) {
   const projects = input.projects ?? '*'
   const scope = visibleScope(await preparedScope(cache.scopes, db, { projects, environments: [input.environment] }, cache.shareInFlight), projects, hidden)
   checkScope(scope)
@@ -60,7 +67,7 @@ export async function basicPlayground(db: Db, now: Date, cache: PlaygroundCache,
   return {
     input: { ...input, projects },
     features: scope.environments[0]!.flags.map((flag) => {
-      const result = flag.evaluate(evaluation, now)
+      const result = flag.evaluate(evaluation, now, meter)
       return { name: flag.name, projectId: flag.projectId, ...result }
     }),
   }
@@ -88,12 +95,29 @@ function checkEvaluationCount(environmentCount: number, flagCount: number, combi
  * Every flag in every environment for every combination of the context's comma-separated values;
  * the evaluations themselves run as the response is streamed.
  */
-function combinationsOf(environments: AdvancedEvaluation['environments'], context: PlaygroundContext, now: Date) {
+function combinationsOf(environments: AdvancedEvaluation['environments'], context: PlaygroundContext, now: Date, meter: RegexMeter | undefined) {
+  const contexts = contextCombinations(context).map((c) => ({ evaluations: environments.map((env) => inEnvironment(c.evaluation, env.name)), shown: c.shown }))
+  if (meter !== undefined) matchRegexes(environments, contexts, now, meter)
   return {
     now,
     environments,
-    contexts: contextCombinations(context).map((c) => ({ evaluations: environments.map((env) => inEnvironment(c.evaluation, env.name)), shown: c.shown })),
+    contexts,
+    ...(meter ? { meter } : {}),
     ...(context.invalid.length > 0 ? { warnings: { invalidContextProperties: context.invalid } } : {}),
+  }
+}
+
+/**
+ * Matches every REGEX constraint for every evaluation the response will make, before it is streamed: past the
+ * request's budget this throws (a 400), and otherwise the meter's memo answers them while streaming. One call per
+ * evaluation, so at most the evaluation limit; each distinct pattern and text is matched once.
+ */
+function matchRegexes(environments: AdvancedEvaluation['environments'], contexts: AdvancedEvaluation['contexts'], now: Date, meter: RegexMeter) {
+  for (const { evaluations } of contexts) {
+    for (let e = 0; e < environments.length; e++) {
+      const flags = environments[e]!.flags
+      for (let f = 0; f < flags.length; f++) flags[f]!.matchRegexes(evaluations[e]!, now, meter)
+    }
   }
 }
 
@@ -105,6 +129,7 @@ export async function advancedPlayground(
   cache: PlaygroundCache,
   hidden: readonly string[],
   input: { environments: string[]; projects?: Projects | undefined; context: SdkContext },
+  meter?: RegexMeter,
 ): Promise<AdvancedEvaluation> {
   const projects = input.projects ?? '*'
   const context = cleanContext(input.context)
@@ -114,7 +139,7 @@ export async function advancedPlayground(
   const scope = visibleScope(await preparedScope(cache.scopes, db, { projects, environments: input.environments }, cache.shareInFlight), projects, hidden)
   checkScope(scope)
   checkEvaluationCount(scope.environments.length, scope.environments[0]?.flags.length ?? 0, combinations, maxEvaluations)
-  return { input: { ...input, projects }, ...combinationsOf(scope.environments, context, now) }
+  return { input: { ...input, projects }, ...combinationsOf(scope.environments, context, now, meter) }
 }
 
 /**
@@ -122,7 +147,15 @@ export async function advancedPlayground(
  * memory, evaluated as the advanced playground does. Nothing is written (and nothing is kept: the
  * preview is prepared for this request only).
  */
-export async function changeRequestPlayground(db: Db, now: Date, maxEvaluations: number, hidden: readonly string[], id: string, input: { context: SdkContext }): Promise<AdvancedEvaluation> {
+export async function changeRequestPlayground(
+  db: Db,
+  now: Date,
+  maxEvaluations: number,
+  hidden: readonly string[],
+  id: string,
+  input: { context: SdkContext },
+  meter?: RegexMeter,
+): Promise<AdvancedEvaluation> {
   const context = cleanContext(input.context)
   const combinations = combinationCount(context)
   checkEvaluationCount(1, 0, combinations, maxEvaluations)
@@ -140,6 +173,6 @@ export async function changeRequestPlayground(db: Db, now: Date, maxEvaluations:
   checkEvaluationCount(1, flags.length, combinations, maxEvaluations)
   return {
     input: { environments: [changeRequest.environment], projects: [changeRequest.project], context: input.context },
-    ...combinationsOf([responseEnvironment(env.name, prepareEnvironment(flags, data.segments, env.name))], context, now),
+    ...combinationsOf([responseEnvironment(env.name, prepareEnvironment(flags, data.segments, env.name))], context, now, meter),
   }
 }

@@ -26,7 +26,7 @@ function strategyBits(flag: PreparedFlag, context: EvaluationContext, now: numbe
     let pass = true
     const constraints = strategy.constraints
     for (let c = 0; c < constraints.length; c++) {
-      const ok = constraints[c]!.test(context, now)
+      const ok = constraints[c]!.test(context, now, options)
       bits += ok ? '1' : '0'
       if (!ok) pass = false
     }
@@ -38,7 +38,7 @@ function strategyBits(flag: PreparedFlag, context: EvaluationContext, now: numbe
         continue
       }
       for (let c = 0; c < segment.constraints.length; c++) {
-        const ok = segment.constraints[c]!.test(context, now)
+        const ok = segment.constraints[c]!.test(context, now, options)
         bits += ok ? '1' : '0'
         if (!ok) pass = false
       }

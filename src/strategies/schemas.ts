@@ -24,7 +24,9 @@ function singleValueProblem(operator: ConstraintOperator, value: string): string
   if (operator.startsWith('DATE_')) return ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) ? undefined : `${operator} needs an ISO 8601 date, got "${value}"`
   if (operator.startsWith('SEMVER_')) return validVersion(value) ? undefined : `${operator} needs a semantic version, got "${value}"`
   if (operator === 'REGEX') {
-    // Compiled as the engine compiles it (RE2 syntax): what is accepted here is what SDK evaluation runs.
+    // Compiled as the engine compiles it (RE2 syntax): what is accepted here is what SDK evaluation runs. Every path a
+    // constraint enters by (strategies, segments, change requests, default strategies, state restore) parses it here,
+    // so the program limit (FLAGPOST_REGEX_MAX_PROGRAM) holds on all of them.
     const problem = regexProblem(value)
     return problem === undefined ? undefined : `REGEX needs a valid regular expression (RE2 syntax), got "${value}": ${problem}`
   }
@@ -38,7 +40,15 @@ export const ConstraintInputSchema = z
     caseInsensitive: z.boolean().optional(),
     inverted: z.boolean().optional(),
     values: z.array(z.string().max(1000)).max(10_000).optional(),
-    value: z.string().max(1000).optional(),
+    value: z
+      .string()
+      .max(1000)
+      .optional()
+      .openapi({
+        description:
+          'The single value of NUM_, DATE_, SEMVER_ and REGEX operators. A REGEX pattern is RE2 syntax and may compile to at most FLAGPOST_REGEX_MAX_PROGRAM instructions (5,000 by default: ' +
+          'realistic patterns take a few dozen; `(a|b|…){1000}` takes tens of thousands and only makes matching slow).',
+      }),
   })
   .superRefine((c, ctx) => {
     if (MULTI_VALUE.has(c.operator)) {

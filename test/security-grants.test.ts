@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { addToProject, createFlag, createProject, fresh, ok } from './helpers/factories.js'
-import { createSignedInUser, type TestUser } from './helpers/users.js'
+import { createSignedInUser } from './helpers/users.js'
 
 /*
  * Nobody but an admin grants a permission they do not hold. A project Owner (root Viewer) holds every project

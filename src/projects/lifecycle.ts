@@ -1,5 +1,5 @@
 import { eq, sql, type SQL } from 'drizzle-orm'
-import { actionSets, apiTokens, changeRequests, events, features, projects, segments } from '../../schema/index.js'
+import { actionSets, apiTokens, changeRequests, eventCountCache, events, featureCollaborators, features, projects, segments } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { conflict, notFound } from '../core/errors.js'
 import { eventsStatement, recordEvents } from '../events/store.js'
@@ -173,12 +173,20 @@ export async function deleteProject(db: Db, caller: Author, projectId: string): 
           fieldSnapshots: fields.map((f) => f.snapshot),
           actionSetIds: projectActionSets.map((a) => a.id),
         }),
-      (q) => queryRows(q, sql`delete from ${features} where project = ${projectId} and ${here}`),
+      // Its flags' collaborators (kept by name) go too: a flag made again with a name must not name the deleted one's authors.
+      (q) =>
+        queryRows(
+          q,
+          sql`with gone as (delete from ${features} where project = ${projectId} and ${here} returning name)
+            delete from ${featureCollaborators} c using gone where c.feature_name = gone.name`,
+        ),
+      // counts: the events of a private project's life are hidden from then on, so totals counted before are no longer true.
       (q) =>
         queryRows<{ id: string }>(
           q,
           sql`with alone as (delete from ${apiTokens} where id = any(${sql.param(alone.map((t) => t.id))}::int[]) and ${here}),
-            shared as (update ${apiTokens} set projects = array_remove(projects, ${projectId}) where ${projectId} = any(projects) and cardinality(projects) > 1 and user_id is null and ${here})
+            shared as (update ${apiTokens} set projects = array_remove(projects, ${projectId}) where ${projectId} = any(projects) and cardinality(projects) > 1 and user_id is null and ${here}),
+            counts as (delete from ${eventCountCache} where ${row.mode === 'private'} and ${here})
             delete from ${projects} where id = ${projectId} and ${here} returning id`,
         ),
     ])

@@ -106,6 +106,30 @@ describe('a project made again with a deleted private project’s id', () => {
     expect(collaborators.users.map((u: { id: number | null }) => u.id)).not.toContain(author.id)
   })
 
+  it('sends nothing of the new project to the integrations that named the deleted one: they stop naming it, switched off when it was their only one', async () => {
+    const author = await user('Viewer')
+    const project = await createProject(t, { mode: 'private' })
+    await addToProject(t, project, author.id, 'Owner')
+    const other = await createProject(t)
+    const hook = (projects: string[]) =>
+      ok(t, 'POST', '/api/admin/addons', { provider: 'webhook', enabled: true, parameters: { url: 'https://hooks.example.invalid/flagpost' }, events: ['feature-created'], projects }).then((r) => r.body.id as number)
+    const alone = await hook([project])
+    const shared = await hook([project, other])
+    await ok(t, 'DELETE', `/api/admin/projects/${project}`)
+    const addon = async (id: number) => (await ok(t, 'GET', '/api/admin/addons')).body.addons.find((a: { id: number }) => a.id === id)
+    expect(await addon(alone)).toMatchObject({ enabled: false, projects: [] })
+    expect(await addon(shared)).toMatchObject({ enabled: true, projects: [other] })
+    const updated = await t.query<{ data: any; pre_data: any }>(`select data, pre_data from events where type = 'addon-config-updated' and (data->>'id')::int = any($1) order by id`, [[alone, shared]])
+    expect(updated.map((e) => [e.pre_data.projects, e.data.projects, e.data.enabled])).toEqual([
+      [[project], [], false],
+      [[project, other], [other], true],
+    ])
+    await createProject(t, { id: project, mode: 'private' })
+    const flag = (await createFlag(t, {}, project)).name as string
+    const queued = await t.query(`select o.integration_id from integration_outbox o join events e on e.id = o.event_id where e.feature_name = $1`, [flag])
+    expect(queued).toEqual([])
+  })
+
   it('hides nothing of an open project deleted and made again', async () => {
     const project = await createProject(t)
     await ok(t, 'DELETE', `/api/admin/projects/${project}`)

@@ -130,6 +130,27 @@ describe('a project made again with a deleted private project’s id', () => {
     expect(queued).toEqual([])
   })
 
+  it('gives the new project’s members a true total even where the deleted project’s total was cached', async () => {
+    const member = await user('Viewer')
+    const project = await createProject(t, { mode: 'private' })
+    await addToProject(t, project, member.id, 'Member')
+    // A long history (more than the count cache's threshold), as years of changes would leave.
+    await t.query(
+      `insert into events (type, created_by, project, data) select 'feature-metadata-updated', 'test-admin', $1, jsonb_build_object('n', n) from generate_series(1, 1100) n`,
+      [project],
+    )
+    const query = `project=IS:${project}&limit=5`
+    const before = await search(member, query)
+    expect(before.total).toBeGreaterThan(1100)
+    expect((await t.query<{ n: number }>('select count(*)::int as n from event_count_cache')).at(0)!.n).toBeGreaterThan(0)
+    await ok(t, 'DELETE', `/api/admin/projects/${project}`)
+    await createProject(t, { id: project, mode: 'private' })
+    await addToProject(t, project, member.id, 'Member')
+    const after = await search(member, query)
+    expect(after.events.map((e) => e.type).sort()).toEqual(['project-access-added', 'project-created'])
+    expect(after.total).toBe(2)
+  })
+
   it('hides nothing of an open project deleted and made again', async () => {
     const project = await createProject(t)
     await ok(t, 'DELETE', `/api/admin/projects/${project}`)

@@ -27,6 +27,8 @@ export const events = pgTable(
     index('events_type_idx').on(t.type, t.createdAt, t.id),
     index('events_created_by_idx').on(t.createdBy, t.createdAt, t.id),
     index('events_created_by_user_id_idx').on(t.createdByUserId, t.createdAt, t.id),
+    // Where each life of a project id ended: events before it belong to the deleted project, not to one re-created with its id.
+    index('events_project_deleted_idx').on(t.project, t.id).where(sql`${t.type} = 'project-deleted'`),
   ],
 )
 

@@ -208,13 +208,17 @@ describe('nobody gives more than they hold', () => {
     expect((await access(project)).users.find((u: { id: number }) => u.id === target.id).roles).toEqual([within])
   })
 
-  it('the project’s Owner gives any project role, even one granting what Owner lacks (as Unleash)', async () => {
+  it('the project’s Owner gives Owner, Member and custom roles made of what Owner holds, not one granting what Owner lacks', async () => {
     const owner = await user('Viewer')
     const project = await createProject(t)
     await ok(t, 'POST', `/api/admin/projects/${project}/access`, { roles: [OWNER], users: [owner.id] })
     const skipper = await createRole([{ name: 'SKIP_CHANGE_REQUEST', environment: 'production' }])
+    const switcher = await createRole([{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }, { name: 'UPDATE_PROJECT' }])
     const target = await user('Viewer')
-    expect((await owner.call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [skipper, OWNER], users: [target.id] } })).status).toBe(200)
+    expect((await owner.call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [switcher, OWNER], users: [target.id] } })).status).toBe(200)
+    const refused = await owner.call('POST', `/api/admin/projects/${project}/access`, { body: { roles: [skipper, OWNER], users: [target.id] } })
+    expect(refused.status).toBe(403)
+    expect(refused.body.message).toContain('permission=SKIP_CHANGE_REQUEST defined for environment=production')
   })
 
   it('an Owner through a group manages the project’s access as one', async () => {

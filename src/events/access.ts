@@ -2,7 +2,7 @@ import { and, notInArray, sql, type SQL } from 'drizzle-orm'
 import { events } from '../../schema/index.js'
 import type { Principal } from '../core/principal.js'
 import { hasPermission, Permission } from '../core/permissions.js'
-import { visibleProjectCondition } from '../projects/visibility.js'
+import { seesAllProjects, visibleProjectCondition } from '../projects/visibility.js'
 import { EVENT_TYPES } from './types.js'
 
 /**
@@ -23,7 +23,18 @@ export interface EventAccess {
   key: string
   admin: boolean
   hiddenProjects: readonly string[]
+  /** Whether the events of deleted private projects' lives are hidden (from all who do not see every project). */
+  pastLivesHidden: boolean
 }
+
+/**
+ * SQL keeping the events that belong to no earlier life of a private project: a project's id may be used again once
+ * it is deleted, and the events of the deleted private project must not become the new project's history (its members
+ * and, for an open one, everyone would read them). An event is of an earlier life when its project's `project-deleted`
+ * event of a private project is it or came after it (a small partial index, events_project_deleted_idx). Over-hides only the
+ * events of an open life followed by a private one, which those who see every project still read.
+ */
+const notOfPastPrivateLife = sql`not exists (select from ${events} d where d.type = 'project-deleted' and d.project = ${events.project} and d.id >= ${events.id} and d.pre_data->>'mode' = 'private')`
 
 /**
  * Every other event is read by whoever may read its project (see src/projects/visibility.ts); one with no project
@@ -32,18 +43,26 @@ export interface EventAccess {
  */
 export function eventAccess(principal: Principal, hidden: readonly string[]): EventAccess {
   const admin = hasPermission(principal, Permission.ADMIN)
+  const pastLivesHidden = !seesAllProjects(principal)
   const conditions: SQL[] = []
   if (!admin) conditions.push(notInArray(events.type, [...ADMIN_ONLY_EVENT_TYPES]))
   const visible = visibleProjectCondition(events.project, hidden)
   if (visible) conditions.push(visible)
-  if (conditions.length === 0) return { condition: undefined, key: '', admin, hiddenProjects: hidden }
+  if (pastLivesHidden) conditions.push(notOfPastPrivateLife)
+  if (conditions.length === 0) return { condition: undefined, key: '', admin, hiddenProjects: hidden, pastLivesHidden }
   // The key spells out everything the condition depends on, so a cached total is never read under another condition.
-  const key = JSON.stringify({ adminOnlyTypesHidden: admin ? [] : ADMIN_EVENT_PREFIXES, hiddenProjects: hidden })
-  return { condition: conditions.length === 1 ? conditions[0] : sql`(${sql.join(conditions, sql` and `)})`, key, admin, hiddenProjects: hidden }
+  const key = JSON.stringify({ adminOnlyTypesHidden: admin ? [] : ADMIN_EVENT_PREFIXES, hiddenProjects: hidden, ...(pastLivesHidden ? { pastPrivateLivesHidden: true } : {}) })
+  return { condition: conditions.length === 1 ? conditions[0] : sql`(${sql.join(conditions, sql` and `)})`, key, admin, hiddenProjects: hidden, pastLivesHidden }
 }
 
 /**
  * The condition of every caller who is not an admin as one text, for prepared statements: the private projects
- * hidden from them are the placeholder `hiddenProjects` (an array, maybe empty). Admins read every event.
+ * hidden from them are the placeholder `hiddenProjects` (an array, maybe empty), and `pastLivesHidden` (a boolean)
+ * whether deleted private projects' lives are hidden. Admins read every event.
  */
-export const nonAdminAccessCondition = () => and(notInArray(events.type, [...ADMIN_ONLY_EVENT_TYPES]), visibleProjectCondition(events.project, sql.placeholder('hiddenProjects')))
+export const nonAdminAccessCondition = () =>
+  and(
+    notInArray(events.type, [...ADMIN_ONLY_EVENT_TYPES]),
+    visibleProjectCondition(events.project, sql.placeholder('hiddenProjects')),
+    sql`(not ${sql.placeholder('pastLivesHidden')}::boolean or ${notOfPastPrivateLife})`,
+  )

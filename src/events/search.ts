@@ -157,7 +157,7 @@ async function pageAndTotal(
   const values = { ...prepared?.values, filterKey, offset: page.offset, limit: page.limit }
   const [row] =
     prepared && !access.admin
-      ? await prepared.reads.nonAdmin(db, { ...values, hiddenProjects: [...access.hiddenProjects] })
+      ? await prepared.reads.nonAdmin(db, { ...values, hiddenProjects: [...access.hiddenProjects], pastLivesHidden: access.pastLivesHidden })
       : prepared && access.hiddenProjects.length === 0
         ? await prepared.reads.admin(db, values)
         : await queryRows<PageAndTotal>(db, pageAndTotalSql(filterKey, where, page))

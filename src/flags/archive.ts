@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { changeRequestChanges, changeRequests, environments, events, featureDependencies, featureEnvironments, featureLifecycles, features } from '../../schema/index.js'
+import { changeRequestChanges, changeRequests, environments, events, featureCollaborators, featureDependencies, featureEnvironments, featureLifecycles, features } from '../../schema/index.js'
 import { batch, queryRows, untilUnchanged, type Db } from '../db.js'
 import { conflict, notFound, validationError } from '../core/errors.js'
 import { eventsStatement, guardPassed } from '../events/store.js'
@@ -98,13 +98,19 @@ const flagsDeletedEvents = eventsStatement('flagpost_delete_flags_events', {
   guarded: true,
 })
 
-/** Deletes the flags whose `feature-deleted` events this transaction wrote (everything of theirs goes with them by foreign keys). */
+/**
+ * Deletes the flags whose `feature-deleted` events this transaction wrote (everything of theirs goes with them by
+ * foreign keys) and their collaborators (kept by name, with no foreign key), so that a flag made again with the name
+ * does not name the deleted one's authors.
+ */
 const deleteFlags = (names: string[], createdAt: Date, createdBy: string) => (q: Db) =>
   queryRows(
     q,
-    sql`delete from ${features} f where f.name = any(${sql.param(names)}::text[]) and exists (select from ${events} e
+    sql`with gone as (delete from ${features} f where f.name = any(${sql.param(names)}::text[]) and exists (select from ${events} e
       where e.type = 'feature-deleted' and e.feature_name = f.name and e.created_at = ${createdAt.toISOString()}::timestamptz and e.created_by = ${createdBy})
-      returning f.name`,
+      returning f.name),
+      authors as (delete from ${featureCollaborators} c using gone where c.feature_name = gone.name)
+      select name from gone`,
   )
 
 /** POST /api/admin/projects/{projectId}/archive/validate: what archiving these flags would do to the flags depending on them. */

@@ -73,8 +73,9 @@ const groupRoleParams = groupParams.extend({ roleId: idParam('roleId', 'role') }
 const roleParams = projectIdParam.extend({ roleId: idParam('roleId', 'role') })
 
 const writeRule =
-  'Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins and the project’s Owners may give any project role; anyone else only a role whose ' +
-  'every permission they hold in the project themselves (403 otherwise, as in Unleash). A change that leaves no Owner where there was one is a 400. ' +
+  'Needs UPDATE_PROJECT in the project (its Owners, Editors and Admins). Admins may give any project role; anyone else, the project’s Owners too, only a role whose ' +
+  'every permission they hold in the project themselves, an environment’s permission in that environment or in every one (403 otherwise; Unleash lets Owners give any role, ' +
+  'Flagpost does not, so that an Owner cannot give SKIP_CHANGE_REQUEST, which the Owner role lacks). A change that leaves no Owner where there was one is a 400. ' +
   'Takes effect on the holders’ next request. 404 for an unknown project.'
 const roleRules = 'Roles are project roles, built in (4 Owner, 5 Member) or custom: 400 for another role, an unknown user or an unknown group.'
 const legacy = 'Unleash’s route for one role, deprecated since its 5.5 (kept for its clients).'

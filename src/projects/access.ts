@@ -126,13 +126,14 @@ const minus = (a: Pair[], b: Pair[]) => a.filter(([h, r]) => !b.some(([h2, r2]) 
 const hasOwner = (access: Access) => [...access.users.values(), ...access.groups.values()].some((roleIds) => roleIds.includes(OWNER_ROLE_ID))
 
 /**
- * 403 unless the caller may give every role in `given` in the project, as Unleash decides: admins and the project's
- * owners may give any; anyone else only a role whose every permission they hold there themselves (in the same
- * environment, or in every one).
+ * 403 unless the caller may give every role in `given` in the project: admins any; anyone else, the project's Owners
+ * too, only a role whose every permission they hold there themselves (in the same environment, or in every one).
+ * Unleash lets Owners give any role; Flagpost does not, or an Owner could give themselves SKIP_CHANGE_REQUEST, which
+ * the Owner role lacks, and switch a change-request-protected environment directly.
  */
 function requireMayGive(caller: Caller, state: AccessState, given: number[]) {
   const { principal } = caller
-  if (given.length === 0 || ownsProject(principal, state.projectId)) return
+  if (given.length === 0) return
   const held = heldInProject(principal, state.projectId)
   for (const id of given) {
     const role = state.roles.get(id)!
@@ -247,14 +248,15 @@ function giving(state: AccessState, roleIds: number[], userIds: number[], groupI
 }
 
 /**
- * Giving users and groups roles and its event, for a caller who may give any role (checked before): made only while
- * the project is live, every role a project role, every user active and every group there; one statement, so the
- * write needs no read first (under the project's lock, taken by the statement before it in the same batch).
+ * Giving users and groups roles and its event, for a caller who may give the roles of the types `types` (checked
+ * before): made only while the project is live, every role a project role of those types, every user active and every
+ * group there; one statement, so the write needs no read first (under the project's lock, taken by the statement
+ * before it in the same batch).
  */
 const addAccessStatement = eventsStatement('flagpost_add_project_access', {
   alongside: [
     sql`select where exists (select from ${projects} where id = ${p('project')} and archived_at is null)
-      and (select count(*) from ${roles} where id = any(${p('roles')}::int[]) and type in ('project', 'custom')) = cardinality(${p('roles')}::int[])
+      and (select count(*) from ${roles} where id = any(${p('roles')}::int[]) and type = any(${p('types')}::text[])) = cardinality(${p('roles')}::int[])
       and (select count(*) from ${users} where id = any(${p('users')}::int[]) and deleted_at is null) = cardinality(${p('users')}::int[])
       and (select count(*) from ${groups} where id = any(${p('groups')}::int[])) = cardinality(${p('groups')}::int[])`,
   ],
@@ -271,14 +273,16 @@ const addAccessStatement = eventsStatement('flagpost_add_project_access', {
 
 /**
  * POST /api/admin/projects/{projectId}/access: gives every user and group listed every role listed. Emits
- * `project-access-added`. Admins and the project's owners, who may give any role, write at once (one batch; a read
- * only when it wrote nothing, to say why); others have what they give checked first.
+ * `project-access-added`. Admins, who may give any role, and the project's Owners giving built-in project roles (Owner
+ * and Member, whose permissions the Owner role holds) write at once (one batch; a read only when it wrote nothing, to
+ * say why); others, and Owners giving a custom role, have what they give checked first.
  */
 export async function addAccess(db: Db, caller: Caller, projectId: string, input: AddAccess) {
   const [roleIds, userIds, groupIds] = [sorted(input.roles), sorted(input.users), sorted(input.groups ?? [])]
   const event = accessAddedEvent(projectId, roleIds, userIds, groupIds)
-  if (hasPermission(caller.principal, Permission.ADMIN) || ownsProject(caller.principal, projectId)) {
-    const values = { project: projectId, roles: roleIds, users: userIds, groups: groupIds, createdBy: caller.actor.createdBy, createdAt: caller.now.toISOString() }
+  const types = hasPermission(caller.principal, Permission.ADMIN) ? ['project', 'custom'] : ownsProject(caller.principal, projectId) ? ['project'] : undefined
+  if (types) {
+    const values = { project: projectId, roles: roleIds, types, users: userIds, groups: groupIds, createdBy: caller.actor.createdBy, createdAt: caller.now.toISOString() }
     const [, { written }] = await batch(db, [(q) => lockProject(q, projectId), (q) => addAccessStatement(q, caller.actor, caller.now, [event], values)])
     if (written > 0) return
   }

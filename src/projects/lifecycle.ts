@@ -1,5 +1,5 @@
 import { eq, sql, type SQL } from 'drizzle-orm'
-import { actionSets, apiTokens, changeRequests, events, features, projects, segments } from '../../schema/index.js'
+import { actionSets, addons, apiTokens, changeRequests, eventCountCache, events, featureCollaborators, features, projects, segments } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { conflict, notFound } from '../core/errors.js'
 import { eventsStatement, recordEvents } from '../events/store.js'
@@ -11,6 +11,7 @@ import { segmentState } from '../segments/store.js'
 import { tokenDeletedEvent } from '../api-tokens/store.js'
 import { projectFieldsAsRead, projectFieldsForDeletion } from '../context-fields/store.js'
 import { actionSetJson } from '../actions/store.js'
+import { addonView } from '../integrations/store.js'
 
 /*
  * A project's life after its creation: archiving (it takes no more writes and is listed only when archived
@@ -119,7 +120,8 @@ const projectDeletedEvents = eventsStatement('flagpost_delete_project_events', {
       and ${idsAsRead(apiTokens, sql`${p('project')} = any(projects) and user_id is null`, 'tokenIds')}
       and ${idsAsRead(segments, sql`project = ${p('project')}`, 'segmentIds')}
       and ${projectFieldsAsRead(p('project'), p('fieldSnapshots'))}
-      and ${idsAsRead(actionSets, sql`project = ${p('project')}`, 'actionSetIds')}`,
+      and ${idsAsRead(actionSets, sql`project = ${p('project')}`, 'actionSetIds')}
+      and (select coalesce(array_agg(a::text order by a.id), '{}') from ${addons} a where ${p('project')} = any(a.projects)) = ${p('addonSnapshots')}::text[]`,
   ],
   guarded: true,
 })
@@ -138,18 +140,25 @@ const deletedHere = (projectId: string, now: Date, createdBy: string) =>
 export async function deleteProject(db: Db, caller: Author, projectId: string): Promise<void> {
   const { actor, now } = caller
   await untilUnchanged(`Project ${projectId}`, async () => {
-    const [found, flags, tokens, projectSegments, fields, projectActionSets] = await together(db, [
+    const [found, flags, tokens, projectSegments, fields, projectActionSets, integrations] = await together(db, [
       (q) => readProject(q, projectId),
       (q) => projectFlagsForDeletion(q, projectId),
       (q) => q.select().from(apiTokens).where(sql`${projectId} = any(${apiTokens.projects}) and ${apiTokens.userId} is null`).orderBy(apiTokens.id),
       (q) => q.select().from(segments).where(eq(segments.project, projectId)).orderBy(segments.id),
       (q) => projectFieldsForDeletion(q, projectId),
       (q) => q.select({ id: actionSets.id, set: sql<unknown>`${actionSetJson('action_sets')}` }).from(actionSets).where(eq(actionSets.project, projectId)).orderBy(actionSets.id),
+      (q) => q.select({ row: addons, snapshot: rowText(addons) }).from(addons).where(sql`${projectId} = any(${addons.projects})`).orderBy(addons.id),
     ])
     const { row, snapshot } = found
     if (projectId === DEFAULT_PROJECT) throw conflict('You can not delete the default project')
     refuseBusy('delete', projectId, found)
     const alone = tokens.filter((t) => t.projects.length === 1)
+    // Integrations naming the project stop naming it, so that a project made again with its id does not send its
+    // events to them; one naming it alone is switched off too (no project named would mean every project).
+    const integrationsAfter = integrations.map(({ row: a }) => {
+      const remaining = a.projects.filter((id) => id !== projectId)
+      return { before: a, after: { ...a, projects: remaining, enabled: a.enabled && remaining.length > 0 } }
+    })
     const list: NewEvent[] = [
       ...flags.events,
       ...projectSegments.map((s): NewEvent => ({ type: 'segment-deleted', project: projectId, data: null, preData: segmentState(s) })),
@@ -157,6 +166,7 @@ export async function deleteProject(db: Db, caller: Author, projectId: string): 
       ...alone.map(tokenDeletedEvent),
       // Drivers hand jsonb back parsed or as text.
       ...projectActionSets.map((a): NewEvent => ({ type: 'actions-deleted', project: projectId, preData: typeof a.set === 'string' ? JSON.parse(a.set) : a.set })),
+      ...integrationsAfter.map(({ before, after }): NewEvent => ({ type: 'addon-config-updated', data: addonView(after), preData: addonView(before) })),
       { type: 'project-deleted', project: projectId, data: null, preData: { ...lifeOf(row), description: row.description, mode: row.mode } },
     ]
     const here = deletedHere(projectId, now, actor.createdBy)
@@ -172,13 +182,24 @@ export async function deleteProject(db: Db, caller: Author, projectId: string): 
           segmentIds: projectSegments.map((s) => s.id),
           fieldSnapshots: fields.map((f) => f.snapshot),
           actionSetIds: projectActionSets.map((a) => a.id),
+          addonSnapshots: integrations.map((a) => a.snapshot),
         }),
-      (q) => queryRows(q, sql`delete from ${features} where project = ${projectId} and ${here}`),
+      // Its flags' collaborators (kept by name) go too: a flag made again with a name must not name the deleted one's authors.
+      (q) =>
+        queryRows(
+          q,
+          sql`with gone as (delete from ${features} where project = ${projectId} and ${here} returning name)
+            delete from ${featureCollaborators} c using gone where c.feature_name = gone.name`,
+        ),
+      // counts: the events of a private project's life are hidden from then on, so totals counted before are no longer true.
       (q) =>
         queryRows<{ id: string }>(
           q,
           sql`with alone as (delete from ${apiTokens} where id = any(${sql.param(alone.map((t) => t.id))}::int[]) and ${here}),
-            shared as (update ${apiTokens} set projects = array_remove(projects, ${projectId}) where ${projectId} = any(projects) and cardinality(projects) > 1 and user_id is null and ${here})
+            shared as (update ${apiTokens} set projects = array_remove(projects, ${projectId}) where ${projectId} = any(projects) and cardinality(projects) > 1 and user_id is null and ${here}),
+            counts as (delete from ${eventCountCache} where ${row.mode === 'private'} and ${here}),
+            integrations as (update ${addons} set projects = array_remove(projects, ${projectId}), enabled = enabled and cardinality(array_remove(projects, ${projectId})) > 0
+              where ${projectId} = any(projects) and ${here})
             delete from ${projects} where id = ${projectId} and ${here} returning id`,
         ),
     ])

@@ -35,19 +35,21 @@ async function projectStats(db: Db, projectId: string, now: Date) {
   const past = new Date(now.getTime() - 2 * WINDOW_DAYS * DAY_MS)
   // The current window ends now, inclusive; the past window ends where the current one starts.
   const inWindow = (column: unknown, from: Date, to: Date) => (to === now ? sql`${column} >= ${from} and ${column} <= ${to}` : sql`${column} >= ${from} and ${column} < ${to}`)
+  // The project's activity is its own, not that of a deleted project whose id it has again (nor a deleted flag's whose name it reuses).
+  const thisLife = sql`${events.id} > coalesce((select max(d.id) from ${events} d where d.type = 'project-deleted' and d.project = ${projectId}), 0)`
   const [row = {}] = await queryRows<Record<string, string | number | null>>(db, sql`
     select
       (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.createdAt, current, now)}) as created_current,
       (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.createdAt, past, current)}) as created_past,
       (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.archivedAt, current, now)}) as archived_current,
       (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.archivedAt, past, current)}) as archived_past,
-      (select count(*) from ${events} where ${events.project} = ${projectId} and ${inWindow(events.createdAt, current, now)}) as activity_current,
-      (select count(*) from ${events} where ${events.project} = ${projectId} and ${inWindow(events.createdAt, past, current)}) as activity_past,
+      (select count(*) from ${events} where ${events.project} = ${projectId} and ${thisLife} and ${inWindow(events.createdAt, current, now)}) as activity_current,
+      (select count(*) from ${events} where ${events.project} = ${projectId} and ${thisLife} and ${inWindow(events.createdAt, past, current)}) as activity_past,
       (select count(*) from ${projectMembers} where ${projectMembers.projectId} = ${projectId} and ${inWindow(projectMembers.createdAt, current, now)}) as members_added,
       (select coalesce(avg(extract(epoch from first_enabled - created_at)) / 86400, 0) from (
         select f.created_at, min(e.created_at) as first_enabled
         from ${features} f
-        join ${events} e on e.feature_name = f.name and e.type = 'feature-environment-enabled'
+        join ${events} e on e.feature_name = f.name and e.type = 'feature-environment-enabled' and e.created_at >= f.created_at
         join ${environments} env on env.name = e.environment and env.type = 'production'
         where f.project = ${projectId} and f.created_at >= ${current} and f.created_at <= ${now}
         group by f.name, f.created_at

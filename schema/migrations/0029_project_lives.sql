@@ -1,0 +1,1 @@
+CREATE INDEX "events_project_deleted_idx" ON "events" USING btree ("project","id") WHERE "events"."type" = 'project-deleted';

@@ -151,7 +151,7 @@ const changePasswordRoute = adminRoute({
   tags,
   summary: "Change a user's password as an admin",
   description:
-    'Sets the password (at least 8 characters) and resets `loginAttempts` to 0, which unlocks an account locked after 10 failed sign-ins. ' +
+    'Sets the password (at least 8 characters) and resets `loginAttempts` to 0, which ends a sign-in lockout (after 10 failed sign-ins in a row) before its delay. ' +
     `The user's sessions end and their open invite links stop working. ${offRefused} ${secrets} ${adminOnly} Emits \`user-updated\` (noting the change, without the password).`,
   request: { params: UserIdParam, body: { required: true, content: jsonContent(ChangeUserPasswordSchema) } },
   responses: { 200: { description: 'The password was changed' }, ...pickErrors(400, 401, 403, 404, 415) },

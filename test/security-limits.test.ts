@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { streamHub } from '../src/client-api/streaming.js'
 import { frontendContext } from '../src/frontend-api/context.js'
+import { KEPT_PER_ENDPOINT } from '../src/signals/incoming.js'
 import { createTestApp } from './helpers/app.js'
 import { flagOnWithClientToken } from './helpers/factories.js'
 
@@ -45,5 +46,25 @@ describe('the frontend API context', () => {
     expect(context.properties?.field0).toBe('value 0')
     expect(context.properties?.field120).toBeUndefined()
     expect(context.userId).toHaveLength(1_000)
+  })
+})
+
+describe('signals kept per endpoint', () => {
+  it('keeps the newest 1,000 of an endpoint: a new signal drops the oldest', async () => {
+    const t = await createTestApp()
+    try {
+      expect(KEPT_PER_ENDPOINT).toBe(1_000)
+      const endpoint = (await t.call('POST', '/api/admin/signal-endpoints', { body: { name: 'kept-alerts' } })).body as { id: number; name: string }
+      const token = (await t.call('POST', `/api/admin/signal-endpoints/${endpoint.id}/tokens`, { body: { name: 'grafana' } })).body as { token: string }
+      await t.query(`insert into signals (source_id, payload) select $1, jsonb_build_object('n', n) from generate_series(1, 1000) n`, [endpoint.id])
+      const sent = await t.call('POST', `/api/signal-endpoint/${endpoint.name}`, { token: `Bearer ${token.token}`, body: { n: 'new' } })
+      expect(sent.status, sent.text).toBe(200)
+      const rows = await t.query<{ n: string }>(`select payload->>'n' as n from signals where source_id = $1 order by id`, [endpoint.id])
+      expect(rows).toHaveLength(1_000)
+      expect(rows[0]!.n).toBe('2')
+      expect(rows.at(-1)!.n).toBe('new')
+    } finally {
+      await t.close()
+    }
   })
 })

@@ -1968,7 +1968,7 @@ export interface paths {
         put?: never;
         /**
          * Change your own password
-         * @description For a signed-in user (session or personal access token): `oldPassword` must be the current password (a wrong one is a 400 and counts as a failed sign-in: ten in a row lock the account), `confirmPassword`, when given, must equal `password` (at least 8 characters). Every session of the user ends, this one too: sign in again with the new password. An API token has no password (403). While password sign-in is switched off (single sign-on only) a 403 saying so, nothing changed: a password set now could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Emits `user-updated` (noting the change, without the password).
+         * @description For a signed-in user (session or personal access token): `oldPassword` must be the current password (a wrong one is a 400 and counts as a failed sign-in: from ten in a row, each further check waits out the sign-in lockout's growing delay, during which even the right old password gets that 400), `confirmPassword`, when given, must equal `password` (at least 8 characters). Every session of the user ends, this one too: sign in again with the new password. An API token has no password (403). While password sign-in is switched off (single sign-on only) a 403 saying so, nothing changed: a password set now could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Emits `user-updated` (noting the change, without the password).
          */
         post: operations["changeMyPassword"];
         delete?: never;

@@ -41,6 +41,8 @@ export const users = pgTable(
       .notNull()
       .references(() => roles.id),
     loginAttempts: integer('login_attempts').notNull().default(0),
+    // Password checks refused until then (failed sign-ins in a row: growing delays, never permanent); null: none.
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
     // A service account (Unleash's is_service): never signs in, acts through its tokens; users' listings leave it out.
     isService: boolean('is_service').notNull().default(false),
     seenAt: timestamp('seen_at', { withTimezone: true, mode: 'date' }),

@@ -17,6 +17,7 @@ import { lookUpSession, sessionIdOf } from './auth/sessions.js'
 import type { ResolvedPrincipal } from './core/principal.js'
 import { crossSiteWriteGuard } from './http/cross-site.js'
 import { signInRateLimit, type SignInRateLimit } from './auth/rate-limit.js'
+import { socketClientAddress, type ClientAddress } from './http/client-address.js'
 import { healthRoutes } from './health/routes.js'
 import { projectRoutes } from './projects/routes.js'
 import { environmentRoutes } from './environments/routes.js'
@@ -114,8 +115,14 @@ export interface AppDeps {
    * when single sign-on fails.
    */
   allowPasswordLogin?: boolean
-  /** Sign-in attempts per client address (each home says how it knows the address). */
+  /** Sign-in attempts per client address. */
   signIn?: SignInRateLimit
+  /**
+   * Which address a request's client is at, for every per-address limit and the SDKs' client_ip (src/http/client-address.ts):
+   * Node's server passes the socket's peer as FLAGPOST_TRUST_PROXY says, the worker CF-Connecting-IP. Default: the
+   * socket's peer, trusting no forwarding header.
+   */
+  clientAddress?: ClientAddress
   /**
    * How long this app remembers the admin principal of a token or session (default 5 s; 0: looked up on every
    * request). A change through another app (a token deleted, a session ended, a role changed) reaches this
@@ -178,6 +185,7 @@ export function createApp(deps: AppDeps) {
     contextValueMaxLength: deps.evaluation?.contextValueMaxLength ?? DEFAULT_EVALUATION_LIMITS.contextValueMaxLength,
     regexWorkBudget: deps.evaluation?.regexWorkBudget ?? DEFAULT_EVALUATION_LIMITS.regexWorkBudget,
   }
+  const clientAddress = deps.clientAddress ?? socketClientAddress()
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
   const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false }
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background, streams: deps.streams })
@@ -216,6 +224,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', async (c, next) => {
     c.set('clock', clock)
     c.set('evaluationLimits', evaluationLimits)
+    c.set('clientAddress', clientAddress)
     c.set('accounts', accounts)
     c.set('oidc', oidc)
     c.set('forgetPrincipals', () => principals.forget())
@@ -285,7 +294,7 @@ export function createApp(deps: AppDeps) {
   app.use('/api/frontend/*', frontendCors(sdk.options.frontendCorsOrigins))
   app.use('/api/client/*', authenticateClient)
   app.use('/api/frontend/*', authenticateFrontend)
-  app.use('/api/signal-endpoint/:name', authenticateSignal({ clientAddress: deps.signIn?.clientAddress, perMinute: deps.signalsPerMinute }, clock))
+  app.use('/api/signal-endpoint/:name', authenticateSignal({ perMinute: deps.signalsPerMinute }, clock))
   // A whole instance's state is restored in one request: its import takes a larger body than any other write.
   app.use('*', bodyGuard({ largerBodies: { [STATE_IMPORT_PATH]: STATE_IMPORT_MAX_BYTES } }))
 

@@ -14,12 +14,12 @@ import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
 import { loggable } from './core/errors.js'
 import { nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
+import { parseTrustProxy, socketClientAddress, type TrustProxy } from './http/client-address.js'
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
 import { evaluationLimitsFromEnv, type EvaluationLimits } from './http/evaluation-limits.js'
 import { runPendingActions } from './actions/runs.js'
 import { streamHub, type StreamingOptions } from './client-api/streaming.js'
-import type { IncomingMessage } from 'node:http'
 import type { Clock } from './core/clock.js'
 
 export interface ServerConfig {
@@ -37,6 +37,8 @@ export interface ServerConfig {
   emailWebhookUrl?: string
   /** Origins browsers may call the frontend API from (FLAGPOST_FRONTEND_CORS_ORIGINS, comma-separated); default any. */
   frontendCorsOrigins: string[]
+  /** Whose X-Forwarded-For is believed (FLAGPOST_TRUST_PROXY); default none: the socket's peer is the client. */
+  trustProxy: TrustProxy
   /** Sign-in attempts one client address may make in a minute (FLAGPOST_SIGN_IN_RATE_LIMIT); 0: no limit. */
   signInPerMinute: number
   /** Signals one client address may send one signal endpoint in a minute (FLAGPOST_SIGNAL_RATE_LIMIT, default 60); 0: no limit. */
@@ -81,6 +83,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     publicUrl: httpUrl(env.FLAGPOST_PUBLIC_URL, 'FLAGPOST_PUBLIC_URL'),
     emailWebhookUrl: httpUrl(env.FLAGPOST_EMAIL_WEBHOOK_URL, 'FLAGPOST_EMAIL_WEBHOOK_URL'),
     frontendCorsOrigins: parseCorsOrigins(env.FLAGPOST_FRONTEND_CORS_ORIGINS),
+    trustProxy: parseTrustProxy(env.FLAGPOST_TRUST_PROXY),
     signInPerMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT),
     signalsPerMinute: signalsPerMinute(env.FLAGPOST_SIGNAL_RATE_LIMIT),
     principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
@@ -134,8 +137,9 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     email,
     sdk: { frontendCorsOrigins: config.frontendCorsOrigins },
     streams: streamHub(config.streaming),
-    // The socket's peer: behind a proxy, every client shares its address (set FLAGPOST_SIGN_IN_RATE_LIMIT to suit).
-    signIn: { clientAddress: (c) => (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress, perMinute: config.signInPerMinute },
+    // The socket's peer, or as far back through X-Forwarded-For as the proxies FLAGPOST_TRUST_PROXY names.
+    clientAddress: socketClientAddress(config.trustProxy),
+    signIn: { perMinute: config.signInPerMinute },
     principalTtlMs: config.principalTtlMs,
     allowPasswordLogin: config.allowPasswordLogin,
     signalsPerMinute: config.signalsPerMinute,

@@ -9,6 +9,7 @@ import { markPotentiallyStale } from './feature-types/potentially-stale.js'
 import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
 import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
+import { cloudflareClientAddress } from './http/client-address.js'
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
 import { evaluationLimitsFromEnv } from './http/evaluation-limits.js'
@@ -142,6 +143,8 @@ export class SdkStreams {
       db: () => this.connection.db,
       sdk: { frontendCorsOrigins: parseCorsOrigins(this.env.FLAGPOST_FRONTEND_CORS_ORIGINS) },
       streams: streamHub(),
+      // The stream's request as the worker passed it on, CF-Connecting-IP included: the per-address stream limit.
+      clientAddress: cloudflareClientAddress,
       openApiDocument: () => prebuiltOpenApiDocument(this.env),
       // The REGEX program limit is one per isolate (evaluation/regex.ts): the same as the worker's, whichever app comes first.
       evaluation: evaluationLimitsFromEnv(this.env as unknown as Record<string, unknown>),
@@ -172,8 +175,9 @@ export default {
         staleWhileRevalidateMs: 5 * 60_000,
         sharedPayloads: sharedPayloadsOf(env),
       },
-      // Cloudflare sets CF-Connecting-IP itself, replacing any the client sent.
-      signIn: { clientAddress: (c) => c.req.header('cf-connecting-ip'), perMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT) },
+      // Cloudflare sets CF-Connecting-IP itself, replacing any the client sent; no other header is believed here.
+      clientAddress: cloudflareClientAddress,
+      signIn: { perMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT) },
       principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
       openApiDocument: () => prebuiltOpenApiDocument(env),
       allowPasswordLogin: env.FLAGPOST_ALLOW_PASSWORD_LOGIN === 'true',

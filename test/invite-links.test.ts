@@ -177,7 +177,7 @@ describe('signing up with an invite link', () => {
   })
 
   it('limits checking and signing up per client address, as sign-in', async () => {
-    const limited = await createTestApp({ signIn: { clientAddress: () => '203.0.113.9', perMinute: 2 } })
+    const limited = await createTestApp({ clientAddress: () => '203.0.113.9', signIn: { perMinute: 2 } })
     try {
       const statuses: number[] = []
       for (let i = 0; i < 3; i++) statuses.push((await limited.call('GET', '/invite/0123456789abcdef0123456789abcdef/validate', { token: null })).status)

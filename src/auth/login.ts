@@ -12,14 +12,39 @@ import { hashSecret } from '../api-tokens/secrets.js'
 import { newSession } from './sessions.js'
 import { passwordLinksOff, passwordLinksRefused, passwordSignInRefusedSql } from '../auth-settings/store.js'
 
-/** After this many failed sign-ins in a row the account is locked until an admin sets a new password. */
+/** From this many failed password checks in a row, each further check waits for a lockout delay (LOCKOUT_MINUTES). */
 export const MAX_LOGIN_ATTEMPTS = 10
+/** The delays, in minutes, after the 10th, 11th, 12th, 13th and every later failure in a row: growing, capped, never permanent. */
+export const LOCKOUT_MINUTES = [1, 5, 15, 60] as const
 
-// One answer for every failure (unknown user, wrong password, locked account), so it reveals nothing.
+/**
+ * The password check of a user (sign-in, change-password's old password), counted in the statement that reads the
+ * user: a user whose lockout has not ended is not matched (the check fails as an unknown user's does, whatever the
+ * password), the others get one more attempt, and the attempt that reaches MAX_LOGIN_ATTEMPTS (and each one after)
+ * sets the next delay, before its password is verified; a success clears both (`passwordCheckPassed`). As it is one
+ * statement, concurrent attempts see each other: once the count reaches the limit, one attempt per delay is verified.
+ */
+function passwordCheckCounted(now: Date) {
+  const attempt = sql`${users.loginAttempts} + 1`
+  const step = sql`least(${attempt} - ${MAX_LOGIN_ATTEMPTS}, ${LOCKOUT_MINUTES.length - 1}) + 1`
+  const minutes = sql`(${sql.raw(`array[${LOCKOUT_MINUTES.join(',')}]`)})[${step}]`
+  return {
+    notLocked: sql`(${users.lockedUntil} is null or ${users.lockedUntil} <= ${now.toISOString()}::timestamptz)`,
+    counted: {
+      loginAttempts: sql`${attempt}`,
+      lockedUntil: sql`case when ${attempt} >= ${MAX_LOGIN_ATTEMPTS} then ${now.toISOString()}::timestamptz + ${minutes} * interval '1 minute' else null end`,
+    },
+  }
+}
+
+/** What a passed password check writes: the count and any lockout forgotten. */
+const passwordCheckPassed = { loginAttempts: 0, lockedUntil: null }
+
+// One answer for every failure (unknown user, wrong password, account waiting out a lockout), so it reveals nothing.
 const signInFailed = () =>
   new ApiError(
     'AuthenticationRequired',
-    'The combination of username and password is invalid, or the account is locked after too many failed sign-ins (an admin can unlock it by setting a new password).',
+    'The combination of username and password is invalid, or too many failed sign-ins in a row have paused this account\'s sign-in for a while: try again later.',
   )
 
 const passwordSignInOff = () =>
@@ -29,9 +54,9 @@ const invalidLink = () => new ApiError('AuthenticationRequired', 'The link is in
 
 /**
  * Signs in with a username or e-mail and a password. Each attempt is counted before the password is
- * verified, in one statement (an attempt is a failure until the password proves right), so concurrent
- * attempts see each other: no more than MAX_LOGIN_ATTEMPTS of them can be verified between two
- * successes. Every attempt runs one PBKDF2 of the same cost, whether the user exists or not, so timing
+ * verified, in one statement (an attempt is a failure until the password proves right; passwordCheckCounted):
+ * after MAX_LOGIN_ATTEMPTS failures in a row, one attempt per growing delay (LOCKOUT_MINUTES) is verified, and during
+ * a delay even the right password fails as a wrong one does. Every attempt runs one PBKDF2 of the same cost, whether the user exists or not, so timing
  * does not tell whether an account exists. On success: loginAttempts back to 0, seenAt set, a new session, in
  * one batch. While password sign-in is switched off (auth-settings), nothing is counted and the answer says so, unless
  * the deployment forces it on (`passwordAlwaysAllowed`: FLAGPOST_ALLOW_PASSWORD_LOGIN, the way back in when single
@@ -41,16 +66,16 @@ export async function signIn(db: Db, identifier: string, password: string, now: 
   const allowed = options.passwordAlwaysAllowed ? sql`true` : sql`not ${passwordSignInRefusedSql}`
   // A service account never signs in: it is not looked for, so it fails as an unknown user does.
   const match = and(isEmail(identifier) ? sql`lower(${users.email}) = ${identifier.toLowerCase()}` : eq(users.username, identifier), isNull(users.deletedAt), eq(users.isService, false), allowed)
+  const check = passwordCheckCounted(now)
   const [[user], [setting]] = await together(db, [
-    (q) => q.update(users).set({ loginAttempts: sql`${users.loginAttempts} + 1` }).where(match).returning(),
+    (q) => q.update(users).set(check.counted).where(and(match, check.notLocked)).returning(),
     (q) => (options.passwordAlwaysAllowed ? Promise.resolve([{ refused: false }]) : queryRows<{ refused: boolean }>(q, sql`select ${passwordSignInRefusedSql} as refused`)),
   ])
   if (setting?.refused) throw passwordSignInOff()
   const matches = await verifyPassword(password, user?.passwordHash)
-  // The count includes this attempt: the 11th after 10 failures finds the account locked.
-  if (!user || !matches || user.loginAttempts > MAX_LOGIN_ATTEMPTS) throw signInFailed()
+  if (!user || !matches) throw signInFailed()
   const started = await newSession(user.id, now)
-  const [[row]] = await batch(db, [(q) => q.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, user.id)).returning(), started.dropExpired, started.store])
+  const [[row]] = await batch(db, [(q) => q.update(users).set({ ...passwordCheckPassed, seenAt: now }).where(eq(users.id, user.id)).returning(), started.dropExpired, started.store])
   return { user: await userView(row!), session: started.session }
 }
 
@@ -96,12 +121,17 @@ export async function resetPasswordWithToken(db: Db, token: string, password: st
   })
 }
 
-const wrongOldPassword = () => validationError('The old password is incorrect', [{ path: 'body.oldPassword', message: 'incorrect' }])
+// Also the answer while a lockout lasts, so it does not tell whether the old password was right.
+const wrongOldPassword = () =>
+  validationError('The old password is incorrect, or too many failed password checks in a row have paused them for a while: try again later', [
+    { path: 'body.oldPassword', message: 'incorrect' },
+  ])
 
 /**
  * POST /api/admin/user/change-password: a signed-in user sets their own password, proving the old one. The
  * attempt is counted as a sign-in is (the same statement reads the user), so a stolen session cannot guess the
- * password freely: a wrong old password is a failed sign-in, and MAX_LOGIN_ATTEMPTS of them lock the account. Then
+ * password freely: a wrong old password is a failed sign-in, and past MAX_LOGIN_ATTEMPTS of them the check waits out
+ * the same growing delays (passwordCheckCounted). A right old password forgets the failures. Then
  * the password is set as an admin sets it, only while the user is as read: their sessions end (this one too,
  * they sign in again) and `user-updated` notes the change. Two round trips. While password sign-in is switched off (a
  * 403, nothing counted: the setting is read in the counting round trip), unless the deployment forces it on.
@@ -120,18 +150,20 @@ export async function changeOwnPassword(
   if (!oldPassword) throw validationError('oldPassword is required to change your own password', [{ path: 'body.oldPassword', message: 'required' }])
   const passwordHash = await hashPassword(input.password)
   const allowed = options.passwordAlwaysAllowed ? sql`true` : sql`not ${passwordSignInRefusedSql}`
+  const check = passwordCheckCounted(caller.now)
   await untilUnchanged('The user', async () => {
     const [[read], [off]] = await together(db, [
       (q) =>
         q
           .update(users)
-          .set({ loginAttempts: sql`${users.loginAttempts} + 1` })
-          .where(and(eq(users.id, userId), isNull(users.deletedAt), eq(users.isService, false), allowed))
+          .set(check.counted)
+          .where(and(eq(users.id, userId), isNull(users.deletedAt), eq(users.isService, false), allowed, check.notLocked))
           .returning({ user: users, snapshot: rowText(users) }),
       (q) => passwordLinksRefused(q, options.passwordAlwaysAllowed),
     ])
     if (off?.refused) throw passwordLinksOff()
-    if (!read || !(await verifyPassword(oldPassword, read.user.passwordHash)) || read.user.loginAttempts > MAX_LOGIN_ATTEMPTS) throw wrongOldPassword()
+    // A locked user is not read: the PBKDF2 still runs, so the answer takes as long.
+    if (!(await verifyPassword(oldPassword, read?.user.passwordHash)) || !read) throw wrongOldPassword()
     return (await setPassword(db, caller, read, passwordHash)) || undefined
   })
 }

@@ -42,7 +42,8 @@ const loginRoute = createRoute({
   description:
     'Signs in with a username (or e-mail) and password and sets the session cookie `flagpost-session` (HttpOnly, SameSite=Lax, Secure on https, valid 48 hours), ' +
     'which every /api/admin route accepts in place of a token. A failure is a 401 that does not say whether the user exists and adds one to `loginAttempts`; ' +
-    'after 10 failures in a row the account is locked until an admin sets a new password (POST /api/admin/user-admin/{id}/change-password). ' +
+    'from 10 failures in a row, each further attempt waits out a growing delay (1, 5, 15, then 60 minutes), during which even the right password gets the same 401; ' +
+    'a success (or an admin setting a new password, POST /api/admin/user-admin/{id}/change-password) forgets the failures. ' +
     'Each client address may try 10 times a minute (429 TooManyRequestsError with `Retry-After` past that, as Unleash). ' +
     'While password sign-in is switched off (POST /api/admin/auth/simple/settings) and OpenID Connect sign-in is enabled, every attempt is a 401 saying so ' +
     '(unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Signing in is not an audited change: it writes no event (as in Unleash).',

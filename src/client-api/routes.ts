@@ -1,4 +1,5 @@
 import { createRoute } from '@hono/zod-openapi'
+import { clientAddressOf } from '../http/client-address.js'
 import { createRouter, jsonContent, SECURITY_SCHEME } from '../http/openapi.js'
 import { notFound } from '../core/errors.js'
 import { pickErrors } from '../http/errors.js'
@@ -6,7 +7,7 @@ import { ClientApplicationSchema, ClientMetricsSchema } from '../metrics/schemas
 import { storeMetrics, storeRegistration } from '../metrics/ingest.js'
 import { sdkPrincipal } from './auth.js'
 import { ClientFeatureSchema, ClientFeaturesQuerySchema, ClientFeaturesSchema, clientFeatureNameParam, clientFeaturesDeltaSchema } from './schemas.js'
-import { callerAddress, clientScopeOf, reporterOf } from './scope.js'
+import { clientScopeOf, reporterOf } from './scope.js'
 import { bareTag, deltaBody, heldRevisions } from './delta.js'
 import { clientPayload, etagMatches } from './service.js'
 
@@ -149,7 +150,7 @@ export const clientRoutes = createRouter()
     if (!streams) throw notFound('Streaming is not served by this deployment: poll /api/client/features or /api/client/delta')
     const principal = sdkPrincipal(c)
     const scope = await clientScopeOf(c, principal, c.req.valid('query'))
-    return streams.open(c, scope, { token: `${principal.kind}:${principal.tokenId}`, tokenId: principal.tokenId, address: callerAddress(c) })
+    return streams.open(c, scope, { token: `${principal.kind}:${principal.tokenId}`, tokenId: principal.tokenId, address: clientAddressOf(c) })
   })
   .openapi(getClientFeatureRoute, async (c) => {
     const { featureName } = c.req.valid('param')

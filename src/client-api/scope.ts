@@ -1,4 +1,5 @@
 import type { Context } from 'hono'
+import { clientAddressOf } from '../http/client-address.js'
 import coerce from 'semver/functions/coerce.js'
 import gte from 'semver/functions/gte.js'
 import { eq } from 'drizzle-orm'
@@ -53,18 +54,6 @@ function named(environment: string | undefined): string {
   return environment
 }
 
-/**
- * The caller's IP address: what Cloudflare or a proxy in front reports, else the socket's peer on Node
- * (@hono/node-server passes the incoming request as a binding; read without importing Node modules).
- */
-export function callerAddress(c: Context<AppEnv>): string | undefined {
-  const forwarded = c.req.header('cf-connecting-ip') ?? c.req.header('x-forwarded-for')?.split(',')[0]
-  const address = forwarded?.trim() || (c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined)?.incoming?.socket?.remoteAddress
-  if (!address) return undefined
-  // IPv4 peers of a dual-stack socket show up as ::ffff:a.b.c.d.
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address
-}
-
 /** Who is reporting, for register and metrics: a client token's environment and projects, or what an admin token's body names. */
 export async function reporterOf(c: Context<AppEnv>, principal: SdkPrincipal, environment?: string | null): Promise<Reporter> {
   const projects = tokenProjects(principal)
@@ -73,7 +62,7 @@ export async function reporterOf(c: Context<AppEnv>, principal: SdkPrincipal, en
     fromFrontend: principal.kind === 'frontend-token',
     projects: projects === '*' ? ['*'] : projects,
     environment: await environmentOf(c, principal, environment),
-    clientIp: callerAddress(c),
+    clientIp: clientAddressOf(c),
     sdkHeader: c.req.header('unleash-sdk'),
   }
 }

@@ -1,10 +1,11 @@
 import { createRoute } from '@hono/zod-openapi'
+import { clientAddressOf } from '../http/client-address.js'
 import { createRouter, jsonContent, SECURITY_SCHEME } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { liveApiTokensByHash, markTokensSeen } from '../api-tokens/store.js'
 import { hashSecret } from '../api-tokens/secrets.js'
 import { sdkPrincipal } from '../client-api/auth.js'
-import { callerAddress, environmentOf, tokenProjects } from '../client-api/scope.js'
+import { environmentOf, tokenProjects } from '../client-api/scope.js'
 import { together } from '../db.js'
 import { storeBulk } from '../metrics/ingest.js'
 import { bulkReports } from './bulk.js'
@@ -68,7 +69,7 @@ export const edgeRoutes = createRouter()
     const projects = tokenProjects(principal)
     const reports = bulkReports(body, { environment: fixed, fallback, appName: c.req.header('unleash-appname')?.trim().slice(0, 255) || 'unleash-edge' }, now)
     const seen = await Promise.all([...new Set(body.seenTokens ?? [])].map(hashSecret))
-    const reporter = { tokenName: principal.name, projects: projects === '*' ? ['*'] : projects, clientIp: callerAddress(c) }
+    const reporter = { tokenName: principal.name, projects: projects === '*' ? ['*'] : projects, clientIp: clientAddressOf(c) }
     await together(c.var.db, [(q) => storeBulk(q, now, reporter, reports), (q) => markTokensSeen(q, seen, now)])
     c.var.sdk.aggregation.schedule(c)
     return c.body(null, 202)

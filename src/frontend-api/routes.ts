@@ -1,10 +1,11 @@
 import { createRoute } from '@hono/zod-openapi'
+import { clientAddressOf } from '../http/client-address.js'
 import type { Context } from 'hono'
 import { createRouter, jsonContent, SECURITY_SCHEME } from '../http/openapi.js'
 import type { AppEnv } from '../http/context.js'
 import { pickErrors } from '../http/errors.js'
 import { sdkPrincipal } from '../client-api/auth.js'
-import { callerAddress, environmentOf, reporterOf, tokenProjects } from '../client-api/scope.js'
+import { environmentOf, reporterOf, tokenProjects } from '../client-api/scope.js'
 import { storeMetrics, storeRegistration } from '../metrics/ingest.js'
 import { ClientMetricsSchema, FrontendClientSchema } from '../metrics/schemas.js'
 import { frontendContext } from './context.js'
@@ -90,7 +91,7 @@ const frontendRegisterRoute = createRoute({
 async function answer(c: Context<AppEnv>, fields: Record<string, unknown>) {
   const principal = sdkPrincipal(c)
   const environment = await environmentOf(c, principal)
-  const context = frontendContext(fields, { environment, remoteAddress: callerAddress(c) })
+  const context = frontendContext(fields, { environment, remoteAddress: clientAddressOf(c) })
   checkContext(c, context)
   const now = c.var.caller.now
   const toggles = await frontendToggles(c, { environment, projects: tokenProjects(principal) }, context, now)

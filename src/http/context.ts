@@ -19,6 +19,8 @@ export interface AppVariables {
    * rule does not see (single sign-on's group sync, made by the GET of its callback).
    */
   forgetPrincipals: () => void
+  /** Which address the client is at (the app's home says how: src/http/client-address.ts); read it with clientAddressOf. */
+  clientAddress: (c: Context) => string | undefined
   /** Set once the request has checked the change-request rule of its route (see adminRoute). */
   changeRequestRuleConsulted?: boolean
 }

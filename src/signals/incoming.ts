@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono'
+import { clientAddressOf } from '../http/client-address.js'
 import { sql } from 'drizzle-orm'
 import { signalEndpoints, signalEndpointTokens, signals } from '../../schema/index.js'
 import { queryRows, statement, type Db } from '../db.js'
@@ -31,8 +32,6 @@ export const MAX_SIGNAL_BYTES = 64 * 1024
 export const KEPT_PER_ENDPOINT = 1_000
 
 export interface SignalRateLimit {
-  /** The client's address (as for sign-in: the socket's peer on Node, CF-Connecting-IP on Workers); undefined: one count per endpoint. */
-  clientAddress?: (c: Context) => string | undefined
   /** Signals one address may send one endpoint in a minute; default 60. 0: no limit. */
   perMinute?: number
 }
@@ -63,7 +62,8 @@ export function authenticateSignal(options: SignalRateLimit, clock: () => Date):
   return async (c, next) => {
     const name = c.req.param('name') ?? ''
     if (perMinute > 0) {
-      const key = `${options.clientAddress?.(c) ?? ''} ${name}`
+      // An unknown address: one count per endpoint.
+      const key = `${clientAddressOf(c) ?? ''} ${name}`
       const now = clock().getTime()
       const recent = (sent.get(key) ?? []).filter((at) => at > now - WINDOW_MS)
       if (recent.length >= perMinute) {

@@ -151,7 +151,7 @@ const changePasswordRoute = adminRoute({
   tags,
   summary: "Change a user's password as an admin",
   description:
-    'Sets the password (at least 8 characters) and resets `loginAttempts` to 0, which unlocks an account locked after 10 failed sign-ins. ' +
+    'Sets the password (at least 8 characters) and resets `loginAttempts` to 0, which ends a sign-in lockout (after 10 failed sign-ins in a row) before its delay. ' +
     `The user's sessions end and their open invite links stop working. ${offRefused} ${secrets} ${adminOnly} Emits \`user-updated\` (noting the change, without the password).`,
   request: { params: UserIdParam, body: { required: true, content: jsonContent(ChangeUserPasswordSchema) } },
   responses: { 200: { description: 'The password was changed' }, ...pickErrors(400, 401, 403, 404, 415) },
@@ -167,7 +167,7 @@ const changeMyPasswordRoute = adminRoute({
   summary: 'Change your own password',
   description:
     'For a signed-in user (session or personal access token): `oldPassword` must be the current password (a wrong one is a 400 and counts as a failed sign-in: ' +
-    'ten in a row lock the account), `confirmPassword`, when given, must equal `password` (at least 8 characters). Every session of the user ends, this one too: ' +
+    'from ten in a row, each further check waits out the sign-in lockout\'s growing delay, during which even the right old password gets that 400), `confirmPassword`, when given, must equal `password` (at least 8 characters). Every session of the user ends, this one too: ' +
     `sign in again with the new password. An API token has no password (403). ${offRefused} Emits \`user-updated\` (noting the change, without the password).`,
   request: { body: { required: true, content: jsonContent(ChangeUserPasswordSchema) } },
   responses: { 200: { description: 'The password was changed' }, ...pickErrors(400, 401, 403, 415) },

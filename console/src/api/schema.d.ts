@@ -1948,7 +1948,7 @@ export interface paths {
         put?: never;
         /**
          * Change a user's password as an admin
-         * @description Sets the password (at least 8 characters) and resets `loginAttempts` to 0, which unlocks an account locked after 10 failed sign-ins. The user's sessions end and their open invite links stop working. While password sign-in is switched off (single sign-on only) a 403 saying so, nothing changed: a password set now could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Passwords are stored as PBKDF2-SHA256 hashes and never appear in responses or events. Needs the Admin root role (permission ADMIN). Emits `user-updated` (noting the change, without the password).
+         * @description Sets the password (at least 8 characters) and resets `loginAttempts` to 0, which ends a sign-in lockout (after 10 failed sign-ins in a row) before its delay. The user's sessions end and their open invite links stop working. While password sign-in is switched off (single sign-on only) a 403 saying so, nothing changed: a password set now could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Passwords are stored as PBKDF2-SHA256 hashes and never appear in responses or events. Needs the Admin root role (permission ADMIN). Emits `user-updated` (noting the change, without the password).
          */
         post: operations["changeUserPassword"];
         delete?: never;
@@ -1968,7 +1968,7 @@ export interface paths {
         put?: never;
         /**
          * Change your own password
-         * @description For a signed-in user (session or personal access token): `oldPassword` must be the current password (a wrong one is a 400 and counts as a failed sign-in: ten in a row lock the account), `confirmPassword`, when given, must equal `password` (at least 8 characters). Every session of the user ends, this one too: sign in again with the new password. An API token has no password (403). While password sign-in is switched off (single sign-on only) a 403 saying so, nothing changed: a password set now could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Emits `user-updated` (noting the change, without the password).
+         * @description For a signed-in user (session or personal access token): `oldPassword` must be the current password (a wrong one is a 400 and counts as a failed sign-in: from ten in a row, each further check waits out the sign-in lockout's growing delay, during which even the right old password gets that 400), `confirmPassword`, when given, must equal `password` (at least 8 characters). Every session of the user ends, this one too: sign in again with the new password. An API token has no password (403). While password sign-in is switched off (single sign-on only) a 403 saying so, nothing changed: a password set now could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Emits `user-updated` (noting the change, without the password).
          */
         post: operations["changeMyPassword"];
         delete?: never;
@@ -2008,7 +2008,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Signs in with a username (or e-mail) and password and sets the session cookie `flagpost-session` (HttpOnly, SameSite=Lax, Secure on https, valid 48 hours), which every /api/admin route accepts in place of a token. A failure is a 401 that does not say whether the user exists and adds one to `loginAttempts`; after 10 failures in a row the account is locked until an admin sets a new password (POST /api/admin/user-admin/{id}/change-password). Each client address may try 10 times a minute (429 TooManyRequestsError with `Retry-After` past that, as Unleash). While password sign-in is switched off (POST /api/admin/auth/simple/settings) and OpenID Connect sign-in is enabled, every attempt is a 401 saying so (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Signing in is not an audited change: it writes no event (as in Unleash).
+         * @description Signs in with a username (or e-mail) and password and sets the session cookie `flagpost-session` (HttpOnly, SameSite=Lax, Secure on https, valid 48 hours), which every /api/admin route accepts in place of a token. A failure is a 401 that does not say whether the user exists and adds one to `loginAttempts`; from 10 failures in a row, each further attempt waits out a growing delay (1, 5, 15, then 60 minutes), during which even the right password gets the same 401; a success (or an admin setting a new password, POST /api/admin/user-admin/{id}/change-password) forgets the failures. Each client address may try 10 times a minute (429 TooManyRequestsError with `Retry-After` past that, as Unleash). While password sign-in is switched off (POST /api/admin/auth/simple/settings) and OpenID Connect sign-in is enabled, every attempt is a 401 saying so (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Signing in is not an audited change: it writes no event (as in Unleash).
          */
         post: operations["login"];
         delete?: never;

@@ -1,0 +1,155 @@
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createApp } from '../src/app.js'
+import { streamHub } from '../src/client-api/streaming.js'
+import { cloudflareClientAddress, parseTrustProxy, socketClientAddress, type ClientAddress } from '../src/http/client-address.js'
+import { readConfig } from '../src/server.js'
+import { createTestApp, type TestApp } from './helpers/app.js'
+import { flagOnWithClientToken } from './helpers/factories.js'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(() => t.close())
+
+/** What @hono/node-server passes as the bindings of a request from this socket peer. */
+const fromSocket = (remoteAddress: string) => ({ incoming: { socket: { remoteAddress } } })
+
+/** The address `resolve` finds for a request from `peer` with these headers, read through a real app's route. */
+async function addressSeen(resolve: ClientAddress, peer: string | undefined, headers: Record<string, string>) {
+  let seen: string | undefined = 'not called'
+  const app = createApp({ db: () => t.db, background: () => {}, clientAddress: (c) => (seen = resolve(c)) })
+  await app.request('/auth/simple/login', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: '{}' }, peer ? fromSocket(peer) : {})
+  return seen
+}
+
+describe("the client's address on Node", () => {
+  it('is the socket peer by default: X-Forwarded-For and CF-Connecting-IP sent by a client are not believed', async () => {
+    const resolve = socketClientAddress(readConfig({}).trustProxy)
+    expect(await addressSeen(resolve, '198.51.100.7', { 'x-forwarded-for': '203.0.113.1', 'cf-connecting-ip': '203.0.113.2' })).toBe('198.51.100.7')
+    // IPv4 peers of a dual-stack socket.
+    expect(await addressSeen(resolve, '::ffff:198.51.100.7', {})).toBe('198.51.100.7')
+  })
+
+  it('with FLAGPOST_TRUST_PROXY=1, is the right-most X-Forwarded-For entry: what the client wrote to the left of it is not believed', async () => {
+    const resolve = socketClientAddress(parseTrustProxy('1'))
+    expect(await addressSeen(resolve, '10.0.0.1', { 'x-forwarded-for': '6.6.6.6, 203.0.113.5' })).toBe('203.0.113.5')
+    expect(await addressSeen(resolve, '10.0.0.1', {})).toBe('10.0.0.1')
+    // An entry that is no address stops at the proxy.
+    expect(await addressSeen(resolve, '10.0.0.1', { 'x-forwarded-for': 'not-an-address' })).toBe('10.0.0.1')
+  })
+
+  it('with a list of proxy networks, walks back only through those proxies', async () => {
+    const resolve = socketClientAddress(parseTrustProxy('10.0.0.0/8, 192.0.2.9'))
+    expect(await addressSeen(resolve, '10.0.0.1', { 'x-forwarded-for': '203.0.113.5, 192.0.2.9, 10.1.1.1' })).toBe('203.0.113.5')
+    expect(await addressSeen(resolve, '10.0.0.1', { 'x-forwarded-for': '6.6.6.6, 203.0.113.5' })).toBe('203.0.113.5')
+    // A peer that is not a configured proxy is the client, whatever it forwards.
+    expect(await addressSeen(resolve, '198.51.100.7', { 'x-forwarded-for': '203.0.113.5' })).toBe('198.51.100.7')
+    expect(await addressSeen(socketClientAddress(parseTrustProxy('loopback')), '127.0.0.1', { 'x-forwarded-for': '203.0.113.5' })).toBe('203.0.113.5')
+  })
+
+  it('refuses a FLAGPOST_TRUST_PROXY that is neither a number nor addresses at start, and reads none as trusting nothing', () => {
+    expect(() => readConfig({ FLAGPOST_TRUST_PROXY: 'true' })).toThrow(/FLAGPOST_TRUST_PROXY/)
+    expect(() => readConfig({ FLAGPOST_TRUST_PROXY: '10.0.0.0/33' })).toThrow(/FLAGPOST_TRUST_PROXY/)
+    expect(readConfig({}).trustProxy).toEqual({ hops: 0 })
+    expect(readConfig({ FLAGPOST_TRUST_PROXY: 'false' }).trustProxy).toEqual({ hops: 0 })
+    expect(readConfig({ FLAGPOST_TRUST_PROXY: '2' }).trustProxy).toEqual({ hops: 2 })
+  })
+})
+
+describe("the client's address on Workers", () => {
+  it("is CF-Connecting-IP only, never X-Forwarded-For", async () => {
+    expect(await addressSeen(cloudflareClientAddress, undefined, { 'cf-connecting-ip': '203.0.113.8', 'x-forwarded-for': '6.6.6.6' })).toBe('203.0.113.8')
+    expect(await addressSeen(cloudflareClientAddress, undefined, { 'x-forwarded-for': '6.6.6.6' })).toBeUndefined()
+  })
+})
+
+describe('every per-address limit counts the socket peer, not what the client forwards', () => {
+  const post = (app: { request: TestApp['app']['request'] }, path: string, peer: string, spoofed: string, body = '{}') =>
+    app.request(path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': spoofed, 'cf-connecting-ip': spoofed }, body }, fromSocket(peer))
+
+  it('sign-in, single sign-on legs and invite links: a new X-Forwarded-For per attempt does not reset the count', async () => {
+    const app = createApp({ db: () => t.db, background: () => {}, signIn: { perMinute: 2 } })
+    for (const path of ['/auth/simple/login', '/invite/some-token/signup']) {
+      const statuses = []
+      for (let i = 0; i < 3; i++) statuses.push((await post(app, path, '198.51.100.20', `203.0.113.${i}`)).status)
+      expect(statuses.slice(0, 2), path).not.toContain(429)
+      expect(statuses[2], path).toBe(429)
+    }
+    const oidc = await app.request('/auth/oidc/login', { headers: { 'x-forwarded-for': '203.0.113.99' } }, fromSocket('198.51.100.21'))
+    const oidcAgain = await app.request('/auth/oidc/login', { headers: { 'x-forwarded-for': '203.0.113.98' } }, fromSocket('198.51.100.21'))
+    expect((await app.request('/auth/oidc/login', { headers: { 'x-forwarded-for': '203.0.113.97' } }, fromSocket('198.51.100.21'))).status).toBe(429)
+    expect([oidc.status, oidcAgain.status]).not.toContain(429)
+    // Another peer has its own count.
+    expect((await post(app, '/auth/simple/login', '198.51.100.22', '203.0.113.0')).status).not.toBe(429)
+  })
+
+  it('signals', async () => {
+    const app = createApp({ db: () => t.db, background: () => {}, signalsPerMinute: 2 })
+    const statuses = []
+    for (let i = 0; i < 3; i++) statuses.push((await post(app, '/api/signal-endpoint/nowhere', '198.51.100.30', `203.0.113.${i}`)).status)
+    expect(statuses).toEqual([401, 401, 429])
+    expect((await post(app, '/api/signal-endpoint/nowhere', '198.51.100.31', '203.0.113.0')).status).toBe(401)
+  })
+
+  it('SDK streams', async () => {
+    const own = await createTestApp({ streams: streamHub({ maxPerAddress: 1, maxPerToken: 10 }) })
+    try {
+      const { token } = await flagOnWithClientToken(own)
+      const open = (peer: string, spoofed: string) => {
+        const controller = new AbortController()
+        const headers = { authorization: token, 'unleash-client-spec': '5.2.0', 'x-forwarded-for': spoofed, 'cf-connecting-ip': spoofed }
+        return { controller, response: own.app.request('/api/client/streaming', { headers, signal: controller.signal }, fromSocket(peer)) }
+      }
+      const first = open('198.51.100.40', '203.0.113.1')
+      expect((await first.response).status).toBe(200)
+      const second = open('198.51.100.40', '203.0.113.2')
+      const refused = await second.response
+      expect(refused.status).toBe(429)
+      expect(((await refused.json()) as { message: string }).message).toContain('from this address')
+      const other = open('198.51.100.41', '203.0.113.1')
+      expect((await other.response).status).toBe(200)
+      for (const s of [first, other]) {
+        s.controller.abort()
+        await (await s.response).body?.cancel().catch(() => {})
+      }
+    } finally {
+      await own.close()
+    }
+  })
+
+  it("SDK metrics' client_ip", async () => {
+    const { token } = await flagOnWithClientToken(t)
+    const register = await t.app.request(
+      '/api/client/register',
+      { method: 'POST', headers: { authorization: token, 'content-type': 'application/json', 'x-forwarded-for': '6.6.6.6' }, body: JSON.stringify({ appName: 'addr-app', instanceId: 'addr-1', interval: 10000, strategies: [], started: new Date().toISOString() }) },
+      fromSocket('198.51.100.50'),
+    )
+    expect(register.status).toBeLessThan(300)
+    await t.app.idle()
+    const rows = await t.query<{ client_ip: string }>("select client_ip from client_instances where instance_id = 'addr-1'")
+    expect(rows.map((r) => r.client_ip)).toEqual(['198.51.100.50'])
+  })
+})
+
+describe('one function for the client address', () => {
+  it('src/ reads forwarding headers and the socket peer only in src/http/client-address.ts', async () => {
+    const files: string[] = []
+    const walk = async (dir: string) => {
+      for (const entry of await readdir(dir, { withFileTypes: true })) {
+        if (entry.isDirectory()) await walk(join(dir, entry.name))
+        else if (entry.name.endsWith('.ts')) files.push(join(dir, entry.name))
+      }
+    }
+    await walk('src')
+    const readers = []
+    for (const file of files) {
+      // Code, not comments: a header name in quotes, the socket's peer read, Hono's getConnInfo.
+      const text = (await readFile(file, 'utf8')).toLowerCase()
+      if (/['"`](x-forwarded-for|cf-connecting-ip|x-real-ip|forwarded)['"`]|socket\??\.remoteaddress|getconninfo/.test(text)) readers.push(file)
+    }
+    expect(readers).toEqual([join('src', 'http', 'client-address.ts')])
+  })
+})

@@ -1,0 +1,70 @@
+// Limits of the README's "Limits" table that no other test file holds.
+import { describe, expect, it } from 'vitest'
+import { streamHub } from '../src/client-api/streaming.js'
+import { frontendContext } from '../src/frontend-api/context.js'
+import { KEPT_PER_ENDPOINT } from '../src/signals/incoming.js'
+import { createTestApp } from './helpers/app.js'
+import { flagOnWithClientToken } from './helpers/factories.js'
+
+describe('SDK streams on this server (FLAGPOST_MAX_STREAMS)', () => {
+  it('answers 429 TooManyRequestsError past the total, whatever the token or address, and takes a stream again once one ends', async () => {
+    const t = await createTestApp({ streams: streamHub({ maxConnections: 1 }) })
+    try {
+      const first = await flagOnWithClientToken(t)
+      const second = await flagOnWithClientToken(t)
+      const open = (token: string) => {
+        const controller = new AbortController()
+        return { controller, response: t.app.request('/api/client/streaming', { headers: { authorization: token, 'unleash-client-spec': '5.2.0' }, signal: controller.signal }) }
+      }
+      const held = open(first.token)
+      expect((await held.response).status).toBe(200)
+      const refused = await open(second.token).response
+      expect(refused.status).toBe(429)
+      expect((await refused.json()) as { name: string; message: string }).toMatchObject({ name: 'TooManyRequestsError', message: expect.stringContaining('on this server') })
+      held.controller.abort()
+      await (await held.response).body?.cancel().catch(() => {})
+      await expect.poll(async () => {
+        const again = open(second.token)
+        const status = (await again.response).status
+        again.controller.abort()
+        await (await again.response).body?.cancel().catch(() => {})
+        return status
+      }).toBe(200)
+    } finally {
+      await t.close()
+    }
+  })
+})
+
+describe('the frontend API context', () => {
+  it('keeps at most 100 properties and 1,000 characters of each value', () => {
+    const fields: Record<string, unknown> = { userId: 'u'.repeat(5_000) }
+    for (let i = 0; i < 150; i++) fields[`field${i}`] = `value ${i}`
+    fields.properties = { long: 'x'.repeat(5_000) }
+    const context = frontendContext(fields, { environment: 'development' })
+    expect(Object.keys(context.properties ?? {})).toHaveLength(100)
+    expect(context.properties?.field0).toBe('value 0')
+    expect(context.properties?.field120).toBeUndefined()
+    expect(context.userId).toHaveLength(1_000)
+  })
+})
+
+describe('signals kept per endpoint', () => {
+  it('keeps the newest 1,000 of an endpoint: a new signal drops the oldest', async () => {
+    const t = await createTestApp()
+    try {
+      expect(KEPT_PER_ENDPOINT).toBe(1_000)
+      const endpoint = (await t.call('POST', '/api/admin/signal-endpoints', { body: { name: 'kept-alerts' } })).body as { id: number; name: string }
+      const token = (await t.call('POST', `/api/admin/signal-endpoints/${endpoint.id}/tokens`, { body: { name: 'grafana' } })).body as { token: string }
+      await t.query(`insert into signals (source_id, payload) select $1, jsonb_build_object('n', n) from generate_series(1, 1000) n`, [endpoint.id])
+      const sent = await t.call('POST', `/api/signal-endpoint/${endpoint.name}`, { token: `Bearer ${token.token}`, body: { n: 'new' } })
+      expect(sent.status, sent.text).toBe(200)
+      const rows = await t.query<{ n: string }>(`select payload->>'n' as n from signals where source_id = $1 order by id`, [endpoint.id])
+      expect(rows).toHaveLength(1_000)
+      expect(rows[0]!.n).toBe('2')
+      expect(rows.at(-1)!.n).toBe('new')
+    } finally {
+      await t.close()
+    }
+  })
+})

@@ -37,7 +37,7 @@ describe('SDK streams on this server (FLAGPOST_MAX_STREAMS)', () => {
 })
 
 describe('the frontend API context', () => {
-  it('keeps at most 100 properties and 1,000 characters of each value', () => {
+  it('keeps at most 100 properties, and values whole (a longer value than the route takes is refused there, never cut)', () => {
     const fields: Record<string, unknown> = { userId: 'u'.repeat(5_000) }
     for (let i = 0; i < 150; i++) fields[`field${i}`] = `value ${i}`
     fields.properties = { long: 'x'.repeat(5_000) }
@@ -45,7 +45,8 @@ describe('the frontend API context', () => {
     expect(Object.keys(context.properties ?? {})).toHaveLength(100)
     expect(context.properties?.field0).toBe('value 0')
     expect(context.properties?.field120).toBeUndefined()
-    expect(context.userId).toHaveLength(1_000)
+    expect(context.userId).toHaveLength(5_000)
+    expect(context.properties?.long).toHaveLength(5_000)
   })
 })
 

@@ -46,7 +46,6 @@ describe('the frontend API context', () => {
     expect(context.properties?.field0).toBe('value 0')
     expect(context.properties?.field120).toBeUndefined()
     expect(context.userId).toHaveLength(5_000)
-    expect(context.properties?.long).toHaveLength(5_000)
   })
 })
 

@@ -83,3 +83,55 @@ describe('POST /api/admin/features-batch/import: the permissions of the routes i
     expect(await isOn(flag, 'production')).toBe(false)
   })
 })
+
+describe('POST /api/admin/features-batch/import: a strategy is judged as the strategy routes judge it', () => {
+  const constraint = (operator: string, value: Record<string, unknown>) => ({ contextName: 'appName', operator, caseInsensitive: false, inverted: false, ...value })
+  const cases: [string, Record<string, unknown>][] = [
+    ['a rollout of 250', { name: 'flexibleRollout', parameters: { rollout: '250', stickiness: 'default', groupId: 'g' } }],
+    ['a bad semantic version', { name: 'default', constraints: [constraint('SEMVER_EQ', { value: 'not-a-version', values: [] })] }],
+    ['a bad CIDR range', { name: 'default', constraints: [constraint('IN_CIDR', { values: ['10.0.0.0/99'] })] }],
+    ['a bad regular expression', { name: 'default', constraints: [constraint('REGEX', { value: '(unclosed', values: [] })] }],
+    ['a multi-value operator with no values', { name: 'default', constraints: [constraint('IN', { values: [] })] }],
+  ]
+  for (const [what, strategy] of cases) {
+    it(`refuses ${what} with a 400 and writes nothing, as POST …/strategies does`, async () => {
+      const project = await createProject(t)
+      const flag = fresh('imported')
+      const byRoute = await t.call('POST', `${features(project)}/${(await createFlag(t, {}, project)).name}/environments/development/strategies`, { body: strategy })
+      expect(byRoute.status, byRoute.text).toBe(400)
+      const res = await t.call('POST', IMPORT, { body: importOf(project, 'development', flag, { featureStrategies: [{ featureName: flag, ...strategy }] }) })
+      expect(res.status, res.text).toBe(400)
+      expect(res.body).toMatchObject({ name: 'ValidationError', message: expect.any(String), id: expect.any(String) })
+      expect(await t.query('select 1 from features where name = $1', [flag])).toEqual([])
+    })
+  }
+
+  it('refuses a constraint value a context field does not list as legal, existing or created by the import', async () => {
+    const project = await createProject(t)
+    const field = fresh('region')
+    await ok(t, 'POST', '/api/admin/context', { name: field, legalValues: [{ value: 'eu' }] })
+    const flag = fresh('imported')
+    const strategy = { featureName: flag, name: 'default', constraints: [{ contextName: field, operator: 'IN', values: ['mars'] }] }
+    const res = await t.call('POST', IMPORT, { body: importOf(project, 'development', flag, { featureStrategies: [strategy] }) })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.message).toContain('mars')
+    const created = fresh('tier')
+    const other = fresh('imported')
+    const withField = importOf(project, 'development', other, {
+      featureStrategies: [{ featureName: other, name: 'default', constraints: [{ contextName: created, operator: 'IN', values: ['platinum'] }] }],
+      contextFields: [{ name: created, legalValues: [{ value: 'gold' }] }],
+    })
+    const res2 = await t.call('POST', IMPORT, { body: withField })
+    expect(res2.status, res2.text).toBe(400)
+    expect(await t.query('select 1 from context_fields where name = $1', [created])).toEqual([])
+  })
+
+  it('stores an accepted strategy in the form the routes store it (the rollout defaults filled in)', async () => {
+    const project = await createProject(t)
+    const flag = fresh('imported')
+    const res = await t.call('POST', IMPORT, { body: importOf(project, 'development', flag, { featureStrategies: [{ featureName: flag, name: 'flexibleRollout', parameters: { rollout: '40' } }] }) })
+    expect(res.status, res.text).toBe(200)
+    const [row] = await t.query<{ parameters: Record<string, string> }>('select parameters from feature_strategies where feature_name = $1', [flag])
+    expect(row!.parameters).toEqual({ rollout: '40', stickiness: 'default', groupId: flag })
+  })
+})

@@ -135,3 +135,23 @@ describe('POST /api/admin/features-batch/import: a strategy is judged as the str
     expect(row!.parameters).toEqual({ rollout: '40', stickiness: 'default', groupId: flag })
   })
 })
+
+describe('POST /api/admin/features-batch/validate and /import: nothing of a private project in their messages', () => {
+  it('says a flag of a private project the caller may not read is in another project, without naming it; names it to those who may read it', async () => {
+    const secret = await createProject(t, { mode: 'private' })
+    const flag = (await createFlag(t, {}, secret)).name as string
+    const project = await createProject(t)
+    const viewer = await createSignedInUser(t, fresh('user'), 'Viewer')
+    const body = importOf(project, 'development', flag)
+    const asViewer = await ok(viewer, 'POST', VALIDATE, body)
+    expect(asViewer.text).not.toContain(secret)
+    expect(asViewer.body.errors).toContainEqual(expect.objectContaining({ affectedItems: [`${flag} (in another project)`] }))
+    const asAdmin = await ok(t, 'POST', VALIDATE, body)
+    expect(asAdmin.body.errors).toContainEqual(expect.objectContaining({ affectedItems: [`${flag} (in project ${secret})`] }))
+    // The import's refusal carries validate's errors: the same rule holds there.
+    const member = await viewerWith(project, [{ name: 'UPDATE_FEATURE' }, { name: 'CREATE_FEATURE' }, { name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'development' }, { name: 'CREATE_FEATURE_STRATEGY', environment: 'development' }])
+    const refused = await member.call('POST', IMPORT, { body })
+    expect(refused.status, refused.text).toBe(400)
+    expect(refused.text).not.toContain(secret)
+  })
+})

@@ -77,18 +77,20 @@ export const exportImportRoutes = createRouter()
   })
   .openapi(validateRoute, async (c) => {
     const input = c.req.valid('json')
-    if ((await hiddenProjectsOf(c)).includes(input.project)) throw notFound(`Could not find project ${input.project}`)
-    return c.json(validateImport(c.var.principal, input, await readImportTarget(c.var.db, input)), 200)
+    const hidden = await hiddenProjectsOf(c)
+    if (hidden.includes(input.project)) throw notFound(`Could not find project ${input.project}`)
+    return c.json(validateImport(c.var.principal, input, await readImportTarget(c.var.db, input), hidden), 200)
   })
   .openapi(importRoute, async (c) => {
     const input = c.req.valid('json')
-    if ((await hiddenProjectsOf(c)).includes(input.project)) throw notFound(`Could not find project ${input.project}`)
+    const hidden = await hiddenProjectsOf(c)
+    if (hidden.includes(input.project)) throw notFound(`Could not find project ${input.project}`)
     requirePermission(c.var.principal, 'UPDATE_FEATURE', { project: input.project, environment: input.environment })
     // Dependencies reach every environment of the project: each that requires change requests counts.
     if ((input.data.dependencies ?? []).length > 0) await requireDirectChangeAllowed(c, input.project)
     const protectedIn = protectedEnvironmentsCheck(c)
     await importFeatures(c.var.db, c.var.caller, input, (state) => {
-      const validation = validateImport(c.var.principal, input, state)
+      const validation = validateImport(c.var.principal, input, state, hidden)
       if (state.environment?.changeRequestsEnabled) protectedIn([{ project: input.project, environment: input.environment }])
       for (const missing of missingPermissions(c.var.principal, input, state)) requirePermission(c.var.principal, missing, { project: input.project, environment: input.environment })
       return validation

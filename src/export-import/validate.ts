@@ -145,9 +145,10 @@ function namingProblems(input: ImportToggles, target: ImportTarget): ValidationI
  * or its constraints), context fields whose legal values lack some of the export's, flags living in other projects, names given twice, names against the project's pattern, the flag limit,
  * segments with no namesake usable in the project, and dependencies on flags neither imported nor in the project.
  * Warnings: custom strategy types used, archived flags (left out of the import), flags that exist and are overwritten.
- * 404 for a project the caller may not see or that lacks the environment.
+ * 404 for a project the caller may not see or that lacks the environment. A flag living in a project the caller may not
+ * read (`hiddenProjects`) is said to be in another project, unnamed; no message names anything of such a project.
  */
-export function validateImport(principal: Principal, input: ImportToggles, target: ImportTarget): ImportValidation {
+export function validateImport(principal: Principal, input: ImportToggles, target: ImportTarget, hiddenProjects: readonly string[]): ImportValidation {
   const { data, project, environment } = input
   if (!target.project) throw notFound(`Could not find project ${project}`)
   if (!target.environment) throw notFound(`Could not find environment ${environment} in project ${project}`)
@@ -171,7 +172,7 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
 
   const elsewhere = target.flags.filter((f) => f.project !== project && !f.archived && names.includes(f.name))
   if (elsewhere.length > 0)
-    errors.push({ message: `You cannot import a features that already exist in other projects. You already have the following features defined outside of project ${project}:`, affectedItems: elsewhere.map((f) => `${f.name} (in project ${f.project})`) })
+    errors.push({ message: `You cannot import a features that already exist in other projects. You already have the following features defined outside of project ${project}:`, affectedItems: elsewhere.map((f) => (hiddenProjects.includes(f.project) ? `${f.name} (in another project)` : `${f.name} (in project ${f.project})`)) })
 
   const duplicates = unique(names.filter((n, i) => names.indexOf(n) !== i))
   if (duplicates.length > 0) errors.push({ message: 'We detected the following features are duplicate in your import data:', affectedItems: duplicates })

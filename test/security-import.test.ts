@@ -155,3 +155,42 @@ describe('POST /api/admin/features-batch/validate and /import: nothing of a priv
     expect(refused.text).not.toContain(secret)
   })
 })
+
+describe('PATCH /api/admin/projects/:projectId/features/:featureName/variants (every environment)', () => {
+  const patch = [{ op: 'add', path: '/0', value: { name: 'blue', weightType: 'variable', weight: 1000, stickiness: 'default' } }]
+  const variantsIn = async (flag: string, environment: string) =>
+    (await t.query<{ variants: unknown[] }>('select variants from feature_environments where feature_name = $1 and environment = $2', [flag, environment]))[0]!.variants
+
+  it('needs UPDATE_FEATURE_ENVIRONMENT_VARIANTS in every environment it writes, as PUT …/environments/:environment/variants does', async () => {
+    const project = await createProject(t)
+    const flag = (await createFlag(t, {}, project)).name as string
+    const devOnly = await viewerWith(project, [{ name: 'UPDATE_FEATURE_VARIANTS' }, { name: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS', environment: 'development' }])
+    expect((await devOnly.call('PUT', `${features(project)}/${flag}/environments/production/variants`, { body: [] })).status).toBe(403)
+    const refused = await devOnly.call('PATCH', `${features(project)}/${flag}/variants`, { body: patch })
+    expect(refused.status, refused.text).toBe(403)
+    expect(refused.body.name).toBe('NoAccessError')
+    expect(await variantsIn(flag, 'production')).toEqual([])
+    expect(await variantsIn(flag, 'development')).toEqual([])
+
+    const everywhere = await viewerWith(project, [
+      { name: 'UPDATE_FEATURE_VARIANTS' },
+      { name: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS', environment: 'development' },
+      { name: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS', environment: 'production' },
+    ])
+    const res = await everywhere.call('PATCH', `${features(project)}/${flag}/variants`, { body: patch })
+    expect(res.status, res.text).toBe(200)
+    expect(await variantsIn(flag, 'production')).toEqual([expect.objectContaining({ name: 'blue' })])
+  })
+
+  it('still needs SKIP_CHANGE_REQUEST where an environment requires change requests', async () => {
+    const project = await createProject(t, { changeRequestEnvironments: [{ name: 'production' }] })
+    const flag = (await createFlag(t, {}, project)).name as string
+    const user = await viewerWith(project, [
+      { name: 'UPDATE_FEATURE_VARIANTS' },
+      { name: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS', environment: 'development' },
+      { name: 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS', environment: 'production' },
+    ])
+    expect((await user.call('PATCH', `${features(project)}/${flag}/variants`, { body: patch })).status).toBe(403)
+    expect(await variantsIn(flag, 'production')).toEqual([])
+  })
+})

@@ -40,9 +40,19 @@ const writeEnvironmentVariants = eventsStatement('flagpost_write_environment_var
  * every environment, all or none (unlike Unleash). One `feature-variants-updated` event per environment,
  * each with that environment's old variants. Written optimistically (see src/flags/states.ts).
  */
-export async function patchFeatureVariants(db: Db, caller: Author, projectId: string, featureName: string, operations: PatchOperation[], states?: FlagStates) {
+export async function patchFeatureVariants(
+  db: Db,
+  caller: Author,
+  projectId: string,
+  featureName: string,
+  operations: PatchOperation[],
+  states?: FlagStates,
+  /** Throws (403) unless the caller may change variants in each environment the write reaches, read with the write. */
+  mayWrite: (environments: string[]) => void = () => {},
+) {
   const { actor, now } = caller
   const change = (project: string, tags: EventTag[], envs: { environment: string; variants: unknown[] }[]) => {
+    mayWrite(envs.map((e) => e.environment))
     const variants = toVariants(applyJsonPatch(envs[0]?.variants ?? [], operations))
     const events = envs.map((e): NewEvent => ({ type: 'feature-variants-updated', project, featureName, environment: e.environment, data: { variants }, preData: { variants: e.variants }, tags }))
     return { variants, events }

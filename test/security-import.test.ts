@@ -194,3 +194,22 @@ describe('PATCH /api/admin/projects/:projectId/features/:featureName/variants (e
     expect(await variantsIn(flag, 'production')).toEqual([])
   })
 })
+
+describe("POST /api/admin/features-batch/import: an environment's variants are judged as PUT …/environments/:environment/variants judges them", () => {
+  it('refuses variants the route refuses (a name given twice, a payload that is not the JSON it says) with a 400 and writes nothing', async () => {
+    const project = await createProject(t)
+    const bad: [string, unknown[]][] = [
+      ['a name given twice', [{ name: 'a', weight: 500, weightType: 'variable', stickiness: 'default' }, { name: 'a', weight: 500, weightType: 'variable', stickiness: 'default' }]],
+      ['a json payload that is not JSON', [{ name: 'a', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{not json' } }]],
+    ]
+    for (const [what, variants] of bad) {
+      const flag = (await createFlag(t, {}, project)).name as string
+      expect((await t.call('PUT', `${features(project)}/${flag}/environments/development/variants`, { body: variants })).status, what).toBe(400)
+      const res = await t.call('POST', IMPORT, { body: importOf(project, 'development', flag, { featureEnvironments: [{ name: flag, featureName: flag, enabled: false, variants }] }) })
+      expect(res.status, `${what}: ${res.text}`).toBe(400)
+      expect(res.body.name).toBe('ValidationError')
+      const [row] = await t.query<{ variants: unknown[] }>('select variants from feature_environments where feature_name = $1 and environment = $2', [flag, 'development'])
+      expect(row!.variants).toEqual([])
+    }
+  })
+})

@@ -8,7 +8,7 @@ import type { Caller } from '../core/principal.js'
 import { segmentIdsOf } from '../strategies/read.js'
 import { archivedOf, importTargetSql, segmentsByName, type ImportTarget } from './validate.js'
 import type { ImportToggles, ImportValidation } from './schemas.js'
-import { VariantSchema } from '../variants/schemas.js'
+import { toVariants } from '../variants/store.js'
 import { CreateStrategySchema, type StrategyInput } from '../strategies/schemas.js'
 import { normalizeStrategy } from '../strategies/store.js'
 import { issuesToDetails } from '../http/openapi.js'
@@ -81,15 +81,6 @@ function stateSql(input: ImportToggles): SQL {
       where (g.type, g.value) in (select x.type, x.value from jsonb_to_recordset(${tagNames}::jsonb) as x (type text, value text))) as "knownTags",
     (select json_agg(f.version order by f.name) from ${features} f where f.name = any(${sql.param(names)}::text[])) as versions
     from (${importTargetSql(input)}) t`
-}
-
-/** Variants as an export carries them (weights already computed), else the 400 naming where. */
-function checkedVariants<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }, variants: unknown[], where: string): T[] {
-  return variants.map((v, i) => {
-    const parsed = schema.safeParse(v)
-    if (!parsed.success) throw validationError(`The variants of ${where} are not valid: each needs a name, weight, weightType and stickiness`, [{ path: `body.data (${where}, variant ${i})`, message: 'not a valid variant' }])
-    return parsed.data
-  })
 }
 
 /**
@@ -226,7 +217,8 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
     for (const s of strategies) events.push({ ...env, type: 'feature-strategy-add', data: s, preData: null })
     strategyRows.push(...strategies)
     // As Unleash, only variants the export has are set (clearing them would need a permission validate does not ask for).
-    const variants = change?.variants && change.variants.length > 0 ? checkedVariants(VariantSchema, change.variants, `${name} in ${environment}`) : null
+    // Checked as PUT …/environments/{environment}/variants checks them.
+    const variants = change?.variants && change.variants.length > 0 ? toVariants(change.variants, `body.data.featureEnvironments (${name})`) : null
     if (variants) events.push({ ...env, type: 'feature-environment-variants-updated', data: { variants }, preData: { variants: before?.variants ?? [] } })
     if (enabled !== (before?.enabled ?? false)) events.push({ ...env, type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', data: { enabled }, preData: { enabled: !enabled } })
     environmentRows.push({ name, enabled, variants })

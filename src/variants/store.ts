@@ -13,11 +13,11 @@ import type { PatchOperation } from '../flags/schemas.js'
 import { VariantsInputSchema, type Variant } from './schemas.js'
 import { normalizeVariants } from './weights.js'
 
-/** Validates a whole variant list as clients send it and returns it normalized (weights computed, sorted by name). */
-function toVariants(candidate: unknown): Variant[] {
+/** Validates a whole variant list as clients send it and returns it normalized (weights computed, sorted by name): the one check of an environment's variants, whichever path they arrive by. */
+export function toVariants(candidate: unknown, path = 'variants'): Variant[] {
   const parsed = VariantsInputSchema.safeParse(candidate)
-  if (!parsed.success) throw zodValidationError(parsed.error, 'variants')
-  return normalizeVariants(parsed.data, { sortByName: true, path: 'variants' })
+  if (!parsed.success) throw zodValidationError(parsed.error, path)
+  return normalizeVariants(parsed.data, { sortByName: true, path })
 }
 
 const p = (name: string) => sql.placeholder(name)

@@ -8,7 +8,14 @@ import type { Caller } from '../core/principal.js'
 import { segmentIdsOf } from '../strategies/read.js'
 import { archivedOf, importTargetSql, segmentsByName, type ImportTarget } from './validate.js'
 import type { ImportToggles, ImportValidation } from './schemas.js'
-import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.js'
+import { toVariants } from '../variants/store.js'
+import { CreateStrategySchema, type StrategyInput } from '../strategies/schemas.js'
+import { normalizeStrategy } from '../strategies/store.js'
+import { issuesToDetails } from '../http/openapi.js'
+import { checkLegalValues } from '../context-fields/legal-values.js'
+import { misfit } from '../strategy-definitions/fit.js'
+import { strategyDefinitions } from '../../schema/index.js'
+import { inArray } from 'drizzle-orm'
 import { defaultStrategyFor } from '../flags/store.js'
 import { flagTagsJson } from '../flags/lock.js'
 
@@ -76,13 +83,41 @@ function stateSql(input: ImportToggles): SQL {
     from (${importTargetSql(input)}) t`
 }
 
-/** Variants as an export carries them (weights already computed), else the 400 naming where. */
-function checkedVariants<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }, variants: unknown[], where: string): T[] {
-  return variants.map((v, i) => {
-    const parsed = schema.safeParse(v)
-    if (!parsed.success) throw validationError(`The variants of ${where} are not valid: each needs a name, weight, weightType and stickiness`, [{ path: `body.data (${where}, variant ${i})`, message: 'not a valid variant' }])
-    return parsed.data
+/**
+ * A strategy of the export as the strategy routes judge it (POST …/environments/{environment}/strategies: the same
+ * schema, so the same rollout, constraint, semver, CIDR and REGEX rules, and the same stored form), else the 400
+ * naming where. Its segments are the export's ids, mapped by name apart.
+ */
+function checkedStrategy(s: ImportToggles['data']['featureStrategies'][number], featureName: string, path: string) {
+  const parsed = CreateStrategySchema.safeParse({ ...s, featureName: undefined, segments: undefined })
+  if (!parsed.success) {
+    const details = issuesToDetails(parsed.error, path)
+    throw validationError(`A strategy of ${featureName} is not valid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details)
+  }
+  return normalizeStrategy(parsed.data as StrategyInput, featureName)
+}
+
+/**
+ * What the strategy routes check of a strategy against the database, for every strategy the import writes, in two reads:
+ * a custom type's parameters fit its definition, and constraint values are legal values of their context field (the
+ * export's own legal values for a field the import creates). A deprecated type is not refused here: the import never was.
+ */
+async function checkStrategiesAgainstStored(db: Db, input: ImportToggles, strategies: StoredStrategy[], state: ImportState) {
+  if (strategies.length === 0) return
+  const names = unique(strategies.map((s) => s.name))
+  const definitions = await db.select().from(strategyDefinitions).where(inArray(strategyDefinitions.name, names))
+  for (const s of strategies) {
+    const problem = misfit(definitions.find((d) => d.name === s.name), { name: s.name, parameters: s.parameters, previousName: s.name }, `body.data.featureStrategies (${s.featureName})`)
+    if (problem) throw problem
+  }
+  const constraints = strategies.flatMap((s) => s.constraints as { contextName: string; values: string[]; value?: string }[])
+  await checkLegalValues(db, constraints, input.project, 'body.data.featureStrategies')
+  const created = new Map((input.data.contextFields ?? []).filter((c) => !state.fields.some((f) => f.name === c.name) && (c.legalValues ?? []).length > 0).map((c) => [c.name, new Set((c.legalValues ?? []).map((v) => v.value))]))
+  const illegal = constraints.flatMap((k) => {
+    const legal = created.get(k.contextName)
+    return legal ? [...k.values, ...(k.value === undefined ? [] : [k.value])].filter((v) => !legal.has(v)).map((v) => `"${v}" is not a legal value of context field ${k.contextName}`) : []
   })
+  if (illegal.length > 0) throw validationError(`Constraint values must be legal values of their context field: ${illegal.join('; ')}`, illegal.map((message) => ({ path: 'body.data.featureStrategies', message })))
 }
 
 /** What the import writes and records, decided from the read. */
@@ -143,20 +178,21 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
   }
 
   const strategiesOf = new Map<string, StoredStrategy[]>()
-  for (const s of data.featureStrategies) {
+  for (const [i, s] of data.featureStrategies.entries()) {
     if (!s.featureName || !importedNames.has(s.featureName)) continue
     const list = strategiesOf.get(s.featureName) ?? []
+    const strategy = checkedStrategy(s, s.featureName, `body.data.featureStrategies.${i}`)
     list.push({
       id: crypto.randomUUID(),
-      name: s.name,
-      title: s.title ?? null,
-      disabled: s.disabled ?? false,
+      name: strategy.name,
+      title: strategy.title,
+      disabled: strategy.disabled,
       featureName: s.featureName,
       sortOrder: s.sortOrder ?? list.length,
       segments: unique((s.segments ?? []).map((id) => String(segmentIds.get(segmentNameOf.get(id) ?? '') ?? ''))).filter((id) => id !== '').map(Number),
-      constraints: (s.constraints ?? []).map((k) => ({ ...k, values: k.values ?? [], caseInsensitive: k.caseInsensitive ?? false, inverted: k.inverted ?? false })),
-      variants: checkedVariants(StrategyVariantInputSchema, s.variants ?? [], `a strategy of ${s.featureName}`),
-      parameters: s.parameters ?? {},
+      constraints: strategy.constraints,
+      variants: strategy.variants,
+      parameters: strategy.parameters,
     })
     strategiesOf.set(s.featureName, list)
   }
@@ -181,7 +217,8 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
     for (const s of strategies) events.push({ ...env, type: 'feature-strategy-add', data: s, preData: null })
     strategyRows.push(...strategies)
     // As Unleash, only variants the export has are set (clearing them would need a permission validate does not ask for).
-    const variants = change?.variants && change.variants.length > 0 ? checkedVariants(VariantSchema, change.variants, `${name} in ${environment}`) : null
+    // Checked as PUT …/environments/{environment}/variants checks them.
+    const variants = change?.variants && change.variants.length > 0 ? toVariants(change.variants, `body.data.featureEnvironments (${name})`) : null
     if (variants) events.push({ ...env, type: 'feature-environment-variants-updated', data: { variants }, preData: { variants: before?.variants ?? [] } })
     if (enabled !== (before?.enabled ?? false)) events.push({ ...env, type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled', data: { enabled }, preData: { enabled: !enabled } })
     environmentRows.push({ name, enabled, variants })
@@ -313,6 +350,7 @@ export async function importFeatures(
       )
     }
     const { events, values } = plan(caller, input, state)
+    await checkStrategiesAgainstStored(db, input, values.strategies, state)
     const names = unique([...input.data.features.map((f) => f.name), ...(input.data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature))])
     const gate = sql`select 1 from (${stateSql(input)}) s where row_to_json(s)::text = ${read!.snapshot}`
     const [, , written] = await batch(db, [

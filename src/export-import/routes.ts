@@ -39,7 +39,7 @@ const validateRoute = adminRoute({
   summary: 'Validate feature import data',
   description:
     'What importing `data` (an export) into `project` and `environment` would meet, in Unleash\'s messages: `errors` (the import is refused while there is one: undefined strategy types, context fields lacking legal values the export uses, ' +
-    'flags living in other projects, names given twice, names against the naming pattern, the flag limit, segments with no namesake global or in the project, dependencies on flags neither imported nor in the project), ' +
+    'flags living in other projects (the project named only to those who may read it), names given twice, names against the naming pattern, the flag limit, segments with no namesake global or in the project, dependencies on flags neither imported nor in the project), ' +
     '`warnings` (custom strategy types, archived flags left out, existing flags overwritten) and `permissions` the caller lacks for it (including SKIP_CHANGE_REQUEST where the environment requires change requests). ' +
     '404 for a project the caller may not see, or one without the environment. Records nothing.',
   request: { body: { required: true, content: jsonContent(ImportTogglesSchema) } },
@@ -56,7 +56,8 @@ const importRoute = adminRoute({
   summary: 'Import feature flags into a project environment',
   description:
     'Applies `data` (an export) to `project` and `environment`, all or nothing. Refused with 400 (the ValidationError\'s `details` are validate\'s errors) when `/validate` reports an error, and with 403 when the caller lacks a permission validate lists ' +
-    '(UPDATE_FEATURE always; CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY, UPDATE_FEATURE_ENVIRONMENT_VARIANTS as the import needs them). ' +
+    '(UPDATE_FEATURE always; CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY (also for the default strategy an enabled flag gets), UPDATE_FEATURE_ENVIRONMENT_VARIANTS, and UPDATE_FEATURE_ENVIRONMENT where it changes a switch (unlike Unleash, as the switch route), in the environment, as the import needs them). ' +
+    'Each strategy is checked as `POST …/strategies` checks it (its schema: rollout, constraint values, semver, CIDR, REGEX; its type\'s parameters; legal values of context fields), else 400 naming where (Unleash writes them unchecked). ' +
     'Where the environment requires change requests the import is refused with 403 unless the caller may skip them (Unleash would open a change request instead); an import setting dependencies, which reach every environment, needs that in each environment of the project requiring them. ' +
     'Archived flags of the export are left out. In one write: missing flags are created (type, description, impression data from the export) and the project\'s are updated; their strategies in the environment are replaced ' +
     '(segments mapped by name to the segment of that name, global or the project\'s), their switch set and their variants set where the export has some; an enabled flag left with no active strategy gets the default `flexibleRollout` 100%; ' +
@@ -77,18 +78,20 @@ export const exportImportRoutes = createRouter()
   })
   .openapi(validateRoute, async (c) => {
     const input = c.req.valid('json')
-    if ((await hiddenProjectsOf(c)).includes(input.project)) throw notFound(`Could not find project ${input.project}`)
-    return c.json(validateImport(c.var.principal, input, await readImportTarget(c.var.db, input)), 200)
+    const hidden = await hiddenProjectsOf(c)
+    if (hidden.includes(input.project)) throw notFound(`Could not find project ${input.project}`)
+    return c.json(validateImport(c.var.principal, input, await readImportTarget(c.var.db, input), hidden), 200)
   })
   .openapi(importRoute, async (c) => {
     const input = c.req.valid('json')
-    if ((await hiddenProjectsOf(c)).includes(input.project)) throw notFound(`Could not find project ${input.project}`)
+    const hidden = await hiddenProjectsOf(c)
+    if (hidden.includes(input.project)) throw notFound(`Could not find project ${input.project}`)
     requirePermission(c.var.principal, 'UPDATE_FEATURE', { project: input.project, environment: input.environment })
     // Dependencies reach every environment of the project: each that requires change requests counts.
     if ((input.data.dependencies ?? []).length > 0) await requireDirectChangeAllowed(c, input.project)
     const protectedIn = protectedEnvironmentsCheck(c)
     await importFeatures(c.var.db, c.var.caller, input, (state) => {
-      const validation = validateImport(c.var.principal, input, state)
+      const validation = validateImport(c.var.principal, input, state, hidden)
       if (state.environment?.changeRequestsEnabled) protectedIn([{ project: input.project, environment: input.environment }])
       for (const missing of missingPermissions(c.var.principal, input, state)) requirePermission(c.var.principal, missing, { project: input.project, environment: input.environment })
       return validation

@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
-import { contextFields, features, featureStrategies, projectEnvironments, projects, segments, strategyDefinitions, tagTypes } from '../../schema/index.js'
+import { contextFields, featureEnvironments, features, featureStrategies, projectEnvironments, projects, segments, strategyDefinitions, tagTypes } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import { hasPermission, Permission, type PermissionName } from '../core/permissions.js'
@@ -18,6 +18,8 @@ export interface ImportTarget {
   segments: { id: number; name: string; project: string | null }[]
   tagTypes: string[]
   hasStrategies: boolean
+  /** The project's live flags the import names that are on in the environment (whether the import switches them). */
+  enabled: string[]
 }
 
 const unique = (list: string[]) => [...new Set(list)]
@@ -55,7 +57,9 @@ export function importTargetSql(input: ImportToggles): SQL {
       (select coalesce(json_agg(json_build_object('id', s.id, 'name', s.name, 'project', s.project) order by s.id), '[]') from ${segments} s
         where s.name = any(${sql.param(unique((data.segments ?? []).map((s) => s.name)))}::text[])) as segments,
       (select coalesce(json_agg(t.name order by t.name), '[]') from ${tagTypes} t where t.name = any(${sql.param(unique(data.tagTypes.map((t) => t.name)))}::text[])) as "tagTypes",
-      exists (select from ${featureStrategies} fs where fs.feature_name = any(${sql.param(names)}::text[]) and fs.environment = ${environment}) as "hasStrategies"`
+      exists (select from ${featureStrategies} fs where fs.feature_name = any(${sql.param(names)}::text[]) and fs.environment = ${environment}) as "hasStrategies",
+      (select coalesce(json_agg(fe.feature_name order by fe.feature_name), '[]') from ${featureEnvironments} fe join ${features} f on f.name = fe.feature_name
+        where fe.feature_name = any(${sql.param(names)}::text[]) and fe.environment = ${environment} and fe.enabled and f.project = ${project} and f.archived_at is null) as enabled`
 }
 
 /** How Unleash names the permissions an import may need, in its `permissions` answer. */
@@ -68,6 +72,7 @@ const DISPLAY_NAMES: Partial<Record<PermissionName, string>> = {
   DELETE_FEATURE_STRATEGY: 'Delete activation strategies',
   CREATE_FEATURE_STRATEGY: 'Create activation strategies',
   UPDATE_FEATURE_ENVIRONMENT_VARIANTS: 'Update variants',
+  UPDATE_FEATURE_ENVIRONMENT: 'Enable/disable flags',
   SKIP_CHANGE_REQUEST: 'Skip change request process',
 }
 
@@ -86,8 +91,9 @@ export function segmentsByName(input: ImportToggles, target: ImportTarget): Map<
 
 /**
  * The permissions the import needs that the principal lacks, as Unleash decides them: UPDATE_FEATURE always, and
- * CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY and
- * UPDATE_FEATURE_ENVIRONMENT_VARIANTS as the import creates or replaces each; and, where the environment requires
+ * CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY,
+ * UPDATE_FEATURE_ENVIRONMENT_VARIANTS and UPDATE_FEATURE_ENVIRONMENT (a switch it changes) as the import creates or
+ * replaces each, checked in the import's environment as the routes it stands for check them; and, where the environment requires
  * change requests, SKIP_CHANGE_REQUEST (Flagpost refuses such an import rather than turning it into a change request).
  */
 export function missingPermissions(principal: Principal, input: ImportToggles, target: ImportTarget): PermissionName[] {
@@ -99,8 +105,16 @@ export function missingPermissions(principal: Principal, input: ImportToggles, t
   const newFields = (data.contextFields ?? []).filter((c) => !target.fields.some((f) => f.name === c.name))
   if (newFields.some((c) => !c.project)) needed.push(Permission.CREATE_CONTEXT_FIELD)
   if (newFields.some((c) => c.project)) needed.push(Permission.UPDATE_PROJECT_CONTEXT)
+  const archived = new Set(archivedOf(input, target))
+  const imported = unique(data.features.map((f) => f.name)).filter((n) => !archived.has(n))
+  const switches = new Map((data.featureEnvironments ?? []).map((e) => [e.featureName ?? e.name ?? '', e.enabled]))
+  const wasOn = new Set(target.enabled)
+  const isOn = (name: string) => switches.get(name) ?? wasOn.has(name)
   if (target.hasStrategies) needed.push(Permission.DELETE_FEATURE_STRATEGY)
-  if (data.featureStrategies.length > 0) needed.push(Permission.CREATE_FEATURE_STRATEGY)
+  // A flag left on gets the default strategy where the export gives it none: that is a strategy created too.
+  if (data.featureStrategies.length > 0 || imported.some(isOn)) needed.push(Permission.CREATE_FEATURE_STRATEGY)
+  // Switching a flag on or off in the environment, as POST …/environments/{environment}/on and /off need.
+  if (imported.some((n) => isOn(n) !== wasOn.has(n))) needed.push(Permission.UPDATE_FEATURE_ENVIRONMENT)
   if ((data.featureEnvironments ?? []).some((e) => (e.variants ?? []).length > 0)) needed.push(Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS)
   if (data.features.some((f) => !existing.has(f.name))) needed.push(Permission.CREATE_FEATURE)
   if (target.environment?.changeRequestsEnabled) needed.push(Permission.SKIP_CHANGE_REQUEST)
@@ -131,9 +145,10 @@ function namingProblems(input: ImportToggles, target: ImportTarget): ValidationI
  * or its constraints), context fields whose legal values lack some of the export's, flags living in other projects, names given twice, names against the project's pattern, the flag limit,
  * segments with no namesake usable in the project, and dependencies on flags neither imported nor in the project.
  * Warnings: custom strategy types used, archived flags (left out of the import), flags that exist and are overwritten.
- * 404 for a project the caller may not see or that lacks the environment.
+ * 404 for a project the caller may not see or that lacks the environment. A flag living in a project the caller may not
+ * read (`hiddenProjects`) is said to be in another project, unnamed; no message names anything of such a project.
  */
-export function validateImport(principal: Principal, input: ImportToggles, target: ImportTarget): ImportValidation {
+export function validateImport(principal: Principal, input: ImportToggles, target: ImportTarget, hiddenProjects: readonly string[]): ImportValidation {
   const { data, project, environment } = input
   if (!target.project) throw notFound(`Could not find project ${project}`)
   if (!target.environment) throw notFound(`Could not find environment ${environment} in project ${project}`)
@@ -157,7 +172,7 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
 
   const elsewhere = target.flags.filter((f) => f.project !== project && !f.archived && names.includes(f.name))
   if (elsewhere.length > 0)
-    errors.push({ message: `You cannot import a features that already exist in other projects. You already have the following features defined outside of project ${project}:`, affectedItems: elsewhere.map((f) => `${f.name} (in project ${f.project})`) })
+    errors.push({ message: `You cannot import a features that already exist in other projects. You already have the following features defined outside of project ${project}:`, affectedItems: elsewhere.map((f) => (hiddenProjects.includes(f.project) ? `${f.name} (in another project)` : `${f.name} (in project ${f.project})`)) })
 
   const duplicates = unique(names.filter((n, i) => names.indexOf(n) !== i))
   if (duplicates.length > 0) errors.push({ message: 'We detected the following features are duplicate in your import data:', affectedItems: duplicates })

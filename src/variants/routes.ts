@@ -1,6 +1,6 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { Permission } from '../core/permissions.js'
+import { Permission, requirePermission } from '../core/permissions.js'
 import { featureEnvironmentPathParams, featurePathParams, PatchSchema } from '../flags/schemas.js'
 import { requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { FeatureVariantsSchema, VariantsInputSchema } from './schemas.js'
@@ -20,7 +20,7 @@ const patchVariants = adminRoute({
   operationId: 'patchFeatureVariants',
   tags,
   summary: "Patch a flag's variants (all environments)",
-  description: `Applies an RFC 6902 patch to the flag's variants and stores the result in every environment. Unlike Unleash it is atomic: all environments or none. ${variantRules} Emits \`feature-variants-updated\` per environment. Needs SKIP_CHANGE_REQUEST when an environment of the project requires change requests.`,
+  description: `Applies an RFC 6902 patch to the flag's variants and stores the result in every environment. Unlike Unleash it is atomic: all environments or none. ${variantRules} Emits \`feature-variants-updated\` per environment. Needs, besides UPDATE_FEATURE_VARIANTS in the project (as Unleash), UPDATE_FEATURE_ENVIRONMENT_VARIANTS in every environment of the flag (as the per-environment routes; 403 naming the first lacking), and SKIP_CHANGE_REQUEST when an environment of the project requires change requests.`,
   request: { params: featurePathParams, body: { required: true, content: jsonContent(PatchSchema) } },
   responses: { 200: { description: 'The variants now set', content: jsonContent(FeatureVariantsSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
@@ -67,7 +67,11 @@ export const variantRoutes = createRouter()
   .openapi(patchVariants, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
     await requireDirectChangeAllowed(c, projectId)
-    const variants = await patchFeatureVariants(c.var.db, c.var.caller, projectId, featureName, c.req.valid('json'), c.var.flagStates)
+    // It writes every environment: each needs what PUT …/environments/{environment}/variants needs there.
+    const mayWrite = (environments: string[]) => {
+      for (const environment of environments) requirePermission(c.var.principal, Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS, { project: projectId, environment })
+    }
+    const variants = await patchFeatureVariants(c.var.db, c.var.caller, projectId, featureName, c.req.valid('json'), c.var.flagStates, mayWrite)
     return c.json({ version: 1, variants }, 200)
   })
   .openapi(getEnvVariants, async (c) => {

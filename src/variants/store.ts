@@ -13,11 +13,11 @@ import type { PatchOperation } from '../flags/schemas.js'
 import { VariantsInputSchema, type Variant } from './schemas.js'
 import { normalizeVariants } from './weights.js'
 
-/** Validates a whole variant list as clients send it and returns it normalized (weights computed, sorted by name). */
-function toVariants(candidate: unknown): Variant[] {
+/** Validates a whole variant list as clients send it and returns it normalized (weights computed, sorted by name): the one check of an environment's variants, whichever path they arrive by. */
+export function toVariants(candidate: unknown, path = 'variants'): Variant[] {
   const parsed = VariantsInputSchema.safeParse(candidate)
-  if (!parsed.success) throw zodValidationError(parsed.error, 'variants')
-  return normalizeVariants(parsed.data, { sortByName: true, path: 'variants' })
+  if (!parsed.success) throw zodValidationError(parsed.error, path)
+  return normalizeVariants(parsed.data, { sortByName: true, path })
 }
 
 const p = (name: string) => sql.placeholder(name)
@@ -40,9 +40,19 @@ const writeEnvironmentVariants = eventsStatement('flagpost_write_environment_var
  * every environment, all or none (unlike Unleash). One `feature-variants-updated` event per environment,
  * each with that environment's old variants. Written optimistically (see src/flags/states.ts).
  */
-export async function patchFeatureVariants(db: Db, caller: Author, projectId: string, featureName: string, operations: PatchOperation[], states?: FlagStates) {
+export async function patchFeatureVariants(
+  db: Db,
+  caller: Author,
+  projectId: string,
+  featureName: string,
+  operations: PatchOperation[],
+  states?: FlagStates,
+  /** Throws (403) unless the caller may change variants in each environment the write reaches, read with the write. */
+  mayWrite: (environments: string[]) => void = () => {},
+) {
   const { actor, now } = caller
   const change = (project: string, tags: EventTag[], envs: { environment: string; variants: unknown[] }[]) => {
+    mayWrite(envs.map((e) => e.environment))
     const variants = toVariants(applyJsonPatch(envs[0]?.variants ?? [], operations))
     const events = envs.map((e): NewEvent => ({ type: 'feature-variants-updated', project, featureName, environment: e.environment, data: { variants }, preData: { variants: e.variants }, tags }))
     return { variants, events }

@@ -43,6 +43,12 @@ export const users = pgTable(
     loginAttempts: integer('login_attempts').notNull().default(0),
     // A service account (Unleash's is_service): never signs in, acts through its tokens; users' listings leave it out.
     isService: boolean('is_service').notNull().default(false),
+    // Whether the password was ever chosen by the account's holder (an invite-link sign-up, a reset link, their own
+    // change): such an account's e-mail was never vouched for, so single sign-on never takes it over by e-mail.
+    passwordSetByUser: boolean('password_set_by_user').notNull().default(false),
+    // The single sign-on identity bound to the account (the ID token's `iss` and `sub`) at its first OIDC sign-in.
+    ssoIssuer: text('sso_issuer'),
+    ssoSubject: text('sso_subject'),
     seenAt: timestamp('seen_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
@@ -50,6 +56,7 @@ export const users = pgTable(
   (t) => [
     uniqueIndex('users_email_unique').on(sql`lower(${t.email})`),
     uniqueIndex('users_username_unique').on(t.username),
+    uniqueIndex('users_sso_identity_unique').on(t.ssoIssuer, t.ssoSubject),
   ],
 )
 

@@ -102,7 +102,7 @@ export async function createUser(db: Db, caller: Author, input: CreateUser, opti
   ])
   if (off?.refused && passwordHash !== null) throw passwordLinksOff()
   const { roleId, userId } = requireRole(rows, input.rootRole)
-  const row: UserRow = { id: userId, username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: roleId, loginAttempts: 0, isService: false, seenAt: null, createdAt: now, deletedAt: null }
+  const row: UserRow = { id: userId, username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: roleId, loginAttempts: 0, isService: false, seenAt: null, createdAt: now, deletedAt: null, passwordSetByUser: false, ssoIssuer: null, ssoSubject: null }
   const link = off?.refused ? undefined : await newResetToken(row.id, actor.createdBy, now)
   const written = await recordEvents(db, actor, now, [{ type: 'user-created', data: userEventData(row) }], {
     alongside: [db.insert(users).values(row).onConflictDoNothing().returning({ id: users.id }), ...(link ? [link.insert] : [])],
@@ -203,7 +203,7 @@ const groupsOf = (id: unknown) => sql<number[]>`array(select group_id from ${gro
 
 /** Deleting a user: the user's row loses what signs in, and the rest goes, only while the row and their groups are as read. */
 const deleteUserStatement = eventsStatement('flagpost_delete_user', {
-  alongside: [sql`update ${users} set deleted_at = ${p('now')}::timestamptz, email = null, username = null, password_hash = null where ${userStillAsRead} and ${groupsOf(p('id'))} = ${p('groups')}::int[] returning id`],
+  alongside: [sql`update ${users} set deleted_at = ${p('now')}::timestamptz, email = null, username = null, password_hash = null, sso_issuer = null, sso_subject = null where ${userStillAsRead} and ${groupsOf(p('id'))} = ${p('groups')}::int[] returning id`],
   guarded: true,
   unguarded: [
     sql`delete from ${sessions} where user_id = ${p('id')} and ${guardPassed}`,
@@ -244,7 +244,7 @@ function passwordStatement(name: string, withLink: boolean) {
     returning user_id`
   const passed = withLink ? sql.raw('exists (select from w1)') : guardPassed
   return eventsStatement(name, {
-    alongside: [sql`update ${users} set password_hash = ${p('passwordHash')}, login_attempts = 0 where ${userStillAsRead} returning id`, ...(withLink ? [linkUsed] : [])],
+    alongside: [sql`update ${users} set password_hash = ${p('passwordHash')}, password_set_by_user = password_set_by_user or ${p('byUser')}::boolean, login_attempts = 0 where ${userStillAsRead} returning id`, ...(withLink ? [linkUsed] : [])],
     guarded: true,
     unguarded: [
       sql`delete from ${sessions} where user_id = ${p('id')} and ${passed}`,
@@ -267,7 +267,9 @@ export async function setPassword(db: Db, caller: Author, read: { user: UserRow;
   const events: NewEvent[] = [
     { type: 'user-updated', data: { ...userEventData(before), passwordChanged: true, loginAttempts: 0 }, preData: { ...userEventData(before), loginAttempts: before.loginAttempts } },
   ]
-  const values = { id: before.id, snapshot: read.snapshot, passwordHash, now: now.toISOString() }
+  // A password its holder chose (a reset link, their own change) marks the account as never to be taken over by e-mail (sso/store.ts).
+  const byUser = actor.createdByUserId === before.id
+  const values = { id: before.id, snapshot: read.snapshot, passwordHash, byUser, now: now.toISOString() }
   const { written } = linkHash === undefined ? await setPasswordStatement(db, actor, now, events, values) : await setPasswordWithLinkStatement(db, actor, now, events, { ...values, linkHash })
   return written > 0
 }

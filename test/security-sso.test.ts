@@ -6,6 +6,7 @@ import { createTestApp, type TestApp } from './helpers/app.js'
 import { browserAgent, startTestProvider, type TestProvider } from './helpers/oidc-provider.js'
 import { fresh, ok } from './helpers/factories.js'
 import { localPath } from '../src/core/local-path.js'
+import { createOidcCache, endSessionUrl } from '../src/sso/oidc.js'
 
 const ORIGIN = 'http://flagpost.test'
 let provider: TestProvider
@@ -185,5 +186,20 @@ describe('redirect targets stay on this site', () => {
     expect(localPath('/a/../b', origin)).toBe('/b')
     expect(localPath('/%2F%2Fevil.example', origin)).toBe('/%2F%2Fevil.example')
     expect(localPath('//evil', origin, '/home')).toBe('/home')
+  })
+})
+
+describe('single sign-out leads only to a web address', () => {
+  it("answers no redirectUrl when the provider's end_session_endpoint is not https (a javascript: URL the console would open)", async () => {
+    const discoverUrl = 'https://idp.example.com'
+    const settings = { enabled: true, discoverUrl, clientId: 'c', secret: 's', enableSingleSignOut: true }
+    const cacheWith = (endSession: string) => {
+      const cache = createOidcCache()
+      cache.discovery.set(discoverUrl, { as: { issuer: discoverUrl, end_session_endpoint: endSession }, until: Date.now() + 60_000 })
+      return cache
+    }
+    expect(await endSessionUrl(cacheWith('javascript:alert(document.cookie)//'), settings, 'id.token.x', `${ORIGIN}/sign-in`)).toBeUndefined()
+    expect(await endSessionUrl(cacheWith('http://idp.example.com/logout'), settings, 'id.token.x', `${ORIGIN}/sign-in`)).toBeUndefined()
+    expect(await endSessionUrl(cacheWith('https://idp.example.com/logout'), settings, 'id.token.x', `${ORIGIN}/sign-in`)).toMatch(/^https:\/\/idp\.example\.com\/logout\?id_token_hint=/)
   })
 })

@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi'
-import type { OidcSettings } from '../auth-settings/schemas.js'
+import { isProviderUrl, type OidcSettings } from '../auth-settings/schemas.js'
 import { groupsAt } from '../auth-settings/group-json-path.js'
 
 /**
@@ -165,7 +165,8 @@ function describeFailure(error: unknown): string {
  */
 export async function endSessionUrl(cache: OidcCache, settings: OidcSettings, idToken: string, postLogoutRedirectUri: string): Promise<string | undefined> {
   const as = await discover(cache, settings.discoverUrl!)
-  if (!as.end_session_endpoint) return undefined
+  // The console opens it as it is: only an https address (http to a loopback provider), never a javascript: one.
+  if (!as.end_session_endpoint || !isProviderUrl(as.end_session_endpoint)) return undefined
   const url = new URL(as.end_session_endpoint)
   url.searchParams.set('id_token_hint', idToken)
   url.searchParams.set('client_id', settings.clientId!)

@@ -3545,7 +3545,7 @@ export interface paths {
         };
         /**
          * Start signing in with OpenID Connect
-         * @description Opened by the browser (the sign-in page links it when OpenID Connect sign-in is enabled). Sends the browser to the provider found through the settings' discovery URL, with an authorization-code request using PKCE (S256), a `state` and a `nonce`, kept until the provider answers in an HttpOnly cookie (`flagpost-oidc`, 10 minutes). The provider must send the browser back to `<public URL>/auth/oidc/callback`. `redirect`: a path of this site to land on once signed in (default `/`). When single sign-on is not enabled or the provider cannot be reached, the browser is sent to /sign-in?errorMsg=… instead.
+         * @description Opened by the browser (the sign-in page links it when OpenID Connect sign-in is enabled). Sends the browser to the provider found through the settings' discovery URL, with an authorization-code request using PKCE (S256), a `state` and a `nonce`, kept until the provider answers in an HttpOnly cookie (`flagpost-oidc`, 10 minutes). The provider must send the browser back to `<public URL>/auth/oidc/callback`. `redirect`: a path of this site to land on once signed in (default `/`; anything that is not a path of this site, parsed against its own origin, such as `//host`, `/\host` or one holding a control character, leads to `/`). When single sign-on is not enabled or the provider cannot be reached, the browser is sent to /sign-in?errorMsg=… instead.
          */
         get: operations["oidcLogin"];
         put?: never;
@@ -5803,6 +5803,8 @@ export interface components {
             autoCreate?: boolean;
             /** @description Signing out of a session made by single sign-on also ends the provider's session (RP-initiated logout), where the provider has an end_session_endpoint */
             enableSingleSignOut?: boolean;
+            /** @description The provider releases only e-mail addresses it verified: accept an ID token (or UserInfo) without the `email_verified` claim. Off (the default): a sign-in is refused unless `email_verified` is true. An `email_verified` of false is refused either way. */
+            emailVerifiedByProvider?: boolean;
             /**
              * @description Root role of auto-created users
              * @enum {string}
@@ -5811,7 +5813,7 @@ export interface components {
             /** @description Root role id of auto-created users; must exist; wins over defaultRootRole */
             defaultRootRoleId?: number;
             /**
-             * @description Comma-separated approved e-mail domains for auto-created users
+             * @description Comma-separated approved e-mail domains: only e-mail addresses of these sign in with single sign-on (existing users too) and are auto-created
              * @example example.com,example.org
              */
             emailDomains?: string;
@@ -5846,6 +5848,8 @@ export interface components {
             autoCreate?: boolean;
             /** @description Signing out of a session made by single sign-on also ends the provider's session (RP-initiated logout), where the provider has an end_session_endpoint */
             enableSingleSignOut?: boolean;
+            /** @description The provider releases only e-mail addresses it verified: accept an ID token (or UserInfo) without the `email_verified` claim. Off (the default): a sign-in is refused unless `email_verified` is true. An `email_verified` of false is refused either way. */
+            emailVerifiedByProvider?: boolean;
             /**
              * @description Root role of auto-created users
              * @enum {string}
@@ -5854,7 +5858,7 @@ export interface components {
             /** @description Root role id of auto-created users; must exist; wins over defaultRootRole */
             defaultRootRoleId?: number;
             /**
-             * @description Comma-separated approved e-mail domains for auto-created users
+             * @description Comma-separated approved e-mail domains: only e-mail addresses of these sign in with single sign-on (existing users too) and are auto-created
              * @example example.com,example.org
              */
             emailDomains?: string;

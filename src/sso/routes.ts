@@ -72,9 +72,12 @@ const callbackRoute = createRoute({
   description:
     'Where the provider sends the browser back. Checks the answer\'s `state` against the sign-in this browser started, redeems the code (PKCE verifier, ' +
     'client secret), and checks the ID token: issuer, audience (the client id), expiry, `nonce`, and its signature against the provider\'s JWKS, with the ' +
-    'settings\' signing algorithm. The user with the token\'s e-mail (from the ID token, else the UserInfo endpoint) is signed in with a session cookie as ' +
-    'after a password (no event); an unknown e-mail is created with the default root role (Editor unless set) when `autoCreate` is on and its domain is in ' +
-    '`emailDomains` (if set), with `user-created` by the system, and refused otherwise; an e-mail the provider marks unverified is refused. ' +
+    'settings\' signing algorithm. The e-mail (from the ID token, else the UserInfo endpoint) must be verified (`email_verified` true; absent is accepted only ' +
+    'with `emailVerifiedByProvider`) and of a domain in `emailDomains` (if set), for every user. The user bound to the token\'s `iss` and `sub` is signed in with ' +
+    'a session cookie as after a password (no event); else the user with the e-mail, bound to them at this first sign-in, unless bound to another identity or ' +
+    'holding a password they chose themselves (an invite-link sign-up, a reset link, their own change: refused, so nobody who signed up with a colleague\'s ' +
+    'address gets their sign-in); an unknown e-mail is created, bound, with the default root role (Editor unless set) when `autoCreate` is on, with ' +
+    '`user-created` by the system, and refused otherwise. ' +
     'With `enableGroupSyncing`, the groups at `groupJsonPath` in the ID token\'s claims (else UserInfo\'s) decide the user\'s memberships of the groups that have ' +
     '`mappingsSSO`: they join each group mapping one of them (`group-user-added`, the membership made by `SSO`), and leave those mapping none that group sync had made ' +
     'them a member of (`group-user-removed`); memberships an admin made, and groups without mappings, are never touched; no claim there: no change. ' +

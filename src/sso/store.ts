@@ -112,44 +112,40 @@ export async function signInWithIdentity(db: Db, settings: OidcSettings, signedI
     const matchingText = matched!.ids
     if (found) {
       const userId = found.user.id
-      if (found.user.ssoIssuer !== issuer || found.user.ssoSubject !== subject) {
-        if (found.user.ssoSubject !== null) {
-          throw new SignInRefused(`The Flagpost account with the e-mail address ${email} belongs to another identity at the provider (or another provider): ask an admin`)
-        }
-        if (found.user.passwordSetByUser) {
-          throw new SignInRefused(
-            `A Flagpost account with the e-mail address ${email} already exists with a password of its own, and single sign-on does not take over such an account: sign in with its password, or ask an admin to remove it and sign in again`,
-          )
-        }
-        // The first sign-in binds the identity, only while the account is still unbound and without a chosen password.
-        const bound = await db
-          .update(users)
-          .set({ ssoIssuer: issuer, ssoSubject: subject })
-          .where(
-            and(
-              eq(users.id, userId),
-              isNull(users.ssoSubject),
-              eq(users.passwordSetByUser, false),
-              isNull(users.deletedAt),
-              sql`not exists (select from ${users} u where u.sso_issuer = ${issuer} and u.sso_subject = ${subject})`,
-            ),
-          )
-          .returning({ id: users.id })
-        if (bound.length === 0) return undefined
+      const at = now.toISOString()
+      const bound = found.user.ssoIssuer === issuer && found.user.ssoSubject === subject
+      if (!bound && found.user.ssoSubject !== null) {
+        throw new SignInRefused(`The Flagpost account with the e-mail address ${email} belongs to another identity at the provider (or another provider): ask an admin`)
       }
+      if (!bound && found.user.passwordSetByUser) {
+        throw new SignInRefused(
+          `A Flagpost account with the e-mail address ${email} already exists with a password of its own, and single sign-on does not take over such an account: sign in with its password, or ask an admin to remove it and sign in again`,
+        )
+      }
+      /** The first sign-in binds the identity with the sign-in's own update, only while the account is still unbound, without a chosen password, and the identity bound nowhere else. */
+      const bindAndTouch = (alsoWhile: SQL) => sql`update ${users} set sso_issuer = ${issuer}::text, sso_subject = ${subject}::text, login_attempts = 0, seen_at = ${at}::timestamptz
+        where id = ${userId}::int and deleted_at is null and sso_subject is null and not password_set_by_user
+          and not exists (select from ${users} u where u.sso_issuer = ${issuer}::text and u.sso_subject = ${subject}::text) and ${alsoWhile}
+        returning id`
       const changes = groupChanges(userId, idsOf(matchingText), names ? parsed<{ groupId: number; bySync: boolean }[]>(found.memberships) : [])
-      const user = { ...found.user, loginAttempts: 0, seenAt: now }
+      const user = { ...found.user, loginAttempts: 0, seenAt: now, ssoIssuer: issuer, ssoSubject: subject }
       if (changes.events.length === 0) {
-        const started = await newSession(userId, now, idToken)
-        await batch(db, [(q) => q.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, userId)), started.dropExpired, started.store])
-        return { user, session: started.session, created: false, groupsChanged: false }
+        if (bound) {
+          const started = await newSession(userId, now, idToken)
+          await batch(db, [(q) => q.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, userId)), started.dropExpired, started.store])
+          return { user, session: started.session, created: false, groupsChanged: false }
+        }
+        const started = await newGuardedSession(userId, now, idToken)
+        const [made] = await queryRows<{ n: number }>(db, sql`with w0 as (${bindAndTouch(sql`true`)}), w1 as (${started.dropExpired}), w2 as (${started.insert}) select count(*)::int as n from w0`)
+        return made?.n ? { user, session: started.session, created: false, groupsChanged: false } : undefined
       }
       const started = await newGuardedSession(userId, now, idToken)
+      const asRead = sql`${syncedMembershipsText(userId)} = ${found.membershipsText}::text and ${matchingGroupsText(names!)} = ${matchingText}::text`
       const written = await recordEvents(db, SYSTEM_ACTOR, now, changes.events, {
-        alongside: [sql`select 1 where ${syncedMembershipsText(userId)} = ${found.membershipsText}::text and ${matchingGroupsText(names!)} = ${matchingText}::text`],
+        alongside: [bound ? sql`select 1 where ${asRead}` : bindAndTouch(asRead)],
         guarded: true,
         unguarded: [
-          sql`update ${users} set login_attempts = 0, seen_at = ${now.toISOString()}::timestamptz where id = ${userId}::int and ${guardPassed}`,
+          ...(bound ? [sql`update ${users} set login_attempts = 0, seen_at = ${at}::timestamptz where id = ${userId}::int and ${guardPassed}`] : []),
           started.dropExpired,
           started.insert,
           removeSynced(userId, changes.removed),

@@ -45,6 +45,12 @@ export const users = pgTable(
     lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
     // A service account (Unleash's is_service): never signs in, acts through its tokens; users' listings leave it out.
     isService: boolean('is_service').notNull().default(false),
+    // Whether the account's e-mail address was typed by whoever signed up through an invite link: nobody vouched for
+    // it (an admin types the address of the users they create), so single sign-on never takes the account over by e-mail.
+    emailUnproven: boolean('email_unproven').notNull().default(false),
+    // The single sign-on identity bound to the account (the ID token's `iss` and `sub`) at its first OIDC sign-in.
+    ssoIssuer: text('sso_issuer'),
+    ssoSubject: text('sso_subject'),
     seenAt: timestamp('seen_at', { withTimezone: true, mode: 'date' }),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
     deletedAt: timestamp('deleted_at', { withTimezone: true, mode: 'date' }),
@@ -52,6 +58,7 @@ export const users = pgTable(
   (t) => [
     uniqueIndex('users_email_unique').on(sql`lower(${t.email})`),
     uniqueIndex('users_username_unique').on(t.username),
+    uniqueIndex('users_sso_identity_unique').on(t.ssoIssuer, t.ssoSubject),
   ],
 )
 

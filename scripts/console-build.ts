@@ -8,6 +8,8 @@ import { promisify } from 'node:util'
 const root = fileURLToPath(new URL('..', import.meta.url))
 const consoleDir = join(root, 'console')
 const stamp = join(consoleDir, 'dist', '.sources-hash')
+/** The files outside console/ that the console imports: a change to one builds it again. */
+const CONSOLE_SHARED_SOURCES = ['src/core/local-path.ts']
 
 async function sourcesHash(): Promise<string> {
   const hash = createHash('sha256')
@@ -20,6 +22,8 @@ async function sourcesHash(): Promise<string> {
     }
   }
   await walk(consoleDir)
+  // The pure modules of src/ the console imports (one code for the server and the console).
+  for (const shared of CONSOLE_SHARED_SOURCES) hash.update(shared).update(await readFile(join(root, shared)))
   hash.update(await readFile(join(root, 'package-lock.json')))
   return hash.digest('hex')
 }

@@ -119,7 +119,7 @@ describe('signing in with OpenID Connect', () => {
   it('refuses to create a user whose e-mail domain is not listed', async () => {
     await configure({ autoCreate: true, emailDomains: 'example.com,example.net' })
     const agent = newAgent()
-    expect(refusal(await callback(agent, await toCallback(agent, 'bob@elsewhere.org')))).toMatch(/elsewhere.org are not created here/)
+    expect(refusal(await callback(agent, await toCallback(agent, 'bob@elsewhere.org')))).toMatch(/elsewhere.org do not sign in here/)
     expect(await t.query(`select id from users where email = 'bob@elsewhere.org'`)).toEqual([])
   })
 

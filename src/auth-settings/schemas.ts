@@ -44,6 +44,14 @@ const fields = {
     .boolean()
     .optional()
     .openapi({ description: "Signing out of a session made by single sign-on also ends the provider's session (RP-initiated logout), where the provider has an end_session_endpoint" }),
+  emailVerifiedByProvider: z
+    .boolean()
+    .optional()
+    .openapi({
+      description:
+        'The provider releases only e-mail addresses it verified: accept an ID token (or UserInfo) without the `email_verified` claim. Off (the default): ' +
+        'a sign-in is refused unless `email_verified` is true. An `email_verified` of false is refused either way.',
+    }),
   defaultRootRole: z.enum(ROOT_ROLE_NAMES).optional().openapi({ description: 'Root role of auto-created users' }),
   defaultRootRoleId: z.number().int().positive().optional().openapi({ description: 'Root role id of auto-created users; must exist; wins over defaultRootRole' }),
   emailDomains: z
@@ -52,7 +60,7 @@ const fields = {
     .max(4000)
     .refine((v) => v === '' || v.split(',').every((d) => DOMAIN.test(d.trim())), 'emailDomains must be a comma-separated list of domains, e.g. example.com,example.org')
     .optional()
-    .openapi({ description: 'Comma-separated approved e-mail domains for auto-created users', example: 'example.com,example.org' }),
+    .openapi({ description: 'Comma-separated approved e-mail domains: only e-mail addresses of these sign in with single sign-on (existing users too) and are auto-created', example: 'example.com,example.org' }),
   acrValues: z
     .string()
     .trim()

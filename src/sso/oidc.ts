@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi'
-import type { OidcSettings } from '../auth-settings/schemas.js'
+import { isProviderUrl, type OidcSettings } from '../auth-settings/schemas.js'
 import { groupsAt } from '../auth-settings/group-json-path.js'
 
 /**
@@ -30,6 +30,8 @@ export interface PendingSignIn {
 
 /** Who the provider says signed in. */
 export interface ProviderIdentity {
+  /** The ID token's `iss` and `sub`: together, the person at the provider (an account is bound to them). */
+  issuer: string
   subject: string
   email?: string
   emailVerified?: boolean
@@ -121,12 +123,12 @@ export async function finishSignIn(cache: OidcCache, settings: OidcSettings, red
     cache.jwks.set(as.issuer, jwks)
     const claims = oauth.getValidatedIdTokenClaims(tokens)!
     const groupPath = settings.enableGroupSyncing ? settings.groupJsonPath : undefined
-    let identity = identityOf(claims.sub, claims)
+    let identity = identityOf(claims.iss, claims.sub, claims)
     let groups = groupPath ? groupsAt(claims, groupPath) : undefined
     if ((identity.email === undefined || (groupPath && groups === undefined)) && as.userinfo_endpoint) {
       const answer = await oauth.userInfoRequest(as, client, tokens.access_token, { signal: AbortSignal.timeout(TIMEOUT_MS), ...insecure })
       const userInfo = await oauth.processUserInfoResponse(as, client, claims.sub, answer)
-      if (identity.email === undefined) identity = identityOf(claims.sub, userInfo)
+      if (identity.email === undefined) identity = identityOf(claims.iss, claims.sub, userInfo)
       if (groupPath && groups === undefined) groups = groupsAt(userInfo, groupPath)
     }
     return { identity, idToken: tokens.id_token!, ...(groups ? { groups } : {}) }
@@ -135,11 +137,11 @@ export async function finishSignIn(cache: OidcCache, settings: OidcSettings, red
   }
 }
 
-function identityOf(subject: string, claims: Record<string, unknown>): ProviderIdentity {
+function identityOf(issuer: string, subject: string, claims: Record<string, unknown>): ProviderIdentity {
   const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined)
   const email = text(claims.email)
   const name = text(claims.name) ?? ([text(claims.given_name), text(claims.family_name)].filter(Boolean).join(' ') || undefined)
-  return { subject, ...(email ? { email } : {}), ...(typeof claims.email_verified === 'boolean' ? { emailVerified: claims.email_verified } : {}), ...(name ? { name } : {}) }
+  return { issuer, subject, ...(email ? { email } : {}), ...(typeof claims.email_verified === 'boolean' ? { emailVerified: claims.email_verified } : {}), ...(name ? { name } : {}) }
 }
 
 /** What the person signing in is told (and the log says) when the provider's answer is refused. */
@@ -163,7 +165,8 @@ function describeFailure(error: unknown): string {
  */
 export async function endSessionUrl(cache: OidcCache, settings: OidcSettings, idToken: string, postLogoutRedirectUri: string): Promise<string | undefined> {
   const as = await discover(cache, settings.discoverUrl!)
-  if (!as.end_session_endpoint) return undefined
+  // The console opens it as it is: only an https address (http to a loopback provider), never a javascript: one.
+  if (!as.end_session_endpoint || !isProviderUrl(as.end_session_endpoint)) return undefined
   const url = new URL(as.end_session_endpoint)
   url.searchParams.set('id_token_hint', idToken)
   url.searchParams.set('client_id', settings.clientId!)

@@ -8,6 +8,7 @@ import { publicBaseUrl } from '../users/accounts.js'
 import { setSessionCookie } from '../auth/sessions.js'
 import { describeStartFailure, finishSignIn, SignInRefused, startSignIn, type OidcCache, type PendingSignIn } from './oidc.js'
 import { signInWithIdentity } from './store.js'
+import { localPath } from '../core/local-path.js'
 
 declare module 'hono' {
   interface ContextVariableMap {
@@ -23,9 +24,6 @@ const SIGN_IN_PAGE = '/sign-in'
 const PENDING_COOKIE = 'flagpost-oidc'
 const PENDING_TTL_S = 10 * 60
 
-/** Only a path of this site may be where a sign-in leads (never another site, nor `//host` or `/\host`). */
-const localPath = (value: string | undefined) => (value && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/')
-
 const isHttps = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https' || (c.var.accounts.publicUrl?.startsWith('https:') ?? false)
 
 const b64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
@@ -33,11 +31,11 @@ const unb64 = (text: string) => new TextDecoder().decode(Uint8Array.from(atob(te
 
 /** The pending sign-in and where it leads, as the cookie holds it: state, nonce and verifier are base64url already. */
 const encodePending = (p: PendingSignIn, redirect: string) => [p.state, p.nonce, p.codeVerifier, b64(redirect)].join('.')
-function decodePending(value: string | undefined): { pending: PendingSignIn; redirect: string } | undefined {
+function decodePending(value: string | undefined, origin: string): { pending: PendingSignIn; redirect: string } | undefined {
   const parts = value?.split('.')
   if (parts?.length !== 4 || parts.some((p) => !/^[A-Za-z0-9_-]+$/.test(p))) return undefined
   try {
-    return { pending: { state: parts[0]!, nonce: parts[1]!, codeVerifier: parts[2]! }, redirect: localPath(unb64(parts[3]!)) }
+    return { pending: { state: parts[0]!, nonce: parts[1]!, codeVerifier: parts[2]! }, redirect: localPath(unb64(parts[3]!), origin) }
   } catch {
     return undefined
   }
@@ -60,7 +58,7 @@ const loginRoute = createRoute({
     'Opened by the browser (the sign-in page links it when OpenID Connect sign-in is enabled). Sends the browser to the provider found through the ' +
     'settings\' discovery URL, with an authorization-code request using PKCE (S256), a `state` and a `nonce`, kept until the provider answers in an HttpOnly ' +
     `cookie (\`${PENDING_COOKIE}\`, 10 minutes). The provider must send the browser back to \`<public URL>${OIDC_CALLBACK_PATH}\`. \`redirect\`: a path of this site to land on ` +
-    `once signed in (default \`/\`). When single sign-on is not enabled or the provider cannot be reached, the browser is sent to ${SIGN_IN_PAGE}?errorMsg=… instead.`,
+    `once signed in (default \`/\`; anything that is not a path of this site, parsed against its own origin, such as \`//host\`, \`/\\host\` or one holding a control character, leads to \`/\`). When single sign-on is not enabled or the provider cannot be reached, the browser is sent to ${SIGN_IN_PAGE}?errorMsg=… instead.`,
   request: { query: z.object({ redirect: z.string().max(2000).optional().openapi({ param: { name: 'redirect', in: 'query' }, example: '/projects' }) }) },
   responses: redirectResponse('To the provider, or back to the sign-in page with why not'),
 })
@@ -74,9 +72,12 @@ const callbackRoute = createRoute({
   description:
     'Where the provider sends the browser back. Checks the answer\'s `state` against the sign-in this browser started, redeems the code (PKCE verifier, ' +
     'client secret), and checks the ID token: issuer, audience (the client id), expiry, `nonce`, and its signature against the provider\'s JWKS, with the ' +
-    'settings\' signing algorithm. The user with the token\'s e-mail (from the ID token, else the UserInfo endpoint) is signed in with a session cookie as ' +
-    'after a password (no event); an unknown e-mail is created with the default root role (Editor unless set) when `autoCreate` is on and its domain is in ' +
-    '`emailDomains` (if set), with `user-created` by the system, and refused otherwise; an e-mail the provider marks unverified is refused. ' +
+    'settings\' signing algorithm. The e-mail (from the ID token, else the UserInfo endpoint) must be verified (`email_verified` true; absent is accepted only ' +
+    'with `emailVerifiedByProvider`) and of a domain in `emailDomains` (if set), for every user. The user bound to the token\'s `iss` and `sub` is signed in with ' +
+    'a session cookie as after a password (no event); else the user with the e-mail, bound to them at this first sign-in, unless bound to another identity or ' +
+    'holding a password they chose themselves (an invite-link sign-up, a reset link, their own change: refused, so nobody who signed up with a colleague\'s ' +
+    'address gets their sign-in); an unknown e-mail is created, bound, with the default root role (Editor unless set) when `autoCreate` is on, with ' +
+    '`user-created` by the system, and refused otherwise. ' +
     'With `enableGroupSyncing`, the groups at `groupJsonPath` in the ID token\'s claims (else UserInfo\'s) decide the user\'s memberships of the groups that have ' +
     '`mappingsSSO`: they join each group mapping one of them (`group-user-added`, the membership made by `SSO`), and leave those mapping none that group sync had made ' +
     'them a member of (`group-user-removed`); memberships an admin made, and groups without mappings, are never touched; no claim there: no change. ' +
@@ -99,7 +100,7 @@ export const ssoRoutes = createRouter()
     if (!oidcUsable(settings)) return failed(c, 'Single sign-on (OpenID Connect) is not enabled on this instance: sign in with your password')
     try {
       const { location, pending } = await startSignIn(c.var.oidc, settings, `${publicBaseUrl(c)}${OIDC_CALLBACK_PATH}`)
-      setCookie(c, PENDING_COOKIE, encodePending(pending, localPath(c.req.valid('query').redirect)), {
+      setCookie(c, PENDING_COOKIE, encodePending(pending, localPath(c.req.valid('query').redirect, publicBaseUrl(c))), {
         path: '/auth/oidc',
         httpOnly: true,
         secure: isHttps(c),
@@ -114,7 +115,7 @@ export const ssoRoutes = createRouter()
     }
   })
   .openapi(callbackRoute, async (c) => {
-    const kept = decodePending(getCookie(c, PENDING_COOKIE))
+    const kept = decodePending(getCookie(c, PENDING_COOKIE), publicBaseUrl(c))
     deleteCookie(c, PENDING_COOKIE, { path: '/auth/oidc', httpOnly: true, secure: isHttps(c), sameSite: 'Lax' })
     c.header('Cache-Control', 'no-store')
     if (!kept) return failed(c, 'This browser has no sign-in under way (it took more than 10 minutes, or was started elsewhere): start again')

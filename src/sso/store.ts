@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
 import { groups, groupUsers, roles, users } from '../../schema/index.js'
 import { batch, queryRows, together, untilUnchanged, type Db } from '../db.js'
 import { SYSTEM_ACTOR } from '../core/principal.js'
@@ -63,22 +63,35 @@ const removeSynced = (userId: number, removed: number[]) =>
   sql`delete from ${groupUsers} where user_id = ${userId}::int and group_id = any(${sql.param(removed)}::int[]) and created_by = ${SSO_SYNC_CREATED_BY} and ${guardPassed}`
 
 /**
- * Signs in the person the provider vouched for, as Unleash does: the user with that e-mail (any case) gets a new
- * session, as after a password; an unknown one is created first (`user-created`, by the system) with the settings'
- * default root role when `autoCreate` is on and the e-mail's domain is listed in `emailDomains` (the list restricts
- * creation only: existing users sign in from any domain), and refused with a message otherwise. An e-mail the
- * provider marks unverified is refused. The session keeps the provider's ID token (the hint of single sign-out).
+ * Signs in the person the provider vouched for. The e-mail must be verified (`email_verified` true, or absent when the
+ * settings say the provider releases only verified addresses) and of a domain in `emailDomains` (if set), for every
+ * user. The account is found by the identity bound to it (the ID token's `iss` and `sub`), else by e-mail (any case):
+ * an account bound to another identity is refused, and so is an unbound one whose password its holder chose (an
+ * invite-link sign-up, a reset link, their own change): nobody vouched for its e-mail, so whoever made it could be
+ * waiting for its owner to sign in (pre-hijacking). An unbound account without such a password (an admin made it) is
+ * bound to the identity at this first sign-in. An unknown e-mail is created, bound, with the settings' default root
+ * role when `autoCreate` is on (`user-created`, by the system), and refused with a message otherwise. The session
+ * keeps the provider's ID token (the hint of single sign-out).
  * With `groups` (group syncing on, the claim there), their group memberships follow them (see groupChanges) in the
  * same statement as the session, and `groupsChanged` says whether any did (so remembered principals are forgotten).
- * Existing: a read, then one batch, or one statement made only while the memberships and the matching groups are as
- * read; created: a read (the role, the id, the matching groups), then one statement with the user, its events and the
- * session, made only while the matching groups are as read. Either is tried again from a fresh read otherwise.
+ * Existing: a read (a binding first, made only while the account is still unbound), then one batch, or one statement
+ * made only while the memberships and the matching groups are as read; created: a read (the role, the id, the matching
+ * groups), then one statement with the user, its events and the session, made only while the matching groups are as
+ * read. Either is tried again from a fresh read otherwise.
  */
 export async function signInWithIdentity(db: Db, settings: OidcSettings, signedIn: FinishedSignIn, now: Date) {
   const { identity, idToken, groups: names } = signedIn
   const email = identity.email?.toLowerCase()
   if (!email) throw new SignInRefused('The provider did not say your e-mail address: Flagpost signs people in by e-mail (the client must be allowed the email scope)')
   if (identity.emailVerified === false) throw new SignInRefused(`The provider says your e-mail address ${email} is not verified: verify it there, then sign in again`)
+  if (identity.emailVerified !== true && settings.emailVerifiedByProvider !== true) {
+    throw new SignInRefused(
+      `The provider did not say your e-mail address ${email} is verified (no email_verified claim): an admin may switch on "the provider verifies e-mail addresses" in the single sign-on settings if it does`,
+    )
+  }
+  if (!domainAllowed(settings, email)) throw new SignInRefused(`E-mail addresses of ${email.slice(email.lastIndexOf('@') + 1)} do not sign in here (allowed: ${settings.emailDomains}): ask an admin`)
+  const { issuer, subject } = identity
+  const boundHere = and(eq(users.ssoIssuer, issuer), eq(users.ssoSubject, subject))
   return untilUnchanged('The user', async () => {
     const [[found], [matched]] = await together(db, [
       (q) =>
@@ -90,25 +103,49 @@ export async function signInWithIdentity(db: Db, settings: OidcSettings, signedI
           })
           .from(users)
           // A service account never signs in (it has no e-mail address either).
-          .where(and(sql`lower(${users.email}) = ${email}`, isNull(users.deletedAt), eq(users.isService, false))),
+          .where(and(or(boundHere, sql`lower(${users.email}) = ${email}`), isNull(users.deletedAt), eq(users.isService, false)))
+          // The account bound to this identity wins over another with its current e-mail.
+          .orderBy(sql`(${users.ssoIssuer} = ${issuer} and ${users.ssoSubject} = ${subject}) is true desc`)
+          .limit(1),
       (q) => (names ? queryRows<{ ids: string }>(q, sql`select ${matchingGroupsText(names)} as ids`) : Promise.resolve([{ ids: '' }])),
     ])
     const matchingText = matched!.ids
     if (found) {
       const userId = found.user.id
+      const at = now.toISOString()
+      const bound = found.user.ssoIssuer === issuer && found.user.ssoSubject === subject
+      if (!bound && found.user.ssoSubject !== null) {
+        throw new SignInRefused(`The Flagpost account with the e-mail address ${email} belongs to another identity at the provider (or another provider): ask an admin`)
+      }
+      if (!bound && found.user.emailUnproven) {
+        throw new SignInRefused(
+          `A Flagpost account with the e-mail address ${email} was made through an invite link, where nobody proved the address, and single sign-on does not take over such an account: sign in with its password, or ask an admin to remove it and sign in again`,
+        )
+      }
+      /** The first sign-in binds the identity with the sign-in's own update, only while the account is still unbound, with an address an admin or the provider gave, and the identity bound nowhere else. */
+      const bindAndTouch = (alsoWhile: SQL) => sql`update ${users} set sso_issuer = ${issuer}::text, sso_subject = ${subject}::text, login_attempts = 0, seen_at = ${at}::timestamptz
+        where id = ${userId}::int and deleted_at is null and sso_subject is null and not email_unproven
+          and not exists (select from ${users} u where u.sso_issuer = ${issuer}::text and u.sso_subject = ${subject}::text) and ${alsoWhile}
+        returning id`
       const changes = groupChanges(userId, idsOf(matchingText), names ? parsed<{ groupId: number; bySync: boolean }[]>(found.memberships) : [])
-      const user = { ...found.user, loginAttempts: 0, seenAt: now }
+      const user = { ...found.user, loginAttempts: 0, seenAt: now, ssoIssuer: issuer, ssoSubject: subject }
       if (changes.events.length === 0) {
-        const started = await newSession(userId, now, idToken)
-        await batch(db, [(q) => q.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, userId)), started.dropExpired, started.store])
-        return { user, session: started.session, created: false, groupsChanged: false }
+        if (bound) {
+          const started = await newSession(userId, now, idToken)
+          await batch(db, [(q) => q.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, userId)), started.dropExpired, started.store])
+          return { user, session: started.session, created: false, groupsChanged: false }
+        }
+        const started = await newGuardedSession(userId, now, idToken)
+        const [made] = await queryRows<{ n: number }>(db, sql`with w0 as (${bindAndTouch(sql`true`)}), w1 as (${started.dropExpired}), w2 as (${started.insert}) select count(*)::int as n from w0`)
+        return made?.n ? { user, session: started.session, created: false, groupsChanged: false } : undefined
       }
       const started = await newGuardedSession(userId, now, idToken)
+      const asRead = sql`${syncedMembershipsText(userId)} = ${found.membershipsText}::text and ${matchingGroupsText(names!)} = ${matchingText}::text`
       const written = await recordEvents(db, SYSTEM_ACTOR, now, changes.events, {
-        alongside: [sql`select 1 where ${syncedMembershipsText(userId)} = ${found.membershipsText}::text and ${matchingGroupsText(names!)} = ${matchingText}::text`],
+        alongside: [bound ? sql`select 1 where ${asRead}` : bindAndTouch(asRead)],
         guarded: true,
         unguarded: [
-          sql`update ${users} set login_attempts = 0, seen_at = ${now.toISOString()}::timestamptz where id = ${userId}::int and ${guardPassed}`,
+          ...(bound ? [sql`update ${users} set login_attempts = 0, seen_at = ${at}::timestamptz where id = ${userId}::int and ${guardPassed}`] : []),
           started.dropExpired,
           started.insert,
           removeSynced(userId, changes.removed),
@@ -118,20 +155,19 @@ export async function signInWithIdentity(db: Db, settings: OidcSettings, signedI
       return written > 0 ? { user, session: started.session, created: false, groupsChanged: true } : undefined
     }
     if (!settings.autoCreate) throw new SignInRefused(`There is no Flagpost user with the e-mail address ${email}, and users are not created on first sign-in here: ask an admin to add you`)
-    if (!domainAllowed(settings, email)) throw new SignInRefused(`Users with e-mail addresses of ${email.slice(email.lastIndexOf('@') + 1)} are not created here (allowed: ${settings.emailDomains}): ask an admin to add you`)
     const role = settings.defaultRootRoleId !== undefined ? eq(roles.id, settings.defaultRootRoleId) : eq(roles.name, settings.defaultRootRole ?? DEFAULT_ROOT_ROLE)
     const [ids] = await db
       .select({ roleId: roles.id, userId: sql<number>`nextval(pg_get_serial_sequence('users', 'id'))::int` })
       .from(roles)
       .where(and(role, inArray(roles.type, ['root', 'root-custom'])))
     if (!ids) throw new SignInRefused('The root role for new users in the single sign-on settings no longer exists: ask an admin to choose another')
-    const row: UserRow = { id: ids.userId, username: null, email, name: identity.name ?? null, passwordHash: null, rootRoleId: ids.roleId, loginAttempts: 0, lockedUntil: null, isService: false, seenAt: now, createdAt: now, deletedAt: null }
+    const row: UserRow = { id: ids.userId, username: null, email, name: identity.name ?? null, passwordHash: null, rootRoleId: ids.roleId, loginAttempts: 0, lockedUntil: null, isService: false, seenAt: now, createdAt: now, deletedAt: null, emailUnproven: false, ssoIssuer: issuer, ssoSubject: subject }
     const changes = groupChanges(row.id, idsOf(matchingText), [])
     const started = await newGuardedSession(row.id, now, idToken)
     const at = now.toISOString()
     // The user is made only while the groups it joins still match, so its events and memberships are all or none.
-    const insertUser = sql`insert into ${users} (id, email, name, root_role_id, login_attempts, is_service, seen_at, created_at)
-      select ${row.id}::int, ${email}::text, ${row.name}::text, ${row.rootRoleId}::int, 0, false, ${at}::timestamptz, ${at}::timestamptz
+    const insertUser = sql`insert into ${users} (id, email, name, root_role_id, login_attempts, is_service, seen_at, created_at, sso_issuer, sso_subject)
+      select ${row.id}::int, ${email}::text, ${row.name}::text, ${row.rootRoleId}::int, 0, false, ${at}::timestamptz, ${at}::timestamptz, ${issuer}::text, ${subject}::text
       where ${names && changes.added.length > 0 ? sql`${matchingGroupsText(names)} = ${matchingText}::text` : sql`true`}
       on conflict do nothing returning id`
     const written = await recordEvents(db, SYSTEM_ACTOR, now, [{ type: 'user-created', data: userEventData(row) }, ...changes.events], {

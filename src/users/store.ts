@@ -102,7 +102,7 @@ export async function createUser(db: Db, caller: Author, input: CreateUser, opti
   ])
   if (off?.refused && passwordHash !== null) throw passwordLinksOff()
   const { roleId, userId } = requireRole(rows, input.rootRole)
-  const row: UserRow = { id: userId, username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: roleId, loginAttempts: 0, lockedUntil: null, isService: false, seenAt: null, createdAt: now, deletedAt: null }
+  const row: UserRow = { id: userId, username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: roleId, loginAttempts: 0, lockedUntil: null, isService: false, seenAt: null, createdAt: now, deletedAt: null, emailUnproven: false, ssoIssuer: null, ssoSubject: null }
   const link = off?.refused ? undefined : await newResetToken(row.id, actor.createdBy, now)
   const written = await recordEvents(db, actor, now, [{ type: 'user-created', data: userEventData(row) }], {
     alongside: [db.insert(users).values(row).onConflictDoNothing().returning({ id: users.id }), ...(link ? [link.insert] : [])],
@@ -203,7 +203,7 @@ const groupsOf = (id: unknown) => sql<number[]>`array(select group_id from ${gro
 
 /** Deleting a user: the user's row loses what signs in, and the rest goes, only while the row and their groups are as read. */
 const deleteUserStatement = eventsStatement('flagpost_delete_user', {
-  alongside: [sql`update ${users} set deleted_at = ${p('now')}::timestamptz, email = null, username = null, password_hash = null where ${userStillAsRead} and ${groupsOf(p('id'))} = ${p('groups')}::int[] returning id`],
+  alongside: [sql`update ${users} set deleted_at = ${p('now')}::timestamptz, email = null, username = null, password_hash = null, sso_issuer = null, sso_subject = null where ${userStillAsRead} and ${groupsOf(p('id'))} = ${p('groups')}::int[] returning id`],
   guarded: true,
   unguarded: [
     sql`delete from ${sessions} where user_id = ${p('id')} and ${guardPassed}`,

@@ -31,6 +31,20 @@ afterAll(async () => {
 })
 
 describe('single sign-on', { timeout: 60_000 }, () => {
+  it("the sign-in page's next= leads only to a path of this site: /%09/evil.example (a tab browsers drop) becomes /", async () => {
+    const page = await ui.newPage()
+    const hrefFor = async (next: string) => {
+      await page.goto(`${ui.url}/sign-in?next=${encodeURIComponent(next)}`)
+      const button = page.getByRole('link', { name: 'Sign in with OpenID Connect' })
+      await button.waitFor()
+      return new URL((await button.getAttribute('href'))!, ui.url).searchParams.get('redirect')
+    }
+    expect(await hrefFor('/\t/evil.example')).toBe('/')
+    expect(await hrefFor('/\\evil.example')).toBe('/')
+    expect(await hrefFor('/projects?x=1')).toBe('/projects?x=1')
+    await page.close()
+  })
+
   it('the sign-in button goes through the provider and lands signed in, as a user created with the default role', async () => {
     const page = await ui.newPage()
     await page.goto(`${ui.url}/events`)

@@ -3545,7 +3545,7 @@ export interface paths {
         };
         /**
          * Start signing in with OpenID Connect
-         * @description Opened by the browser (the sign-in page links it when OpenID Connect sign-in is enabled). Sends the browser to the provider found through the settings' discovery URL, with an authorization-code request using PKCE (S256), a `state` and a `nonce`, kept until the provider answers in an HttpOnly cookie (`flagpost-oidc`, 10 minutes). The provider must send the browser back to `<public URL>/auth/oidc/callback`. `redirect`: a path of this site to land on once signed in (default `/`). When single sign-on is not enabled or the provider cannot be reached, the browser is sent to /sign-in?errorMsg=… instead.
+         * @description Opened by the browser (the sign-in page links it when OpenID Connect sign-in is enabled). Sends the browser to the provider found through the settings' discovery URL, with an authorization-code request using PKCE (S256), a `state` and a `nonce`, kept until the provider answers in an HttpOnly cookie (`flagpost-oidc`, 10 minutes). The provider must send the browser back to `<public URL>/auth/oidc/callback`. `redirect`: a path of this site to land on once signed in (default `/`; anything that is not a path of this site, parsed against its own origin, such as `//host`, `/\host` or one holding a control character, leads to `/`). When single sign-on is not enabled or the provider cannot be reached, the browser is sent to /sign-in?errorMsg=… instead.
          */
         get: operations["oidcLogin"];
         put?: never;
@@ -3565,7 +3565,7 @@ export interface paths {
         };
         /**
          * Finish signing in with OpenID Connect
-         * @description Where the provider sends the browser back. Checks the answer's `state` against the sign-in this browser started, redeems the code (PKCE verifier, client secret), and checks the ID token: issuer, audience (the client id), expiry, `nonce`, and its signature against the provider's JWKS, with the settings' signing algorithm. The user with the token's e-mail (from the ID token, else the UserInfo endpoint) is signed in with a session cookie as after a password (no event); an unknown e-mail is created with the default root role (Editor unless set) when `autoCreate` is on and its domain is in `emailDomains` (if set), with `user-created` by the system, and refused otherwise; an e-mail the provider marks unverified is refused. With `enableGroupSyncing`, the groups at `groupJsonPath` in the ID token's claims (else UserInfo's) decide the user's memberships of the groups that have `mappingsSSO`: they join each group mapping one of them (`group-user-added`, the membership made by `SSO`), and leave those mapping none that group sync had made them a member of (`group-user-removed`); memberships an admin made, and groups without mappings, are never touched; no claim there: no change. Both events by the system, `{ groupId, userId }`, written with the session. The session keeps the ID token, for single sign-out (POST /logout). Success leads to the `redirect` given at the start; any refusal to /sign-in?errorMsg=<why>.
+         * @description Where the provider sends the browser back. Checks the answer's `state` against the sign-in this browser started, redeems the code (PKCE verifier, client secret), and checks the ID token: issuer, audience (the client id), expiry, `nonce`, and its signature against the provider's JWKS, with the settings' signing algorithm. The e-mail (from the ID token, else the UserInfo endpoint) must be verified (`email_verified` true; absent is accepted only with `emailVerifiedByProvider`) and of a domain in `emailDomains` (if set), for every user. The user bound to the token's `iss` and `sub` is signed in with a session cookie as after a password (no event); else the user with the e-mail, bound to them at this first sign-in, unless bound to another identity or holding a password they chose themselves (an invite-link sign-up, a reset link, their own change: refused, so nobody who signed up with a colleague's address gets their sign-in); an unknown e-mail is created, bound, with the default root role (Editor unless set) when `autoCreate` is on, with `user-created` by the system, and refused otherwise. With `enableGroupSyncing`, the groups at `groupJsonPath` in the ID token's claims (else UserInfo's) decide the user's memberships of the groups that have `mappingsSSO`: they join each group mapping one of them (`group-user-added`, the membership made by `SSO`), and leave those mapping none that group sync had made them a member of (`group-user-removed`); memberships an admin made, and groups without mappings, are never touched; no claim there: no change. Both events by the system, `{ groupId, userId }`, written with the session. The session keeps the ID token, for single sign-out (POST /logout). Success leads to the `redirect` given at the start; any refusal to /sign-in?errorMsg=<why>.
          */
         get: operations["oidcCallback"];
         put?: never;
@@ -5804,6 +5804,8 @@ export interface components {
             autoCreate?: boolean;
             /** @description Signing out of a session made by single sign-on also ends the provider's session (RP-initiated logout), where the provider has an end_session_endpoint */
             enableSingleSignOut?: boolean;
+            /** @description The provider releases only e-mail addresses it verified: accept an ID token (or UserInfo) without the `email_verified` claim. Off (the default): a sign-in is refused unless `email_verified` is true. An `email_verified` of false is refused either way. */
+            emailVerifiedByProvider?: boolean;
             /**
              * @description Root role of auto-created users
              * @enum {string}
@@ -5812,7 +5814,7 @@ export interface components {
             /** @description Root role id of auto-created users; must exist; wins over defaultRootRole */
             defaultRootRoleId?: number;
             /**
-             * @description Comma-separated approved e-mail domains for auto-created users
+             * @description Comma-separated approved e-mail domains: only e-mail addresses of these sign in with single sign-on (existing users too) and are auto-created
              * @example example.com,example.org
              */
             emailDomains?: string;
@@ -5847,6 +5849,8 @@ export interface components {
             autoCreate?: boolean;
             /** @description Signing out of a session made by single sign-on also ends the provider's session (RP-initiated logout), where the provider has an end_session_endpoint */
             enableSingleSignOut?: boolean;
+            /** @description The provider releases only e-mail addresses it verified: accept an ID token (or UserInfo) without the `email_verified` claim. Off (the default): a sign-in is refused unless `email_verified` is true. An `email_verified` of false is refused either way. */
+            emailVerifiedByProvider?: boolean;
             /**
              * @description Root role of auto-created users
              * @enum {string}
@@ -5855,7 +5859,7 @@ export interface components {
             /** @description Root role id of auto-created users; must exist; wins over defaultRootRole */
             defaultRootRoleId?: number;
             /**
-             * @description Comma-separated approved e-mail domains for auto-created users
+             * @description Comma-separated approved e-mail domains: only e-mail addresses of these sign in with single sign-on (existing users too) and are auto-created
              * @example example.com,example.org
              */
             emailDomains?: string;

@@ -4,12 +4,10 @@ import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useLocation, useSearch } from 'wouter'
 import { api, ApiError, ok } from '../api/client'
 import { ME_KEY } from '../api/session'
+import { localPath } from '../../../src/core/local-path'
 
-/** Only a path of this console may be where a sign-in leads (never another site). */
-function nextPath(search: string): string {
-  const next = new URLSearchParams(search).get('next')
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/'
-}
+/** Only a path of this console may be where a sign-in leads (never another site): the server's own check. */
+const nextPath = (search: string): string => localPath(new URLSearchParams(search).get('next'), window.location.origin)
 
 /** How this instance lets browsers sign in: the admin API's 401 says it (Unleash's `options` and `defaultHidden`). */
 interface SignInOptions {

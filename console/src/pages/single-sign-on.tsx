@@ -82,7 +82,13 @@ function OidcForm({ stored }: { stored: Settings }) {
           onChange={(v) => v && set({ defaultRootRole: v as (typeof ROOT_ROLES)[number] })}
           allowDeselect={false}
         />
-        <TextInput label="E-mail domains" description="Comma-separated, e.g. example.com,example.org; empty for any" {...text('emailDomains')} />
+        <TextInput label="E-mail domains" description="Comma-separated, e.g. example.com,example.org; empty for any. Applies to every sign-in, existing users too" {...text('emailDomains')} />
+        <Switch
+          label="The provider verifies e-mail addresses"
+          description="Accept sign-ins whose ID token does not say email_verified. Only for a provider that releases verified addresses alone: otherwise anyone could sign in as an address they do not own"
+          checked={s.emailVerifiedByProvider ?? false}
+          onChange={(e) => set({ emailVerifiedByProvider: e.currentTarget.checked })}
+        />
         <Switch
           label="Single sign-out"
           description="Signing out of Flagpost also signs out of the provider (where it offers that); register the sign-in page below as its post-logout redirect URI"

@@ -75,7 +75,7 @@ const callbackRoute = createRoute({
     'settings\' signing algorithm. The e-mail (from the ID token, else the UserInfo endpoint) must be verified (`email_verified` true; absent is accepted only ' +
     'with `emailVerifiedByProvider`) and of a domain in `emailDomains` (if set), for every user. The user bound to the token\'s `iss` and `sub` is signed in with ' +
     'a session cookie as after a password (no event); else the user with the e-mail, bound to them at this first sign-in, unless bound to another identity or ' +
-    'holding a password they chose themselves (an invite-link sign-up, a reset link, their own change: refused, so nobody who signed up with a colleague\'s ' +
+    'made through an invite link, whose address nobody proved (refused, so nobody who signed up with a colleague\'s ' +
     'address gets their sign-in); an unknown e-mail is created, bound, with the default root role (Editor unless set) when `autoCreate` is on, with ' +
     '`user-created` by the system, and refused otherwise. ' +
     'With `enableGroupSyncing`, the groups at `groupJsonPath` in the ID token\'s claims (else UserInfo\'s) decide the user\'s memberships of the groups that have ' +

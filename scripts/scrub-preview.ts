@@ -129,8 +129,11 @@ export const PREVIEW_SCRUB = {
  */
 const EMAIL_PATTERN = `[^\\s[:cntrl:]@<>()\\[\\]\\\\,;:"]+@(?:[^\\s[:punct:][:cntrl:]]|-)+(?:\\.(?:[^\\s[:punct:][:cntrl:]]|-)+)+`
 
-/** What a placeholder looks like: a user's (`user-<id>@preview.invalid`, `user-<id>`, `User <id>`) or another address's. */
-const PLACEHOLDER = `^(user-[0-9]+|user [0-9]+|.*@preview\\.invalid)$`
+/**
+ * What a placeholder looks like (in lower case): a user's (`user-<id>@preview.invalid`, `user-<id>`, `User <id>`) or
+ * another address's (`person-<hash>@preview.invalid`). Only these: `john.smith@preview.invalid` is a name.
+ */
+const PLACEHOLDER = `^(user-[0-9]+(@preview\\.invalid)?|user [0-9]+|person-[0-9a-f]{12}@preview\\.invalid)$`
 
 /**
  * The functions the rewrites use, for this transaction only (pg_temp): `preview_text` turns a user's e-mail, username or
@@ -160,7 +163,7 @@ const FUNCTIONS = [
    on conflict (original) do nothing`,
   // One address found in a text: the longest known address it ends with, starting at its start or after a character
   // that does not go on an address (a quote, an equals sign…): 'o'brien@x.com is o'brien's, user=ann@x.com is ann's,
-  // joann@x.com and x.ann@x.com are not ann's. Else, with generic, a placeholder of its own.
+  // joann@x.com and x.ann@x.com are not ann's; a placeholder stays. Else, with generic, a placeholder of its own.
   `create function pg_temp.preview_address(m text, generic boolean) returns text language plpgsql stable as $fn$
    declare
      r text;
@@ -170,9 +173,10 @@ const FUNCTIONS = [
        if i = 1 or substr(m, i - 1, 1) !~ '[[:alnum:]._%+-]' then
          select replacement into r from pg_temp.preview_people where original = lower(substr(m, i));
          if found then return left(m, i - 1) || r; end if;
+         if lower(substr(m, i)) ~ $p$${PLACEHOLDER}$p$ then return m; end if;
        end if;
      end loop;
-     if generic and lower(m) !~ $p$${PLACEHOLDER}$p$ then return 'person-' || left(md5(lower(m)), 12) || '@preview.invalid'; end if;
+     if generic then return 'person-' || left(md5(lower(m)), 12) || '@preview.invalid'; end if;
      return m;
    end $fn$`,
   // Every address inside a text, each in its place (the text is split around them and put back together).

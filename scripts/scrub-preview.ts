@@ -70,7 +70,11 @@ export const PREVIEW_SCRUB = {
   change_request_approvals: { action: 'rewrite', columns: authors, why: 'approvals stay; their authors do not' },
   change_request_schedules: { action: 'rewrite', columns: authors, why: 'schedules stay; their authors do not' },
   client_applications: { action: 'rewrite', columns: authors, why: 'applications stay; who first reported them is a token name, rewritten like any author' },
-  client_instances: { action: 'rewrite', columns: { client_ip: 'null' }, why: "SDK instances stay; their addresses do not" },
+  client_instances: {
+    action: 'rewrite',
+    columns: { client_ip: 'null', instance_id: `case when instance_id ~ '^instance-[0-9a-f]{32}$' then instance_id else 'instance-' || md5(instance_id) end` },
+    why: "SDK instances stay; their addresses and ids do not (SDKs' default ids are `<os user>-<host>-<pid>`: a person and a machine)",
+  },
   settings: {
     action: 'rewrite',
     columns: { content: `case when name = 'oidc' then (content - 'secret') || '{"enabled": false}'::jsonb else content end` },
@@ -116,13 +120,29 @@ export const PREVIEW_SCRUB = {
   client_impact_metrics: { action: 'keep', why: "applications' impact metrics" },
 } satisfies Record<string, TableScrub>
 
-/** E-mail addresses inside any text; the placeholders the scrub writes end in `@preview.invalid` and are left alone. */
-const EMAIL_PATTERN = '[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\\.[A-Za-z0-9-]+)+'
+/**
+ * An e-mail address inside a text, any script (`jöhn.dœ@exämple.com`, `o'brien@example.com`, `first!last@example.com`):
+ * a local part of any characters but spaces, controls and the ones that cannot stand unquoted in an address, `@`, then
+ * dot-separated labels of letters, digits (any script) and hyphens. Greedy, so `joann@x.com` is one address, never
+ * `ann@x.com`; a trailing full stop is not part of it. Letters are the database's (its ctype): under a "C" ctype every
+ * character beyond ASCII counts as a letter, so such addresses are still found whole.
+ */
+const EMAIL_PATTERN = `[^\\s[:cntrl:]@<>()\\[\\]\\\\,;:"]+@(?:[^\\s[:punct:][:cntrl:]]|-)+(?:\\.(?:[^\\s[:punct:][:cntrl:]]|-)+)+`
+
+/**
+ * What a placeholder looks like (in lower case): a user's (`user-<id>@preview.invalid`, `user-<id>`, `User <id>`) or
+ * another address's (`person-<hash>@preview.invalid`). Only these: `john.smith@preview.invalid` is a name.
+ */
+const PLACEHOLDER = `^(user-[0-9]+(@preview\\.invalid)?|user [0-9]+|person-[0-9a-f]{12}@preview\\.invalid)$`
 
 /**
  * The functions the rewrites use, for this transaction only (pg_temp): `preview_text` turns a user's e-mail, username or
- * name (the whole text, any case) into that user's placeholder, and any other e-mail address inside the text into a
- * placeholder of its own (a hash: one address, one placeholder); `preview_json` does it to every string of a document.
+ * name (the whole text, any case) into that user's placeholder, and any e-mail address inside the text into its user's
+ * placeholder, or, when no user has it, a placeholder of its own (a hash: one address, one placeholder); `preview_known`
+ * turns only users' addresses inside a text into their placeholders; `preview_json` and `preview_known_json` do the same
+ * to every string (and every key's addresses) of a document. A placeholder is never looked up: a user who holds another's
+ * placeholder (`user-1@preview.invalid` as their own address) is not personal data, and mapping it would move what the
+ * scrub already rewrote to that other user.
  */
 const FUNCTIONS = [
   `create temp table preview_people (original text primary key, replacement text not null) on commit drop`,
@@ -139,73 +159,116 @@ const FUNCTIONS = [
          cross join (values (1, 'email'), (2, 'username'), (3, 'name')) f(k, field)
          where (e.type like 'user-%' or e.type like 'service-account-%') and jsonb_typeof(d) = 'object' and d->>'id' ~ '^[0-9]{1,9}$'
        ) former where original is not null and original <> ''
-     ) p order by k, id
+     ) p where lower(original) !~ $p$${PLACEHOLDER}$p$ order by k, id
    on conflict (original) do nothing`,
-  `create function pg_temp.preview_text(v text) returns text language plpgsql stable as $$
+  // One address found in a text: the longest known address it ends with, starting at its start or after a character
+  // that does not go on an address (a quote, an equals sign…): 'o'brien@x.com is o'brien's, user=ann@x.com is ann's,
+  // joann@x.com and x.ann@x.com are not ann's; a placeholder stays. Else, with generic, a placeholder of its own.
+  `create function pg_temp.preview_address(m text, generic boolean) returns text language plpgsql stable as $fn$
    declare
      r text;
+     i int;
+   begin
+     for i in 1 .. position('@' in m) - 1 loop
+       if i = 1 or substr(m, i - 1, 1) !~ '[[:alnum:]._%+-]' then
+         select replacement into r from pg_temp.preview_people where original = lower(substr(m, i));
+         if found then return left(m, i - 1) || r; end if;
+         if lower(substr(m, i)) ~ $p$${PLACEHOLDER}$p$ then return m; end if;
+       end if;
+     end loop;
+     if generic then return 'person-' || left(md5(lower(m)), 12) || '@preview.invalid'; end if;
+     return m;
+   end $fn$`,
+  // Every address inside a text, each in its place (the text is split around them and put back together).
+  `create function pg_temp.preview_addresses(v text, generic boolean) returns text language plpgsql stable as $fn$
+   declare
+     pieces text[];
+     r text;
      m text;
+     n int := 1;
+   begin
+     if v is null or position('@' in v) = 0 then return v; end if;
+     pieces := regexp_split_to_array(v, $p$${EMAIL_PATTERN}$p$);
+     r := pieces[1];
+     for m in select (regexp_matches(v, $p$${EMAIL_PATTERN}$p$, 'g'))[1] loop
+       n := n + 1;
+       r := r || pg_temp.preview_address(m, generic) || pieces[n];
+     end loop;
+     return r;
+   end $fn$`,
+  `create function pg_temp.preview_text(v text) returns text language plpgsql stable as $fn$
+   declare r text;
    begin
      if v is null or v = '' then return v; end if;
      select replacement into r from pg_temp.preview_people where original = lower(v);
      if found then return r; end if;
-     if position('@' in v) = 0 then return v; end if;
-     for m in select distinct (regexp_matches(v, '${EMAIL_PATTERN}', 'g'))[1] loop
-       if lower(m) not like '%@preview.invalid' then
-         v := replace(v, m, 'person-' || left(md5(lower(m)), 12) || '@preview.invalid');
-       end if;
-     end loop;
-     return v;
-   end $$`,
-  `create function pg_temp.preview_known(v text) returns text language plpgsql stable as $$
-   declare
-     r text;
-     m text;
-   begin
-     if v is null or position('@' in v) = 0 then return v; end if;
-     for m in select distinct (regexp_matches(v, '${EMAIL_PATTERN}', 'g'))[1] loop
-       select replacement into r from pg_temp.preview_people where original = lower(m);
-       if found and r <> m then v := replace(v, m, r); end if;
-     end loop;
-     return v;
-   end $$`,
-  `create function pg_temp.preview_json(v jsonb) returns jsonb language plpgsql stable as $$
+     return pg_temp.preview_addresses(v, true);
+   end $fn$`,
+  `create function pg_temp.preview_known(v text) returns text language sql stable as $fn$ select pg_temp.preview_addresses(v, false) $fn$`,
+  ...(['preview_json', 'preview_known_json'] as const).map(
+    (name) => `create function pg_temp.${name}(v jsonb) returns jsonb language plpgsql stable as $fn$
    declare r jsonb;
    begin
      case jsonb_typeof(v)
        when 'object' then
-         select coalesce(jsonb_object_agg(key, pg_temp.preview_json(value)), '{}'::jsonb) into r from jsonb_each(v);
+         select coalesce(jsonb_object_agg(pg_temp.preview_addresses(key, ${name === 'preview_json'}), pg_temp.${name}(value)), '{}'::jsonb) into r from jsonb_each(v);
          return r;
        when 'array' then
-         select coalesce(jsonb_agg(pg_temp.preview_json(value) order by n), '[]'::jsonb) into r from jsonb_array_elements(v) with ordinality as a(value, n);
+         select coalesce(jsonb_agg(pg_temp.${name}(value) order by n), '[]'::jsonb) into r from jsonb_array_elements(v) with ordinality as a(value, n);
          return r;
-       when 'string' then return to_jsonb(pg_temp.preview_text(v #>> '{}'));
+       when 'string' then return to_jsonb(pg_temp.${name === 'preview_json' ? 'preview_text' : 'preview_known'}(v #>> '{}'));
        else return v;
      end case;
-   end $$`,
+   end $fn$`,
+  ),
 ]
 
 const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 /** One table's rewrite: only rows that change are written, so a second scrub writes nothing. */
-function rewriteSql(table: string, columns: Record<string, string>): string {
+function rewriteSql(table: string, columns: Record<string, string>): string[] {
   const names = Object.keys(columns).map(quoted)
   const values = Object.values(columns)
+  const update = `update ${quoted(table)} set ${names.map((n, i) => `${n} = ${values[i]}`).join(', ')}
+    where (${names.join(', ')}) is distinct from (${values.join(', ')})`
   if (table === 'feature_collaborators') {
     // Keyed by author: two authors that become one placeholder are merged (the latest event of both).
-    return `with old as (delete from feature_collaborators returning feature_name, created_by, created_by_user_id, latest_event_id)
+    return [`with old as (delete from feature_collaborators returning feature_name, created_by, created_by_user_id, latest_event_id)
       insert into feature_collaborators (feature_name, created_by, created_by_user_id, latest_event_id)
-      select feature_name, ${person('created_by')}, created_by_user_id, max(latest_event_id) from old group by 1, 2, 3`
+      select feature_name, ${person('created_by')}, created_by_user_id, max(latest_event_id) from old group by 1, 2, 3`]
   }
-  return `update ${quoted(table)} set ${names.map((n, i) => `${n} = ${values[i]}`).join(', ')}
-    where (${names.join(', ')}) is distinct from (${values.join(', ')})`
+  if (table === 'users') {
+    // E-mails and usernames are unique, and any user may hold another's placeholder (`user-1@preview.invalid` as their
+    // address, `user-1` as their username, or two users each other's): every row that changes is first moved to a value
+    // no row holds (random), then to its placeholder, so no rewrite meets a row that still holds its target.
+    return [
+      `update users set email = case when email is null then null else 'moving-' || gen_random_uuid() || '@preview.invalid' end,
+        username = case when username is null then null else 'moving-' || gen_random_uuid() end
+        where (email, username) is distinct from (${columns.email}, ${columns.username})`,
+      update,
+    ]
+  }
+  if (table === 'client_instances') {
+    // Keyed by instance id: an SDK may have reported an id that is another's placeholder; the two become one instance.
+    return [
+      `with old as (delete from client_instances where instance_id is distinct from ${columns.instance_id} returning *)
+        insert into client_instances (app_name, instance_id, environment, sdk_version, client_ip, created_at, last_seen)
+        select app_name, ${columns.instance_id}, environment, max(sdk_version), null, min(created_at), max(last_seen) from old group by 1, 2, 3
+        on conflict (app_name, instance_id, environment) do update
+          set created_at = least(client_instances.created_at, excluded.created_at), last_seen = greatest(client_instances.last_seen, excluded.last_seen)`,
+      update,
+    ]
+  }
+  return [update]
 }
 
 /**
  * Users' e-mail addresses wherever else they are written (a flag's description, a constraint's values, a change request's
- * title…): each becomes its user's placeholder, in every text, JSON and text-array column of the tables not emptied, the
- * kept ones included. Only users' addresses: other addresses in kept tables are the flags' configuration. Replacing an
- * address by a placeholder (both of letters, digits and `.@%+-_` only) inside a JSON or array literal keeps it valid.
+ * title…): each becomes its user's placeholder, in every text, JSON (each string and key) and text-array (each element)
+ * column of the tables not emptied, the kept ones included. Only users' addresses: other addresses in kept tables are the
+ * flags' configuration. A column that is a key (a tag's value, an application's name) may refuse the rewrite (another row
+ * holds the placeholder, or rows point at the old value): then the rows that hold a user's address there are deleted, with
+ * what hangs on them, rather than the scrub failing or the address staying.
  */
 async function rewriteUsersAddresses(tx: Db, emptied: Set<string>): Promise<void> {
   const columns = await queryRows<{ table_name: string; column_name: string; type: string }>(
@@ -213,10 +276,23 @@ async function rewriteUsersAddresses(tx: Db, emptied: Set<string>): Promise<void
     sql.raw(`select table_name, column_name, udt_name as type from information_schema.columns
       where table_schema = 'public' and udt_name in ('text', 'varchar', 'jsonb', '_text', '_varchar') order by table_name, ordinal_position`),
   )
-  for (const { table_name: table, column_name: column, type } of columns) {
+  for (const { table_name: table, column_name: name, type } of columns) {
     if (emptied.has(table)) continue
-    const value = `pg_temp.preview_known(${quoted(column)}::text)::${type === 'jsonb' ? 'jsonb' : type.startsWith('_') ? 'text[]' : 'text'}`
-    await tx.execute(sql.raw(`update ${quoted(table)} set ${quoted(column)} = ${value} where position('@' in ${quoted(column)}::text) > 0 and ${quoted(column)} is distinct from ${value}`))
+    const column = quoted(name)
+    const value =
+      type === 'jsonb'
+        ? `pg_temp.preview_known_json(${column})`
+        : type.startsWith('_')
+          ? `(select array_agg(pg_temp.preview_known(x) order by n) from unnest(${column}) with ordinality u(x, n))::${type === '_text' ? 'text' : 'varchar'}[]`
+          : `pg_temp.preview_known(${column})::${type}`
+    const changing = `position('@' in ${column}::text) > 0 and ${column} is distinct from ${value}`
+    try {
+      await tx.transaction((savepoint) => savepoint.execute(sql.raw(`update ${quoted(table)} set ${column} = ${value} where ${changing}`)))
+    } catch (error) {
+      const code = (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code
+      if (code !== '23505' && code !== '23503') throw error
+      await tx.execute(sql.raw(`delete from ${quoted(table)} where ${changing}`))
+    }
   }
 }
 
@@ -226,12 +302,12 @@ export async function scrubPreview(db: Db): Promise<void> {
   await db.transaction(async (tx) => {
     for (const statement of FUNCTIONS) await tx.execute(sql.raw(statement))
     for (const [table, what] of plan) if (what.action === 'empty') await tx.execute(sql.raw(`delete from ${quoted(table)}`))
-    for (const [table, what] of plan) if (what.action === 'rewrite') await tx.execute(sql.raw(rewriteSql(table, what.columns)))
+    for (const [table, what] of plan) if (what.action === 'rewrite') for (const statement of rewriteSql(table, what.columns)) await tx.execute(sql.raw(statement))
     await rewriteUsersAddresses(tx, new Set(plan.filter(([, what]) => what.action === 'empty').map(([table]) => table)))
     // The functions are the transaction's: a second scrub on the same connection makes them again.
-    await tx.execute(sql.raw('drop function pg_temp.preview_json(jsonb)'))
-    await tx.execute(sql.raw('drop function pg_temp.preview_text(text)'))
-    await tx.execute(sql.raw('drop function pg_temp.preview_known(text)'))
+    for (const fn of ['preview_json(jsonb)', 'preview_known_json(jsonb)', 'preview_known(text)', 'preview_text(text)', 'preview_addresses(text, boolean)', 'preview_address(text, boolean)']) {
+      await tx.execute(sql.raw(`drop function pg_temp.${fn}`))
+    }
   })
 }
 

@@ -164,3 +164,141 @@ describe('a scrubbed preview database', () => {
     expect(await everyRow()).toEqual(before)
   })
 })
+
+describe('the scrub, on data made to break it or to slip through', () => {
+  /** A fresh production database, the admin's calls to it, and every row of it as text after the scrub. */
+  async function production(options: Parameters<typeof createTestApp>[0] = { background: () => {} }) {
+    const p = await createTestApp(options)
+    const rows = async () => {
+      const tables = (await p.query<{ table_name: string }>("select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'")).map((r) => r.table_name)
+      const all: string[] = []
+      for (const table of tables) all.push(...(await p.query<{ row: string }>(`select r::text as row from "${table}" r`)).map((r) => `${table}: ${r.row}`))
+      return all.sort().join('\n')
+    }
+    return { p, rows }
+  }
+  const user = async (p: TestApp, body: Record<string, unknown>): Promise<number> => (await ok(p, 'POST', '/api/admin/user-admin', { rootRole: 'Editor', sendEmail: false, ...body })).body.id
+
+  it("is not broken by users who hold other users' placeholders (e-mails and usernames, one taken or two swapped)", async () => {
+    const { p } = await production()
+    try {
+      const [a, b, c, d, e] = [
+        await user(p, { email: 'alice@example.com', username: 'alice' }),
+        await user(p, { username: 'bob' }),
+        await user(p, { username: 'carol' }),
+        await user(p, { username: 'dan' }),
+        await user(p, { username: 'eve' }),
+      ]
+      // e takes a's placeholder address (as a sign-up through an invite link could); b and c swap theirs, d and e their usernames.
+      await ok(p, 'PUT', `/api/admin/user-admin/${e}`, { email: `USER-${a}@preview.invalid` })
+      await ok(p, 'PUT', `/api/admin/user-admin/${b}`, { email: `user-${c}@preview.invalid` })
+      await ok(p, 'PUT', `/api/admin/user-admin/${c}`, { email: `user-${b}@preview.invalid` })
+      await ok(p, 'PUT', `/api/admin/user-admin/${d}`, { username: `user-${e}` })
+      await ok(p, 'PUT', `/api/admin/user-admin/${e}`, { username: `user-${d}` })
+      await scrubPreview(p.db)
+      const users = await p.query<{ id: number; email: string | null; username: string | null }>('select id, email, username from users where id = any($1) order by id', [[a, b, c, d, e]])
+      expect(users).toEqual([
+        { id: a, email: `user-${a}@preview.invalid`, username: `user-${a}` },
+        { id: b, email: `user-${b}@preview.invalid`, username: `user-${b}` },
+        { id: c, email: `user-${c}@preview.invalid`, username: `user-${c}` },
+        { id: d, email: null, username: `user-${d}` },
+        { id: e, email: `user-${e}@preview.invalid`, username: `user-${e}` },
+      ])
+      // a's events still name a, not the user who held a's placeholder.
+      expect((await p.query<{ data: unknown }>("select data from events where type = 'user-created' and data->>'id' = $1", [String(a)]))[0]!.data).toMatchObject({ email: `user-${a}@preview.invalid` })
+    } finally {
+      await p.close()
+    }
+  })
+
+  it("replaces users' addresses in any script and with any character, whole and only whole, in free text, constraints and events", async () => {
+    const { p, rows } = await production()
+    try {
+      const emails = ['jöhn.dœ@exämple.com', 'ünï@example.com', "o'brien@example.com", 'first!last@example.com', 'ann@example.com', 'joann@example.com', 'MiXeD.Case@Example.COM']
+      const ids: number[] = []
+      for (const email of emails) ids.push(await user(p, { email }))
+      const placeholder = (email: string) => `user-${ids[emails.indexOf(email)]}@preview.invalid`
+      const description = `Ask JÖHN.DŒ@EXÄMPLE.COM, ünï@example.com, '${"o'brien@example.com"}', user=first!last@example.com; joann@example.com or ann@example.com (mixed.case@example.com).`
+      const flag = (await createFlag(p, { description })).name
+      await addStrategy(p, flag, 'development', { name: 'default', constraints: [{ contextName: 'email', operator: 'IN', values: [...emails, 'x.ann@example.com'] }] })
+      // A change request's title and an event's payload: the address inside a longer text.
+      await ok(p, 'PATCH', `/api/admin/projects/default/features/${flag}`, [{ op: 'replace', path: '/description', value: `Now ask ${emails.join(' ')}` }])
+      const before = (await rows()).toLowerCase()
+      for (const email of emails) expect(before).toContain(email.toLowerCase())
+      await scrubPreview(p.db)
+      // x.ann@example.com (kept: not a user's) holds ann's address as text, not as an address.
+      const after = (await rows()).toLowerCase().replaceAll('x.ann@example.com', 'a customer')
+      for (const email of emails) expect(after, email).not.toContain(email.toLowerCase())
+      for (const part of ['jöhn', 'exämple', 'ünï', "o'", 'first!', 'jouser', 'mixed.case']) expect(after, part).not.toContain(part)
+      const [read] = await p.query<{ description: string }>('select description from features where name = $1', [flag])
+      expect(read!.description).toBe(`Now ask ${emails.map(placeholder).join(' ')}`)
+      const [{ constraints }] = (await p.query<{ constraints: { values: string[] }[] }>('select constraints from feature_strategies where feature_name = $1', [flag])) as [{ constraints: { values: string[] }[] }]
+      // x.ann@example.com is not ann's address: a customer's, left as the flags' configuration.
+      expect(constraints[0]!.values).toEqual([...emails.map(placeholder), 'x.ann@example.com'])
+      const scrubbed = await rows()
+      await scrubPreview(p.db)
+      expect(await rows(), 'a second scrub changes nothing').toBe(scrubbed)
+      const created = await p.query<{ data: { description: string } }>("select data from events where type = 'feature-created' and feature_name = $1", [flag])
+      expect(created[0]!.data.description).toBe(
+        `Ask ${placeholder('jöhn.dœ@exämple.com')}, ${placeholder('ünï@example.com')}, '${placeholder("o'brien@example.com")}', user=${placeholder('first!last@example.com')}; ${placeholder('joann@example.com')} or ${placeholder('ann@example.com')} (${placeholder('MiXeD.Case@Example.COM')}).`,
+      )
+    } finally {
+      await p.close()
+    }
+  })
+
+  it('gives addresses no user has, in any script, a placeholder of their own in the rewritten texts', async () => {
+    const { p, rows } = await production()
+    try {
+      // john.smith@preview.invalid is no placeholder: a name in the reserved domain.
+      const strangers = ['zoë.çedilla@exämple.org', "d'arcy@example.org", 'a+b!c@example.org', 'john.smith@preview.invalid']
+      const flag = (await createFlag(p, { description: `Asked ${strangers.join(', ')}.` })).name
+      await scrubPreview(p.db)
+      const [created] = await p.query<{ data: { description: string } }>("select data from events where type = 'feature-created' and feature_name = $1", [flag])
+      expect(created!.data.description).toMatch(/^Asked (person-[0-9a-f]{12}@preview\.invalid, ){3}person-[0-9a-f]{12}@preview\.invalid\.$/)
+      const events = (await rows()).split('\n').filter((row) => row.startsWith('events:')).join('\n')
+      for (const part of ['zoë', 'exämple', "d'arcy", 'a+b!c', 'john.smith']) expect(events, part).not.toContain(part)
+    } finally {
+      await p.close()
+    }
+  })
+
+  it("is not broken by a user's address that keys other rows (a tag on a flag)", async () => {
+    const { p, rows } = await production()
+    try {
+      const id = await user(p, { email: 'tagged.person@example.com' })
+      const flag = (await createFlag(p)).name
+      await ok(p, 'POST', `/api/admin/features/${flag}/tags`, { type: 'simple', value: 'tagged.person@example.com' })
+      await scrubPreview(p.db)
+      expect(await rows()).not.toContain('tagged.person@example.com')
+      expect(await p.query('select email from users where id = $1', [id])).toEqual([{ email: `user-${id}@preview.invalid` }])
+    } finally {
+      await p.close()
+    }
+  })
+
+  it("rewrites SDK instances' ids (an SDK's default id names its OS user and host), and still changes nothing when scrubbed again", async () => {
+    // Background work on, so that the registrations are folded from the inbox into the instances.
+    const { p, rows } = await production({})
+    try {
+      const client = (await ok(p, 'POST', '/api/admin/api-tokens', { tokenName: 'sdk', type: 'client', environment: 'development', projects: ['*'] })).body.secret
+      for (const instanceId of ['jsmith-MacBook-Pro.local-4242', `instance-${'0'.repeat(32)}`]) {
+        const registered = await p.call('POST', '/api/client/register', { token: client, body: { appName: 'app-x', instanceId, strategies: ['default'], interval: 15000, started: new Date().toISOString() } })
+        expect(registered.status, registered.text).toBe(202)
+      }
+      await p.app.idle()
+      expect(await p.query("select instance_id from client_instances where app_name = 'app-x'")).toHaveLength(2)
+      await scrubPreview(p.db)
+      const after = await rows()
+      for (const part of ['jsmith', 'MacBook']) expect(after).not.toContain(part)
+      const instances = await p.query<{ instance_id: string }>("select instance_id from client_instances where app_name = 'app-x' order by instance_id")
+      expect(instances).toHaveLength(2)
+      expect(instances.map((i) => i.instance_id)).toContain(`instance-${'0'.repeat(32)}`)
+      for (const { instance_id } of instances) expect(instance_id).toMatch(/^instance-[0-9a-f]{32}$/)
+      await scrubPreview(p.db)
+      expect(await rows()).toBe(after)
+    } finally {
+      await p.close()
+    }
+  })
+})

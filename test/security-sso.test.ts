@@ -12,7 +12,7 @@ const ORIGIN = 'http://flagpost.test'
 let provider: TestProvider
 let t: TestApp
 
-const ACCOUNTS = ['victim', 'invited', 'reset', 'bound', 'noverify', 'trusted', 'outsider', 'renamed', 'redirect', 'victim2'] as const
+const ACCOUNTS = ['victim', 'invited', 'reset', 'bound', 'noverify', 'trusted', 'outsider', 'renamed', 'redirect', 'victim2', 'kelvin', 'nul', 'shape'] as const
 const emailOf = (who: (typeof ACCOUNTS)[number]) => `${who}@${who === 'outsider' ? 'elsewhere.org' : 'example.com'}`
 
 beforeAll(async () => {
@@ -61,6 +61,37 @@ const tamperIdToken = (email: string, claims: Record<string, unknown>, drop: str
     for (const name of drop) delete next[name]
     return next
   })
+
+describe("the provider's e-mail address and name", () => {
+  it('refuses an address with a letter that only lower-cases into ASCII (the Kelvin sign), which would land in another account', async () => {
+    await configure({ autoCreate: true })
+    await ok(t, 'POST', '/api/admin/user-admin', { email: 'kim@example.com', rootRole: 'Admin' })
+    tamperIdToken('\u212Aim@example.com', {})
+    const agent = newAgent()
+    expect(refusal(await signInWithProvider(agent, emailOf('kelvin')))).toMatch(/cannot take as an account/)
+    expect((await whoAmI(agent)).status).toBe(401)
+    expect(await bindingOf('kim@example.com')).toEqual({ sso_issuer: null, sso_subject: null })
+  })
+
+  it('refuses a NUL, a line break or a second @ in the address with a message, never a 500', async () => {
+    await configure({ autoCreate: true })
+    for (const email of ['n1\u0000@example.com', 'd7@evil.org\n@example.com', 'd4@evil.org@example.com', `${'x'.repeat(3000)}@example.com`]) {
+      tamperIdToken(email, {})
+      expect(refusal(await signInWithProvider(newAgent(), emailOf('nul')))).toMatch(/cannot take as an account/)
+    }
+    expect((await t.query('select id from users where email like $1', ['%evil.org%']))).toHaveLength(0)
+  })
+
+  it('keeps a name without its control characters, and at most 255 characters of it', async () => {
+    await configure({ autoCreate: true })
+    tamperIdToken(emailOf('shape'), { name: `a\u0000b${'c'.repeat(400)}` })
+    const agent = newAgent()
+    expect(await signInWithProvider(agent, emailOf('shape'))).toBe('/projects')
+    const name = (await whoAmI(agent)).body.user.name as string
+    expect(name.startsWith('abccc')).toBe(true)
+    expect(name).toHaveLength(255)
+  })
+})
 
 describe('an account made with an e-mail nobody verified is never joined by single sign-on', () => {
   it('an invite-link sign-up with a colleague\'s e-mail is not taken over when the colleague signs in with the provider', async () => {

@@ -5,6 +5,7 @@ import { SYSTEM_ACTOR } from '../core/principal.js'
 import { guardPassed, recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
 import { userEventData } from '../users/store.js'
+import { isEmail } from '../users/schemas.js'
 import { newGuardedSession, newSession } from '../auth/sessions.js'
 import type { OidcSettings } from '../auth-settings/schemas.js'
 import { SignInRefused, type FinishedSignIn } from './oidc.js'
@@ -62,6 +63,34 @@ const addSynced = (userId: number, added: number[], now: Date) =>
 const removeSynced = (userId: number, removed: number[]) =>
   sql`delete from ${groupUsers} where user_id = ${userId}::int and group_id = any(${sql.param(removed)}::int[]) and created_by = ${SSO_SYNC_CREATED_BY} and ${guardPassed}`
 
+const MAX_EMAIL_LENGTH = 254
+const MAX_NAME_LENGTH = 255
+const CONTROL = /[\u0000-\u001f\u007f]/
+const CONTROLS = /[\u0000-\u001f\u007f]/g
+
+/**
+ * The provider's e-mail address as Flagpost matches and stores it, or a refusal: the same shape and length as every other
+ * way of making a user, no control character, and no letter that only lower-cases into ASCII (the Kelvin sign "\u212a"
+ * becomes "k"): such an address is another mailbox at the provider, which would otherwise land in the account of the one
+ * it folds into.
+ */
+export function providerEmail(given: string | undefined): string {
+  const raw = given?.trim()
+  if (!raw) throw new SignInRefused('The provider did not say your e-mail address: Flagpost signs people in by e-mail (the client must be allowed the email scope)')
+  const folds = [...raw].some((c) => c.charCodeAt(0) > 0x7f && /[\x00-\x7f]/.test(c.toLowerCase()))
+  const email = raw.toLowerCase()
+  if (folds || CONTROL.test(email) || email.length > MAX_EMAIL_LENGTH || !isEmail(email)) {
+    throw new SignInRefused('The provider gave an e-mail address Flagpost cannot take as an account\'s (its form, its length or its characters): ask an admin')
+  }
+  return email
+}
+
+/** The provider's display name, without control characters and at most MAX_NAME_LENGTH characters; none when empty. */
+export function providerName(given: string | undefined | null): string | null {
+  const name = given?.replace(CONTROLS, '').trim().slice(0, MAX_NAME_LENGTH)
+  return name ? name : null
+}
+
 /**
  * Signs in the person the provider vouched for. The e-mail must be verified (`email_verified` true, or absent when the
  * settings say the provider releases only verified addresses) and of a domain in `emailDomains` (if set), for every
@@ -81,8 +110,7 @@ const removeSynced = (userId: number, removed: number[]) =>
  */
 export async function signInWithIdentity(db: Db, settings: OidcSettings, signedIn: FinishedSignIn, now: Date) {
   const { identity, idToken, groups: names } = signedIn
-  const email = identity.email?.toLowerCase()
-  if (!email) throw new SignInRefused('The provider did not say your e-mail address: Flagpost signs people in by e-mail (the client must be allowed the email scope)')
+  const email = providerEmail(identity.email)
   if (identity.emailVerified === false) throw new SignInRefused(`The provider says your e-mail address ${email} is not verified: verify it there, then sign in again`)
   if (identity.emailVerified !== true && settings.emailVerifiedByProvider !== true) {
     throw new SignInRefused(
@@ -161,7 +189,7 @@ export async function signInWithIdentity(db: Db, settings: OidcSettings, signedI
       .from(roles)
       .where(and(role, inArray(roles.type, ['root', 'root-custom'])))
     if (!ids) throw new SignInRefused('The root role for new users in the single sign-on settings no longer exists: ask an admin to choose another')
-    const row: UserRow = { id: ids.userId, username: null, email, name: identity.name ?? null, passwordHash: null, rootRoleId: ids.roleId, loginAttempts: 0, lockedUntil: null, isService: false, seenAt: now, createdAt: now, deletedAt: null, emailUnproven: false, ssoIssuer: issuer, ssoSubject: subject }
+    const row: UserRow = { id: ids.userId, username: null, email, name: providerName(identity.name), passwordHash: null, rootRoleId: ids.roleId, loginAttempts: 0, lockedUntil: null, isService: false, seenAt: now, createdAt: now, deletedAt: null, emailUnproven: false, ssoIssuer: issuer, ssoSubject: subject }
     const changes = groupChanges(row.id, idsOf(matchingText), [])
     const started = await newGuardedSession(row.id, now, idToken)
     const at = now.toISOString()

@@ -9,7 +9,7 @@ import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema,
 import { addEnvironmentToProject, createProject, removeEnvironmentFromProject, listProjects, setDefaultStrategy, updateProject } from './store.js'
 import { projectOverviewJson, projectSummaryJson } from './overview.js'
 import { hiddenProjectsOf } from './visibility.js'
-import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
+import { protectedEnvironmentsCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { archiveProject, deleteProject, reviveProject } from './lifecycle.js'
 
 const getProjects = adminRoute({
@@ -177,13 +177,15 @@ const environmentParams = projectIdParam.extend({ environment: z.string().openap
 const defaultStrategyRoute = (method: 'put' | 'post') =>
   adminRoute({
     method,
-    'x-change-requests': 'no-sdk-effect',
+    // The default strategy is what an approved change request switching a flag on adds when it is applied: changing it there is a direct change.
+    'x-change-requests': 'guarded',
     'x-permission': { name: Permission.UPDATE_PROJECT, project: 'projectId', environment: 'environment' },
     path: '/api/admin/projects/{projectId}/environments/{environment}/default-strategy',
     operationId: method === 'post' ? 'addDefaultStrategyToProjectEnvironment' : 'setDefaultStrategyOfProjectEnvironment',
     tags: ['Projects'],
     summary: 'Set the default strategy of a project environment',
-    description: 'The strategy a flag gets when it is enabled in this environment without any enabled strategy (validated like any strategy; flexibleRollout groupId defaults to the flag name). POST (as Unleash) and PUT do the same. Emits `default-strategy-updated`.',
+    description: 'The strategy a flag gets when it is enabled in this environment without any enabled strategy (validated like any strategy; flexibleRollout groupId defaults to the flag name). POST (as Unleash) and PUT do the same. ' +
+      'Where the project requires change requests in the environment, needs SKIP_CHANGE_REQUEST there (403 otherwise): a change request that switches a flag on adds this strategy when applied, so changing it would change what reviewers approved. Emits `default-strategy-updated`.',
     request: { params: environmentParams, body: { required: true, content: jsonContent(CreateStrategySchema) } },
     responses: { 200: { description: 'The default strategy now set', content: jsonContent(CreateStrategySchema) }, ...pickErrors(400, 401, 403, 404, 415) },
   })
@@ -228,9 +230,11 @@ export const projectRoutes = createRouter()
   })
   .openapi(defaultStrategyRoute('put'), async (c) => {
     const { projectId, environment } = c.req.valid('param')
+    await requireDirectChangeAllowed(c, projectId, environment)
     return c.json(await setDefaultStrategy(c.var.db, c.var.caller, projectId, environment, c.req.valid('json')), 200)
   })
   .openapi(defaultStrategyRoute('post'), async (c) => {
     const { projectId, environment } = c.req.valid('param')
+    await requireDirectChangeAllowed(c, projectId, environment)
     return c.json(await setDefaultStrategy(c.var.db, c.var.caller, projectId, environment, c.req.valid('json')), 200)
   })

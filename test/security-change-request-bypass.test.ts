@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from './helpers/app.js'
+import { addToProject, createFlag, createProject, createSegment, createToken } from './helpers/factories.js'
+import { createSignedInUser, type TestUser } from './helpers/users.js'
+
+/*
+ * What reviewers approve is what gets applied: nobody who may not skip change requests changes, between approval and
+ * application, what an approved change request will put in front of a protected environment's SDKs.
+ */
+
+let t: TestApp
+let reviewer: string
+/** Project Owner of each guarded project (root Viewer): may not skip change requests. */
+let olga: TestUser
+/** Root Editor: may change segments everywhere, not skip change requests. */
+let ed: TestUser
+
+beforeAll(async () => {
+  t = await createTestApp()
+  reviewer = (await createToken(t, { tokenName: 'reviewer', type: 'admin' })).secret
+  olga = await createSignedInUser(t, 'olga', 'Viewer')
+  ed = await createSignedInUser(t, 'ed', 'Editor')
+})
+afterAll(() => t.close())
+
+function expectSkipNeeded(res: { status: number; body: any; text: string }, environment = 'production') {
+  expect(res.status, res.text).toBe(403)
+  expect(res.body).toMatchObject({ name: 'NoAccessError' })
+  expect(res.body.message).toContain('SKIP_CHANGE_REQUEST')
+  expect(res.body.message).toContain(`environment=${environment}`)
+}
+
+const rollout = (percent: number, segments: number[] = []) => ({
+  name: 'flexibleRollout',
+  constraints: [],
+  parameters: { rollout: String(percent), stickiness: 'default', groupId: 'g' },
+  segments,
+})
+
+/** A project requiring change requests (one approval) in production, olga its Owner, with a production SDK token. */
+async function guarded() {
+  const project = await createProject(t, { environments: ['development'], changeRequestEnvironments: [{ name: 'production', requiredApprovals: 1 }] })
+  const P = `/api/admin/projects/${project}`
+  await addToProject(t, project, olga.id, 'Owner')
+  const sdk = (await createToken(t, { type: 'client', environment: 'production', projects: [project] })).secret as string
+  const production = async () => {
+    const res = await t.call('GET', '/api/client/features', { token: sdk, headers: { 'unleash-client-spec': '5.0.0' } })
+    expect(res.status, res.text).toBe(200)
+    return { features: res.body.features as any[], segments: res.body.segments as any[] }
+  }
+  return {
+    project,
+    P,
+    production,
+    /** olga proposes the changes and the reviewer approves them; the id of the approved request. */
+    approved: async (changes: unknown) => {
+      const draft = await olga.call('POST', `${P}/environments/production/change-requests`, { body: changes })
+      expect(draft.status, draft.text).toBe(200)
+      const id = draft.body.id as number
+      expect((await olga.call('PUT', `${P}/change-requests/${id}/state`, { body: { state: 'In review' } })).status).toBe(200)
+      const approval = await t.call('POST', `${P}/change-requests/${id}/approve`, { token: reviewer })
+      expect(approval.status, approval.text).toBe(200)
+      return id
+    },
+    apply: async (id: number) => {
+      const applied = await olga.call('PUT', `${P}/change-requests/${id}/state`, { body: { state: 'Applied' } })
+      expect(applied.status, applied.text).toBe(200)
+      expect(applied.body.state).toBe('Applied')
+    },
+  }
+}
+
+describe('the default strategy of a protected environment', () => {
+  it('refuses a project Owner changing it between approval and application, and the applied request adds the strategy reviewers saw', async () => {
+    const g = await guarded()
+    expect((await t.call('PUT', `${g.P}/environments/production/default-strategy`, { body: rollout(0) })).status).toBe(200)
+    const flag = (await createFlag(t, {}, g.project)).name as string
+    const id = await g.approved([{ feature: flag, action: 'updateEnabled', payload: { enabled: true } }])
+    expectSkipNeeded(await olga.call('PUT', `${g.P}/environments/production/default-strategy`, { body: rollout(100) }))
+    expectSkipNeeded(await olga.call('POST', `${g.P}/environments/production/default-strategy`, { body: rollout(100) }))
+    await g.apply(id)
+    const served = (await g.production()).features.find((f) => f.name === flag)
+    expect(served.enabled).toBe(true)
+    expect(served.strategies.map((s: any) => s.parameters.rollout)).toEqual(['0'])
+  })
+
+  it('lets a project Owner change it where change requests are not required, and an admin change it anywhere', async () => {
+    const g = await guarded()
+    expect((await olga.call('PUT', `${g.P}/environments/development/default-strategy`, { body: rollout(100) })).status).toBe(200)
+    expect((await t.call('PUT', `${g.P}/environments/production/default-strategy`, { body: rollout(50) })).status).toBe(200)
+  })
+})

@@ -90,3 +90,43 @@ describe('the default strategy of a protected environment', () => {
     expect((await t.call('PUT', `${g.P}/environments/production/default-strategy`, { body: rollout(50) })).status).toBe(200)
   })
 })
+
+describe('a segment named by a pending change request of a protected environment', () => {
+  const nobody = [{ contextName: 'userId', operator: 'IN', values: ['nobody'] }]
+  const everyone = [{ contextName: 'userId', operator: 'NOT_IN', values: ['nobody'] }]
+
+  /** An approved, not yet applied request adding a strategy with a fresh segment that matches nobody. */
+  async function approvedWithSegment() {
+    const g = await guarded()
+    const segment = (await createSegment(t, { constraints: nobody })) as { id: number; name: string }
+    const flag = (await createFlag(t, {}, g.project)).name as string
+    const id = await g.approved([
+      { feature: flag, action: 'addStrategy', payload: { ...rollout(100), segments: [segment.id] } },
+      { feature: flag, action: 'updateEnabled', payload: { enabled: true } },
+    ])
+    return { ...g, segment, flag, id }
+  }
+
+  it('refuses an Editor updating or deleting it between approval and application, and the applied request uses the segment reviewers saw', async () => {
+    const s = await approvedWithSegment()
+    expectSkipNeeded(await ed.call('PUT', `/api/admin/segments/${s.segment.id}`, { body: { name: s.segment.name, constraints: everyone } }))
+    expectSkipNeeded(await ed.call('DELETE', `/api/admin/segments/${s.segment.id}`))
+    await s.apply(s.id)
+    const served = await s.production()
+    expect(served.segments.find((x) => x.id === s.segment.id).constraints).toEqual([expect.objectContaining({ operator: 'IN', values: ['nobody'] })])
+  })
+
+  it('frees the segment once the request is cancelled, and lets an admin update it meanwhile', async () => {
+    const s = await approvedWithSegment()
+    expect((await t.call('PUT', `/api/admin/segments/${s.segment.id}`, { body: { name: s.segment.name, constraints: nobody } })).status).toBe(204)
+    expect((await olga.call('PUT', `${s.P}/change-requests/${s.id}/state`, { body: { state: 'Cancelled' } })).status).toBe(200)
+    expect((await ed.call('PUT', `/api/admin/segments/${s.segment.id}`, { body: { name: s.segment.name, constraints: everyone } })).status).toBe(204)
+  })
+
+  it('refuses an Editor updating a segment that the default strategy of a protected environment names', async () => {
+    const g = await guarded()
+    const segment = (await createSegment(t, { constraints: nobody })) as { id: number; name: string }
+    expect((await t.call('PUT', `${g.P}/environments/production/default-strategy`, { body: rollout(100, [segment.id]) })).status).toBe(200)
+    expectSkipNeeded(await ed.call('PUT', `/api/admin/segments/${segment.id}`, { body: { name: segment.name, constraints: everyone } }))
+  })
+})

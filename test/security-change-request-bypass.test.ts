@@ -130,3 +130,23 @@ describe('a segment named by a pending change request of a protected environment
     expectSkipNeeded(await ed.call('PUT', `/api/admin/segments/${segment.id}`, { body: { name: segment.name, constraints: everyone } }))
   })
 })
+
+describe('deleting a project named alone by an integration', () => {
+  it('deletes the integration with addon-config-deleted, so that nobody can switch it back on for every project', async () => {
+    const project = await createProject(t, { mode: 'private' })
+    const created = await t.call('POST', '/api/admin/addons', {
+      body: { provider: 'webhook', enabled: true, parameters: { url: 'https://hooks.example.invalid/flagpost' }, events: ['feature-created'], projects: [project] },
+    })
+    expect(created.status, created.text).toBe(200)
+    const id = created.body.id as number
+    expect((await t.call('DELETE', `/api/admin/projects/${project}`)).status).toBe(200)
+    expect((await t.call('GET', `/api/admin/addons/${id}`)).status).toBe(404)
+    // What the console sends to switch it back on cannot bring it back with `projects: []` (every project).
+    const again = await t.call('PUT', `/api/admin/addons/${id}`, {
+      body: { provider: 'webhook', enabled: true, parameters: { url: 'https://hooks.example.invalid/flagpost' }, events: ['feature-created'], projects: [] },
+    })
+    expect(again.status, again.text).toBe(404)
+    const deleted = await t.query<{ pre_data: any }>(`select pre_data from events where type = 'addon-config-deleted' and (pre_data->>'id')::int = $1`, [id])
+    expect(deleted.map((e) => e.pre_data.projects)).toEqual([[project]])
+  })
+})

@@ -138,8 +138,8 @@ const deleteProjectRoute = adminRoute({
   description:
     'Deletes the project (archived or not) for good, as in Unleash: only with no live flag and no open change request (409 otherwise), never the `default` project (409). ' +
     'Its archived flags are deleted (`feature-deleted` each), and its segments (`segment-deleted`), API tokens for it alone (`api-token-deleted`), environments, members, ' +
-    'favorites and closed change requests; tokens for several projects lose it, and so do integrations naming it (`addon-config-updated` each; one that named it alone is switched off, ' +
-    'since naming no project means every one). Emits `project-deleted`; events stay, with the deleted project: a project made again with its id does not show a private one’s events ' +
+    'favorites and closed change requests; tokens for several projects lose it, and so do integrations naming it (`addon-config-updated` each); one that named it alone is deleted (`addon-config-deleted`), ' +
+    'since naming no project means every one: re-enabling it would widen it to every project. Emits `project-deleted`; events stay, with the deleted project: a project made again with its id does not show a private one’s events ' +
     'to anyone but those who see every project, nor count them in its activity.',
   request: { params: projectIdParam },
   responses: { 200: { description: 'The project was deleted' }, ...pickErrors(401, 403, 404, 409) },

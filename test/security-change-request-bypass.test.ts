@@ -150,3 +150,31 @@ describe('deleting a project named alone by an integration', () => {
     expect(deleted.map((e) => e.pre_data.projects)).toEqual([[project]])
   })
 })
+
+describe('an environment removed from a protected project and added back', () => {
+  const productionConfig = async (P: string) => (await t.call('GET', `${P}/change-requests/config`)).body.find((e: any) => e.environment === 'production')
+
+  it('comes back requiring change requests, with its approvals, and a project Owner may not add it back without them', async () => {
+    const g = await guarded()
+    expect((await t.call('PUT', `${g.P}/change-requests/config`, { body: { environment: 'production', changeRequestsEnabled: true, requiredApprovals: 2 } })).status).toBe(200)
+    const flag = (await createFlag(t, {}, g.project)).name as string
+    expect((await t.call('DELETE', `${g.P}/environments/production`)).status).toBe(200)
+    expectSkipNeeded(await olga.call('POST', `${g.P}/environments`, { body: { environment: 'production', changeRequestsEnabled: false } }))
+    const added = await olga.call('POST', `${g.P}/environments`, { body: { environment: 'production' } })
+    expect(added.status, added.text).toBe(200)
+    expect(await productionConfig(g.P)).toMatchObject({ changeRequestsEnabled: true, requiredApprovals: 2 })
+    expectSkipNeeded(await olga.call('POST', `${g.P}/features/${flag}/environments/production/on`))
+    expect((await g.production()).features.find((f) => f.name === flag)?.enabled ?? false).toBe(false)
+    const event = await t.query<{ data: any }>(`select data from events where type = 'project-environment-added' and project = $1 order by id desc limit 1`, [g.project])
+    expect(event[0]!.data).toEqual({ environment: 'production', changeRequestsEnabled: true, requiredApprovals: 2 })
+  })
+
+  it('comes back without change requests when whoever may skip them asks, and only the once', async () => {
+    const g = await guarded()
+    expect((await t.call('DELETE', `${g.P}/environments/production`)).status).toBe(200)
+    expect((await t.call('POST', `${g.P}/environments`, { body: { environment: 'production', changeRequestsEnabled: false } })).status).toBe(200)
+    expect(await productionConfig(g.P)).toMatchObject({ changeRequestsEnabled: false })
+    expect((await t.call('DELETE', `${g.P}/environments/production`)).status).toBe(200)
+    expect((await olga.call('POST', `${g.P}/environments`, { body: { environment: 'production', changeRequestsEnabled: false } })).status).toBe(200)
+  })
+})

@@ -9,7 +9,7 @@ import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema,
 import { addEnvironmentToProject, createProject, removeEnvironmentFromProject, listProjects, setDefaultStrategy, updateProject } from './store.js'
 import { projectOverviewJson, projectSummaryJson } from './overview.js'
 import { hiddenProjectsOf } from './visibility.js'
-import { protectedEnvironmentsCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
+import { protectedEnvironmentsCheck, protectionWeakeningCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { archiveProject, deleteProject, reviveProject } from './lifecycle.js'
 
 const getProjects = adminRoute({
@@ -61,7 +61,10 @@ const addEnvironmentToProjectRoute = adminRoute({
   operationId: 'addEnvironmentToProject',
   tags: ['Projects'],
   summary: 'Add an environment to a project',
-  description: 'Enables an existing environment in the project. 404 for an unknown project or environment, 409 when it is already enabled. Emits `project-environment-added`.',
+  description:
+    'Enables an existing environment in the project. 404 for an unknown project or environment, 409 when it is already enabled. ' +
+    'An environment that required change requests when it was removed from the project comes back requiring them, with its required approvals, unless `changeRequestsEnabled` is `false`, ' +
+    'which lifts that protection and so needs SKIP_CHANGE_REQUEST there (403 otherwise). Emits `project-environment-added`.',
   request: { params: projectIdParam, body: { required: true, content: jsonContent(AddProjectEnvironmentSchema) } },
   responses: {
     200: { description: 'The environment was added to the project' },
@@ -78,7 +81,7 @@ const removeEnvironmentFromProjectRoute = adminRoute({
   tags: ['Projects'],
   summary: 'Remove an environment from a project',
   description:
-    'Takes the environment out of the project, with the configuration of the project’s flags in it (switches, strategies, variants: SDKs of it are served them off; adding it back starts from off). ' +
+    'Takes the environment out of the project, with the configuration of the project’s flags in it (switches, strategies, variants: SDKs of it are served them off; adding it back starts from off, requiring change requests again if it did). ' +
     '400 for the project’s last environment, 404 for an unknown project or an environment it does not have. Needs SKIP_CHANGE_REQUEST where it requires change requests. Emits `project-environment-removed`.',
   request: { params: projectIdParam.extend({ environment: z.string().openapi({ param: { name: 'environment', in: 'path' } }) }) },
   responses: { 200: { description: 'The environment was removed from the project' }, ...pickErrors(400, 401, 403, 404) },
@@ -198,7 +201,7 @@ export const projectRoutes = createRouter()
   })
   .openapi(addEnvironmentToProjectRoute, async (c) => {
     const { projectId } = c.req.valid('param')
-    await addEnvironmentToProject(c.var.db, c.var.caller, projectId, c.req.valid('json'))
+    await addEnvironmentToProject(c.var.db, c.var.caller, projectId, c.req.valid('json'), protectionWeakeningCheck(c, projectId))
     return c.body(null, 200)
   })
   .openapi(removeEnvironmentFromProjectRoute, async (c) => {

@@ -31,3 +31,22 @@ export const projectEnvironments = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.environment] })],
 )
+
+/**
+ * The change-request setting of an environment taken out of a project while it required change requests: adding it
+ * back restores it (lifting it needs SKIP_CHANGE_REQUEST there, as the settings route asks), so removing and
+ * re-adding an environment cannot drop its protection.
+ */
+export const keptChangeRequestSettings = pgTable(
+  'kept_change_request_settings',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    environment: text('environment_name')
+      .notNull()
+      .references(() => environments.name, { onDelete: 'cascade', onUpdate: 'cascade' }),
+    requiredApprovals: integer('required_approvals').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.environment] })],
+)

@@ -106,7 +106,7 @@ describe('a project made again with a deleted private project’s id', () => {
     expect(collaborators.users.map((u: { id: number | null }) => u.id)).not.toContain(author.id)
   })
 
-  it('sends nothing of the new project to the integrations that named the deleted one: they stop naming it, switched off when it was their only one', async () => {
+  it('sends nothing of the new project to the integrations that named the deleted one: they stop naming it, deleted when it was their only one', async () => {
     const author = await user('Viewer')
     const project = await createProject(t, { mode: 'private' })
     await addToProject(t, project, author.id, 'Owner')
@@ -117,12 +117,15 @@ describe('a project made again with a deleted private project’s id', () => {
     const shared = await hook([project, other])
     await ok(t, 'DELETE', `/api/admin/projects/${project}`)
     const addon = async (id: number) => (await ok(t, 'GET', '/api/admin/addons')).body.addons.find((a: { id: number }) => a.id === id)
-    expect(await addon(alone)).toMatchObject({ enabled: false, projects: [] })
+    expect(await addon(alone)).toBeUndefined()
     expect(await addon(shared)).toMatchObject({ enabled: true, projects: [other] })
-    const updated = await t.query<{ data: any; pre_data: any }>(`select data, pre_data from events where type = 'addon-config-updated' and (data->>'id')::int = any($1) order by id`, [[alone, shared]])
-    expect(updated.map((e) => [e.pre_data.projects, e.data.projects, e.data.enabled])).toEqual([
-      [[project], [], false],
-      [[project, other], [other], true],
+    const changed = await t.query<{ type: string; data: any; pre_data: any }>(
+      `select type, data, pre_data from events where type like 'addon-config-%' and (coalesce(data, pre_data)->>'id')::int = any($1) and type <> 'addon-config-created' order by id`,
+      [[alone, shared]],
+    )
+    expect(changed.map((e) => [e.type, e.pre_data.projects, e.data?.projects ?? null])).toEqual([
+      ['addon-config-deleted', [project], null],
+      ['addon-config-updated', [project, other], [other]],
     ])
     await createProject(t, { id: project, mode: 'private' })
     const flag = (await createFlag(t, {}, project)).name as string

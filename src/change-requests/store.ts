@@ -54,22 +54,29 @@ export async function environmentsRequiringChangeRequests(db: Db, projectId: str
   return rows.map((r) => r.environment)
 }
 
+/** Change requests not yet applied, rejected or cancelled: what they name can still be applied. */
+const PENDING_STATES = ['Draft', 'In review', 'Approved', 'Scheduled']
+
 /**
- * Every project environment requiring change requests where a strategy uses the segment (disabled
- * strategies and archived flags included: either can come back without touching the segment), in one query.
+ * Every project environment requiring change requests where the segment is used, in one query: by a strategy
+ * (disabled strategies and archived flags included: either can come back without touching the segment), by a
+ * pending change request's addStrategy or updateStrategy (what reviewers approve must be what gets applied), or by
+ * the environment's default strategy (a pending switch-on adds it when applied).
  */
 export async function protectedEnvironmentsUsingSegment(db: Db, segmentId: number): Promise<{ project: string; environment: string }[]> {
-  return db
-    .selectDistinct({ project: projectEnvironments.projectId, environment: projectEnvironments.environment })
-    .from(featureStrategySegments)
-    .innerJoin(featureStrategies, eq(featureStrategies.id, featureStrategySegments.strategyId))
-    .innerJoin(features, eq(features.name, featureStrategies.featureName))
-    .innerJoin(
-      projectEnvironments,
-      and(eq(projectEnvironments.projectId, features.project), eq(projectEnvironments.environment, featureStrategies.environment), eq(projectEnvironments.changeRequestsEnabled, true)),
-    )
-    .where(eq(featureStrategySegments.segmentId, segmentId))
-    .orderBy(asc(projectEnvironments.projectId), asc(projectEnvironments.environment))
+  return queryRows<{ project: string; environment: string }>(
+    db,
+    sql`select distinct pe.project_id as project, pe.environment_name as environment
+      from ${projectEnvironments} pe
+      where pe.change_requests_enabled and (
+        exists (select from ${featureStrategySegments} fss join ${featureStrategies} fs on fs.id = fss.strategy_id join ${features} f on f.name = fs.feature_name
+          where fss.segment_id = ${segmentId} and f.project = pe.project_id and fs.environment = pe.environment_name)
+        or exists (select from ${changeRequests} cr join ${changeRequestChanges} c on c.change_request_id = cr.id
+          where cr.project = pe.project_id and cr.environment = pe.environment_name and cr.state = any(${sql.param(PENDING_STATES)}::text[])
+            and c.action in ('addStrategy', 'updateStrategy') and jsonb_typeof(c.payload->'segments') = 'array' and c.payload->'segments' @> to_jsonb(${segmentId}::int))
+        or (jsonb_typeof(pe.default_strategy->'segments') = 'array' and pe.default_strategy->'segments' @> to_jsonb(${segmentId}::int)))
+      order by 1, 2`,
+  )
 }
 
 const liveProject = (q: Db, projectId: string) => q.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt)))

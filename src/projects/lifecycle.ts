@@ -154,11 +154,9 @@ export async function deleteProject(db: Db, caller: Author, projectId: string): 
     refuseBusy('delete', projectId, found)
     const alone = tokens.filter((t) => t.projects.length === 1)
     // Integrations naming the project stop naming it, so that a project made again with its id does not send its
-    // events to them; one naming it alone is switched off too (no project named would mean every project).
-    const integrationsAfter = integrations.map(({ row: a }) => {
-      const remaining = a.projects.filter((id) => id !== projectId)
-      return { before: a, after: { ...a, projects: remaining, enabled: a.enabled && remaining.length > 0 } }
-    })
+    // events to them; one naming it alone is deleted: left with no project it would mean every project, and
+    // switching it back on would send every project's events (private ones too) to its URL.
+    const integrationsAfter = integrations.map(({ row: a }) => ({ before: a, after: { ...a, projects: a.projects.filter((id) => id !== projectId) } }))
     const list: NewEvent[] = [
       ...flags.events,
       ...projectSegments.map((s): NewEvent => ({ type: 'segment-deleted', project: projectId, data: null, preData: segmentState(s) })),
@@ -166,7 +164,9 @@ export async function deleteProject(db: Db, caller: Author, projectId: string): 
       ...alone.map(tokenDeletedEvent),
       // Drivers hand jsonb back parsed or as text.
       ...projectActionSets.map((a): NewEvent => ({ type: 'actions-deleted', project: projectId, preData: typeof a.set === 'string' ? JSON.parse(a.set) : a.set })),
-      ...integrationsAfter.map(({ before, after }): NewEvent => ({ type: 'addon-config-updated', data: addonView(after), preData: addonView(before) })),
+      ...integrationsAfter.map(({ before, after }): NewEvent =>
+        after.projects.length > 0 ? { type: 'addon-config-updated', data: addonView(after), preData: addonView(before) } : { type: 'addon-config-deleted', preData: addonView(before) },
+      ),
       { type: 'project-deleted', project: projectId, data: null, preData: { ...lifeOf(row), description: row.description, mode: row.mode } },
     ]
     const here = deletedHere(projectId, now, actor.createdBy)
@@ -198,8 +198,8 @@ export async function deleteProject(db: Db, caller: Author, projectId: string): 
           sql`with alone as (delete from ${apiTokens} where id = any(${sql.param(alone.map((t) => t.id))}::int[]) and ${here}),
             shared as (update ${apiTokens} set projects = array_remove(projects, ${projectId}) where ${projectId} = any(projects) and cardinality(projects) > 1 and user_id is null and ${here}),
             counts as (delete from ${eventCountCache} where ${row.mode === 'private'} and ${here}),
-            integrations as (update ${addons} set projects = array_remove(projects, ${projectId}), enabled = enabled and cardinality(array_remove(projects, ${projectId})) > 0
-              where ${projectId} = any(projects) and ${here})
+            integrations as (update ${addons} set projects = array_remove(projects, ${projectId}) where ${projectId} = any(projects) and cardinality(array_remove(projects, ${projectId})) > 0 and ${here}),
+            lone_integrations as (delete from ${addons} where ${projectId} = any(projects) and cardinality(array_remove(projects, ${projectId})) = 0 and ${here})
             delete from ${projects} where id = ${projectId} and ${here} returning id`,
         ),
     ])

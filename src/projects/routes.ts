@@ -9,7 +9,7 @@ import { AddProjectEnvironmentSchema, CreateProjectSchema, ProjectCreatedSchema,
 import { addEnvironmentToProject, createProject, removeEnvironmentFromProject, listProjects, setDefaultStrategy, updateProject } from './store.js'
 import { projectOverviewJson, projectSummaryJson } from './overview.js'
 import { hiddenProjectsOf } from './visibility.js'
-import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
+import { protectedEnvironmentsCheck, protectionWeakeningCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
 import { archiveProject, deleteProject, reviveProject } from './lifecycle.js'
 
 const getProjects = adminRoute({
@@ -61,7 +61,10 @@ const addEnvironmentToProjectRoute = adminRoute({
   operationId: 'addEnvironmentToProject',
   tags: ['Projects'],
   summary: 'Add an environment to a project',
-  description: 'Enables an existing environment in the project. 404 for an unknown project or environment, 409 when it is already enabled. Emits `project-environment-added`.',
+  description:
+    'Enables an existing environment in the project. 404 for an unknown project or environment, 409 when it is already enabled. ' +
+    'An environment that required change requests when it was removed from the project comes back requiring them, with its required approvals, unless `changeRequestsEnabled` is `false`, ' +
+    'which lifts that protection and so needs SKIP_CHANGE_REQUEST there (403 otherwise). Emits `project-environment-added`.',
   request: { params: projectIdParam, body: { required: true, content: jsonContent(AddProjectEnvironmentSchema) } },
   responses: {
     200: { description: 'The environment was added to the project' },
@@ -78,7 +81,7 @@ const removeEnvironmentFromProjectRoute = adminRoute({
   tags: ['Projects'],
   summary: 'Remove an environment from a project',
   description:
-    'Takes the environment out of the project, with the configuration of the project’s flags in it (switches, strategies, variants: SDKs of it are served them off; adding it back starts from off). ' +
+    'Takes the environment out of the project, with the configuration of the project’s flags in it (switches, strategies, variants: SDKs of it are served them off; adding it back starts from off, requiring change requests again if it did). ' +
     '400 for the project’s last environment, 404 for an unknown project or an environment it does not have. Needs SKIP_CHANGE_REQUEST where it requires change requests. Emits `project-environment-removed`.',
   request: { params: projectIdParam.extend({ environment: z.string().openapi({ param: { name: 'environment', in: 'path' } }) }) },
   responses: { 200: { description: 'The environment was removed from the project' }, ...pickErrors(400, 401, 403, 404) },
@@ -138,8 +141,8 @@ const deleteProjectRoute = adminRoute({
   description:
     'Deletes the project (archived or not) for good, as in Unleash: only with no live flag and no open change request (409 otherwise), never the `default` project (409). ' +
     'Its archived flags are deleted (`feature-deleted` each), and its segments (`segment-deleted`), API tokens for it alone (`api-token-deleted`), environments, members, ' +
-    'favorites and closed change requests; tokens for several projects lose it, and so do integrations naming it (`addon-config-updated` each; one that named it alone is switched off, ' +
-    'since naming no project means every one). Emits `project-deleted`; events stay, with the deleted project: a project made again with its id does not show a private one’s events ' +
+    'favorites and closed change requests; tokens for several projects lose it, and so do integrations naming it (`addon-config-updated` each); one that named it alone is deleted (`addon-config-deleted`), ' +
+    'since naming no project means every one: re-enabling it would widen it to every project. Emits `project-deleted`; events stay, with the deleted project: a project made again with its id does not show a private one’s events ' +
     'to anyone but those who see every project, nor count them in its activity.',
   request: { params: projectIdParam },
   responses: { 200: { description: 'The project was deleted' }, ...pickErrors(401, 403, 404, 409) },
@@ -177,13 +180,15 @@ const environmentParams = projectIdParam.extend({ environment: z.string().openap
 const defaultStrategyRoute = (method: 'put' | 'post') =>
   adminRoute({
     method,
-    'x-change-requests': 'no-sdk-effect',
+    // The default strategy is what an approved change request switching a flag on adds when it is applied: changing it there is a direct change.
+    'x-change-requests': 'guarded',
     'x-permission': { name: Permission.UPDATE_PROJECT, project: 'projectId', environment: 'environment' },
     path: '/api/admin/projects/{projectId}/environments/{environment}/default-strategy',
     operationId: method === 'post' ? 'addDefaultStrategyToProjectEnvironment' : 'setDefaultStrategyOfProjectEnvironment',
     tags: ['Projects'],
     summary: 'Set the default strategy of a project environment',
-    description: 'The strategy a flag gets when it is enabled in this environment without any enabled strategy (validated like any strategy; flexibleRollout groupId defaults to the flag name). POST (as Unleash) and PUT do the same. Emits `default-strategy-updated`.',
+    description: 'The strategy a flag gets when it is enabled in this environment without any enabled strategy (validated like any strategy; flexibleRollout groupId defaults to the flag name). POST (as Unleash) and PUT do the same. ' +
+      'Where the project requires change requests in the environment, needs SKIP_CHANGE_REQUEST there (403 otherwise): a change request that switches a flag on adds this strategy when applied, so changing it would change what reviewers approved. Emits `default-strategy-updated`.',
     request: { params: environmentParams, body: { required: true, content: jsonContent(CreateStrategySchema) } },
     responses: { 200: { description: 'The default strategy now set', content: jsonContent(CreateStrategySchema) }, ...pickErrors(400, 401, 403, 404, 415) },
   })
@@ -196,7 +201,7 @@ export const projectRoutes = createRouter()
   })
   .openapi(addEnvironmentToProjectRoute, async (c) => {
     const { projectId } = c.req.valid('param')
-    await addEnvironmentToProject(c.var.db, c.var.caller, projectId, c.req.valid('json'))
+    await addEnvironmentToProject(c.var.db, c.var.caller, projectId, c.req.valid('json'), protectionWeakeningCheck(c, projectId))
     return c.body(null, 200)
   })
   .openapi(removeEnvironmentFromProjectRoute, async (c) => {
@@ -228,9 +233,11 @@ export const projectRoutes = createRouter()
   })
   .openapi(defaultStrategyRoute('put'), async (c) => {
     const { projectId, environment } = c.req.valid('param')
+    await requireDirectChangeAllowed(c, projectId, environment)
     return c.json(await setDefaultStrategy(c.var.db, c.var.caller, projectId, environment, c.req.valid('json')), 200)
   })
   .openapi(defaultStrategyRoute('post'), async (c) => {
     const { projectId, environment } = c.req.valid('param')
+    await requireDirectChangeAllowed(c, projectId, environment)
     return c.json(await setDefaultStrategy(c.var.db, c.var.caller, projectId, environment, c.req.valid('json')), 200)
   })

@@ -1,5 +1,5 @@
 import { and, asc, eq, isNotNull, isNull, sql } from 'drizzle-orm'
-import { environments, featureEnvironments, features, featureStrategies, projectEnvironments, projectMembers, projects, segments } from '../../schema/index.js'
+import { environments, featureEnvironments, features, featureStrategies, keptChangeRequestSettings, projectEnvironments, projectMembers, projects, segments } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { nameExists, notFound, validationError } from '../core/errors.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
@@ -147,13 +147,17 @@ export async function listProjects(db: Db, hidden: readonly string[], archived =
 const addEnvironmentStatement = eventsStatement('flagpost_add_project_environment', {
   alongside: [
     sql`insert into ${projectEnvironments} (project_id, environment_name, change_requests_enabled, required_approvals)
-      select ${p('project')}, ${p('environment')}, ${p('changeRequestsEnabled')}::boolean, 1
+      select ${p('project')}, ${p('environment')}, ${p('changeRequestsEnabled')}::boolean, ${p('requiredApprovals')}::integer
       where exists (select from ${projects} where id = ${p('project')} and archived_at is null)
+        and (select required_approvals from ${keptChangeRequestSettings} where project_id = ${p('project')} and environment_name = ${p('environment')}) is not distinct from ${p('kept')}::integer
       on conflict do nothing
       returning project_id, environment_name`,
   ],
   guarded: true,
-  unguarded: [sql`insert into ${featureEnvironments} (feature_name, environment) select f.name, w0.environment_name from w0 join ${features} f on f.project = w0.project_id on conflict do nothing`],
+  unguarded: [
+    sql`insert into ${featureEnvironments} (feature_name, environment) select f.name, w0.environment_name from w0 join ${features} f on f.project = w0.project_id on conflict do nothing`,
+    sql`delete from ${keptChangeRequestSettings} where project_id = ${p('project')} and environment_name = ${p('environment')} and ${guardPassed}`,
+  ],
 })
 
 /**
@@ -161,30 +165,36 @@ const addEnvironmentStatement = eventsStatement('flagpost_add_project_environmen
  * project has it), then one batch: the project's lock (flag creations in it queue behind it, so every flag gets the
  * environment), its flags' lock, and the statement that adds the environment if still not there.
  */
-export async function addEnvironmentToProject(db: Db, caller: Author, projectId: string, input: AddProjectEnvironment) {
+export async function addEnvironmentToProject(db: Db, caller: Author, projectId: string, input: AddProjectEnvironment, authorizeLifting: (environment: string) => void) {
   const { actor, now } = caller
-  const changeRequestsEnabled = input.changeRequestsEnabled ?? false
-  const event: NewEvent = {
-    type: 'project-environment-added',
-    project: projectId,
-    environment: input.environment,
-    // A new project environment needs one approval (the column's default), as Unleash.
-    data: { environment: input.environment, changeRequestsEnabled, requiredApprovals: 1 },
-  }
   await untilUnchanged(`Project ${projectId}`, async () => {
-    const [state] = await queryRows<{ live: boolean; known: boolean; added: boolean }>(
+    const [state] = await queryRows<{ live: boolean; known: boolean; added: boolean; kept: number | null }>(
       db,
       sql`select exists (select from ${projects} where id = ${projectId} and archived_at is null) as live,
         exists (select from ${environments} where name = ${input.environment}) as known,
-        exists (select from ${projectEnvironments} where project_id = ${projectId} and environment_name = ${input.environment}) as added`,
+        exists (select from ${projectEnvironments} where project_id = ${projectId} and environment_name = ${input.environment}) as added,
+        (select required_approvals from ${keptChangeRequestSettings} where project_id = ${projectId} and environment_name = ${input.environment}) as kept`,
     )
     if (!state!.live) throw notFound(`Could not find project ${projectId}`)
     if (!state!.known) throw notFound(`Could not find environment ${input.environment}`)
     if (state!.added) throw nameExists(`Environment ${input.environment} is already enabled in project ${projectId}`)
+    const kept = state!.kept
+    // An environment that required change requests when it was taken out comes back requiring them (with its
+    // approvals); coming back without them lifts that protection, which needs SKIP_CHANGE_REQUEST there.
+    if (kept !== null && input.changeRequestsEnabled === false) authorizeLifting(input.environment)
+    const changeRequestsEnabled = input.changeRequestsEnabled ?? kept !== null
+    // A new project environment needs one approval (the column's default), as Unleash.
+    const requiredApprovals = changeRequestsEnabled && kept !== null ? kept : 1
+    const event: NewEvent = {
+      type: 'project-environment-added',
+      project: projectId,
+      environment: input.environment,
+      data: { environment: input.environment, changeRequestsEnabled, requiredApprovals },
+    }
     const [, , { written }] = await batch(db, [
       (q) => q.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId)).for('update'),
       (q) => lockProjectFlags(q, projectId),
-      (q) => addEnvironmentStatement(q, actor, now, [event], { project: projectId, environment: input.environment, changeRequestsEnabled }),
+      (q) => addEnvironmentStatement(q, actor, now, [event], { project: projectId, environment: input.environment, changeRequestsEnabled, requiredApprovals, kept }),
     ])
     return written > 0 || undefined
   })
@@ -203,6 +213,11 @@ const removeEnvironmentStatement = eventsStatement('flagpost_remove_project_envi
   ],
   guarded: true,
   unguarded: [
+    // The statement sees the project environment as it was before w0 deleted it.
+    sql`insert into ${keptChangeRequestSettings} (project_id, environment_name, required_approvals)
+      select project_id, environment_name, required_approvals from ${projectEnvironments}
+      where project_id = ${p('project')} and environment_name = ${p('environment')} and change_requests_enabled and ${guardPassed}
+      on conflict (project_id, environment_name) do update set required_approvals = excluded.required_approvals`,
     sql`delete from ${featureStrategies} where environment = ${p('environment')} and feature_name in (select name from ${features} where project = ${p('project')}) and ${guardPassed}`,
     sql`delete from ${featureEnvironments} where environment = ${p('environment')} and feature_name in (select name from ${features} where project = ${p('project')}) and ${guardPassed}`,
   ],

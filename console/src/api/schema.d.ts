@@ -56,7 +56,7 @@ export interface paths {
         put?: never;
         /**
          * Add an environment to a project
-         * @description Enables an existing environment in the project. 404 for an unknown project or environment, 409 when it is already enabled. Emits `project-environment-added`.
+         * @description Enables an existing environment in the project. 404 for an unknown project or environment, 409 when it is already enabled. An environment that required change requests when it was removed from the project comes back requiring them, with its required approvals, unless `changeRequestsEnabled` is `false`, which lifts that protection and so needs SKIP_CHANGE_REQUEST there (403 otherwise). Emits `project-environment-added`.
          */
         post: operations["addEnvironmentToProject"];
         delete?: never;
@@ -77,7 +77,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an environment from a project
-         * @description Takes the environment out of the project, with the configuration of the project’s flags in it (switches, strategies, variants: SDKs of it are served them off; adding it back starts from off). 400 for the project’s last environment, 404 for an unknown project or an environment it does not have. Needs SKIP_CHANGE_REQUEST where it requires change requests. Emits `project-environment-removed`.
+         * @description Takes the environment out of the project, with the configuration of the project’s flags in it (switches, strategies, variants: SDKs of it are served them off; adding it back starts from off, requiring change requests again if it did). 400 for the project’s last environment, 404 for an unknown project or an environment it does not have. Needs SKIP_CHANGE_REQUEST where it requires change requests. Emits `project-environment-removed`.
          */
         delete: operations["removeEnvironmentFromProject"];
         options?: never;
@@ -106,7 +106,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a project
-         * @description Deletes the project (archived or not) for good, as in Unleash: only with no live flag and no open change request (409 otherwise), never the `default` project (409). Its archived flags are deleted (`feature-deleted` each), and its segments (`segment-deleted`), API tokens for it alone (`api-token-deleted`), environments, members, favorites and closed change requests; tokens for several projects lose it, and so do integrations naming it (`addon-config-updated` each; one that named it alone is switched off, since naming no project means every one). Emits `project-deleted`; events stay, with the deleted project: a project made again with its id does not show a private one’s events to anyone but those who see every project, nor count them in its activity.
+         * @description Deletes the project (archived or not) for good, as in Unleash: only with no live flag and no open change request (409 otherwise), never the `default` project (409). Its archived flags are deleted (`feature-deleted` each), and its segments (`segment-deleted`), API tokens for it alone (`api-token-deleted`), environments, members, favorites and closed change requests; tokens for several projects lose it, and so do integrations naming it (`addon-config-updated` each); one that named it alone is deleted (`addon-config-deleted`), since naming no project means every one: re-enabling it would widen it to every project. Emits `project-deleted`; events stay, with the deleted project: a project made again with its id does not show a private one’s events to anyone but those who see every project, nor count them in its activity.
          */
         delete: operations["deleteProject"];
         options?: never;
@@ -184,12 +184,12 @@ export interface paths {
         get?: never;
         /**
          * Set the default strategy of a project environment
-         * @description The strategy a flag gets when it is enabled in this environment without any enabled strategy (validated like any strategy; flexibleRollout groupId defaults to the flag name). POST (as Unleash) and PUT do the same. Emits `default-strategy-updated`.
+         * @description The strategy a flag gets when it is enabled in this environment without any enabled strategy (validated like any strategy; flexibleRollout groupId defaults to the flag name). POST (as Unleash) and PUT do the same. Where the project requires change requests in the environment, needs SKIP_CHANGE_REQUEST there (403 otherwise): a change request that switches a flag on adds this strategy when applied, so changing it would change what reviewers approved. Emits `default-strategy-updated`.
          */
         put: operations["setDefaultStrategyOfProjectEnvironment"];
         /**
          * Set the default strategy of a project environment
-         * @description The strategy a flag gets when it is enabled in this environment without any enabled strategy (validated like any strategy; flexibleRollout groupId defaults to the flag name). POST (as Unleash) and PUT do the same. Emits `default-strategy-updated`.
+         * @description The strategy a flag gets when it is enabled in this environment without any enabled strategy (validated like any strategy; flexibleRollout groupId defaults to the flag name). POST (as Unleash) and PUT do the same. Where the project requires change requests in the environment, needs SKIP_CHANGE_REQUEST there (403 otherwise): a change request that switches a flag on adds this strategy when applied, so changing it would change what reviewers approved. Emits `default-strategy-updated`.
          */
         post: operations["addDefaultStrategyToProjectEnvironment"];
         delete?: never;

@@ -25,6 +25,8 @@ export {
   regexProblem,
   RegexWorkExceeded,
   regexWorkDone,
+  cachedRegex,
+  regexCacheStats,
   setRegexMaxProgram,
   type CompiledRegex,
 } from './regex.js'

@@ -25,7 +25,7 @@ export interface WorkMeter {
 export class RegexWorkExceeded extends Error {
   override name = 'RegexWorkExceeded'
   constructor(readonly budget: number) {
-    super(`Evaluating the REGEX constraints for this request takes more than ${budget} matching steps, the limit per request: shorten the context values or simplify the patterns`)
+    super(`Evaluating the constraints for this request takes more than ${budget} matching steps, the limit per request (FLAGPOST_EVALUATION_WORK_BUDGET): shorten the context values or simplify the constraints`)
   }
 }
 

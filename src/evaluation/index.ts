@@ -26,6 +26,7 @@ export {
   RegexWorkExceeded,
   regexWorkDone,
   cachedRegex,
+  COMPILE_STEPS_PER_INSTRUCTION,
   regexCacheStats,
   setRegexMaxProgram,
   type CompiledRegex,

@@ -32,6 +32,10 @@ export class RegexWorkExceeded extends Error {
 /** Steps every match of this process has taken: tests read it to count the work a request did. */
 let totalWork = 0
 export const regexWorkDone = () => totalWork
+/** Counts work other than matching (the other operators', compiling) that a meter drew, in the same total. */
+export const addWorkDone = (steps: number) => {
+  totalWork += steps
+}
 
 export interface Re2Options {
   caseInsensitive?: boolean

@@ -1,4 +1,4 @@
-import { compileRe2, RegexWorkExceeded, regexWorkDone, type WorkMeter } from './re2-regex.js'
+import { addWorkDone, compileRe2, RegexWorkExceeded, regexWorkDone, type WorkMeter } from './re2-regex.js'
 
 export { RegexWorkExceeded, regexWorkDone }
 
@@ -88,6 +88,7 @@ export class RegexMeter implements WorkMeter {
    * past the budget it throws RegexWorkExceeded, as a match would.
    */
   charge(steps: number): void {
+    addWorkDone(Math.min(steps, this.remaining))
     this.remaining -= steps
     if (this.remaining < 0) {
       this.remaining = 0

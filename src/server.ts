@@ -17,6 +17,7 @@ import { signInPerMinute } from './auth/rate-limit.js'
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
 import { evaluationLimitsFromEnv, type EvaluationLimits } from './http/evaluation-limits.js'
+import { resourceLimitsFromEnv, type ResourceLimits } from './strategies/schemas.js'
 import { runPendingActions } from './actions/runs.js'
 import { streamHub, type StreamingOptions } from './client-api/streaming.js'
 import type { IncomingMessage } from 'node:http'
@@ -57,6 +58,8 @@ export interface ServerConfig {
    * FLAGPOST_REGEX_WORK_BUDGET; defaults 5,000 instructions, 1,000 characters, 2,000,000 steps).
    */
   evaluation?: Partial<EvaluationLimits> & { regexMaxProgram?: number }
+  /** Unleash's resource limits (UNLEASH_CONSTRAINTS_LIMIT, UNLEASH_CONSTRAINT_VALUES_LIMIT, …; Unleash's defaults). */
+  resourceLimits?: Partial<ResourceLimits>
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -91,6 +94,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       maxPerAddress: positiveInteger(env.FLAGPOST_MAX_STREAMS_PER_ADDRESS, 'FLAGPOST_MAX_STREAMS_PER_ADDRESS'),
     },
     evaluation: evaluationLimitsFromEnv(env),
+    resourceLimits: resourceLimitsFromEnv(env),
   }
 }
 
@@ -140,6 +144,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     allowPasswordLogin: config.allowPasswordLogin,
     signalsPerMinute: config.signalsPerMinute,
     evaluation: config.evaluation,
+    ...(config.resourceLimits ? { resourceLimits: config.resourceLimits } : {}),
   })
   const sweep = setInterval(() => {
     deliverPending(database.db, clock, delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))

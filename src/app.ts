@@ -77,6 +77,7 @@ import { createOidcCache } from './sso/oidc.js'
 import { signInOptions } from './auth-settings/store.js'
 import { DEFAULT_EVALUATION_LIMITS, type EvaluationLimits } from './http/evaluation-limits.js'
 import { DEFAULT_REGEX_MAX_PROGRAM, RegexWorkExceeded, setRegexMaxProgram } from './evaluation/index.js'
+import { setResourceLimits, type ResourceLimits } from './strategies/schemas.js'
 
 export interface AppDeps {
   /** The database of a request: the same one on Node, one opened per request on Workers. */
@@ -97,6 +98,11 @@ export interface AppDeps {
    * (FLAGPOST_CONTEXT_VALUE_MAX_LENGTH) and the REGEX matching steps of one request (FLAGPOST_REGEX_WORK_BUDGET).
    */
   evaluation?: Partial<EvaluationLimits> & { regexMaxProgram?: number }
+  /**
+   * Unleash's resource limits on strategies and segments (UNLEASH_CONSTRAINTS_LIMIT and the others: strategies/schemas.ts);
+   * one value per process, like the REGEX program limit. Unset: Unleash's defaults.
+   */
+  resourceLimits?: Partial<ResourceLimits>
   /**
    * Runs work after the response: integration deliveries a write queued, folding SDK reports. Workers
    * pass one that hands it to waitUntil (keeping the request's connection open until it is done); the
@@ -181,6 +187,7 @@ const DELIVERY_GAP_MS = 25
 export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? (() => new Date())
   setRegexMaxProgram(deps.evaluation?.regexMaxProgram ?? DEFAULT_REGEX_MAX_PROGRAM)
+  setResourceLimits(deps.resourceLimits ?? {})
   const evaluationLimits: EvaluationLimits = {
     contextValueMaxLength: deps.evaluation?.contextValueMaxLength ?? DEFAULT_EVALUATION_LIMITS.contextValueMaxLength,
     regexWorkBudget: deps.evaluation?.regexWorkBudget ?? DEFAULT_EVALUATION_LIMITS.regexWorkBudget,

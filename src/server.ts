@@ -18,6 +18,7 @@ import { parseTrustProxy, socketClientAddress, type TrustProxy } from './http/cl
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
 import { evaluationLimitsFromEnv, type EvaluationLimits } from './http/evaluation-limits.js'
+import { resourceLimitsFromEnv, type ResourceLimits } from './strategies/schemas.js'
 import { runPendingActions } from './actions/runs.js'
 import { streamHub, type StreamingOptions } from './client-api/streaming.js'
 import type { Clock } from './core/clock.js'
@@ -59,6 +60,8 @@ export interface ServerConfig {
    * FLAGPOST_REGEX_WORK_BUDGET; defaults 5,000 instructions, 1,000 characters, 2,000,000 steps).
    */
   evaluation?: Partial<EvaluationLimits> & { regexMaxProgram?: number }
+  /** Unleash's resource limits (UNLEASH_CONSTRAINTS_LIMIT, UNLEASH_CONSTRAINT_VALUES_LIMIT, …; Unleash's defaults). */
+  resourceLimits?: Partial<ResourceLimits>
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -94,6 +97,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
       maxPerAddress: positiveInteger(env.FLAGPOST_MAX_STREAMS_PER_ADDRESS, 'FLAGPOST_MAX_STREAMS_PER_ADDRESS'),
     },
     evaluation: evaluationLimitsFromEnv(env),
+    resourceLimits: resourceLimitsFromEnv(env),
   }
 }
 
@@ -144,6 +148,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     allowPasswordLogin: config.allowPasswordLogin,
     signalsPerMinute: config.signalsPerMinute,
     evaluation: config.evaluation,
+    ...(config.resourceLimits ? { resourceLimits: config.resourceLimits } : {}),
   })
   const sweep = setInterval(() => {
     deliverPending(database.db, clock, delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))

@@ -13,6 +13,7 @@ import { cloudflareClientAddress } from './http/client-address.js'
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
 import { evaluationLimitsFromEnv } from './http/evaluation-limits.js'
+import { resourceLimitsFromEnv } from './strategies/schemas.js'
 import { runPendingActions } from './actions/runs.js'
 import { cacheApiPayloads, type CacheLike } from './client-api/cache-api-payloads.js'
 import { scopeKey } from './client-api/payload.js'
@@ -45,8 +46,16 @@ export interface WorkerEnv {
   FLAGPOST_REGEX_MAX_PROGRAM?: string
   /** The longest context value the playgrounds and the frontend API evaluate; default 1,000 characters. */
   FLAGPOST_CONTEXT_VALUE_MAX_LENGTH?: string
-  /** The REGEX matching steps one request may take; default 2,000,000. */
+  /** The evaluation work (REGEX matching steps and every other operator's) one request may take; default 2,000,000. */
+  FLAGPOST_EVALUATION_WORK_BUDGET?: string
+  /** The former name of FLAGPOST_EVALUATION_WORK_BUDGET, still read when that is unset. */
   FLAGPOST_REGEX_WORK_BUDGET?: string
+  /** Unleash's resource limits: strategies per flag environment (30), constraints per strategy (30), values per constraint (250), values per segment (1,000), segments per strategy (5). */
+  UNLEASH_FEATURE_ENVIRONMENT_STRATEGIES_LIMIT?: string
+  UNLEASH_CONSTRAINTS_LIMIT?: string
+  UNLEASH_CONSTRAINT_VALUES_LIMIT?: string
+  UNLEASH_SEGMENT_VALUES_LIMIT?: string
+  UNLEASH_STRATEGY_SEGMENTS_LIMIT?: string
   /** wrangler.toml [version_metadata]: the deployed version, which keys the SDK payloads shared through the Cache API. */
   CF_VERSION_METADATA?: { id: string }
   /** wrangler.toml [assets]: the web console's files, and the OpenAPI document scripts/build-worker.ts made. */
@@ -148,6 +157,7 @@ export class SdkStreams {
       openApiDocument: () => prebuiltOpenApiDocument(this.env),
       // The REGEX program limit is one per isolate (evaluation/regex.ts): the same as the worker's, whichever app comes first.
       evaluation: evaluationLimitsFromEnv(this.env as unknown as Record<string, unknown>),
+      resourceLimits: resourceLimitsFromEnv(this.env as unknown as Record<string, unknown>),
     })
     return this.app.fetch(request, {})
   }
@@ -183,6 +193,7 @@ export default {
       allowPasswordLogin: env.FLAGPOST_ALLOW_PASSWORD_LOGIN === 'true',
       signalsPerMinute: signalsPerMinute(env.FLAGPOST_SIGNAL_RATE_LIMIT),
       evaluation: evaluationLimitsFromEnv(env as unknown as Record<string, unknown>),
+      resourceLimits: resourceLimitsFromEnv(env as unknown as Record<string, unknown>),
       streams: env.SDK_STREAMS ? streamsIn(env.SDK_STREAMS) : undefined,
     })
     const bindings: RequestBindings = { connection: new LazyConnection(env), background: [] }

@@ -3,7 +3,7 @@ import type SemVer from 'semver/classes/semver.js'
 import { memoize } from '../memoize.js'
 import { currentTimeOf, fieldGetter, type FieldGetter } from './context-fields.js'
 import { addressMatcher } from './ip-ranges.js'
-import { compileRegex } from './regex.js'
+import { cachedRegex, RegexWorkExceeded } from './regex.js'
 import type { ConstraintDefinition, EvaluateOptions, EvaluationContext } from './types.js'
 
 /** `options` carries what the evaluation is held to (the request's REGEX meter). */
@@ -32,8 +32,9 @@ const contextVersion = memoize(parseSemver, 1_000)
 
 function inOperator(get: FieldGetter, values: Set<string>, negate: boolean): ContextTest {
   // NOT_IN holds for a missing field: the field's (absent) value is not in the list.
-  return (context, now) => {
+  return (context, now, options) => {
     const value = get(context, now)
+    options?.regexMeter?.charge(1)
     return (value !== undefined && values.has(value)) !== negate
   }
 }
@@ -44,9 +45,11 @@ function stringOperator(get: FieldGetter, operator: string, values: string[], ca
     operator === 'STR_STARTS_WITH' ? (value: string, v: string) => value.startsWith(v)
     : operator === 'STR_ENDS_WITH' ? (value: string, v: string) => value.endsWith(v)
     : (value: string, v: string) => value.includes(v)
-  return (context, now) => {
+  return (context, now, options) => {
     let value = get(context, now)
     if (value === undefined) return false
+    // Each value is a scan of the context value: a step per character, as a REGEX pays.
+    options?.regexMeter?.charge(wanted.length * (value.length + 1) + (caseInsensitive ? value.length : 0))
     if (caseInsensitive) value = value.toLowerCase()
     for (let i = 0; i < wanted.length; i++) if (matches(value, wanted[i]!)) return true
     return false
@@ -61,8 +64,9 @@ function numberOperator(get: FieldGetter, operator: string, target: number): Con
     : operator === 'NUM_GTE' ? (n: number) => n >= target
     : operator === 'NUM_LT' ? (n: number) => n < target
     : (n: number) => n <= target
-  return (context, now) => {
+  return (context, now, options) => {
     const value = get(context, now)
+    if (value !== undefined) options?.regexMeter?.charge(1 + value.length)
     // Number() as the SDKs do: '' and missing are never a number here, ' 12 ' is 12.
     return value !== undefined && compare(Number(value))
   }
@@ -70,11 +74,12 @@ function numberOperator(get: FieldGetter, operator: string, target: number): Con
 
 function dateOperator(contextName: string, get: FieldGetter, after: boolean, target: number): ContextTest {
   if (Number.isNaN(target)) return never
-  const timeOf = contextName === 'currentTime' ? currentTimeOf : (context: EvaluationContext, now: number) => {
+  const timeOf = contextName === 'currentTime' ? currentTimeOf : (context: EvaluationContext, now: number, options?: EvaluateOptions) => {
     const value = get(context, now)
+    if (value !== undefined) options?.regexMeter?.charge(1 + value.length)
     return value === undefined ? NaN : Date.parse(value)
   }
-  return after ? (context, now) => timeOf(context, now) > target : (context, now) => timeOf(context, now) < target
+  return after ? (context, now, options) => timeOf(context, now, options) > target : (context, now, options) => timeOf(context, now, options) < target
 }
 
 function semverOperator(get: FieldGetter, operator: string, target: SemVer | null): ContextTest {
@@ -85,9 +90,10 @@ function semverOperator(get: FieldGetter, operator: string, target: SemVer | nul
     : operator === 'SEMVER_GTE' ? (c: number) => c >= 0
     : operator === 'SEMVER_LT' ? (c: number) => c < 0
     : (c: number) => c <= 0
-  return (context, now) => {
+  return (context, now, options) => {
     const value = get(context, now)
     if (value === undefined) return false
+    options?.regexMeter?.charge(1 + value.length)
     const version = contextVersion(value)
     return version !== null && accept(version.compare(target))
   }
@@ -122,24 +128,31 @@ function baseTest(c: ConstraintDefinition, get: FieldGetter): ContextTest | unde
       // A missing or invalid pattern matches nothing, and inverted it matches everything: the Node SDK
       // catches re2js's compile error as a non-match before it applies `inverted`.
       if (value === undefined) return never
-      let re
-      try {
-        re = compileRegex(value, c.caseInsensitive === true)
-      } catch {
-        return never
-      }
-      const regex = re
+      const pattern = value
+      const caseInsensitive = c.caseInsensitive === true
+      // Compiled on first use, through the process-wide cache (regex.ts): a payload holding thousands of patterns
+      // compiles none up front, each program is shared by every flag and payload holding its pattern, and compiling
+      // draws on the request's meter. Not kept here, so the cache's bound is the memory's.
       return (context, now, options) => {
         const text = get(context, now)
         if (text === undefined) return false
         const meter = options?.regexMeter
+        let regex
+        try {
+          regex = cachedRegex(pattern, caseInsensitive, meter)
+        } catch (error) {
+          if (error instanceof RegexWorkExceeded) throw error
+          return false
+        }
         return meter === undefined ? regex.test(text) : meter.test(regex, text)
       }
     }
     case 'IN_CIDR': {
-      const matcher = addressMatcher(cleanValues(c.values))
-      return (context, now) => {
+      const ranges = cleanValues(c.values)
+      const matcher = addressMatcher(ranges)
+      return (context, now, options) => {
         const address = get(context, now)
+        if (address !== undefined) options?.regexMeter?.charge(ranges.length + address.length)
         return address !== undefined && matcher.matches(address)
       }
     }

@@ -25,6 +25,9 @@ export {
   regexProblem,
   RegexWorkExceeded,
   regexWorkDone,
+  cachedRegex,
+  COMPILE_STEPS_PER_INSTRUCTION,
+  regexCacheStats,
   setRegexMaxProgram,
   type CompiledRegex,
 } from './regex.js'

@@ -25,13 +25,17 @@ export interface WorkMeter {
 export class RegexWorkExceeded extends Error {
   override name = 'RegexWorkExceeded'
   constructor(readonly budget: number) {
-    super(`Evaluating the REGEX constraints for this request takes more than ${budget} matching steps, the limit per request: shorten the context values or simplify the patterns`)
+    super(`Evaluating the constraints for this request takes more than ${budget} matching steps, the limit per request (FLAGPOST_EVALUATION_WORK_BUDGET): shorten the context values or simplify the constraints`)
   }
 }
 
 /** Steps every match of this process has taken: tests read it to count the work a request did. */
 let totalWork = 0
 export const regexWorkDone = () => totalWork
+/** Counts work other than matching (the other operators', compiling) that a meter drew, in the same total. */
+export const addWorkDone = (steps: number) => {
+  totalWork += steps
+}
 
 export interface Re2Options {
   caseInsensitive?: boolean

@@ -3,6 +3,7 @@ import { pickErrors } from '../http/errors.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
 import { notFound } from '../core/errors.js'
 import { exportFeatures } from './export.js'
+import { RegexMeter } from '../evaluation/index.js'
 import { missingPermissions, readImportTarget, validateImport } from './validate.js'
 import { importFeatures } from './import.js'
 import { protectedEnvironmentsCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
@@ -80,7 +81,7 @@ export const exportImportRoutes = createRouter()
     const input = c.req.valid('json')
     const hidden = await hiddenProjectsOf(c)
     if (hidden.includes(input.project)) throw notFound(`Could not find project ${input.project}`)
-    return c.json(validateImport(c.var.principal, input, await readImportTarget(c.var.db, input), hidden), 200)
+    return c.json(validateImport(c.var.principal, input, await readImportTarget(c.var.db, input), hidden, new RegexMeter(c.var.evaluationLimits.regexWorkBudget)), 200)
   })
   .openapi(importRoute, async (c) => {
     const input = c.req.valid('json')
@@ -91,10 +92,10 @@ export const exportImportRoutes = createRouter()
     if ((input.data.dependencies ?? []).length > 0) await requireDirectChangeAllowed(c, input.project)
     const protectedIn = protectedEnvironmentsCheck(c)
     await importFeatures(c.var.db, c.var.caller, input, (state) => {
-      const validation = validateImport(c.var.principal, input, state, hidden)
+      // Permissions first: the naming pattern is matched only for a caller who may import, under the request's meter.
       if (state.environment?.changeRequestsEnabled) protectedIn([{ project: input.project, environment: input.environment }])
       for (const missing of missingPermissions(c.var.principal, input, state)) requirePermission(c.var.principal, missing, { project: input.project, environment: input.environment })
-      return validation
+      return validateImport(c.var.principal, input, state, hidden, new RegexMeter(c.var.evaluationLimits.regexWorkBudget))
     })
     return c.body(null, 200)
   })

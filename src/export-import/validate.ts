@@ -4,7 +4,7 @@ import { queryRows, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import { hasPermission, Permission, type PermissionName } from '../core/permissions.js'
 import type { Principal } from '../core/principal.js'
-import { compileWholeTextRegex } from '../evaluation/index.js'
+import { compileWholeTextRegex, type RegexMeter } from '../evaluation/index.js'
 import type { ImportToggles, ImportValidation, ValidationItem } from './schemas.js'
 
 /** What the target holds of what an import names: one read. */
@@ -121,13 +121,15 @@ export function missingPermissions(principal: Principal, input: ImportToggles, t
   return needed.filter((p) => !hasPermission(principal, p, { project, environment }))
 }
 
-function namingProblems(input: ImportToggles, target: ImportTarget): ValidationItem | undefined {
+function namingProblems(input: ImportToggles, target: ImportTarget, meter: RegexMeter | undefined): ValidationItem | undefined {
   const rules = target.project!
   if (!rules.pattern) return undefined
   let matches: (name: string) => boolean
   try {
     const regex = compileWholeTextRegex(rules.pattern)
-    matches = (name) => regex.test(name)
+    // Every name against the project's pattern draws on the request's one budget: a thousand long names against a
+    // pattern at the program limit stop there with a 400 rather than hold the thread.
+    matches = (name) => (meter === undefined ? regex.test(name) : meter.test(regex, name))
   } catch {
     // A pattern RE2 refuses is not enforced on flag creation either.
     return undefined
@@ -148,7 +150,7 @@ function namingProblems(input: ImportToggles, target: ImportTarget): ValidationI
  * 404 for a project the caller may not see or that lacks the environment. A flag living in a project the caller may not
  * read (`hiddenProjects`) is said to be in another project, unnamed; no message names anything of such a project.
  */
-export function validateImport(principal: Principal, input: ImportToggles, target: ImportTarget, hiddenProjects: readonly string[]): ImportValidation {
+export function validateImport(principal: Principal, input: ImportToggles, target: ImportTarget, hiddenProjects: readonly string[], meter?: RegexMeter): ImportValidation {
   const { data, project, environment } = input
   if (!target.project) throw notFound(`Could not find project ${project}`)
   if (!target.environment) throw notFound(`Could not find environment ${environment} in project ${project}`)
@@ -177,7 +179,10 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
   const duplicates = unique(names.filter((n, i) => names.indexOf(n) !== i))
   if (duplicates.length > 0) errors.push({ message: 'We detected the following features are duplicate in your import data:', affectedItems: duplicates })
 
-  const naming = namingProblems(input, target)
+  // Permissions before matching: a caller who may not import (a Viewer) is told so, and the project's pattern is not
+  // run against their names; for one who may, the matching draws on the request's meter.
+  const missing = missingPermissions(principal, input, target)
+  const naming = missing.length === 0 ? namingProblems(input, target, meter) : undefined
   if (naming) errors.push(naming)
 
   const inProject = new Set(target.flags.filter((f) => f.project === project && !f.archived).map((f) => f.name))
@@ -200,7 +205,6 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
   const overwritten = unique(names.filter((n) => inProject.has(n)))
   if (overwritten.length > 0) warnings.push({ message: 'The following features already exist in this project and will be overwritten:', affectedItems: overwritten })
 
-  const missing = missingPermissions(principal, input, target)
   const permissions = missing.length > 0 ? [{ message: 'We detected you are missing the following permissions:', affectedItems: missing.map((p) => DISPLAY_NAMES[p] ?? p) }] : []
   return { errors, warnings, permissions }
 }

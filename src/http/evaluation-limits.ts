@@ -10,7 +10,7 @@ import { validationError } from '../core/errors.js'
 export interface EvaluationLimits {
   /** The longest context value (FLAGPOST_CONTEXT_VALUE_MAX_LENGTH), in UTF-16 code units as JavaScript counts a string. */
   contextValueMaxLength: number
-  /** The REGEX matching steps one request may take (FLAGPOST_REGEX_WORK_BUDGET). */
+  /** The evaluation work one request may take, in REGEX matching steps (FLAGPOST_EVALUATION_WORK_BUDGET, formerly FLAGPOST_REGEX_WORK_BUDGET). */
   regexWorkBudget: number
 }
 
@@ -78,7 +78,8 @@ export function evaluationLimitsFromEnv(env: Record<string, unknown>): Partial<E
   const limits: Partial<EvaluationLimits> & { regexMaxProgram?: number } = {}
   const regexMaxProgram = read('FLAGPOST_REGEX_MAX_PROGRAM')
   const contextValueMaxLength = read('FLAGPOST_CONTEXT_VALUE_MAX_LENGTH')
-  const regexWorkBudget = read('FLAGPOST_REGEX_WORK_BUDGET')
+  // The budget covers every operator's work now; the old name stays an alias.
+  const regexWorkBudget = read('FLAGPOST_EVALUATION_WORK_BUDGET') ?? read('FLAGPOST_REGEX_WORK_BUDGET')
   if (regexMaxProgram !== undefined) limits.regexMaxProgram = regexMaxProgram
   if (contextValueMaxLength !== undefined) limits.contextValueMaxLength = contextValueMaxLength
   if (regexWorkBudget !== undefined) limits.regexWorkBudget = regexWorkBudget

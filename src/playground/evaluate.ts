@@ -57,8 +57,8 @@ export interface FlagEvaluator {
    */
   fragment(context: EvaluationContext, now: Date, meter?: RegexMeter): Uint8Array
   /**
-   * Matches every REGEX constraint the evaluation of the flag (its parents' included) may match for the context,
-   * under `meter`: with a memo, the meter then answers them during the evaluation. The advanced playground does this
+   * Tests every constraint (every operator) the evaluation of the flag (its parents' included) may test for the context,
+   * under `meter`, charging its work: with a memo, the meter then answers the REGEX ones during the evaluation. The advanced playground does this
    * for every combination before it answers, so a budget spent is a 400, not a response cut short.
    */
   matchRegexes(context: EvaluationContext, now: Date, meter: RegexMeter): void
@@ -93,7 +93,7 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
   const optionsAt = (now: Date, meter: RegexMeter | undefined) => ({ unknownStrategies: true, now, random: draw, ...(meter ? { regexMeter: meter } : {}) })
   return flags.map((flag): FlagEvaluator => {
     const prepared: PreparedFlag = ruleset.flags.get(flag.name)!
-    const regexes = regexConstraintsOf(prepared)
+    const regexes = constraintsOf(prepared)
     const needsHost = prepared.allStrategies.map((s) => s.strategy.needsHost)
     // What does not depend on the context is built once and shared by every evaluation.
     const fixed = flag.strategies.map((s) => ({
@@ -169,16 +169,19 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
   })
 }
 
-/** The REGEX constraints a flag's evaluation may test: its strategies' and their segments', and its parents'. */
-function regexConstraintsOf(flag: PreparedFlag): PreparedConstraint[] {
-  const found = new Set<PreparedConstraint>()
+/**
+ * The constraints a flag's evaluation may test: its strategies' and their segments', and its parents', each as often as
+ * the evaluation may test it (a segment once per strategy holding it), so charging them all up front covers the stream.
+ */
+function constraintsOf(flag: PreparedFlag): PreparedConstraint[] {
+  const found: PreparedConstraint[] = []
   const collect = (f: PreparedFlag) => {
     for (const { strategy } of f.allStrategies) {
-      for (const c of strategy.constraints) if (c.definition.operator === 'REGEX') found.add(c)
-      for (const segment of strategy.segments) for (const c of segment?.constraints ?? []) if (c.definition.operator === 'REGEX') found.add(c)
+      for (const c of strategy.constraints) found.push(c)
+      for (const segment of strategy.segments) for (const c of segment?.constraints ?? []) found.push(c)
     }
   }
   collect(flag)
   for (const d of flag.dependencies) if (d.parent !== undefined) collect(d.parent)
-  return [...found]
+  return found
 }

@@ -97,7 +97,11 @@ function checkEvaluationCount(environmentCount: number, flagCount: number, combi
  */
 function combinationsOf(environments: AdvancedEvaluation['environments'], context: PlaygroundContext, now: Date, meter: RegexMeter | undefined) {
   const contexts = contextCombinations(context).map((c) => ({ evaluations: environments.map((env) => inEnvironment(c.evaluation, env.name)), shown: c.shown }))
-  if (meter !== undefined) matchRegexes(environments, contexts, now, meter)
+  if (meter !== undefined) {
+    matchRegexes(environments, contexts, now, meter)
+    // Every constraint of every evaluation streamed below has been charged once: the stream cannot fail any more.
+    meter.settle()
+  }
   return {
     now,
     environments,

@@ -1,12 +1,12 @@
 import * as z from '../http/zod.js'
-import { ConstraintInputSchema, ConstraintSchema } from '../strategies/schemas.js'
+import { ConstraintSchema, SegmentConstraintsSchema } from '../strategies/schemas.js'
 
 export const UpsertSegmentSchema = z
   .object({
     name: z.string().trim().min(1, 'segment name must not be empty').max(100, 'segment name must be at most 100 characters').openapi({ example: 'beta-users' }),
     description: z.string().max(10_000).nullable().optional().openapi({ description: 'On update, left as it was when absent' }),
     project: z.string().min(1).max(100).nullable().optional().openapi({ description: 'The project the segment belongs to; absent or null: a global segment' }),
-    constraints: z.array(ConstraintInputSchema).max(1000),
+    constraints: SegmentConstraintsSchema,
   })
   .openapi('upsertSegmentSchema')
 export type UpsertSegment = z.infer<typeof UpsertSegmentSchema>

@@ -3,7 +3,7 @@ import { compileWholeTextRegex, regexProblem } from '../evaluation/index.js'
 import { dateTime, urlFriendlyName } from '../http/common-schemas.js'
 import { FLAG_TYPES } from '../flags/schemas.js'
 import { PROJECT_MODES, MAX_APPROVALS, MIN_APPROVALS } from '../projects/schemas.js'
-import { ConstraintInputSchema, ConstraintSchema, CreateStrategySchema } from '../strategies/schemas.js'
+import { ConstraintSchema, CreateStrategySchema, SegmentConstraintsSchema, StrategyConstraintsSchema } from '../strategies/schemas.js'
 import { StrategyParameterInputSchema, strategyDefinitionName } from '../strategy-definitions/schemas.js'
 import { contextFieldName, LegalValueSchema } from '../context-fields/schemas.js'
 import { TagTypeInputSchema } from '../tag-types/schemas.js'
@@ -279,7 +279,7 @@ const ImportedFeatureStrategy = z
     disabled: z.boolean().nullable().optional(),
     sortOrder: z.number().int().min(-2147483648).max(2147483647).nullable().optional(),
     parameters: z.record(z.string().max(100), parameterValue).nullable().optional(),
-    constraints: z.array(ConstraintInputSchema).max(100).nullable().optional(),
+    constraints: StrategyConstraintsSchema.nullable().optional(),
     variants: z.array(StrategyVariantInputSchema).max(100).nullable().optional(),
     createdAt: dateTime.nullable().optional().openapi({ description: 'Kept: among strategies of one sort order, the older comes first' }),
   })
@@ -307,7 +307,7 @@ const ImportedSegment = z.object({
   name: z.string().trim().min(1, 'segment name must not be empty').max(100, 'segment name must be at most 100 characters'),
   description: text(10_000),
   project: z.string().min(1).max(100).nullable().optional(),
-  constraints: z.array(ConstraintInputSchema).max(1000).optional(),
+  constraints: SegmentConstraintsSchema.optional(),
   createdAt: dateTime.nullable().optional(),
 })
 

@@ -33,6 +33,52 @@ function singleValueProblem(operator: ConstraintOperator, value: string): string
   return undefined
 }
 
+/**
+ * Unleash's resource limits on what a strategy or segment may hold (Unleash 8.2's defaults and environment variables,
+ * read at start: see resourceLimitsFromEnv). Unleash refuses past them, so refusing is compatible; they bound the work
+ * one stored strategy makes every evaluation do. One value per process, like the REGEX program limit: the schemas
+ * below are module data, and createApp sets them from its deps.
+ */
+export interface ResourceLimits {
+  /** Strategies per flag environment (UNLEASH_FEATURE_ENVIRONMENT_STRATEGIES_LIMIT). */
+  featureEnvironmentStrategies: number
+  /** Constraints per strategy (UNLEASH_CONSTRAINTS_LIMIT). */
+  constraints: number
+  /** Values per constraint (UNLEASH_CONSTRAINT_VALUES_LIMIT). */
+  constraintValues: number
+  /** Values across a segment's constraints (UNLEASH_SEGMENT_VALUES_LIMIT). */
+  segmentValues: number
+  /** Segments per strategy (UNLEASH_STRATEGY_SEGMENTS_LIMIT). */
+  strategySegments: number
+}
+export const DEFAULT_RESOURCE_LIMITS: Readonly<ResourceLimits> = Object.freeze({ featureEnvironmentStrategies: 30, constraints: 30, constraintValues: 250, segmentValues: 1000, strategySegments: 5 })
+const limits: ResourceLimits = { ...DEFAULT_RESOURCE_LIMITS }
+export const resourceLimits = (): Readonly<ResourceLimits> => limits
+export function setResourceLimits(next: Partial<ResourceLimits>): void {
+  Object.assign(limits, DEFAULT_RESOURCE_LIMITS, next)
+}
+const RESOURCE_LIMIT_VARIABLES: Record<keyof ResourceLimits, string> = {
+  featureEnvironmentStrategies: 'UNLEASH_FEATURE_ENVIRONMENT_STRATEGIES_LIMIT',
+  constraints: 'UNLEASH_CONSTRAINTS_LIMIT',
+  constraintValues: 'UNLEASH_CONSTRAINT_VALUES_LIMIT',
+  segmentValues: 'UNLEASH_SEGMENT_VALUES_LIMIT',
+  strategySegments: 'UNLEASH_STRATEGY_SEGMENTS_LIMIT',
+}
+/** Unleash's variables as createApp's `resourceLimits`; anything but a whole number of at least 1 is refused at start. */
+export function resourceLimitsFromEnv(env: Record<string, unknown>): Partial<ResourceLimits> {
+  const found: Partial<ResourceLimits> = {}
+  for (const [key, name] of Object.entries(RESOURCE_LIMIT_VARIABLES) as [keyof ResourceLimits, string][]) {
+    const value = env[name]
+    if (value === undefined || value === '') continue
+    const n = Number(value)
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, got "${String(value)}"`)
+    found[key] = n
+  }
+  return found
+}
+/** Unleash's ExceedsLimitError message (answered as a ValidationError: the error map has no other 400). */
+export const exceedsLimit = (resource: string, limit: number) => `Failed to create ${resource}. You can't create more than the established limit of ${limit}.`
+
 export const ConstraintInputSchema = z
   .object({
     contextName: z.string().min(1).max(100),
@@ -51,6 +97,9 @@ export const ConstraintInputSchema = z
       }),
   })
   .superRefine((c, ctx) => {
+    if ((c.values?.length ?? 0) > limits.constraintValues) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: exceedsLimit(`constraint values for ${c.contextName}`, limits.constraintValues) })
+    }
     if (MULTI_VALUE.has(c.operator)) {
       if (!c.values || c.values.length === 0) ctx.addIssue({ code: 'custom', path: ['values'], message: `${c.operator} needs a non-empty values list` })
       if (c.operator === 'IN_CIDR') {
@@ -68,6 +117,22 @@ export const ConstraintInputSchema = z
   .openapi('constraintSchema')
 
 export type ConstraintInput = z.infer<typeof ConstraintInputSchema>
+
+/** A strategy's constraints, at most the constraints limit (every path a strategy enters by parses this). */
+export const StrategyConstraintsSchema = z.array(ConstraintInputSchema).max(100).superRefine((cs, ctx) => {
+  if (cs.length > limits.constraints) ctx.addIssue({ code: 'custom', message: exceedsLimit('constraints', limits.constraints) })
+})
+
+/** A segment's constraints, at most the segment values limit across them (every path a segment enters by parses this). */
+export const SegmentConstraintsSchema = z.array(ConstraintInputSchema).max(1000).superRefine((cs, ctx) => {
+  const values = cs.reduce((sum, c) => sum + (c.values?.length ?? 0), 0)
+  if (values > limits.segmentValues) ctx.addIssue({ code: 'custom', message: exceedsLimit('segment values', limits.segmentValues) })
+})
+
+/** A strategy's segments, at most the strategy segments limit. */
+export const StrategySegmentsSchema = z.array(z.number().int().min(1).max(2147483647)).max(100).superRefine((ids, ctx) => {
+  if (ids.length > limits.strategySegments) ctx.addIssue({ code: 'custom', message: exceedsLimit('strategy segments', limits.strategySegments) })
+})
 
 export const ConstraintSchema = z.object({
   contextName: z.string(),
@@ -108,10 +173,10 @@ const strategyFields = {
   title: z.string().max(100).nullable().optional(),
   disabled: z.boolean().nullable().optional(),
   sortOrder: z.number().int().min(-2147483648).max(2147483647).optional(),
-  constraints: z.array(ConstraintInputSchema).max(100).optional(),
+  constraints: StrategyConstraintsSchema.optional(),
   variants: z.array(StrategyVariantInputSchema).max(100).optional(),
   parameters: ParametersSchema.optional(),
-  segments: z.array(z.number().int().min(1).max(2147483647)).max(100).optional(),
+  segments: StrategySegmentsSchema.optional(),
 }
 
 const checkParameters = (s: { name: string; parameters?: Record<string, string> | undefined }, ctx: z.RefinementCtx) => {

@@ -1,0 +1,83 @@
+/**
+ * CPU time of the penetration test's evaluating requests at Unleash's resource limits, every operator metered:
+ * F1 inverted STR_CONTAINS (30 strategies × 30 constraints × 250 values, also in segments held 5 times), through the
+ * frontend API and the advanced playground with comma-separated values; F2 30 × 30 distinct REGEX patterns at the
+ * program limit; F4 a naming pattern of 2,003 instructions against 1,000 names in the import's validation.
+ * Stored by SQL where the limits would refuse it. Each request's CPU time is the process's (process.cpuUsage).
+ *
+ *   npm run bench:evaluation-work
+ *
+ * Target: no such request takes more than 50 ms of CPU.
+ */
+import { createApp } from '../src/app.js'
+import { createToken } from '../src/api-tokens/store.js'
+import { openPglite } from '../src/db-node.js'
+import { SYSTEM_ACTOR } from '../src/core/principal.js'
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 10)
+const database = await openPglite()
+await database.migrate()
+const app = createApp({ db: () => database.db })
+const now = new Date()
+const admin = (await createToken(database.db, { actor: SYSTEM_ACTOR, now }, { tokenName: 'bench', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+
+async function call(method: string, path: string, body?: unknown, token = admin) {
+  const res = await app.request(path, { method, headers: { authorization: token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) })
+  return { status: res.status, text: await res.text() }
+}
+async function ok(method: string, path: string, body?: unknown) {
+  const res = await call(method, path, body)
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text.slice(0, 300)}`)
+  return JSON.parse(res.text || 'null')
+}
+const sql = (text: string, params: unknown[]) => database.client.query(text, params)
+
+const contains = (i: number) => ({ contextName: 'userId', operator: 'STR_CONTAINS', inverted: true, caseInsensitive: false, values: Array.from({ length: 250 }, (_, v) => `needle-${i}-${v}`) })
+const ALTERNATION = 'abcdefghijklmnopqrst'.split('').join('|')
+const regex = (i: number) => ({ contextName: 'userId', operator: 'REGEX', inverted: false, caseInsensitive: false, values: [], value: `(${ALTERNATION}){128}${i}` })
+
+async function project(id: string, strategies: (s: number) => { constraints: object[]; segments?: number[] }) {
+  await ok('POST', '/api/admin/projects', { id, name: id, environments: ['development'] })
+  await ok('POST', `/api/admin/projects/${id}/features`, { name: `${id}-flag` })
+  for (let s = 0; s < 30; s++) {
+    const shape = strategies(s)
+    const created = await ok('POST', `/api/admin/projects/${id}/features/${id}-flag/environments/development/strategies`, { name: 'default', ...(shape.segments ? { segments: shape.segments } : {}) })
+    await sql('update feature_strategies set constraints = $1 where id = $2', [JSON.stringify(shape.constraints), created.id])
+  }
+  await ok('POST', `/api/admin/projects/${id}/features/${id}-flag/environments/development/on`)
+  return (await ok('POST', '/api/admin/api-tokens', { tokenName: id, type: 'frontend', environment: 'development', projects: [id] })).secret as string
+}
+
+const f1 = await project('f1', (s) => ({ constraints: Array.from({ length: 30 }, (_, c) => contains(s * 30 + c)) }))
+const segments: number[] = []
+for (let i = 0; i < 5; i++) segments.push((await ok('POST', '/api/admin/segments', { name: `seg-${i}`, constraints: [contains(10_000 + i)] })).id)
+const f1seg = await project('f1seg', () => ({ constraints: [], segments }))
+const f2 = await project('f2', (s) => ({ constraints: Array.from({ length: 30 }, (_, c) => regex(s * 30 + c)) }))
+await ok('POST', '/api/admin/projects', { id: 'f4', name: 'f4', environments: ['development'] })
+await ok('PUT', '/api/admin/projects/f4', { name: 'f4', featureNaming: { pattern: '(.*){1000}' } })
+
+const long = 'x'.repeat(1000)
+const cases: [string, () => Promise<{ status: number }>][] = [
+  ['F1 frontend GET, 30×30×250 STR_CONTAINS inverted, userId 1,000 chars', () => call('GET', `/api/frontend?appName=web&userId=${long}`, undefined, f1)],
+  ['F1 segments ×5 per strategy ×30, frontend GET', () => call('GET', `/api/frontend?appName=web&userId=${long}`, undefined, f1seg)],
+  ['F1 advanced playground, 3 comma-separated 1,000-char userIds', () => call('POST', '/api/admin/playground/advanced', { environments: ['development'], projects: ['f1', 'f1seg'], context: { appName: 'web', userId: `${long},${long}y,${long}z` } })],
+  ['F2 frontend GET, 30×30 distinct REGEX at the program limit', () => call('GET', '/api/frontend?appName=web&userId=a', undefined, f2)],
+  ['F4 import validate, (.*){1000} × 1,000 names of 100 chars', () => call('POST', '/api/admin/features-batch/validate', { project: 'f4', environment: 'development', data: { features: Array.from({ length: 1000 }, (_, i) => ({ name: `${'a'.repeat(90)}${String(i).padStart(10, '0')}`, type: 'release' })), featureStrategies: [], tagTypes: [] } })],
+]
+
+const { loadavg } = await import('node:os')
+console.log(`load average: ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${RUNS} runs each`)
+console.log('| request | status | CPU ms p50 | CPU ms max |\n|---|---|---|---|')
+for (const [name, request] of cases) {
+  const cpu: number[] = []
+  let status = 0
+  for (let r = 0; r < RUNS; r++) {
+    const before = process.cpuUsage()
+    status = (await request()).status
+    const used = process.cpuUsage(before)
+    cpu.push((used.user + used.system) / 1000)
+  }
+  cpu.sort((a, b) => a - b)
+  console.log(`| ${name} | ${status} | ${cpu[Math.floor(cpu.length / 2)]!.toFixed(1)} | ${cpu[cpu.length - 1]!.toFixed(1)} |`)
+}
+await database.close()

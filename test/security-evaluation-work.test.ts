@@ -1,0 +1,180 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { regexCacheStats, regexWorkDone } from '../src/evaluation/index.js'
+import { DEFAULT_REGEX_WORK_BUDGET } from '../src/http/evaluation-limits.js'
+import { DEFAULT_RESOURCE_LIMITS, exceedsLimit } from '../src/strategies/schemas.js'
+import { createTestApp, type TestApp } from './helpers/app.js'
+import { createSignedInUser } from './helpers/users.js'
+
+/**
+ * Every constraint operator, not only REGEX, draws on the request's evaluation budget; REGEX programs are compiled
+ * lazily through one process-wide cache and the compile is charged; a project's naming pattern is matched only for a
+ * caller who may import, under the same budget; and Unleash's resource limits hold on every path a strategy or
+ * segment enters by. Proven by counting work (regexWorkDone counts every step a meter draws), not by timing.
+ */
+let t: TestApp
+let frontendToken: string
+const BUDGET = DEFAULT_REGEX_WORK_BUDGET
+const SLACK = 100_000
+const L = DEFAULT_RESOURCE_LIMITS
+const x = (n: number) => 'x'.repeat(n)
+
+async function ok(method: string, path: string, body?: unknown) {
+  const res = await t.call(method, path, { body })
+  expect(res.status, `${method} ${path}: ${res.text.slice(0, 300)}`).toBeLessThan(300)
+  return res.body
+}
+async function counted<T>(request: () => Promise<T>): Promise<{ work: number; res: T }> {
+  const before = regexWorkDone()
+  const res = await request()
+  return { work: regexWorkDone() - before, res }
+}
+const budgetSpent = { status: 400, body: { id: expect.any(String), name: 'ValidationError', message: expect.stringContaining(`more than ${BUDGET} matching steps, the limit per request`) } }
+
+/** A flag on in development of `project` with one default strategy, whose constraints are then set behind the API's back. */
+async function storedFlag(project: string, name: string, constraints: object[], strategies = 1) {
+  await ok('POST', `/api/admin/projects/${project}/features`, { name })
+  for (let i = 0; i < strategies; i++) {
+    const s = await ok('POST', `/api/admin/projects/${project}/features/${name}/environments/development/strategies`, { name: 'default' })
+    await t.query('update feature_strategies set constraints = $1 where id = $2', [JSON.stringify(constraints), s.id])
+  }
+  await ok('POST', `/api/admin/projects/${project}/features/${name}/environments/development/on`)
+}
+const contains = (i: number, values: number) => ({ contextName: 'userId', operator: 'STR_CONTAINS', inverted: true, caseInsensitive: false, values: Array.from({ length: values }, (_, v) => `needle-${i}-${v}`) })
+
+beforeAll(async () => {
+  t = await createTestApp()
+  await ok('POST', '/api/admin/projects', { id: 'str', name: 'Stored above the limits', environments: ['development'] })
+  await ok('POST', '/api/admin/projects', { id: 'rxc', name: 'Distinct patterns', environments: ['development'] })
+  await ok('POST', '/api/admin/projects', { id: 'lim', name: 'Limits', environments: ['development'], changeRequestEnvironments: [{ name: 'production' }] })
+  // What the penetration test stored: inverted STR_CONTAINS, so every value is scanned (here 6 × 2,000 values).
+  await storedFlag('str', 'contains', Array.from({ length: 6 }, (_, i) => contains(i, 2_000)))
+  const token = await ok('POST', '/api/admin/api-tokens', { tokenName: 'web', type: 'frontend', environment: 'development', projects: ['str'] })
+  frontendToken = token.secret
+})
+afterAll(() => t.close())
+
+describe('every operator draws on the request budget', () => {
+  it('the frontend API refuses with 400 a long userId against thousands of stored STR_CONTAINS values', async () => {
+    const { work, res } = await counted(() => t.call('GET', `/api/frontend?appName=web&userId=${x(1000)}`, { token: frontendToken }))
+    expect(res).toMatchObject(budgetSpent)
+    expect(work).toBeLessThanOrEqual(BUDGET + SLACK)
+  })
+
+  it('the playground refuses it too, and the advanced playground before streaming comma-separated values', async () => {
+    const basic = await t.call('POST', '/api/admin/playground', { body: { environment: 'development', projects: ['str'], context: { appName: 'web', userId: x(1000) } } })
+    expect(basic).toMatchObject(budgetSpent)
+    const { work, res } = await counted(() =>
+      t.call('POST', '/api/admin/playground/advanced', { body: { environments: ['development'], projects: ['str'], context: { appName: 'web', userId: [x(1000), `${x(999)}y`, `${x(998)}z`].join(',') } } }),
+    )
+    expect(res).toMatchObject(budgetSpent)
+    expect(work).toBeLessThanOrEqual(BUDGET + SLACK)
+  })
+
+  it('data stored above the limits still evaluates for a realistic context, its work counted', async () => {
+    const { work, res } = await counted(() => t.call('GET', '/api/frontend?appName=web&userId=u-42', { token: frontendToken }))
+    expect(res.status, res.text.slice(0, 300)).toBe(200)
+    expect(res.body.toggles.map((f: { name: string }) => f.name)).toEqual(['contains'])
+    // Six constraints of 2,000 values each against a 4-character value: 5 steps a value.
+    expect(work).toBe(6 * 2_000 * 5)
+  })
+
+  it('IN is a set lookup: one step, whatever the number of values', async () => {
+    await ok('POST', '/api/admin/projects', { id: 'inset', name: 'In', environments: ['development'] })
+    await storedFlag('inset', 'in-many', [{ contextName: 'userId', operator: 'IN', inverted: false, caseInsensitive: false, values: Array.from({ length: 5_000 }, (_, v) => `id-${v}`) }])
+    const { work, res } = await counted(() => t.call('POST', '/api/admin/playground', { body: { environment: 'development', projects: ['inset'], context: { appName: 'web', userId: 'id-4999' } } }))
+    expect(res.status).toBe(200)
+    expect(res.body.features[0].isEnabled).toBe(true)
+    expect(work).toBe(1)
+  })
+})
+
+describe('REGEX programs are compiled once per pattern, lazily, and the compile is charged', () => {
+  const heavy = (i: number) => `(${'abcdefghijklmnopqrst'.split('').join('|')}){128}${i}`
+
+  it('many distinct programs at the limit stop at the budget instead of compiling them all', async () => {
+    const constraints = Array.from({ length: 40 }, (_, i) => ({ contextName: 'userId', operator: 'REGEX', inverted: false, caseInsensitive: false, values: [], value: heavy(i) }))
+    await storedFlag('rxc', 'distinct', constraints)
+    const before = regexCacheStats().compiles
+    const { work, res } = await counted(() => t.call('POST', '/api/admin/playground', { body: { environment: 'development', projects: ['rxc'], context: { appName: 'web', userId: 'a' } } }))
+    expect(res).toMatchObject(budgetSpent)
+    expect(work).toBeLessThanOrEqual(BUDGET + SLACK)
+    expect(regexCacheStats().compiles - before).toBeLessThan(10)
+  })
+
+  it('one pattern held by many strategies and flags is compiled once', async () => {
+    await ok('POST', '/api/admin/projects', { id: 'rxs', name: 'Shared pattern', environments: ['development'] })
+    const shared = { contextName: 'userId', operator: 'REGEX', inverted: false, caseInsensitive: false, values: [], value: '^shared-[0-9]+$' }
+    await storedFlag('rxs', 'one', [shared], 3)
+    await storedFlag('rxs', 'two', [shared], 3)
+    const before = regexCacheStats().compiles
+    const res = await t.call('POST', '/api/admin/playground', { body: { environment: 'development', projects: ['rxs'], context: { appName: 'web', userId: 'shared-1' } } })
+    expect(res.status).toBe(200)
+    expect(res.body.features.every((f: { isEnabled: boolean }) => f.isEnabled)).toBe(true)
+    expect(regexCacheStats().compiles - before).toBe(1)
+  })
+})
+
+describe("a project's naming pattern in the import's validation", () => {
+  const body = { project: 'named', environment: 'development', data: { features: Array.from({ length: 1000 }, (_, i) => ({ name: `${'a'.repeat(90)}${String(i).padStart(10, '0')}`, type: 'release' })), featureStrategies: [], tagTypes: [] } }
+
+  beforeAll(async () => {
+    await ok('POST', '/api/admin/projects', { id: 'named', name: 'Named', environments: ['development'] })
+    await ok('PUT', '/api/admin/projects/named', { name: 'Named', featureNaming: { pattern: '(.*){1000}' } })
+  })
+
+  it('is not matched for a Viewer, who is told the permissions they lack', async () => {
+    const viewer = await createSignedInUser(t, 'viewer-named', 'Viewer')
+    const { work, res } = await counted(() => viewer.call('POST', '/api/admin/features-batch/validate', { body }))
+    expect(res.status, res.text.slice(0, 300)).toBe(200)
+    expect(res.body.permissions.length).toBe(1)
+    expect(work).toBe(0)
+  })
+
+  it('is matched under the budget for an admin: 400 when spent (validate and import)', async () => {
+    const { work, res } = await counted(() => t.call('POST', '/api/admin/features-batch/validate', { body }))
+    expect(res).toMatchObject(budgetSpent)
+    expect(work).toBeLessThanOrEqual(BUDGET + SLACK)
+    expect(await t.call('POST', '/api/admin/features-batch/import', { body })).toMatchObject(budgetSpent)
+  })
+})
+
+describe("Unleash's resource limits hold wherever a strategy or segment enters", () => {
+  const refused = (res: { status: number; body: any; text: string }, message: string) => {
+    expect(res.status, res.text.slice(0, 300)).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+    expect(JSON.stringify(res.body)).toContain(message)
+  }
+  const constraint = (values: number) => ({ contextName: 'userId', operator: 'IN', values: Array.from({ length: values }, (_, v) => `u${v}`) })
+  const tooManyConstraints = { name: 'default', constraints: Array.from({ length: L.constraints + 1 }, () => constraint(1)) }
+  const tooManyValues = { name: 'default', constraints: [constraint(L.constraintValues + 1)] }
+  const S = '/api/admin/projects/lim/features/limited/environments/development/strategies'
+
+  beforeAll(async () => {
+    await ok('POST', '/api/admin/projects/lim/features', { name: 'limited' })
+  })
+
+  it('strategies: at the limits accepted, past them refused with Unleash’s message (POST and PUT)', async () => {
+    const atLimit = await ok('POST', S, { name: 'default', constraints: [...Array.from({ length: L.constraints - 1 }, () => constraint(1)), constraint(L.constraintValues)] })
+    refused(await t.call('POST', S, { body: tooManyConstraints }), exceedsLimit('constraints', 30))
+    refused(await t.call('POST', S, { body: tooManyValues }), exceedsLimit('constraint values for userId', 250))
+    refused(await t.call('PUT', `${S}/${atLimit.id}`, { body: tooManyConstraints }), exceedsLimit('constraints', 30))
+    const segments = []
+    for (let i = 0; i < L.strategySegments + 1; i++) segments.push((await ok('POST', '/api/admin/segments', { name: `lim-${i}`, constraints: [constraint(1)] })).id)
+    refused(await t.call('POST', S, { body: { name: 'default', segments } }), exceedsLimit('strategy segments', 5))
+  })
+
+  it('segments: values across the constraints at most the segment values limit (POST and PUT)', async () => {
+    const over = [constraint(250), constraint(250), constraint(250), constraint(250), constraint(1)]
+    refused(await t.call('POST', '/api/admin/segments', { body: { name: 'big', constraints: over } }), exceedsLimit('segment values', 1000))
+    const segment = await ok('POST', '/api/admin/segments', { name: 'big', constraints: over.slice(0, 4) })
+    refused(await t.call('PUT', `/api/admin/segments/${segment.id}`, { body: { name: 'big', constraints: over } }), exceedsLimit('segment values', 1000))
+  })
+
+  it("change requests' addStrategy and updateStrategy, and a project environment's default strategy", async () => {
+    await ok('POST', '/api/admin/projects/lim/features', { name: 'guarded' })
+    const CR = '/api/admin/projects/lim/environments/production/change-requests'
+    refused(await t.call('POST', CR, { body: { feature: 'guarded', action: 'addStrategy', payload: tooManyConstraints } }), exceedsLimit('constraints', 30))
+    refused(await t.call('POST', CR, { body: { feature: 'guarded', action: 'updateStrategy', payload: { id: 'any', ...tooManyValues } } }), exceedsLimit('constraint values for userId', 250))
+    refused(await t.call('POST', '/api/admin/projects/lim/environments/development/default-strategy', { body: tooManyConstraints }), exceedsLimit('constraints', 30))
+  })
+})

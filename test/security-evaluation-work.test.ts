@@ -170,6 +170,24 @@ describe("Unleash's resource limits hold wherever a strategy or segment enters",
     refused(await t.call('PUT', `/api/admin/segments/${segment.id}`, { body: { name: 'big', constraints: over } }), exceedsLimit('segment values', 1000))
   })
 
+  it('strategies in one flag environment: the 31st is refused with Unleash’s message, directly and when a change request is applied (409, nothing applied)', async () => {
+    await ok('POST', '/api/admin/projects/lim/features', { name: 'crowded' })
+    const C = '/api/admin/projects/lim/features/crowded/environments/development/strategies'
+    for (let i = 0; i < L.featureEnvironmentStrategies; i++) await ok('POST', C, { name: 'default' })
+    refused(await t.call('POST', C, { body: { name: 'default' } }), exceedsLimit('strategy', 30))
+    await ok('PUT', '/api/admin/projects/lim/change-requests/config', { environment: 'development', changeRequestsEnabled: true, requiredApprovals: 1 })
+    const cr = await ok('POST', '/api/admin/projects/lim/environments/development/change-requests', { feature: 'crowded', action: 'addStrategy', payload: { name: 'default' } })
+    const count = async () => (await t.query<{ n: number }>(`select count(*)::int as n from feature_strategies where feature_name = 'crowded' and environment = 'development'`))[0]!.n
+    await ok('PUT', `/api/admin/projects/lim/change-requests/${cr.id}/state`, { state: 'In review' })
+    const reviewer = await createSignedInUser(t, 'crowd-reviewer', 'Admin')
+    expect((await reviewer.call('POST', `/api/admin/projects/lim/change-requests/${cr.id}/approve`)).status).toBeLessThan(300)
+    const applied = await t.call('PUT', `/api/admin/projects/lim/change-requests/${cr.id}/state`, { body: { state: 'Applied' } })
+    expect(applied.status, applied.text).toBe(409)
+    expect(applied.body.message).toContain(exceedsLimit('strategy', 30))
+    expect(await count()).toBe(L.featureEnvironmentStrategies)
+    await ok('PUT', '/api/admin/projects/lim/change-requests/config', { environment: 'development', changeRequestsEnabled: false })
+  })
+
   it("change requests' addStrategy and updateStrategy, and a project environment's default strategy", async () => {
     await ok('POST', '/api/admin/projects/lim/features', { name: 'guarded' })
     const CR = '/api/admin/projects/lim/environments/production/change-requests'

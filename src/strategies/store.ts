@@ -12,7 +12,7 @@ import { switchedEvent } from '../flags/environment-switch.js'
 import { readFeatureForChange } from '../flags/read.js'
 import type { Feature } from '../flags/schemas.js'
 import { eventTagsOf, guardSql, guardValues, nextState, writeOptimistically, type FlagState, type FlagStates } from '../flags/states.js'
-import { normalizeConstraint, type Constraint, type Strategy, type StrategyInput } from './schemas.js'
+import { exceedsLimit, normalizeConstraint, resourceLimits, type Constraint, type Strategy, type StrategyInput } from './schemas.js'
 import { checkLegalValues, legalValuesSql } from '../context-fields/legal-values.js'
 import { checkDefinition, definitionFitsSql, type StrategyUse } from '../strategy-definitions/fit.js'
 
@@ -282,6 +282,7 @@ const eventOf = (feature: Feature, env: Environment) => ({ project: feature.proj
 export async function addFlagStrategy(db: Db, caller: Caller, p: TargetParams, input: StrategyInput, states?: FlagStates): Promise<Strategy> {
   const strategy = normalizeStrategy(input, p.featureName)
   return writeStrategies(db, caller, p, states, (state, env) => {
+    requireRoomForStrategy(env.strategies.length)
     const { view, values } = strategyToAdd(state.feature.name, env, strategy, input.sortOrder, caller.now)
     return {
       after: withStrategy(env.strategies, view),
@@ -295,11 +296,22 @@ export async function addFlagStrategy(db: Db, caller: Caller, p: TargetParams, i
   })
 }
 
+/** Unleash's limit of strategies in one flag environment (UNLEASH_FEATURE_ENVIRONMENT_STRATEGIES_LIMIT): a 400 with its message past it. */
+function requireRoomForStrategy(held: number) {
+  const limit = resourceLimits().featureEnvironmentStrategies
+  if (held >= limit) throw validationError(exceedsLimit('strategy', limit))
+}
+
 /** Adds a strategy (last in order unless sortOrder is given) and records `feature-strategy-add`, under the flag's lock. */
 export async function insertStrategy(tx: Db, caller: Author, target: StrategyTarget, input: StrategyInput): Promise<Strategy> {
   const { actor, now } = caller
   const strategy = normalizeStrategy(input, target.featureName)
   await checkSegmentsUsable(tx, strategy.segments, target.project)
+  const [held] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(featureStrategies)
+    .where(and(eq(featureStrategies.featureName, target.featureName), eq(featureStrategies.environment, target.environment)))
+  requireRoomForStrategy(held?.n ?? 0)
   let sortOrder = input.sortOrder
   if (sortOrder === undefined) {
     const [last] = await tx

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { addToProject, createFlag, createProject, createSegment, createToken } from './helpers/factories.js'
+import { addToProject, createFlag, createProject, createSegment, createToken, expectSkipNeeded } from './helpers/factories.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 /*
@@ -22,13 +22,6 @@ beforeAll(async () => {
   ed = await createSignedInUser(t, 'ed', 'Editor')
 })
 afterAll(() => t.close())
-
-function expectSkipNeeded(res: { status: number; body: any; text: string }, environment = 'production') {
-  expect(res.status, res.text).toBe(403)
-  expect(res.body).toMatchObject({ name: 'NoAccessError' })
-  expect(res.body.message).toContain('SKIP_CHANGE_REQUEST')
-  expect(res.body.message).toContain(`environment=${environment}`)
-}
 
 const rollout = (percent: number, segments: number[] = []) => ({
   name: 'flexibleRollout',

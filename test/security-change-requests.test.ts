@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { requireDirectChangeAllowed } from '../src/change-requests/guard.js'
 import { adminRoute, createRouter } from '../src/http/openapi.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { addStrategy, addToProject, createFlag, createProject, createSegment, createToken, enableFlag, ok } from './helpers/factories.js'
+import { addStrategy, addToProject, createFlag, createProject, createSegment, createToken, enableFlag, expectSkipNeeded, ok } from './helpers/factories.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
 /*
@@ -28,13 +28,6 @@ beforeAll(async () => {
   olga = await createSignedInUser(t, 'olga', 'Viewer')
 })
 afterAll(() => t.close())
-
-function expectSkipNeeded(res: { status: number; body: any; text: string }, environment = 'production') {
-  expect(res.status, res.text).toBe(403)
-  expect(res.body).toMatchObject({ name: 'NoAccessError' })
-  expect(res.body.message).toContain('SKIP_CHANGE_REQUEST')
-  expect(res.body.message).toContain(`environment=${environment}`)
-}
 
 /**
  * A fresh project requiring change requests (one approval) in production, with mia as Member and olga as Owner,

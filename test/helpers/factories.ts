@@ -87,3 +87,11 @@ export async function ensureTagType(as: Caller, name: string) {
   const res = await as.call('POST', '/api/admin/tag-types', { body: { name } })
   expect([201, 409], `POST /api/admin/tag-types answered ${res.status}: ${res.text}`).toContain(res.status)
 }
+
+/** A 403 NoAccessError naming SKIP_CHANGE_REQUEST in `environment`: the direct change needs a change request there. */
+export function expectSkipNeeded(res: { status: number; body: any; text: string }, environment = 'production') {
+  expect(res.status, res.text).toBe(403)
+  expect(res.body).toMatchObject({ name: 'NoAccessError' })
+  expect(res.body.message).toContain('SKIP_CHANGE_REQUEST')
+  expect(res.body.message).toContain(`environment=${environment}`)
+}

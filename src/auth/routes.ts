@@ -5,6 +5,7 @@ import { createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { PasswordSchema, RoleSchema, UserSchema } from '../users/schemas.js'
 import { resetPasswordWithToken, signIn, validateResetToken } from './login.js'
+import { limitKeyOf } from '../http/client-address.js'
 import { clearSessionCookie, deleteSession, sessionIdOf, setSessionCookie } from './sessions.js'
 import { oidcUsable, readOidcSettings } from '../auth-settings/store.js'
 import { publicBaseUrl } from '../users/accounts.js'
@@ -120,7 +121,7 @@ async function singleSignOut(c: Context, idToken: string): Promise<string | unde
 export const authRoutes = createRouter()
   .openapi(loginRoute, async (c) => {
     const { username, password } = c.req.valid('json')
-    const { user, session } = await signIn(c.var.db, username.trim(), password, c.var.clock(), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed })
+    const { user, session } = await signIn(c.var.db, username.trim(), password, c.var.clock(), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed, address: limitKeyOf(c) })
     setSessionCookie(c, session, c.var.accounts.publicUrl)
     return c.json(user, 200)
   })

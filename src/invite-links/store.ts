@@ -210,7 +210,7 @@ export async function signUpWithInviteLink(db: Db, secret: string, input: SignUp
     if (off?.refused) throw passwordLinksOff()
     if (!link) throw invalidLink()
     if (taken) throw nameExists(taken.email?.toLowerCase() === input.email ? 'A user with that e-mail address already exists: sign in instead' : 'That username is taken: choose another')
-    const row: UserRow = { id: ids!.userId, username, email: input.email, name: input.name, passwordHash, rootRoleId: link.role.id, loginAttempts: 0, lockedUntil: null, isService: false, seenAt: now, createdAt: now, deletedAt: null, emailUnproven: true, ssoIssuer: null, ssoSubject: null }
+    const row: UserRow = { id: ids!.userId, username, email: input.email, name: input.name, passwordHash, rootRoleId: link.role.id, loginAttempts: 0, isService: false, seenAt: now, createdAt: now, deletedAt: null, emailUnproven: true, ssoIssuer: null, ssoSubject: null }
     const started = await newGuardedSession(row.id, now)
     const insertUser: SQL = sql`insert into ${users} (id, username, email, name, password_hash, email_unproven, root_role_id, login_attempts, seen_at, created_at)
       select ${row.id}::integer, ${row.username}::text, ${row.email}::text, ${row.name}::text, ${passwordHash}::text, true, ${row.rootRoleId}::integer, 0, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz

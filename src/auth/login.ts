@@ -132,14 +132,16 @@ export async function validateResetToken(db: Db, token: string, now: Date, optio
 
 /**
  * Sets the password of the link's user and uses the link up; the user acts on their own account. The link and its
- * user are read (refused while password sign-in is off, as validateResetToken), then the password, the link and the
+ * user are read first (the new password is hashed only for a link that works) (refused while password sign-in is off, as validateResetToken), then the password, the link and the
  * event are one statement, made only while both are as read.
  */
 export async function resetPasswordWithToken(db: Db, token: string, password: string, now: Date, options: { passwordAlwaysAllowed?: boolean } = {}): Promise<void> {
-  const passwordHash = await hashPassword(password)
   const linkHash = await hashSecret(token)
+  // Hashed only once the link is found to work: a made-up link costs no PBKDF2.
+  let passwordHash: string | undefined
   await untilUnchanged('The user', async () => {
     const found = await linkForPassword(db, token, now, options.passwordAlwaysAllowed)
+    passwordHash ??= await hashPassword(password)
     const author = { actor: { createdBy: displayNameOf(found.user), createdByUserId: found.user.id }, now }
     return (await setPassword(db, author, found, passwordHash, linkHash)) || undefined
   })

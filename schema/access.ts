@@ -40,9 +40,9 @@ export const users = pgTable(
     rootRoleId: integer('root_role_id')
       .notNull()
       .references(() => roles.id),
+    // Failed password checks since the last success or new password, from every address (Unleash's loginAttempts);
+    // the lockout itself is counted per address, in sign_in_failures.
     loginAttempts: integer('login_attempts').notNull().default(0),
-    // Password checks refused until then (failed sign-ins in a row: growing delays, never permanent); null: none.
-    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
     // A service account (Unleash's is_service): never signs in, acts through its tokens; users' listings leave it out.
     isService: boolean('is_service').notNull().default(false),
     // Whether the account's e-mail address was typed by whoever signed up through an invite link: nobody vouched for
@@ -60,6 +60,26 @@ export const users = pgTable(
     uniqueIndex('users_username_unique').on(t.username),
     uniqueIndex('users_sso_identity_unique').on(t.ssoIssuer, t.ssoSubject),
   ],
+)
+
+/**
+ * The sign-in lockout, per account and client address (its limit key: IPv6 by /64; '' when unknown): failed password
+ * checks in a row from that address, and until when that address's checks of that account are refused (growing
+ * delays, never permanent). A stranger's failures delay only the stranger's address. Rows not written for a day are
+ * removed whenever a failure is written.
+ */
+export const signInFailures = pgTable(
+  'sign_in_failures',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    address: text('address').notNull(),
+    failures: integer('failures').notNull(),
+    lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.address] }), index('sign_in_failures_updated_at').on(t.updatedAt)],
 )
 
 export const apiTokens = pgTable(

@@ -256,6 +256,8 @@ export function createApp(deps: AppDeps) {
   app.use('/auth/oidc/*', signInRateLimit(deps.signIn ?? {}, clock))
   // Invite links are public: checking and using one is limited per address as sign-in is.
   app.use('/invite/*', signInRateLimit(deps.signIn ?? {}, clock))
+  // Reset links are public too, and setting a password with one hashes it: limited per address as sign-in is.
+  app.use('/auth/reset/*', signInRateLimit(deps.signIn ?? {}, clock))
   // A user (a session, a personal access token) may have projects hidden from them: the private projects are
   // read with their credential, in one round trip.
   const withPrivateProjects = async (c: Context<AppEnv>, lookUp: (q: Db) => Promise<ResolvedPrincipal | undefined>) => {

@@ -37,8 +37,21 @@ describe("the client's address on Node", () => {
     const resolve = socketClientAddress(parseTrustProxy('1'))
     expect(await addressSeen(resolve, '10.0.0.1', { 'x-forwarded-for': '6.6.6.6, 203.0.113.5' })).toBe('203.0.113.5')
     expect(await addressSeen(resolve, '10.0.0.1', {})).toBe('10.0.0.1')
-    // An entry that is no address stops at the proxy.
-    expect(await addressSeen(resolve, '10.0.0.1', { 'x-forwarded-for': 'not-an-address' })).toBe('10.0.0.1')
+    // An entry that is no address is the client as the proxy wrote it (as Express's proxy-addr): not the proxy itself,
+    // which would put everyone behind it in one budget.
+    expect(await addressSeen(resolve, '10.0.0.1', { 'x-forwarded-for': 'not-an-address' })).toBe('not-an-address')
+  })
+
+  it('reads X-Forwarded-For entries with a port or an IPv6 zone id as the address, not as the end of the walk', async () => {
+    const resolve = socketClientAddress(parseTrustProxy('1'))
+    expect(await addressSeen(resolve, '10.0.0.1', { 'x-forwarded-for': '203.0.113.5:5555' })).toBe('203.0.113.5')
+    expect(await addressSeen(resolve, '10.0.0.1', { 'x-forwarded-for': '[2001:db8::7]:80' })).toBe('2001:db8::7')
+    expect(await addressSeen(resolve, '10.0.0.1', { 'x-forwarded-for': '[2001:db8::7]' })).toBe('2001:db8::7')
+    expect(await addressSeen(resolve, '10.0.0.1', { 'x-forwarded-for': 'fe80::1%eth0' })).toBe('fe80::1')
+    expect(await addressSeen(resolve, 'fe80::9%eth0', {})).toBe('fe80::9')
+    // Through a list of proxies too: a proxy's entry with a port is still recognised as that proxy.
+    const networks = socketClientAddress(parseTrustProxy('10.0.0.0/8'))
+    expect(await addressSeen(networks, '10.0.0.1', { 'x-forwarded-for': '203.0.113.5:1234, 10.2.2.2:443' })).toBe('203.0.113.5')
   })
 
   it('with a list of proxy networks, walks back only through those proxies', async () => {
@@ -56,6 +69,17 @@ describe("the client's address on Node", () => {
     expect(readConfig({}).trustProxy).toEqual({ hops: 0 })
     expect(readConfig({ FLAGPOST_TRUST_PROXY: 'false' }).trustProxy).toEqual({ hops: 0 })
     expect(readConfig({ FLAGPOST_TRUST_PROXY: '2' }).trustProxy).toEqual({ hops: 2 })
+  })
+
+  it('refuses loosely written addresses and hop counts that would trust everything, and matches IPv4-mapped networks', async () => {
+    for (const value of ['1.5', '0x10', '010.0.0.1', '10.0.0.0/8, 1.5', '99999999999999999999', '33', '1e3', 'fe80::1%eth0', '10.0.0.0/8/8', '10.0.0.0/08x']) {
+      expect(() => readConfig({ FLAGPOST_TRUST_PROXY: value }), value).toThrow(/FLAGPOST_TRUST_PROXY/)
+    }
+    expect(readConfig({ FLAGPOST_TRUST_PROXY: '32' }).trustProxy).toEqual({ hops: 32 })
+    const mapped = socketClientAddress(parseTrustProxy('::ffff:10.0.0.0/104'))
+    expect(await addressSeen(mapped, '10.9.9.9', { 'x-forwarded-for': '203.0.113.5' })).toBe('203.0.113.5')
+    expect(await addressSeen(mapped, '::ffff:10.9.9.9', { 'x-forwarded-for': '203.0.113.5' })).toBe('203.0.113.5')
+    expect(await addressSeen(mapped, '11.0.0.1', { 'x-forwarded-for': '203.0.113.5' })).toBe('11.0.0.1')
   })
 })
 
@@ -92,6 +116,16 @@ describe('every per-address limit counts the socket peer, not what the client fo
     for (let i = 0; i < 3; i++) statuses.push((await post(app, '/api/signal-endpoint/nowhere', '198.51.100.30', `203.0.113.${i}`)).status)
     expect(statuses).toEqual([401, 401, 429])
     expect((await post(app, '/api/signal-endpoint/nowhere', '198.51.100.31', '203.0.113.0')).status).toBe(401)
+  })
+
+  it('groups IPv6 addresses by their /64: rotating addresses within one /64 shares one count, another /64 has its own', async () => {
+    const app = createApp({ db: () => t.db, background: () => {}, signIn: { perMinute: 2 }, signalsPerMinute: 2 })
+    for (const path of ['/auth/simple/login', '/api/signal-endpoint/nowhere']) {
+      const statuses = []
+      for (let i = 1; i <= 3; i++) statuses.push((await post(app, path, `2001:db8:aa:bb::${i}`, '203.0.113.1')).status)
+      expect(statuses[2], path).toBe(429)
+      expect((await post(app, path, '2001:db8:aa:bc::1', '203.0.113.1')).status, path).not.toBe(429)
+    }
   })
 
   it('SDK streams', async () => {

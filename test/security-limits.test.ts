@@ -68,3 +68,53 @@ describe('signals kept per endpoint', () => {
     }
   })
 })
+
+describe('the context length limit (FLAGPOST_CONTEXT_VALUE_MAX_LENGTH) holds property names and currentTime too', () => {
+  const LONG_NAME = 'k'.repeat(100_000)
+  const refusedName = (res: { status: number; body: any }, path: string) => {
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400)
+    expect(res.body).toMatchObject({ id: expect.any(String), name: 'ValidationError', message: expect.stringMatching(/a property name is (100000|5000) characters long, more than the limit of 1000 /) })
+    expect(res.body.details).toEqual([{ path, message: 'must be at most 1000 characters' }])
+  }
+
+  it('the frontend API: a 100,000-character property name (in properties, as a custom field or properties[…]) is a 400', async () => {
+    const t = await createTestApp()
+    try {
+      const token = await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: 'names', type: 'frontend', environment: 'development', projects: ['default'] } })
+      expect(token.status, token.text).toBe(201)
+      const frontend = token.body.secret as string
+      refusedName(await t.call('POST', '/api/frontend', { token: frontend, body: { context: { appName: 'web', properties: { [LONG_NAME]: 'x' } } } }), 'properties')
+      refusedName(await t.call('POST', '/api/frontend', { token: frontend, body: { context: { appName: 'web', [LONG_NAME]: 'x' } } }), 'properties')
+      refusedName(await t.call('GET', `/api/frontend?appName=web&properties[${LONG_NAME.slice(0, 5_000)}]=x`, { token: frontend }), 'properties')
+      // A name at the limit is taken.
+      expect((await t.call('POST', '/api/frontend', { token: frontend, body: { context: { appName: 'web', properties: { ['k'.repeat(1_000)]: 'x' } } } })).status).toBe(200)
+      const longTime = `Mon, 01 Jan 2026 00:00:00 GMT (${'a'.repeat(2_000)})`
+      const time = await t.call('POST', '/api/frontend', { token: frontend, body: { context: { appName: 'web', currentTime: longTime } } })
+      expect(time.status, time.text.slice(0, 300)).toBe(400)
+      expect(time.body.details).toEqual([{ path: 'currentTime', message: 'must be at most 1000 characters' }])
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('the playgrounds: a long property or custom field name, and a currentTime longer than the limit, are a 400', async () => {
+    const t = await createTestApp()
+    try {
+      const playground = (context: Record<string, unknown>) => t.call('POST', '/api/admin/playground', { body: { environment: 'development', projects: '*', context: { appName: 'web', ...context } } })
+      const advanced = (context: Record<string, unknown>) =>
+        t.call('POST', '/api/admin/playground/advanced', { body: { environments: ['development'], projects: '*', context: { appName: 'web', ...context } } })
+      for (const run of [playground, advanced]) {
+        refusedName(await run({ properties: { [LONG_NAME]: 'x' } }), 'context.properties')
+        refusedName(await run({ [LONG_NAME]: 'x' }), 'context')
+        const times = Array.from({ length: 60 }, (_, i) => `2026-01-01T00:${String(i).padStart(2, '0')}:00Z`).join(',')
+        expect(times.length).toBeGreaterThan(1_000)
+        const time = await run({ currentTime: times })
+        expect(time.status, time.text.slice(0, 300)).toBe(400)
+        expect(time.body.details).toEqual([{ path: 'context.currentTime', message: 'must be at most 1000 characters' }])
+        expect((await run({ properties: { ['k'.repeat(1_000)]: 'x' }, currentTime: '2026-01-01T00:00:00Z' })).status).toBe(200)
+      }
+    } finally {
+      await t.close()
+    }
+  })
+})

@@ -6,15 +6,24 @@ import { createSignedInUser, PASSWORD, type TestUser } from './helpers/users.js'
 let t: TestApp
 let now = new Date('2026-06-01T12:00:00Z')
 beforeAll(async () => {
-  t = await createTestApp({ now: () => now })
+  // The client's address is what the test says (x-test-peer); none: unknown, as app.request's. No per-address rate
+  // limit, so only the lockout answers.
+  t = await createTestApp({ now: () => now, signIn: { perMinute: 0 }, clientAddress: (c) => c.req.header('x-test-peer') })
 })
 afterAll(() => t.close())
 
 const MINUTE = 60_000
 const later = (ms: number) => void (now = new Date(now.getTime() + ms))
-const login = (username: string, password: string) => t.call('POST', '/auth/simple/login', { token: null, body: { username, password } })
-const stateOf = async (id: number) =>
-  (await t.query<{ login_attempts: number; locked_until: string | null }>('select login_attempts, locked_until from users where id = $1', [id]))[0]!
+const login = (username: string, password: string, peer?: string) =>
+  t.call('POST', '/auth/simple/login', { token: null, body: { username, password }, ...(peer ? { headers: { 'x-test-peer': peer } } : {}) })
+/** The user's login_attempts and the lockout of one address (its limit key; '' for an unknown address). */
+const stateOf = async (id: number, address = '') =>
+  (
+    await t.query<{ login_attempts: number; locked_until: string | null }>(
+      'select u.login_attempts, f.locked_until from users u left join sign_in_failures f on f.user_id = u.id and f.address = $2 where u.id = $1',
+      [id, address],
+    )
+  )[0]!
 const failTimes = async (user: TestUser, n: number) => {
   for (let i = 0; i < n; i++) expect((await login(user.username, `wrong ${i}`)).status).toBe(401)
 }
@@ -65,6 +74,54 @@ describe('the sign-in lockout', () => {
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => login(user.username, `wrong ${i}`)))
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(401))
     expect((await stateOf(user.id)).login_attempts).toBe(MAX_LOGIN_ATTEMPTS + 1)
+  })
+})
+
+describe('the sign-in lockout is per client address', () => {
+  const ATTACKER = '203.0.113.66'
+  const OWNER = '198.51.100.10'
+
+  it('never keeps the owner out: a stranger polling wrong passwords from one address delays only that address', async () => {
+    const user = await createSignedInUser(t, 'locked-by-a-stranger', 'Viewer')
+    // The stranger hits the first moment after each delay, for hours: the delays grow, and their address stays locked.
+    for (let round = 0; round < 8; round++) {
+      for (let i = 0; i < (round === 0 ? MAX_LOGIN_ATTEMPTS : 1); i++) expect((await login(user.username, `guess ${round}.${i}`, ATTACKER)).status).toBe(401)
+      // The owner, from their own address, signs in at once, whatever the stranger does.
+      const owner = await login(user.username, PASSWORD, OWNER)
+      expect(owner.status, `round ${round}: ${owner.text}`).toBe(200)
+      expect((await stateOf(user.id, ATTACKER)).locked_until, `round ${round}`).not.toBeNull()
+      // The stranger's address is still delayed: even the right password fails there.
+      expect((await login(user.username, PASSWORD, ATTACKER)).status).toBe(401)
+      later(60 * MINUTE)
+    }
+    // The owner's success did not forget the stranger's failures; the owner's own address has none.
+    expect((await t.query<{ failures: number }>('select failures from sign_in_failures where user_id = $1 and address = $2', [user.id, ATTACKER]))[0]?.failures).toBe(MAX_LOGIN_ATTEMPTS + 7)
+    expect(await t.query('select 1 from sign_in_failures where user_id = $1 and address = $2', [user.id, OWNER])).toEqual([])
+  })
+
+  it("counts an IPv6 client by its /64, and an admin's new password ends every address's lockout", async () => {
+    const user = await createSignedInUser(t, 'locked-ipv6', 'Viewer')
+    for (let i = 0; i < MAX_LOGIN_ATTEMPTS; i++) expect((await login(user.username, `wrong ${i}`, `2001:db8:5:6::${i + 1}`)).status).toBe(401)
+    // Another address in the same /64 is delayed too.
+    expect((await login(user.username, PASSWORD, '2001:db8:5:6::ffff')).status).toBe(401)
+    expect((await stateOf(user.id, '2001:db8:5:6::/64')).locked_until).not.toBeNull()
+    const admin = await createSignedInUser(t, 'lockout-admin', 'Admin')
+    expect((await admin.call('POST', `/api/admin/user-admin/${user.id}/change-password`, { body: { password: 'set by an admin 123' } })).status).toBe(200)
+    expect(await t.query('select 1 from sign_in_failures where user_id = $1', [user.id])).toEqual([])
+    expect((await login(user.username, 'set by an admin 123', '2001:db8:5:6::ffff')).status).toBe(200)
+  })
+
+  it('forgets failures not added to for a day, and removes such rows whenever a failure is written', async () => {
+    const user = await createSignedInUser(t, 'failures-forgotten', 'Viewer')
+    await failTimes(user, MAX_LOGIN_ATTEMPTS - 1)
+    expect((await login(user.username, 'one', '192.0.2.200')).status).toBe(401)
+    later(24 * 60 * MINUTE + 1_000)
+    // A day later the count starts again: one more failure does not lock.
+    expect((await login(user.username, 'again')).status).toBe(401)
+    expect((await stateOf(user.id)).locked_until).toBeNull()
+    expect((await t.query<{ failures: number }>("select failures from sign_in_failures where user_id = $1 and address = ''", [user.id]))[0]?.failures).toBe(1)
+    // The other address's day-old row was removed on the way.
+    expect(await t.query('select 1 from sign_in_failures where address = $1', ['192.0.2.200'])).toEqual([])
   })
 })
 

@@ -1,5 +1,5 @@
-import { and, eq, isNull, sql } from 'drizzle-orm'
-import { users } from '../../schema/index.js'
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm'
+import { signInFailures, users } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { ApiError, validationError } from '../core/errors.js'
 import { verifyPassword, hashPassword } from '../users/passwords.js'
@@ -12,33 +12,56 @@ import { hashSecret } from '../api-tokens/secrets.js'
 import { newSession } from './sessions.js'
 import { passwordLinksOff, passwordLinksRefused, passwordSignInRefusedSql } from '../auth-settings/store.js'
 
-/** From this many failed password checks in a row, each further check waits for a lockout delay (LOCKOUT_MINUTES). */
+/** From this many failed password checks in a row from one address, each further check of the account from that address waits for a lockout delay (LOCKOUT_MINUTES). */
 export const MAX_LOGIN_ATTEMPTS = 10
 /** The delays, in minutes, after the 10th, 11th, 12th, 13th and every later failure in a row: growing, capped, never permanent. */
 export const LOCKOUT_MINUTES = [1, 5, 15, 60] as const
+/** An address's failures on an account not added to for this long are forgotten (and their row removed). */
+export const FAILURES_KEPT_MS = 24 * 60 * 60_000
 
-/**
- * The password check of a user (sign-in, change-password's old password), counted in the statement that reads the
- * user: a user whose lockout has not ended is not matched (the check fails as an unknown user's does, whatever the
- * password), the others get one more attempt, and the attempt that reaches MAX_LOGIN_ATTEMPTS (and each one after)
- * sets the next delay, before its password is verified; a success clears both (`passwordCheckPassed`). As it is one
- * statement, concurrent attempts see each other: once the count reaches the limit, one attempt per delay is verified.
- */
-function passwordCheckCounted(now: Date) {
-  const attempt = sql`${users.loginAttempts} + 1`
-  const step = sql`least(${attempt} - ${MAX_LOGIN_ATTEMPTS}, ${LOCKOUT_MINUTES.length - 1}) + 1`
-  const minutes = sql`(${sql.raw(`array[${LOCKOUT_MINUTES.join(',')}]`)})[${step}]`
-  return {
-    notLocked: sql`(${users.lockedUntil} is null or ${users.lockedUntil} <= ${now.toISOString()}::timestamptz)`,
-    counted: {
-      loginAttempts: sql`${attempt}`,
-      lockedUntil: sql`case when ${attempt} >= ${MAX_LOGIN_ATTEMPTS} then ${now.toISOString()}::timestamptz + ${minutes} * interval '1 minute' else null end`,
-    },
-  }
+/** Who checks a password, for the lockout: the client address's limit key (limitKeyOf; '' when unknown). */
+export interface PasswordCheckOptions {
+  passwordAlwaysAllowed?: boolean
+  address?: string
 }
 
-/** What a passed password check writes: the count and any lockout forgotten. */
-const passwordCheckPassed = { loginAttempts: 0, lockedUntil: null }
+/**
+ * The password check of a user (sign-in, change-password's old password), counted in the one statement that reads
+ * the user. The lockout is per account and client address (sign_in_failures): an address whose delay on this account
+ * has not ended does not match the user (the check fails as an unknown user's does, whatever the password); otherwise
+ * its failures go up by one, and the one that reaches MAX_LOGIN_ATTEMPTS (and each after) sets that address's next
+ * delay, before the password is verified. A stranger's failures so delay only the stranger's addresses, never the
+ * owner's. As it is one statement (the upsert's conflict takes the row's lock and re-checks the delay), concurrent
+ * attempts from one address see each other: past the limit, one attempt per delay is verified. The user's
+ * login_attempts (Unleash's field) counts every failed check since the last success. Rows of other accounts and
+ * addresses not written for FAILURES_KEPT_MS are removed on the way, so the table stays bounded.
+ * Answers the user's id and password hash, or nothing.
+ */
+async function countPasswordCheck(db: Db, userMatch: SQL, address: string, now: Date) {
+  const at = sql`${now.toISOString()}::timestamptz`
+  const stale = sql`${new Date(now.getTime() - FAILURES_KEPT_MS).toISOString()}::timestamptz`
+  const next = sql`case when f.updated_at <= ${stale} then 1 else f.failures + 1 end`
+  const delay = (failures: SQL) =>
+    sql`case when ${failures} >= ${MAX_LOGIN_ATTEMPTS} then ${at} + (${sql.raw(`array[${LOCKOUT_MINUTES.join(',')}]`)})[least(${failures} - ${MAX_LOGIN_ATTEMPTS}, ${LOCKOUT_MINUTES.length - 1}) + 1] * interval '1 minute' else null end`
+  const [row] = await queryRows<{ id: number; passwordHash: string | null }>(
+    db,
+    sql`with target as (select ${users.id} as id from ${users} where ${userMatch}),
+      forgotten as (delete from ${signInFailures} where updated_at <= ${stale} and not (address = ${address} and user_id in (select id from target))),
+      attempt as (
+        insert into ${signInFailures} as f (user_id, address, failures, locked_until, updated_at)
+        select id, ${address}, 1, ${delay(sql`1`)}, ${at} from target
+        on conflict (user_id, address) do update set failures = ${next}, locked_until = ${delay(next)}, updated_at = ${at}
+        where f.locked_until is null or f.locked_until <= ${at}
+        returning user_id),
+      counted as (update ${users} set login_attempts = login_attempts + 1 where id in (select user_id from attempt) returning id, password_hash)
+      select id, password_hash as "passwordHash" from counted`,
+  )
+  return row
+}
+
+/** What a passed password check forgets: that address's failures on the account. */
+const passwordCheckPassed = (userId: number, address: string) => (q: Db) =>
+  q.delete(signInFailures).where(and(eq(signInFailures.userId, userId), eq(signInFailures.address, address)))
 
 // One answer for every failure (unknown user, wrong password, account waiting out a lockout), so it reveals nothing.
 const signInFailed = () =>
@@ -54,28 +77,29 @@ const invalidLink = () => new ApiError('AuthenticationRequired', 'The link is in
 
 /**
  * Signs in with a username or e-mail and a password. Each attempt is counted before the password is
- * verified, in one statement (an attempt is a failure until the password proves right; passwordCheckCounted):
- * after MAX_LOGIN_ATTEMPTS failures in a row, one attempt per growing delay (LOCKOUT_MINUTES) is verified, and during
- * a delay even the right password fails as a wrong one does. Every attempt runs one PBKDF2 of the same cost, whether the user exists or not, so timing
- * does not tell whether an account exists. On success: loginAttempts back to 0, seenAt set, a new session, in
- * one batch. While password sign-in is switched off (auth-settings), nothing is counted and the answer says so, unless
+ * verified, in one statement (an attempt is a failure until the password proves right; countPasswordCheck):
+ * after MAX_LOGIN_ATTEMPTS failures in a row from the client's address, one attempt per growing delay (LOCKOUT_MINUTES)
+ * from that address is verified, and during a delay even the right password fails there as a wrong one does; other
+ * addresses are not delayed. Every attempt runs one PBKDF2 of the same cost, whether the user exists or not, so timing
+ * does not tell whether an account exists. On success: loginAttempts back to 0, that address's failures forgotten, seenAt set, a new
+ * session, in one batch. While password sign-in is switched off (auth-settings), nothing is counted and the answer says so, unless
  * the deployment forces it on (`passwordAlwaysAllowed`: FLAGPOST_ALLOW_PASSWORD_LOGIN, the way back in when single
  * sign-on fails); the setting is read in the same round trip as the count.
  */
-export async function signIn(db: Db, identifier: string, password: string, now: Date, options: { passwordAlwaysAllowed?: boolean } = {}) {
+export async function signIn(db: Db, identifier: string, password: string, now: Date, options: PasswordCheckOptions = {}) {
   const allowed = options.passwordAlwaysAllowed ? sql`true` : sql`not ${passwordSignInRefusedSql}`
   // A service account never signs in: it is not looked for, so it fails as an unknown user does.
   const match = and(isEmail(identifier) ? sql`lower(${users.email}) = ${identifier.toLowerCase()}` : eq(users.username, identifier), isNull(users.deletedAt), eq(users.isService, false), allowed)
-  const check = passwordCheckCounted(now)
-  const [[user], [setting]] = await together(db, [
-    (q) => q.update(users).set(check.counted).where(and(match, check.notLocked)).returning(),
+  const address = options.address ?? ''
+  const [user, [setting]] = await together(db, [
+    (q) => countPasswordCheck(q, match!, address, now),
     (q) => (options.passwordAlwaysAllowed ? Promise.resolve([{ refused: false }]) : queryRows<{ refused: boolean }>(q, sql`select ${passwordSignInRefusedSql} as refused`)),
   ])
   if (setting?.refused) throw passwordSignInOff()
   const matches = await verifyPassword(password, user?.passwordHash)
   if (!user || !matches) throw signInFailed()
   const started = await newSession(user.id, now)
-  const [[row]] = await batch(db, [(q) => q.update(users).set({ ...passwordCheckPassed, seenAt: now }).where(eq(users.id, user.id)).returning(), started.dropExpired, started.store])
+  const [[row]] = await batch(db, [(q) => q.update(users).set({ loginAttempts: 0, seenAt: now }).where(eq(users.id, user.id)).returning(), passwordCheckPassed(user.id, address), started.dropExpired, started.store])
   return { user: await userView(row!), session: started.session }
 }
 
@@ -108,14 +132,16 @@ export async function validateResetToken(db: Db, token: string, now: Date, optio
 
 /**
  * Sets the password of the link's user and uses the link up; the user acts on their own account. The link and its
- * user are read (refused while password sign-in is off, as validateResetToken), then the password, the link and the
+ * user are read first (the new password is hashed only for a link that works) (refused while password sign-in is off, as validateResetToken), then the password, the link and the
  * event are one statement, made only while both are as read.
  */
 export async function resetPasswordWithToken(db: Db, token: string, password: string, now: Date, options: { passwordAlwaysAllowed?: boolean } = {}): Promise<void> {
-  const passwordHash = await hashPassword(password)
   const linkHash = await hashSecret(token)
+  // Hashed only once the link is found to work: a made-up link costs no PBKDF2.
+  let passwordHash: string | undefined
   await untilUnchanged('The user', async () => {
     const found = await linkForPassword(db, token, now, options.passwordAlwaysAllowed)
+    passwordHash ??= await hashPassword(password)
     const author = { actor: { createdBy: displayNameOf(found.user), createdByUserId: found.user.id }, now }
     return (await setPassword(db, author, found, passwordHash, linkHash)) || undefined
   })
@@ -131,9 +157,9 @@ const wrongOldPassword = () =>
  * POST /api/admin/user/change-password: a signed-in user sets their own password, proving the old one. The
  * attempt is counted as a sign-in is (the same statement reads the user), so a stolen session cannot guess the
  * password freely: a wrong old password is a failed sign-in, and past MAX_LOGIN_ATTEMPTS of them the check waits out
- * the same growing delays (passwordCheckCounted). A right old password forgets the failures. Then
+ * the same growing delays, per client address (countPasswordCheck). The new password forgets the failures of every address. Then
  * the password is set as an admin sets it, only while the user is as read: their sessions end (this one too,
- * they sign in again) and `user-updated` notes the change. Two round trips. While password sign-in is switched off (a
+ * they sign in again) and `user-updated` notes the change. Three round trips (count, read with the proven password, write). While password sign-in is switched off (a
  * 403, nothing counted: the setting is read in the counting round trip), unless the deployment forces it on.
  */
 export async function changeOwnPassword(
@@ -141,7 +167,7 @@ export async function changeOwnPassword(
   caller: Author,
   userId: number,
   input: { password: string; oldPassword?: string; confirmPassword?: string },
-  options: { passwordAlwaysAllowed?: boolean } = {},
+  options: PasswordCheckOptions = {},
 ) {
   if (input.confirmPassword !== undefined && input.confirmPassword !== input.password) {
     throw validationError('The new password and its confirmation differ', [{ path: 'body.confirmPassword', message: 'must equal password' }])
@@ -150,20 +176,21 @@ export async function changeOwnPassword(
   if (!oldPassword) throw validationError('oldPassword is required to change your own password', [{ path: 'body.oldPassword', message: 'required' }])
   const passwordHash = await hashPassword(input.password)
   const allowed = options.passwordAlwaysAllowed ? sql`true` : sql`not ${passwordSignInRefusedSql}`
-  const check = passwordCheckCounted(caller.now)
+  const address = options.address ?? ''
   await untilUnchanged('The user', async () => {
-    const [[read], [off]] = await together(db, [
-      (q) =>
-        q
-          .update(users)
-          .set(check.counted)
-          .where(and(eq(users.id, userId), isNull(users.deletedAt), eq(users.isService, false), allowed, check.notLocked))
-          .returning({ user: users, snapshot: rowText(users) }),
+    const [counted, [off]] = await together(db, [
+      (q) => countPasswordCheck(q, and(eq(users.id, userId), isNull(users.deletedAt), eq(users.isService, false), allowed)!, address, caller.now),
       (q) => passwordLinksRefused(q, options.passwordAlwaysAllowed),
     ])
     if (off?.refused) throw passwordLinksOff()
     // A locked user is not read: the PBKDF2 still runs, so the answer takes as long.
-    if (!(await verifyPassword(oldPassword, read?.user.passwordHash)) || !read) throw wrongOldPassword()
+    if (!(await verifyPassword(oldPassword, counted?.passwordHash)) || !counted) throw wrongOldPassword()
+    // The user as the new password is set on, with the password just proven: changed since, it is tried again.
+    const [read] = await db
+      .select({ user: users, snapshot: rowText(users) })
+      .from(users)
+      .where(and(eq(users.id, userId), isNull(users.deletedAt), counted.passwordHash === null ? isNull(users.passwordHash) : eq(users.passwordHash, counted.passwordHash)))
+    if (!read) return undefined
     return (await setPassword(db, caller, read, passwordHash)) || undefined
   })
 }

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from 'hono'
 import { ApiError } from '../core/errors.js'
 import { errorBody } from '../http/errors.js'
 import { Lru } from '../client-api/lru.js'
-import { clientAddressOf } from '../http/client-address.js'
+import { limitKeyOf } from '../http/client-address.js'
 
 export interface SignInRateLimit {
   /** Sign-in attempts one address may make in a minute; default 10, as Unleash. 0: no limit. */
@@ -24,7 +24,7 @@ export function signInRateLimit(options: SignInRateLimit, clock: () => Date): Mi
   const attempts = new Lru<string, number[]>({ maxEntries: MAX_ADDRESSES })
   return async (c, next) => {
     // An unknown address (no socket: a test's app.request) is not limited.
-    const address = clientAddressOf(c)
+    const address = limitKeyOf(c)
     if (address === undefined || perMinute <= 0) return next()
     const now = clock().getTime()
     const recent = (attempts.get(address) ?? []).filter((at) => at > now - WINDOW_MS)

@@ -5,6 +5,7 @@ import { createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { PasswordSchema, RoleSchema, UserSchema } from '../users/schemas.js'
 import { resetPasswordWithToken, signIn, validateResetToken } from './login.js'
+import { limitKeyOf } from '../http/client-address.js'
 import { clearSessionCookie, deleteSession, sessionIdOf, setSessionCookie } from './sessions.js'
 import { oidcUsable, readOidcSettings } from '../auth-settings/store.js'
 import { publicBaseUrl } from '../users/accounts.js'
@@ -42,8 +43,8 @@ const loginRoute = createRoute({
   description:
     'Signs in with a username (or e-mail) and password and sets the session cookie `flagpost-session` (HttpOnly, SameSite=Lax, Secure on https, valid 48 hours), ' +
     'which every /api/admin route accepts in place of a token. A failure is a 401 that does not say whether the user exists and adds one to `loginAttempts`; ' +
-    'from 10 failures in a row, each further attempt waits out a growing delay (1, 5, 15, then 60 minutes), during which even the right password gets the same 401; ' +
-    'a success (or an admin setting a new password, POST /api/admin/user-admin/{id}/change-password) forgets the failures. ' +
+    'from 10 failures in a row from one client address, each further attempt from that address waits out a growing delay (1, 5, 15, then 60 minutes), during which even the right password gets the same 401 there; ' +
+    'other addresses are not delayed, so nobody can lock the owner out. A success forgets that address\'s failures (an admin setting a new password, POST /api/admin/user-admin/{id}/change-password, every address\'s). ' +
     'Each client address may try 10 times a minute (429 TooManyRequestsError with `Retry-After` past that, as Unleash). ' +
     'While password sign-in is switched off (POST /api/admin/auth/simple/settings) and OpenID Connect sign-in is enabled, every attempt is a 401 saying so ' +
     '(unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Signing in is not an audited change: it writes no event (as in Unleash).',
@@ -85,7 +86,8 @@ const validateRoute = createRoute({
   summary: 'Check an invite or password-reset link',
   description:
     'The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise. The link itself (`/new-user?token=…`) opens the web console\'s page, which asks this, then sets the password. ' +
-    'While password sign-in is switched off (single sign-on only) a 403 saying so, for any link: a password set with it could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true).',
+    'While password sign-in is switched off (single sign-on only) a 403 saying so, for any link: a password set with it could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). ' +
+    'Needs no credentials; limited per client address as sign-in is (429 TooManyRequestsError with `Retry-After`).',
   request: { query: z.object({ token: z.string().min(1).max(200).openapi({ param: { name: 'token', in: 'query' } }) }) },
   responses: { 200: { description: 'The link is valid', content: jsonContent(TokenUserSchema) }, ...pickErrors(400, 401, 403) },
 })
@@ -100,7 +102,8 @@ const resetPasswordRoute = createRoute({
     'Sets the password (at least 8 characters) of the user the link belongs to and uses the link up: it works once. ' +
     '`loginAttempts` goes back to 0 and the user\'s sessions end. 401 for a link that is invalid, used or expired; 403 while password sign-in is switched off, the link kept ' +
     '(unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). ' +
-    'Emits `user-updated` by the user (noting the change, without the password).',
+    'Emits `user-updated` by the user (noting the change, without the password). The password is hashed only for a link that works. ' +
+    'Needs no credentials; limited per client address as sign-in is (429 TooManyRequestsError with `Retry-After`).',
   request: { body: { required: true, content: jsonContent(ChangePasswordSchema) } },
   responses: { 200: { description: 'The password was set' }, ...pickErrors(400, 401, 403, 415) },
 })
@@ -120,7 +123,7 @@ async function singleSignOut(c: Context, idToken: string): Promise<string | unde
 export const authRoutes = createRouter()
   .openapi(loginRoute, async (c) => {
     const { username, password } = c.req.valid('json')
-    const { user, session } = await signIn(c.var.db, username.trim(), password, c.var.clock(), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed })
+    const { user, session } = await signIn(c.var.db, username.trim(), password, c.var.clock(), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed, address: limitKeyOf(c) })
     setSessionCookie(c, session, c.var.accounts.publicUrl)
     return c.json(user, 200)
   })

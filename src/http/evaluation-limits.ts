@@ -38,13 +38,17 @@ const limitsOf = (c: Context): EvaluationLimits => c.get('evaluationLimits') ?? 
 
 /**
  * Refuses a context with a value longer than the limit (400, naming the field and the limit). `values` are the
- * context's fields as the engine will see them: `[path, value]`, e.g. `['context.userId', '…']`.
+ * context's fields as the engine will see them: `[path, value]`, e.g. `['context.userId', '…']`, and the names of
+ * properties and custom fields, `[path, name, 'name']`: a name is held to the same limit.
  */
-export function checkContextValues(c: Context, values: Iterable<readonly [path: string, value: string | undefined]>): void {
+export function checkContextValues(c: Context, values: Iterable<readonly [path: string, value: string | undefined, what?: 'name']>): void {
   const max = limitsOf(c).contextValueMaxLength
-  for (const [path, value] of values) {
+  for (const [path, value, what] of values) {
     if (value !== undefined && value.length > max) {
-      const message = `${path} is ${value.length} characters long, more than the limit of ${max} for a context value (FLAGPOST_CONTEXT_VALUE_MAX_LENGTH)`
+      const message =
+        what === 'name'
+          ? `${path}: a property name is ${value.length} characters long, more than the limit of ${max} for a context value or name (FLAGPOST_CONTEXT_VALUE_MAX_LENGTH)`
+          : `${path} is ${value.length} characters long, more than the limit of ${max} for a context value (FLAGPOST_CONTEXT_VALUE_MAX_LENGTH)`
       throw validationError(message, [{ path, message: `must be at most ${max} characters` }])
     }
   }
@@ -58,9 +62,12 @@ export function checkContext(c: Context, context: { properties?: Record<string, 
   checkContextValues(c, contextEntries(context, prefix))
 }
 
-function* contextEntries(context: { properties?: Record<string, unknown> | null | undefined }, prefix: string): Generator<readonly [string, string | undefined]> {
+function* contextEntries(context: { properties?: Record<string, unknown> | null | undefined }, prefix: string): Generator<readonly [string, string | undefined, 'name'?]> {
   for (const [key, value] of Object.entries(context)) if (key !== 'properties' && typeof value === 'string') yield [`${prefix}${key}`, value]
-  for (const [key, value] of Object.entries(context.properties ?? {})) if (typeof value === 'string') yield [`${prefix}properties.${key}`, value]
+  for (const [key, value] of Object.entries(context.properties ?? {})) {
+    yield [`${prefix}properties`, key, 'name'] as const
+    if (typeof value === 'string') yield [`${prefix}properties.${key.slice(0, 100)}`, value]
+  }
 }
 
 /**

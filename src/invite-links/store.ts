@@ -187,9 +187,10 @@ export async function inviteLinkWorks(db: Db, secret: string, now: Date, options
  * e-mail or username, 403 while password sign-in is switched off (read with the link, and held by the statement).
  */
 export async function signUpWithInviteLink(db: Db, secret: string, input: SignUp, now: Date, options: SignUpOptions = {}) {
-  const passwordHash = await hashPassword(input.password)
   const hash = await hashSecret(secret)
   const username = input.username || null
+  // Hashed only once the link is found to work: a made-up link costs no PBKDF2.
+  let passwordHash: string | undefined
   return untilUnchanged('The invite link', async () => {
     const [[link], [taken], [ids], [off]] = await together(db, [
       (q) =>
@@ -210,7 +211,8 @@ export async function signUpWithInviteLink(db: Db, secret: string, input: SignUp
     if (off?.refused) throw passwordLinksOff()
     if (!link) throw invalidLink()
     if (taken) throw nameExists(taken.email?.toLowerCase() === input.email ? 'A user with that e-mail address already exists: sign in instead' : 'That username is taken: choose another')
-    const row: UserRow = { id: ids!.userId, username, email: input.email, name: input.name, passwordHash, rootRoleId: link.role.id, loginAttempts: 0, lockedUntil: null, isService: false, seenAt: now, createdAt: now, deletedAt: null, emailUnproven: true, ssoIssuer: null, ssoSubject: null }
+    passwordHash ??= await hashPassword(input.password)
+    const row: UserRow = { id: ids!.userId, username, email: input.email, name: input.name, passwordHash, rootRoleId: link.role.id, loginAttempts: 0, isService: false, seenAt: now, createdAt: now, deletedAt: null, emailUnproven: true, ssoIssuer: null, ssoSubject: null }
     const started = await newGuardedSession(row.id, now)
     const insertUser: SQL = sql`insert into ${users} (id, username, email, name, password_hash, email_unproven, root_role_id, login_attempts, seen_at, created_at)
       select ${row.id}::integer, ${row.username}::text, ${row.email}::text, ${row.name}::text, ${passwordHash}::text, true, ${row.rootRoleId}::integer, 0, ${now.toISOString()}::timestamptz, ${now.toISOString()}::timestamptz

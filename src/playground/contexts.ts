@@ -99,11 +99,19 @@ export function contextCombinations(context: PlaygroundContext, split = true): C
 
 /**
  * The values the engine will see, `[path, value]` for checkContextValues: with `split`, each comma-separated value
- * of a field on its own (each is evaluated on its own), otherwise the field as it is.
+ * of a field on its own (each is evaluated on its own), otherwise the field as it is; the names of custom fields and
+ * properties, and currentTime whole, too.
  */
-export function* evaluatedValues(context: PlaygroundContext, split = true): Generator<readonly [string, string]> {
+export function* evaluatedValues(context: PlaygroundContext, split = true): Generator<readonly [string, string, 'name'?]> {
   for (const axis of axesOf(context, split)) {
-    const path = axis.property ? `context.properties.${axis.key}` : `context.${axis.key}`
+    // A name is held to the same limit as a value (a standard field's name is short).
+    if (!STANDARD_FIELDS.has(axis.key) || axis.property) yield [axis.property ? 'context.properties' : 'context', axis.key, 'name']
+    const path = axis.property ? `context.properties.${axis.key.slice(0, 100)}` : `context.${axis.key.slice(0, 100)}`
+    // currentTime is read whole (its comma-separated times are checked by the schema), the others value by value.
+    if (axis.key === 'currentTime' && !axis.property) {
+      const whole = context.fields.find(([key]) => key === 'currentTime')?.[1]
+      if (whole !== undefined) yield [path, whole]
+    }
     for (const value of axis.values) yield [path, value]
   }
 }

@@ -57,7 +57,7 @@ export async function createServiceAccount(db: Db, caller: Author, input: Create
   const { actor, now } = caller
   const rows = await db.select({ roleId: roles.id, id: sql<number>`nextval(pg_get_serial_sequence('users', 'id'))::int` }).from(roles).where(roleNamed(input.rootRole))
   const { roleId, id } = requireRole(rows, input.rootRole)
-  const row: UserRow = { id, name: input.name, username: input.username, email: null, passwordHash: null, rootRoleId: roleId, loginAttempts: 0, lockedUntil: null, isService: true, seenAt: null, createdAt: now, deletedAt: null, emailUnproven: false, ssoIssuer: null, ssoSubject: null }
+  const row: UserRow = { id, name: input.name, username: input.username, email: null, passwordHash: null, rootRoleId: roleId, loginAttempts: 0, isService: true, seenAt: null, createdAt: now, deletedAt: null, emailUnproven: false, ssoIssuer: null, ssoSubject: null }
   const written = await recordEvents(db, actor, now, [{ type: 'service-account-created', data: eventData(row) }], {
     alongside: [db.insert(users).values(row).onConflictDoNothing().returning({ id: users.id })],
     guarded: true,

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono'
-import { clientAddressOf } from '../http/client-address.js'
+import { limitKeyOf } from '../http/client-address.js'
 import { sql } from 'drizzle-orm'
 import { signalEndpoints, signalEndpointTokens, signals } from '../../schema/index.js'
 import { queryRows, statement, type Db } from '../db.js'
@@ -63,7 +63,7 @@ export function authenticateSignal(options: SignalRateLimit, clock: () => Date):
     const name = c.req.param('name') ?? ''
     if (perMinute > 0) {
       // An unknown address: one count per endpoint.
-      const key = `${clientAddressOf(c) ?? ''} ${name}`
+      const key = `${limitKeyOf(c) ?? ''} ${name}`
       const now = clock().getTime()
       const recent = (sent.get(key) ?? []).filter((at) => at > now - WINDOW_MS)
       if (recent.length >= perMinute) {

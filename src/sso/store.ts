@@ -189,7 +189,7 @@ export async function signInWithIdentity(db: Db, settings: OidcSettings, signedI
       .from(roles)
       .where(and(role, inArray(roles.type, ['root', 'root-custom'])))
     if (!ids) throw new SignInRefused('The root role for new users in the single sign-on settings no longer exists: ask an admin to choose another')
-    const row: UserRow = { id: ids.userId, username: null, email, name: providerName(identity.name), passwordHash: null, rootRoleId: ids.roleId, loginAttempts: 0, lockedUntil: null, isService: false, seenAt: now, createdAt: now, deletedAt: null, emailUnproven: false, ssoIssuer: issuer, ssoSubject: subject }
+    const row: UserRow = { id: ids.userId, username: null, email, name: providerName(identity.name), passwordHash: null, rootRoleId: ids.roleId, loginAttempts: 0, isService: false, seenAt: now, createdAt: now, deletedAt: null, emailUnproven: false, ssoIssuer: issuer, ssoSubject: subject }
     const changes = groupChanges(row.id, idsOf(matchingText), [])
     const started = await newGuardedSession(row.id, now, idToken)
     const at = now.toISOString()

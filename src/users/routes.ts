@@ -19,6 +19,7 @@ import {
 } from './schemas.js'
 import { changeUserPassword, createUser, deleteUser, getUser, listUsers, searchUsers, updateUser } from './store.js'
 import { changeOwnPassword } from '../auth/login.js'
+import { limitKeyOf } from '../http/client-address.js'
 import { usersAndGroups } from '../groups/store.js'
 import { UsersGroupsBaseSchema } from '../groups/schemas.js'
 import { noAccess } from '../core/errors.js'
@@ -211,7 +212,7 @@ export const userRoutes = createRouter()
   .openapi(changeMyPasswordRoute, async (c) => {
     const principal = c.var.principal
     if (principal.kind !== 'user') throw noAccess('Only a user has a password to change: an API token does not')
-    await changeOwnPassword(c.var.db, c.var.caller, principal.userId, c.req.valid('json'), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed })
+    await changeOwnPassword(c.var.db, c.var.caller, principal.userId, c.req.valid('json'), { passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed, address: limitKeyOf(c) })
     return c.body(null, 200)
   })
   .openapi(getMeRoute, async (c) => c.json(await describeCaller(c.var.db, c.var.principal), 200))

@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
-import { apiTokens, groupUsers, projectMembers, resetTokens, roles, sessions, users } from '../../schema/index.js'
+import { apiTokens, groupUsers, projectMembers, resetTokens, roles, sessions, signInFailures, users } from '../../schema/index.js'
 import { containsPattern, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { notFound, validationError } from '../core/errors.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
@@ -102,7 +102,7 @@ export async function createUser(db: Db, caller: Author, input: CreateUser, opti
   ])
   if (off?.refused && passwordHash !== null) throw passwordLinksOff()
   const { roleId, userId } = requireRole(rows, input.rootRole)
-  const row: UserRow = { id: userId, username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: roleId, loginAttempts: 0, lockedUntil: null, isService: false, seenAt: null, createdAt: now, deletedAt: null, emailUnproven: false, ssoIssuer: null, ssoSubject: null }
+  const row: UserRow = { id: userId, username: username ?? null, email: email ?? null, name: input.name || null, passwordHash, rootRoleId: roleId, loginAttempts: 0, isService: false, seenAt: null, createdAt: now, deletedAt: null, emailUnproven: false, ssoIssuer: null, ssoSubject: null }
   const link = off?.refused ? undefined : await newResetToken(row.id, actor.createdBy, now)
   const written = await recordEvents(db, actor, now, [{ type: 'user-created', data: userEventData(row) }], {
     alongside: [db.insert(users).values(row).onConflictDoNothing().returning({ id: users.id }), ...(link ? [link.insert] : [])],
@@ -233,7 +233,7 @@ export async function deleteUser(db: Db, caller: Author, id: number): Promise<vo
 }
 
 /**
- * Setting a password: failed sign-ins are forgotten (an admin may so end a lockout before its delay), other sessions
+ * Setting a password: failed sign-ins are forgotten, from every address (an admin may so end a lockout before its delay), other sessions
  * end and open links stop working. With a link (`linkHash`), the link is used up too, and everything waits on
  * that: every writer that uses up a link also changes the user's row, so the user's row passing its check means
  * the link is still unused.
@@ -244,10 +244,12 @@ function passwordStatement(name: string, withLink: boolean) {
     returning user_id`
   const passed = withLink ? sql.raw('exists (select from w1)') : guardPassed
   return eventsStatement(name, {
-    alongside: [sql`update ${users} set password_hash = ${p('passwordHash')}, login_attempts = 0, locked_until = null where ${userStillAsRead} returning id`, ...(withLink ? [linkUsed] : [])],
+    alongside: [sql`update ${users} set password_hash = ${p('passwordHash')}, login_attempts = 0 where ${userStillAsRead} returning id`, ...(withLink ? [linkUsed] : [])],
     guarded: true,
     unguarded: [
       sql`delete from ${sessions} where user_id = ${p('id')} and ${passed}`,
+      // Every address's sign-in lockout on the account ends with the new password.
+      sql`delete from ${signInFailures} where user_id = ${p('id')} and ${passed}`,
       // Not the link used up above: a statement may not change a row twice.
       sql`update ${resetTokens} set used_at = ${p('now')}::timestamptz where user_id = ${p('id')} and used_at is null ${withLink ? sql`and token_hash <> ${p('linkHash')}` : sql``} and ${passed}`,
     ],

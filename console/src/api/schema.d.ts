@@ -2008,7 +2008,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Signs in with a username (or e-mail) and password and sets the session cookie `flagpost-session` (HttpOnly, SameSite=Lax, Secure on https, valid 48 hours), which every /api/admin route accepts in place of a token. A failure is a 401 that does not say whether the user exists and adds one to `loginAttempts`; from 10 failures in a row, each further attempt waits out a growing delay (1, 5, 15, then 60 minutes), during which even the right password gets the same 401; a success (or an admin setting a new password, POST /api/admin/user-admin/{id}/change-password) forgets the failures. Each client address may try 10 times a minute (429 TooManyRequestsError with `Retry-After` past that, as Unleash). While password sign-in is switched off (POST /api/admin/auth/simple/settings) and OpenID Connect sign-in is enabled, every attempt is a 401 saying so (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Signing in is not an audited change: it writes no event (as in Unleash).
+         * @description Signs in with a username (or e-mail) and password and sets the session cookie `flagpost-session` (HttpOnly, SameSite=Lax, Secure on https, valid 48 hours), which every /api/admin route accepts in place of a token. A failure is a 401 that does not say whether the user exists and adds one to `loginAttempts`; from 10 failures in a row from one client address, each further attempt from that address waits out a growing delay (1, 5, 15, then 60 minutes), during which even the right password gets the same 401 there; other addresses are not delayed, so nobody can lock the owner out. A success forgets that address's failures (an admin setting a new password, POST /api/admin/user-admin/{id}/change-password, every address's). Each client address may try 10 times a minute (429 TooManyRequestsError with `Retry-After` past that, as Unleash). While password sign-in is switched off (POST /api/admin/auth/simple/settings) and OpenID Connect sign-in is enabled, every attempt is a 401 saying so (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Signing in is not an audited change: it writes no event (as in Unleash).
          */
         post: operations["login"];
         delete?: never;
@@ -2046,7 +2046,7 @@ export interface paths {
         };
         /**
          * Check an invite or password-reset link
-         * @description The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise. The link itself (`/new-user?token=…`) opens the web console's page, which asks this, then sets the password. While password sign-in is switched off (single sign-on only) a 403 saying so, for any link: a password set with it could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true).
+         * @description The user a link (its `token`) belongs to, while the link is unused and not expired (7 days); 401 otherwise. The link itself (`/new-user?token=…`) opens the web console's page, which asks this, then sets the password. While password sign-in is switched off (single sign-on only) a 403 saying so, for any link: a password set with it could not be used (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Needs no credentials; limited per client address as sign-in is (429 TooManyRequestsError with `Retry-After`).
          */
         get: operations["validateToken"];
         put?: never;
@@ -2068,7 +2068,7 @@ export interface paths {
         put?: never;
         /**
          * Set a password with an invite or password-reset link
-         * @description Sets the password (at least 8 characters) of the user the link belongs to and uses the link up: it works once. `loginAttempts` goes back to 0 and the user's sessions end. 401 for a link that is invalid, used or expired; 403 while password sign-in is switched off, the link kept (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Emits `user-updated` by the user (noting the change, without the password).
+         * @description Sets the password (at least 8 characters) of the user the link belongs to and uses the link up: it works once. `loginAttempts` goes back to 0 and the user's sessions end. 401 for a link that is invalid, used or expired; 403 while password sign-in is switched off, the link kept (unless the deployment sets FLAGPOST_ALLOW_PASSWORD_LOGIN=true). Emits `user-updated` by the user (noting the change, without the password). The password is hashed only for a link that works. Needs no credentials; limited per client address as sign-in is (429 TooManyRequestsError with `Retry-After`).
          */
         post: operations["changePassword"];
         delete?: never;

@@ -32,6 +32,7 @@ const authors = { created_by: person('created_by') }
 export const PREVIEW_SCRUB = {
   // Credentials: each works against the preview's app as it does against production's.
   sessions: { action: 'empty', why: "browser sessions (and single sign-on's ID tokens): a production cookie would sign in" },
+  sign_in_failures: { action: 'empty', why: "failed sign-ins by account and client address: people's addresses, and production's lockouts" },
   api_tokens: { action: 'empty', why: 'API tokens and personal access tokens: production secrets (PREVIEW_ADMIN_TOKEN makes a preview one)' },
   reset_tokens: { action: 'empty', why: 'invitations and password-reset links: a production link would set a password' },
   public_signup_token_users: { action: 'empty', why: 'who signed up with which invite link: goes with the links' },
@@ -88,8 +89,10 @@ export const PREVIEW_SCRUB = {
       name: `case when name is null then null else 'User ' || id end`,
       password_hash: 'null',
       login_attempts: '0',
+      sso_issuer: 'null',
+      sso_subject: 'null',
     },
-    why: "accounts and their roles stay (a preview's admin can act as anyone's role); names, usernames, e-mails and passwords do not",
+    why: "accounts and their roles stay (a preview's admin can act as anyone's role); names, usernames, e-mails, passwords and single sign-on identities (a provider's subject may be an address) do not",
   },
 
   // What a preview is for: the flags and everything they are made of, as production has them.
@@ -98,6 +101,7 @@ export const PREVIEW_SCRUB = {
   project_members: { action: 'keep', why: "users' project roles, by user id" },
   projects: { action: 'keep', why: 'projects' },
   project_environments: { action: 'keep', why: "projects' environments and their change-request settings" },
+  kept_change_request_settings: { action: 'keep', why: 'the change-request settings of environments taken out of a project, restored when one is added back' },
   environments: { action: 'keep', why: 'environments' },
   feature_types: { action: 'keep', why: 'flag types' },
   feature_environments: { action: 'keep', why: "flags' switches and variants" },

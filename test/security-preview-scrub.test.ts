@@ -53,7 +53,10 @@ beforeAll(async () => {
   expect((await t.call('DELETE', `/api/admin/user-admin/${leaver.id}`)).status).toBe(200)
   expect((await t.call('POST', '/api/client/register', { token: secrets.client, headers: { 'x-forwarded-for': '203.0.113.9' }, body: { appName: 'prod-app', instanceId: 'pod-1', strategies: ['default'], interval: 15000, started: new Date().toISOString() } })).status).toBe(202)
 
-  personalData = ['pat.person@example.com', 'pat.person', 'Pat Person', 'Pat P. Person', 'lee.leaver@example.com', 'lee.leaver', 'Lee Leaver', 'ivy.invited@example.com', 'Ivy Invited', SIGNALLER]
+  // A single sign-on identity: a provider's subject may be an address or an employee number.
+  await t.query(`update users set sso_issuer = 'https://accounts.example.com', sso_subject = 'pat.sso.subject' where id = $1`, [person.id])
+
+  personalData = ['pat.sso.subject', 'pat.person@example.com', 'pat.person', 'Pat Person', 'Pat P. Person', 'lee.leaver@example.com', 'lee.leaver', 'Lee Leaver', 'ivy.invited@example.com', 'Ivy Invited', SIGNALLER]
   // Production holds them all before the scrub (else the scan below would prove nothing).
   const before = JSON.stringify(await everyRow())
   for (const value of personalData) expect(before, value).toContain(value)

@@ -1,11 +1,11 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
-import { notFound } from '../core/errors.js'
+import { nameExists, notFound } from '../core/errors.js'
 import { exportFeatures } from './export.js'
-import { missingPermissions, readImportTarget, validateImport } from './validate.js'
+import { changeRequestEnvironmentsOf, foreignFieldsOf, missingPermissions, readImportTarget, validateImport } from './validate.js'
 import { importFeatures } from './import.js'
-import { protectedEnvironmentsCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
+import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
 import { requirePermission } from '../core/permissions.js'
 import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema } from './schemas.js'
 
@@ -87,13 +87,16 @@ export const exportImportRoutes = createRouter()
     const hidden = await hiddenProjectsOf(c)
     if (hidden.includes(input.project)) throw notFound(`Could not find project ${input.project}`)
     requirePermission(c.var.principal, 'UPDATE_FEATURE', { project: input.project, environment: input.environment })
-    // Dependencies reach every environment of the project: each that requires change requests counts.
-    if ((input.data.dependencies ?? []).length > 0) await requireDirectChangeAllowed(c, input.project)
     const protectedIn = protectedEnvironmentsCheck(c)
     await importFeatures(c.var.db, c.var.caller, input, (state) => {
       const validation = validateImport(c.var.principal, input, state, hidden)
-      if (state.environment?.changeRequestsEnabled) protectedIn([{ project: input.project, environment: input.environment }])
+      // Its environment where it requires change requests; every protected one where the import changes what reaches
+      // them all (an existing flag's type or impression data, as the flag's PATCH; dependencies, as their routes).
+      protectedIn(changeRequestEnvironmentsOf(input, state).map((environment) => ({ project: input.project, environment })))
       for (const missing of missingPermissions(c.var.principal, input, state)) requirePermission(c.var.principal, missing, { project: input.project, environment: input.environment })
+      // A field of a private project validate answers as unknown: the caller may create fields, whose route says the name is taken.
+      const [taken] = foreignFieldsOf(input, state).filter((f) => hidden.includes(f.project))
+      if (taken) throw nameExists(`A context field named ${taken.name} already exists`)
       return validation
     })
     return c.body(null, 200)

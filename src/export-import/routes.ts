@@ -39,8 +39,10 @@ const validateRoute = adminRoute({
   summary: 'Validate feature import data',
   description:
     'What importing `data` (an export) into `project` and `environment` would meet, in Unleash\'s messages: `errors` (the import is refused while there is one: undefined strategy types, context fields lacking legal values the export uses, ' +
-    'flags living in other projects (the project named only to those who may read it), names given twice, names against the naming pattern, the flag limit, segments with no namesake global or in the project, dependencies on flags neither imported nor in the project), ' +
-    '`warnings` (custom strategy types, archived flags left out, existing flags overwritten) and `permissions` the caller lacks for it (including SKIP_CHANGE_REQUEST where the environment requires change requests). ' +
+    'flags living in other projects, archived or not (the project named only to those who may read it), names given twice, names against the naming pattern, the flag limit, segments with no namesake global or in the project, ' +
+    'dependencies on anything but a live flag of the project (imported or held), on itself, on more than one flag or chained, and every object the routes would refuse: flag names (URL-friendly, not `.` or `..`) and types, tag types, tags, new context fields, context fields listed twice, strategies, variants), ' +
+    '`warnings` (custom strategy types, archived flags of the project left out, existing flags overwritten) and `permissions` the caller lacks for it (including SKIP_CHANGE_REQUEST where the environment requires change requests, and in every environment requiring them where the import changes an existing flag\'s type or impressionData, or sets dependencies). ' +
+    'A context field or archived flag of a private project the caller may not read is answered as an unknown name. ' +
     '404 for a project the caller may not see, or one without the environment. Records nothing.',
   request: { body: { required: true, content: jsonContent(ImportTogglesSchema) } },
   responses: { 200: { description: 'The validation', content: jsonContent(ImportTogglesValidateSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
@@ -58,13 +60,13 @@ const importRoute = adminRoute({
     'Applies `data` (an export) to `project` and `environment`, all or nothing. Refused with 400 (the ValidationError\'s `details` are validate\'s errors) when `/validate` reports an error, and with 403 when the caller lacks a permission validate lists ' +
     '(UPDATE_FEATURE always; CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY (also for the default strategy an enabled flag gets), UPDATE_FEATURE_ENVIRONMENT_VARIANTS, and UPDATE_FEATURE_ENVIRONMENT where it changes a switch (unlike Unleash, as the switch route), in the environment, as the import needs them). ' +
     'Each strategy is checked as `POST …/strategies` checks it (its schema: rollout, constraint values, semver, CIDR, REGEX; its type\'s parameters; legal values of context fields), else 400 naming where (Unleash writes them unchecked). ' +
-    'Where the environment requires change requests the import is refused with 403 unless the caller may skip them (Unleash would open a change request instead); an import setting dependencies, which reach every environment, needs that in each environment of the project requiring them. ' +
+    'Where the environment requires change requests the import is refused with 403 unless the caller may skip them (Unleash would open a change request instead); an import setting dependencies, or changing an existing flag\'s type or impressionData (which SDKs of every environment receive, as `PATCH …/features/{featureName}`), needs that in each environment of the project requiring them. ' +
     'Archived flags of the export are left out. In one write: missing flags are created (type, description, impression data from the export) and the project\'s are updated; their strategies in the environment are replaced ' +
     '(segments mapped by name to the segment of that name, global or the project\'s), their switch set and their variants set where the export has some; an enabled flag left with no active strategy gets the default `flexibleRollout` 100%; ' +
     'their tags are replaced (missing tag types and tags created), missing context fields created, and the export\'s dependencies replace the children\'s (one parent, no chains, else 400). ' +
     'Records, as Unleash\'s import, `tag-type-created`, `context-field-created`, `feature-created` or `feature-metadata-updated`, `feature-strategy-remove` (Unleash records none), `feature-strategy-add`, ' +
     '`feature-environment-variants-updated`, `feature-environment-enabled`/`-disabled` where the switch changes, `tag-created`, `feature-untagged`/`feature-tagged` for real changes (Unleash re-tags every tag), `feature-dependency-added`, then `features-imported`. ' +
-    '404 for a project the caller may not see, or one without the environment.',
+    '409 for a context field whose name a private project\'s field holds. 404 for a project the caller may not see, or one without the environment.',
   request: { body: { required: true, content: jsonContent(ImportTogglesSchema) } },
   responses: { 200: { description: 'The import was made' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
 })

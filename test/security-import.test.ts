@@ -213,3 +213,199 @@ describe("POST /api/admin/features-batch/import: an environment's variants are j
     }
   })
 })
+
+describe('POST /api/admin/features-batch/import: flag metadata SDKs receive needs what PATCH …/features/:featureName needs', () => {
+  const metadataOf = async (flag: string) =>
+    (await t.query<{ type: string; impression_data: boolean }>('select type, impression_data from features where name = $1', [flag]))[0]!
+
+  it("needs SKIP_CHANGE_REQUEST in every protected environment to change an existing flag's type or impressionData, even importing into an unprotected one", async () => {
+    const project = await createProject(t, { changeRequestEnvironments: [{ name: 'production' }] })
+    const flag = (await createFlag(t, {}, project)).name as string
+    const user = await viewerWith(project, [{ name: 'UPDATE_FEATURE' }])
+    // The flag's own PATCH refuses it: production's SDKs receive impressionData.
+    expect((await user.call('PATCH', `${features(project)}/${flag}`, { body: [{ op: 'replace', path: '/impressionData', value: true }] })).status).toBe(403)
+    for (const change of [{ impressionData: true }, { type: 'kill-switch' }]) {
+      const body = { project, environment: 'development', data: { features: [{ name: flag, ...change }], featureStrategies: [], tagTypes: [] } }
+      const validation = (await ok(user, 'POST', VALIDATE, body)).body
+      expect(validation.permissions[0]?.affectedItems, JSON.stringify(change)).toContain('Skip change request process')
+      const res = await user.call('POST', IMPORT, { body })
+      expect(res.status, res.text).toBe(403)
+      expect(res.body.name).toBe('NoAccessError')
+      expect(await metadataOf(flag)).toEqual({ type: 'release', impression_data: false })
+    }
+    // What reaches no SDK needs no more: the same metadata, or a description.
+    const same = { project, environment: 'development', data: { features: [{ name: flag, type: 'release', impressionData: false, description: 'new words' }], featureStrategies: [], tagTypes: [] } }
+    expect((await ok(user, 'POST', VALIDATE, same)).body.permissions).toEqual([])
+    expect((await user.call('POST', IMPORT, { body: same })).status).toBe(200)
+    // A flag the import creates is off in production, as a created flag is: no change request needed there.
+    const created = { project, environment: 'development', data: { features: [{ name: fresh('new'), type: 'kill-switch', impressionData: true }], featureStrategies: [], tagTypes: [] } }
+    const creator = await viewerWith(project, [{ name: 'UPDATE_FEATURE' }, { name: 'CREATE_FEATURE' }])
+    expect((await creator.call('POST', IMPORT, { body: created })).status).toBe(200)
+    // Who may skip change requests in production may change it.
+    const skipper = await viewerWith(project, [{ name: 'UPDATE_FEATURE' }, { name: 'SKIP_CHANGE_REQUEST', environment: 'production' }])
+    const change = { project, environment: 'development', data: { features: [{ name: flag, type: 'kill-switch', impressionData: true }], featureStrategies: [], tagTypes: [] } }
+    expect((await skipper.call('POST', IMPORT, { body: change })).status).toBe(200)
+    expect(await metadataOf(flag)).toEqual({ type: 'kill-switch', impression_data: true })
+  })
+})
+
+describe("POST /api/admin/features-batch/validate and /import: dependencies follow the dependency route's rules", () => {
+  const dependsOn = async (child: string) => (await t.query<{ parent: string }>('select parent from feature_dependencies where child = $1', [child])).map((r) => r.parent)
+
+  it('refuses a parent of another (private) project, archived or not, and an archived parent of the project, even when the export names it', async () => {
+    const secret = await createProject(t, { mode: 'private' })
+    const foreignArchived = (await createFlag(t, {}, secret)).name as string
+    await ok(t, 'DELETE', `${features(secret)}/${foreignArchived}`)
+    const project = await createProject(t)
+    const ownArchived = (await createFlag(t, {}, project)).name as string
+    await ok(t, 'DELETE', `${features(project)}/${ownArchived}`)
+    for (const parent of [foreignArchived, ownArchived]) {
+      const child = fresh('child')
+      const body = { project, environment: 'development', data: { features: [{ name: child }, { name: parent }], featureStrategies: [], tagTypes: [], dependencies: [{ feature: child, dependencies: [{ feature: parent }] }] } }
+      const validation = (await ok(t, 'POST', VALIDATE, body)).body
+      expect(validation.errors.length, JSON.stringify(validation)).toBeGreaterThan(0)
+      const res = await t.call('POST', IMPORT, { body })
+      expect(res.status, res.text).toBe(400)
+      expect(await dependsOn(child)).toEqual([])
+    }
+  })
+})
+
+describe('POST /api/admin/features-batch/validate and /import: the objects it creates are held to their routes\' schemas', () => {
+  const base = (project: string, data: Record<string, unknown>) => ({ project, environment: 'development', data: { features: [], featureStrategies: [], tagTypes: [], ...data } })
+  const long = 'x'.repeat(251)
+
+  it('reports each problem in validate and refuses the import with a 400, storing nothing', async () => {
+    const project = await createProject(t)
+    const cases: [string, (flag: string) => Record<string, unknown>, string, unknown[]][] = [
+      ['a flag name that is not URL-friendly', () => ({ features: [{ name: 'a/b c<script>' }] }), 'select 1 from features where name = $1', ['a/b c<script>']],
+      ['a flag named ..', () => ({ features: [{ name: '..' }] }), 'select 1 from features where name = $1', ['..']],
+      ['a flag named .', () => ({ features: [{ name: '.' }] }), 'select 1 from features where name = $1', ['.']],
+      ['a type that is not a flag type', (flag) => ({ features: [{ name: flag, type: 'evil-type' }] }), 'select 1 from features where name = $1', []],
+      ['a tag type name that is not URL-friendly', (flag) => ({ features: [{ name: flag }], tagTypes: [{ name: 'a b<' }], featureTags: [{ featureName: flag, tagType: 'a b<', tagValue: 'ok-value' }] }), 'select 1 from tag_types where name = $1', ['a b<']],
+      ['a tag type name of one character', (flag) => ({ features: [{ name: flag }], tagTypes: [{ name: 'q' }], featureTags: [{ featureName: flag, tagType: 'q', tagValue: 'ok-value' }] }), 'select 1 from tag_types where name = $1', ['q']],
+      ['a tag value of one character', (flag) => ({ features: [{ name: flag }], featureTags: [{ featureName: flag, tagType: 'simple', tagValue: 'v' }] }), 'select 1 from tags where value = $1', ['v']],
+      ['a tag value of 51 characters', (flag) => ({ features: [{ name: flag }], featureTags: [{ featureName: flag, tagType: 'simple', tagValue: 'v'.repeat(51) }] }), 'select 1 from tags where value = $1', ['v'.repeat(51)]],
+      ['a context field name that is not URL-friendly', () => ({ contextFields: [{ name: 'bad field/x' }] }), 'select 1 from context_fields where name = $1', ['bad field/x']],
+      ['a context field description over 250 characters', () => ({ contextFields: [{ name: 'longdesc-field', description: long }] }), 'select 1 from context_fields where name = $1', ['longdesc-field']],
+      ['an empty legal value', () => ({ contextFields: [{ name: 'empty-legal', legalValues: [{ value: '' }] }] }), 'select 1 from context_fields where name = $1', ['empty-legal']],
+      ['a legal value given twice', () => ({ contextFields: [{ name: 'twice-legal', legalValues: [{ value: 'a' }, { value: 'a' }] }] }), 'select 1 from context_fields where name = $1', ['twice-legal']],
+    ]
+    for (const [what, data, check, params] of cases) {
+      const flag = fresh('flag')
+      const body = base(project, data(flag))
+      const validation = await t.call('POST', VALIDATE, { body })
+      expect(validation.status, `${what}: ${validation.text}`).toBe(200)
+      expect(validation.body.errors.length, `${what}: ${validation.text}`).toBeGreaterThan(0)
+      const res = await t.call('POST', IMPORT, { body })
+      expect(res.status, `${what}: ${res.text}`).toBe(400)
+      expect(res.body.name).toBe('ValidationError')
+      expect(await t.query(check, params.length > 0 ? params : [flag]), what).toEqual([])
+    }
+  })
+
+  it('lists every problem at once rather than a schema 400 hiding the rest', async () => {
+    const project = await createProject(t)
+    const body = base(project, { features: [{ name: '..', type: 'evil-type' }], contextFields: [{ name: 'x y' }] })
+    const validation = (await ok(t, 'POST', VALIDATE, body)).body
+    expect(validation.errors.length).toBeGreaterThanOrEqual(3)
+  })
+
+  it('accepts what the routes accept: every flag type they take, trimmed tags', async () => {
+    const project = await createProject(t)
+    const flag = fresh('flag')
+    const body = base(project, { features: [{ name: flag, type: 'permission' }], featureTags: [{ featureName: flag, tagType: 'simple', tagValue: '  trimmed-value ' }] })
+    const validation = (await ok(t, 'POST', VALIDATE, body)).body
+    expect(validation.errors, JSON.stringify(validation)).toEqual([])
+    expect((await t.call('POST', IMPORT, { body })).status).toBe(200)
+    expect(await t.query('select tag_value from feature_tags where feature_name = $1', [flag])).toEqual([{ tag_value: 'trimmed-value' }])
+  })
+
+  it('refuses . and .. as flag names on every route that creates a flag (they could never be reached by name)', async () => {
+    const project = await createProject(t)
+    for (const name of ['.', '..']) {
+      const res = await t.call('POST', features(project), { body: { name } })
+      expect(res.status, res.text).toBe(400)
+      expect(res.body.name).toBe('ValidationError')
+    }
+    const source = (await createFlag(t, {}, project)).name as string
+    expect((await t.call('POST', `${features(project)}/${source}/clone`, { body: { name: '..' } })).status).toBe(400)
+    expect(await t.query("select 1 from features where name in ('.', '..')")).toEqual([])
+  })
+})
+
+describe('POST /api/admin/features-batch/validate and /import: a context field listed twice', () => {
+  it('is an error, so the legal-value check cannot be passed with one copy and the field stored from the other', async () => {
+    const project = await createProject(t)
+    const field = fresh('field')
+    const flag = fresh('flag')
+    const body = {
+      project,
+      environment: 'development',
+      data: {
+        features: [{ name: flag }],
+        featureStrategies: [{ name: 'default', featureName: flag, constraints: [{ contextName: field, operator: 'IN', values: ['evil'] }] }],
+        tagTypes: [],
+        contextFields: [{ name: field, legalValues: [{ value: 'good' }] }, { name: field, legalValues: [{ value: 'evil' }] }],
+      },
+    }
+    const validation = (await ok(t, 'POST', VALIDATE, body)).body
+    expect(validation.errors).toContainEqual(expect.objectContaining({ affectedItems: [field] }))
+    const res = await t.call('POST', IMPORT, { body })
+    expect(res.status, res.text).toBe(400)
+    expect(await t.query('select 1 from context_fields where name = $1', [field])).toEqual([])
+  })
+})
+
+describe('POST /api/admin/features-batch/validate: answers about a private project as about unknown names', () => {
+  it("names no archived flag of a private project, and answers a private project's context field as an unknown name", async () => {
+    const secret = await createProject(t, { mode: 'private' })
+    const archived = (await createFlag(t, {}, secret)).name as string
+    await ok(t, 'DELETE', `${features(secret)}/${archived}`)
+    const privateField = fresh('privfield')
+    await ok(t, 'POST', `/api/admin/projects/${secret}/context`, { name: privateField })
+    const project = await createProject(t)
+    const viewer = await createSignedInUser(t, fresh('user'), 'Viewer')
+    const withFlag = (await ok(viewer, 'POST', VALIDATE, { project, environment: 'development', data: { features: [{ name: archived }], featureStrategies: [], tagTypes: [] } })).body
+    expect(JSON.stringify(withFlag.warnings)).not.toContain(archived)
+    expect(JSON.stringify(withFlag)).not.toContain(secret)
+    const unknownField = fresh('nofield')
+    const answer = async (field: string) =>
+      JSON.stringify((await ok(viewer, 'POST', VALIDATE, { project, environment: 'development', data: { features: [], featureStrategies: [], tagTypes: [], contextFields: [{ name: field }] } })).body).replaceAll(field, 'FIELD')
+    expect(await answer(privateField)).toBe(await answer(unknownField))
+    // The import refuses it (the name is taken), and only once the caller may create fields, whose route says as much.
+    const member = await viewerWith(project, [{ name: 'UPDATE_FEATURE' }, { name: 'UPDATE_PROJECT_CONTEXT' }])
+    const asProjectField = { project, environment: 'development', data: { features: [], featureStrategies: [], tagTypes: [], contextFields: [{ name: privateField, project: 'elsewhere' }] } }
+    expect((await ok(member, 'POST', VALIDATE, asProjectField)).body.errors).toEqual([])
+    const res = await member.call('POST', IMPORT, { body: asProjectField })
+    expect(res.status, res.text).toBe(409)
+    expect(res.text).not.toContain(secret)
+  })
+})
+
+describe('POST /api/admin/features-batch/validate reports what the import refuses', () => {
+  it('a strategy sortOrder out of range, variants that are not variants or name one twice, a self-dependency, a chain', async () => {
+    const project = await createProject(t)
+    const existingParent = (await createFlag(t, {}, project)).name as string
+    const grandparent = (await createFlag(t, {}, project)).name as string
+    await ok(t, 'POST', `${features(project)}/${existingParent}/dependencies`, { feature: grandparent })
+    const variant = { name: 'a', weight: 500, weightType: 'variable', stickiness: 'default' }
+    const cases: [string, (flag: string) => Record<string, unknown>][] = [
+      ['a sortOrder out of range', (flag) => ({ featureStrategies: [{ name: 'default', featureName: flag, sortOrder: 99999999999 }] })],
+      ['variants: [null]', (flag) => ({ featureEnvironments: [{ name: flag, featureName: flag, enabled: false, variants: [null] }] })],
+      ['a variant name twice', (flag) => ({ featureEnvironments: [{ name: flag, featureName: flag, enabled: false, variants: [variant, variant] }] })],
+      ['a self-dependency', (flag) => ({ dependencies: [{ feature: flag, dependencies: [{ feature: flag }] }] })],
+      ['a chain', (flag) => ({ dependencies: [{ feature: flag, dependencies: [{ feature: existingParent }] }] })],
+    ]
+    for (const [what, data] of cases) {
+      const flag = fresh('flag')
+      const body = { project, environment: 'development', data: { features: [{ name: flag }], featureStrategies: [], tagTypes: [], ...data(flag) } }
+      const validation = await t.call('POST', VALIDATE, { body })
+      expect(validation.status, `${what}: ${validation.text}`).toBe(200)
+      expect(validation.body.errors.length, `${what}: ${validation.text}`).toBeGreaterThan(0)
+      const res = await t.call('POST', IMPORT, { body })
+      expect(res.status, `${what}: ${res.text}`).toBe(400)
+      expect(await t.query('select 1 from features where name = $1', [flag]), what).toEqual([])
+    }
+  })
+})

@@ -1,5 +1,5 @@
 import * as z from '../http/zod.js'
-import { urlFriendlyName } from '../http/common-schemas.js'
+import { pathSegmentName } from '../http/common-schemas.js'
 
 export const EnvironmentSchema = z
   .object({
@@ -19,7 +19,7 @@ export const EnvironmentsSchema = z
 
 export const CreateEnvironmentSchema = z
   .object({
-    name: urlFriendlyName('Environment name'),
+    name: pathSegmentName('Environment name'),
     type: z.string().trim().min(1).max(100).openapi({ description: 'e.g. development, test, preproduction, production' }),
     enabled: z.boolean().optional(),
     sortOrder: z.number().int().min(-2147483648).max(2147483647).optional(),
@@ -42,7 +42,7 @@ export const SortOrderSchema = z.record(z.string(), z.number().int().min(-214748
 
 export const CloneEnvironmentSchema = z
   .object({
-    name: urlFriendlyName('Environment name'),
+    name: pathSegmentName('Environment name'),
     type: z.string().trim().min(1).max(100),
     projects: z.array(z.string().min(1).max(100)).max(1000).optional().openapi({ description: 'The projects to clone it in (default: every project with the source environment)' }),
     clonePermissions: z.boolean().optional().openapi({ description: 'Accepted for compatibility: Flagpost has no environment-scoped custom roles to copy' }),

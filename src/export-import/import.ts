@@ -9,9 +9,7 @@ import { segmentIdsOf } from '../strategies/read.js'
 import { archivedOf, importTargetSql, segmentsByName, type ImportTarget } from './validate.js'
 import type { ImportToggles, ImportValidation } from './schemas.js'
 import { toVariants } from '../variants/store.js'
-import { CreateStrategySchema, type StrategyInput } from '../strategies/schemas.js'
-import { normalizeStrategy } from '../strategies/store.js'
-import { issuesToDetails } from '../http/openapi.js'
+import { checkedStrategy, chainsOf, linksAfter } from './checks.js'
 import { checkLegalValues } from '../context-fields/legal-values.js'
 import { misfit } from '../strategy-definitions/fit.js'
 import { strategyDefinitions } from '../../schema/index.js'
@@ -48,8 +46,6 @@ interface ProjectFlag {
 interface ImportState extends ImportTarget {
   /** The live flags of the project named by the import (as flags or parents), with their state in the environment. */
   own: ProjectFlag[]
-  /** Dependencies touching those flags (as child or parent). */
-  links: { child: string; parent: string; enabled: boolean; variants: string[] }[]
   /** The tags named by the import that exist already. */
   knownTags: EventTag[]
 }
@@ -75,26 +71,10 @@ function stateSql(input: ImportToggles): SQL {
         order by f.name), '[]')
       from ${features} f left join ${featureEnvironments} fe on fe.feature_name = f.name and fe.environment = ${environment}
       where f.name = any(${sql.param(names)}::text[]) and f.project = ${project} and f.archived_at is null) as own,
-    (select coalesce(json_agg(json_build_object('child', d.child, 'parent', d.parent, 'enabled', d.enabled, 'variants', d.variants) order by d.child, d.parent), '[]') from ${featureDependencies} d
-      where d.child = any(${sql.param(names)}::text[]) or d.parent = any(${sql.param(names)}::text[])) as links,
     (select coalesce(json_agg(json_build_object('type', g.type, 'value', g.value) order by g.type, g.value), '[]') from ${tags} g
       where (g.type, g.value) in (select x.type, x.value from jsonb_to_recordset(${tagNames}::jsonb) as x (type text, value text))) as "knownTags",
     (select json_agg(f.version order by f.name) from ${features} f where f.name = any(${sql.param(names)}::text[])) as versions
     from (${importTargetSql(input)}) t`
-}
-
-/**
- * A strategy of the export as the strategy routes judge it (POST …/environments/{environment}/strategies: the same
- * schema, so the same rollout, constraint, semver, CIDR and REGEX rules, and the same stored form), else the 400
- * naming where. Its segments are the export's ids, mapped by name apart.
- */
-function checkedStrategy(s: ImportToggles['data']['featureStrategies'][number], featureName: string, path: string) {
-  const parsed = CreateStrategySchema.safeParse({ ...s, featureName: undefined, segments: undefined })
-  if (!parsed.success) {
-    const details = issuesToDetails(parsed.error, path)
-    throw validationError(`A strategy of ${featureName} is not valid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details)
-  }
-  return normalizeStrategy(parsed.data as StrategyInput, featureName)
 }
 
 /**
@@ -239,7 +219,6 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
 
   // Dependencies: as in Unleash's own, one parent per flag and no chains; the import's replace the child's.
   const dependencies = (data.dependencies ?? []).filter((d) => importedNames.has(d.feature))
-  const links = [...state.links.filter((l) => !dependencies.some((d) => d.feature === l.child))]
   const dependencyRows: { child: string; parent: string; enabled: boolean; variants: string[] }[] = []
   for (const d of dependencies) {
     if (d.dependencies.length > 1) throw validationError(`${d.feature} depends on more than one flag: a flag has at most one parent`)
@@ -250,9 +229,8 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
       dependencyRows.push(row)
     }
   }
-  links.push(...dependencyRows)
-  const chained = links.filter((l) => links.some((m) => m.child === l.parent))
-  if (chained.length > 0) throw validationError(`Dependencies cannot be chained: ${unique(chained.map((l) => `${l.child} -> ${l.parent}`)).join(', ')}`)
+  const chained = chainsOf(linksAfter(input, importedNames, state.links).links)
+  if (chained.length > 0) throw validationError(`Dependencies cannot be chained: ${chained.join(', ')}`)
   for (const row of dependencyRows) {
     const before = state.links.find((l) => l.child === row.child) ?? null
     events.push({ ...about(row.child), type: 'feature-dependency-added', data: { feature: row.parent, enabled: row.enabled, variants: row.variants }, preData: before && { feature: before.parent, enabled: before.enabled, variants: before.variants } })

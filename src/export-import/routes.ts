@@ -1,12 +1,12 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
-import { notFound } from '../core/errors.js'
+import { nameExists, notFound } from '../core/errors.js'
 import { exportFeatures } from './export.js'
 import { RegexMeter } from '../evaluation/index.js'
-import { missingPermissions, readImportTarget, validateImport } from './validate.js'
+import { changeRequestEnvironmentsOf, foreignFieldsOf, missingPermissions, readImportTarget, validateImport } from './validate.js'
 import { importFeatures } from './import.js'
-import { protectedEnvironmentsCheck, requireDirectChangeAllowed } from '../change-requests/guard.js'
+import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
 import { requirePermission } from '../core/permissions.js'
 import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema } from './schemas.js'
 
@@ -40,8 +40,10 @@ const validateRoute = adminRoute({
   summary: 'Validate feature import data',
   description:
     'What importing `data` (an export) into `project` and `environment` would meet, in Unleash\'s messages: `errors` (the import is refused while there is one: undefined strategy types, context fields lacking legal values the export uses, ' +
-    'flags living in other projects (the project named only to those who may read it), names given twice, names against the naming pattern, the flag limit, segments with no namesake global or in the project, dependencies on flags neither imported nor in the project), ' +
-    '`warnings` (custom strategy types, archived flags left out, existing flags overwritten) and `permissions` the caller lacks for it (including SKIP_CHANGE_REQUEST where the environment requires change requests). ' +
+    'flags living in other projects, archived or not (the project named only to those who may read it), names given twice, names against the naming pattern, the flag limit, segments with no namesake global or in the project, ' +
+    'dependencies on anything but a live flag of the project (imported or held), on itself, on more than one flag or chained, and every object the routes would refuse: flag names (URL-friendly, not `.` or `..`) and types, tag types, tags, new context fields, context fields listed twice, strategies, variants), ' +
+    '`warnings` (custom strategy types, archived flags of the project left out, existing flags overwritten) and `permissions` the caller lacks for it (including SKIP_CHANGE_REQUEST where the environment requires change requests, and in every environment requiring them where the import changes an existing flag\'s type or impressionData, or sets dependencies). ' +
+    'A context field or archived flag of a private project the caller may not read is answered as an unknown name. ' +
     '404 for a project the caller may not see, or one without the environment. Records nothing.',
   request: { body: { required: true, content: jsonContent(ImportTogglesSchema) } },
   responses: { 200: { description: 'The validation', content: jsonContent(ImportTogglesValidateSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
@@ -59,13 +61,13 @@ const importRoute = adminRoute({
     'Applies `data` (an export) to `project` and `environment`, all or nothing. Refused with 400 (the ValidationError\'s `details` are validate\'s errors) when `/validate` reports an error, and with 403 when the caller lacks a permission validate lists ' +
     '(UPDATE_FEATURE always; CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY (also for the default strategy an enabled flag gets), UPDATE_FEATURE_ENVIRONMENT_VARIANTS, and UPDATE_FEATURE_ENVIRONMENT where it changes a switch (unlike Unleash, as the switch route), in the environment, as the import needs them). ' +
     'Each strategy is checked as `POST …/strategies` checks it (its schema: rollout, constraint values, semver, CIDR, REGEX; its type\'s parameters; legal values of context fields), else 400 naming where (Unleash writes them unchecked). ' +
-    'Where the environment requires change requests the import is refused with 403 unless the caller may skip them (Unleash would open a change request instead); an import setting dependencies, which reach every environment, needs that in each environment of the project requiring them. ' +
+    'Where the environment requires change requests the import is refused with 403 unless the caller may skip them (Unleash would open a change request instead); an import setting dependencies, or changing an existing flag\'s type or impressionData (which SDKs of every environment receive, as `PATCH …/features/{featureName}`), needs that in each environment of the project requiring them. ' +
     'Archived flags of the export are left out. In one write: missing flags are created (type, description, impression data from the export) and the project\'s are updated; their strategies in the environment are replaced ' +
     '(segments mapped by name to the segment of that name, global or the project\'s), their switch set and their variants set where the export has some; an enabled flag left with no active strategy gets the default `flexibleRollout` 100%; ' +
     'their tags are replaced (missing tag types and tags created), missing context fields created, and the export\'s dependencies replace the children\'s (one parent, no chains, else 400). ' +
     'Records, as Unleash\'s import, `tag-type-created`, `context-field-created`, `feature-created` or `feature-metadata-updated`, `feature-strategy-remove` (Unleash records none), `feature-strategy-add`, ' +
     '`feature-environment-variants-updated`, `feature-environment-enabled`/`-disabled` where the switch changes, `tag-created`, `feature-untagged`/`feature-tagged` for real changes (Unleash re-tags every tag), `feature-dependency-added`, then `features-imported`. ' +
-    '404 for a project the caller may not see, or one without the environment.',
+    '409 for a context field whose name a private project\'s field holds. 404 for a project the caller may not see, or one without the environment.',
   request: { body: { required: true, content: jsonContent(ImportTogglesSchema) } },
   responses: { 200: { description: 'The import was made' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
 })
@@ -88,13 +90,16 @@ export const exportImportRoutes = createRouter()
     const hidden = await hiddenProjectsOf(c)
     if (hidden.includes(input.project)) throw notFound(`Could not find project ${input.project}`)
     requirePermission(c.var.principal, 'UPDATE_FEATURE', { project: input.project, environment: input.environment })
-    // Dependencies reach every environment of the project: each that requires change requests counts.
-    if ((input.data.dependencies ?? []).length > 0) await requireDirectChangeAllowed(c, input.project)
     const protectedIn = protectedEnvironmentsCheck(c)
     await importFeatures(c.var.db, c.var.caller, input, (state) => {
       // Permissions first: the naming pattern is matched only for a caller who may import, under the request's meter.
-      if (state.environment?.changeRequestsEnabled) protectedIn([{ project: input.project, environment: input.environment }])
+      // Its environment where it requires change requests; every protected one where the import changes what reaches
+      // them all (an existing flag's type or impression data, as the flag's PATCH; dependencies, as their routes).
+      protectedIn(changeRequestEnvironmentsOf(input, state).map((environment) => ({ project: input.project, environment })))
       for (const missing of missingPermissions(c.var.principal, input, state)) requirePermission(c.var.principal, missing, { project: input.project, environment: input.environment })
+      // A field of a private project validate answers as unknown: the caller may create fields, whose route says the name is taken.
+      const [taken] = foreignFieldsOf(input, state).filter((f) => hidden.includes(f.project))
+      if (taken) throw nameExists(`A context field named ${taken.name} already exists`)
       return validateImport(c.var.principal, input, state, hidden, new RegexMeter(c.var.evaluationLimits.regexWorkBudget))
     })
     return c.body(null, 200)

@@ -88,9 +88,10 @@ export const ImportDataSchema = z.object({
   featureStrategies: z.array(ImportedStrategy).max(10_000),
   featureEnvironments: z.array(ImportedFeatureEnvironment).max(1000).optional(),
   contextFields: z.array(ImportedContextField).max(1000).optional(),
-  featureTags: z.array(z.object({ featureName: name, tagType: z.string().max(100).optional(), tagValue: z.string().max(100) })).max(10_000).optional(),
+  // Tag types and values are trimmed, as the tag routes trim them.
+  featureTags: z.array(z.object({ featureName: name, tagType: z.string().trim().max(100).optional(), tagValue: z.string().trim().max(100) })).max(10_000).optional(),
   segments: z.array(z.object({ id: z.number().int(), name: z.string() })).max(1000).optional(),
-  tagTypes: z.array(z.object({ name: z.string().min(1).max(100), description: z.string().nullable().optional(), icon: z.string().nullable().optional(), color: z.string().nullable().optional() })).max(1000),
+  tagTypes: z.array(z.object({ name: z.string().trim().min(1).max(100), description: z.string().nullable().optional(), icon: z.string().nullable().optional(), color: z.string().nullable().optional() })).max(1000),
   dependencies: z.array(z.object({ feature: name, dependencies: z.array(z.object({ feature: name, enabled: z.boolean().optional(), variants: z.array(z.string()).optional() })).max(100) })).max(1000).optional(),
 })
 export type ImportData = z.infer<typeof ImportDataSchema>

@@ -1,22 +1,28 @@
 import { sql, type SQL } from 'drizzle-orm'
-import { contextFields, featureEnvironments, features, featureStrategies, projectEnvironments, projects, segments, strategyDefinitions, tagTypes } from '../../schema/index.js'
+import { contextFields, featureDependencies, featureEnvironments, features, featureStrategies, projectEnvironments, projects, segments, strategyDefinitions, tagTypes } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import { hasPermission, Permission, type PermissionName } from '../core/permissions.js'
 import type { Principal } from '../core/principal.js'
 import { compileWholeTextRegex, type RegexMeter } from '../evaluation/index.js'
 import type { ImportToggles, ImportValidation, ValidationItem } from './schemas.js'
+import { dataProblems } from './checks.js'
 
 /** What the target holds of what an import names: one read. */
 export interface ImportTarget {
   project: { pattern: string | null; example: string | null; description: string | null; limit: number | null; liveCount: number } | null
   environment: { changeRequestsEnabled: boolean } | null
-  flags: { name: string; project: string; archived: boolean }[]
+  flags: { name: string; project: string; archived: boolean; type: string; impressionData: boolean }[]
+  /** The environments of the project that require change requests. */
+  protectedEnvironments: string[]
+  /** Dependencies touching the flags the import names (as child or parent). */
+  links: { child: string; parent: string; enabled: boolean; variants: string[] }[]
   definitions: { name: string; builtIn: boolean }[]
+  /** The tag types the import names (in `tagTypes` or its tags) that exist. */
+  tagTypes: string[]
   /** The context fields the import names (as fields, or in its strategies' constraints), global or of any project. */
   fields: { name: string; legalValues: { value: string }[]; project: string | null }[]
   segments: { id: number; name: string; project: string | null }[]
-  tagTypes: string[]
   hasStrategies: boolean
   /** The project's live flags the import names that are on in the environment (whether the import switches them). */
   enabled: string[]
@@ -32,7 +38,7 @@ function fieldNamesOf(input: ImportToggles): string[] {
 
 /** The fields of another project than the import's that it names: a project's own fields are for its flags alone. */
 export const foreignFieldsOf = (input: ImportToggles, target: ImportTarget) =>
-  target.fields.filter((f) => f.project !== null && f.project !== input.project).map((f) => f.name)
+  target.fields.filter((f): f is typeof f & { project: string } => f.project !== null && f.project !== input.project)
 
 export async function readImportTarget(db: Db, input: ImportToggles): Promise<ImportTarget> {
   const [read] = await queryRows<ImportTarget>(db, importTargetSql(input))
@@ -48,15 +54,18 @@ export function importTargetSql(input: ImportToggles): SQL {
       (select json_build_object('pattern', p.feature_naming_pattern, 'example', p.feature_naming_example, 'description', p.feature_naming_description, 'limit', p.feature_limit,
         'liveCount', (select count(*) from ${features} f where f.project = p.id and f.archived_at is null)) from ${projects} p where p.id = ${project} and p.archived_at is null) as project,
       (select json_build_object('changeRequestsEnabled', pe.change_requests_enabled) from ${projectEnvironments} pe where pe.project_id = ${project} and pe.environment_name = ${environment}) as environment,
-      (select coalesce(json_agg(json_build_object('name', f.name, 'project', f.project, 'archived', f.archived_at is not null) order by f.name), '[]') from ${features} f
+      (select coalesce(json_agg(pe.environment_name order by pe.environment_name), '[]') from ${projectEnvironments} pe where pe.project_id = ${project} and pe.change_requests_enabled) as "protectedEnvironments",
+      (select coalesce(json_agg(json_build_object('name', f.name, 'project', f.project, 'archived', f.archived_at is not null, 'type', f.type, 'impressionData', f.impression_data) order by f.name), '[]') from ${features} f
         where f.name = any(${sql.param(unique([...names, ...parents]))}::text[])) as flags,
+      (select coalesce(json_agg(json_build_object('child', d.child, 'parent', d.parent, 'enabled', d.enabled, 'variants', d.variants) order by d.child, d.parent), '[]') from ${featureDependencies} d
+        where d.child = any(${sql.param(unique([...names, ...parents]))}::text[]) or d.parent = any(${sql.param(unique([...names, ...parents]))}::text[])) as links,
       (select coalesce(json_agg(json_build_object('name', d.name, 'builtIn', d.built_in) order by d.name), '[]') from ${strategyDefinitions} d
         where d.name = any(${sql.param(unique(data.featureStrategies.map((s) => s.name)))}::text[])) as definitions,
       (select coalesce(json_agg(json_build_object('name', c.name, 'legalValues', c.legal_values, 'project', c.project) order by c.name), '[]') from ${contextFields} c
         where c.name = any(${sql.param(fieldNamesOf(input))}::text[])) as fields,
       (select coalesce(json_agg(json_build_object('id', s.id, 'name', s.name, 'project', s.project) order by s.id), '[]') from ${segments} s
         where s.name = any(${sql.param(unique((data.segments ?? []).map((s) => s.name)))}::text[])) as segments,
-      (select coalesce(json_agg(t.name order by t.name), '[]') from ${tagTypes} t where t.name = any(${sql.param(unique(data.tagTypes.map((t) => t.name)))}::text[])) as "tagTypes",
+      (select coalesce(json_agg(t.name order by t.name), '[]') from ${tagTypes} t where t.name = any(${sql.param(unique([...data.tagTypes.map((t) => t.name), ...(data.featureTags ?? []).map((t) => t.tagType ?? 'simple')]))}::text[])) as "tagTypes",
       exists (select from ${featureStrategies} fs where fs.feature_name = any(${sql.param(names)}::text[]) and fs.environment = ${environment}) as "hasStrategies",
       (select coalesce(json_agg(fe.feature_name order by fe.feature_name), '[]') from ${featureEnvironments} fe join ${features} f on f.name = fe.feature_name
         where fe.feature_name = any(${sql.param(names)}::text[]) and fe.environment = ${environment} and fe.enabled and f.project = ${project} and f.archived_at is null) as enabled`
@@ -76,10 +85,49 @@ const DISPLAY_NAMES: Partial<Record<PermissionName, string>> = {
   SKIP_CHANGE_REQUEST: 'Skip change request process',
 }
 
-/** The flags of the import that would be revived rather than imported: archived ones. */
+/**
+ * The flags of the import left out because they are archived in its project (an archived flag of another project is
+ * a flag of another project: an error, which names no project the caller may not read).
+ */
 export const archivedOf = (input: ImportToggles, target: ImportTarget) => {
   const named = new Set(input.data.features.map((f) => f.name))
-  return target.flags.filter((f) => f.archived && named.has(f.name)).map((f) => f.name)
+  return target.flags.filter((f) => f.archived && f.project === input.project && named.has(f.name)).map((f) => f.name)
+}
+
+/** The flags the import writes: those it names, less those archived in its project. */
+export const importedOf = (input: ImportToggles, target: ImportTarget) => {
+  const archived = new Set(archivedOf(input, target))
+  return new Set(input.data.features.map((f) => f.name).filter((n) => !archived.has(n)))
+}
+
+/**
+ * The live flags of the project whose metadata SDKs receive in every environment (type, impression data) the import
+ * changes, as `PATCH /api/admin/projects/{projectId}/features/{featureName}` would. A flag it creates is off in every
+ * environment but the import's, as a created flag is; its description reaches no SDK; it never changes `stale`.
+ */
+export function metadataChangedOf(input: ImportToggles, target: ImportTarget): string[] {
+  const imported = importedOf(input, target)
+  const live = new Map(target.flags.filter((f) => f.project === input.project && !f.archived).map((f) => [f.name, f]))
+  return unique(
+    input.data.features
+      .filter((f) => imported.has(f.name))
+      .filter((f) => {
+        const before = live.get(f.name)
+        return before !== undefined && ((f.type !== undefined && f.type !== before.type) || (f.impressionData != null && f.impressionData !== before.impressionData))
+      })
+      .map((f) => f.name),
+  )
+}
+
+/**
+ * The environments where the import needs SKIP_CHANGE_REQUEST (each that requires change requests): its own; and every
+ * one of the project where it changes what reaches all environments: an existing flag's type or impression data (as the
+ * flag's PATCH asks) or dependencies (as the dependency routes ask).
+ */
+export function changeRequestEnvironmentsOf(input: ImportToggles, target: ImportTarget): string[] {
+  const everywhere = metadataChangedOf(input, target).length > 0 || (input.data.dependencies ?? []).length > 0
+  if (everywhere) return target.protectedEnvironments
+  return target.environment?.changeRequestsEnabled ? [input.environment] : []
 }
 
 /** The segments of the export, by the target's segment of the same name usable in the project (global or the project's). */
@@ -102,7 +150,9 @@ export function missingPermissions(principal: Principal, input: ImportToggles, t
   const needed: PermissionName[] = [Permission.UPDATE_FEATURE]
   if (data.tagTypes.some((t) => !target.tagTypes.includes(t.name))) needed.push(Permission.CREATE_TAG_TYPE)
   // A new field is created global, or the project's own where the export's was a project's (as Unleash imports them).
-  const newFields = (data.contextFields ?? []).filter((c) => !target.fields.some((f) => f.name === c.name))
+  // A field of a project other than the import's counts as new (the import is refused for it): the answer is the same
+  // whether a private project holds a field of that name or no one does.
+  const newFields = (data.contextFields ?? []).filter((c) => !target.fields.some((f) => f.name === c.name && (f.project === null || f.project === project)))
   if (newFields.some((c) => !c.project)) needed.push(Permission.CREATE_CONTEXT_FIELD)
   if (newFields.some((c) => c.project)) needed.push(Permission.UPDATE_PROJECT_CONTEXT)
   const archived = new Set(archivedOf(input, target))
@@ -117,8 +167,9 @@ export function missingPermissions(principal: Principal, input: ImportToggles, t
   if (imported.some((n) => isOn(n) !== wasOn.has(n))) needed.push(Permission.UPDATE_FEATURE_ENVIRONMENT)
   if ((data.featureEnvironments ?? []).some((e) => (e.variants ?? []).length > 0)) needed.push(Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS)
   if (data.features.some((f) => !existing.has(f.name))) needed.push(Permission.CREATE_FEATURE)
-  if (target.environment?.changeRequestsEnabled) needed.push(Permission.SKIP_CHANGE_REQUEST)
-  return needed.filter((p) => !hasPermission(principal, p, { project, environment }))
+  const missing = needed.filter((p) => !hasPermission(principal, p, { project, environment }))
+  if (changeRequestEnvironmentsOf(input, target).some((env) => !hasPermission(principal, Permission.SKIP_CHANGE_REQUEST, { project, environment: env }))) missing.push(Permission.SKIP_CHANGE_REQUEST)
+  return missing
 }
 
 function namingProblems(input: ImportToggles, target: ImportTarget, meter: RegexMeter | undefined): ValidationItem | undefined {
@@ -162,8 +213,10 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
   const undefinedTypes = unique(data.featureStrategies.map((s) => s.name).filter((n) => !defined.has(n)))
   if (undefinedTypes.length > 0) errors.push({ message: 'We detected the following custom strategy in the import file that needs to be created first:', affectedItems: undefinedTypes })
 
-  const foreign = foreignFieldsOf(input, target)
-  if (foreign.length > 0) errors.push({ message: `We detected the following context fields that belong to other projects, which the flags of project ${project} cannot use:`, affectedItems: foreign })
+  // A field of a private project the caller may not read is answered as an unknown name is (the import refuses it
+  // once the caller holds the permission to create a field, whose route says the name is taken).
+  const foreign = foreignFieldsOf(input, target).filter((f) => !hiddenProjects.includes(f.project))
+  if (foreign.length > 0) errors.push({ message: `We detected the following context fields that belong to other projects, which the flags of project ${project} cannot use:`, affectedItems: foreign.map((f) => f.name) })
 
   const fieldsByName = new Map(target.fields.filter((f) => f.project === null || f.project === project).map((f) => [f.name, f]))
   const illegal = (data.contextFields ?? []).filter((c) => {
@@ -172,7 +225,8 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
   })
   if (illegal.length > 0) errors.push({ message: 'We detected the following context fields that do not have matching legal values with the imported ones:', affectedItems: illegal.map((c) => c.name) })
 
-  const elsewhere = target.flags.filter((f) => f.project !== project && !f.archived && names.includes(f.name))
+  // Archived or not: a flag's name is taken in every project and the archive.
+  const elsewhere = target.flags.filter((f) => f.project !== project && names.includes(f.name))
   if (elsewhere.length > 0)
     errors.push({ message: `You cannot import a features that already exist in other projects. You already have the following features defined outside of project ${project}:`, affectedItems: elsewhere.map((f) => (hiddenProjects.includes(f.project) ? `${f.name} (in another project)` : `${f.name} (in project ${f.project})`)) })
 
@@ -195,8 +249,13 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
   const missingSegments = unique((data.segments ?? []).map((s) => s.name).filter((n) => !usable.has(n)))
   if (missingSegments.length > 0) errors.push({ message: 'We detected the following segments in the import file that need to be created first:', affectedItems: missingSegments })
 
-  const missingParents = unique((data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature)).filter((p) => !names.includes(p) && !inProject.has(p)))
+  // As the dependency route: a parent is a live flag of the project (one the import writes, or one it holds already).
+  const imported = importedOf(input, target)
+  const missingParents = unique((data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature)).filter((p) => !imported.has(p) && !inProject.has(p)))
   if (missingParents.length > 0) errors.push({ message: 'We detected the following dependencies that need to be created first:', affectedItems: missingParents })
+
+  const known = (name: string) => target.fields.some((f) => f.name === name && (f.project === null || f.project === project))
+  errors.push(...dataProblems(input, imported, { links: target.links, knownFields: (data.contextFields ?? []).map((c) => c.name).filter(known), knownTagTypes: target.tagTypes }))
 
   const custom = unique(data.featureStrategies.map((s) => s.name).filter((n) => defined.get(n)?.builtIn === false))
   if (custom.length > 0) warnings.push({ message: 'The following strategy types will be used in import. Please make sure the strategy type parameters are configured as in source environment:', affectedItems: custom })

@@ -1,10 +1,14 @@
 import * as z from '../http/zod.js'
-import { urlFriendlyName } from '../http/common-schemas.js'
+import { pathSegmentName } from '../http/common-schemas.js'
 import { StrategySchema } from '../strategies/schemas.js'
 import { VariantSchema } from '../variants/schemas.js'
 
 export const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const
 export type FlagType = (typeof FLAG_TYPES)[number]
+/** The check of a flag's type wherever one is written (creation, patch, state restore, import). */
+export const FlagTypeSchema = z.enum(FLAG_TYPES)
+/** The check of a flag's name wherever a flag is created (route, copy, state restore, import): a segment of its routes' paths. */
+export const flagName = (what = 'Flag name') => pathSegmentName(what)
 
 export const LIFECYCLE_STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const
 
@@ -19,8 +23,8 @@ export const TagSchema = z.object({ value: z.string(), type: z.string() })
 
 export const CreateFeatureSchema = z
   .object({
-    name: urlFriendlyName('Flag name'),
-    type: z.enum(FLAG_TYPES).optional().openapi({ description: 'Default `release`' }),
+    name: flagName(),
+    type: FlagTypeSchema.optional().openapi({ description: 'Default `release`' }),
     description: z.string().max(10_000).nullable().optional(),
     impressionData: z.boolean().optional(),
     tags: z.array(TagInputSchema).max(100).optional(),
@@ -114,7 +118,7 @@ export const ValidateArchiveFeaturesSchema = z
 
 export const CloneFeatureSchema = z
   .object({
-    name: urlFriendlyName('Name of the copy'),
+    name: flagName('Name of the copy'),
     replaceGroupId: z.boolean().optional().openapi({ description: "Whether the copy's strategies group by its own name (`groupId` parameters replaced). Default true" }),
   })
   .openapi('cloneFeatureSchema')

@@ -18,7 +18,7 @@ import { refuseArchivedProject } from './archive.js'
 import { asWrittenBy, loadFeature, unversionedPartsJson } from './read.js'
 import { switchedEvent } from './environment-switch.js'
 import { archivedEvent, eventTagsOf, flagVersionRead, guardSql, guardValues, metadataOf, nextState, writeOptimistically, type FlagState, type FlagStates, type Metadata } from './states.js'
-import { FLAG_TYPES, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
+import { FlagTypeSchema, type CreateFeature, type Feature, type PatchOperation } from './schemas.js'
 
 const p = (name: string) => sql.placeholder(name)
 
@@ -411,7 +411,7 @@ const PatchedFlagSchema = z
     name: z.string(),
     project: z.string(),
     description: z.string().max(10_000).nullable(),
-    type: z.enum(FLAG_TYPES),
+    type: FlagTypeSchema,
     stale: z.boolean(),
     impressionData: z.boolean(),
     archived: z.boolean(),

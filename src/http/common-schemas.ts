@@ -8,6 +8,12 @@ export const urlFriendlyName = (what: string, max = 100) =>
     .max(max, `${what} must be at most ${max} characters`)
     .regex(/^[A-Za-z0-9~_.-]+$/, `${what} must be URL-friendly: letters, digits and ~ _ . - only`)
 
+/**
+ * A name that is a segment of its routes' paths (flags, environments, signal endpoints): URL-friendly, and not `.` or
+ * `..`, which a URL resolves away, so that no route could reach what is named so.
+ */
+export const pathSegmentName = (what: string, max = 100) => urlFriendlyName(what, max).refine((name) => name !== '.' && name !== '..', `${what} must not be . or ..`)
+
 export const dateTime = z.iso.datetime({ offset: true })
 
 export const projectIdParam = z.object({

@@ -1,5 +1,5 @@
 import * as z from '../http/zod.js'
-import { pagingParam, urlFriendlyName } from '../http/common-schemas.js'
+import { pagingParam, pathSegmentName } from '../http/common-schemas.js'
 
 const dateTimeText = z.string().openapi({ format: 'date-time' })
 const idParam = (name: string, what: string) =>
@@ -36,7 +36,7 @@ export const SignalEndpointsSchema = z.object({ signalEndpoints: z.array(SignalE
 
 export const CreateSignalEndpointSchema = z
   .object({
-    name: urlFriendlyName('name').openapi({ description: 'URL-friendly: the end of the endpoint’s URL', example: 'grafana-alerts' }),
+    name: pathSegmentName('name').openapi({ description: 'URL-friendly: the end of the endpoint’s URL', example: 'grafana-alerts' }),
     description: z.string().max(1000, 'description must be at most 1000 characters').nullable().optional(),
     enabled: z.boolean().optional().openapi({ description: 'Default true; when updating, left out keeps it' }),
   })

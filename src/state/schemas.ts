@@ -1,7 +1,7 @@
 import * as z from '../http/zod.js'
 import { compileWholeTextRegex, regexProblem } from '../evaluation/index.js'
-import { dateTime, urlFriendlyName } from '../http/common-schemas.js'
-import { FLAG_TYPES } from '../flags/schemas.js'
+import { dateTime, pathSegmentName } from '../http/common-schemas.js'
+import { FlagTypeSchema } from '../flags/schemas.js'
 import { PROJECT_MODES, MAX_APPROVALS, MIN_APPROVALS } from '../projects/schemas.js'
 import { ConstraintSchema, CreateStrategySchema, SegmentConstraintsSchema, StrategyConstraintsSchema } from '../strategies/schemas.js'
 import { StrategyParameterInputSchema, strategyDefinitionName } from '../strategy-definitions/schemas.js'
@@ -170,7 +170,7 @@ export type StateDocument = z.infer<typeof StateSchema>
 // What the import takes: the export of Flagpost, or of Unleash 4 or 5. Fields of an item it does not use are
 // ignored (Unleash's carry more); what it uses is held to the rules of the routes that write it.
 
-const name = urlFriendlyName('Flag name')
+const name = pathSegmentName('Flag name')
 const LIST_MAX = 10_000
 const RELATION_MAX = 50_000
 const text = (max: number) => z.string().max(max).nullable().optional()
@@ -180,7 +180,7 @@ const parameterValue = z.union([z.string().max(10_000), z.number(), z.boolean()]
 const ImportedFeature = z.object({
   name,
   description: text(10_000),
-  type: z.enum(FLAG_TYPES).optional().openapi({ description: 'Default `release`' }),
+  type: FlagTypeSchema.optional().openapi({ description: 'Default `release`' }),
   project: z.string().min(1).max(100).optional().openapi({ description: 'Default `default`' }),
   stale: z.boolean().nullable().optional(),
   impressionData: z.boolean().nullable().optional(),
@@ -288,7 +288,7 @@ const ImportedFeatureStrategy = z
   })
 
 const ImportedEnvironment = z.object({
-  name: urlFriendlyName('Environment name'),
+  name: pathSegmentName('Environment name'),
   type: z.string().trim().min(1).max(100),
   sortOrder: z.number().int().min(-2147483648).max(2147483647).nullable().optional(),
   enabled: z.boolean().nullable().optional(),

@@ -1,0 +1,117 @@
+import type { ZodError } from 'zod'
+import { ApiError, validationError } from '../core/errors.js'
+import { CreateStrategySchema, type StrategyInput } from '../strategies/schemas.js'
+import { normalizeStrategy } from '../strategies/store.js'
+import { issuesToDetails } from '../http/openapi.js'
+import { toVariants } from '../variants/store.js'
+import { flagName, FlagTypeSchema, TagInputSchema } from '../flags/schemas.js'
+import { TagTypeInputSchema } from '../tag-types/schemas.js'
+import { CreateContextFieldSchema } from '../context-fields/schemas.js'
+import type { ImportToggles, ValidationItem } from './schemas.js'
+
+type ImportedStrategy = ImportToggles['data']['featureStrategies'][number]
+type Link = { child: string; parent: string }
+
+const unique = (list: string[]) => [...new Set(list)]
+const reasons = (error: ZodError, path?: string) => issuesToDetails(error, path).map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ')
+
+/** Why the strategy routes (POST …/environments/{environment}/strategies) would refuse a strategy of the export, if they would. */
+function strategyProblem(s: ImportedStrategy, path: string): string | undefined {
+  const parsed = CreateStrategySchema.safeParse({ ...s, featureName: undefined, segments: undefined })
+  return parsed.success ? undefined : reasons(parsed.error, path)
+}
+
+/**
+ * A strategy of the export as the strategy routes judge it (the same schema, so the same rollout, constraint, semver,
+ * CIDR and REGEX rules, and the same stored form), else the 400 naming where. Its segments are the export's ids, mapped by name apart.
+ */
+export function checkedStrategy(s: ImportedStrategy, featureName: string, path: string) {
+  const parsed = CreateStrategySchema.safeParse({ ...s, featureName: undefined, segments: undefined })
+  if (!parsed.success) {
+    const details = issuesToDetails(parsed.error, path)
+    throw validationError(`A strategy of ${featureName} is not valid: ${details.map((d) => `${d.path}: ${d.message}`).join('; ')}`, details)
+  }
+  return normalizeStrategy(parsed.data as StrategyInput, featureName)
+}
+
+/** The dependencies after the import: the target's (those touching its flags), less the children's it replaces, plus its own. */
+export function linksAfter(input: ImportToggles, imported: ReadonlySet<string>, before: readonly Link[]): { links: Link[]; added: Link[] } {
+  const dependencies = (input.data.dependencies ?? []).filter((d) => imported.has(d.feature))
+  const added = dependencies.flatMap((d) => d.dependencies.map((p) => ({ child: d.feature, parent: p.feature })))
+  return { links: [...before.filter((l) => !dependencies.some((d) => d.feature === l.child)), ...added], added }
+}
+
+/** The links of `links` that make a chain (a parent that itself has a parent), as `child -> parent`. */
+export const chainsOf = (links: readonly Link[]) => unique(links.filter((l) => links.some((m) => m.child === l.parent)).map((l) => `${l.child} -> ${l.parent}`))
+
+/**
+ * What the routes the import stands for would refuse in its data, as validate's errors (every problem listed, not the
+ * first): flag names (URL-friendly, not `.` or `..`) and types (the flag routes' check), tag types and tags (the tag
+ * routes' schemas), new context fields (the context field routes' schema: name, description, sort order, legal values
+ * neither empty nor given twice) and context fields given twice, strategies (the strategy routes' schema), an
+ * environment's variants (`PUT …/environments/{environment}/variants`), strategy segments and tag types the export
+ * does not carry, and dependencies the dependency route refuses (more than one parent, on itself, chained).
+ * `imported`: the flags the import writes; `knownFields`, `knownTagTypes`: names that exist already (not created).
+ */
+export function dataProblems(
+  input: ImportToggles,
+  imported: ReadonlySet<string>,
+  target: { links: readonly Link[]; knownFields: readonly string[]; knownTagTypes: readonly string[] },
+): ValidationItem[] {
+  const { data } = input
+  const report = new Map<string, string[]>()
+  const add = (message: string, item: string) => report.set(message, [...(report.get(message) ?? []), item])
+  const name = flagName()
+
+  for (const f of data.features) {
+    if (!name.safeParse(f.name).success) add('The following flag names are not valid (URL-friendly: letters, digits and ~ _ . - only; 1 to 100 characters; not . or ..):', f.name)
+    if (f.type !== undefined && !FlagTypeSchema.safeParse(f.type).success) add('The following flags have a type that is not a flag type:', `${f.name} (${f.type})`)
+  }
+
+  for (const tt of data.tagTypes) {
+    if (target.knownTagTypes.includes(tt.name)) continue
+    const parsed = TagTypeInputSchema.safeParse({ name: tt.name, description: tt.description ?? undefined, icon: tt.icon, color: tt.color })
+    if (!parsed.success) add('The following tag types are not valid:', `${tt.name}: ${reasons(parsed.error)}`)
+  }
+  const definedTypes = new Set([...target.knownTagTypes, ...data.tagTypes.map((tt) => tt.name)])
+  for (const t of data.featureTags ?? []) {
+    const parsed = TagInputSchema.safeParse({ value: t.tagValue, type: t.tagType })
+    if (!parsed.success) add('The following tags are not valid:', `${t.featureName} ${t.tagType ?? 'simple'}:${t.tagValue}: ${reasons(parsed.error)}`)
+    else if (!definedTypes.has(t.tagType ?? 'simple')) add('The following tag types are used by tags but neither exist nor are in the import:', t.tagType ?? 'simple')
+  }
+
+  const fieldNames = (data.contextFields ?? []).map((c) => c.name)
+  for (const n of unique(fieldNames.filter((n, i) => fieldNames.indexOf(n) !== i))) add('The following context fields are listed more than once:', n)
+  for (const c of data.contextFields ?? []) {
+    if (target.knownFields.includes(c.name)) continue
+    const parsed = CreateContextFieldSchema.safeParse({ name: c.name, description: c.description, stickiness: c.stickiness, sortOrder: c.sortOrder, legalValues: c.legalValues })
+    if (!parsed.success) add('The following context fields are not valid:', `${c.name}: ${reasons(parsed.error)}`)
+  }
+
+  const segmentIds = new Set((data.segments ?? []).map((s) => s.id))
+  for (const [i, s] of data.featureStrategies.entries()) {
+    if (!s.featureName || !imported.has(s.featureName)) continue
+    const problem = strategyProblem(s, `featureStrategies.${i}`)
+    if (problem) add('The following strategies are not valid:', `${s.featureName} (${s.name}): ${problem}`)
+    for (const id of s.segments ?? []) if (!segmentIds.has(id)) add("The following segment ids of strategies are not in the import's segments:", String(id))
+  }
+
+  for (const e of data.featureEnvironments ?? []) {
+    const flag = e.featureName ?? e.name ?? ''
+    if (!imported.has(flag) || !e.variants || e.variants.length === 0) continue
+    try {
+      toVariants(e.variants, `featureEnvironments (${flag})`)
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      add('The following flags have variants that are not valid:', `${flag}: ${error.message}`)
+    }
+  }
+
+  for (const d of (data.dependencies ?? []).filter((d) => imported.has(d.feature))) {
+    if (d.dependencies.length > 1) add('The following flags depend on more than one flag (a flag has at most one parent):', d.feature)
+    if (d.dependencies.some((p) => p.feature === d.feature)) add('The following flags depend on themselves:', d.feature)
+  }
+  for (const chain of chainsOf(linksAfter(input, imported, target.links).links)) add('Dependencies cannot be chained (a parent cannot itself depend on a flag):', chain)
+
+  return [...report].map(([message, items]) => ({ message, affectedItems: unique(items) }))
+}

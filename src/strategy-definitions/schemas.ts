@@ -7,6 +7,8 @@ export const strategyDefinitionName = z
   .min(1, 'strategy name must not be empty')
   .max(100, 'strategy name must be at most 100 characters')
   .regex(/^[A-Za-z0-9_.-]+$/, 'strategy name may contain letters, digits and _ . - only')
+  // A path segment of its routes: `.` or `..` would name no definition in a URL (never read, changed or deleted).
+  .refine((name) => name !== '.' && name !== '..', 'strategy name must not be . or ..')
 
 export const StrategyParameterInputSchema = z
   .object({

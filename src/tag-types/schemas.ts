@@ -22,6 +22,8 @@ export const TagTypeInputSchema = z
       .min(2, 'tag type name must be 2 to 50 characters')
       .max(50, 'tag type name must be 2 to 50 characters')
       .regex(/^[A-Za-z0-9._~-]+$/, 'tag type name must be URL-friendly (letters, digits, . _ ~ -)')
+      // A path segment: `..` would name no tag type in a URL, so it could never be read, changed or deleted.
+      .refine((name) => name !== '..', 'tag type name must not be ..')
       .openapi({ example: 'color' }),
     description: z.string().max(10_000).optional(),
     icon: z.string().max(100).nullable().optional(),

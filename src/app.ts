@@ -48,6 +48,7 @@ import { lifecycleRoutes } from './lifecycle/routes.js'
 import { featureTypeRoutes } from './feature-types/routes.js'
 import { flagSearchRoutes } from './flags/search-routes.js'
 import { userRoutes } from './users/routes.js'
+import { accountRoutes } from './users/account-routes.js'
 import { authRoutes } from './auth/routes.js'
 import { personalAccessTokenRoutes } from './api-tokens/personal-access-token-routes.js'
 import { serviceAccountRoutes } from './service-accounts/routes.js'
@@ -194,7 +195,7 @@ export function createApp(deps: AppDeps) {
   }
   const clientAddress = deps.clientAddress ?? socketClientAddress()
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
-  const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false }
+  const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false, background: deps.background }
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background, streams: deps.streams })
   const cacheProjectReads = deps.cacheProjectReads !== false
   const overviews = createOverviewCache(sdk.options.shareInFlight, { summaries: cacheProjectReads })
@@ -329,6 +330,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', lifecycleRoutes)
   app.route('/', featureTypeRoutes)
   app.route('/', flagSearchRoutes)
+  // Before userRoutes: `/api/admin/user-admin/{id}` would take `admin-count`, `inactive` and `scim-users` for ids.
+  app.route('/', accountRoutes)
   app.route('/', userRoutes)
   app.route('/', authRoutes)
   app.route('/', personalAccessTokenRoutes)

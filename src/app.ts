@@ -68,6 +68,8 @@ import { authenticateClient, authenticateFrontend } from './client-api/auth.js'
 import { clientRoutes } from './client-api/routes.js'
 import { createSdkState, type SdkOptions, type SdkState, type StreamHub } from './client-api/state.js'
 import { frontendCors } from './frontend-api/cors.js'
+import { createFrontendOrigins } from './ui-config/store.js'
+import { uiConfigRoutes } from './ui-config/routes.js'
 import { frontendRoutes } from './frontend-api/routes.js'
 import { edgeRoutes } from './edge-api/routes.js'
 import { metricsRoutes } from './metrics/routes.js'
@@ -195,12 +197,13 @@ export function createApp(deps: AppDeps) {
   }
   const clientAddress = deps.clientAddress ?? socketClientAddress()
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
-  const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false, background: deps.background }
+  const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false, background: deps.background, version: deps.version }
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background, streams: deps.streams })
   const cacheProjectReads = deps.cacheProjectReads !== false
   const overviews = createOverviewCache(sdk.options.shareInFlight, { summaries: cacheProjectReads })
   const flagSearches = cacheProjectReads ? createSearchCache(sdk.options.shareInFlight) : undefined
   const flagStates = createFlagStates()
+  const frontendOrigins = createFrontendOrigins(sdk.options.frontendCorsOrigins, clock)
   const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
   const oidc = createOidcCache()
   const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS })
@@ -234,6 +237,7 @@ export function createApp(deps: AppDeps) {
     c.set('evaluationLimits', evaluationLimits)
     c.set('clientAddress', clientAddress)
     c.set('accounts', accounts)
+    c.set('frontendOrigins', frontendOrigins)
     c.set('oidc', oidc)
     c.set('forgetPrincipals', () => principals.forget())
     c.set('delivery', delivery)
@@ -301,7 +305,7 @@ export function createApp(deps: AppDeps) {
     await next()
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400) sdk.invalidate()
   })
-  app.use('/api/frontend/*', frontendCors(sdk.options.frontendCorsOrigins))
+  app.use('/api/frontend/*', frontendCors((c) => frontendOrigins.get(c.var.db)))
   app.use('/api/client/*', authenticateClient)
   app.use('/api/frontend/*', authenticateFrontend)
   app.use('/api/signal-endpoint/:name', authenticateSignal({ perMinute: deps.signalsPerMinute }, clock))
@@ -309,6 +313,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', bodyGuard({ largerBodies: { [STATE_IMPORT_PATH]: STATE_IMPORT_MAX_BYTES } }))
 
   app.route('/', healthRoutes)
+  app.route('/', uiConfigRoutes)
   app.route('/', projectRoutes)
   app.route('/', environmentRoutes)
   app.route('/', apiTokenRoutes)

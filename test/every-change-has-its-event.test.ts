@@ -806,6 +806,9 @@ const cases: Case[] = [
     events: ['user-deleted'],
   },
   { route: 'DELETE /api/admin/user-admin/scim-users', request: async () => ({ path: '/api/admin/user-admin/scim-users' }), events: [] },
+  { route: 'POST /api/admin/ui-config/cors', request: async () => ({ path: '/api/admin/ui-config/cors', body: { frontendApiOrigins: ['*'] } }), events: ['setting-created'] },
+  // Logged on the server's console only.
+  { route: 'POST /api/admin/record-ui-error', request: async () => ({ path: '/api/admin/record-ui-error', body: { errorMessage: 'boom' } }), events: [] },
   {
     route: 'POST /api/admin/user/change-password',
     request: async () => ({ path: '/api/admin/user/change-password', body: { oldPassword: PASSWORD, password: 'a new passphrase' }, as: (await userWithEmail()).as }),

@@ -10,6 +10,8 @@ export interface AccountSettings {
   passwordAlwaysAllowed?: boolean
   /** Runs work after the response (a reset e-mail: the answer must not wait on whether there is an account). */
   background?: RunInBackground
+  /** The deployment's version, as the UI configuration tells it. */
+  version?: string
 }
 
 declare module 'hono' {

@@ -20,6 +20,7 @@ import { signInRateLimit, type SignInRateLimit } from './auth/rate-limit.js'
 import { socketClientAddress, type ClientAddress } from './http/client-address.js'
 import { healthRoutes } from './health/routes.js'
 import { projectRoutes } from './projects/routes.js'
+import { projectInsightRoutes } from './projects/insights-routes.js'
 import { environmentRoutes } from './environments/routes.js'
 import { apiTokenRoutes } from './api-tokens/routes.js'
 import { projectApiTokenRoutes } from './api-tokens/project-token-routes.js'
@@ -315,6 +316,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', healthRoutes)
   app.route('/', uiConfigRoutes)
   app.route('/', projectRoutes)
+  app.route('/', projectInsightRoutes)
   app.route('/', environmentRoutes)
   app.route('/', apiTokenRoutes)
   app.route('/', projectApiTokenRoutes)

@@ -1,6 +1,7 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { ApplicationImpactMetricsSchema, ApplicationsQuerySchema, ApplicationsSchema, appNameParam, FeatureMetricsSchema, FeatureUsageSchema, featureNameParam, HoursBackQuerySchema } from './schemas.js'
+import { ApplicationImpactMetricsSchema, ApplicationsQuerySchema, ApplicationsSchema, appNameParam, OutdatedSdksSchema, FeatureMetricsSchema, FeatureUsageSchema, featureNameParam, HoursBackQuerySchema } from './schemas.js'
+import { outdatedSdks } from './outdated-sdks.js'
 import { applicationImpactMetrics, featureMetricsRaw, featureUsage, listApplications } from './read.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
 
@@ -63,7 +64,20 @@ const getFeatureMetricsRawRoute = adminRoute({
   responses: { 200: { description: 'The hourly metrics', content: jsonContent(FeatureMetricsSchema) }, ...pickErrors(400, 401, 403, 404) },
 })
 
+const getOutdatedSdksRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/metrics/sdks/outdated',
+  operationId: 'getOutdatedSdks',
+  tags,
+  summary: 'Get outdated SDKs',
+  description:
+    'The SDK versions running instances registered (`sdkVersion`, `name:version`) that are older than the oldest Unleash 8.2 does not call outdated (e.g. unleash-client-node 5.3.2, unleash-node-sdk 6.6.0), ' +
+    'each with the applications running it. SDKs Unleash keeps no minimum for are never outdated.',
+  responses: { 200: { description: 'The outdated SDKs', content: jsonContent(OutdatedSdksSchema) }, ...pickErrors(401, 403) },
+})
+
 export const metricsRoutes = createRouter()
+  .openapi(getOutdatedSdksRoute, async (c) => c.json(await outdatedSdks(c.var.db), 200))
   .openapi(getApplicationsRoute, async (c) => c.json(await listApplications(c.var.db, c.req.valid('query'), await hiddenProjectsOf(c)), 200))
   .openapi(getApplicationImpactMetricsRoute, async (c) => c.json(await applicationImpactMetrics(c.var.db, c.req.valid('param').appName, await hiddenProjectsOf(c)), 200))
   .openapi(getFeatureUsageRoute, async (c) => c.json(await featureUsage(c.var.db, c.req.valid('param').name, c.var.caller.now), 200))

@@ -212,3 +212,7 @@ export const ImpactMetricSeriesSchema = z
 export const ApplicationImpactMetricsSchema = z
   .object({ appName: z.string(), impactMetrics: z.array(ImpactMetricSeriesSchema) })
   .openapi('applicationImpactMetricsSchema')
+
+export const OutdatedSdksSchema = z
+  .object({ sdks: z.array(z.object({ sdkVersion: z.string(), applications: z.array(z.string()) })) })
+  .openapi('outdatedSdksSchema', { description: 'SDK versions (`name:version`) older than the oldest Unleash 8.2 does not call outdated, each with the applications running it' })

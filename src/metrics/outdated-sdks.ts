@@ -1,4 +1,4 @@
-import parseVersion from 'semver/functions/parse.js'
+import { compareVersions, parseVersion } from '../evaluation/index.js'
 import { sql } from 'drizzle-orm'
 import { clientInstances, clientMetricsHourly, features } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
@@ -28,7 +28,7 @@ export function isOutdatedSdk(sdkVersion: string): boolean {
   const [name, version] = sdkVersion.split(':')
   const minimum = name ? MINIMUM_SDK_VERSIONS[name] : undefined
   const parsed = minimum && version ? parseVersion(version) : null
-  return parsed !== null && parsed !== undefined && parsed.compare(minimum!) < 0
+  return parsed !== null && compareVersions(parsed, parseVersion(minimum!)!) < 0
 }
 
 /**

@@ -809,6 +809,9 @@ const cases: Case[] = [
   { route: 'POST /api/admin/ui-config/cors', request: async () => ({ path: '/api/admin/ui-config/cors', body: { frontendApiOrigins: ['*'] } }), events: ['setting-created'] },
   // Logged on the server's console only.
   { route: 'POST /api/admin/record-ui-error', request: async () => ({ path: '/api/admin/record-ui-error', body: { errorMessage: 'boom' } }), events: [] },
+  { route: 'POST /api/admin/metrics/applications/{appName}', request: async () => ({ path: `/api/admin/metrics/applications/${fresh('app')}`, body: { color: 'red' } }), events: ['application-created'] },
+  // As Unleash: an application (what SDKs reported) goes without an event.
+  { route: 'DELETE /api/admin/metrics/applications/{appName}', request: async () => ({ path: `/api/admin/metrics/applications/${fresh('app')}` }), events: [] },
   {
     route: 'POST /api/admin/user/change-password',
     request: async () => ({ path: '/api/admin/user/change-password', body: { oldPassword: PASSWORD, password: 'a new passphrase' }, as: (await userWithEmail()).as }),

@@ -76,14 +76,15 @@ const getOutdatedSdksRoute = adminRoute({
   description:
     'The SDK versions running instances registered (`sdkVersion`, `name:version`) that are older than the oldest Unleash 8.2 does not call outdated (e.g. unleash-client-node 5.3.2, unleash-node-sdk 6.6.0), ' +
     'each with the applications running it. SDKs Unleash keeps no minimum for are never outdated.',
-  responses: { 200: { description: 'The outdated SDKs', content: jsonContent(OutdatedSdksSchema) }, ...pickErrors(401, 403) },
+  responses: { 200: { description: 'The outdated SDKs', content: jsonContent(OutdatedSdksSchema()) }, ...pickErrors(401, 403) },
 })
 
 const text = (max: number) => z.string().max(max)
 const CreateApplicationSchema = z
   .object({ strategies: z.array(text(200)).max(100).optional(), url: text(1000).optional(), color: text(100).optional(), icon: text(200).optional() })
   .openapi('createApplicationSchema')
-const SingleApplicationSchema = z
+const SingleApplicationSchema = () =>
+  z
   .object({
     appName: z.string(),
     sdkVersion: z.string().optional(),
@@ -95,7 +96,8 @@ const SingleApplicationSchema = z
     usage: z.array(z.object({ project: z.string(), environments: z.array(z.string()) })),
   })
   .openapi('singleApplicationSchema')
-const ApplicationOverviewSchema = z
+const ApplicationOverviewSchema = () =>
+  z
   .object({
     projects: z.array(z.string()),
     featureCount: z.number(),
@@ -115,7 +117,8 @@ const ApplicationOverviewSchema = z
     issues: z.object({ missingStrategies: z.array(z.string()) }).openapi('applicationOverviewIssuesSchema'),
   })
   .openapi('applicationOverviewSchema')
-const InstancesSchema = z
+const InstancesSchema = () =>
+  z
   .object({ instances: z.array(z.object({ instanceId: z.string(), sdkVersion: z.string().nullable(), clientIp: z.string().nullable(), lastSeen: z.string() })) })
   .openapi('applicationEnvironmentInstancesSchema')
 const appPath = '/api/admin/metrics/applications/{appName}'
@@ -129,7 +132,7 @@ const getApplicationRoute = adminRoute({
   summary: 'Get application data',
   description: `The application: the SDK it registered with, its strategies and how to show it. ${usageNote} 404 for an unknown application.`,
   request: { params: appNameParam },
-  responses: { 200: { description: 'The application', content: jsonContent(SingleApplicationSchema) }, ...pickErrors(401, 403, 404) },
+  responses: { 200: { description: 'The application', content: jsonContent(SingleApplicationSchema()) }, ...pickErrors(401, 403, 404) },
 })
 
 const createApplicationRoute = adminRoute({
@@ -170,7 +173,7 @@ const applicationOverviewRoute = adminRoute({
     `${usageNote} \`featureCount\` counts their flags it reported. Per environment: its running instances, their SDKs (frontend or backend, by the SDK's name), the last report and the outdated SDKs ` +
     '(as GET /api/admin/metrics/sdks/outdated); `missingFeatures` is empty (Flagpost keeps no metrics of flags that do not exist). `missingStrategies`: strategies of the flags it reported that it did not register. 404 for an unknown application.',
   request: { params: appNameParam },
-  responses: { 200: { description: 'The overview', content: jsonContent(ApplicationOverviewSchema) }, ...pickErrors(401, 403, 404) },
+  responses: { 200: { description: 'The overview', content: jsonContent(ApplicationOverviewSchema()) }, ...pickErrors(401, 403, 404) },
 })
 
 const applicationInstancesRoute = adminRoute({
@@ -181,7 +184,7 @@ const applicationInstancesRoute = adminRoute({
   summary: 'Get application environment instances',
   description: 'The application\'s running instances in the environment (at most 1,000, latest report first): id, SDK version, client address and last report. 404 for an unknown application.',
   request: { params: appNameParam.extend({ environment: z.string().min(1).max(100).openapi({ param: { name: 'environment', in: 'path' } }) }) },
-  responses: { 200: { description: 'The instances', content: jsonContent(InstancesSchema) }, ...pickErrors(401, 403, 404) },
+  responses: { 200: { description: 'The instances', content: jsonContent(InstancesSchema()) }, ...pickErrors(401, 403, 404) },
 })
 
 export const metricsRoutes = createRouter()

@@ -11,15 +11,18 @@ import { OutdatedSdksSchema } from '../metrics/schemas.js'
 const tags = ['Projects']
 const hidden = '404 for an unknown project, and for a private project the caller may not read (as Unleash answers an unknown one).'
 
-const FlagCreatorsSchema = z.array(z.object({ id: z.number().int(), name: z.string() })).openapi('projectFlagCreatorsSchema')
-const HealthReportSchema = ProjectOverviewSchema.extend({
+const FlagCreatorsSchema = () =>
+  z.array(z.object({ id: z.number().int(), name: z.string() })).openapi('projectFlagCreatorsSchema')
+const HealthReportSchema = () =>
+  ProjectOverviewSchema.extend({
   technicalDebt: z.number().min(0).max(100),
   potentiallyStaleCount: z.number(),
   activeCount: z.number(),
   staleCount: z.number(),
 }).openapi('healthReportSchema')
 const stage = z.object({ averageDays: z.number().nullable(), currentFlags: z.number().int() })
-const ProjectStatusSchema = z
+const ProjectStatusSchema = () =>
+  z
   .object({
     activityCountByDate: z.array(z.object({ date: z.string(), count: z.number().int() })).openapi('projectActivitySchema'),
     resources: z.object({ apiTokens: z.number().int(), members: z.number().int(), segments: z.number().int() }),
@@ -29,10 +32,12 @@ const ProjectStatusSchema = z
     staleFlags: z.object({ total: z.number().int() }),
   })
   .openapi('projectStatusSchema')
-const DoraSchema = z
+const DoraSchema = () =>
+  z
   .object({ projectAverage: z.number().optional(), features: z.array(z.object({ name: z.string(), timeToProduction: z.number() }).openapi('doraFeaturesSchema')) })
   .openapi('projectDoraMetricsSchema')
-const ProjectApplicationsSchema = z
+const ProjectApplicationsSchema = () =>
+  z
   .object({
     total: z.number().int(),
     applications: z.array(
@@ -53,7 +58,7 @@ const flagCreatorsRoute = adminRoute({
   summary: 'Get the users who created flags in a project',
   description: `Every user (not deleted) who created a flag of the project, live or archived: id and name (else username, else e-mail). ${hidden}`,
   request: { params: projectIdParam },
-  responses: { 200: { description: 'The flag creators', content: jsonContent(FlagCreatorsSchema) }, ...pickErrors(401, 403, 404) },
+  responses: { 200: { description: 'The flag creators', content: jsonContent(FlagCreatorsSchema()) }, ...pickErrors(401, 403, 404) },
 })
 
 const healthReportRoute = adminRoute({
@@ -66,7 +71,7 @@ const healthReportRoute = adminRoute({
     'The deprecated project overview (GET /api/admin/projects/{projectId}: the project and its live flags) with `technicalDebt` (100 − health) and its live flags counted as ' +
     `stale, potentially stale and active (neither). ${hidden} 404 for an archived project too.`,
   request: { params: projectIdParam },
-  responses: { 200: { description: 'The health report', content: jsonContent(HealthReportSchema) }, ...pickErrors(401, 403, 404) },
+  responses: { 200: { description: 'The health report', content: jsonContent(HealthReportSchema()) }, ...pickErrors(401, 403, 404) },
 })
 
 const statusRoute = adminRoute({
@@ -80,7 +85,7 @@ const statusRoute = adminRoute({
     'its health and technical debt (100 − health), its flags per lifecycle stage (archived flags in `archived`) with the average days flags spent in each stage they have left (null when none has), ' +
     `and its stale live flags. ${hidden}`,
   request: { params: projectIdParam },
-  responses: { 200: { description: 'The project status', content: jsonContent(ProjectStatusSchema) }, ...pickErrors(401, 403, 404) },
+  responses: { 200: { description: 'The project status', content: jsonContent(ProjectStatusSchema()) }, ...pickErrors(401, 403, 404) },
 })
 
 const doraRoute = adminRoute({
@@ -93,7 +98,7 @@ const doraRoute = adminRoute({
     'Lead time to production: for each live flag enabled at least once in a production-type environment, the days (one decimal) from its creation to its first enabling there; ' +
     `\`projectAverage\` their mean (0 when none). ${hidden}`,
   request: { params: projectIdParam },
-  responses: { 200: { description: 'The DORA metrics', content: jsonContent(DoraSchema) }, ...pickErrors(401, 403, 404) },
+  responses: { 200: { description: 'The DORA metrics', content: jsonContent(DoraSchema()) }, ...pickErrors(401, 403, 404) },
 })
 
 const applicationsRoute = adminRoute({
@@ -107,7 +112,7 @@ const applicationsRoute = adminRoute({
     'their SDKs (name and versions, from `sdkVersion` `name:version`). `query` keeps names containing it (ignoring case); sorted by name (`sortOrder` asc or desc); ' +
     `\`offset\` and \`limit\` (default 50, at most 1000) page them, \`total\` counts every match. ${hidden}`,
   request: { params: projectIdParam, query: ProjectApplicationsQuery },
-  responses: { 200: { description: 'The applications', content: jsonContent(ProjectApplicationsSchema) }, ...pickErrors(400, 401, 403, 404) },
+  responses: { 200: { description: 'The applications', content: jsonContent(ProjectApplicationsSchema()) }, ...pickErrors(400, 401, 403, 404) },
 })
 
 const outdatedRoute = adminRoute({
@@ -118,7 +123,7 @@ const outdatedRoute = adminRoute({
   summary: 'Get outdated project SDKs',
   description: `The outdated SDK versions (see GET /api/admin/metrics/sdks/outdated) run by applications that reported the project's flags, each with those applications. ${hidden}`,
   request: { params: projectIdParam },
-  responses: { 200: { description: 'The outdated SDKs', content: jsonContent(OutdatedSdksSchema) }, ...pickErrors(401, 403, 404) },
+  responses: { 200: { description: 'The outdated SDKs', content: jsonContent(OutdatedSdksSchema()) }, ...pickErrors(401, 403, 404) },
 })
 
 export const projectInsightRoutes = createRouter()

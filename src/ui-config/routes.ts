@@ -10,7 +10,8 @@ import { saveFrontendOrigins } from './store.js'
 
 const tags = ['Admin UI']
 
-const VersionSchema = z
+const VersionSchema = () =>
+  z
   .object({
     current: z.object({ oss: z.string().optional(), enterprise: z.string().optional() }),
     latest: z.object({ oss: z.string().optional(), enterprise: z.string().optional() }),
@@ -19,7 +20,8 @@ const VersionSchema = z
   })
   .openapi('versionSchema')
 
-const UiConfigSchema = z
+const UiConfigSchema = () =>
+  z
   .object({
     name: z.string().optional(),
     version: z.string(),
@@ -30,7 +32,7 @@ const UiConfigSchema = z
     frontendApiOrigins: z.array(z.string()).optional(),
     authenticationType: z.string().optional(),
     flags: z.record(z.string(), z.boolean()).optional(),
-    versionInfo: VersionSchema,
+    versionInfo: VersionSchema(),
   })
   .openapi('uiConfigSchema')
 
@@ -49,8 +51,10 @@ const OriginSchema = z
   }, 'each origin must be `*` or a URL origin such as https://example.com')
 const SetCorsSchema = z.object({ frontendApiOrigins: z.array(OriginSchema).max(100, 'at most 100 origins').optional() }).openapi('setCorsSchema')
 
-const TelemetrySettingsSchema = z.object({ versionInfoCollectionEnabled: z.boolean(), featureInfoCollectionEnabled: z.boolean() }).openapi('telemetrySettingsSchema')
-const ReadySchema = z.object({ health: z.enum(['GOOD']) }).openapi('readyCheckSchema')
+const TelemetrySettingsSchema = () =>
+  z.object({ versionInfoCollectionEnabled: z.boolean(), featureInfoCollectionEnabled: z.boolean() }).openapi('telemetrySettingsSchema')
+const ReadySchema = () =>
+  z.object({ health: z.enum(['GOOD']) }).openapi('readyCheckSchema')
 const RecordUiErrorSchema = z.object({ errorMessage: z.string().max(10_000), errorStack: z.string().max(100_000).optional() }).openapi('recordUiErrorSchema')
 
 const getUiConfigRoute = adminRoute({
@@ -62,7 +66,7 @@ const getUiConfigRoute = adminRoute({
   description:
     'What a console needs to know about this instance: its version (Flagpost looks up no newer version: `isLatest` is true), its public URL, whether password sign-in is switched off, ' +
     'whether e-mail can be sent, and the frontend API\'s CORS origins (POST /api/admin/ui-config/cors; the deployment\'s FLAGPOST_FRONTEND_CORS_ORIGINS until one is stored). Any signed-in caller.',
-  responses: { 200: { description: 'The configuration', content: jsonContent(UiConfigSchema) }, ...pickErrors(401) },
+  responses: { 200: { description: 'The configuration', content: jsonContent(UiConfigSchema()) }, ...pickErrors(401, 403) },
 })
 
 const setCorsRoute = adminRoute({
@@ -87,7 +91,7 @@ const telemetryRoute = adminRoute({
   tags,
   summary: 'Get telemetry settings',
   description: 'Flagpost sends no telemetry: neither version information nor feature usage is collected, so both are false. Any signed-in caller.',
-  responses: { 200: { description: 'The telemetry settings', content: jsonContent(TelemetrySettingsSchema) }, ...pickErrors(401) },
+  responses: { 200: { description: 'The telemetry settings', content: jsonContent(TelemetrySettingsSchema()) }, ...pickErrors(401, 403) },
 })
 
 const recordUiErrorRoute = adminRoute({
@@ -100,7 +104,7 @@ const recordUiErrorRoute = adminRoute({
   summary: 'Report an error the console met',
   description: 'Logs the message (and the first 2,000 characters of the stack) on the server\'s console with who reported it; stores nothing and writes no event. Any signed-in caller.',
   request: { body: { required: true, content: jsonContent(RecordUiErrorSchema) } },
-  responses: { 204: { description: 'Logged' }, ...pickErrors(400, 401, 415) },
+  responses: { 204: { description: 'Logged' }, ...pickErrors(400, 401, 403, 415) },
 })
 
 const readyRoute = createRoute({
@@ -110,7 +114,7 @@ const readyRoute = createRoute({
   tags: ['Operational'],
   summary: 'Readiness check',
   description: '200 GOOD when the server can query its database; 503 otherwise. Needs no token.',
-  responses: { 200: { description: 'Ready', content: jsonContent(ReadySchema) }, 503: { description: 'The database cannot be reached' } },
+  responses: { 200: { description: 'Ready', content: jsonContent(ReadySchema()) }, 503: { description: 'The database cannot be reached' } },
 })
 
 export const uiConfigRoutes = createRouter()

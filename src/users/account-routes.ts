@@ -18,10 +18,13 @@ const publicLimit = 'Needs no credentials; limited per client address as sign-in
 const ValidatePasswordSchema = z.object({ password: PasswordSchema }).openapi('validatePasswordSchema')
 const EmailSchema = z.object({ email: z.string().max(320, 'email must be at most 320 characters') }).openapi('emailSchema')
 const IdSchema = z.object({ id: z.string().min(1).max(320).openapi({ description: "The user's e-mail address, or their id" }) }).openapi('idSchema')
-const ResetPasswordSchema = z.object({ resetPasswordUrl: z.string().openapi({ format: 'uri' }) }).openapi('resetPasswordSchema')
-const AdminCountSchema = z.object({ password: z.number(), noPassword: z.number(), service: z.number() }).openapi('adminCountSchema')
+const ResetPasswordSchema = () =>
+  z.object({ resetPasswordUrl: z.string().openapi({ format: 'uri' }) }).openapi('resetPasswordSchema')
+const AdminCountSchema = () =>
+  z.object({ password: z.number(), noPassword: z.number(), service: z.number() }).openapi('adminCountSchema')
 const dateTime = z.string().openapi({ format: 'date-time' })
-const InactiveUsersSchema = z
+const InactiveUsersSchema = () =>
+  z
   .object({
     version: z.number().int(),
     inactiveUsers: z.array(
@@ -32,8 +35,10 @@ const InactiveUsersSchema = z
 /** The most ids one request deletes: an admin-only route, bounded all the same (each is a statement). */
 const MAX_IDS = 1000
 const IdsSchema = z.object({ ids: z.array(z.number().int().min(0)).max(MAX_IDS, `at most ${MAX_IDS} ids`) }).openapi('idsSchema')
-const RolesSchema = z.object({ version: z.number().int(), roles: z.array(RoleSchema) }).openapi('rolesSchema')
-const ProfileSchema = z
+const RolesSchema = () =>
+  z.object({ version: z.number().int(), roles: z.array(RoleSchema) }).openapi('rolesSchema')
+const ProfileSchema = () =>
+  z
   .object({
     rootRole: RoleSchema,
     projects: z.array(z.string()),
@@ -83,7 +88,7 @@ const resetUserPasswordRoute = adminRoute({
     'and is e-mailed to the user too when an e-mail transport is configured. 404 for no such user (nor a service account). ' +
     `403 while password sign-in is switched off (unless FLAGPOST_ALLOW_PASSWORD_LOGIN=true): the password could not be used. Writes no event (as Unleash). ${adminOnly}`,
   request: { body: { required: true, content: jsonContent(IdSchema) } },
-  responses: { 200: { description: 'The link', content: jsonContent(ResetPasswordSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
+  responses: { 200: { description: 'The link', content: jsonContent(ResetPasswordSchema()) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
 
 const validateUserPasswordRoute = adminRoute({
@@ -96,7 +101,7 @@ const validateUserPasswordRoute = adminRoute({
   summary: 'Validate a password',
   description: '200 when Flagpost would take `password` (8 to 256 characters), else 400 ValidationError. `confirmPassword`, when given, must equal it. Any signed-in caller. Changes nothing.',
   request: { body: { required: true, content: jsonContent(ChangeUserPasswordSchema) } },
-  responses: { 200: { description: 'The password is acceptable' }, ...pickErrors(400, 401, 415) },
+  responses: { 200: { description: 'The password is acceptable' }, ...pickErrors(400, 401, 403, 415) },
 })
 
 const adminCountRoute = adminRoute({
@@ -107,7 +112,7 @@ const adminCountRoute = adminRoute({
   tags,
   summary: 'Count admin accounts',
   description: `Active users with the Admin root role, with a password and without one, and service accounts with it. ${adminOnly}`,
-  responses: { 200: { description: 'The counts', content: jsonContent(AdminCountSchema) }, ...pickErrors(401, 403) },
+  responses: { 200: { description: 'The counts', content: jsonContent(AdminCountSchema()) }, ...pickErrors(401, 403) },
 })
 
 const inactiveRoute = adminRoute({
@@ -118,7 +123,7 @@ const inactiveRoute = adminRoute({
   tags,
   summary: 'Get inactive users',
   description: `Users (not service accounts) who have not signed in for ${INACTIVE_AFTER_DAYS} days (created that long ago, if never) and whose personal access tokens were not used in that time. ${adminOnly}`,
-  responses: { 200: { description: 'The inactive users', content: jsonContent(InactiveUsersSchema) }, ...pickErrors(401, 403) },
+  responses: { 200: { description: 'The inactive users', content: jsonContent(InactiveUsersSchema()) }, ...pickErrors(401, 403) },
 })
 
 const deleteInactiveRoute = adminRoute({
@@ -157,7 +162,7 @@ const profileRoute = adminRoute({
   description:
     'The signed-in user\'s root role, the projects they have a role in (directly or through a group), their groups, and whether they may change their password (not while password sign-in is switched off). ' +
     '`subscriptions` is empty (Flagpost sends no report e-mails) and `features` too (deprecated in Unleash). 400 for an API token, which has no profile.',
-  responses: { 200: { description: 'The profile', content: jsonContent(ProfileSchema) }, ...pickErrors(400, 401) },
+  responses: { 200: { description: 'The profile', content: jsonContent(ProfileSchema()) }, ...pickErrors(400, 401, 403) },
 })
 
 const userRolesRoute = adminRoute({
@@ -170,7 +175,7 @@ const userRolesRoute = adminRoute({
     'The signed-in user\'s roles, given directly and through their groups: with `projectId`, their roles in that project (none in a project they may not see: they hold no role there); ' +
     'without, their root roles. An API token has none.',
   request: { query: z.object({ projectId: z.string().max(100).optional().openapi({ param: { name: 'projectId', in: 'query' } }) }) },
-  responses: { 200: { description: 'The roles', content: jsonContent(RolesSchema) }, ...pickErrors(400, 401, 403) },
+  responses: { 200: { description: 'The roles', content: jsonContent(RolesSchema()) }, ...pickErrors(400, 401, 403) },
 })
 
 export const accountRoutes = createRouter()

@@ -20,6 +20,7 @@ import { signInRateLimit, type SignInRateLimit } from './auth/rate-limit.js'
 import { socketClientAddress, type ClientAddress } from './http/client-address.js'
 import { healthRoutes } from './health/routes.js'
 import { projectRoutes } from './projects/routes.js'
+import { projectInsightRoutes } from './projects/insights-routes.js'
 import { environmentRoutes } from './environments/routes.js'
 import { apiTokenRoutes } from './api-tokens/routes.js'
 import { projectApiTokenRoutes } from './api-tokens/project-token-routes.js'
@@ -48,6 +49,7 @@ import { lifecycleRoutes } from './lifecycle/routes.js'
 import { featureTypeRoutes } from './feature-types/routes.js'
 import { flagSearchRoutes } from './flags/search-routes.js'
 import { userRoutes } from './users/routes.js'
+import { accountRoutes } from './users/account-routes.js'
 import { authRoutes } from './auth/routes.js'
 import { personalAccessTokenRoutes } from './api-tokens/personal-access-token-routes.js'
 import { serviceAccountRoutes } from './service-accounts/routes.js'
@@ -67,6 +69,8 @@ import { authenticateClient, authenticateFrontend } from './client-api/auth.js'
 import { clientRoutes } from './client-api/routes.js'
 import { createSdkState, type SdkOptions, type SdkState, type StreamHub } from './client-api/state.js'
 import { frontendCors } from './frontend-api/cors.js'
+import { createFrontendOrigins } from './ui-config/store.js'
+import { uiConfigRoutes } from './ui-config/routes.js'
 import { frontendRoutes } from './frontend-api/routes.js'
 import { edgeRoutes } from './edge-api/routes.js'
 import { metricsRoutes } from './metrics/routes.js'
@@ -194,12 +198,13 @@ export function createApp(deps: AppDeps) {
   }
   const clientAddress = deps.clientAddress ?? socketClientAddress()
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
-  const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false }
+  const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false, background: deps.background, version: deps.version }
   const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background, streams: deps.streams })
   const cacheProjectReads = deps.cacheProjectReads !== false
   const overviews = createOverviewCache(sdk.options.shareInFlight, { summaries: cacheProjectReads })
   const flagSearches = cacheProjectReads ? createSearchCache(sdk.options.shareInFlight) : undefined
   const flagStates = createFlagStates()
+  const frontendOrigins = createFrontendOrigins(sdk.options.frontendCorsOrigins, clock)
   const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
   const oidc = createOidcCache()
   const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS })
@@ -233,6 +238,7 @@ export function createApp(deps: AppDeps) {
     c.set('evaluationLimits', evaluationLimits)
     c.set('clientAddress', clientAddress)
     c.set('accounts', accounts)
+    c.set('frontendOrigins', frontendOrigins)
     c.set('oidc', oidc)
     c.set('forgetPrincipals', () => principals.forget())
     c.set('delivery', delivery)
@@ -300,7 +306,7 @@ export function createApp(deps: AppDeps) {
     await next()
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400) sdk.invalidate()
   })
-  app.use('/api/frontend/*', frontendCors(sdk.options.frontendCorsOrigins))
+  app.use('/api/frontend/*', frontendCors((c) => frontendOrigins.get(c.var.db)))
   app.use('/api/client/*', authenticateClient)
   app.use('/api/frontend/*', authenticateFrontend)
   app.use('/api/signal-endpoint/:name', authenticateSignal({ perMinute: deps.signalsPerMinute }, clock))
@@ -308,7 +314,9 @@ export function createApp(deps: AppDeps) {
   app.use('*', bodyGuard({ largerBodies: { [STATE_IMPORT_PATH]: STATE_IMPORT_MAX_BYTES } }))
 
   app.route('/', healthRoutes)
+  app.route('/', uiConfigRoutes)
   app.route('/', projectRoutes)
+  app.route('/', projectInsightRoutes)
   app.route('/', environmentRoutes)
   app.route('/', apiTokenRoutes)
   app.route('/', projectApiTokenRoutes)
@@ -329,6 +337,8 @@ export function createApp(deps: AppDeps) {
   app.route('/', lifecycleRoutes)
   app.route('/', featureTypeRoutes)
   app.route('/', flagSearchRoutes)
+  // Before userRoutes: `/api/admin/user-admin/{id}` would take `admin-count`, `inactive` and `scim-users` for ids.
+  app.route('/', accountRoutes)
   app.route('/', userRoutes)
   app.route('/', authRoutes)
   app.route('/', personalAccessTokenRoutes)

@@ -791,6 +791,27 @@ const cases: Case[] = [
     },
     events: ['user-updated'],
   },
+  // Password checks and reset links: no event (as Unleash); the e-mail goes out after the response.
+  { route: 'POST /auth/reset/validate-password', request: async () => ({ path: '/auth/reset/validate-password', body: { password: 'long enough' }, as: { token: null, actor: 'nobody' } }), events: [] },
+  { route: 'POST /auth/reset/password-email', request: async () => ({ path: '/auth/reset/password-email', body: { email: (await userWithEmail()).email }, as: { token: null, actor: 'nobody' } }), events: [] },
+  { route: 'POST /api/admin/user-admin/validate-password', request: async () => ({ path: '/api/admin/user-admin/validate-password', body: { password: 'long enough' } }), events: [] },
+  { route: 'POST /api/admin/user-admin/reset-password', request: async () => ({ path: '/api/admin/user-admin/reset-password', body: { id: (await userWithEmail()).email } }), events: [] },
+  {
+    route: 'POST /api/admin/user-admin/inactive/delete',
+    request: async () => {
+      const user = await userWithEmail()
+      await t.query(`update users set seen_at = now() - interval '200 days', created_at = now() - interval '200 days' where id = $1`, [user.id])
+      return { path: '/api/admin/user-admin/inactive/delete', body: { ids: [user.id] } }
+    },
+    events: ['user-deleted'],
+  },
+  { route: 'DELETE /api/admin/user-admin/scim-users', request: async () => ({ path: '/api/admin/user-admin/scim-users' }), events: [] },
+  { route: 'POST /api/admin/ui-config/cors', request: async () => ({ path: '/api/admin/ui-config/cors', body: { frontendApiOrigins: ['*'] } }), events: ['setting-created'] },
+  // Logged on the server's console only.
+  { route: 'POST /api/admin/record-ui-error', request: async () => ({ path: '/api/admin/record-ui-error', body: { errorMessage: 'boom' } }), events: [] },
+  { route: 'POST /api/admin/metrics/applications/{appName}', request: async () => ({ path: `/api/admin/metrics/applications/${fresh('app')}`, body: { color: 'red' } }), events: ['application-created'] },
+  // As Unleash: an application (what SDKs reported) goes without an event.
+  { route: 'DELETE /api/admin/metrics/applications/{appName}', request: async () => ({ path: `/api/admin/metrics/applications/${fresh('app')}` }), events: [] },
   {
     route: 'POST /api/admin/user/change-password',
     request: async () => ({ path: '/api/admin/user/change-password', body: { oldPassword: PASSWORD, password: 'a new passphrase' }, as: (await userWithEmail()).as }),

@@ -10,6 +10,9 @@
 //   parameter names): the worker's stand-in for zod-to-openapi (./zod-to-openapi.ts) makes it return the schema
 //   unchanged, so the call is left out with its arguments. A router's `.openapi(route, handler)` takes a route
 //   and a function, never a literal, and is never touched.
+// - the indentation of the lines of SQL written in `sql` tagged templates (drizzle's): the statements are the same
+//   to Postgres without it (a line's leading blanks are no token, and no statement of ours holds a string literal that
+//   spans lines).
 // What is left out is replaced by its line breaks, so the source map keeps every line where it was.
 import { readFile } from 'node:fs/promises'
 import type { Plugin } from 'esbuild'
@@ -101,6 +104,14 @@ export function leaveOutDocumentation(source: string, fileName: string): string 
       // What is kept may hold schemas with `.openapi(…)`; what is cut is gone whole.
       for (const kept of found.kept) ts.forEachChild(kept, (child) => (found.cuts.some((cut) => within(child, cut)) ? undefined : visit(child)))
       return
+    }
+    if (ts.isTaggedTemplateExpression(node) && ts.isIdentifier(node.tag) && node.tag.text === 'sql') {
+      const template = node.template
+      const parts = ts.isNoSubstitutionTemplateLiteral(template) ? [template] : [template.head, ...template.templateSpans.map((span) => span.literal)]
+      for (const part of parts) {
+        const start = part.getStart(file)
+        for (const indent of source.slice(start, part.end).matchAll(/\n([ \t]+)/g)) cuts.push({ start: start + indent.index + 1, end: start + indent.index + 1 + indent[1]!.length })
+      }
     }
     if (ts.isCallExpression(node) && isSchemaMetadata(node)) {
       cuts.push({ start: node.expression.expression.end, end: node.end })

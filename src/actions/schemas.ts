@@ -1,5 +1,5 @@
 import * as z from '../http/zod.js'
-import validVersion from 'semver/functions/valid.js'
+import { isValidVersion as validVersion } from '../evaluation/index.js'
 import { pagingParam } from '../http/common-schemas.js'
 
 /** How many action sets a project has, actions an action set, filters and values a filter (Unleash's defaults are 5, 10, 5, 25). */

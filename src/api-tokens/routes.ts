@@ -1,3 +1,4 @@
+import * as z from '../http/zod.js'
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { noAccess, validationError } from '../core/errors.js'
 import { pickErrors } from '../http/errors.js'
@@ -97,12 +98,31 @@ const updateApiToken = adminRoute({
   responses: { 200: { description: 'The expiry was set' }, ...pickErrors(400, 401, 403, 404, 415) },
 })
 
+const getApiTokensByName = adminRoute({
+  method: 'get',
+  path: '/api/admin/api-tokens/{name}',
+  operationId: 'getApiTokensByName',
+  // Which token types the caller may read decides what is answered: the handler filters by it.
+  'x-permission': { name: Permission.READ_CLIENT_API_TOKEN, checkedBy: 'handler' },
+  tags: ['API tokens'],
+  summary: 'Get API tokens by name',
+  description:
+    'The API tokens named `name` (exactly) that the caller may see (as GET /api/admin/api-tokens: admin tokens for admins, client and frontend tokens with their READ permissions), oldest first; ' +
+    '`secret` is masked as the list masks it. An empty list when there is none.',
+  request: { params: z.object({ name: z.string().min(1).max(200).openapi({ param: { name: 'name', in: 'path' } }) }) },
+  responses: { 200: { description: 'The tokens', content: jsonContent(ApiTokensSchema) }, ...pickErrors(400, 401, 403) },
+})
+
+/** The token types the caller may read; 403 when none. */
+function readableTypes(principal: Principal) {
+  const types = typesAllowed(principal, 'read')
+  if (types.length === 0) requirePermission(principal, Permission.READ_CLIENT_API_TOKEN)
+  return types
+}
+
 export const apiTokenRoutes = createRouter()
-  .openapi(getAllApiTokens, async (c) => {
-    const types = typesAllowed(c.var.principal, 'read')
-    if (types.length === 0) requirePermission(c.var.principal, Permission.READ_CLIENT_API_TOKEN)
-    return c.json({ tokens: await listTokens(c.var.db, types) }, 200)
-  })
+  .openapi(getAllApiTokens, async (c) => c.json({ tokens: await listTokens(c.var.db, readableTypes(c.var.principal)) }, 200))
+  .openapi(getApiTokensByName, async (c) => c.json({ tokens: await listTokens(c.var.db, readableTypes(c.var.principal), c.req.valid('param').name) }, 200))
   .openapi(createApiToken, async (c) => {
     const token = toNewToken(c.req.valid('json'), c.var.caller.now)
     requirePermission(c.var.principal, permissionFor.create[token.type], { project: token.projects.length === 1 ? token.projects[0] : undefined })

@@ -154,12 +154,13 @@ export async function adminTokenPrincipal(db: Db, tokenId: number, now: Date): P
   return row ? { kind: 'admin-token', tokenId: row.id, name: row.tokenName, rootRole: 'Admin' } : undefined
 }
 
-export async function listTokens(db: Db, types: TokenType[]) {
+/** The instance's API tokens of `types` (not personal access tokens), those named `tokenName` when given, oldest first, masked. */
+export async function listTokens(db: Db, types: TokenType[], tokenName?: string) {
   if (types.length === 0) return []
   const rows = await db
     .select()
     .from(apiTokens)
-    .where(and(inArray(apiTokens.type, types), isNull(apiTokens.userId)))
+    .where(and(inArray(apiTokens.type, types), isNull(apiTokens.userId), tokenName === undefined ? undefined : eq(apiTokens.tokenName, tokenName)))
     .orderBy(asc(apiTokens.createdAt), asc(apiTokens.id))
   return rows.map((row) => tokenView(row))
 }

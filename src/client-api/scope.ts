@@ -1,7 +1,6 @@
 import type { Context } from 'hono'
 import { clientAddressOf } from '../http/client-address.js'
-import coerce from 'semver/functions/coerce.js'
-import gte from 'semver/functions/gte.js'
+import { coerceVersion, compareVersions, parseVersion } from '../evaluation/index.js'
 import { eq } from 'drizzle-orm'
 import { environments } from '../../schema/index.js'
 import type { AppEnv } from '../http/context.js'
@@ -69,10 +68,12 @@ export async function reporterOf(c: Context<AppEnv>, principal: SdkPrincipal, en
 
 const toList = (value: string | string[] | undefined) => (value === undefined ? [] : Array.isArray(value) ? value : [value])
 
+const SEGMENTS_SINCE = parseVersion('4.2.0')!
+
 /** Whether the SDK knows segments (Unleash-Client-Spec 4.2.0 or later); older ones get their constraints inlined. */
 function supportsSegments(spec: string | undefined): boolean {
-  const version = spec ? coerce(spec) : null
-  return version !== null && gte(version, '4.2.0')
+  const version = spec ? coerceVersion(spec) : null
+  return version !== null && compareVersions(version, SEGMENTS_SINCE) >= 0
 }
 
 /** The scope of a client API request: the token's environment and projects, narrowed by Unleash's filters. */

@@ -1,5 +1,4 @@
-import parseVersion from 'semver/functions/parse.js'
-import type SemVer from 'semver/classes/semver.js'
+import { compareVersions, parseVersion, type Version } from './semver.js'
 import { memoize } from '../memoize.js'
 import { currentTimeOf, fieldGetter, type FieldGetter } from './context-fields.js'
 import { addressMatcher } from './ip-ranges.js'
@@ -23,7 +22,7 @@ const never: ContextTest = () => false
 const cleanValues = (values: readonly string[] | null | undefined): string[] => (values ?? []).filter((v) => !!v).map((v) => v.trim())
 
 /** Strict semver without a leading v, as the SDKs accept it. */
-function parseSemver(text: string): SemVer | null {
+function parseSemver(text: string): Version | null {
   return text.trimStart().startsWith('v') ? null : parseVersion(text)
 }
 
@@ -82,7 +81,7 @@ function dateOperator(contextName: string, get: FieldGetter, after: boolean, tar
   return after ? (context, now, options) => timeOf(context, now, options) > target : (context, now, options) => timeOf(context, now, options) < target
 }
 
-function semverOperator(get: FieldGetter, operator: string, target: SemVer | null): ContextTest {
+function semverOperator(get: FieldGetter, operator: string, target: Version | null): ContextTest {
   if (!target) return never
   const accept =
     operator === 'SEMVER_EQ' ? (c: number) => c === 0
@@ -95,7 +94,7 @@ function semverOperator(get: FieldGetter, operator: string, target: SemVer | nul
     if (value === undefined) return false
     options?.regexMeter?.charge(1 + value.length)
     const version = contextVersion(value)
-    return version !== null && accept(version.compare(target))
+    return version !== null && accept(compareVersions(version, target))
   }
 }
 

@@ -36,3 +36,4 @@ export { DISABLED_VARIANT, DISABLED_VARIANT_FEATURE_ON } from './variants.js'
 export type * from './types.js'
 // For action sets' filters (src/actions/filters.ts): a signal's payload tested as a context.
 export { prepareConstraint, type PreparedConstraint } from './constraints.js'
+export { coerceVersion, compareVersions, isValidVersion, parseVersion, type Version } from './semver.js'

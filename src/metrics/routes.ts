@@ -1,6 +1,10 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { ApplicationImpactMetricsSchema, ApplicationsQuerySchema, ApplicationsSchema, appNameParam, FeatureMetricsSchema, FeatureUsageSchema, featureNameParam, HoursBackQuerySchema } from './schemas.js'
+import { ApplicationImpactMetricsSchema, ApplicationsQuerySchema, ApplicationsSchema, appNameParam, OutdatedSdksSchema, FeatureMetricsSchema, FeatureUsageSchema, featureNameParam, HoursBackQuerySchema } from './schemas.js'
+import { outdatedSdks } from './outdated-sdks.js'
+import { applicationInstances, applicationOverview, deleteApplication, getApplication, saveApplication } from './applications.js'
+import * as z from '../http/zod.js'
+import { Permission } from '../core/permissions.js'
 import { applicationImpactMetrics, featureMetricsRaw, featureUsage, listApplications } from './read.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
 
@@ -63,7 +67,142 @@ const getFeatureMetricsRawRoute = adminRoute({
   responses: { 200: { description: 'The hourly metrics', content: jsonContent(FeatureMetricsSchema) }, ...pickErrors(400, 401, 403, 404) },
 })
 
+const getOutdatedSdksRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/metrics/sdks/outdated',
+  operationId: 'getOutdatedSdks',
+  tags,
+  summary: 'Get outdated SDKs',
+  description:
+    'The SDK versions running instances registered (`sdkVersion`, `name:version`) that are older than the oldest Unleash 8.2 does not call outdated (e.g. unleash-client-node 5.3.2, unleash-node-sdk 6.6.0), ' +
+    'each with the applications running it. SDKs Unleash keeps no minimum for are never outdated.',
+  responses: { 200: { description: 'The outdated SDKs', content: jsonContent(OutdatedSdksSchema()) }, ...pickErrors(401, 403) },
+})
+
+const text = (max: number) => z.string().max(max)
+const CreateApplicationSchema = z
+  .object({ strategies: z.array(text(200)).max(100).optional(), url: text(1000).optional(), color: text(100).optional(), icon: text(200).optional() })
+  .openapi('createApplicationSchema')
+const SingleApplicationSchema = () =>
+  z
+  .object({
+    appName: z.string(),
+    sdkVersion: z.string().optional(),
+    strategies: z.array(z.string()),
+    description: z.string().optional(),
+    url: z.string().optional(),
+    color: z.string().optional(),
+    icon: z.string().optional(),
+    usage: z.array(z.object({ project: z.string(), environments: z.array(z.string()) })),
+  })
+  .openapi('singleApplicationSchema')
+const ApplicationOverviewSchema = () =>
+  z
+  .object({
+    projects: z.array(z.string()),
+    featureCount: z.number(),
+    environments: z.array(
+      z
+        .object({
+          name: z.string(),
+          instanceCount: z.number(),
+          sdks: z.array(z.string()),
+          frontendSdks: z.array(z.string()),
+          backendSdks: z.array(z.string()),
+          lastSeen: z.string().nullable(),
+          issues: z.object({ missingFeatures: z.array(z.string()), outdatedSdks: z.array(z.string()) }).openapi('applicationEnvironmentIssuesSchema'),
+        })
+        .openapi('applicationOverviewEnvironmentSchema'),
+    ),
+    issues: z.object({ missingStrategies: z.array(z.string()) }).openapi('applicationOverviewIssuesSchema'),
+  })
+  .openapi('applicationOverviewSchema')
+const InstancesSchema = () =>
+  z
+  .object({ instances: z.array(z.object({ instanceId: z.string(), sdkVersion: z.string().nullable(), clientIp: z.string().nullable(), lastSeen: z.string() })) })
+  .openapi('applicationEnvironmentInstancesSchema')
+const appPath = '/api/admin/metrics/applications/{appName}'
+const usageNote = 'Its usage and projects are those whose flags it reported metrics for (in the 48 hours metrics are kept), private projects only for callers who may read them.'
+
+const getApplicationRoute = adminRoute({
+  method: 'get',
+  path: appPath,
+  operationId: 'getApplication',
+  tags,
+  summary: 'Get application data',
+  description: `The application: the SDK it registered with, its strategies and how to show it. ${usageNote} 404 for an unknown application.`,
+  request: { params: appNameParam },
+  responses: { 200: { description: 'The application', content: jsonContent(SingleApplicationSchema()) }, ...pickErrors(401, 403, 404) },
+})
+
+const createApplicationRoute = adminRoute({
+  method: 'post',
+  path: appPath,
+  operationId: 'createApplication',
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.ADMIN },
+  tags,
+  summary: 'Create an application to connect reported metrics',
+  description:
+    'Creates the application, or sets the details given (`strategies`, `url`, `color`, `icon`) of an existing one. Needs ADMIN (Unleash: UPDATE_APPLICATION, an Admin\'s). Emits `application-created`.',
+  request: { params: appNameParam, body: { required: true, content: jsonContent(CreateApplicationSchema) } },
+  responses: { 202: { description: 'Saved' }, ...pickErrors(400, 401, 403, 415) },
+})
+
+const deleteApplicationRoute = adminRoute({
+  method: 'delete',
+  path: appPath,
+  operationId: 'deleteApplication',
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': { name: Permission.ADMIN },
+  tags,
+  summary: 'Delete an application',
+  description:
+    'Deletes the application and its instances (an SDK still running it registers it again); 200 for an unknown one too. Its flags\' metrics stay. Writes no event (as Unleash). Needs ADMIN (Unleash: DELETE_APPLICATION, an Admin\'s).',
+  request: { params: appNameParam },
+  responses: { 200: { description: 'Deleted' }, ...pickErrors(401, 403) },
+})
+
+const applicationOverviewRoute = adminRoute({
+  method: 'get',
+  path: `${appPath}/overview`,
+  operationId: 'getApplicationOverview',
+  tags,
+  summary: 'Get application overview',
+  description:
+    `${usageNote} \`featureCount\` counts their flags it reported. Per environment: its running instances, their SDKs (frontend or backend, by the SDK's name), the last report and the outdated SDKs ` +
+    '(as GET /api/admin/metrics/sdks/outdated); `missingFeatures` is empty (Flagpost keeps no metrics of flags that do not exist). `missingStrategies`: strategies of the flags it reported that it did not register. 404 for an unknown application.',
+  request: { params: appNameParam },
+  responses: { 200: { description: 'The overview', content: jsonContent(ApplicationOverviewSchema()) }, ...pickErrors(401, 403, 404) },
+})
+
+const applicationInstancesRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/metrics/instances/{appName}/environment/{environment}',
+  operationId: 'getApplicationEnvironmentInstances',
+  tags,
+  summary: 'Get application environment instances',
+  description: 'The application\'s running instances in the environment (at most 1,000, latest report first): id, SDK version, client address and last report. 404 for an unknown application.',
+  request: { params: appNameParam.extend({ environment: z.string().min(1).max(100).openapi({ param: { name: 'environment', in: 'path' } }) }) },
+  responses: { 200: { description: 'The instances', content: jsonContent(InstancesSchema()) }, ...pickErrors(401, 403, 404) },
+})
+
 export const metricsRoutes = createRouter()
+  .openapi(getApplicationRoute, async (c) => c.json(await getApplication(c.var.db, c.req.valid('param').appName, await hiddenProjectsOf(c)), 200))
+  .openapi(createApplicationRoute, async (c) => {
+    await saveApplication(c.var.db, c.var.caller, c.req.valid('param').appName, c.req.valid('json'))
+    return c.body(null, 202)
+  })
+  .openapi(deleteApplicationRoute, async (c) => {
+    await deleteApplication(c.var.db, c.req.valid('param').appName)
+    return c.body(null, 200)
+  })
+  .openapi(applicationOverviewRoute, async (c) => c.json(await applicationOverview(c.var.db, c.req.valid('param').appName, await hiddenProjectsOf(c)), 200))
+  .openapi(applicationInstancesRoute, async (c) => {
+    const { appName, environment } = c.req.valid('param')
+    return c.json(await applicationInstances(c.var.db, appName, environment), 200)
+  })
+  .openapi(getOutdatedSdksRoute, async (c) => c.json(await outdatedSdks(c.var.db), 200))
   .openapi(getApplicationsRoute, async (c) => c.json(await listApplications(c.var.db, c.req.valid('query'), await hiddenProjectsOf(c)), 200))
   .openapi(getApplicationImpactMetricsRoute, async (c) => c.json(await applicationImpactMetrics(c.var.db, c.req.valid('param').appName, await hiddenProjectsOf(c)), 200))
   .openapi(getFeatureUsageRoute, async (c) => c.json(await featureUsage(c.var.db, c.req.valid('param').name, c.var.caller.now), 200))

@@ -212,3 +212,9 @@ export const ImpactMetricSeriesSchema = z
 export const ApplicationImpactMetricsSchema = z
   .object({ appName: z.string(), impactMetrics: z.array(ImpactMetricSeriesSchema) })
   .openapi('applicationImpactMetricsSchema')
+
+/** A function: only the OpenAPI document needs it, so the worker's bundle leaves it out with the responses. */
+export const OutdatedSdksSchema = () =>
+  z
+  .object({ sdks: z.array(z.object({ sdkVersion: z.string(), applications: z.array(z.string()) })) })
+  .openapi('outdatedSdksSchema', { description: 'SDK versions (`name:version`) older than the oldest Unleash 8.2 does not call outdated, each with the applications running it' })

@@ -1,6 +1,6 @@
 import * as z from '../http/zod.js'
 import ipaddr from 'ipaddr.js'
-import validVersion from 'semver/functions/valid.js'
+import { isValidVersion as validVersion } from '../evaluation/index.js'
 import { regexProblem } from '../evaluation/index.js'
 import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.js'
 

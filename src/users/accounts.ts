@@ -1,5 +1,6 @@
 import type { Context } from 'hono'
 import type { EmailTransport } from './email.js'
+import type { RunInBackground } from '../http/background.js'
 
 /** What user accounts need from the deployment: where links point, and how e-mail leaves (none: no e-mail is sent). */
 export interface AccountSettings {
@@ -7,6 +8,10 @@ export interface AccountSettings {
   email?: EmailTransport
   /** FLAGPOST_ALLOW_PASSWORD_LOGIN: password sign-in works even where the settings switch it off (the way back in). */
   passwordAlwaysAllowed?: boolean
+  /** Runs work after the response (a reset e-mail: the answer must not wait on whether there is an account). */
+  background?: RunInBackground
+  /** The deployment's version, as the UI configuration tells it. */
+  version?: string
 }
 
 declare module 'hono' {

@@ -92,6 +92,13 @@ const template = schema.openapi(\`Name\${suffix}\`)`
     expect(cut(source)).toBe(source)
   })
 
+  it('cuts the indentation of the lines of sql tagged templates, nothing else of them, and no other template', () => {
+    const source = "const q = sql`select a,\n      b from t\n  where x = ${value} and\n    y = ' two  spaces '`\nconst other = `keep\n    this`\n"
+    const left = cut(source)
+    expect(left).toBe("const q = sql`select a,\nb from t\nwhere x = ${value} and\ny = ' two  spaces '`\nconst other = `keep\n    this`\n")
+    expect(left.split('\n')).toHaveLength(source.split('\n').length)
+  })
+
   it('returns a source without any of it unchanged', () => {
     const source = "export const x = 1 // summary: 'no'\n"
     expect(cut(source)).toBe(source)

@@ -269,6 +269,7 @@ describe('the web console at the edge (Workers static assets)', () => {
     expect((await call('GET', '/api/admin/projects')).body).toMatchObject({ projects: expect.any(Array) })
     expect((await call('GET', '/api/admin/no-such-route')).body).toMatchObject({ name: 'NotFoundError' })
     expect((await call('GET', '/health', { token: null })).body).toEqual({ health: 'GOOD' })
+    expect((await call('GET', '/ready', { token: null })).body).toEqual({ health: 'GOOD' })
     expect((await call('GET', '/docs/openapi.json', { token: null })).body).toMatchObject({ openapi: '3.1.0' })
     // The pages links lead to are the console's (above); the routes they call are the worker's.
     expect((await call('GET', '/auth/reset/validate?token=x', { token: null })).body).toMatchObject({ name: 'AuthenticationRequired' })

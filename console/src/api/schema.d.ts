@@ -21,6 +21,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/ui-config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the UI configuration
+         * @description What a console needs to know about this instance: its version (Flagpost looks up no newer version: `isLatest` is true), its public URL, whether password sign-in is switched off, whether e-mail can be sent, and the frontend API's CORS origins (POST /api/admin/ui-config/cors; the deployment's FLAGPOST_FRONTEND_CORS_ORIGINS until one is stored). Any signed-in caller.
+         */
+        get: operations["getUiConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/ui-config/cors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the frontend API's CORS origins
+         * @description Stores the origins browsers may call the frontend API (/api/frontend) from: each `*` or a URL origin (scheme, host, port; 400 otherwise), at most 100; an empty list allows any (as `*`). Stored, it replaces the deployment's FLAGPOST_FRONTEND_CORS_ORIGINS; each app reads it again within 5 seconds. Needs ADMIN (Unleash: UPDATE_CORS, which only admins hold). Emits `setting-created` or `setting-updated`.
+         */
+        post: operations["setCors"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/telemetry/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get telemetry settings
+         * @description Flagpost sends no telemetry: neither version information nor feature usage is collected, so both are false. Any signed-in caller.
+         */
+        get: operations["getTelemetrySettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/record-ui-error": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report an error the console met
+         * @description Logs the message (and the first 2,000 characters of the stack) on the server's console with who reported it; stores nothing and writes no event. Any signed-in caller.
+         */
+        post: operations["uiObservability"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness check
+         * @description 200 GOOD when the server can query its database; 503 otherwise. Needs no token.
+         */
+        get: operations["getReady"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects": {
         parameters: {
             query?: never;
@@ -198,6 +298,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/projects/{projectId}/flag-creators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the users who created flags in a project
+         * @description Every user (not deleted) who created a flag of the project, live or archived: id and name (else username, else e-mail). 404 for an unknown project, and for a private project the caller may not read (as Unleash answers an unknown one).
+         */
+        get: operations["getProjectFlagCreators"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/health-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a health report for a project
+         * @description The deprecated project overview (GET /api/admin/projects/{projectId}: the project and its live flags) with `technicalDebt` (100 − health) and its live flags counted as stale, potentially stale and active (neither). 404 for an unknown project, and for a private project the caller may not read (as Unleash answers an unknown one). 404 for an archived project too.
+         */
+        get: operations["getProjectHealthReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get project status
+         * @description The project's events per day (UTC) over the last year, its API tokens (those naming it, not `*`), members (directly or through a group) and segments, its health and technical debt (100 − health), its flags per lifecycle stage (archived flags in `archived`) with the average days flags spent in each stage they have left (null when none has), and its stale live flags. 404 for an unknown project, and for a private project the caller may not read (as Unleash answers an unknown one).
+         */
+        get: operations["getProjectStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/dora": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an overview of project DORA metrics
+         * @description Lead time to production: for each live flag enabled at least once in a production-type environment, the days (one decimal) from its creation to its first enabling there; `projectAverage` their mean (0 when none). 404 for an unknown project, and for a private project the caller may not read (as Unleash answers an unknown one).
+         */
+        get: operations["getProjectDora"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a list of all applications for a project
+         * @description The applications whose SDKs reported metrics for the project's flags (in the 48 hours metrics are kept), with the environments they reported them in, their running instances there and their SDKs (name and versions, from `sdkVersion` `name:version`). `query` keeps names containing it (ignoring case); sorted by name (`sortOrder` asc or desc); `offset` and `limit` (default 50, at most 1000) page them, `total` counts every match. 404 for an unknown project, and for a private project the caller may not read (as Unleash answers an unknown one).
+         */
+        get: operations["getProjectApplications"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/sdks/outdated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get outdated project SDKs
+         * @description The outdated SDK versions (see GET /api/admin/metrics/sdks/outdated) run by applications that reported the project's flags, each with those applications. 404 for an unknown project, and for a private project the caller may not read (as Unleash answers an unknown one).
+         */
+        get: operations["getOutdatedProjectSdks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/environments": {
         parameters: {
             query?: never;
@@ -368,6 +588,26 @@ export interface paths {
          * @description Creates a backend (`client`), `frontend` or `admin` token. The response is the only place the secret is shown. Projects and environment must exist (400 otherwise). Emits `api-token-created` (without the secret).
          */
         post: operations["createApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/api-tokens/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get API tokens by name
+         * @description The API tokens named `name` (exactly) that the caller may see (as GET /api/admin/api-tokens: admin tokens for admins, client and frontend tokens with their READ permissions), oldest first; `secret` is masked as the list masks it. An empty list when there is none.
+         */
+        get: operations["getApiTokensByName"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1837,6 +2077,206 @@ export interface paths {
          * @description Live flags (archived ones with `archived=IS:true` or `lifecycle` naming `archived`) matching every filter given, a page of them (`limit` default 50, at most 1000) in the order asked for, and `total`, every match. Only flags of projects the caller may read (a private project's to its members and those who see every project). A filter not in its documented format, an unknown state or lifecycle stage, a tag that is not `type:value` or a createdBy that is not a user id is a 400 naming the parameter.
          */
         get: operations["searchFeatures"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/reset/validate-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate a password
+         * @description 200 when Flagpost would take the password (8 to 256 characters, what every route that sets one takes), else 400 ValidationError saying why. Needs no credentials; limited per client address as sign-in is (429 TooManyRequestsError with `Retry-After`).
+         */
+        post: operations["validatePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/reset/password-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask for a password-reset e-mail
+         * @description Always 200, whether or not an account has this address, so the answer tells nobody which addresses have accounts (Unleash answers 404 for an unknown one). After the response, the account with this e-mail (ignoring case; not a service account) is sent a link to `<FLAGPOST_PUBLIC_URL>/new-user?token=…` that works once, for 24 hours; no e-mail is sent when the deployment has no FLAGPOST_PUBLIC_URL (a link is never made from the request's Host) or no e-mail transport (FLAGPOST_EMAIL_WEBHOOK_URL), while password sign-in is switched off, or when the account got such a link less than 60 seconds ago. Writes no event (as Unleash). Needs no credentials; limited per client address as sign-in is (429 TooManyRequestsError with `Retry-After`).
+         */
+        post: operations["sendResetPasswordEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/user-admin/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a password-reset link for a user
+         * @description `id` is the user's e-mail address (as Unleash) or their numeric id. Answers a link to the console's page where the user sets a new password; it works once, for 24 hours, and is e-mailed to the user too when an e-mail transport is configured. 404 for no such user (nor a service account). 403 while password sign-in is switched off (unless FLAGPOST_ALLOW_PASSWORD_LOGIN=true): the password could not be used. Writes no event (as Unleash). Needs the Admin root role (permission ADMIN).
+         */
+        post: operations["resetUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/user-admin/validate-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Validate a password
+         * @description 200 when Flagpost would take `password` (8 to 256 characters), else 400 ValidationError. `confirmPassword`, when given, must equal it. Any signed-in caller. Changes nothing.
+         */
+        post: operations["validateUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/user-admin/admin-count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Count admin accounts
+         * @description Active users with the Admin root role, with a password and without one, and service accounts with it. Needs the Admin root role (permission ADMIN).
+         */
+        get: operations["getAdminCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/user-admin/inactive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get inactive users
+         * @description Users (not service accounts) who have not signed in for 180 days (created that long ago, if never) and whose personal access tokens were not used in that time. Needs the Admin root role (permission ADMIN).
+         */
+        get: operations["getInactiveUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/user-admin/inactive/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete inactive users
+         * @description Deletes those of `ids` (at most 1000) that are inactive users (see GET /api/admin/user-admin/inactive); other ids, and the caller, are left as they are (as Unleash). Each is deleted as DELETE /api/admin/user-admin/{id} deletes one, with its `user-deleted`. Needs the Admin root role (permission ADMIN).
+         */
+        post: operations["deleteInactiveUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/user-admin/scim-users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete all SCIM users
+         * @description Flagpost has no SCIM provisioning, so no user is managed by SCIM (every `scimId` is null): this deletes nobody and writes no event. Needs the Admin root role (permission ADMIN).
+         */
+        delete: operations["deleteScimUsers"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/user/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your profile
+         * @description The signed-in user's root role, the projects they have a role in (directly or through a group), their groups, and whether they may change their password (not while password sign-in is switched off). `subscriptions` is empty (Flagpost sends no report e-mails) and `features` too (deprecated in Unleash). 400 for an API token, which has no profile.
+         */
+        get: operations["getProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/user/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get your roles
+         * @description The signed-in user's roles, given directly and through their groups: with `projectId`, their roles in that project (none in a project they may not see: they hold no role there); without, their root roles. An API token has none.
+         */
+        get: operations["getUserRoles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3368,6 +3808,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/metrics/applications/{appName}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get application data
+         * @description The application: the SDK it registered with, its strategies and how to show it. Its usage and projects are those whose flags it reported metrics for (in the 48 hours metrics are kept), private projects only for callers who may read them. 404 for an unknown application.
+         */
+        get: operations["getApplication"];
+        put?: never;
+        /**
+         * Create an application to connect reported metrics
+         * @description Creates the application, or sets the details given (`strategies`, `url`, `color`, `icon`) of an existing one. Needs ADMIN (Unleash: UPDATE_APPLICATION, an Admin's). Emits `application-created`.
+         */
+        post: operations["createApplication"];
+        /**
+         * Delete an application
+         * @description Deletes the application and its instances (an SDK still running it registers it again); 200 for an unknown one too. Its flags' metrics stay. Writes no event (as Unleash). Needs ADMIN (Unleash: DELETE_APPLICATION, an Admin's).
+         */
+        delete: operations["deleteApplication"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/metrics/applications/{appName}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get application overview
+         * @description Its usage and projects are those whose flags it reported metrics for (in the 48 hours metrics are kept), private projects only for callers who may read them. `featureCount` counts their flags it reported. Per environment: its running instances, their SDKs (frontend or backend, by the SDK's name), the last report and the outdated SDKs (as GET /api/admin/metrics/sdks/outdated); `missingFeatures` is empty (Flagpost keeps no metrics of flags that do not exist). `missingStrategies`: strategies of the flags it reported that it did not register. 404 for an unknown application.
+         */
+        get: operations["getApplicationOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/metrics/instances/{appName}/environment/{environment}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get application environment instances
+         * @description The application's running instances in the environment (at most 1,000, latest report first): id, SDK version, client address and last report. 404 for an unknown application.
+         */
+        get: operations["getApplicationEnvironmentInstances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/metrics/sdks/outdated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get outdated SDKs
+         * @description The SDK versions running instances registered (`sdkVersion`, `name:version`) that are older than the oldest Unleash 8.2 does not call outdated (e.g. unleash-client-node 5.3.2, unleash-node-sdk 6.6.0), each with the applications running it. SDKs Unleash keeps no minimum for are never outdated.
+         */
+        get: operations["getOutdatedSdks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/metrics/applications": {
         parameters: {
             query?: never;
@@ -3672,23 +4200,31 @@ export interface components {
             /** @enum {string} */
             health: "GOOD" | "BAD";
         };
-        projectsSchema: {
-            version: number;
-            projects: components["schemas"]["projectSchema"][];
+        uiConfigSchema: {
+            name?: string;
+            version: string;
+            unleashUrl: string;
+            baseUriPath: string;
+            disablePasswordAuth?: boolean;
+            emailEnabled?: boolean;
+            frontendApiOrigins?: string[];
+            authenticationType?: string;
+            flags?: {
+                [key: string]: boolean;
+            };
+            versionInfo: components["schemas"]["versionSchema"];
         };
-        projectSchema: {
-            id: string;
-            name: string;
-            description: string | null;
-            /** @enum {string} */
-            mode: "open" | "protected" | "private";
-            defaultStickiness: string;
-            featureLimit: number | null;
-            environments: string[];
-            createdAt: string;
-            updatedAt: string | null;
-            /** @description When the project was archived; null for a live one */
-            archivedAt: string | null;
+        versionSchema: {
+            current: {
+                oss?: string;
+                enterprise?: string;
+            };
+            latest: {
+                oss?: string;
+                enterprise?: string;
+            };
+            isLatest: boolean;
+            instanceId?: string;
         };
         errorSchema: {
             /** @description The id of this error instance */
@@ -3720,6 +4256,39 @@ export interface components {
                 message: string;
                 path: string;
             }[];
+        };
+        setCorsSchema: {
+            frontendApiOrigins?: string[];
+        };
+        telemetrySettingsSchema: {
+            versionInfoCollectionEnabled: boolean;
+            featureInfoCollectionEnabled: boolean;
+        };
+        recordUiErrorSchema: {
+            errorMessage: string;
+            errorStack?: string;
+        };
+        readyCheckSchema: {
+            /** @enum {string} */
+            health: "GOOD";
+        };
+        projectsSchema: {
+            version: number;
+            projects: components["schemas"]["projectSchema"][];
+        };
+        projectSchema: {
+            id: string;
+            name: string;
+            description: string | null;
+            /** @enum {string} */
+            mode: "open" | "protected" | "private";
+            defaultStickiness: string;
+            featureLimit: number | null;
+            environments: string[];
+            createdAt: string;
+            updatedAt: string | null;
+            /** @description When the project was archived; null for a live one */
+            archivedAt: string | null;
         };
         projectCreatedSchema: {
             id: string;
@@ -4011,6 +4580,88 @@ export interface components {
         };
         parametersSchema: {
             [key: string]: string;
+        };
+        projectFlagCreatorsSchema: {
+            id: number;
+            name: string;
+        }[];
+        healthReportSchema: components["schemas"]["projectOverviewSchema"] & {
+            technicalDebt: number;
+            potentiallyStaleCount: number;
+            activeCount: number;
+            staleCount: number;
+        };
+        projectStatusSchema: {
+            activityCountByDate: components["schemas"]["projectActivitySchema"];
+            resources: {
+                apiTokens: number;
+                members: number;
+                segments: number;
+            };
+            health: {
+                current: number;
+            };
+            technicalDebt: {
+                current: number;
+            };
+            lifecycleSummary: {
+                initial: {
+                    averageDays: number | null;
+                    currentFlags: number;
+                };
+                preLive: {
+                    averageDays: number | null;
+                    currentFlags: number;
+                };
+                live: {
+                    averageDays: number | null;
+                    currentFlags: number;
+                };
+                completed: {
+                    averageDays: number | null;
+                    currentFlags: number;
+                };
+                archived: {
+                    averageDays: number | null;
+                    currentFlags: number;
+                };
+            };
+            staleFlags: {
+                total: number;
+            };
+        };
+        projectActivitySchema: {
+            date: string;
+            count: number;
+        }[];
+        projectDoraMetricsSchema: {
+            projectAverage?: number;
+            features: components["schemas"]["doraFeaturesSchema"][];
+        };
+        doraFeaturesSchema: {
+            name: string;
+            timeToProduction: number;
+        };
+        projectApplicationsSchema: {
+            total: number;
+            applications: components["schemas"]["projectApplicationSchema"][];
+        };
+        projectApplicationSchema: {
+            name: string;
+            environments: string[];
+            instances: string[];
+            sdks: components["schemas"]["projectApplicationSdkSchema"][];
+        };
+        projectApplicationSdkSchema: {
+            name: string;
+            versions: string[];
+        };
+        /** @description SDK versions (`name:version`) older than the oldest Unleash 8.2 does not call outdated, each with the applications running it */
+        outdatedSdksSchema: {
+            sdks: {
+                sdkVersion: string;
+                applications: string[];
+            }[];
         };
         environmentsSchema: {
             version: number;
@@ -5104,6 +5755,75 @@ export interface components {
             hasStrategies: boolean;
             hasEnabledStrategies: boolean;
         };
+        validatePasswordSchema: {
+            password: string;
+        };
+        emailSchema: {
+            email: string;
+        };
+        resetPasswordSchema: {
+            /** Format: uri */
+            resetPasswordUrl: string;
+        };
+        idSchema: {
+            /** @description The user's e-mail address, or their id */
+            id: string;
+        };
+        passwordSchema: {
+            password: string;
+            /** @description Your current password: required when changing your own password */
+            oldPassword?: string;
+            /** @description The new password again; when given, it must equal `password` */
+            confirmPassword?: string;
+        };
+        adminCountSchema: {
+            password: number;
+            noPassword: number;
+            service: number;
+        };
+        inactiveUsersSchema: {
+            version: number;
+            inactiveUsers: components["schemas"]["inactiveUserSchema"][];
+        };
+        inactiveUserSchema: {
+            id: number;
+            name?: string | null;
+            email?: string;
+            username?: string | null;
+            /** Format: date-time */
+            seenAt?: string | null;
+            /** Format: date-time */
+            createdAt?: string;
+        };
+        idsSchema: {
+            ids: number[];
+        };
+        profileSchema: {
+            rootRole: components["schemas"]["roleSchema"];
+            projects: string[];
+            groups: components["schemas"]["groupItemSchema"][];
+            subscriptions: string[];
+            /** @deprecated */
+            features: unknown[];
+            canChangePassword: boolean;
+        };
+        roleSchema: {
+            id: number;
+            type: string;
+            name: string;
+            description: string | null;
+        };
+        groupItemSchema: {
+            id: number;
+            name: string;
+            description: string | null;
+            mappingsSSO: string[];
+            rootRole?: number;
+        };
+        rolesSchema: {
+            version: number;
+            roles: components["schemas"]["roleSchema"][];
+        };
         createUserResponseSchema: components["schemas"]["userSchema"] & {
             /** @description A single-use link (valid 7 days) to a page where the user sets a password; absent while password sign-in is switched off (the user signs in through single sign-on) */
             inviteLink?: string;
@@ -5157,12 +5877,6 @@ export interface components {
             users: components["schemas"]["userSchema"][];
             rootRoles: components["schemas"]["roleSchema"][];
         };
-        roleSchema: {
-            id: number;
-            type: string;
-            name: string;
-            description: string | null;
-        };
         usersGroupsBaseSchema: {
             users: {
                 id: number;
@@ -5197,13 +5911,6 @@ export interface components {
              * @example Editor
              */
             rootRole?: number | ("Admin" | "Editor" | "Viewer" | "Owner" | "Member");
-        };
-        passwordSchema: {
-            password: string;
-            /** @description Your current password: required when changing your own password */
-            oldPassword?: string;
-            /** @description The new password again; when given, it must equal `password` */
-            confirmPassword?: string;
         };
         meSchema: {
             user: components["schemas"]["userSchema"];
@@ -6634,6 +7341,55 @@ export interface components {
                 [key: string]: number;
             } | null;
         };
+        singleApplicationSchema: {
+            appName: string;
+            sdkVersion?: string;
+            strategies: string[];
+            description?: string;
+            url?: string;
+            color?: string;
+            icon?: string;
+            usage: {
+                project: string;
+                environments: string[];
+            }[];
+        };
+        createApplicationSchema: {
+            strategies?: string[];
+            url?: string;
+            color?: string;
+            icon?: string;
+        };
+        applicationOverviewSchema: {
+            projects: string[];
+            featureCount: number;
+            environments: components["schemas"]["applicationOverviewEnvironmentSchema"][];
+            issues: components["schemas"]["applicationOverviewIssuesSchema"];
+        };
+        applicationOverviewEnvironmentSchema: {
+            name: string;
+            instanceCount: number;
+            sdks: string[];
+            frontendSdks: string[];
+            backendSdks: string[];
+            lastSeen: string | null;
+            issues: components["schemas"]["applicationEnvironmentIssuesSchema"];
+        };
+        applicationEnvironmentIssuesSchema: {
+            missingFeatures: string[];
+            outdatedSdks: string[];
+        };
+        applicationOverviewIssuesSchema: {
+            missingStrategies: string[];
+        };
+        applicationEnvironmentInstancesSchema: {
+            instances: {
+                instanceId: string;
+                sdkVersion: string | null;
+                clientIp: string | null;
+                lastSeen: string;
+            }[];
+        };
         applicationsSchema: {
             total: number;
             applications: components["schemas"]["applicationSchema"][];
@@ -6856,6 +7612,225 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["healthCheckSchema"];
                 };
+            };
+        };
+    };
+    getUiConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["uiConfigSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    setCors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["setCorsSchema"];
+            };
+        };
+        responses: {
+            /** @description Stored */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getTelemetrySettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The telemetry settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["telemetrySettingsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    uiObservability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["recordUiErrorSchema"];
+            };
+        };
+        responses: {
+            /** @description Logged */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getReady: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["readyCheckSchema"];
+                };
+            };
+            /** @description The database cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -7576,6 +8551,315 @@ export interface operations {
             };
         };
     };
+    getProjectFlagCreators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The flag creators */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectFlagCreatorsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectHealthReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The health report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["healthReportSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectStatusSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectDora: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The DORA metrics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectDoraMetricsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectApplications: {
+        parameters: {
+            query?: {
+                query?: string;
+                offset?: string;
+                limit?: string;
+                sortBy?: string;
+                sortOrder?: string;
+            };
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The applications */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectApplicationsSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getOutdatedProjectSdks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outdated SDKs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["outdatedSdksSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     getAllEnvironments: {
         parameters: {
             query?: never;
@@ -8249,6 +9533,55 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getApiTokensByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tokens */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["apiTokensSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14599,6 +15932,497 @@ export interface operations {
             };
         };
     };
+    validatePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["validatePasswordSchema"];
+            };
+        };
+        responses: {
+            /** @description The password is acceptable */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    sendResetPasswordEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["emailSchema"];
+            };
+        };
+        responses: {
+            /** @description Taken (whether a mail goes out is not told) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    resetUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["idSchema"];
+            };
+        };
+        responses: {
+            /** @description The link */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["resetPasswordSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    validateUserPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["passwordSchema"];
+            };
+        };
+        responses: {
+            /** @description The password is acceptable */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getAdminCount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["adminCountSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getInactiveUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The inactive users */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["inactiveUsersSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteInactiveUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["idsSchema"];
+            };
+        };
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteScimUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done (nobody to delete) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["profileSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getUserRoles: {
+        parameters: {
+            query?: {
+                projectId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The roles */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["rolesSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     getUsers: {
         parameters: {
             query?: never;
@@ -20785,6 +22609,290 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The application */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["singleApplicationSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["createApplicationSchema"];
+            };
+        };
+        responses: {
+            /** @description Saved */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteApplication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getApplicationOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appName: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["applicationOverviewSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getApplicationEnvironmentInstances: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                appName: string;
+                environment: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instances */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["applicationEnvironmentInstancesSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getOutdatedSdks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The outdated SDKs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["outdatedSdksSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -9,7 +9,7 @@ import { segmentIdsOf } from '../strategies/read.js'
 import { archivedOf, importTargetSql, segmentsByName, type ImportTarget } from './validate.js'
 import type { ImportToggles, ImportValidation } from './schemas.js'
 import { toVariants } from '../variants/store.js'
-import { checkedStrategy, chainsOf, linksAfter } from './checks.js'
+import { checkedStrategy, chainsOf, inImportOrder, linksAfter } from './checks.js'
 import { checkLegalValues } from '../context-fields/legal-values.js'
 import { misfit } from '../strategy-definitions/fit.js'
 import { strategyDefinitions } from '../../schema/index.js'
@@ -147,34 +147,49 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
       type: f.type ?? before?.type ?? 'release',
       description: f.description === undefined ? (before?.description ?? null) : f.description,
       impressionData: f.impressionData ?? before?.impressionData ?? false,
+      stale: f.stale ?? before?.stale ?? false,
+      // Only a new flag: validate refuses archiving a live one.
+      archived: before === undefined && f.archived === true,
       known: before !== undefined,
     }
   })
+  const archivedEvents: NewEvent[] = []
   for (const row of flagRows) {
     const before = own.get(row.name)
-    const metadata = { name: row.name, project, description: row.description, type: row.type, stale: before?.stale ?? false, impressionData: row.impressionData, archived: false }
-    if (before) events.push({ ...about(row.name), type: 'feature-metadata-updated', data: metadata, preData: { ...metadata, description: before.description, type: before.type, impressionData: before.impressionData } })
-    else events.push({ ...about(row.name), type: 'feature-created', data: metadata })
+    const metadata = { name: row.name, project, description: row.description, type: row.type, stale: row.stale, impressionData: row.impressionData, archived: false }
+    if (before) {
+      events.push({ ...about(row.name), type: 'feature-metadata-updated', data: metadata, preData: { ...metadata, description: before.description, type: before.type, impressionData: before.impressionData, stale: before.stale } })
+      if (row.stale !== before.stale) events.push({ ...about(row.name), type: row.stale ? 'feature-stale-on' : 'feature-stale-off', data: { stale: row.stale }, preData: { stale: before.stale } })
+    } else {
+      events.push({ ...about(row.name), type: 'feature-created', data: metadata })
+      if (row.stale) events.push({ ...about(row.name), type: 'feature-stale-on', data: { stale: true }, preData: { stale: false } })
+    }
+    // Recorded after the flag's other changes: it is created, set up, then archived.
+    if (row.archived) archivedEvents.push({ ...about(row.name), type: 'feature-archived', data: { ...metadata, archived: true }, preData: metadata })
   }
 
-  const strategiesOf = new Map<string, StoredStrategy[]>()
+  const givenOf = new Map<string, { s: (typeof data.featureStrategies)[number]; i: number; sortOrder: number | undefined }[]>()
   for (const [i, s] of data.featureStrategies.entries()) {
     if (!s.featureName || !importedNames.has(s.featureName)) continue
-    const list = strategiesOf.get(s.featureName) ?? []
-    const strategy = checkedStrategy(s, s.featureName, `body.data.featureStrategies.${i}`)
-    list.push({
+    givenOf.set(s.featureName, [...(givenOf.get(s.featureName) ?? []), { s, i, sortOrder: s.sortOrder }])
+  }
+  const strategiesOf = new Map<string, StoredStrategy[]>()
+  for (const [featureName, given] of givenOf) {
+    strategiesOf.set(featureName, inImportOrder(given).map(({ s, i, sortOrder }) => {
+    const strategy = checkedStrategy(s, featureName, `body.data.featureStrategies.${i}`)
+    return {
       id: crypto.randomUUID(),
       name: strategy.name,
       title: strategy.title,
       disabled: strategy.disabled,
-      featureName: s.featureName,
-      sortOrder: s.sortOrder ?? list.length,
+      featureName,
+      sortOrder,
       segments: unique((s.segments ?? []).map((id) => String(segmentIds.get(segmentNameOf.get(id) ?? '') ?? ''))).filter((id) => id !== '').map(Number),
       constraints: strategy.constraints,
       variants: strategy.variants,
       parameters: strategy.parameters,
-    })
-    strategiesOf.set(s.featureName, list)
+    }
+    }))
   }
   const segmentsNotFound = data.featureStrategies.flatMap((s) => s.segments ?? []).filter((id) => !segmentIds.has(segmentNameOf.get(id) ?? ''))
   if (segmentsNotFound.length > 0) throw validationError(`The import's strategies use segments its \`segments\` do not name: ${unique(segmentsNotFound.map(String)).join(', ')}`)
@@ -236,6 +251,7 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
     events.push({ ...about(row.child), type: 'feature-dependency-added', data: { feature: row.parent, enabled: row.enabled, variants: row.variants }, preData: before && { feature: before.parent, enabled: before.enabled, variants: before.variants } })
   }
 
+  events.push(...archivedEvents)
   events.push({ type: 'features-imported', project, environment, data: { features: flagRows.map((f) => f.name) } })
   return {
     events,
@@ -265,14 +281,15 @@ function writesSql(input: ImportToggles, values: ReturnType<typeof plan>['values
     sql`insert into ${contextFields} (name, description, stickiness, sort_order, legal_values, created_at, project)
       select x.name, x.description, x.stickiness, x."sortOrder", x."legalValues", ${at}, x.project
       from jsonb_to_recordset(${json(values.fields)}) as x (name text, description text, stickiness boolean, "sortOrder" integer, "legalValues" jsonb, project text) where ${held}`,
-    sql`update ${features} set type = x.type, description = x.description, impression_data = x."impressionData", version = ${features.version} + 1
-      from jsonb_to_recordset(${json(values.flags)}) as x (name text, type text, description text, "impressionData" boolean, known boolean)
+    sql`update ${features} set type = x.type, description = x.description, impression_data = x."impressionData", stale = x.stale, version = ${features.version} + 1
+      from jsonb_to_recordset(${json(values.flags)}) as x (name text, type text, description text, "impressionData" boolean, stale boolean, known boolean)
       where ${features.name} = x.name and x.known and ${held}`,
-    sql`insert into ${features} (name, project, type, description, impression_data, created_at, created_by, created_by_user_id)
-      select x.name, ${project}, x.type, x.description, x."impressionData", ${at}, ${createdBy}, ${createdByUserId}::integer
-      from jsonb_to_recordset(${json(values.flags)}) as x (name text, type text, description text, "impressionData" boolean, known boolean) where not x.known and ${held}`,
+    sql`insert into ${features} (name, project, type, description, impression_data, stale, archived_at, created_at, created_by, created_by_user_id)
+      select x.name, ${project}, x.type, x.description, x."impressionData", x.stale, case when x.archived then ${at} end, ${at}, ${createdBy}, ${createdByUserId}::integer
+      from jsonb_to_recordset(${json(values.flags)}) as x (name text, type text, description text, "impressionData" boolean, stale boolean, archived boolean, known boolean) where not x.known and ${held}`,
     sql`insert into ${featureLifecycles} (feature_name, stage, entered_stage_at)
-      select x.name, 'initial', ${at} from jsonb_to_recordset(${json(values.flags)}) as x (name text, known boolean) where not x.known and ${held}`,
+      select x.name, s.stage, ${at} from jsonb_to_recordset(${json(values.flags)}) as x (name text, archived boolean, known boolean)
+      cross join lateral (values ('initial'), (case when x.archived then 'archived' end)) as s (stage) where not x.known and s.stage is not null and ${held}`,
     // A new flag gets a row (off) in every environment of the project; the import's environment gets its switch and variants (kept where the export has none).
     sql`insert into ${featureEnvironments} (feature_name, environment, enabled, variants)
       select x.name, pe.environment_name, pe.environment_name = ${environment} and x.enabled, case when pe.environment_name = ${environment} then coalesce(x.variants, '[]'::jsonb) else '[]'::jsonb end
@@ -323,7 +340,7 @@ export async function importFeatures(
     const validation = decide(state)
     if (validation.errors.length > 0) {
       throw validationError(
-        `The import cannot be made: ${validation.errors.map((e) => e.message).join(' ')}`,
+        `The import cannot be made: ${validation.errors.map((e) => `${e.message} ${e.affectedItems.join(', ')}`.trim()).join(' ')}`,
         validation.errors.map((e) => ({ path: 'body.data', message: `${e.message} ${e.affectedItems.join(', ')}`.trim() })),
       )
     }

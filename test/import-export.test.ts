@@ -482,3 +482,73 @@ describe('POST /api/admin/features-batch/import: nothing of the file is changed 
     expect(await t.query('select 1 from feature_dependencies where child = $1', [child])).toEqual([])
   })
 })
+
+describe('export from Flagpost, import into a fresh Flagpost', () => {
+  it('gives the same flags, strategies in the same order, variants, segments, tags, dependencies, stale and archived state, and evaluations; every strategy can be saved again', async () => {
+    const project = await createProject(t)
+    const field = (await ok(t, 'POST', '/api/admin/context', { name: fresh('tier'), legalValues: [{ value: 'gold' }, { value: 'silver' }], stickiness: true })).body.name as string
+    const segment = await createSegment(t, { name: fresh('beta'), constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1', 'u2', 'u3'] }] })
+    const F = features(project)
+    const names: string[] = []
+    for (let i = 0; i < 24; i++) {
+      const flag = (await createFlag(t, { type: ['release', 'experiment', 'operational', 'kill-switch'][i % 4], description: i % 2 ? `flag ${i}` : undefined }, project)).name as string
+      names.push(flag)
+      const variants = (tag: string) => (i % 4 === 0 ? [{ name: `${tag}-${i}`, weight: 1000, weightType: 'variable', stickiness: 'default' }] : [])
+      // Added in reverse of their sortOrder: the order is sortOrder's, not the ids' or the creation's.
+      await addStrategy(t, flag, 'development', { name: 'flexibleRollout', sortOrder: 5, parameters: { rollout: String((i * 7) % 101), stickiness: 'userId', groupId: flag }, variants: variants('late') }, project)
+      if (i % 3 === 0) await addStrategy(t, flag, 'development', { name: 'default', title: `first ${i}`, sortOrder: 1, constraints: [{ contextName: field, operator: 'IN', values: ['gold'] }], variants: variants('early'), segments: i % 6 === 0 ? [segment.id] : [] }, project)
+      if (i % 2 === 0) await enableFlag(t, flag, 'development', project)
+      if (i % 5 === 1) await ok(t, 'PUT', `${F}/${flag}/environments/development/variants`, [{ name: 'blue', weightType: 'variable', weight: 500, stickiness: 'default' }, { name: 'red', weightType: 'variable', weight: 500, stickiness: 'default' }])
+      if (i % 3 === 1) await ok(t, 'POST', `/api/admin/features/${flag}/tags`, { type: 'team', value: `team-${i % 2}` })
+      if (i % 5 === 0) await ok(t, 'PATCH', `${F}/${flag}`, [{ op: 'replace', path: '/stale', value: true }])
+      if (i % 7 === 3) await ok(t, 'POST', `${F}/${flag}/dependencies`, { feature: names[0], ...(i % 2 ? { enabled: false } : {}) })
+    }
+    for (const i of [7, 15, 23]) await ok(t, 'DELETE', `${F}/${names[i]}`)
+    const exported = (await ok(t, 'POST', EXPORT, { environment: 'development', project })).body
+
+    const u = await createTestApp()
+    try {
+      await createProject(u, { id: project })
+      await createSegment(u, { name: segment.name, constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1', 'u2', 'u3'] }] })
+      const validation = await ok(u, 'POST', VALIDATE, { project, environment: 'development', data: exported })
+      expect(validation.body.errors).toEqual([])
+      const res = await u.call('POST', IMPORT, { body: { project, environment: 'development', data: exported } })
+      expect(res.status, res.text).toBe(200)
+      const again = (await ok(u, 'POST', EXPORT, { environment: 'development', project })).body
+
+      // Segment ids are each database's own: compared by name.
+      const bySegmentName = (data: any) => {
+        const nameOf = new Map(data.segments.map((s: any) => [s.id, s.name]))
+        return { ...data, segments: data.segments.map((s: any) => s.name), featureStrategies: data.featureStrategies.map(({ id: _id, ...s }: any) => ({ ...s, segments: s.segments.map((id: number) => nameOf.get(id)) })) }
+      }
+      expect(bySegmentName(again)).toEqual(bySegmentName(exported))
+      expect(again.features.filter((f: any) => f.archived).map((f: any) => f.name)).toEqual([7, 15, 23].map((i) => names[i]).sort())
+      expect(again.features.filter((f: any) => f.stale)).toHaveLength(5)
+      expect(again.featureStrategies.filter((s: any) => s.featureName === names[0]).map((s: any) => s.name)).toEqual(['default', 'flexibleRollout'])
+
+      const evaluations = async (app: TestApp) => {
+        const out: Record<string, unknown> = {}
+        for (const userId of ['u1', 'u2', 'u5', 'ann', 'bob', 'carol', 'dave', 'erin']) {
+          for (const tier of ['gold', 'silver']) {
+            const play = await ok(app, 'POST', '/api/admin/playground', { environment: 'development', projects: [project], context: { appName: 'web', userId, [field]: tier } })
+            for (const f of play.body.features) out[`${f.name} ${userId} ${tier}`] = [f.isEnabled, f.variant?.name ?? null]
+          }
+        }
+        return out
+      }
+      const [before, after] = [await evaluations(t), await evaluations(u)]
+      expect(Object.keys(after)).toHaveLength(21 * 16)
+      expect(after).toEqual(before)
+
+      // What the import accepted the routes accept again as it is.
+      for (const s of again.featureStrategies) {
+        if (again.features.find((f: any) => f.name === s.featureName).archived) continue
+        const { id, featureName, ...body } = s
+        const put = await u.call('PUT', `${F}/${featureName}/environments/development/strategies/${id}`, { body })
+        expect(put.status, put.text).toBe(200)
+      }
+    } finally {
+      await u.close()
+    }
+  })
+})

@@ -10,10 +10,6 @@ import { archivedOf, importTargetSql, segmentsByName, type ImportTarget } from '
 import type { ImportToggles, ImportValidation } from './schemas.js'
 import { toVariants } from '../variants/store.js'
 import { checkedStrategy, chainsOf, inImportOrder, linksAfter } from './checks.js'
-import { checkLegalValues } from '../context-fields/legal-values.js'
-import { misfit } from '../strategy-definitions/fit.js'
-import { strategyDefinitions } from '../../schema/index.js'
-import { inArray } from 'drizzle-orm'
 import { defaultStrategyFor } from '../flags/store.js'
 import { flagTagsJson } from '../flags/lock.js'
 
@@ -75,29 +71,6 @@ function stateSql(input: ImportToggles): SQL {
       where (g.type, g.value) in (select x.type, x.value from jsonb_to_recordset(${tagNames}::jsonb) as x (type text, value text))) as "knownTags",
     (select json_agg(f.version order by f.name) from ${features} f where f.name = any(${sql.param(names)}::text[])) as versions
     from (${importTargetSql(input)}) t`
-}
-
-/**
- * What the strategy routes check of a strategy against the database, for every strategy the import writes, in two reads:
- * a custom type's parameters fit its definition, and constraint values are legal values of their context field (the
- * export's own legal values for a field the import creates). A deprecated type is not refused here: the import never was.
- */
-async function checkStrategiesAgainstStored(db: Db, input: ImportToggles, strategies: StoredStrategy[], state: ImportState) {
-  if (strategies.length === 0) return
-  const names = unique(strategies.map((s) => s.name))
-  const definitions = await db.select().from(strategyDefinitions).where(inArray(strategyDefinitions.name, names))
-  for (const s of strategies) {
-    const problem = misfit(definitions.find((d) => d.name === s.name), { name: s.name, parameters: s.parameters, previousName: s.name }, `body.data.featureStrategies (${s.featureName})`)
-    if (problem) throw problem
-  }
-  const constraints = strategies.flatMap((s) => s.constraints as { contextName: string; values: string[]; value?: string }[])
-  await checkLegalValues(db, constraints, input.project, 'body.data.featureStrategies')
-  const created = new Map((input.data.contextFields ?? []).filter((c) => !state.fields.some((f) => f.name === c.name) && (c.legalValues ?? []).length > 0).map((c) => [c.name, new Set((c.legalValues ?? []).map((v) => v.value))]))
-  const illegal = constraints.flatMap((k) => {
-    const legal = created.get(k.contextName)
-    return legal ? [...k.values, ...(k.value === undefined ? [] : [k.value])].filter((v) => !legal.has(v)).map((v) => `"${v}" is not a legal value of context field ${k.contextName}`) : []
-  })
-  if (illegal.length > 0) throw validationError(`Constraint values must be legal values of their context field: ${illegal.join('; ')}`, illegal.map((message) => ({ path: 'body.data.featureStrategies', message })))
 }
 
 /** What the import writes and records, decided from the read. */
@@ -345,7 +318,6 @@ export async function importFeatures(
       )
     }
     const { events, values } = plan(caller, input, state)
-    await checkStrategiesAgainstStored(db, input, values.strategies, state)
     const names = unique([...input.data.features.map((f) => f.name), ...(input.data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature))])
     const gate = sql`select 1 from (${stateSql(input)}) s where row_to_json(s)::text = ${read!.snapshot}`
     const [, , written] = await batch(db, [

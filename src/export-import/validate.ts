@@ -214,8 +214,10 @@ function namingProblems(input: ImportToggles, target: ImportTarget, meter: Regex
  * POST /api/admin/features-batch/validate: what importing would meet, in Unleash's words and order. Errors (the import
  * is refused while there is one): strategy types not defined, context fields of other projects named (in the export
  * or its constraints), context fields whose legal values lack some of the export's, flags living in other projects, names given twice, names against the project's pattern, the flag limit,
- * segments with no namesake usable in the project, and dependencies on flags neither imported nor in the project.
- * Warnings: custom strategy types used, archived flags (left out of the import), flags that exist and are overwritten.
+ * segments with no namesake usable in the project, dependencies on flags neither imported nor live in the project,
+ * what the routes would refuse (checks.ts), and live flags of the project the file says archived.
+ * Warnings: custom strategy types used, archived flags (left out of the import), flags that exist and are overwritten,
+ * dependencies of flags not imported (left out), and strategies with variants in no given order.
  * 404 for a project the caller may not see or that lacks the environment. A flag living in a project the caller may not
  * read (`hiddenProjects`) is said to be in another project, unnamed; no message names anything of such a project.
  */

@@ -445,6 +445,15 @@ describe('POST /api/admin/features-batch/import: nothing of the file is changed 
     expect(exported.filter((s: any) => s.featureName === tied).map((s: any) => s.sortOrder)).toEqual([0, 1, 2, 3, 4, 5])
   })
 
+  it('puts the default strategy an enabled flag gets after the strategies the file gives it', async () => {
+    const project = await createProject(t)
+    const flag = fresh('disabled-only')
+    const file = importOf(project, { features: [{ name: flag }], featureStrategies: [{ name: 'default', featureName: flag, title: 'off', disabled: true, sortOrder: 10 }], featureEnvironments: [{ name: flag, featureName: flag, enabled: true }] })
+    expect((await t.call('POST', IMPORT, { body: file })).status).toBe(200)
+    const strategies = (await ok(t, 'GET', `${features(project)}/${flag}/environments/development/strategies`)).body as { title: string | null; name: string; sortOrder: number }[]
+    expect(strategies.map((s) => [s.name, s.title, s.sortOrder])).toEqual([['default', 'off', 10], ['flexibleRollout', null, 11]])
+  })
+
   it('reports in validate what the strategy routes would refuse against the stored definitions and legal values, as the import refuses it', async () => {
     const project = await createProject(t)
     const custom = (await ok(t, 'POST', '/api/admin/strategies', { name: fresh('tenant'), parameters: [{ name: 'tenants', type: 'list', required: true, description: '' }, { name: 'share', type: 'percentage', required: false, description: '' }] })).body.name as string

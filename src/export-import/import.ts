@@ -180,7 +180,7 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
     // An enabled environment never serves an empty strategy list: as Unleash does on enabling, the default strategy.
     if (enabled && !strategies.some((s) => !s.disabled)) {
       const fallback = defaultStrategyFor(null, name)
-      strategies.push({ name: fallback.name, parameters: fallback.parameters ?? {}, title: null, disabled: false, constraints: [], variants: [], id: crypto.randomUUID(), featureName: name, sortOrder: strategies.length, segments: [] })
+      strategies.push({ name: fallback.name, parameters: fallback.parameters ?? {}, title: null, disabled: false, constraints: [], variants: [], id: crypto.randomUUID(), featureName: name, sortOrder: Math.max(-1, ...strategies.map((s) => s.sortOrder)) + 1, segments: [] })
     }
     for (const s of strategies) events.push({ ...env, type: 'feature-strategy-add', data: s, preData: null })
     strategyRows.push(...strategies)

@@ -195,6 +195,8 @@ describe('POST /api/admin/features-batch/validate', () => {
       { message: 'The following strategy types will be used in import. Please make sure the strategy type parameters are configured as in source environment:', affectedItems: [custom] },
       { message: 'The following features will not be imported as they are currently archived. To import them, please unarchive them first:', affectedItems: [archived] },
       { message: 'The following features already exist in this project and will be overwritten:', affectedItems: [existing] },
+      // The archived flag is left out, and so is its dependency, as Unleash leaves it out: said rather than dropped silently.
+      { message: 'The following flags have dependencies in the import file that will not be imported, as the flags themselves are not imported:', affectedItems: [archived] },
     ])
   })
 
@@ -359,5 +361,203 @@ describe('POST /api/admin/features-batch/import', () => {
     expect(chained.status, chained.text).toBe(400)
     expect(await lastEvents(before)).toEqual([])
     expect(await t.query('select name from features where name = any($1)', [[b, c]])).toEqual([])
+  })
+})
+
+describe('POST /api/admin/features-batch/import: nothing of the file is changed silently', () => {
+  it('creates a flag the file says archived, archived, recording feature-created then feature-archived; a Viewer is told it needs to archive', async () => {
+    const project = await createProject(t)
+    const flag = fresh('was-archived')
+    const file = importOf(project, { features: [{ name: flag, archived: true, stale: true }], featureStrategies: [{ name: 'default', featureName: flag }], featureEnvironments: [{ name: flag, featureName: flag, enabled: true }] })
+    expect((await ok(t, 'POST', VALIDATE, file)).body.errors).toEqual([])
+    const asViewer = await viewer.call('POST', VALIDATE, { body: file })
+    expect(asViewer.body.permissions[0].affectedItems).toContain('Archive and delete feature flags')
+    const before = await maxEventId()
+    expect((await t.call('POST', IMPORT, { body: file })).status).toBe(200)
+    const [row] = await t.query<{ archived: boolean; stale: boolean }>('select archived_at is not null as archived, stale from features where name = $1', [flag])
+    expect(row).toEqual({ archived: true, stale: true })
+    expect((await ok(t, 'GET', `${features(project)}/${flag}`)).body).toMatchObject({ archived: true, stale: true })
+    const types = (await lastEvents(before)).map((e) => e.type)
+    expect(types[0]).toBe('feature-created')
+    expect(types).toContain('feature-stale-on')
+    expect(types.slice(-2)).toEqual(['feature-archived', 'features-imported'])
+    // It is an archived flag like any other: it can be revived.
+    await ok(t, 'POST', `/api/admin/archive/revive/${flag}`)
+    expect((await ok(t, 'GET', `${features(project)}/${flag}`)).body.archived).toBe(false)
+  })
+
+  it('refuses to archive a live flag of the project the file says archived (validate says so; the flag stays live)', async () => {
+    const project = await createProject(t)
+    const live = (await createFlag(t, {}, project)).name as string
+    const file = importOf(project, { features: [{ name: live, archived: true }] })
+    const res = await ok(t, 'POST', VALIDATE, file)
+    expect(res.body.errors).toEqual([{ message: expect.stringContaining('live in this project but archived in the import file'), affectedItems: [live] }])
+    const refused = await t.call('POST', IMPORT, { body: file })
+    expect(refused.status).toBe(400)
+    expect(refused.body.message).toContain(live)
+    expect((await t.query<{ archived: boolean }>('select archived_at is not null as archived from features where name = $1', [live]))[0]!.archived).toBe(false)
+  })
+
+  it('keeps stale as the file says, for new flags and existing ones, with feature-stale-on/-off', async () => {
+    const project = await createProject(t)
+    const existing = (await createFlag(t, {}, project)).name as string
+    const created = fresh('stale')
+    const before = await maxEventId()
+    const res = await t.call('POST', IMPORT, { body: importOf(project, { features: [{ name: existing, stale: true }, { name: created, stale: true }] }) })
+    expect(res.status, res.text).toBe(200)
+    expect((await ok(t, 'GET', `${features(project)}/${existing}`)).body.stale).toBe(true)
+    expect((await ok(t, 'GET', `${features(project)}/${created}`)).body.stale).toBe(true)
+    const rows = await t.query<{ type: string; feature_name: string }>('select type, feature_name from events where id > $1 and type = $2 order by id', [before, 'feature-stale-on'])
+    expect(rows.map((r) => r.feature_name).sort()).toEqual([existing, created].sort())
+    const back = await ok(t, 'POST', IMPORT, importOf(project, { features: [{ name: existing, stale: false }] }))
+    expect(back.status).toBe(200)
+    expect((await ok(t, 'GET', `${features(project)}/${existing}`)).body.stale).toBe(false)
+    // Absent, it is left as it is.
+    await ok(t, 'POST', IMPORT, importOf(project, { features: [{ name: created }] }))
+    expect((await ok(t, 'GET', `${features(project)}/${created}`)).body.stale).toBe(true)
+  })
+
+  it('keeps the strategies in the order of their sortOrder, else of the file (equal sortOrders too), and warns where that order decides the variant', async () => {
+    const project = await createProject(t)
+    const [bySort, byFile, tied] = [fresh('by-sort'), fresh('by-file'), fresh('tied')]
+    const titled = (flag: string, titles: string[], sortOrders?: number[], variants = false) =>
+      titles.map((title, i) => ({
+        name: 'default',
+        featureName: flag,
+        title,
+        ...(sortOrders ? { sortOrder: sortOrders[i] } : {}),
+        ...(variants ? { variants: [{ name: `v-${title}`, weight: 1000, weightType: 'variable', stickiness: 'default' }] } : {}),
+      }))
+    const file = importOf(project, {
+      features: [{ name: bySort }, { name: byFile }, { name: tied }],
+      featureStrategies: [...titled(bySort, ['c', 'a', 'b'], [30, 10, 20], true), ...titled(byFile, ['a', 'b', 'c', 'd', 'e'], undefined, true), ...titled(tied, ['a', 'b', 'c', 'd', 'e', 'f'], [0, 0, 0, 0, 0, 0])],
+    })
+    const res = await ok(t, 'POST', VALIDATE, file)
+    expect(res.body.warnings).toEqual([{ message: expect.stringContaining('strategies with variants whose order the import file does not give'), affectedItems: [byFile] }])
+    expect((await t.call('POST', IMPORT, { body: file })).status).toBe(200)
+    const order = async (flag: string) =>
+      ((await ok(t, 'GET', `${features(project)}/${flag}/environments/development/strategies`)).body as { title: string }[]).map((s) => s.title)
+    expect(await order(bySort)).toEqual(['a', 'b', 'c'])
+    expect(await order(byFile)).toEqual(['a', 'b', 'c', 'd', 'e'])
+    expect(await order(tied)).toEqual(['a', 'b', 'c', 'd', 'e', 'f'])
+    const exported = (await ok(t, 'POST', EXPORT, { environment: 'development', features: [bySort, tied] })).body.featureStrategies
+    expect(exported.filter((s: any) => s.featureName === bySort).map((s: any) => s.sortOrder)).toEqual([10, 20, 30])
+    expect(exported.filter((s: any) => s.featureName === tied).map((s: any) => s.sortOrder)).toEqual([0, 1, 2, 3, 4, 5])
+  })
+
+  it('puts the default strategy an enabled flag gets after the strategies the file gives it', async () => {
+    const project = await createProject(t)
+    const flag = fresh('disabled-only')
+    const file = importOf(project, { features: [{ name: flag }], featureStrategies: [{ name: 'default', featureName: flag, title: 'off', disabled: true, sortOrder: 10 }], featureEnvironments: [{ name: flag, featureName: flag, enabled: true }] })
+    expect((await t.call('POST', IMPORT, { body: file })).status).toBe(200)
+    const strategies = (await ok(t, 'GET', `${features(project)}/${flag}/environments/development/strategies`)).body as { title: string | null; name: string; sortOrder: number }[]
+    expect(strategies.map((s) => [s.name, s.title, s.sortOrder])).toEqual([['default', 'off', 10], ['flexibleRollout', null, 11]])
+  })
+
+  it('reports in validate what the strategy routes would refuse against the stored definitions and legal values, as the import refuses it', async () => {
+    const project = await createProject(t)
+    const custom = (await ok(t, 'POST', '/api/admin/strategies', { name: fresh('tenant'), parameters: [{ name: 'tenants', type: 'list', required: true, description: '' }, { name: 'share', type: 'percentage', required: false, description: '' }] })).body.name as string
+    const field = (await ok(t, 'POST', '/api/admin/context', { name: fresh('region'), legalValues: [{ value: 'eu' }] })).body.name as string
+    const created = fresh('tier')
+    const flag = fresh('imported')
+    const file = importOf(project, {
+      features: [{ name: flag }],
+      contextFields: [{ name: created, legalValues: [{ value: 'gold' }] }],
+      featureStrategies: [
+        { name: custom, featureName: flag, parameters: { share: '250' } },
+        { name: 'default', featureName: flag, constraints: [{ contextName: field, operator: 'IN', values: ['eu', 'mars'] }] },
+        { name: 'default', featureName: flag, constraints: [{ contextName: created, operator: 'IN', values: ['platinum'] }] },
+      ],
+    })
+    const res = await ok(t, 'POST', VALIDATE, file)
+    expect(res.body.errors).toEqual([
+      { message: 'The following strategies have parameters their strategy type refuses:', affectedItems: [expect.stringMatching(new RegExp(`^${flag} \\(${custom}\\): .*tenants.*required.*share`))] },
+      { message: 'The following constraint values are not legal values of their context field:', affectedItems: [`${flag}: "mars" (${field})`, `${flag}: "platinum" (${created})`] },
+    ])
+    const refused = await t.call('POST', IMPORT, { body: file })
+    expect(refused.status).toBe(400)
+    expect(refused.body.details.map((d: { message: string }) => d.message)).toEqual(res.body.errors.map((e: any) => `${e.message} ${e.affectedItems.join(', ')}`))
+    expect(await t.query('select 1 from features where name = $1', [flag])).toEqual([])
+  })
+
+  it("says in validate that a dependency of a flag the file does not import is left out, and writes none, as Unleash's import", async () => {
+    const project = await createProject(t)
+    const [parent, child] = [(await createFlag(t, {}, project)).name as string, (await createFlag(t, {}, project)).name as string]
+    const file = importOf(project, { features: [{ name: parent }], dependencies: [{ feature: child, dependencies: [{ feature: parent }] }] })
+    const res = await ok(t, 'POST', VALIDATE, file)
+    expect(res.body.errors).toEqual([])
+    expect(res.body.warnings).toContainEqual({ message: 'The following flags have dependencies in the import file that will not be imported, as the flags themselves are not imported:', affectedItems: [child] })
+    expect((await t.call('POST', IMPORT, { body: file })).status).toBe(200)
+    expect(await t.query('select 1 from feature_dependencies where child = $1', [child])).toEqual([])
+  })
+})
+
+describe('export from Flagpost, import into a fresh Flagpost', () => {
+  it('gives the same flags, strategies in the same order, variants, segments, tags, dependencies, stale and archived state, and evaluations; every strategy can be saved again', async () => {
+    const project = await createProject(t)
+    const field = (await ok(t, 'POST', '/api/admin/context', { name: fresh('tier'), legalValues: [{ value: 'gold' }, { value: 'silver' }], stickiness: true })).body.name as string
+    const segment = await createSegment(t, { name: fresh('beta'), constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1', 'u2', 'u3'] }] })
+    const F = features(project)
+    const names: string[] = []
+    for (let i = 0; i < 24; i++) {
+      const flag = (await createFlag(t, { type: ['release', 'experiment', 'operational', 'kill-switch'][i % 4], description: i % 2 ? `flag ${i}` : undefined }, project)).name as string
+      names.push(flag)
+      const variants = (tag: string) => (i % 4 === 0 ? [{ name: `${tag}-${i}`, weight: 1000, weightType: 'variable', stickiness: 'default' }] : [])
+      // Added in reverse of their sortOrder: the order is sortOrder's, not the ids' or the creation's.
+      await addStrategy(t, flag, 'development', { name: 'flexibleRollout', sortOrder: 5, parameters: { rollout: String((i * 7) % 101), stickiness: 'userId', groupId: flag }, variants: variants('late') }, project)
+      if (i % 3 === 0) await addStrategy(t, flag, 'development', { name: 'default', title: `first ${i}`, sortOrder: 1, constraints: [{ contextName: field, operator: 'IN', values: ['gold'] }], variants: variants('early'), segments: i % 6 === 0 ? [segment.id] : [] }, project)
+      if (i % 2 === 0) await enableFlag(t, flag, 'development', project)
+      if (i % 5 === 1) await ok(t, 'PUT', `${F}/${flag}/environments/development/variants`, [{ name: 'blue', weightType: 'variable', weight: 500, stickiness: 'default' }, { name: 'red', weightType: 'variable', weight: 500, stickiness: 'default' }])
+      if (i % 3 === 1) await ok(t, 'POST', `/api/admin/features/${flag}/tags`, { type: 'team', value: `team-${i % 2}` })
+      if (i % 5 === 0) await ok(t, 'PATCH', `${F}/${flag}`, [{ op: 'replace', path: '/stale', value: true }])
+      if (i % 7 === 3) await ok(t, 'POST', `${F}/${flag}/dependencies`, { feature: names[0], ...(i % 2 ? { enabled: false } : {}) })
+    }
+    for (const i of [7, 15, 23]) await ok(t, 'DELETE', `${F}/${names[i]}`)
+    const exported = (await ok(t, 'POST', EXPORT, { environment: 'development', project })).body
+
+    const u = await createTestApp()
+    try {
+      await createProject(u, { id: project })
+      await createSegment(u, { name: segment.name, constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1', 'u2', 'u3'] }] })
+      const validation = await ok(u, 'POST', VALIDATE, { project, environment: 'development', data: exported })
+      expect(validation.body.errors).toEqual([])
+      const res = await u.call('POST', IMPORT, { body: { project, environment: 'development', data: exported } })
+      expect(res.status, res.text).toBe(200)
+      const again = (await ok(u, 'POST', EXPORT, { environment: 'development', project })).body
+
+      // Segment ids are each database's own: compared by name.
+      const bySegmentName = (data: any) => {
+        const nameOf = new Map(data.segments.map((s: any) => [s.id, s.name]))
+        return { ...data, segments: data.segments.map((s: any) => s.name), featureStrategies: data.featureStrategies.map(({ id: _id, ...s }: any) => ({ ...s, segments: s.segments.map((id: number) => nameOf.get(id)) })) }
+      }
+      expect(bySegmentName(again)).toEqual(bySegmentName(exported))
+      expect(again.features.filter((f: any) => f.archived).map((f: any) => f.name)).toEqual([7, 15, 23].map((i) => names[i]).sort())
+      expect(again.features.filter((f: any) => f.stale)).toHaveLength(5)
+      expect(again.featureStrategies.filter((s: any) => s.featureName === names[0]).map((s: any) => s.name)).toEqual(['default', 'flexibleRollout'])
+
+      const evaluations = async (app: TestApp) => {
+        const out: Record<string, unknown> = {}
+        for (const userId of ['u1', 'u2', 'u5', 'ann', 'bob', 'carol', 'dave', 'erin']) {
+          for (const tier of ['gold', 'silver']) {
+            const play = await ok(app, 'POST', '/api/admin/playground', { environment: 'development', projects: [project], context: { appName: 'web', userId, [field]: tier } })
+            for (const f of play.body.features) out[`${f.name} ${userId} ${tier}`] = [f.isEnabled, f.variant?.name ?? null]
+          }
+        }
+        return out
+      }
+      const [before, after] = [await evaluations(t), await evaluations(u)]
+      expect(Object.keys(after)).toHaveLength(21 * 16)
+      expect(after).toEqual(before)
+
+      // What the import accepted the routes accept again as it is.
+      for (const s of again.featureStrategies) {
+        if (again.features.find((f: any) => f.name === s.featureName).archived) continue
+        const { id, featureName, ...body } = s
+        const put = await u.call('PUT', `${F}/${featureName}/environments/development/strategies/${id}`, { body })
+        expect(put.status, put.text).toBe(200)
+      }
+    } finally {
+      await u.close()
+    }
   })
 })

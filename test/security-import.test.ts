@@ -409,3 +409,45 @@ describe('POST /api/admin/features-batch/validate reports what the import refuse
     }
   })
 })
+
+describe('POST /api/admin/features-batch/import: stale and archived state need what their own routes need', () => {
+  it('needs DELETE_FEATURE to create a flag archived, as the archive route does; without it nothing is created', async () => {
+    const project = await createProject(t)
+    const flag = fresh('archived')
+    const body = { project, environment: 'development', data: { features: [{ name: flag, archived: true }], featureStrategies: [], tagTypes: [] } }
+    const creator = await viewerWith(project, [{ name: 'UPDATE_FEATURE' }, { name: 'CREATE_FEATURE' }])
+    expect((await ok(creator, 'POST', VALIDATE, body)).body.permissions[0]?.affectedItems).toEqual(['Archive and delete feature flags'])
+    const res = await creator.call('POST', IMPORT, { body })
+    expect(res.status, res.text).toBe(403)
+    expect(res.body.name).toBe('NoAccessError')
+    expect(await t.query('select 1 from features where name = $1', [flag])).toEqual([])
+    const archiver = await viewerWith(project, [{ name: 'UPDATE_FEATURE' }, { name: 'CREATE_FEATURE' }, { name: 'DELETE_FEATURE' }])
+    expect((await archiver.call('POST', IMPORT, { body })).status).toBe(200)
+    expect((await t.query<{ archived: boolean }>('select archived_at is not null as archived from features where name = $1', [flag]))[0]!.archived).toBe(true)
+  })
+
+  it("needs SKIP_CHANGE_REQUEST in every protected environment to change an existing flag's stale (SDKs receive it), as PATCH …/features/:featureName does", async () => {
+    const project = await createProject(t, { changeRequestEnvironments: [{ name: 'production' }] })
+    const flag = (await createFlag(t, {}, project)).name as string
+    const user = await viewerWith(project, [{ name: 'UPDATE_FEATURE' }])
+    expect((await user.call('PATCH', `${features(project)}/${flag}`, { body: [{ op: 'replace', path: '/stale', value: true }] })).status).toBe(403)
+    const body = { project, environment: 'development', data: { features: [{ name: flag, stale: true }], featureStrategies: [], tagTypes: [] } }
+    expect((await ok(user, 'POST', VALIDATE, body)).body.permissions[0]?.affectedItems).toContain('Skip change request process')
+    const res = await user.call('POST', IMPORT, { body })
+    expect(res.status, res.text).toBe(403)
+    expect((await t.query<{ stale: boolean }>('select stale from features where name = $1', [flag]))[0]!.stale).toBe(false)
+  })
+
+  it('exports no archived flag of a private project to a caller who may not read it', async () => {
+    const hidden = await createProject(t, { mode: 'private' })
+    const secret = (await createFlag(t, {}, hidden)).name as string
+    await ok(t, 'DELETE', `${features(hidden)}/${secret}`)
+    const viewer = await createSignedInUser(t, fresh('viewer'), 'Viewer')
+    for (const query of [{ features: [secret] }, { project: hidden }, {}]) {
+      const res = await viewer.call('POST', '/api/admin/features-batch/export', { body: { environment: 'development', ...query } })
+      expect(res.status, res.text).toBe(200)
+      expect(JSON.stringify(res.body)).not.toContain(secret)
+    }
+    expect((await ok(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', features: [secret] })).body.features).toMatchObject([{ name: secret, archived: true }])
+  })
+})

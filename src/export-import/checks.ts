@@ -8,6 +8,7 @@ import { flagName, FlagTypeSchema, TagInputSchema } from '../flags/schemas.js'
 import { TagTypeInputSchema } from '../tag-types/schemas.js'
 import { CreateContextFieldSchema } from '../context-fields/schemas.js'
 import type { ImportToggles, ValidationItem } from './schemas.js'
+import { misfit } from '../strategy-definitions/fit.js'
 
 type ImportedStrategy = ImportToggles['data']['featureStrategies'][number]
 type Link = { child: string; parent: string }
@@ -113,5 +114,64 @@ export function dataProblems(
   }
   for (const chain of chainsOf(linksAfter(input, imported, target.links).links)) add('Dependencies cannot be chained (a parent cannot itself depend on a flag):', chain)
 
+  return [...report].map(([message, items]) => ({ message, affectedItems: unique(items) }))
+}
+
+/**
+ * The strategies of one flag in the order the import stores them: by `sortOrder` where given, else by their place in
+ * the document (Unleash's strategy ids are random UUIDs v4: they say nothing of the order). Equal keys keep the
+ * document's order; the keys are stored as they are when they differ, else renumbered 0…n-1 in that order, so that
+ * no two strategies tie (a tie would be broken by the random id).
+ */
+export function inImportOrder<T extends { sortOrder?: number | undefined }>(list: readonly T[]): (T & { sortOrder: number })[] {
+  const keyed = list.map((s, i) => ({ s, key: s.sortOrder ?? i }))
+  keyed.sort((a, b) => a.key - b.key)
+  const distinct = new Set(keyed.map((k) => k.key)).size === keyed.length
+  return keyed.map(({ s, key }, i) => ({ ...s, sortOrder: distinct ? key : i }))
+}
+
+/**
+ * The flags whose strategies' order decides which variants a user gets (two strategies or more, one with variants)
+ * while the import does not give that order (a `sortOrder` missing or given twice): they are kept in the document's order.
+ */
+export function unorderedVariantFlags(input: ImportToggles, imported: ReadonlySet<string>): string[] {
+  const byFlag = new Map<string, ImportedStrategy[]>()
+  for (const s of input.data.featureStrategies) if (s.featureName && imported.has(s.featureName)) byFlag.set(s.featureName, [...(byFlag.get(s.featureName) ?? []), s])
+  return [...byFlag]
+    .filter(([, list]) => list.length > 1 && list.some((s) => Array.isArray(s.variants) && s.variants.length > 0))
+    .filter(([, list]) => list.some((s) => s.sortOrder === undefined) || new Set(list.map((s) => s.sortOrder)).size < list.length)
+    .map(([name]) => name)
+}
+
+interface StoredTarget {
+  definitions: readonly { name: string; builtIn: boolean; deprecated: boolean; parameters: unknown }[]
+  /** Context fields the strategies' constraints name, usable in the project (global or its own). */
+  fields: readonly { name: string; legalValues: readonly { value: string }[] }[]
+}
+
+/**
+ * What the strategy routes check against the database, for the strategies the import writes, as validate's errors:
+ * a custom type's parameters fit its definition, and constraint values are legal values of their context field (the
+ * export's own legal values for a field the import creates). So a strategy the import writes can be saved again as it is.
+ */
+export function storedProblems(input: ImportToggles, imported: ReadonlySet<string>, target: StoredTarget): ValidationItem[] {
+  const report = new Map<string, string[]>()
+  const add = (message: string, item: string) => report.set(message, [...(report.get(message) ?? []), item])
+  const legal = new Map(target.fields.map((f) => [f.name, f.legalValues.map((v) => v.value)]))
+  for (const c of input.data.contextFields ?? []) if (!legal.has(c.name)) legal.set(c.name, (c.legalValues ?? []).map((v) => v.value))
+  for (const s of input.data.featureStrategies) {
+    if (!s.featureName || !imported.has(s.featureName)) continue
+    const parsed = CreateStrategySchema.safeParse({ ...s, featureName: undefined, segments: undefined })
+    if (!parsed.success) continue
+    const strategy = normalizeStrategy(parsed.data as StrategyInput, s.featureName)
+    const definition = target.definitions.find((d) => d.name === s.name)
+    const problem = definition && misfit(definition, { name: s.name, parameters: strategy.parameters, previousName: s.name })
+    if (problem) add("The following strategies have parameters their strategy type refuses:", `${s.featureName} (${s.name}): ${problem.message}`)
+    for (const k of strategy.constraints as { contextName: string; values: string[]; value?: string }[]) {
+      const allowed = legal.get(k.contextName) ?? []
+      if (allowed.length === 0) continue
+      for (const v of [...k.values, ...(k.value === undefined ? [] : [k.value])]) if (!allowed.includes(v)) add('The following constraint values are not legal values of their context field:', `${s.featureName}: "${v}" (${k.contextName})`)
+    }
+  }
   return [...report].map(([message, items]) => ({ message, affectedItems: unique(items) }))
 }

@@ -23,7 +23,8 @@ const usesField = sql`exists (select from picked_strategies s where s.parameters
       or exists (select from jsonb_array_elements(coalesce(v->'overrides', '[]')) o where o->>'contextName' = c.name))`
 
 /**
- * POST /api/admin/features-batch/export: the live flags selected that the caller may see (those of private projects
+ * POST /api/admin/features-batch/export: the flags selected that the caller may see, live and archived (`archived`, so
+ * that an import recreates them archived) (those of private projects
  * hidden from them are left out, as unknown names are), with what importing them elsewhere needs from the
  * environment asked: their strategies (with segment ids), switches and variants, tags and the tag types used, the
  * segments and context fields the strategies and variants use, and their dependencies. One read, then
@@ -34,7 +35,7 @@ export async function exportFeatures(db: Db, caller: Author, hidden: readonly st
   const [read] = await queryRows<ExportResult & { environmentExists: boolean }>(
     db,
     sql`with picked as (
-        select f.* from ${features} f where f.archived_at is null and f.project <> all(${sql.param([...hidden])}::text[]) and ${selection(query)}),
+        select f.* from ${features} f where f.project <> all(${sql.param([...hidden])}::text[]) and ${selection(query)}),
       picked_strategies as (
         select fs.*, ${segmentIdsOf(sql.raw('fs.id'))} as segment_ids from ${featureStrategies} fs join picked on picked.name = fs.feature_name where fs.environment = ${env}),
       picked_environments as (
@@ -43,7 +44,7 @@ export async function exportFeatures(db: Db, caller: Author, hidden: readonly st
         select ft.* from ${featureTags} ft join picked on picked.name = ft.feature_name)
       select exists (select from ${environments} where name = ${env}) as "environmentExists",
         (select coalesce(json_agg(json_build_object('name', f.name, 'type', f.type, 'description', f.description, 'project', f.project, 'stale', f.stale,
-          'impressionData', f.impression_data, 'archived', false) order by f.name), '[]') from picked f) as features,
+          'impressionData', f.impression_data, 'archived', f.archived_at is not null) order by f.name), '[]') from picked f) as features,
         (select coalesce(json_agg(json_build_object('id', s.id, 'name', s.strategy_name, 'title', s.title, 'disabled', s.disabled, 'featureName', s.feature_name,
           'sortOrder', s.sort_order, 'segments', s.segment_ids, 'constraints', s.constraints, 'variants', s.variants, 'parameters', s.parameters)
           order by s.feature_name, s.sort_order, s.created_at, s.id), '[]') from picked_strategies s) as "featureStrategies",

@@ -9,11 +9,7 @@ import { segmentIdsOf } from '../strategies/read.js'
 import { archivedOf, importTargetSql, segmentsByName, type ImportTarget } from './validate.js'
 import type { ImportToggles, ImportValidation } from './schemas.js'
 import { toVariants } from '../variants/store.js'
-import { checkedStrategy, chainsOf, linksAfter } from './checks.js'
-import { checkLegalValues } from '../context-fields/legal-values.js'
-import { misfit } from '../strategy-definitions/fit.js'
-import { strategyDefinitions } from '../../schema/index.js'
-import { inArray } from 'drizzle-orm'
+import { checkedStrategy, chainsOf, inImportOrder, linksAfter } from './checks.js'
 import { defaultStrategyFor } from '../flags/store.js'
 import { flagTagsJson } from '../flags/lock.js'
 
@@ -77,29 +73,6 @@ function stateSql(input: ImportToggles): SQL {
     from (${importTargetSql(input)}) t`
 }
 
-/**
- * What the strategy routes check of a strategy against the database, for every strategy the import writes, in two reads:
- * a custom type's parameters fit its definition, and constraint values are legal values of their context field (the
- * export's own legal values for a field the import creates). A deprecated type is not refused here: the import never was.
- */
-async function checkStrategiesAgainstStored(db: Db, input: ImportToggles, strategies: StoredStrategy[], state: ImportState) {
-  if (strategies.length === 0) return
-  const names = unique(strategies.map((s) => s.name))
-  const definitions = await db.select().from(strategyDefinitions).where(inArray(strategyDefinitions.name, names))
-  for (const s of strategies) {
-    const problem = misfit(definitions.find((d) => d.name === s.name), { name: s.name, parameters: s.parameters, previousName: s.name }, `body.data.featureStrategies (${s.featureName})`)
-    if (problem) throw problem
-  }
-  const constraints = strategies.flatMap((s) => s.constraints as { contextName: string; values: string[]; value?: string }[])
-  await checkLegalValues(db, constraints, input.project, 'body.data.featureStrategies')
-  const created = new Map((input.data.contextFields ?? []).filter((c) => !state.fields.some((f) => f.name === c.name) && (c.legalValues ?? []).length > 0).map((c) => [c.name, new Set((c.legalValues ?? []).map((v) => v.value))]))
-  const illegal = constraints.flatMap((k) => {
-    const legal = created.get(k.contextName)
-    return legal ? [...k.values, ...(k.value === undefined ? [] : [k.value])].filter((v) => !legal.has(v)).map((v) => `"${v}" is not a legal value of context field ${k.contextName}`) : []
-  })
-  if (illegal.length > 0) throw validationError(`Constraint values must be legal values of their context field: ${illegal.join('; ')}`, illegal.map((message) => ({ path: 'body.data.featureStrategies', message })))
-}
-
 /** What the import writes and records, decided from the read. */
 function plan(caller: Caller, input: ImportToggles, state: ImportState) {
   const { data, project, environment } = input
@@ -147,34 +120,49 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
       type: f.type ?? before?.type ?? 'release',
       description: f.description === undefined ? (before?.description ?? null) : f.description,
       impressionData: f.impressionData ?? before?.impressionData ?? false,
+      stale: f.stale ?? before?.stale ?? false,
+      // Only a new flag: validate refuses archiving a live one.
+      archived: before === undefined && f.archived === true,
       known: before !== undefined,
     }
   })
+  const archivedEvents: NewEvent[] = []
   for (const row of flagRows) {
     const before = own.get(row.name)
-    const metadata = { name: row.name, project, description: row.description, type: row.type, stale: before?.stale ?? false, impressionData: row.impressionData, archived: false }
-    if (before) events.push({ ...about(row.name), type: 'feature-metadata-updated', data: metadata, preData: { ...metadata, description: before.description, type: before.type, impressionData: before.impressionData } })
-    else events.push({ ...about(row.name), type: 'feature-created', data: metadata })
+    const metadata = { name: row.name, project, description: row.description, type: row.type, stale: row.stale, impressionData: row.impressionData, archived: false }
+    if (before) {
+      events.push({ ...about(row.name), type: 'feature-metadata-updated', data: metadata, preData: { ...metadata, description: before.description, type: before.type, impressionData: before.impressionData, stale: before.stale } })
+      if (row.stale !== before.stale) events.push({ ...about(row.name), type: row.stale ? 'feature-stale-on' : 'feature-stale-off', data: { stale: row.stale }, preData: { stale: before.stale } })
+    } else {
+      events.push({ ...about(row.name), type: 'feature-created', data: metadata })
+      if (row.stale) events.push({ ...about(row.name), type: 'feature-stale-on', data: { stale: true }, preData: { stale: false } })
+    }
+    // Recorded after the flag's other changes: it is created, set up, then archived.
+    if (row.archived) archivedEvents.push({ ...about(row.name), type: 'feature-archived', data: { ...metadata, archived: true }, preData: metadata })
   }
 
-  const strategiesOf = new Map<string, StoredStrategy[]>()
+  const givenOf = new Map<string, { s: (typeof data.featureStrategies)[number]; i: number; sortOrder: number | undefined }[]>()
   for (const [i, s] of data.featureStrategies.entries()) {
     if (!s.featureName || !importedNames.has(s.featureName)) continue
-    const list = strategiesOf.get(s.featureName) ?? []
-    const strategy = checkedStrategy(s, s.featureName, `body.data.featureStrategies.${i}`)
-    list.push({
+    givenOf.set(s.featureName, [...(givenOf.get(s.featureName) ?? []), { s, i, sortOrder: s.sortOrder }])
+  }
+  const strategiesOf = new Map<string, StoredStrategy[]>()
+  for (const [featureName, given] of givenOf) {
+    strategiesOf.set(featureName, inImportOrder(given).map(({ s, i, sortOrder }) => {
+    const strategy = checkedStrategy(s, featureName, `body.data.featureStrategies.${i}`)
+    return {
       id: crypto.randomUUID(),
       name: strategy.name,
       title: strategy.title,
       disabled: strategy.disabled,
-      featureName: s.featureName,
-      sortOrder: s.sortOrder ?? list.length,
+      featureName,
+      sortOrder,
       segments: unique((s.segments ?? []).map((id) => String(segmentIds.get(segmentNameOf.get(id) ?? '') ?? ''))).filter((id) => id !== '').map(Number),
       constraints: strategy.constraints,
       variants: strategy.variants,
       parameters: strategy.parameters,
-    })
-    strategiesOf.set(s.featureName, list)
+    }
+    }))
   }
   const segmentsNotFound = data.featureStrategies.flatMap((s) => s.segments ?? []).filter((id) => !segmentIds.has(segmentNameOf.get(id) ?? ''))
   if (segmentsNotFound.length > 0) throw validationError(`The import's strategies use segments its \`segments\` do not name: ${unique(segmentsNotFound.map(String)).join(', ')}`)
@@ -192,7 +180,7 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
     // An enabled environment never serves an empty strategy list: as Unleash does on enabling, the default strategy.
     if (enabled && !strategies.some((s) => !s.disabled)) {
       const fallback = defaultStrategyFor(null, name)
-      strategies.push({ name: fallback.name, parameters: fallback.parameters ?? {}, title: null, disabled: false, constraints: [], variants: [], id: crypto.randomUUID(), featureName: name, sortOrder: strategies.length, segments: [] })
+      strategies.push({ name: fallback.name, parameters: fallback.parameters ?? {}, title: null, disabled: false, constraints: [], variants: [], id: crypto.randomUUID(), featureName: name, sortOrder: Math.max(-1, ...strategies.map((s) => s.sortOrder)) + 1, segments: [] })
     }
     for (const s of strategies) events.push({ ...env, type: 'feature-strategy-add', data: s, preData: null })
     strategyRows.push(...strategies)
@@ -236,6 +224,7 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
     events.push({ ...about(row.child), type: 'feature-dependency-added', data: { feature: row.parent, enabled: row.enabled, variants: row.variants }, preData: before && { feature: before.parent, enabled: before.enabled, variants: before.variants } })
   }
 
+  events.push(...archivedEvents)
   events.push({ type: 'features-imported', project, environment, data: { features: flagRows.map((f) => f.name) } })
   return {
     events,
@@ -265,14 +254,15 @@ function writesSql(input: ImportToggles, values: ReturnType<typeof plan>['values
     sql`insert into ${contextFields} (name, description, stickiness, sort_order, legal_values, created_at, project)
       select x.name, x.description, x.stickiness, x."sortOrder", x."legalValues", ${at}, x.project
       from jsonb_to_recordset(${json(values.fields)}) as x (name text, description text, stickiness boolean, "sortOrder" integer, "legalValues" jsonb, project text) where ${held}`,
-    sql`update ${features} set type = x.type, description = x.description, impression_data = x."impressionData", version = ${features.version} + 1
-      from jsonb_to_recordset(${json(values.flags)}) as x (name text, type text, description text, "impressionData" boolean, known boolean)
+    sql`update ${features} set type = x.type, description = x.description, impression_data = x."impressionData", stale = x.stale, version = ${features.version} + 1
+      from jsonb_to_recordset(${json(values.flags)}) as x (name text, type text, description text, "impressionData" boolean, stale boolean, known boolean)
       where ${features.name} = x.name and x.known and ${held}`,
-    sql`insert into ${features} (name, project, type, description, impression_data, created_at, created_by, created_by_user_id)
-      select x.name, ${project}, x.type, x.description, x."impressionData", ${at}, ${createdBy}, ${createdByUserId}::integer
-      from jsonb_to_recordset(${json(values.flags)}) as x (name text, type text, description text, "impressionData" boolean, known boolean) where not x.known and ${held}`,
+    sql`insert into ${features} (name, project, type, description, impression_data, stale, archived_at, created_at, created_by, created_by_user_id)
+      select x.name, ${project}, x.type, x.description, x."impressionData", x.stale, case when x.archived then ${at} end, ${at}, ${createdBy}, ${createdByUserId}::integer
+      from jsonb_to_recordset(${json(values.flags)}) as x (name text, type text, description text, "impressionData" boolean, stale boolean, archived boolean, known boolean) where not x.known and ${held}`,
     sql`insert into ${featureLifecycles} (feature_name, stage, entered_stage_at)
-      select x.name, 'initial', ${at} from jsonb_to_recordset(${json(values.flags)}) as x (name text, known boolean) where not x.known and ${held}`,
+      select x.name, s.stage, ${at} from jsonb_to_recordset(${json(values.flags)}) as x (name text, archived boolean, known boolean)
+      cross join lateral (values ('initial'), (case when x.archived then 'archived' end)) as s (stage) where not x.known and s.stage is not null and ${held}`,
     // A new flag gets a row (off) in every environment of the project; the import's environment gets its switch and variants (kept where the export has none).
     sql`insert into ${featureEnvironments} (feature_name, environment, enabled, variants)
       select x.name, pe.environment_name, pe.environment_name = ${environment} and x.enabled, case when pe.environment_name = ${environment} then coalesce(x.variants, '[]'::jsonb) else '[]'::jsonb end
@@ -323,12 +313,11 @@ export async function importFeatures(
     const validation = decide(state)
     if (validation.errors.length > 0) {
       throw validationError(
-        `The import cannot be made: ${validation.errors.map((e) => e.message).join(' ')}`,
+        `The import cannot be made: ${validation.errors.map((e) => `${e.message} ${e.affectedItems.join(', ')}`.trim()).join(' ')}`,
         validation.errors.map((e) => ({ path: 'body.data', message: `${e.message} ${e.affectedItems.join(', ')}`.trim() })),
       )
     }
     const { events, values } = plan(caller, input, state)
-    await checkStrategiesAgainstStored(db, input, values.strategies, state)
     const names = unique([...input.data.features.map((f) => f.name), ...(input.data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature))])
     const gate = sql`select 1 from (${stateSql(input)}) s where row_to_json(s)::text = ${read!.snapshot}`
     const [, , written] = await batch(db, [

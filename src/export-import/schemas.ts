@@ -61,6 +61,7 @@ const ImportedFeature = z.object({
   project: z.string().max(100).nullable().optional(),
   stale: z.boolean().nullable().optional(),
   impressionData: z.boolean().nullable().optional(),
+  archived: z.boolean().nullable().optional().openapi({ description: 'A new flag is created archived (with `feature-created` then `feature-archived`); a live flag of the project cannot be archived by an import' }),
 })
 const ImportedStrategy = z.object({
   name: z.string().min(1).max(100),

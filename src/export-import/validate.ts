@@ -6,18 +6,18 @@ import { hasPermission, Permission, type PermissionName } from '../core/permissi
 import type { Principal } from '../core/principal.js'
 import { compileWholeTextRegex, type RegexMeter } from '../evaluation/index.js'
 import type { ImportToggles, ImportValidation, ValidationItem } from './schemas.js'
-import { dataProblems } from './checks.js'
+import { dataProblems, storedProblems, unorderedVariantFlags } from './checks.js'
 
 /** What the target holds of what an import names: one read. */
 export interface ImportTarget {
   project: { pattern: string | null; example: string | null; description: string | null; limit: number | null; liveCount: number } | null
   environment: { changeRequestsEnabled: boolean } | null
-  flags: { name: string; project: string; archived: boolean; type: string; impressionData: boolean }[]
+  flags: { name: string; project: string; archived: boolean; type: string; impressionData: boolean; stale: boolean }[]
   /** The environments of the project that require change requests. */
   protectedEnvironments: string[]
   /** Dependencies touching the flags the import names (as child or parent). */
   links: { child: string; parent: string; enabled: boolean; variants: string[] }[]
-  definitions: { name: string; builtIn: boolean }[]
+  definitions: { name: string; builtIn: boolean; deprecated: boolean; parameters: unknown }[]
   /** The tag types the import names (in `tagTypes` or its tags) that exist. */
   tagTypes: string[]
   /** The context fields the import names (as fields, or in its strategies' constraints), global or of any project. */
@@ -55,11 +55,11 @@ export function importTargetSql(input: ImportToggles): SQL {
         'liveCount', (select count(*) from ${features} f where f.project = p.id and f.archived_at is null)) from ${projects} p where p.id = ${project} and p.archived_at is null) as project,
       (select json_build_object('changeRequestsEnabled', pe.change_requests_enabled) from ${projectEnvironments} pe where pe.project_id = ${project} and pe.environment_name = ${environment}) as environment,
       (select coalesce(json_agg(pe.environment_name order by pe.environment_name), '[]') from ${projectEnvironments} pe where pe.project_id = ${project} and pe.change_requests_enabled) as "protectedEnvironments",
-      (select coalesce(json_agg(json_build_object('name', f.name, 'project', f.project, 'archived', f.archived_at is not null, 'type', f.type, 'impressionData', f.impression_data) order by f.name), '[]') from ${features} f
+      (select coalesce(json_agg(json_build_object('name', f.name, 'project', f.project, 'archived', f.archived_at is not null, 'type', f.type, 'impressionData', f.impression_data, 'stale', f.stale) order by f.name), '[]') from ${features} f
         where f.name = any(${sql.param(unique([...names, ...parents]))}::text[])) as flags,
       (select coalesce(json_agg(json_build_object('child', d.child, 'parent', d.parent, 'enabled', d.enabled, 'variants', d.variants) order by d.child, d.parent), '[]') from ${featureDependencies} d
         where d.child = any(${sql.param(unique([...names, ...parents]))}::text[]) or d.parent = any(${sql.param(unique([...names, ...parents]))}::text[])) as links,
-      (select coalesce(json_agg(json_build_object('name', d.name, 'builtIn', d.built_in) order by d.name), '[]') from ${strategyDefinitions} d
+      (select coalesce(json_agg(json_build_object('name', d.name, 'builtIn', d.built_in, 'deprecated', d.deprecated, 'parameters', d.parameters) order by d.name), '[]') from ${strategyDefinitions} d
         where d.name = any(${sql.param(unique(data.featureStrategies.map((s) => s.name)))}::text[])) as definitions,
       (select coalesce(json_agg(json_build_object('name', c.name, 'legalValues', c.legal_values, 'project', c.project) order by c.name), '[]') from ${contextFields} c
         where c.name = any(${sql.param(fieldNamesOf(input))}::text[])) as fields,
@@ -83,6 +83,7 @@ const DISPLAY_NAMES: Partial<Record<PermissionName, string>> = {
   UPDATE_FEATURE_ENVIRONMENT_VARIANTS: 'Update variants',
   UPDATE_FEATURE_ENVIRONMENT: 'Enable/disable flags',
   SKIP_CHANGE_REQUEST: 'Skip change request process',
+  DELETE_FEATURE: 'Archive and delete feature flags',
 }
 
 /**
@@ -94,6 +95,18 @@ export const archivedOf = (input: ImportToggles, target: ImportTarget) => {
   return target.flags.filter((f) => f.archived && f.project === input.project && named.has(f.name)).map((f) => f.name)
 }
 
+/** The flags the import names `archived: true`: a new one is created archived. */
+export const archivedInImportOf = (input: ImportToggles) => new Set(input.data.features.filter((f) => f.archived === true).map((f) => f.name))
+
+/**
+ * The live flags of the project the import names `archived: true`: refused (an import archives nothing; archiving
+ * takes a flag from every SDK and is the archive route's, which checks what depends on it).
+ */
+export const archivingOf = (input: ImportToggles, target: ImportTarget) => {
+  const archived = archivedInImportOf(input)
+  return unique(target.flags.filter((f) => !f.archived && f.project === input.project && archived.has(f.name)).map((f) => f.name))
+}
+
 /** The flags the import writes: those it names, less those archived in its project. */
 export const importedOf = (input: ImportToggles, target: ImportTarget) => {
   const archived = new Set(archivedOf(input, target))
@@ -102,8 +115,8 @@ export const importedOf = (input: ImportToggles, target: ImportTarget) => {
 
 /**
  * The live flags of the project whose metadata SDKs receive in every environment (type, impression data) the import
- * changes, as `PATCH /api/admin/projects/{projectId}/features/{featureName}` would. A flag it creates is off in every
- * environment but the import's, as a created flag is; its description reaches no SDK; it never changes `stale`.
+ * changes (type, impression data, stale), as `PATCH /api/admin/projects/{projectId}/features/{featureName}` would. A
+ * flag it creates is off in every environment but the import's, as a created flag is; its description reaches no SDK.
  */
 export function metadataChangedOf(input: ImportToggles, target: ImportTarget): string[] {
   const imported = importedOf(input, target)
@@ -113,7 +126,10 @@ export function metadataChangedOf(input: ImportToggles, target: ImportTarget): s
       .filter((f) => imported.has(f.name))
       .filter((f) => {
         const before = live.get(f.name)
-        return before !== undefined && ((f.type !== undefined && f.type !== before.type) || (f.impressionData != null && f.impressionData !== before.impressionData))
+        return (
+          before !== undefined &&
+          ((f.type !== undefined && f.type !== before.type) || (f.impressionData != null && f.impressionData !== before.impressionData) || (f.stale != null && f.stale !== before.stale))
+        )
       })
       .map((f) => f.name),
   )
@@ -167,6 +183,8 @@ export function missingPermissions(principal: Principal, input: ImportToggles, t
   if (imported.some((n) => isOn(n) !== wasOn.has(n))) needed.push(Permission.UPDATE_FEATURE_ENVIRONMENT)
   if ((data.featureEnvironments ?? []).some((e) => (e.variants ?? []).length > 0)) needed.push(Permission.UPDATE_FEATURE_ENVIRONMENT_VARIANTS)
   if (data.features.some((f) => !existing.has(f.name))) needed.push(Permission.CREATE_FEATURE)
+  // A new flag created archived: archiving needs what the archive route needs.
+  if (data.features.some((f) => f.archived === true && !existing.has(f.name))) needed.push(Permission.DELETE_FEATURE)
   const missing = needed.filter((p) => !hasPermission(principal, p, { project, environment }))
   if (changeRequestEnvironmentsOf(input, target).some((env) => !hasPermission(principal, Permission.SKIP_CHANGE_REQUEST, { project, environment: env }))) missing.push(Permission.SKIP_CHANGE_REQUEST)
   return missing
@@ -196,8 +214,10 @@ function namingProblems(input: ImportToggles, target: ImportTarget, meter: Regex
  * POST /api/admin/features-batch/validate: what importing would meet, in Unleash's words and order. Errors (the import
  * is refused while there is one): strategy types not defined, context fields of other projects named (in the export
  * or its constraints), context fields whose legal values lack some of the export's, flags living in other projects, names given twice, names against the project's pattern, the flag limit,
- * segments with no namesake usable in the project, and dependencies on flags neither imported nor in the project.
- * Warnings: custom strategy types used, archived flags (left out of the import), flags that exist and are overwritten.
+ * segments with no namesake usable in the project, dependencies on flags neither imported nor live in the project,
+ * what the routes would refuse (checks.ts), and live flags of the project the file says archived.
+ * Warnings: custom strategy types used, archived flags (left out of the import), flags that exist and are overwritten,
+ * dependencies of flags not imported (left out), and strategies with variants in no given order.
  * 404 for a project the caller may not see or that lacks the environment. A flag living in a project the caller may not
  * read (`hiddenProjects`) is said to be in another project, unnamed; no message names anything of such a project.
  */
@@ -240,7 +260,8 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
   if (naming) errors.push(naming)
 
   const inProject = new Set(target.flags.filter((f) => f.project === project && !f.archived).map((f) => f.name))
-  const newCount = unique(names).filter((n) => !target.flags.some((f) => f.name === n && f.project === project)).length
+  const archivedInImport = archivedInImportOf(input)
+  const newCount = unique(names).filter((n) => !archivedInImport.has(n) && !target.flags.some((f) => f.name === n && f.project === project)).length
   const { limit, liveCount } = target.project
   if (limit !== null && liveCount + newCount > limit)
     errors.push({ message: `We detected you want to create ${newCount} new features to a project that already has ${liveCount} existing features, exceeding the maximum limit of ${limit}.`, affectedItems: [] })
@@ -251,11 +272,14 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
 
   // As the dependency route: a parent is a live flag of the project (one the import writes, or one it holds already).
   const imported = importedOf(input, target)
-  const missingParents = unique((data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature)).filter((p) => !imported.has(p) && !inProject.has(p)))
+  const missingParents = unique((data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature)).filter((p) => archivedInImport.has(p) || (!imported.has(p) && !inProject.has(p))))
   if (missingParents.length > 0) errors.push({ message: 'We detected the following dependencies that need to be created first:', affectedItems: missingParents })
 
   const known = (name: string) => target.fields.some((f) => f.name === name && (f.project === null || f.project === project))
   errors.push(...dataProblems(input, imported, { links: target.links, knownFields: (data.contextFields ?? []).map((c) => c.name).filter(known), knownTagTypes: target.tagTypes }))
+  errors.push(...storedProblems(input, imported, { definitions: target.definitions, fields: target.fields.filter((f) => f.project === null || f.project === project) }))
+  const archiving = archivingOf(input, target)
+  if (archiving.length > 0) errors.push({ message: 'The following features are live in this project but archived in the import file. An import does not archive flags: archive them first, or import them as live:', affectedItems: archiving })
 
   const custom = unique(data.featureStrategies.map((s) => s.name).filter((n) => defined.get(n)?.builtIn === false))
   if (custom.length > 0) warnings.push({ message: 'The following strategy types will be used in import. Please make sure the strategy type parameters are configured as in source environment:', affectedItems: custom })
@@ -263,6 +287,12 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
   if (archived.length > 0) warnings.push({ message: 'The following features will not be imported as they are currently archived. To import them, please unarchive them first:', affectedItems: archived })
   const overwritten = unique(names.filter((n) => inProject.has(n)))
   if (overwritten.length > 0) warnings.push({ message: 'The following features already exist in this project and will be overwritten:', affectedItems: overwritten })
+  // As Unleash's import: a dependency is written only for a flag the import writes.
+  const orphans = unique((data.dependencies ?? []).map((d) => d.feature).filter((n) => !imported.has(n)))
+  if (orphans.length > 0) warnings.push({ message: 'The following flags have dependencies in the import file that will not be imported, as the flags themselves are not imported:', affectedItems: orphans })
+  const unordered = unorderedVariantFlags(input, imported)
+  if (unordered.length > 0)
+    warnings.push({ message: "The following features have strategies with variants whose order the import file does not give (no sortOrder, or the same one twice). They are kept in the file's order, which decides the variant a user gets:", affectedItems: unordered })
 
   const permissions = missing.length > 0 ? [{ message: 'We detected you are missing the following permissions:', affectedItems: missing.map((p) => DISPLAY_NAMES[p] ?? p) }] : []
   return { errors, warnings, permissions }

@@ -39,12 +39,14 @@ function outcome(checked: Checked) {
   const overwritten = affected('The following features already exist in this project')
   const updated = named.filter((n) => overwritten.has(n)).length
   const left = named.filter((n) => archived.has(n)).length
-  return { imported: named.length - left, created: named.length - left - updated, updated, left }
+  // A new flag the file says archived is created archived.
+  const createdArchived = named.filter((n) => !overwritten.has(n) && !archived.has(n) && checked.data.features.some((f) => f.name === n && f.archived === true)).length
+  return { imported: named.length - left, created: named.length - left - updated, updated, left, createdArchived }
 }
 
 function outcomeText(projectId: string, checked: Checked) {
-  const { imported, created, updated, left } = outcome(checked)
-  const parts = [`${created} created`, `${updated} updated`, ...(left > 0 ? [`${left} archived left out`] : [])]
+  const { imported, created, updated, left, createdArchived } = outcome(checked)
+  const parts = [`${created} created${createdArchived > 0 ? ` (${createdArchived} archived)` : ''}`, `${updated} updated`, ...(left > 0 ? [`${left} archived left out`] : [])]
   return `Imported ${flags(imported)} into ${projectId} in ${checked.environment}: ${parts.join(', ')}`
 }
 

@@ -17,7 +17,6 @@
 import { readFile } from 'node:fs/promises'
 import type { Plugin } from 'esbuild'
 import ts from 'typescript'
-import { sqlIndentationLeftOut } from './sql-indentation.js'
 
 const ROUTE_FACTORIES: Record<string, RegExp> = { createRoute: /^@hono\/zod-openapi$/, adminRoute: /(^|\/)http\/openapi\.js$/ }
 const DOCUMENTATION_OF_A_ROUTE = new Set(['summary', 'description', 'tags', 'operationId', 'deprecated', 'responses'])
@@ -139,7 +138,7 @@ export const documentationLeftOut: Plugin = {
   setup(b) {
     b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
       if (args.path.includes('node_modules')) return undefined
-      return { contents: sqlIndentationLeftOut(leaveOutDocumentation(await readFile(args.path, 'utf8'), args.path)), loader: 'ts' }
+      return { contents: leaveOutDocumentation(await readFile(args.path, 'utf8'), args.path), loader: 'ts' }
     })
   },
 }

@@ -30,18 +30,24 @@ const RequestSchema = z
   .catchall(z.unknown())
   .openapi('ofrepEvaluationRequest')
 
-const EvaluationSchema = z
-  .object({
-    key: z.string(),
-    value: z.union([z.boolean(), z.string(), z.number(), z.record(z.string(), z.unknown()), z.array(z.unknown()), z.null()]),
-    reason: z.enum(['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DISABLED', 'DEFAULT']),
-    variant: z.string().optional(),
-  })
-  .openapi('ofrepEvaluationSuccess')
+// The response schemas are made when the OpenAPI document is (the worker's bundle leaves the responses out, so these too).
+let evaluationSchema: z.ZodType | undefined
+const EvaluationSchema = () =>
+  (evaluationSchema ??= z
+    .object({
+      key: z.string(),
+      value: z.union([z.boolean(), z.string(), z.number(), z.record(z.string(), z.unknown()), z.array(z.unknown()), z.null()]),
+      reason: z.enum(['STATIC', 'TARGETING_MATCH', 'SPLIT', 'DISABLED', 'DEFAULT']),
+      variant: z.string().optional(),
+    })
+    .openapi('ofrepEvaluationSuccess'))
 
+let failureSchema: z.ZodType | undefined
 const failure = (description: string) => ({
   description: `${description}: OFREP’s \`{ key, errorCode, errorDetails }\` with Flagpost’s \`{ id, name, message }\``,
-  content: jsonContent(z.object({ key: z.string().optional(), errorCode: z.string(), errorDetails: z.string(), id: z.string(), name: z.string(), message: z.string() }).openapi('ofrepEvaluationFailure')),
+  content: jsonContent(
+    (failureSchema ??= z.object({ key: z.string().optional(), errorCode: z.string(), errorDetails: z.string(), id: z.string(), name: z.string(), message: z.string() }).openapi('ofrepEvaluationFailure')),
+  ),
 })
 
 const accessDescription =
@@ -62,7 +68,7 @@ const evaluateFlagRoute = createRoute({
   description: `${accessDescription} A flag the token cannot see is FLAG_NOT_FOUND, exactly as one that does not exist.`,
   request: { params: z.object({ key: z.string() }), body: { required: false, content: jsonContent(RequestSchema) } },
   responses: {
-    200: { description: 'The flag’s value for the context', content: jsonContent(EvaluationSchema) },
+    200: { description: 'The flag’s value for the context', content: jsonContent(EvaluationSchema()) },
     400: failure('INVALID_CONTEXT or PARSE_ERROR'),
     404: failure('FLAG_NOT_FOUND'),
     ...pickErrors(401, 403, 413, 415),
@@ -83,7 +89,7 @@ const evaluateFlagsRoute = createRoute({
   responses: {
     200: {
       description: 'Every flag’s value for the context',
-      content: jsonContent(z.object({ flags: z.array(EvaluationSchema) }).openapi('ofrepBulkEvaluationSuccess')),
+      content: jsonContent(z.object({ flags: z.array(EvaluationSchema()) }).openapi('ofrepBulkEvaluationSuccess')),
       headers: { ETag: { schema: { type: 'string' }, description: 'A hash of this answer: send it back in If-None-Match' } },
     },
     304: { description: 'The answer for this context is the one the ETag in If-None-Match names' },

@@ -12,6 +12,7 @@ import { readConfig, startServer } from '../src/server.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { addStrategy, createFlag, createProject, createToken, enableFlag, fresh, ok } from './helpers/factories.js'
 import { adminCaller, eventually } from './helpers/server.js'
+import { createPat, createSignedInUser } from './helpers/users.js'
 
 const ADMIN = '*:*.ofrep-test-admin-secret'
 let dataDir: string
@@ -228,5 +229,115 @@ describe('OFREP through HTTP', () => {
     }
     // No body at all is an empty context.
     expect((await t.call('POST', `/ofrep/v1/evaluate/flags/${flag}`, { token: client })).status).toBe(200)
+  })
+
+  it('shows a frontend token only the flags on for its context, as /api/frontend does: the others are FLAG_NOT_FOUND', async () => {
+    const targeted = (await createFlag(t, {}, project)).name
+    await addStrategy(t, targeted, 'development', { name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: targeted }, constraints: [{ contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@example.com'] }] }, project)
+    await enableFlag(t, targeted, 'development', project)
+    const off = (await createFlag(t, {}, project)).name
+    const inside = { context: { targetingKey: 'u', email: 'a@example.com' } }
+    expect((await evaluate(`/${targeted}`, { token: frontend, body: inside })).body).toEqual({ key: targeted, value: true, reason: 'TARGETING_MATCH' })
+    for (const key of [targeted, off]) {
+      const hidden = await evaluate(`/${key}`, { token: frontend, body: { context: { targetingKey: 'u', email: 'a@other.org' } } })
+      expect(hidden.status).toBe(404)
+      expect(hidden.body).toMatchObject({ key, errorCode: 'FLAG_NOT_FOUND' })
+    }
+    const bulk = (await evaluate('', { token: frontend, body: { context: { email: 'a@other.org' } } })).body.flags.map((f: { key: string }) => f.key)
+    expect(bulk).toEqual([flag])
+    // A client token (a server's) sees every flag of its projects, off ones too.
+    const all = (await evaluate('', { token: client, body: { context: { email: 'a@other.org' } } })).body.flags
+    expect(all).toEqual(expect.arrayContaining([{ key: targeted, value: false, reason: 'DEFAULT' }, { key: off, value: false, reason: 'DISABLED' }]))
+  })
+
+  it('maps the context: strings, numbers and booleans count (as text), targetingKey is the userId, objects and arrays are left out', async () => {
+    const typed = (await createFlag(t, {}, project)).name
+    await addStrategy(t, typed, 'development', {
+      name: 'flexibleRollout',
+      parameters: { rollout: '100', stickiness: 'default', groupId: typed },
+      constraints: [
+        { contextName: 'userId', operator: 'IN', values: ['7'] },
+        { contextName: 'age', operator: 'NUM_GT', value: '17' },
+        { contextName: 'beta', operator: 'IN', values: ['true'] },
+      ],
+    }, project)
+    await enableFlag(t, typed, 'development', project)
+    const answer = async (context: Record<string, unknown>) => (await evaluate(`/${typed}`, { token: client, body: { context } })).body.value
+    expect(await answer({ targetingKey: 7, age: 18, beta: true })).toBe(true)
+    expect(await answer({ targetingKey: '7', age: '18', beta: 'true' })).toBe(true)
+    expect(await answer({ targetingKey: '8', age: 18, beta: true })).toBe(false)
+    expect(await answer({ targetingKey: '7', age: { n: 18 }, beta: true })).toBe(false)
+    expect(await answer({ targetingKey: '7', age: 18, beta: [true] })).toBe(false)
+    expect(await answer({ userId: '7', targetingKey: '8', age: 18, beta: true })).toBe(true)
+  })
+})
+
+describe('OFREP: what an attacker would try', () => {
+  let t: TestApp
+  let project: string
+  let flag: string
+  let client: string
+  beforeAll(async () => {
+    t = await createTestApp({ sdk: { frontendCorsOrigins: ['https://app.example.com'] } })
+    project = await createProject(t)
+    flag = (await createFlag(t, {}, project)).name
+    await enableFlag(t, flag, 'development', project)
+    client = (await createToken(t, { type: 'client', environment: 'development', projects: [project] })).secret
+  })
+  afterAll(async () => t?.close())
+  const evaluate = (path: string, options: { body?: unknown; token?: string | null; headers?: Record<string, string> } = {}) => t.call('POST', `/ofrep/v1/evaluate/flags${path}`, { body: {}, ...options })
+
+  it('refuses a signed-in browser’s session cookie and a personal access token: only client and frontend tokens evaluate', async () => {
+    const user = await createSignedInUser(t, fresh('admin-user'), 'Admin')
+    const byCookie = await user.call('POST', `/ofrep/v1/evaluate/flags/${flag}`, { body: {} })
+    expect(byCookie.status).toBe(401)
+    const pat = await createPat(user)
+    const byPat = await evaluate(`/${flag}`, { token: pat })
+    expect(byPat.status).toBe(403)
+    expect(byPat.body).toMatchObject({ name: 'NoAccessError' })
+  })
+
+  it('answers preflights for the configured origins only, before authentication', async () => {
+    const preflight = (origin: string) =>
+      t.app.request('/ofrep/v1/evaluate/flags', { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type,if-none-match' } })
+    const allowed = await preflight('https://app.example.com')
+    expect(allowed.status).toBe(204)
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect(allowed.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization')
+    expect((await preflight('https://evil.example.com')).headers.get('access-control-allow-origin')).toBeNull()
+    const answer = await evaluate('', { token: client, headers: { origin: 'https://app.example.com' } })
+    expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example.com')
+    expect(answer.headers.get('access-control-expose-headers')).toContain('ETag')
+  })
+
+  it('holds the context to the value length limit and the evaluation work budget: 400 INVALID_CONTEXT', async () => {
+    const long = await evaluate(`/${flag}`, { token: client, body: { context: { targetingKey: 'x'.repeat(1_001) } } })
+    expect(long.status).toBe(400)
+    expect(long.body).toMatchObject({ key: flag, errorCode: 'INVALID_CONTEXT', name: 'ValidationError' })
+    expect(long.body.message).toContain('FLAGPOST_CONTEXT_VALUE_MAX_LENGTH')
+    const longName = await evaluate('', { token: client, body: { context: { ['p'.repeat(1_001)]: 'x' } } })
+    expect(longName.body).toMatchObject({ errorCode: 'INVALID_CONTEXT' })
+
+    const small = await createTestApp({ evaluation: { regexWorkBudget: 1_000 } })
+    try {
+      const p = await createProject(small)
+      const f = (await createFlag(small, {}, p)).name
+      await addStrategy(small, f, 'development', { name: 'default', constraints: [{ contextName: 'path', operator: 'REGEX', value: '(a|b|c|d|e|f|g|h)*z' }] }, p)
+      await enableFlag(small, f, 'development', p)
+      const token = (await createToken(small, { type: 'client', environment: 'development', projects: [p] })).secret
+      const res = await small.call('POST', `/ofrep/v1/evaluate/flags/${f}`, { token, body: { context: { path: 'abcdefgh'.repeat(100) } } })
+      expect(res.status, res.text).toBe(400)
+      expect(res.body).toMatchObject({ key: f, errorCode: 'INVALID_CONTEXT' })
+      expect((await small.call('POST', `/ofrep/v1/evaluate/flags/${f}`, { token, body: { context: { path: 'abz' } } })).body.value).toBe(true)
+    } finally {
+      await small.close()
+    }
+  })
+
+  it('refuses a body over the size limit (413) and a body that is not JSON (415), with no evaluation', async () => {
+    const big = await evaluate(`/${flag}`, { token: client, body: JSON.stringify({ context: { a: 'x'.repeat(1_100_000) } }) })
+    expect(big.status).toBe(413)
+    const text = await evaluate(`/${flag}`, { token: client, body: 'context=1', headers: { 'content-type': 'text/plain' } })
+    expect(text.status).toBe(415)
   })
 })

@@ -65,13 +65,14 @@ import { dashboardRoutes } from './dashboard/routes.js'
 import type { EmailTransport } from './users/email.js'
 import { changeRequestRoutes } from './change-requests/routes.js'
 import { playgroundRoutes } from './playground/routes.js'
-import { authenticateClient, authenticateFrontend } from './client-api/auth.js'
+import { authenticateClient, authenticateFrontend, authenticateOfrep } from './client-api/auth.js'
 import { clientRoutes } from './client-api/routes.js'
 import { createSdkState, type SdkOptions, type SdkState, type StreamHub } from './client-api/state.js'
 import { frontendCors } from './frontend-api/cors.js'
 import { createFrontendOrigins } from './ui-config/store.js'
 import { uiConfigRoutes } from './ui-config/routes.js'
 import { frontendRoutes } from './frontend-api/routes.js'
+import { ofrepErrors, ofrepRoutes } from './ofrep/routes.js'
 import { edgeRoutes } from './edge-api/routes.js'
 import { metricsRoutes } from './metrics/routes.js'
 import { bannerRoutes } from './banners/routes.js'
@@ -170,7 +171,7 @@ const ENVIRONMENT_PATH = /^\/api\/admin\/environments\/[^/]+$/
 /** Whether a write keeps the remembered principals: its path is listed above, and it is not deleting an environment (which deletes its API tokens). */
 const keepsPrincipals = (method: string, path: string) => KEEPS_PRINCIPALS.test(path) && !(method === 'DELETE' && ENVIRONMENT_PATH.test(path))
 /** Routes that take their own tokens only (SDKs', signal endpoints', Unleash Edge's): no cookie reaches them, and their writes change no principal. */
-const TOKEN_ONLY_PATH = /^\/(api\/(client|frontend|signal-endpoint)|edge)(\/|$)/
+const TOKEN_ONLY_PATH = /^\/(api\/(client|frontend|signal-endpoint)|edge|ofrep)(\/|$)/
 
 /** Turns anything thrown into the one error contract; unexpected errors are logged and answered generically. */
 export function toApiError(error: unknown): ApiError | undefined {
@@ -309,6 +310,10 @@ export function createApp(deps: AppDeps) {
   app.use('/api/frontend/*', frontendCors((c) => frontendOrigins.get(c.var.db)))
   app.use('/api/client/*', authenticateClient)
   app.use('/api/frontend/*', authenticateFrontend)
+  // OpenFeature's web provider calls from browsers as the frontend SDK does; its errors carry OFREP's error codes.
+  app.use('/ofrep/*', frontendCors((c) => frontendOrigins.get(c.var.db)))
+  app.use('/ofrep/*', authenticateOfrep)
+  app.use('/ofrep/*', ofrepErrors)
   app.use('/api/signal-endpoint/:name', authenticateSignal({ perMinute: deps.signalsPerMinute }, clock))
   // A whole instance's state is restored in one request: its import takes a larger body than any other write.
   app.use('*', bodyGuard({ largerBodies: { [STATE_IMPORT_PATH]: STATE_IMPORT_MAX_BYTES } }))
@@ -354,6 +359,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', playgroundRoutes({ maxEvaluations: deps.playgroundMaxEvaluations }))
   app.route('/', clientRoutes)
   app.route('/', frontendRoutes)
+  app.route('/', ofrepRoutes)
   app.route('/', edgeRoutes)
   app.route('/', metricsRoutes)
   app.route('/', bannerRoutes)

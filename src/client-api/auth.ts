@@ -11,7 +11,7 @@ import { ApiError, loggable, noAccess } from '../core/errors.js'
 export type SdkPrincipal = Extract<Principal, { kind: 'client-token' | 'frontend-token' | 'admin-token' }>
 
 const authenticationRequired = () =>
-  new ApiError('AuthenticationRequired', 'You must provide a valid API token in the Authorization header to access this resource (a client token for /api/client, a frontend token for /api/frontend)')
+  new ApiError('AuthenticationRequired', 'You must provide a valid API token in the Authorization header to access this resource (a client token for /api/client, a frontend token for /api/frontend, either for /ofrep)')
 
 /**
  * The token of an SDK request, remembered for a few seconds (tokenTtlMs) so a poll does not look it
@@ -79,6 +79,14 @@ export const authenticateFrontend: MiddlewareHandler<AppEnv> = async (c, next) =
     const what = principal.kind === 'client-token' ? 'A client (backend) token' : principal.kind === 'admin-token' ? 'An admin token' : 'A personal access token'
     throw noAccess(`${what} cannot be used on the frontend API: use a frontend token`)
   }
+  authenticated(c, principal)
+  await next()
+}
+
+/** `/ofrep/*` (OpenFeature's providers): client and frontend tokens, each with its own API's scope. Admin tokens and personal access tokens get 403. */
+export const authenticateOfrep: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const principal = await principalOf(c)
+  if (principal.kind !== 'client-token' && principal.kind !== 'frontend-token') throw noAccess('OpenFeature evaluations need a client token (servers) or a frontend token (browsers)')
   authenticated(c, principal)
   await next()
 }

@@ -157,6 +157,13 @@ export function getVariant(flag: PreparedFlag | undefined, context: EvaluationCo
   return variantOf(flag, firstOn(flag, context, now, options), context, now, options)
 }
 
+/** `evaluate` of a known flag, with the strategy that decided it (null: off; NO_STRATEGIES: on with none): OFREP's reasons. */
+export function evaluateWithStrategy(flag: PreparedFlag, context: EvaluationContext, options: EvaluateOptions): Evaluation & { on: PreparedStrategy | typeof NO_STRATEGIES | null } {
+  const now = clockOf(flag, options)
+  const on = firstOn(flag, context, now, options)
+  return { enabled: on !== null, variant: variantOf(flag, on, context, now, options), on }
+}
+
 /** isEnabled and getVariant in one pass. */
 export function evaluate(flag: PreparedFlag | undefined, context: EvaluationContext = EMPTY_CONTEXT, options: EvaluateOptions = NO_OPTIONS): Evaluation {
   if (flag === undefined) return { enabled: false, variant: DISABLED_VARIANT }

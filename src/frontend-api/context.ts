@@ -25,9 +25,9 @@ function randomSessionId(): string {
  * The evaluation context of a frontend API request, built as Unleash builds it (its create-context):
  * the standard fields, `properties` (an object in a body, `properties[name]=value` in a query), and any
  * other field moved into properties. `remoteAddress` defaults to the caller's address and `sessionId`
- * to a random one; `environment` is always the token's, whatever the request says.
+ * to a random one (unless `randomSessionId` is false); `environment` is always the token's, whatever the request says.
  */
-export function frontendContext(fields: Record<string, unknown>, defaults: { environment: string; remoteAddress?: string }): EvaluationContext {
+export function frontendContext(fields: Record<string, unknown>, defaults: { environment: string; remoteAddress?: string; randomSessionId?: boolean }): EvaluationContext {
   const properties: Record<string, string> = {}
   const addProperty = (name: string, value: unknown) => {
     const text = asText(value)
@@ -45,11 +45,12 @@ export function frontendContext(fields: Record<string, unknown>, defaults: { env
   }
   const field = (name: string) => asText(fields[name]) || undefined
   const currentTime = field('currentTime')
+  const sessionId = field('sessionId') ?? (defaults.randomSessionId === false ? undefined : randomSessionId())
   return {
     environment: defaults.environment,
     ...(field('appName') ? { appName: field('appName') } : {}),
     ...(field('userId') ? { userId: field('userId') } : {}),
-    sessionId: field('sessionId') ?? randomSessionId(),
+    ...(sessionId ? { sessionId } : {}),
     ...((field('remoteAddress') ?? defaults.remoteAddress) ? { remoteAddress: field('remoteAddress') ?? defaults.remoteAddress } : {}),
     ...(currentTime && !Number.isNaN(Date.parse(currentTime)) ? { currentTime } : {}),
     properties,

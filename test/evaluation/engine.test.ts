@@ -1,4 +1,4 @@
-/// <reference path="../../src/evaluation/murmurhash3js.d.ts" />
+/// <reference path="./murmurhash3js.d.ts" />
 import murmurHash3 from 'murmurhash3js'
 import { describe, expect, it } from 'vitest'
 import {

@@ -3768,6 +3768,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ofrep/v1/evaluate/flags/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OFREP single flag evaluation
+         * @description Takes a client token or a frontend token (`Authorization: <token>` or `Bearer <token>`), and evaluates the flags of its projects in its environment with the payload and engine of `/api/client` and `/api/frontend`. A frontend token sees what `/api/frontend` shows: the flags on for this context, any other is FLAG_NOT_FOUND. Admin tokens and personal access tokens get 403. The context is held to FLAGPOST_CONTEXT_VALUE_MAX_LENGTH and the evaluation work budget as on `/api/frontend` (400 INVALID_CONTEXT past them); a body that is not JSON is 400 PARSE_ERROR. A flag answers one value: the payload of the chosen variant (`number` as a number, `json` parsed, `string` and `csv` as text) when it is on with one, else whether it is on. Browsers may call it from the origins in FLAGPOST_FRONTEND_CORS_ORIGINS. A flag the token cannot see is FLAG_NOT_FOUND, exactly as one that does not exist.
+         */
+        post: operations["evaluateFlag"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ofrep/v1/evaluate/flags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OFREP bulk flag evaluation
+         * @description Takes a client token or a frontend token (`Authorization: <token>` or `Bearer <token>`), and evaluates the flags of its projects in its environment with the payload and engine of `/api/client` and `/api/frontend`. A frontend token sees what `/api/frontend` shows: the flags on for this context, any other is FLAG_NOT_FOUND. Admin tokens and personal access tokens get 403. The context is held to FLAGPOST_CONTEXT_VALUE_MAX_LENGTH and the evaluation work budget as on `/api/frontend` (400 INVALID_CONTEXT past them); a body that is not JSON is 400 PARSE_ERROR. A flag answers one value: the payload of the chosen variant (`number` as a number, `json` parsed, `string` and `csv` as text) when it is on with one, else whether it is on. Browsers may call it from the origins in FLAGPOST_FRONTEND_CORS_ORIGINS. The `ETag` is a hash of the answer, so `If-None-Match` with it answers 304 with no body while this context still gets the same values (as `GET /api/frontend`).
+         */
+        post: operations["evaluateFlagsBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/edge/validate": {
         parameters: {
             query?: never;
@@ -7270,6 +7310,34 @@ export interface components {
              */
             started: string | number;
             strategies: string[];
+        };
+        ofrepEvaluationSuccess: {
+            key: string;
+            value: boolean | string | number | {
+                [key: string]: unknown;
+            } | unknown[] | null;
+            /** @enum {string} */
+            reason: "STATIC" | "TARGETING_MATCH" | "SPLIT" | "DISABLED" | "DEFAULT";
+            variant?: string;
+        };
+        ofrepEvaluationFailure: {
+            key?: string;
+            errorCode: string;
+            errorDetails: string;
+            id: string;
+            name: string;
+            message: string;
+        };
+        ofrepEvaluationRequest: {
+            /** @description OpenFeature’s evaluation context: `targetingKey` is the userId (unless `userId` is given), the fields of Unleash’s context are its fields, any other is a property */
+            context?: {
+                [key: string]: unknown;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
+        ofrepBulkEvaluationSuccess: {
+            flags: components["schemas"]["ofrepEvaluationSuccess"][];
         };
         validatedEdgeTokensSchema: {
             tokens: components["schemas"]["edgeTokenSchema"][];
@@ -22462,6 +22530,164 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description PayloadTooLargeError: the request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    evaluateFlag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ofrepEvaluationRequest"];
+            };
+        };
+        responses: {
+            /** @description The flag’s value for the context */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepEvaluationSuccess"];
+                };
+            };
+            /** @description INVALID_CONTEXT or PARSE_ERROR: OFREP’s `{ key, errorCode, errorDetails }` with Flagpost’s `{ id, name, message }` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepEvaluationFailure"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description FLAG_NOT_FOUND: OFREP’s `{ key, errorCode, errorDetails }` with Flagpost’s `{ id, name, message }` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepEvaluationFailure"];
+                };
+            };
+            /** @description PayloadTooLargeError: the request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    evaluateFlagsBulk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ofrepEvaluationRequest"];
+            };
+        };
+        responses: {
+            /** @description Every flag’s value for the context */
+            200: {
+                headers: {
+                    /** @description A hash of this answer: send it back in If-None-Match */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepBulkEvaluationSuccess"];
+                };
+            };
+            /** @description The answer for this context is the one the ETag in If-None-Match names */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description INVALID_CONTEXT or PARSE_ERROR: OFREP’s `{ key, errorCode, errorDetails }` with Flagpost’s `{ id, name, message }` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepEvaluationFailure"];
                 };
             };
             /** @description AuthenticationRequired: credentials missing or invalid */

@@ -159,7 +159,7 @@ describe('every per-address limit counts the socket peer, not what the client fo
 
   it('SDK streams: the /48 counts too, with NETWORK_ALLOWANCE times the allowance', async () => {
     const own = await createTestApp({ streams: streamHub({ maxPerAddress: 1, maxPerToken: 100 }) })
-    const opened: { controller: AbortController; response: Promise<Response> }[] = []
+    const opened: { controller: AbortController; response: Response | Promise<Response> }[] = []
     try {
       const { token } = await flagOnWithClientToken(own)
       const open = (peer: string) => {

@@ -101,7 +101,7 @@ export interface PayloadVersion {
  */
 export interface StreamHub {
   /** Opens a stream of `scope` for this request (a 429 past the limits), held to its API token (`tokenId`): deleted or expired, it ends the stream. */
-  open(c: Context<AppEnv>, scope: ClientScope, who: { token: string; tokenId: number; address: string | undefined }): Promise<Response>
+  open(c: Context<AppEnv>, scope: ClientScope, who: { token: string; tokenId: number; address: string | undefined; network?: string | undefined }): Promise<Response>
   /** A write through this app may have changed payloads: bring every open stream up to date. */
   changed(): void
   /** Ends every stream and stops the hub's timers (server shutdown). */

@@ -25,6 +25,8 @@ export interface SdkOptions {
   /** Bounds of the serialized payload cache. */
   maxPayloads: number
   maxPayloadBytes: number
+  /** Called with the scope key each time a payload is built from the database (a seam for tests and measurements). */
+  onBuild?: (key: string) => void
   /** Allowed origins of browser calls to `/api/frontend` (`*` for any). */
   frontendCorsOrigins: string[]
   /**

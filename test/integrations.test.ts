@@ -118,12 +118,25 @@ describe('integration configurations', () => {
     ['custom headers that are not JSON', { provider: 'webhook', enabled: true, parameters: { url: 'https://example.com', customHeaders: '{nope' }, events: ['feature-created'] }],
     ['a broken body template', { provider: 'webhook', enabled: true, parameters: { url: 'https://example.com', bodyTemplate: '{{#event}}' }, events: ['feature-created'] }],
     ['an unknown environment', { provider: 'webhook', enabled: true, parameters: { url: 'https://example.com' }, events: ['feature-created'], environments: ['moon'] }],
+    ['a project that does not exist (it would start firing when one is created with that id)', { provider: 'webhook', enabled: true, parameters: { url: 'https://example.com' }, events: ['feature-created'], projects: ['not-yet-a-project'] }],
   ])('answers 400 for %s and stores nothing', async (_, body) => {
     const before = await t.query('select * from addons order by id')
     const res = await t.call('POST', '/api/admin/addons', { body })
     expect(res.status, res.text).toBe(400)
     expect(res.body.name).toBe('ValidationError')
     expect(await t.query('select * from addons order by id')).toEqual(before)
+  })
+
+  it('refuses an update naming a project that does not exist, and accepts existing projects and *', async () => {
+    const project = await createProject(t)
+    const body = { provider: 'webhook', enabled: true, parameters: { url: 'https://example.com/x' }, events: ['feature-created'], projects: [project, '*'] }
+    const created = await t.call('POST', '/api/admin/addons', { body })
+    expect(created.status, created.text).toBe(200)
+    const refused = await t.call('PUT', `/api/admin/addons/${created.body.id}`, { body: { ...body, projects: [project, 'later-project'] } })
+    expect(refused.status).toBe(400)
+    expect(refused.body).toMatchObject({ name: 'ValidationError' })
+    expect(refused.body.message).toContain('project later-project does not exist')
+    expect((await t.call('GET', `/api/admin/addons/${created.body.id}`)).body.projects).toEqual([project, '*'])
   })
 
   it('refuses private and loopback targets unless they are allowed', async () => {

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { grantHelpers, MEMBER, OWNER } from './helpers/grants.js'
 import { createProject, fresh, ok } from './helpers/factories.js'
-import { createSignedInUser, type TestUser } from './helpers/users.js'
-
-const OWNER = 4
-const MEMBER = 5
+import type { TestUser } from './helpers/users.js'
 
 let t: TestApp
 beforeAll(async () => {
@@ -12,9 +10,8 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const user = (rootRole: string | number = 'Viewer') => createSignedInUser(t, fresh('user'), rootRole)
-const createGroup = async (users: { id: number }[] = []) => (await ok(t, 'POST', '/api/admin/groups', { name: fresh('team'), users: users.map((u) => ({ user: { id: u.id } })) })).body.id as number
-const createRole = async (permissions: unknown[]) => (await ok(t, 'POST', '/api/admin/roles', { name: fresh('role'), permissions })).body.roles.id as number
+const { user, createRole, createGroup } = grantHelpers(() => t)
+
 const access = async (project: string) => (await ok(t, 'GET', `/api/admin/projects/${project}/access`)).body
 const events = (project: string, type: string) => t.query<{ data: any; pre_data: any; created_by: string }>('select data, pre_data, created_by from events where project = $1 and type = $2 order by id', [project, type])
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createApp } from '../src/app.js'
 import { streamHub } from '../src/client-api/streaming.js'
-import { cloudflareClientAddress, parseTrustProxy, socketClientAddress, type ClientAddress } from '../src/http/client-address.js'
+import { cloudflareClientAddress, limitKey, NETWORK_ALLOWANCE, networkLimitKey, parseTrustProxy, socketClientAddress, type ClientAddress } from '../src/http/client-address.js'
 import { readConfig } from '../src/server.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { flagOnWithClientToken } from './helpers/factories.js'
@@ -125,6 +125,58 @@ describe('every per-address limit counts the socket peer, not what the client fo
       for (let i = 1; i <= 3; i++) statuses.push((await post(app, path, `2001:db8:aa:bb::${i}`, '203.0.113.1')).status)
       expect(statuses[2], path).toBe(429)
       expect((await post(app, path, '2001:db8:aa:bc::1', '203.0.113.1')).status, path).not.toBe(429)
+    }
+  })
+
+  it('counts a /48 as one with NETWORK_ALLOWANCE times the allowance: rotating /64s in one /48 is refused, the next /48 of the same /32 is not', async () => {
+    const app = createApp({ db: () => t.db, background: () => {}, signIn: { perMinute: 1 }, signalsPerMinute: 1 })
+    for (const path of ['/auth/simple/login', '/api/signal-endpoint/nowhere']) {
+      const statuses = []
+      // One attempt from each of NETWORK_ALLOWANCE + 1 /64s of 2001:db8:48::/48: each /64 stays under its own allowance.
+      for (let i = 0; i <= NETWORK_ALLOWANCE; i++) statuses.push((await post(app, path, `2001:db8:48:${i.toString(16)}::1`, '203.0.113.1')).status)
+      expect(statuses.slice(0, NETWORK_ALLOWANCE), path).not.toContain(429)
+      expect(statuses[NETWORK_ALLOWANCE], path).toBe(429)
+      // Another /48 in the same /32 has its own counts.
+      expect((await post(app, path, '2001:db8:49:1::1', '203.0.113.1')).status, path).not.toBe(429)
+    }
+  })
+
+  it('counts 6to4, Teredo and IPv4-mapped addresses as the IPv4 address they carry', async () => {
+    expect(limitKey('2002:c633:6401::1')).toBe('198.51.100.1')
+    expect(limitKey('2002:c633:6401:ffff::abcd')).toBe('198.51.100.1')
+    // Teredo: server 65.54.227.120, client 198.51.100.1 (its bits inverted in the last 32 bits).
+    expect(limitKey('2001:0:4136:e378:8000:63bf:39cc:9bfe')).toBe('198.51.100.1')
+    expect(limitKey('::ffff:198.51.100.1')).toBe('198.51.100.1')
+    expect(networkLimitKey('2002:c633:6401::1')).toBeUndefined()
+    const app = createApp({ db: () => t.db, background: () => {}, signIn: { perMinute: 3 } })
+    const statuses = []
+    for (const peer of ['2002:c633:6401::1', '2002:c633:6401:1234::9', '2001:0:4136:e378:8000:63bf:39cc:9bfe', '198.51.100.1']) {
+      statuses.push((await post(app, '/auth/simple/login', peer, '203.0.113.1')).status)
+    }
+    expect(statuses.slice(0, 3)).not.toContain(429)
+    expect(statuses[3]).toBe(429)
+  })
+
+  it('SDK streams: the /48 counts too, with NETWORK_ALLOWANCE times the allowance', async () => {
+    const own = await createTestApp({ streams: streamHub({ maxPerAddress: 1, maxPerToken: 100 }) })
+    const opened: { controller: AbortController; response: Response | Promise<Response> }[] = []
+    try {
+      const { token } = await flagOnWithClientToken(own)
+      const open = (peer: string) => {
+        const controller = new AbortController()
+        const s = { controller, response: own.app.request('/api/client/streaming', { headers: { authorization: token, 'unleash-client-spec': '5.2.0' }, signal: controller.signal }, fromSocket(peer)) }
+        opened.push(s)
+        return s.response
+      }
+      for (let i = 0; i < NETWORK_ALLOWANCE; i++) expect((await open(`2001:db8:50:${i.toString(16)}::1`)).status).toBe(200)
+      expect((await open('2001:db8:50:ff::1')).status).toBe(429)
+      expect((await open('2001:db8:51:1::1')).status).toBe(200)
+    } finally {
+      for (const s of opened) {
+        s.controller.abort()
+        await (await s.response).body?.cancel().catch(() => {})
+      }
+      await own.close()
     }
   })
 

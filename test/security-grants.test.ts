@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { grantHelpers, MEMBER, OWNER } from './helpers/grants.js'
 import { addToProject, createFlag, createProject, fresh, ok } from './helpers/factories.js'
-import { createSignedInUser } from './helpers/users.js'
 
 /*
  * Nobody but an admin grants a permission they do not hold. A project Owner (root Viewer) holds every project
@@ -10,18 +10,14 @@ import { createSignedInUser } from './helpers/users.js'
  * are the admin's alone.
  */
 
-const OWNER = 4
-const MEMBER = 5
-
 let t: TestApp
 beforeAll(async () => {
   t = await createTestApp()
 })
 afterAll(() => t.close())
 
-const user = (rootRole: string | number = 'Viewer') => createSignedInUser(t, fresh('user'), rootRole)
-const createRole = async (permissions: unknown[]) => (await ok(t, 'POST', '/api/admin/roles', { name: fresh('role'), permissions })).body.roles.id as number
-const createGroup = async (users: { id: number }[] = []) => (await ok(t, 'POST', '/api/admin/groups', { name: fresh('team'), users: users.map((u) => ({ user: { id: u.id } })) })).body.id as number
+const { user, createRole, createGroup } = grantHelpers(() => t)
+
 const rolesOf = async (project: string) => {
   const { users, groups } = (await ok(t, 'GET', `/api/admin/projects/${project}/access`)).body
   return { users: users.map((u: any) => [u.id, u.roles]), groups: groups.map((g: any) => [g.id, g.roles]) }

@@ -4,7 +4,7 @@ import { streamHub } from '../src/client-api/streaming.js'
 import { frontendContext } from '../src/frontend-api/context.js'
 import { KEPT_PER_ENDPOINT } from '../src/signals/incoming.js'
 import { createTestApp } from './helpers/app.js'
-import { flagOnWithClientToken } from './helpers/factories.js'
+import { createToken, flagOnWithClientToken } from './helpers/factories.js'
 
 describe('SDK streams on this server (FLAGPOST_MAX_STREAMS)', () => {
   it('answers 429 TooManyRequestsError past the total, whatever the token or address, and takes a stream again once one ends', async () => {
@@ -113,6 +113,25 @@ describe('the context length limit (FLAGPOST_CONTEXT_VALUE_MAX_LENGTH) holds pro
         expect(time.body.details).toEqual([{ path: 'context.currentTime', message: 'must be at most 1000 characters' }])
         expect((await run({ properties: { ['k'.repeat(1_000)]: 'x' }, currentTime: '2026-01-01T00:00:00Z' })).status).toBe(200)
       }
+    } finally {
+      await t.close()
+    }
+  })
+})
+
+describe('a payload heavier than the payload cache', () => {
+  it('is still kept as the newest: the second SDK poll and frontend call do not rebuild it', async () => {
+    const builds: string[] = []
+    // Every payload weighs more than 64 "bytes": each is over the cache's weight alone, as a payload over 16 MiB is over 64 MiB.
+    const t = await createTestApp({ sdk: { maxPayloadBytes: 64, onBuild: (key) => builds.push(key) } })
+    try {
+      const { token, project } = await flagOnWithClientToken(t)
+      const frontend = (await createToken(t, { type: 'frontend', environment: 'development', projects: [project] })).secret as string
+      for (let i = 0; i < 3; i++) expect((await t.app.request('/api/client/features', { headers: { authorization: token } })).status).toBe(200)
+      expect(builds).toHaveLength(1)
+      for (let i = 0; i < 3; i++) expect((await t.app.request('/api/frontend', { headers: { authorization: frontend } })).status).toBe(200)
+      // One build per scope (the client token's, then the frontend token's), not one per request.
+      expect(builds.length).toBeLessThanOrEqual(2)
     } finally {
       await t.close()
     }

@@ -1,8 +1,8 @@
 import type { MiddlewareHandler } from 'hono'
 import { ApiError } from '../core/errors.js'
 import { errorBody } from '../http/errors.js'
-import { Lru } from '../client-api/lru.js'
-import { limitKeyOf } from '../http/client-address.js'
+import { limitKeysOf } from '../http/client-address.js'
+import { addressWindow } from '../http/address-window.js'
 
 export interface SignInRateLimit {
   /** Sign-in attempts one address may make in a minute; default 10, as Unleash. 0: no limit. */
@@ -21,21 +21,16 @@ const MAX_ADDRESSES = 10_000
  */
 export function signInRateLimit(options: SignInRateLimit, clock: () => Date): MiddlewareHandler {
   const perMinute = options.perMinute ?? 10
-  const attempts = new Lru<string, number[]>({ maxEntries: MAX_ADDRESSES })
+  const attempts = addressWindow(WINDOW_MS, MAX_ADDRESSES)
   return async (c, next) => {
     // An unknown address (no socket: a test's app.request) is not limited.
-    const address = limitKeyOf(c)
-    if (address === undefined || perMinute <= 0) return next()
-    const now = clock().getTime()
-    const recent = (attempts.get(address) ?? []).filter((at) => at > now - WINDOW_MS)
-    if (recent.length >= perMinute) {
-      attempts.set(address, recent)
-      const retryAfter = Math.max(1, Math.ceil((recent[0]! + WINDOW_MS - now) / 1000))
+    const keys = limitKeysOf(c, perMinute)
+    if (keys.length === 0 || perMinute <= 0) return next()
+    const retryAfter = attempts(keys, clock().getTime())
+    if (retryAfter !== undefined) {
       const error = new ApiError('TooManyRequestsError', `Too many sign-in attempts from this address: try again in ${retryAfter} seconds`)
       return c.json(errorBody(error), 429, { 'Retry-After': String(retryAfter) })
     }
-    recent.push(now)
-    attempts.set(address, recent)
     await next()
   }
 }

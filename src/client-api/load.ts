@@ -32,6 +32,7 @@ export async function loadPayload(sdk: SdkState, db: Db, scope: ClientScope, key
 }
 
 async function build(sdk: SdkState, db: Db, scope: ClientScope, key: string, generation: number): Promise<PayloadEntry> {
+  sdk.options.onBuild?.(key)
   const read = await readClientFeatures(db, scope)
   const query = queryView(scope)
   // The ETag is a hash of what SDKs evaluate (features, segments, query), so a change elsewhere (another

@@ -47,14 +47,18 @@ export class Lru<K, V> {
     return true
   }
 
+  /**
+   * Stores the value as the newest entry, then forgets the oldest others until the bounds hold. The entry just set is
+   * never forgotten, even heavier than `maxWeight` alone (then it is the only one kept): refusing it would make every
+   * caller of that key pay to rebuild it, which is what the cache is for.
+   */
   set(key: K, value: V, weight = 1): void {
     this.delete(key)
     const maxWeight = this.limits.maxWeight ?? Infinity
-    if (weight > maxWeight) return
     this.entries.set(key, { value, weight, storedAt: this.now() })
     this.totalWeight += weight
     for (const oldest of this.entries.keys()) {
-      if (this.entries.size <= this.limits.maxEntries && this.totalWeight <= maxWeight) break
+      if (oldest === key || (this.entries.size <= this.limits.maxEntries && this.totalWeight <= maxWeight)) break
       this.delete(oldest)
     }
   }

@@ -1,5 +1,5 @@
 import { createRoute } from '@hono/zod-openapi'
-import { limitKeyOf } from '../http/client-address.js'
+import { clientAddressOf, limitKeyOf, networkLimitKey } from '../http/client-address.js'
 import { createRouter, jsonContent, SECURITY_SCHEME } from '../http/openapi.js'
 import { notFound } from '../core/errors.js'
 import { pickErrors } from '../http/errors.js'
@@ -150,7 +150,7 @@ export const clientRoutes = createRouter()
     if (!streams) throw notFound('Streaming is not served by this deployment: poll /api/client/features or /api/client/delta')
     const principal = sdkPrincipal(c)
     const scope = await clientScopeOf(c, principal, c.req.valid('query'))
-    return streams.open(c, scope, { token: `${principal.kind}:${principal.tokenId}`, tokenId: principal.tokenId, address: limitKeyOf(c) })
+    return streams.open(c, scope, { token: `${principal.kind}:${principal.tokenId}`, tokenId: principal.tokenId, address: limitKeyOf(c), network: networkLimitKey(clientAddressOf(c) ?? '') })
   })
   .openapi(getClientFeatureRoute, async (c) => {
     const { featureName } = c.req.valid('param')

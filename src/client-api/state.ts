@@ -25,6 +25,8 @@ export interface SdkOptions {
   /** Bounds of the serialized payload cache. */
   maxPayloads: number
   maxPayloadBytes: number
+  /** Called with the scope key each time a payload is built from the database (a seam for tests and measurements). */
+  onBuild?: (key: string) => void
   /** Allowed origins of browser calls to `/api/frontend` (`*` for any). */
   frontendCorsOrigins: string[]
   /**
@@ -101,7 +103,7 @@ export interface PayloadVersion {
  */
 export interface StreamHub {
   /** Opens a stream of `scope` for this request (a 429 past the limits), held to its API token (`tokenId`): deleted or expired, it ends the stream. */
-  open(c: Context<AppEnv>, scope: ClientScope, who: { token: string; tokenId: number; address: string | undefined }): Promise<Response>
+  open(c: Context<AppEnv>, scope: ClientScope, who: { token: string; tokenId: number; address: string | undefined; network?: string | undefined }): Promise<Response>
   /** A write through this app may have changed payloads: bring every open stream up to date. */
   changed(): void
   /** Ends every stream and stops the hub's timers (server shutdown). */

@@ -8,6 +8,7 @@ import { bareTag, deltaBody, heldRevisions } from './delta.js'
 import { buildOnce } from './in-flight.js'
 import { loadPayload } from './load.js'
 import { scopeKey, type ClientScope } from './payload.js'
+import { NETWORK_ALLOWANCE } from '../http/client-address.js'
 import { originOf } from './refresh.js'
 import { isNewer, readRevision } from './revision.js'
 import { clientPayload } from './service.js'
@@ -42,7 +43,8 @@ interface Connection {
   token: string
   /** The API token it was opened with: deleted or expired, the stream ends (the SDK reconnects, and is refused). */
   tokenId: number
-  address: string
+  /** The keys it counts under per address: its address's and, for IPv6, its /48's. */
+  addresses: string[]
   group: Group
   open: boolean
 }
@@ -97,7 +99,7 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
     group.connections.delete(connection)
     if (group.connections.size === 0 && groups.get(group.key) === group) groups.delete(group.key)
     bump(perToken, connection.token, -1)
-    bump(perAddress, connection.address, -1)
+    for (const key of connection.addresses) bump(perAddress, key, -1)
     count--
     if (count === 0) stopTimers()
   }
@@ -199,16 +201,19 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
   const tooMany = (what: string) => new ApiError('TooManyRequestsError', `Too many streaming connections ${what}: poll /api/client/features or /api/client/delta instead`)
 
   return {
-    async open(c: Context<AppEnv>, scope: ClientScope, who: { token: string; tokenId: number; address: string | undefined }) {
-      const address = who.address ?? 'unknown'
+    async open(c: Context<AppEnv>, scope: ClientScope, who: { token: string; tokenId: number; address: string | undefined; network?: string | undefined }) {
+      // The address's key, and for IPv6 its /48 with NETWORK_ALLOWANCE times the allowance.
+      const limits: [string, number][] = [[who.address ?? 'unknown', options.maxPerAddress]]
+      if (who.network !== undefined) limits.push([who.network, options.maxPerAddress * NETWORK_ALLOWANCE])
+      const addresses = limits.map(([key]) => key)
       if (closed) throw tooMany('(the server is stopping)')
       if (count >= options.maxConnections) throw tooMany('on this server')
       if ((perToken.get(who.token) ?? 0) >= options.maxPerToken) throw tooMany('for this token')
-      if ((perAddress.get(address) ?? 0) >= options.maxPerAddress) throw tooMany('from this address')
+      if (limits.some(([key, allowance]) => (perAddress.get(key) ?? 0) >= allowance)) throw tooMany('from this address')
       // Counted before the payload is awaited, so that concurrent connections cannot pass the limits together.
       count++
       bump(perToken, who.token, 1)
-      bump(perAddress, address, 1)
+      for (const key of addresses) bump(perAddress, key, 1)
       let entry: PayloadEntry
       try {
         entry = await clientPayload(c, scope)
@@ -216,7 +221,7 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
       } catch (error) {
         count--
         bump(perToken, who.token, -1)
-        bump(perAddress, address, -1)
+        for (const key of addresses) bump(perAddress, key, -1)
         throw error
       }
       db = c.var.db
@@ -236,7 +241,7 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
         const body = deltaBody(latest, held)
         first = frame(body.hydration ? 'unleash-connected' : 'unleash-updated', latest, body.json)
       }
-      const connection: Connection = { controller: undefined as never, held: tag, token: who.token, tokenId: who.tokenId, address, group, open: true }
+      const connection: Connection = { controller: undefined as never, held: tag, token: who.token, tokenId: who.tokenId, addresses, group, open: true }
       const stream = new ReadableStream<Uint8Array>({
         start(controller) {
           connection.controller = controller

@@ -149,19 +149,52 @@ export function clientAddressOf(c: Context): string | undefined {
   return resolve?.(c)
 }
 
+/** The IPv4 address in these two 16-bit parts. */
+const ipv4Of = (high: number, low: number) => `${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`
+
 /**
  * The key of an address in every per-address limit (sign-in and its lockout, single sign-on legs, invite links,
  * signals, SDK streams): an IPv4 address as it is, an IPv6 address by its /64 network (`2001:db8:1:2::/64`), since
- * one client usually holds a whole /64 and could rotate through it. What is recorded or evaluated (SDK metrics'
- * client_ip, the frontend API's remoteAddress) stays the full address. Anything else (an unparsed forwarded entry)
- * as it is.
+ * one client usually holds a whole /64 and could rotate through it. Addresses that carry an IPv4 address count as
+ * that IPv4 address, or their holder would rotate through 2^80 keys: IPv4-mapped (::ffff:a.b.c.d), 6to4
+ * (2002:aabb:ccdd::/48, the relay's client a.b.c.d) and Teredo (2001:0::/32, the client's public address in the
+ * last 32 bits, inverted). What is recorded or evaluated (SDK metrics' client_ip, the frontend API's remoteAddress)
+ * stays the full address. Anything else (an unparsed forwarded entry) as it is.
  */
 export function limitKey(address: string): string {
   if (!address.includes(':') || !ipaddr.IPv6.isValid(address)) return address
   const parsed = ipaddr.process(address)
   if (parsed.kind() === 'ipv4') return parsed.toString()
-  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4)
-  return `${ipaddr.IPv6.parse(`${parts.map((p) => p.toString(16)).join(':')}::`).toString()}/64`
+  const parts = (parsed as ipaddr.IPv6).parts
+  if (parts[0] === 0x2002) return ipv4Of(parts[1]!, parts[2]!)
+  if (parts[0] === 0x2001 && parts[1] === 0) return ipv4Of(parts[6]! ^ 0xffff, parts[7]! ^ 0xffff)
+  return `${ipaddr.IPv6.parse(`${parts.slice(0, 4).map((p) => p.toString(16)).join(':')}::`).toString()}/64`
+}
+
+/**
+ * How many times a limit's allowance the /48 around a /64 gets (NETWORK_ALLOWANCE): a site usually holds a /48, that
+ * is 65,536 /64s to rotate through, so every per-address limit also counts the /48 as one, with this larger
+ * allowance (many clients of one site share it). A /32 is never counted as one: one /48 cannot lock out its neighbours.
+ */
+export const NETWORK_ALLOWANCE = 16
+
+/** The coarser key of a native IPv6 address (its /48, `2001:db8:1::/48`) in every per-address limit; undefined for the rest. */
+export function networkLimitKey(address: string): string | undefined {
+  const key = limitKey(address)
+  if (!key.endsWith('/64')) return undefined
+  const parts = ipaddr.IPv6.parse(key.slice(0, -3)).parts
+  return `${ipaddr.IPv6.parse(`${parts.slice(0, 3).map((p) => p.toString(16)).join(':')}::`).toString()}/48`
+}
+
+/**
+ * The keys a request counts under in a per-address limit of `allowance`: its limitKey with the allowance, and for a
+ * native IPv6 address also its /48 with NETWORK_ALLOWANCE times it. An unknown address: none.
+ */
+export function limitKeysOf(c: Context, allowance: number): [string, number][] {
+  const address = clientAddressOf(c)
+  if (address === undefined) return []
+  const network = networkLimitKey(address)
+  return network === undefined ? [[limitKey(address), allowance]] : [[limitKey(address), allowance], [network, allowance * NETWORK_ALLOWANCE]]
 }
 
 /** The request's key in per-address limits (limitKey of clientAddressOf); undefined when the address is unknown. */

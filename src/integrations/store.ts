@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, sql } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
 import Mustache from 'mustache'
-import { addons, integrationEvents } from '../../schema/index.js'
+import { addons, integrationEvents, projects } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { notFound, validationError, type ErrorDetail } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
@@ -30,11 +30,26 @@ export function addonView(row: AddonRow) {
 const namedEnvironments = (input: AddonInput) => (input.environments ?? []).filter((e) => e !== '*')
 
 /**
+ * The environments and projects an integration names that do not exist. Unleash 8.2 stores any name; Flagpost refuses
+ * them (a departure, see docs/ARCHITECTURE.md): an integration naming a project that does not exist yet would start
+ * sending that project's events to its target the moment anyone creates a project with that id.
+ */
+async function unknownNames(db: Db, input: AddonInput): Promise<{ environments: string[]; projects: string[] }> {
+  const named = [...new Set((input.projects ?? []).filter((p) => p !== '*'))]
+  const [environments, found] = await Promise.all([
+    unknownEnvironments(db, namedEnvironments(input)),
+    named.length === 0 ? [] : db.select({ id: projects.id }).from(projects).where(inArray(projects.id, named)),
+  ])
+  const known = new Set(found.map((f) => f.id))
+  return { environments, projects: named.filter((p) => !known.has(p)) }
+}
+
+/**
  * Checks an integration configuration against its provider; `unknown`: the environments it names that do not
  * exist (read by the caller, with what else its write needs); `previous` lets a client send a masked secret back
  * unchanged.
  */
-function checkInput(input: AddonInput, allowPrivateTargets: boolean, unknown: string[], previous?: Record<string, string>) {
+function checkInput(input: AddonInput, allowPrivateTargets: boolean, unknown: { environments: string[]; projects: string[] }, previous?: Record<string, string>) {
   const provider = providerNamed(input.provider)
   if (!provider) throw validationError(`Unknown provider ${input.provider}`, [{ path: 'body.provider', message: 'must be webhook' }])
   const problems: ErrorDetail[] = []
@@ -60,7 +75,8 @@ function checkInput(input: AddonInput, allowPrivateTargets: boolean, unknown: st
   }
   const headers = parseCustomHeaders(parameters.customHeaders)
   if (headers.problem) problems.push({ path: 'body.parameters.customHeaders', message: headers.problem })
-  for (const name of unknown) problems.push({ path: 'body.environments', message: `environment ${name} does not exist` })
+  for (const name of unknown.environments) problems.push({ path: 'body.environments', message: `environment ${name} does not exist` })
+  for (const name of unknown.projects) problems.push({ path: 'body.projects', message: `project ${name} does not exist` })
   if (problems.length > 0) throw validationError(`Invalid integration: ${problems.map((p) => p.message).join('; ')}`, problems)
   return {
     provider: input.provider,
@@ -92,7 +108,7 @@ export async function createAddon(db: Db, caller: Author, input: AddonInput, all
   // The event names the id the insert would generate: taken first.
   const [[taken], unknown] = await together(db, [
     (q) => queryRows<{ id: number }>(q, sql`select nextval(pg_get_serial_sequence('addons', 'id'))::int as id`),
-    (q) => unknownEnvironments(q, namedEnvironments(input)),
+    (q) => unknownNames(q, input),
   ])
   const id = taken!.id
   const values = checkInput(input, allowPrivateTargets, unknown)
@@ -118,7 +134,7 @@ const unchanged = (id: number, snapshot: string) => and(eq(addons.id, id), sql`$
 export async function updateAddon(db: Db, caller: Author, id: number, input: AddonInput, allowPrivateTargets: boolean) {
   const { actor, now } = caller
   return untilUnchanged(`Integration ${id}`, async () => {
-    const [[found], unknown] = await together(db, [(q) => addonAsRead(q, id), (q) => unknownEnvironments(q, namedEnvironments(input))])
+    const [[found], unknown] = await together(db, [(q) => addonAsRead(q, id), (q) => unknownNames(q, input)])
     if (!found) throw notFound(`Could not find integration ${id}`)
     const { row: before, snapshot } = found
     if (before.provider !== input.provider) throw validationError('The provider of an integration cannot be changed: create a new one')

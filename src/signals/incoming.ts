@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono'
-import { limitKeyOf } from '../http/client-address.js'
+import { limitKeysOf } from '../http/client-address.js'
+import { addressWindow } from '../http/address-window.js'
 import { sql } from 'drizzle-orm'
 import { signalEndpoints, signalEndpointTokens, signals } from '../../schema/index.js'
 import { queryRows, statement, type Db } from '../db.js'
@@ -8,7 +9,6 @@ import { credentialOf } from '../core/principal.js'
 import { errorBody } from '../http/errors.js'
 import type { AppEnv } from '../http/context.js'
 import { hashSecret } from '../api-tokens/secrets.js'
-import { Lru } from '../client-api/lru.js'
 import { listeningActionSets, queueRuns, runsFor } from '../actions/runs.js'
 import type { ActionSet } from '../actions/schemas.js'
 
@@ -58,22 +58,17 @@ const senderLookup = statement<{ endpointId: number; enabled: boolean; tokenId: 
  */
 export function authenticateSignal(options: SignalRateLimit, clock: () => Date): MiddlewareHandler<AppEnv> {
   const perMinute = options.perMinute ?? 60
-  const sent = new Lru<string, number[]>({ maxEntries: 10_000 })
+  const sent = addressWindow(WINDOW_MS)
   return async (c, next) => {
     const name = c.req.param('name') ?? ''
     if (perMinute > 0) {
       // An unknown address: one count per endpoint.
-      const key = `${limitKeyOf(c) ?? ''} ${name}`
-      const now = clock().getTime()
-      const recent = (sent.get(key) ?? []).filter((at) => at > now - WINDOW_MS)
-      if (recent.length >= perMinute) {
-        sent.set(key, recent)
-        const retryAfter = Math.max(1, Math.ceil((recent[0]! + WINDOW_MS - now) / 1000))
+      const keys = limitKeysOf(c, perMinute)
+      const retryAfter = sent((keys.length ? keys : [['', perMinute] as [string, number]]).map(([key, allowance]) => [`${key} ${name}`, allowance]), clock().getTime())
+      if (retryAfter !== undefined) {
         const error = new ApiError('TooManyRequestsError', `Too many signals to ${name}: try again in ${retryAfter} seconds`)
         return c.json(errorBody(error), 429, { 'Retry-After': String(retryAfter) })
       }
-      recent.push(now)
-      sent.set(key, recent)
     }
     const credential = credentialOf(c.req.header('authorization'))
     if (!credential) throw invalidToken()

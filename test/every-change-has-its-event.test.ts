@@ -1083,6 +1083,19 @@ const cases: Case[] = [
     events: [],
   },
   {
+    route: 'POST /ofrep/v1/evaluate/flags',
+    request: async () => ({ path: '/ofrep/v1/evaluate/flags', as: (await asFrontend()).as, body: { context: { targetingKey: '1' } } }),
+    events: [],
+  },
+  {
+    route: 'POST /ofrep/v1/evaluate/flags/{key}',
+    request: async () => {
+      const token = await createToken(t, { type: 'client', environment: 'development' })
+      return { path: `/ofrep/v1/evaluate/flags/${(await createFlag(t)).name}`, as: { token: token.secret as string, actor: token.tokenName as string }, body: { context: { targetingKey: '1' } } }
+    },
+    events: [],
+  },
+  {
     route: 'POST /api/frontend/client/metrics',
     request: async () => {
       const { appName, flag, as } = await asFrontend()

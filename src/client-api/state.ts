@@ -5,7 +5,7 @@ import type { Clock } from '../core/clock.js'
 import type { ResolvedPrincipal } from '../core/principal.js'
 import type { PreparedRuleset } from '../evaluation/index.js'
 import { createAggregationScheduler, type AggregationScheduler } from '../metrics/scheduler.js'
-import { Lru } from './lru.js'
+import { Lru } from '../core/lru.js'
 import { RevisionMemo, type Revision } from './revision.js'
 import type { ClientFeatureView, ClientScope, ClientSegmentView } from './payload.js'
 

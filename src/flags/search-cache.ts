@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { featureEnvironments, features } from '../../schema/index.js'
 import { buildOnce } from '../client-api/in-flight.js'
-import { Lru } from '../client-api/lru.js'
+import { Lru } from '../core/lru.js'
 import { revisionColumn, revisionOf } from '../client-api/revision.js'
 import { statement, type Db } from '../db.js'
 import { searchFeatures } from './search.js'

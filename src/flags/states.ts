@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { features } from '../../schema/index.js'
-import { Lru } from '../client-api/lru.js'
+import { Lru } from '../core/lru.js'
 import { statement, type Db } from '../db.js'
 import type { EventTag, NewEvent } from '../events/types.js'
 import { ApiError } from '../core/errors.js'

@@ -1,4 +1,4 @@
-import { Lru } from '../client-api/lru.js'
+import { Lru } from '../core/lru.js'
 
 /**
  * A per-address count over a sliding window, for the sign-in and signal limits: `hit` counts one request under each

@@ -1,5 +1,5 @@
 import { buildOnce } from '../client-api/in-flight.js'
-import { Lru } from '../client-api/lru.js'
+import { Lru } from '../core/lru.js'
 import { isNewer, readRevision, type Revision } from '../client-api/revision.js'
 import type { Db } from '../db.js'
 import { responseEnvironment, type ResponseEnvironment } from './advanced-response.js'

@@ -1,7 +1,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm'
 import { environments, events, favoriteFeatures, featureTypes, favoriteProjects, featureEnvironments, features, groupRoles, groupUsers, projectEnvironments, projectMembers, projects } from '../../schema/index.js'
 import { buildOnce } from '../client-api/in-flight.js'
-import { Lru } from '../client-api/lru.js'
+import { Lru } from '../core/lru.js'
 import { revisionColumn, revisionOf } from '../client-api/revision.js'
 import { batch, queryRows, statement, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'

@@ -42,6 +42,7 @@ import { tagTypeRoutes } from './tag-types/routes.js'
 import { dependencyRoutes } from './dependencies/routes.js'
 import { exportImportRoutes } from './export-import/routes.js'
 import { STATE_IMPORT_PATH, stateRoutes } from './state/routes.js'
+import { migrateRoutes } from './migrate/routes.js'
 import { STATE_IMPORT_MAX_BYTES } from './state/schemas.js'
 import { favoriteRoutes } from './favorites/routes.js'
 import { lifecycleRoutes } from './lifecycle/routes.js'
@@ -325,6 +326,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', dependencyRoutes)
   app.route('/', exportImportRoutes)
   app.route('/', stateRoutes)
+  app.route('/', migrateRoutes)
   app.route('/', favoriteRoutes)
   app.route('/', lifecycleRoutes)
   app.route('/', featureTypeRoutes)

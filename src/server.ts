@@ -12,7 +12,7 @@ import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { markPotentiallyStale } from './feature-types/potentially-stale.js'
 import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
 import { loggable } from './core/errors.js'
-import { nodeWebhookSend } from './webhook-node.js'
+import { nodeGet, nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { parseTrustProxy, socketClientAddress, type TrustProxy } from './http/client-address.js'
 import { principalTtlMs } from './http/auth.js'
@@ -131,7 +131,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   await database.migrate()
   const firstToken = await bootstrapAdminTokens(database.db, clock(), config.initAdminTokens)
   const firstAdmin = await bootstrapAdminUser(database.db, clock(), config.initAdmin)
-  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend() }
+  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
   const app = createApp({
     db: () => database.db,

@@ -1,7 +1,8 @@
 import { serve } from '@hono/node-server'
 import { createApp } from './app.js'
 import { webhookEmailTransport } from './users/email.js'
-import { bootstrapAdminTokens } from './api-tokens/store.js'
+import { bootstrapAdminTokens, bootstrapSdkTokens } from './api-tokens/store.js'
+import { givenSecretProblem } from './api-tokens/secrets.js'
 import { bootstrapAdminUser } from './users/store.js'
 import { MIN_PASSWORD_LENGTH } from './users/passwords.js'
 import { withConsole } from './console-node.js'
@@ -29,6 +30,8 @@ export interface ServerConfig {
   dataDir: string
   databaseUrl?: string
   initAdminTokens: string[]
+  /** INIT_CLIENT_API_TOKENS / INIT_FRONTEND_API_TOKENS: SDK tokens created at start-up when missing (secrets kept from Unleash). */
+  initSdkTokens: { type: 'client' | 'frontend'; secret: string }[]
   allowPrivateWebhooks: boolean
   /** FLAGPOST_ALLOW_PASSWORD_LOGIN=true: password sign-in works even where the settings switch it off (the way back in). */
   allowPasswordLogin: boolean
@@ -73,6 +76,19 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     .filter(Boolean)
   const malformed = initAdminTokens.filter((t) => !/^\*:\*\..+$/.test(t))
   if (malformed.length > 0) throw new Error('INIT_ADMIN_API_TOKENS must be comma-separated admin tokens of the form *:*.<secret>')
+  const initSdkTokens = (['client', 'frontend'] as const).flatMap((type) => {
+    const name = type === 'client' ? 'INIT_CLIENT_API_TOKENS' : 'INIT_FRONTEND_API_TOKENS'
+    const secrets = (env[name] ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean)
+    for (const secret of secrets) {
+      const scope = /^([^:.[\]]+):([^.]+)\./.exec(secret)
+      const problem = scope ? givenSecretProblem(secret, [scope[1]!], scope[2]!) : 'not of the form <project>:<environment>.<random>'
+      if (problem !== undefined) throw new Error(`${name}: a token (${scope ? `${scope[1]}:${scope[2]}` : 'unreadable scope'}) is refused: ${problem}`)
+    }
+    return secrets.map((secret) => ({ type, secret }))
+  })
   const adminPassword = env.FLAGPOST_ADMIN_PASSWORD || undefined
   if (adminPassword !== undefined && adminPassword.length < MIN_PASSWORD_LENGTH) throw new Error(`FLAGPOST_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`)
   return {
@@ -81,6 +97,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     dataDir: env.FLAGPOST_DATA_DIR ?? './.flagpost',
     databaseUrl: env.DATABASE_URL || undefined,
     initAdminTokens,
+    initSdkTokens,
     allowPrivateWebhooks: env.FLAGPOST_ALLOW_PRIVATE_WEBHOOKS === 'true',
     allowPasswordLogin: env.FLAGPOST_ALLOW_PASSWORD_LOGIN === 'true',
     publicUrl: httpUrl(env.FLAGPOST_PUBLIC_URL, 'FLAGPOST_PUBLIC_URL'),
@@ -130,6 +147,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const database: NodeDbHandle = config.databaseUrl ? openPg(config.databaseUrl) : await openPglite({ dataDir: config.dataDir })
   await database.migrate()
   const firstToken = await bootstrapAdminTokens(database.db, clock(), config.initAdminTokens)
+  for (const skipped of await bootstrapSdkTokens(database.db, clock(), config.initSdkTokens)) console.warn(`INIT token not created: ${skipped}`)
   const firstAdmin = await bootstrapAdminUser(database.db, clock(), config.initAdmin)
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined

@@ -68,7 +68,7 @@ describe('migrating from Unleash 8.2', () => {
   it('carries every item with its events, in one transaction', async () => {
     const t = await appWith()
     try {
-      const [{ n: eventsBefore }] = await t.query<{ n: number }>('select count(*)::int as n from events')
+      const eventsBefore = (await t.query<{ n: number }>('select count(*)::int as n from events'))[0]!.n
       const res = await migrate(t, {})
       expect(res.status, res.text).toBe(200)
       expect(res.body.result.events).toBeGreaterThan(10)
@@ -108,7 +108,7 @@ describe('migrating from Unleash 8.2', () => {
       // Through the API as SDKs see it.
       const flag = await t.call('GET', '/api/admin/projects/default/features/new-checkout')
       expect(flag.status).toBe(200)
-      const [{ n: eventsAfter }] = await t.query<{ n: number }>('select count(*)::int as n from events')
+      const eventsAfter = (await t.query<{ n: number }>('select count(*)::int as n from events'))[0]!.n
       expect(eventsAfter - eventsBefore).toBe(res.body.result.events)
       expect(await t.query(`select type from events where feature_name = 'new-checkout' and type = 'feature-import'`)).toHaveLength(1)
     } finally {

@@ -29,6 +29,14 @@ export const CreateApiTokenSchema = z
     project: z.string().min(1).max(100).optional(),
     projects: z.array(z.string().min(1).max(100)).min(1).max(1000).optional(),
     expiresAt: dateTime.optional(),
+    secret: z
+      .string()
+      .max(400)
+      .optional()
+      .openapi({
+        description:
+          'Flagpost (Unleash 8.2’s schema has no such field): the secret of a client or frontend token, to keep the one an SDK has (from Unleash). `<project>:<environment>.<random>` with the token’s scope (`*` every project, `[]` several) and a random part of at least 16 letters, digits, `-` or `_`. 409 when a token has it already',
+      }),
   })
   .refine((t) => !(t.project !== undefined && t.projects !== undefined), {
     message: 'project and projects are mutually exclusive: give one of them',

@@ -42,7 +42,6 @@ import { tagTypeRoutes } from './tag-types/routes.js'
 import { dependencyRoutes } from './dependencies/routes.js'
 import { exportImportRoutes } from './export-import/routes.js'
 import { STATE_IMPORT_PATH, stateRoutes } from './state/routes.js'
-import { migrateRoutes } from './migrate/routes.js'
 import { STATE_IMPORT_MAX_BYTES } from './state/schemas.js'
 import { favoriteRoutes } from './favorites/routes.js'
 import { lifecycleRoutes } from './lifecycle/routes.js'
@@ -81,6 +80,8 @@ import { DEFAULT_REGEX_MAX_PROGRAM, RegexWorkExceeded, setRegexMaxProgram } from
 import { setResourceLimits, type ResourceLimits } from './strategies/schemas.js'
 
 export interface AppDeps {
+  /** Routes served on Node only, kept out of the Worker's bundle (the migration from Unleash: src/migrate/routes.ts). */
+  nodeRoutes?: ReturnType<typeof createRouter>[]
   /** The database of a request: the same one on Node, one opened per request on Workers. */
   db: (c: Context<AppEnv>) => Db
   clock?: Clock
@@ -326,7 +327,11 @@ export function createApp(deps: AppDeps) {
   app.route('/', dependencyRoutes)
   app.route('/', exportImportRoutes)
   app.route('/', stateRoutes)
-  app.route('/', migrateRoutes)
+  if (deps.nodeRoutes) for (const routes of deps.nodeRoutes) app.route('/', routes)
+  else
+    app.post('/api/admin/migrate/unleash', () => {
+      throw validationError('Served by the Node server only: use npm run migrate:unleash')
+    })
   app.route('/', favoriteRoutes)
   app.route('/', lifecycleRoutes)
   app.route('/', featureTypeRoutes)

@@ -1,5 +1,6 @@
 import { serve } from '@hono/node-server'
 import { createApp } from './app.js'
+import { migrateRoutes } from './migrate/routes.js'
 import { webhookEmailTransport } from './users/email.js'
 import { bootstrapAdminTokens, bootstrapSdkTokens } from './api-tokens/store.js'
 import { givenSecretProblem } from './api-tokens/secrets.js'
@@ -152,6 +153,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
   const app = createApp({
+    nodeRoutes: [migrateRoutes],
     db: () => database.db,
     clock,
     delivery,

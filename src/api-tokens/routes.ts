@@ -55,7 +55,7 @@ const createApiToken = adminRoute({
   summary: 'Create an API token',
   description:
     'Creates a backend (`client`), `frontend` or `admin` token. The response is the only place the secret is shown. ' +
-    'Projects and environment must exist (400 otherwise). Flagpost: a client or frontend token may be given its `secret` (a token kept from Unleash), held to Unleash’s form with the token’s scope (400), 409 when taken. Emits `api-token-created` (without the secret).',
+    'Projects and environment must exist (400 otherwise). Flagpost: a client or frontend token may be given its `secret`: `<project>:<environment>.<16+ of A-Z a-z 0-9 _ ->` of its scope (400; 409 when taken). Emits `api-token-created` (without the secret).',
   request: { body: { required: true, content: jsonContent(CreateApiTokenSchema) } },
   responses: {
     201: {

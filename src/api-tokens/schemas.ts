@@ -34,8 +34,7 @@ export const CreateApiTokenSchema = z
       .max(400)
       .optional()
       .openapi({
-        description:
-          'Flagpost (Unleash 8.2’s schema has no such field): the secret of a client or frontend token, to keep the one an SDK has (from Unleash). `<project>:<environment>.<random>` with the token’s scope (`*` every project, `[]` several) and a random part of at least 16 letters, digits, `-` or `_`. 409 when a token has it already',
+        description: 'Flagpost: a client or frontend token’s secret, kept from Unleash (see the route)',
       }),
   })
   .refine((t) => !(t.project !== undefined && t.projects !== undefined), {

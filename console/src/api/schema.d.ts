@@ -365,7 +365,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API token
-         * @description Creates a backend (`client`), `frontend` or `admin` token. The response is the only place the secret is shown. Projects and environment must exist (400 otherwise). Flagpost: a client or frontend token may be given its `secret` (a token kept from Unleash), held to Unleash’s form with the token’s scope (400), 409 when taken. Emits `api-token-created` (without the secret).
+         * @description Creates a backend (`client`), `frontend` or `admin` token. The response is the only place the secret is shown. Projects and environment must exist (400 otherwise). Flagpost: a client or frontend token may be given its `secret`: `<project>:<environment>.<16+ of A-Z a-z 0-9 _ ->` of its scope (400; 409 when taken). Emits `api-token-created` (without the secret).
          */
         post: operations["createApiToken"];
         delete?: never;
@@ -4113,7 +4113,7 @@ export interface components {
             projects?: string[];
             /** Format: date-time */
             expiresAt?: string;
-            /** @description Flagpost (Unleash 8.2’s schema has no such field): the secret of a client or frontend token, to keep the one an SDK has (from Unleash). `<project>:<environment>.<random>` with the token’s scope (`*` every project, `[]` several) and a random part of at least 16 letters, digits, `-` or `_`. 409 when a token has it already */
+            /** @description Flagpost: a client or frontend token’s secret, kept from Unleash (see the route) */
             secret?: string;
         };
         updateApiTokenSchema: {

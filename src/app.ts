@@ -85,6 +85,8 @@ import { DEFAULT_REGEX_MAX_PROGRAM, RegexWorkExceeded, setRegexMaxProgram } from
 import { setResourceLimits, type ResourceLimits } from './strategies/schemas.js'
 
 export interface AppDeps {
+  /** Routes served on Node only, kept out of the Worker's bundle (the migration from Unleash: src/migrate/routes.ts). */
+  nodeRoutes?: ReturnType<typeof createRouter>[]
   /** The database of a request: the same one on Node, one opened per request on Workers. */
   db: (c: Context<AppEnv>) => Db
   clock?: Clock
@@ -338,6 +340,11 @@ export function createApp(deps: AppDeps) {
   app.route('/', dependencyRoutes)
   app.route('/', exportImportRoutes)
   app.route('/', stateRoutes)
+  if (deps.nodeRoutes) for (const routes of deps.nodeRoutes) app.route('/', routes)
+  else
+    app.post('/api/admin/migrate/unleash', () => {
+      throw validationError('Served by the Node server only: use npm run migrate:unleash')
+    })
   app.route('/', favoriteRoutes)
   app.route('/', lifecycleRoutes)
   app.route('/', featureTypeRoutes)

@@ -1,7 +1,9 @@
 import { serve } from '@hono/node-server'
 import { createApp } from './app.js'
+import { migrateRoutes } from './migrate/routes.js'
 import { webhookEmailTransport } from './users/email.js'
-import { bootstrapAdminTokens } from './api-tokens/store.js'
+import { bootstrapAdminTokens, bootstrapSdkTokens } from './api-tokens/store.js'
+import { givenSecretProblem } from './api-tokens/secrets.js'
 import { bootstrapAdminUser } from './users/store.js'
 import { MIN_PASSWORD_LENGTH } from './users/passwords.js'
 import { withConsole } from './console-node.js'
@@ -12,7 +14,7 @@ import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { markPotentiallyStale } from './feature-types/potentially-stale.js'
 import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
 import { loggable } from './core/errors.js'
-import { nodeWebhookSend } from './webhook-node.js'
+import { nodeGet, nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { parseTrustProxy, socketClientAddress, type TrustProxy } from './http/client-address.js'
 import { principalTtlMs } from './http/auth.js'
@@ -29,6 +31,8 @@ export interface ServerConfig {
   dataDir: string
   databaseUrl?: string
   initAdminTokens: string[]
+  /** INIT_CLIENT_API_TOKENS / INIT_FRONTEND_API_TOKENS: SDK tokens created at start-up when missing (secrets kept from Unleash). */
+  initSdkTokens: { type: 'client' | 'frontend'; secret: string }[]
   allowPrivateWebhooks: boolean
   /** FLAGPOST_ALLOW_PASSWORD_LOGIN=true: password sign-in works even where the settings switch it off (the way back in). */
   allowPasswordLogin: boolean
@@ -73,6 +77,19 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     .filter(Boolean)
   const malformed = initAdminTokens.filter((t) => !/^\*:\*\..+$/.test(t))
   if (malformed.length > 0) throw new Error('INIT_ADMIN_API_TOKENS must be comma-separated admin tokens of the form *:*.<secret>')
+  const initSdkTokens = (['client', 'frontend'] as const).flatMap((type) => {
+    const name = type === 'client' ? 'INIT_CLIENT_API_TOKENS' : 'INIT_FRONTEND_API_TOKENS'
+    const secrets = (env[name] ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean)
+    for (const secret of secrets) {
+      const scope = /^([^:.[\]]+):([^.]+)\./.exec(secret)
+      const problem = scope ? givenSecretProblem(secret, [scope[1]!], scope[2]!) : 'not of the form <project>:<environment>.<random>'
+      if (problem !== undefined) throw new Error(`${name}: a token (${scope ? `${scope[1]}:${scope[2]}` : 'unreadable scope'}) is refused: ${problem}`)
+    }
+    return secrets.map((secret) => ({ type, secret }))
+  })
   const adminPassword = env.FLAGPOST_ADMIN_PASSWORD || undefined
   if (adminPassword !== undefined && adminPassword.length < MIN_PASSWORD_LENGTH) throw new Error(`FLAGPOST_ADMIN_PASSWORD must be at least ${MIN_PASSWORD_LENGTH} characters`)
   return {
@@ -81,6 +98,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     dataDir: env.FLAGPOST_DATA_DIR ?? './.flagpost',
     databaseUrl: env.DATABASE_URL || undefined,
     initAdminTokens,
+    initSdkTokens,
     allowPrivateWebhooks: env.FLAGPOST_ALLOW_PRIVATE_WEBHOOKS === 'true',
     allowPasswordLogin: env.FLAGPOST_ALLOW_PASSWORD_LOGIN === 'true',
     publicUrl: httpUrl(env.FLAGPOST_PUBLIC_URL, 'FLAGPOST_PUBLIC_URL'),
@@ -130,10 +148,12 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const database: NodeDbHandle = config.databaseUrl ? openPg(config.databaseUrl) : await openPglite({ dataDir: config.dataDir })
   await database.migrate()
   const firstToken = await bootstrapAdminTokens(database.db, clock(), config.initAdminTokens)
+  for (const skipped of await bootstrapSdkTokens(database.db, clock(), config.initSdkTokens)) console.warn(`INIT token not created: ${skipped}`)
   const firstAdmin = await bootstrapAdminUser(database.db, clock(), config.initAdmin)
-  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend() }
+  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
   const app = createApp({
+    nodeRoutes: [migrateRoutes],
     db: () => database.db,
     clock,
     delivery,

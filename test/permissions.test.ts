@@ -165,6 +165,7 @@ const writeRequests: Record<string, WriteRequest> = {
   'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies/{parent}': { path: () => `${F}/cart-child/dependencies/cart` },
   'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies': { path: () => `${F}/cart-child/dependencies` },
   'POST /api/admin/features-batch/import': { path: () => '/api/admin/features-batch/import', body: { project: 'shop', environment: 'development', data: { features: [{ name: 'cart' }], featureStrategies: [], tagTypes: [] } } },
+  'POST /api/admin/migrate/unleash': { path: () => '/api/admin/migrate/unleash', body: { url: 'http://127.0.0.1:1', token: 'x', dryRun: true } },
   'POST /api/admin/state/import': { path: () => '/api/admin/state/import?keep=false', body: { version: 4, features: [{ name: 'cart', project: 'shop' }] } },
   'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/complete': { path: () => `${F}/cart/lifecycle/complete`, body: { status: 'kept' } },
   'POST /api/admin/projects/{projectId}/features/{featureName}/lifecycle/uncomplete': { path: () => `${F}/cart/lifecycle/uncomplete` },

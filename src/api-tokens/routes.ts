@@ -6,7 +6,7 @@ import { type Principal } from '../core/principal.js'
 import { hasPermission, Permission, requirePermission, type PermissionName } from '../core/permissions.js'
 import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, TokenParam, UpdateApiTokenSchema, type CreateApiToken } from './schemas.js'
 import { createToken, deleteToken, listTokens, updateTokenExpiry, type NewToken, type TokenType } from './store.js'
-import { displaySecret } from './secrets.js'
+import { displaySecret, givenSecretProblem } from './secrets.js'
 
 const permissionFor: Record<'create' | 'read' | 'update' | 'delete', Record<TokenType, PermissionName>> = {
   create: { admin: Permission.ADMIN, client: Permission.CREATE_CLIENT_API_TOKEN, frontend: Permission.CREATE_FRONTEND_API_TOKEN },
@@ -56,7 +56,7 @@ const createApiToken = adminRoute({
   summary: 'Create an API token',
   description:
     'Creates a backend (`client`), `frontend` or `admin` token. The response is the only place the secret is shown. ' +
-    'Projects and environment must exist (400 otherwise). Emits `api-token-created` (without the secret).',
+    'Projects and environment must exist (400 otherwise). Flagpost: a client or frontend token may be given its `secret`: `<project>:<environment>.<16+ of A-Z a-z 0-9 _ ->` of its scope (400; 409 when taken). Emits `api-token-created` (without the secret).',
   request: { body: { required: true, content: jsonContent(CreateApiTokenSchema) } },
   responses: {
     201: {
@@ -124,9 +124,15 @@ export const apiTokenRoutes = createRouter()
   .openapi(getAllApiTokens, async (c) => c.json({ tokens: await listTokens(c.var.db, readableTypes(c.var.principal)) }, 200))
   .openapi(getApiTokensByName, async (c) => c.json({ tokens: await listTokens(c.var.db, readableTypes(c.var.principal), c.req.valid('param').name) }, 200))
   .openapi(createApiToken, async (c) => {
-    const token = toNewToken(c.req.valid('json'), c.var.caller.now)
+    const input = c.req.valid('json')
+    const token = toNewToken(input, c.var.caller.now)
     requirePermission(c.var.principal, permissionFor.create[token.type], { project: token.projects.length === 1 ? token.projects[0] : undefined })
-    const created = await createToken(c.var.db, c.var.caller, token)
+    if (input.secret !== undefined) {
+      if (token.type === 'admin') throw validationError('secret is taken for client and frontend tokens only')
+      const problem = givenSecretProblem(input.secret, token.projects, token.environment)
+      if (problem !== undefined) throw validationError(problem)
+    }
+    const created = await createToken(c.var.db, c.var.caller, token, input.secret)
     // The secret is shown in the body only: a header or URL ends up in proxies' and browsers' logs.
     return c.json(created, 201, { Location: `/api/admin/api-tokens/${encodeURIComponent(displaySecret(created.secret))}` })
   })

@@ -29,6 +29,13 @@ export const CreateApiTokenSchema = z
     project: z.string().min(1).max(100).optional(),
     projects: z.array(z.string().min(1).max(100)).min(1).max(1000).optional(),
     expiresAt: dateTime.optional(),
+    secret: z
+      .string()
+      .max(400)
+      .optional()
+      .openapi({
+        description: 'Flagpost: a client or frontend token’s secret, kept from Unleash (see the route)',
+      }),
   })
   .refine((t) => !(t.project !== undefined && t.projects !== undefined), {
     message: 'project and projects are mutually exclusive: give one of them',

@@ -2,7 +2,7 @@ import { and, asc, count, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm'
 import { apiTokens, environments, projects, roles, users } from '../../schema/index.js'
 import { batch, statement, together, untilUnchanged, type Db } from '../db.js'
 import type { Author, Principal, ResolvedPrincipal } from '../core/principal.js'
-import { fromDatabaseError, nameExists, notFound, validationError } from '../core/errors.js'
+import { ApiError, fromDatabaseError, nameExists, notFound, validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
 import { SYSTEM_ACTOR } from '../core/principal.js'
@@ -281,6 +281,28 @@ export async function deleteToken(db: Db, caller: Author, secretOrDisplay: strin
  * Start-up: creates the given admin tokens that do not exist yet (idempotent). With no token at all in
  * the database and none given, creates one admin token and returns its secret so it can be shown once.
  */
+/**
+ * INIT_CLIENT_API_TOKENS / INIT_FRONTEND_API_TOKENS, as Unleash: each secret (`<project>:<environment>.<random>`, one
+ * project or `*`) becomes a token of that scope at start-up unless a token has it already. One whose project or
+ * environment does not exist (yet: before a migration) is skipped with its scope answered (never the secret).
+ */
+export async function bootstrapSdkTokens(db: Db, now: Date, initTokens: { type: 'client' | 'frontend'; secret: string }[]): Promise<string[]> {
+  const skipped: string[] = []
+  for (const [i, { type, secret }] of initTokens.entries()) {
+    const [existing] = await db.select({ id: apiTokens.id }).from(apiTokens).where(eq(apiTokens.secretHash, await hashSecret(secret)))
+    if (existing) continue
+    const scope = secret.slice(0, secret.indexOf('.'))
+    const [project, environment] = scope.split(':') as [string, string]
+    try {
+      await createToken(db, { actor: SYSTEM_ACTOR, now }, { tokenName: `init-${type}-token-${i + 1}`, type, projects: [project], environment, expiresAt: null }, secret)
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error
+      skipped.push(`${type} token ${scope}: ${error.message}`)
+    }
+  }
+  return skipped
+}
+
 export async function bootstrapAdminTokens(db: Db, now: Date, initTokens: string[]): Promise<string | undefined> {
   const adminToken = (tokenName: string): NewToken => ({ tokenName, type: 'admin', projects: ['*'], environment: '*', expiresAt: null })
   for (const [i, secret] of initTokens.entries()) {

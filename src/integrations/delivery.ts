@@ -40,9 +40,16 @@ export interface DeliveryOptions {
   timeoutMs: number
   /** How requests leave: fetch on Workers; on Node, a transport that resolves the host and pins the checked address (src/webhook-node.ts). */
   send: WebhookSend
+  /** How outbound GETs leave (the migration from Unleash): fetch on Workers; on Node, the address-pinning transport. Throws DeliveryRefused for a target it will not reach. */
+  get: OutboundGet
 }
 
-export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { allowPrivateTargets: false, timeoutMs: 10_000, send: fetchWebhook }
+/** A GET of a user-given URL: the target checked as a webhook's (webhookUrlProblem; on Node every resolved address too), redirects not followed. */
+export type OutboundGet = (url: string, init: { headers: Record<string, string>; timeoutMs: number; allowPrivateTargets: boolean }) => Promise<Response>
+
+export const fetchGet: OutboundGet = (url, { headers, timeoutMs }) => fetch(url, { method: 'GET', headers, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
+
+export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = { allowPrivateTargets: false, timeoutMs: 10_000, send: fetchWebhook, get: fetchGet }
 
 const BATCH = 20
 const MAX_BATCHES = 50

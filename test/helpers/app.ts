@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { inject } from 'vitest'
 import { createApp, type AppDeps } from '../../src/app.js'
+import { migrateRoutes } from '../../src/migrate/routes.js'
 import { openPglite } from '../../src/db-node.js'
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
@@ -10,7 +11,7 @@ export async function createTestApp(options: { now?: () => Date; delivery?: AppD
   const template = await readFile(inject('pgTemplatePath'))
   const database = await openPglite({ loadDataDir: new Blob([template]) })
   const clock = options.now ?? (() => new Date())
-  const app = createApp({ db: () => database.db, clock, delivery: options.delivery, publicUrl: options.publicUrl, email: options.email, sdk: options.sdk, background: options.background, allowPasswordLogin: options.allowPasswordLogin, signIn: options.signIn, clientAddress: options.clientAddress, signalsPerMinute: options.signalsPerMinute, streams: options.streams, evaluation: options.evaluation })
+  const app = createApp({ nodeRoutes: [migrateRoutes], db: () => database.db, clock, delivery: options.delivery, publicUrl: options.publicUrl, email: options.email, sdk: options.sdk, background: options.background, allowPasswordLogin: options.allowPasswordLogin, signIn: options.signIn, clientAddress: options.clientAddress, signalsPerMinute: options.signalsPerMinute, streams: options.streams, evaluation: options.evaluation })
   const adminToken = (
     await createToken(database.db, { actor: SYSTEM_ACTOR, now: clock() }, { tokenName: 'test-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })
   ).secret

@@ -585,7 +585,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API token
-         * @description Creates a backend (`client`), `frontend` or `admin` token. The response is the only place the secret is shown. Projects and environment must exist (400 otherwise). Emits `api-token-created` (without the secret).
+         * @description Creates a backend (`client`), `frontend` or `admin` token. The response is the only place the secret is shown. Projects and environment must exist (400 otherwise). Flagpost: a client or frontend token may be given its `secret`: `<project>:<environment>.<16+ of A-Z a-z 0-9 _ ->` of its scope (400; 409 when taken). Emits `api-token-created` (without the secret).
          */
         post: operations["createApiToken"];
         delete?: never;
@@ -1911,6 +1911,26 @@ export interface paths {
          * @description Restores a state document (Flagpost’s, or Unleash 4 or 5’s: versions 2 to 4) in one transaction with its events; at most 4 MiB (413), each list bounded (400). Checked first against the rules of the routes that make each kind (a deprecated strategy type only where the document lists it) and every reference, with one 400 naming every problem. Objects are known by name (a segment too). `keep` (default true) leaves existing objects as they are; `keep=false` overwrites them (a flag with the parts of its configuration the document has). An object already so records nothing. `drop` first deletes, of each kind the document has, what it does not list; never the built-in strategy types, the `default` project, the tag type `simple`, protected environments, environments and projects API tokens are for, projects holding flags or open change requests, flags open change requests change, or what is in use. Flag tags are only added without `drop`; archived flags of the document are left out. Records an `*-import` event per object (`feature-import` with the flag’s configuration; preData what it overwrote), context fields’ `context-field-created`/`-updated`, one `drop-*` event per kind dropped, and `segment-deleted`/`context-field-deleted` per one dropped. Admins only; answers what was imported, unchanged and dropped, by kind.
          */
         post: operations["import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/migrate/unleash": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Migrate from a running Unleash
+         * @description Flagpost: reads an Unleash 8.2 instance through its admin API (projects, environments, context fields, custom strategy types, tag types, tags, segments, every flag with its strategies in order, variants per environment, dependencies and tags) and writes it as the state import does (POST /api/admin/state/import with keep=false): one transaction with its events, every object held to the routes’ rules. `dryRun` answers the plan only. The URL follows the webhook targets’ rules (http or https, no credentials, no private address unless FLAGPOST_ALLOW_PRIVATE_WEBHOOKS); redirects are not followed, each answer is bounded to 10 s and 20 MiB; the token is never echoed. 409 when flags of the same names exist and onConflict is not `skip`. Admins only.
+         */
+        post: operations["migrateFromUnleash"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4784,6 +4804,8 @@ export interface components {
             projects?: string[];
             /** Format: date-time */
             expiresAt?: string;
+            /** @description Flagpost: a client or frontend token’s secret, kept from Unleash (see the route) */
+            secret?: string;
         };
         updateApiTokenSchema: {
             /**
@@ -5708,6 +5730,47 @@ export interface components {
                 enabled?: boolean | null;
                 variants?: string[] | null;
             }[];
+        };
+        migrateFromUnleashResultSchema: {
+            plan: {
+                counts: {
+                    projects: number;
+                    environments: number;
+                    contextFields: number;
+                    strategies: number;
+                    tagTypes: number;
+                    tags: number;
+                    segments: number;
+                    features: number;
+                    featureStrategies: number;
+                    featureTags: number;
+                    featureDependencies: number;
+                };
+                conflicts: {
+                    names: string[];
+                    /** @enum {string} */
+                    onConflict: "fail" | "skip";
+                };
+                /** @description What is not carried, and why (users’ passwords, token secrets, what the token could not read) */
+                notCarried: string[];
+            };
+            result?: components["schemas"]["stateImportResultSchema"] & unknown;
+        };
+        migrateFromUnleashSchema: {
+            /**
+             * @description The base URL of the Unleash instance (http or https; no credentials in it)
+             * @example https://unleash.example.com
+             */
+            url: string;
+            /** @description An admin API token of that instance: sent only to it, never echoed, logged or stored */
+            token: string;
+            /** @description Read and check, write nothing: answer the plan */
+            dryRun?: boolean;
+            /**
+             * @description Flags of Flagpost named as one of Unleash’s: `fail` (default) refuses with 409, `skip` leaves them as they are
+             * @enum {string}
+             */
+            onConflict?: "fail" | "skip";
         };
         featureLifecycleSchema: {
             /** @enum {string} */
@@ -15424,6 +15487,75 @@ export interface operations {
             };
             /** @description PayloadTooLargeError: the document is larger than 4 MiB */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    migrateFromUnleash: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["migrateFromUnleashSchema"];
+            };
+        };
+        responses: {
+            /** @description The plan, and what was written */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["migrateFromUnleashResultSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NameExistsError or ConflictError: the change clashes with what exists */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

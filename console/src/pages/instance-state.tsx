@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Alert, Button, Checkbox, FileInput, Group, List, Stack, Switch, Table, Text, Title } from '@mantine/core'
+import { Alert, Button, Checkbox, FileInput, Group, List, PasswordInput, SegmentedControl, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
@@ -47,6 +47,7 @@ export default function InstanceStatePage() {
       </Text>
       <Download />
       <Restore />
+      <MigrateFromUnleash />
     </Stack>
   )
 }
@@ -185,6 +186,73 @@ function Outcome({ result }: { result: Result }) {
           ))}
         </Table.Tbody>
       </Table>
+    </Stack>
+  )
+}
+
+type Migration = Schemas['migrateFromUnleashResultSchema']
+
+/** Moving from a running Unleash 8.2: its URL and an admin token, the plan of a dry run, then the migration (POST /api/admin/migrate/unleash). */
+function MigrateFromUnleash() {
+  const queryClient = useQueryClient()
+  const [url, setUrl] = useState('')
+  const [token, setToken] = useState('')
+  const [onConflict, setOnConflict] = useState<'fail' | 'skip'>('fail')
+  const [plan, setPlan] = useState<Migration['plan']>()
+  const run = useMutation({
+    mutationFn: (dryRun: boolean) => ok(api.POST('/api/admin/migrate/unleash', { body: { url, token, dryRun, onConflict } })),
+    onSuccess: async (answer) => {
+      setPlan(answer.plan)
+      if (!answer.result) return
+      setToken('')
+      await queryClient.invalidateQueries()
+      notifications.show({ message: `Migrated from Unleash: ${answer.result.events} ${answer.result.events === 1 ? 'change' : 'changes'} recorded`, color: 'green' })
+    },
+  })
+  const done = run.data?.result !== undefined
+  return (
+    <Stack component="section" aria-labelledby="migrate-heading" gap="sm">
+      <Title order={2} size="h3" id="migrate-heading">
+        Migrate from Unleash
+      </Title>
+      <Text c="dimmed" size="sm">
+        Reads a running Unleash 8.2 through its admin API and writes projects, environments, context fields, strategy types, tags, segments and every flag here, in one step. The token is sent to that
+        Unleash only and kept nowhere.
+      </Text>
+      <TextInput label="Unleash URL" placeholder="https://unleash.example.com" value={url} onChange={(e) => { setUrl(e.currentTarget.value); setPlan(undefined) }} />
+      <PasswordInput label="Admin API token of that Unleash" value={token} onChange={(e) => { setToken(e.currentTarget.value); setPlan(undefined) }} autoComplete="off" />
+      <SegmentedControl
+        aria-label="Flags that already exist here"
+        value={onConflict}
+        onChange={(v) => { setOnConflict(v as 'fail' | 'skip'); setPlan(undefined) }}
+        data={[
+          { value: 'fail', label: 'Stop if a flag exists here' },
+          { value: 'skip', label: 'Leave existing flags as they are' },
+        ]}
+      />
+      {run.isError && <ErrorMessage error={run.error} />}
+      {plan && (
+        <Alert title={done ? 'Migrated' : 'Plan (nothing written yet)'} color={done ? 'green' : 'blue'}>
+          <Text size="sm">{Object.entries(plan.counts).map(([kind, n]) => `${kind}: ${n}`).join(' · ')}</Text>
+          {plan.conflicts.names.length > 0 && <Text size="sm">Flags already here: {plan.conflicts.names.join(', ')}</Text>}
+          <Text size="sm" fw={600} mt="xs">
+            Not carried
+          </Text>
+          <List size="sm">
+            {plan.notCarried.map((line) => (
+              <List.Item key={line}>{line}</List.Item>
+            ))}
+          </List>
+        </Alert>
+      )}
+      <Group>
+        <Button variant="default" disabled={!url || !token} loading={run.isPending && run.variables === true} onClick={() => run.mutate(true)}>
+          Show the plan
+        </Button>
+        <Button disabled={!plan || done || !token} loading={run.isPending && run.variables === false} onClick={() => run.mutate(false)}>
+          Migrate
+        </Button>
+      </Group>
     </Stack>
   )
 }

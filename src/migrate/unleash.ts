@@ -1,0 +1,300 @@
+import { sql } from 'drizzle-orm'
+import { queryRows, type Db } from '../db.js'
+import type { Caller } from '../core/principal.js'
+import { conflict, validationError } from '../core/errors.js'
+import { importState } from '../state/import.js'
+import { StateImportSchema, type StateImport, type StateImportResult } from '../state/schemas.js'
+
+/**
+ * Moving from a running Unleash 8.2 in one step: its admin API is read (projects, environments, context fields,
+ * strategy types, tag types and tags, segments, every flag in full, dependencies and flag tags, API tokens' names),
+ * turned into a state document, and written by the state restore (src/state/import.ts): one transaction with its
+ * events, every object held to the rules of the routes that make it.
+ */
+
+/** GETs one admin API path of the Unleash instance and answers its JSON (throws MigrationRefused when it cannot). */
+export type UnleashGet = (path: string) => Promise<unknown>
+
+/** A failure whose message is safe to show (never the token). */
+export class MigrationRefused extends Error {}
+
+export type OnConflict = 'fail' | 'skip'
+
+export interface MigrationPlan {
+  /** What would be written, by kind. */
+  counts: Record<'projects' | 'environments' | 'contextFields' | 'strategies' | 'tagTypes' | 'tags' | 'segments' | 'features' | 'featureStrategies' | 'featureTags' | 'featureDependencies', number>
+  /** Flags of Flagpost with the name of one of Unleash's, and what happens to them. */
+  conflicts: { names: string[]; onConflict: OnConflict }
+  /** What is not carried, and why. */
+  notCarried: string[]
+}
+
+export interface MigrationResult {
+  plan: MigrationPlan
+  result?: StateImportResult
+}
+
+type Json = Record<string, unknown>
+const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : [])
+const field = (v: unknown, key: string): Json[] => list((v as Json | null)?.[key])
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
+
+/** Reads the Unleash instance: a state document, and what it could not read or carry. */
+export async function readUnleash(get: UnleashGet): Promise<{ doc: StateImport; notCarried: string[] }> {
+  const notCarried: string[] = []
+  const [environments, projectsAnswer, context, strategies, tagTypes, tags, segments, tokens] = await Promise.all([
+    get('/api/admin/environments'),
+    get('/api/admin/projects'),
+    get('/api/admin/context'),
+    get('/api/admin/strategies'),
+    get('/api/admin/tag-types'),
+    get('/api/admin/tags'),
+    get('/api/admin/segments'),
+    get('/api/admin/api-tokens').catch(() => undefined),
+  ])
+  const projectIds = field(projectsAnswer, 'projects').map((p) => String(p.id))
+  const doc: Required<Omit<StateImport, 'version'>> & { version: number } = {
+    version: 4,
+    environments: field(environments, 'environments').map((e) => ({ name: String(e.name), type: String(e.type), sortOrder: e.sortOrder as number, enabled: e.enabled as boolean })),
+    contextFields: list(context).map((c) => ({
+      name: String(c.name),
+      description: str(c.description) ?? null,
+      stickiness: Boolean(c.stickiness),
+      sortOrder: typeof c.sortOrder === 'number' ? c.sortOrder : null,
+      legalValues: list(c.legalValues).map((v) => ({ value: String(v.value), description: str(v.description) ?? null })),
+      ...(typeof c.project === 'string' ? { project: c.project } : {}),
+    })),
+    strategies: field(strategies, 'strategies')
+      .filter((s) => s.editable === true)
+      .map((s) => ({
+        name: String(s.name),
+        title: str(s.title) ?? null,
+        displayName: str(s.displayName) ?? null,
+        description: str(s.description) ?? null,
+        parameters: list(s.parameters).map((p) => ({ name: String(p.name), type: String(p.type), description: str(p.description) ?? '', required: Boolean(p.required) })),
+        deprecated: Boolean(s.deprecated),
+      })) as StateImport['strategies'] & object,
+    tagTypes: field(tagTypes, 'tagTypes').map((t) => ({ name: String(t.name), description: str(t.description) ?? null, icon: str(t.icon) ?? null })),
+    tags: field(tags, 'tags').map((t) => ({ type: String(t.type), value: String(t.value) })),
+    segments: field(segments, 'segments').map((s) => ({
+      id: s.id as number,
+      name: String(s.name),
+      description: str(s.description) ?? null,
+      project: str(s.project) ?? null,
+      constraints: list(s.constraints) as never,
+    })),
+    projects: [],
+    features: [],
+    featureEnvironments: [],
+    featureStrategies: [],
+    featureStrategySegments: [],
+    featureTags: [],
+    featureDependencies: [],
+  }
+  const builtIns = field(strategies, 'strategies').filter((s) => s.editable !== true && s.deprecated === true)
+  if (builtIns.length > 0) notCarried.push(`built-in strategy types deprecated in Unleash (${builtIns.map((s) => s.name).join(', ')}): their deprecation is Flagpost's own`)
+
+  for (const id of projectIds) {
+    const overview = (await get(`/api/admin/projects/${encodeURIComponent(id)}/overview`)) as Json
+    const naming = (overview.featureNaming ?? {}) as Json
+    const envs = list(overview.environments)
+    doc.projects.push({
+      id,
+      name: str(overview.name) ?? id,
+      description: str(overview.description) ?? null,
+      mode: (str(overview.mode) ?? 'open') as 'open',
+      defaultStickiness: str(overview.defaultStickiness) ?? 'default',
+      featureLimit: typeof overview.featureLimit === 'number' ? overview.featureLimit : null,
+      featureNamingPattern: str(naming.pattern) || null,
+      featureNamingExample: str(naming.example) || null,
+      featureNamingDescription: str(naming.description) || null,
+      ...(envs.length > 0
+        ? { environments: envs.map((e) => ({ name: String(e.environment), ...(e.defaultStrategy ? { defaultStrategy: defaultStrategyOf(e.defaultStrategy as Json) } : {}) })) }
+        : {}),
+    } as StateImport['projects'] & object extends (infer T)[] ? T : never)
+    // Unleash OSS has no change requests; Enterprise answers their settings here.
+    const changeRequests = await get(`/api/admin/projects/${encodeURIComponent(id)}/change-requests/config`).catch(() => undefined)
+    if (Array.isArray(changeRequests)) {
+      const project = doc.projects[doc.projects.length - 1]!
+      for (const c of changeRequests as Json[]) {
+        const env = project.environments?.find((e) => e.name === c.environment)
+        if (env && c.changeRequestEnabled === true) Object.assign(env, { changeRequestsEnabled: true, requiredApprovals: typeof c.requiredApprovals === 'number' ? c.requiredApprovals : 1 })
+      }
+    } else notCarried.push(`project ${id}: change-request settings are not readable (Unleash OSS has none): set them in Flagpost`)
+
+    for (const summary of field(await get(`/api/admin/projects/${encodeURIComponent(id)}/features`), 'features')) {
+      const name = String(summary.name)
+      const flag = (await get(`/api/admin/projects/${encodeURIComponent(id)}/features/${encodeURIComponent(name)}`)) as Json
+      addFlag(doc, id, flag)
+      for (const t of field(await get(`/api/admin/features/${encodeURIComponent(name)}/tags`), 'tags')) doc.featureTags.push({ featureName: name, tagType: String(t.type), tagValue: String(t.value) })
+    }
+  }
+
+  const archived = field(await get('/api/admin/search/features?archived=IS%3Atrue&limit=1000').catch(() => undefined), 'features').map((f) => String(f.name))
+  if (archived.length > 0) notCarried.push(`archived flags (${archived.join(', ')}): the state restore leaves archived flags out`)
+
+  const tokenList = field(tokens, 'tokens')
+  if (tokens === undefined) notCarried.push('API tokens: not readable with this token')
+  for (const t of tokenList) {
+    const scope = `${String(t.type)} token ${String(t.tokenName ?? t.username)} (projects ${list(t.projects).join(',') || String(t.project ?? '*')}, environment ${String(t.environment ?? '*')})`
+    notCarried.push(`${scope}: its secret is not readable through the API; give it to Flagpost with INIT_CLIENT_API_TOKENS / INIT_FRONTEND_API_TOKENS or POST /api/admin/api-tokens with its secret`)
+  }
+  notCarried.push("users, their passwords, groups, roles and project members: not carried (Unleash's API does not give passwords)")
+  notCarried.push('integrations, signals, actions, banners, SSO settings, metrics and events history: not carried')
+  return { doc, notCarried }
+}
+
+function defaultStrategyOf(s: Json) {
+  return { name: String(s.name), ...(s.title ? { title: s.title } : {}), parameters: s.parameters ?? {}, constraints: s.constraints ?? [], variants: s.variants ?? [], segments: s.segments ?? [], disabled: s.disabled ?? false }
+}
+
+function addFlag(doc: Required<StateImport>, project: string, flag: Json) {
+  const name = String(flag.name)
+  doc.features.push({
+    name,
+    project,
+    type: (str(flag.type) ?? 'release') as 'release',
+    description: str(flag.description) ?? null,
+    stale: Boolean(flag.stale),
+    impressionData: Boolean(flag.impressionData),
+    createdAt: str(flag.createdAt) ?? null,
+  })
+  for (const env of list(flag.environments)) {
+    const environment = String(env.name)
+    doc.featureEnvironments.push({ featureName: name, environment, enabled: Boolean(env.enabled), variants: list(env.variants) as never })
+    for (const s of list(env.strategies)) {
+      const id = String(s.id)
+      doc.featureStrategies.push({
+        id,
+        featureName: name,
+        environment,
+        strategyName: String(s.name),
+        title: str(s.title) ?? null,
+        disabled: Boolean(s.disabled),
+        sortOrder: typeof s.sortOrder === 'number' ? s.sortOrder : 0,
+        parameters: (s.parameters ?? {}) as Record<string, string>,
+        constraints: list(s.constraints) as never,
+        variants: list(s.variants) as never,
+      })
+      for (const segmentId of Array.isArray(s.segments) ? (s.segments as number[]) : []) doc.featureStrategySegments.push({ featureStrategyId: id, segmentId })
+    }
+  }
+  for (const d of list(flag.dependencies)) {
+    doc.featureDependencies.push({ child: name, parent: String(d.feature), enabled: d.enabled !== false, variants: Array.isArray(d.variants) ? (d.variants as string[]) : [] })
+  }
+}
+
+/** The document without the flags named in `skip` (and everything of theirs). */
+function withoutFlags(doc: StateImport, skip: Set<string>): StateImport {
+  if (skip.size === 0) return doc
+  const kept = (doc.featureStrategies ?? []).filter((s) => !skip.has(s.featureName))
+  const keptIds = new Set(kept.map((s) => s.id))
+  return {
+    ...doc,
+    features: doc.features?.filter((f) => !skip.has(f.name)),
+    featureEnvironments: doc.featureEnvironments?.filter((e) => !skip.has(e.featureName)),
+    featureStrategies: kept,
+    featureStrategySegments: doc.featureStrategySegments?.filter((s) => keptIds.has(s.featureStrategyId)),
+    featureTags: doc.featureTags?.filter((t) => !skip.has(t.featureName)),
+    featureDependencies: doc.featureDependencies?.filter((d) => !skip.has(d.child)),
+  }
+}
+
+/**
+ * Reads the Unleash instance and, unless `dryRun`, writes it into Flagpost (one transaction with its events).
+ * Flags of Flagpost named as one of Unleash's: `fail` (default) refuses the whole migration with 409 naming them;
+ * `skip` leaves them as they are and carries the others (a carried flag depending on a skipped one keeps the dependency).
+ */
+export async function migrateFromUnleash(
+  db: Db,
+  caller: Caller,
+  get: UnleashGet,
+  options: { dryRun: boolean; onConflict: OnConflict },
+  check: (protectedIn: { project: string; environment: string }[]) => void,
+): Promise<MigrationResult> {
+  const { doc: raw, notCarried } = await readUnleash(get)
+  const parsed = StateImportSchema.safeParse(raw)
+  if (!parsed.success) {
+    const problems = parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`)
+    throw validationError(`Unleash's data does not pass Flagpost's rules: ${problems.join('; ')}`)
+  }
+  const names = (parsed.data.features ?? []).map((f) => f.name)
+  const existing = (await queryRows<{ name: string }>(db, sql`select name from features where name = any(${sql.param(names)}::text[]) order by name`)).map((r) => r.name)
+  const doc = options.onConflict === 'skip' ? withoutFlags(parsed.data, new Set(existing)) : parsed.data
+  const plan: MigrationPlan = {
+    counts: {
+      projects: doc.projects?.length ?? 0,
+      environments: doc.environments?.length ?? 0,
+      contextFields: doc.contextFields?.length ?? 0,
+      strategies: doc.strategies?.length ?? 0,
+      tagTypes: doc.tagTypes?.length ?? 0,
+      tags: doc.tags?.length ?? 0,
+      segments: doc.segments?.length ?? 0,
+      features: doc.features?.length ?? 0,
+      featureStrategies: doc.featureStrategies?.length ?? 0,
+      featureTags: doc.featureTags?.length ?? 0,
+      featureDependencies: doc.featureDependencies?.length ?? 0,
+    },
+    conflicts: { names: existing, onConflict: options.onConflict },
+    notCarried,
+  }
+  if (options.dryRun) return { plan }
+  if (existing.length > 0 && options.onConflict === 'fail') {
+    throw conflict(`Flagpost already has flags named as Unleash's: ${existing.join(', ')}. Choose onConflict=skip to leave them as they are`)
+  }
+  const result = await importState(db, caller, doc, { drop: false, keep: false }, check)
+  return { plan, result }
+}
+
+const MAX_BYTES = 20 * 1024 * 1024
+
+/**
+ * A GET of the Unleash instance through `send` (fetch on Workers, the address-pinning transport on Node): the
+ * token only in the Authorization header, redirects not followed, each answer bounded in time and size.
+ */
+export function unleashGet(baseUrl: string, token: string, send: (url: string, init: RequestInit) => Promise<Response>, timeoutMs = 10_000): UnleashGet {
+  const base = baseUrl.replace(/\/+$/, '')
+  return async (path) => {
+    let response: Response
+    try {
+      response = await send(base + path, { method: 'GET', headers: { authorization: token, accept: 'application/json' }, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) })
+    } catch (error) {
+      if (error instanceof MigrationRefused) throw error
+      throw new MigrationRefused(`Unleash could not be reached (${path}): ${(error as Error).name === 'TimeoutError' ? 'timed out' : 'connection failed'}`)
+    }
+    if (!response.ok) {
+      await response.body?.cancel()
+      throw new MigrationRefused(`Unleash answered ${response.status} to GET ${path}${response.status === 401 || response.status === 403 ? ': the token is not an admin token of this instance' : ''}`)
+    }
+    const text = await readBounded(response, MAX_BYTES)
+    try {
+      return JSON.parse(text) as unknown
+    } catch {
+      throw new MigrationRefused(`Unleash's answer to GET ${path} is not JSON`)
+    }
+  }
+}
+
+async function readBounded(response: Response, max: number): Promise<string> {
+  if (!response.body) return ''
+  const reader = response.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > max) {
+      await reader.cancel()
+      throw new MigrationRefused(`an answer of Unleash is larger than ${max / 1024 / 1024} MiB`)
+    }
+    chunks.push(value)
+  }
+  const all = new Uint8Array(size)
+  let at = 0
+  for (const c of chunks) {
+    all.set(c, at)
+    at += c.byteLength
+  }
+  return new TextDecoder().decode(all)
+}

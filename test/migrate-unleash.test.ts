@@ -1,0 +1,237 @@
+import { readFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
+import { nodeGet, type Resolve } from '../src/webhook-node.js'
+import { createTestApp, type TestApp } from './helpers/app.js'
+import { createFlag } from './helpers/factories.js'
+import { createUser } from './helpers/factories.js'
+
+// The migration from a running Unleash 8.2 (POST /api/admin/migrate/unleash): a fake Unleash serves its admin API's
+// answers (test/fixtures/unleash-8.2) over HTTP, and the migration writes them into a fresh Flagpost.
+
+const fixtures = JSON.parse(readFileSync(new URL('./fixtures/unleash-8.2/admin-api.json', import.meta.url), 'utf8')).answers as Record<string, unknown>
+const TOKEN = '*:*.unleash-admin-secret-4f1e2d'
+
+let server: Server
+let base: string
+/** Paths whose answer a test replaces: a status and a body. */
+let overrides: Record<string, { status: number; body: string; headers?: Record<string, string> }> = {}
+let requests: { path: string; authorization: string | undefined }[] = []
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    requests.push({ path: req.url!, authorization: req.headers.authorization })
+    const override = overrides[req.url!]
+    if (override) return void res.writeHead(override.status, { 'content-type': 'application/json', ...override.headers }).end(override.body)
+    if (req.headers.authorization !== TOKEN) return void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ message: `bad token ${req.headers.authorization}` }))
+    const answer = fixtures[req.url!]
+    if (answer === undefined) return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"name":"NotFoundError"}')
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer))
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  base = `http://unleash.test:${(server.address() as AddressInfo).port}`
+})
+afterAll(() => new Promise((r) => server.close(r)))
+afterEach(() => {
+  overrides = {}
+  requests = []
+})
+
+/** "DNS" of the fake Unleash's host name: loopback, reached only where private targets are allowed. */
+const resolve: Resolve = async () => [{ address: '127.0.0.1', family: 4 }]
+const appWith = (allowPrivateTargets = true) => createTestApp({ delivery: { allowPrivateTargets, get: nodeGet(resolve) } })
+
+const migrate = (t: TestApp, body: Record<string, unknown>, token?: string) => t.call('POST', '/api/admin/migrate/unleash', { body: { url: base, token: TOKEN, ...body }, token })
+
+describe('migrating from Unleash 8.2', () => {
+  it('dry run: answers the plan and what is not carried, writes nothing', async () => {
+    const t = await appWith()
+    try {
+      const res = await migrate(t, { dryRun: true })
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.plan.counts).toEqual({ projects: 2, environments: 4, contextFields: 4, strategies: 2, tagTypes: 2, tags: 2, segments: 2, features: 3, featureStrategies: 8, featureTags: 4, featureDependencies: 1 })
+      expect(res.body.result).toBeUndefined()
+      const notCarried = res.body.plan.notCarried.join('\n')
+      expect(notCarried).toContain('client token web-backend (projects *, environment production): its secret is not readable')
+      expect(notCarried).toContain('frontend token web-frontend')
+      expect(notCarried).toContain('archived flags (old-experiment)')
+      expect(notCarried).toContain('change-request settings are not readable')
+      expect(notCarried).toContain('passwords')
+      expect(await t.query(`select name from features where name in ('new-checkout','checkout-banner','payments.instant')`)).toEqual([])
+      expect(requests.every((r) => r.authorization === TOKEN)).toBe(true)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('carries every item with its events, in one transaction', async () => {
+    const t = await appWith()
+    try {
+      const eventsBefore = (await t.query<{ n: number }>('select count(*)::int as n from events'))[0]!.n
+      const res = await migrate(t, {})
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.result.events).toBeGreaterThan(10)
+      const flags = await t.query(`select name, project, type, stale, impression_data, description from features where name in ('new-checkout','checkout-banner','payments.instant') order by name`)
+      expect(flags).toEqual([
+        { name: 'checkout-banner', project: 'default', type: 'experiment', stale: true, impression_data: false, description: null },
+        { name: 'new-checkout', project: 'default', type: 'release', stale: false, impression_data: true, description: 'The new checkout' },
+        { name: 'payments.instant', project: 'payments', type: 'operational', stale: false, impression_data: false, description: 'Instant payments' },
+      ])
+      const project = await t.query(`select mode, default_stickiness, feature_limit, feature_naming_pattern from projects where id = 'payments'`)
+      expect(project).toEqual([{ mode: 'protected', default_stickiness: 'userId', feature_limit: 10, feature_naming_pattern: '^payments\\..+$' }])
+      expect(await t.query(`select environment_name from project_environments where project_id = 'payments' order by 1`)).toEqual([{ environment_name: 'production' }, { environment_name: 'staging' }])
+      expect(await t.query(`select type, sort_order, enabled from environments where name = 'staging'`)).toEqual([{ type: 'test', sort_order: 150, enabled: true }])
+      expect(await t.query(`select legal_values, stickiness from context_fields where name = 'region'`)).toEqual([{ legal_values: [{ value: 'eu', description: 'Europe' }, { value: 'us' }], stickiness: true }])
+      expect(await t.query(`select name, deprecated from strategy_definitions where name in ('pilot-customers','old-custom') order by name`)).toEqual([{ name: 'old-custom', deprecated: true }, { name: 'pilot-customers', deprecated: false }])
+      // Strategies in their order, with their constraints, variants, titles and segments.
+      const strategies = await t.query<{ strategy_name: string; title: string | null; disabled: boolean }>(
+        `select strategy_name, title, disabled from feature_strategies where feature_name = 'new-checkout' and environment = 'development' order by sort_order`,
+      )
+      expect(strategies.map((s) => s.strategy_name)).toEqual(['flexibleRollout', 'userWithId', 'default'])
+      expect(strategies[1]!.title).toBe('Beta users')
+      expect(strategies[2]!.disabled).toBe(true)
+      expect(await t.query(`select s.name from feature_strategy_segments fs join segments s on s.id = fs.segment_id join feature_strategies f on f.id = fs.strategy_id where f.feature_name = 'payments.instant' order by 1`)).toEqual([
+        { name: 'beta-testers' },
+        { name: 'eu-customers' },
+      ])
+      const [env] = await t.query<{ enabled: boolean; variants: { name: string; overrides?: unknown[]; payload?: { type: string } }[] }>(`select enabled, variants from feature_environments where feature_name = 'new-checkout' and environment = 'development'`)
+      expect(env!.enabled).toBe(true)
+      expect(env!.variants.map((v) => [v.name, v.payload?.type])).toEqual([['blue', 'json'], ['red', 'string']])
+      expect(env!.variants[0]!.overrides).toEqual([{ contextName: 'userId', values: ['42'] }])
+      expect(await t.query(`select enabled from feature_environments where feature_name = 'new-checkout' and environment = 'production'`)).toEqual([{ enabled: false }])
+      expect(await t.query(`select parent, enabled, variants from feature_dependencies where child = 'checkout-banner'`)).toEqual([{ parent: 'new-checkout', enabled: true, variants: ['blue'] }])
+      expect(await t.query(`select tag_type, tag_value from feature_tags where feature_name = 'checkout-banner' order by 1`)).toEqual([
+        { tag_type: 'simple', tag_value: 'checkout' },
+        { tag_type: 'team', tag_value: 'payments-team' },
+      ])
+      // Through the API as SDKs see it.
+      const flag = await t.call('GET', '/api/admin/projects/default/features/new-checkout')
+      expect(flag.status).toBe(200)
+      const eventsAfter = (await t.query<{ n: number }>('select count(*)::int as n from events'))[0]!.n
+      expect(eventsAfter - eventsBefore).toBe(res.body.result.events)
+      expect(await t.query(`select type from events where feature_name = 'new-checkout' and type = 'feature-import'`)).toHaveLength(1)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('a failure midway leaves nothing written', async () => {
+    const t = await appWith()
+    try {
+      overrides['/api/admin/features/payments.instant/tags'] = { status: 500, body: '{}' }
+      const failed = await migrate(t, {})
+      expect(failed.status).toBe(400)
+      expect(failed.body.message).toContain('Unleash answered 500 to GET /api/admin/features/payments.instant/tags')
+      // A strategy Flagpost's rules refuse: nothing of the rest is written either.
+      overrides = { '/api/admin/projects/payments/features/payments.instant': { status: 200, body: JSON.stringify({ ...(fixtures['/api/admin/projects/payments/features/payments.instant'] as object), environments: [{ name: 'production', enabled: true, variants: [], strategies: [{ id: '00000000-0000-4000-8000-000000000099', name: 'default', sortOrder: 0, constraints: [{ contextName: 'x', operator: 'NO_SUCH_OP', values: ['1'] }] }] }] }) } }
+      const refused = await migrate(t, {})
+      expect(refused.status, refused.text).toBe(400)
+      expect(refused.body.name).toBe('ValidationError')
+      expect(await t.query(`select name from features where name in ('new-checkout','checkout-banner','payments.instant')`)).toEqual([])
+      expect(await t.query(`select id from projects where id = 'payments'`)).toEqual([])
+      expect(await t.query(`select name from segments where name = 'beta-testers'`)).toEqual([])
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('refuses flags of the same names unless onConflict is skip, which leaves them as they are', async () => {
+    const t = await appWith()
+    try {
+      await createFlag(t, { name: 'new-checkout', description: 'mine' })
+      const refused = await migrate(t, {})
+      expect(refused.status).toBe(409)
+      expect(refused.body.message).toContain('new-checkout')
+      expect(await t.query(`select name from features where name = 'checkout-banner'`)).toEqual([])
+      const plan = await migrate(t, { dryRun: true, onConflict: 'skip' })
+      expect(plan.body.plan.conflicts).toEqual({ names: ['new-checkout'], onConflict: 'skip' })
+      expect(plan.body.plan.counts.features).toBe(2)
+      const skipped = await migrate(t, { onConflict: 'skip' })
+      expect(skipped.status, skipped.text).toBe(200)
+      expect(await t.query(`select description from features where name = 'new-checkout'`)).toEqual([{ description: 'mine' }])
+      expect(await t.query(`select name from features where name in ('checkout-banner','payments.instant') order by 1`)).toHaveLength(2)
+    } finally {
+      await t.close()
+    }
+  })
+})
+
+describe('the migration route: threats', () => {
+  it('is for admins only (an Editor gets 403, no token 401) and reads nothing for them', async () => {
+    const t = await appWith()
+    try {
+      const editor = await createUser(t, 'Editor')
+      const res = await editor.call('POST', '/api/admin/migrate/unleash', { body: { url: base, token: TOKEN, dryRun: true } })
+      expect(res.status).toBe(403)
+      expect((await migrate(t, { dryRun: true }, null as unknown as string)).status).toBe(401)
+      expect(requests).toEqual([])
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('refuses private, loopback and non-http targets as webhooks do (SSRF), and never follows a redirect', async () => {
+    const t = await appWith(false)
+    try {
+      for (const url of ['http://127.0.0.1:4242', 'http://localhost:4242', 'http://[::1]/', 'http://169.254.169.254/', 'file:///etc/passwd', 'http://user:pw@unleash.example/']) {
+        const res = await migrate(t, { url, dryRun: true })
+        expect(res.status, url).toBe(400)
+        expect(res.body).toMatchObject({ name: 'ValidationError' })
+        expect(typeof res.body.id).toBe('string')
+      }
+      // A host name resolving to a private address (the fake Unleash's) is refused before any connection.
+      const named = await migrate(t, { dryRun: true })
+      expect(named.status).toBe(400)
+      expect(named.body.message).toContain('private address')
+      expect(requests).toEqual([])
+    } finally {
+      await t.close()
+    }
+    const allowed = await appWith()
+    try {
+      overrides['/api/admin/environments'] = { status: 302, body: '', headers: { location: 'http://169.254.169.254/latest/meta-data' } }
+      const redirected = await migrate(allowed, { dryRun: true })
+      expect(redirected.status).toBe(400)
+      expect(redirected.body.message).toContain('Unleash answered 302')
+      expect(requests.map((r) => r.path)).not.toContain('/latest/meta-data')
+    } finally {
+      await allowed.close()
+    }
+  })
+
+  it('bounds what it reads: an answer over 20 MiB is refused', async () => {
+    const t = await appWith()
+    try {
+      overrides['/api/admin/context'] = { status: 200, body: `[${'"x",'.repeat(5_300_000)}"x"]` }
+      const res = await migrate(t, { dryRun: true })
+      expect(res.status).toBe(400)
+      expect(res.body.message).toContain('larger than 20 MiB')
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('never echoes, logs or stores the token', async () => {
+    const t = await appWith()
+    const logged: string[] = []
+    const spies = (['log', 'error', 'warn', 'info'] as const).map((m) => vi.spyOn(console, m).mockImplementation((...args) => void logged.push(args.map(String).join(' '))))
+    try {
+      // Unleash echoing the token in an error, on a path the message names.
+      overrides['/api/admin/tags'] = { status: 401, body: JSON.stringify({ message: `bad token ${TOKEN}` }) }
+      const refused = await migrate(t, {})
+      expect(refused.status).toBe(400)
+      expect(refused.text).not.toContain(TOKEN)
+      overrides = {}
+      const done = await migrate(t, {})
+      expect(done.status).toBe(200)
+      expect(done.text).not.toContain(TOKEN)
+      expect(done.text).not.toContain('unleash-admin-secret')
+      expect(await t.query(`select id from events where data::text like '%unleash-admin-secret%' or pre_data::text like '%unleash-admin-secret%'`)).toEqual([])
+      expect(logged.join('\n')).not.toContain('unleash-admin-secret')
+    } finally {
+      for (const s of spies) s.mockRestore()
+      await t.close()
+    }
+  })
+})

@@ -31,6 +31,7 @@ import { flagVisibility, knownPrivateProjects, privateProjectIds, projectVisibil
 import { createFlagStates } from './flags/states.js'
 import { backgroundJob, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
+import { flagBulkRoutes } from './flags/bulk-routes.js'
 import { eventRoutes } from './events/routes.js'
 import { strategyRoutes } from './strategies/routes.js'
 import { variantRoutes } from './variants/routes.js'
@@ -286,7 +287,9 @@ export function createApp(deps: AppDeps) {
   // A private project, and what belongs to it, exists only for those who may read it (src/projects/visibility.ts).
   app.use('/api/admin/projects/:projectId', projectVisibility)
   app.use('/api/admin/projects/:projectId/*', projectVisibility)
-  app.use('/api/admin/features/:featureName/*', flagVisibility('featureName'))
+  // The wildcard matches `/api/admin/features/validate` too, which names no flag.
+  const featureVisibility = flagVisibility('featureName')
+  app.use('/api/admin/features/:featureName/*', (c, next) => (c.req.path === '/api/admin/features/validate' ? next() : featureVisibility(c, next)))
   app.use('/api/admin/archive/revive/:featureName', flagVisibility('featureName'))
   app.use('/api/admin/archive/:featureName', flagVisibility('featureName'))
   app.use('/api/admin/client-metrics/features/:featureName', flagVisibility('featureName'))
@@ -314,6 +317,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', projectApiTokenRoutes)
   app.route('/', integrationRoutes)
   app.route('/', flagRoutes)
+  app.route('/', flagBulkRoutes)
   app.route('/', eventRoutes)
   app.route('/', strategyRoutes)
   app.route('/', variantRoutes)

@@ -620,6 +620,40 @@ const cases: Case[] = [
     events: ['feature-archived'],
   },
   {
+    route: 'POST /api/admin/projects/{projectId}/bulk_features/environments/{environment}/on',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `/api/admin/projects/${project}/bulk_features/environments/development/on`, body: { features: [flag] } }
+    },
+    events: ['feature-strategy-add', 'feature-environment-enabled'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/bulk_features/environments/{environment}/off',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await enableFlag(t, flag, 'development', project)
+      return { path: `/api/admin/projects/${project}/bulk_features/environments/development/off`, body: { features: [flag] } }
+    },
+    events: ['feature-environment-disabled'],
+  },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/features/{featureName}',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}`, body: { stale: true } }
+    },
+    events: ['feature-metadata-updated', 'feature-stale-on'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/stale',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `/api/admin/projects/${project}/stale`, body: { features: [flag], stale: true } }
+    },
+    events: ['feature-metadata-updated', 'feature-stale-on'],
+  },
+  { route: 'POST /api/admin/features/validate', request: async () => ({ path: '/api/admin/features/validate', body: { name: fresh('free') } }), events: [] },
+  {
     route: 'POST /api/admin/projects/{projectId}/archive/validate',
     request: async () => {
       const { project, flag } = await flagInProject()

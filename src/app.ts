@@ -32,6 +32,9 @@ import { createFlagStates } from './flags/states.js'
 import { backgroundJob, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
 import { flagBulkRoutes } from './flags/bulk-routes.js'
+import { dependencyOptionRoutes } from './dependencies/option-routes.js'
+import { legacyEventRoutes } from './events/legacy-routes.js'
+import { lifecycleCountRoutes } from './lifecycle/count-route.js'
 import { eventRoutes } from './events/routes.js'
 import { strategyRoutes } from './strategies/routes.js'
 import { variantRoutes } from './variants/routes.js'
@@ -319,6 +322,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', flagRoutes)
   app.route('/', flagBulkRoutes)
   app.route('/', eventRoutes)
+  app.route('/', legacyEventRoutes)
   app.route('/', strategyRoutes)
   app.route('/', variantRoutes)
   app.route('/', segmentRoutes)
@@ -327,10 +331,12 @@ export function createApp(deps: AppDeps) {
   app.route('/', tagRoutes)
   app.route('/', tagTypeRoutes)
   app.route('/', dependencyRoutes)
+  app.route('/', dependencyOptionRoutes)
   app.route('/', exportImportRoutes)
   app.route('/', stateRoutes)
   app.route('/', favoriteRoutes)
   app.route('/', lifecycleRoutes)
+  app.route('/', lifecycleCountRoutes)
   app.route('/', featureTypeRoutes)
   app.route('/', flagSearchRoutes)
   app.route('/', userRoutes)

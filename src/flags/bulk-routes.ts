@@ -116,8 +116,14 @@ const validateFeatureRoute = adminRoute({
 })
 
 export const flagBulkRoutes = createRouter()
-  .openapi(bulkToggleRoute(true), (c) => bulkToggle(c as unknown as AppContext, c.req.valid('param'), c.req.valid('json').features, true).then(() => c.body(null, 200)))
-  .openapi(bulkToggleRoute(false), (c) => bulkToggle(c as unknown as AppContext, c.req.valid('param'), c.req.valid('json').features, false).then(() => c.body(null, 200)))
+  .openapi(bulkToggleRoute(true), async (c) => {
+    await bulkToggle(c, c.req.valid('param'), c.req.valid('json').features, true)
+    return c.body(null, 200)
+  })
+  .openapi(bulkToggleRoute(false), async (c) => {
+    await bulkToggle(c, c.req.valid('param'), c.req.valid('json').features, false)
+    return c.body(null, 200)
+  })
   .openapi(updateFeatureRoute, async (c) => {
     const { projectId, featureName } = c.req.valid('param')
     const body = c.req.valid('json')

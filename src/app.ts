@@ -35,6 +35,8 @@ import { flagBulkRoutes } from './flags/bulk-routes.js'
 import { dependencyOptionRoutes } from './dependencies/option-routes.js'
 import { legacyEventRoutes } from './events/legacy-routes.js'
 import { lifecycleCountRoutes } from './lifecycle/count-route.js'
+import { strategyPatchRoutes } from './strategies/patch-routes.js'
+import { segmentUsageRoutes } from './segments/usage-routes.js'
 import { eventRoutes } from './events/routes.js'
 import { strategyRoutes } from './strategies/routes.js'
 import { variantRoutes } from './variants/routes.js'
@@ -324,7 +326,9 @@ export function createApp(deps: AppDeps) {
   app.route('/', eventRoutes)
   app.route('/', legacyEventRoutes)
   app.route('/', strategyRoutes)
+  app.route('/', strategyPatchRoutes)
   app.route('/', variantRoutes)
+  app.route('/', segmentUsageRoutes)
   app.route('/', segmentRoutes)
   app.route('/', contextFieldRoutes)
   app.route('/', strategyDefinitionRoutes)

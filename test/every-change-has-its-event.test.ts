@@ -652,6 +652,26 @@ const cases: Case[] = [
     },
     events: ['feature-metadata-updated', 'feature-stale-on'],
   },
+  {
+    route: 'PATCH /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      const strategy = await addStrategy(t, flag, 'development', { name: 'default' }, project)
+      return { path: `${environmentOf(project, flag, 'development')}/strategies/${strategy.id}`, body: [{ op: 'replace', path: '/title', value: 'patched' }] }
+    },
+    events: ['feature-strategy-update'],
+  },
+  { route: 'POST /api/admin/segments/validate', request: async () => ({ path: '/api/admin/segments/validate', body: { name: fresh('free') } }), events: [] },
+  {
+    route: 'POST /api/admin/segments/strategies',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      const strategy = await addStrategy(t, flag, 'development', { name: 'default' }, project)
+      const segment = await createSegment(t)
+      return { path: '/api/admin/segments/strategies', body: { projectId: project, strategyId: strategy.id, environmentId: 'development', segmentIds: [segment.id] } }
+    },
+    events: ['feature-strategy-update'],
+  },
   { route: 'POST /api/admin/features/validate', request: async () => ({ path: '/api/admin/features/validate', body: { name: fresh('free') } }), events: [] },
   {
     route: 'POST /api/admin/projects/{projectId}/archive/validate',

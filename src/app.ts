@@ -37,6 +37,7 @@ import { legacyEventRoutes } from './events/legacy-routes.js'
 import { lifecycleCountRoutes } from './lifecycle/count-route.js'
 import { strategyPatchRoutes } from './strategies/patch-routes.js'
 import { segmentUsageRoutes } from './segments/usage-routes.js'
+import { variantBatchRoutes } from './variants/batch-routes.js'
 import { eventRoutes } from './events/routes.js'
 import { strategyRoutes } from './strategies/routes.js'
 import { variantRoutes } from './variants/routes.js'
@@ -328,6 +329,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', strategyRoutes)
   app.route('/', strategyPatchRoutes)
   app.route('/', variantRoutes)
+  app.route('/', variantBatchRoutes)
   app.route('/', segmentUsageRoutes)
   app.route('/', segmentRoutes)
   app.route('/', contextFieldRoutes)

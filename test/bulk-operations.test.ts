@@ -164,3 +164,38 @@ describe('validating a flag name', () => {
     expect(res.status).toBe(404)
   })
 })
+
+describe('variants on several environments at once', () => {
+  const variant = (name: string) => ({ name, weightType: 'variable', weight: 1000, stickiness: 'default' })
+  const variantEvents = (flag: string) => t.query<{ environment: string }>("select environment from events where type = 'feature-environment-variants-updated' and feature_name = $1 order by environment", [flag])
+
+  it('replaces the variants of each environment named, one event each', async () => {
+    const flag = (await createFlag(t)).name
+    const res = await t.call('PUT', `/api/admin/projects/default/features/${flag}/variants-batch`, { body: { variants: [variant('blue')], environments: ['development', 'production'] } })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.variants.map((v: any) => v.name)).toEqual(['blue'])
+    expect((await envOf('default', flag, 'production')).variants.map((v: any) => v.name)).toEqual(['blue'])
+    expect((await variantEvents(flag)).map((e) => e.environment)).toEqual(['development', 'production'])
+  })
+
+  it('writes nothing when a variant is invalid (400), an environment unknown (404) or one not permitted (403)', async () => {
+    const flag = (await createFlag(t)).name
+    const path = `/api/admin/projects/default/features/${flag}/variants-batch`
+    expect((await t.call('PUT', path, { body: { variants: [{ ...variant('x'), weightType: 'nonsense' }], environments: ['development'] } })).status).toBe(400)
+    expect((await t.call('PUT', path, { body: { variants: [variant('x')], environments: ['development', 'nowhere'] } })).status).toBe(404)
+    expect((await viv.call('PUT', path, { body: { variants: [variant('x')], environments: ['development'] } })).status).toBe(403)
+    expect(await variantEvents(flag)).toHaveLength(0)
+  })
+
+  it('needs SKIP_CHANGE_REQUEST in a protected environment named, checked before any environment is written', async () => {
+    const project = await createProject(t, { environments: ['development'], changeRequestEnvironments: [{ name: 'production', requiredApprovals: 1 }] })
+    const owner = await createSignedInUser(t, fresh('owner'), 'Viewer')
+    await addToProject(t, project, owner.id, 'Owner')
+    const flag = (await createFlag(t, {}, project)).name
+    expectSkipNeeded(await owner.call('PUT', `/api/admin/projects/${project}/features/${flag}/variants-batch`, { body: { variants: [variant('x')], environments: ['development', 'production'] } }))
+    expect(await variantEvents(flag)).toHaveLength(0)
+    const vault = await createProject(t, { mode: 'private' })
+    const v = (await createFlag(t, {}, vault)).name
+    expect((await viv.call('PUT', `/api/admin/projects/${vault}/features/${v}/variants-batch`, { body: { variants: [], environments: ['development'] } })).status).toBe(404)
+  })
+})

@@ -672,6 +672,15 @@ const cases: Case[] = [
     },
     events: ['feature-strategy-update'],
   },
+  { route: 'POST /api/admin/constraints/validate', request: async () => ({ path: '/api/admin/constraints/validate', body: { contextName: 'userId', operator: 'IN', values: ['a'] } }), events: [] },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/features/{featureName}/variants-batch',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}/variants-batch`, body: { variants: [{ name: 'blue', weightType: 'variable', weight: 1000, stickiness: 'default' }], environments: ['development', 'production'] } }
+    },
+    events: ['feature-environment-variants-updated', 'feature-environment-variants-updated'],
+  },
   { route: 'POST /api/admin/features/validate', request: async () => ({ path: '/api/admin/features/validate', body: { name: fresh('free') } }), events: [] },
   {
     route: 'POST /api/admin/projects/{projectId}/archive/validate',

@@ -134,3 +134,20 @@ describe('strategies and their segments', () => {
     expect((await viv.call('POST', '/api/admin/segments/strategies', { body: { ...body, projectId: vault } })).status).toBe(404)
   })
 })
+
+describe('constraint validation', () => {
+  it("answers 204 for a valid constraint, 400 for a malformed one or a value its field's legal values exclude", async () => {
+    const ok204 = await viv.call('POST', '/api/admin/constraints/validate', { body: { contextName: 'userId', operator: 'IN', values: ['a'] } })
+    expect(ok204.status, ok204.text).toBe(204)
+    const empty = await viv.call('POST', '/api/admin/constraints/validate', { body: { contextName: 'userId', operator: 'IN', values: [] } })
+    expect(empty.status).toBe(400)
+    expect(empty.body.name).toBe('ValidationError')
+    expect((await t.call('POST', '/api/admin/constraints/validate', { body: { contextName: 'x', operator: 'NUM_GT', value: 'ten' } })).status).toBe(400)
+    const field = fresh('region')
+    expect((await t.call('POST', '/api/admin/context', { body: { name: field, legalValues: [{ value: 'eu' }] } })).status).toBe(201)
+    expect((await t.call('POST', '/api/admin/constraints/validate', { body: { contextName: field, operator: 'IN', values: ['eu'] } })).status).toBe(204)
+    const illegal = await t.call('POST', '/api/admin/constraints/validate', { body: { contextName: field, operator: 'IN', values: ['us'] } })
+    expect(illegal.status, illegal.text).toBe(400)
+    expect((await t.call('POST', '/api/admin/constraints/validate', { body: { contextName: 'userId', operator: 'IN', values: ['a'] }, token: null })).status).toBe(401)
+  })
+})

@@ -6,7 +6,8 @@ import { featureEnvironmentPathParams, PatchSchema, type PatchOperation } from '
 import { applyJsonPatch } from '../flags/store.js'
 import { requireDirectChangeAllowed } from '../change-requests/guard.js'
 import type { AppContext } from '../http/context.js'
-import { StrategySchema, UpdateStrategySchema, type Strategy, type StrategyInput } from './schemas.js'
+import { ConstraintInputSchema, normalizeConstraint, StrategySchema, UpdateStrategySchema, type Strategy, type StrategyInput } from './schemas.js'
+import { checkLegalValues } from '../context-fields/legal-values.js'
 import { getStrategy, readTarget, updateFlagStrategy } from './store.js'
 
 const strategyParams = featureEnvironmentPathParams.extend({ strategyId: z.string().openapi({ param: { name: 'strategyId', in: 'path' } }) })
@@ -43,7 +44,27 @@ const patchFeatureStrategyRoute = adminRoute({
   responses: { 200: { description: 'The updated strategy', content: jsonContent(StrategySchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
 
-export const strategyPatchRoutes = createRouter().openapi(patchFeatureStrategyRoute, async (c) => {
-  const operations = c.req.valid('json')
-  return c.json(await rewriteStrategy(c, c.req.valid('param'), (current) => patched(current, operations)), 200)
+const validateConstraintRoute = adminRoute({
+  method: 'post',
+  'x-change-requests': 'no-sdk-effect',
+  'x-permission': 'any-caller',
+  path: '/api/admin/constraints/validate',
+  operationId: 'validateConstraint',
+  tags: ['Features'],
+  summary: 'Validate constraint',
+  description:
+    "Writes nothing: 204 when a strategy could use the constraint (the operator's values well formed, as a strategy's constraints are checked), 400 otherwise, or when its context field has legal values the constraint does not keep to, " +
+    "or is a project's own field (a project's fields are checked where its strategies are).",
+  request: { body: { required: true, content: jsonContent(ConstraintInputSchema) } },
+  responses: { 204: { description: 'The constraint is valid' }, ...pickErrors(400, 401, 415) },
 })
+
+export const strategyPatchRoutes = createRouter()
+  .openapi(patchFeatureStrategyRoute, async (c) => {
+    const operations = c.req.valid('json')
+    return c.json(await rewriteStrategy(c, c.req.valid('param'), (current) => patched(current, operations)), 200)
+  })
+  .openapi(validateConstraintRoute, async (c) => {
+    await checkLegalValues(c.var.db, [normalizeConstraint(c.req.valid('json'))], null, 'body')
+    return c.body(null, 204)
+  })

@@ -38,6 +38,7 @@ import { lifecycleCountRoutes } from './lifecycle/count-route.js'
 import { strategyPatchRoutes } from './strategies/patch-routes.js'
 import { segmentUsageRoutes } from './segments/usage-routes.js'
 import { variantBatchRoutes } from './variants/batch-routes.js'
+import { createMaintenanceState, maintenanceGuard, maintenanceRoutes } from './maintenance/routes.js'
 import { eventRoutes } from './events/routes.js'
 import { strategyRoutes } from './strategies/routes.js'
 import { variantRoutes } from './variants/routes.js'
@@ -309,6 +310,8 @@ export function createApp(deps: AppDeps) {
     await next()
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400) sdk.invalidate()
   })
+  const maintenance = createMaintenanceState(clock)
+  app.use('/api/admin/*', maintenanceGuard(maintenance))
   app.use('/api/frontend/*', frontendCors(sdk.options.frontendCorsOrigins))
   app.use('/api/client/*', authenticateClient)
   app.use('/api/frontend/*', authenticateFrontend)
@@ -317,6 +320,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', bodyGuard({ largerBodies: { [STATE_IMPORT_PATH]: STATE_IMPORT_MAX_BYTES } }))
 
   app.route('/', healthRoutes)
+  app.route('/', maintenanceRoutes(maintenance))
   app.route('/', projectRoutes)
   app.route('/', environmentRoutes)
   app.route('/', apiTokenRoutes)

@@ -681,6 +681,8 @@ const cases: Case[] = [
     },
     events: ['feature-environment-variants-updated', 'feature-environment-variants-updated'],
   },
+  // Switching it off (it is off): switching it on would refuse the writes of the cases after this one.
+  { route: 'POST /api/admin/maintenance', request: async () => ({ path: '/api/admin/maintenance', body: { enabled: false } }), events: ['maintenance-mode-toggled'] },
   { route: 'POST /api/admin/features/validate', request: async () => ({ path: '/api/admin/features/validate', body: { name: fresh('free') } }), events: [] },
   {
     route: 'POST /api/admin/projects/{projectId}/archive/validate',

@@ -25,7 +25,7 @@ const getEventsRoute = adminRoute({
     `The ${LEGACY_PAGE} newest events, of \`project\` when given, and \`totalEvents\` matching; the same read as the event search (\`/api/admin/search/events\`), with its rules: ` +
     "a private project's events reach only those who may read the project, and account and credential events only admins.",
   request: { query: z.object({ project: z.string().min(1).max(100).optional() }) },
-  responses: { 200: { description: 'The events', content: jsonContent(EventsSchema) }, ...pickErrors(400, 401) },
+  responses: { 200: { description: 'The events', content: jsonContent(EventsSchema) }, ...pickErrors(400, 401, 403) },
 })
 
 const getEventCreatorsRoute = adminRoute({
@@ -36,7 +36,7 @@ const getEventCreatorsRoute = adminRoute({
   summary: 'Get event creators',
   description:
     'The users who made events the caller may read (their name, else username, else e-mail, as Unleash), by id. Changes made with a token name no user and are not listed.',
-  responses: { 200: { description: 'The event creators', content: jsonContent(EventCreatorsSchema) }, ...pickErrors(401) },
+  responses: { 200: { description: 'The event creators', content: jsonContent(EventCreatorsSchema) }, ...pickErrors(401, 403) },
 })
 
 const accessOf = async (c: AppContext) => eventAccess(c.var.principal, await hiddenProjectsOf(c))

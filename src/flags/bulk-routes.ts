@@ -112,7 +112,7 @@ const validateFeatureRoute = adminRoute({
     'Writes nothing. 200 when the name is URL-friendly, unused (in every project and the archive: 409 otherwise) and, with `projectId`, matches that project\'s naming pattern (400 otherwise). ' +
     'A project the caller may not read is a 404, as an unknown one.',
   request: { body: { required: true, content: jsonContent(ValidateFeatureSchema) } },
-  responses: { 200: { description: 'The name is free and valid' }, ...pickErrors(400, 401, 404, 409, 415) },
+  responses: { 200: { description: 'The name is free and valid' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
 })
 
 export const flagBulkRoutes = createRouter()

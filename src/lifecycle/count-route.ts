@@ -18,7 +18,7 @@ const getFeatureLifecycleStageCountRoute = adminRoute({
   tags: ['Lifecycle'],
   summary: 'Count flags in each lifecycle stage',
   description: "How many flags are in each stage now (a flag's newest stage; archived flags count as archived), over the projects the caller may read.",
-  responses: { 200: { description: 'Flags per stage', content: jsonContent(FeatureLifecycleCountSchema) }, ...pickErrors(401) },
+  responses: { 200: { description: 'Flags per stage', content: jsonContent(FeatureLifecycleCountSchema) }, ...pickErrors(401, 403) },
 })
 
 export const lifecycleCountRoutes = createRouter().openapi(getFeatureLifecycleStageCountRoute, async (c) => {

@@ -61,7 +61,7 @@ const getMaintenanceRoute = adminRoute({
   tags: ['Maintenance'],
   summary: 'Get maintenance mode status',
   description: 'Whether maintenance mode is on: while it is, every admin write but this toggle answers 503; reads and the SDK APIs go on.',
-  responses: { 200: { description: 'The maintenance mode', content: jsonContent(MaintenanceSchema) }, ...pickErrors(401) },
+  responses: { 200: { description: 'The maintenance mode', content: jsonContent(MaintenanceSchema) }, ...pickErrors(401, 403) },
 })
 
 const toggleMaintenanceRoute = adminRoute({

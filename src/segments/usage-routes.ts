@@ -35,7 +35,7 @@ const validateSegmentRoute = adminRoute({
   summary: 'Validate a segment name',
   description: 'Writes nothing: 204 when no segment has the name, 409 when one has (segment names are unique in the instance, so a private project\'s segment counts too, as creating it would be refused).',
   request: { body: { required: true, content: jsonContent(z.object({ name: z.string().min(1).max(100) }).openapi('nameSchema')) } },
-  responses: { 204: { description: 'The name is free' }, ...pickErrors(400, 401, 409, 415) },
+  responses: { 204: { description: 'The name is free' }, ...pickErrors(400, 401, 403, 409, 415) },
 })
 
 const getSegmentsByStrategyIdRoute = adminRoute({
@@ -46,7 +46,7 @@ const getSegmentsByStrategyIdRoute = adminRoute({
   summary: 'Get strategy segments',
   description: "The segments the strategy uses; an empty list for an unknown strategy, as in Unleash, and for one of a private project the caller may not read.",
   request: { params: z.object({ strategyId: z.string().max(100).openapi({ param: { name: 'strategyId', in: 'path' } }) }) },
-  responses: { 200: { description: 'The segments', content: jsonContent(SegmentsSchema) }, ...pickErrors(401) },
+  responses: { 200: { description: 'The segments', content: jsonContent(SegmentsSchema) }, ...pickErrors(401, 403) },
 })
 
 const getStrategiesBySegmentIdRoute = adminRoute({
@@ -58,7 +58,7 @@ const getStrategiesBySegmentIdRoute = adminRoute({
   description:
     'The strategies using the segment, and those using it in open change requests, in the projects the caller may read. 404 for an unknown segment or one of a private project the caller may not read.',
   request: { params: segmentIdParam },
-  responses: { 200: { description: 'The strategies', content: jsonContent(SegmentStrategiesSchema) }, ...pickErrors(400, 401, 404) },
+  responses: { 200: { description: 'The strategies', content: jsonContent(SegmentStrategiesSchema) }, ...pickErrors(400, 401, 403, 404) },
 })
 
 const updateFeatureStrategySegmentsRoute = adminRoute({

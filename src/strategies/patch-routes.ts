@@ -56,7 +56,7 @@ const validateConstraintRoute = adminRoute({
     "Writes nothing: 204 when a strategy could use the constraint (the operator's values well formed, as a strategy's constraints are checked), 400 otherwise, or when its context field has legal values the constraint does not keep to, " +
     "or is a project's own field (a project's fields are checked where its strategies are).",
   request: { body: { required: true, content: jsonContent(ConstraintInputSchema) } },
-  responses: { 204: { description: 'The constraint is valid' }, ...pickErrors(400, 401, 415) },
+  responses: { 204: { description: 'The constraint is valid' }, ...pickErrors(400, 401, 403, 415) },
 })
 
 export const strategyPatchRoutes = createRouter()

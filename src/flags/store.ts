@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from 'drizzle-orm'
-import fastJsonPatch, { type Operation } from 'fast-json-patch'
+import { applyPatch } from './json-patch.js'
 import * as z from '../http/zod.js'
 import { environments, featureDependencies, featureEnvironments, featureLifecycles, features, featureTags, projectEnvironments, projects, tags as tagsTable } from '../../schema/index.js'
 import { batch, together, untilUnchanged, type Db } from '../db.js'
@@ -421,7 +421,7 @@ const PatchedFlagSchema = z
 /** Applies an RFC 6902 patch to a JSON document; any failure is a 400 and nothing is written. */
 export function applyJsonPatch<T>(document: T, operations: PatchOperation[]): unknown {
   try {
-    return fastJsonPatch.applyPatch(structuredClone(document), operations as Operation[], true, false).newDocument
+    return applyPatch(document, operations)
   } catch (error) {
     const e = error as { name?: string; message?: string; index?: number }
     const where = e.index !== undefined ? ` (operation ${e.index})` : ''

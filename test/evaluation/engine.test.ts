@@ -232,3 +232,16 @@ describe('the server\'s stored shapes', () => {
     expect(isEnabled(flag, { userId: '2' })).toBe(false)
   })
 })
+
+describe('the rollout hash', () => {
+  it('is murmurhash3js x86 hash32 bit for bit, whatever the characters', async () => {
+    const { default: murmur } = await import('murmurhash3js')
+    const { hash32 } = await import('../../src/evaluation/hashing.js')
+    const chars = 'abcXYZ019:-_ éü日本😀'
+    for (let n = 0; n < 5000; n++) {
+      let s = ''
+      for (let i = 0; i < n % 23; i++) s += chars[(n * 7 + i * 13) % chars.length]
+      for (const seed of [0, 86028157]) expect(hash32(s, seed), JSON.stringify(s)).toBe(murmur.x86.hash32(s, seed))
+    }
+  })
+})

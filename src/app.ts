@@ -32,6 +32,14 @@ import { flagVisibility, knownPrivateProjects, privateProjectIds, projectVisibil
 import { createFlagStates } from './flags/states.js'
 import { backgroundJob, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
+import { flagBulkRoutes } from './flags/bulk-routes.js'
+import { dependencyOptionRoutes } from './dependencies/option-routes.js'
+import { legacyEventRoutes } from './events/legacy-routes.js'
+import { lifecycleCountRoutes } from './lifecycle/count-route.js'
+import { strategyPatchRoutes } from './strategies/patch-routes.js'
+import { segmentUsageRoutes } from './segments/usage-routes.js'
+import { variantBatchRoutes } from './variants/batch-routes.js'
+import { createMaintenanceState, maintenanceGuard, maintenanceRoutes } from './maintenance/routes.js'
 import { eventRoutes } from './events/routes.js'
 import { strategyRoutes } from './strategies/routes.js'
 import { variantRoutes } from './variants/routes.js'
@@ -295,7 +303,9 @@ export function createApp(deps: AppDeps) {
   // A private project, and what belongs to it, exists only for those who may read it (src/projects/visibility.ts).
   app.use('/api/admin/projects/:projectId', projectVisibility)
   app.use('/api/admin/projects/:projectId/*', projectVisibility)
-  app.use('/api/admin/features/:featureName/*', flagVisibility('featureName'))
+  // The wildcard matches `/api/admin/features/validate` too, which names no flag.
+  const featureVisibility = flagVisibility('featureName')
+  app.use('/api/admin/features/:featureName/*', (c, next) => (c.req.path === '/api/admin/features/validate' ? next() : featureVisibility(c, next)))
   app.use('/api/admin/archive/revive/:featureName', flagVisibility('featureName'))
   app.use('/api/admin/archive/:featureName', flagVisibility('featureName'))
   app.use('/api/admin/client-metrics/features/:featureName', flagVisibility('featureName'))
@@ -309,6 +319,8 @@ export function createApp(deps: AppDeps) {
     await next()
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400) sdk.invalidate()
   })
+  const maintenance = createMaintenanceState(clock)
+  app.use('/api/admin/*', maintenanceGuard(maintenance))
   app.use('/api/frontend/*', frontendCors((c) => frontendOrigins.get(c.var.db)))
   app.use('/api/client/*', authenticateClient)
   app.use('/api/frontend/*', authenticateFrontend)
@@ -322,6 +334,7 @@ export function createApp(deps: AppDeps) {
 
   app.route('/', healthRoutes)
   app.route('/', uiConfigRoutes)
+  app.route('/', maintenanceRoutes(maintenance))
   app.route('/', projectRoutes)
   app.route('/', projectInsightRoutes)
   app.route('/', environmentRoutes)
@@ -329,15 +342,21 @@ export function createApp(deps: AppDeps) {
   app.route('/', projectApiTokenRoutes)
   app.route('/', integrationRoutes)
   app.route('/', flagRoutes)
+  app.route('/', flagBulkRoutes)
   app.route('/', eventRoutes)
+  app.route('/', legacyEventRoutes)
   app.route('/', strategyRoutes)
+  app.route('/', strategyPatchRoutes)
   app.route('/', variantRoutes)
+  app.route('/', variantBatchRoutes)
+  app.route('/', segmentUsageRoutes)
   app.route('/', segmentRoutes)
   app.route('/', contextFieldRoutes)
   app.route('/', strategyDefinitionRoutes)
   app.route('/', tagRoutes)
   app.route('/', tagTypeRoutes)
   app.route('/', dependencyRoutes)
+  app.route('/', dependencyOptionRoutes)
   app.route('/', exportImportRoutes)
   app.route('/', stateRoutes)
   if (deps.nodeRoutes) for (const routes of deps.nodeRoutes) app.route('/', routes)
@@ -347,6 +366,7 @@ export function createApp(deps: AppDeps) {
     })
   app.route('/', favoriteRoutes)
   app.route('/', lifecycleRoutes)
+  app.route('/', lifecycleCountRoutes)
   app.route('/', featureTypeRoutes)
   app.route('/', flagSearchRoutes)
   // Before userRoutes: `/api/admin/user-admin/{id}` would take `admin-count`, `inactive` and `scim-users` for ids.

@@ -112,6 +112,7 @@ const WALKED = [
   'project-group-role-changed',
   'project-group-removed',
   'banner-created',
+  'maintenance-mode-toggled',
   'banner-updated',
   'banner-deleted',
   'user-created',
@@ -705,6 +706,13 @@ describe('the walk', () => {
       expect(rolesOf(await access(), kind, id)).toEqual([])
       expected.push({ kind: `project-${one}-removed`, subject: inAccess, project: 'access', data: null, preData: { ...key, ...extra, roleId: owner, roleName: roleName(owner) } })
     }
+  })
+
+  it('maintenance mode: on, then off', async () => {
+    await send('POST', '/api/admin/maintenance', { enabled: true })
+    await send('POST', '/api/admin/maintenance', { enabled: false })
+    expected.push({ kind: 'maintenance-mode-toggled', subject: (e) => e.data?.enabled === true, data: { enabled: true }, preData: { enabled: false } })
+    expected.push({ kind: 'maintenance-mode-toggled', subject: (e) => e.data?.enabled === false, data: { enabled: false }, preData: { enabled: true } })
   })
 
   it('banners: create, update, switch off, delete', async () => {

@@ -620,6 +620,71 @@ const cases: Case[] = [
     events: ['feature-archived'],
   },
   {
+    route: 'POST /api/admin/projects/{projectId}/bulk_features/environments/{environment}/on',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `/api/admin/projects/${project}/bulk_features/environments/development/on`, body: { features: [flag] } }
+    },
+    events: ['feature-strategy-add', 'feature-environment-enabled'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/bulk_features/environments/{environment}/off',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await enableFlag(t, flag, 'development', project)
+      return { path: `/api/admin/projects/${project}/bulk_features/environments/development/off`, body: { features: [flag] } }
+    },
+    events: ['feature-environment-disabled'],
+  },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/features/{featureName}',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}`, body: { stale: true } }
+    },
+    events: ['feature-metadata-updated', 'feature-stale-on'],
+  },
+  {
+    route: 'POST /api/admin/projects/{projectId}/stale',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `/api/admin/projects/${project}/stale`, body: { features: [flag], stale: true } }
+    },
+    events: ['feature-metadata-updated', 'feature-stale-on'],
+  },
+  {
+    route: 'PATCH /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/strategies/{strategyId}',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      const strategy = await addStrategy(t, flag, 'development', { name: 'default' }, project)
+      return { path: `${environmentOf(project, flag, 'development')}/strategies/${strategy.id}`, body: [{ op: 'replace', path: '/title', value: 'patched' }] }
+    },
+    events: ['feature-strategy-update'],
+  },
+  { route: 'POST /api/admin/segments/validate', request: async () => ({ path: '/api/admin/segments/validate', body: { name: fresh('free') } }), events: [] },
+  {
+    route: 'POST /api/admin/segments/strategies',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      const strategy = await addStrategy(t, flag, 'development', { name: 'default' }, project)
+      const segment = await createSegment(t)
+      return { path: '/api/admin/segments/strategies', body: { projectId: project, strategyId: strategy.id, environmentId: 'development', segmentIds: [segment.id] } }
+    },
+    events: ['feature-strategy-update'],
+  },
+  { route: 'POST /api/admin/constraints/validate', request: async () => ({ path: '/api/admin/constraints/validate', body: { contextName: 'userId', operator: 'IN', values: ['a'] } }), events: [] },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/features/{featureName}/variants-batch',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}/variants-batch`, body: { variants: [{ name: 'blue', weightType: 'variable', weight: 1000, stickiness: 'default' }], environments: ['development', 'production'] } }
+    },
+    events: ['feature-environment-variants-updated', 'feature-environment-variants-updated'],
+  },
+  // Switching it off (it is off): switching it on would refuse the writes of the cases after this one.
+  { route: 'POST /api/admin/maintenance', request: async () => ({ path: '/api/admin/maintenance', body: { enabled: false } }), events: ['maintenance-mode-toggled'] },
+  { route: 'POST /api/admin/features/validate', request: async () => ({ path: '/api/admin/features/validate', body: { name: fresh('free') } }), events: [] },
+  {
     route: 'POST /api/admin/projects/{projectId}/archive/validate',
     request: async () => {
       const { project, flag } = await flagInProject()

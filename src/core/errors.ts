@@ -14,6 +14,8 @@ export const ERROR_NAMES = [
   'PayloadTooLargeError',
   'ContentTypeerror',
   'TooManyRequestsError',
+  // Maintenance mode refusing a write.
+  'ServiceUnavailableError',
   'InternalError',
 ] as const
 

@@ -90,6 +90,7 @@ export const EVENT_TYPES = [
   'group-user-removed',
   'setting-created',
   'setting-updated',
+  'maintenance-mode-toggled',
   'setting-deleted',
   'client-metrics',
   'client-register',

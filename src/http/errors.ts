@@ -12,6 +12,7 @@ export const errorStatus = {
   PayloadTooLargeError: 413,
   ContentTypeerror: 415,
   TooManyRequestsError: 429,
+  ServiceUnavailableError: 503,
   InternalError: 500,
 } as const satisfies Record<ErrorName, number>
 

@@ -140,6 +140,17 @@ describe('worker bundle in workerd', () => {
     expect(events[0]!.data.id).toBe('workerd-project')
   })
 
+  it('refuses admin writes with 503 in maintenance mode, stored in the database, until an admin switches it off', async () => {
+    expect((await call('POST', '/api/admin/maintenance', { body: { enabled: true } })).status).toBe(204)
+    expect(await query(`select content from settings where name = 'maintenance'`)).toEqual([{ content: { enabled: true } }])
+    const refused = await call('POST', '/api/admin/projects', { body: { id: 'workerd-maintenance', name: 'Refused' } })
+    expect(refused.status, refused.text).toBe(503)
+    expect(refused.body.name).toBe('ServiceUnavailableError')
+    expect((await call('GET', '/api/admin/projects')).status).toBe(200)
+    expect((await call('POST', '/api/admin/maintenance', { body: { enabled: false } })).status).toBe(204)
+    expect(await query('select id from projects where id = $1', ['workerd-maintenance'])).toEqual([])
+  })
+
   it('lists the created project', async () => {
     const res = await call('GET', '/api/admin/projects')
     expect(res.status, res.text).toBe(200)

@@ -53,7 +53,6 @@ function isCidrOrAddress(v: string): boolean {
 export function constraintProblem(c: ConstraintDraft): string | undefined {
   if (!c.contextName.trim()) return 'Name the context field'
   if (isMultiValue(c.operator)) {
-    if (c.values.length === 0) return `${c.operator} needs at least one value`
     if (c.operator === 'IN_CIDR') {
       const bad = c.values.find((v) => !isCidrOrAddress(v))
       if (bad !== undefined) return `IN_CIDR needs IPv4/IPv6 addresses or CIDR ranges, got "${bad}"`

@@ -101,7 +101,7 @@ export const ConstraintInputSchema = z
       ctx.addIssue({ code: 'custom', path: ['values'], message: exceedsLimit(`constraint values for ${c.contextName}`, limits.constraintValues) })
     }
     if (MULTI_VALUE.has(c.operator)) {
-      if (!c.values || c.values.length === 0) ctx.addIssue({ code: 'custom', path: ['values'], message: `${c.operator} needs a non-empty values list` })
+      // An empty list is accepted, as Unleash accepts it (IN then never holds, NOT_IN always does).
       if (c.operator === 'IN_CIDR') {
         for (const [i, v] of (c.values ?? []).entries()) {
           if (!isCidrOrAddress(v)) ctx.addIssue({ code: 'custom', path: ['values', i], message: `IN_CIDR needs IPv4/IPv6 addresses or CIDR ranges, got "${v}"` })

@@ -64,7 +64,7 @@ export function definitionFitsSql(name: SQLWrapper, parameters: SQLWrapper, prev
   return sql`exists (select from ${strategyDefinitions} sd where sd.name = ${name}::text
     and (sd.built_in or not exists (
       select from jsonb_array_elements(sd.parameters) dp cross join lateral (select coalesce(${parameters}::jsonb->>(dp->>'name'), '') as v) pv
-      where not (sd.name = ${previousName}::text and coalesce(${previousParameters}::jsonb->>(dp->>'name'), '') = pv.v)
+      where not coalesce(sd.name = ${previousName}::text and coalesce(${previousParameters}::jsonb->>(dp->>'name'), '') = pv.v, false)
       and case when pv.v = '' then coalesce((dp->>'required')::boolean, false)
         else case dp->>'type'
           when 'number' then pv.v !~ '^-?[0-9]+([.][0-9]+)?$'

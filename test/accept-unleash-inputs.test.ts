@@ -1,5 +1,6 @@
 // What Unleash 8.2 accepts and Flagpost refused before: accepted on every path it enters by (docs/ARCHITECTURE.md,
 // "Checks against Unleash 8.2"), and validate's answer for a malformed document.
+import { hostname } from 'node:os'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { createFlag, createProject, fresh, ok } from './helpers/factories.js'
@@ -70,5 +71,23 @@ describe('POST /api/admin/features-batch/validate with a malformed document', ()
   it('still answers 400 without a project or environment, and 404 for an unknown project', async () => {
     expect((await t.call('POST', '/api/admin/features-batch/validate', { body: { environment: 'development', data: {} } })).status).toBe(400)
     expect((await t.call('POST', '/api/admin/features-batch/validate', { body: { project: fresh('nope'), environment: 'development', data: { features: 1 } } })).status).toBe(404)
+  })
+})
+
+describe('applicationHostname on the server', () => {
+  it('is never matched against the server\'s own host: off in the frontend API, unknown in the playground', async () => {
+    const name = fresh('hosts')
+    const hosts = [hostname(), process.env.HOSTNAME ?? 'localhost', 'localhost'].join(',')
+    await ok(t, 'POST', F, { name })
+    await ok(t, 'POST', `${F}/${name}/environments/development/strategies`, { name: 'applicationHostname', parameters: { hostNames: hosts } })
+    await ok(t, 'POST', `${F}/${name}/environments/development/on`)
+    const token = (await ok(t, 'POST', '/api/admin/api-tokens', { tokenName: fresh('fe'), type: 'frontend', environment: 'development', projects: ['*'] })).body.secret as string
+    const frontend = await t.call('POST', '/api/frontend', { token, body: { context: { appName: 'web', sessionId: 's', remoteAddress: '10.0.0.1' } } })
+    expect(frontend.status).toBe(200)
+    expect((frontend.body.toggles as { name: string }[]).map((x) => x.name)).not.toContain(name)
+    const playground = await ok(t, 'POST', '/api/admin/playground', { environment: 'development', projects: ['default'], context: { appName: 'web' } })
+    const result = (playground.body.features as { name: string; isEnabled: boolean; strategies: { result: unknown } }[]).find((x) => x.name === name)
+    expect(result?.isEnabled).toBe(false)
+    expect(result?.strategies.result).toBe('unknown')
   })
 })

@@ -602,11 +602,12 @@ describe('an Unleash 4 document', () => {
     expect(await t.query(`select name from features where name = 'old-toggle'`)).toEqual([])
   })
 
-  it('refuses a strategy of a deprecated type the document does not list, as the routes do', async () => {
+  it('restores a strategy of a deprecated type the document does not list, as the routes accept it (Unleash 8.2 does)', async () => {
     const flag = fresh('deprecated-use')
     const res = await t.call('POST', IMPORT, { body: { version: 4, features: [{ name: flag }], featureStrategies: [{ featureName: flag, environment: 'development', strategyName: 'gradualRolloutUserId', parameters: { percentage: '5', groupId: flag } }] } })
-    expect(res.status, res.text).toBe(400)
-    expect(res.body.details).toEqual([{ path: 'body.featureStrategies.0.name', message: 'strategy gradualRolloutUserId is deprecated' }])
+    expect(res.status, res.text).toBe(202)
+    const strategies = (await ok(t, 'GET', `/api/admin/projects/default/features/${flag}/environments/development/strategies`)).body
+    expect(strategies.map((s: { name: string }) => s.name)).toEqual(['gradualRolloutUserId'])
   })
 })
 

@@ -114,8 +114,6 @@ describe('strategies', () => {
 
   it.each([
     ['an unknown operator', { contextName: 'a', operator: 'LIKE', values: ['x'] }],
-    ['IN without values', { contextName: 'a', operator: 'IN' }],
-    ['IN with an empty list', { contextName: 'a', operator: 'IN', values: [] }],
     ['NUM_EQ without value', { contextName: 'a', operator: 'NUM_EQ', values: ['1'] }],
     ['NUM_GT with a word', { contextName: 'a', operator: 'NUM_GT', value: 'ten' }],
     ['DATE_AFTER with a non-date', { contextName: 'currentTime', operator: 'DATE_AFTER', value: 'yesterday' }],
@@ -143,12 +141,28 @@ describe('strategies', () => {
     ['a variant without stickiness', { name: 'default', variants: [{ name: 'a', weight: 1000, weightType: 'variable' }] }],
     ['a json payload that is not JSON', { name: 'default', variants: [{ name: 'a', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{' } }] }],
     ['no name', { parameters: {} }],
-    ['a title over 100 characters', { name: 'default', title: 'x'.repeat(101) }],
   ])('refuses %s (400, nothing written)', async (_, body) => {
     const before = await state()
     const res = await add(body)
     expect(res.status, res.text).toBe(400)
     expect(await state()).toEqual(before)
+  })
+
+  it.each([
+    ['IN without values', { contextName: 'a', operator: 'IN' }],
+    ['IN with an empty list', { contextName: 'a', operator: 'IN', values: [] }],
+    ['SEMVER_GTE', { contextName: 'version', operator: 'SEMVER_GTE', value: '1.2.3' }],
+    ['SEMVER_LTE', { contextName: 'version', operator: 'SEMVER_LTE', value: 'v2.0.0' }],
+  ])('accepts a constraint with %s, as Unleash 8.2 does', async (_, constraint) => {
+    const res = await add({ name: 'default', constraints: [constraint] })
+    expect(res.status, res.text).toBe(200)
+    expect(res.body.constraints[0].operator).toBe(constraint.operator)
+  })
+
+  it('accepts a title of any length, as Unleash stores it (a text column), and gives it back', async () => {
+    const title = 'A long title '.repeat(40)
+    const res = await add({ name: 'default', title })
+    expect([res.status, res.body.title]).toEqual([200, title])
   })
 
   it('answers 404 for an unknown flag, environment or project', async () => {

@@ -256,33 +256,54 @@ describe('flag strategies are checked against their definition', () => {
     expect((await t.call('POST', strategiesOf(flag), { body: { name: 'flexibleRollout', parameters: { rollout: '101' } } })).status).toBe(400)
   })
 
-  it('a deprecated one cannot be added or switched to; a strategy already using it keeps working and may be updated', async () => {
+  it('a deprecated one is accepted as Unleash accepts it (deprecation hides it from the console only): added, switched to, updated', async () => {
     const name = await definition([])
     const flag = await newFlag()
     const existing = (await ok(t, 'POST', strategiesOf(flag), { name })).body
     await ok(t, 'POST', `${S}/${name}/deprecate`)
-    const added = await t.call('POST', strategiesOf(flag), { body: { name } })
-    expect([added.status, added.body.name]).toEqual([400, 'ValidationError'])
-    expect(added.body.message).toContain('deprecated')
-    expect((await t.call('POST', strategiesOf(flag), { body: { name: 'gradualRolloutRandom', parameters: { percentage: '5' } } })).status).toBe(400)
+    expect((await t.call('POST', strategiesOf(flag), { body: { name } })).status).toBe(200)
+    for (const builtIn of ['gradualRolloutRandom', 'gradualRolloutUserId', 'gradualRolloutSessionId']) {
+      const added = await t.call('POST', strategiesOf(flag), { body: { name: builtIn, parameters: { percentage: '5', groupId: 'g' } } })
+      expect([builtIn, added.status, added.text]).toEqual([builtIn, 200, expect.any(String)])
+    }
     expect((await t.call('PUT', `${strategiesOf(flag)}/${existing.id}`, { body: { name, parameters: { a: 'b' } } })).status).toBe(200)
     const other = (await ok(t, 'POST', strategiesOf(flag), { name: 'default' })).body
-    expect((await t.call('PUT', `${strategiesOf(flag)}/${other.id}`, { body: { name } })).status).toBe(400)
-    await ok(t, 'POST', `${S}/${name}/reactivate`)
-    expect((await t.call('POST', strategiesOf(flag), { body: { name } })).status).toBe(200)
+    expect((await t.call('PUT', `${strategiesOf(flag)}/${other.id}`, { body: { name } })).status).toBe(200)
   })
 
-  it("a project's default strategy: unknown or deprecated refused, parameters checked", async () => {
+  it('a stored strategy written back unchanged is never refused for a value its definition now dislikes; a changed value still is', async () => {
+    const name = await definition([{ name: 'limit', type: 'string' }])
+    const flag = await newFlag()
+    const stored = (await ok(t, 'POST', strategiesOf(flag), { name, parameters: { limit: 'ten' } })).body
+    // The definition changes under the stored strategy: limit becomes a required number, a new required parameter appears.
+    await ok(t, 'PUT', `${S}/${name}`, { parameters: [{ name: 'limit', type: 'number', required: true }, { name: 'tenants', type: 'list', required: true }] })
+    const back = await t.call('PUT', `${strategiesOf(flag)}/${stored.id}`, { body: { name, parameters: { limit: 'ten' }, title: 'renamed' } })
+    expect([back.status, back.body.title]).toEqual([200, 'renamed'])
+    const changed = await t.call('PUT', `${strategiesOf(flag)}/${stored.id}`, { body: { name, parameters: { limit: 'eleven' } } })
+    expect([changed.status, changed.body.message]).toEqual([400, expect.stringContaining('parameter limit')])
+    // A new strategy gets no such grace.
+    expect((await t.call('POST', strategiesOf(flag), { body: { name, parameters: { limit: 'ten' } } })).status).toBe(400)
+    // A project's default strategy likewise.
+    const project = await createProject(t, {})
+    const path = `/api/admin/projects/${project}/environments/development/default-strategy`
+    await ok(t, 'PUT', `${S}/${name}`, { parameters: [{ name: 'limit', type: 'string' }] })
+    await ok(t, 'PUT', path, { name, parameters: { limit: 'ten' } })
+    await ok(t, 'PUT', `${S}/${name}`, { parameters: [{ name: 'limit', type: 'number', required: true }] })
+    expect((await t.call('PUT', path, { body: { name, parameters: { limit: 'ten' }, title: 'kept' } })).status).toBe(200)
+    expect((await t.call('PUT', path, { body: { name, parameters: { limit: 'x' } } })).status).toBe(400)
+  })
+
+  it("a project's default strategy: unknown refused, deprecated accepted, parameters checked", async () => {
     const project = await createProject(t, {})
     const path = `/api/admin/projects/${project}/environments/development/default-strategy`
     expect((await t.call('PUT', path, { body: { name: fresh('unknown') } })).status).toBe(400)
-    expect((await t.call('PUT', path, { body: { name: 'gradualRolloutUserId' } })).status).toBe(400)
+    expect((await t.call('PUT', path, { body: { name: 'gradualRolloutUserId', parameters: { percentage: '10', groupId: 'g' } } })).status).toBe(200)
     const name = await definition()
     expect((await t.call('PUT', path, { body: { name, parameters: { limit: '3' } } })).body.message).toContain('parameter tenants')
     expect((await t.call('PUT', path, { body: { name, parameters: { tenants: 'a' } } })).status).toBe(200)
   })
 
-  it('change requests: refused when proposed, and when applied after the definition was deprecated (409, nothing applied)', async () => {
+  it('change requests: an unknown or misfitting strategy refused when proposed; one of a deprecated type applied', async () => {
     const project = await createProject(t, { changeRequestEnvironments: [{ name: 'production', requiredApprovals: 1 }] })
     const flag = await newFlag(project)
     const CR = `/api/admin/projects/${project}/environments/production/change-requests`
@@ -296,11 +317,6 @@ describe('flag strategies are checked against their definition', () => {
     const other = (await createToken(t, { type: 'admin' })).secret as string
     expect((await t.call('POST', `/api/admin/projects/${project}/change-requests/${id}/approve`, { token: other })).status).toBe(200)
     await ok(t, 'POST', `${S}/${name}/deprecate`)
-    const applied = await t.call('PUT', `/api/admin/projects/${project}/change-requests/${id}/state`, { body: { state: 'Applied' } })
-    expect(applied.status).toBe(409)
-    expect(applied.body.message).toContain('deprecated')
-    expect((await t.call('GET', strategiesOf(flag, 'production', project))).body).toEqual([])
-    await ok(t, 'POST', `${S}/${name}/reactivate`)
     expect((await t.call('PUT', `/api/admin/projects/${project}/change-requests/${id}/state`, { body: { state: 'Applied' } })).status).toBe(200)
     expect((await t.call('GET', strategiesOf(flag, 'production', project))).body.map((s: any) => s.name)).toEqual([name])
   })

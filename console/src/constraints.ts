@@ -5,7 +5,7 @@
 export const OPERATORS = [
   'IN', 'NOT_IN', 'STR_CONTAINS', 'STR_STARTS_WITH', 'STR_ENDS_WITH',
   'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE',
-  'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT',
+  'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT', 'SEMVER_GTE', 'SEMVER_LTE',
   'REGEX', 'IN_CIDR',
 ] as const
 export type Operator = (typeof OPERATORS)[number]
@@ -24,7 +24,7 @@ export const OPERATOR_LABELS: Record<Operator, string> = {
   STR_CONTAINS: 'contains', STR_STARTS_WITH: 'starts with', STR_ENDS_WITH: 'ends with',
   NUM_EQ: '= (number)', NUM_GT: '> (number)', NUM_GTE: '≥ (number)', NUM_LT: '< (number)', NUM_LTE: '≤ (number)',
   DATE_AFTER: 'is after (date)', DATE_BEFORE: 'is before (date)',
-  SEMVER_EQ: '= (semver)', SEMVER_GT: '> (semver)', SEMVER_LT: '< (semver)',
+  SEMVER_EQ: '= (semver)', SEMVER_GT: '> (semver)', SEMVER_LT: '< (semver)', SEMVER_GTE: '≥ (semver)', SEMVER_LTE: '≤ (semver)',
   REGEX: 'matches regex (RE2)', IN_CIDR: 'is in IP range (CIDR)',
 }
 
@@ -53,7 +53,6 @@ function isCidrOrAddress(v: string): boolean {
 export function constraintProblem(c: ConstraintDraft): string | undefined {
   if (!c.contextName.trim()) return 'Name the context field'
   if (isMultiValue(c.operator)) {
-    if (c.values.length === 0) return `${c.operator} needs at least one value`
     if (c.operator === 'IN_CIDR') {
       const bad = c.values.find((v) => !isCidrOrAddress(v))
       if (bad !== undefined) return `IN_CIDR needs IPv4/IPv6 addresses or CIDR ranges, got "${bad}"`

@@ -4,6 +4,7 @@ export const FLAG_TYPES = [
   { value: 'operational', label: 'Operational' },
   { value: 'kill-switch', label: 'Kill switch' },
   { value: 'permission', label: 'Permission' },
+  { value: 'sunset', label: 'Sunset' },
 ] as const satisfies { value: string; label: string }[]
 
 export type FlagType = (typeof FLAG_TYPES)[number]['value']

@@ -272,7 +272,7 @@ function changeFactReads(environment: string, changes: ChangeInput[]) {
   return [
     (q: Db) => q.select({ name: features.name, project: features.project, archivedAt: features.archivedAt }).from(features).where(inArray(features.name, names)),
     (q: Db) => q.select({ featureName: featureEnvironments.featureName }).from(featureEnvironments).where(and(inArray(featureEnvironments.featureName, names), eq(featureEnvironments.environment, environment))),
-    (q: Db) => q.select({ id: featureStrategies.id, featureName: featureStrategies.featureName, name: featureStrategies.name }).from(featureStrategies).where(and(inArray(featureStrategies.featureName, names), eq(featureStrategies.environment, environment))),
+    (q: Db) => q.select({ id: featureStrategies.id, featureName: featureStrategies.featureName, name: featureStrategies.name, parameters: featureStrategies.parameters }).from(featureStrategies).where(and(inArray(featureStrategies.featureName, names), eq(featureStrategies.environment, environment))),
     (q: Db) => q.select({ child: featureDependencies.child, parent: featureDependencies.parent }).from(featureDependencies).where(inArray(featureDependencies.child, names)),
     (q: Db) => (segmentIds.length > 0 ? q.select({ id: segments.id }).from(segments).where(inArray(segments.id, segmentIds)) : Promise.resolve([])),
     (q: Db) => (strategyNames.length > 0 ? q.select().from(strategyDefinitions).where(inArray(strategyDefinitions.name, strategyNames)) : Promise.resolve([])),
@@ -302,7 +302,7 @@ function checkChanges([flagRows, envRows, strategyRows, dependencyRows, segmentR
         const before = change.action === 'updateStrategy' ? strategyRows.find((s) => s.id === change.payload.id.toLowerCase() && s.featureName === change.feature) : undefined
         if (change.action === 'updateStrategy' && !before) throw notFound(`Could not find strategy ${change.payload.id} of ${change.feature} in ${environment}`)
         // Checked again when applied: the definition may change in between.
-        const use = { name: change.payload.name, parameters: change.payload.parameters ?? {}, previousName: before?.name ?? null }
+        const use = { name: change.payload.name, parameters: change.payload.parameters ?? {}, previousName: before?.name ?? null, previousParameters: (before?.parameters as Record<string, string> | undefined) ?? null }
         const refused = misfit(definitionRows.find((d) => d.name === use.name), use, at('payload'))
         if (refused) throw refused
         break

@@ -1,6 +1,6 @@
 import { compareVersions, parseVersion, type Version } from './semver.js'
 import { memoize } from '../memoize.js'
-import { currentTimeOf, fieldGetter, type FieldGetter } from './context-fields.js'
+import { constraintFieldGetter, currentTimeOf, type FieldGetter } from './context-fields.js'
 import { addressMatcher } from './ip-ranges.js'
 import { cachedRegex, RegexWorkExceeded } from './regex.js'
 import type { ConstraintDefinition, EvaluateOptions, EvaluationContext } from './types.js'
@@ -21,9 +21,9 @@ const never: ContextTest = () => false
 /** The SDKs drop empty values and trim the others. */
 const cleanValues = (values: readonly string[] | null | undefined): string[] => (values ?? []).filter((v) => !!v).map((v) => v.trim())
 
-/** Strict semver without a leading v, as the SDKs accept it. */
+/** A context's version: strict semver not starting with v, as the Node SDK accepts it (it trims what follows). */
 function parseSemver(text: string): Version | null {
-  return text.trimStart().startsWith('v') ? null : parseVersion(text)
+  return text.startsWith('v') ? null : parseVersion(text)
 }
 
 // Contexts carry few distinct versions (app versions), tested by many constraints: each is parsed once.
@@ -71,14 +71,10 @@ function numberOperator(get: FieldGetter, operator: string, target: number): Con
   }
 }
 
-function dateOperator(contextName: string, get: FieldGetter, after: boolean, target: number): ContextTest {
+/** DATE_ operators compare the context's currentTime whatever field they name, as the Node SDK does. */
+function dateOperator(after: boolean, target: number): ContextTest {
   if (Number.isNaN(target)) return never
-  const timeOf = contextName === 'currentTime' ? currentTimeOf : (context: EvaluationContext, now: number, options?: EvaluateOptions) => {
-    const value = get(context, now)
-    if (value !== undefined) options?.regexMeter?.charge(1 + value.length)
-    return value === undefined ? NaN : Date.parse(value)
-  }
-  return after ? (context, now, options) => timeOf(context, now, options) > target : (context, now, options) => timeOf(context, now, options) < target
+  return after ? (context, now) => currentTimeOf(context, now) > target : (context, now) => currentTimeOf(context, now) < target
 }
 
 function semverOperator(get: FieldGetter, operator: string, target: Version | null): ContextTest {
@@ -91,7 +87,7 @@ function semverOperator(get: FieldGetter, operator: string, target: Version | nu
     : (c: number) => c <= 0
   return (context, now, options) => {
     const value = get(context, now)
-    if (value === undefined) return false
+    if (!value) return false
     options?.regexMeter?.charge(1 + value.length)
     const version = contextVersion(value)
     return version !== null && accept(compareVersions(version, target))
@@ -116,13 +112,14 @@ function baseTest(c: ConstraintDefinition, get: FieldGetter): ContextTest | unde
       return numberOperator(get, c.operator, value === undefined ? NaN : Number(value))
     case 'DATE_AFTER':
     case 'DATE_BEFORE':
-      return dateOperator(c.contextName, get, c.operator === 'DATE_AFTER', value === undefined ? NaN : Date.parse(value))
+      return dateOperator(c.operator === 'DATE_AFTER', value === undefined ? NaN : Date.parse(value))
     case 'SEMVER_EQ':
     case 'SEMVER_GT':
     case 'SEMVER_GTE':
     case 'SEMVER_LT':
     case 'SEMVER_LTE':
-      return semverOperator(get, c.operator, value === undefined ? null : parseSemver(value))
+      // The constraint's own version may start with v (the SDK's semver takes it so).
+      return semverOperator(get, c.operator, value === undefined ? null : parseVersion(value))
     case 'REGEX': {
       // A missing or invalid pattern matches nothing, and inverted it matches everything: the Node SDK
       // catches re2js's compile error as a non-match before it applies `inverted`.
@@ -167,7 +164,7 @@ function baseTest(c: ConstraintDefinition, get: FieldGetter): ContextTest | unde
  * not compile is false, so inverted it is true (as the Node SDK has it).
  */
 export function prepareConstraint(definition: ConstraintDefinition): PreparedConstraint {
-  const base = baseTest(definition, fieldGetter(definition.contextName))
+  const base = baseTest(definition, constraintFieldGetter(definition.contextName))
   const test: ContextTest = base === undefined ? never : definition.inverted === true ? (context, now, options) => !base(context, now, options) : base
-  return { definition, test, usesTime: definition.contextName === 'currentTime' }
+  return { definition, test, usesTime: definition.contextName === 'currentTime' || definition.operator.startsWith('DATE_') }
 }

@@ -50,3 +50,18 @@ export function fieldGetter(name: string): FieldGetter {
     default: return fromProperties(name)
   }
 }
+
+/**
+ * The getter a constraint reads its field with, as the Node SDK resolves it: the context's own field of that name,
+ * else the property, as text; an empty string is a value (NUM_EQ 0 holds for it, a REGEX runs on it). currentTime
+ * as fieldGetter has it.
+ */
+export function constraintFieldGetter(name: string): FieldGetter {
+  if (name === 'currentTime') return currentTimeText
+  return (context) => {
+    const own = (context as Record<string, unknown>)[name]
+    const value = own ?? context.properties?.[name]
+    if (typeof value === 'string') return value
+    return typeof value === 'number' || typeof value === 'boolean' ? String(value) : undefined
+  }
+}

@@ -31,9 +31,10 @@ function parseIpv6(address: string): ipaddr.IPv6 | undefined {
 
 /**
  * Entries are IPv4/IPv6 addresses or CIDR ranges; entries that are neither are ignored, as the SDKs do.
- * An address matches an entry of its own family only (no IPv4-mapped IPv6 conversion).
+ * An address matches an entry of its own family only (no IPv4-mapped IPv6 conversion), as the Node SDK's IN_CIDR.
+ * `ipv4Only`: IPv6 entries are ignored (remoteAddressMatcher).
  */
-export function addressMatcher(entries: readonly string[]): AddressMatcher {
+export function addressMatcher(entries: readonly string[], ipv4Only = false): AddressMatcher {
   const exact = new Set<string>()
   const v4: number[] = [] // pairs: network, mask
   const v6: Ipv6Range[] = []
@@ -54,7 +55,7 @@ export function addressMatcher(entries: readonly string[]): AddressMatcher {
       exact.add(entry)
       continue
     }
-    const address6 = parseIpv6(host)
+    const address6 = ipv4Only ? undefined : parseIpv6(host)
     if (address6) {
       if (bits !== undefined && bits > 128) continue
       v6.push({ address: address6, bits: bits ?? 128 })
@@ -76,4 +77,17 @@ export function addressMatcher(entries: readonly string[]): AddressMatcher {
       return false
     },
   }
+}
+
+/**
+ * The remoteAddress strategy's IPs as the Node SDK reads them: split at commas (with the spaces around them), an entry
+ * equal to the address as text matches (whatever it is: an IPv6 address only so, never by range), and an IPv4 address
+ * or CIDR range matches the IPv4 addresses in it.
+ */
+export function remoteAddressMatcher(ips: string | undefined): (address: string | undefined) => boolean {
+  if (!ips) return () => false
+  const entries = ips.split(/\s*,\s*/)
+  const exact = new Set(entries)
+  const v4 = addressMatcher(entries.filter((e) => e === e.trim()), true)
+  return (address) => address !== undefined && (exact.has(address) || v4.matches(address))
 }

@@ -1,7 +1,7 @@
 import { prepareConstraint, type ContextTest, type PreparedConstraint } from './constraints.js'
 import { fieldGetter } from './context-fields.js'
 import { normalizedStrategyValue } from './hashing.js'
-import { addressMatcher } from './ip-ranges.js'
+import { remoteAddressMatcher } from './ip-ranges.js'
 import type { EvaluateOptions, EvaluationContext, SegmentDefinition, StrategyDefinition } from './types.js'
 import { prepareVariants, type PreparedVariants } from './variants.js'
 
@@ -79,11 +79,8 @@ function activation(name: string, parameter: (key: string) => string | undefined
       return rollout(percent, groupId, fieldGetter(stickiness), false)
     }
     case 'remoteAddress': {
-      const matcher = addressMatcher(list(parameter('IPs')))
-      return (context) => {
-        const address = nonEmpty(context.remoteAddress)
-        return address !== undefined && matcher.matches(address)
-      }
+      const matches = remoteAddressMatcher(parameter('IPs'))
+      return (context) => matches(typeof context.remoteAddress === 'string' ? context.remoteAddress : undefined)
     }
     case 'applicationHostname': {
       const hosts = new Set(list(parameter('hostNames')?.toLowerCase()))

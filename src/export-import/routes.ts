@@ -1,4 +1,4 @@
-import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
+import { adminRoute, createRouter, issuesToDetails, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
 import { nameExists, notFound } from '../core/errors.js'
@@ -8,7 +8,7 @@ import { changeRequestEnvironmentsOf, foreignFieldsOf, missingPermissions, readI
 import { importFeatures } from './import.js'
 import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
 import { requirePermission } from '../core/permissions.js'
-import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema } from './schemas.js'
+import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema, ValidateImportBodySchema, type ImportToggles } from './schemas.js'
 
 const tags = ['Import/Export']
 
@@ -44,8 +44,9 @@ const validateRoute = adminRoute({
     'dependencies on anything but a live flag of the project (imported or held), on itself, on more than one flag or chained, and every object the routes would refuse: flag names (URL-friendly, not `.` or `..`) and types, tag types, tags, new context fields, context fields listed twice, strategies, variants, custom strategy parameters their definition refuses, constraint values not legal values of their context field; and live flags of the project the file says archived), ' +
     '`warnings` (custom strategy types, archived flags of the project left out, existing flags overwritten, dependencies of flags not imported (left out, as Unleash does), flags whose strategies with variants have no order given (kept in the file\'s order)) and `permissions` the caller lacks for it (including SKIP_CHANGE_REQUEST where the environment requires change requests, and in every environment requiring them where the import changes an existing flag\'s type or impressionData, or sets dependencies). ' +
     'A context field or archived flag of a private project the caller may not read is answered as an unknown name. ' +
-    '404 for a project the caller may not see, or one without the environment. Records nothing.',
-  request: { body: { required: true, content: jsonContent(ImportTogglesSchema) } },
+    '404 for a project the caller may not see, or one without the environment. A document that does not fit importTogglesSchema is answered 200 with every problem in `errors` ' +
+    '(the path and what is wrong, the path in affectedItems), never a 400 that would hide the rest. Records nothing.',
+  request: { body: { required: true, content: jsonContent(ValidateImportBodySchema) } },
   responses: { 200: { description: 'The validation', content: jsonContent(ImportTogglesValidateSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
 
@@ -80,9 +81,19 @@ export const exportImportRoutes = createRouter()
     return c.json(result, 200)
   })
   .openapi(validateRoute, async (c) => {
-    const input = c.req.valid('json')
+    const body = c.req.valid('json')
     const hidden = await hiddenProjectsOf(c)
-    if (hidden.includes(input.project)) throw notFound(`Could not find project ${input.project}`)
+    if (hidden.includes(body.project)) throw notFound(`Could not find project ${body.project}`)
+    const parsed = ImportTogglesSchema.safeParse(body)
+    if (!parsed.success) {
+      // The 404s of an unknown project or environment come first, as for a well-formed document.
+      const target = await readImportTarget(c.var.db, { project: body.project, environment: body.environment, data: { features: [], featureStrategies: [], featureEnvironments: [], contextFields: [], segments: [], tagTypes: [], featureTags: [], dependencies: [] } } as unknown as ImportToggles)
+      if (!target.project) throw notFound(`Could not find project ${body.project}`)
+      if (!target.environment) throw notFound(`Could not find environment ${body.environment} in project ${body.project}`)
+      const errors = issuesToDetails(parsed.error, 'body').map((d) => ({ message: `${d.path}: ${d.message}`, affectedItems: [d.path] }))
+      return c.json({ errors, warnings: [], permissions: [] }, 200)
+    }
+    const input = parsed.data
     return c.json(validateImport(c.var.principal, input, await readImportTarget(c.var.db, input), hidden, new RegexMeter(c.var.evaluationLimits.regexWorkBudget)), 200)
   })
   .openapi(importRoute, async (c) => {

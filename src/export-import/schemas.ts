@@ -107,6 +107,16 @@ export const ImportTogglesSchema = z
   .openapi('importTogglesSchema')
 export type ImportToggles = z.infer<typeof ImportTogglesSchema>
 
+/** Validate's body: the envelope, so that every problem of a malformed `data` is answered in `errors` (importTogglesSchema). */
+export const ValidateImportBodySchema = z
+  .object({
+    project: z.string().min(1).max(100).openapi({ description: 'The project to import into', example: 'default' }),
+    environment: z.string().min(1).max(100).openapi({ description: 'The environment to import into', example: 'development' }),
+    data: z.unknown().openapi({ description: 'The export (importTogglesSchema\'s data): what does not fit it is answered in `errors`' }),
+  })
+  .loose()
+  .openapi('validateImportTogglesSchema')
+
 export const ImportTogglesValidateItemSchema = z
   .object({ message: z.string(), affectedItems: z.array(z.string()) })
   .openapi('importTogglesValidateItemSchema')

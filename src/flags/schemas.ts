@@ -3,7 +3,7 @@ import { pathSegmentName } from '../http/common-schemas.js'
 import { StrategySchema } from '../strategies/schemas.js'
 import { VariantSchema } from '../variants/schemas.js'
 
-export const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const
+export const FLAG_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'] as const
 export type FlagType = (typeof FLAG_TYPES)[number]
 /** The check of a flag's type wherever one is written (creation, patch, state restore, import). */
 export const FlagTypeSchema = z.enum(FLAG_TYPES)

@@ -330,8 +330,12 @@ export async function setDefaultStrategy(db: Db, caller: Author, projectId: stri
       (q) => prepareDefaultStrategy(q, projectId, input).then((strategy) => ({ strategy }), (refused: unknown) => ({ refused })),
     ])
     if (!found) throw notFound(`Could not find environment ${environment} in project ${projectId}`)
-    if ('refused' in prepared) throw prepared.refused
-    const { strategy } = prepared
+    let outcome = prepared
+    // Refused: judged again against the stored one (the error path only), since a value written back as it was is never refused.
+    const stored = found.defaultStrategy as { name: string; parameters: Record<string, string> } | null
+    if ('refused' in outcome && stored) outcome = await prepareDefaultStrategy(db, projectId, input, stored).then((strategy) => ({ strategy }), (refused: unknown) => ({ refused }))
+    if ('refused' in outcome) throw outcome.refused
+    const { strategy } = outcome
     const alongside = [
       db
         .update(projectEnvironments)

@@ -534,8 +534,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
       return undefined
     }
     const definition = definitions.get(strategy.name)
-    // A deprecated type is refused to new strategies, as by the routes; but a document that lists the type is the
-    // backup of an instance where strategies of it already were (as Unleash's list the deprecated built-in ones).
+    // A document that lists the type is the backup of an instance where strategies of it already were.
     const had = previousName ?? (listedDefinitions.has(strategy.name) ? strategy.name : null)
     const problem = misfit(definition && { ...definition, parameters: definition.parameters as unknown }, { name: strategy.name, parameters: strategy.parameters, previousName: had }, path)
     if (problem) problems.addError(problem, (p) => p)

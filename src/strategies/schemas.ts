@@ -7,7 +7,7 @@ import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.j
 export const CONSTRAINT_OPERATORS = [
   'NOT_IN', 'IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS',
   'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE',
-  'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT',
+  'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT', 'SEMVER_GTE', 'SEMVER_LTE',
   'REGEX', 'IN_CIDR',
 ] as const
 export type ConstraintOperator = (typeof CONSTRAINT_OPERATORS)[number]
@@ -101,7 +101,7 @@ export const ConstraintInputSchema = z
       ctx.addIssue({ code: 'custom', path: ['values'], message: exceedsLimit(`constraint values for ${c.contextName}`, limits.constraintValues) })
     }
     if (MULTI_VALUE.has(c.operator)) {
-      if (!c.values || c.values.length === 0) ctx.addIssue({ code: 'custom', path: ['values'], message: `${c.operator} needs a non-empty values list` })
+      // An empty list is accepted, as Unleash accepts it (IN then never holds, NOT_IN always does).
       if (c.operator === 'IN_CIDR') {
         for (const [i, v] of (c.values ?? []).entries()) {
           if (!isCidrOrAddress(v)) ctx.addIssue({ code: 'custom', path: ['values', i], message: `IN_CIDR needs IPv4/IPv6 addresses or CIDR ranges, got "${v}"` })
@@ -170,7 +170,8 @@ const ROLLOUT_PARAMETERS: Record<string, (params: Record<string, string>) => str
 
 const strategyFields = {
   name: z.string().min(1).max(100).regex(/^[A-Za-z0-9_.-]+$/, 'strategy name may contain letters, digits and _ . - only').openapi({ description: 'The strategy type, e.g. flexibleRollout' }),
-  title: z.string().max(100).nullable().optional(),
+  // Unleash stores any length (a text column); the body limit bounds it.
+  title: z.string().nullable().optional(),
   disabled: z.boolean().nullable().optional(),
   sortOrder: z.number().int().min(-2147483648).max(2147483647).optional(),
   constraints: StrategyConstraintsSchema.optional(),

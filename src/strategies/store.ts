@@ -80,11 +80,11 @@ export function normalizeStrategy(input: StrategyInput, featureName?: string) {
 }
 
 /** A project environment's default strategy, checked and normalized like a flag's strategy. */
-export async function prepareDefaultStrategy(tx: Db, project: string, input: StrategyInput) {
+export async function prepareDefaultStrategy(tx: Db, project: string, input: StrategyInput, previous?: { name: string; parameters: Record<string, string> } | null) {
   const strategy = normalizeStrategy(input)
   // Side by side: the statements are made at once, so they can go in one batch.
   await Promise.all([
-    checkDefinition(tx, { name: strategy.name, parameters: strategy.parameters }),
+    checkDefinition(tx, { name: strategy.name, parameters: strategy.parameters, previousName: previous?.name ?? null, previousParameters: previous?.parameters ?? null }),
     checkSegmentsUsable(tx, strategy.segments, project),
     checkLegalValues(tx, strategy.constraints, project),
   ])
@@ -135,8 +135,8 @@ export const withStrategy = <S extends { sortOrder: number }>(strategies: S[], a
 const usableSegment = sql`(s.project is null or s.project = ${p('project')}::text)`
 /** A strategy's constraints (placeholder `constraints`) use only legal values of their context fields, and no other project's fields (src/context-fields/legal-values.ts). */
 const legalConstraints = legalValuesSql(p('constraints'), p('project'))
-/** The strategy fits the definition of its name (placeholders `strategyName`, `parameters`, `previousStrategyName`: src/strategy-definitions/fit.ts). */
-const fitsDefinition = definitionFitsSql(p('strategyName'), p('parameters'), p('previousStrategyName'))
+/** The strategy fits the definition of its name (placeholders `strategyName`, `parameters`, `previousStrategyName`, `previousParameters`: src/strategy-definitions/fit.ts). */
+const fitsDefinition = definitionFitsSql(p('strategyName'), p('parameters'), p('previousStrategyName'), p('previousParameters'))
 /**
  * The version check of a strategy write that names segments and constraints (placeholders `segments`, `constraints`):
  * it also finds every segment usable in the flag's project, the constraints' values legal, and the strategy fitting its definition.
@@ -290,7 +290,7 @@ export async function addFlagStrategy(db: Db, caller: Caller, p: TargetParams, i
       constraints: view.constraints,
       use: { name: view.name, parameters: view.parameters, previousName: null },
       run: addStrategyStatement,
-      values: { ...values, previousStrategyName: null },
+      values: { ...values, previousStrategyName: null, previousParameters: null },
       answer: view,
     }
   })
@@ -366,9 +366,9 @@ export async function updateFlagStrategy(db: Db, caller: Caller, p: TargetParams
       ...replaced(env.strategies, view),
       event: { type: 'feature-strategy-update', ...eventOf(state.feature, env), data: view, preData: before },
       constraints: view.constraints,
-      use: { name: view.name, parameters: view.parameters, previousName: before.name },
+      use: { name: view.name, parameters: view.parameters, previousName: before.name, previousParameters: before.parameters },
       run: updateStrategyStatement,
-      values: { ...strategyValues(view, strategy.segments), previousStrategyName: before.name },
+      values: { ...strategyValues(view, strategy.segments), previousStrategyName: before.name, previousParameters: JSON.stringify(before.parameters) },
       answer: view,
     }
   })

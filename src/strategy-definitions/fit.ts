@@ -16,11 +16,15 @@ export interface ParameterDefinition {
   required: boolean
 }
 
-/** What a strategy write names: its name, its parameters, and the name it had (an update may keep a deprecated one). */
+/**
+ * What a strategy write names: its name, its parameters, and what the strategy was before (an update, or a document
+ * restoring what was stored): a value written back as it was stored is never refused for that value.
+ */
 export interface StrategyUse {
   name: string
   parameters: Record<string, string>
   previousName?: string | null
+  previousParameters?: Record<string, string> | null
 }
 
 const NUMBER = /^-?[0-9]+(\.[0-9]+)?$/
@@ -40,9 +44,10 @@ function valueProblem(type: string, value: string): string | undefined {
  * not of its type. Built-in strategies are checked by their schema (src/strategies/schemas.ts) only, as before
  * definitions existed; parameters the definition does not name are kept, as in Unleash.
  */
-export function parameterProblems(strategy: string, definition: ParameterDefinition[], parameters: Record<string, string>): string[] {
+export function parameterProblems(strategy: string, definition: ParameterDefinition[], parameters: Record<string, string>, previous?: Record<string, string> | null): string[] {
   return definition.flatMap((d) => {
     const value = parameters[d.name] ?? ''
+    if (previous && (previous[d.name] ?? '') === value) return []
     if (value === '') return d.required ? [`parameter ${d.name} of strategy ${strategy} is required`] : []
     const expected = valueProblem(d.type, value)
     return expected ? [`parameter ${d.name} of strategy ${strategy} must be ${expected} (${d.type}), got "${value}"`] : []
@@ -50,15 +55,17 @@ export function parameterProblems(strategy: string, definition: ParameterDefinit
 }
 
 /**
- * SQL that is true when the strategy (SQL of its name, its parameters as JSON and the name it had) fits a definition:
- * one of that name exists, is not deprecated (unless the strategy already had that name), and, if custom, has no
- * parameter missing or of the wrong type (the rule of parameterProblems).
+ * SQL that is true when the strategy (SQL of its name, its parameters as JSON, the name it had and its parameters
+ * then) fits a definition: one of that name exists (deprecated or not: deprecation only hides a type from the
+ * console's choices, as in Unleash), and, if custom, has no parameter missing or of the wrong type that it did not
+ * already have so (the rule of parameterProblems).
  */
-export function definitionFitsSql(name: SQLWrapper, parameters: SQLWrapper, previousName: SQLWrapper): SQL<boolean> {
-  return sql`exists (select from ${strategyDefinitions} sd where sd.name = ${name}::text and (not sd.deprecated or sd.name = ${previousName}::text)
+export function definitionFitsSql(name: SQLWrapper, parameters: SQLWrapper, previousName: SQLWrapper, previousParameters: SQLWrapper): SQL<boolean> {
+  return sql`exists (select from ${strategyDefinitions} sd where sd.name = ${name}::text
     and (sd.built_in or not exists (
       select from jsonb_array_elements(sd.parameters) dp cross join lateral (select coalesce(${parameters}::jsonb->>(dp->>'name'), '') as v) pv
-      where case when pv.v = '' then coalesce((dp->>'required')::boolean, false)
+      where not coalesce(sd.name = ${previousName}::text and coalesce(${previousParameters}::jsonb->>(dp->>'name'), '') = pv.v, false)
+      and case when pv.v = '' then coalesce((dp->>'required')::boolean, false)
         else case dp->>'type'
           when 'number' then pv.v !~ '^-?[0-9]+([.][0-9]+)?$'
           when 'percentage' then case when pv.v ~ '^[0-9]{1,3}$' then pv.v::int > 100 else true end
@@ -67,13 +74,11 @@ export function definitionFitsSql(name: SQLWrapper, parameters: SQLWrapper, prev
 }
 
 /** The 400 of a strategy that does not fit its definition, or undefined when it fits. `path` says where the strategy was. */
-export function misfit(definition: { name: string; builtIn: boolean; deprecated: boolean; parameters: unknown } | undefined, use: StrategyUse, path = 'body') {
+export function misfit(definition: { name: string; builtIn: boolean; parameters: unknown } | undefined, use: StrategyUse, path = 'body') {
   if (!definition) return validationError(`Could not find strategy type with name ${use.name}`, [{ path: `${path}.name`, message: `strategy ${use.name} is not defined (see /api/admin/strategies)` }])
-  if (definition.deprecated && use.previousName !== use.name) {
-    return validationError(`Strategy ${use.name} is deprecated and cannot be added: reactivate it first`, [{ path: `${path}.name`, message: `strategy ${use.name} is deprecated` }])
-  }
   if (definition.builtIn) return undefined
-  const problems = parameterProblems(use.name, definition.parameters as ParameterDefinition[], use.parameters)
+  const previous = use.previousName === use.name ? use.previousParameters : undefined
+  const problems = parameterProblems(use.name, definition.parameters as ParameterDefinition[], use.parameters, previous)
   return problems.length === 0 ? undefined : validationError(`Invalid parameters: ${problems.join('; ')}`, problems.map((message) => ({ path: `${path}.parameters`, message })))
 }
 

@@ -57,8 +57,9 @@ const rows: Row[] = [
   ['options.now may be a Date', c('currentTime', 'DATE_BEFORE', '2024-06-01T11:59:59Z'), {}, false, { now: new Date(NOON) }],
   ['the context currentTime wins over options.now', c('currentTime', 'DATE_BEFORE', '2024-06-01T00:00:00Z'), { currentTime: '2023-01-01T00:00:00Z' }, true, { now: NOON }],
   ['DATE_* respects time zone offsets', c('currentTime', 'DATE_AFTER', '2024-06-01T13:00:00+02:00'), { currentTime: '2024-06-01T11:30:00Z' }, true],
-  ['DATE_* on another field reads that field', c('signupDate', 'DATE_BEFORE', '2024-01-01T00:00:00Z'), props({ signupDate: '2023-05-05T00:00:00Z' }), true],
-  ['DATE_* on another missing field is false', c('signupDate', 'DATE_BEFORE', '2024-01-01T00:00:00Z'), {}, false],
+  // As the Node SDK: a DATE_ operator compares currentTime whatever field it names.
+  ['DATE_* on another field compares currentTime, not that field', c('signupDate', 'DATE_BEFORE', '2024-01-01T00:00:00Z'), { ...props({ signupDate: '2023-05-05T00:00:00Z' }), currentTime: '2025-01-01T00:00:00Z' }, false],
+  ['DATE_* on another field holds for currentTime without that field', c('signupDate', 'DATE_BEFORE', '2024-01-01T00:00:00Z'), { currentTime: '2023-01-01T00:00:00Z' }, true],
   ['DATE_* with an unparseable context time is false', c('currentTime', 'DATE_BEFORE', '2024-01-01T00:00:00Z'), { currentTime: 'yesterday' }, false],
   // semver
   ['SEMVER_EQ ignores build metadata', c('version', 'SEMVER_EQ', '1.2.2'), props({ version: '1.2.2+build.5' }), true],
@@ -68,7 +69,10 @@ const rows: Row[] = [
   ['SEMVER_LTE below the bound', c('version', 'SEMVER_LTE', '1.2.2'), props({ version: '1.2.3' }), false],
   ['SEMVER_* rejects a leading v in the context', c('version', 'SEMVER_EQ', '1.0.0'), props({ version: 'v1.0.0' }), false],
   ['SEMVER_* rejects a partial version', c('version', 'SEMVER_LT', '2.0.0'), props({ version: '1.2' }), false],
-  ['SEMVER_* rejects a leading v in the constraint', c('version', 'SEMVER_EQ', 'v1.0.0'), props({ version: '1.0.0' }), false],
+  ['SEMVER_* takes a leading v in the constraint (the SDK\'s semver does)', c('version', 'SEMVER_EQ', 'v1.0.0'), props({ version: '1.0.0' }), true],
+  ['SEMVER_GTE holds for the same version', c('version', 'SEMVER_GTE', '1.0.0'), props({ version: '1.0.0' }), true],
+  ['SEMVER_LTE is false for a later version', c('version', 'SEMVER_LTE', '1.0.0'), props({ version: '1.0.1' }), false],
+  ['NUM_EQ 0 holds for an empty string (Number(\'\') is 0, as in the SDK)', c('n', 'NUM_EQ', '0'), props({ n: '' }), true],
   // regex
   ['REGEX matches anywhere unless anchored', c('email', 'REGEX', '@example\\.(com|org)'), props({ email: 'a@example.org' }), true],
   ['REGEX with caseInsensitive', c('userId', 'REGEX', '^abc$', { caseInsensitive: true }), { userId: 'ABC' }, true],

@@ -58,7 +58,10 @@ describe('strategies', () => {
     ['gradualRolloutRandom compares 1..100 to the percentage', { name: 'gradualRolloutRandom', parameters: { percentage: '30' } }, {}, true, fixedRandom(0.29)],
     ['gradualRolloutRandom above the percentage is off', { name: 'gradualRolloutRandom', parameters: { percentage: '30' } }, {}, false, fixedRandom(0.3)],
     ['remoteAddress matches a listed IP', { name: 'remoteAddress', parameters: { IPs: '10.0.0.1, 10.0.0.2' } }, { remoteAddress: '10.0.0.2' }, true],
-    ['remoteAddress matches a CIDR range', { name: 'remoteAddress', parameters: { IPs: '192.168.0.0/16,2001:db8::/32' } }, { remoteAddress: '2001:db8:1::5' }, true],
+    ['remoteAddress matches an IPv4 CIDR range', { name: 'remoteAddress', parameters: { IPs: '192.168.0.0/16,2001:db8::/32' } }, { remoteAddress: '192.168.7.5' }, true],
+    // As the Node SDK: IPv6 entries match only the same text, never as a range.
+    ['remoteAddress does not match an IPv6 range', { name: 'remoteAddress', parameters: { IPs: '192.168.0.0/16,2001:db8::/32' } }, { remoteAddress: '2001:db8:1::5' }, false],
+    ['remoteAddress matches an IPv6 address written the same', { name: 'remoteAddress', parameters: { IPs: '2001:db8::1' } }, { remoteAddress: '2001:db8::1' }, true],
     ['remoteAddress is off without an address', { name: 'remoteAddress', parameters: { IPs: '10.0.0.1' } }, {}, false],
     ['applicationHostname compares the given host name, ignoring case', { name: 'applicationHostname', parameters: { hostNames: 'Web-1, web-2' } }, {}, true, { hostname: 'WEB-1' }],
     ['applicationHostname is off without a host name', { name: 'applicationHostname', parameters: { hostNames: 'web-1' } }, {}, false],

@@ -2200,7 +2200,7 @@ export interface paths {
         put?: never;
         /**
          * Validate feature import data
-         * @description What importing `data` (an export) into `project` and `environment` would meet, in Unleash's messages: `errors` (the import is refused while there is one: undefined strategy types, context fields lacking legal values the export uses, flags living in other projects, archived or not (the project named only to those who may read it), names given twice, names against the naming pattern, the flag limit, segments with no namesake global or in the project, dependencies on anything but a live flag of the project (imported or held), on itself, on more than one flag or chained, and every object the routes would refuse: flag names (URL-friendly, not `.` or `..`) and types, tag types, tags, new context fields, context fields listed twice, strategies, variants, custom strategy parameters their definition refuses, constraint values not legal values of their context field; and live flags of the project the file says archived), `warnings` (custom strategy types, archived flags of the project left out, existing flags overwritten, dependencies of flags not imported (left out, as Unleash does), flags whose strategies with variants have no order given (kept in the file's order)) and `permissions` the caller lacks for it (including SKIP_CHANGE_REQUEST where the environment requires change requests, and in every environment requiring them where the import changes an existing flag's type or impressionData, or sets dependencies). A context field or archived flag of a private project the caller may not read is answered as an unknown name. 404 for a project the caller may not see, or one without the environment. Records nothing.
+         * @description What importing `data` (an export) into `project` and `environment` would meet, in Unleash's messages: `errors` (the import is refused while there is one: undefined strategy types, context fields lacking legal values the export uses, flags living in other projects, archived or not (the project named only to those who may read it), names given twice, names against the naming pattern, the flag limit, segments with no namesake global or in the project, dependencies on anything but a live flag of the project (imported or held), on itself, on more than one flag or chained, and every object the routes would refuse: flag names (URL-friendly, not `.` or `..`) and types, tag types, tags, new context fields, context fields listed twice, strategies, variants, custom strategy parameters their definition refuses, constraint values not legal values of their context field; and live flags of the project the file says archived), `warnings` (custom strategy types, archived flags of the project left out, existing flags overwritten, dependencies of flags not imported (left out, as Unleash does), flags whose strategies with variants have no order given (kept in the file's order)) and `permissions` the caller lacks for it (including SKIP_CHANGE_REQUEST where the environment requires change requests, and in every environment requiring them where the import changes an existing flag's type or impressionData, or sets dependencies). A context field or archived flag of a private project the caller may not read is answered as an unknown name. 404 for a project the caller may not see, or one without the environment. A document that does not fit importTogglesSchema is answered 200 with every problem in `errors` (the path and what is wrong, the path in affectedItems), never a 400 that would hide the rest. Records nothing.
          */
         post: operations["validateImport"];
         delete?: never;
@@ -4807,7 +4807,7 @@ export interface components {
         featureSchema: {
             name: string;
             /** @enum {string} */
-            type: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            type: "release" | "experiment" | "operational" | "kill-switch" | "permission" | "sunset";
             description: string | null;
             archived: boolean;
             project: string;
@@ -4881,7 +4881,7 @@ export interface components {
             constraints: {
                 contextName: string;
                 /** @enum {string} */
-                operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
                 caseInsensitive: boolean;
                 inverted: boolean;
                 values: string[];
@@ -4993,7 +4993,7 @@ export interface components {
         constraintSchema: {
             contextName: string;
             /** @enum {string} */
-            operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+            operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
             caseInsensitive?: boolean;
             inverted?: boolean;
             values?: string[];
@@ -5289,7 +5289,7 @@ export interface components {
              * @description Default `release`
              * @enum {string}
              */
-            type?: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            type?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | "sunset";
             description?: string | null;
             impressionData?: boolean;
             tags?: components["schemas"]["tagSchema"][];
@@ -5343,7 +5343,7 @@ export interface components {
         updateFeatureSchema: {
             description?: string;
             /** @enum {string} */
-            type?: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+            type?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | "sunset";
             stale?: boolean;
             archived?: boolean;
             impressionData?: boolean;
@@ -5423,7 +5423,7 @@ export interface components {
             constraints: {
                 contextName: string;
                 /** @enum {string} */
-                operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
                 caseInsensitive: boolean;
                 inverted: boolean;
                 values: string[];
@@ -5761,6 +5761,22 @@ export interface components {
             message: string;
             affectedItems: string[];
         };
+        validateImportTogglesSchema: {
+            /**
+             * @description The project to import into
+             * @example default
+             */
+            project: string;
+            /**
+             * @description The environment to import into
+             * @example development
+             */
+            environment: string;
+            /** @description The export (importTogglesSchema's data): what does not fit it is answered in `errors` */
+            data?: unknown;
+        } & {
+            [key: string]: unknown;
+        };
         importTogglesSchema: {
             /**
              * @description The project to import into
@@ -5793,7 +5809,7 @@ export interface components {
                     constraints?: {
                         contextName: string;
                         /** @enum {string} */
-                        operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                        operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
                         caseInsensitive?: boolean;
                         inverted?: boolean;
                         values?: string[];
@@ -5928,7 +5944,7 @@ export interface components {
                 constraints: {
                     contextName: string;
                     /** @enum {string} */
-                    operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                    operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
                     caseInsensitive: boolean;
                     inverted: boolean;
                     values: string[];
@@ -5960,7 +5976,7 @@ export interface components {
                 constraints: {
                     contextName: string;
                     /** @enum {string} */
-                    operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                    operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
                     caseInsensitive: boolean;
                     inverted: boolean;
                     values: string[];
@@ -6043,7 +6059,7 @@ export interface components {
                  * @description Default `release`
                  * @enum {string}
                  */
-                type?: "release" | "experiment" | "operational" | "kill-switch" | "permission";
+                type?: "release" | "experiment" | "operational" | "kill-switch" | "permission" | "sunset";
                 /** @description Default `default` */
                 project?: string;
                 stale?: boolean | null;
@@ -7474,7 +7490,7 @@ export interface components {
         playgroundConstraintSchema: {
             contextName: string;
             /** @enum {string} */
-            operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+            operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
             caseInsensitive: boolean;
             inverted: boolean;
             values: string[];
@@ -7564,7 +7580,7 @@ export interface components {
             constraints: {
                 contextName: string;
                 /** @enum {string} */
-                operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
                 caseInsensitive: boolean;
                 inverted: boolean;
                 values: string[];
@@ -7593,7 +7609,7 @@ export interface components {
             constraints: {
                 contextName: string;
                 /** @enum {string} */
-                operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
                 caseInsensitive: boolean;
                 inverted: boolean;
                 values: string[];
@@ -7620,7 +7636,7 @@ export interface components {
                     constraints: {
                         contextName: string;
                         /** @enum {string} */
-                        operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                        operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
                         caseInsensitive: boolean;
                         inverted: boolean;
                         values: string[];
@@ -7651,7 +7667,7 @@ export interface components {
                     constraints: {
                         contextName: string;
                         /** @enum {string} */
-                        operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "REGEX" | "IN_CIDR";
+                        operator: "NOT_IN" | "IN" | "STR_ENDS_WITH" | "STR_STARTS_WITH" | "STR_CONTAINS" | "NUM_EQ" | "NUM_GT" | "NUM_GTE" | "NUM_LT" | "NUM_LTE" | "DATE_AFTER" | "DATE_BEFORE" | "SEMVER_EQ" | "SEMVER_GT" | "SEMVER_LT" | "SEMVER_GTE" | "SEMVER_LTE" | "REGEX" | "IN_CIDR";
                         caseInsensitive: boolean;
                         inverted: boolean;
                         values: string[];
@@ -16838,7 +16854,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["importTogglesSchema"];
+                "application/json": components["schemas"]["validateImportTogglesSchema"];
             };
         };
         responses: {

@@ -432,7 +432,8 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
   const [groupId, setGroupId] = useState(strategy?.parameters.groupId ?? flag.name)
   const types = useStrategyTypes()
   const [custom, setCustom] = useState<Record<string, string>>(strategy?.parameters ?? {})
-  // Deprecated types only for a strategy that already has that type (the server's rule). Types other than the two
+  // Deprecated types are not offered, except to a strategy that already has that type (the server accepts them: as in
+  // Unleash, deprecation only hides a type from the choices). Types other than the two
   // with inputs of their own (custom ones, and built-ins such as userWithId) get an input per defined parameter.
   const definitions = types.data?.strategies ?? []
   const offered = (typeName: string) => !definitions.find((t) => t.name === typeName)?.deprecated || typeName === strategy?.name
@@ -447,13 +448,20 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
   const [constraints, setConstraints] = useState<ConstraintDraft[]>((strategy?.constraints ?? []).map(fromApiConstraint))
   const [segmentIds, setSegmentIds] = useState<string[]>((strategy?.segments ?? []).map(String))
   const path = { projectId: flag.project, featureName: flag.name, environment }
+  // The strategy's own parameters are kept (those no input shows too), and a value left as stored is never a problem:
+  // a strategy written back unchanged is never refused (the server's rule).
+  const stored = strategy && strategy.name === name ? strategy.parameters : {}
   const parameters: Record<string, string> =
     name === 'flexibleRollout'
-      ? { rollout: String(rollout), stickiness, groupId }
+      ? { ...stored, rollout: String(rollout), stickiness, groupId }
       : customType
-        ? Object.fromEntries(customType.parameters.flatMap((p) => (customValue(p) ? [[p.name, customValue(p)!]] : [])))
-        : {}
-  const parameterProblems = customType?.parameters.map((p) => parameterProblem(p, customValue(p))).filter((p): p is string => p !== undefined) ?? []
+        ? { ...stored, ...Object.fromEntries(customType.parameters.flatMap((p) => (customValue(p) ? [[p.name, customValue(p)!]] : []))) }
+        : stored
+  const parameterProblems =
+    customType?.parameters
+      .filter((p) => strategy?.name !== name || (stored[p.name] ?? '') !== (customValue(p) ?? ''))
+      .map((p) => parameterProblem(p, customValue(p)))
+      .filter((p): p is string => p !== undefined) ?? []
   const problems = [...parameterProblems, ...constraints.map(constraintProblem).filter((p): p is string => p !== undefined), ...variantProblems(variants)]
   const save = useMutation({
     mutationFn: () => {

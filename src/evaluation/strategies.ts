@@ -46,6 +46,8 @@ function rollout(percent: number, groupId: string, idOf: (context: EvaluationCon
   return (context, now, options) => {
     const id = idOf(context, now)
     if (id === undefined) return randomWithoutId && randomBucket(options) <= percent
+    // Hashing reads every character of `groupId:id`: a 10,000-character groupId makes it the costliest step.
+    options.regexMeter?.charge(groupId.length + id.length + 1)
     return normalizedStrategyValue(id, groupId) <= percent
   }
 }
@@ -56,8 +58,9 @@ function activation(name: string, parameter: (key: string) => string | undefined
       return () => true
     case 'userWithId': {
       const ids = new Set(list(parameter('userIds')))
-      return (context) => {
+      return (context, _now, options) => {
         const id = nonEmpty(context.userId)
+        if (id !== undefined) options.regexMeter?.charge(id.length)
         return id !== undefined && ids.has(id)
       }
     }
@@ -80,14 +83,15 @@ function activation(name: string, parameter: (key: string) => string | undefined
     }
     case 'remoteAddress': {
       const matcher = addressMatcher(list(parameter('IPs')))
-      return (context) => {
+      return (context, _now, options) => {
         const address = nonEmpty(context.remoteAddress)
+        if (address !== undefined) options.regexMeter?.charge(address.length + matcher.size)
         return address !== undefined && matcher.matches(address)
       }
     }
     case 'applicationHostname': {
       const hosts = new Set(list(parameter('hostNames')?.toLowerCase()))
-      return (_context, _now, options) => options.hostname !== undefined && hosts.has(options.hostname.toLowerCase())
+      return (_context, _now, options) => options.hostname !== undefined && (options.regexMeter?.charge(options.hostname.length), true) && hosts.has(options.hostname.toLowerCase())
     }
     default:
       return () => false

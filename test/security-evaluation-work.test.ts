@@ -201,3 +201,41 @@ describe("Unleash's resource limits hold wherever a strategy or segment enters",
     refused(await t.call('POST', '/api/admin/projects/lim/environments/development/default-strategy', { body: tooManyConstraints }), exceedsLimit('constraints', 30))
   })
 })
+
+describe('the import and the state restore hold the strategy limits', () => {
+  const strategies = (feature: string, n: number, extra: object = {}) => Array.from({ length: n }, () => ({ name: 'default', featureName: feature, parameters: {}, ...extra }))
+  const batch = (featureStrategies: object[], names: string[]) => ({ project: 'lim', environment: 'development', data: { features: names.map((name) => ({ name, type: 'release' })), featureStrategies, tagTypes: [] } })
+
+  it('validate reports 31 strategies on one flag, too many constraints, values and segments; the import refuses them and writes nothing', async () => {
+    const userIds = (n: number) => ({ contextName: 'userId', operator: 'IN', values: Array.from({ length: n }, (_, i) => `u${i}`) })
+    const body = batch(
+      [
+        ...strategies('imp-many', L.featureEnvironmentStrategies + 1),
+        ...strategies('imp-constraints', 1, { constraints: Array.from({ length: L.constraints + 1 }, () => userIds(1)) }),
+        ...strategies('imp-values', 1, { constraints: [userIds(L.constraintValues + 1)] }),
+        ...strategies('imp-segments', 1, { segments: [1, 2, 3, 4, 5, 6] }),
+      ],
+      ['imp-many', 'imp-constraints', 'imp-values', 'imp-segments'],
+    )
+    const res = await t.call('POST', '/api/admin/features-batch/validate', { body })
+    expect(res.status, res.text.slice(0, 300)).toBe(200)
+    const errors = res.body.errors as { message: string; affectedItems: string[] }[]
+    for (const [resource, limit, flag] of [['strategy', 30, 'imp-many'], ['constraints', 30, 'imp-constraints'], ['constraint values', 250, 'imp-values'], ['strategy segments', 5, 'imp-segments']] as const) {
+      expect(errors).toContainEqual({ message: expect.stringContaining(exceedsLimit(resource, limit)), affectedItems: [flag] })
+    }
+    const imported = await t.call('POST', '/api/admin/features-batch/import', { body })
+    expect(imported.status).toBe(400)
+    expect(imported.body).toMatchObject({ name: 'ValidationError', message: expect.stringContaining(exceedsLimit('strategy', 30)) })
+    expect(await t.query("select name from features where name like 'imp-%'")).toEqual([])
+    // At the limit: accepted.
+    expect((await t.call('POST', '/api/admin/features-batch/import', { body: batch(strategies('imp-thirty', 30), ['imp-thirty']) })).status).toBe(200)
+  })
+
+  it('a state restore refuses 31 strategies in one flag environment', async () => {
+    const featureStrategies = Array.from({ length: L.featureEnvironmentStrategies + 1 }, () => ({ featureName: 'restored-many', environment: 'development', strategyName: 'default' }))
+    const res = await t.call('POST', '/api/admin/state/import', { body: { version: 4, features: [{ name: 'restored-many', project: 'lim' }], featureStrategies } })
+    expect(res.status).toBe(400)
+    expect(JSON.stringify(res.body)).toContain(exceedsLimit('strategy', 30))
+    expect(await t.query("select name from features where name = 'restored-many'")).toEqual([])
+  })
+})

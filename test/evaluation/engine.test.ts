@@ -1,6 +1,7 @@
 /// <reference path="../../src/evaluation/murmurhash3js.d.ts" />
 import murmurHash3 from 'murmurhash3js'
 import { describe, expect, it } from 'vitest'
+import { hash32 } from '../../src/evaluation/hashing.js'
 import {
   DISABLED_VARIANT,
   DISABLED_VARIANT_FEATURE_ON,
@@ -28,6 +29,16 @@ describe('hashing', () => {
     expect(normalizedStrategyValue('122', 'AB12A')).toBe(23)
     expect(normalizedStrategyValue('155', 'AB12A')).toBe(100)
     expect(normalizedStrategyValue('123', 'gr1')).toBe((murmurHash3.x86.hash32('gr1:123', 0) % 100) + 1)
+  })
+  it('hashes exactly as the murmurhash3js package (the Node SDK hashes with it), every length and tail, non-ASCII and any seed', () => {
+    let seed = 1
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0)
+    for (let n = 0; n < 5_000; n++) {
+      let key = ''
+      for (let j = 0; j < n % 41; j++) key += String.fromCharCode(next() % 8 === 0 ? next() % 0x10000 : 32 + (next() % 95))
+      const s = n % 3 === 0 ? 0 : n % 3 === 1 ? 86028157 : next()
+      expect(hash32(key, s), JSON.stringify(key)).toBe(murmurHash3.x86.hash32(key, s))
+    }
   })
   it('places variants with seed 86028157 modulo the total weight', () => {
     expect(normalizedVariantValue('123', 'flag', 1000)).toBe((murmurHash3.x86.hash32('flag:123', 86028157) % 1000) + 1)

@@ -2,7 +2,8 @@
  * CPU time of the penetration test's evaluating requests at Unleash's resource limits, every operator metered:
  * F1 inverted STR_CONTAINS (30 strategies × 30 constraints × 250 values, also in segments held 5 times), through the
  * frontend API and the advanced playground with comma-separated values; F2 30 × 30 distinct REGEX patterns at the
- * program limit; F4 a naming pattern of 2,003 instructions against 1,000 names in the import's validation.
+ * program limit; F4 a naming pattern of 2,003 instructions against 1,000 names in the import's validation; strategy
+ * activation (long rollout groupIds, a parent with 60 children); an import of 8,000 strategies on one flag.
  * Stored by SQL where the limits would refuse it. Each request's CPU time is the process's (process.cpuUsage).
  *
  *   npm run bench:evaluation-work
@@ -56,12 +57,40 @@ const f2 = await project('f2', (s) => ({ constraints: Array.from({ length: 30 },
 await ok('POST', '/api/admin/projects', { id: 'f4', name: 'f4', environments: ['development'] })
 await ok('PUT', '/api/admin/projects/f4', { name: 'f4', featureNaming: { pattern: '(.*){1000}' } })
 
+// Strategy activation: rp with 30 flexibleRollout strategies (rollout 1, groupIds of 9,990 characters), 60 flags
+// depending on it; then 300 such strategies stored by SQL (past the limit, as an import used to store them).
+await ok('POST', '/api/admin/projects', { id: 'act', name: 'act', environments: ['development'] })
+await ok('POST', '/api/admin/projects/act/features', { name: 'rp' })
+for (let s = 0; s < 30; s++) await ok('POST', '/api/admin/projects/act/features/rp/environments/development/strategies', { name: 'flexibleRollout', parameters: { rollout: '1', stickiness: 'default', groupId: String(s).padStart(9_990, 'g') } })
+await ok('POST', '/api/admin/projects/act/features/rp/environments/development/on')
+for (let i = 0; i < 60; i++) {
+  await ok('POST', '/api/admin/projects/act/features', { name: `rc${i}` })
+  await ok('POST', `/api/admin/projects/act/features/rc${i}/dependencies`, { feature: 'rp', enabled: true })
+  await ok('POST', `/api/admin/projects/act/features/rc${i}/environments/development/on`)
+}
+const act = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'act', type: 'frontend', environment: 'development', projects: ['act'] })).secret as string
+await ok('POST', '/api/admin/projects', { id: 'act300', name: 'act300', environments: ['development'] })
+await ok('POST', '/api/admin/projects/act300/features', { name: 'rp300' })
+const first = await ok('POST', '/api/admin/projects/act300/features/rp300/environments/development/strategies', { name: 'flexibleRollout', parameters: { rollout: '1', stickiness: 'default', groupId: 'g' } })
+await sql(
+  `insert into feature_strategies (id, feature_name, environment, strategy_name, parameters, constraints, sort_order, created_at)
+   select gen_random_uuid(), feature_name, environment, strategy_name, jsonb_build_object('rollout', '1', 'stickiness', 'default', 'groupId', lpad(n::text, 9990, 'g')), constraints, n, created_at
+   from feature_strategies, generate_series(1, 299) n where id = $1`,
+  [first.id],
+)
+await ok('POST', '/api/admin/projects/act300/features/rp300/environments/development/on')
+const act300 = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'act300', type: 'frontend', environment: 'development', projects: ['act300'] })).secret as string
+
 const long = 'x'.repeat(1000)
 const cases: [string, () => Promise<{ status: number }>][] = [
   ['F1 frontend GET, 30×30×250 STR_CONTAINS inverted, userId 1,000 chars', () => call('GET', `/api/frontend?appName=web&userId=${long}`, undefined, f1)],
   ['F1 segments ×5 per strategy ×30, frontend GET', () => call('GET', `/api/frontend?appName=web&userId=${long}`, undefined, f1seg)],
   ['F1 advanced playground, 3 comma-separated 1,000-char userIds', () => call('POST', '/api/admin/playground/advanced', { environments: ['development'], projects: ['f1', 'f1seg'], context: { appName: 'web', userId: `${long},${long}y,${long}z` } })],
   ['F2 frontend GET, 30×30 distinct REGEX at the program limit', () => call('GET', '/api/frontend?appName=web&userId=a', undefined, f2)],
+  ['activation: frontend GET, 30 rollouts × 9,990-char groupIds, 60 children, userId 1,000 chars', () => call('GET', `/api/frontend?appName=web&userId=${'u'.repeat(1000)}`, undefined, act)],
+  ['activation: frontend GET, 300 such rollouts (stored past the limit)', () => call('GET', `/api/frontend?appName=web&userId=${'u'.repeat(1000)}`, undefined, act300)],
+  ['activation: advanced playground, the 60 children, 2 userIds', () => call('POST', '/api/admin/playground/advanced', { environments: ['development'], projects: ['act'], context: { appName: 'web', userId: `${'u'.repeat(1000)},${'v'.repeat(1000)}` } })],
+  ['import of 8,000 strategies on one flag (refused by the limit)', () => call('POST', '/api/admin/features-batch/import', { project: 'f4', environment: 'development', data: { features: [{ name: 'big', type: 'release' }], featureStrategies: Array.from({ length: 8000 }, () => ({ name: 'default', featureName: 'big', parameters: {} })), tagTypes: [] } })],
   ['F4 import validate, (.*){1000} × 1,000 names of 100 chars', () => call('POST', '/api/admin/features-batch/validate', { project: 'f4', environment: 'development', data: { features: Array.from({ length: 1000 }, (_, i) => ({ name: `${'a'.repeat(90)}${String(i).padStart(10, '0')}`, type: 'release' })), featureStrategies: [], tagTypes: [] } })],
 ]
 

@@ -148,6 +148,21 @@ describe('POST /api/client/metrics/bulk (what Edge forwards for the SDKs behind 
     expect(usage.map((u) => [u.environment, u.yes]).sort()).toEqual([['development', 2], ['production', 1]])
   })
 
+  it("refuses a client token's report naming more than 100 distinct applications, storing none of it; an admin token is not capped", async () => {
+    const client = (await createToken(t, { type: 'client', environment: 'development', projects: ['*'] })).secret as string
+    const before = (await t.query<{ n: number }>('select count(*)::int as n from client_metrics_inbox'))[0]!.n
+    const prefix = fresh('flood')
+    const apps = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ appName: `${prefix}-${from + i}`, instanceId: 'i', environment: 'development' }))
+    const metrics = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ featureName: 'x', appName: `${prefix}-${from + i}`, environment: 'development', yes: 1, no: 0, timestamp: new Date().toISOString() }))
+    const over = await bulk(client, { applications: apps(60), metrics: metrics(41, 60) })
+    expect(over.status).toBe(400)
+    expect(over.body).toMatchObject({ name: 'ValidationError', message: expect.stringContaining('101 applications, more than the 100') })
+    expect((await t.query<{ n: number }>('select count(*)::int as n from client_metrics_inbox'))[0]!.n).toBe(before)
+    // 100 distinct names (the same names in both lists count once) are accepted, and more from an admin token.
+    expect((await bulk(client, { applications: apps(100), metrics: metrics(100) })).status).toBe(202)
+    expect((await t.call('POST', '/api/client/metrics/bulk', { body: { applications: apps(150), metrics: [] } })).status).toBe(202)
+  })
+
   it('takes client and admin tokens only, and refuses bodies that are not Unleash’s bulkMetricsSchema without storing any of it', async () => {
     const frontend = (await createToken(t, { type: 'frontend', environment: 'development', projects: ['*'] })).secret as string
     expect((await bulk(frontend, {})).status).toBe(403)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { applyScheduledChangeRequests } from '../src/change-requests/scheduled.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { addToProject, createFlag, createProject, createSegment, createToken, expectSkipNeeded } from './helpers/factories.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
@@ -169,5 +170,26 @@ describe('an environment removed from a protected project and added back', () =>
     expect(await productionConfig(g.P)).toMatchObject({ changeRequestsEnabled: false })
     expect((await t.call('DELETE', `${g.P}/environments/production`)).status).toBe(200)
     expect((await olga.call('POST', `${g.P}/environments`, { body: { environment: 'production', changeRequestsEnabled: false } })).status).toBe(200)
+  })
+})
+
+describe('required approvals raised after a change request was approved', () => {
+  it('refuses to apply, schedule or fire it until it holds as many approvals as its environment now requires (409)', async () => {
+    const g = await guarded()
+    const flag = (await createFlag(t, {}, g.project)).name as string
+    const id = await g.approved([{ feature: flag, action: 'updateEnabled', payload: { enabled: true } }])
+    const at = new Date(Date.now() + 3_600_000)
+    expect((await olga.call('PUT', `${g.P}/change-requests/${id}/state`, { body: { state: 'Scheduled', scheduledAt: at.toISOString() } })).status).toBe(200)
+    expect((await t.call('PUT', `${g.P}/change-requests/config`, { body: { environment: 'production', changeRequestsEnabled: true, requiredApprovals: 3 } })).status).toBe(200)
+    const applied = await olga.call('PUT', `${g.P}/change-requests/${id}/state`, { body: { state: 'Applied' } })
+    expect(applied.status).toBe(409)
+    expect(applied.body).toMatchObject({ name: 'ConflictError', message: expect.stringContaining('1 of the 3 approvals') })
+    const rescheduled = await olga.call('PUT', `${g.P}/change-requests/${id}/state`, { body: { state: 'Scheduled', scheduledAt: new Date(at.getTime() + 60_000).toISOString() } })
+    expect(rescheduled.status).toBe(409)
+    // The schedule fires: it fails, saying why, and nothing reaches production.
+    await applyScheduledChangeRequests(t.db, new Date(at.getTime() + 1_000))
+    const view = await t.call('GET', `${g.P}/change-requests/${id}`)
+    expect(view.body).toMatchObject({ state: 'Scheduled', schedule: { status: 'failed', reason: expect.stringContaining('1 of the 3 approvals') } })
+    expect((await g.production()).features.find((f) => f.name === flag).enabled).toBe(false)
   })
 })

@@ -242,7 +242,10 @@ describe('the budget is per request, across every pattern it matches', () => {
     expect(res.body.features[0].isEnabled).toBe(false)
     // 1,502,998 matching steps, plus the compile when the process has not compiled the pattern yet (charged too).
     const compile = LEGAL_SLOW.length + compileRegex(LEGAL_SLOW).programSize * COMPILE_STEPS_PER_INSTRUCTION
-    expect([1_502_998, 1_502_998 + compile]).toContain(work)
+    // Besides: the strategy visited and its detail's size, a few hundred steps per combination at most.
+    const matched = work - 1_502_998 >= compile ? 1_502_998 + compile : 1_502_998
+    expect(work - matched).toBeGreaterThanOrEqual(0)
+    expect(work - matched).toBeLessThan(1_000)
   })
 
   it('six flags of it are refused with 400 once the sum passes the budget', async () => {
@@ -259,7 +262,10 @@ describe('the budget is per request, across every pattern it matches', () => {
     // Once for the value, not 200 times (which would be 300 million steps, past the budget).
     // 1,502,998 matching steps, plus the compile when the process has not compiled the pattern yet (charged too).
     const compile = LEGAL_SLOW.length + compileRegex(LEGAL_SLOW).programSize * COMPILE_STEPS_PER_INSTRUCTION
-    expect([1_502_998, 1_502_998 + compile]).toContain(work)
+    // Besides: the strategy visited and its detail's size, a few hundred steps per combination at most.
+    const matched = work - 1_502_998 >= compile ? 1_502_998 + compile : 1_502_998
+    expect(work - matched).toBeGreaterThanOrEqual(0)
+    expect(work - matched).toBeLessThan(200 * 1_000)
   })
 })
 

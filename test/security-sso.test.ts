@@ -12,7 +12,7 @@ const ORIGIN = 'http://flagpost.test'
 let provider: TestProvider
 let t: TestApp
 
-const ACCOUNTS = ['victim', 'invited', 'reset', 'bound', 'noverify', 'trusted', 'outsider', 'renamed', 'redirect', 'victim2', 'kelvin', 'nul', 'shape'] as const
+const ACCOUNTS = ['victim', 'invited', 'reset', 'bound', 'noverify', 'trusted', 'outsider', 'renamed', 'redirect', 'victim2', 'kelvin', 'nul', 'shape', 'strverify'] as const
 const emailOf = (who: (typeof ACCOUNTS)[number]) => `${who}@${who === 'outsider' ? 'elsewhere.org' : 'example.com'}`
 
 beforeAll(async () => {
@@ -186,6 +186,22 @@ describe('the ID token\'s identity', () => {
     // An explicit false is refused whatever the setting.
     tamperIdToken(emailOf('noverify'), { email_verified: false })
     expect(refusal(await signInWithProvider(newAgent(), emailOf('noverify')))).toMatch(/not verified/)
+  })
+
+  it('reads email_verified "false" (any case) as false and "true" as true, and refuses anything else, when the provider is trusted to verify', async () => {
+    await configure({ autoCreate: true, emailVerifiedByProvider: true })
+    for (const claim of ['false', 'FALSE', ' False ']) {
+      tamperIdToken(emailOf('strverify'), { email_verified: claim })
+      expect(refusal(await signInWithProvider(newAgent(), emailOf('strverify')))).toMatch(/not verified/)
+    }
+    for (const claim of ['no', 0, 1, 'yes']) {
+      tamperIdToken(emailOf('strverify'), { email_verified: claim })
+      expect(refusal(await signInWithProvider(newAgent(), emailOf('strverify')))).toMatch(/neither true nor false/)
+    }
+    expect(await t.query('select id from users where email = $1', [emailOf('strverify')])).toEqual([])
+    await configure({ autoCreate: true })
+    tamperIdToken(emailOf('strverify'), { email_verified: 'True' })
+    expect(await signInWithProvider(newAgent(), emailOf('strverify'))).toBe('/projects')
   })
 
   it('applies the allowed e-mail domains to existing users too', async () => {

@@ -528,7 +528,25 @@ export async function approve(db: Db, caller: Caller, { projectId, id }: { proje
  * A change that no longer applies throws 409 naming it, and the caller's transaction rolls everything back.
  * Answers how many changes it applied.
  */
+/**
+ * The approvals an Approved request holds, against what its environment requires now: raising `requiredApprovals`
+ * after the approval must not let the request through with fewer (checked at apply, at schedule and when it fires).
+ */
+async function requireCurrentApprovals(q: Db, row: ChangeRequestRow): Promise<void> {
+  const [counts] = await q
+    .select({
+      approvals: sql<number>`(select count(*)::int from ${changeRequestApprovals} a where a.change_request_id = ${changeRequests.id})`.mapWith(Number),
+      required: sql<number>`coalesce((select pe.required_approvals from ${projectEnvironments} pe where pe.project_id = ${changeRequests.project} and pe.environment_name = ${changeRequests.environment}), 1)`.mapWith(Number),
+    })
+    .from(changeRequests)
+    .where(eq(changeRequests.id, row.id))
+  if (counts && counts.approvals < counts.required) {
+    throw conflict(`Change request ${row.id} has ${counts.approvals} of the ${counts.required} approvals ${row.environment} now requires: it needs more approvals before it is applied or scheduled`)
+  }
+}
+
 async function applyChanges(tx: Db, caller: Caller, row: ChangeRequestRow): Promise<number> {
+  await requireCurrentApprovals(tx, row)
   const changes = await tx.select().from(changeRequestChanges).where(eq(changeRequestChanges.changeRequestId, row.id)).orderBy(asc(changeRequestChanges.id))
   for (const change of changes.map(storedChange)) {
     try {
@@ -587,6 +605,7 @@ export async function schedule(db: Db, caller: Caller, { projectId, id, schedule
     const { row } = read
     authorize(partiesOf(row))
     requireState(row, ['Approved', 'Scheduled'], 'scheduled')
+    await requireCurrentApprovals(db, row)
     const before = row.state === 'Scheduled' && read.schedule ? { scheduledDate: read.schedule.scheduledAt.toISOString(), status: read.schedule.status } : {}
     const event: NewEvent = {
       type: 'change-request-scheduled',

@@ -1,5 +1,6 @@
 import { createRoute } from '@hono/zod-openapi'
 import { clientAddressOf } from '../http/client-address.js'
+import { validationError } from '../core/errors.js'
 import { createRouter, jsonContent, SECURITY_SCHEME } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { liveApiTokensByHash, markTokensSeen } from '../api-tokens/store.js'
@@ -43,10 +44,28 @@ const clientBulkMetricsRoute = createRoute({
     'entry names. Flags outside the token’s projects and unknown flags are ignored, as for `POST /api/client/metrics`. Impact metrics are kept for the ' +
     'application their samples’ `appName` label names (else the `Unleash-AppName` header’s, else `unleash-edge`). `seenTokens` marks those API tokens as ' +
     'used. The shapes are Unleash’s; where Unleash requires a field Edge’s own types may leave null (an application’s `instanceId`, `environment`), ' +
-    'null and absent are accepted. Accepted with 202 once stored (one insert); folded in the background. Frontend tokens get 403.',
+    'null and absent are accepted. Accepted with 202 once stored (one insert); folded in the background. Frontend tokens get 403. ' +
+    'A client token may name at most 100 distinct applications (`appName`s of registrations and metrics) in one report (400 past it); admin tokens are not capped.',
   request: { body: { required: true, content: jsonContent(BulkMetricsSchema) } },
   responses: { 202: { description: 'Accepted' }, ...pickErrors(400, 401, 403, 413, 415) },
 })
+
+/**
+ * Distinct applications one bulk report of a client token may name: an Edge forwards the SDKs behind it, a handful of
+ * applications; thousands of distinct appNames are a token holder filling the applications list (each new one is an
+ * `application-created` event and an upsert). Admin tokens are not capped.
+ */
+export const BULK_APPLICATIONS_PER_REQUEST = 100
+
+function checkBulkApplications(body: { applications: { appName: string }[]; metrics: { appName: string }[] }) {
+  const names = new Set<string>()
+  for (const entry of [...body.applications, ...body.metrics]) names.add(entry.appName.trim())
+  if (names.size > BULK_APPLICATIONS_PER_REQUEST) {
+    throw validationError(`This report names ${names.size} applications, more than the ${BULK_APPLICATIONS_PER_REQUEST} a client token may report at once: send them in several reports`, [
+      { path: 'body', message: `at most ${BULK_APPLICATIONS_PER_REQUEST} distinct appName values` },
+    ])
+  }
+}
 
 export const edgeRoutes = createRouter()
   .openapi(getValidTokensRoute, async (c) => {
@@ -63,6 +82,7 @@ export const edgeRoutes = createRouter()
   .openapi(clientBulkMetricsRoute, async (c) => {
     const body = c.req.valid('json')
     const principal = sdkPrincipal(c)
+    if (principal.kind !== 'admin-token') checkBulkApplications(body)
     const now = c.var.caller.now
     const fixed = principal.kind !== 'admin-token' && principal.environment !== '*' ? principal.environment : undefined
     const fallback = await environmentOf(c, principal)

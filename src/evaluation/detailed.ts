@@ -1,5 +1,5 @@
 import type { PreparedConstraint } from './constraints.js'
-import { clockOf, NO_STRATEGIES, variantOf, type PreparedDependency, type PreparedFlag } from './engine.js'
+import { clockOf, NO_STRATEGIES, variantOf, VISIT_STEPS, type PreparedDependency, type PreparedFlag } from './engine.js'
 import type { PreparedSegment, PreparedStrategy } from './strategies.js'
 import type {
   DetailedConstraint,
@@ -37,7 +37,21 @@ function segmentResult(id: number, segment: PreparedSegment | undefined, context
   }
 }
 
+const shownSizes = new WeakMap<PreparedStrategy, number>()
+/** The characters a strategy's detail repeats from its definition (parameters, constraint values, variants): the answer's size. */
+function shownSize(strategy: PreparedStrategy): number {
+  let size = shownSizes.get(strategy)
+  if (size === undefined) {
+    const d = strategy.definition
+    size = JSON.stringify([d.parameters, d.constraints, d.variants, d.title]).length
+    shownSizes.set(strategy, size)
+  }
+  return size
+}
+
 function strategyResult(strategy: PreparedStrategy, disabled: boolean, context: EvaluationContext, now: number, options: DetailedOptions): DetailedStrategy {
+  // The detail copies the definition into the answer: its size is work too, and bounds the answer.
+  options.regexMeter?.charge(VISIT_STEPS + shownSize(strategy))
   const definition = strategy.definition
   const constraints = constraintResults(strategy.constraints, context, now, options)
   const ids = definition.segments ?? []
@@ -87,6 +101,7 @@ function dependencyResult(dependency: PreparedDependency, context: EvaluationCon
     variants: [...(dependency.definition.variants ?? [])],
   }
   const parent = dependency.parent
+  options.regexMeter?.charge(VISIT_STEPS)
   if (parent === undefined || parent.hasDependencies) return { ...definition, satisfied: false }
   const outcome = parent.environmentEnabled ? strategiesOutcome(parent, context, now, options) : { enabled: false as const, firstOn: null, strategies: [] }
   let satisfied: DetailedResult

@@ -99,7 +99,11 @@ export function clockOf(flag: PreparedFlag, options: EvaluateOptions): number {
 /** The flag is on and has no strategies that count: the environment's switch decides alone. */
 export const NO_STRATEGIES = Symbol('no strategies')
 
+/** What visiting a strategy or a dependency costs in the meter's steps, besides its constraints and its hashing. */
+export const VISIT_STEPS = 10
+
 export function strategyIsOn(strategy: PreparedStrategy, context: EvaluationContext, now: number, options: EvaluateOptions): boolean {
+  options.regexMeter?.charge(VISIT_STEPS)
   if (strategy.segmentMissing) return false
   const checks = strategy.checks
   for (let i = 0; i < checks.length; i++) if (!checks[i]!(context, now, options)) return false
@@ -108,6 +112,7 @@ export function strategyIsOn(strategy: PreparedStrategy, context: EvaluationCont
 
 /** The first strategy that is on, NO_STRATEGIES, or null when the flag is off. */
 function firstOn(flag: PreparedFlag, context: EvaluationContext, now: number, options: EvaluateOptions): PreparedStrategy | typeof NO_STRATEGIES | null {
+  options.regexMeter?.charge(1)
   if (!flag.environmentEnabled) return null
   if (flag.hasDependencies && !dependenciesHold(flag, context, now, options)) return null
   const strategies = flag.strategies
@@ -119,11 +124,35 @@ function firstOn(flag: PreparedFlag, context: EvaluationContext, now: number, op
 export function dependencyHolds(dependency: PreparedDependency, context: EvaluationContext, now: number, options: EvaluateOptions): boolean {
   const parent = dependency.parent
   // Only one level of dependencies: a parent that has parents of its own never satisfies.
+  options.regexMeter?.charge(VISIT_STEPS)
   if (parent === undefined || parent.hasDependencies) return false
-  if (!dependency.expectEnabled) return firstOn(parent, context, now, options) === null
-  if (dependency.variants === null) return firstOn(parent, context, now, options) !== null
-  const variant = variantOf(parent, firstOn(parent, context, now, options), context, now, options)
-  return variant.feature_enabled && dependency.variants.has(variant.name)
+  const { on, variant } = parentOutcome(parent, context, now, options)
+  if (!dependency.expectEnabled) return on === null
+  if (dependency.variants === null) return on !== null
+  const chosen = variant()
+  return chosen.feature_enabled && dependency.variants.has(chosen.name)
+}
+
+interface ParentOutcome {
+  on: PreparedStrategy | typeof NO_STRATEGIES | null
+  variant: () => VariantResult
+}
+
+/**
+ * A parent's evaluation, made once per request and context when the request has a meter: sixty flags depending on
+ * one parent evaluate it once, not sixty times. The memo lives on the meter, which lives as long as the request.
+ */
+function parentOutcome(parent: PreparedFlag, context: EvaluationContext, now: number, options: EvaluateOptions): ParentOutcome {
+  const meter = options.regexMeter
+  const byFlag = meter?.evaluationsOf(context)
+  let outcome = byFlag?.get(parent) as ParentOutcome | undefined
+  if (outcome === undefined) {
+    const on = firstOn(parent, context, now, options)
+    let variant: VariantResult | undefined
+    outcome = { on, variant: () => (variant ??= variantOf(parent, on, context, now, options)) }
+    byFlag?.set(parent, outcome)
+  }
+  return outcome
 }
 
 function dependenciesHold(flag: PreparedFlag, context: EvaluationContext, now: number, options: EvaluateOptions): boolean {
@@ -137,11 +166,11 @@ export function variantOf(flag: PreparedFlag, on: PreparedStrategy | typeof NO_S
   if (on === null) return DISABLED_VARIANT
   const random = options.random ?? Math.random
   if (on !== NO_STRATEGIES && on.variants !== null) {
-    const variant = selectVariant(on.variants, context, now, random)
+    const variant = selectVariant(on.variants, context, now, random, options.regexMeter)
     if (variant !== null) return variant
   }
   if (flag.variants === null) return DISABLED_VARIANT_FEATURE_ON
-  return selectVariant(flag.variants, context, now, random) ?? DISABLED_VARIANT_FEATURE_ON
+  return selectVariant(flag.variants, context, now, random, options.regexMeter) ?? DISABLED_VARIANT_FEATURE_ON
 }
 
 /** Whether the flag is on for the context; an unknown flag (undefined) is off. */

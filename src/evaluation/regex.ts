@@ -96,6 +96,16 @@ export class RegexMeter implements WorkMeter {
     }
   }
 
+  private evaluations: WeakMap<object, Map<object, unknown>> | undefined
+
+  /** What this request has already worked out for a context (the engine keeps parents' evaluations there). */
+  evaluationsOf(context: object): Map<object, unknown> {
+    this.evaluations ??= new WeakMap()
+    let found = this.evaluations.get(context)
+    if (found === undefined) this.evaluations.set(context, (found = new Map()))
+    return found
+  }
+
   /** After the advanced playgrounds have charged every evaluation up front: what they stream is already paid for. */
   settle(): void {
     this.remaining = Infinity

@@ -46,6 +46,8 @@ function rollout(percent: number, groupId: string, idOf: (context: EvaluationCon
   return (context, now, options) => {
     const id = idOf(context, now)
     if (id === undefined) return randomWithoutId && randomBucket(options) <= percent
+    // Hashing reads every character of `groupId:id`: a 10,000-character groupId makes it the costliest step.
+    options.regexMeter?.charge(groupId.length + id.length + 1)
     return normalizedStrategyValue(id, groupId) <= percent
   }
 }
@@ -56,8 +58,9 @@ function activation(name: string, parameter: (key: string) => string | undefined
       return () => true
     case 'userWithId': {
       const ids = new Set(list(parameter('userIds')))
-      return (context) => {
+      return (context, _now, options) => {
         const id = nonEmpty(context.userId)
+        if (id !== undefined) options.regexMeter?.charge(id.length)
         return id !== undefined && ids.has(id)
       }
     }
@@ -79,12 +82,18 @@ function activation(name: string, parameter: (key: string) => string | undefined
       return rollout(percent, groupId, fieldGetter(stickiness), false)
     }
     case 'remoteAddress': {
-      const matches = remoteAddressMatcher(parameter('IPs'))
-      return (context) => matches(typeof context.remoteAddress === 'string' ? context.remoteAddress : undefined)
+      const ips = parameter('IPs')
+      const matches = remoteAddressMatcher(ips)
+      const entries = ips ? ips.split(',').length : 0
+      return (context, _now, options) => {
+        const address = typeof context.remoteAddress === 'string' ? context.remoteAddress : undefined
+        if (address !== undefined) options.regexMeter?.charge(address.length + entries)
+        return matches(address)
+      }
     }
     case 'applicationHostname': {
       const hosts = new Set(list(parameter('hostNames')?.toLowerCase()))
-      return (_context, _now, options) => options.hostname !== undefined && hosts.has(options.hostname.toLowerCase())
+      return (_context, _now, options) => options.hostname !== undefined && (options.regexMeter?.charge(options.hostname.length), true) && hosts.has(options.hostname.toLowerCase())
     }
     default:
       return () => false

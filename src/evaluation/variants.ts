@@ -1,6 +1,7 @@
 import { fieldGetter, type FieldGetter } from './context-fields.js'
 import { normalizedVariantValue } from './hashing.js'
 import type { EvaluationContext, VariantDefinition, VariantResult } from './types.js'
+import type { RegexMeter } from './regex.js'
 
 /** The variant SDKs return when the flag is off (feature_enabled false) or on without a variant. */
 export const DISABLED_VARIANT: VariantResult = Object.freeze({ name: 'disabled', enabled: false, feature_enabled: false })
@@ -54,10 +55,11 @@ export function prepareVariants(definitions: readonly VariantDefinition[] | null
 }
 
 /** The variant for the context, or null when the weights add up to nothing. */
-export function selectVariant(variants: PreparedVariants, context: EvaluationContext, now: number, random: () => number): VariantResult | null {
+export function selectVariant(variants: PreparedVariants, context: EvaluationContext, now: number, random: () => number, meter?: RegexMeter): VariantResult | null {
   const total = variants.totalWeight
   if (total <= 0) return null
   const overrides = variants.overrides
+  meter?.charge(overrides.length + variants.weights.length)
   for (let i = 0; i < overrides.length; i++) {
     const o = overrides[i]!
     const value = o.get(context, now)
@@ -66,6 +68,7 @@ export function selectVariant(variants: PreparedVariants, context: EvaluationCon
   const seed = variants.stickiness === 'default'
     ? userId(context, now) ?? sessionId(context, now) ?? remoteAddress(context, now)
     : variants.stickiness(context, now)
+  if (seed !== undefined) meter?.charge(variants.groupId.length + seed.length + 1)
   const target = seed === undefined ? Math.floor(random() * total) + 1 : normalizedVariantValue(seed, variants.groupId, total)
   const weights = variants.weights
   let counter = 0

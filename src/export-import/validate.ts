@@ -4,6 +4,7 @@ import { queryRows, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import { hasPermission, Permission, type PermissionName } from '../core/permissions.js'
 import type { Principal } from '../core/principal.js'
+import { importLimitProblems } from './limits.js'
 import { compileWholeTextRegex, type RegexMeter } from '../evaluation/index.js'
 import type { ImportToggles, ImportValidation, ValidationItem } from './schemas.js'
 import { dataProblems, storedProblems, unorderedVariantFlags } from './checks.js'
@@ -232,6 +233,8 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
   const defined = new Map(target.definitions.map((d) => [d.name, d]))
   const undefinedTypes = unique(data.featureStrategies.map((s) => s.name).filter((n) => !defined.has(n)))
   if (undefinedTypes.length > 0) errors.push({ message: 'We detected the following custom strategy in the import file that needs to be created first:', affectedItems: undefinedTypes })
+  // The limits the strategy routes hold, before anything costlier is checked.
+  errors.push(...importLimitProblems(input))
 
   // A field of a private project the caller may not read is answered as an unknown name is (the import refuses it
   // once the caller holds the permission to create a field, whose route says the name is taken).

@@ -1,12 +1,12 @@
 import * as z from '../http/zod.js'
-import { isEmail, PasswordSchema, RoleSchema } from '../users/schemas.js'
+import { isEmail, PasswordSchema, RoleSchema, visibleText } from '../users/schemas.js'
 
 const dateTime = z.string().openapi({ format: 'date-time' })
 const instant = z.iso.datetime({ offset: true, message: 'must be a date-time such as 2030-01-31T12:00:00Z' })
 
 export const InviteLinkCreateSchema = z
   .strictObject({
-    name: z.string().trim().min(1, 'name must not be empty').max(255, 'name must be at most 255 characters').openapi({ description: "The link's name, for the console", example: 'Invite the support team' }),
+    name: visibleText('name', 255).refine((v) => v !== '', 'name must not be empty').openapi({ description: "The link's name, for the console", example: 'Invite the support team' }),
     expiresAt: instant.openapi({ description: 'When the link stops working: in the future; at most a month away (later dates are capped, as Unleash does)', format: 'date-time' }),
     role: z
       .union([z.number().int().positive(), z.string().trim().min(1).max(255)])
@@ -49,10 +49,10 @@ export const InviteLinkParam = z.object({
 
 export const SignUpSchema = z
   .strictObject({
-    email: z.string().trim().toLowerCase().max(254, 'email must be at most 254 characters').refine(isEmail, 'email must be a valid e-mail address').openapi({ example: 'hunter@example.com' }),
-    name: z.string().trim().min(1, 'name must not be empty').max(255, 'name must be at most 255 characters').openapi({ example: 'Hunter Burgan' }),
+    email: z.string().trim().max(254, 'email must be at most 254 characters').refine(isEmail, 'email must be a valid e-mail address, without control or invisible characters').toLowerCase().openapi({ example: 'hunter@example.com' }),
+    name: visibleText('name', 255).refine((v) => v !== '', 'name must not be empty').openapi({ example: 'Hunter Burgan' }),
     password: PasswordSchema,
-    username: z.string().trim().max(255, 'username must be at most 255 characters').optional().openapi({ description: 'Optional; unique when given', example: 'hunter' }),
+    username: visibleText('username', 255).optional().openapi({ description: 'Optional; unique when given', example: 'hunter' }),
   })
   .openapi('createInvitedUserSchema')
 

@@ -5,7 +5,6 @@ import {
   type DetailedResult,
   type DetailedSegment,
   type EvaluationContext,
-  type PreparedConstraint,
   type PreparedFlag,
   type RegexMeter,
   type SegmentDefinition,
@@ -93,7 +92,6 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
   const optionsAt = (now: Date, meter: RegexMeter | undefined) => ({ unknownStrategies: true, now, random: draw, ...(meter ? { regexMeter: meter } : {}) })
   return flags.map((flag): FlagEvaluator => {
     const prepared: PreparedFlag = ruleset.flags.get(flag.name)!
-    const regexes = constraintsOf(prepared)
     const needsHost = prepared.allStrategies.map((s) => s.strategy.needsHost)
     // What does not depend on the context is built once and shared by every evaluation.
     const fixed = flag.strategies.map((s) => ({
@@ -143,10 +141,9 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
       projectId: flag.projectId,
       evaluate: (context, now, meter) => view(context, optionsAt(now, meter)),
       matchRegexes(context, now, meter) {
-        // The clock the evaluation reads (evaluateDetailed's): a REGEX on currentTime matches the same text.
-        const clock = prepared.usesTime ? now.getTime() : 0
-        const options = { regexMeter: meter }
-        for (let i = 0; i < regexes.length; i++) regexes[i]!.test(context, clock, options)
+        // The whole evaluation once under the meter (every constraint, hashing, address lists, parents, the detail's
+        // size); with its memo the meter then answers the REGEX matches while streaming.
+        evaluateDetailed(prepared, context, { unknownStrategies: true, now, random: () => 0, regexMeter: meter })
       },
       fragment(context, now, meter) {
         const options = optionsAt(now, meter)
@@ -167,21 +164,4 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
       },
     }
   })
-}
-
-/**
- * The constraints a flag's evaluation may test: its strategies' and their segments', and its parents', each as often as
- * the evaluation may test it (a segment once per strategy holding it), so charging them all up front covers the stream.
- */
-function constraintsOf(flag: PreparedFlag): PreparedConstraint[] {
-  const found: PreparedConstraint[] = []
-  const collect = (f: PreparedFlag) => {
-    for (const { strategy } of f.allStrategies) {
-      for (const c of strategy.constraints) found.push(c)
-      for (const segment of strategy.segments) for (const c of segment?.constraints ?? []) found.push(c)
-    }
-  }
-  collect(flag)
-  for (const d of flag.dependencies) if (d.parent !== undefined) collect(d.parent)
-  return found
 }

@@ -141,7 +141,20 @@ function identityOf(issuer: string, subject: string, claims: Record<string, unkn
   const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined)
   const email = text(claims.email)
   const name = text(claims.name) ?? ([text(claims.given_name), text(claims.family_name)].filter(Boolean).join(' ') || undefined)
-  return { issuer, subject, ...(email ? { email } : {}), ...(typeof claims.email_verified === 'boolean' ? { emailVerified: claims.email_verified } : {}), ...(name ? { name } : {}) }
+  const emailVerified = verifiedClaim(claims.email_verified)
+  return { issuer, subject, ...(email ? { email } : {}), ...(emailVerified !== undefined ? { emailVerified } : {}), ...(name ? { name } : {}) }
+}
+
+/**
+ * `email_verified` as a boolean, or the strings "true" / "false" in any case (Cognito sends strings): a "false" read
+ * as absent would pass when the provider is trusted to verify addresses. Anything else is refused, never guessed.
+ */
+function verifiedClaim(value: unknown): boolean | undefined {
+  if (value === undefined || value === null || typeof value === 'boolean') return value ?? undefined
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined
+  if (text === 'true') return true
+  if (text === 'false') return false
+  throw new SignInRefused(`The provider's email_verified claim is neither true nor false (${JSON.stringify(value).slice(0, 40)}): the sign-in is refused`)
 }
 
 /** What the person signing in is told (and the log says) when the provider's answer is refused. */

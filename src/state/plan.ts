@@ -4,7 +4,7 @@ import type { EventTag, NewEvent } from '../events/types.js'
 import { issuesToDetails } from '../http/openapi.js'
 import { checkNamingPattern, defaultStrategyFor } from '../flags/store.js'
 import { normalizeStrategy } from '../strategies/store.js'
-import { CreateStrategySchema, normalizeConstraint, type Constraint, type StrategyInput } from '../strategies/schemas.js'
+import { CreateStrategySchema, exceedsLimit, normalizeConstraint, resourceLimits, type Constraint, type StrategyInput } from '../strategies/schemas.js'
 import { misfit, type ParameterDefinition } from '../strategy-definitions/fit.js'
 import { normalizeVariants } from '../variants/weights.js'
 import type { Variant, VariantInput } from '../variants/schemas.js'
@@ -661,6 +661,8 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     const list = strategiesOf.get(key) ?? []
     list.push({ item: s, i })
     strategiesOf.set(key, list)
+    // As the strategy route: at most the strategies limit in one flag environment (said once, at the first past it).
+    if (list.length === resourceLimits().featureEnvironmentStrategies + 1) problems.add(at('featureStrategies', i), exceedsLimit('strategy', resourceLimits().featureEnvironmentStrategies))
     referenced(s.featureName, s.environment, at('featureStrategies', i, 'environment'))
   }
   const segmentsOfStrategy = new Map<string, { segmentId: number; i: number }[]>()

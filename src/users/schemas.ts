@@ -6,7 +6,17 @@ export const ROLE_NAMES = ['Admin', 'Editor', 'Viewer', 'Owner', 'Member'] as co
 export type RoleName = (typeof ROLE_NAMES)[number]
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-export const isEmail = (value: string) => EMAIL.test(value)
+/** Control (Cc) and format (Cf: zero-width, bidirectional) characters: invisible in a list of users, so one name or address could pass for another. */
+const INVISIBLE = /[\p{Cc}\p{Cf}]/u
+export const hasInvisible = (value: string) => INVISIBLE.test(value)
+/** A character outside ASCII that lower-cases into ASCII (the Kelvin sign into "k"): another mailbox, stored as someone else's. */
+const foldsIntoAscii = (value: string) => [...value].some((c) => c.charCodeAt(0) > 0x7f && /[\x00-\x7f]/.test(c.toLowerCase()))
+/**
+ * Whether an e-mail address may be a user's, on every path a user or an address enters by (created by an admin, invite
+ * sign-up, single sign-on, sign-in): its form, no invisible character, nothing that folds into ASCII when lower-cased.
+ * Checked before lower-casing, so every path refuses the same addresses.
+ */
+export const isEmail = (value: string) => EMAIL.test(value) && !INVISIBLE.test(value) && !foldsIntoAscii(value)
 
 export const PasswordSchema = z
   .string()
@@ -18,14 +28,18 @@ const RoleRef = z
   .openapi({ description: 'A root role id (built in or custom), or a role name: Admin, Editor, Viewer, Owner, Member', example: 'Editor' })
 
 // An empty string counts as absent, as in Unleash (the service checks "username or email" after).
-const optionalText = (what: string, max: number) => z.string().trim().max(max, `${what} must be at most ${max} characters`).optional()
+const optionalText = (what: string, max: number) => visibleText(what, max).optional()
+
+/** A name or username: trimmed, at most `max` characters, no control or format character. */
+export const visibleText = (what: string, max: number) =>
+  z.string().trim().max(max, `${what} must be at most ${max} characters`).refine((v) => !hasInvisible(v), `${what} must not contain control or invisible (format) characters`)
 
 const optionalEmail = z
   .string()
   .trim()
-  .toLowerCase()
   .max(254, 'email must be at most 254 characters')
-  .refine((v) => v === '' || isEmail(v), 'email must be a valid e-mail address')
+  .refine((v) => v === '' || isEmail(v), 'email must be a valid e-mail address, without control or invisible characters')
+  .toLowerCase()
   .optional()
 
 export const CreateUserSchema = z

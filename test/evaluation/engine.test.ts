@@ -29,6 +29,7 @@ describe('hashing', () => {
     expect(normalizedStrategyValue('155', 'AB12A')).toBe(100)
     expect(normalizedStrategyValue('123', 'gr1')).toBe((murmurHash3.x86.hash32('gr1:123', 0) % 100) + 1)
   })
+
   it('places variants with seed 86028157 modulo the total weight', () => {
     expect(normalizedVariantValue('123', 'flag', 1000)).toBe((murmurHash3.x86.hash32('flag:123', 86028157) % 1000) + 1)
   })

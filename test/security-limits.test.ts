@@ -136,4 +136,46 @@ describe('a payload heavier than the payload cache', () => {
       await t.close()
     }
   })
+
+  it('each new namePrefix is derived from the scope\'s kept payload: namePrefix values never rebuild it from the database', async () => {
+    const builds: string[] = []
+    const t = await createTestApp({ sdk: { maxPayloadBytes: 64, onBuild: (key) => builds.push(key) } })
+    try {
+      const { token, flag } = await flagOnWithClientToken(t)
+      const poll = async (namePrefix: string) => {
+        const response = await t.app.request(`/api/client/features?namePrefix=${encodeURIComponent(namePrefix)}`, { headers: { authorization: token } })
+        expect(response.status).toBe(200)
+        return ((await response.json()) as { features: { name: string }[]; query: { namePrefix?: string } })
+      }
+      for (let length = 1; length <= flag.length; length++) {
+        const body = await poll(flag.slice(0, length))
+        expect(body.features.map((f) => f.name)).toEqual([flag])
+        expect(body.query.namePrefix).toBe(flag.slice(0, length))
+      }
+      expect((await poll(`${flag}-none`)).features).toEqual([])
+      // One build: the scope without a namePrefix, every prefix filtered from it in memory.
+      expect(builds).toHaveLength(1)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('a few scopes each over the weight do not evict each other: alternating tokens do not rebuild per request', async () => {
+    const builds: string[] = []
+    const t = await createTestApp({ sdk: { maxPayloadBytes: 64, onBuild: (key) => builds.push(key) } })
+    try {
+      const first = await flagOnWithClientToken(t)
+      const second = await flagOnWithClientToken(t)
+      const frontend = (await createToken(t, { type: 'frontend', environment: 'development', projects: [first.project] })).secret as string
+      for (let i = 0; i < 4; i++) {
+        expect((await t.app.request('/api/client/features', { headers: { authorization: first.token } })).status).toBe(200)
+        expect((await t.app.request('/api/client/features', { headers: { authorization: second.token } })).status).toBe(200)
+        expect((await t.app.request('/api/frontend', { headers: { authorization: frontend } })).status).toBe(200)
+      }
+      expect(new Set(builds).size).toBe(builds.length)
+      expect(builds.length).toBeLessThanOrEqual(3)
+    } finally {
+      await t.close()
+    }
+  })
 })

@@ -1,6 +1,6 @@
 import type { Db } from '../db.js'
 import { loggable } from '../core/errors.js'
-import { queryView, readClientFeatures, type ClientFeatureView, type ClientScope, type ClientSegmentView } from './payload.js'
+import { queryView, readClientFeatures, scopeKey, type ClientFeaturesRead, type ClientFeatureView, type ClientScope, type ClientSegmentView } from './payload.js'
 import { isNewer, type Revision } from './revision.js'
 import { sha256Hex } from './sha256.js'
 import { HISTORY, versionOf } from './delta.js'
@@ -26,14 +26,30 @@ export async function loadPayload(sdk: SdkState, db: Db, scope: ClientScope, key
       return entry
     }
   }
-  const entry = await build(sdk, db, scope, key, generation)
+  // A namePrefix narrows the payload of its scope without one: that base is loaded (or kept) once and each prefix is a
+  // filter of it in memory, so new namePrefix values never read and prepare the rows again.
+  const entry = scope.namePrefix ? await derive(sdk, db, scope, key, revision, origin, generation) : await build(sdk, db, scope, key, generation)
   await shared?.put(origin, key, entry).catch((error: unknown) => console.error('storing a shared SDK payload failed:', loggable(error)))
   return entry
 }
 
+async function derive(sdk: SdkState, db: Db, scope: ClientScope, key: string, revision: Revision, origin: string, generation: number): Promise<PayloadEntry> {
+  const prefix = scope.namePrefix ?? ''
+  const baseScope: ClientScope = { ...scope, namePrefix: undefined }
+  const baseKey = scopeKey(baseScope)
+  let base = sdk.payloads.get(baseKey)
+  if (!base || isNewer(revision, base.revision)) base = await loadPayload(sdk, db, baseScope, baseKey, revision, origin)
+  const features = base.features.filter((feature) => feature.name.startsWith(prefix))
+  const used = new Set(features.flatMap((feature) => feature.strategies.flatMap((strategy) => strategy.segments ?? [])))
+  return serialize(sdk, scope, key, { revision: base.revision, features, segments: base.segments.filter((segment) => used.has(segment.id)) }, generation)
+}
+
 async function build(sdk: SdkState, db: Db, scope: ClientScope, key: string, generation: number): Promise<PayloadEntry> {
   sdk.options.onBuild?.(key)
-  const read = await readClientFeatures(db, scope)
+  return serialize(sdk, scope, key, await readClientFeatures(db, scope), generation)
+}
+
+async function serialize(sdk: SdkState, scope: ClientScope, key: string, read: ClientFeaturesRead, generation: number): Promise<PayloadEntry> {
   const query = queryView(scope)
   // The ETag is a hash of what SDKs evaluate (features, segments, query), so a change elsewhere (another
   // project or environment) rebuilds this payload once but still answers unchanged pollers with 304.

@@ -39,6 +39,13 @@ export interface SdkOptions {
   sharedPayloads?: SharedPayloads
 }
 
+/**
+ * How many of the newest payloads are kept even when together they are over `maxPayloadBytes`: a few scopes whose payloads
+ * are at the limits (client, frontend, another project's token) are each kept instead of evicting each other per request.
+ * Memory: at most this many payloads at the configuration size limits, plus `maxPayloadBytes`.
+ */
+export const PAYLOADS_KEPT_OVER_WEIGHT = 4
+
 export const DEFAULT_SDK_OPTIONS: SdkOptions = {
   revisionTtlMs: 1_000,
   tokenTtlMs: 10_000,
@@ -148,7 +155,7 @@ export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; ba
     options: resolved,
     tokens,
     revisions,
-    payloads: new Lru({ maxEntries: resolved.maxPayloads, maxWeight: resolved.maxPayloadBytes }),
+    payloads: new Lru({ maxEntries: resolved.maxPayloads, maxWeight: resolved.maxPayloadBytes, keepNewest: PAYLOADS_KEPT_OVER_WEIGHT }),
     building: new Map(),
     refresh: { scopes: new Map(), defaultEnvironment: false },
     background: background ?? runDetached,

@@ -11,7 +11,7 @@ export class Lru<K, V> {
   private totalWeight = 0
 
   constructor(
-    private readonly limits: { maxEntries: number; maxWeight?: number; ttlMs?: number; staleMs?: number },
+    private readonly limits: { maxEntries: number; maxWeight?: number; keepNewest?: number; ttlMs?: number; staleMs?: number },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -50,7 +50,8 @@ export class Lru<K, V> {
   /**
    * Stores the value as the newest entry, then forgets the oldest others until the bounds hold. The entry just set is
    * never forgotten, even heavier than `maxWeight` alone (then it is the only one kept): refusing it would make every
-   * caller of that key pay to rebuild it, which is what the cache is for.
+   * caller of that key pay to rebuild it, which is what the cache is for. Likewise the `keepNewest` newest entries are kept
+   * whatever their weight, so that a few scopes over the weight do not evict each other on every request.
    */
   set(key: K, value: V, weight = 1): void {
     this.delete(key)
@@ -58,7 +59,7 @@ export class Lru<K, V> {
     this.entries.set(key, { value, weight, storedAt: this.now() })
     this.totalWeight += weight
     for (const oldest of this.entries.keys()) {
-      if (oldest === key || (this.entries.size <= this.limits.maxEntries && this.totalWeight <= maxWeight)) break
+      if (oldest === key || this.entries.size <= Math.min(this.limits.keepNewest ?? 1, this.limits.maxEntries) || (this.entries.size <= this.limits.maxEntries && this.totalWeight <= maxWeight)) break
       this.delete(oldest)
     }
   }

@@ -204,6 +204,7 @@ describe('SDK polls on a warm isolate', () => {
 describe('SDK payloads shared between the isolates of a location (Cache API)', () => {
   it('a cold isolate answers its first poll from the payload another isolate loaded, without loading it, with the same ETag', async () => {
     const { flag, client } = await projectWithFlag(d)
+    const { client: unpolled } = await projectWithFlag(d)
     const loaded = await d.poll('a', client)
     expect(loaded.status, loaded.text).toBe(200)
     const etag = loaded.headers.get('etag')!
@@ -216,8 +217,12 @@ describe('SDK payloads shared between the isolates of a location (Cache API)', (
       expect(flagOf(cold, flag)?.enabled).toBe(true)
       const coldUnchanged = await d.poll('c', client, { etag })
       expect(coldUnchanged.status).toBe(304)
+      // A namePrefix narrows the scope's shared payload in memory: nothing to load.
+      const prefixed = await d.poll('c', client, { query: `?namePrefix=${flag}` })
+      expect(prefixed.status, prefixed.text).toBe(200)
+      expect(flagOf(prefixed, flag)?.enabled).toBe(true)
       // A payload nobody stored must be loaded, and cannot be now: the answers above did not load theirs.
-      expect((await d.poll('c', client, { query: `?namePrefix=${flag}` })).status).toBe(500)
+      expect((await d.poll('c', unpolled)).status).toBe(500)
     })
   })
 

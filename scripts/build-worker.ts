@@ -36,7 +36,12 @@ const DOCUMENT_FOLDER = 'docs'
 // Object's stream hub), which must run at the edge: 306 → 312.7 KiB measured with them. Workers take scripts of up to
 // 3 MiB (free) / 10 MiB (paid) gzipped; this budget is ours, to keep an isolate's start-up (parsing, building the
 // routes) short, and each raise says what paid for it.
-export const BUDGET_GZIP_BYTES = 320 * 1024
+// 320 → 326 KiB, TEMPORARY: the rest of Unleash's admin API, OpenFeature's OFREP routes, maintenance mode and the
+// import's and evaluation meter's checks, merged together, measure 325.6 KiB (each fitted alone, but made its room
+// with the same replacements: murmurhash3js, fast-json-patch, SQL indentation). The budget goes back to 320 KiB
+// by shrinking what is there (candidates: ipaddr.js 3.4 KiB, jsonpath-rfc9535 9.3 KiB, src/state/plan.ts 8.6 KiB)
+// before the compatibility issue is resolved.
+export const BUDGET_GZIP_BYTES = 326 * 1024
 
 const inZod = (importer: string) => /[\\/]zod[\\/]/.test(importer)
 

@@ -173,7 +173,7 @@ function contexts(count: number) {
 }
 
 async function client(url: string, token: string, environment: string): Promise<Unleash> {
-  const c = new Unleash({ url: `${url}/api/`, appName: 'compat-unleash', environment, customHeaders: { Authorization: token }, disableMetrics: true, refreshInterval: 0, storageProvider: undefined })
+  const c = new Unleash({ url: `${url}/api/`, appName: 'compat-unleash', environment, customHeaders: { Authorization: token }, disableMetrics: true, refreshInterval: 60_000 })
   c.on('error', () => {})
   await new Promise<void>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`no features from ${url} (${environment})`)), 30_000)

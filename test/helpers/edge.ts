@@ -38,7 +38,16 @@ export async function createEdgeApp(options: { delivery?: AppDeps['delivery'] } 
   })
   const adminToken = (await createToken(postgres.database.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'edge-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
 
+  /**
+   * Admin writes ask whether maintenance mode is on, which an isolate reads at most every few seconds: asked (with
+   * the admin token) before a counted write, so a count is the route's own.
+   */
+  async function knowMaintenance(method: string, path: string) {
+    if (method !== 'GET' && path.startsWith('/api/admin/') && !path.startsWith('/api/admin/maintenance')) await call('GET', '/api/admin/maintenance')
+  }
+
   async function call(method: string, path: string, options: { body?: unknown; token?: string | null } = {}) {
+    await knowMaintenance(method, path)
     const headers: Record<string, string> = {}
     const token = options.token === undefined ? adminToken : options.token
     if (token !== null) headers.authorization = token
@@ -62,6 +71,7 @@ export async function createEdgeApp(options: { delivery?: AppDeps['delivery'] } 
 
   /** A request as a browser makes it (cookies, form bodies, redirects answered, not followed), with the round trips it made before its response. */
   async function send(request: Request) {
+    await knowMaintenance(request.method, new URL(request.url).pathname)
     const bindings: EdgeBindings = { handle: openNeon(postgres.databaseUrl, { fetchEndpoint: postgres.fetchEndpoint, wsProxy: postgres.wsProxy }), background: [] }
     const before = postgres.roundTrips()
     const response = await app.request(request, undefined, bindings)

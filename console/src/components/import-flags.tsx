@@ -33,14 +33,16 @@ const flags = (n: number) => (n === 1 ? '1 flag' : `${n} flags`)
 
 /** What the import will do to the flags it names, from validate's warnings (its messages are Unleash's, which carry no counts). */
 function outcome(checked: Checked) {
-  const named = [...new Set(checked.data.features.map((f) => f.name))]
+  // A malformed document (validate lists its problems as errors) may have no list of flags.
+  const features = Array.isArray(checked.data.features) ? checked.data.features.filter((f) => f !== null && typeof f === 'object') : []
+  const named = [...new Set(features.map((f) => f.name))]
   const affected = (start: string) => new Set(checked.validation.warnings.find((w) => w.message.startsWith(start))?.affectedItems ?? [])
   const archived = affected('The following features will not be imported as they are currently archived')
   const overwritten = affected('The following features already exist in this project')
   const updated = named.filter((n) => overwritten.has(n)).length
   const left = named.filter((n) => archived.has(n)).length
   // A new flag the file says archived is created archived.
-  const createdArchived = named.filter((n) => !overwritten.has(n) && !archived.has(n) && checked.data.features.some((f) => f.name === n && f.archived === true)).length
+  const createdArchived = named.filter((n) => !overwritten.has(n) && !archived.has(n) && features.some((f) => f.name === n && f.archived === true)).length
   return { imported: named.length - left, created: named.length - left - updated, updated, left, createdArchived }
 }
 

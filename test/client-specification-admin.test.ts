@@ -38,8 +38,8 @@ interface Spec {
  */
 const KNOWN_OPERATORS = new Set(['IN', 'NOT_IN', 'STR_ENDS_WITH', 'STR_STARTS_WITH', 'STR_CONTAINS', 'NUM_EQ', 'NUM_GT', 'NUM_GTE', 'NUM_LT', 'NUM_LTE', 'DATE_AFTER', 'DATE_BEFORE', 'SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT', 'SEMVER_GTE', 'SEMVER_LTE', 'REGEX', 'IN_CIDR'])
 
-let segmentIdsOfSpec = new Set<number>()
-function uncreatable(f: SpecFeature, all: SpecFeature[]): string | undefined {
+/** Why the admin API refuses `f`, if it does; `segmentIdsOfSpec`: the segments its file defines (files run concurrently). */
+function uncreatable(f: SpecFeature, all: SpecFeature[], segmentIdsOfSpec: ReadonlySet<number>): string | undefined {
   if (encodeURIComponent(f.name) !== f.name) return 'name'
   for (const s of f.strategies ?? []) {
     for (const c of s.constraints ?? []) {
@@ -140,7 +140,7 @@ const F = '/api/admin/projects/default/features'
  */
 async function createState(t: TestApp, spec: Spec): Promise<{ refused: Record<string, string>; reweighted: Set<string> }> {
   const { features, segments, removed } = finalState(spec)
-  segmentIdsOfSpec = new Set(segments.map((s) => s.id))
+  const segmentIdsOfSpec = new Set(segments.map((s) => s.id))
   const segmentIds = new Map<number, number>()
   for (const s of segments) {
     const created = await ok(t, 'POST', '/api/admin/segments', { name: s.name ?? `segment-${s.id}`, constraints: s.constraints.map(constraintBody) })
@@ -156,7 +156,7 @@ async function createState(t: TestApp, spec: Spec): Promise<{ refused: Record<st
   }
   const created: SpecFeature[] = []
   for (const f of all) {
-    const why = uncreatable(f, all)
+    const why = uncreatable(f, all, segmentIdsOfSpec)
     const body = { name: f.name, ...(f.type ? { type: f.type } : {}) }
     if (why === 'name') await expectRefused(f, why, 'POST', F, body)
     else {
@@ -179,7 +179,7 @@ async function createState(t: TestApp, spec: Spec): Promise<{ refused: Record<st
           ? { variants: s.variants.map((v) => ({ name: v.name, weight: v.weight, weightType: v.weightType ?? 'variable', stickiness: v.stickiness ?? String(s.parameters?.stickiness ?? 'default'), ...(v.payload ? { payload: v.payload } : {}) })) }
           : {}),
       }
-      const why = uncreatable({ ...f, strategies: [s], dependencies: [] }, all)
+      const why = uncreatable({ ...f, strategies: [s], dependencies: [] }, all, segmentIdsOfSpec)
       if (why) await expectRefused(f, why, 'POST', `${base}/strategies`, body)
       else await ok(t, 'POST', `${base}/strategies`, body)
     }
@@ -193,7 +193,7 @@ async function createState(t: TestApp, spec: Spec): Promise<{ refused: Record<st
     for (const d of f.dependencies ?? []) {
       const body = { feature: d.feature, enabled: d.enabled ?? true, ...(d.variants ? { variants: d.variants } : {}) }
       const path = `${F}/${encodeURIComponent(f.name)}/dependencies`
-      const why = uncreatable({ ...f, strategies: [] }, all)
+      const why = uncreatable({ ...f, strategies: [] }, all, segmentIdsOfSpec)
       if (why === 'parent') await expectRefused(f, why, 'POST', path, body)
       else if (why === 'dependency' && !(f.name in refused)) {
         // The first link of a chain or cycle is made; the one that closes it is refused.

@@ -9,6 +9,7 @@ import type { Variant } from '../variants/schemas.js'
 import { avatarUrl } from '../users/avatar.js'
 import { stageRankOf } from './lifecycle.js'
 import type { Feature, FlagType } from './schemas.js'
+import { linksOf, type FeatureLink } from '../links/store.js'
 
 /** Who is reading (their favorites) and when (staleness). */
 export interface Viewer {
@@ -154,7 +155,9 @@ const lastSeenOf = (environments: { lastSeenAt: string | null }[]) =>
 const collaboratorsView = (rows: FeatureReadRow['collaborators']) =>
   Promise.all(rows.map(async (c) => ({ id: c.id ?? SYSTEM_USER_ID, name: c.name || 'unknown', imageUrl: await avatarUrl(c.name) })))
 
-const featureNamed = statement<FeatureReadRow>('flagpost_feature_named', () => featuresSql(sql`${features.name} = ${sql.placeholder('name')}`, sql.placeholder('principal')))
+const featureNamed = statement<FeatureReadRow & { links: FeatureLink[] }>('flagpost_feature_named', () =>
+  featuresSql(sql`${features.name} = ${sql.placeholder('name')}`, sql.placeholder('principal'), sql`${linksOf(sql.raw('f.name'))} as links`),
+)
 const projectFeatures = statement<FeatureReadRow>('flagpost_project_features', () =>
   featuresSql(sql`${features.project} = ${sql.placeholder('project')} and ${features.archivedAt} is null`, sql.placeholder('principal')),
 )
@@ -212,7 +215,7 @@ export async function toFeature(row: FeatureReadRow): Promise<{ feature: Feature
 export async function loadFeature(db: Db, name: string, viewer: Viewer, includeArchived = true): Promise<Feature | undefined> {
   const [row] = await featureNamed(db, { name, principal: viewer.principal })
   if (!row || (!includeArchived && row.archived_at !== null)) return undefined
-  return (await toFeature(row)).feature
+  return { ...(await toFeature(row)).feature, links: row.links }
 }
 
 // With the default strategies of the flag's project environments (as stored), which enabling an environment with

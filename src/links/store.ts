@@ -70,6 +70,12 @@ const liveFlag = sql`exists (select from ${features} f where f.name = ${p('featu
 /** The link is as it was read. */
 const asRead = sql`id = ${p('id')} and feature_name = ${p('feature')} and url = ${p('oldUrl')} and title is not distinct from ${p('oldTitle')}::text`
 
+/**
+ * A flag's links are part of what its GET shows, so a change of them moves the flag's version on (as every change
+ * of a flag does: src/flags/lock.ts), once the link change was made.
+ */
+const bumped = sql`update ${features} set version = version + 1 where name in (select feature_name from w0) returning name`
+
 const addStatement = eventsStatement('flagpost_add_feature_link', {
   alongside: [
     sql`insert into ${featureLinks} (id, feature_name, slot, url, title, created_at)
@@ -77,16 +83,17 @@ const addStatement = eventsStatement('flagpost_add_feature_link', {
       from (select g::smallint as slot from generate_series(0, ${MAX_LINKS_PER_FLAG - 1}) g
         where g not in (select slot from ${featureLinks} where feature_name = ${p('feature')}) order by g limit 1) free
       where ${liveFlag}
-      on conflict do nothing returning id`,
+      on conflict do nothing returning feature_name`,
+    bumped,
   ],
   guarded: true,
 })
 const updateStatement = eventsStatement('flagpost_update_feature_link', {
-  alongside: [sql`update ${featureLinks} set url = ${p('url')}, title = ${p('title')}::text where ${asRead} and ${liveFlag} returning id`],
+  alongside: [sql`update ${featureLinks} set url = ${p('url')}, title = ${p('title')}::text where ${asRead} and ${liveFlag} returning feature_name`, bumped],
   guarded: true,
 })
 const removeStatement = eventsStatement('flagpost_remove_feature_link', {
-  alongside: [sql`delete from ${featureLinks} where ${asRead} and ${liveFlag} returning id`],
+  alongside: [sql`delete from ${featureLinks} where ${asRead} and ${liveFlag} returning feature_name`, bumped],
   guarded: true,
 })
 

@@ -200,3 +200,52 @@ describe('who may change links', () => {
     expect(res.status, res.text).toBe(204)
   })
 })
+
+describe('flag export and import', () => {
+  const importBody = (project: string, features: string[], links: unknown) => ({ project, environment: 'development', data: { features: features.map((name) => ({ name })), featureStrategies: [], tagTypes: [], links } })
+
+  it("exports the flags' links as Unleash does ({ feature, links: [{ url, title }] }), and an import into a fresh instance recreates them", async () => {
+    const flag = await newFlag()
+    await ok(t, 'POST', linkPath(flag), { url: 'https://a.example/one', title: 'One' })
+    await ok(t, 'POST', linkPath(flag), { url: 'https://a.example/two' })
+    const exported = (await ok(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', features: [flag] })).body
+    expect(exported.links).toEqual([{ feature: flag, links: [{ url: 'https://a.example/one', title: 'One' }, { url: 'https://a.example/two', title: null }] }])
+
+    const other = await createTestApp()
+    try {
+      const res = await other.call('POST', '/api/admin/features-batch/import', { body: { project: 'default', environment: 'development', data: exported } })
+      expect(res.status, res.text).toBeLessThan(300)
+      const linked = (await other.call('GET', `/api/admin/projects/default/features/${flag}`)).body.links
+      expect(linked.map((l: any) => [l.url, l.title])).toEqual([['https://a.example/one', 'One'], ['https://a.example/two', null]])
+      const events = await other.query<{ type: string }>(`select type from events where feature_name = $1 and type like 'feature-link-%' order by id`, [flag])
+      expect(events.map((e) => e.type)).toEqual(['feature-link-added', 'feature-link-added'])
+    } finally {
+      await other.close()
+    }
+  })
+
+  it("replaces a listed flag's links with the import's, with feature-link-removed and -added; an unchanged list writes no link event", async () => {
+    const flag = await newFlag()
+    await ok(t, 'POST', linkPath(flag), { url: 'https://old.example/a' })
+    await ok(t, 'POST', linkPath(flag), { url: 'https://old.example/b' })
+    await ok(t, 'POST', '/api/admin/features-batch/import', importBody('default', [flag], [{ feature: flag, links: [{ url: 'new.example/c', title: 'C' }] }]))
+    expect((await linksOf(flag)).map((l) => [l.url, l.title])).toEqual([['https://new.example/c', 'C']])
+    expect((await eventsOf(flag)).slice(2).map((e) => [e.type, e.data, e.pre_data])).toEqual([
+      ['feature-link-removed', null, { url: 'https://old.example/a', title: null }],
+      ['feature-link-removed', null, { url: 'https://old.example/b', title: null }],
+      ['feature-link-added', { url: 'https://new.example/c', title: 'C' }, null],
+    ])
+    await ok(t, 'POST', '/api/admin/features-batch/import', importBody('default', [flag], [{ feature: flag, links: [{ url: 'https://new.example/c', title: 'C' }] }]))
+    expect(await eventsOf(flag)).toHaveLength(5)
+  })
+
+  it('refuses an import with a javascript: link or more than 10 links for a flag, writing nothing', async () => {
+    const flag = await newFlag()
+    await ok(t, 'POST', linkPath(flag), { url: 'https://kept.example' })
+    const bad = await t.call('POST', '/api/admin/features-batch/import', { body: importBody('default', [flag], [{ feature: flag, links: [{ url: 'javascript:alert(1)' }] }]) })
+    expect(bad.status, bad.text).toBe(400)
+    const many = await t.call('POST', '/api/admin/features-batch/import', { body: importBody('default', [flag], [{ feature: flag, links: [...Array(11).keys()].map((n) => ({ url: `https://many.example/${n}` })) }]) })
+    expect(many.status, many.text).toBe(400)
+    expect((await linksOf(flag)).map((l) => l.url)).toEqual(['https://kept.example'])
+  })
+})

@@ -22,8 +22,11 @@ const p = (name: string) => sql.placeholder(name)
  */
 export function normalizedLinkUrl(raw: string): string {
   const given = raw.trim()
-  const withScheme = given.startsWith('//') ? `https:${given}` : /^[a-z][a-z\d+.-]*:\/\//i.test(given) ? given : `https://${given}`
   const refuse = (why: string) => validationError(`Invalid URL: ${raw.slice(0, 100)} (${why})`, [{ path: 'body.url', message: why }])
+  // A scheme named (`javascript:`, `data:`, `mailto:`; not a host's port, `example.com:8080`) must be http(s).
+  const scheme = /^([a-z][a-z\d+.-]*):(?!\d)/i.exec(given)?.[1]?.toLowerCase()
+  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') throw refuse('only http and https links are allowed')
+  const withScheme = given.startsWith('//') ? `https:${given}` : /^[a-z][a-z\d+.-]*:\/\//i.test(given) ? given : `https://${given}`
   let url: URL
   try {
     url = new URL(withScheme)

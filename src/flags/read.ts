@@ -47,6 +47,7 @@ export interface FeatureReadRow {
   tags: { value: string; type: string }[]
   children: string[]
   dependencies: { feature: string; enabled: boolean; variants: string[] }[]
+  links: FeatureLink[]
   lifecycle: { stage: string; enteredStageAt: number } | null
   collaborators: { id: number | null; name: string }[]
   favorite: boolean
@@ -54,7 +55,7 @@ export interface FeatureReadRow {
 
 /**
  * Reads the live flags of a project in one query, however many there are: each flag with its environments,
- * strategies (and their segments), tags, dependencies, lifecycle stage, collaborators and whether the
+ * strategies (and their segments), tags, dependencies, links, lifecycle stage, collaborators and whether the
  * viewer made it a favorite, gathered by Postgres as JSON. One round trip instead of one per kind.
  */
 export async function loadFeatures(db: Db, projectId: string, viewer: Viewer): Promise<Feature[]> {
@@ -98,6 +99,7 @@ function featuresSql(where: SQL | undefined, principal: unknown, extra?: SQL): S
       coalesce((select json_agg(json_build_object('value', t.tag_value, 'type', t.tag_type) order by t.tag_type, t.tag_value) from feature_tags t where t.feature_name = f.name), '[]') as tags,
       ${childrenOf(flag)} as children,
       ${dependenciesOf(flag)} as dependencies,
+      ${linksOf(flag)} as links,
       (select json_build_object('stage', l.stage, 'enteredStageAt', ${epochMs('l.entered_stage_at')})
         from feature_lifecycles l where l.feature_name = f.name
         order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1) as lifecycle,
@@ -155,9 +157,7 @@ const lastSeenOf = (environments: { lastSeenAt: string | null }[]) =>
 const collaboratorsView = (rows: FeatureReadRow['collaborators']) =>
   Promise.all(rows.map(async (c) => ({ id: c.id ?? SYSTEM_USER_ID, name: c.name || 'unknown', imageUrl: await avatarUrl(c.name) })))
 
-const featureNamed = statement<FeatureReadRow & { links: FeatureLink[] }>('flagpost_feature_named', () =>
-  featuresSql(sql`${features.name} = ${sql.placeholder('name')}`, sql.placeholder('principal'), sql`${linksOf(sql.raw('f.name'))} as links`),
-)
+const featureNamed = statement<FeatureReadRow>('flagpost_feature_named', () => featuresSql(sql`${features.name} = ${sql.placeholder('name')}`, sql.placeholder('principal')))
 const projectFeatures = statement<FeatureReadRow>('flagpost_project_features', () =>
   featuresSql(sql`${features.project} = ${sql.placeholder('project')} and ${features.archivedAt} is null`, sql.placeholder('principal')),
 )
@@ -207,6 +207,7 @@ export async function toFeature(row: FeatureReadRow): Promise<{ feature: Feature
     },
     dependencies: row.dependencies,
     collaborators: { users: await collaboratorsView(row.collaborators) },
+    links: row.links,
   }
   return { feature, version: row.version, createdAtMs: row.created_at }
 }
@@ -215,7 +216,7 @@ export async function toFeature(row: FeatureReadRow): Promise<{ feature: Feature
 export async function loadFeature(db: Db, name: string, viewer: Viewer, includeArchived = true): Promise<Feature | undefined> {
   const [row] = await featureNamed(db, { name, principal: viewer.principal })
   if (!row || (!includeArchived && row.archived_at !== null)) return undefined
-  return { ...(await toFeature(row)).feature, links: row.links }
+  return (await toFeature(row)).feature
 }
 
 // With the default strategies of the flag's project environments (as stored), which enabling an environment with

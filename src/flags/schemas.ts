@@ -79,7 +79,7 @@ export const FeatureSchema = z
     links: z
       .array(z.object({ id: z.string(), url: z.string(), title: z.string().nullable() }))
       .optional()
-      .openapi({ description: "The flag's links, oldest first (its GET only)" }),
+      .openapi({ description: "The flag's links, oldest first" }),
   })
   .openapi('featureSchema')
 export type Feature = z.infer<typeof FeatureSchema>

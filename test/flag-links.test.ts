@@ -251,3 +251,42 @@ describe('flag export and import', () => {
     expect((await linksOf(flag)).map((l) => l.url)).toEqual(['https://kept.example'])
   })
 })
+
+describe('the instance state', () => {
+  it('carries links in its export (featureLinks) and restores them into a fresh instance, in order, within the feature-import event', async () => {
+    const flag = await newFlag()
+    await ok(t, 'POST', linkPath(flag), { url: 'https://state.example/1', title: 'First' })
+    await ok(t, 'POST', linkPath(flag), { url: 'https://state.example/2' })
+    const doc = (await ok(t, 'GET', '/api/admin/state/export')).body
+    expect(doc.featureLinks.filter((l: any) => l.featureName === flag)).toEqual([
+      { featureName: flag, url: 'https://state.example/1', title: 'First' },
+      { featureName: flag, url: 'https://state.example/2', title: null },
+    ])
+    const other = await createTestApp()
+    try {
+      const res = await other.call('POST', '/api/admin/state/import', { body: doc })
+      expect(res.status, res.text).toBe(202)
+      const links = (await other.call('GET', `/api/admin/projects/default/features/${flag}`)).body.links
+      expect(links.map((l: any) => [l.url, l.title])).toEqual([['https://state.example/1', 'First'], ['https://state.example/2', null]])
+      const [imported] = await other.query<{ data: any }>(`select data from events where type = 'feature-import' and feature_name = $1`, [flag])
+      expect(imported!.data.links).toEqual([{ url: 'https://state.example/1', title: 'First' }, { url: 'https://state.example/2', title: null }])
+      // Imported again unchanged: the flag is left as it is.
+      const again = await other.call('POST', '/api/admin/state/import', { body: doc })
+      expect(again.status, again.text).toBe(202)
+      expect((await other.call('GET', `/api/admin/projects/default/features/${flag}`)).body.links.map((l: any) => l.url)).toEqual(['https://state.example/1', 'https://state.example/2'])
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('refuses a document with a javascript: link or more than 10 links for a flag, writing nothing', async () => {
+    const flag = await newFlag()
+    const base = { version: 4, features: [{ name: flag, project: 'default' }] }
+    const bad = await t.call('POST', '/api/admin/state/import?keep=false', { body: { ...base, featureLinks: [{ featureName: flag, url: 'javascript:alert(1)', title: null }] } })
+    expect(bad.status, bad.text).toBe(400)
+    expect(bad.text).toContain('only http and https links are allowed')
+    const many = await t.call('POST', '/api/admin/state/import?keep=false', { body: { ...base, featureLinks: [...Array(11).keys()].map((n) => ({ featureName: flag, url: `https://many.example/${n}`, title: null })) } })
+    expect(many.status, many.text).toBe(400)
+    expect(await linksOf(flag)).toEqual([])
+  })
+})

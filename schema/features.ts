@@ -1,4 +1,5 @@
-import { boolean, foreignKey, index, integer, jsonb, pgTable, primaryKey, serial, text, timestamp, uuid } from 'drizzle-orm/pg-core'
+import { boolean, check, foreignKey, index, integer, jsonb, pgTable, primaryKey, serial, smallint, text, timestamp, unique, uuid } from 'drizzle-orm/pg-core'
+import { sql } from 'drizzle-orm'
 import { environments } from './environments.js'
 import { projects } from './projects.js'
 
@@ -197,3 +198,22 @@ export const favoriteProjects = pgTable(
   (t) => [primaryKey({ columns: [t.principal, t.project] })],
 )
 
+
+/**
+ * A flag's links (Unleash's feature links): at most 10 per flag, each in one of the slots 0..9, so that two
+ * concurrent adds cannot take the same slot and a flag never holds more (the unique slot is the limit).
+ */
+export const featureLinks = pgTable(
+  'feature_links',
+  {
+    id: text('id').primaryKey(),
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    slot: smallint('slot').notNull(),
+    url: text('url').notNull(),
+    title: text('title'),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [unique('feature_links_slot_unique').on(t.featureName, t.slot), check('feature_links_slot_range', sql`${t.slot} between 0 and 9`)],
+)

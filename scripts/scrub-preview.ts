@@ -111,6 +111,7 @@ export const PREVIEW_SCRUB = {
   tags: { action: 'keep', why: 'tags' },
   tag_types: { action: 'keep', why: 'tag types' },
   feature_dependencies: { action: 'keep', why: "flags' dependencies" },
+  feature_links: { action: 'keep', why: "flags' links (URLs and titles people chose to show everyone who reads the flag)" },
   feature_lifecycles: { action: 'keep', why: "flags' lifecycle stages" },
   favorite_features: { action: 'keep', why: 'favorites, by principal key (`user:<id>`, `token:<id>`)' },
   favorite_projects: { action: 'keep', why: 'favorites, by principal key' },

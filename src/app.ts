@@ -49,6 +49,7 @@ import { strategyDefinitionRoutes } from './strategy-definitions/routes.js'
 import { tagRoutes } from './tags/routes.js'
 import { tagTypeRoutes } from './tag-types/routes.js'
 import { dependencyRoutes } from './dependencies/routes.js'
+import { linkRoutes } from './links/routes.js'
 import { exportImportRoutes } from './export-import/routes.js'
 import { STATE_IMPORT_PATH, stateRoutes } from './state/routes.js'
 import { STATE_IMPORT_MAX_BYTES } from './state/schemas.js'
@@ -356,6 +357,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', tagRoutes)
   app.route('/', tagTypeRoutes)
   app.route('/', dependencyRoutes)
+  app.route('/', linkRoutes)
   app.route('/', dependencyOptionRoutes)
   app.route('/', exportImportRoutes)
   app.route('/', stateRoutes)

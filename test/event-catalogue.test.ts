@@ -56,6 +56,9 @@ const WALKED = [
   'feature-dependency-added',
   'feature-dependency-removed',
   'feature-dependencies-removed',
+  'feature-link-added',
+  'feature-link-updated',
+  'feature-link-removed',
   'feature-favorited',
   'feature-unfavorited',
   'project-favorited',
@@ -375,7 +378,7 @@ describe('the walk', () => {
     expected.push({ kind: 'feature-deleted', subject: (e) => e.featureName === 'basket', featureName: 'basket', project: 'warehouse', data: null, preData: gone })
   })
 
-  it("a flag's configuration: created, described, made stale and fresh, tagged, its strategies, switched, its variants, its dependencies, favorited, completed", async () => {
+  it("a flag's configuration: created, described, made stale and fresh, tagged, its strategies, switched, its variants, its dependencies, its links, favorited, completed", async () => {
     await send('POST', '/api/admin/projects', { id: 'garden', name: 'Garden' })
     const G = F('garden')
     const flag = (name: string) => get(`${G}/${name}`)
@@ -454,6 +457,17 @@ describe('the walk', () => {
     await send('DELETE', `${G}/tulips/dependencies`)
     // The dependencies that went, under a name (an event's preData is an object).
     expected.push({ kind: 'feature-dependencies-removed', subject: isFlag('tulips'), ...of('tulips'), data: null, preData: { dependencies: again } })
+
+    // Unleash's shape: the link's url and title, as stored (normalized), before and after.
+    await send('POST', `${G}/roses/link`, { url: 'example.com/roses/', title: 'Care guide' })
+    const [link] = (await flag('roses')).links
+    expect(link).toMatchObject({ url: 'https://example.com/roses', title: 'Care guide' })
+    expected.push({ kind: 'feature-link-added', subject: isFlag('roses'), ...of('roses'), data: { url: link.url, title: 'Care guide' } })
+    await send('PUT', `${G}/roses/link/${link.id}`, { url: 'https://example.com/pruning', title: null })
+    expected.push({ kind: 'feature-link-updated', subject: isFlag('roses'), ...of('roses'), data: { url: 'https://example.com/pruning', title: null }, preData: { url: link.url, title: 'Care guide' } })
+    await send('DELETE', `${G}/roses/link/${link.id}`)
+    expect((await flag('roses')).links).toEqual([])
+    expected.push({ kind: 'feature-link-removed', subject: isFlag('roses'), ...of('roses'), data: null, preData: { url: 'https://example.com/pruning', title: null } })
 
     // Unleash's shape: the flag or project and whether it is a favorite, before and after.
     await send('POST', `${G}/roses/favorites`)

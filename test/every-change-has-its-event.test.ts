@@ -508,6 +508,34 @@ const cases: Case[] = [
     events: ['feature-untagged'],
   },
   {
+    route: 'POST /api/admin/projects/{projectId}/features/{featureName}/link',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      return { path: `${features(project)}/${flag}/link`, body: { url: 'https://example.com/runbook', title: 'Runbook' } }
+    },
+    events: ['feature-link-added'],
+  },
+  {
+    route: 'PUT /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await ok(t, 'POST', `${features(project)}/${flag}/link`, { url: 'https://example.com/runbook' })
+      const [link] = (await ok(t, 'GET', `${features(project)}/${flag}`)).body.links
+      return { path: `${features(project)}/${flag}/link/${link.id}`, body: { url: 'https://example.com/other' } }
+    },
+    events: ['feature-link-updated'],
+  },
+  {
+    route: 'DELETE /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}',
+    request: async () => {
+      const { project, flag } = await flagInProject()
+      await ok(t, 'POST', `${features(project)}/${flag}/link`, { url: 'https://example.com/runbook' })
+      const [link] = (await ok(t, 'GET', `${features(project)}/${flag}`)).body.links
+      return { path: `${features(project)}/${flag}/link/${link.id}` }
+    },
+    events: ['feature-link-removed'],
+  },
+  {
     route: 'POST /api/admin/projects/{projectId}/features/{featureName}/favorites',
     request: async () => {
       const { project, flag } = await flagInProject()

@@ -22,6 +22,7 @@ let clientToken: string
 let frontendToken: string
 let targetUserId: number
 let strategyId: string
+let linkId: string
 let segmentId: number
 let addonId: number
 let changeRequestId: number
@@ -164,6 +165,9 @@ const writeRequests: Record<string, WriteRequest> = {
   'POST /api/admin/projects/{projectId}/features/{child}/dependencies': { path: () => `${F}/cart-child/dependencies`, body: { feature: 'cart' } },
   'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies/{parent}': { path: () => `${F}/cart-child/dependencies/cart` },
   'DELETE /api/admin/projects/{projectId}/features/{child}/dependencies': { path: () => `${F}/cart-child/dependencies` },
+  'POST /api/admin/projects/{projectId}/features/{featureName}/link': { path: () => `${F}/cart/link`, body: { url: 'https://example.com/runbook' } },
+  'PUT /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}': { path: () => `${F}/cart/link/${linkId}`, body: { url: 'https://example.com/other' } },
+  'DELETE /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}': { path: () => `${F}/cart/link/${linkId}` },
   'POST /api/admin/features-batch/import': { path: () => '/api/admin/features-batch/import', body: { project: 'shop', environment: 'development', data: { features: [{ name: 'cart' }], featureStrategies: [], tagTypes: [] } } },
   'POST /api/admin/migrate/unleash': { path: () => '/api/admin/migrate/unleash', body: { url: 'http://127.0.0.1:1', token: 'x', dryRun: true } },
   'POST /api/admin/state/import': { path: () => '/api/admin/state/import?keep=false', body: { version: 4, features: [{ name: 'cart', project: 'shop' }] } },
@@ -286,6 +290,8 @@ beforeAll(async () => {
   await ok('DELETE', `${F}/old`)
   await ok('POST', `${F}/cart/environments/development/strategies`, { name: 'default' })
   strategyId = (await ok('GET', `${F}/cart/environments/development/strategies`))[0].id
+  await ok('POST', `${F}/cart/link`, { url: 'https://example.com/runbook' })
+  linkId = (await ok('GET', `${F}/cart`)).links[0].id
   await ok('POST', '/api/admin/features/cart/tags', { type: 'team', value: 'payments' })
   segmentId = (await ok('POST', '/api/admin/segments', { name: 'beta', constraints: [] })).id
   await ok('POST', '/api/admin/context', { name: 'tier', legalValues: [{ value: 'gold' }] })
@@ -601,6 +607,10 @@ const grants: Grant[] = [
   { who: () => admin, role: 'Admin', method: 'POST', path: '/api/admin/state/import', body: { version: 4, tagTypes: [{ name: '{name}' }], features: [{ name: '{name}', project: 'other' }] }, given: name('restored'), status: 202 },
   // A tag type new to the registry needs CREATE_TAG_TYPE, which an Editor lacks.
   { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/features-batch/import', body: { project: 'other', environment: 'development', data: { features: [{ name: '{name}' }], featureStrategies: [], tagTypes: [{ name: '{name}' }], featureTags: [{ featureName: '{name}', tagType: '{name}', tagValue: 'x' }] } }, given: name('imported'), status: 403 },
+  // A flag's links need UPDATE_FEATURE in its project (as Unleash): a Member of shop, not of other; an Editor anywhere.
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/shop/features/{flag}/link', body: { url: 'https://example.com/member' }, given: flagIn('shop'), status: 204 },
+  { who: () => member, role: 'Member of shop', method: 'POST', path: '/api/admin/projects/other/features/{flag}/link', body: { url: 'https://example.com/member' }, given: flagIn('other'), status: 403 },
+  { who: () => editor, role: 'Editor', method: 'POST', path: '/api/admin/projects/other/features/{flag}/link', body: { url: 'https://example.com/editor' }, given: flagIn('other'), status: 204 },
 ]
 
 /** `value` with each `{key}` in its strings replaced by what `given` made. */

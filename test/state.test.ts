@@ -115,7 +115,7 @@ describe('GET /api/admin/state/export', () => {
     expect(doc.segments.map((s: { name: string }) => s.name).sort()).toEqual(['beta-users', 'shop-staff'])
     expect(doc.contextFields.find((c: { name: string }) => c.name === 'tier')).toEqual({ name: 'tier', description: null, stickiness: true, sortOrder: 0, legalValues: [{ value: 'gold' }, { value: 'silver', description: 'Second' }] })
     // No secret, and nothing about who may do what.
-    expect(Object.keys(doc).sort()).toEqual(['contextFields', 'environments', 'featureDependencies', 'featureEnvironments', 'featureStrategies', 'featureStrategySegments', 'featureTags', 'features', 'projects', 'segments', 'strategies', 'tagTypes', 'tags', 'version'])
+    expect(Object.keys(doc).sort()).toEqual(['contextFields', 'environments', 'featureDependencies', 'featureEnvironments', 'featureLinks', 'featureStrategies', 'featureStrategySegments', 'featureTags', 'features', 'projects', 'segments', 'strategies', 'tagTypes', 'tags', 'version'])
     expect(JSON.stringify(doc)).not.toMatch(/secret|password|token/i)
   })
 

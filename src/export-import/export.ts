@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { contextFields, environments, featureDependencies, featureEnvironments, features, featureStrategies, featureStrategySegments, featureTags, segments, tagTypes } from '../../schema/index.js'
+import { contextFields, environments, featureDependencies, featureLinks, featureEnvironments, features, featureStrategies, featureStrategySegments, featureTags, segments, tagTypes } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
@@ -27,7 +27,7 @@ const usesField = sql`exists (select from picked_strategies s where s.parameters
  * that an import recreates them archived) (those of private projects
  * hidden from them are left out, as unknown names are), with what importing them elsewhere needs from the
  * environment asked: their strategies (with segment ids), switches and variants, tags and the tag types used, the
- * segments and context fields the strategies and variants use, and their dependencies. One read, then
+ * segments and context fields the strategies and variants use, their dependencies and their links. One read, then
  * `features-exported` with the export as its data (as Unleash records it).
  */
 export async function exportFeatures(db: Db, caller: Author, hidden: readonly string[], query: ExportQuery): Promise<ExportResult> {
@@ -61,7 +61,10 @@ export async function exportFeatures(db: Db, caller: Author, hidden: readonly st
           where tt.name in (select tag_type from picked_tags)) as "tagTypes",
         (select coalesce(json_agg(json_build_object('feature', d.child, 'dependencies', d.parents) order by d.child), '[]') from (
           select d.child, json_agg(json_build_object('feature', d.parent, 'enabled', d.enabled, 'variants', d.variants) order by d.parent) as parents
-          from ${featureDependencies} d join picked on picked.name = d.child group by d.child) d) as dependencies`,
+          from ${featureDependencies} d join picked on picked.name = d.child group by d.child) d) as dependencies,
+        (select coalesce(json_agg(json_build_object('feature', l.feature_name, 'links', l.links) order by l.feature_name), '[]') from (
+          select l.feature_name, json_agg(json_build_object('url', l.url, 'title', l.title) order by l.created_at, l.id) as links
+          from ${featureLinks} l join picked on picked.name = l.feature_name group by l.feature_name) l) as links`,
   )
   const { environmentExists, ...result } = read!
   if (!environmentExists) throw notFound(`Could not find environment ${env}`)

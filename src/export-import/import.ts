@@ -1,5 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm'
-import { contextFields, featureDependencies, featureEnvironments, featureLifecycles, features, featureStrategies, featureStrategySegments, featureTags, projectEnvironments, projects, tags, tagTypes } from '../../schema/index.js'
+import { contextFields, featureDependencies, featureEnvironments, featureLinks, featureLifecycles, features, featureStrategies, featureStrategySegments, featureTags, projectEnvironments, projects, tags, tagTypes } from '../../schema/index.js'
 import { batch, queryRows, untilUnchanged, type Db } from '../db.js'
 import { validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
@@ -12,6 +12,7 @@ import { toVariants } from '../variants/store.js'
 import { checkedStrategy, chainsOf, inImportOrder, linksAfter } from './checks.js'
 import { defaultStrategyFor } from '../flags/store.js'
 import { flagTagsJson } from '../flags/lock.js'
+import { normalizedLinkUrl } from '../links/store.js'
 
 interface StoredStrategy {
   id: string
@@ -37,6 +38,7 @@ interface ProjectFlag {
   variants: unknown[]
   strategies: StoredStrategy[]
   tags: EventTag[]
+  links: { url: string; title: string | null }[]
 }
 
 interface ImportState extends ImportTarget {
@@ -63,7 +65,8 @@ function stateSql(input: ImportToggles): SQL {
         'strategies', (select coalesce(json_agg(json_build_object('id', fs.id, 'name', fs.strategy_name, 'title', fs.title, 'disabled', fs.disabled, 'featureName', fs.feature_name,
             'sortOrder', fs.sort_order, 'segments', ${segmentIdsOf(sql.raw('fs.id'))}, 'constraints', fs.constraints, 'variants', fs.variants, 'parameters', fs.parameters) order by fs.sort_order, fs.created_at, fs.id), '[]')
           from ${featureStrategies} fs where fs.feature_name = f.name and fs.environment = ${environment}),
-        'tags', ${flagTagsJson(sql.raw('f.name'))})
+        'tags', ${flagTagsJson(sql.raw('f.name'))},
+        'links', (select coalesce(json_agg(json_build_object('url', l.url, 'title', l.title) order by l.created_at, l.id), '[]') from ${featureLinks} l where l.feature_name = f.name))
         order by f.name), '[]')
       from ${features} f left join ${featureEnvironments} fe on fe.feature_name = f.name and fe.environment = ${environment}
       where f.name = any(${sql.param(names)}::text[]) and f.project = ${project} and f.archived_at is null) as own,
@@ -224,6 +227,18 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
     events.push({ ...about(row.child), type: 'feature-dependency-added', data: { feature: row.parent, enabled: row.enabled, variants: row.variants }, preData: before && { feature: before.parent, enabled: before.enabled, variants: before.variants } })
   }
 
+  // Links: as in Unleash, a flag the import lists has exactly the import's links after (checked as the link routes check them).
+  const linkRows: { feature: string; slot: number; url: string; title: string | null }[] = []
+  for (const d of (data.links ?? []).filter((d) => importedNames.has(d.feature))) {
+    if (linkRows.some((r) => r.feature === d.feature)) throw validationError(`The links of ${d.feature} are listed twice`)
+    const after = d.links.map((l, slot) => ({ feature: d.feature, slot, url: normalizedLinkUrl(l.url), title: l.title ?? null }))
+    const before = own.get(d.feature)?.links ?? []
+    linkRows.push(...after)
+    if (JSON.stringify(before) === JSON.stringify(after.map(({ url, title }) => ({ url, title })))) continue
+    for (const l of before) events.push({ ...about(d.feature), type: 'feature-link-removed', data: null, preData: l })
+    for (const { url, title } of after) events.push({ ...about(d.feature), type: 'feature-link-added', data: { url, title }, preData: null })
+  }
+
   events.push(...archivedEvents)
   events.push({ type: 'features-imported', project, environment, data: { features: flagRows.map((f) => f.name) } })
   return {
@@ -236,6 +251,8 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
       strategies: strategyRows,
       tags: [...tagsAfter].flatMap(([name, list]) => list.map((t) => ({ name, type: t.type, value: t.value }))),
       dependencies: dependencyRows,
+      links: linkRows,
+      linkedFlags: [...new Set(linkRows.map((r) => r.feature)), ...(data.links ?? []).filter((d) => importedNames.has(d.feature) && d.links.length === 0).map((d) => d.feature)],
     },
     now: caller.now,
   }
@@ -291,6 +308,13 @@ function writesSql(input: ImportToggles, values: ReturnType<typeof plan>['values
     sql`insert into ${featureDependencies} (child, parent, enabled, variants)
       select x.child, x.parent, x.enabled, x.variants from jsonb_to_recordset(${json(values.dependencies)}) as x (child text, parent text, enabled boolean, variants jsonb) where ${held}
       on conflict (child, parent) do update set enabled = excluded.enabled, variants = excluded.variants`,
+    // A listed flag's links by slot: the slots kept are overwritten, the others deleted (the parts run in no set order).
+    sql`delete from ${featureLinks} where ${held} and feature_name in (select x from jsonb_array_elements_text(${json(values.linkedFlags)}) x)
+      and (feature_name, slot) not in (select x.feature, x.slot from jsonb_to_recordset(${json(values.links)}) as x (feature text, slot smallint))`,
+    sql`insert into ${featureLinks} (id, feature_name, slot, url, title, created_at)
+      select gen_random_uuid()::text, x.feature, x.slot, x.url, x.title, ${at} + x.slot * interval '1 millisecond'
+      from jsonb_to_recordset(${json(values.links)}) as x (feature text, slot smallint, url text, title text) where ${held}
+      on conflict (feature_name, slot) do update set url = excluded.url, title = excluded.title, created_at = excluded.created_at`,
   ]
 }
 

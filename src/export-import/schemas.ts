@@ -1,4 +1,5 @@
 import * as z from '../http/zod.js'
+import { LinkSchema, MAX_LINKS_PER_FLAG } from '../links/schemas.js'
 import { ConstraintSchema, StrategySchema } from '../strategies/schemas.js'
 import { VariantSchema } from '../variants/schemas.js'
 
@@ -45,6 +46,7 @@ export const ExportResultSchema = z
     segments: z.array(z.object({ id: z.number().int(), name: z.string() })),
     tagTypes: z.array(ExportedTagType),
     dependencies: z.array(z.object({ feature: z.string(), dependencies: z.array(ExportedDependency) })),
+    links: z.array(z.object({ feature: z.string(), links: z.array(z.object({ url: z.string(), title: z.string().nullable() })) })).openapi({ description: 'The links of the flags that have any' }),
   })
   .openapi('exportResultSchema')
 export type ExportResult = z.infer<typeof ExportResultSchema>
@@ -94,6 +96,8 @@ export const ImportDataSchema = z.object({
   segments: z.array(z.object({ id: z.number().int(), name: z.string() })).max(1000).optional(),
   tagTypes: z.array(z.object({ name: z.string().trim().min(1).max(100), description: z.string().nullable().optional(), icon: z.string().nullable().optional(), color: z.string().nullable().optional() })).max(1000),
   dependencies: z.array(z.object({ feature: name, dependencies: z.array(z.object({ feature: name, enabled: z.boolean().optional(), variants: z.array(z.string()).optional() })).max(100) })).max(1000).optional(),
+  // Checked as the link routes check a link (src/links/schemas.ts); a flag listed here has exactly these links after.
+  links: z.array(z.object({ feature: name, links: z.array(LinkSchema).max(MAX_LINKS_PER_FLAG) })).max(1000).optional(),
 })
 export type ImportData = z.infer<typeof ImportDataSchema>
 

@@ -9,6 +9,7 @@ import type { Variant } from '../variants/schemas.js'
 import { avatarUrl } from '../users/avatar.js'
 import { stageRankOf } from './lifecycle.js'
 import type { Feature, FlagType } from './schemas.js'
+import { linksOf, type FeatureLink } from '../links/store.js'
 
 /** Who is reading (their favorites) and when (staleness). */
 export interface Viewer {
@@ -46,6 +47,7 @@ export interface FeatureReadRow {
   tags: { value: string; type: string }[]
   children: string[]
   dependencies: { feature: string; enabled: boolean; variants: string[] }[]
+  links: FeatureLink[]
   lifecycle: { stage: string; enteredStageAt: number } | null
   collaborators: { id: number | null; name: string }[]
   favorite: boolean
@@ -53,7 +55,7 @@ export interface FeatureReadRow {
 
 /**
  * Reads the live flags of a project in one query, however many there are: each flag with its environments,
- * strategies (and their segments), tags, dependencies, lifecycle stage, collaborators and whether the
+ * strategies (and their segments), tags, dependencies, links, lifecycle stage, collaborators and whether the
  * viewer made it a favorite, gathered by Postgres as JSON. One round trip instead of one per kind.
  */
 export async function loadFeatures(db: Db, projectId: string, viewer: Viewer): Promise<Feature[]> {
@@ -97,6 +99,7 @@ function featuresSql(where: SQL | undefined, principal: unknown, extra?: SQL): S
       coalesce((select json_agg(json_build_object('value', t.tag_value, 'type', t.tag_type) order by t.tag_type, t.tag_value) from feature_tags t where t.feature_name = f.name), '[]') as tags,
       ${childrenOf(flag)} as children,
       ${dependenciesOf(flag)} as dependencies,
+      ${linksOf(flag)} as links,
       (select json_build_object('stage', l.stage, 'enteredStageAt', ${epochMs('l.entered_stage_at')})
         from feature_lifecycles l where l.feature_name = f.name
         order by l.entered_stage_at desc, ${stageRankOf('l.stage')} desc limit 1) as lifecycle,
@@ -204,6 +207,7 @@ export async function toFeature(row: FeatureReadRow): Promise<{ feature: Feature
     },
     dependencies: row.dependencies,
     collaborators: { users: await collaboratorsView(row.collaborators) },
+    links: row.links,
   }
   return { feature, version: row.version, createdAtMs: row.created_at }
 }

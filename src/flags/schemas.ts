@@ -76,6 +76,10 @@ export const FeatureSchema = z
     lifecycle: z.object({ stage: z.enum(LIFECYCLE_STAGES), enteredStageAt: z.string() }),
     dependencies: z.array(DependencySchema),
     collaborators: z.object({ users: z.array(UserRefSchema) }),
+    links: z
+      .array(z.object({ id: z.string(), url: z.string(), title: z.string().nullable() }))
+      .optional()
+      .openapi({ description: "The flag's links, oldest first" }),
   })
   .openapi('featureSchema')
 export type Feature = z.infer<typeof FeatureSchema>

@@ -90,6 +90,7 @@ export async function readUnleash(get: UnleashGet): Promise<{ doc: StateImport; 
     featureStrategySegments: [],
     featureTags: [],
     featureDependencies: [],
+    featureLinks: [],
   }
   const builtIns = field(strategies, 'strategies').filter((s) => s.editable !== true && s.deprecated === true)
   if (builtIns.length > 0) notCarried.push(`built-in strategy types deprecated in Unleash (${builtIns.map((s) => s.name).join(', ')}): their deprecation is Flagpost's own`)
@@ -182,6 +183,11 @@ function addFlag(doc: Required<StateImport>, project: string, flag: Json) {
   for (const d of list(flag.dependencies)) {
     doc.featureDependencies.push({ child: name, parent: String(d.feature), enabled: d.enabled !== false, variants: Array.isArray(d.variants) ? (d.variants as string[]) : [] })
   }
+  // Unleash keeps data: and javascript:// links, which Flagpost refuses: only http(s) ones come along.
+  for (const l of list(flag.links)) {
+    const url = str(l.url)
+    if (url && /^https?:\/\//i.test(url)) doc.featureLinks.push({ featureName: name, url, title: str(l.title) ?? null })
+  }
 }
 
 /** The document without the flags named in `skip` (and everything of theirs). */
@@ -197,6 +203,7 @@ function withoutFlags(doc: StateImport, skip: Set<string>): StateImport {
     featureStrategySegments: doc.featureStrategySegments?.filter((s) => keptIds.has(s.featureStrategyId)),
     featureTags: doc.featureTags?.filter((t) => !skip.has(t.featureName)),
     featureDependencies: doc.featureDependencies?.filter((d) => !skip.has(d.child)),
+    featureLinks: doc.featureLinks?.filter((l) => !skip.has(l.featureName)),
   }
 }
 

@@ -3,6 +3,7 @@ import {
   contextFields,
   environments,
   featureDependencies,
+  featureLinks,
   featureEnvironments,
   features,
   featureStrategies,
@@ -65,6 +66,14 @@ function parts(query: StateExportQuery): SQL[] {
         sql`json_build_object('child', d.child, 'parent', d.parent, 'enabled', d.enabled, 'variants', d.variants)`,
         sql`from ${featureDependencies} d join ${features} f on f.name = d.child where ${live}`,
         'd.child, d.parent',
+      ),
+    )
+    add(
+      'featureLinks',
+      list(
+        sql`json_build_object('featureName', l.feature_name, 'url', l.url, 'title', l.title)`,
+        sql`from ${featureLinks} l join ${features} f on f.name = l.feature_name where ${live}`,
+        'l.feature_name, l.created_at, l.id',
       ),
     )
     if (query.tags) {

@@ -3,6 +3,7 @@ import {
   contextFields,
   environments,
   featureDependencies,
+  featureLinks,
   featureEnvironments,
   featureLifecycles,
   features,
@@ -145,6 +146,12 @@ function writesSql(w: Writes, caller: Caller): SQL[] {
   const written = w.flags.map((f) => f.name)
   when(written, () => sql`delete from ${featureDependencies} where child = any(${names(written)}) and ${held}
     and (child, parent) not in (select x.child, x.parent from ${rows(w.dependencies, 'child text, parent text')})`)
+  // A written flag's links by slot: the slots kept are overwritten, the others deleted (the parts run in no set order).
+  when(written, () => sql`delete from ${featureLinks} where feature_name = any(${names(written)}) and ${held}
+    and (feature_name, slot) not in (select x.feature, x.slot from ${rows(w.links, 'feature text, slot smallint')})`)
+  when(w.links, () => sql`insert into ${featureLinks} (id, feature_name, slot, url, title, created_at)
+    select gen_random_uuid()::text, x.feature, x.slot, x.url, x.title, ${at} + x.slot * interval '1 millisecond' from ${rows(w.links, 'feature text, slot smallint, url text, title text')} where ${held}
+    on conflict (feature_name, slot) do update set url = excluded.url, title = excluded.title, created_at = excluded.created_at`)
   when(w.dependencies, () => sql`insert into ${featureDependencies} (child, parent, enabled, variants)
     select x.child, x.parent, x.enabled, x.variants from ${rows(w.dependencies, 'child text, parent text, enabled boolean, variants jsonb')} where ${held}
     on conflict (child, parent) do update set enabled = excluded.enabled, variants = excluded.variants`)

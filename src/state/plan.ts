@@ -9,6 +9,8 @@ import { misfit, type ParameterDefinition } from '../strategy-definitions/fit.js
 import { normalizeVariants } from '../variants/weights.js'
 import type { Variant, VariantInput } from '../variants/schemas.js'
 import type { StateCounts, StateImport, StateImportQuery, StateImportResult } from './schemas.js'
+import { normalizedLinkUrl } from '../links/store.js'
+import { MAX_LINKS_PER_FLAG } from '../links/schemas.js'
 import type { StoredFlag, StoredProjectEnvironment, StoredState, StoredStrategy } from './read.js'
 
 /*
@@ -148,6 +150,7 @@ export interface FlagImage {
   archived: boolean
   environments: { name: string; enabled: boolean; variants: Variant[]; strategies: StrategyImage[] }[]
   dependencies: { parent: string; enabled: boolean; variants: string[] }[]
+  links: { url: string; title: string | null }[]
 }
 
 /** The rows the import writes, by table: each list explicit, so the statement only applies them. */
@@ -180,6 +183,7 @@ export interface Writes {
   strategiesRemoved: string[]
   strategySegments: { strategy: string; segment: number }[]
   dependencies: { child: string; parent: string; enabled: boolean; variants: string[] }[]
+  links: { feature: string; slot: number; url: string; title: string | null }[]
   featureTags: { feature: string; type: string; value: string }[]
   featureTagsRemoved: { feature: string; type: string; value: string }[]
   /** Flags whose answer the import changes without writing them (tags, environments, what a drop takes): their versions move on. */
@@ -249,6 +253,7 @@ function flagImageOf(f: StoredFlag): FlagImage {
       strategies: f.strategies.filter((s) => s.environment === e.name).map(strategyImageOf).sort(byOrder),
     })),
     dependencies: f.dependencies,
+    links: f.links,
   }
 }
 
@@ -301,6 +306,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     strategiesRemoved: [],
     strategySegments: [],
     dependencies: [],
+    links: [],
     featureTags: [],
     featureTagsRemoved: [],
     versions: [],
@@ -776,6 +782,8 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
       environments: environmentsAfter,
       // Without featureDependencies in the document, those it has (on flags that stay).
       dependencies: present('featureDependencies') ? [] : (before?.dependencies ?? []).filter((p) => (remains(p.parent) && !storedFlags.get(p.parent)!.archived) || docFlagNames.has(p.parent)),
+      // Without featureLinks in the document, those it has.
+      links: present('featureLinks') ? [] : (before?.links ?? []),
     })
     flagDecision.set(d.name, before ? 'overwrite' : 'create')
     createdAtOf.set(d.name, d.createdAt ?? '')
@@ -818,6 +826,19 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     // A flag written into another project takes no dependency across projects along.
     const across = finalChildrenOf(image.name).filter((c) => !written(c) && projectAfter(c) !== image.project)
     if (across.length > 0) problems.add(`body.features`, `${image.name} would be in project ${image.project}, away from the flags that depend on it (${across.join(', ')})`)
+  }
+
+  // Links of the flags written: checked as their routes check them, at most 10 a flag.
+  for (const [i, l] of (doc.featureLinks ?? []).entries()) {
+    if (skipped(l.featureName) || !knownFlag(l.featureName, at('featureLinks', i, 'featureName'), false) || !written(l.featureName)) continue
+    const image = images.get(l.featureName)!
+    try {
+      image.links.push({ url: normalizedLinkUrl(l.url), title: l.title ?? null })
+    } catch (error) {
+      problems.addError(error, () => at('featureLinks', i, 'url'))
+      continue
+    }
+    if (image.links.length === MAX_LINKS_PER_FLAG + 1) problems.add(at('featureLinks', i), `${l.featureName} has more than ${MAX_LINKS_PER_FLAG} links`)
   }
 
   // Decide each flag against what it is now; record and write those that change.
@@ -1029,6 +1050,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     }
     for (const s of before?.strategies ?? []) if (!targetIds.has(s.id)) writes.strategiesRemoved.push(s.id)
     for (const dep of image.dependencies) writes.dependencies.push({ child: name, ...dep })
+    for (const [slot, link] of image.links.entries()) writes.links.push({ feature: name, slot, ...link })
     events.push({ type: 'feature-import', project: image.project, featureName: name, tags: finalTags(name), data: image, preData: beforeImage ?? null })
   }
   for (const e of tagEvents) events.push({ ...e, tags: finalTags(e.featureName!) })

@@ -7,6 +7,7 @@ import {
   contextFields,
   environments,
   featureDependencies,
+  featureLinks,
   featureEnvironments,
   features,
   featureStrategies,
@@ -79,6 +80,7 @@ export interface StoredFlag {
   strategies: StoredStrategy[]
   tags: { type: string; value: string }[]
   dependencies: { parent: string; enabled: boolean; variants: string[] }[]
+  links: { url: string; title: string | null }[]
   children: string[]
 }
 
@@ -157,6 +159,7 @@ export function stateSql(options: StateReadOptions): SQL {
         'tags', ${flagTagsJson(sql.raw('f.name'))},
         'dependencies', (select coalesce(json_agg(json_build_object('parent', d.parent, 'enabled', d.enabled, 'variants', d.variants) order by d.parent), '[]')
           from ${featureDependencies} d where d.child = f.name),
+        'links', (select coalesce(json_agg(json_build_object('url', l.url, 'title', l.title) order by l.created_at, l.id), '[]') from ${featureLinks} l where l.feature_name = f.name),
         'children', (select coalesce(json_agg(d.child order by d.child), '[]') from ${featureDependencies} d where d.parent = f.name))`,
       sql`from ${features} f where f.name = any(${names}::text[])`,
       'f.name',

@@ -1,4 +1,5 @@
 import * as z from '../http/zod.js'
+import { LinkSchema } from '../links/schemas.js'
 import { compileWholeTextRegex, regexProblem } from '../evaluation/index.js'
 import { dateTime, pathSegmentName } from '../http/common-schemas.js'
 import { FlagTypeSchema } from '../flags/schemas.js'
@@ -163,6 +164,10 @@ export const StateSchema = z
       .array(z.object({ child: z.string(), parent: z.string(), enabled: z.boolean(), variants: z.array(z.string()) }))
       .optional()
       .openapi({ description: 'Flagpost: which flag depends on which' }),
+    featureLinks: z
+      .array(z.object({ featureName: z.string(), url: z.string(), title: z.string().nullable() }))
+      .optional()
+      .openapi({ description: "Flagpost: the flags' links, each flag's oldest first" }),
   })
   .openapi('stateSchema')
 export type StateDocument = z.infer<typeof StateSchema>
@@ -331,6 +336,7 @@ const ImportedContextField = z.object({
   project: z.string().min(1).max(100).nullable().optional().openapi({ description: "A project's own field: of that project (in the document, or a live project of the instance); absent or null: global" }),
 })
 
+const ImportedLink = z.object({ featureName: name, url: LinkSchema.shape.url, title: LinkSchema.shape.title })
 const ImportedDependency = z.object({ child: name, parent: name, enabled: z.boolean().nullable().optional(), variants: z.array(z.string().min(1).max(100)).max(100).nullable().optional() })
 
 export const StateImportSchema = z
@@ -349,6 +355,8 @@ export const StateImportSchema = z
     featureStrategySegments: z.array(z.object({ featureStrategyId: z.string().min(1).max(100), segmentId: z.number().int() })).max(RELATION_MAX).optional(),
     contextFields: z.array(ImportedContextField).max(1000).optional(),
     featureDependencies: z.array(ImportedDependency).max(LIST_MAX).optional(),
+    // Checked as the link routes check a link; a flag the document writes has exactly its links here (when present).
+    featureLinks: z.array(ImportedLink).max(RELATION_MAX).optional(),
   })
   .strict()
   .openapi('stateImportSchema')

@@ -1,4 +1,4 @@
-// The flag page's variants, strategy variants and tags, and the playground, in a real Chromium (test/browser/harness.ts).
+// The flag page's variants, strategy variants, links and tags, and the playground, in a real Chromium (test/browser/harness.ts).
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_PASSWORD, checkPage, comboboxOf, startConsole, type ConsoleUnderTest } from './harness.js'
@@ -66,6 +66,29 @@ describe('the flag page', { timeout: 60_000 }, () => {
     await dialog.waitFor({ state: 'hidden' })
     const strategies = await ui.adminApi('GET', `${FLAG}/environments/development/strategies`)
     expect(strategies[0].variants).toEqual([{ name: 'only-variant', weight: 1000, weightType: 'variable', stickiness: 'default' }])
+  })
+
+  it('adds, edits and removes a link, shown as a link opening in a new tab', async () => {
+    await page.goto(`${ui.url}/projects/shop/flags/banner`)
+    const links = page.getByRole('region', { name: 'Links' })
+    await links.getByText('No links.').waitFor()
+    await links.getByLabel('URL').fill('github.com/acme/shop/issues/7')
+    await links.getByLabel('Title').fill('Rollout issue')
+    await links.getByRole('button', { name: 'Add link' }).click()
+    const anchor = links.getByRole('link', { name: 'Rollout issue' })
+    await anchor.waitFor()
+    expect(await anchor.getAttribute('href')).toBe('https://github.com/acme/shop/issues/7')
+    expect(await anchor.getAttribute('target')).toBe('_blank')
+    await links.getByRole('button', { name: 'Edit link Rollout issue' }).click()
+    await links.getByLabel('URL').fill('javascript:alert(1)')
+    await links.getByRole('button', { name: 'Save link' }).click()
+    await links.getByText(/only http and https links are allowed/).waitFor()
+    await links.getByLabel('URL').fill('https://github.com/acme/shop/issues/8')
+    await links.getByRole('button', { name: 'Save link' }).click()
+    await expect.poll(async () => (await ui.adminApi('GET', FLAG)).links.map((l: { url: string }) => l.url)).toEqual(['https://github.com/acme/shop/issues/8'])
+    await links.getByRole('button', { name: 'Remove link Rollout issue' }).click()
+    await links.getByText('No links.').waitFor()
+    expect((await ui.adminApi('GET', FLAG)).links).toEqual([])
   })
 
   it('tags the flag with a new value of an existing type, and removes a tag', async () => {

@@ -2109,6 +2109,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/projects/{projectId}/features/{featureName}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a feature link
+         * @description Adds a link to the flag. At most 10 per flag (403 beyond, as Unleash). Needs UPDATE_FEATURE in the project. Links are metadata: SDKs never see them, so change requests do not apply (as in Unleash). 404 when the flag is not a live flag of the project. The URL is http or https (https:// is assumed without a scheme; credentials, a leading www. and a trailing slash are dropped, as Unleash does), at most 2048 characters; the title at most 250. The flag's links are its GET's `links`. Emits `feature-link-added` (data: url and title).
+         */
+        post: operations["createFeatureLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/projects/{projectId}/features/{featureName}/link/{linkId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update a feature link
+         * @description Replaces the URL and title of a link of the flag (404 for a link of another flag). Needs UPDATE_FEATURE in the project. Links are metadata: SDKs never see them, so change requests do not apply (as in Unleash). 404 when the flag is not a live flag of the project. The URL is http or https (https:// is assumed without a scheme; credentials, a leading www. and a trailing slash are dropped, as Unleash does), at most 2048 characters; the title at most 250. The flag's links are its GET's `links`. Emits `feature-link-updated` (data and preData: url and title).
+         */
+        put: operations["updateFeatureLink"];
+        post?: never;
+        /**
+         * Delete a feature link
+         * @description Removes a link of the flag (404 for a link of another flag). Needs UPDATE_FEATURE in the project; no change request applies. Emits `feature-link-removed` (preData: url and title).
+         */
+        delete: operations["deleteFeatureLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/{projectId}/dependencies": {
         parameters: {
             query?: never;
@@ -2220,7 +2264,7 @@ export interface paths {
         put?: never;
         /**
          * Import feature flags into a project environment
-         * @description Applies `data` (an export) to `project` and `environment`, all or nothing. Refused with 400 (the ValidationError's `details` are validate's errors) when `/validate` reports an error, and with 403 when the caller lacks a permission validate lists (UPDATE_FEATURE always; CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY (also for the default strategy an enabled flag gets), UPDATE_FEATURE_ENVIRONMENT_VARIANTS, and UPDATE_FEATURE_ENVIRONMENT where it changes a switch (unlike Unleash, as the switch route), in the environment, as the import needs them). Each strategy is checked as `POST …/strategies` checks it (its schema: rollout, constraint values, semver, CIDR, REGEX; its type's parameters; legal values of context fields), else 400 naming where (Unleash writes them unchecked). Where the environment requires change requests the import is refused with 403 unless the caller may skip them (Unleash would open a change request instead); an import setting dependencies, or changing an existing flag's type or impressionData (which SDKs of every environment receive, as `PATCH …/features/{featureName}`), needs that in each environment of the project requiring them. Flags archived in the project are left out; a new flag the export says `archived` is created archived (unlike Unleash, which refuses it; needs DELETE_FEATURE). In one write: missing flags are created (type, description, impression data, stale from the export) and the project's are updated; their strategies in the environment are replaced, in the order of their `sortOrder` (else of the file) (segments mapped by name to the segment of that name, global or the project's), their switch set and their variants set where the export has some; an enabled flag left with no active strategy gets the default `flexibleRollout` 100%; their tags are replaced (missing tag types and tags created), missing context fields created, and the export's dependencies replace the children's (one parent, no chains, else 400). Records, as Unleash's import, `tag-type-created`, `context-field-created`, `feature-created` or `feature-metadata-updated` (with `feature-stale-on`/`-off` where stale changes), `feature-strategy-remove` (Unleash records none), `feature-strategy-add`, `feature-environment-variants-updated`, `feature-environment-enabled`/`-disabled` where the switch changes, `tag-created`, `feature-untagged`/`feature-tagged` for real changes (Unleash re-tags every tag), `feature-dependency-added`, `feature-archived` for a flag created archived, then `features-imported`. 409 for a context field whose name a private project's field holds. 404 for a project the caller may not see, or one without the environment.
+         * @description Applies `data` (an export) to `project` and `environment`, all or nothing. Refused with 400 (the ValidationError's `details` are validate's errors) when `/validate` reports an error, and with 403 when the caller lacks a permission validate lists (UPDATE_FEATURE always; CREATE_FEATURE, CREATE_TAG_TYPE, CREATE_CONTEXT_FIELD, DELETE_FEATURE_STRATEGY, CREATE_FEATURE_STRATEGY (also for the default strategy an enabled flag gets), UPDATE_FEATURE_ENVIRONMENT_VARIANTS, and UPDATE_FEATURE_ENVIRONMENT where it changes a switch (unlike Unleash, as the switch route), in the environment, as the import needs them). Each strategy is checked as `POST …/strategies` checks it (its schema: rollout, constraint values, semver, CIDR, REGEX; its type's parameters; legal values of context fields), else 400 naming where (Unleash writes them unchecked). Where the environment requires change requests the import is refused with 403 unless the caller may skip them (Unleash would open a change request instead); an import setting dependencies, or changing an existing flag's type or impressionData (which SDKs of every environment receive, as `PATCH …/features/{featureName}`), needs that in each environment of the project requiring them. Flags archived in the project are left out; a new flag the export says `archived` is created archived (unlike Unleash, which refuses it; needs DELETE_FEATURE). In one write: missing flags are created (type, description, impression data, stale from the export) and the project's are updated; their strategies in the environment are replaced, in the order of their `sortOrder` (else of the file) (segments mapped by name to the segment of that name, global or the project's), their switch set and their variants set where the export has some; an enabled flag left with no active strategy gets the default `flexibleRollout` 100%; their tags are replaced (missing tag types and tags created), missing context fields created, and the export's dependencies replace the children's (one parent, no chains, else 400). Records, as Unleash's import, `tag-type-created`, `context-field-created`, `feature-created` or `feature-metadata-updated` (with `feature-stale-on`/`-off` where stale changes), `feature-strategy-remove` (Unleash records none), `feature-strategy-add`, `feature-environment-variants-updated`, `feature-environment-enabled`/`-disabled` where the switch changes, `tag-created`, `feature-untagged`/`feature-tagged` for real changes (Unleash re-tags every tag), `feature-dependency-added`, `feature-link-removed`/`feature-link-added` where the links of a listed flag change (they become those of the import, as in Unleash), `feature-archived` for a flag created archived, then `features-imported`. 409 for a context field whose name a private project's field holds. 404 for a project the caller may not see, or one without the environment.
          */
         post: operations["importToggles"];
         delete?: never;
@@ -4855,6 +4899,12 @@ export interface components {
                     imageUrl: string;
                 }[];
             };
+            /** @description The flag's links, oldest first (its GET only) */
+            links?: {
+                id: string;
+                url: string;
+                title: string | null;
+            }[];
         };
         featureEnvironmentSchema: {
             name: string;
@@ -5239,7 +5289,7 @@ export interface components {
             parameters: {
                 [key: string]: string;
             };
-            events: ("application-created" | "feature-created" | "feature-deleted" | "feature-updated" | "feature-metadata-updated" | "feature-variants-updated" | "feature-environment-variants-updated" | "feature-project-change" | "feature-archived" | "feature-revived" | "feature-import" | "feature-tagged" | "feature-tag-import" | "feature-strategy-update" | "feature-strategy-add" | "feature-strategy-remove" | "feature-type-updated" | "feature-completed" | "feature-uncompleted" | "strategy-order-changed" | "drop-feature-tags" | "feature-untagged" | "feature-stale-on" | "feature-stale-off" | "drop-features" | "feature-environment-enabled" | "feature-environment-disabled" | "strategy-created" | "strategy-deleted" | "strategy-deprecated" | "strategy-reactivated" | "strategy-updated" | "strategy-import" | "drop-strategies" | "context-field-created" | "context-field-updated" | "context-field-deleted" | "project-access-added" | "project-access-user-roles-updated" | "project-access-group-roles-updated" | "project-access-user-roles-deleted" | "project-access-group-roles-deleted" | "project-access-updated" | "project-created" | "project-updated" | "project-deleted" | "project-archived" | "project-revived" | "project-import" | "project-user-added" | "project-user-removed" | "project-user-role-changed" | "project-group-role-changed" | "project-group-added" | "project-group-removed" | "role-created" | "role-updated" | "role-deleted" | "drop-projects" | "tag-created" | "tag-deleted" | "tag-import" | "drop-tags" | "tag-type-created" | "tag-type-deleted" | "tag-type-updated" | "tag-type-import" | "drop-tag-types" | "addon-config-created" | "addon-config-updated" | "addon-config-deleted" | "db-pool-update" | "user-created" | "user-updated" | "user-deleted" | "drop-environments" | "environment-import" | "environment-created" | "environment-updated" | "environment-deleted" | "segment-created" | "segment-updated" | "segment-deleted" | "group-created" | "group-updated" | "group-deleted" | "group-user-added" | "group-user-removed" | "setting-created" | "setting-updated" | "maintenance-mode-toggled" | "setting-deleted" | "client-metrics" | "client-register" | "pat-created" | "pat-deleted" | "public-signup-token-created" | "public-signup-token-user-added" | "public-signup-token-updated" | "change-request-created" | "change-request-discarded" | "change-added" | "change-discarded" | "change-edited" | "change-request-rejected" | "change-request-approved" | "change-request-approval-added" | "change-request-cancelled" | "change-request-sent-to-review" | "change-request-schedule-suspended" | "change-request-applied" | "change-request-scheduled" | "change-request-scheduled-application-success" | "change-request-scheduled-application-failure" | "change-request-configuration-updated" | "api-token-created" | "api-token-updated" | "api-token-deleted" | "feature-favorited" | "feature-unfavorited" | "project-favorited" | "project-unfavorited" | "features-exported" | "features-imported" | "service-account-created" | "service-account-deleted" | "service-account-updated" | "feature-potentially-stale-on" | "feature-dependency-added" | "feature-dependency-removed" | "feature-dependencies-removed" | "banner-created" | "banner-updated" | "banner-deleted" | "project-environment-added" | "project-environment-removed" | "default-strategy-updated" | "segment-import" | "signal-endpoint-created" | "signal-endpoint-updated" | "signal-endpoint-deleted" | "signal-endpoint-token-created" | "signal-endpoint-token-updated" | "signal-endpoint-token-deleted" | "actions-created" | "actions-updated" | "actions-deleted")[];
+            events: ("application-created" | "feature-created" | "feature-deleted" | "feature-updated" | "feature-metadata-updated" | "feature-variants-updated" | "feature-environment-variants-updated" | "feature-project-change" | "feature-archived" | "feature-revived" | "feature-import" | "feature-tagged" | "feature-tag-import" | "feature-strategy-update" | "feature-strategy-add" | "feature-strategy-remove" | "feature-type-updated" | "feature-completed" | "feature-uncompleted" | "strategy-order-changed" | "drop-feature-tags" | "feature-untagged" | "feature-stale-on" | "feature-stale-off" | "drop-features" | "feature-environment-enabled" | "feature-environment-disabled" | "strategy-created" | "strategy-deleted" | "strategy-deprecated" | "strategy-reactivated" | "strategy-updated" | "strategy-import" | "drop-strategies" | "context-field-created" | "context-field-updated" | "context-field-deleted" | "project-access-added" | "project-access-user-roles-updated" | "project-access-group-roles-updated" | "project-access-user-roles-deleted" | "project-access-group-roles-deleted" | "project-access-updated" | "project-created" | "project-updated" | "project-deleted" | "project-archived" | "project-revived" | "project-import" | "project-user-added" | "project-user-removed" | "project-user-role-changed" | "project-group-role-changed" | "project-group-added" | "project-group-removed" | "role-created" | "role-updated" | "role-deleted" | "drop-projects" | "tag-created" | "tag-deleted" | "tag-import" | "drop-tags" | "tag-type-created" | "tag-type-deleted" | "tag-type-updated" | "tag-type-import" | "drop-tag-types" | "addon-config-created" | "addon-config-updated" | "addon-config-deleted" | "db-pool-update" | "user-created" | "user-updated" | "user-deleted" | "drop-environments" | "environment-import" | "environment-created" | "environment-updated" | "environment-deleted" | "segment-created" | "segment-updated" | "segment-deleted" | "group-created" | "group-updated" | "group-deleted" | "group-user-added" | "group-user-removed" | "setting-created" | "setting-updated" | "maintenance-mode-toggled" | "setting-deleted" | "client-metrics" | "client-register" | "pat-created" | "pat-deleted" | "public-signup-token-created" | "public-signup-token-user-added" | "public-signup-token-updated" | "change-request-created" | "change-request-discarded" | "change-added" | "change-discarded" | "change-edited" | "change-request-rejected" | "change-request-approved" | "change-request-approval-added" | "change-request-cancelled" | "change-request-sent-to-review" | "change-request-schedule-suspended" | "change-request-applied" | "change-request-scheduled" | "change-request-scheduled-application-success" | "change-request-scheduled-application-failure" | "change-request-configuration-updated" | "api-token-created" | "api-token-updated" | "api-token-deleted" | "feature-favorited" | "feature-unfavorited" | "project-favorited" | "project-unfavorited" | "features-exported" | "features-imported" | "service-account-created" | "service-account-deleted" | "service-account-updated" | "feature-potentially-stale-on" | "feature-dependency-added" | "feature-dependency-removed" | "feature-dependencies-removed" | "feature-link-added" | "feature-link-updated" | "feature-link-removed" | "banner-created" | "banner-updated" | "banner-deleted" | "project-environment-added" | "project-environment-removed" | "default-strategy-updated" | "segment-import" | "signal-endpoint-created" | "signal-endpoint-updated" | "signal-endpoint-deleted" | "signal-endpoint-token-created" | "signal-endpoint-token-updated" | "signal-endpoint-token-deleted" | "actions-created" | "actions-updated" | "actions-deleted")[];
             /** @description Empty or absent: every project */
             projects?: string[];
             /** @description Empty or absent: every environment */
@@ -5264,7 +5314,7 @@ export interface components {
             id: number;
             createdAt: string;
             /** @enum {string} */
-            type: "application-created" | "feature-created" | "feature-deleted" | "feature-updated" | "feature-metadata-updated" | "feature-variants-updated" | "feature-environment-variants-updated" | "feature-project-change" | "feature-archived" | "feature-revived" | "feature-import" | "feature-tagged" | "feature-tag-import" | "feature-strategy-update" | "feature-strategy-add" | "feature-strategy-remove" | "feature-type-updated" | "feature-completed" | "feature-uncompleted" | "strategy-order-changed" | "drop-feature-tags" | "feature-untagged" | "feature-stale-on" | "feature-stale-off" | "drop-features" | "feature-environment-enabled" | "feature-environment-disabled" | "strategy-created" | "strategy-deleted" | "strategy-deprecated" | "strategy-reactivated" | "strategy-updated" | "strategy-import" | "drop-strategies" | "context-field-created" | "context-field-updated" | "context-field-deleted" | "project-access-added" | "project-access-user-roles-updated" | "project-access-group-roles-updated" | "project-access-user-roles-deleted" | "project-access-group-roles-deleted" | "project-access-updated" | "project-created" | "project-updated" | "project-deleted" | "project-archived" | "project-revived" | "project-import" | "project-user-added" | "project-user-removed" | "project-user-role-changed" | "project-group-role-changed" | "project-group-added" | "project-group-removed" | "role-created" | "role-updated" | "role-deleted" | "drop-projects" | "tag-created" | "tag-deleted" | "tag-import" | "drop-tags" | "tag-type-created" | "tag-type-deleted" | "tag-type-updated" | "tag-type-import" | "drop-tag-types" | "addon-config-created" | "addon-config-updated" | "addon-config-deleted" | "db-pool-update" | "user-created" | "user-updated" | "user-deleted" | "drop-environments" | "environment-import" | "environment-created" | "environment-updated" | "environment-deleted" | "segment-created" | "segment-updated" | "segment-deleted" | "group-created" | "group-updated" | "group-deleted" | "group-user-added" | "group-user-removed" | "setting-created" | "setting-updated" | "maintenance-mode-toggled" | "setting-deleted" | "client-metrics" | "client-register" | "pat-created" | "pat-deleted" | "public-signup-token-created" | "public-signup-token-user-added" | "public-signup-token-updated" | "change-request-created" | "change-request-discarded" | "change-added" | "change-discarded" | "change-edited" | "change-request-rejected" | "change-request-approved" | "change-request-approval-added" | "change-request-cancelled" | "change-request-sent-to-review" | "change-request-schedule-suspended" | "change-request-applied" | "change-request-scheduled" | "change-request-scheduled-application-success" | "change-request-scheduled-application-failure" | "change-request-configuration-updated" | "api-token-created" | "api-token-updated" | "api-token-deleted" | "feature-favorited" | "feature-unfavorited" | "project-favorited" | "project-unfavorited" | "features-exported" | "features-imported" | "service-account-created" | "service-account-deleted" | "service-account-updated" | "feature-potentially-stale-on" | "feature-dependency-added" | "feature-dependency-removed" | "feature-dependencies-removed" | "banner-created" | "banner-updated" | "banner-deleted" | "project-environment-added" | "project-environment-removed" | "default-strategy-updated" | "segment-import" | "signal-endpoint-created" | "signal-endpoint-updated" | "signal-endpoint-deleted" | "signal-endpoint-token-created" | "signal-endpoint-token-updated" | "signal-endpoint-token-deleted" | "actions-created" | "actions-updated" | "actions-deleted";
+            type: "application-created" | "feature-created" | "feature-deleted" | "feature-updated" | "feature-metadata-updated" | "feature-variants-updated" | "feature-environment-variants-updated" | "feature-project-change" | "feature-archived" | "feature-revived" | "feature-import" | "feature-tagged" | "feature-tag-import" | "feature-strategy-update" | "feature-strategy-add" | "feature-strategy-remove" | "feature-type-updated" | "feature-completed" | "feature-uncompleted" | "strategy-order-changed" | "drop-feature-tags" | "feature-untagged" | "feature-stale-on" | "feature-stale-off" | "drop-features" | "feature-environment-enabled" | "feature-environment-disabled" | "strategy-created" | "strategy-deleted" | "strategy-deprecated" | "strategy-reactivated" | "strategy-updated" | "strategy-import" | "drop-strategies" | "context-field-created" | "context-field-updated" | "context-field-deleted" | "project-access-added" | "project-access-user-roles-updated" | "project-access-group-roles-updated" | "project-access-user-roles-deleted" | "project-access-group-roles-deleted" | "project-access-updated" | "project-created" | "project-updated" | "project-deleted" | "project-archived" | "project-revived" | "project-import" | "project-user-added" | "project-user-removed" | "project-user-role-changed" | "project-group-role-changed" | "project-group-added" | "project-group-removed" | "role-created" | "role-updated" | "role-deleted" | "drop-projects" | "tag-created" | "tag-deleted" | "tag-import" | "drop-tags" | "tag-type-created" | "tag-type-deleted" | "tag-type-updated" | "tag-type-import" | "drop-tag-types" | "addon-config-created" | "addon-config-updated" | "addon-config-deleted" | "db-pool-update" | "user-created" | "user-updated" | "user-deleted" | "drop-environments" | "environment-import" | "environment-created" | "environment-updated" | "environment-deleted" | "segment-created" | "segment-updated" | "segment-deleted" | "group-created" | "group-updated" | "group-deleted" | "group-user-added" | "group-user-removed" | "setting-created" | "setting-updated" | "maintenance-mode-toggled" | "setting-deleted" | "client-metrics" | "client-register" | "pat-created" | "pat-deleted" | "public-signup-token-created" | "public-signup-token-user-added" | "public-signup-token-updated" | "change-request-created" | "change-request-discarded" | "change-added" | "change-discarded" | "change-edited" | "change-request-rejected" | "change-request-approved" | "change-request-approval-added" | "change-request-cancelled" | "change-request-sent-to-review" | "change-request-schedule-suspended" | "change-request-applied" | "change-request-scheduled" | "change-request-scheduled-application-success" | "change-request-scheduled-application-failure" | "change-request-configuration-updated" | "api-token-created" | "api-token-updated" | "api-token-deleted" | "feature-favorited" | "feature-unfavorited" | "project-favorited" | "project-unfavorited" | "features-exported" | "features-imported" | "service-account-created" | "service-account-deleted" | "service-account-updated" | "feature-potentially-stale-on" | "feature-dependency-added" | "feature-dependency-removed" | "feature-dependencies-removed" | "feature-link-added" | "feature-link-updated" | "feature-link-removed" | "banner-created" | "banner-updated" | "banner-deleted" | "project-environment-added" | "project-environment-removed" | "default-strategy-updated" | "segment-import" | "signal-endpoint-created" | "signal-endpoint-updated" | "signal-endpoint-deleted" | "signal-endpoint-token-created" | "signal-endpoint-token-updated" | "signal-endpoint-token-deleted" | "actions-created" | "actions-updated" | "actions-deleted";
             createdBy: string;
             createdByUserId: number | null;
             environment: string | null;
@@ -5677,6 +5727,18 @@ export interface components {
             /** @description Variants the parent must resolve to; only when `enabled` is true. Empty or absent: any variant */
             variants?: string[];
         };
+        linkSchema: {
+            /**
+             * @description The URL the flag is linked to: http or https (https:// is assumed when no scheme is given)
+             * @example https://github.com/search?q=cleanupReminder&type=code
+             */
+            url: string;
+            /**
+             * @description The description of the link
+             * @example Github cleanup
+             */
+            title?: string | null;
+        };
         dependenciesExistSchema: boolean;
         parentFeatureOptionsSchema: string[];
         parentVariantOptionsSchema: string[];
@@ -5731,6 +5793,14 @@ export interface components {
                     feature: string;
                     enabled: boolean;
                     variants: string[];
+                }[];
+            }[];
+            /** @description The links of the flags that have any */
+            links: {
+                feature: string;
+                links: {
+                    url: string;
+                    title: string | null;
                 }[];
             }[];
         };
@@ -5860,6 +5930,10 @@ export interface components {
                         enabled?: boolean;
                         variants?: string[];
                     }[];
+                }[];
+                links?: {
+                    feature: string;
+                    links: components["schemas"]["linkSchema"][];
                 }[];
             };
         };
@@ -16593,6 +16667,196 @@ export interface operations {
         responses: {
             /** @description The dependency was removed */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    createFeatureLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                featureName: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["linkSchema"];
+            };
+        };
+        responses: {
+            /** @description The link was added */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateFeatureLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                featureName: string;
+                linkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["linkSchema"];
+            };
+        };
+        responses: {
+            /** @description The link was updated */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    deleteFeatureLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+                featureName: string;
+                linkId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link was removed */
+            204: {
                 headers: {
                     [name: string]: unknown;
                 };

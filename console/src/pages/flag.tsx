@@ -11,6 +11,7 @@ import { Loading } from '../components/loading'
 import { ConstraintEditor } from '../components/constraint-editor'
 import { FlagDependencies, FlagHistory, FlagLifecycle, flagKey, FlagTags, PendingChangeRequests } from '../components/flag-details'
 import { FlagActions } from '../components/flag-actions'
+import { FlagLinks } from '../components/flag-links'
 import { ParameterInput, parameterProblem, useStrategyTypes } from '../components/strategy-parameters'
 import { VariantsEditor } from '../components/variants-editor'
 import { addToDraft, changeRequestsKey, useChangeRequestEnvironments, type Change } from '../api/change-requests'
@@ -26,7 +27,7 @@ type FlagEnvironment = Schemas['featureEnvironmentSchema']
 type Strategy = Schemas['featureStrategySchema']
 
 /**
- * A flag: its metadata, tags, lifecycle and dependencies; per environment its switch, strategies and variants;
+ * A flag: its metadata, tags, links, lifecycle and dependencies; per environment its switch, strategies and variants;
  * its history. Where an environment requires change requests of the caller, its changes go into their draft.
  */
 export default function FlagPage({ projectId, flagName }: { projectId: string; flagName: string }) {
@@ -55,6 +56,7 @@ export default function FlagPage({ projectId, flagName }: { projectId: string; f
       <PendingChangeRequests flag={flag.data} />
       <Metadata flag={flag.data} />
       <FlagTags flag={flag.data} />
+      <FlagLinks flag={flag.data} />
       <FlagLifecycle flag={flag.data} />
       <FlagDependencies flag={flag.data} />
       <Title order={2} size="h3">

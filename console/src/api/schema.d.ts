@@ -4899,7 +4899,7 @@ export interface components {
                     imageUrl: string;
                 }[];
             };
-            /** @description The flag's links, oldest first (its GET only) */
+            /** @description The flag's links, oldest first */
             links?: {
                 id: string;
                 url: string;
@@ -6083,6 +6083,12 @@ export interface components {
                 enabled: boolean;
                 variants: string[];
             }[];
+            /** @description Flagpost: the flags' links, each flag's oldest first */
+            featureLinks?: {
+                featureName: string;
+                url: string;
+                title: string | null;
+            }[];
         };
         stateImportResultSchema: {
             /** @description Objects created or overwritten, by kind */
@@ -6252,6 +6258,19 @@ export interface components {
                 parent: string;
                 enabled?: boolean | null;
                 variants?: string[] | null;
+            }[];
+            featureLinks?: {
+                featureName: string;
+                /**
+                 * @description The URL the flag is linked to: http or https (https:// is assumed when no scheme is given)
+                 * @example https://github.com/search?q=cleanupReminder&type=code
+                 */
+                url: string;
+                /**
+                 * @description The description of the link
+                 * @example Github cleanup
+                 */
+                title?: string | null;
             }[];
         };
         migrateFromUnleashResultSchema: {

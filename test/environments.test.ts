@@ -49,6 +49,7 @@ describe('environments', () => {
   it.each([
     ['a name with a space', { name: 'my env', type: 'test' }],
     ['the wildcard *', { name: '*', type: 'test' }],
+    ['a name holding the wildcard *', { name: 'qa*', type: 'test' }],
     ['no type', { name: 'qa' }],
     ['an empty name', { name: '', type: 'test' }],
   ])('answers 400 for %s', async (_, body) => {

@@ -72,6 +72,21 @@ describe('creating and reading flags', () => {
     expect(wrong.body.name).toBe('NotFoundError')
   })
 
+  it("takes every name Unleash takes (what encodeURIComponent leaves unchanged: - _ . ! ~ * ' ( )), and no other", async () => {
+    const name = fresh("promo(2024)!*'~")
+    const created = await postFlag({ name })
+    expect(created.status, created.text).toBe(201)
+    // Clients keep these characters unescaped in paths, as encodeURIComponent does.
+    expect((await t.call('GET', `${P}/features/${name}`)).body.name).toBe(name)
+    expect((await t.call('POST', `${P}/features/${name}/environments/development/strategies`, { body: { name: 'default' } })).status).toBe(200)
+    expect((await t.call('POST', `${P}/features/${name}/environments/development/on`)).status).toBe(200)
+    const client = (await createToken(t, { type: 'client', environment: 'development' })).secret
+    const payload = await t.call('GET', '/api/client/features', { headers: { authorization: client } })
+    expect(payload.body.features.find((f: any) => f.name === name)).toMatchObject({ enabled: true })
+    for (const bad of ['with space', 'per%cent', 'slash/ed', 'quote"d', 'semi;colon', 'hash#'])
+      expect((await postFlag({ name: fresh(bad) })).status, bad).toBe(400)
+  })
+
   it('lists the flags of a project', async () => {
     const project = await createProject(t)
     // Created in the other order than listed: the list is by name.

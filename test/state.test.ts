@@ -408,7 +408,7 @@ describe('a document that cannot be imported', () => {
       tags: [{ type: 'no-such-type', value: 'x1' }],
     })
     expect(body.name).toBe('ValidationError')
-    expect(body.details).toEqual([{ path: 'body.features.0.name', message: 'Flag name must be URL-friendly: letters, digits and ~ _ . - only' }])
+    expect(body.details).toEqual([{ path: 'body.features.0.name', message: "Flag name must be URL-friendly: letters, digits and - _ . ! ~ * ' ( ) only" }])
     const second = await refused({
       version: 4,
       features: [{ name, project: 'no-such-project' }],

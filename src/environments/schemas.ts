@@ -17,9 +17,15 @@ export const EnvironmentsSchema = z
   .object({ version: z.number().int(), environments: z.array(EnvironmentSchema) })
   .openapi('environmentsSchema')
 
+/**
+ * An environment's name: URL-friendly, without `*`, which API tokens' scopes use for every environment (Unleash takes
+ * it; refused here so that no token meant for one environment reads as a token for all).
+ */
+export const environmentName = () => pathSegmentName('Environment name').refine((name) => !name.includes('*'), 'Environment name must not contain *: API tokens use * for every environment')
+
 export const CreateEnvironmentSchema = z
   .object({
-    name: pathSegmentName('Environment name'),
+    name: environmentName(),
     type: z.string().trim().min(1).max(100).openapi({ description: 'e.g. development, test, preproduction, production' }),
     enabled: z.boolean().optional(),
     sortOrder: z.number().int().min(-2147483648).max(2147483647).optional(),
@@ -42,7 +48,7 @@ export const SortOrderSchema = z.record(z.string(), z.number().int().min(-214748
 
 export const CloneEnvironmentSchema = z
   .object({
-    name: pathSegmentName('Environment name'),
+    name: environmentName(),
     type: z.string().trim().min(1).max(100),
     projects: z.array(z.string().min(1).max(100)).max(1000).optional().openapi({ description: 'The projects to clone it in (default: every project with the source environment)' }),
     clonePermissions: z.boolean().optional().openapi({ description: 'Accepted for compatibility: Flagpost has no environment-scoped custom roles to copy' }),

@@ -65,7 +65,7 @@ export function dataProblems(
   const name = flagName()
 
   for (const f of data.features) {
-    if (!name.safeParse(f.name).success) add('The following flag names are not valid (URL-friendly: letters, digits and ~ _ . - only; 1 to 100 characters; not . or ..):', f.name)
+    if (!name.safeParse(f.name).success) add("The following flag names are not valid (URL-friendly: letters, digits and - _ . ! ~ * ' ( ) only; 1 to 100 characters; not . or ..):", f.name)
     if (f.type !== undefined && !FlagTypeSchema.safeParse(f.type).success) add('The following flags have a type that is not a flag type:', `${f.name} (${f.type})`)
   }
 

@@ -1,12 +1,15 @@
 import * as z from './zod.js'
 
-/** Names that travel in URL paths: letters, digits and `~ _ . -`, as Unleash allows. */
+/**
+ * Names that travel in URL paths, as Unleash allows them: what `encodeURIComponent` leaves unchanged (letters, digits and
+ * `- _ . ! ~ * ' ( )`).
+ */
 export const urlFriendlyName = (what: string, max = 100) =>
   z
     .string()
     .min(1, `${what} must not be empty`)
     .max(max, `${what} must be at most ${max} characters`)
-    .regex(/^[A-Za-z0-9~_.-]+$/, `${what} must be URL-friendly: letters, digits and ~ _ . - only`)
+    .regex(/^[A-Za-z0-9~_.!*'()-]+$/, `${what} must be URL-friendly: letters, digits and - _ . ! ~ * ' ( ) only`)
 
 /**
  * A name that is a segment of its routes' paths (flags, environments, signal endpoints): URL-friendly, and not `.` or

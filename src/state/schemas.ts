@@ -8,6 +8,7 @@ import { ConstraintSchema, CreateStrategySchema, SegmentConstraintsSchema, Strat
 import { StrategyParameterInputSchema, strategyDefinitionName } from '../strategy-definitions/schemas.js'
 import { contextFieldName, LegalValueSchema } from '../context-fields/schemas.js'
 import { TagTypeInputSchema } from '../tag-types/schemas.js'
+import { environmentName } from '../environments/schemas.js'
 import { StrategyVariantInputSchema, VariantInputSchema, VariantSchema } from '../variants/schemas.js'
 
 /*
@@ -293,7 +294,7 @@ const ImportedFeatureStrategy = z
   })
 
 const ImportedEnvironment = z.object({
-  name: pathSegmentName('Environment name'),
+  name: environmentName(),
   type: z.string().trim().min(1).max(100),
   sortOrder: z.number().int().min(-2147483648).max(2147483647).nullable().optional(),
   enabled: z.boolean().nullable().optional(),

@@ -111,7 +111,7 @@ function EndpointForm({ endpoint, onDone }: { endpoint?: Endpoint; onDone: () =>
   )
   return (
     <MutationForm mutation={save} submit="Save signal endpoint">
-      <TextInput label="Name" description="The end of its address: letters, digits and ~ _ . - only" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
+      <TextInput label="Name" description="The end of its address: letters, digits and - _ . ! ~ * ' ( ) only" required value={name} onChange={(e) => setName(e.currentTarget.value)} />
       <Textarea label="Description" autosize minRows={2} value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
       <Checkbox label="Enabled: takes signals" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
     </MutationForm>

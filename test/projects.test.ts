@@ -56,6 +56,14 @@ describe('POST /api/admin/projects (operation 12)', () => {
     expect(res.body.id).toMatch(/^project(-\d+)?$/)
   })
 
+  it("takes an id Unleash takes (- _ . ! ~ ' ( )) but never * (API tokens read it as every project)", async () => {
+    const id = fresh("team(a)!~'")
+    const res = await create({ id, name: 'Parens' })
+    expect(res.status, res.text).toBe(201)
+    expect((await t.call('GET', `/api/admin/projects/${id}`)).body.name).toBe('Parens')
+    for (const bad of ['*', 'all*', 'with space', 'sla/sh']) expect((await create({ id: bad, name: 'Bad' })).status, bad).toBe(400)
+  })
+
   it('keeps the given environments, mode, stickiness and description', async () => {
     const id = fresh('p-envs')
     const res = await create({ id, name: 'Envs', description: 'd', mode: 'protected', defaultStickiness: 'userId', environments: ['production'] })

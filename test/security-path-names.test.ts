@@ -23,6 +23,14 @@ describe('. and .. as names of path segments', () => {
     refused(await t.call('POST', '/api/admin/tag-types/validate', { body: { name: '..' } }))
   })
 
+  it('are refused as project ids, and a name that would make one gets another id', async () => {
+    for (const id of ['.', '..']) refused(await t.call('POST', '/api/admin/projects', { body: { id, name: 'Dots' } }))
+    const made = await t.call('POST', '/api/admin/projects', { body: { name: '..' } })
+    expect(made.status, made.text).toBe(201)
+    expect(made.body.id).not.toMatch(/^\.{1,2}$/)
+    expect((await t.call('GET', `/api/admin/projects/${made.body.id}`)).status).toBe(200)
+  })
+
   it('are refused as strategy type names', async () => {
     for (const name of ['.', '..']) refused(await t.call('POST', '/api/admin/strategies', { body: { name, parameters: [] } }))
   })

@@ -16,12 +16,22 @@ const ChangeRequestEnvironmentInput = z.object({
     .openapi({ description: `Approvals needed before a change request can be applied; clamped to ${MIN_APPROVALS}..${MAX_APPROVALS}, default 1` }),
 })
 
+/**
+ * A project's id, as Unleash's names (what `encodeURIComponent` leaves unchanged) but without `*`, which API tokens'
+ * scopes read as every project, and never `.` or `..`, which a URL resolves away. `min` 0: empty asks for one made
+ * from the name.
+ */
+export const projectId = (min: number) =>
+  z
+    .string()
+    .min(min, 'id must not be empty')
+    .max(100)
+    .regex(/^[A-Za-z0-9_~.!'()-]*$/, "id may contain only letters, digits and - _ . ! ~ ' ( )")
+    .refine((id) => id !== '.' && id !== '..', 'id must not be . or ..')
+
 export const CreateProjectSchema = z
   .object({
-    id: z
-      .string()
-      .max(100)
-      .regex(/^[A-Za-z0-9_~.-]*$/, 'id may contain only letters, digits and _ ~ . -')
+    id: projectId(0)
       .optional()
       .openapi({ deprecated: true, description: 'Generated from the name when absent or empty (lower-case, `-1`, `-2`… on collision)' }),
     name: z.string().max(100).regex(/^(?!\s*$).+/, 'name must contain at least one non-whitespace character'),

@@ -26,7 +26,8 @@ export function slugify(name: string): string {
     .replace(/-{2,}/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 90)
-  return slug || 'project'
+  // `.` and `..` are resolved away in URLs: no route could reach a project so named.
+  return slug === '' || slug === '.' || slug === '..' ? 'project' : slug
 }
 
 /** `slug`, or `slug-N` with the next free N when it is taken. */

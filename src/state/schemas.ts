@@ -3,7 +3,7 @@ import { LinkSchema } from '../links/schemas.js'
 import { compileWholeTextRegex, regexProblem } from '../evaluation/index.js'
 import { dateTime, pathSegmentName } from '../http/common-schemas.js'
 import { FlagTypeSchema } from '../flags/schemas.js'
-import { PROJECT_MODES, MAX_APPROVALS, MIN_APPROVALS } from '../projects/schemas.js'
+import { PROJECT_MODES, MAX_APPROVALS, MIN_APPROVALS, projectId } from '../projects/schemas.js'
 import { ConstraintSchema, CreateStrategySchema, SegmentConstraintsSchema, StrategyConstraintsSchema } from '../strategies/schemas.js'
 import { StrategyParameterInputSchema, strategyDefinitionName } from '../strategy-definitions/schemas.js'
 import { contextFieldName, LegalValueSchema } from '../context-fields/schemas.js'
@@ -221,7 +221,7 @@ const ImportedDefaultStrategy = CreateStrategySchema
 
 const ImportedProject = z
   .object({
-    id: z.string().min(1).max(100).regex(/^[A-Za-z0-9_~.-]+$/, 'id may contain only letters, digits and _ ~ . -'),
+    id: projectId(1),
     name: z.string().max(100).regex(/^(?!\s*$).+/, 'name must contain at least one non-whitespace character'),
     description: text(10_000),
     mode: z.enum(PROJECT_MODES).optional(),

@@ -576,6 +576,7 @@ describe('the walk', () => {
     const configuration = (f: any) => ({
       ...Object.fromEntries(['name', 'project', 'type', 'description', 'stale', 'impressionData', 'archived', 'dependencies'].map((k) => [k, f[k]])),
       environments: f.environments.map((e: any) => ({ name: e.name, enabled: e.enabled, variants: e.variants, strategies: e.strategies.map(({ featureName: _, ...s }: any) => s) })),
+      links: f.links.map((l: any) => ({ url: l.url, title: l.title })),
     })
     for (const [flag, project] of [['restored-flag', 'restored'], ['restored-kept', 'default']] as const) {
       expected.push({ kind: 'feature-import', subject: (e) => e.featureName === flag, featureName: flag, project, data: configuration(await get(`${F(project)}/${flag}`)) })

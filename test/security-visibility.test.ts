@@ -208,4 +208,24 @@ describe('a private project for a Viewer who is not a member', () => {
     expect(await labelled(outsider)).toEqual(['(none)', 'lobby-flag'])
     for (const [who, user] of readers()) expect(await labelled(user), who).toEqual(['(none)', 'lobby-flag', 'vault-flag'])
   })
+
+  it('leaves its API tokens out of the token lists of those who may read tokens but not the project', async () => {
+    const make = async (tokenName: string, projects: string[]) =>
+      expect((await t.call('POST', '/api/admin/api-tokens', { body: { tokenName, type: 'client', environment: 'development', projects } })).status).toBe(201)
+    await make('vault-sdk', ['vault'])
+    await make('vault-and-lobby-sdk', ['vault', 'lobby'])
+    await make('lobby-sdk', ['lobby'])
+    const role = (await t.call('POST', '/api/admin/roles', { body: { name: 'Token reader', type: 'root-custom', permissions: [{ name: 'READ_CLIENT_API_TOKEN' }] } })).body.roles.id
+    const reader = await createSignedInUser(t, 'rita', role)
+    const names = async (user: TestUser, path = '/api/admin/api-tokens') => (await user.call('GET', path)).body.tokens.map((x: any) => x.tokenName)
+    const listed = await names(reader)
+    expect(listed).toContain('lobby-sdk')
+    expect(listed).not.toContain('vault-sdk')
+    expect(listed).not.toContain('vault-and-lobby-sdk')
+    expect(await names(reader, '/api/admin/api-tokens/vault-sdk')).toEqual([])
+    expect(await names(reader, '/api/admin/api-tokens/lobby-sdk')).toEqual(['lobby-sdk'])
+    expect((await reader.call('GET', `${V}/api-tokens`)).status).toBe(404)
+    // Admins see every token.
+    expect(await names(admin)).toEqual(expect.arrayContaining(['vault-sdk', 'vault-and-lobby-sdk', 'lobby-sdk']))
+  })
 })

@@ -7,6 +7,8 @@ import { hasPermission, Permission, requirePermission, type PermissionName } fro
 import { ApiTokenSchema, ApiTokensSchema, CreateApiTokenSchema, TokenParam, UpdateApiTokenSchema, type CreateApiToken } from './schemas.js'
 import { createToken, deleteToken, listTokens, updateTokenExpiry, type NewToken, type TokenType } from './store.js'
 import { displaySecret, givenSecretProblem } from './secrets.js'
+import { hiddenProjectsOf } from '../projects/visibility.js'
+import type { AppContext } from '../http/context.js'
 
 const permissionFor: Record<'create' | 'read' | 'update' | 'delete', Record<TokenType, PermissionName>> = {
   create: { admin: Permission.ADMIN, client: Permission.CREATE_CLIENT_API_TOKEN, frontend: Permission.CREATE_FRONTEND_API_TOKEN },
@@ -42,7 +44,7 @@ const getAllApiTokens = adminRoute({
   operationId: 'getAllApiTokens',
   tags: ['API tokens'],
   summary: 'Get API tokens',
-  description: 'The API tokens the caller may see, oldest first. Secrets are stored hashed, so `secret` is a masked form; it can be used to delete the token.',
+  description: 'The API tokens the caller may see (of the types they may read, none naming a private project they may not read), oldest first. Secrets are stored hashed, so `secret` is a masked form; it can be used to delete the token.',
   responses: { 200: { description: 'The tokens', content: jsonContent(ApiTokensSchema) }, ...pickErrors(401, 403) },
 })
 
@@ -120,9 +122,18 @@ function readableTypes(principal: Principal) {
   return types
 }
 
+/**
+ * The tokens of the types the caller may read, named `name` when given, leaving out every token that names a project the
+ * caller may not read: its name, scope, last use and secret's prefix would tell of the private project.
+ */
+async function readableTokens(c: AppContext, name?: string) {
+  const [tokens, hidden] = await Promise.all([listTokens(c.var.db, readableTypes(c.var.principal), name), hiddenProjectsOf(c)])
+  return hidden.length === 0 ? tokens : tokens.filter((token) => !token.projects.some((p) => hidden.includes(p)))
+}
+
 export const apiTokenRoutes = createRouter()
-  .openapi(getAllApiTokens, async (c) => c.json({ tokens: await listTokens(c.var.db, readableTypes(c.var.principal)) }, 200))
-  .openapi(getApiTokensByName, async (c) => c.json({ tokens: await listTokens(c.var.db, readableTypes(c.var.principal), c.req.valid('param').name) }, 200))
+  .openapi(getAllApiTokens, async (c) => c.json({ tokens: await readableTokens(c) }, 200))
+  .openapi(getApiTokensByName, async (c) => c.json({ tokens: await readableTokens(c, c.req.valid('param').name) }, 200))
   .openapi(createApiToken, async (c) => {
     const input = c.req.valid('json')
     const token = toNewToken(input, c.var.caller.now)

@@ -57,6 +57,13 @@ const STRATEGIES = [
   { name: 'gradualRolloutRandom', parameters: { percentage: '100' } },
 ]
 
+const DEPRECATED_TYPES: [string, object[]][] = [
+  ['userWithId', [{ name: 'userIds', type: 'list', description: '', required: false }]],
+  ['gradualRolloutUserId', [{ name: 'percentage', type: 'percentage', description: '', required: false }, { name: 'groupId', type: 'string', description: '', required: true }]],
+  ['gradualRolloutSessionId', [{ name: 'percentage', type: 'percentage', description: '', required: false }, { name: 'groupId', type: 'string', description: '', required: true }]],
+  ['gradualRolloutRandom', [{ name: 'percentage', type: 'percentage', description: '', required: false }]],
+]
+
 const VARIANT_SETS = [
   [
     { name: 'red', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'red' } },
@@ -88,6 +95,9 @@ async function tryDo(refused: string[], what: string, task: () => Promise<unknow
 
 async function seed(api: Api): Promise<SeedReport> {
   const refused: string[] = []
+  // Unleash 8 dropped the deprecated strategy types from its database (a flag refers to a type that exists): an
+  // instance moved from Unleash 4 still has them, and the SDKs still evaluate them; they are made again as types.
+  for (const [name, parameters] of DEPRECATED_TYPES) await tryDo(refused, `strategy type ${name}`, () => api('POST', '/api/admin/strategies', { name, description: `deprecated ${name}`, parameters }))
   const projects = ['default']
   if (await tryDo(refused, 'second project', () => api('POST', '/api/admin/projects', { id: 'checkout', name: 'Checkout' }))) projects.push('checkout')
   await tryDo(refused, 'third environment', () => api('POST', '/api/admin/environments', { name: 'staging', type: 'test' }))
@@ -115,7 +125,6 @@ async function seed(api: Api): Promise<SeedReport> {
     n++
   }
   for (const [i, s] of STRATEGIES.entries()) {
-    if ((s as { random?: boolean }).random) continue // random stickiness: not comparable context by context
     await addFlag(projects[i % projects.length]!, `strategy-${s.name}-${i}`, [{ name: s.name, parameters: s.parameters, constraints: [], segments: [] }], { stale: i === 2, tag: i % 2 ? 'odd' : undefined })
   }
   for (const [op, v] of OPERATORS) {
@@ -151,6 +160,18 @@ async function seed(api: Api): Promise<SeedReport> {
 // A deterministic pseudo-random sequence, so that a run can be repeated.
 function rng(seed: number) {
   return () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32)
+}
+
+// The SDK draws Math.random for random stickiness (and for `default` stickiness without userId and sessionId):
+// both clients get the same draws, so that a difference is one of the data, not of the dice.
+function sameDice<T>(seed: number, evaluate: () => T): T {
+  const random = Math.random
+  Math.random = rng(seed)
+  try {
+    return evaluate()
+  } finally {
+    Math.random = random
+  }
 }
 function contexts(count: number) {
   const r = rng(42)
@@ -201,7 +222,7 @@ async function main() {
   const base = unleashGet(unleash.url, unleash.adminToken, (u, init) => fetch(u, init), 30_000)
   const get = async (path: string) => {
     const answer = await base(path)
-    answers[path] = answer
+    answers[path] = structuredClone(answer)
     return answer
   }
   const database = openPg(pg.url('flagpost'))
@@ -232,12 +253,12 @@ async function main() {
     try {
       for (const { name } of [...seeded.flags, ...seeded.archived.map((name) => ({ name }))]) {
         let shown = 0
-        for (const ctx of ctxs) {
+        for (const [k, ctx] of ctxs.entries()) {
           const c = { ...ctx, environment: env }
-          const ea = a.isEnabled(name, c)
-          const eb = b.isEnabled(name, c)
-          const va = a.getVariant(name, c)
-          const vb = b.getVariant(name, c)
+          const ea = sameDice(k, () => a.isEnabled(name, c))
+          const eb = sameDice(k, () => b.isEnabled(name, c))
+          const va = sameDice(k + 1e6, () => a.getVariant(name, c))
+          const vb = sameDice(k + 1e6, () => b.getVariant(name, c))
           checks++
           const same = ea === eb && JSON.stringify(va) === JSON.stringify(vb)
           if (!same) {

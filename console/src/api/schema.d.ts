@@ -5057,6 +5057,7 @@ export interface components {
             weightType: "variable" | "fix";
             stickiness: string;
             payload?: components["schemas"]["payloadSchema"];
+            overrides?: components["schemas"]["overrideSchema"][];
         };
         payloadSchema: {
             /** @enum {string} */

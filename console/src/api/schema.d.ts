@@ -5875,7 +5875,7 @@ export interface components {
                     featureName?: string;
                     title?: string | null;
                     disabled?: boolean | null;
-                    sortOrder?: number;
+                    sortOrder?: number | null;
                     segments?: number[];
                     constraints?: {
                         contextName: string;

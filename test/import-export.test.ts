@@ -446,6 +446,20 @@ describe('POST /api/admin/features-batch/import: nothing of the file is changed 
     expect(exported.filter((s: any) => s.featureName === tied).map((s: any) => s.sortOrder)).toEqual([0, 1, 2, 3, 4, 5])
   })
 
+  it('takes a strategy with sortOrder null as Unleash 8.2 does: as one without, in its place in the file', async () => {
+    const project = await createProject(t)
+    const flag = fresh('null-sort')
+    const file = importOf(project, {
+      features: [{ name: flag }],
+      featureStrategies: ['a', 'b'].map((title) => ({ name: 'default', featureName: flag, title, sortOrder: null, parameters: {}, constraints: [] })),
+    })
+    expect((await t.call('POST', VALIDATE, { body: file })).status).toBe(200)
+    const res = await t.call('POST', IMPORT, { body: file })
+    expect(res.status, res.text).toBe(200)
+    const strategies = (await ok(t, 'GET', `${features(project)}/${flag}/environments/development/strategies`)).body as { title: string; sortOrder: number }[]
+    expect(strategies.map((s) => [s.title, s.sortOrder])).toEqual([['a', 0], ['b', 1]])
+  })
+
   it('puts the default strategy an enabled flag gets after the strategies the file gives it', async () => {
     const project = await createProject(t)
     const flag = fresh('disabled-only')

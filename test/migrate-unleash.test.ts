@@ -8,9 +8,15 @@ import { createFlag } from './helpers/factories.js'
 import { createUser } from './helpers/factories.js'
 
 // The migration from a running Unleash 8.2 (POST /api/admin/migrate/unleash): a fake Unleash serves its admin API's
-// answers (test/fixtures/unleash-8.2) over HTTP, and the migration writes them into a fresh Flagpost.
+// answers over HTTP, and the migration writes them into a fresh Flagpost. admin-api.json is what Unleash 8.2 OSS
+// answered (recorded by npm run compat:unleash -- --record); Unleash OSS has one project and two environments, so
+// admin-api-hand-written.json (in the shapes of Unleash's OpenAPI document) covers several projects, environments
+// and Enterprise-only settings.
 
-const fixtures = JSON.parse(readFileSync(new URL('./fixtures/unleash-8.2/admin-api.json', import.meta.url), 'utf8')).answers as Record<string, unknown>
+const load = (name: string) => JSON.parse(readFileSync(new URL(`./fixtures/unleash-8.2/${name}`, import.meta.url), 'utf8')).answers as Record<string, unknown>
+const recorded = load('admin-api.json')
+const handWritten = load('admin-api-hand-written.json')
+let fixtures = handWritten
 const TOKEN = '*:*.unleash-admin-secret-4f1e2d'
 
 let server: Server
@@ -34,6 +40,7 @@ beforeAll(async () => {
 })
 afterAll(() => new Promise((r) => server.close(r)))
 afterEach(() => {
+  fixtures = handWritten
   overrides = {}
   requests = []
 })
@@ -151,6 +158,34 @@ describe('migrating from Unleash 8.2', () => {
       expect(skipped.status, skipped.text).toBe(200)
       expect(await t.query(`select description from features where name = 'new-checkout'`)).toEqual([{ description: 'mine' }])
       expect(await t.query(`select name from features where name in ('checkout-banner','payments.instant') order by 1`)).toHaveLength(2)
+    } finally {
+      await t.close()
+    }
+  })
+})
+
+describe('migrating what Unleash 8.2 answered (recorded)', () => {
+  it('carries environment variants (read per environment), strategy variant overrides and the deprecated strategies', async () => {
+    fixtures = recorded
+    const t = await appWith()
+    try {
+      const res = await migrate(t, {})
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.plan.counts).toMatchObject({ projects: 1, environments: 2, features: 55, featureStrategies: 118, featureDependencies: 3 })
+      expect(res.body.plan.notCarried.join('\n')).toContain("strategy types made again in Unleash under a built-in name (gradualRolloutRandom, gradualRolloutSessionId, gradualRolloutUserId, userWithId)")
+      // Unleash 8 answers a flag without its environments' variants: they come from .../environments/{env}/variants.
+      expect(requests.map((r) => r.path)).toContain('/api/admin/projects/default/features/variants-flag-0/environments/production/variants')
+      const [env] = await t.query<{ variants: { name: string; weight: number; payload?: unknown }[] }>(`select variants from feature_environments where feature_name = 'variants-flag-0' and environment = 'production'`)
+      expect(env!.variants.map((v) => [v.name, v.weight])).toEqual([['blue', 500], ['red', 500]])
+      // An override on a strategy variant is kept (Unleash keeps it, the SDKs honour it): user9 gets rest2.
+      const strategyVariants = await t.query<{ variants: { name: string; overrides?: unknown }[] }>(`select variants from feature_strategies where feature_name = 'variants-strategy-0' and environment = 'production'`)
+      const overridden = strategyVariants.flatMap((s) => s.variants).find((v) => v.name === 'rest2')!
+      expect(overridden.overrides).toEqual([{ contextName: 'userId', values: ['user3', 'user9'] }])
+      expect(await t.query(`select strategy_name from feature_strategies where feature_name in ('strategy-userWithId-1', 'strategy-gradualRolloutUserId-7') and environment = 'production' order by 1`)).toEqual([
+        { strategy_name: 'gradualRolloutUserId' },
+        { strategy_name: 'userWithId' },
+      ])
+      expect(await t.query(`select parent, enabled, variants from feature_dependencies where child = 'child-variant'`)).toEqual([{ parent: 'parent', enabled: true, variants: ['red'] }])
     } finally {
       await t.close()
     }

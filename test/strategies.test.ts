@@ -193,4 +193,22 @@ describe('strategies', () => {
     await enableFlag(t, search, 'production')
     expect((await t.call('GET', base)).body.length).toBe(before)
   })
+
+  it('keeps an override on a strategy variant, as Unleash 8.2 does, and evaluates it before the weights', async () => {
+    const variants = [
+      { name: 'most', weight: 1000, weightType: 'variable', stickiness: 'userId' },
+      { name: 'picked', weight: 0, weightType: 'fix', stickiness: 'userId', overrides: [{ contextName: 'userId', values: ['ann'] }] },
+    ]
+    const added = await t.call('POST', base, { body: { name: 'default', parameters: {}, variants } })
+    expect(added.status, added.text).toBe(200)
+    expect(added.body.variants[1].overrides).toEqual([{ contextName: 'userId', values: ['ann'] }])
+    await enableFlag(t, search, 'production')
+    const play = async (userId: string) => {
+      const res = await t.call('POST', '/api/admin/playground', { body: { environment: 'production', projects: ['default'], context: { appName: 'web', userId } } })
+      expect(res.status, res.text).toBe(200)
+      return res.body.features.find((f: { name: string }) => f.name === search).variant.name
+    }
+    expect(await play('ann')).toBe('picked')
+    expect(await play('bob')).toBe('most')
+  })
 })

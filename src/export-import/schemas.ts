@@ -70,7 +70,13 @@ const ImportedStrategy = z.object({
   featureName: name.optional(),
   title: z.string().max(100).nullable().optional(),
   disabled: z.boolean().nullable().optional(),
-  sortOrder: z.number().int().optional(),
+  // Unleash 8.2 takes a null sortOrder (as no sortOrder: the strategy keeps its place in the list).
+  sortOrder: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .transform((v) => v ?? undefined),
   segments: z.array(z.number().int()).max(100).optional(),
   constraints: z.array(ConstraintSchema.partial({ caseInsensitive: true, inverted: true, values: true })).max(100).optional(),
   variants: z.array(z.unknown()).max(100).optional(),

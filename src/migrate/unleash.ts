@@ -37,6 +37,9 @@ export interface MigrationResult {
 type Json = Record<string, unknown>
 const list = (v: unknown): Json[] => (Array.isArray(v) ? (v as Json[]) : [])
 const field = (v: unknown, key: string): Json[] => list((v as Json | null)?.[key])
+// Unleash 8 dropped the deprecated types from its database, so an instance that still uses them has them as custom
+// types; the SDKs evaluate them by name as built-ins, and so does Flagpost.
+const FLAGPOST_BUILT_IN = new Set(['default', 'userWithId', 'gradualRolloutUserId', 'gradualRolloutSessionId', 'gradualRolloutRandom', 'flexibleRollout', 'remoteAddress', 'applicationHostname'])
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 
 /** Reads the Unleash instance: a state document, and what it could not read or carry. */
@@ -65,7 +68,7 @@ export async function readUnleash(get: UnleashGet): Promise<{ doc: StateImport; 
       ...(typeof c.project === 'string' ? { project: c.project } : {}),
     })),
     strategies: field(strategies, 'strategies')
-      .filter((s) => s.editable === true)
+      .filter((s) => s.editable === true && !FLAGPOST_BUILT_IN.has(String(s.name)))
       .map((s) => ({
         name: String(s.name),
         title: str(s.title) ?? null,
@@ -92,6 +95,8 @@ export async function readUnleash(get: UnleashGet): Promise<{ doc: StateImport; 
     featureDependencies: [],
     featureLinks: [],
   }
+  const remade = field(strategies, 'strategies').filter((s) => s.editable === true && FLAGPOST_BUILT_IN.has(String(s.name)))
+  if (remade.length > 0) notCarried.push(`strategy types made again in Unleash under a built-in name (${remade.map((s) => s.name).join(', ')}): Flagpost's built-in type evaluates them, as the SDKs do`)
   const builtIns = field(strategies, 'strategies').filter((s) => s.editable !== true && s.deprecated === true)
   if (builtIns.length > 0) notCarried.push(`built-in strategy types deprecated in Unleash (${builtIns.map((s) => s.name).join(', ')}): their deprecation is Flagpost's own`)
 
@@ -125,7 +130,14 @@ export async function readUnleash(get: UnleashGet): Promise<{ doc: StateImport; 
 
     for (const summary of field(await get(`/api/admin/projects/${encodeURIComponent(id)}/features`), 'features')) {
       const name = String(summary.name)
-      const flag = (await get(`/api/admin/projects/${encodeURIComponent(id)}/features/${encodeURIComponent(name)}`)) as Json
+      const flagPath = `/api/admin/projects/${encodeURIComponent(id)}/features/${encodeURIComponent(name)}`
+      const answer = (await get(flagPath)) as Json
+      // Unleash 8 leaves the environments' variants out of the flag: they are read one environment at a time.
+      const environments: Json[] = []
+      for (const env of list(answer.environments)) {
+        environments.push(Array.isArray(env.variants) ? env : { ...env, variants: field(await get(`${flagPath}/environments/${encodeURIComponent(String(env.name))}/variants`), 'variants') })
+      }
+      const flag = { ...answer, environments }
       addFlag(doc, id, flag)
       for (const t of field(await get(`/api/admin/features/${encodeURIComponent(name)}/tags`), 'tags')) doc.featureTags.push({ featureName: name, tagType: String(t.type), tagValue: String(t.value) })
     }

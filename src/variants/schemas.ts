@@ -43,7 +43,10 @@ export const VariantInputSchema = z
   })
   .openapi('variantSchema')
 
-/** A strategy variant: every field but the payload is required, as in the interface spec. */
+/**
+ * A strategy variant: every field but the payload is required, as in the interface spec. Overrides are not in
+ * Unleash's schema, but Unleash 8.2 keeps them (its schema is open) and the SDKs honour them.
+ */
 export const StrategyVariantInputSchema = z
   .object({
     name: urlFriendlyName('Variant name'),
@@ -51,6 +54,7 @@ export const StrategyVariantInputSchema = z
     weightType: z.enum(['variable', 'fix']),
     stickiness: z.string().min(1).max(100),
     payload: PayloadSchema.optional(),
+    overrides: z.array(OverrideSchema).max(100).optional(),
   })
   .openapi('createStrategyVariantSchema')
 

@@ -204,6 +204,15 @@ describe('worker bundle in workerd', () => {
     }
   })
 
+  it('answers the migration from Unleash with 400 (served by the Node server only), and 401 without a token, reaching nothing', async () => {
+    const body = { url: 'https://unleash.example.com', token: '*:*.unleash-admin-secret-in-workerd', dryRun: true }
+    const res = await call('POST', '/api/admin/migrate/unleash', { body })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body).toEqual({ id: expect.any(String), name: 'ValidationError', message: 'Served by the Node server only: use npm run migrate:unleash' })
+    expect(res.text).not.toContain('unleash-admin-secret-in-workerd')
+    expect((await call('POST', '/api/admin/migrate/unleash', { body, token: null })).status).toBe(401)
+  })
+
   it('answers 404 NotFoundError for an unknown route', async () => {
     // Under /api: any other unknown GET is the web console's (its index.html; see below).
     const res = await call('GET', '/api/no-such-route', { token: null })

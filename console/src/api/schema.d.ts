@@ -5057,6 +5057,7 @@ export interface components {
             weightType: "variable" | "fix";
             stickiness: string;
             payload?: components["schemas"]["payloadSchema"];
+            overrides?: components["schemas"]["overrideSchema"][];
         };
         payloadSchema: {
             /** @enum {string} */
@@ -5874,7 +5875,7 @@ export interface components {
                     featureName?: string;
                     title?: string | null;
                     disabled?: boolean | null;
-                    sortOrder?: number;
+                    sortOrder?: number | null;
                     segments?: number[];
                     constraints?: {
                         contextName: string;

@@ -603,7 +603,7 @@ export interface paths {
         };
         /**
          * Get API tokens
-         * @description The API tokens the caller may see, oldest first. Secrets are stored hashed, so `secret` is a masked form; it can be used to delete the token.
+         * @description The API tokens the caller may see (of the types they may read, none naming a private project they may not read), oldest first. Secrets are stored hashed, so `secret` is a masked form; it can be used to delete the token.
          */
         get: operations["getAllApiTokens"];
         put?: never;

@@ -1,9 +1,9 @@
 import ipaddr from 'ipaddr.js'
 import { describe, expect, it } from 'vitest'
-import * as own from '../src/core/ip-address.js'
+import * as own from '../src/ip-address.js'
 
 /*
- * src/core/ip-address.ts against ipaddr.js 2.2, which it replaced (kept as a devDependency for this comparison): the
+ * src/ip-address.ts against ipaddr.js 2.2, which it replaced (kept as a devDependency for this comparison): the
  * same texts valid, as addresses and as CIDR ranges, read as the same kind, parts, range and text, matched alike.
  */
 

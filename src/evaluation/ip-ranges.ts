@@ -1,4 +1,4 @@
-import * as ipaddr from '../core/ip-address.js'
+import * as ipaddr from '../ip-address.js'
 
 /** Matches an address against a list of addresses and CIDR ranges, parsed once. */
 export interface AddressMatcher {

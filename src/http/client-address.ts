@@ -1,4 +1,4 @@
-import * as ipaddr from '../core/ip-address.js'
+import * as ipaddr from '../ip-address.js'
 import type { Context } from 'hono'
 
 /**

@@ -38,10 +38,12 @@ const DOCUMENT_FOLDER = 'docs'
 // routes) short, and each raise says what paid for it.
 // 320 → 326 KiB, TEMPORARY: the rest of Unleash's admin API, OpenFeature's OFREP routes, maintenance mode and the
 // import's and evaluation meter's checks, merged together, measure 325.6 KiB (each fitted alone, but made its room
-// with the same replacements: murmurhash3js, fast-json-patch, SQL indentation). The budget goes back to 320 KiB
-// by shrinking what is there (candidates: ipaddr.js 3.4 KiB, jsonpath-rfc9535 9.3 KiB, src/state/plan.ts 8.6 KiB)
-// before the compatibility issue is resolved.
-export const BUDGET_GZIP_BYTES = 326 * 1024
+// with the same replacements: murmurhash3js, fast-json-patch, SQL indentation); 328.0 KiB after the next merges.
+// 326 → 320 KiB: group sync's JSONPath read by our own reader, RFC 9535 without filters (src/auth-settings/json-path.ts,
+// -8.0 KiB), and our own IP address reader for ipaddr.js (src/ip-address.ts, -1.7 KiB): 328.0 → 318.4 KiB.
+// Next candidates: src/state/plan.ts (8.6 KiB), the change-request store (6.6 KiB), mustache (2.6 KiB).
+// The bundle is one file (no code splitting: a lazy `await import()` is inlined), so this measure is all the worker deploys.
+export const BUDGET_GZIP_BYTES = 320 * 1024
 
 const inZod = (importer: string) => /[\\/]zod[\\/]/.test(importer)
 

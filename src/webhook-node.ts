@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises'
 import { request as httpRequest, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { LookupFunction } from 'node:net'
-import ipaddr from 'ipaddr.js'
+import * as ipaddr from './ip-address.js'
 import { Readable } from 'node:stream'
 import { DeliveryRefused, type OutboundGet, type WebhookSend } from './integrations/delivery.js'
 

@@ -513,6 +513,13 @@ describe('group sync settings', () => {
     expect(none.body.message).toMatch(/groupJsonPath is required/)
   })
 
+  it('refuse a groupJsonPath with a filter selector, which group sync does not read (400)', async () => {
+    const res = await t.call('POST', '/api/admin/auth/oidc/settings', { body: { enabled: true, discoverUrl: provider.discoverUrl, clientId: 'c', secret: 's', enableGroupSyncing: true, groupJsonPath: '$.groups[?@ == "admins"]' } })
+    expect(res.status).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+    expect(res.body.message).toMatch(/groupJsonPath must be a JSONPath .*filter selectors are not supported/)
+  })
+
   it('take a JSONPath, a claim name, or a name that is no path, stored as given', async () => {
     for (const groupJsonPath of ['$.realm_access.roles', 'groups', 'realm_access.roles', 'cognito:groups', "$['cognito:groups']"]) {
       const res = await t.call('POST', '/api/admin/auth/oidc/settings', { body: { enabled: true, discoverUrl: provider.discoverUrl, clientId: 'c', secret: 's', enableGroupSyncing: true, groupJsonPath } })

@@ -1,9 +1,8 @@
-import { query, type JsonValue } from 'jsonpath-rfc9535'
-import parse from 'jsonpath-rfc9535/parser'
+import { parseJsonPath, queryJsonPath } from './json-path.js'
 
 /**
  * The single sign-on setting `groupJsonPath`: where in the provider's claims (the ID token's, else UserInfo's) the
- * groups of the person signing in are. A JSONPath (RFC 9535, through jsonpath-rfc9535), e.g. `$.groups` or
+ * groups of the person signing in are. A JSONPath (RFC 9535 without filter selectors: ./json-path.ts), e.g. `$.groups` or
  * `$.realm_access.roles`; as in Unleash, where it is usually the claim's name, a path without the leading `$` starts
  * at the claims (`groups` is `$.groups`), and a name that is no such path is one claim's whole name (`cognito:groups`).
  */
@@ -20,7 +19,7 @@ const parses = (expression: string) => describeParseError(expression) === undefi
 /** Why `expression` is no JSONPath (the parser's message), or undefined when it is one. */
 function describeParseError(expression: string): string | undefined {
   try {
-    parse(expression)
+    parseJsonPath(expression)
     return undefined
   } catch (error) {
     return error instanceof Error ? error.message : String(error)
@@ -36,7 +35,7 @@ export const groupJsonPathError = (path: string): string | undefined => describe
  * groups are then left as they are rather than emptied (Unleash syncs only a claim that is a list).
  */
 export function groupsAt(claims: Record<string, unknown>, path: string): string[] | undefined {
-  const found = query(claims as JsonValue, groupJsonPathQuery(path))
+  const found = queryJsonPath(claims, groupJsonPathQuery(path))
   if (!found.some((value) => typeof value === 'string' || Array.isArray(value))) return undefined
   const names = found.flatMap((value) => (Array.isArray(value) ? value : [value])).filter((v): v is string => typeof v === 'string')
   return [...new Set(names)]

@@ -1,4 +1,4 @@
-import ipaddr from 'ipaddr.js'
+import * as ipaddr from '../ip-address.js'
 
 /** Matches an address against a list of addresses and CIDR ranges, parsed once. */
 export interface AddressMatcher {

@@ -1,4 +1,4 @@
-import ipaddr from 'ipaddr.js'
+import * as ipaddr from '../ip-address.js'
 import type { Context } from 'hono'
 
 /**

@@ -1,4 +1,4 @@
-import ipaddr from 'ipaddr.js'
+import * as ipaddr from '../ip-address.js'
 
 /**
  * Why a webhook URL must not be used, or undefined when it may: only http(s), and no IP literal in

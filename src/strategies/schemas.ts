@@ -1,5 +1,5 @@
 import * as z from '../http/zod.js'
-import ipaddr from 'ipaddr.js'
+import * as ipaddr from '../ip-address.js'
 import { isValidVersion as validVersion } from '../evaluation/index.js'
 import { regexProblem } from '../evaluation/index.js'
 import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.js'

@@ -100,6 +100,6 @@ export function withCompression(appFetch: Fetch): Fetch {
     if (!encoding) return new Response(whole, init)
     headers.delete('content-length')
     headers.set('content-encoding', encoding)
-    return new Response(whole.pipeThrough(Duplex.toWeb(compressor(encoding)) as unknown as ReadableWritablePair<Uint8Array, Uint8Array>), init)
+    return new Response(whole.pipeThrough(Duplex.toWeb(compressor(encoding)) as unknown as { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> }), init)
   }
 }

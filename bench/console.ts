@@ -122,7 +122,7 @@ async function throttledFlag(context: BrowserContext) {
   const { page, counter } = await throttled(context)
   const started = Date.now()
   await page.goto(`${server.url}/projects/big/flags/flag-0002`)
-  await page.getByRole('region', { name: 'Dependencies' }).getByText('Parent flag').waitFor({ timeout: 60_000 })
+  await page.getByRole('region', { name: 'Dependencies' }).getByText('Parent flag', { exact: true }).waitFor({ timeout: 60_000 })
   const shown = Date.now() - started
   await page.waitForLoadState('networkidle')
   const bytes = counter.bytes

@@ -94,6 +94,8 @@ async function until<T>(read: () => Promise<T | undefined>, what: string, timeou
 /** The project page on the throttled link: first row time and bytes; then one switch's bytes (and whether the list was read again). */
 async function throttledProject(context: BrowserContext, withSwitch: boolean) {
   const { page, counter } = await throttled(context)
+  // A first visit: nothing cached (the sign-in page of this context loaded the console's files).
+  if (!withSwitch) await (await context.newCDPSession(page)).send('Network.clearBrowserCache')
   await page.addInitScript({ content: firstRowProbe })
   await page.goto(`${server.url}/projects/big`)
   const firstRow = await until(() => page.evaluate<number | undefined>('window.flagpostFirstRow.at'), 'the first row')

@@ -2,10 +2,13 @@
 // against the Node server on a fresh embedded database. For each load: from navigation to the table showing every
 // flag ("N of N flags", the rows drawn), and from typing a search to the table answering it. A first visit (a new
 // browser context: nothing cached, assets fetched) and a return visit (the same context: assets cached). p50/p95 over
-// the runs. Figures go to bench/RESULTS.md by hand.
+// the runs. Then, on a throttled network (Chromium's Network.emulateNetworkConditions: 10 Mbit/s down and up, 40 ms
+// latency), the project page's first row (time and bytes on the wire, first visit and cached), a flag switch's bytes,
+// and a flag page's time and bytes. Figures go to bench/RESULTS.md by hand.
 //
 //   BENCH_FLAGS  flags in the project, default 1000
 //   BENCH_RUNS   loads per case, default 15
+//   BENCH_THROTTLED_RUNS  throttled loads per case, default 5
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -55,6 +58,82 @@ type Probe = { listedAt: Record<number, number>; typedAt?: number }
  * which rounded the times up to those steps (a page ready at 300 ms was seen at about 770 ms). A string: tsx would add
  * helpers to a function that the page does not have.
  */
+const THROTTLED_RUNS = Number(process.env.BENCH_THROTTLED_RUNS ?? 5)
+const MBIT = 1_000_000 / 8
+
+/** A page on the throttled link, counting the bytes it receives (encoded: as on the wire, headers included). */
+async function throttled(context: BrowserContext) {
+  const page = await context.newPage()
+  const cdp = await context.newCDPSession(page)
+  await cdp.send('Network.enable')
+  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 40, downloadThroughput: 10 * MBIT, uploadThroughput: 10 * MBIT })
+  const counter = { bytes: 0, requests: [] as string[] }
+  cdp.on('Network.loadingFinished', (e: { encodedDataLength: number }) => void (counter.bytes += e.encodedDataLength))
+  cdp.on('Network.requestWillBeSent', (e: { request: { url: string } }) => void counter.requests.push(e.request.url))
+  return { page, counter }
+}
+
+/** The time (ms since navigation, the page's clock) at which the flags table first drew a flag's row. */
+const firstRowProbe = `(() => {
+  const probe = (window.flagpostFirstRow = {})
+  new MutationObserver(() => {
+    if (probe.at === undefined && document.querySelector('[role=table][aria-label=Flags] [role=row] a')) probe.at = performance.now()
+  }).observe(document, { childList: true, subtree: true })
+})()`
+
+async function until<T>(read: () => Promise<T | undefined>, what: string, timeout = 60_000): Promise<T> {
+  const end = Date.now() + timeout
+  for (;;) {
+    const value = await read()
+    if (value !== undefined) return value
+    if (Date.now() > end) throw new Error(`never: ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** The project page on the throttled link: first row time and bytes; then one switch's bytes (and whether the list was read again). */
+async function throttledProject(context: BrowserContext, withSwitch: boolean) {
+  const { page, counter } = await throttled(context)
+  // A first visit: nothing cached (the sign-in page of this context loaded the console's files).
+  if (!withSwitch) await (await context.newCDPSession(page)).send('Network.clearBrowserCache')
+  await page.addInitScript({ content: firstRowProbe })
+  await page.goto(`${server.url}/projects/big`)
+  const firstRow = await until(() => page.evaluate<number | undefined>('window.flagpostFirstRow.at'), 'the first row')
+  const bytes = counter.bytes
+  let switchBytes: number | undefined
+  let listReads: number | undefined
+  if (withSwitch) {
+    await page.waitForLoadState('networkidle')
+    const toggle = page.getByRole('switch', { name: `flag-0001 in development` })
+    const before = counter.bytes
+    counter.requests.length = 0
+    const checked = await toggle.isChecked()
+    await toggle.click({ force: true })
+    await until(async () => ((await toggle.isChecked()) !== checked ? true : undefined), 'the switch')
+    await page.waitForLoadState('networkidle')
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    switchBytes = counter.bytes - before
+    listReads = counter.requests.filter((u) => u.includes('/api/admin/search/features')).length
+  }
+  await page.close()
+  return { firstRow, bytes, switchBytes, listReads }
+}
+
+/** A flag page on the throttled link: until its dependencies' section (the parent picker) is drawn. */
+async function throttledFlag(context: BrowserContext) {
+  const { page, counter } = await throttled(context)
+  const started = Date.now()
+  await page.goto(`${server.url}/projects/big/flags/flag-0002`)
+  await page.getByRole('region', { name: 'Dependencies' }).getByText('Parent flag', { exact: true }).waitFor({ timeout: 60_000 })
+  const shown = Date.now() - started
+  await page.waitForLoadState('networkidle')
+  const bytes = counter.bytes
+  await page.close()
+  return { shown, bytes }
+}
+
+const kb = (bytes: number[]) => `${(quantile(bytes, 0.5) / 1024).toFixed(0)} KB`
+
 const probe = (counts: number[]) => `(() => {
   const probe = (window.flagpostBench = { listedAt: {} })
   const check = () => {
@@ -96,7 +175,7 @@ try {
   console.log(`Creating ${FLAGS} flags...`)
   await api('POST', '/api/admin/projects', { id: 'big', name: 'Big' })
   const names = Array.from({ length: FLAGS }, (_, i) => `flag-${String(i).padStart(4, '0')}`)
-  for (let i = 0; i < names.length; i += 10) await Promise.all(names.slice(i, i + 10).map((name) => api('POST', '/api/admin/projects/big/features', { name })))
+  for (let i = 0; i < names.length; i += 20) await Promise.all(names.slice(i, i + 20).map((name) => api('POST', '/api/admin/projects/big/features', { name })))
   for (const name of names.filter((_, i) => i % 3 === 0)) await api('POST', `/api/admin/projects/big/features/${name}/environments/development/on`)
 
   const first = { shown: [] as number[], searched: [] as number[] }
@@ -119,6 +198,31 @@ try {
   console.log(row('return visit: navigation to every flag listed', again.shown))
   console.log(row('a search answered (first visit)', first.searched))
   console.log(row('a search answered (return visit)', again.searched))
+
+  const cold = { firstRow: [] as number[], bytes: [] as number[] }
+  const cached = { firstRow: [] as number[], bytes: [] as number[], switchBytes: [] as number[], listReads: [] as number[] }
+  const flagPage = { shown: [] as number[], bytes: [] as number[] }
+  for (let i = 0; i < THROTTLED_RUNS; i++) {
+    const fresh = await signedIn()
+    const a = await throttledProject(fresh, false)
+    cold.firstRow.push(a.firstRow)
+    cold.bytes.push(a.bytes)
+    const b = await throttledProject(fresh, true)
+    cached.firstRow.push(b.firstRow)
+    cached.bytes.push(b.bytes)
+    cached.switchBytes.push(b.switchBytes!)
+    cached.listReads.push(b.listReads!)
+    const f = await throttledFlag(fresh)
+    flagPage.shown.push(f.shown)
+    flagPage.bytes.push(f.bytes)
+    await fresh.close()
+  }
+  console.log(`\nThrottled: 10 Mbit/s down and up, 40 ms latency; ${THROTTLED_RUNS} loads per case (p50 / p95 ms, p50 bytes on the wire).\n`)
+  console.log('| case | p50 ms | p95 ms | bytes |\n|---|---:|---:|---:|')
+  console.log(`${row('project page, first visit: first row', cold.firstRow)} ${kb(cold.bytes)} |`)
+  console.log(`${row('project page, cached assets: first row', cached.firstRow)} ${kb(cached.bytes)} |`)
+  console.log(`| a flag switched | | | ${kb(cached.switchBytes)} (list reads: ${Math.max(...cached.listReads)}) |`)
+  console.log(`${row('flag page (cached assets): dependencies drawn', flagPage.shown)} ${kb(flagPage.bytes)} |`)
 } finally {
   await browser.close()
   await server.close()

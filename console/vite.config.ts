@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { defineConfig, type Plugin } from 'vite'
 import react from '@vitejs/plugin-react'
 import { initialJavaScript, INITIAL_JS_BUDGET } from '../scripts/console-size.js'
+import { precompressConsole } from '../scripts/precompress-console.js'
 
 const root = fileURLToPath(new URL('.', import.meta.url))
 
@@ -16,6 +17,20 @@ function printInitialSize(): Plugin {
     async closeBundle() {
       const { gzipBytes, files } = await initialJavaScript(`${root}dist`)
       console.log(`console: initial JavaScript ${(gzipBytes / 1024).toFixed(1)} KiB gzipped (budget ${INITIAL_JS_BUDGET / 1024} KiB): ${files.join(', ')}`)
+    },
+  }
+}
+
+/** Writes brotli and gzip twins of the built text files, which the Node server sends by content negotiation. */
+function precompress(): Plugin {
+  return {
+    name: 'flagpost-precompress',
+    apply: 'build',
+    // After every other plugin's closeBundle (the size report reads the files as built).
+    enforce: 'post',
+    async closeBundle() {
+      const { files, bytes, brotliBytes } = await precompressConsole(`${root}dist`)
+      console.log(`console: ${files} files precompressed (brotli ${(bytes / 1024).toFixed(0)} KiB -> ${(brotliBytes / 1024).toFixed(0)} KiB, and gzip)`)
     },
   }
 }
@@ -42,7 +57,7 @@ function apiReferenceAssets(): Plugin {
 export default defineConfig({
   root,
   base: '/',
-  plugins: [react(), printInitialSize(), apiReferenceAssets()],
+  plugins: [react(), printInitialSize(), apiReferenceAssets(), precompress()],
   build: { outDir: 'dist', emptyOutDir: true, reportCompressedSize: false },
   server: { proxy: { '/api': 'http://localhost:4242', '/auth': 'http://localhost:4242', '/logout': 'http://localhost:4242' } },
 })

@@ -13,7 +13,8 @@ type Fetch = (request: Request, env?: {} | Record<string, unknown>) => Response 
 /**
  * The Node home's front door: the app's paths (and every request that is not a GET or HEAD) go to the app
  * exactly as before; any other GET is a file of the web console, or its index.html so the console's own
- * routes load on a reload. Hashed assets are cached for a year; index.html is revalidated on every load.
+ * routes load on a reload. Hashed assets are cached for a year; index.html is revalidated on every load. Each file
+ * goes as its brotli or gzip twin (written at build, scripts/precompress-console.ts) when the client accepts it.
  * Kept out of app.ts: the worker serves the same files from Workers static assets.
  */
 export function withConsole(appFetch: Fetch, root: string = CONSOLE_DIST): Fetch {
@@ -31,6 +32,7 @@ export function withConsole(appFetch: Fetch, root: string = CONSOLE_DIST): Fetch
     '/assets/*',
     serveStatic({
       root,
+      precompressed: true,
       onFound: (_path, c) => {
         c.header('Cache-Control', 'public, max-age=31536000, immutable')
       },
@@ -45,12 +47,13 @@ export function withConsole(appFetch: Fetch, root: string = CONSOLE_DIST): Fetch
     '*',
     serveStatic({
       root,
+      precompressed: true,
       rewriteRequestPath: (path) => (path === '/' ? '/index.html' : path),
       onFound: (path, c) => {
-        c.header('Cache-Control', path.endsWith('/index.html') ? 'no-cache' : 'public, max-age=3600')
+        c.header('Cache-Control', /\/index\.html(\.br|\.gz)?$/.test(path) ? 'no-cache' : 'public, max-age=3600')
       },
     }),
   )
-  front.get('*', serveStatic({ root, path: 'index.html', onFound: (_path, c) => void c.header('Cache-Control', 'no-cache') }))
+  front.get('*', serveStatic({ root, path: 'index.html', precompressed: true, onFound: (_path, c) => void c.header('Cache-Control', 'no-cache') }))
   return front.fetch
 }

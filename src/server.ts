@@ -7,6 +7,7 @@ import { givenSecretProblem } from './api-tokens/secrets.js'
 import { bootstrapAdminUser } from './users/store.js'
 import { MIN_PASSWORD_LENGTH } from './users/passwords.js'
 import { withConsole } from './console-node.js'
+import { withCompression } from './compression-node.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
@@ -189,7 +190,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const scheduledJob = setInterval(applyScheduled, SCHEDULED_CHANGE_REQUESTS_JOB_MS)
   scheduledJob.unref()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: withConsole(app.fetch, config.consoleDir), port: config.port, hostname: config.host }, () => resolve(s))
+    const s = serve({ fetch: withCompression(withConsole(app.fetch, config.consoleDir)), port: config.port, hostname: config.host }, () => resolve(s))
   })
   // A client may close its side once it has sent its request (half-close) and still read the answer. Node's
   // HTTP server otherwise drops a request whose body it has not read yet when that end arrives: one still

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
 import { CONSOLE_HEADERS } from '../src/console-headers.js'
+import { precompressConsole } from '../scripts/precompress-console.js'
 
 const dirs: string[] = []
 const tempDir = async () => {
@@ -134,6 +135,51 @@ describe('the Node server (npm start)', () => {
       // Only GET and HEAD are the console's: another method on a console path reaches the app (and its 404).
       const post = await fetch(`${server.url}/projects`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
       expect(post.status).toBe(404)
+    } finally {
+      await server.close()
+    }
+  })
+
+  it('compresses: precompressed console files by Accept-Encoding (hashed assets immutable, index.html no-cache), JSON above 1 KiB, not small JSON nor event streams', async () => {
+    const consoleDir = await tempDir()
+    await mkdir(join(consoleDir, 'assets'))
+    const html = `<!doctype html><title>console</title>${'<!-- padding -->'.repeat(100)}`
+    const script = `console.log(${JSON.stringify('flag '.repeat(1000))})`
+    await writeFile(join(consoleDir, 'index.html'), html)
+    await writeFile(join(consoleDir, 'assets', 'index-abc123.js'), script)
+    await writeFile(join(consoleDir, 'assets', 'tiny-abc123.js'), 'console.log(1)')
+    await precompressConsole(consoleDir)
+    const server = await startServer({ ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.compress-secret' }), port: 0, host: '127.0.0.1', dataDir: await tempDir(), consoleDir })
+    const get = (path: string, acceptEncoding: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { headers: { 'accept-encoding': acceptEncoding, ...headers } })
+    const seen = async (response: Response) => [response.headers.get('content-encoding'), response.headers.get('vary'), response.headers.get('cache-control'), await response.text()]
+    try {
+      expect(await seen(await get('/assets/index-abc123.js', 'gzip, deflate, br'))).toEqual(['br', 'Accept-Encoding', 'public, max-age=31536000, immutable', script])
+      expect(await seen(await get('/assets/index-abc123.js', 'gzip'))).toEqual(['gzip', 'Accept-Encoding', 'public, max-age=31536000, immutable', script])
+      const plain = await get('/assets/index-abc123.js', 'identity')
+      expect([plain.headers.get('content-encoding'), plain.headers.get('content-length'), await plain.text()]).toEqual([null, String(script.length), script])
+      expect((await get('/assets/tiny-abc123.js', 'br')).headers.get('content-encoding')).toBeNull()
+      for (const path of ['/', '/projects/big?sort=name&page=2']) expect(await seen(await get(path, 'br, gzip'))).toEqual(['br', 'Accept-Encoding', 'no-cache', html])
+
+      const openapi = await get('/docs/openapi.json', 'gzip;q=0.5, br;q=0.9')
+      expect([openapi.headers.get('content-encoding'), openapi.headers.get('vary')]).toEqual(['br', expect.stringMatching(/Accept-Encoding/)])
+      expect(((await openapi.json()) as { openapi: string }).openapi).toBe('3.1.0')
+      expect((await get('/docs/openapi.json', 'br;q=0, gzip')).headers.get('content-encoding')).toBe('gzip')
+      expect((await get('/docs/openapi.json', 'identity')).headers.get('content-encoding')).toBeNull()
+      const health = await get('/health', 'br, gzip')
+      expect([health.headers.get('content-encoding'), await health.json()]).toEqual([null, { health: 'GOOD' }])
+
+      const token = await fetch(`${server.url}/api/admin/api-tokens`, {
+        method: 'POST',
+        headers: { authorization: '*:*.compress-secret', 'content-type': 'application/json' },
+        body: JSON.stringify({ tokenName: 'stream', type: 'client', projects: ['*'], environment: 'development' }),
+      })
+      const { secret } = (await token.json()) as { secret: string }
+      const abort = new AbortController()
+      const stream = await fetch(`${server.url}/api/client/streaming`, { headers: { authorization: secret, 'accept-encoding': 'br, gzip', accept: 'text/event-stream' }, signal: abort.signal })
+      expect([stream.status, stream.headers.get('content-type'), stream.headers.get('content-encoding')]).toEqual([200, expect.stringMatching(/^text\/event-stream/), null])
+      const first = await stream.body!.getReader().read()
+      expect(new TextDecoder().decode(first.value)).toMatch(/event: hydration|^:|data:/)
+      abort.abort()
     } finally {
       await server.close()
     }

@@ -8,7 +8,7 @@ import { Shell } from './components/shell'
 import { ErrorMessage } from './components/error-message'
 import { lazyPage } from './lazy-page'
 import { prefetchProject } from './api/projects'
-import { projectOfPath } from './paths'
+import { flagListView, projectOfPath } from './paths'
 
 // Each page is its own chunk: the first load carries only the shell and the sign-in page (see preloadFor).
 const SignInPage = lazyPage(() => import('./pages/sign-in'))
@@ -60,7 +60,7 @@ export function preloadFor(path: string, queryClient: QueryClient) {
       if (startupPage === loading) startupPage = undefined
     })
   startupPage = loading
-  prefetchProject(queryClient, projectId)
+  prefetchProject(queryClient, projectId, flagListView(location.search))
 }
 
 /** The chunk of the page asked for at start-up, while it loads (then none): the page waits for it as for the user (see SignedIn). */

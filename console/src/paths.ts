@@ -21,6 +21,66 @@ export function projectOfPath(path: string): string | undefined {
   }
 }
 
+/** A page of the project's flag list (the flag search, paged on the server). */
+export const FLAG_LIST_PAGE = 50
+
+export type FlagListSort = 'name' | 'created' | 'lastSeen'
+
+/** What the project's flag list shows, kept in the page's address (`?q=&tag=&type=&stale=&sort=&page=`): back, forward and reload keep it. */
+export interface FlagListView {
+  q: string
+  tag: string
+  type: string
+  stale: '' | 'stale' | 'fresh'
+  sort: FlagListSort
+  page: number
+}
+
+/** The list's view from the address's query string (unknown or malformed values: the defaults). */
+export function flagListView(search: string): FlagListView {
+  const p = new URLSearchParams(search)
+  const sort = p.get('sort')
+  const stale = p.get('stale')
+  const page = Number(p.get('page') ?? '1')
+  return {
+    q: p.get('q') ?? '',
+    tag: p.get('tag') ?? '',
+    type: p.get('type') ?? '',
+    stale: stale === 'stale' || stale === 'fresh' ? stale : '',
+    sort: sort === 'created' || sort === 'lastSeen' ? sort : 'name',
+    page: Number.isInteger(page) && page >= 1 && page <= 100_000 ? page : 1,
+  }
+}
+
+/** The address's query string of a view (defaults left out). */
+export function flagListAddress(view: FlagListView): string {
+  const p = new URLSearchParams()
+  if (view.q) p.set('q', view.q)
+  if (view.tag) p.set('tag', view.tag)
+  if (view.type) p.set('type', view.type)
+  if (view.stale) p.set('stale', view.stale)
+  if (view.sort !== 'name') p.set('sort', view.sort)
+  if (view.page > 1) p.set('page', String(view.page))
+  const text = p.toString()
+  return text ? `?${text}` : ''
+}
+
+/** The flag search's query for one page of the project's live flags as the view asks: every filter, the search and the order on the server. */
+export function flagListSearch(projectId: string, view: FlagListView): Record<string, string> {
+  const order = { name: ['name', 'asc'], created: ['createdAt', 'desc'], lastSeen: ['lastSeenAt', 'desc'] }[view.sort]
+  return {
+    project: `IS:${projectId}`,
+    ...(view.q.trim() ? { query: view.q.trim() } : {}),
+    ...(view.tag.trim() ? { tag: `INCLUDE:${view.tag.trim()}` } : {}),
+    ...(view.type ? { type: `IS:${view.type}` } : {}),
+    ...(view.stale === 'stale' ? { state: 'IS_ANY_OF:stale,potentially-stale' } : view.stale === 'fresh' ? { state: 'IS_NONE_OF:stale,potentially-stale' } : {}),
+    sortBy: order[0]!,
+    sortOrder: order[1]!,
+    limit: String(FLAG_LIST_PAGE),
+    offset: String((view.page - 1) * FLAG_LIST_PAGE),
+  }
+}
+
 /** The flag search's largest page. */
 export const FLAGS_PAGE = 1000
 

@@ -112,7 +112,22 @@ describe('the flag page', { timeout: 60_000 }, () => {
     await comboboxOf(dependencies, 'Parent flag').click()
     // The project's flags but this one.
     await expect.poll(() => page.getByRole('option').allTextContents()).toEqual(['checkout'])
-    await page.getByRole('option', { name: 'checkout' }).click()
+    // Typed, the server is asked (debounced: once for the word, not per letter), with a bounded page.
+    await ui.adminApi('POST', '/api/admin/projects/shop/features', { name: 'checkout-v2', description: 'the new one' })
+    await ui.adminApi('POST', '/api/admin/projects/shop/features', { name: 'zebra' })
+    const asked: URL[] = []
+    const noteSearch = (request: { url: () => string }) => {
+      const url = new URL(request.url())
+      if (url.pathname === '/api/admin/search/features') asked.push(url)
+    }
+    page.on('request', noteSearch)
+    await comboboxOf(dependencies, 'Parent flag').pressSequentially('new one', { delay: 20 })
+    await expect.poll(() => page.getByRole('option').allTextContents()).toEqual(['checkout-v2'])
+    page.off('request', noteSearch)
+    expect(asked.map((u) => [u.searchParams.get('query'), u.searchParams.get('project'), Number(u.searchParams.get('limit')) <= 25])).toEqual([['new one', 'IS:shop', true]])
+    await comboboxOf(dependencies, 'Parent flag').fill('checkout')
+    await expect.poll(() => page.getByRole('option').allTextContents()).toEqual(['checkout', 'checkout-v2'])
+    await page.getByRole('option', { name: 'checkout', exact: true }).click()
     await dependencies.getByRole('button', { name: 'Add dependency' }).click()
     await dependencies.getByText('Needs checkout enabled').waitFor()
     expect((await ui.adminApi('GET', FLAG)).dependencies).toEqual([{ feature: 'checkout', enabled: true, variants: [] }])

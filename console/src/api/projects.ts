@@ -1,6 +1,6 @@
 import { queryOptions, type QueryClient } from '@tanstack/react-query'
 import { api, ok, type Schemas } from './client'
-import { FLAGS_PAGE, projectFlagsSearch } from '../paths'
+import { FLAGS_PAGE, flagListSearch, projectFlagsSearch, type FlagListView } from '../paths'
 
 export type ProjectFlag = Schemas['featureSearchResponseSchema']
 
@@ -38,8 +38,29 @@ export const projectFlagsQuery = (projectId: string, archived = false) =>
     staleTime: FRESH_MS,
   })
 
+/** Every page of the project's flag list read (and kept) under this key: a switch updates its row in each. */
+export const flagListKey = (projectId: string) => [...projectKey(projectId), 'flag-list'] as const
+
+/** One page of the project's live flags as the view asks (filters, search, order, page: all on the server) and the total of matches. */
+export const flagListQuery = (projectId: string, view: FlagListView) =>
+  queryOptions({
+    queryKey: [...flagListKey(projectId), flagListSearch(projectId, view)] as const,
+    queryFn: () => ok(api.GET('/api/admin/search/features', { params: { query: flagListSearch(projectId, view) } })),
+    staleTime: FRESH_MS,
+  })
+
+/** A flag's switch in one environment as the write answered it, in every page of the list read: no list read again. */
+export function switchedInList(queryClient: QueryClient, projectId: string, flagName: string, environment: string, enabled: boolean) {
+  queryClient.setQueriesData<{ features: ProjectFlag[]; total: number }>({ queryKey: flagListKey(projectId) }, (data) =>
+    data && {
+      ...data,
+      features: data.features.map((f) => (f.name === flagName ? { ...f, environments: f.environments.map((e) => (e.name === environment ? { ...e, enabled } : e)) } : f)),
+    },
+  )
+}
+
 /** Asks for what the project page shows first, before the page itself has loaded. */
-export function prefetchProject(queryClient: QueryClient, projectId: string) {
+export function prefetchProject(queryClient: QueryClient, projectId: string, view: FlagListView) {
   void queryClient.prefetchQuery(projectOverviewQuery(projectId))
-  void queryClient.prefetchQuery(projectFlagsQuery(projectId))
+  void queryClient.prefetchQuery(flagListQuery(projectId, view))
 }

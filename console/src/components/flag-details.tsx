@@ -6,7 +6,7 @@ import { Link } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
 import { addToDraft, changeRequestPath, changeRequestsKey, useChangeRequestEnvironments } from '../api/change-requests'
 import { useAllows } from '../api/session'
-import { projectFlagsQuery } from '../api/projects'
+import { ServerSelect, PICKER_PAGE } from './server-select'
 import { flagPath } from '../paths'
 import { ErrorMessage } from './error-message'
 import { EventCard } from './event-card'
@@ -92,7 +92,6 @@ export function FlagDependencies({ flag }: { flag: Flag }) {
   const editable = allows('UPDATE_FEATURE', flag.project)
   const changeRequests = useChangeRequestEnvironments(flag.project)
   const draftEnv = changeRequests.protectedEnvs[0]
-  const projectFlags = useQuery({ ...projectFlagsQuery(flag.project), enabled: editable })
   const [parent, setParent] = useState<string | null>(null)
   const [enabled, setEnabled] = useState(true)
   const [variants, setVariants] = useState<string[]>([])
@@ -126,7 +125,12 @@ export function FlagDependencies({ flag }: { flag: Flag }) {
     onSuccess: (cr) => done('Removing the dependency', cr),
     onError: notifyRefused,
   })
-  const candidates = (projectFlags.data ?? []).map((f) => f.name).filter((n) => n !== flag.name && !flag.dependencies.some((d) => d.feature === n))
+  // Parents are flags of the same project: the flag search finds them by name, description or tag as the user types.
+  const searchParents = async (text: string) => {
+    const query = { project: `IS:${flag.project}`, sortBy: 'name', limit: String(PICKER_PAGE + 1 + flag.dependencies.length), ...(text.trim() ? { query: text.trim() } : {}) }
+    const found = await ok(api.GET('/api/admin/search/features', { params: { query } }))
+    return found.features.map((f) => f.name).filter((n) => n !== flag.name && !flag.dependencies.some((d) => d.feature === n)).slice(0, PICKER_PAGE)
+  }
   return (
     <Card withBorder component="section" aria-label="Dependencies">
       <Title order={2} size="h4">
@@ -161,7 +165,7 @@ export function FlagDependencies({ flag }: { flag: Flag }) {
           }}
         >
           <Group align="end" mt="sm">
-            <Select label="Parent flag" data={candidates} value={parent} onChange={setParent} searchable w={220} />
+            <ServerSelect label="Parent flag" placeholder="Type to search" queryKey={['project', flag.project, 'parent-candidates', flag.name]} search={searchParents} value={parent} onChange={setParent} w={220} />
             <Switch label="Parent enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} mb={8} />
             {enabled && <TagsInput label="Parent variants" description="Any variant when empty" value={variants} onChange={setVariants} w={220} />}
             <Button type="submit" disabled={!parent} loading={add.isPending}>

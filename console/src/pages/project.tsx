@@ -1,17 +1,18 @@
-import { lazy, Suspense, useMemo, useRef, useState } from 'react'
-import { Alert, Anchor, Badge, Button, Card, Checkbox, Group, List, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react'
+import { Alert, Anchor, Badge, Button, Card, Checkbox, Group, List, Pagination, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { useDebouncedValue } from '@mantine/hooks'
 import { notifications } from '@mantine/notifications'
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useVirtualizer } from '@tanstack/react-virtual'
-import { Link, useLocation } from 'wouter'
+import { Link, useLocation, useSearch } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
-import { projectFlagsQuery, projectKey, projectOverviewQuery, type ProjectFlag } from '../api/projects'
+import { flagListQuery, projectFlagsQuery, projectKey, projectOverviewQuery, switchedInList, type ProjectFlag } from '../api/projects'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { ProjectAccess } from '../components/project-access'
-import { flagPath, projectPath } from '../paths'
+import { FLAG_LIST_PAGE, flagListAddress, flagListView, flagPath, projectPath, type FlagListView } from '../paths'
 import { FLAG_TYPES, type FlagType } from '../flag-types'
 import type { ExportChoice } from '../components/export-flags'
 import classes from './project.module.css'
@@ -38,7 +39,6 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
 
 function LiveProject({ projectId, project }: { projectId: string; project: Overview }) {
   const allows = useAllows()
-  const flags = useQuery(projectFlagsQuery(projectId))
   const [creating, setCreating] = useState(false)
   const [importing, setImporting] = useState(false)
   const lifecycle = useProjectLifecycle(projectId)
@@ -91,19 +91,7 @@ function LiveProject({ projectId, project }: { projectId: string; project: Overv
       {lifecycle.archive.isError && <ErrorMessage error={lifecycle.archive.error} />}
       {lifecycle.remove.isError && <ErrorMessage error={lifecycle.remove.error} />}
       <ProjectStats project={project} />
-      {flags.isPending ? (
-        <Loading />
-      ) : flags.isError ? (
-        <ErrorMessage error={flags.error} />
-      ) : (
-        <FlagsTable
-          projectId={projectId}
-          flags={flags.data}
-          environments={environments}
-          canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)}
-          canArchive={allows('DELETE_FEATURE', projectId)}
-        />
-      )}
+      <FlagList projectId={projectId} flagCount={project.featureTypeCounts.reduce((n, t) => n + t.count, 0)} environments={environments} canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)} canArchive={allows('DELETE_FEATURE', projectId)} />
       {allows('UPDATE_PROJECT', projectId) && <ProjectEnvironments projectId={projectId} environments={environments} />}
       {allows('UPDATE_PROJECT', projectId) && <ProjectAccess projectId={projectId} />}
       <Dialog opened={creating} onClose={() => setCreating(false)} title="Create flag">
@@ -224,6 +212,192 @@ const dayFormat = new Intl.DateTimeFormat()
 const day = (ms: number) => dayFormat.format(ms)
 
 const ROW_HEIGHT = 52
+
+/**
+ * The project's live flags, a page at a time: search (name, description, tags), filters, order and page are the flag
+ * search's on the server and live in the page's address (back, forward and reload keep them). Typing is debounced and
+ * replaces the address; a filter, an order or a page pushes one. Everyone may select on the page (a selection is
+ * exported, and archived by those who may).
+ */
+function FlagList({ projectId, flagCount, environments, canSwitch, canArchive }: { projectId: string; flagCount: number; environments: string[]; canSwitch: boolean; canArchive: boolean }) {
+  const view = flagListView(useSearch())
+  const [, navigate] = useLocation()
+  const show = (change: Partial<FlagListView>, replace = false) => navigate(`${projectPath(projectId)}${flagListAddress({ ...view, page: 1, ...change })}`, { replace })
+  const flags = useQuery({ ...flagListQuery(projectId, view), placeholderData: keepPreviousData })
+  const [q, setQ] = useState(view.q)
+  // Back and forward bring the address's words back into the fields.
+  useEffect(() => setQ(view.q), [view.q])
+  const [typedQ] = useDebouncedValue(q, 250)
+  const latest = useRef(view)
+  latest.current = view
+  useEffect(() => {
+    const now = latest.current
+    if (typedQ !== now.q) show({ ...now, q: typedQ, page: 1 }, true)
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [typedQ])
+  // The instance's tags (a short list: tags are few where flags are many), for the tag filter.
+  const tags = useQuery({ queryKey: ['tags'], queryFn: () => ok(api.GET('/api/admin/tags')), staleTime: 10_000 })
+  const tagOptions = [...new Set((tags.data?.tags ?? []).map(tagText))].sort()
+  const [selected, setSelected] = useState<string[]>([])
+  const [dialog, setDialog] = useState<'archive' | 'export'>()
+  const [exportChoice, setExportChoice] = useState<ExportChoice>()
+  const page = flags.data?.features ?? []
+  const total = flags.data?.total ?? 0
+  const pages = Math.max(1, Math.ceil(total / FLAG_LIST_PAGE))
+  const shown = page.map(rowOf)
+  const isChosen = new Set(selected)
+  const allShown = shown.length > 0 && shown.every((r) => isChosen.has(r.flag.name))
+  const columns = `32px minmax(200px, 2fr) 110px 110px 110px ${environments.map(() => '120px').join(' ')}`
+  const first = (view.page - 1) * FLAG_LIST_PAGE
+  return (
+    <Stack gap="xs">
+      <Group align="end">
+        <TextInput label="Search" placeholder="Name, description or tag" value={q} onChange={(e) => setQ(e.currentTarget.value)} />
+        <Select label="Tag" placeholder="Any tag" data={view.tag && !tagOptions.includes(view.tag) ? [view.tag, ...tagOptions] : tagOptions} value={view.tag || null} onChange={(v) => show({ tag: v ?? '' })} clearable searchable />
+        <Select label="Type" placeholder="Any type" data={FLAG_TYPES.map((t) => t.value)} value={view.type || null} onChange={(v) => show({ type: v ?? '' })} clearable />
+        <Select
+          label="Stale"
+          placeholder="Any"
+          data={[{ value: 'stale', label: 'Stale or potentially stale' }, { value: 'fresh', label: 'Not stale' }]}
+          value={view.stale || null}
+          onChange={(v) => show({ stale: (v ?? '') as FlagListView['stale'] })}
+          clearable
+        />
+        <Select
+          label="Sort by"
+          data={[{ value: 'name', label: 'Name' }, { value: 'created', label: 'Newest first' }, { value: 'lastSeen', label: 'Last seen' }]}
+          value={view.sort}
+          onChange={(v) => v && show({ sort: v as FlagListView['sort'] })}
+          allowDeselect={false}
+        />
+      </Group>
+      <Group>
+        <Text size="sm" c="dimmed" aria-live="polite">
+          {flags.data ? `${total} of ${flagCount} flags` : 'Loading flags…'} · {selected.length} selected
+        </Text>
+        <Text size="sm" c="dimmed">
+          {page.length > 0 ? `showing ${first + 1}–${first + page.length}` : ''}
+        </Text>
+        <Button
+          size="xs"
+          variant="default"
+          disabled={flagCount === 0}
+          onClick={() => {
+            setExportChoice({ selected, shown: page.map((f) => f.name), total: flagCount })
+            setDialog('export')
+          }}
+        >
+          Export
+        </Button>
+        {canArchive && (
+          <Button size="xs" variant="default" disabled={selected.length === 0} onClick={() => setDialog('archive')}>
+            Archive selected
+          </Button>
+        )}
+      </Group>
+      {flags.isError && <ErrorMessage error={flags.error} />}
+      <Dialog opened={dialog === 'archive'} onClose={() => setDialog(undefined)} title="Archive flags">
+        {dialog === 'archive' && (
+          <ArchiveFlagsForm
+            projectId={projectId}
+            features={selected}
+            onDone={() => {
+              setDialog(undefined)
+              setSelected([])
+            }}
+          />
+        )}
+      </Dialog>
+      <Dialog opened={dialog === 'export'} onClose={() => setDialog(undefined)} title="Export flags">
+        {dialog === 'export' && exportChoice && (
+          <Suspense fallback={<Loading />}>
+            <ExportFlagsForm projectId={projectId} environments={environments} choice={exportChoice} onDone={() => setDialog(undefined)} />
+          </Suspense>
+        )}
+      </Dialog>
+      <div className={classes.scroller} role="table" aria-label="Flags" aria-rowcount={total + 1} aria-busy={flags.isFetching}>
+        <div role="rowgroup" className={classes.head}>
+          <div role="row" className={classes.row} style={{ gridTemplateColumns: columns }} aria-rowindex={1}>
+            <div role="columnheader">
+              <Checkbox
+                aria-label="Select every flag shown"
+                checked={allShown}
+                onChange={(e) => {
+                  const names = page.map((f) => f.name)
+                  const on = e.currentTarget.checked
+                  setSelected((s) => (on ? [...new Set([...s, ...names])] : s.filter((n) => !names.includes(n))))
+                }}
+              />
+            </div>
+            <div role="columnheader">Name</div>
+            <div role="columnheader">Type</div>
+            <div role="columnheader">Created</div>
+            <div role="columnheader">Last seen</div>
+            {environments.map((env) => (
+              <div role="columnheader" key={env}>
+                {env}
+              </div>
+            ))}
+          </div>
+        </div>
+        <div role="rowgroup">
+          {shown.map(({ flag, created, lastSeen, enabled }, i) => (
+            <div role="row" key={flag.name} aria-rowindex={first + i + 2} className={classes.row} style={{ gridTemplateColumns: columns }}>
+              <div role="cell">
+                <Checkbox
+                  aria-label={`Select ${flag.name}`}
+                  checked={isChosen.has(flag.name)}
+                  onChange={(e) => {
+                    const on = e.currentTarget.checked
+                    setSelected((s) => (on ? [...s, flag.name] : s.filter((n) => n !== flag.name)))
+                  }}
+                />
+              </div>
+              <div role="cell" className={classes.name}>
+                <Anchor component={Link} href={flagPath(projectId, flag.name)}>
+                  {flag.name}
+                </Anchor>
+                {flag.stale && (
+                  <Badge size="xs" color="red.9" ml={6}>
+                    stale
+                  </Badge>
+                )}
+                {flag.tags.map((t) => (
+                  <Badge key={tagText(t)} size="xs" variant="outline" ml={6}>
+                    {tagText(t)}
+                  </Badge>
+                ))}
+                {flag.description && (
+                  <Text size="xs" c="dimmed" className={classes.name}>
+                    {flag.description}
+                  </Text>
+                )}
+              </div>
+              <div role="cell">{flag.type}</div>
+              <div role="cell">{created ? day(created) : ''}</div>
+              <div role="cell">{lastSeen ? day(lastSeen) : 'never'}</div>
+              {environments.map((env) => (
+                <div role="cell" key={env}>
+                  {canSwitch ? <EnvironmentSwitch projectId={projectId} flagName={flag.name} environment={env} enabled={enabled.has(env)} /> : <Text size="sm">{enabled.has(env) ? 'on' : 'off'}</Text>}
+                </div>
+              ))}
+            </div>
+          ))}
+        </div>
+      </div>
+      {pages > 1 && (
+        <Pagination
+          total={pages}
+          value={Math.min(view.page, pages)}
+          onChange={(p) => show({ ...view, page: p })}
+          aria-label="Pages of flags"
+          getItemProps={(p) => ({ 'aria-label': `Page ${p}` })}
+          getControlProps={(control) => ({ 'aria-label': { first: 'First page', previous: 'Previous page', next: 'Next page', last: 'Last page' }[control] })}
+        />
+      )}
+    </Stack>
+  )
+}
 
 /**
  * The project's flags; everyone may select (a selection is exported, and archived by those who may). `archived`: an
@@ -423,11 +597,12 @@ export function EnvironmentSwitch({ projectId, flagName, environment, enabled, l
     },
     onSuccess: (flag, on) => {
       queryClient.setQueryData(['flag', projectId, flagName], flag)
-      // The table shows the switch as it now is while the project's flags are read again.
+      // The rows that show the flag take the switch from the write's answer: no page of the list is read again.
+      switchedInList(queryClient, projectId, flagName, environment, on)
       queryClient.setQueryData(projectFlagsQuery(projectId).queryKey, (flags) =>
         flags?.map((f) => (f.name === flagName ? { ...f, environments: f.environments.map((e) => (e.name === environment ? { ...e, enabled: on } : e)) } : f)),
       )
-      void queryClient.invalidateQueries({ queryKey: projectKey(projectId) })
+      void queryClient.invalidateQueries({ queryKey: projectOverviewQuery(projectId).queryKey })
     },
     onError: (error) => notifications.show({ title: `Could not switch ${flagName} in ${environment}`, message: error.message, color: 'red' }),
   })

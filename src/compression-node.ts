@@ -1,0 +1,105 @@
+import { Duplex } from 'node:stream'
+import { constants, createBrotliCompress, createGzip } from 'node:zlib'
+
+type Fetch = (request: Request, env?: {} | Record<string, unknown>) => Response | Promise<Response>
+
+/** Answers shorter than this go as they are: compressing them saves less than the headers it adds. */
+export const COMPRESS_MIN_BYTES = 1024
+
+// Text the app answers with; never an event stream (SSE must reach the client event by event, not held in a compressor).
+const COMPRESSIBLE = /^\s*(application\/(json|[\w.+-]+\+json|javascript|yaml|xml)|text\/(?!event-stream)[\w.+-]+)\s*(;|$)/i
+
+/** The encoding the client prefers among brotli and gzip (`Accept-Encoding`, q-values honoured; `q=0` refuses), or none. */
+export function chosenEncoding(accept: string | null): 'br' | 'gzip' | undefined {
+  if (!accept) return undefined
+  const weights = new Map<string, number>()
+  for (const part of accept.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';')
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)).find(Boolean)
+    weights.set(name!.trim(), q ? Number(q[1]) : 1)
+  }
+  const weight = (name: string) => weights.get(name) ?? (name !== 'identity' ? (weights.get('*') ?? 0) : 0)
+  const best = (['br', 'gzip'] as const).filter((e) => weight(e) > 0).sort((a, b) => weight(b) - weight(a))
+  return best[0]
+}
+
+const compressor = (encoding: 'br' | 'gzip') =>
+  encoding === 'br'
+    ? // Quality 4: most of brotli's gain on JSON at a few milliseconds per megabyte (11, the default, costs a hundred times more).
+      createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: 4 } })
+    : createGzip({ level: 6 })
+
+/**
+ * The Node home's compression of the app's answers (the worker's are compressed by Cloudflare): JSON and text of at
+ * least COMPRESS_MIN_BYTES, in brotli or gzip as the client asks, streamed (a streamed answer, the advanced
+ * playground's, stays streamed). Answers already encoded (the console's precompressed files), event streams, HEAD,
+ * 204/206/304 and `Cache-Control: no-transform` pass unchanged. An answer's size is known from its first bytes:
+ * at most COMPRESS_MIN_BYTES are read before deciding.
+ */
+export function withCompression(appFetch: Fetch): Fetch {
+  return async (request, env) => {
+    const response = await appFetch(request, env)
+    const type = response.headers.get('content-type')
+    if (
+      !response.body ||
+      request.method === 'HEAD' ||
+      response.status === 204 ||
+      response.status === 206 ||
+      response.status === 304 ||
+      response.headers.has('content-encoding') ||
+      !type ||
+      !COMPRESSIBLE.test(type) ||
+      /(^|,)\s*no-transform\s*(,|$)/i.test(response.headers.get('cache-control') ?? '')
+    )
+      return response
+    const length = response.headers.get('content-length')
+    if (length !== null && Number(length) < COMPRESS_MIN_BYTES) return response
+    const encoding = chosenEncoding(request.headers.get('accept-encoding'))
+    const headers = new Headers(response.headers)
+    const vary = headers.get('vary')
+    if (!vary || !/(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(vary)) headers.set('vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding')
+    const reader = response.body.getReader()
+    const head: Uint8Array[] = []
+    let read = 0
+    let done = false
+    while (read < COMPRESS_MIN_BYTES) {
+      const chunk = await reader.read()
+      if (chunk.done) {
+        done = true
+        break
+      }
+      head.push(chunk.value)
+      read += chunk.value.byteLength
+    }
+    const init = { status: response.status, statusText: response.statusText, headers }
+    if (done && read < COMPRESS_MIN_BYTES) {
+      const body = new Uint8Array(read)
+      let at = 0
+      for (const chunk of head) {
+        body.set(chunk, at)
+        at += chunk.byteLength
+      }
+      headers.delete('vary')
+      if (vary) headers.set('vary', vary)
+      headers.set('content-length', String(read))
+      return new Response(body, init)
+    }
+    const whole = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of head) controller.enqueue(chunk)
+        if (done) controller.close()
+      },
+      async pull(controller) {
+        if (done) return
+        const chunk = await reader.read()
+        if (chunk.done) controller.close()
+        else controller.enqueue(chunk.value)
+      },
+      cancel: (reason) => reader.cancel(reason),
+    })
+    if (!encoding) return new Response(whole, init)
+    headers.delete('content-length')
+    headers.set('content-encoding', encoding)
+    return new Response(whole.pipeThrough(Duplex.toWeb(compressor(encoding)) as unknown as { readable: ReadableStream<Uint8Array>; writable: WritableStream<Uint8Array> }), init)
+  }
+}

@@ -70,6 +70,7 @@ import { projectAccessRoutes } from './projects/access-routes.js'
 import { roleRoutes } from './roles/routes.js'
 import { groupRoutes } from './groups/routes.js'
 import { authSettingsRoutes } from './auth-settings/routes.js'
+import { instanceStatsRoutes } from './instance-stats/routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { EmailTransport } from './users/email.js'
 import { changeRequestRoutes } from './change-requests/routes.js'
@@ -384,6 +385,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', groupRoutes)
   app.route('/', authSettingsRoutes)
   app.route('/', dashboardRoutes)
+  app.route('/', instanceStatsRoutes)
   app.route('/', changeRequestRoutes)
   app.route('/', playgroundRoutes({ maxEvaluations: deps.playgroundMaxEvaluations }))
   app.route('/', clientRoutes)

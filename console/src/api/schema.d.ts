@@ -3808,6 +3808,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/instance-admin/statistics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Instance usage statistics
+         * @description What the instance holds and how it is used, for reporting: users (active in the last 7/30/60/90 days), flags, projects, roles, groups, environments, segments, strategies, applications seen, exports and imports, API tokens by type, production changes, yesterday’s metrics buckets, the largest strategy lists and constraints. Enterprise-only parts (SAML, SCIM, release templates and plans, Edge usage) are false or 0. Needs ADMIN.
+         */
+        get: operations["getInstanceAdminStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/instance-admin/statistics/csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Instance usage statistics as CSV
+         * @description What the instance holds and how it is used, for reporting: users (active in the last 7/30/60/90 days), flags, projects, roles, groups, environments, segments, strategies, applications seen, exports and imports, API tokens by type, production changes, yesterday’s metrics buckets, the largest strategy lists and constraints. Enterprise-only parts (SAML, SCIM, release templates and plans, Edge usage) are false or 0. Needs ADMIN. As CSV (Unleash's columns, one row; objects as JSON), a download.
+         */
+        get: operations["getInstanceAdminStatsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/{projectId}/change-requests/config": {
         parameters: {
             query?: never;
@@ -7275,6 +7315,73 @@ export interface components {
                 project: string;
                 type: string;
             }[];
+        };
+        instanceAdminStatsSchema: {
+            /** @description This instance: a UUID made at its first start */
+            instanceId: string;
+            /** Format: date-time */
+            timestamp: string | null;
+            versionOSS: string;
+            versionEnterprise?: string;
+            users: number;
+            /** @description Users whose root role is Viewer */
+            readOnlyUsers: number;
+            serviceAccounts: number;
+            activeUsers: {
+                last7: number;
+                last30: number;
+                last60: number;
+                last90: number;
+            };
+            /** @description Users seen in the last 30 days, deleted ones included */
+            licensedUsers: number;
+            /** @description Events in environments of type production */
+            productionChanges: {
+                last30: number;
+                last60: number;
+                last90: number;
+            };
+            previousDayMetricsBucketsCount: {
+                enabledCount: number;
+                variantCount: number;
+            };
+            featureToggles: number;
+            archivedFeatureToggles: number;
+            projects: number;
+            contextFields: number;
+            roles: number;
+            customRootRoles: number;
+            customRootRolesInUse: number;
+            groups: number;
+            environments: number;
+            segments: number;
+            strategies: number;
+            SAMLenabled: boolean;
+            OIDCenabled: boolean;
+            passwordAuthEnabled: boolean;
+            SCIMenabled: boolean;
+            clientApps: {
+                /** @enum {string} */
+                range: "allTime" | "30d" | "7d";
+                count: number;
+            }[];
+            featureExports: number;
+            featureImports: number;
+            apiTokens: {
+                admin: number;
+                client: number;
+                frontend: number;
+            };
+            maxEnvironmentStrategies: number;
+            maxConstraints: number;
+            maxConstraintValues: number;
+            releaseTemplates: number;
+            releasePlans: number;
+            edgeInstanceUsage: {
+                [key: string]: number;
+            };
+            /** @description SHA-256 (hex) of the other fields, as JSON */
+            sum: string;
         };
         changeRequestConfigSchema: {
             environment: string;
@@ -23113,6 +23220,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["personalDashboardSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getInstanceAdminStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["instanceAdminStatsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getInstanceAdminStatsCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statistics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description AuthenticationRequired: credentials missing or invalid */

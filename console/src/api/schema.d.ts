@@ -3837,7 +3837,7 @@ export interface paths {
         };
         /**
          * Instance usage statistics as CSV
-         * @description What the instance holds and how it is used, for reporting: users (active in the last 7/30/60/90 days), flags, projects, roles, groups, environments, segments, strategies, applications seen, exports and imports, API tokens by type, production changes, yesterday’s metrics buckets, the largest strategy lists and constraints. Enterprise-only parts (SAML, SCIM, release templates and plans, Edge usage) are false or 0. Needs ADMIN. As CSV (Unleash's columns, one row; objects as JSON), a download.
+         * @description GET /api/admin/instance-admin/statistics as CSV (Unleash's columns, one row; objects as JSON), a download. Needs ADMIN.
          */
         get: operations["getInstanceAdminStatsCsv"];
         put?: never;

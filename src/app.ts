@@ -152,6 +152,8 @@ export interface AppDeps {
    * one within it; writes through this app forget them all (but those that change none of that: KEEPS_PRINCIPALS).
    */
   principalTtlMs?: number
+  /** Why the process should take no traffic now (the Node server: shutting down, its background jobs not started), for GET /ready. */
+  notReady?: () => string | undefined
   /**
    * The body of `/docs/openapi.json` when the document was made beforehand: the worker reads the one
    * scripts/build-worker.ts made from these same routes, as its bundle has no OpenAPI generator. Default: made
@@ -217,6 +219,7 @@ export function createApp(deps: AppDeps) {
   const overviews = createOverviewCache(sdk.options.shareInFlight, { summaries: cacheProjectReads })
   const flagSearches = cacheProjectReads ? createSearchCache(sdk.options.shareInFlight) : undefined
   const flagStates = createFlagStates()
+  const notReady = deps.notReady ?? (() => undefined)
   const frontendOrigins = createFrontendOrigins(sdk.options.frontendCorsOrigins, clock)
   const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
   const oidc = createOidcCache()
@@ -250,6 +253,7 @@ export function createApp(deps: AppDeps) {
     c.set('clock', clock)
     c.set('evaluationLimits', evaluationLimits)
     c.set('clientAddress', clientAddress)
+    c.set('notReady', notReady)
     c.set('accounts', accounts)
     c.set('frontendOrigins', frontendOrigins)
     c.set('oidc', oidc)

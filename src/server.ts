@@ -151,6 +151,8 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const firstToken = await bootstrapAdminTokens(database.db, clock(), config.initAdminTokens)
   for (const skipped of await bootstrapSdkTokens(database.db, clock(), config.initSdkTokens)) console.warn(`INIT token not created: ${skipped}`)
   const firstAdmin = await bootstrapAdminUser(database.db, clock(), config.initAdmin)
+  // GET /ready: no traffic before the background jobs run, nor once shutting down (a load balancer drains first).
+  let phase: 'starting' | 'running' | 'stopping' = 'starting'
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
   const app = createApp({
@@ -166,6 +168,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     clientAddress: socketClientAddress(config.trustProxy),
     signIn: { perMinute: config.signInPerMinute },
     principalTtlMs: config.principalTtlMs,
+    notReady: () => (phase === 'running' ? undefined : phase === 'starting' ? 'the background jobs are starting' : 'shutting down'),
     allowPasswordLogin: config.allowPasswordLogin,
     signalsPerMinute: config.signalsPerMinute,
     evaluation: config.evaluation,
@@ -196,6 +199,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   // HTTP server otherwise drops a request whose body it has not read yet when that end arrives: one still
   // being authenticated against the database got no answer at all.
   ;(server as unknown as { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true
+  phase = 'running'
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
   const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host}:${port}`
@@ -204,6 +208,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     firstToken,
     firstAdmin,
     async close() {
+      phase = 'stopping'
       clearInterval(sweep)
       clearInterval(staleJob)
       clearInterval(scheduledJob)

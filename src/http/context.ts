@@ -21,6 +21,8 @@ export interface AppVariables {
   forgetPrincipals: () => void
   /** Which address the client is at (the app's home says how: src/http/client-address.ts); read it with clientAddressOf. */
   clientAddress: (c: Context) => string | undefined
+  /** Why this process should take no traffic now (shutting down, background work not running), or undefined: GET /ready. */
+  notReady: () => string | undefined
   /** Set once the request has checked the change-request rule of its route (see adminRoute). */
   changeRequestRuleConsulted?: boolean
 }

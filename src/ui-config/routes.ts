@@ -1,6 +1,8 @@
 import { createRoute } from '@hono/zod-openapi'
 import { sql } from 'drizzle-orm'
+import { queryRows } from '../db.js'
 import * as z from '../http/zod.js'
+import { MIGRATIONS } from '../health/migrations.js'
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { Permission } from '../core/permissions.js'
@@ -54,7 +56,7 @@ const SetCorsSchema = z.object({ frontendApiOrigins: z.array(OriginSchema).max(1
 const TelemetrySettingsSchema = () =>
   z.object({ versionInfoCollectionEnabled: z.boolean(), featureInfoCollectionEnabled: z.boolean() }).openapi('telemetrySettingsSchema')
 const ReadySchema = () =>
-  z.object({ health: z.enum(['GOOD']) }).openapi('readyCheckSchema')
+  z.object({ health: z.enum(['GOOD', 'BAD']), reason: z.string().optional().openapi({ description: 'Why not ready (503 only)' }) }).openapi('readyCheckSchema')
 const RecordUiErrorSchema = z.object({ errorMessage: z.string().max(10_000), errorStack: z.string().max(100_000).optional() }).openapi('recordUiErrorSchema')
 
 const getUiConfigRoute = adminRoute({
@@ -113,8 +115,10 @@ const readyRoute = createRoute({
   operationId: 'getReady',
   tags: ['Operational'],
   summary: 'Readiness check',
-  description: '200 GOOD when the server can query its database; 503 otherwise. Needs no token.',
-  responses: { 200: { description: 'Ready', content: jsonContent(ReadySchema()) }, 503: { description: 'The database cannot be reached' } },
+  description:
+    '200 GOOD when this process should take traffic: its database answers, has every migration of this version applied, and (on the Node server) its background jobs run and it is not shutting down. ' +
+    '503 BAD with the `reason` otherwise (a load balancer’s readiness probe; `/health` stays the liveness check). Needs no token.',
+  responses: { 200: { description: 'Ready', content: jsonContent(ReadySchema()) }, 503: { description: 'Not ready, and why', content: jsonContent(ReadySchema()) } },
 })
 
 export const uiConfigRoutes = createRouter()
@@ -149,11 +153,15 @@ export const uiConfigRoutes = createRouter()
     return c.body(null, 204)
   })
   .openapi(readyRoute, async (c) => {
+    const notReady = (reason: string) => c.json({ health: 'BAD' as const, reason }, 503)
+    const why = c.var.notReady()
+    if (why !== undefined) return notReady(why)
     try {
-      await c.var.db.execute(sql`select 1`)
+      const [row] = await queryRows<{ applied: number | null }>(c.var.db, sql`select (select count(*) from drizzle.__drizzle_migrations)::int as applied`)
+      if ((row?.applied ?? 0) < MIGRATIONS) return notReady(`the database has ${row?.applied ?? 0} of this version's ${MIGRATIONS} migrations applied`)
       return c.json({ health: 'GOOD' as const }, 200)
     } catch (error) {
       console.error('readiness check failed:', error)
-      return c.body(null, 503)
+      return notReady('the database cannot be queried')
     }
   })

@@ -110,7 +110,7 @@ export interface paths {
         };
         /**
          * Readiness check
-         * @description 200 GOOD when the server can query its database; 503 otherwise. Needs no token.
+         * @description 200 GOOD when this process should take traffic: its database answers, has every migration of this version applied, and (on the Node server) its background jobs run and it is not shutting down. 503 BAD with the `reason` otherwise (a load balancer’s readiness probe; `/health` stays the liveness check). Needs no token.
          */
         get: operations["getReady"];
         put?: never;
@@ -4786,7 +4786,9 @@ export interface components {
         };
         readyCheckSchema: {
             /** @enum {string} */
-            health: "GOOD";
+            health: "GOOD" | "BAD";
+            /** @description Why not ready (503 only) */
+            reason?: string;
         };
         maintenanceSchema: {
             enabled: boolean;
@@ -8615,12 +8617,14 @@ export interface operations {
                     "application/json": components["schemas"]["readyCheckSchema"];
                 };
             };
-            /** @description The database cannot be reached */
+            /** @description Not ready, and why */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["readyCheckSchema"];
+                };
             };
         };
     };

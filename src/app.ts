@@ -1,3 +1,4 @@
+import { matchedRoutes } from 'hono/route'
 import { HTTPException } from 'hono/http-exception'
 import { ZodError } from 'zod'
 import type { Context } from 'hono'
@@ -94,6 +95,8 @@ import { DEFAULT_EVALUATION_LIMITS, type EvaluationLimits } from './http/evaluat
 import { DEFAULT_REGEX_MAX_PROGRAM, RegexWorkExceeded, setRegexMaxProgram } from './evaluation/index.js'
 import { setResourceLimits, type ResourceLimits } from './strategies/schemas.js'
 
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
 export interface AppDeps {
   /** Routes served on Node only, kept out of the Worker's bundle (the migration from Unleash: src/migrate/routes.ts). */
   nodeRoutes?: ReturnType<typeof createRouter>[]
@@ -152,6 +155,11 @@ export interface AppDeps {
    * one within it; writes through this app forget them all (but those that change none of that: KEEPS_PRINCIPALS).
    */
   principalTtlMs?: number
+  /**
+   * Told of every answered request (the Node server's Prometheus metrics): the route's template (never the URL: a bounded
+   * set), the method (`OTHER` for one no route has), the status and the seconds it took.
+   */
+  observe?: (request: { route: string; method: string; status: number; seconds: number }) => void
   /** Why the process should take no traffic now (the Node server: shutting down, its background jobs not started), for GET /ready. */
   notReady?: () => string | undefined
   /**
@@ -248,6 +256,16 @@ export function createApp(deps: AppDeps) {
     return c.json(errorBody(error), statusOf(error))
   })
 
+  if (deps.observe) {
+    const observe = deps.observe
+    app.use('*', async (c, next) => {
+      const start = performance.now()
+      await next()
+      const route = matchedRoutes(c).findLast((r) => r.method !== 'ALL')?.path ?? 'unmatched'
+      const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : 'OTHER'
+      observe({ route, method, status: c.res.status, seconds: (performance.now() - start) / 1000 })
+    })
+  }
   app.use('*', urlGuard)
   app.use('*', async (c, next) => {
     c.set('clock', clock)

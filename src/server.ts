@@ -6,6 +6,7 @@ import { bootstrapAdminTokens, bootstrapSdkTokens } from './api-tokens/store.js'
 import { givenSecretProblem } from './api-tokens/secrets.js'
 import { bootstrapAdminUser } from './users/store.js'
 import { MIN_PASSWORD_LENGTH } from './users/passwords.js'
+import { serverMetrics, type ServerMetrics } from './metrics-node.js'
 import { withConsole } from './console-node.js'
 import { withCompression } from './compression-node.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
@@ -65,6 +66,8 @@ export interface ServerConfig {
    * FLAGPOST_REGEX_WORK_BUDGET; defaults 5,000 instructions, 1,000 characters, 2,000,000 steps).
    */
   evaluation?: Partial<EvaluationLimits> & { regexMaxProgram?: number }
+  /** FLAGPOST_METRICS_TOKEN: serves Prometheus metrics at /internal-backstage/prometheus to `Authorization: Bearer <it>`; unset: not served. */
+  metricsToken?: string
   /** Unleash's resource limits (UNLEASH_CONSTRAINTS_LIMIT, UNLEASH_CONSTRAINT_VALUES_LIMIT, …; Unleash's defaults). */
   resourceLimits?: Partial<ResourceLimits>
 }
@@ -117,7 +120,19 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     },
     evaluation: evaluationLimitsFromEnv(env),
     resourceLimits: resourceLimitsFromEnv(env),
+    metricsToken: metricsToken(env.FLAGPOST_METRICS_TOKEN),
   }
+}
+
+function metricsToken(value: string | undefined): string | undefined {
+  if (!value) return undefined
+  if (value.length < 16 || !/^[\x21-\x7e]+$/.test(value)) throw new Error('FLAGPOST_METRICS_TOKEN must be at least 16 printable characters without spaces')
+  return value
+}
+
+/** The metrics scrape before the app (it is no API route: not in the OpenAPI document, no API token). */
+function withMetrics(metrics: ServerMetrics, fetch: (request: Request) => Response | Promise<Response>) {
+  return (request: Request) => metrics.scrape(request) ?? fetch(request)
 }
 
 function positiveInteger(value: string | undefined, name: string): number | undefined {
@@ -153,6 +168,9 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const firstAdmin = await bootstrapAdminUser(database.db, clock(), config.initAdmin)
   // GET /ready: no traffic before the background jobs run, nor once shutting down (a load balancer drains first).
   let phase: 'starting' | 'running' | 'stopping' = 'starting'
+  const makeHub = streamHub(config.streaming)
+  let hub: ReturnType<typeof makeHub> | undefined
+  const metrics = serverMetrics(config.metricsToken, () => database.db, () => ({ sdk: hub?.stats().connections ?? 0 }))
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
   const app = createApp({
@@ -163,7 +181,8 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     publicUrl: config.publicUrl,
     email,
     sdk: { frontendCorsOrigins: config.frontendCorsOrigins },
-    streams: streamHub(config.streaming),
+    streams: (sdk) => (hub = makeHub(sdk)),
+    observe: config.metricsToken === undefined ? undefined : metrics.observe,
     // The socket's peer, or as far back through X-Forwarded-For as the proxies FLAGPOST_TRUST_PROXY names.
     clientAddress: socketClientAddress(config.trustProxy),
     signIn: { perMinute: config.signInPerMinute },
@@ -193,7 +212,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const scheduledJob = setInterval(applyScheduled, SCHEDULED_CHANGE_REQUESTS_JOB_MS)
   scheduledJob.unref()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: withCompression(withConsole(app.fetch, config.consoleDir)), port: config.port, hostname: config.host }, () => resolve(s))
+    const s = serve({ fetch: withCompression(withMetrics(metrics, withConsole(app.fetch, config.consoleDir))), port: config.port, hostname: config.host }, () => resolve(s))
   })
   // A client may close its side once it has sent its request (half-close) and still read the answer. Node's
   // HTTP server otherwise drops a request whose body it has not read yet when that end arrives: one still

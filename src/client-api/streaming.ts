@@ -67,7 +67,7 @@ const frame = (event: string, entry: PayloadEntry, json: string) => encoder.enco
  * revision every `pollMs` while streams are open) is brought to each scope once: its payload built once, the
  * delta from each tag its clients hold serialized once, and written to every stream.
  */
-export function streamHub(options: Partial<StreamingOptions> = {}): (sdk: SdkState) => StreamHub {
+export function streamHub(options: Partial<StreamingOptions> = {}): (sdk: SdkState) => StreamHub & { stats(): { connections: number; scopes: number } } {
   const given = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined))
   return (sdk) => createHub(sdk, { ...DEFAULT_STREAMING_OPTIONS, ...given })
 }

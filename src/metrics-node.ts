@@ -1,0 +1,124 @@
+// The operator's metrics (Node server only): `/internal-backstage/prometheus`, Unleash's path, in the Prometheus text
+// format (prom-client). Off unless FLAGPOST_METRICS_TOKEN is set (then 404, as any unknown path); with it, a scrape must
+// send `Authorization: Bearer <token>` (401 otherwise). Labels are route templates, methods and statuses only: no URL
+// or value a client chooses becomes a series.
+import { timingSafeEqual } from 'node:crypto'
+import { sql } from 'drizzle-orm'
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import { queryRows, type Db } from './db.js'
+
+export const METRICS_PATH = '/internal-backstage/prometheus'
+
+export interface ServerMetrics {
+  /** createApp's `observe`: one answered request. */
+  observe: (request: { route: string; method: string; status: number; seconds: number }) => void
+  /** Serves the scrape, or undefined when `request` is not one (the app answers it). */
+  scrape: (request: Request) => Promise<Response> | undefined
+}
+
+interface Totals {
+  flags: number
+  archived: number
+  events: number
+  inbox: number
+  inboxAge: number | null
+  outbox: number
+  outboxAge: number | null
+  runs: number
+  runsAge: number | null
+  scheduled: number
+  scheduledOverdue: number
+}
+
+/** The instance's totals and background queues (depth, and age in seconds of the oldest), read at each scrape in one statement. */
+async function readTotals(db: Db): Promise<Totals> {
+  const age = (table: string, column: string, where = 'true') => sql.raw(`(select extract(epoch from now() - min(${column}))::float8 from ${table} where ${where})`)
+  const [row] = await queryRows<Totals>(
+    db,
+    sql`select (select count(*) from features where archived_at is null)::int as flags, (select count(*) from features where archived_at is not null)::int as archived,
+      (select coalesce(max(id), 0) from events)::float8 as events,
+      (select count(*) from client_metrics_inbox)::int as inbox, ${age('client_metrics_inbox', 'received_at')} as "inboxAge",
+      (select count(*) from integration_outbox)::int as outbox, ${age('integration_outbox', 'created_at')} as "outboxAge",
+      (select count(*) from action_set_events where state = 'started')::int as runs, ${age('action_set_events', 'created_at', "state = 'started'")} as "runsAge",
+      (select count(*) from change_request_schedules where status = 'pending')::int as scheduled,
+      (select count(*) from change_request_schedules where status = 'pending' and scheduled_at < now())::int as "scheduledOverdue"`,
+  )
+  return row!
+}
+
+export function serverMetrics(token: string | undefined, db: () => Db, streams: () => Record<string, number>): ServerMetrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry, prefix: 'flagpost_' })
+  const labelNames = ['route', 'method', 'status'] as const
+  const requests = new Counter({ name: 'flagpost_http_requests_total', help: 'Requests answered, by route template, method and status', labelNames, registers: [registry] })
+  const duration = new Histogram({
+    name: 'flagpost_http_request_duration_seconds',
+    help: 'Time to answer a request (until its headers; a stream counts until it starts), by route template, method and status',
+    labelNames,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  })
+  const sdkPolls = new Counter({ name: 'flagpost_sdk_polls_total', help: 'SDK flag payload polls (GET /api/client/features, GET /api/frontend) by status (200, 304)', labelNames: ['route', 'status'], registers: [registry] })
+  const gauge = (name: string, help: string, labels: string[] = []) => new Gauge({ name, help, labelNames: labels, registers: [registry] })
+  const flags = gauge('flagpost_flags', 'Flags, by state (live, archived)', ['state'])
+  const events = gauge('flagpost_events_total', 'Events recorded (the newest event id)')
+  const queue = gauge('flagpost_queue_depth', 'Background work waiting, by queue', ['queue'])
+  const queueAge = gauge('flagpost_queue_oldest_seconds', 'Age of the oldest waiting item, by queue (0 when empty)', ['queue'])
+  const overdue = gauge('flagpost_scheduled_change_requests_overdue', 'Scheduled change requests past their time and not applied')
+  const open = gauge('flagpost_streams_open', 'Open SDK streams, by kind', ['kind'])
+  const up = gauge('flagpost_database_up', '1 when the last scrape could read the database, else 0')
+  const scrapeSeconds = gauge('flagpost_database_scrape_seconds', 'Time the scrape took to read the totals from the database')
+
+  async function refresh() {
+    const started = performance.now()
+    try {
+      const t = await readTotals(db())
+      flags.set({ state: 'live' }, t.flags)
+      flags.set({ state: 'archived' }, t.archived)
+      events.set(t.events)
+      for (const [name, depth, oldest] of [
+        ['metrics_inbox', t.inbox, t.inboxAge],
+        ['integration_deliveries', t.outbox, t.outboxAge],
+        ['action_runs', t.runs, t.runsAge],
+        ['scheduled_change_requests', t.scheduled, null],
+      ] as const) {
+        queue.set({ queue: name }, depth)
+        if (name !== 'scheduled_change_requests') queueAge.set({ queue: name }, oldest ?? 0)
+      }
+      overdue.set(t.scheduledOverdue)
+      up.set(1)
+    } catch (error) {
+      console.error('metrics: reading the totals failed:', error instanceof Error ? error.message : error)
+      up.set(0)
+    }
+    scrapeSeconds.set((performance.now() - started) / 1000)
+    for (const [kind, count] of Object.entries(streams())) open.set({ kind }, count)
+  }
+
+  const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`)
+  const authorized = (header: string | null) => {
+    if (!expected || header === null) return false
+    const given = Buffer.from(header)
+    return given.length === expected.length && timingSafeEqual(given, expected)
+  }
+
+  return {
+    observe({ route, method, status, seconds }) {
+      const labels = { route, method, status: String(status) }
+      requests.inc(labels)
+      duration.observe(labels, seconds)
+      if ((route === '/api/client/features' || route === '/api/frontend') && method === 'GET' && (status === 200 || status === 304)) sdkPolls.inc({ route, status: String(status) })
+    },
+    scrape(request) {
+      if (new URL(request.url).pathname !== METRICS_PATH) return undefined
+      // Not configured: a 404, as for any unknown path (not the console's page).
+      if (token === undefined) return Promise.resolve(new Response('Not found\n', { status: 404 }))
+      return (async () => {
+        if (request.method !== 'GET') return new Response(null, { status: 405, headers: { Allow: 'GET' } })
+        if (!authorized(request.headers.get('authorization'))) return new Response('Unauthorized\n', { status: 401, headers: { 'WWW-Authenticate': 'Bearer' } })
+        await refresh()
+        return new Response(await registry.metrics(), { headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' } })
+      })()
+    },
+  }
+}

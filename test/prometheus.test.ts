@@ -1,0 +1,105 @@
+// The operator's metrics at /internal-backstage/prometheus (Node server): off without FLAGPOST_METRICS_TOKEN, behind
+// `Authorization: Bearer <token>` with it, in the Prometheus text format, labelled by route templates only.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readConfig, startServer } from '../src/server.js'
+
+const TOKEN = 'scrape-token-0123456789'
+const ADMIN = '*:*.prometheus-test-admin-token'
+let server: Awaited<ReturnType<typeof startServer>>
+let off: Awaited<ReturnType<typeof startServer>>
+const dirs: string[] = []
+
+async function start(env: Record<string, string>) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'flagpost-prometheus-'))
+  dirs.push(dataDir)
+  return startServer({ ...readConfig({ INIT_ADMIN_API_TOKENS: ADMIN, ...env }), port: 0, host: '127.0.0.1', dataDir })
+}
+
+beforeAll(async () => {
+  server = await start({ FLAGPOST_METRICS_TOKEN: TOKEN })
+  off = await start({})
+})
+afterAll(async () => {
+  await server.close()
+  await off.close()
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true })
+})
+
+/** A small reader of the text exposition format: every sample line `name{labels} value` (NaN and Inf in any case, as Prometheus reads them), each family's TYPE. */
+function parse(text: string) {
+  const types = new Map<string, string>()
+  const samples: { name: string; labels: Record<string, string>; value: number }[] = []
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('# HELP ')) continue
+    const type = /^# TYPE (\S+) (counter|gauge|histogram|summary|untyped)$/.exec(line)
+    if (type) {
+      types.set(type[1]!, type[2]!)
+      continue
+    }
+    const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (-?[0-9.eE+-]+|[Nn][Aa][Nn]|[+-][Ii]nf)$/.exec(line)
+    if (!sample) throw new Error(`not a sample line: ${line}`)
+    const labels: Record<string, string> = {}
+    for (const m of (sample[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[m[1]!] = m[2]!
+    samples.push({ name: sample[1]!, labels, value: Number(sample[3]) })
+  }
+  return { types, samples }
+}
+
+const scrape = async (token: string | null = TOKEN, base = server.url) => fetch(`${base}/internal-backstage/prometheus`, { headers: token === null ? {} : { authorization: `Bearer ${token}` } })
+
+describe('/internal-backstage/prometheus', () => {
+  it('is not served without FLAGPOST_METRICS_TOKEN, and refuses a scrape without the token', async () => {
+    expect((await scrape(TOKEN, off.url)).status).toBe(404)
+    expect((await scrape(null)).status).toBe(401)
+    expect((await scrape('scrape-token-0123456788')).status).toBe(401)
+    expect((await scrape(`${TOKEN}x`)).status).toBe(401)
+    // An admin API token is no scrape token.
+    expect((await fetch(`${server.url}/internal-backstage/prometheus`, { headers: { authorization: ADMIN } })).status).toBe(401)
+  })
+
+  it('counts requests by route template, method and status, SDK polls, and reads the instance totals', async () => {
+    const admin = { authorization: ADMIN, 'content-type': 'application/json' }
+    expect((await fetch(`${server.url}/api/admin/projects/default`, { headers: admin })).status).toBe(200)
+    expect((await fetch(`${server.url}/api/admin/projects/default/features`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'scraped-flag' }) })).status).toBe(201)
+    const client = ((await (await fetch(`${server.url}/api/admin/api-tokens`, { method: "POST", headers: admin, body: JSON.stringify({ tokenName: "sdk", type: "client", environment: "development" }) })).json()) as { secret: string }).secret
+    const first = await fetch(`${server.url}/api/client/features`, { headers: { authorization: client } })
+    expect(first.status).toBe(200)
+    expect((await fetch(`${server.url}/api/client/features`, { headers: { authorization: client, 'if-none-match': first.headers.get('etag')! } })).status).toBe(304)
+    const res = await scrape()
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('text/plain')
+    const { types, samples } = parse(await res.text())
+    expect(types.get('flagpost_http_requests_total')).toBe('counter')
+    expect(types.get('flagpost_http_request_duration_seconds')).toBe('histogram')
+    const count = (labels: Record<string, string>) => samples.find((s) => s.name === 'flagpost_http_requests_total' && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value
+    expect(count({ route: '/api/admin/projects/:projectId', method: 'GET', status: '200' })).toBe(1)
+    expect(count({ route: '/api/admin/projects/:projectId/features', method: 'POST', status: '201' })).toBe(1)
+    const polls = (status: string) => samples.find((s) => s.name === 'flagpost_sdk_polls_total' && s.labels.status === status)?.value
+    expect(polls('200')).toBe(1)
+    expect(polls('304')).toBe(1)
+    expect(samples.find((s) => s.name === 'flagpost_flags' && s.labels.state === 'live')?.value).toBeGreaterThanOrEqual(1)
+    expect(samples.find((s) => s.name === 'flagpost_events_total')?.value).toBeGreaterThanOrEqual(2)
+    expect(samples.find((s) => s.name === 'flagpost_queue_depth' && s.labels.queue === 'metrics_inbox')).toBeDefined()
+    expect(samples.find((s) => s.name === 'flagpost_database_up')?.value).toBe(1)
+    expect(samples.find((s) => s.name === 'flagpost_streams_open' && s.labels.kind === 'sdk')?.value).toBe(0)
+    expect(samples.some((s) => s.name === 'flagpost_nodejs_eventloop_lag_seconds')).toBe(true)
+    expect(samples.some((s) => s.name === 'flagpost_process_resident_memory_bytes')).toBe(true)
+  })
+
+  it('makes no series of what a client chooses: random paths, unknown methods and secrets in URLs', async () => {
+    const before = parse(await (await scrape()).text()).samples.filter((s) => s.name === 'flagpost_http_requests_total').length
+    for (let i = 0; i < 20; i++) await fetch(`${server.url}/api/admin/no-such-${i}-${crypto.randomUUID()}?token=secret-${i}`, { headers: { authorization: ADMIN } })
+    for (let i = 0; i < 5; i++) await fetch(`${server.url}/api/admin/projects/p-${crypto.randomUUID()}`, { headers: { authorization: ADMIN } })
+    await fetch(`${server.url}/api/admin/projects`, { method: 'PURGE', headers: { authorization: ADMIN } })
+    const text = await (await scrape()).text()
+    const after = parse(text).samples.filter((s) => s.name === 'flagpost_http_requests_total')
+    // At most: unmatched 404, the project route's 404, and PURGE as OTHER.
+    expect(after.length - before).toBeLessThanOrEqual(3)
+    expect(text).not.toContain('no-such-')
+    expect(text).not.toContain('secret-')
+    expect(text).not.toContain('PURGE')
+  })
+})

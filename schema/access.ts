@@ -197,3 +197,14 @@ export const resetTokens = pgTable(
   },
   (t) => [index('reset_tokens_user_idx').on(t.userId)],
 )
+
+/**
+ * When an account was last e-mailed a reset link it asked for (POST /auth/reset/password-email): one row per account, so
+ * that the once-a-minute check and the claim are one atomic upsert (two concurrent requests cannot both send).
+ */
+export const resetEmailClaims = pgTable('reset_email_claims', {
+  userId: integer('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }).notNull(),
+})

@@ -64,6 +64,24 @@ describe('one application', () => {
     expect((await t.call('GET', '/api/admin/metrics/applications/nope', { token: null })).status).toBe(401)
   })
 
+  it('takes only an http(s) url (or empty): a script URL is a 400, and one stored before the check is never answered', async () => {
+    const appName = fresh('linked')
+    for (const bad of ['javascript:alert(document.cookie)', 'JavaScript://%0aalert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:x', ' javascript:alert(1)', 'shop.example.com']) {
+      const res = await t.call('POST', `/api/admin/metrics/applications/${appName}`, { body: { url: bad } })
+      expect(res.status, bad).toBe(400)
+      expect(res.body).toMatchObject({ name: 'ValidationError' })
+      expect(res.text).toContain('http or https')
+    }
+    await ok(t, 'POST', `/api/admin/metrics/applications/${appName}`, { url: 'HTTPS://shop.example.com/app' })
+    expect((await ok(t, 'GET', `/api/admin/metrics/applications/${appName}`)).body.url).toBe('HTTPS://shop.example.com/app')
+    await ok(t, 'POST', `/api/admin/metrics/applications/${appName}`, { url: '' })
+    await t.query(`update client_applications set url = 'javascript:alert(1)' where app_name = $1`, [appName])
+    expect((await ok(t, 'GET', `/api/admin/metrics/applications/${appName}`)).body).not.toHaveProperty('url')
+    const list = await ok(t, 'GET', `/api/admin/metrics/applications?query=${appName}`)
+    expect(JSON.stringify(list.body)).toContain(appName)
+    expect(JSON.stringify(list.body)).not.toContain('javascript:')
+  })
+
   it('is created and updated by an admin with application-created, deleted with its instances; others may not', async () => {
     const appName = fresh('made')
     const res = await t.call('POST', `/api/admin/metrics/applications/${appName}`, { body: { strategies: ['default'], url: 'https://shop.example.com', color: 'red' } })

@@ -174,6 +174,16 @@ describe('OFREP through HTTP', () => {
   afterAll(async () => t?.close())
   const evaluate = (path: string, options: { body?: unknown; token?: string | null; headers?: Record<string, string> } = {}) => t.call('POST', `/ofrep/v1/evaluate/flags${path}`, { body: {}, ...options })
 
+  it('answers the bulk endpoint in full for If-None-Match: * (it names no answer of this context; only the ETag a provider got does)', async () => {
+    for (const header of ['*', ' * ', '"nope", *']) {
+      const res = await evaluate('', { token: client, body: { context: { targetingKey: 'u1' } }, headers: { 'if-none-match': header } })
+      expect(res.status, header).toBe(200)
+      expect(res.body.flags).toEqual([{ key: flag, value: true, reason: 'STATIC' }])
+      const again = await evaluate('', { token: client, body: { context: { targetingKey: 'u1' } }, headers: { 'if-none-match': `*, ${res.headers.get('etag')}` } })
+      expect(again.status).toBe(304)
+    }
+  })
+
   it('answers the bulk endpoint with an ETag, and 304 for If-None-Match while the answer is the same', async () => {
     const first = await evaluate('', { token: client, body: { context: { targetingKey: 'u1' } } })
     expect(first.status, first.text).toBe(200)

@@ -84,6 +84,29 @@ describe('POST /auth/reset/password-email', () => {
     }
   })
 
+  it('e-mails no admin-made reset link or welcome link without a public URL: never one built from a forged Host header', async () => {
+    const mails: Email[] = []
+    const bare = await createTestApp({ email: { send: async (e) => void mails.push(e) }, signIn: { perMinute: 0 } })
+    try {
+      const made = await bare.call('POST', 'http://evil.example/api/admin/user-admin', { body: { username: 'kari', email: 'kari@example.com', rootRole: 'Viewer', sendEmail: true }, headers: { host: 'evil.example' } })
+      expect(made.status, made.text).toBe(201)
+      expect(made.body.emailSent).toBe(false)
+      const reset = await bare.call('POST', 'http://evil.example/api/admin/user-admin/reset-password', { body: { id: 'kari@example.com' }, headers: { host: 'evil.example' } })
+      expect(reset.status, reset.text).toBe(200)
+      expect(mails).toEqual([])
+    } finally {
+      await bare.close()
+    }
+  })
+
+  it('claims the once-a-minute e-mail on the account\'s one row: concurrent asks send one link', async () => {
+    const user = await createUserWithEmail(t)
+    await Promise.all([askReset(user.email), askReset(user.email), askReset(user.email)])
+    expect(await mailsTo(user.email)).toHaveLength(1)
+    expect(await t.query('select * from reset_email_claims where user_id = $1', [user.id])).toHaveLength(1)
+    expect(await t.query('select * from reset_tokens where user_id = $1 and created_by = $2', [user.id, 'password-reset-email'])).toHaveLength(1)
+  })
+
   it('stores only the link\'s hash, and a guessed token is refused', async () => {
     const user = await createUserWithEmail(t)
     await askReset(user.email)

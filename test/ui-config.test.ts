@@ -43,8 +43,33 @@ describe('POST /api/admin/ui-config/cors', () => {
     expect(events.map((e) => e.type)).toEqual(['setting-created', 'setting-updated'])
   })
 
+  it('stores an origin as browsers send it (no trailing slash, lower-case scheme and host), so that it matches', async () => {
+    await ok(t, 'POST', '/api/admin/ui-config/cors', { frontendApiOrigins: ['https://Shop.Example.com/', 'HTTP://localhost:3000'] })
+    expect((await ok(t, 'GET', '/api/admin/ui-config')).body.frontendApiOrigins).toEqual(['https://shop.example.com', 'http://localhost:3000'])
+    expect((await preflight('https://shop.example.com')).headers.get('access-control-allow-origin')).toBe('https://shop.example.com')
+    expect((await preflight('http://localhost:3000')).headers.get('access-control-allow-origin')).toBe('http://localhost:3000')
+    expect((await preflight('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull()
+    await ok(t, 'POST', '/api/admin/ui-config/cors', { frontendApiOrigins: ['*'] })
+  })
+
+  it('refuses a wildcard host with a 400 naming the problem (Unleash matches origins exactly; it would never match)', async () => {
+    const res = await t.call('POST', '/api/admin/ui-config/cors', { body: { frontendApiOrigins: ['https://*.example.com'] } })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ name: 'ValidationError' })
+    expect(res.text).toContain('wildcard host')
+    expect((await ok(t, 'GET', '/api/admin/ui-config')).body.frontendApiOrigins).toEqual(['*'])
+  })
+
+  it('matches an origin stored before normalising (trailing slash, upper case) against what the browser sends', async () => {
+    await t.query(`update settings set content = '{"frontendApiOrigins":["https://Old.example.com/"]}' where name = 'frontend.settings'`)
+    await new Promise((r) => setTimeout(r, 0))
+    now = new Date(now.getTime() + 60_000)
+    expect((await preflight('https://old.example.com')).headers.get('access-control-allow-origin')).toBe('https://old.example.com')
+    await ok(t, 'POST', '/api/admin/ui-config/cors', { frontendApiOrigins: ['*'] })
+  })
+
   it('refuses what is not an origin (400) and callers who are not admins (403)', async () => {
-    for (const bad of ['https://shop.example.com/path', 'javascript:alert(1)', 'shop.example.com']) {
+    for (const bad of ['https://shop.example.com/path', 'javascript:alert(1)', 'shop.example.com', 'https://user@shop.example.com', 'https://shop.example.com?x=1', 'ftp://shop.example.com']) {
       const res = await t.call('POST', '/api/admin/ui-config/cors', { body: { frontendApiOrigins: [bad] } })
       expect(res.status, bad).toBe(400)
       expect(res.body).toMatchObject({ name: 'ValidationError' })

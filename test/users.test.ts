@@ -223,7 +223,7 @@ describe('welcome e-mail', () => {
         sent.push(email)
       },
     }
-    const app = await createTestApp({ email: transport })
+    const app = await createTestApp({ email: transport, publicUrl: 'https://flags.example.com' })
     try {
       const res = await app.call('POST', '/api/admin/user-admin', { body: { email: 'mailed@example.com', name: 'Mae', rootRole: 'Viewer' } })
       expect(res.body.emailSent).toBe(true)
@@ -246,7 +246,7 @@ describe('welcome e-mail', () => {
 describe('the e-mail webhook transport', () => {
   it('posts the mail as JSON and counts only a 2xx answer as sent', async () => {
     const fetchSpy = vi.spyOn(globalThis, 'fetch')
-    const app = await createTestApp({ email: webhookEmailTransport('https://mail.example.com/send') })
+    const app = await createTestApp({ email: webhookEmailTransport('https://mail.example.com/send'), publicUrl: 'https://flags.example.com' })
     try {
       fetchSpy.mockResolvedValueOnce(new Response(null, { status: 202 }))
       const sent = await app.call('POST', '/api/admin/user-admin', { body: { email: 'hooked@example.com', rootRole: 'Viewer' } })

@@ -38,11 +38,14 @@ export async function clientPayload(c: Context<AppEnv>, scope: ClientScope): Pro
 }
 
 /** Whether an `If-None-Match` header names this ETag (a list, `*`, and weak forms included). */
-export function etagMatches(header: string | undefined, etag: string): boolean {
+export function etagMatches(header: string | undefined, etag: string, method: 'GET' | 'POST' = 'GET'): boolean {
   if (!header) return false
   const bare = etag.replace(/^W\//, '')
   return header.split(',').some((candidate) => {
     const value = candidate.trim()
-    return value === '*' || value.replace(/^W\//, '') === bare
+    // RFC 9110 13.1.2: `*` is "any current representation", answered with 304 only on GET/HEAD. On a POST (OFREP's bulk
+    // evaluation, whose answer depends on the context in the body) a `*` names no answer the caller holds: only an ETag does.
+    if (value === '*') return method === 'GET'
+    return value.replace(/^W\//, '') === bare
   })
 }

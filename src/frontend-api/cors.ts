@@ -11,7 +11,8 @@ export function frontendCors(originsOf: (c: Context) => Promise<string[]>): Midd
     origin: async (origin, c) => {
       const origins = await originsOf(c)
       if (origins.length === 0 || origins.includes('*')) return '*'
-      return origins.includes(origin) ? origin : null
+      // Compared as origins: a list stored before origins were normalised (`https://Shop.example.com/`) still matches.
+      return origins.some((o) => normaliseOrigin(o) === origin) ? origin : null
     },
     allowMethods: ['GET', 'POST', 'OPTIONS'],
     exposeHeaders: ['ETag'],
@@ -19,11 +20,35 @@ export function frontendCors(originsOf: (c: Context) => Promise<string[]>): Midd
   })
 }
 
+/**
+ * One CORS origin as browsers send it in `Origin`: `*`, or a URL's lower-case scheme, host and port with no path (a trailing
+ * slash is dropped). Undefined when the value is no origin, has a path, is not http(s), or names a wildcard host
+ * (`https://*.example.com`): Unleash matches origins exactly, so such a value would be stored and never match.
+ */
+export function normaliseOrigin(value: string): string | undefined {
+  if (value === '*') return '*'
+  if (value.includes('*')) return undefined
+  try {
+    const url = new URL(value)
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined
+    if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) return undefined
+    if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+\/?$/i.test(value.trim())) return undefined
+    return url.origin
+  } catch {
+    return undefined
+  }
+}
+
 /** Parses FLAGPOST_FRONTEND_CORS_ORIGINS: comma-separated origins, `*` (the default) for any. */
 export function parseCorsOrigins(value: string | undefined): string[] {
   const origins = (value ?? '')
     .split(',')
-    .map((o) => o.trim().replace(/\/+$/, ''))
+    .map((o) => o.trim())
     .filter(Boolean)
+    .map((o) => {
+      const origin = normaliseOrigin(o)
+      if (origin === undefined) throw new Error(`FLAGPOST_FRONTEND_CORS_ORIGINS: ${JSON.stringify(o)} is not \`*\` or an origin such as https://example.com (no path, no wildcard host)`)
+      return origin
+    })
   return origins.length === 0 ? ['*'] : origins
 }

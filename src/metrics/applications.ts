@@ -25,7 +25,7 @@ export async function getApplication(db: Db, appName: string, hidden: readonly s
   ])
   if (!app) throw appNotFound(appName)
   const optional = (key: 'sdkVersion' | 'description' | 'url' | 'color' | 'icon') => (app[key] ? { [key]: app[key] } : {})
-  return { appName: app.appName, ...optional('sdkVersion'), strategies: app.strategies ?? [], ...optional('description'), ...optional('url'), ...optional('color'), ...optional('icon'), usage }
+  return { appName: app.appName, ...optional('sdkVersion'), strategies: app.strategies ?? [], ...optional('description'), ...(isWebUrl(app.url) ? { url: app.url } : {}), ...optional('color'), ...optional('icon'), usage }
 }
 
 export interface NewApplication {
@@ -113,4 +113,15 @@ export async function applicationInstances(db: Db, appName: string, environment:
   ])
   if (!app) throw appNotFound(appName)
   return { instances: instances.map((i) => ({ ...i, lastSeen: new Date(i.lastSeen).toISOString() })) }
+}
+
+/** Whether a stored link may be shown as one: an http(s) URL. A URL stored before the check (`javascript:`) is not answered. */
+export function isWebUrl(value: unknown): value is string {
+  if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) return false
+  try {
+    const url = new URL(value)
+    return url.protocol === 'http:' || url.protocol === 'https:'
+  } catch {
+    return false
+  }
 }

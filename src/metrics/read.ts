@@ -4,6 +4,7 @@ import type { Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import type { ApplicationsQuery } from './schemas.js'
 import { visibleProjectCondition } from '../projects/visibility.js'
+import { isWebUrl } from './applications.js'
 
 const HOUR_MS = 3_600_000
 const MAX_PAGE = 1000
@@ -47,7 +48,7 @@ export async function listApplications(db: Db, query: ApplicationsQuery, hidden:
       ...(row.sdkVersion ? { sdkVersion: row.sdkVersion } : {}),
       strategies: (row.strategies as string[] | null) ?? [],
       ...(row.description ? { description: row.description } : {}),
-      ...(row.url ? { url: row.url } : {}),
+      ...(isWebUrl(row.url) ? { url: row.url } : {}),
       ...(row.color ? { color: row.color } : {}),
       ...(row.icon ? { icon: row.icon } : {}),
       createdAt: row.createdAt.toISOString(),

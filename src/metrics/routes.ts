@@ -7,6 +7,7 @@ import * as z from '../http/zod.js'
 import { Permission } from '../core/permissions.js'
 import { applicationImpactMetrics, featureMetricsRaw, featureUsage, listApplications } from './read.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
+import { isWebUrl } from './applications.js'
 
 const tags = ['Metrics']
 
@@ -80,8 +81,10 @@ const getOutdatedSdksRoute = adminRoute({
 })
 
 const text = (max: number) => z.string().max(max)
+/** An application's link, shown in the console: empty, or an http(s) URL (a `javascript:` or `data:` URL would run script when clicked). */
+const ApplicationUrlSchema = text(1000).refine((value) => value === '' || isWebUrl(value), 'url must be an http or https URL (or empty)')
 const CreateApplicationSchema = z
-  .object({ strategies: z.array(text(200)).max(100).optional(), url: text(1000).optional(), color: text(100).optional(), icon: text(200).optional() })
+  .object({ strategies: z.array(text(200)).max(100).optional(), url: ApplicationUrlSchema.optional(), color: text(100).optional(), icon: text(200).optional() })
   .openapi('createApplicationSchema')
 const SingleApplicationSchema = () =>
   z
@@ -144,7 +147,7 @@ const createApplicationRoute = adminRoute({
   tags,
   summary: 'Create an application to connect reported metrics',
   description:
-    'Creates the application, or sets the details given (`strategies`, `url`, `color`, `icon`) of an existing one. Needs ADMIN (Unleash: UPDATE_APPLICATION, an Admin\'s). Emits `application-created`.',
+    'Creates the application, or sets the details given (`strategies`, `url`, `color`, `icon`) of an existing one. `url` is empty or an http(s) URL (400 otherwise; Unleash takes any string). Needs ADMIN (Unleash: UPDATE_APPLICATION, an Admin\'s). Emits `application-created`.',
   request: { params: appNameParam, body: { required: true, content: jsonContent(CreateApplicationSchema) } },
   responses: { 202: { description: 'Saved' }, ...pickErrors(400, 401, 403, 415) },
 })

@@ -84,7 +84,7 @@ const evaluateFlagsRoute = createRoute({
   summary: 'OFREP bulk flag evaluation',
   description:
     `${accessDescription} The \`ETag\` is a hash of the answer, so \`If-None-Match\` with it answers 304 with no body while this context still gets the same ` +
-    'values (as `GET /api/frontend`).',
+    'values (as `GET /api/frontend`). Only an ETag matches: `If-None-Match: *` names no answer on this POST and gets the answer (RFC 9110 keeps `*`\'s 304 to GET).',
   request: { body: { required: false, content: jsonContent(RequestSchema) } },
   responses: {
     200: {
@@ -168,6 +168,6 @@ export const ofrepRoutes = createRouter()
     const { names, answer } = await evaluatorOf(c, c.req.valid('json')?.context)
     const body = JSON.stringify({ flags: names.map(answer).filter((a) => a !== undefined) })
     const etag = `W/"${(await sha256Hex(body)).slice(0, 32)}"`
-    if (etagMatches(c.req.header('if-none-match'), etag)) return c.body(null, 304, { ETag: etag })
+    if (etagMatches(c.req.header('if-none-match'), etag, 'POST')) return c.body(null, 304, { ETag: etag })
     return c.body(body, 200, { ETag: etag, 'Content-Type': 'application/json; charset=UTF-8' })
   })

@@ -9,6 +9,7 @@ import { Permission } from '../core/permissions.js'
 import { publicBaseUrl } from '../users/accounts.js'
 import { passwordLinksRefused } from '../auth-settings/store.js'
 import { saveFrontendOrigins } from './store.js'
+import { normaliseOrigin } from '../frontend-api/cors.js'
 
 const tags = ['Admin UI']
 
@@ -38,19 +39,24 @@ const UiConfigSchema = () =>
   })
   .openapi('uiConfigSchema')
 
-/** An origin as Unleash takes it: `*`, or a URL's scheme, host and port with no path. */
+/**
+ * An origin as Unleash takes it: `*`, or a URL's scheme, host and port with no path; stored as browsers send it (lower-case,
+ * no trailing slash) so that it matches. A wildcard host (`https://*.example.com`) is refused: Unleash matches exactly.
+ */
 const OriginSchema = z
   .string()
   .max(500)
-  .refine((value) => {
-    if (value === '*') return true
-    try {
-      const url = new URL(value)
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value.replace(/\/+$/, '')
-    } catch {
-      return false
-    }
-  }, 'each origin must be `*` or a URL origin such as https://example.com')
+  .transform((value, ctx) => {
+    const origin = normaliseOrigin(value.trim())
+    if (origin !== undefined) return origin
+    ctx.addIssue({
+      code: 'custom',
+      message: value.includes('*') && value !== '*'
+        ? `"${value.slice(0, 100)}": a wildcard host never matches (origins match exactly); list each origin, or \`*\` for any`
+        : `"${value.slice(0, 100)}": each origin must be \`*\` or a URL origin such as https://example.com (http or https, no path)`,
+    })
+    return z.NEVER
+  })
 const SetCorsSchema = z.object({ frontendApiOrigins: z.array(OriginSchema).max(100, 'at most 100 origins').optional() }).openapi('setCorsSchema')
 
 const TelemetrySettingsSchema = () =>

@@ -4,7 +4,7 @@ import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { Permission } from '../core/permissions.js'
 import { validationError } from '../core/errors.js'
-import { publicBaseUrl } from './accounts.js'
+import { emailTransport, publicBaseUrl } from './accounts.js'
 import { ChangeUserPasswordSchema, PasswordSchema, RoleSchema } from './schemas.js'
 import { adminResetLink, RESET_EMAIL_GAP_MS, sendResetEmail } from './reset-email.js'
 import { adminCount, deleteInactiveUsers, INACTIVE_AFTER_DAYS, inactiveUsers, profileOf, rolesOf } from './admin-extras.js'
@@ -193,7 +193,7 @@ export const accountRoutes = createRouter()
   .openapi(resetUserPasswordRoute, async (c) => {
     const [off] = await passwordLinksRefused(c.var.db, c.var.accounts.passwordAlwaysAllowed)
     if (off?.refused) throw passwordLinksOff()
-    const link = await adminResetLink(c.var.db, c.req.valid('json').id, c.var.clock(), c.var.caller.actor.createdBy, { baseUrl: publicBaseUrl(c), email: c.var.accounts.email })
+    const link = await adminResetLink(c.var.db, c.req.valid('json').id, c.var.clock(), c.var.caller.actor.createdBy, { baseUrl: publicBaseUrl(c), email: emailTransport(c) })
     return c.json({ resetPasswordUrl: link }, 200)
   })
   .openapi(validateUserPasswordRoute, (c) => {

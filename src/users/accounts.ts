@@ -20,5 +20,14 @@ declare module 'hono' {
   }
 }
 
-/** The origin links in e-mails and responses point to: the configured public URL, else the request's origin. */
+/**
+ * The origin links in responses point to: the configured public URL, else the request's origin (shown only to the caller
+ * whose own request named it). Never for a link sent to someone else: see `emailTransport`.
+ */
 export const publicBaseUrl = (c: Context) => (c.var.accounts.publicUrl ?? new URL(c.req.url).origin).replace(/\/+$/, '')
+
+/**
+ * The transport for e-mails that carry a link, only when FLAGPOST_PUBLIC_URL is set: a link e-mailed to someone else is never
+ * built from the request's Host header (a forged Host would send the recipient's reset token to another host).
+ */
+export const emailTransport = (c: Context) => (c.var.accounts.publicUrl ? c.var.accounts.email : undefined)

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { resetTokens, users } from '../../schema/index.js'
+import { resetEmailClaims, resetTokens, users } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import { hashSecret, randomHex } from '../api-tokens/secrets.js'
@@ -14,8 +14,8 @@ export const RESET_EMAIL_GAP_MS = 60_000
 
 /**
  * A new reset link for the active user (not a service account) `match` finds, stored as its hash, unless password links
- * are refused (sign-in by password off) or the account got a link less than RESET_EMAIL_GAP_MS ago (`gap`). One statement:
- * the user, the check and the insert. Answers the user's e-mail and the link's token, or nothing.
+ * are refused (sign-in by password off) or the account got a link less than RESET_EMAIL_GAP_MS ago (`gap`, claimed
+ * atomically on reset_email_claims). One statement: the user, the claim and the insert. Answers the user's e-mail and the link's token, or nothing.
  */
 async function storeResetLink(db: Db, match: ReturnType<typeof sql>, now: Date, createdBy: string, options: { gap: boolean; passwordAlwaysAllowed?: boolean }) {
   const token = randomHex(32)
@@ -25,10 +25,16 @@ async function storeResetLink(db: Db, match: ReturnType<typeof sql>, now: Date, 
     db,
     sql`with target as (select id, email, name from ${users} where ${match} and deleted_at is null and not is_service
           ${options.passwordAlwaysAllowed ? sql`` : sql`and not ${passwordSignInRefusedSql}`}
-          ${options.gap ? sql`and not exists (select from ${resetTokens} r where r.user_id = ${users}.id and r.created_by = ${createdBy} and r.created_at > ${recent}::timestamptz)` : sql``}
           limit 1),
+        ${options.gap
+          // The gap is claimed on the account's one row: a concurrent request waits for this one's commit, then finds the
+          // claim too recent and writes nothing (ON CONFLICT re-reads the committed row; a separate check could not).
+          ? sql`claimed as (insert into ${resetEmailClaims} (user_id, sent_at) select id, ${at}::timestamptz from target
+                on conflict (user_id) do update set sent_at = excluded.sent_at where ${resetEmailClaims}.sent_at <= ${recent}::timestamptz
+                returning user_id),`
+          : sql`claimed as (select id as user_id from target),`}
         stored as (insert into ${resetTokens} (token_hash, user_id, created_by, created_at, expires_at)
-          select ${await hashSecret(token)}, id, ${createdBy}, ${at}::timestamptz, ${new Date(now.getTime() + RESET_EMAIL_TTL_MS).toISOString()}::timestamptz from target returning user_id)
+          select ${await hashSecret(token)}, user_id, ${createdBy}, ${at}::timestamptz, ${new Date(now.getTime() + RESET_EMAIL_TTL_MS).toISOString()}::timestamptz from claimed returning user_id)
       select t.id as "userId", t.email, t.name from target t join stored s on s.user_id = t.id`,
   )
   return row ? { ...row, token } : undefined

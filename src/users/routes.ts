@@ -1,6 +1,6 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
-import { publicBaseUrl } from './accounts.js'
+import { emailTransport, publicBaseUrl } from './accounts.js'
 import { Permission } from '../core/permissions.js'
 import { describeCaller } from './me.js'
 import {
@@ -191,7 +191,7 @@ const userId = (id: string) => Number(id)
 
 export const userRoutes = createRouter()
   .openapi(createUserRoute, async (c) => {
-    const user = await createUser(c.var.db, c.var.caller, c.req.valid('json'), { baseUrl: publicBaseUrl(c), email: c.var.accounts.email, passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed })
+    const user = await createUser(c.var.db, c.var.caller, c.req.valid('json'), { baseUrl: publicBaseUrl(c), email: emailTransport(c), passwordAlwaysAllowed: c.var.accounts.passwordAlwaysAllowed })
     return c.json(user, 201, { Location: `/api/admin/user-admin/${user.id}` })
   })
   .openapi(getUsersRoute, async (c) => c.json(await listUsers(c.var.db), 200))

@@ -4275,7 +4275,7 @@ export interface paths {
         put?: never;
         /**
          * OFREP bulk flag evaluation
-         * @description Takes a client token or a frontend token (`Authorization: <token>` or `Bearer <token>`), and evaluates the flags of its projects in its environment with the payload and engine of `/api/client` and `/api/frontend`. A frontend token sees what `/api/frontend` shows: the flags on for this context, any other is FLAG_NOT_FOUND. Admin tokens and personal access tokens get 403. The context is held to FLAGPOST_CONTEXT_VALUE_MAX_LENGTH and the evaluation work budget as on `/api/frontend` (400 INVALID_CONTEXT past them); a body that is not JSON is 400 PARSE_ERROR. A flag answers one value: the payload of the chosen variant (`number` as a number, `json` parsed, `string` and `csv` as text) when it is on with one, else whether it is on. Browsers may call it from the frontend API's origins (FLAGPOST_FRONTEND_CORS_ORIGINS, or those an admin stored through ui-config). The `ETag` is a hash of the answer, so `If-None-Match` with it answers 304 with no body while this context still gets the same values (as `GET /api/frontend`).
+         * @description Takes a client token or a frontend token (`Authorization: <token>` or `Bearer <token>`), and evaluates the flags of its projects in its environment with the payload and engine of `/api/client` and `/api/frontend`. A frontend token sees what `/api/frontend` shows: the flags on for this context, any other is FLAG_NOT_FOUND. Admin tokens and personal access tokens get 403. The context is held to FLAGPOST_CONTEXT_VALUE_MAX_LENGTH and the evaluation work budget as on `/api/frontend` (400 INVALID_CONTEXT past them); a body that is not JSON is 400 PARSE_ERROR. A flag answers one value: the payload of the chosen variant (`number` as a number, `json` parsed, `string` and `csv` as text) when it is on with one, else whether it is on. Browsers may call it from the frontend API's origins (FLAGPOST_FRONTEND_CORS_ORIGINS, or those an admin stored through ui-config). The `ETag` is a hash of the answer, so `If-None-Match` with it answers 304 with no body while this context still gets the same values (as `GET /api/frontend`). Only an ETag matches: `If-None-Match: *` names no answer on this POST and gets the answer (RFC 9110 keeps `*`'s 304 to GET).
          */
         post: operations["evaluateFlagsBulk"];
         delete?: never;
@@ -4339,7 +4339,7 @@ export interface paths {
         put?: never;
         /**
          * Create an application to connect reported metrics
-         * @description Creates the application, or sets the details given (`strategies`, `url`, `color`, `icon`) of an existing one. Needs ADMIN (Unleash: UPDATE_APPLICATION, an Admin's). Emits `application-created`.
+         * @description Creates the application, or sets the details given (`strategies`, `url`, `color`, `icon`) of an existing one. `url` is empty or an http(s) URL (400 otherwise; Unleash takes any string). Needs ADMIN (Unleash: UPDATE_APPLICATION, an Admin's). Emits `application-created`.
          */
         post: operations["createApplication"];
         /**

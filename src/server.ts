@@ -146,6 +146,8 @@ function positiveInteger(value: string | undefined, name: string): number | unde
 const DELIVERY_SWEEP_MS = 60_000
 const POTENTIALLY_STALE_JOB_MS = 60 * 60_000
 const SCHEDULED_CHANGE_REQUESTS_JOB_MS = 60_000
+/** How long a shutdown waits for requests in flight before it cuts their connections. */
+const SHUTDOWN_WAIT_MS = 10_000
 
 function httpUrl(value: string | undefined, name: string): string | undefined {
   if (!value) return undefined
@@ -232,7 +234,14 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
       clearInterval(staleJob)
       clearInterval(scheduledJob)
       await app.endStreams()
-      await new Promise<void>((resolve) => server.close(() => resolve()))
+      // In-flight requests finish (idle keep-alive connections close at once); past SHUTDOWN_WAIT_MS the rest are cut.
+      await new Promise<void>((resolve) => {
+        const cut = setTimeout(() => (server as unknown as { closeAllConnections(): void }).closeAllConnections(), SHUTDOWN_WAIT_MS)
+        server.close(() => {
+          clearTimeout(cut)
+          resolve()
+        })
+      })
       await app.idle()
       await database.close()
     },

@@ -32,7 +32,7 @@ async function playground(project: string, context: Record<string, string>) {
 }
 
 describe('IN_CIDR entries that are no address or range', () => {
-  it('are accepted on a strategy, skipped by the playground and the frontend API, and warned about by constraints/validate', async () => {
+  it('are accepted on a strategy, skipped by the playground, the frontend API and OFREP, and warned about by constraints/validate', async () => {
     const project = await createProject(t, { environments: ['development'] })
     const mixed = await flagWith(project, [cidr(['not-an-ip', '10.0.0.0/8', '10.0.0.0/33'])])
     const only = await flagWith(project, [cidr(['example.com'])])
@@ -44,6 +44,12 @@ describe('IN_CIDR entries that are no address or range', () => {
     const frontend = await t.call('POST', '/api/frontend', { token, body: { context: { appName: 'web', remoteAddress: '10.1.2.3' } } })
     expect(frontend.status, frontend.text).toBe(200)
     expect((frontend.body.toggles as { name: string }[]).map((f) => f.name).sort()).toEqual([mixed, onlyInverted].sort())
+    const client = (await createToken(t, { tokenName: fresh('server'), type: 'client', environment: 'development', projects: [project] })).secret
+    for (const [flag, value] of [[mixed, true], [only, false], [onlyInverted, true]] as const) {
+      const ofrep = await t.call('POST', `/ofrep/v1/evaluate/flags/${flag}`, { token: client, body: { context: { targetingKey: 'u', remoteAddress: '10.1.2.3' } } })
+      expect(ofrep.status, ofrep.text).toBe(200)
+      expect(ofrep.body.value, flag).toBe(value)
+    }
 
     const validated = await t.call('POST', '/api/admin/constraints/validate', { body: cidr(['not-an-ip', '10.0.0.0/8']) })
     expect(validated.status, validated.text).toBe(200)

@@ -121,3 +121,22 @@ describe('POST /api/admin/features-batch/validate and import', () => {
     expect(await t.query('select 1 from features where name = $1', [flag])).toEqual([])
   })
 })
+
+describe('POST /api/admin/state/import', () => {
+  it('restores a REGEX that RE2 refuses and IN_CIDR entries that are no address, and refuses a pattern over the program limit', async () => {
+    const flag = fresh('restored')
+    const doc = (constraints: unknown[]) => ({
+      version: 4,
+      features: [{ name: flag, project: 'default' }],
+      featureStrategies: [{ featureName: flag, environment: 'development', name: 'default', constraints }],
+      segments: [{ id: 4242, name: fresh('restored-segment'), constraints: [cidr(['bogus'])] }],
+    })
+    const huge = await t.call('POST', '/api/admin/state/import', { body: doc([regex(HUGE)]) })
+    expect(huge.status, huge.text).toBe(400)
+    expect(await t.query('select 1 from features where name = $1', [flag])).toEqual([])
+    const res = await t.call('POST', '/api/admin/state/import', { body: doc([regex('^(?=x)'), cidr(['10.0.0.0/8', 'bogus'])]) })
+    expect(res.status, res.text).toBe(202)
+    const strategies = (await ok(t, 'GET', `/api/admin/projects/default/features/${flag}/environments/development/strategies`)).body
+    expect(strategies[0].constraints.map((c: { operator: string }) => c.operator)).toEqual(['REGEX', 'IN_CIDR'])
+  })
+})

@@ -55,6 +55,9 @@ describe('IN_CIDR entries that are no address or range', () => {
     expect(validated.status, validated.text).toBe(200)
     expect(validated.body.warnings).toEqual(['IN_CIDR entry "not-an-ip" is no IP address or CIDR range: SDKs skip it'])
     expect((await t.call('POST', '/api/admin/constraints/validate', { body: cidr(['10.0.0.0/8', '::1']) })).status).toBe(204)
+    // What the engine skips is what the warning names: forms a looser parser takes (a number, hex, two parts) included.
+    const loose = await t.call('POST', '/api/admin/constraints/validate', { body: cidr(['167772161', '0xa.0.0.1', '10.1', '010.0.0.1']) })
+    expect(loose.body.warnings).toHaveLength(4)
   })
 
   it('are accepted in a segment', async () => {

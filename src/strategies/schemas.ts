@@ -1,7 +1,7 @@
 import * as z from '../http/zod.js'
-import ipaddr from 'ipaddr.js'
 import { isValidVersion as validVersion } from '../evaluation/index.js'
 import { regexConstraintProblem, regexNeverMatches } from '../evaluation/index.js'
+import { addressMatcher } from '../evaluation/ip-ranges.js'
 import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.js'
 
 export const CONSTRAINT_OPERATORS = [
@@ -16,7 +16,6 @@ const MULTI_VALUE: ReadonlySet<ConstraintOperator> = new Set(['NOT_IN', 'IN', 'S
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
 
-const isCidrOrAddress = (v: string) => ipaddr.isValid(v) || ipaddr.isValidCIDR(v)
 
 /**
  * What the SDKs make of an accepted constraint that a user may not expect: a REGEX pattern RE2 refuses never matches
@@ -30,7 +29,8 @@ export function constraintWarnings(c: { operator: string; value?: string | undef
     return [`REGEX pattern "${c.value}" is not valid RE2 syntax (${invalid}): SDKs never match it${c.inverted === true ? ', so the inverted constraint always holds' : ''}`]
   }
   if (c.operator === 'IN_CIDR') {
-    return (c.values ?? []).filter((v) => v.trim() !== '' && !isCidrOrAddress(v.trim())).map((v) => `IN_CIDR entry "${v}" is no IP address or CIDR range: SDKs skip it`)
+    // Judged by the engine's own parser (an entry it reads holds a range), so the warning names exactly what is skipped.
+    return (c.values ?? []).filter((v) => v.trim() !== '' && addressMatcher([v]).size === 0).map((v) => `IN_CIDR entry "${v}" is no IP address or CIDR range: SDKs skip it`)
   }
   return []
 }

@@ -56,12 +56,15 @@ describe('REGEX constraints through the API', () => {
     ['\\p{Zzzz}', false],
     ['\\p{Grek}', false],
     ['[[:al{2,1}pha:]]', false],
-  ])('a strategy with the pattern %j is accepted exactly when re2js compiles it (%s)', async (pattern, compiles) => {
+  ])('a strategy with the pattern %j is accepted (as Unleash 8.2), and constraints/validate warns exactly when re2js does not compile it (%s)', async (pattern, compiles) => {
     expect(re2jsCompiles(pattern)).toBe(compiles)
     const name = `pattern-${++patterns}`
     expect((await t.call('POST', F, { body: { name } })).status).toBe(201)
     const res = await t.call('POST', `${F}/${name}/environments/development/strategies`, { body: { name: 'default', constraints: [regex(pattern)] } })
-    expect(res.status, res.text).toBe(compiles ? 200 : 400)
+    expect(res.status, res.text).toBe(200)
+    const validated = await t.call('POST', '/api/admin/constraints/validate', { body: regex(pattern) })
+    expect(validated.status, validated.text).toBe(compiles ? 204 : 200)
+    if (!compiles) expect(validated.body.warnings).toEqual([expect.stringContaining('SDKs never match it')])
   })
 
   it.each([
@@ -76,11 +79,31 @@ describe('REGEX constraints through the API', () => {
     expect(await playground(name, userId)).toBe(sdk(constraint, userId))
   })
 
-  it('a REGEX that does not compile (saved before the server checked) is false, and true when inverted, as in the Node SDK', async () => {
-    const strategyId = await flagWith('legacy', regex('^team$', { inverted: true }))
-    // Written behind the API's back: the API refuses a pattern re2js does not compile.
-    await t.query('update feature_strategies set constraints = $1 where id = $2', [JSON.stringify([regex('^(?=team)', { inverted: true })]), strategyId])
-    expect(sdk(regex('^(?=team)', { inverted: true }), 'anyone')).toBe(true)
-    expect(await playground('legacy', 'anyone')).toBe(true)
+  it('a REGEX that does not compile is accepted, false, and true when inverted, as in the Node SDK', async () => {
+    await flagWith('lookahead', regex('^(?=team)'))
+    await flagWith('lookahead-inverted', regex('^(?=team)', { inverted: true }))
+    expect(sdk(regex('^(?=team)'), 'team')).toBe(false)
+    expect(sdk(regex('^(?=team)', { inverted: true }), 'team')).toBe(true)
+    expect(await playground('lookahead', 'team')).toBe(false)
+    expect(await playground('lookahead-inverted', 'team')).toBe(true)
+    const frontend = await t.call('POST', '/api/admin/api-tokens', { body: { tokenName: 'fe', type: 'frontend', projects: ['rx'], environment: 'development' } })
+    expect(frontend.status, frontend.text).toBe(201)
+    const seen = await t.call('GET', '/api/frontend?userId=team', { token: frontend.body.secret })
+    expect(seen.status, seen.text).toBe(200)
+    const names = seen.body.toggles.map((f: any) => f.name)
+    expect(names).toContain('lookahead-inverted')
+    expect(names).not.toContain('lookahead')
+  })
+
+  it('a pattern over the program limit is still refused, on a strategy and on a segment', async () => {
+    expect((await t.call('POST', F, { body: { name: 'huge' } })).status).toBe(201)
+    const huge = regex('(a|b|c|d|e|f|g|h){1000}')
+    const res = await t.call('POST', `${F}/huge/environments/development/strategies`, { body: { name: 'default', constraints: [huge] } })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+    expect(res.text).toContain('FLAGPOST_REGEX_MAX_PROGRAM')
+    const segment = await t.call('POST', '/api/admin/segments', { body: { name: 'huge', constraints: [huge] } })
+    expect(segment.status, segment.text).toBe(400)
+    expect((await t.call('POST', '/api/admin/constraints/validate', { body: huge })).status).toBe(400)
   })
 })

@@ -52,19 +52,24 @@ function isCidrOrAddress(v: string): boolean {
 /** What is wrong with the constraint as the server would see it, or undefined. */
 export function constraintProblem(c: ConstraintDraft): string | undefined {
   if (!c.contextName.trim()) return 'Name the context field'
-  if (isMultiValue(c.operator)) {
-    if (c.operator === 'IN_CIDR') {
-      const bad = c.values.find((v) => !isCidrOrAddress(v))
-      if (bad !== undefined) return `IN_CIDR needs IPv4/IPv6 addresses or CIDR ranges, got "${bad}"`
-    }
-    return undefined
-  }
+  // An IN_CIDR entry that is no address or range is accepted, as Unleash accepts it (constraintWarning says so).
+  if (isMultiValue(c.operator)) return undefined
   const value = c.value
   if (value === '') return `${c.operator} needs a value`
   if (c.operator.startsWith('NUM_')) return value.trim() !== '' && Number.isFinite(Number(value)) ? undefined : `${c.operator} needs a number, got "${value}"`
   if (c.operator.startsWith('DATE_')) return ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) ? undefined : `${c.operator} needs an ISO 8601 date, got "${value}"`
   if (c.operator.startsWith('SEMVER_')) return SEMVER.test(value) ? undefined : `${c.operator} needs a semantic version, got "${value}"`
   return undefined
+}
+
+/**
+ * What the SDKs make of a constraint the server accepts, or undefined: an IN_CIDR entry that is no address or range is
+ * skipped. (A REGEX pattern that is not RE2 syntax never matches: the server says so, the browser has no RE2.)
+ */
+export function constraintWarning(c: ConstraintDraft): string | undefined {
+  if (c.operator !== 'IN_CIDR') return undefined
+  const skipped = c.values.filter((v) => v.trim() !== '' && !isCidrOrAddress(v.trim()))
+  return skipped.length === 0 ? undefined : `SDKs skip ${skipped.map((v) => `"${v}"`).join(', ')}: no IP address or CIDR range`
 }
 
 /** The constraint as the API takes it: `values` for list operators, `value` for the others. */

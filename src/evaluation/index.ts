@@ -26,6 +26,8 @@ export {
   RegexMeter,
   regexMaxProgram,
   regexProblem,
+  regexConstraintProblem,
+  regexNeverMatches,
   RegexWorkExceeded,
   regexWorkDone,
   cachedRegex,

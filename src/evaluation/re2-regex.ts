@@ -10,6 +10,8 @@
 export class Re2SyntaxError extends Error {
   override name = 'Re2SyntaxError'
 }
+/** RE2's own program limit: the pattern is valid syntax, but its program would be too large. */
+export class Re2ProgramTooLarge extends Re2SyntaxError {}
 
 /**
  * What one request may still spend on matching, in steps (an instruction of the program visited for one
@@ -670,7 +672,7 @@ class Compiler {
   readonly program: Instruction[] = []
 
   private push(op: Op, out: number, out1 = -1, set: CharSet | null = null, assertion = Assertion.BeginText): number {
-    if (this.program.length >= MAX_INSTRUCTIONS) throw new Re2SyntaxError('pattern too large - compile failed')
+    if (this.program.length >= MAX_INSTRUCTIONS) throw new Re2ProgramTooLarge('pattern too large - compile failed')
     this.program.push({ op, out, out1, set, assertion })
     return this.program.length - 1
   }

@@ -1,4 +1,4 @@
-import { addWorkDone, compileRe2, RegexWorkExceeded, regexWorkDone, type WorkMeter } from './re2-regex.js'
+import { addWorkDone, compileRe2, Re2ProgramTooLarge, RegexWorkExceeded, regexWorkDone, type WorkMeter } from './re2-regex.js'
 
 export { RegexWorkExceeded, regexWorkDone }
 
@@ -50,18 +50,42 @@ export function setRegexMaxProgram(limit: number): void {
 }
 export const regexMaxProgram = () => maxProgram
 
-/** Why the pattern is not accepted (not valid RE2, or its program is over the limit), or undefined when it is. */
-export function regexProblem(pattern: string, caseInsensitive = false): string | undefined {
+/**
+ * What compiling the pattern tells: `refused`, its program is over the limit (FLAGPOST_REGEX_MAX_PROGRAM, or RE2's
+ * own); `invalid`, RE2 refuses its syntax (lookaround, backreference, ...). Both undefined when it compiles within.
+ */
+function inspectRegex(pattern: string, caseInsensitive: boolean): { refused?: string; invalid?: string } {
   let compiled: CompiledRegex
   try {
     compiled = compileRegex(pattern, caseInsensitive)
   } catch (error) {
-    return (error as Error).message || 'invalid pattern'
+    const message = (error as Error).message || 'invalid pattern'
+    return error instanceof Re2ProgramTooLarge ? { refused: `${message} (FLAGPOST_REGEX_MAX_PROGRAM is ${maxProgram})` } : { invalid: message }
   }
   if (compiled.programSize > maxProgram) {
-    return `pattern too large: it compiles to ${compiled.programSize} instructions, more than the limit of ${maxProgram} (FLAGPOST_REGEX_MAX_PROGRAM)`
+    return { refused: `pattern too large: it compiles to ${compiled.programSize} instructions, more than the limit of ${maxProgram} (FLAGPOST_REGEX_MAX_PROGRAM)` }
   }
-  return undefined
+  return {}
+}
+
+/** Why the pattern is not accepted (not valid RE2, or its program is over the limit), or undefined when it is. */
+export function regexProblem(pattern: string, caseInsensitive = false): string | undefined {
+  const { refused, invalid } = inspectRegex(pattern, caseInsensitive)
+  return refused ?? invalid
+}
+
+/**
+ * Why a REGEX constraint's pattern is refused: only a program over the limit, which bounds the work every evaluation
+ * does. A pattern RE2 refuses otherwise is accepted, as Unleash 8.2 accepts it: the SDKs never match it
+ * (regexNeverMatches says why, for validation warnings).
+ */
+export function regexConstraintProblem(pattern: string, caseInsensitive = false): string | undefined {
+  return inspectRegex(pattern, caseInsensitive).refused
+}
+
+/** Why the SDKs never match the pattern (RE2 refuses its syntax), or undefined when it compiles. */
+export function regexNeverMatches(pattern: string, caseInsensitive = false): string | undefined {
+  return inspectRegex(pattern, caseInsensitive).invalid
 }
 
 /**

@@ -8,6 +8,7 @@ import { importLimitProblems } from './limits.js'
 import { compileWholeTextRegex, type RegexMeter } from '../evaluation/index.js'
 import type { ImportToggles, ImportValidation, ValidationItem } from './schemas.js'
 import { dataProblems, storedProblems, unorderedVariantFlags } from './checks.js'
+import { constraintWarnings } from '../strategies/schemas.js'
 
 /** What the target holds of what an import names: one read. */
 export interface ImportTarget {
@@ -296,6 +297,10 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
   const unordered = unorderedVariantFlags(input, imported)
   if (unordered.length > 0)
     warnings.push({ message: "The following features have strategies with variants whose order the import file does not give (no sortOrder, or the same one twice). They are kept in the file's order, which decides the variant a user gets:", affectedItems: unordered })
+
+  // Accepted as Unleash 8.2 accepts them, but not what the SDKs read as written.
+  const unread = unique(data.featureStrategies.flatMap((s) => (s.constraints ?? []).flatMap((c) => constraintWarnings(c).map((w) => `${s.featureName ?? '?'}: ${w}`))))
+  if (unread.length > 0) warnings.push({ message: 'The following constraints will be imported, but SDKs do not read them as written (a REGEX pattern that is not RE2 syntax never matches; an IN_CIDR entry that is no address or range is skipped):', affectedItems: unread })
 
   const permissions = missing.length > 0 ? [{ message: 'We detected you are missing the following permissions:', affectedItems: missing.map((p) => DISPLAY_NAMES[p] ?? p) }] : []
   return { errors, warnings, permissions }

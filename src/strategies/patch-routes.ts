@@ -6,7 +6,7 @@ import { featureEnvironmentPathParams, PatchSchema, type PatchOperation } from '
 import { applyJsonPatch } from '../flags/store.js'
 import { requireDirectChangeAllowed } from '../change-requests/guard.js'
 import type { AppContext } from '../http/context.js'
-import { ConstraintInputSchema, normalizeConstraint, StrategySchema, UpdateStrategySchema, type Strategy, type StrategyInput } from './schemas.js'
+import { ConstraintInputSchema, constraintWarnings, normalizeConstraint, StrategySchema, UpdateStrategySchema, type Strategy, type StrategyInput } from './schemas.js'
 import { checkLegalValues } from '../context-fields/legal-values.js'
 import { getStrategy, readTarget, updateFlagStrategy } from './store.js'
 
@@ -56,7 +56,15 @@ const validateConstraintRoute = adminRoute({
     "Writes nothing: 204 when a strategy could use the constraint (the operator's values well formed, as a strategy's constraints are checked), 400 otherwise, or when its context field has legal values the constraint does not keep to, " +
     "or is a project's own field (a project's fields are checked where its strategies are).",
   request: { body: { required: true, content: jsonContent(ConstraintInputSchema) } },
-  responses: { 204: { description: 'The constraint is valid' }, ...pickErrors(400, 401, 403, 415) },
+  responses: {
+    200: {
+      description:
+        'The constraint is valid, but the SDKs will not read it as written: a REGEX pattern that is not RE2 syntax never matches, an IN_CIDR entry that is no address or range is skipped (Unleash 8.2 accepts both and answers 204)',
+      content: jsonContent(z.object({ warnings: z.array(z.string()) }).openapi('constraintWarningsSchema')),
+    },
+    204: { description: 'The constraint is valid' },
+    ...pickErrors(400, 401, 403, 415),
+  },
 })
 
 export const strategyPatchRoutes = createRouter()
@@ -65,6 +73,8 @@ export const strategyPatchRoutes = createRouter()
     return c.json(await rewriteStrategy(c, c.req.valid('param'), (current) => patched(current, operations)), 200)
   })
   .openapi(validateConstraintRoute, async (c) => {
-    await checkLegalValues(c.var.db, [normalizeConstraint(c.req.valid('json'))], null, 'body')
-    return c.body(null, 204)
+    const constraint = c.req.valid('json')
+    await checkLegalValues(c.var.db, [normalizeConstraint(constraint)], null, 'body')
+    const warnings = constraintWarnings(constraint)
+    return warnings.length > 0 ? c.json({ warnings }, 200) : c.body(null, 204)
   })

@@ -1,7 +1,7 @@
 import * as z from '../http/zod.js'
-import * as ipaddr from '../ip-address.js'
 import { isValidVersion as validVersion } from '../evaluation/index.js'
-import { regexProblem } from '../evaluation/index.js'
+import { regexConstraintProblem, regexNeverMatches } from '../evaluation/index.js'
+import { addressMatcher } from '../evaluation/ip-ranges.js'
 import { StrategyVariantInputSchema, VariantSchema } from '../variants/schemas.js'
 
 export const CONSTRAINT_OPERATORS = [
@@ -16,7 +16,24 @@ const MULTI_VALUE: ReadonlySet<ConstraintOperator> = new Set(['NOT_IN', 'IN', 'S
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/
 
-const isCidrOrAddress = (v: string) => ipaddr.isValid(v) || ipaddr.isValidCIDR(v)
+
+/**
+ * What the SDKs make of an accepted constraint that a user may not expect: a REGEX pattern RE2 refuses never matches
+ * (so inverted it always holds), an IN_CIDR entry that is no address or range is skipped. Said by the validation
+ * routes (constraints/validate, features-batch/validate) and the console's constraint editor, never refused.
+ */
+export function constraintWarnings(c: { operator: string; value?: string | undefined; values?: readonly string[] | undefined; inverted?: boolean | undefined; caseInsensitive?: boolean | undefined }): string[] {
+  if (c.operator === 'REGEX' && c.value !== undefined && c.value !== '') {
+    const invalid = regexNeverMatches(c.value, c.caseInsensitive === true)
+    if (invalid === undefined) return []
+    return [`REGEX pattern "${c.value}" is not valid RE2 syntax (${invalid}): SDKs never match it${c.inverted === true ? ', so the inverted constraint always holds' : ''}`]
+  }
+  if (c.operator === 'IN_CIDR') {
+    // Judged by the engine's own parser (an entry it reads holds a range), so the warning names exactly what is skipped.
+    return (c.values ?? []).filter((v) => v.trim() !== '' && addressMatcher([v]).size === 0).map((v) => `IN_CIDR entry "${v}" is no IP address or CIDR range: SDKs skip it`)
+  }
+  return []
+}
 
 /** Why a single value is wrong for the operator, or undefined when it is fine. */
 function singleValueProblem(operator: ConstraintOperator, value: string): string | undefined {
@@ -24,11 +41,12 @@ function singleValueProblem(operator: ConstraintOperator, value: string): string
   if (operator.startsWith('DATE_')) return ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)) ? undefined : `${operator} needs an ISO 8601 date, got "${value}"`
   if (operator.startsWith('SEMVER_')) return validVersion(value) ? undefined : `${operator} needs a semantic version, got "${value}"`
   if (operator === 'REGEX') {
-    // Compiled as the engine compiles it (RE2 syntax): what is accepted here is what SDK evaluation runs. Every path a
-    // constraint enters by (strategies, segments, change requests, default strategies, state restore) parses it here,
-    // so the program limit (FLAGPOST_REGEX_MAX_PROGRAM) holds on all of them.
-    const problem = regexProblem(value)
-    return problem === undefined ? undefined : `REGEX needs a valid regular expression (RE2 syntax), got "${value}": ${problem}`
+    // Compiled as the engine compiles it (RE2 syntax). Every path a constraint enters by (strategies, segments, change
+    // requests, default strategies, import, state restore) parses it here, so the program limit
+    // (FLAGPOST_REGEX_MAX_PROGRAM) holds on all of them. A pattern RE2 refuses is accepted, as Unleash 8.2 accepts it:
+    // it never matches (constraintWarnings says so where a constraint is validated).
+    const problem = regexConstraintProblem(value)
+    return problem === undefined ? undefined : `REGEX pattern "${value}" is refused: ${problem}`
   }
   return undefined
 }
@@ -101,12 +119,8 @@ export const ConstraintInputSchema = z
       ctx.addIssue({ code: 'custom', path: ['values'], message: exceedsLimit(`constraint values for ${c.contextName}`, limits.constraintValues) })
     }
     if (MULTI_VALUE.has(c.operator)) {
-      // An empty list is accepted, as Unleash accepts it (IN then never holds, NOT_IN always does).
-      if (c.operator === 'IN_CIDR') {
-        for (const [i, v] of (c.values ?? []).entries()) {
-          if (!isCidrOrAddress(v)) ctx.addIssue({ code: 'custom', path: ['values', i], message: `IN_CIDR needs IPv4/IPv6 addresses or CIDR ranges, got "${v}"` })
-        }
-      }
+      // An empty list is accepted, as Unleash accepts it (IN then never holds, NOT_IN always does); so is an IN_CIDR
+      // entry that is no address or range, which the SDKs skip (constraintWarnings says so).
     } else if (c.value === undefined || c.value === '') {
       ctx.addIssue({ code: 'custom', path: ['value'], message: `${c.operator} needs a single value in value` })
     } else {

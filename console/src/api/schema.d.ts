@@ -5484,6 +5484,9 @@ export interface components {
             parameters?: components["schemas"]["parametersSchema"];
             segments?: number[];
         };
+        constraintWarningsSchema: {
+            warnings: string[];
+        };
         featureVariantsSchema: {
             version: number;
             variants: components["schemas"]["featureVariantSchema"][];
@@ -13230,6 +13233,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The constraint is valid, but the SDKs will not read it as written: a REGEX pattern that is not RE2 syntax never matches, an IN_CIDR entry that is no address or range is skipped (Unleash 8.2 accepts both and answers 204) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["constraintWarningsSchema"];
+                };
+            };
             /** @description The constraint is valid */
             204: {
                 headers: {

@@ -1,6 +1,6 @@
 import { ActionIcon, Autocomplete, Checkbox, Group, Paper, Select, Stack, TagsInput, Text, TextInput, Button } from '@mantine/core'
 import { useUsableContextFields } from '../api/context-fields'
-import { constraintProblem, isMultiValue, newConstraint, OPERATOR_LABELS, OPERATORS, takesCaseInsensitive, type ConstraintDraft, type Operator } from '../constraints'
+import { constraintProblem, constraintWarning, isMultiValue, newConstraint, OPERATOR_LABELS, OPERATORS, takesCaseInsensitive, type ConstraintDraft, type Operator } from '../constraints'
 
 const BUILT_IN_FIELDS = ['userId', 'sessionId', 'remoteAddress', 'environment', 'appName', 'currentTime']
 
@@ -43,6 +43,7 @@ export function ConstraintEditor({
       )}
       {constraints.map((c, i) => {
         const problem = constraintProblem(c)
+        const warning = problem === undefined ? constraintWarning(c) : undefined
         const n = i + 1
         return (
           <Paper key={i} withBorder p="xs" aria-label={`Constraint ${n}`} component="fieldset">
@@ -74,6 +75,11 @@ export function ConstraintEditor({
             {problem && (
               <Text size="sm" c="red.8" mt={4} role="status">
                 {problem}
+              </Text>
+            )}
+            {warning && (
+              <Text size="sm" c="yellow.9" mt={4} role="status">
+                {warning}
               </Text>
             )}
           </Paper>

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../src/db.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
-import { addStrategy, createFlag, createProject, createToken, createUser, fresh, ok } from './helpers/factories.js'
+import { addStrategy, addToProject, createFlag, createProject, createToken, createUser, fresh, ok } from './helpers/factories.js'
 
 let now = new Date('2026-03-01T10:30:00.000Z')
 let t: TestApp
@@ -10,7 +10,7 @@ async function flush() {
   while (pending.length > 0) await pending.shift()!(t.db)
 }
 beforeAll(async () => {
-  t = await createTestApp({ now: () => now, background: (_c, task) => void pending.push(task), signIn: { perMinute: 0 } })
+  t = await createTestApp({ now: () => now, background: (_c, task) => void pending.push(task), signIn: { perMinute: 0 }, clientAddress: () => '198.51.100.7' })
 })
 afterAll(() => t.close())
 
@@ -53,6 +53,23 @@ describe('one application', () => {
     expect(outsiderOverview.projects).toEqual([open])
     expect(outsiderOverview.featureCount).toBe(1)
     expect(JSON.stringify(outsiderOverview) + JSON.stringify(seen)).not.toContain(secret)
+  })
+
+  it("shows its instances' client addresses only to callers who may read every project whose flags it reported", async () => {
+    const open = await createProject(t)
+    const secret = await createProject(t, { mode: 'private' })
+    const openApp = await reportingApp([(await createFlag(t, {}, open)).name])
+    const secretApp = await reportingApp([(await createFlag(t, {}, secret)).name])
+    const path = (app: string) => `/api/admin/metrics/instances/${app}/environment/development`
+    const ipOf = async (as: Parameters<typeof ok>[0], app: string) => ((await ok(as, 'GET', path(app))).body.instances as { instanceId: string; clientIp: string | null }[]).map((i) => [i.instanceId, i.clientIp])
+    const address = (await ipOf(t, secretApp))[0]?.[1]
+    expect(address).toBe('198.51.100.7')
+    const outsider = await createUser(t, 'Viewer')
+    expect(await ipOf(outsider, secretApp)).toEqual([['pod-1', null]])
+    expect(await ipOf(outsider, openApp)).toEqual([['pod-1', address]])
+    const member = await createUser(t, 'Viewer')
+    await addToProject(t, secret, member.id)
+    expect(await ipOf(member, secretApp)).toEqual([['pod-1', address]])
   })
 
   it('answers 404 for an unknown application', async () => {

@@ -106,6 +106,25 @@ describe('creating, listing and deleting', () => {
     expect((await t.call('DELETE', `${tokens(a)}/${encodeURIComponent(own.secret)}`)).status).toBe(404)
   })
 
+  it("leaves out of a project's list a token that also names a private project the caller may not read, and never names that project", async () => {
+    const open = await createProject(t)
+    const secret = await createProject(t, { mode: 'private' })
+    const shared = await createToken(t, { type: 'client', environment: 'development', projects: [open, secret] })
+    const own = (await ok(t, 'POST', tokens(open), { tokenName: fresh('own'), type: 'client' })).body
+    const owner = await createUser(t, 'Viewer')
+    await addToProject(t, open, owner.id, 'Owner')
+    const listed = await ok(owner, 'GET', tokens(open))
+    expect(listed.body.tokens.map((x: { tokenName: string }) => x.tokenName)).toEqual([own.tokenName])
+    expect(listed.text).not.toContain(secret)
+    // Those who may read both projects see it.
+    const names = (await ok(t, 'GET', tokens(open))).body.tokens.map((x: { tokenName: string }) => x.tokenName)
+    expect(names.sort()).toEqual([own.tokenName, shared.tokenName].sort())
+    // Deleting it through the project is refused without naming the other projects.
+    const refused = await owner.call('DELETE', `${tokens(open)}/${encodeURIComponent(shared.secret)}`)
+    expect(refused.status, refused.text).toBe(400)
+    expect(refused.text).not.toContain(secret)
+  })
+
   it('deleting the project deletes its tokens, with their events', async () => {
     const project = await createProject(t)
     const { secret } = (await ok(t, 'POST', tokens(project), { tokenName: 'gone', type: 'client' })).body

@@ -7,6 +7,7 @@ import { dateTime, projectIdParam } from '../http/common-schemas.js'
 import { ApiTokenSchema, ApiTokensSchema } from './schemas.js'
 import { displaySecret } from './secrets.js'
 import { createProjectToken, deleteProjectToken, listProjectTokens, type ProjectTokenType } from './project-tokens.js'
+import { hiddenProjectsOf } from '../projects/visibility.js'
 
 const tags = ['Projects']
 
@@ -35,7 +36,7 @@ const getProjectApiTokens = adminRoute({
   summary: 'Get api tokens for project.',
   description:
     'The client and frontend tokens naming the project (alone or among other projects, as Unleash lists them), oldest first. Secrets are stored hashed, ' +
-    `so \`secret\` is a masked form, which can name the token to delete. Needs READ_PROJECT_API_TOKEN in the project. 404 for an unknown project. ${visibility}`,
+    `so \`secret\` is a masked form, which can name the token to delete. Needs READ_PROJECT_API_TOKEN in the project. 404 for an unknown project. ${visibility} A token that also names a project the caller may not read is left out.`,
   request: { params: projectIdParam },
   responses: { 200: { description: 'The tokens', content: jsonContent(ApiTokensSchema) }, ...pickErrors(401, 403, 404) },
 })
@@ -80,7 +81,7 @@ const deleteProjectApiToken = adminRoute({
 })
 
 export const projectApiTokenRoutes = createRouter()
-  .openapi(getProjectApiTokens, async (c) => c.json({ tokens: await listProjectTokens(c.var.db, c.req.valid('param').projectId) }, 200))
+  .openapi(getProjectApiTokens, async (c) => c.json({ tokens: await listProjectTokens(c.var.db, c.req.valid('param').projectId, await hiddenProjectsOf(c)) }, 200))
   .openapi(createProjectApiToken, async (c) => {
     const { projectId } = c.req.valid('param')
     const input = c.req.valid('json')

@@ -27,15 +27,25 @@ const projectNotFound = (project: string) => notFound(`Could not find project wi
 /** The project as the routes see it: 404 when it does not exist (an archived one still lists its tokens). */
 const projectRead = (q: Db, project: string) => q.select({ id: projects.id, archivedAt: projects.archivedAt }).from(projects).where(eq(projects.id, project))
 
-/** Client and frontend tokens naming the project, oldest first (secrets masked); 404 for an unknown project. */
-export async function listProjectTokens(db: Db, project: string) {
+/**
+ * Client and frontend tokens naming the project, oldest first (secrets masked); 404 for an unknown project. A token that
+ * also names a project the caller may not read (`hidden`) is left out, as the instance's list leaves it out.
+ */
+export async function listProjectTokens(db: Db, project: string, hidden: readonly string[] = []) {
   const [[found], rows] = await together(db, [
     (q) => projectRead(q, project),
     (q) =>
       q
         .select()
         .from(apiTokens)
-        .where(and(inArray(apiTokens.type, ['client', 'frontend']), isNull(apiTokens.userId), sql`${apiTokens.projects} @> array[${project}]::text[]`))
+        .where(
+          and(
+            inArray(apiTokens.type, ['client', 'frontend']),
+            isNull(apiTokens.userId),
+            sql`${apiTokens.projects} @> array[${project}]::text[]`,
+            hidden.length === 0 ? undefined : sql`not (${apiTokens.projects} && ${sql.param([...hidden])}::text[])`,
+          ),
+        )
         .orderBy(asc(apiTokens.createdAt), asc(apiTokens.id)),
   ])
   if (!found) throw projectNotFound(project)
@@ -100,7 +110,7 @@ export async function deleteProjectToken(db: Db, caller: Author, project: string
     const row = namedToken(matches, hash)
     if (row === 'ambiguous') throw validationError('More than one token of the project is listed as that secret: delete it with its full secret')
     if (!row) throw notFound(`Could not find an API token of project ${project} with that secret`)
-    if (row.projects.length !== 1) throw validationError(`The token is for projects ${row.projects.join(', ')}: delete it through /api/admin/api-tokens`)
+    if (row.projects.length !== 1) throw validationError(`The token names other projects too: delete it through /api/admin/api-tokens`)
     const written = await recordEvents(db, actor, now, [tokenDeletedEvent(row)], {
       alongside: [db.delete(apiTokens).where(eq(apiTokens.id, row.id)).returning({ id: apiTokens.id })],
       guarded: true,

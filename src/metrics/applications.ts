@@ -101,10 +101,17 @@ export async function applicationOverview(db: Db, appName: string, hidden: reado
   }
 }
 
-/** GET /api/admin/metrics/instances/{appName}/environment/{environment}: the application's instances there, latest first. */
-export async function applicationInstances(db: Db, appName: string, environment: string) {
+/**
+ * GET /api/admin/metrics/instances/{appName}/environment/{environment}: the application's instances there, latest first. Their
+ * client addresses only to a caller who may read every project whose flags the application reported (`hidden`: the others).
+ */
+export async function applicationInstances(db: Db, appName: string, environment: string, hidden: readonly string[]) {
+  const inHidden =
+    hidden.length === 0
+      ? sql`false`
+      : sql`exists (select from ${clientMetricsHourly} m join ${features} f on f.name = m.feature_name where m.app_name = ${appName} and not ${visible(hidden)})`
   const [[app], instances] = await Promise.all([
-    queryRows<{ appName: string }>(db, sql`select app_name as "appName" from ${clientApplications} where app_name = ${appName}`),
+    queryRows<{ appName: string; private: boolean }>(db, sql`select app_name as "appName", ${inHidden} as private from ${clientApplications} where app_name = ${appName}`),
     queryRows<{ instanceId: string; sdkVersion: string | null; clientIp: string | null; lastSeen: string }>(
       db,
       sql`select instance_id as "instanceId", sdk_version as "sdkVersion", client_ip as "clientIp", last_seen as "lastSeen" from ${clientInstances}
@@ -112,7 +119,7 @@ export async function applicationInstances(db: Db, appName: string, environment:
     ),
   ])
   if (!app) throw appNotFound(appName)
-  return { instances: instances.map((i) => ({ ...i, lastSeen: new Date(i.lastSeen).toISOString() })) }
+  return { instances: instances.map((i) => ({ ...i, clientIp: app.private ? null : i.clientIp, lastSeen: new Date(i.lastSeen).toISOString() })) }
 }
 
 /** Whether a stored link may be shown as one: an http(s) URL. A URL stored before the check (`javascript:`) is not answered. */

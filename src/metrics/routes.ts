@@ -185,7 +185,7 @@ const applicationInstancesRoute = adminRoute({
   operationId: 'getApplicationEnvironmentInstances',
   tags,
   summary: 'Get application environment instances',
-  description: 'The application\'s running instances in the environment (at most 1,000, latest report first): id, SDK version, client address and last report. 404 for an unknown application.',
+  description: 'The application\'s running instances in the environment (at most 1,000, latest report first): id, SDK version, client address and last report. The client address is null unless the caller may read every project whose flags the application reported (an SDK of a private project shows its address only to those who may read it; Unleash shows it to all). 404 for an unknown application.',
   request: { params: appNameParam.extend({ environment: z.string().min(1).max(100).openapi({ param: { name: 'environment', in: 'path' } }) }) },
   responses: { 200: { description: 'The instances', content: jsonContent(InstancesSchema()) }, ...pickErrors(401, 403, 404) },
 })
@@ -203,7 +203,7 @@ export const metricsRoutes = createRouter()
   .openapi(applicationOverviewRoute, async (c) => c.json(await applicationOverview(c.var.db, c.req.valid('param').appName, await hiddenProjectsOf(c)), 200))
   .openapi(applicationInstancesRoute, async (c) => {
     const { appName, environment } = c.req.valid('param')
-    return c.json(await applicationInstances(c.var.db, appName, environment), 200)
+    return c.json(await applicationInstances(c.var.db, appName, environment, await hiddenProjectsOf(c)), 200)
   })
   .openapi(getOutdatedSdksRoute, async (c) => c.json(await outdatedSdks(c.var.db), 200))
   .openapi(getApplicationsRoute, async (c) => c.json(await listApplications(c.var.db, c.req.valid('query'), await hiddenProjectsOf(c)), 200))

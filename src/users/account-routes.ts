@@ -135,7 +135,7 @@ const deleteInactiveRoute = adminRoute({
   tags,
   summary: 'Delete inactive users',
   description:
-    `Deletes those of \`ids\` (at most ${MAX_IDS}) that are inactive users (see GET /api/admin/user-admin/inactive); other ids, and the caller, are left as they are (as Unleash). ` +
+    `Deletes those of \`ids\` (at most ${MAX_IDS}) that are inactive users (see GET /api/admin/user-admin/inactive); other ids, the caller and the last active Admin are left as they are. ` +
     `Each is deleted as DELETE /api/admin/user-admin/{id} deletes one, with its \`user-deleted\`. ${adminOnly}`,
   request: { body: { required: true, content: jsonContent(IdsSchema) } },
   responses: { 200: { description: 'Deleted' }, ...pickErrors(400, 401, 403, 415) },

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm'
 import { apiTokens, groupRoles, groups, groupUsers, projectMembers, roles, users } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import type { Author } from '../core/principal.js'
+import { ApiError } from '../core/errors.js'
 import { ADMIN_ROLE_ID, deleteUser } from './store.js'
 
 /** A user who has not signed in (nor used a personal access token) for this long is inactive, as in Unleash. */
@@ -37,14 +38,24 @@ export async function inactiveUsers(db: Db, now: Date) {
 
 /**
  * POST /api/admin/user-admin/inactive/delete: deletes those of `ids` that are inactive users (others are left, as in
- * Unleash), never the caller; each as DELETE /api/admin/user-admin/{id} does, with its `user-deleted`.
+ * Unleash), never the caller nor the last active Admin; each as DELETE /api/admin/user-admin/{id} does, with its `user-deleted`.
  */
 export async function deleteInactiveUsers(db: Db, caller: Author, callerUserId: number | undefined, ids: number[]) {
   const wanted = [...new Set(ids)].filter((id) => id !== callerUserId)
   if (wanted.length === 0) return 0
   const rows = await queryRows<{ id: number }>(db, sql`select u.id from ${users} u where u.id = any(${sql.raw(`'{${wanted.join(',')}}'`)}::int[]) and ${inactiveSql(caller.now)} order by u.id`)
-  for (const { id } of rows) await deleteUser(db, caller, id)
-  return rows.length
+  let deleted = 0
+  for (const { id } of rows) {
+    try {
+      await deleteUser(db, caller, id)
+      deleted++
+    } catch (e) {
+      // The last active Admin stays (as DELETE /api/admin/user-admin/{id} refuses it), and one deleted meanwhile is gone already.
+      if (e instanceof ApiError && (e.name === 'ValidationError' || e.name === 'NotFoundError')) continue
+      throw e
+    }
+  }
+  return deleted
 }
 
 /** The projects a user has a role in, directly or through a group, and their groups. */

@@ -123,7 +123,7 @@ const updateUserRoute = adminRoute({
   'x-permission': { name: Permission.ADMIN },
   tags,
   summary: 'Update a user',
-  description: `Changes the fields given (\`email\`, \`name\`, \`rootRole\`: as when creating a user, a custom root role by id); empty strings leave a field as it is. An e-mail another user has is a 400 \`User already exists\`. ${adminOnly} Emits \`user-updated\`.`,
+  description: `Changes the fields given (\`email\`, \`name\`, \`rootRole\`: as when creating a user, a custom root role by id); empty strings leave a field as it is. An e-mail another user has is a 400 \`User already exists\`, and so is (another message) a rootRole other than Admin for the last active human Admin. ${adminOnly} Emits \`user-updated\`.`,
   request: { params: UserIdParam, body: { required: true, content: jsonContent(UpdateUserSchema) } },
   responses: { 200: { description: 'The updated user', content: jsonContent(UserSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
@@ -138,7 +138,7 @@ const deleteUserRoute = adminRoute({
   summary: 'Delete a user',
   description:
     'The user can no longer sign in: their sessions, personal access tokens and project roles are removed, and their e-mail and username become free again. ' +
-    `Their name stays on the events and flags they created. ${adminOnly} Emits \`user-deleted\`.`,
+    `Their name stays on the events and flags they created. 400 for the last active human Admin. ${adminOnly} Emits \`user-deleted\`.`,
   request: { params: UserIdParam },
   responses: { 200: { description: 'The user was deleted' }, ...pickErrors(400, 401, 403, 404) },
 })

@@ -185,13 +185,15 @@ export async function updateUser(db: Db, caller: Author, id: number, input: Upda
     if (!read) throw notFound(`Could not find user ${id}`)
     const before = read.user
     const role = input.rootRole === undefined ? undefined : requireRole(roleRows, input.rootRole)
+    const demoted = before.rootRoleId === ADMIN_ROLE_ID && role !== undefined && role.id !== ADMIN_ROLE_ID
+    if (demoted && !before.isService && (await otherAdmins(db, id)) === 0) throw lastAdmin(id)
     const email = input.email || before.email
     if (email !== before.email && taken.length > 0) throw validationError('User already exists')
     const after: UserRow = { ...before, email, name: input.name || before.name, rootRoleId: role?.id ?? before.rootRoleId }
     const update = db
       .update(users)
       .set({ email: after.email, name: after.name, rootRoleId: after.rootRoleId })
-      .where(and(active(id), sql`${rowText(users)} = ${read.snapshot}`))
+      .where(and(active(id), sql`${rowText(users)} = ${read.snapshot}`, demoted ? anotherAdminRemains(id) : undefined))
       .returning({ id: users.id })
     const written = await recordEvents(db, actor, now, [{ type: 'user-updated', data: userEventData(after), preData: userEventData(before) }], { alongside: [update], guarded: true })
     return written > 0 ? userView(after) : undefined
@@ -202,8 +204,15 @@ export async function updateUser(db: Db, caller: Author, id: number, input: Upda
 const groupsOf = (id: unknown) => sql<number[]>`array(select group_id from ${groupUsers} where user_id = ${id}::int order by group_id)`
 
 /** Deleting a user: the user's row loses what signs in, and the rest goes, only while the row and their groups are as read. */
+/**
+ * Another active human Admin remains besides user `id` (or `id` is none). The active human Admins' rows are locked in id order
+ * first, so of two deletes racing for the last two Admins the second waits, then sees the first one gone and deletes nothing.
+ */
+const anotherAdminRemains = (id: unknown) => sql`(${users.rootRoleId} <> ${ADMIN_ROLE_ID} or ${users.isService} or exists (select from (select a.id from ${users} a
+  where a.root_role_id = ${ADMIN_ROLE_ID} and a.deleted_at is null and not a.is_service order by a.id for update) o where o.id <> ${id}::int))`
+
 const deleteUserStatement = eventsStatement('flagpost_delete_user', {
-  alongside: [sql`update ${users} set deleted_at = ${p('now')}::timestamptz, email = null, username = null, password_hash = null, sso_issuer = null, sso_subject = null where ${userStillAsRead} and ${groupsOf(p('id'))} = ${p('groups')}::int[] returning id`],
+  alongside: [sql`update ${users} set deleted_at = ${p('now')}::timestamptz, email = null, username = null, password_hash = null, sso_issuer = null, sso_subject = null where ${userStillAsRead} and ${groupsOf(p('id'))} = ${p('groups')}::int[] and ${anotherAdminRemains(p('id'))} returning id`],
   guarded: true,
   unguarded: [
     sql`delete from ${sessions} where user_id = ${p('id')} and ${guardPassed}`,
@@ -220,11 +229,23 @@ const deleteUserStatement = eventsStatement('flagpost_delete_user', {
  * Emits `user-deleted`, and `group-user-removed` for each group they leave (a member leaving a group other than by
  * the group's own change, as Unleash records a group sync).
  */
+/** The refusal to delete (or demote) the instance's last active human Admin: nobody could then administer it. */
+const otherAdminsSql = (id: number) => sql<number>`(select count(*)::int from ${users} a where a.root_role_id = ${ADMIN_ROLE_ID} and a.deleted_at is null and not a.is_service and a.id <> ${id})`
+async function otherAdmins(db: Db, id: number) {
+  const [row] = await db.select({ n: otherAdminsSql(id) }).from(sql`(select 1) x`)
+  return Number(row?.n ?? 0)
+}
+const lastAdmin = (id: number) => validationError(`User ${id} is the last active Admin: make another user Admin first`)
+
 export async function deleteUser(db: Db, caller: Author, id: number): Promise<void> {
   const { actor, now } = caller
   await untilUnchanged('The user', async () => {
-    const [read] = await db.select({ user: users, snapshot: rowText(users), groups: groupsOf(sql`${users}.id`) }).from(users).where(active(id))
+    const [read] = await db
+      .select({ user: users, snapshot: rowText(users), groups: groupsOf(sql`${users}.id`), otherAdmins: otherAdminsSql(id) })
+      .from(users)
+      .where(active(id))
     if (!read) throw notFound(`Could not find user ${id}`)
+    if (read.user.rootRoleId === ADMIN_ROLE_ID && !read.user.isService && Number(read.otherAdmins) === 0) throw lastAdmin(id)
     const groups = read.groups.map(Number)
     const events: NewEvent[] = [{ type: 'user-deleted', preData: userEventData(read.user) }, ...groups.map((groupId): NewEvent => ({ type: 'group-user-removed', preData: { groupId, userId: id } }))]
     const { written } = await deleteUserStatement(db, actor, now, events, { id, snapshot: read.snapshot, groups, now: now.toISOString() })

@@ -671,7 +671,7 @@ export interface paths {
         };
         /**
          * Get api tokens for project.
-         * @description The client and frontend tokens naming the project (alone or among other projects, as Unleash lists them), oldest first. Secrets are stored hashed, so `secret` is a masked form, which can name the token to delete. Needs READ_PROJECT_API_TOKEN in the project. 404 for an unknown project. A private project is a 404 to those who may not read it.
+         * @description The client and frontend tokens naming the project (alone or among other projects, as Unleash lists them), oldest first. Secrets are stored hashed, so `secret` is a masked form, which can name the token to delete. Needs READ_PROJECT_API_TOKEN in the project. 404 for an unknown project. A private project is a 404 to those who may not read it. A token that also names a project the caller may not read is left out.
          */
         get: operations["getProjectApiTokens"];
         put?: never;
@@ -2652,7 +2652,7 @@ export interface paths {
         put?: never;
         /**
          * Delete inactive users
-         * @description Deletes those of `ids` (at most 1000) that are inactive users (see GET /api/admin/user-admin/inactive); other ids, and the caller, are left as they are (as Unleash). Each is deleted as DELETE /api/admin/user-admin/{id} deletes one, with its `user-deleted`. Needs the Admin root role (permission ADMIN).
+         * @description Deletes those of `ids` (at most 1000) that are inactive users (see GET /api/admin/user-admin/inactive); other ids, the caller and the last active Admin are left as they are. Each is deleted as DELETE /api/admin/user-admin/{id} deletes one, with its `user-deleted`. Needs the Admin root role (permission ADMIN).
          */
         post: operations["deleteInactiveUsers"];
         delete?: never;
@@ -2799,13 +2799,13 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Update a user
-         * @description Changes the fields given (`email`, `name`, `rootRole`: as when creating a user, a custom root role by id); empty strings leave a field as it is. An e-mail another user has is a 400 `User already exists`. Needs the Admin root role (permission ADMIN). Emits `user-updated`.
+         * @description Changes the fields given (`email`, `name`, `rootRole`: as when creating a user, a custom root role by id); empty strings leave a field as it is. An e-mail another user has is a 400 `User already exists`, and so is (another message) a rootRole other than Admin for the last active human Admin. Needs the Admin root role (permission ADMIN). Emits `user-updated`.
          */
         put: operations["updateUser"];
         post?: never;
         /**
          * Delete a user
-         * @description The user can no longer sign in: their sessions, personal access tokens and project roles are removed, and their e-mail and username become free again. Their name stays on the events and flags they created. Needs the Admin root role (permission ADMIN). Emits `user-deleted`.
+         * @description The user can no longer sign in: their sessions, personal access tokens and project roles are removed, and their e-mail and username become free again. Their name stays on the events and flags they created. 400 for the last active human Admin. Needs the Admin root role (permission ADMIN). Emits `user-deleted`.
          */
         delete: operations["deleteUser"];
         options?: never;
@@ -4381,7 +4381,7 @@ export interface paths {
         };
         /**
          * Get application environment instances
-         * @description The application's running instances in the environment (at most 1,000, latest report first): id, SDK version, client address and last report. 404 for an unknown application.
+         * @description The application's running instances in the environment (at most 1,000, latest report first): id, SDK version, client address and last report. The client address is null unless the caller may read every project whose flags the application reported (an SDK of a private project shows its address only to those who may read it; Unleash shows it to all). 404 for an unknown application.
          */
         get: operations["getApplicationEnvironmentInstances"];
         put?: never;

@@ -47,6 +47,13 @@ describe('adding, changing and removing links', () => {
     expect((await linksOf(flag)).map((l) => l.url)).toEqual(['https://example.com/docs', 'http://example.org', 'https://localhost:8080/status'])
   })
 
+  it('reads a named http(s) scheme as browsers do (http:\\\\host and http:host are http://host), never as a host named http', async () => {
+    const flag = await newFlag()
+    await ok(t, 'POST', linkPath(flag), { url: 'http:\\\\evil.example\\path' })
+    await ok(t, 'POST', linkPath(flag), { url: 'https:docs.example' })
+    expect((await linksOf(flag)).map((l) => l.url)).toEqual(['http://evil.example/path', 'https://docs.example'])
+  })
+
   it('updates a link (204) with feature-link-updated holding the new and the old url and title', async () => {
     const flag = await newFlag()
     await ok(t, 'POST', linkPath(flag), { url: 'https://old.example', title: 'Old' })
@@ -249,6 +256,17 @@ describe('flag export and import', () => {
     const many = await t.call('POST', '/api/admin/features-batch/import', { body: importBody('default', [flag], [{ feature: flag, links: [...Array(11).keys()].map((n) => ({ url: `https://many.example/${n}` })) }]) })
     expect(many.status, many.text).toBe(400)
     expect((await linksOf(flag)).map((l) => l.url)).toEqual(['https://kept.example'])
+  })
+
+  it('has validate report what the import would refuse in links: a javascript: URL, a flag listed twice', async () => {
+    const flag = await newFlag()
+    const validate = async (links: unknown[]) => (await ok(t, 'POST', '/api/admin/features-batch/validate', importBody('default', [flag], links))).body.errors.map((e: any) => e.message)
+    expect(await validate([{ feature: flag, links: [{ url: 'javascript:alert(1)' }] }])).toContain('The following flag links are not valid:')
+    expect(await validate([{ feature: flag, links: [{ url: 'https://a.example' }] }, { feature: flag, links: [{ url: 'https://b.example' }] }])).toContain('The links of the following flags are listed twice:')
+    expect(await validate([{ feature: flag, links: [{ url: 'https://a.example' }] }])).toEqual([])
+    const bad = await t.call('POST', '/api/admin/features-batch/import', { body: importBody('default', [flag], [{ feature: flag, links: [{ url: 'javascript:alert(1)' }] }]) })
+    expect(bad.status).toBe(400)
+    expect(JSON.stringify(bad.body)).toContain('flag links are not valid')
   })
 })
 

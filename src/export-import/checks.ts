@@ -9,6 +9,7 @@ import { TagTypeInputSchema } from '../tag-types/schemas.js'
 import { CreateContextFieldSchema } from '../context-fields/schemas.js'
 import type { ImportToggles, ValidationItem } from './schemas.js'
 import { misfit } from '../strategy-definitions/fit.js'
+import { normalizedLinkUrl } from '../links/store.js'
 
 type ImportedStrategy = ImportToggles['data']['featureStrategies'][number]
 type Link = { child: string; parent: string }
@@ -114,7 +115,28 @@ export function dataProblems(
   }
   for (const chain of chainsOf(linksAfter(input, imported, target.links).links)) add('Dependencies cannot be chained (a parent cannot itself depend on a flag):', chain)
 
+  // Flag links, checked as the import writes them (normalizedLinkUrl, the link routes' check).
+  const linked = new Set<string>()
+  for (const d of (data.links ?? []).filter((d) => imported.has(d.feature))) {
+    if (linked.has(d.feature)) add('The links of the following flags are listed twice:', d.feature)
+    linked.add(d.feature)
+    for (const l of d.links) {
+      const problem = linkProblem(l.url)
+      if (problem !== undefined) add('The following flag links are not valid:', `${d.feature}: ${problem}`)
+    }
+  }
+
   return [...report].map(([message, items]) => ({ message, affectedItems: unique(items) }))
+}
+
+/** Why the link routes would refuse `url`, or undefined. */
+export function linkProblem(url: string): string | undefined {
+  try {
+    normalizedLinkUrl(url)
+    return undefined
+  } catch (error) {
+    return error instanceof ApiError ? error.message : 'not a URL'
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import { segmentIdsOf } from '../strategies/read.js'
 import { archivedOf, importTargetSql, segmentsByName, type ImportTarget } from './validate.js'
 import type { ImportToggles, ImportValidation } from './schemas.js'
 import { toVariants } from '../variants/store.js'
-import { checkedStrategy, chainsOf, inImportOrder, linksAfter } from './checks.js'
+import { checkedStrategy, chainsOf, inImportOrder, linkProblem, linksAfter } from './checks.js'
 import { defaultStrategyFor } from '../flags/store.js'
 import { flagTagsJson } from '../flags/lock.js'
 import { normalizedLinkUrl } from '../links/store.js'
@@ -231,7 +231,11 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
   const linkRows: { feature: string; slot: number; url: string; title: string | null }[] = []
   for (const d of (data.links ?? []).filter((d) => importedNames.has(d.feature))) {
     if (linkRows.some((r) => r.feature === d.feature)) throw validationError(`The links of ${d.feature} are listed twice`)
-    const after = d.links.map((l, slot) => ({ feature: d.feature, slot, url: normalizedLinkUrl(l.url), title: l.title ?? null }))
+    const after = d.links.map((l, slot) => {
+      const problem = linkProblem(l.url)
+      if (problem !== undefined) throw validationError(problem, [{ path: 'body.data.links', message: `${d.feature}: ${problem}` }])
+      return { feature: d.feature, slot, url: normalizedLinkUrl(l.url), title: l.title ?? null }
+    })
     const before = own.get(d.feature)?.links ?? []
     linkRows.push(...after)
     if (JSON.stringify(before) === JSON.stringify(after.map(({ url, title }) => ({ url, title })))) continue

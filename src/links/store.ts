@@ -26,7 +26,8 @@ export function normalizedLinkUrl(raw: string): string {
   // A scheme named (`javascript:`, `data:`, `mailto:`; not a host's port, `example.com:8080`) must be http(s).
   const scheme = /^([a-z][a-z\d+.-]*):(?!\d)/i.exec(given)?.[1]?.toLowerCase()
   if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') throw refuse('only http and https links are allowed')
-  const withScheme = given.startsWith('//') ? `https:${given}` : /^[a-z][a-z\d+.-]*:\/\//i.test(given) ? given : `https://${given}`
+  // A named http(s) scheme is read as browsers read it (`http:\\host`, `http:host` are http://host).
+  const withScheme = given.startsWith('//') ? `https:${given}` : scheme !== undefined ? given : `https://${given}`
   let url: URL
   try {
     url = new URL(withScheme)
@@ -114,7 +115,7 @@ export async function addLink(db: Db, caller: Author, projectId: string, feature
     const flag = await readFlag(db, projectId, featureName)
     if (flag.links.length >= MAX_LINKS_PER_FLAG) throw noAccess(`Too many links (${MAX_LINKS_PER_FLAG}) exist for this feature`)
     const link = { id: crypto.randomUUID(), url, title }
-    const event: NewEvent = { type: 'feature-link-added', project: projectId, featureName, data: { url, title: input.title }, tags: flag.tags }
+    const event: NewEvent = { type: 'feature-link-added', project: projectId, featureName, data: { url, title }, tags: flag.tags }
     const { written } = await addStatement(db, caller.actor, caller.now, [event], { id: link.id, feature: featureName, project: projectId, url, title })
     return written > 0 ? link : undefined
   })

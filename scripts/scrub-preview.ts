@@ -35,6 +35,7 @@ export const PREVIEW_SCRUB = {
   sign_in_failures: { action: 'empty', why: "failed sign-ins by account and client address: people's addresses, and production's lockouts" },
   api_tokens: { action: 'empty', why: 'API tokens and personal access tokens: production secrets (PREVIEW_ADMIN_TOKEN makes a preview one)' },
   reset_tokens: { action: 'empty', why: 'invitations and password-reset links: a production link would set a password' },
+  reset_email_claims: { action: 'empty', why: 'when each account was last e-mailed a reset link: production\'s once-a-minute limits' },
   public_signup_token_users: { action: 'empty', why: 'who signed up with which invite link: goes with the links' },
   public_signup_tokens: { action: 'empty', why: 'public invite links: a production link would sign a stranger up' },
   signals: { action: 'empty', why: 'signal payloads: whatever outside systems sent, personal data included' },

@@ -214,7 +214,7 @@ describe('creating change requests', () => {
     const { CR, checkout } = await shop()
     const before = await snapshot()
     const cases: [unknown, string][] = [
-      [{ feature: checkout, action: 'addStrategy', payload: { name: 'default', constraints: [{ contextName: 'email', operator: 'REGEX', value: '(unclosed' }] } }, 'body.payload.constraints.0.value'],
+      [{ feature: checkout, action: 'addStrategy', payload: { name: 'default', constraints: [{ contextName: 'email', operator: 'NUM_EQ', value: 'not a number' }] } }, 'body.payload.constraints.0.value'],
       [{ feature: checkout, action: 'addStrategy', payload: { name: 'flexibleRollout', parameters: { rollout: '250' } } }, 'body.payload.parameters'],
       [[{ feature: checkout, action: 'updateEnabled', payload: { enabled: true } }, { feature: checkout, action: 'updateEnabled', payload: { enabled: 'yes' } }], 'body.1.payload.enabled'],
       [{ feature: checkout, action: 'renameFeature', payload: {} }, 'body.action'],

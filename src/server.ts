@@ -131,8 +131,9 @@ function metricsToken(value: string | undefined): string | undefined {
 }
 
 /** The metrics scrape before the app (it is no API route: not in the OpenAPI document, no API token). */
-function withMetrics(metrics: ServerMetrics, fetch: (request: Request) => Response | Promise<Response>) {
-  return (request: Request) => metrics.scrape(request) ?? fetch(request)
+function withMetrics<Env>(metrics: ServerMetrics, fetch: (request: Request, env: Env) => Response | Promise<Response>) {
+  // The bindings (`env`) carry the socket: the client's address (sign-in limits, lockouts) is read from it.
+  return (request: Request, env: Env) => metrics.scrape(request) ?? fetch(request, env)
 }
 
 function positiveInteger(value: string | undefined, name: string): number | undefined {

@@ -297,6 +297,20 @@ describe('OFREP: what an attacker would try', () => {
   afterAll(async () => t?.close())
   const evaluate = (path: string, options: { body?: unknown; token?: string | null; headers?: Record<string, string> } = {}) => t.call('POST', `/ofrep/v1/evaluate/flags${path}`, { body: {}, ...options })
 
+  it('answers a json payload nested 20,000 deep as its text, never a 500 for the flag or the bulk', async () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`
+    const res = await t.call('PUT', `/api/admin/projects/${project}/features/${flag}/environments/development/variants`, {
+      body: [{ name: 'deep', weight: 1000, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: deep } }],
+    })
+    expect(res.status, res.text).toBe(200)
+    const one = await evaluate(`/${flag}`, { token: client, body: { context: { targetingKey: 'u1' } } })
+    expect(one.status, one.text).toBe(200)
+    expect(one.body).toMatchObject({ key: flag, variant: 'deep', value: deep })
+    const bulk = await evaluate('', { token: client, body: { context: { targetingKey: 'u1' } } })
+    expect(bulk.status).toBe(200)
+    await t.call('PUT', `/api/admin/projects/${project}/features/${flag}/environments/development/variants`, { body: [] })
+  })
+
   it('refuses a signed-in browser’s session cookie and a personal access token: only client and frontend tokens evaluate', async () => {
     const user = await createSignedInUser(t, fresh('admin-user'), 'Admin')
     const byCookie = await user.call('POST', `/ofrep/v1/evaluate/flags/${flag}`, { body: {} })

@@ -14,12 +14,34 @@ export interface OfrepEvaluation {
  * A variant's payload as the value of its type: `number` as a number, `json` parsed, `string` and `csv` as text.
  * A number or JSON payload that does not parse (saved before they were checked) is its text.
  */
+const MAX_PAYLOAD_DEPTH = 64
+
+/** Whether JSON `text` opens more than `max` arrays or objects inside each other (strings skipped). */
+function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 92) i++ // a backslash escapes the next character
+      else if (c === 34) inString = false
+    } else if (c === 34) inString = true
+    else if (c === 91 || c === 123) {
+      if (++depth > max) return true
+    } else if (c === 93 || c === 125) depth--
+  }
+  return false
+}
+
 function payloadValue(payload: { type: string; value: string }): OfrepValue {
   if (payload.type === 'number') {
     const n = Number(payload.value)
     return payload.value.trim() !== '' && Number.isFinite(n) ? n : payload.value
   }
   if (payload.type === 'json') {
+    // A payload nested deeper than any answer may be is answered as its text: parsed, it would overflow the stack
+    // when the answer is written (JSON.stringify recurses).
+    if (nestedDeeperThan(payload.value, MAX_PAYLOAD_DEPTH)) return payload.value
     try {
       return JSON.parse(payload.value) as OfrepValue
     } catch {

@@ -161,6 +161,11 @@ describe('POST /api/client/metrics/bulk (what Edge forwards for the SDKs behind 
     // 100 distinct names (the same names in both lists count once) are accepted, and more from an admin token.
     expect((await bulk(client, { applications: apps(100), metrics: metrics(100) })).status).toBe(202)
     expect((await t.call('POST', '/api/client/metrics/bulk', { body: { applications: apps(150), metrics: [] } })).status).toBe(202)
+    // Impact metrics name applications in their samples' appName labels: counted with the rest.
+    const impact = [0, 1].map((m) => ({ name: `clicks${m}`, help: 'Clicks', type: 'counter', samples: Array.from({ length: 60 }, (_, i) => ({ value: 1, labels: { appName: `${prefix}-impact-${m * 60 + i}` } })) }))
+    const labelled = await bulk(client, { applications: [], metrics: [], impactMetrics: impact })
+    expect(labelled.status, labelled.text).toBe(400)
+    expect(labelled.body.message).toContain('120 applications, more than the 100')
   })
 
   it('takes client and admin tokens only, and refuses bodies that are not Unleash’s bulkMetricsSchema without storing any of it', async () => {

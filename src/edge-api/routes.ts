@@ -57,9 +57,15 @@ const clientBulkMetricsRoute = createRoute({
  */
 export const BULK_APPLICATIONS_PER_REQUEST = 100
 
-function checkBulkApplications(body: { applications: { appName: string }[]; metrics: { appName: string }[] }) {
+function checkBulkApplications(body: { applications: { appName: string }[]; metrics: { appName: string }[]; impactMetrics?: { samples: { labels?: Record<string, unknown> | null }[] }[] }) {
   const names = new Set<string>()
   for (const entry of [...body.applications, ...body.metrics]) names.add(entry.appName.trim())
+  // Impact metrics' samples name their application in an `appName` label: each is an application too.
+  for (const metric of body.impactMetrics ?? [])
+    for (const sample of metric.samples) {
+      const appName = sample.labels?.appName
+      if (typeof appName === 'string' && appName.trim()) names.add(appName.trim().slice(0, 255))
+    }
   if (names.size > BULK_APPLICATIONS_PER_REQUEST) {
     throw validationError(`This report names ${names.size} applications, more than the ${BULK_APPLICATIONS_PER_REQUEST} a client token may report at once: send them in several reports`, [
       { path: 'body', message: `at most ${BULK_APPLICATIONS_PER_REQUEST} distinct appName values` },

@@ -286,7 +286,7 @@ export function createApp(deps: AppDeps) {
     // Writes queue the deliveries of their events (SDK reports write none), and may have changed who may do what.
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !TOKEN_ONLY_PATH.test(c.req.path)) {
       if (!keepsPrincipals(c.req.method, c.req.path)) principals.forget()
-      if (deliveriesMaybeQueued(c.var.db)) deliveries.schedule(c)
+      if (deliveriesMaybeQueued(c.get('db'))) deliveries.schedule(c)
     }
   })
   // A signed-in browser's cookie must not carry another site's writes; SDK routes take tokens only.
@@ -302,7 +302,7 @@ export function createApp(deps: AppDeps) {
   // A user (a session, a personal access token) may have projects hidden from them: the private projects are
   // read with their credential, in one round trip.
   const withPrivateProjects = async (c: Context<AppEnv>, lookUp: (q: Db) => Promise<ResolvedPrincipal | undefined>) => {
-    const [resolved, privateIds] = await together(c.var.db, [lookUp, privateProjectIds])
+    const [resolved, privateIds] = await together(c.get('db'), [lookUp, privateProjectIds])
     knownPrivateProjects(c, privateIds)
     return resolved
   }
@@ -312,14 +312,14 @@ export function createApp(deps: AppDeps) {
       {
         token: async (c, credential, now) => {
           const hash = await hashSecret(credential)
-          return credential.startsWith(PAT_PREFIX) ? withPrivateProjects(c, (q) => lookUpToken(q, hash, now)) : lookUpToken(c.var.db, hash, now)
+          return credential.startsWith(PAT_PREFIX) ? withPrivateProjects(c, (q) => lookUpToken(q, hash, now)) : lookUpToken(c.get('db'), hash, now)
         },
         sessionId: sessionIdOf,
         session: async (c, sessionId, now) => {
           const hash = await hashSecret(sessionId)
           return withPrivateProjects(c, (q) => lookUpSession(q, hash, now))
         },
-        signInOptions: (c) => signInOptions(c.var.db, accounts.passwordAlwaysAllowed),
+        signInOptions: (c) => signInOptions(c.get('db'), accounts.passwordAlwaysAllowed),
       },
       principals,
     ),
@@ -345,11 +345,11 @@ export function createApp(deps: AppDeps) {
   })
   const maintenance = createMaintenanceState(clock)
   app.use('/api/admin/*', maintenanceGuard(maintenance))
-  app.use('/api/frontend/*', frontendCors((c) => frontendOrigins.get(c.var.db)))
+  app.use('/api/frontend/*', frontendCors((c) => frontendOrigins.get(c.get('db'))))
   app.use('/api/client/*', authenticateClient)
   app.use('/api/frontend/*', authenticateFrontend)
   // OpenFeature's web provider calls from browsers as the frontend SDK does; its errors carry OFREP's error codes.
-  app.use('/ofrep/*', frontendCors((c) => frontendOrigins.get(c.var.db)))
+  app.use('/ofrep/*', frontendCors((c) => frontendOrigins.get(c.get('db'))))
   app.use('/ofrep/*', authenticateOfrep)
   app.use('/ofrep/*', ofrepErrors)
   app.use('/api/signal-endpoint/:name', authenticateSignal({ perMinute: deps.signalsPerMinute }, clock))

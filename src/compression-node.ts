@@ -23,6 +23,8 @@ export function chosenEncoding(accept: string | null): 'br' | 'gzip' | undefined
   return best[0]
 }
 
+const UNCOMPRESSED_STATUSES = new Set([204, 206, 304])
+
 const compressor = (encoding: 'br' | 'gzip') =>
   encoding === 'br'
     ? // Quality 4: most of brotli's gain on JSON at a few milliseconds per megabyte (11, the default, costs a hundred times more).
@@ -39,21 +41,19 @@ const compressor = (encoding: 'br' | 'gzip') =>
 export function withCompression(appFetch: Fetch): Fetch {
   return async (request, env) => {
     const response = await appFetch(request, env)
+    // Status and headers first: reading `body` turns node-server's light answer into a full one (an SDK poll's 304 paid that).
+    if (request.method === 'HEAD' || UNCOMPRESSED_STATUSES.has(response.status)) return response
     const type = response.headers.get('content-type')
     if (
-      !response.body ||
-      request.method === 'HEAD' ||
-      response.status === 204 ||
-      response.status === 206 ||
-      response.status === 304 ||
-      response.headers.has('content-encoding') ||
       !type ||
       !COMPRESSIBLE.test(type) ||
+      response.headers.has('content-encoding') ||
       /(^|,)\s*no-transform\s*(,|$)/i.test(response.headers.get('cache-control') ?? '')
     )
       return response
     const length = response.headers.get('content-length')
     if (length !== null && Number(length) < COMPRESS_MIN_BYTES) return response
+    if (!response.body) return response
     const encoding = chosenEncoding(request.headers.get('accept-encoding'))
     const headers = new Headers(response.headers)
     const vary = headers.get('vary')

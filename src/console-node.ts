@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Hono } from 'hono'
+import { getPath } from 'hono/utils/url'
 import { serveStatic } from '@hono/node-server/serve-static'
 import { isAppPath } from './app-paths.js'
 import { CONSOLE_HEADERS } from './console-headers.js'
@@ -24,7 +25,6 @@ export function withConsole(appFetch: Fetch, root: string = CONSOLE_DIST): Fetch
   }
   const front = new Hono()
   front.use('*', async (c, next) => {
-    if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || isAppPath(c.req.path)) return appFetch(c.req.raw, c.env as Record<string, unknown>)
     await next()
     for (const [name, value] of Object.entries(CONSOLE_HEADERS)) c.header(name, value)
   })
@@ -55,5 +55,6 @@ export function withConsole(appFetch: Fetch, root: string = CONSOLE_DIST): Fetch
     }),
   )
   front.get('*', serveStatic({ root, path: 'index.html', precompressed: true, onFound: (_path, c) => void c.header('Cache-Control', 'no-cache') }))
-  return front.fetch
+  // The path as Hono reads it (the app's routes see the same): an SDK poll reaches the app without a second router.
+  return (request, env) => ((request.method !== 'GET' && request.method !== 'HEAD') || isAppPath(getPath(request)) ? appFetch(request, env) : front.fetch(request, env))
 }

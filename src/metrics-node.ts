@@ -110,7 +110,8 @@ export function serverMetrics(token: string | undefined, db: () => Db, streams: 
       if ((route === '/api/client/features' || route === '/api/frontend') && method === 'GET' && (status === 200 || status === 304)) sdkPolls.inc({ route, status: String(status) })
     },
     scrape(request) {
-      if (new URL(request.url).pathname !== METRICS_PATH) return undefined
+      // Every request passes here: parse the URL only when it may be the scrape's.
+      if (!request.url.includes(METRICS_PATH) || new URL(request.url).pathname !== METRICS_PATH) return undefined
       // Not configured: a 404, as for any unknown path (not the console's page).
       if (token === undefined) return Promise.resolve(new Response('Not found\n', { status: 404 }))
       return (async () => {

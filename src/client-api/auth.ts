@@ -24,20 +24,20 @@ const authenticationRequired = () =>
 async function principalOf(c: Context<AppEnv>): Promise<Principal> {
   const credential = credentialOf(c.req.header('authorization'))
   if (!credential) throw authenticationRequired()
-  const tokens = c.var.sdk.tokens
-  const now = c.var.clock()
+  const tokens = c.get('sdk').tokens
+  const now = c.get('clock')()
   const remembered = tokens.lookup(credential)
   // A remembered token is never served past its expiry: it is looked up again (and refused).
   if (remembered && !expired(remembered.value, now)) {
     if (!remembered.fresh && tokens.claimRecheck(credential)) recheckAfterResponse(c, credential)
     return remembered.value.principal
   }
-  const sdk = c.var.sdk
+  const sdk = c.get('sdk')
   const hash = await hashSecret(credential)
   // An isolate that knows no revision (a cold one) reads it with the token, in one round trip.
   const generation = sdk.revisions.generation
   const revisionUnknown = sdk.revisions.known() === undefined
-  const [resolved, revision] = await together(c.var.db, [(q) => lookUpToken(q, hash, now), (q) => (revisionUnknown ? readRevision(q) : Promise.resolve(undefined))])
+  const [resolved, revision] = await together(c.get('db'), [(q) => lookUpToken(q, hash, now), (q) => (revisionUnknown ? readRevision(q) : Promise.resolve(undefined))])
   if (revision) sdk.revisions.observe(revision, generation)
   if (!resolved) throw authenticationRequired()
   tokens.set(credential, resolved)
@@ -47,9 +47,9 @@ async function principalOf(c: Context<AppEnv>): Promise<Principal> {
 const expired = (resolved: ResolvedPrincipal, now: Date) => resolved.expiresAt !== null && resolved.expiresAt <= now
 
 function recheckAfterResponse(c: Context<AppEnv>, credential: string): void {
-  const sdk = c.var.sdk
+  const sdk = c.get('sdk')
   const generation = sdk.revisions.generation
-  const now = c.var.clock()
+  const now = c.get('clock')()
   sdk.background(c, async (db) => {
     try {
       const resolved = await lookUpToken(db, await hashSecret(credential), now)
@@ -93,7 +93,7 @@ export const authenticateOfrep: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 /** The principal an SDK route runs as (set by the middlewares above). */
 export function sdkPrincipal(c: Context<AppEnv>): SdkPrincipal {
-  const principal = c.var.principal
+  const principal = c.get('principal')
   if (principal.kind === 'user') throw noAccess('This route needs an API token')
   return principal
 }

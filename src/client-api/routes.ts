@@ -146,7 +146,7 @@ export const clientRoutes = createRouter()
     return c.body(json, 200, { ETag: payload.etag, 'Content-Type': 'application/json; charset=UTF-8' })
   })
   .openapi(streamClientFeaturesRoute, async (c) => {
-    const streams = c.var.sdk.streams
+    const streams = c.get('sdk').streams
     if (!streams) throw notFound('Streaming is not served by this deployment: poll /api/client/features or /api/client/delta')
     const principal = sdkPrincipal(c)
     const scope = await clientScopeOf(c, principal, c.req.valid('query'))
@@ -161,13 +161,13 @@ export const clientRoutes = createRouter()
   })
   .openapi(registerClientApplicationRoute, async (c) => {
     const body = c.req.valid('json')
-    await storeRegistration(c.var.db, c.var.caller.now, await reporterOf(c, sdkPrincipal(c), body.environment), body)
-    c.var.sdk.aggregation.schedule(c)
+    await storeRegistration(c.get('db'), c.get('caller').now, await reporterOf(c, sdkPrincipal(c), body.environment), body)
+    c.get('sdk').aggregation.schedule(c)
     return c.body(null, 202)
   })
   .openapi(registerClientMetricsRoute, async (c) => {
     const body = c.req.valid('json')
-    await storeMetrics(c.var.db, c.var.caller.now, await reporterOf(c, sdkPrincipal(c), body.environment), body)
-    c.var.sdk.aggregation.schedule(c)
+    await storeMetrics(c.get('db'), c.get('caller').now, await reporterOf(c, sdkPrincipal(c), body.environment), body)
+    c.get('sdk').aggregation.schedule(c)
     return c.body(null, 202)
   })

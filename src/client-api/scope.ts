@@ -24,13 +24,13 @@ export function tokenProjects(principal: SdkPrincipal): '*' | string[] {
  */
 export async function environmentOf(c: Context<AppEnv>, principal: SdkPrincipal, requested?: string | null): Promise<string> {
   if (principal.kind !== 'admin-token' && principal.environment !== '*') return principal.environment
-  const db = c.var.db
+  const db = c.get('db')
   if (requested) {
     const [row] = await db.select({ name: environments.name }).from(environments).where(eq(environments.name, requested))
     if (!row) throw validationError(`Unknown environment: ${requested}`, [{ path: 'query.environment', message: `environment ${requested} does not exist` }])
     return requested
   }
-  const sdk = c.var.sdk
+  const sdk = c.get('sdk')
   const remembered = sdk.defaultEnvironment
   const known = sdk.revisions.known()
   if (remembered && known && remembered.generation === sdk.revisions.generation) {

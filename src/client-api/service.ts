@@ -16,7 +16,7 @@ import type { PayloadEntry } from './state.js'
  * database (concurrent requests for the same scope share the load where the runtime allows it).
  */
 export async function clientPayload(c: Context<AppEnv>, scope: ClientScope): Promise<PayloadEntry> {
-  const sdk = c.var.sdk
+  const sdk = c.get('sdk')
   const key = scopeKey(scope)
   const held = sdk.payloads.get(key)
   const known = sdk.revisions.known()
@@ -28,13 +28,13 @@ export async function clientPayload(c: Context<AppEnv>, scope: ClientScope): Pro
     }
   }
   const generation = sdk.revisions.generation
-  const revision = await sdk.revisions.current(c.var.db)
+  const revision = await sdk.revisions.current(c.get('db'))
   const current = sdk.payloads.get(key)
   if (current && !isNewer(revision, current.revision)) {
     if (generation === sdk.revisions.generation) current.generation = generation
     return current
   }
-  return buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.var.db, scope, key, revision, originOf(c)))
+  return buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.get('db'), scope, key, revision, originOf(c)))
 }
 
 /** Whether an `If-None-Match` header names this ETag (a list, `*`, and weak forms included). */

@@ -77,7 +77,7 @@ const authenticationRequired = (extra?: Record<string, unknown>) =>
 export function authenticateAdmin(resolve: AdminResolvers, memo: PrincipalMemo): MiddlewareHandler<AppEnv> {
   const remembered = async (key: string, now: Date, look: () => Promise<ResolvedPrincipal | undefined>) => memo.get(key, now) ?? (await memo.resolve(key, look))
   return async (c, next) => {
-    const now = c.var.clock()
+    const now = c.get('clock')()
     const credential = credentialOf(c.req.header('authorization'))
     const sessionId = credential ? undefined : resolve.sessionId(c)
     const resolved = credential
@@ -98,7 +98,7 @@ export function authenticateAdmin(resolve: AdminResolvers, memo: PrincipalMemo):
 }
 
 /** Sets the request's principal and its caller. */
-export function authenticated(c: AppContext, principal: Principal, now: Date = c.var.clock()): void {
+export function authenticated(c: AppContext, principal: Principal, now: Date = c.get('clock')()): void {
   c.set('principal', principal)
   c.set('caller', callerOf(principal, now))
 }

@@ -72,9 +72,18 @@ const SEGMENTS_SINCE = parseVersion('4.2.0')!
 
 /** Whether the SDK knows segments (Unleash-Client-Spec 4.2.0 or later); older ones get their constraints inlined. */
 function supportsSegments(spec: string | undefined): boolean {
-  const version = spec ? coerceVersion(spec) : null
-  return version !== null && compareVersions(version, SEGMENTS_SINCE) >= 0
+  if (spec === undefined) return false
+  // A fleet sends a handful of spec versions: each is judged once (bounded, so made-up ones cannot grow it).
+  const known = segmentsBySpec.get(spec)
+  if (known !== undefined) return known
+  const version = coerceVersion(spec)
+  const supports = version !== null && compareVersions(version, SEGMENTS_SINCE) >= 0
+  if (segmentsBySpec.size >= 64) segmentsBySpec.clear()
+  segmentsBySpec.set(spec, supports)
+  return supports
 }
+
+const segmentsBySpec = new Map<string, boolean>()
 
 /** The scope of a client API request: the token's environment and projects, narrowed by Unleash's filters. */
 export async function clientScopeOf(c: Context<AppEnv>, principal: SdkPrincipal, query: ClientFeaturesQuery): Promise<ClientScope> {

@@ -10,17 +10,18 @@
 // the cases it matches; RESULTS.md is then left alone), BENCH_CPU_PROF (a folder: Flagpost runs with
 // node --cpu-prof and leaves its profile there), PG_BIN (folder of initdb, pg_ctl, postgres).
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { cpus, release, totalmem } from 'node:os'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { cpus, release, tmpdir, totalmem } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
 import { apiClient } from './compare/api.js'
 import { CASES, SDK_HEADERS, type Case, type Target } from './compare/cases.js'
 import { cleanUp, isInterrupted } from './compare/processes.js'
 import { startPostgres } from './compare/postgres.js'
-import { meetsTarget, ratio, table, writeResults, type Measurement, type Row } from './compare/report.js'
+import { BARE_SHARE_TARGET, bareShare, keepsWriteMargin, meetsTarget, ratio, table, WRITE_MARGIN, writeResults, type Measurement, type Row } from './compare/report.js'
 import { EVENT_TARGET, FLAG_COUNT, PROJECTS, seed, type SeedResult } from './compare/seed.js'
-import { installUnleash, startFlagpost, startUnleash, type RunningServer, type ServerKind } from './compare/servers.js'
+import { installUnleash, startBareRoute, startFlagpost, startUnleash, type RunningServer, type ServerKind } from './compare/servers.js'
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2)
@@ -121,10 +122,18 @@ async function main() {
     targets.set(server.kind, { kind: server.kind, url: server.url, adminToken: server.adminToken, clientToken: s.clientToken, frontendToken: s.frontendToken, etag: res.headers.get('etag') })
   }
 
+  // The SDK rows' physical limit: a bare Hono route on the same Node, serving Flagpost's payload bytes and ETag.
+  const fp = targets.get('flagpost')!
+  const payload = await fetch(`${fp.url}/api/client/features`, { headers: { authorization: fp.clientToken, ...SDK_HEADERS } })
+  const bodyFile = join(mkdtempSync(join(tmpdir(), 'flagpost-bare-')), 'payload.json')
+  writeFileSync(bodyFile, Buffer.from(await payload.arrayBuffer()))
+  const bare = await startBareRoute({ root, bodyFile, etag: fp.etag ?? '"none"' })
+  const bareTarget: Target = { ...fp, kind: 'bare', url: bare.url }
+
   // Reads first, on the data as loaded; then the writes, which add events and change flags.
   const selected = CASES.filter((c) => !ONLY || ONLY.test(c.name))
   const order = [...selected.filter((c) => !c.write), ...selected.filter((c) => c.write)]
-  const rows = new Map<string, Row>(selected.map((c) => [c.name, { name: c.name }]))
+  const rows = new Map<string, Row>(selected.map((c) => [c.name, { name: c.name, write: c.write }]))
   console.log(`\nMeasuring ${order.length} cases: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per case and server, alternating the servers.\n`)
   for (const [i, c] of order.entries()) {
     const kinds: ServerKind[] = i % 2 === 0 ? ['flagpost', 'unleash'] : ['unleash', 'flagpost']
@@ -137,6 +146,11 @@ async function main() {
           ? `[${elapsed()}] ${c.name} — ${label}: ${Math.round(m.requests).toLocaleString('en')} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${(m.bytes / 1024).toFixed(1)} KiB/response${m.unexpected ? `, UNEXPECTED: ${m.unexpected}` : ''}`
           : `[${elapsed()}] ${c.name} — ${label}: not served`,
       )
+    }
+    if (c.againstBare) {
+      const m = await measure(c, bareTarget)
+      rows.get(c.name)!.bare = m
+      if (m) console.log(`[${elapsed()}] ${c.name} — bare route: ${Math.round(m.requests).toLocaleString('en')} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms`)
     }
   }
 
@@ -160,7 +174,8 @@ async function main() {
     '',
     table(ordered),
     '',
-    'Ratio: Flagpost requests/s ÷ Unleash requests/s; ✗ marks a row under the target (at least 3× with a lower p99).',
+    `Ratio: Flagpost requests/s ÷ Unleash requests/s; ✗ marks a row under the target (at least 3× with a lower p99); writes are held to ${WRITE_MARGIN}× so that noise never takes them under 3×. ` +
+      `The last column: the same SDK request to a bare Hono route on the same Node (Flagpost's payload bytes and ETag, nothing else), and Flagpost's requests/s as a share of it (the 304 poll's target: ${BARE_SHARE_TARGET * 100} % or more).`,
     '',
     'What each row asks each server:',
     '',
@@ -170,6 +185,11 @@ async function main() {
   console.log(`\n${table(ordered)}\n`)
   console.log(machine.join('\n'))
   console.log(settings)
+  for (const row of ordered) {
+    if (keepsWriteMargin(row) === false) console.log(`Write under ${WRITE_MARGIN}×: ${row.name} (${ratio(row)?.toFixed(1)}×)`)
+    const share = bareShare(row)
+    if (share !== undefined) console.log(`${row.name}: ${Math.round(share * 100)} % of the bare Hono route${share < BARE_SHARE_TARGET && /304/.test(row.name) ? ` (under the ${BARE_SHARE_TARGET * 100} % target)` : ''}`)
+  }
   if (misses.length > 0) console.log(`\nUnder the target (3× requests/s and lower p99): ${misses.map((r) => `${r.name} (${ratio(r)?.toFixed(1)}×)`).join('; ')}`)
   if (ONLY) console.log('\n(BENCH_CASES given: bench/RESULTS.md left as it was.)')
   else {

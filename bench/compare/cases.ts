@@ -6,7 +6,7 @@ import { FLAGS, PROJECTS } from './seed.js'
 import type { ServerKind } from './servers.js'
 
 export interface Target {
-  kind: ServerKind
+  kind: ServerKind | 'bare'
   url: string
   adminToken: string
   clientToken: string
@@ -22,6 +22,8 @@ export interface Case {
   paths?: Record<ServerKind, string>
   expect: number
   write: boolean
+  /** Also measured against the bare Hono route (the SDK polls). */
+  againstBare?: boolean
   /** autocannon options (minus url, connections, duration) for one server; called once per server. */
   options(target: Target): autocannon.Options | undefined
 }
@@ -174,12 +176,14 @@ export const CASES: Case[] = [
     name: 'GET /api/client/features (200)',
     expect: 200,
     write: false,
+    againstBare: true,
     options: (t) => ({ url: `${t.url}/api/client/features`, headers: { authorization: t.clientToken, ...SDK_HEADERS } }),
   },
   {
     name: 'GET /api/client/features, unchanged (304)',
     expect: 304,
     write: false,
+    againstBare: true,
     options: (t) =>
       t.etag === null ? undefined : { url: `${t.url}/api/client/features`, headers: { authorization: t.clientToken, ...SDK_HEADERS, 'if-none-match': t.etag } },
   },

@@ -62,6 +62,16 @@ export async function installUnleash(root: string): Promise<{ dir: string; versi
   return { dir, version }
 }
 
+/** The bare Hono route (bench/compare/bare-route.mjs) serving `body` with `etag`: the SDK rows' physical limit. */
+export async function startBareRoute(options: { root: string; bodyFile: string; etag: string }): Promise<{ url: string }> {
+  const child = startChild('bare route', process.execPath, [join(options.root, 'bench', 'compare', 'bare-route.mjs')], {
+    cwd: options.root,
+    env: { ...process.env, NODE_ENV: 'production', BENCH_BARE_BODY_FILE: options.bodyFile, BENCH_BARE_ETAG: options.etag },
+  })
+  const [, url] = await child.waitFor(/listening on (http:\/\/\S+)/, 30_000)
+  return { url: url! }
+}
+
 export async function startUnleash(options: ServerOptions & { unleashDir: string; database: { host: string; port: number; user: string; database: string } }): Promise<RunningServer> {
   const unleashOptions = {
     db: { ...options.database, password: '', ssl: false, pool: { min: 0, max: options.poolSize } },

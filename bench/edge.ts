@@ -6,11 +6,13 @@
 //   BENCH_LATENCY_MS  the added round trip, default 50
 //   BENCH_ITERATIONS  timed requests per case (after two warm-ups), default 20
 //   BENCH_COLD        cold isolates per cold case (a new workerd each), default 5
+//   BENCH_CPU_POLLS   SDK polls per CPU measurement (the workerd process's CPU time per warm poll), default 2000
 //   BENCH_BUNDLE      a built worker bundle to run instead of building this checkout (to compare with another
 //                     version: build it there with `npm run build` and give .wrangler/dist/worker.js)
 //
 // Requests run one at a time, each after the previous one's background work has settled, so every round trip
 // is counted against the request that made it. The figures go to bench/RESULTS.md by hand.
+import { readdirSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -23,6 +25,7 @@ import { buildWorker, readWranglerConfig, type WranglerConfig } from '../test/wo
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 50)
 const ITERATIONS = Number(process.env.BENCH_ITERATIONS ?? 20)
 const COLD = Number(process.env.BENCH_COLD ?? 5)
+const CPU_POLLS = Number(process.env.BENCH_CPU_POLLS ?? 2000)
 const ORIGIN = 'http://flagpost.bench'
 
 interface Sample {
@@ -113,6 +116,24 @@ function printTable() {
 const tempDir = await mkdtemp(join(tmpdir(), 'flagpost-bench-edge-'))
 const pg = await startLocalPostgres({ migrate: true })
 const workers: Miniflare[] = []
+const cpuLines: string[] = []
+
+/** CPU time (user + system, µs) of the workerd processes Miniflare started for this benchmark (Linux /proc). */
+function workerdCpuMicros(): number {
+  let total = 0
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(fields[1]) !== process.pid || !stat.includes('(workerd)')) continue
+      total += ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS
+    } catch {}
+  }
+  return total
+}
+const CLOCK_TICKS = 100
+
 try {
   const config = await readWranglerConfig()
   const scriptPath = process.env.BENCH_BUNDLE ?? (await buildWorker(tempDir, config))
@@ -226,12 +247,32 @@ try {
   etag = (await send(mf, { path: '/api/client/features', headers: client })).response.headers.get('etag') ?? ''
   await run('client features 304', () => ({ path: '/api/client/features', headers: { ...client, 'if-none-match': etag }, status: 304 }))
   await run('frontend API', (i) => ({ path: `/api/frontend?userId=user-${i}`, headers: frontend }))
+  // What a warm poll costs the runtime, billed per millisecond of CPU at the edge: the workerd process's CPU time over
+  // many polls (Miniflare's loopback HTTP included, as Cloudflare's front end is not), 10 in flight.
+  const cpuPerPoll = async (name: string, headers: Record<string, string>, status: number) => {
+    const before = workerdCpuMicros()
+    let next = 0
+    const worker = async () => {
+      while (next < CPU_POLLS) {
+        next++
+        const response = await mf.dispatchFetch(`${ORIGIN}/api/client/features`, { headers })
+        await response.arrayBuffer()
+        if (response.status !== status) throw new Error(`${name}: ${response.status}, expected ${status}`)
+      }
+    }
+    await Promise.all(Array.from({ length: 10 }, worker))
+    const used = workerdCpuMicros() - before
+    cpuLines.push(`| ${name} | ${(used / CPU_POLLS).toFixed(0)} |`)
+  }
+  await cpuPerPoll('client features 304, warm isolate', { ...client, 'if-none-match': etag }, 304)
+  await cpuPerPoll('client features 200, warm isolate', client, 200)
 
   await cold('client features 200, cold isolate', { path: '/api/client/features', headers: client })
   await cold('client features 304, cold isolate', { path: '/api/client/features', headers: { ...client, 'if-none-match': etag }, status: 304 })
   await cold('flag read, cold isolate', { path: `${F}/${flag}`, headers: auth })
 
   printTable()
+  if (cpuLines.length > 0) console.log(['', `CPU per poll in workerd (µs, ${CPU_POLLS} polls, /proc):`, '| poll | µs of CPU per poll |', '|---|---:|', ...cpuLines].join('\n'))
 } finally {
   for (const mf of workers.splice(0)) await mf.dispose()
   await pg.close()

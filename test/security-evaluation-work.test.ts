@@ -93,6 +93,51 @@ describe('every operator draws on the request budget', () => {
   })
 })
 
+describe('DATE constraints and segments shown under many strategies draw on the budget', () => {
+  /** A segment whose constraints are set behind the API's back (above the limits, as stored data can be). */
+  async function storedSegment(name: string, constraints: object[]): Promise<number> {
+    const segment = await ok('POST', '/api/admin/segments', { name, constraints: [] })
+    await t.query('update segments set constraints = $1 where id = $2', [JSON.stringify(constraints), segment.id])
+    return segment.id
+  }
+  /** A flag on in development of `project` with `strategies` default strategies, each using `segments`. */
+  async function flagWithSegments(project: string, name: string, segments: number[], strategies: number) {
+    await ok('POST', `/api/admin/projects/${project}/features`, { name })
+    for (let i = 0; i < strategies; i++) await ok('POST', `/api/admin/projects/${project}/features/${name}/environments/development/strategies`, { name: 'default', segments })
+    await ok('POST', `/api/admin/projects/${project}/features/${name}/environments/development/on`)
+  }
+  const dateAfter = (i: number) => ({ contextName: 'currentTime', operator: 'DATE_AFTER', inverted: false, caseInsensitive: false, value: new Date(Date.UTC(2000, 0, 1) + i * 1000).toISOString() })
+
+  it('thousands of DATE_AFTER checks with currentTime in the context: the frontend API and OFREP refuse at the budget', async () => {
+    await ok('POST', '/api/admin/projects', { id: 'dat', name: 'Dates', environments: ['development'] })
+    const segments: number[] = []
+    // Every check passes but the very last one (a date still to come): each strategy reads all 25,000 before it fails.
+    const future = { ...dateAfter(0), value: '2999-01-01T00:00:00.000Z' }
+    for (let s = 0; s < 5; s++) segments.push(await storedSegment(`dates-${s}`, Array.from({ length: 5_000 }, (_, i) => (s === 4 && i === 4_999 ? future : dateAfter(i)))))
+    for (let f = 0; f < 3; f++) await flagWithSegments('dat', `dated-${f}`, segments, 30)
+    const token = (await ok('POST', '/api/admin/api-tokens', { tokenName: 'dates', type: 'frontend', environment: 'development', projects: ['dat'] })).secret
+    const frontend = await counted(() => t.call('GET', '/api/frontend?appName=web&userId=u1&currentTime=2026-01-01T00:00:00.000Z', { token }))
+    expect(frontend.res).toMatchObject(budgetSpent)
+    expect(frontend.work).toBeLessThanOrEqual(BUDGET + SLACK)
+    const ofrep = await counted(() => t.call('POST', '/ofrep/v1/evaluate/flags', { token, body: { context: { targetingKey: 'u1', currentTime: '2026-01-01T00:00:00.000Z' } } }))
+    expect(ofrep.res.status).toBe(400)
+    expect(ofrep.work).toBeLessThanOrEqual(BUDGET + SLACK)
+  })
+
+  it("the playground charges a segment's constraints each time it shows them under a strategy: refused before the answer grows", async () => {
+    await ok('POST', '/api/admin/projects', { id: 'shown', name: 'Shown', environments: ['development'] })
+    // Cheap to evaluate (one IN lookup), large to show: 50,000 values copied under each of 30 strategies.
+    const values = Array.from({ length: 50_000 }, (_, v) => `member-${v}`)
+    const segment = await storedSegment('members', [{ contextName: 'userId', operator: 'IN', inverted: false, caseInsensitive: false, values }])
+    await flagWithSegments('shown', 'segmented', [segment], 30)
+    const { work, res } = await counted(() => t.call('POST', '/api/admin/playground', { body: { environment: 'development', projects: ['shown'], context: { appName: 'web', userId: 'member-7' } } }))
+    expect(res).toMatchObject(budgetSpent)
+    expect(work).toBeLessThanOrEqual(BUDGET + SLACK)
+    // One strategy's worth is shown within the budget.
+    expect(JSON.stringify(values).length).toBeLessThan(BUDGET)
+  })
+})
+
 describe('REGEX programs are compiled once per pattern, lazily, and the compile is charged', () => {
   const heavy = (i: number) => `(${'abcdefghijklmnopqrst'.split('').join('|')}){128}${i}`
 

@@ -74,8 +74,20 @@ function numberOperator(get: FieldGetter, operator: string, target: number): Con
 /** DATE_ operators compare the context's currentTime whatever field they name, as the Node SDK does. */
 function dateOperator(after: boolean, target: number): ContextTest {
   if (Number.isNaN(target)) return never
-  return after ? (context, now) => currentTimeOf(context, now) > target : (context, now) => currentTimeOf(context, now) < target
+  // A comparison of two numbers, charged as an IN check is: thousands of them are work too.
+  return after
+    ? (context, now, options) => {
+        options?.regexMeter?.charge(DATE_STEPS)
+        return currentTimeOf(context, now) > target
+      }
+    : (context, now, options) => {
+        options?.regexMeter?.charge(DATE_STEPS)
+        return currentTimeOf(context, now) < target
+      }
 }
+
+/** Steps a DATE_ check draws: a call, a field read and a comparison (bench:evaluation-work's DATE scenario sets it). */
+const DATE_STEPS = 2
 
 function semverOperator(get: FieldGetter, operator: string, target: Version | null): ContextTest {
   if (!target) return never

@@ -25,8 +25,17 @@ const orProperties = (name: string, own: (context: EvaluationContext) => unknown
 export function currentTimeOf(context: EvaluationContext, now: number): number {
   const value = context.currentTime
   if (value === undefined || value === null || value === '') return now
-  return value instanceof Date ? value.getTime() : Date.parse(value)
+  if (value instanceof Date) return value.getTime()
+  // Every DATE_ constraint of a request reads the same text: it is parsed once (thousands of checks re-parsed it).
+  if (value !== lastTimeText) {
+    lastTimeText = value
+    lastTime = Date.parse(value)
+  }
+  return lastTime
 }
+
+let lastTimeText: string | undefined
+let lastTime = NaN
 
 const currentTimeText: FieldGetter = (context, now) => {
   const value = context.currentTime

@@ -19,7 +19,22 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const tricky = ['z3@corp.example\u200b', 'adm\u202enim@corp.example', 'ki\u212Am@corp.example', 'a\u0000b@corp.example', '\u2066x@corp.example']
+const tricky = [
+  'z3@corp.example\u200b',
+  'adm\u202enim@corp.example',
+  'ki\u212Am@corp.example',
+  'a\u0000b@corp.example',
+  '\u2066x@corp.example',
+  // Look-alikes: a Hangul filler, a combining grapheme joiner, a variation selector, Braille's blank, full-width letters,
+  // a Cyrillic "а" in a Latin local part and in a domain label.
+  'adm\u3164in@corp.example',
+  'adm\u034Fin@corp.example',
+  'admin\uFE0F@corp.example',
+  'adm\u2800in@corp.example',
+  '\uFF41dmin@corp.example',
+  '\u0430dmin@corp.example',
+  'admin@c\u043Erp.example',
+]
 
 describe('e-mail addresses and names', () => {
   it.each(tricky)('the admin route refuses %j with 400, creating nobody', async (email) => {
@@ -42,6 +57,9 @@ describe('e-mail addresses and names', () => {
     expect((await signUp({ email: 'n3@corp.example', username: 'a\u200dmin' })).status).toBe(400)
     expect(await t.query("select id from users where email like 'n_@corp.example'")).toEqual([])
     expect((await signUp({ email: 'KIM@corp.example' })).status).toBe(200)
+    // Addresses in one script other than Latin, and international domains, are still taken.
+    expect((await signUp({ email: 'иван@почта.example' })).status).toBe(200)
+    expect((await signUp({ email: 'jürgen@straße.example' })).status).toBe(200)
     expect(await t.query("select email from users where email = 'kim@corp.example'")).toEqual([{ email: 'kim@corp.example' }])
   })
 })

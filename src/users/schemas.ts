@@ -12,11 +12,30 @@ export const hasInvisible = (value: string) => INVISIBLE.test(value)
 /** A character outside ASCII that lower-cases into ASCII (the Kelvin sign into "k"): another mailbox, stored as someone else's. */
 const foldsIntoAscii = (value: string) => [...value].some((c) => c.charCodeAt(0) > 0x7f && /[\x00-\x7f]/.test(c.toLowerCase()))
 /**
- * Whether an e-mail address may be a user's, on every path a user or an address enters by (created by an admin, invite
- * sign-up, single sign-on, sign-in): its form, no invisible character, nothing that folds into ASCII when lower-cased.
- * Checked before lower-casing, so every path refuses the same addresses.
+ * Characters that show as nothing or as a blank in a list of users: default-ignorable code points (the Hangul fillers,
+ * U+034F, variation selectors), Braille's blank pattern, and separators.
  */
-export const isEmail = (value: string) => EMAIL.test(value) && !INVISIBLE.test(value) && !foldsIntoAscii(value)
+const BLANK_LOOKING = /[\p{Default_Ignorable_Code_Point}\u2800\p{Z}]/u
+/** Scripts whose letters pass for one another (Latin "a" and Cyrillic "а", Greek "ο" and Latin "o"). */
+const CONFUSABLE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u, /\p{Script=Armenian}/u, /\p{Script=Cherokee}/u, /\p{Script=Coptic}/u]
+/** Whether a part of an address (its local part, a domain label) mixes letters of two scripts that look alike. */
+const mixesScripts = (part: string) => CONFUSABLE_SCRIPTS.filter((script) => script.test(part)).length > 1
+/**
+ * Whether an address is made to look like another: a blank-looking character, a letter that changes under
+ * compatibility normalisation (full-width "ａ", ligatures, superscripts: NFKC makes them the plain letters), or a local
+ * part or domain label mixing look-alike scripts. Unleash takes such addresses; refusing them keeps one user from
+ * passing for another in every list, event and approval (docs/ARCHITECTURE.md).
+ */
+const looksLikeAnother = (value: string) => BLANK_LOOKING.test(value) || value.normalize('NFKC') !== value || value.split(/[@.]/).some(mixesScripts)
+/**
+ * Whether an e-mail address may be a user's, on every path a user or an address enters by (created by an admin, invite
+ * sign-up, single sign-on, sign-in): its form, no invisible character, nothing that folds into ASCII when lower-cased,
+ * nothing made to look like another address. Checked before lower-casing, so every path refuses the same addresses.
+ */
+export const isEmail = (value: string) => EMAIL.test(value) && !INVISIBLE.test(value) && !foldsIntoAscii(value) && !looksLikeAnother(value)
+
+/** Why an address is refused, on every path. */
+export const EMAIL_MESSAGE = 'email must be a valid e-mail address, without control, invisible or blank-looking characters, full-width letters or letters of look-alike scripts mixed'
 
 export const PasswordSchema = z
   .string()
@@ -38,7 +57,7 @@ const optionalEmail = z
   .string()
   .trim()
   .max(254, 'email must be at most 254 characters')
-  .refine((v) => v === '' || isEmail(v), 'email must be a valid e-mail address, without control or invisible characters')
+  .refine((v) => v === '' || isEmail(v), EMAIL_MESSAGE)
   .toLowerCase()
   .optional()
 

@@ -193,3 +193,49 @@ describe('required approvals raised after a change request was approved', () => 
     expect((await g.production()).features.find((f) => f.name === flag).enabled).toBe(false)
   })
 })
+
+describe('approvals given by someone who may no longer approve', () => {
+  /** A root Editor (may approve in production: UPDATE_FEATURE_ENVIRONMENT) approves a request olga proposed. */
+  async function approvedByEditor(g: Awaited<ReturnType<typeof guarded>>, name: string) {
+    const approver = await createSignedInUser(t, name, 'Editor')
+    const flag = (await createFlag(t, {}, g.project)).name as string
+    const draft = await olga.call('POST', `${g.P}/environments/production/change-requests`, { body: [{ feature: flag, action: 'updateEnabled', payload: { enabled: true } }] })
+    const id = draft.body.id as number
+    expect((await olga.call('PUT', `${g.P}/change-requests/${id}/state`, { body: { state: 'In review' } })).status).toBe(200)
+    const approval = await approver.call('POST', `${g.P}/change-requests/${id}/approve`)
+    expect(approval.status, approval.text).toBe(200)
+    expect(approval.body.state).toBe('Approved')
+    return { approver, flag, id }
+  }
+
+  it('does not count once the approver is demoted: applying and scheduling answer 409, a scheduled one fails', async () => {
+    const g = await guarded()
+    const { approver, flag, id } = await approvedByEditor(g, 'demoted-approver')
+    const at = new Date(Date.now() + 3_600_000)
+    expect((await olga.call('PUT', `${g.P}/change-requests/${id}/state`, { body: { state: 'Scheduled', scheduledAt: at.toISOString() } })).status).toBe(200)
+    expect((await t.call('PUT', `/api/admin/user-admin/${approver.id}`, { body: { rootRole: 'Viewer' } })).status).toBe(200)
+    const applied = await olga.call('PUT', `${g.P}/change-requests/${id}/state`, { body: { state: 'Applied' } })
+    expect(applied.status).toBe(409)
+    expect(applied.body).toMatchObject({ name: 'ConflictError', message: expect.stringContaining('0 of the 1 approvals') })
+    expect(applied.body.message).toContain('may no longer approve')
+    const rescheduled = await olga.call('PUT', `${g.P}/change-requests/${id}/state`, { body: { state: 'Scheduled', scheduledAt: new Date(at.getTime() + 60_000).toISOString() } })
+    expect(rescheduled.status).toBe(409)
+    await applyScheduledChangeRequests(t.db, new Date(at.getTime() + 1_000))
+    expect((await t.call('GET', `${g.P}/change-requests/${id}`)).body).toMatchObject({ schedule: { status: 'failed', reason: expect.stringContaining('0 of the 1 approvals') } })
+    expect((await g.production()).features.find((f) => f.name === flag).enabled).toBe(false)
+  })
+
+  it('does not count once the approver is deleted; counts again for an approver who still may (promoted back)', async () => {
+    const g = await guarded()
+    const deleted = await approvedByEditor(g, 'deleted-approver')
+    expect((await t.call('DELETE', `/api/admin/user-admin/${deleted.approver.id}`)).status).toBe(200)
+    const refused = await olga.call('PUT', `${g.P}/change-requests/${deleted.id}/state`, { body: { state: 'Applied' } })
+    expect(refused.status).toBe(409)
+    const kept = await approvedByEditor(g, 'kept-approver')
+    expect((await t.call('PUT', `/api/admin/user-admin/${kept.approver.id}`, { body: { rootRole: 'Viewer' } })).status).toBe(200)
+    expect((await olga.call('PUT', `${g.P}/change-requests/${kept.id}/state`, { body: { state: 'Applied' } })).status).toBe(409)
+    expect((await t.call('PUT', `/api/admin/user-admin/${kept.approver.id}`, { body: { rootRole: 'Editor' } })).status).toBe(200)
+    await g.apply(kept.id)
+    expect((await g.production()).features.find((f) => f.name === kept.flag).enabled).toBe(true)
+  })
+})

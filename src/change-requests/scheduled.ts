@@ -2,18 +2,9 @@ import type { Db } from '../db.js'
 import { loggable } from '../core/errors.js'
 import { hasPermission } from '../core/permissions.js'
 import { callerOf, type Principal } from '../core/principal.js'
-import { adminTokenPrincipal } from '../api-tokens/store.js'
-import { loadUserPrincipal } from '../users/principal.js'
+import { principalOfKey } from './principals.js'
 import { APPLY_PERMISSION } from './permissions.js'
 import { applySchedule, pendingSchedules, suspendSchedule, type PendingSchedule } from './store.js'
-
-/** The principal a schedule is applied with: its author's, as they are now (undefined once deleted or expired). */
-async function principalOf(db: Db, key: string, now: Date): Promise<Principal | undefined> {
-  const [kind, id] = key.split(':')
-  const numeric = Number(id)
-  if (!Number.isInteger(numeric)) return undefined
-  return kind === 'user' ? loadUserPrincipal(db, numeric) : kind === 'token' ? adminTokenPrincipal(db, numeric, now) : undefined
-}
 
 /** Why the schedule's author may no longer apply it, if so. */
 function accessLost(principal: Principal | undefined, s: PendingSchedule): string | undefined {
@@ -53,7 +44,7 @@ export async function applyScheduledChangeRequests(db: Db, now: Date): Promise<{
   const principals = new Map<string, Promise<Principal | undefined>>()
   for (const s of await pendingSchedules(db, now)) {
     try {
-      if (!principals.has(s.principalKey)) principals.set(s.principalKey, principalOf(db, s.principalKey, now))
+      if (!principals.has(s.principalKey)) principals.set(s.principalKey, principalOfKey(db, s.principalKey, now))
       const principal = await principals.get(s.principalKey)!
       const reason = accessLost(principal, s) ?? conflictReason(s)
       if (reason) {

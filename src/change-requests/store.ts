@@ -24,6 +24,9 @@ import { SYSTEM_ACTOR, SYSTEM_USER_ID, type Actor, type Author, type Caller } fr
 import { MAX_APPROVALS, MIN_APPROVALS } from '../projects/schemas.js'
 import { normalizeVariants } from '../variants/weights.js'
 import { applyChange, type StoredChange } from './apply.js'
+import { principalOfKey } from './principals.js'
+import { REVIEW_PERMISSION } from './permissions.js'
+import { hasPermission } from '../core/permissions.js'
 import { misfit } from '../strategy-definitions/fit.js'
 import {
   MAX_CHANGES_PER_REQUEST,
@@ -531,22 +534,33 @@ export async function approve(db: Db, caller: Caller, { projectId, id }: { proje
 /**
  * The approvals an Approved request holds, against what its environment requires now: raising `requiredApprovals`
  * after the approval must not let the request through with fewer (checked at apply, at schedule and when it fires).
+ * An approval counts only while its giver may still approve in the environment: one given by a user since deleted,
+ * demoted or removed from the project (or a token since deleted) no longer does.
  */
-async function requireCurrentApprovals(q: Db, row: ChangeRequestRow): Promise<void> {
+async function requireCurrentApprovals(q: Db, row: ChangeRequestRow, now: Date): Promise<void> {
   const [counts] = await q
-    .select({
-      approvals: sql<number>`(select count(*)::int from ${changeRequestApprovals} a where a.change_request_id = ${changeRequests.id})`.mapWith(Number),
-      required: sql<number>`coalesce((select pe.required_approvals from ${projectEnvironments} pe where pe.project_id = ${changeRequests.project} and pe.environment_name = ${changeRequests.environment}), 1)`.mapWith(Number),
-    })
+    .select({ required: sql<number>`coalesce((select pe.required_approvals from ${projectEnvironments} pe where pe.project_id = ${changeRequests.project} and pe.environment_name = ${changeRequests.environment}), 1)`.mapWith(Number) })
     .from(changeRequests)
     .where(eq(changeRequests.id, row.id))
-  if (counts && counts.approvals < counts.required) {
-    throw conflict(`Change request ${row.id} has ${counts.approvals} of the ${counts.required} approvals ${row.environment} now requires: it needs more approvals before it is applied or scheduled`)
+  const given = await q.select({ principal: changeRequestApprovals.principal }).from(changeRequestApprovals).where(eq(changeRequestApprovals.changeRequestId, row.id))
+  if (!counts) return
+  let approvals = 0
+  for (const { principal: key } of given) {
+    const principal = await principalOfKey(q, key, now)
+    if (principal && hasPermission(principal, REVIEW_PERMISSION, { project: row.project, environment: row.environment })) approvals++
+  }
+  if (approvals < counts.required) {
+    const lapsed = given.length - approvals
+    throw conflict(
+      `Change request ${row.id} has ${approvals} of the ${counts.required} approvals ${row.environment} now requires` +
+        (lapsed > 0 ? ` (${lapsed} given by ${lapsed === 1 ? 'someone who' : 'people who'} may no longer approve there)` : '') +
+        ': it needs more approvals before it is applied or scheduled',
+    )
   }
 }
 
 async function applyChanges(tx: Db, caller: Caller, row: ChangeRequestRow): Promise<number> {
-  await requireCurrentApprovals(tx, row)
+  await requireCurrentApprovals(tx, row, caller.now)
   const changes = await tx.select().from(changeRequestChanges).where(eq(changeRequestChanges.changeRequestId, row.id)).orderBy(asc(changeRequestChanges.id))
   for (const change of changes.map(storedChange)) {
     try {
@@ -605,7 +619,7 @@ export async function schedule(db: Db, caller: Caller, { projectId, id, schedule
     const { row } = read
     authorize(partiesOf(row))
     requireState(row, ['Approved', 'Scheduled'], 'scheduled')
-    await requireCurrentApprovals(db, row)
+    await requireCurrentApprovals(db, row, now)
     const before = row.state === 'Scheduled' && read.schedule ? { scheduledDate: read.schedule.scheduledAt.toISOString(), status: read.schedule.status } : {}
     const event: NewEvent = {
       type: 'change-request-scheduled',

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm'
+import { and, asc, desc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
 import {
   changeRequestApprovals,
   changeRequestChanges,
@@ -15,6 +15,9 @@ import {
   projects,
   segments,
   strategyDefinitions,
+  apiTokens,
+  roles,
+  users,
 } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { ApiError, conflict, fromDatabaseError, notFound, validationError } from '../core/errors.js'
@@ -24,7 +27,7 @@ import { SYSTEM_ACTOR, SYSTEM_USER_ID, type Actor, type Author, type Caller } fr
 import { MAX_APPROVALS, MIN_APPROVALS } from '../projects/schemas.js'
 import { normalizeVariants } from '../variants/weights.js'
 import { applyChange, type StoredChange } from './apply.js'
-import { principalOfKey } from './principals.js'
+import { toUserPrincipal, userPrincipalColumns } from '../users/principal.js'
 import { REVIEW_PERMISSION } from './permissions.js'
 import { hasPermission } from '../core/permissions.js'
 import { misfit } from '../strategy-definitions/fit.js'
@@ -538,21 +541,38 @@ export async function approve(db: Db, caller: Caller, { projectId, id }: { proje
  * demoted or removed from the project (or a token since deleted) no longer does.
  */
 async function requireCurrentApprovals(q: Db, row: ChangeRequestRow, now: Date): Promise<void> {
-  const [counts] = await q
-    .select({ required: sql<number>`coalesce((select pe.required_approvals from ${projectEnvironments} pe where pe.project_id = ${changeRequests.project} and pe.environment_name = ${changeRequests.environment}), 1)`.mapWith(Number) })
+  // One round trip: the environment's requirement, and each approval's giver as they are now (a live user with their
+  // roles, or a live admin token).
+  const rows = await q
+    .select({
+      required: sql<number>`coalesce((select pe.required_approvals from ${projectEnvironments} pe where pe.project_id = ${changeRequests.project} and pe.environment_name = ${changeRequests.environment}), 1)`.mapWith(Number),
+      principal: changeRequestApprovals.principal,
+      userId: users.id,
+      email: users.email,
+      username: users.username,
+      rootRole: roles.name,
+      heldRoles: userPrincipalColumns.heldRoles,
+      tokenId: apiTokens.id,
+    })
     .from(changeRequests)
+    .leftJoin(changeRequestApprovals, eq(changeRequestApprovals.changeRequestId, changeRequests.id))
+    .leftJoin(users, and(sql`${changeRequestApprovals.principal} = 'user:' || ${users.id}`, isNull(users.deletedAt)))
+    .leftJoin(roles, eq(roles.id, users.rootRoleId))
+    .leftJoin(apiTokens, and(sql`${changeRequestApprovals.principal} = 'token:' || ${apiTokens.id}`, eq(apiTokens.type, 'admin'), or(isNull(apiTokens.expiresAt), sql`${apiTokens.expiresAt} > ${now.toISOString()}::timestamptz`)))
     .where(eq(changeRequests.id, row.id))
-  const given = await q.select({ principal: changeRequestApprovals.principal }).from(changeRequestApprovals).where(eq(changeRequestApprovals.changeRequestId, row.id))
-  if (!counts) return
-  let approvals = 0
-  for (const { principal: key } of given) {
-    const principal = await principalOfKey(q, key, now)
-    if (principal && hasPermission(principal, REVIEW_PERMISSION, { project: row.project, environment: row.environment })) approvals++
-  }
-  if (approvals < counts.required) {
+  if (rows.length === 0) return
+  const required = rows[0]!.required
+  const given = rows.filter((r) => r.principal !== null)
+  const scope = { project: row.project, environment: row.environment }
+  const approvals = given.filter((r) =>
+    r.tokenId !== null
+      ? true
+      : r.userId !== null && r.rootRole !== null && hasPermission(toUserPrincipal({ userId: r.userId, email: r.email, username: r.username, rootRole: r.rootRole, heldRoles: r.heldRoles }), REVIEW_PERMISSION, scope),
+  ).length
+  if (approvals < required) {
     const lapsed = given.length - approvals
     throw conflict(
-      `Change request ${row.id} has ${approvals} of the ${counts.required} approvals ${row.environment} now requires` +
+      `Change request ${row.id} has ${approvals} of the ${required} approvals ${row.environment} now requires` +
         (lapsed > 0 ? ` (${lapsed} given by ${lapsed === 1 ? 'someone who' : 'people who'} may no longer approve there)` : '') +
         ': it needs more approvals before it is applied or scheduled',
     )

@@ -69,3 +69,24 @@ describe('the last active Admin', () => {
     expect(await activeAdminIds()).toEqual([other.id])
   })
 })
+
+describe('Admins through a group count', () => {
+  it('a user whose group is Admin keeps the instance administered: the direct Admin may go, the group Admin may not be the last to go', async () => {
+    const fresh = await createTestApp()
+    try {
+      const direct = await createUser(fresh, 'Admin')
+      const viaGroup = await createUser(fresh, 'Viewer')
+      await ok(fresh, 'POST', '/api/admin/groups', { name: 'admins', rootRole: 1, users: [{ user: { id: viaGroup.id } }] })
+      // Another Admin remains (through the group): the direct one may be demoted, then deleted.
+      expect((await fresh.call('PUT', `/api/admin/user-admin/${direct.id}`, { body: { rootRole: 'Editor' } })).status).toBe(200)
+      expect((await fresh.call('DELETE', `/api/admin/user-admin/${direct.id}`)).status).toBe(200)
+      // The group's member is now the last active Admin.
+      const refused = await fresh.call('DELETE', `/api/admin/user-admin/${viaGroup.id}`)
+      expect(refused.status).toBe(400)
+      expect(refused.body.message).toContain('last active Admin')
+      expect(await fresh.query('select deleted_at from users where id = $1', [viaGroup.id])).toEqual([{ deleted_at: null }])
+    } finally {
+      await fresh.close()
+    }
+  })
+})

@@ -1,5 +1,5 @@
-import { and, asc, eq, inArray, isNull, ne, sql } from 'drizzle-orm'
-import { apiTokens, groupUsers, projectMembers, resetTokens, roles, sessions, signInFailures, users } from '../../schema/index.js'
+import { and, asc, eq, inArray, isNull, ne, sql, type SQL } from 'drizzle-orm'
+import { apiTokens, groups, groupUsers, projectMembers, resetTokens, roles, sessions, signInFailures, users } from '../../schema/index.js'
 import { containsPattern, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { notFound, validationError } from '../core/errors.js'
 import { eventsStatement, guardPassed, recordEvents } from '../events/store.js'
@@ -208,8 +208,12 @@ const groupsOf = (id: unknown) => sql<number[]>`array(select group_id from ${gro
  * Another active human Admin remains besides user `id` (or `id` is none). The active human Admins' rows are locked in id order
  * first, so of two deletes racing for the last two Admins the second waits, then sees the first one gone and deletes nothing.
  */
-const anotherAdminRemains = (id: unknown) => sql`(${users.rootRoleId} <> ${ADMIN_ROLE_ID} or ${users.isService} or exists (select from (select a.id from ${users} a
-  where a.root_role_id = ${ADMIN_ROLE_ID} and a.deleted_at is null and not a.is_service order by a.id for update) o where o.id <> ${id}::int))`
+const anotherAdminRemains = (id: unknown) => sql`(not ${isAdminSql(sql`${users}`)} or ${users.isService} or exists (select from (select a.id from ${users} a
+  where ${isAdminSql(sql`a`)} and a.deleted_at is null and not a.is_service order by a.id for update) o where o.id <> ${id}::int))`
+
+/** Whether the user row `alias` is an Admin: by their root role, or through a group whose root role is Admin. */
+const isAdminSql = (alias: SQL) =>
+  sql`(${alias}.root_role_id = ${ADMIN_ROLE_ID} or exists (select from ${groupUsers} gu join ${groups} g on g.id = gu.group_id where gu.user_id = ${alias}.id and g.root_role_id = ${ADMIN_ROLE_ID}))`
 
 const deleteUserStatement = eventsStatement('flagpost_delete_user', {
   alongside: [sql`update ${users} set deleted_at = ${p('now')}::timestamptz, email = null, username = null, password_hash = null, sso_issuer = null, sso_subject = null where ${userStillAsRead} and ${groupsOf(p('id'))} = ${p('groups')}::int[] and ${anotherAdminRemains(p('id'))} returning id`],
@@ -230,7 +234,7 @@ const deleteUserStatement = eventsStatement('flagpost_delete_user', {
  * the group's own change, as Unleash records a group sync).
  */
 /** The refusal to delete (or demote) the instance's last active human Admin: nobody could then administer it. */
-const otherAdminsSql = (id: number) => sql<number>`(select count(*)::int from ${users} a where a.root_role_id = ${ADMIN_ROLE_ID} and a.deleted_at is null and not a.is_service and a.id <> ${id})`
+const otherAdminsSql = (id: number) => sql<number>`(select count(*)::int from ${users} a where ${isAdminSql(sql`a`)} and a.deleted_at is null and not a.is_service and a.id <> ${id})`
 async function otherAdmins(db: Db, id: number) {
   const [row] = await db.select({ n: otherAdminsSql(id) }).from(sql`(select 1) x`)
   return Number(row?.n ?? 0)
@@ -241,11 +245,11 @@ export async function deleteUser(db: Db, caller: Author, id: number): Promise<vo
   const { actor, now } = caller
   await untilUnchanged('The user', async () => {
     const [read] = await db
-      .select({ user: users, snapshot: rowText(users), groups: groupsOf(sql`${users}.id`), otherAdmins: otherAdminsSql(id) })
+      .select({ user: users, snapshot: rowText(users), groups: groupsOf(sql`${users}.id`), otherAdmins: otherAdminsSql(id), isAdmin: isAdminSql(sql`${users}`).mapWith(Boolean) })
       .from(users)
       .where(active(id))
     if (!read) throw notFound(`Could not find user ${id}`)
-    if (read.user.rootRoleId === ADMIN_ROLE_ID && !read.user.isService && Number(read.otherAdmins) === 0) throw lastAdmin(id)
+    if (read.isAdmin && !read.user.isService && Number(read.otherAdmins) === 0) throw lastAdmin(id)
     const groups = read.groups.map(Number)
     const events: NewEvent[] = [{ type: 'user-deleted', preData: userEventData(read.user) }, ...groups.map((groupId): NewEvent => ({ type: 'group-user-removed', preData: { groupId, userId: id } }))]
     const { written } = await deleteUserStatement(db, actor, now, events, { id, snapshot: read.snapshot, groups, now: now.toISOString() })

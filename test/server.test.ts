@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process'
 import { connect } from 'node:net'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -197,6 +198,25 @@ describe('the Node server (npm start)', () => {
     expect(() => readConfig({ INIT_ADMIN_API_TOKENS: 'default:development.abc' })).toThrow(/INIT_ADMIN_API_TOKENS/)
     expect(() => readConfig({ PORT: 'eighty' })).toThrow(/PORT/)
     expect(readConfig({})).toMatchObject({ port: 4242, dataDir: './.flagpost', databaseUrl: undefined })
+    // The frontend API's origins: a path or a wildcard host is refused by name; origins are kept as browsers send them.
+    for (const bad of ['https://app.example.com/path', 'https://*.example.com', 'app.example.com', 'https://ok.example.com, ftp://x'])
+      expect(() => readConfig({ FLAGPOST_FRONTEND_CORS_ORIGINS: bad }), bad).toThrow(/FLAGPOST_FRONTEND_CORS_ORIGINS/)
+    expect(readConfig({ FLAGPOST_FRONTEND_CORS_ORIGINS: 'HTTPS://App.Example.com/, http://localhost:3000' }).frontendCorsOrigins).toEqual(['https://app.example.com', 'http://localhost:3000'])
+  })
+
+  it('does not start with a bad FLAGPOST_FRONTEND_CORS_ORIGINS: exits 1 naming it, listening on nothing', async () => {
+    const dataDir = await tempDir()
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, FLAGPOST_DATA_DIR: dataDir, PORT: '0', FLAGPOST_FRONTEND_CORS_ORIGINS: 'https://*.example.com' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    child.stdout.on('data', (chunk) => (output += chunk))
+    child.stderr.on('data', (chunk) => (output += chunk))
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve))
+    expect(code).toBe(1)
+    expect(output).toContain('FLAGPOST_FRONTEND_CORS_ORIGINS')
+    expect(output).not.toContain('listening on')
   })
 })
 

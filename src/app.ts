@@ -4,6 +4,7 @@ import { ZodError } from 'zod'
 import type { Context } from 'hono'
 import { deliveriesMaybeQueued, together, type Db } from './db.js'
 import type { AppEnv } from './http/context.js'
+import { createLogger, requestLog, type LogOptions } from './http/request-log.js'
 import type { Clock } from './core/clock.js'
 import { ApiError, fromDatabaseError, loggable, notFound, validationError } from './core/errors.js'
 import { API_REFERENCE_HEADERS, apiReferencePage } from './api-reference.js'
@@ -160,6 +161,8 @@ export interface AppDeps {
    * set), the method (`OTHER` for one no route has), the status and the seconds it took.
    */
   observe?: (request: { route: string; method: string; status: number; seconds: number }) => void
+  /** Request ids and logs (LOG_FORMAT, LOG_LEVEL: readLogOptions); default pretty at warn: ids, no line per request. */
+  log?: LogOptions
   /** Why the process should take no traffic now (the Node server: shutting down, its background jobs not started), for GET /ready. */
   notReady?: () => string | undefined
   /**
@@ -244,11 +247,20 @@ export function createApp(deps: AppDeps) {
     { background: deps.background, coalesce: sdk.options.shareInFlight },
   )
   const app = createRouter()
+  const logger = createLogger(deps.log ?? { format: 'pretty', level: 'warn' })
 
   app.onError((error, c) => {
     const apiError = toApiError(error)
     if (apiError) return c.json(errorBody(apiError), statusOf(apiError))
-    console.error(`unexpected error on ${c.req.method} ${new URL(c.req.url).pathname}:`, loggable(error))
+    const failure = loggable(error)
+    // The route's template, not the path: the log never holds what a client put in the URL.
+    const route = matchedRoutes(c).findLast((r) => r.method !== 'ALL')?.path ?? 'unmatched'
+    logger.log('error', 'unexpected error', {
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      route,
+      error: failure instanceof Error ? (failure.stack ?? failure.message) : String(failure),
+    })
     return c.json({ id: crypto.randomUUID(), name: 'InternalError', message: 'Unexpected error: the request was not completed' }, 500)
   })
   app.notFound((c) => {
@@ -256,6 +268,7 @@ export function createApp(deps: AppDeps) {
     return c.json(errorBody(error), statusOf(error))
   })
 
+  app.use('*', requestLog(logger))
   if (deps.observe) {
     const observe = deps.observe
     app.use('*', async (c, next) => {

@@ -8,6 +8,7 @@ import { bootstrapAdminUser } from './users/store.js'
 import { MIN_PASSWORD_LENGTH } from './users/passwords.js'
 import { serverMetrics, type ServerMetrics } from './metrics-node.js'
 import { withConsole } from './console-node.js'
+import { readLogOptions, type LogOptions } from './http/request-log.js'
 import { withCompression } from './compression-node.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
@@ -68,6 +69,8 @@ export interface ServerConfig {
   evaluation?: Partial<EvaluationLimits> & { regexMaxProgram?: number }
   /** FLAGPOST_METRICS_TOKEN: serves Prometheus metrics at /internal-backstage/prometheus to `Authorization: Bearer <it>`; unset: not served. */
   metricsToken?: string
+  /** Request ids and log lines (LOG_FORMAT json|pretty, LOG_LEVEL error|warn|info|debug; info logs every request). */
+  log?: LogOptions
   /** Unleash's resource limits (UNLEASH_CONSTRAINTS_LIMIT, UNLEASH_CONSTRAINT_VALUES_LIMIT, …; Unleash's defaults). */
   resourceLimits?: Partial<ResourceLimits>
 }
@@ -121,6 +124,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     evaluation: evaluationLimitsFromEnv(env),
     resourceLimits: resourceLimitsFromEnv(env),
     metricsToken: metricsToken(env.FLAGPOST_METRICS_TOKEN),
+    log: readLogOptions(env),
   }
 }
 
@@ -186,6 +190,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     sdk: { frontendCorsOrigins: config.frontendCorsOrigins },
     streams: (sdk) => (hub = makeHub(sdk)),
     observe: config.metricsToken === undefined ? undefined : metrics.observe,
+    log: config.log,
     // The socket's peer, or as far back through X-Forwarded-For as the proxies FLAGPOST_TRUST_PROXY names.
     clientAddress: socketClientAddress(config.trustProxy),
     signIn: { perMinute: config.signInPerMinute },

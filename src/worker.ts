@@ -7,6 +7,7 @@ import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics } from './metrics/aggregate.js'
 import { markPotentiallyStale } from './feature-types/potentially-stale.js'
 import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
+import { readLogOptions } from './http/request-log.js'
 import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { cloudflareClientAddress } from './http/client-address.js'
@@ -36,6 +37,9 @@ export interface WorkerEnv {
   FLAGPOST_EMAIL_WEBHOOK_URL?: string
   /** Origins browsers may call the frontend API from, comma-separated; default any (`*`). */
   FLAGPOST_FRONTEND_CORS_ORIGINS?: string
+  /** json or pretty (default pretty); with LOG_LEVEL info, one line per request through console.log (Workers Logs, Logpush). */
+  LOG_FORMAT?: string
+  LOG_LEVEL?: string
   /** Sign-in attempts one client address may make in a minute (per isolate); default 10, 0 for no limit. */
   FLAGPOST_SIGN_IN_RATE_LIMIT?: string
   /** Seconds an isolate remembers the admin principal of a token or session (0 to 60, default 5). */
@@ -195,6 +199,7 @@ export default {
       evaluation: evaluationLimitsFromEnv(env as unknown as Record<string, unknown>),
       resourceLimits: resourceLimitsFromEnv(env as unknown as Record<string, unknown>),
       streams: env.SDK_STREAMS ? streamsIn(env.SDK_STREAMS) : undefined,
+      log: readLogOptions(env),
     })
     const bindings: RequestBindings = { connection: new LazyConnection(env), background: [] }
     try {

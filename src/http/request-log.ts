@@ -1,0 +1,87 @@
+import type { Context, MiddlewareHandler } from 'hono'
+import { matchedRoutes } from 'hono/route'
+import type { Principal } from '../core/principal.js'
+
+// Request logs: one line per answered request (LOG_LEVEL info or debug), in JSON for a log pipeline or pretty for a
+// terminal (LOG_FORMAT). A line names the route template, never the path or query (they carry flag names, tokens in
+// misused URLs, user input), and the principal by kind and id, never a secret, a cookie or a header's value.
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug'
+export type LogFormat = 'json' | 'pretty'
+
+export interface LogOptions {
+  format: LogFormat
+  level: LogLevel
+  /** Where a line goes (default: console.log for info and debug, console.error for warn and error). */
+  write?: (line: string, level: LogLevel) => void
+}
+
+const LEVELS: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3 }
+const LOG_LEVELS = Object.keys(LEVELS) as LogLevel[]
+
+/** LOG_FORMAT and LOG_LEVEL (default pretty and warn: no line per request, as Unleash logs none by default). */
+export function readLogOptions(env: { LOG_FORMAT?: string; LOG_LEVEL?: string }): LogOptions {
+  const format = (env.LOG_FORMAT ?? 'pretty').toLowerCase()
+  const level = (env.LOG_LEVEL ?? 'warn').toLowerCase()
+  if (format !== 'json' && format !== 'pretty') throw new Error(`LOG_FORMAT must be json or pretty, got "${env.LOG_FORMAT}"`)
+  if (!LOG_LEVELS.includes(level as LogLevel)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`)
+  return { format, level: level as LogLevel }
+}
+
+/** A request id a client may choose: bounded, and only characters that cannot break a log line or a header. */
+const CLIENT_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+export interface Logger {
+  log(level: LogLevel, message: string, fields?: Record<string, unknown>): void
+  enabled(level: LogLevel): boolean
+}
+
+export function createLogger(options: LogOptions): Logger {
+  const write = options.write ?? ((line: string, level: LogLevel) => (LEVELS[level] <= LEVELS.warn ? console.error(line) : console.log(line)))
+  const enabled = (level: LogLevel) => LEVELS[level] <= LEVELS[options.level]
+  return {
+    enabled,
+    log(level, message, fields = {}) {
+      if (!enabled(level)) return
+      const time = new Date().toISOString()
+      if (options.format === 'json') write(JSON.stringify({ time, level, msg: message, ...fields }), level)
+      else write(`${time} ${level.toUpperCase().padEnd(5)} ${message}${Object.entries(fields).map(([k, v]) => ` ${k}=${typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v ?? null)}`).join('')}`, level)
+    },
+  }
+}
+
+const principalFields = (principal: Principal | undefined) =>
+  !principal ? {} : principal.kind === 'user' ? { principal: 'user', principalId: principal.userId } : { principal: principal.kind, principalId: principal.tokenId }
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The request's id (X-Request-Id as the client sent it when well formed, else made here); answered in X-Request-Id. */
+    requestId: string
+  }
+}
+
+/**
+ * Gives every request an id (answered in X-Request-Id) and, at LOG_LEVEL info, logs it once answered: time, id, route
+ * template, method, status, duration and who (kind and id). Unexpected errors are logged by the app's error handler.
+ */
+export function requestLog(logger: Logger): MiddlewareHandler {
+  const logRequests = logger.enabled('info')
+  return async (c: Context, next) => {
+    const sent = c.req.header('x-request-id')
+    const requestId = sent !== undefined && CLIENT_REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
+    c.set('requestId', requestId)
+    const start = logRequests ? performance.now() : 0
+    await next()
+    c.header('X-Request-Id', requestId)
+    if (!logRequests) return
+    const route = matchedRoutes(c).findLast((r) => r.method !== 'ALL')?.path ?? 'unmatched'
+    logger.log('info', 'request', {
+      requestId,
+      method: c.req.method.length <= 10 ? c.req.method : 'OTHER',
+      route,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - start) * 10) / 10,
+      ...principalFields(c.get('principal') as Principal | undefined),
+    })
+  }
+}

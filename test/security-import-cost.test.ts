@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from './helpers/app.js'
+import { createProject } from './helpers/factories.js'
+import { createSignedInUser } from './helpers/users.js'
+import { IMPORT_DOCUMENT_LIMITS, STATE_DOCUMENT_LIMITS } from '../src/export-import/document-limits.js'
+
+// The work an import document makes is bounded by counting it before its schema walks it.
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(() => t.close())
+
+const IMPORT = '/api/admin/features-batch/import'
+const VALIDATE = '/api/admin/features-batch/validate'
+const STATE = '/api/admin/state/import'
+
+const heavy = (project: string, flags: number, strategiesPerFlag: number) => {
+  const names = Array.from({ length: flags }, (_, i) => `${project}-${i}`)
+  return {
+    project,
+    environment: 'development',
+    data: {
+      features: names.map((name) => ({ name, type: 'release' })),
+      featureStrategies: names.flatMap((name) => Array.from({ length: strategiesPerFlag }, () => ({ name: 'flexibleRollout', featureName: name, parameters: { rollout: '50' } }))),
+      featureEnvironments: names.map((name) => ({ name, enabled: true })),
+      tagTypes: [],
+    },
+  }
+}
+
+const refusedAsTooLarge = (res: { status: number; body: any }, what: string) => {
+  expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(400)
+  expect(res.body).toMatchObject({ id: expect.any(String), name: 'ValidationError', message: expect.stringContaining(`The document is too large to import`) })
+  expect(res.body.message).toContain(what)
+}
+
+describe('POST /api/admin/features-batch/import and /validate: the document is counted before its schema is checked', () => {
+  it('refuses 8,000 strategies on one flag with the strategy limit, naming the flag, before parsing the rest (nothing written)', async () => {
+    const project = await createProject(t)
+    const body = { project, environment: 'development', data: { features: [{ name: 'big', type: 'release' }], featureStrategies: Array.from({ length: 8000 }, () => ({ name: 'default', featureName: 'big', parameters: {} })), tagTypes: [] } }
+    const res = await t.call('POST', IMPORT, { body })
+    expect(res.status).toBe(400)
+    expect(res.body).toMatchObject({ name: 'ValidationError', message: expect.stringContaining('The flag big has more strategies in the import') })
+    expect(await t.query('select 1 from features where name = $1', ['big'])).toHaveLength(0)
+  })
+
+  it(`refuses a document of more than ${IMPORT_DOCUMENT_LIMITS.strategies} strategies, flags or constraints, even to validate (open to a Viewer)`, async () => {
+    const project = await createProject(t)
+    const viewer = await createSignedInUser(t, 'import-cost-viewer', 'Viewer')
+    refusedAsTooLarge(await viewer.call('POST', VALIDATE, { body: heavy(project, 1000, 11) }), '11,000 strategies, more than the limit of 10,000')
+    const flags = { project, environment: 'development', data: { features: Array.from({ length: IMPORT_DOCUMENT_LIMITS.flags + 1 }, (_, i) => ({ name: `f${i}` })), featureStrategies: [], tagTypes: [] } }
+    refusedAsTooLarge(await t.call('POST', IMPORT, { body: flags }), '1,001 flags')
+    const constrained = heavy(project, 1000, 1)
+    constrained.data.featureStrategies = constrained.data.featureStrategies.map((s) => ({ ...s, constraints: Array.from({ length: 31 }, () => ({})) })) as typeof constrained.data.featureStrategies
+    refusedAsTooLarge(await t.call('POST', VALIDATE, { body: constrained }), '31,000 constraints')
+  })
+
+  it('validates the largest real export (1,000 flags × 9 strategies): it passes the limits', async () => {
+    const project = await createProject(t)
+    const res = await t.call('POST', VALIDATE, { body: heavy(project, 1000, 9) })
+    expect(res.status, res.text.slice(0, 300)).toBe(200)
+    expect(res.body.errors).toEqual([])
+  })
+})
+
+describe('POST /api/admin/state/import: the document is counted before its schema is checked', () => {
+  it(`refuses more than ${STATE_DOCUMENT_LIMITS.constraints.toLocaleString('en-US')} constraints across the strategies, and a list over its limit, with a 400 naming it`, async () => {
+    const featureStrategies = Array.from({ length: 5001 }, (_, i) => ({ featureName: `s${i % 100}`, environment: 'development', strategyName: 'default', constraints: Array.from({ length: 30 }, () => ({})) }))
+    refusedAsTooLarge(await t.call('POST', STATE, { body: { version: 4, featureStrategies } }), '150,030 constraints')
+    const features = Array.from({ length: STATE_DOCUMENT_LIMITS.features + 1 }, (_, i) => ({ name: `s${i}` }))
+    refusedAsTooLarge(await t.call('POST', STATE, { body: { version: 4, features } }), '10,001 features')
+  })
+})

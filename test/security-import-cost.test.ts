@@ -65,6 +65,30 @@ describe('POST /api/admin/features-batch/import and /validate: the document is c
   })
 })
 
+describe('POST /api/admin/features-batch/import: the work of importing again what a project already holds', () => {
+  it('keeps the strategies a flag already has (same ids, no events); replaces and records only the flags whose strategies change', async () => {
+    const project = await createProject(t)
+    const body = heavy(project, 20, 3)
+    expect((await t.call('POST', IMPORT, { body })).status).toBe(200)
+    const strategyIds = () => t.query<{ id: string }>('select fs.id from feature_strategies fs join features f on f.name = fs.feature_name where f.project = $1 order by fs.id', [project])
+    const strategyEvents = async () => (await t.query<{ type: string; feature_name: string }>("select type, feature_name from events where project = $1 and type in ('feature-strategy-add', 'feature-strategy-remove') order by id", [project]))
+    const ids = await strategyIds()
+    const recorded = (await strategyEvents()).length
+    expect(recorded).toBe(60)
+    expect((await t.call('POST', IMPORT, { body })).status).toBe(200)
+    expect(await strategyIds()).toEqual(ids)
+    expect(await strategyEvents()).toHaveLength(recorded)
+    const changed = structuredClone(body)
+    changed.data.featureStrategies[0]!.parameters = { rollout: '75' }
+    expect((await t.call('POST', IMPORT, { body: changed })).status).toBe(200)
+    const after = (await strategyEvents()).slice(recorded)
+    expect(after.map((e) => e.type)).toEqual([...Array(3).fill('feature-strategy-remove'), ...Array(3).fill('feature-strategy-add')])
+    expect(new Set(after.map((e) => e.feature_name))).toEqual(new Set([`${project}-0`]))
+    const served = await t.query<{ parameters: { rollout: string } }>('select parameters from feature_strategies where feature_name = $1 order by sort_order', [`${project}-0`])
+    expect(served.map((s) => s.parameters.rollout)).toEqual(['75', '50', '50'])
+  })
+})
+
 describe('POST /api/admin/state/import: the document is counted before its schema is checked', () => {
   it(`refuses more than ${STATE_DOCUMENT_LIMITS.constraints.toLocaleString('en-US')} constraints across the strategies, and a list over its limit, with a 400 naming it`, async () => {
     const featureStrategies = Array.from({ length: 5001 }, (_, i) => ({ featureName: `s${i % 100}`, environment: 'development', strategyName: 'default', constraints: Array.from({ length: 30 }, () => ({})) }))

@@ -3,6 +3,10 @@ import { createTestApp, type TestApp } from './helpers/app.js'
 import { createProject } from './helpers/factories.js'
 import { createSignedInUser } from './helpers/users.js'
 import { IMPORT_DOCUMENT_LIMITS, STATE_DOCUMENT_LIMITS } from '../src/export-import/document-limits.js'
+import { importFeatures } from '../src/export-import/import.js'
+import { ImportTogglesSchema } from '../src/export-import/schemas.js'
+import { callerOf, type Principal } from '../src/core/principal.js'
+import { racing } from './helpers/racing.js'
 
 // The work an import document makes is bounded by counting it before its schema walks it.
 
@@ -86,6 +90,33 @@ describe('POST /api/admin/features-batch/import: the work of importing again wha
     expect(new Set(after.map((e) => e.feature_name))).toEqual(new Set([`${project}-0`]))
     const served = await t.query<{ parameters: { rollout: string } }>('select parameters from feature_strategies where feature_name = $1 order by sort_order', [`${project}-0`])
     expect(served.map((s) => s.parameters.rollout)).toEqual(['75', '50', '50'])
+  })
+})
+
+describe('POST /api/admin/features-batch/import: a large import writes its events in bounded statements', () => {
+  it('records every event of 1,000 flags × 3 strategies, in order, in one transaction; an import decided from an out-of-date read writes none of them', async () => {
+    const project = await createProject(t)
+    const body = heavy(project, 1000, 3)
+    expect((await t.call('POST', IMPORT, { body })).status).toBe(200)
+    const events = await t.query<{ type: string; feature_name: string | null }>("select type, feature_name from events where project = $1 and type <> 'project-created' order by id", [project])
+    // Per flag: created, 3 strategies added, switched on; then features-imported (more than one statement's worth).
+    expect(events).toHaveLength(1000 * 5 + 1)
+    expect(events.filter((e) => e.type === 'feature-strategy-add')).toHaveLength(3000)
+    expect(events.at(-1)!.type).toBe('features-imported')
+    expect(events.slice(0, 1000).every((e) => e.type === 'feature-created')).toBe(true)
+
+    // Another writer changes a flag between the import's read and its write: the first try writes nothing (none of its
+    // later chunks either), the second, from a fresh read, everything once.
+    const changed = structuredClone(body)
+    for (const s of changed.data.featureStrategies) s.parameters = { rollout: '75' }
+    const before = events.length
+    const raced = racing(t.db, () => t.query('update features set description = $1 where name = $2', ['changed meanwhile', `${project}-0`]))
+    const input = ImportTogglesSchema.parse(changed)
+    await importFeatures(raced.db, callerOf({ kind: 'admin-token', tokenId: 0, name: 'importer', rootRole: 'Admin' } as Principal, new Date()), input, () => ({ errors: [], warnings: [], permissions: [] }))
+    expect(raced.state.raced).toBe(true)
+    const after = await t.query<{ type: string }>("select type from events where project = $1 and type <> 'project-created' order by id", [project])
+    // Per flag: metadata updated, 3 strategies removed, 3 added; then features-imported.
+    expect(after.length - before).toBe(1000 * 7 + 1)
   })
 })
 

@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { contextFields, featureDependencies, featureEnvironments, featureLinks, featureLifecycles, features, featureStrategies, featureStrategySegments, featureTags, projectEnvironments, projects, tags, tagTypes } from '../../schema/index.js'
-import { batch, queryRows, untilUnchanged, type Db } from '../db.js'
+import { batch, queryRows, untilUnchanged, yieldToEventLoop, type Db } from '../db.js'
 import { validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
 import type { EventTag, NewEvent } from '../events/types.js'
@@ -49,6 +49,10 @@ interface ImportState extends ImportTarget {
 }
 
 const unique = (list: string[]) => [...new Set(list)]
+
+/** Events one statement of the import writes: about 0.2 s of PGlite's work (the event search's trigram index). */
+const EVENTS_PER_STATEMENT = 2_000
+const chunked = <T>(list: T[], size: number): T[][] => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size))
 
 /** JSON with every object's keys sorted: a stored strategy (jsonb reorders keys) compares equal to the same one of the file. */
 const canonical = (value: unknown): string =>
@@ -351,6 +355,8 @@ export async function importFeatures(
   await untilUnchanged(`Project ${input.project}`, async () => {
     const [read] = await queryRows<{ state: ImportState; snapshot: string }>(db, sql`select row_to_json(s) as state, row_to_json(s)::text as snapshot from (${stateSql(input)}) s`)
     const state = read!.state
+    // Each step of a large import is bounded; between them the process answers others (SDK polls, /health).
+    await yieldToEventLoop()
     const validation = decide(state)
     if (validation.errors.length > 0) {
       throw validationError(
@@ -359,13 +365,20 @@ export async function importFeatures(
       )
     }
     const { events, values } = plan(caller, input, state)
+    await yieldToEventLoop()
+    // The events past the first chunk, each chunk a statement of its own, written only where the first statement wrote
+    // (its first flag's row is then this transaction's: created or updated by it).
+    const [firstChunk, ...chunks] = chunked(events, EVENTS_PER_STATEMENT)
+    const first = values.flags[0]?.name ?? ''
+    const wroteFirst = sql`select 1 from ${features} where ${features.name} = ${first} and ${features}.xmin = pg_current_xact_id()::xid`
     const names = unique([...input.data.features.map((f) => f.name), ...(input.data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature))])
     const gate = sql`select 1 from (${stateSql(input)}) s where row_to_json(s)::text = ${read!.snapshot}`
     const [, , written] = await batch(db, [
       (q) => q.select({ id: projects.id }).from(projects).where(sql`${projects.id} = ${input.project}`).for('update'),
       (q) => q.select({ name: features.name }).from(features).where(sql`${features.name} = any(${sql.param(names)}::text[])`).orderBy(features.name).for('update'),
-      (q) => recordEvents(q, actor, now, events, { alongside: [gate], guarded: true, unguarded: writesSql(input, values, now, actor.createdBy, actor.createdByUserId) }),
-    ])
+      (q) => recordEvents(q, actor, now, firstChunk ?? [], { alongside: [gate], guarded: true, unguarded: writesSql(input, values, now, actor.createdBy, actor.createdByUserId) }),
+      ...chunks.map((chunk) => (q: Db) => recordEvents(q, actor, now, chunk, { alongside: [wroteFirst], guarded: true })),
+    ], { yieldBetween: true })
     return written > 0 || undefined
   })
 }

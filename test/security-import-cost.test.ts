@@ -94,16 +94,16 @@ describe('POST /api/admin/features-batch/import: the work of importing again wha
 })
 
 describe('POST /api/admin/features-batch/import: a large import writes its events in bounded statements', () => {
-  it('records every event of 1,000 flags × 3 strategies, in order, in one transaction; an import decided from an out-of-date read writes none of them', async () => {
+  it('records every event of 500 flags × 4 strategies (more than one statement of events), in order, in one transaction; an import decided from an out-of-date read writes none of them', async () => {
     const project = await createProject(t)
-    const body = heavy(project, 1000, 3)
+    const body = heavy(project, 500, 4)
     expect((await t.call('POST', IMPORT, { body })).status).toBe(200)
     const events = await t.query<{ type: string; feature_name: string | null }>("select type, feature_name from events where project = $1 and type <> 'project-created' order by id", [project])
-    // Per flag: created, 3 strategies added, switched on; then features-imported (more than one statement's worth).
-    expect(events).toHaveLength(1000 * 5 + 1)
-    expect(events.filter((e) => e.type === 'feature-strategy-add')).toHaveLength(3000)
+    // Per flag: created, 4 strategies added, switched on; then features-imported.
+    expect(events).toHaveLength(500 * 6 + 1)
+    expect(events.filter((e) => e.type === 'feature-strategy-add')).toHaveLength(2000)
     expect(events.at(-1)!.type).toBe('features-imported')
-    expect(events.slice(0, 1000).every((e) => e.type === 'feature-created')).toBe(true)
+    expect(events.slice(0, 500).every((e) => e.type === 'feature-created')).toBe(true)
 
     // Another writer changes a flag between the import's read and its write: the first try writes nothing (none of its
     // later chunks either), the second, from a fresh read, everything once.
@@ -115,8 +115,8 @@ describe('POST /api/admin/features-batch/import: a large import writes its event
     await importFeatures(raced.db, callerOf({ kind: 'admin-token', tokenId: 0, name: 'importer', rootRole: 'Admin' } as Principal, new Date()), input, () => ({ errors: [], warnings: [], permissions: [] }))
     expect(raced.state.raced).toBe(true)
     const after = await t.query<{ type: string }>("select type from events where project = $1 and type <> 'project-created' order by id", [project])
-    // Per flag: metadata updated, 3 strategies removed, 3 added; then features-imported.
-    expect(after.length - before).toBe(1000 * 7 + 1)
+    // Per flag: metadata updated, 4 strategies removed, 4 added; then features-imported.
+    expect(after.length - before).toBe(500 * 9 + 1)
   })
 })
 

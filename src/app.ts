@@ -11,6 +11,7 @@ import { API_REFERENCE_HEADERS, apiReferencePage } from './api-reference.js'
 import { errorBody, statusOf } from './http/errors.js'
 import { createRouter, SECURITY_SCHEME, zodValidationError } from './http/openapi.js'
 import { bodyGuard, urlGuard } from './http/request-guard.js'
+import { checkImportDocument, checkStateDocument } from './export-import/document-limits.js'
 import { authenticateAdmin, PrincipalMemo } from './http/auth.js'
 import { lookUpToken } from './api-tokens/store.js'
 import { hashSecret } from './api-tokens/secrets.js'
@@ -367,7 +368,15 @@ export function createApp(deps: AppDeps) {
   app.use('/ofrep/*', ofrepErrors)
   app.use('/api/signal-endpoint/:name', authenticateSignal({ perMinute: deps.signalsPerMinute }, clock))
   // A whole instance's state is restored in one request: its import takes a larger body than any other write.
-  app.use('*', bodyGuard({ largerBodies: { [STATE_IMPORT_PATH]: STATE_IMPORT_MAX_BYTES } }))
+  // Import documents are counted (flags, strategies, constraints) before their schema walks them.
+  app.use('*', bodyGuard({
+    largerBodies: { [STATE_IMPORT_PATH]: STATE_IMPORT_MAX_BYTES },
+    documentChecks: {
+      [STATE_IMPORT_PATH]: checkStateDocument,
+      '/api/admin/features-batch/import': (body) => checkImportDocument(body, true),
+      '/api/admin/features-batch/validate': (body) => checkImportDocument(body, false),
+    },
+  }))
 
   app.route('/', healthRoutes)
   app.route('/', uiConfigRoutes)

@@ -92,7 +92,15 @@ export interface BatchOptions {
   isolationLevel?: 'read committed' | 'repeatable read' | 'serializable'
   /** `read only` with `repeatable read`: every statement reads the same snapshot. */
   accessMode?: 'read only' | 'read write'
+  /**
+   * Where the statements run one after the other in this process (PGlite, node-postgres), let the event loop run
+   * between them: a long batch of bounded statements then never stalls the process for longer than one of them.
+   */
+  yieldBetween?: boolean
 }
+
+/** Lets timers and I/O run (a macrotask): awaiting a settled promise would let only other promises run. */
+export const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0))
 
 const NEON_ISOLATION = { 'read committed': 'ReadCommitted', 'repeatable read': 'RepeatableRead', serializable: 'Serializable' } as const
 
@@ -131,10 +139,13 @@ async function send<T extends readonly ((q: Db) => PromiseLike<unknown>)[]>(
   if (!http) {
     return (await db.transaction(async (tx) => {
       const answers: unknown[] = []
-      for (const item of items) answers.push(await item(tx))
+      for (const [i, item] of items.entries()) {
+        if (i > 0 && options.yieldBetween) await yieldToEventLoop()
+        answers.push(await item(tx))
+      }
       return answers
       // drizzle sets the transaction's characteristics from any config given, even an empty one (invalid SQL).
-    }, options.isolationLevel || options.accessMode ? options : undefined)) as Answers
+    }, options.isolationLevel || options.accessMode ? { isolationLevel: options.isolationLevel, accessMode: options.accessMode } : undefined)) as Answers
   }
   // Each item gets a database whose statements are written down in its slot instead of sent (drizzle makes a
   // query builder's statement only once it is awaited, so the slots keep the items' order whatever the timing).

@@ -13,7 +13,7 @@ import { withCompression } from './compression-node.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
-import { aggregatePendingMetrics } from './metrics/aggregate.js'
+import { aggregatePendingMetrics, clientNewApplicationsPerDay } from './metrics/aggregate.js'
 import { markPotentiallyStale } from './feature-types/potentially-stale.js'
 import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
 import { loggable } from './core/errors.js'
@@ -51,6 +51,8 @@ export interface ServerConfig {
   signInPerMinute: number
   /** Signals one client address may send one signal endpoint in a minute (FLAGPOST_SIGNAL_RATE_LIMIT, default 60); 0: no limit. */
   signalsPerMinute?: number
+  /** New applications one client token may create in a day (FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY, default 200); reports of more are dropped. */
+  clientNewApplicationsPerDay?: number
   /** How long an admin principal is remembered (FLAGPOST_PRINCIPAL_TTL_SECONDS); default 5 s. */
   principalTtlMs?: number
   /** The Admin user a first start (no users yet) creates for the web console; no password: a random one, printed once. */
@@ -114,6 +116,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     trustProxy: parseTrustProxy(env.FLAGPOST_TRUST_PROXY),
     signInPerMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT),
     signalsPerMinute: signalsPerMinute(env.FLAGPOST_SIGNAL_RATE_LIMIT),
+    clientNewApplicationsPerDay: clientNewApplicationsPerDay(env.FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY),
     principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
     initAdmin: { username: env.FLAGPOST_ADMIN_USERNAME?.trim() || 'admin', ...(adminPassword ? { password: adminPassword } : {}) },
     streaming: {
@@ -187,7 +190,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     delivery,
     publicUrl: config.publicUrl,
     email,
-    sdk: { frontendCorsOrigins: config.frontendCorsOrigins },
+    sdk: { frontendCorsOrigins: config.frontendCorsOrigins, clientNewApplicationsPerDay: config.clientNewApplicationsPerDay },
     streams: (sdk) => (hub = makeHub(sdk)),
     observe: config.metricsToken === undefined ? undefined : metrics.observe,
     log: config.log,
@@ -204,7 +207,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const sweep = setInterval(() => {
     deliverPending(database.db, clock, delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))
     // SDK reports are folded right after they arrive; this catches what a stopped process left in the inbox.
-    aggregatePendingMetrics(database.db, clock).catch((error: unknown) => console.error('metrics aggregation failed:', error))
+    aggregatePendingMetrics(database.db, clock, undefined, config.clientNewApplicationsPerDay).catch((error: unknown) => console.error('metrics aggregation failed:', error))
     // Action sets' runs are made right after their signal; this finishes what a stopped process left.
     runPendingActions(database.db, clock).catch((error: unknown) => console.error('action set runs failed:', loggable(error)))
   }, DELIVERY_SWEEP_MS)

@@ -4,7 +4,7 @@ import { webhookEmailTransport } from './users/email.js'
 import { openNeon, type DbHandle } from './db.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
-import { aggregatePendingMetrics } from './metrics/aggregate.js'
+import { aggregatePendingMetrics, clientNewApplicationsPerDay } from './metrics/aggregate.js'
 import { markPotentiallyStale } from './feature-types/potentially-stale.js'
 import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
 import { readLogOptions } from './http/request-log.js'
@@ -46,6 +46,7 @@ export interface WorkerEnv {
   FLAGPOST_PRINCIPAL_TTL_SECONDS?: string
   /** Signals one client address may send one signal endpoint in a minute (per isolate); default 60, 0 for no limit. */
   FLAGPOST_SIGNAL_RATE_LIMIT?: string
+  FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY?: string
   /** The largest program a saved REGEX pattern may compile to; default 5,000 instructions. */
   FLAGPOST_REGEX_MAX_PROGRAM?: string
   /** The longest context value the playgrounds and the frontend API evaluate; default 1,000 characters. */
@@ -188,6 +189,7 @@ export default {
         shareInFlight: false,
         staleWhileRevalidateMs: 5 * 60_000,
         sharedPayloads: sharedPayloadsOf(env),
+        clientNewApplicationsPerDay: clientNewApplicationsPerDay(env.FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY),
       },
       // Cloudflare sets CF-Connecting-IP itself, replacing any the client sent; no other header is believed here.
       clientAddress: cloudflareClientAddress,
@@ -220,7 +222,7 @@ export default {
     ctx.waitUntil(
       Promise.allSettled([
         deliverPending(connection.db, () => new Date(), deliveryOptions(env)).catch((error: unknown) => console.error('integration delivery failed:', loggable(error))),
-        aggregatePendingMetrics(connection.db, () => new Date()).catch((error: unknown) => console.error('metrics aggregation failed:', error)),
+        aggregatePendingMetrics(connection.db, () => new Date(), undefined, clientNewApplicationsPerDay(env.FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY)).catch((error: unknown) => console.error('metrics aggregation failed:', error)),
         markPotentiallyStale(connection.db, at).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error))),
         applyScheduledChangeRequests(connection.db, at).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error))),
         runPendingActions(connection.db, () => new Date()).catch((error: unknown) => console.error('action set runs failed:', loggable(error))),

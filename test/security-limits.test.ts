@@ -5,6 +5,7 @@ import { frontendContext } from '../src/frontend-api/context.js'
 import { KEPT_PER_ENDPOINT } from '../src/signals/incoming.js'
 import { createTestApp } from './helpers/app.js'
 import { createToken, flagOnWithClientToken } from './helpers/factories.js'
+import { Lru } from '../src/core/lru.js'
 
 describe('SDK streams on this server (FLAGPOST_MAX_STREAMS)', () => {
   it('answers 429 TooManyRequestsError past the total, whatever the token or address, and takes a stream again once one ends', async () => {
@@ -177,5 +178,39 @@ describe('a payload heavier than the payload cache', () => {
     } finally {
       await t.close()
     }
+  })
+})
+
+describe('SDK payloads of many namePrefix values (derived from their scope\'s payload)', () => {
+  it('evict only each other: polling more prefixes in turn than the cache keeps over its weight never rebuilds the scope from the database', async () => {
+    const builds: string[] = []
+    const t = await createTestApp({ sdk: { maxPayloadBytes: 64, onBuild: (key) => builds.push(key) } })
+    try {
+      const { token, flag } = await flagOnWithClientToken(t)
+      for (let round = 0; round < 2; round++) {
+        for (let length = 1; length <= 8; length++) {
+          const response = await t.app.request(`/api/client/features?namePrefix=${encodeURIComponent(flag.slice(0, length))}`, { headers: { authorization: token } })
+          expect(response.status).toBe(200)
+          expect(((await response.json()) as { features: { name: string }[] }).features.map((f) => f.name)).toEqual([flag])
+        }
+        expect((await t.app.request('/api/client/features', { headers: { authorization: token } })).status).toBe(200)
+      }
+      // The scope's payload is kept: eight prefixes polled in turn, twice, and the scope itself, one build.
+      expect(builds).toHaveLength(1)
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('are held within the weight bound in bytes: at most the newest one over it', () => {
+    const lru = new Lru<string, number>({ maxEntries: 256, maxWeight: 100, keepNewest: 4 })
+    lru.set('scope', 0, 80)
+    for (let i = 0; i < 10; i++) lru.set(`prefix-${i}`, i, 50, true)
+    // The scope (kept: not derived) and the newest prefix only; every earlier prefix went first.
+    expect(lru.size).toBe(2)
+    expect(lru.get('scope')).toBe(0)
+    expect(lru.get('prefix-9')).toBe(9)
+    for (let i = 0; i < 10; i++) lru.set(`small-${i}`, i, 2, true)
+    expect(lru.size).toBe(1 + 10)
   })
 })

@@ -22,7 +22,7 @@ export async function loadPayload(sdk: SdkState, db: Db, scope: ClientScope, key
     const stored = await shared.get(origin, key, revision).catch((error: unknown) => void console.error('reading a shared SDK payload failed:', loggable(error)))
     const entry = stored && entryFromStored(stored, generation)
     if (entry) {
-      remember(sdk, key, entry)
+      remember(sdk, key, entry, Boolean(scope.namePrefix))
       return entry
     }
   }
@@ -61,7 +61,7 @@ async function serialize(sdk: SdkState, scope: ClientScope, key: string, read: C
   const body = encoder.encode(`${content.slice(0, -1)},"meta":${JSON.stringify(meta)}}`)
   const entry = entryOf({ revision: read.revision, etag, body }, read.features, read.segments, generation)
   sdk.revisions.observe(read.revision, generation)
-  remember(sdk, key, entry)
+  remember(sdk, key, entry, Boolean(scope.namePrefix))
   return entry
 }
 
@@ -90,7 +90,7 @@ function entryOf(stored: StoredPayload, features: ClientFeatureView[], segments:
  * Keeps the payload unless a newer one is already held (a slow load must not replace a newer one), with the
  * payloads held before it (deltas are computed from them).
  */
-function remember(sdk: SdkState, key: string, entry: PayloadEntry): void {
+function remember(sdk: SdkState, key: string, entry: PayloadEntry, derived: boolean): void {
   const current = sdk.payloads.get(key)
   if (current && isNewer(current.revision, entry.revision)) return
   if (current) {
@@ -98,5 +98,6 @@ function remember(sdk: SdkState, key: string, entry: PayloadEntry): void {
     entry.history = earlier.filter((version) => version.etag !== entry.etag).slice(0, HISTORY)
   }
   // The parsed features and the prepared ruleset weigh a few times the JSON; an earlier payload, its parsed features.
-  sdk.payloads.set(key, entry, entry.body.byteLength * 4 + entry.history.reduce((sum, version) => sum + version.bytes * 2, 0))
+  // A namePrefix's payload is a filter of its base's (held too): derived, so prefixes evict only each other, within the bound.
+  sdk.payloads.set(key, entry, entry.body.byteLength * 4 + entry.history.reduce((sum, version) => sum + version.bytes * 2, 0), derived)
 }

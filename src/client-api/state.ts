@@ -25,6 +25,8 @@ export interface SdkOptions {
   /** Bounds of the serialized payload cache. */
   maxPayloads: number
   maxPayloadBytes: number
+  /** New applications one client token may create in a day (FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY); reports of more are dropped. */
+  clientNewApplicationsPerDay?: number
   /** Called with the scope key each time a payload is built from the database (a seam for tests and measurements). */
   onBuild?: (key: string) => void
   /** Allowed origins of browser calls to `/api/frontend` (`*` for any). */
@@ -159,7 +161,7 @@ export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; ba
     building: new Map(),
     refresh: { scopes: new Map(), defaultEnvironment: false },
     background: background ?? runDetached,
-    aggregation: createAggregationScheduler({ clock, background, coalesce: resolved.shareInFlight }),
+    aggregation: createAggregationScheduler({ clock, background, coalesce: resolved.shareInFlight, clientNewApplicationsPerDay: resolved.clientNewApplicationsPerDay }),
     invalidate() {
       revisions.invalidate()
       tokens.clear()

@@ -7,7 +7,7 @@
  * after the response.
  */
 export class Lru<K, V> {
-  private readonly entries = new Map<K, { value: V; weight: number; storedAt: number; recheckClaimedAt?: number }>()
+  private readonly entries = new Map<K, { value: V; weight: number; storedAt: number; derived: boolean; recheckClaimedAt?: number }>()
   private totalWeight = 0
 
   constructor(
@@ -52,14 +52,22 @@ export class Lru<K, V> {
    * never forgotten, even heavier than `maxWeight` alone (then it is the only one kept): refusing it would make every
    * caller of that key pay to rebuild it, which is what the cache is for. Likewise the `keepNewest` newest entries are kept
    * whatever their weight, so that a few scopes over the weight do not evict each other on every request.
+   * A `derived` entry (one made cheaply from another held here) goes first and is never kept over the weight but as the
+   * entry just set: callers choosing many keys of derived entries (SDK namePrefix values) evict only each other, within
+   * `maxWeight`, never the entries they are derived from.
    */
-  set(key: K, value: V, weight = 1): void {
+  set(key: K, value: V, weight = 1, derived = false): void {
     this.delete(key)
     const maxWeight = this.limits.maxWeight ?? Infinity
-    this.entries.set(key, { value, weight, storedAt: this.now() })
+    this.entries.set(key, { value, weight, storedAt: this.now(), derived })
     this.totalWeight += weight
+    const within = () => this.entries.size <= this.limits.maxEntries && this.totalWeight <= maxWeight
+    for (const [oldest, entry] of this.entries) {
+      if (within()) return
+      if (oldest !== key && entry.derived) this.delete(oldest)
+    }
     for (const oldest of this.entries.keys()) {
-      if (oldest === key || this.entries.size <= Math.min(this.limits.keepNewest ?? 1, this.limits.maxEntries) || (this.entries.size <= this.limits.maxEntries && this.totalWeight <= maxWeight)) break
+      if (oldest === key || this.entries.size <= Math.min(this.limits.keepNewest ?? 1, this.limits.maxEntries) || within()) break
       this.delete(oldest)
     }
   }

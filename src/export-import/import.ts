@@ -1,6 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { contextFields, featureDependencies, featureEnvironments, featureLinks, featureLifecycles, features, featureStrategies, featureStrategySegments, featureTags, projectEnvironments, projects, tags, tagTypes } from '../../schema/index.js'
-import { batch, queryRows, untilUnchanged, type Db } from '../db.js'
+import { batch, queryRows, untilUnchanged, yieldToEventLoop, type Db } from '../db.js'
 import { validationError } from '../core/errors.js'
 import { recordEvents } from '../events/store.js'
 import type { EventTag, NewEvent } from '../events/types.js'
@@ -49,6 +49,17 @@ interface ImportState extends ImportTarget {
 }
 
 const unique = (list: string[]) => [...new Set(list)]
+
+/** Events one statement of the import writes: about 0.2 s of PGlite's work (the event search's trigram index). */
+const EVENTS_PER_STATEMENT = 2_000
+const chunked = <T>(list: T[], size: number): T[][] => Array.from({ length: Math.ceil(list.length / size) }, (_, i) => list.slice(i * size, (i + 1) * size))
+
+/** JSON with every object's keys sorted: a stored strategy (jsonb reorders keys) compares equal to the same one of the file. */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_, v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v))
+/** A flag's strategies as SDKs and the routes see them, without their ids. */
+const sameStrategies = (a: readonly StoredStrategy[], b: readonly StoredStrategy[]) =>
+  a.length === b.length && canonical(a.map(({ id: _, ...s }) => s)) === canonical(b.map(({ id: _, ...s }) => s))
 
 /**
  * Everything the import is decided from, as one row: validate's read and the project's flags it replaces (with their
@@ -173,10 +184,10 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
   const switches = new Map((data.featureEnvironments ?? []).map((e) => [e.featureName ?? e.name ?? '', e]))
   const environmentRows: { name: string; enabled: boolean; variants: unknown[] | null }[] = []
   const strategyRows: StoredStrategy[] = []
+  const replaced: string[] = []
   for (const { name } of flagRows) {
     const before = own.get(name)
     const env = { ...about(name), environment }
-    for (const s of before?.strategies ?? []) events.push({ ...env, type: 'feature-strategy-remove', data: null, preData: s })
     const strategies = strategiesOf.get(name) ?? []
     const change = switches.get(name)
     const enabled = change?.enabled ?? before?.enabled ?? false
@@ -185,8 +196,13 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
       const fallback = defaultStrategyFor(null, name)
       strategies.push({ name: fallback.name, parameters: fallback.parameters ?? {}, title: null, disabled: false, constraints: [], variants: [], id: crypto.randomUUID(), featureName: name, sortOrder: Math.max(-1, ...strategies.map((s) => s.sortOrder)) + 1, segments: [] })
     }
-    for (const s of strategies) events.push({ ...env, type: 'feature-strategy-add', data: s, preData: null })
-    strategyRows.push(...strategies)
+    // Strategies the flag already has, in the same order, are kept (their ids too): nothing to replace or record.
+    if (!before || !sameStrategies(before.strategies, strategies)) {
+      for (const s of before?.strategies ?? []) events.push({ ...env, type: 'feature-strategy-remove', data: null, preData: s })
+      for (const s of strategies) events.push({ ...env, type: 'feature-strategy-add', data: s, preData: null })
+      strategyRows.push(...strategies)
+      replaced.push(name)
+    }
     // As Unleash, only variants the export has are set (clearing them would need a permission validate does not ask for).
     // Checked as PUT …/environments/{environment}/variants checks them.
     const variants = change?.variants && change.variants.length > 0 ? toVariants(change.variants, `body.data.featureEnvironments (${name})`) : null
@@ -253,6 +269,7 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
       fields: fieldRows,
       environments: environmentRows,
       strategies: strategyRows,
+      replaced,
       tags: [...tagsAfter].flatMap(([name, list]) => list.map((t) => ({ name, type: t.type, value: t.value }))),
       dependencies: dependencyRows,
       links: linkRows,
@@ -293,7 +310,7 @@ function writesSql(input: ImportToggles, values: ReturnType<typeof plan>['values
     sql`update ${featureEnvironments} set enabled = x.enabled, variants = coalesce(x.variants, ${featureEnvironments.variants})
       from jsonb_to_recordset(${json(values.environments)}) as x (name text, enabled boolean, variants jsonb)
       where ${featureEnvironments.featureName} = x.name and ${featureEnvironments.environment} = ${environment} and ${held}`,
-    sql`delete from ${featureStrategies} where feature_name in ${names} and environment = ${environment} and ${held}`,
+    sql`delete from ${featureStrategies} where feature_name in (select x from jsonb_array_elements_text(${json(values.replaced)}) x) and environment = ${environment} and ${held}`,
     sql`insert into ${featureStrategies} (id, feature_name, environment, strategy_name, title, disabled, sort_order, parameters, constraints, variants, created_at)
       select x.id, x."featureName", ${environment}, x.name, x.title, x.disabled, x."sortOrder", x.parameters, x.constraints, x.variants, ${at}
       from jsonb_to_recordset(${json(values.strategies)}) as x (id uuid, "featureName" text, name text, title text, disabled boolean, "sortOrder" integer, parameters jsonb, constraints jsonb, variants jsonb) where ${held}`,
@@ -338,6 +355,8 @@ export async function importFeatures(
   await untilUnchanged(`Project ${input.project}`, async () => {
     const [read] = await queryRows<{ state: ImportState; snapshot: string }>(db, sql`select row_to_json(s) as state, row_to_json(s)::text as snapshot from (${stateSql(input)}) s`)
     const state = read!.state
+    // Each step of a large import is bounded; between them the process answers others (SDK polls, /health).
+    await yieldToEventLoop()
     const validation = decide(state)
     if (validation.errors.length > 0) {
       throw validationError(
@@ -346,13 +365,20 @@ export async function importFeatures(
       )
     }
     const { events, values } = plan(caller, input, state)
+    await yieldToEventLoop()
+    // The events past the first chunk, each chunk a statement of its own, written only where the first statement wrote
+    // (its first flag's row is then this transaction's: created or updated by it).
+    const [firstChunk, ...chunks] = chunked(events, EVENTS_PER_STATEMENT)
+    const first = values.flags[0]?.name ?? ''
+    const wroteFirst = sql`select 1 from ${features} where ${features.name} = ${first} and ${features}.xmin = pg_current_xact_id()::xid`
     const names = unique([...input.data.features.map((f) => f.name), ...(input.data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature))])
     const gate = sql`select 1 from (${stateSql(input)}) s where row_to_json(s)::text = ${read!.snapshot}`
     const [, , written] = await batch(db, [
       (q) => q.select({ id: projects.id }).from(projects).where(sql`${projects.id} = ${input.project}`).for('update'),
       (q) => q.select({ name: features.name }).from(features).where(sql`${features.name} = any(${sql.param(names)}::text[])`).orderBy(features.name).for('update'),
-      (q) => recordEvents(q, actor, now, events, { alongside: [gate], guarded: true, unguarded: writesSql(input, values, now, actor.createdBy, actor.createdByUserId) }),
-    ])
+      (q) => recordEvents(q, actor, now, firstChunk ?? [], { alongside: [gate], guarded: true, unguarded: writesSql(input, values, now, actor.createdBy, actor.createdByUserId) }),
+      ...chunks.map((chunk) => (q: Db) => recordEvents(q, actor, now, chunk, { alongside: [wroteFirst], guarded: true })),
+    ], { yieldBetween: true })
     return written > 0 || undefined
   })
 }

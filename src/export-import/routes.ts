@@ -45,7 +45,7 @@ const validateRoute = adminRoute({
     '`warnings` (custom strategy types, archived flags of the project left out, existing flags overwritten, dependencies of flags not imported (left out, as Unleash does), flags whose strategies with variants have no order given (kept in the file\'s order)) and `permissions` the caller lacks for it (including SKIP_CHANGE_REQUEST where the environment requires change requests, and in every environment requiring them where the import changes an existing flag\'s type or impressionData, or sets dependencies). ' +
     'A context field or archived flag of a private project the caller may not read is answered as an unknown name. ' +
     '404 for a project the caller may not see, or one without the environment. A document that does not fit importTogglesSchema is answered 200 with every problem in `errors` ' +
-    '(the path and what is wrong, the path in affectedItems), never a 400 that would hide the rest. Records nothing.',
+    '(the path and what is wrong, the path in affectedItems), never a 400 that would hide the rest; but a document over the document limits (1,000 flags, 10,000 strategies, 30,000 constraints, 150,000 constraint values) is a 400, counted before anything else. Records nothing.',
   request: { body: { required: true, content: jsonContent(ValidateImportBodySchema) } },
   responses: { 200: { description: 'The validation', content: jsonContent(ImportTogglesValidateSchema) }, ...pickErrors(400, 401, 403, 404, 415) },
 })
@@ -68,7 +68,7 @@ const importRoute = adminRoute({
     'their tags are replaced (missing tag types and tags created), missing context fields created, and the export\'s dependencies replace the children\'s (one parent, no chains, else 400). ' +
     'Records, as Unleash\'s import, `tag-type-created`, `context-field-created`, `feature-created` or `feature-metadata-updated` (with `feature-stale-on`/`-off` where stale changes), `feature-strategy-remove` (Unleash records none), `feature-strategy-add`, ' +
     '`feature-environment-variants-updated`, `feature-environment-enabled`/`-disabled` where the switch changes, `tag-created`, `feature-untagged`/`feature-tagged` for real changes (Unleash re-tags every tag), `feature-dependency-added`, `feature-link-removed`/`feature-link-added` where the links of a listed flag change (they become those of the import, as in Unleash), `feature-archived` for a flag created archived, then `features-imported`. ' +
-    '409 for a context field whose name a private project\'s field holds. 404 for a project the caller may not see, or one without the environment.',
+    '409 for a context field whose name a private project\'s field holds. 404 for a project the caller may not see, or one without the environment. 400 first for a document over validate\'s document limits or with more strategies for one flag than the resource limit.',
   request: { body: { required: true, content: jsonContent(ImportTogglesSchema) } },
   responses: { 200: { description: 'The import was made' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
 })

@@ -1,3 +1,4 @@
+import { IMPORT_DOCUMENT_LIMITS } from './document-limits.js'
 import * as z from '../http/zod.js'
 import { LinkSchema, MAX_LINKS_PER_FLAG } from '../links/schemas.js'
 import { ConstraintSchema, StrategySchema } from '../strategies/schemas.js'
@@ -93,8 +94,8 @@ const ImportedContextField = z.object({
 })
 
 export const ImportDataSchema = z.object({
-  features: z.array(ImportedFeature).max(1000),
-  featureStrategies: z.array(ImportedStrategy).max(10_000),
+  features: z.array(ImportedFeature).max(IMPORT_DOCUMENT_LIMITS.flags),
+  featureStrategies: z.array(ImportedStrategy).max(IMPORT_DOCUMENT_LIMITS.strategies),
   featureEnvironments: z.array(ImportedFeatureEnvironment).max(1000).optional(),
   contextFields: z.array(ImportedContextField).max(1000).optional(),
   // Tag types and values are trimmed, as the tag routes trim them.

@@ -30,9 +30,11 @@ export const urlGuard: MiddlewareHandler = async (c, next) => {
 
 /**
  * Runs after authentication, so an anonymous caller learns nothing from how its body is judged. Bodies are at most
- * MAX_BODY_BYTES, but on the paths `largerBodies` names (a restore of a whole instance), at most what it says.
+ * MAX_BODY_BYTES, but on the paths `largerBodies` names (a restore of a whole instance), at most what it says; on the
+ * paths `documentChecks` names, the parsed body is also held to that check (it throws the 4xx).
  */
-export function bodyGuard(options: { largerBodies?: Record<string, number> } = {}): MiddlewareHandler {
+export function bodyGuard(options: { largerBodies?: Record<string, number>; documentChecks?: Record<string, (body: unknown) => void> } = {}): MiddlewareHandler {
+  const checks = new Map(Object.entries(options.documentChecks ?? {}))
   const limits = new Map(Object.entries(options.largerBodies ?? {}).map(([path, maxBytes]) => [path, { maxBytes, limit: limitBody(maxBytes) }]))
   const standard = { maxBytes: MAX_BODY_BYTES, limit: limitBody(MAX_BODY_BYTES) }
   return async (c, next) => {
@@ -46,16 +48,17 @@ export function bodyGuard(options: { largerBodies?: Record<string, number> } = {
     // in the bindings), a request with neither header has no body at all.
     if (length !== undefined && !chunked) {
       if (Number(length) > maxBytes) throw tooLarge(maxBytes)
-      return checkBody(c, next)
+      return checkBody(c, next, checks.get(c.req.path))
     }
     if (length === undefined && !chunked && isNodeRequest(c)) return next()
-    return limit(c, () => checkBody(c, next))
+    return limit(c, () => checkBody(c, next, checks.get(c.req.path)))
   }
 }
 
 const isNodeRequest = (c: Context) => typeof (c.env as { incoming?: unknown } | undefined)?.incoming === 'object'
 
-async function checkBody(c: Context, next: Next) {
+/** `check`: the path's own bound on the parsed document (its size counted before any schema walks it). */
+async function checkBody(c: Context, next: Next, check?: (body: unknown) => void) {
   const text = await c.req.text()
   if (text.length > 0) {
     const contentType = (c.req.header('content-type') ?? '').split(';')[0]!.trim()
@@ -69,6 +72,7 @@ async function checkBody(c: Context, next: Next) {
       throw validationError(`Malformed JSON in request body: ${(error as Error).message}`)
     }
     checkJsonValue(parsed)
+    check?.(parsed)
   }
   await next()
 }

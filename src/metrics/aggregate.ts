@@ -38,16 +38,16 @@ export const IMPACT_RETENTION_HOURS = 7 * 24
  * application writes `application-created` in that transaction. Flags that do not exist, or are not in
  * the reporting token's projects, are ignored. Returns how many reports it folded.
  */
-export async function aggregatePendingMetrics(db: Db, clock: Clock, batchSize = BATCH): Promise<number> {
+export async function aggregatePendingMetrics(db: Db, clock: Clock, batchSize = BATCH, clientQuota = CLIENT_NEW_APPLICATIONS_PER_DAY): Promise<number> {
   let total = 0
   for (let i = 0; i < MAX_BATCHES; i++) {
     let folded: number
     try {
-      folded = await db.transaction((tx) => aggregateBatch(tx, clock(), batchSize))
+      folded = await db.transaction((tx) => aggregateBatch(tx, clock(), batchSize, undefined, clientQuota))
     } catch (error) {
       // One bad report must not hold back every report behind it: go one by one, and set aside the one that fails alone.
       console.error('metrics aggregation: a batch failed, folding its reports one by one:', error)
-      folded = await aggregateOneByOne(db, clock, batchSize)
+      folded = await aggregateOneByOne(db, clock, batchSize, clientQuota)
     }
     total += folded
     if (folded < batchSize) break
@@ -56,7 +56,7 @@ export async function aggregatePendingMetrics(db: Db, clock: Clock, batchSize = 
   return total
 }
 
-async function aggregateOneByOne(db: Db, clock: Clock, count: number): Promise<number> {
+async function aggregateOneByOne(db: Db, clock: Clock, count: number, clientQuota: number): Promise<number> {
   let folded = 0
   let after = 0
   for (let i = 0; i < count; i++) {
@@ -64,7 +64,7 @@ async function aggregateOneByOne(db: Db, clock: Clock, count: number): Promise<n
     if (!next) break
     after = next.id
     try {
-      folded += await db.transaction((tx) => aggregateBatch(tx, clock(), 1, next.id))
+      folded += await db.transaction((tx) => aggregateBatch(tx, clock(), 1, next.id, clientQuota))
     } catch (error) {
       console.error(`metrics aggregation: dropping report ${next.id}, which cannot be folded:`, error)
       await db.delete(clientMetricsInbox).where(eq(clientMetricsInbox.id, next.id))
@@ -82,7 +82,7 @@ export async function pruneMetrics(db: Db, now: Date): Promise<void> {
 }
 
 /** Folds up to `batchSize` of the oldest reports nobody else is folding (or just report `onlyId`). */
-async function aggregateBatch(tx: Db, now: Date, batchSize: number, onlyId?: number): Promise<number> {
+async function aggregateBatch(tx: Db, now: Date, batchSize: number, onlyId: number | undefined, clientQuota: number): Promise<number> {
   const claimed = tx
     .select({ id: clientMetricsInbox.id })
     .from(clientMetricsInbox)
@@ -92,7 +92,7 @@ async function aggregateBatch(tx: Db, now: Date, batchSize: number, onlyId?: num
     .for('update', { skipLocked: true })
   const claimedRows = (await tx.delete(clientMetricsInbox).where(inArray(clientMetricsInbox.id, claimed)).returning()).sort((a, b) => a.id - b.id)
   if (claimedRows.length === 0) return 0
-  const rows = await withinFrontendQuota(tx, now, claimedRows)
+  const rows = await withinNewApplicationQuota(tx, now, claimedRows, clientQuota)
   await foldApplications(tx, now, rows)
   await foldInstances(tx, rows)
   await foldCounts(tx, rows)
@@ -102,18 +102,28 @@ async function aggregateBatch(tx: Db, now: Date, batchSize: number, onlyId?: num
 
 /** New applications one frontend token (by name) may create in a day. */
 export const FRONTEND_NEW_APPLICATIONS_PER_DAY = 10
+/** New applications one client (or admin) token may create in a day, by default (FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY). */
+export const CLIENT_NEW_APPLICATIONS_PER_DAY = 200
+/** FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY as a count (default 200); anything but a whole number is refused at start. */
+export function clientNewApplicationsPerDay(value: string | undefined): number {
+  if (value === undefined || value === '') return CLIENT_NEW_APPLICATIONS_PER_DAY
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0) throw new Error(`FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY must be a whole number, got "${value}"`)
+  return n
+}
 
 /**
  * A frontend token ships in browsers: anyone may report with it. Reports of applications nobody knows yet are
  * kept for only the first FRONTEND_NEW_APPLICATIONS_PER_DAY such applications the token creates in a day;
  * the others are dropped (their SDKs were still answered 200, so they do not retry), so random appNames
- * cannot fill the applications list or fan `application-created` events out to integrations.
+ * cannot fill the applications list or fan `application-created` events out to integrations. A client token
+ * (a server SDK, Unleash Edge's bulk reports) the same with `clientQuota` a day: over time it could otherwise
+ * create any number (100 per bulk request).
  */
-async function withinFrontendQuota(tx: Db, now: Date, rows: InboxRow[]): Promise<InboxRow[]> {
-  const frontend = rows.filter((r) => r.fromFrontend)
-  if (frontend.length === 0) return rows
-  const names = [...new Set(frontend.map((r) => r.appName))]
-  const tokens = [...new Set(frontend.map((r) => r.tokenName))]
+async function withinNewApplicationQuota(tx: Db, now: Date, rows: InboxRow[], clientQuota: number): Promise<InboxRow[]> {
+  if (rows.length === 0) return rows
+  const names = [...new Set(rows.map((r) => r.appName))]
+  const tokens = [...new Set(rows.map((r) => r.tokenName))]
   const since = new Date(now.getTime() - 24 * HOUR_MS)
   const [known, createdToday] = await Promise.all([
     tx.select({ appName: clientApplications.appName }).from(clientApplications).where(inArray(clientApplications.appName, names)),
@@ -124,9 +134,10 @@ async function withinFrontendQuota(tx: Db, now: Date, rows: InboxRow[]): Promise
       .groupBy(clientApplications.createdBy),
   ])
   const allowed = new Set(known.map((k) => k.appName))
-  // Applications other reporters of the batch create are not this quota's business.
-  for (const r of rows) if (!r.fromFrontend) allowed.add(r.appName)
-  const left = new Map(tokens.map((t) => [t, FRONTEND_NEW_APPLICATIONS_PER_DAY - (createdToday.find((c) => c.createdBy === t)?.n ?? 0)]))
+  // Token names are unique across types; a name reporting from the frontend API is a frontend token's.
+  const frontendTokens = new Set(rows.filter((r) => r.fromFrontend).map((r) => r.tokenName))
+  const quotaOf = (token: string) => (frontendTokens.has(token) ? FRONTEND_NEW_APPLICATIONS_PER_DAY : clientQuota)
+  const left = new Map(tokens.map((t) => [t, quotaOf(t) - (createdToday.find((c) => c.createdBy === t)?.n ?? 0)]))
   return rows.filter((r) => {
     if (allowed.has(r.appName)) return true
     const remaining = left.get(r.tokenName) ?? 0

@@ -5,6 +5,6 @@ import { aggregatePendingMetrics } from './aggregate.js'
 export type AggregationScheduler = BackgroundJob
 
 /** Folds what SDKs reported (the rows are already stored) into the aggregates, after the response. */
-export function createAggregationScheduler(options: { clock: Clock; background?: RunInBackground; coalesce: boolean }): AggregationScheduler {
-  return backgroundJob('metrics aggregation', (db) => aggregatePendingMetrics(db, options.clock), options)
+export function createAggregationScheduler(options: { clock: Clock; background?: RunInBackground; coalesce: boolean; clientNewApplicationsPerDay?: number }): AggregationScheduler {
+  return backgroundJob('metrics aggregation', (db) => aggregatePendingMetrics(db, options.clock, undefined, options.clientNewApplicationsPerDay), options)
 }

@@ -17,7 +17,7 @@ import {
   tags,
   tagTypes,
 } from '../../schema/index.js'
-import { batch, queryRows, untilUnchanged, type Db } from '../db.js'
+import { batch, queryRows, untilUnchanged, yieldToEventLoop, type Db } from '../db.js'
 import type { Caller } from '../core/principal.js'
 import { recordEvents } from '../events/store.js'
 import { tagCreationLocks } from '../tags/registry.js'
@@ -188,6 +188,8 @@ export async function importState(db: Db, caller: Caller, doc: StateImport, opti
     const [read] = await queryRows<{ snapshot: string }>(db, sql`select row_to_json(s)::text as snapshot from (${stateSql(readOptions)}) s`)
     const snapshot = read!.snapshot
     const state = JSON.parse(snapshot) as StoredState
+    // The read, the plan and the write are each bounded; between them the process answers others.
+    await yieldToEventLoop()
     const known = new Set(state.segments.map((s) => s.name))
     const newSegments = new Set((doc.segments ?? []).map((s) => s.name).filter((n) => !known.has(n))).size
     const allocated =
@@ -197,6 +199,7 @@ export async function importState(db: Db, caller: Caller, doc: StateImport, opti
     const plan = planImport(doc, options, state, actor, now, allocated)
     check(plan.protectedIn)
     if (plan.events.length === 0) return { ...plan.result, events: 0 }
+    await yieldToEventLoop()
     const gate = sql`select 1 from (${stateSql(readOptions)}) s where row_to_json(s)::text = ${snapshot}`
     const answers = await batch(db, [
       ...registryLocks,

@@ -33,7 +33,7 @@ const importRoute = adminRoute({
   tags,
   summary: 'Import an instance state',
   description:
-    `Restores a state document (Flagpost’s, or Unleash 4 or 5’s: versions 2 to 4) in one transaction with its events; at most ${STATE_IMPORT_MAX_BYTES / 1024 / 1024} MiB (413), each list bounded (400). ` +
+    `Restores a state document (Flagpost’s, or Unleash 4 or 5’s: versions 2 to 4) in one transaction with its events; at most ${STATE_IMPORT_MAX_BYTES / 1024 / 1024} MiB (413), each list bounded, and 150,000 constraints and 500,000 values in all (400, counted first). ` +
     'Checked first against the rules of the routes that make each kind (a deprecated strategy type only where the document lists it) and every reference, with one 400 naming every problem. Objects are known by name (a segment too). ' +
     '`keep` (default true) leaves existing objects as they are; `keep=false` overwrites them (a flag with the parts of its configuration the document has). An object already so records nothing. ' +
     '`drop` first deletes, of each kind the document has, what it does not list; never the built-in strategy types, the `default` project, the tag type `simple`, protected environments, environments and projects API tokens are for, ' +

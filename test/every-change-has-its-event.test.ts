@@ -900,6 +900,15 @@ const cases: Case[] = [
     request: async () => ({ path: `/api/admin/user-admin/${(await userWithEmail()).id}/change-password`, body: { password: 'dana-password' } }),
     events: ['user-updated'],
   },
+  {
+    route: 'DELETE /api/admin/user-admin/{id}/sso',
+    request: async () => {
+      const user = await userWithEmail()
+      await t.query(`update users set sso_issuer = 'https://idp.example', sso_subject = 'sub-' || id where id = $1`, [user.id])
+      return { path: `/api/admin/user-admin/${user.id}/sso` }
+    },
+    events: ['user-updated'],
+  },
   { route: 'POST /auth/simple/login', request: async () => ({ path: '/auth/simple/login', body: { username: (await userWithEmail()).username, password: PASSWORD } }), events: [] },
   { route: 'POST /logout', request: async () => ({ path: '/logout', as: (await userWithEmail()).as }), events: [] },
   {

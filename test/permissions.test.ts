@@ -214,6 +214,7 @@ const writeRequests: Record<string, WriteRequest> = {
   'PUT /api/admin/user-admin/{id}': { path: () => `/api/admin/user-admin/${targetUserId}`, body: { name: 'x' } },
   'DELETE /api/admin/user-admin/{id}': { path: () => `/api/admin/user-admin/${targetUserId}` },
   'POST /api/admin/user-admin/{id}/change-password': { path: () => `/api/admin/user-admin/${targetUserId}/change-password`, body: { password: 'long enough' } },
+  'DELETE /api/admin/user-admin/{id}/sso': { path: () => `/api/admin/user-admin/${targetUserId}/sso` },
   'POST /api/admin/banners': { path: () => '/api/admin/banners', body: { message: 'Hello' } },
   'PUT /api/admin/banners/{id}': { path: () => `/api/admin/banners/${bannerId}`, body: { message: 'Hello again' } },
   'POST /api/admin/banners/{id}/on': { path: () => `/api/admin/banners/${bannerId}/on` },

@@ -12,7 +12,7 @@ const ORIGIN = 'http://flagpost.test'
 let provider: TestProvider
 let t: TestApp
 
-const ACCOUNTS = ['victim', 'invited', 'reset', 'bound', 'noverify', 'trusted', 'outsider', 'renamed', 'redirect', 'victim2', 'kelvin', 'nul', 'shape', 'strverify'] as const
+const ACCOUNTS = ['victim', 'invited', 'reset', 'bound', 'noverify', 'trusted', 'outsider', 'renamed', 'redirect', 'victim2', 'kelvin', 'nul', 'shape', 'strverify', 'rebind'] as const
 const emailOf = (who: (typeof ACCOUNTS)[number]) => `${who}@${who === 'outsider' ? 'elsewhere.org' : 'example.com'}`
 
 beforeAll(async () => {
@@ -170,6 +170,29 @@ describe('the ID token\'s identity', () => {
     const agent = newAgent()
     expect(await signInWithProvider(agent, emailOf('renamed'))).toBe('/projects')
     expect((await whoAmI(agent)).body.user.id).toBe(id)
+  })
+
+  it('records a binding as user-updated with the issuer, and an admin may unbind (DELETE …/sso) so another identity binds', async () => {
+    await configure()
+    const id = (await ok(t, 'POST', '/api/admin/user-admin', { email: emailOf('rebind'), rootRole: 'Viewer' })).body.id as number
+    const first = newAgent()
+    expect(await signInWithProvider(first, emailOf('rebind'))).toBe('/projects')
+    const updates = async () =>
+      (await t.query<{ data: any; pre_data: any }>(`select data, pre_data from events where type = 'user-updated' and (data->>'id')::int = $1 order by id`, [id])).map((e) => [e.pre_data.ssoIssuer, e.data.ssoIssuer])
+    expect(await updates()).toEqual([[null, provider.issuer]])
+    tamperIdToken(emailOf('rebind'), { sub: 'replacement-sub' })
+    expect(refusal(await signInWithProvider(newAgent(), emailOf('rebind')))).toMatch(/belongs to another identity/)
+    expect((await t.call('DELETE', `/api/admin/user-admin/${id}/sso`)).status).toBe(200)
+    expect(await bindingOf(emailOf('rebind'))).toEqual({ sso_issuer: null, sso_subject: null })
+    expect(await updates()).toEqual([[null, provider.issuer], [provider.issuer, null]])
+    // The unbinding ended the account's sessions; the new identity binds at its first sign-in.
+    expect((await whoAmI(first)).status).toBe(401)
+    const second = newAgent()
+    expect(await signInWithProvider(second, emailOf('rebind'))).toBe('/projects')
+    expect(await bindingOf(emailOf('rebind'))).toEqual({ sso_issuer: provider.issuer, sso_subject: 'replacement-sub' })
+    // The subject is never in an event; unbinding an unbound user writes nothing; an unknown user is a 404.
+    expect(JSON.stringify(await t.query(`select data, pre_data from events where type = 'user-updated'`))).not.toContain('replacement-sub')
+    expect((await t.call('DELETE', '/api/admin/user-admin/999999/sso')).status).toBe(404)
   })
 
   it('refuses an ID token without email_verified, unless the settings say the provider verifies e-mail addresses', async () => {

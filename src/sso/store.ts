@@ -41,6 +41,13 @@ const idsOf = (text: string) => (text === '' ? [] : text.split(',').map(Number))
 const parsed = <T>(value: unknown) => (typeof value === 'string' ? JSON.parse(value) : value) as T
 
 /**
+ * The audit of a first single sign-on binding an existing account to the provider's identity: `user-updated`, the
+ * account before and after, with the provider's issuer (never the subject nor a token). An admin may undo it
+ * (DELETE /api/admin/user-admin/{id}/sso).
+ */
+const boundEvent = (before: typeof users.$inferSelect, issuer: string): NewEvent => ({ type: 'user-updated', data: { ...userEventData(before), ssoIssuer: issuer }, preData: { ...userEventData(before), ssoIssuer: null } })
+
+/**
  * What group sync changes for a user signing in with the provider's `names` (Unleash's syncExternalGroups): they join
  * every group whose mappings hold one of the names that they are not in (`group-user-added`), and leave the groups with
  * mappings that hold none of them, where sync had made them a member (`group-user-removed`); a membership an admin
@@ -162,12 +169,12 @@ export async function signInWithIdentity(db: Db, settings: OidcSettings, signedI
           return { user, session: started.session, created: false, groupsChanged: false }
         }
         const started = await newGuardedSession(userId, now, idToken)
-        const [made] = await queryRows<{ n: number }>(db, sql`with w0 as (${bindAndTouch(sql`true`)}), w1 as (${started.dropExpired}), w2 as (${started.insert}) select count(*)::int as n from w0`)
-        return made?.n ? { user, session: started.session, created: false, groupsChanged: false } : undefined
+        const made = await recordEvents(db, SYSTEM_ACTOR, now, [boundEvent(found.user, issuer)], { alongside: [bindAndTouch(sql`true`)], guarded: true, unguarded: [started.dropExpired, started.insert] })
+        return made > 0 ? { user, session: started.session, created: false, groupsChanged: false } : undefined
       }
       const started = await newGuardedSession(userId, now, idToken)
       const asRead = sql`${syncedMembershipsText(userId)} = ${found.membershipsText}::text and ${matchingGroupsText(names!)} = ${matchingText}::text`
-      const written = await recordEvents(db, SYSTEM_ACTOR, now, changes.events, {
+      const written = await recordEvents(db, SYSTEM_ACTOR, now, bound ? changes.events : [boundEvent(found.user, issuer), ...changes.events], {
         alongside: [bound ? sql`select 1 where ${asRead}` : bindAndTouch(asRead)],
         guarded: true,
         unguarded: [

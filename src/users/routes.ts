@@ -17,7 +17,7 @@ import {
   UsersSchema,
   UsersSearchSchema,
 } from './schemas.js'
-import { changeUserPassword, createUser, deleteUser, getUser, listUsers, searchUsers, updateUser } from './store.js'
+import { changeUserPassword, createUser, deleteUser, getUser, listUsers, searchUsers, unbindSso, updateUser } from './store.js'
 import { changeOwnPassword } from '../auth/login.js'
 import { limitKeyOf } from '../http/client-address.js'
 import { usersAndGroups } from '../groups/store.js'
@@ -143,6 +143,22 @@ const deleteUserRoute = adminRoute({
   responses: { 200: { description: 'The user was deleted' }, ...pickErrors(400, 401, 403, 404) },
 })
 
+const unbindSsoRoute = adminRoute({
+  method: 'delete',
+  'x-change-requests': 'no-sdk-effect',
+  path: `${userPath}/sso`,
+  operationId: 'unbindUserSso',
+  'x-permission': { name: Permission.ADMIN },
+  tags,
+  summary: "Forget a user's single sign-on identity",
+  description:
+    'A first single sign-on binds an account to the identity at the provider (issuer and subject); later sign-ins need that identity. This forgets it ' +
+    '(for a user whose identity at the provider changed, or an account bound by mistake): the next single sign-on with the address binds whichever identity ' +
+    `signs in first. The user's sessions end. A user bound to none is left as they are. ${adminOnly} Emits \`user-updated\` (with the issuer it was bound to). Not in Unleash.`,
+  request: { params: UserIdParam },
+  responses: { 200: { description: 'The user is bound to no identity' }, ...pickErrors(400, 401, 403, 404) },
+})
+
 const changePasswordRoute = adminRoute({
   method: 'post',
   'x-change-requests': 'no-sdk-effect',
@@ -203,6 +219,10 @@ export const userRoutes = createRouter()
   .openapi(updateUserRoute, async (c) => c.json(await updateUser(c.var.db, c.var.caller, userId(c.req.valid('param').id), c.req.valid('json')), 200))
   .openapi(deleteUserRoute, async (c) => {
     await deleteUser(c.var.db, c.var.caller, userId(c.req.valid('param').id))
+    return c.body(null, 200)
+  })
+  .openapi(unbindSsoRoute, async (c) => {
+    await unbindSso(c.var.db, c.var.caller, userId(c.req.valid('param').id))
     return c.body(null, 200)
   })
   .openapi(changePasswordRoute, async (c) => {

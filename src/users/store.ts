@@ -241,6 +241,28 @@ async function otherAdmins(db: Db, id: number) {
 }
 const lastAdmin = (id: number) => validationError(`User ${id} is the last active Admin: make another user Admin first`)
 
+/**
+ * Forgets the single sign-on identity a user's account is bound to (DELETE /api/admin/user-admin/{id}/sso): the next
+ * single sign-on with that address binds whichever identity signs in first, as for a new account. Their sessions end.
+ * Emits `user-updated` with the issuer it was bound to; a user bound to none is left as they are (no event). 404 for
+ * no such active user.
+ */
+export async function unbindSso(db: Db, caller: Author, id: number): Promise<void> {
+  const { actor, now } = caller
+  await untilUnchanged('The user', async () => {
+    const [read] = await db.select({ user: users, snapshot: rowText(users) }).from(users).where(active(id))
+    if (!read) throw notFound(`Could not find user ${id}`)
+    if (read.user.ssoSubject === null) return true
+    const unbind = sql`update ${users} set sso_issuer = null, sso_subject = null where ${and(active(id), sql`${rowText(users)} = ${read.snapshot}`)} returning id`
+    const written = await recordEvents(db, actor, now, [{ type: 'user-updated', data: { ...userEventData(read.user), ssoIssuer: null }, preData: { ...userEventData(read.user), ssoIssuer: read.user.ssoIssuer } }], {
+      alongside: [unbind],
+      guarded: true,
+      unguarded: [sql`delete from ${sessions} where user_id = ${id} and ${guardPassed}`],
+    })
+    return written > 0 || undefined
+  })
+}
+
 export async function deleteUser(db: Db, caller: Author, id: number): Promise<void> {
   const { actor, now } = caller
   await untilUnchanged('The user', async () => {

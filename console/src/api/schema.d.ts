@@ -2813,6 +2813,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/user-admin/{id}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Forget a user's single sign-on identity
+         * @description A first single sign-on binds an account to the identity at the provider (issuer and subject); later sign-ins need that identity. This forgets it (for a user whose identity at the provider changed, or an account bound by mistake): the next single sign-on with the address binds whichever identity signs in first. The user's sessions end. A user bound to none is left as they are. Needs the Admin root role (permission ADMIN). Emits `user-updated` (with the issuer it was bound to). Not in Unleash.
+         */
+        delete: operations["unbindUserSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/user-admin/{id}/change-password": {
         parameters: {
             query?: never;
@@ -19033,6 +19053,62 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description The user was deleted */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    unbindUserSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user is bound to no identity */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -35,6 +35,12 @@ export default function UsersPage() {
       notifications.show({ message: `User ${userName(user)} deleted`, color: 'green' })
     },
   })
+  // The next single sign-on with the user's address binds whichever identity signs in first (their sessions end now).
+  const unbind = useMutation({
+    mutationFn: (user: User) => ok(api.DELETE('/api/admin/user-admin/{id}/sso', { params: { path: { id: String(user.id) } } })),
+    onSuccess: (_, user) => notifications.show({ message: `${userName(user)} is bound to no single sign-on identity: the next sign-in with the provider binds one`, color: 'green' }),
+    onError: (error) => notifications.show({ message: error.message, color: 'red' }),
+  })
   const rootRoles = users.data?.rootRoles ?? []
   return (
     <ListPage
@@ -100,6 +106,11 @@ export default function UsersPage() {
               <RowButton label={`Set password of ${userName(u)}`} onClick={() => setResetting(u)}>
                 Set password
               </RowButton>
+              {u.email && (
+                <RowButton label={`Forget the single sign-on identity of ${userName(u)}`} onClick={() => unbind.mutate(u)}>
+                  Forget SSO identity
+                </RowButton>
+              )}
               {u.id !== me.data?.user.id && <DeleteButton label={`Delete user ${userName(u)}`} confirm={`Delete the user ${userName(u)}?`} onDelete={() => remove.mutate(u)} />}
             </>
           )}

@@ -72,7 +72,12 @@ export function requestLog(logger: Logger): MiddlewareHandler {
     c.set('requestId', requestId)
     const start = logRequests ? performance.now() : 0
     await next()
-    c.header('X-Request-Id', requestId)
+    // Set on the answer's own headers: c.header after the answer is made would copy the answer (an SDK poll paid for it).
+    try {
+      c.res.headers.set('X-Request-Id', requestId)
+    } catch {
+      c.header('X-Request-Id', requestId)
+    }
     if (!logRequests) return
     const route = matchedRoutes(c).findLast((r) => r.method !== 'ALL')?.path ?? 'unmatched'
     logger.log('info', 'request', {

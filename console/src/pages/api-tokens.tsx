@@ -25,7 +25,8 @@ const typeNamed = (type: TokenType) => TYPES.find((t) => t.value === type)!
 export default function ApiTokensPage() {
   const allows = useAllows()
   const tokens = useQuery({ queryKey: TOKENS_KEY, queryFn: () => ok(api.GET('/api/admin/api-tokens')) })
-  const [creating, setCreating] = useState(false)
+  // The command bar's "Create …" actions open this page with `?create=token`.
+  const [creating, setCreating] = useState(() => new URLSearchParams(window.location.search).get('create') === 'token')
   const [expiring, setExpiring] = useState<Token>()
   const remove = useChange((token: Token) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token: token.secret } } })), TOKENS_KEY, (token) => `Token ${token.tokenName} deleted`)
   const mayCreate = TYPES.some((t) => allows(t.create))

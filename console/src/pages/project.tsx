@@ -39,7 +39,8 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
 
 function LiveProject({ projectId, project }: { projectId: string; project: Overview }) {
   const allows = useAllows()
-  const [creating, setCreating] = useState(false)
+  // The command bar's "Create …" actions open this page with `?create=flag`.
+  const [creating, setCreating] = useState(() => new URLSearchParams(window.location.search).get('create') === 'flag')
   const [importing, setImporting] = useState(false)
   const lifecycle = useProjectLifecycle(projectId)
   const environments = project.environments.map((e) => e.environment)

@@ -1,4 +1,5 @@
-import { useState } from 'react'
+import { SdkSnippets } from '../components/sdk-snippets'
+import { useState, type ReactNode } from 'react'
 import { Button, MultiSelect, Select, TextInput } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
@@ -88,7 +89,7 @@ function ExpiryForm({ token, onDone }: { token: Token; onDone: () => void }) {
   )
 }
 
-function CreateTokenForm({ onCreated }: { onCreated: (secret: string) => void }) {
+function CreateTokenForm({ onCreated }: { onCreated: (secret: string, more?: ReactNode) => void }) {
   const allows = useAllows()
   const queryClient = useQueryClient()
   const environments = useEnvironments()
@@ -107,7 +108,7 @@ function CreateTokenForm({ onCreated }: { onCreated: (secret: string) => void })
       ),
     onSuccess: async (token) => {
       await queryClient.invalidateQueries({ queryKey: TOKENS_KEY })
-      onCreated(token.secret)
+      onCreated(token.secret, <SdkSnippets type={token.type} secret={token.secret} />)
     },
   })
   return (

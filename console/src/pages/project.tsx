@@ -1,3 +1,4 @@
+import { FavoriteStar } from '../components/favorite-star'
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react'
 import { Alert, Anchor, Badge, Button, Card, Checkbox, Group, List, Pagination, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
@@ -48,7 +49,10 @@ function LiveProject({ projectId, project }: { projectId: string; project: Overv
     <Stack>
       <Group justify="space-between">
         <div>
-          <Title order={1}>{project.name}</Title>
+          <Group gap={4} wrap="nowrap">
+            <Title order={1}>{project.name}</Title>
+            <FavoriteStar projectId={projectId} favorite={project.favorite} />
+          </Group>
           {project.description && <Text c="dimmed">{project.description}</Text>}
           <Group gap="md">
             <Anchor component={Link} href={`${projectPath(projectId)}/change-requests`} size="sm">

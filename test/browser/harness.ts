@@ -11,7 +11,7 @@ import { expect } from 'vitest'
 import { readConfig, startServer } from '../../src/server.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const SCREENSHOTS = new URL(process.env.FLAGPOST_UPDATE_SCREENSHOTS === '1' ? '../../docs/screenshots/' : '../../test-results/screenshots/', import.meta.url).pathname
+export const SCREENSHOTS = new URL(process.env.FLAGPOST_UPDATE_SCREENSHOTS === '1' ? '../../docs/screenshots/' : '../../test-results/screenshots/', import.meta.url).pathname
 const OTHER_SCHEME_SCREENSHOTS = new URL('../../test-results/screenshots/other-scheme/', import.meta.url).pathname
 mkdirSync(OTHER_SCHEME_SCREENSHOTS, { recursive: true })
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
@@ -22,8 +22,11 @@ export interface ConsoleUnderTest {
   url: string
   /** Calls the admin API with the admin token, for what the test sets up or checks outside the console. */
   adminApi: (method: string, path: string, body?: unknown) => Promise<any>
-  /** A page of a browser context of its own (its own cookies), failing fast when what it waits for never comes. */
-  newPage: () => Promise<Page>
+  /**
+   * A page of a browser context of its own (its own cookies), failing fast when what it waits for never comes; 1280×800
+   * in the light colour scheme unless `options` say otherwise.
+   */
+  newPage: (options?: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' }) => Promise<Page>
   /** Opens the console and signs in through its form. */
   signIn: (page: Page, username: string, password: string) => Promise<void>
   close: () => Promise<void>
@@ -56,8 +59,10 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
       if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
       return text ? JSON.parse(text) : undefined
     },
-    async newPage() {
-      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' })).newPage()
+    async newPage(options = {}) {
+      const page = await (
+        await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 }, colorScheme: options.colorScheme ?? 'light', reducedMotion: 'reduce' })
+      ).newPage()
       page.setDefaultTimeout(10_000)
       return page
     },

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState, type ComponentType } from 'react'
-import { Group, Modal, Stack, Text, TextInput, UnstyledButton } from '@mantine/core'
+import { Group, Stack, Text, TextInput, UnstyledButton } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
 import { useQuery } from '@tanstack/react-query'
 import { IconFlag, IconFolder, IconPlus, IconSearch } from '@tabler/icons-react'
@@ -8,6 +8,7 @@ import { api, ok } from '../api/client'
 import { allowsSomewhere, useMe } from '../api/session'
 import { visibleGroups } from '../navigation'
 import { flagPath, projectPath, projectOfPath } from '../paths'
+import { Dialog } from './dialog'
 import classes from './command-bar.module.css'
 
 interface Item {
@@ -27,9 +28,9 @@ const MAX_FLAGS = 8
  */
 export function CommandBar({ opened, onClose }: { opened: boolean; onClose: () => void }) {
   return (
-    <Modal opened={opened} onClose={onClose} title="Search Flagpost" size="lg" yOffset="10vh" classNames={{ body: classes.body }}>
+    <Dialog opened={opened} onClose={onClose} title="Search Flagpost" size="lg">
       {opened && <CommandSearch onClose={onClose} />}
-    </Modal>
+    </Dialog>
   )
 }
 

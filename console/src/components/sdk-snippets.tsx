@@ -103,7 +103,7 @@ export function SdkSnippets({ type, secret }: { type: string; secret: string }) 
         {snippets.map((s) => (
           <Tabs.Panel key={s.id} value={s.id} pt="xs">
             <Stack gap="xs">
-              <Code block aria-label={`${s.label} snippet`} style={{ whiteSpace: 'pre', overflowX: 'auto' }}>
+              <Code block tabIndex={0} aria-label={`${s.label} snippet`} style={{ whiteSpace: 'pre', overflowX: 'auto' }}>
                 {s.code}
               </Code>
               <CopyButton value={s.code}>

@@ -4,7 +4,7 @@
 // links, change request titles, playground badges, the secret's font). Screenshots at 1440×900 and 1024×768 in both schemes.
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN_PASSWORD, checkPage, colorSchemeOf, startConsole, type ConsoleUnderTest } from './harness.js'
+import { ADMIN_PASSWORD, checkPage, colorSchemeOf, comboboxOf, startConsole, type ConsoleUnderTest } from './harness.js'
 
 let ui: ConsoleUnderTest
 let admin: Page
@@ -193,7 +193,7 @@ describe('the console frame', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Create API token' }).click()
     dialog = page.getByRole('dialog')
     await dialog.getByLabel('Name').fill('shop-web')
-    await dialog.getByRole('textbox', { name: 'Type' }).click()
+    await comboboxOf(dialog, 'Type').click()
     await page.getByRole('option', { name: /Frontend/i }).click()
     await dialog.getByRole('button', { name: 'Create' }).click()
     dialog = page.getByRole('dialog', { name: 'Your new API token' })

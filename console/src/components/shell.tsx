@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react'
+import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react'
 import { ActionIcon, AppShell, Avatar, Burger, Group, Kbd, Menu, NavLink, Text, Title, Tooltip, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core'
 import { useDisclosure, useLocalStorage } from '@mantine/hooks'
 import { useQueryClient } from '@tanstack/react-query'
@@ -9,8 +9,10 @@ import { useMe, type User } from '../api/session'
 import { isCurrent, titleOf, visibleGroups, type Page } from '../navigation'
 import { ChangePasswordDialog } from './change-password'
 import { Banners } from './banners'
-import { CommandBar } from './command-bar'
 import classes from './shell.module.css'
+
+// A chunk of its own, loaded the first time it opens.
+const CommandBar = lazy(() => import('./command-bar').then((m) => ({ default: m.CommandBar })))
 
 /** The frame of every signed-in page: skip link, navigation, command bar, colour scheme switch and the user's menu. */
 export function Shell({ user, children }: { user: User; children: ReactNode }) {
@@ -126,7 +128,11 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
         <Banners />
         {children}
       </AppShell.Main>
-      <CommandBar opened={searching} onClose={search.close} />
+      {searching && (
+        <Suspense fallback={null}>
+          <CommandBar opened onClose={search.close} />
+        </Suspense>
+      )}
     </AppShell>
   )
 }

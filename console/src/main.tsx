@@ -61,7 +61,9 @@ const resolver: CSSVariablesResolver = (theme) => ({
     ),
     '--mantine-color-dark-9': 'var(--mantine-color-dark-0)',
     '--mantine-color-blue-0': 'var(--mantine-color-dark-6)',
-    [`--mantine-color-${theme.primaryColor}-light-color`]: theme.colors[theme.primaryColor]![2],
+    // The light variant (badges, the current page's link) writes its colour's light-color on a tint of it: shade 2 of
+    // every colour is legible on those tints over the dark body.
+    ...Object.fromEntries(Object.keys(theme.colors).map((color) => [`--mantine-color-${color}-light-color`, theme.colors[color]![2]])),
   },
 })
 

@@ -107,8 +107,8 @@ export async function checkPage(page: Page, name: string) {
   const other = shown === 'dark' ? 'light' : 'dark'
   await page.evaluate(`document.documentElement.setAttribute('data-mantine-color-scheme', '${other}')`)
   try {
-    expect(await axeViolations(page), `accessibility of ${name} in the ${other} colour scheme`).toEqual([])
     await page.screenshot({ path: join(OTHER_SCHEME_SCREENSHOTS, `${name}.png`), fullPage: true })
+    expect(await axeViolations(page), `accessibility of ${name} in the ${other} colour scheme`).toEqual([])
   } finally {
     await page.evaluate(`document.documentElement.setAttribute('data-mantine-color-scheme', '${shown}')`)
   }

@@ -259,6 +259,19 @@ describe('the console frame', { timeout: 90_000 }, () => {
     expect(await badges.allTextContents()).toEqual(expect.arrayContaining(['off']))
   })
 
+  it('sets a project’s change request settings per environment: on, and the approvals needed', async () => {
+    const page = await adminPage()
+    await page.goto(`${ui.url}/projects/billing`)
+    const settings = page.getByRole('region', { name: 'Change request settings' })
+    await settings.getByRole('switch', { name: 'Change requests in development' }).click({ force: true })
+    await settings.getByLabel('Required approvals in development').fill('3')
+    await settings.getByRole('button', { name: 'Save the change request settings of development' }).click()
+    const development = async () =>
+      ((await ui.adminApi('GET', '/api/admin/projects/billing/change-requests/config')) as { environment: string }[]).find((c) => c.environment === 'development')
+    await expect.poll(development).toMatchObject({ changeRequestsEnabled: true, requiredApprovals: 3 })
+    await checkPage(page, 'project-change-request-settings')
+  })
+
   it('leaves screenshots at 1440×900 and 1024×768 in both colour schemes', async () => {
     for (const [width, height] of [
       [1440, 900],

@@ -1,3 +1,4 @@
+import { ChangeRequestSettings } from '../components/change-request-settings'
 import { FavoriteStar } from '../components/favorite-star'
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react'
 import { Alert, Anchor, Badge, Button, Card, Checkbox, Group, List, Pagination, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
@@ -98,6 +99,7 @@ function LiveProject({ projectId, project }: { projectId: string; project: Overv
       <ProjectStats project={project} />
       <FlagList projectId={projectId} flagCount={project.featureTypeCounts.reduce((n, t) => n + t.count, 0)} environments={environments} canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)} canArchive={allows('DELETE_FEATURE', projectId)} />
       {allows('UPDATE_PROJECT', projectId) && <ProjectEnvironments projectId={projectId} environments={environments} />}
+      {allows('UPDATE_PROJECT', projectId) && <ChangeRequestSettings projectId={projectId} />}
       {allows('UPDATE_PROJECT', projectId) && <ProjectAccess projectId={projectId} />}
       <Dialog opened={creating} onClose={() => setCreating(false)} title="Create flag">
         {creating && <CreateFlagForm projectId={projectId} onDone={() => setCreating(false)} />}

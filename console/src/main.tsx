@@ -53,7 +53,7 @@ const resolver: CSSVariablesResolver = (theme) => ({
   dark: {
     '--mantine-color-dimmed': 'var(--mantine-color-dark-1)',
     ...Object.fromEntries(
-      ['red', 'orange', 'yellow', 'green', 'gray'].flatMap((color) => [
+      ['red', 'orange', 'yellow', 'green', 'teal', 'gray'].flatMap((color) => [
         [`--mantine-color-${color}-7`, theme.colors[color]![3]],
         [`--mantine-color-${color}-8`, theme.colors[color]![3]],
         [`--mantine-color-${color}-9`, theme.colors[color]![2]],

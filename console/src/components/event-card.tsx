@@ -18,7 +18,7 @@ export function EventCard({ event }: { event: Schemas['eventSchema'] }) {
         {event.project && (
           <Text size="sm">
             project{' '}
-            <Anchor component={Link} href={projectPath(event.project)} inherit>
+            <Anchor component={Link} href={projectPath(event.project)} inherit underline="always">
               {event.project}
             </Anchor>
           </Text>
@@ -27,7 +27,7 @@ export function EventCard({ event }: { event: Schemas['eventSchema'] }) {
           <Text size="sm">
             flag{' '}
             {event.project ? (
-              <Anchor component={Link} href={flagPath(event.project, event.featureName)} inherit>
+              <Anchor component={Link} href={flagPath(event.project, event.featureName)} inherit underline="always">
                 {event.featureName}
               </Anchor>
             ) : (

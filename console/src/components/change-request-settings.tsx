@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react'
-import { Button, Card, NumberInput, Stack, Switch, Table, Text, Title } from '@mantine/core'
+import { Button, Card, NumberInput, Stack, Switch, Table, Text, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { api, ok } from '../api/client'
@@ -40,7 +40,7 @@ export function ChangeRequestSettings({ projectId }: { projectId: string }) {
               <Table.Th>Change requests</Table.Th>
               <Table.Th>Required approvals</Table.Th>
               <Table.Th>
-                <span className="mantine-visually-hidden">Save</span>
+                <VisuallyHidden>Save</VisuallyHidden>
               </Table.Th>
             </Table.Tr>
           </Table.Thead>

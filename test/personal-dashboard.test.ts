@@ -58,17 +58,17 @@ describe('GET /api/admin/personal-dashboard (operation 11)', () => {
   it('gives a user the projects they have a role in or favorited, with health, members and flags', async () => {
     const res = await dashboard(bob)
     expect(res.body.projects).toEqual([
-      { id: 'alpha', name: 'Alpha', health: 75, memberCount: 2, featureCount: 4 },
-      { id: 'beta', name: 'Beta', health: 100, memberCount: 1, featureCount: 1 },
+      { id: 'alpha', name: 'Alpha', health: 75, memberCount: 2, featureCount: 4, favorite: false },
+      { id: 'beta', name: 'Beta', health: 100, memberCount: 1, featureCount: 1, favorite: true },
     ])
     const overview = await t.call('GET', '/api/admin/projects/alpha')
     expect(overview.body.health).toBe(res.body.projects[0].health)
   })
 
-  it('gives a user the live flags they created or favorited, newest first', async () => {
+  it('gives a user the live flags they created or favorited, newest first, saying which are favorites', async () => {
     expect((await dashboard(bob)).body.flags).toEqual([
-      { name: 'beta-flag', project: 'beta', type: 'kill-switch' },
-      { name: 'b-mine', project: 'alpha', type: 'experiment' },
+      { name: 'beta-flag', project: 'beta', type: 'kill-switch', favorite: true },
+      { name: 'b-mine', project: 'alpha', type: 'experiment', favorite: false },
     ])
     expect((await dashboard(alice)).body.flags.map((f: { name: string }) => f.name)).toEqual(['a-old', 'a-two', 'a-one'])
   })
@@ -106,7 +106,7 @@ describe('GET /api/admin/personal-dashboard (operation 11)', () => {
     const flags = (await dashboard(user)).body.flags
     expect(flags).toHaveLength(100)
     expect(flags[0].name).toBe(`${many}-101`)
-    expect((await dashboard(user)).body.projects).toEqual([{ id: many, name: 'Many', health: 100, memberCount: 1, featureCount: 102 }])
+    expect((await dashboard(user)).body.projects).toEqual([{ id: many, name: 'Many', health: 100, memberCount: 1, featureCount: 102, favorite: false }])
   })
 
   it('names the members of a group holding Owner as owners, each once, as users; none of a project archived', async () => {

@@ -41,3 +41,13 @@ if (path !== SIGN_IN_PATH && path !== NEW_USER_PATH && path !== SIGN_UP_PATH) {
     start('/api/admin/search/features', flagListSearch(projectId, flagListView(location.search)))
   }
 }
+
+// The colour scheme before the first paint (Mantine sets the same attribute once it runs): the one picked with the
+// header's switch (Mantine's localStorage key), else the system's.
+try {
+  const picked = localStorage.getItem('mantine-color-scheme-value')
+  const scheme = picked === 'light' || picked === 'dark' ? picked : matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light'
+  document.documentElement.setAttribute('data-mantine-color-scheme', scheme)
+} catch {
+  // No storage (a private window's policy): Mantine decides when it runs.
+}

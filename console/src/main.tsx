@@ -1,5 +1,6 @@
 import '@mantine/core/styles.css'
 import '@mantine/notifications/styles.css'
+import './dark.css'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { MantineProvider, Notification, createTheme, darken, type CSSVariablesResolver } from '@mantine/core'
@@ -46,12 +47,29 @@ const resolver: CSSVariablesResolver = (theme) => ({
     // pointer: 4.1:1 for indigo, below AA's 4.5:1. Shade 9 darkened by a fifth passes on both (5.5:1 under the pointer).
     [`--mantine-color-${theme.primaryColor}-light-color`]: darken(theme.colors[theme.primaryColor]![9], 0.2),
   },
-  dark: {},
+  // The dark scheme (prefers-color-scheme, or the header's switch): the shades the pages name for warnings, errors and
+  // states (red.8, red.9, orange.9, green.9 ...) are dark ones, legible on white and not on Mantine's dark grey; here
+  // they are light shades, so every page passes AA contrast in both schemes without knowing which one it is in.
+  dark: {
+    '--mantine-color-dimmed': 'var(--mantine-color-dark-1)',
+    ...Object.fromEntries(
+      ['red', 'orange', 'yellow', 'green', 'teal', 'gray'].flatMap((color) => [
+        [`--mantine-color-${color}-7`, theme.colors[color]![3]],
+        [`--mantine-color-${color}-8`, theme.colors[color]![3]],
+        [`--mantine-color-${color}-9`, theme.colors[color]![2]],
+      ]),
+    ),
+    '--mantine-color-dark-9': 'var(--mantine-color-dark-0)',
+    '--mantine-color-blue-0': 'var(--mantine-color-dark-6)',
+    // The light variant (badges, the current page's link) writes its colour's light-color on a tint of it: shade 2 of
+    // every colour is legible on those tints over the dark body.
+    ...Object.fromEntries(Object.keys(theme.colors).map((color) => [`--mantine-color-${color}-light-color`, theme.colors[color]![2]])),
+  },
 })
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <MantineProvider theme={theme} cssVariablesResolver={resolver}>
+    <MantineProvider theme={theme} cssVariablesResolver={resolver} defaultColorScheme="auto">
       <Notifications />
       <QueryClientProvider client={queryClient}>
         <App />

@@ -31,11 +31,19 @@ export const PersonalDashboardSchema = z
           health: z.number().int().min(0).max(100),
           memberCount: z.number().int(),
           featureCount: z.number().int(),
+          favorite: z.boolean().openapi({ description: 'Whether the caller favorited the project (Flagpost; Unleash does not say)' }),
         }),
       )
       .openapi({ description: 'Live projects where the caller has a role, or that they favorited, by name' }),
     flags: z
-      .array(z.object({ name: z.string(), project: z.string(), type: z.string() }))
+      .array(
+        z.object({
+          name: z.string(),
+          project: z.string(),
+          type: z.string(),
+          favorite: z.boolean().openapi({ description: 'Whether the caller favorited the flag; false for one they only created (Flagpost; Unleash does not say)' }),
+        }),
+      )
       .openapi({ description: 'Live flags the caller created or favorited, newest first, at most 100' }),
   })
   .openapi('personalDashboardSchema')

@@ -66,6 +66,7 @@ async function personalProjects(db: Db, userId: number, principal: string, hidde
       featureCount: sql<number>`count(${features.name})`.mapWith(Number),
       stale: sql<number>`count(${features.name}) filter (where ${features.stale})`.mapWith(Number),
       potentiallyStale: sql<number>`count(${features.name}) filter (where ${potentiallyStaleSql(now)})`.mapWith(Number),
+      favorite: sql<boolean>`exists (select 1 from ${favoriteProjects} fp where fp.principal = ${principal} and fp.project = ${projects}.id)`,
     })
     .from(projects)
     .leftJoin(features, and(eq(features.project, projects.id), isNull(features.archivedAt)))
@@ -90,13 +91,19 @@ async function personalProjects(db: Db, userId: number, principal: string, hidde
     health: r.featureCount === 0 ? 100 : Math.max(0, Math.min(100, Math.round(100 - (r.stale / r.featureCount) * 100 - (r.potentiallyStale / r.featureCount) * 100))),
     memberCount: r.memberCount,
     featureCount: r.featureCount,
+    favorite: r.favorite,
   }))
 }
 
 /** Live flags the user created or favorited, newest first. */
 async function personalFlags(db: Db, userId: number, principal: string, hidden: readonly string[]) {
   return db
-    .select({ name: features.name, project: features.project, type: features.type })
+    .select({
+      name: features.name,
+      project: features.project,
+      type: features.type,
+      favorite: sql<boolean>`exists (select 1 from ${favoriteFeatures} ff where ff.principal = ${principal} and ff.feature_name = ${features.name})`,
+    })
     .from(features)
     .where(
       and(

@@ -2,7 +2,7 @@
 // playwright-core, axe-core on every page and a screenshot of it. Each test file calls startConsole() in its
 // beforeAll and close() in its afterAll: a server and a browser of its own.
 import { mkdtemp, rm } from 'node:fs/promises'
-import { readFileSync, existsSync } from 'node:fs'
+import { readFileSync, existsSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
@@ -11,7 +11,9 @@ import { expect } from 'vitest'
 import { readConfig, startServer } from '../../src/server.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const SCREENSHOTS = new URL(process.env.FLAGPOST_UPDATE_SCREENSHOTS === '1' ? '../../docs/screenshots/' : '../../test-results/screenshots/', import.meta.url).pathname
+export const SCREENSHOTS = new URL(process.env.FLAGPOST_UPDATE_SCREENSHOTS === '1' ? '../../docs/screenshots/' : '../../test-results/screenshots/', import.meta.url).pathname
+const OTHER_SCHEME_SCREENSHOTS = new URL('../../test-results/screenshots/other-scheme/', import.meta.url).pathname
+mkdirSync(OTHER_SCHEME_SCREENSHOTS, { recursive: true })
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 export const ADMIN_PASSWORD = 'console-admin-password'
 export const TOKEN = '*:*.browser-test-admin'
@@ -20,8 +22,11 @@ export interface ConsoleUnderTest {
   url: string
   /** Calls the admin API with the admin token, for what the test sets up or checks outside the console. */
   adminApi: (method: string, path: string, body?: unknown) => Promise<any>
-  /** A page of a browser context of its own (its own cookies), failing fast when what it waits for never comes. */
-  newPage: () => Promise<Page>
+  /**
+   * A page of a browser context of its own (its own cookies), failing fast when what it waits for never comes; 1280×800
+   * in the light colour scheme unless `options` say otherwise.
+   */
+  newPage: (options?: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' }) => Promise<Page>
   /** Opens the console and signs in through its form. */
   signIn: (page: Page, username: string, password: string) => Promise<void>
   close: () => Promise<void>
@@ -54,8 +59,10 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
       if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
       return text ? JSON.parse(text) : undefined
     },
-    async newPage() {
-      const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 }, reducedMotion: 'reduce' })).newPage()
+    async newPage(options = {}) {
+      const page = await (
+        await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 }, colorScheme: options.colorScheme ?? 'light', reducedMotion: 'reduce' })
+      ).newPage()
       page.setDefaultTimeout(10_000)
       return page
     },
@@ -73,17 +80,38 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
   }
 }
 
-/** The page as it settles: no axe-core violation, and a screenshot under `name`. */
-export async function checkPage(page: Page, name: string) {
-  await page.waitForLoadState('networkidle')
+/** The violations axe-core finds in the page as it is. */
+async function axeViolations(page: Page): Promise<string[]> {
   // Evaluated through the browser's DevTools protocol: the console's Content-Security-Policy refuses inline scripts.
-  await page.evaluate(axeSource)
+  if (!(await page.evaluate<boolean>(`typeof axe !== 'undefined'`))) await page.evaluate(axeSource)
   // A string, evaluated in the page: this file is compiled without the DOM's types.
-  const violations = await page.evaluate<string[]>(
+  return page.evaluate<string[]>(
     `axe.run(document).then((r) => r.violations.map((v) => v.id + ': ' + v.help + ' at ' + v.nodes.map((n) => JSON.stringify(n.target)).join(' ')))`,
   )
-  expect(violations, `accessibility of ${name}`).toEqual([])
+}
+
+/** The console's colour scheme as the page shows it (Mantine's attribute on <html>). */
+export const colorSchemeOf = (page: Page) => page.evaluate<string | null>(`document.documentElement.getAttribute('data-mantine-color-scheme')`)
+
+/**
+ * The page as it settles: no axe-core violation, in its colour scheme and then in the other one (the console follows
+ * prefers-color-scheme, or the header's switch), and a screenshot under `name` (the other scheme's in
+ * test-results/screenshots/other-scheme/, never in docs).
+ */
+export async function checkPage(page: Page, name: string) {
+  await page.waitForLoadState('networkidle')
+  expect(await axeViolations(page), `accessibility of ${name}`).toEqual([])
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  const shown = await colorSchemeOf(page)
+  if (shown === null) return
+  const other = shown === 'dark' ? 'light' : 'dark'
+  await page.evaluate(`document.documentElement.setAttribute('data-mantine-color-scheme', '${other}')`)
+  try {
+    await page.screenshot({ path: join(OTHER_SCHEME_SCREENSHOTS, `${name}.png`), fullPage: true })
+    expect(await axeViolations(page), `accessibility of ${name} in the ${other} colour scheme`).toEqual([])
+  } finally {
+    await page.evaluate(`document.documentElement.setAttribute('data-mantine-color-scheme', '${shown}')`)
+  }
 }
 
 /** Mantine's Select and MultiSelect inputs, by their label. */

@@ -7333,12 +7333,16 @@ export interface components {
                 health: number;
                 memberCount: number;
                 featureCount: number;
+                /** @description Whether the caller favorited the project (Flagpost; Unleash does not say) */
+                favorite: boolean;
             }[];
             /** @description Live flags the caller created or favorited, newest first, at most 100 */
             flags: {
                 name: string;
                 project: string;
                 type: string;
+                /** @description Whether the caller favorited the flag; false for one they only created (Flagpost; Unleash does not say) */
+                favorite: boolean;
             }[];
         };
         instanceAdminStatsSchema: {

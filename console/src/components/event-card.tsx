@@ -1,6 +1,8 @@
-import { Badge, Card, Code, Group, Text } from '@mantine/core'
+import { Anchor, Badge, Card, Code, Group, Text } from '@mantine/core'
+import { Link } from 'wouter'
 import type { Schemas } from '../api/client'
 import { diff } from '../diff'
+import { flagPath, projectPath } from '../paths'
 
 const show = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
 
@@ -13,8 +15,26 @@ export function EventCard({ event }: { event: Schemas['eventSchema'] }) {
         <Badge variant="light">{event.type}</Badge>
         <Text size="sm">{new Date(event.createdAt).toLocaleString()}</Text>
         <Text size="sm">by {event.createdBy}</Text>
-        {event.project && <Text size="sm">project {event.project}</Text>}
-        {event.featureName && <Text size="sm">flag {event.featureName}</Text>}
+        {event.project && (
+          <Text size="sm">
+            project{' '}
+            <Anchor component={Link} href={projectPath(event.project)} inherit underline="always">
+              {event.project}
+            </Anchor>
+          </Text>
+        )}
+        {event.featureName && (
+          <Text size="sm">
+            flag{' '}
+            {event.project ? (
+              <Anchor component={Link} href={flagPath(event.project, event.featureName)} inherit underline="always">
+                {event.featureName}
+              </Anchor>
+            ) : (
+              event.featureName
+            )}
+          </Text>
+        )}
         {event.environment && <Text size="sm">in {event.environment}</Text>}
       </Group>
       {changes.length > 0 && (

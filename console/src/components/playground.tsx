@@ -124,8 +124,8 @@ export function PlaygroundResults({ response }: { response: Schemas['advancedPla
                   <Table.Tr key={`${env}-${i}`}>
                     <Table.Td>{env}</Table.Td>
                     <Table.Td>{contextText(r.context)}</Table.Td>
-                    <Table.Td>
-                      <Badge color={r.isEnabled ? 'teal.9' : 'gray.8'}>{r.isEnabled ? 'on' : r.strategies.result === 'unknown' ? 'unknown' : 'off'}</Badge>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                      <Badge color={r.isEnabled ? 'teal.9' : 'gray.8'} style={{ flexShrink: 0, overflow: 'visible' }} styles={{ label: { overflow: 'visible' } }}>{r.isEnabled ? 'on' : r.strategies.result === 'unknown' ? 'unknown' : 'off'}</Badge>
                     </Table.Td>
                     <Table.Td>{r.variant && r.variant.name !== 'disabled' ? `${r.variant.name}${r.variant.payload ? ` (${r.variant.payload.value})` : ''}` : '—'}</Table.Td>
                     <Table.Td>{reasonOf(r)}</Table.Td>

@@ -9,18 +9,22 @@ export function SecretDialog({
   onClose,
   label = 'secret',
   warning = 'You will not see this secret again: Flagpost stores only a hash of it. Copy it now.',
+  children,
 }: {
   title: string
   secret: string | undefined
   onClose: () => void
   label?: string
   warning?: string
+  /** Shown under the secret (an SDK token's snippets). */
+  children?: ReactNode
 }) {
   return (
     <Dialog opened={secret !== undefined} onClose={onClose} title={title} size="lg">
       <Stack>
         <Text fw={700}>{warning}</Text>
-        <TextInput label={label[0]!.toUpperCase() + label.slice(1)} value={secret ?? ''} readOnly ff="monospace" onFocus={(e) => e.currentTarget.select()} />
+        {/* The secret in the monospace font, its label in the console's (ff on the root set the label's font, not the value's). */}
+        <TextInput label={label[0]!.toUpperCase() + label.slice(1)} value={secret ?? ''} readOnly styles={{ input: { fontFamily: 'var(--mantine-font-family-monospace)' } }} onFocus={(e) => e.currentTarget.select()} />
         <Group>
           <CopyButton value={secret ?? ''}>
             {({ copied, copy }) => (
@@ -33,6 +37,7 @@ export function SecretDialog({
             Done
           </Button>
         </Group>
+        {children}
       </Stack>
     </Dialog>
   )
@@ -59,19 +64,21 @@ export function SecretFormDialog({
   secretTitle: string
   label?: string
   warning?: string
-  children: (created: (secret: string) => void) => ReactNode
+  children: (created: (secret: string, more?: ReactNode) => void) => ReactNode
 }) {
-  const [shown, setShown] = useState<{ title: string; secret: string }>()
-  const created = (secret: string) => {
+  const [shown, setShown] = useState<{ title: string; secret: string; more?: ReactNode }>()
+  const created = (secret: string, more?: ReactNode) => {
     onClose()
-    setShown({ title: secretTitle, secret })
+    setShown({ title: secretTitle, secret, more })
   }
   return (
     <>
       <Dialog opened={opened} onClose={onClose} title={title} size={size}>
         {opened && children(created)}
       </Dialog>
-      <SecretDialog title={shown?.title ?? ''} secret={shown?.secret} label={label} warning={warning} onClose={() => setShown(undefined)} />
+      <SecretDialog title={shown?.title ?? ''} secret={shown?.secret} label={label} warning={warning} onClose={() => setShown(undefined)}>
+        {shown?.more}
+      </SecretDialog>
     </>
   )
 }

@@ -1,61 +1,51 @@
-import type { ReactNode } from 'react'
-import { AppShell, Avatar, Burger, Group, Menu, NavLink, Text, Title, UnstyledButton } from '@mantine/core'
-import { useDisclosure } from '@mantine/hooks'
+import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react'
+import { ActionIcon, AppShell, Avatar, Burger, Group, Kbd, Menu, NavLink, Text, Title, Tooltip, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core'
+import { useDisclosure, useLocalStorage } from '@mantine/hooks'
 import { useQueryClient } from '@tanstack/react-query'
+import { IconMoon, IconSearch, IconSun } from '@tabler/icons-react'
 import { Link, useLocation } from 'wouter'
 import { api, SIGN_IN_PATH } from '../api/client'
-import { allowsSomewhere, useMe, type User } from '../api/session'
+import { useMe, type User } from '../api/session'
+import { isCurrent, titleOf, visibleGroups, type Page } from '../navigation'
 import { ChangePasswordDialog } from './change-password'
 import { Banners } from './banners'
+import classes from './shell.module.css'
 
-type Permissions = Parameters<typeof allowsSomewhere>[0]
-interface Page {
-  href: string
-  label: string
-  exact: boolean
-  /** Whether the signed-in user may use the page; absent: everyone may. */
-  shownTo?: (permissions: Permissions) => boolean
-}
+// A chunk of its own, loaded the first time it opens.
+const CommandBar = lazy(() => import('./command-bar').then((m) => ({ default: m.CommandBar })))
 
-const PAGES: Page[] = [
-  { href: '/', label: 'Home', exact: true },
-  { href: '/projects', label: 'Projects', exact: false },
-  { href: '/events', label: 'Event log', exact: true },
-  { href: '/playground', label: 'Playground', exact: true },
-  { href: '/applications', label: 'Applications', exact: true },
-]
-
-const may = (...names: string[]) => (permissions: Permissions) => names.some((name) => allowsSomewhere(permissions, name))
-
-const ADMIN_PAGES: Page[] = [
-  { href: '/segments', label: 'Segments', exact: true },
-  { href: '/context-fields', label: 'Context fields', exact: true },
-  { href: '/tag-types', label: 'Tag types', exact: true, shownTo: may('CREATE_TAG_TYPE', 'UPDATE_TAG_TYPE', 'DELETE_TAG_TYPE') },
-  { href: '/flag-types', label: 'Flag types', exact: true },
-  { href: '/environments', label: 'Environments', exact: true },
-  { href: '/strategy-types', label: 'Strategy types', exact: true },
-  { href: '/api-tokens', label: 'API tokens', exact: true, shownTo: may('READ_CLIENT_API_TOKEN', 'READ_FRONTEND_API_TOKEN') },
-  { href: '/personal-tokens', label: 'Personal access tokens', exact: true },
-  { href: '/integrations', label: 'Integrations', exact: true, shownTo: may('ADMIN') },
-  { href: '/signal-endpoints', label: 'Signal endpoints', exact: true, shownTo: may('ADMIN') },
-  { href: '/users', label: 'Users', exact: true, shownTo: may('ADMIN') },
-  { href: '/service-accounts', label: 'Service accounts', exact: true, shownTo: may('ADMIN') },
-  { href: '/groups', label: 'Groups', exact: true, shownTo: may('ADMIN') },
-  { href: '/roles', label: 'Roles', exact: true, shownTo: may('ADMIN') },
-  { href: '/invite-links', label: 'Invite links', exact: true, shownTo: may('ADMIN') },
-  { href: '/single-sign-on', label: 'Single sign-on', exact: true, shownTo: may('ADMIN') },
-  { href: '/banners', label: 'Banners', exact: true, shownTo: may('ADMIN') },
-  { href: '/instance-state', label: 'Backup and restore', exact: true, shownTo: may('ADMIN') },
-]
-
-/** The frame of every signed-in page: navigation, and the user's menu with sign-out. */
+/** The frame of every signed-in page: skip link, navigation, command bar, colour scheme switch and the user's menu. */
 export function Shell({ user, children }: { user: User; children: ReactNode }) {
   const [opened, { toggle, close }] = useDisclosure()
   const [changingPassword, passwordDialog] = useDisclosure()
+  const [searching, search] = useDisclosure()
   const [location, setLocation] = useLocation()
   const queryClient = useQueryClient()
   const permissions = useMe().data?.permissions
   const name = user.name ?? user.username ?? user.email ?? `user ${user.id}`
+  // Groups the user closed stay closed (this browser).
+  const [closedGroups, setClosedGroups] = useLocalStorage<string[]>({ key: 'flagpost-closed-navigation-groups', defaultValue: [] })
+
+  useEffect(() => {
+    document.title = titleOf(location)
+  }, [location])
+
+  // Ctrl-K (⌘K) anywhere, and "/" outside a field, open the command bar.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null
+      const typing = target?.closest('input, textarea, select, [contenteditable="true"]') != null
+      if ((event.key === 'k' || event.key === 'K') && (event.ctrlKey || event.metaKey) && !event.altKey) {
+        event.preventDefault()
+        search.open()
+      } else if (event.key === '/' && !typing && !event.ctrlKey && !event.metaKey && !event.altKey) {
+        event.preventDefault()
+        search.open()
+      }
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [search])
 
   async function signOut() {
     const { data } = await api.POST('/logout')
@@ -66,54 +56,121 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
   }
 
   return (
-    <AppShell header={{ height: 56 }} navbar={{ width: 220, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+    <AppShell header={{ height: 56 }} navbar={{ width: 240, breakpoint: 'lg', collapsed: { mobile: !opened } }} padding="md">
+      <a href="#main" className={classes.skip}>
+        Skip to content
+      </a>
       <AppShell.Header>
-        <Group h="100%" px="md" justify="space-between">
-          <Group gap="sm">
-            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="lg" size="sm" aria-label="Toggle navigation" aria-expanded={opened} />
             <Title order={2} size="h4">
               Flagpost
             </Title>
           </Group>
-          <Menu position="bottom-end" withinPortal>
-            <Menu.Target>
-              <UnstyledButton aria-label={`Account of ${name}`}>
-                <Group gap="xs">
-                  <Avatar src={user.imageUrl} alt="" size="sm" radius="xl" />
-                  <Text size="sm">{name}</Text>
-                </Group>
-              </UnstyledButton>
-            </Menu.Target>
-            <Menu.Dropdown>
-              <Menu.Label>Signed in as {user.username ?? user.email ?? name}</Menu.Label>
-              <Menu.Item onClick={passwordDialog.open}>Change password</Menu.Item>
-              <Menu.Item onClick={() => void signOut()}>Sign out</Menu.Item>
-            </Menu.Dropdown>
-          </Menu>
+          <Group gap="xs" wrap="nowrap">
+            <UnstyledButton className={classes.search} onClick={search.open} aria-keyshortcuts="Control+K /">
+              <Group gap="xs" wrap="nowrap">
+                <IconSearch size={16} aria-hidden />
+                <Text size="sm">Find</Text>
+                <Kbd size="xs" visibleFrom="sm">
+                  Ctrl K
+                </Kbd>
+              </Group>
+            </UnstyledButton>
+            <ColorSchemeSwitch />
+            <Menu position="bottom-end" withinPortal>
+              <Menu.Target>
+                <UnstyledButton aria-label={`Account of ${name}`}>
+                  <Group gap="xs" wrap="nowrap">
+                    {/* Mantine's placeholder, not the API's imageUrl (an external avatar service): the console's CSP allows images of its own origin only, and no third party learns who uses the console. */}
+                    <Avatar alt="" size="sm" radius="xl" />
+                    <Text size="sm" visibleFrom="sm">
+                      {name}
+                    </Text>
+                  </Group>
+                </UnstyledButton>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Label>Signed in as {user.username ?? user.email ?? name}</Menu.Label>
+                <Menu.Item onClick={passwordDialog.open}>Change password</Menu.Item>
+                <Menu.Item onClick={() => void signOut()}>Sign out</Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          </Group>
           <ChangePasswordDialog opened={changingPassword} onClose={passwordDialog.close} />
         </Group>
       </AppShell.Header>
       {/* The navigation scrolls on its own when its pages outgrow the window's height. */}
       <AppShell.Navbar p="xs" aria-label="Main" style={{ overflowY: 'auto' }}>
-        {PAGES.map((page) => (
-          <PageLink key={page.href} page={page} location={location} onClick={close} />
-        ))}
-        <Text size="xs" fw={700} c="dimmed" mt="md" mb={4} px="sm" component="h2">
-          Admin
-        </Text>
-        {ADMIN_PAGES.filter((page) => page.shownTo?.(permissions) ?? true).map((page) => (
-          <PageLink key={page.href} page={page} location={location} onClick={close} />
-        ))}
+        {visibleGroups(permissions).map((group) => {
+          const groupOpened = !closedGroups.includes(group.label)
+          return (
+            <NavLink
+              key={group.label}
+              component="button"
+              label={group.label}
+              opened={groupOpened}
+              onChange={(open) => setClosedGroups((list) => (open ? list.filter((g) => g !== group.label) : [...list, group.label]))}
+              aria-expanded={groupOpened}
+              fw={700}
+              childrenOffset={0}
+              classNames={{ label: classes.groupLabel }}
+            >
+              {group.pages.map((page) => (
+                <PageLink key={page.href} page={page} location={location} onClick={close} />
+              ))}
+            </NavLink>
+          )
+        })}
       </AppShell.Navbar>
-      <AppShell.Main>
+      <AppShell.Main id="main" tabIndex={-1} className={classes.main}>
         <Banners />
         {children}
       </AppShell.Main>
+      {searching && (
+        <Suspense fallback={null}>
+          <CommandBar opened onClose={search.close} />
+        </Suspense>
+      )}
     </AppShell>
   )
 }
 
 function PageLink({ page, location, onClick }: { page: Page; location: string; onClick: () => void }) {
-  const active = page.exact ? location === page.href : location === page.href || location.startsWith(`${page.href}/`)
-  return <NavLink component={Link} href={page.href} label={page.label} active={active} onClick={onClick} aria-current={active ? 'page' : undefined} />
+  const active = isCurrent(page, location)
+  const Icon = page.icon
+  return (
+    <NavLink
+      component={Link}
+      href={page.href}
+      label={page.label}
+      leftSection={<Icon size={18} stroke={1.6} aria-hidden />}
+      active={active}
+      onClick={onClick}
+      aria-current={active ? 'page' : undefined}
+    />
+  )
+}
+
+/** Light or dark: the system's (prefers-color-scheme) until the user picks one here, then theirs (localStorage). */
+function ColorSchemeSwitch() {
+  const { setColorScheme } = useMantineColorScheme()
+  const computed = useComputedColorScheme('light')
+  const [dark, setDark] = useState(computed === 'dark')
+  useEffect(() => setDark(computed === 'dark'), [computed])
+  const label = dark ? 'Use light colours' : 'Use dark colours'
+  return (
+    <Tooltip label={label}>
+      <ActionIcon
+        variant="default"
+        size="lg"
+        aria-pressed={dark}
+        aria-label="Dark colours"
+        onClick={() => setColorScheme(dark ? 'light' : 'dark')}
+      >
+        {dark ? <IconSun size={18} aria-hidden /> : <IconMoon size={18} aria-hidden />}
+      </ActionIcon>
+    </Tooltip>
+  )
 }

@@ -1,4 +1,5 @@
-import { useState } from 'react'
+import { SdkSnippets } from '../components/sdk-snippets'
+import { useState, type ReactNode } from 'react'
 import { Button, MultiSelect, Select, TextInput } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useChange } from '../api/use-change'
@@ -25,7 +26,8 @@ const typeNamed = (type: TokenType) => TYPES.find((t) => t.value === type)!
 export default function ApiTokensPage() {
   const allows = useAllows()
   const tokens = useQuery({ queryKey: TOKENS_KEY, queryFn: () => ok(api.GET('/api/admin/api-tokens')) })
-  const [creating, setCreating] = useState(false)
+  // The command bar's "Create …" actions open this page with `?create=token`.
+  const [creating, setCreating] = useState(() => new URLSearchParams(window.location.search).get('create') === 'token')
   const [expiring, setExpiring] = useState<Token>()
   const remove = useChange((token: Token) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token: token.secret } } })), TOKENS_KEY, (token) => `Token ${token.tokenName} deleted`)
   const mayCreate = TYPES.some((t) => allows(t.create))
@@ -87,7 +89,7 @@ function ExpiryForm({ token, onDone }: { token: Token; onDone: () => void }) {
   )
 }
 
-function CreateTokenForm({ onCreated }: { onCreated: (secret: string) => void }) {
+function CreateTokenForm({ onCreated }: { onCreated: (secret: string, more?: ReactNode) => void }) {
   const allows = useAllows()
   const queryClient = useQueryClient()
   const environments = useEnvironments()
@@ -106,7 +108,7 @@ function CreateTokenForm({ onCreated }: { onCreated: (secret: string) => void })
       ),
     onSuccess: async (token) => {
       await queryClient.invalidateQueries({ queryKey: TOKENS_KEY })
-      onCreated(token.secret)
+      onCreated(token.secret, <SdkSnippets type={token.type} secret={token.secret} />)
     },
   })
   return (

@@ -81,7 +81,9 @@ export default function ChangeRequestPage({ projectId, id }: { projectId: string
           ← Change requests of {projectId}
         </Anchor>
         <Title order={1}>
-          Change request #{c.id}: {c.title}
+          {/* A title left as the server's default ("Change request #1") is not said twice. */}
+          Change request #{c.id}
+          {c.title && c.title !== `Change request #${c.id}` ? `: ${c.title}` : ''}
         </Title>
         <Group gap="xs">
           <Badge color={STATE_COLORS[c.state]}>{c.state}</Badge>

@@ -1,4 +1,4 @@
-import { useState } from 'react'
+import { useRef, useState } from 'react'
 import { Autocomplete, Button, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core'
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
 import { api, ok } from '../api/client'
@@ -44,6 +44,13 @@ export default function EventsPage() {
     placeholderData: keepPreviousData,
   })
   const set = (patch: Partial<Filters>) => setDraft({ ...draft, ...patch })
+  const countRef = useRef<HTMLParagraphElement>(null)
+  // Newer and Older show the new page from its first event: the count line takes the focus, at the top of the window.
+  const turnTo = (next: number) => {
+    setOffset(next)
+    window.scrollTo({ top: 0 })
+    countRef.current?.focus({ preventScroll: true })
+  }
   return (
     <Stack>
       <Title order={1}>Event log</Title>
@@ -71,17 +78,17 @@ export default function EventsPage() {
         <ErrorMessage error={events.error} />
       ) : (
         <>
-          <Text size="sm" c="dimmed" aria-live="polite">
+          <Text size="sm" c="dimmed" aria-live="polite" ref={countRef} tabIndex={-1}>
             {events.data.total === 0 ? 'No events match' : `Events ${offset + 1}–${offset + events.data.events.length} of ${events.data.total}`}
           </Text>
           {events.data.events.map((event) => (
             <EventCard key={event.id} event={event} />
           ))}
           <Group>
-            <Button variant="default" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+            <Button variant="default" disabled={offset === 0} onClick={() => turnTo(Math.max(0, offset - PAGE))}>
               Newer
             </Button>
-            <Button variant="default" disabled={offset + PAGE >= events.data.total} onClick={() => setOffset(offset + PAGE)}>
+            <Button variant="default" disabled={offset + PAGE >= events.data.total} onClick={() => turnTo(offset + PAGE)}>
               Older
             </Button>
           </Group>

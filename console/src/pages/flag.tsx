@@ -1,3 +1,4 @@
+import { FavoriteStar } from '../components/favorite-star'
 import { useState } from 'react'
 import { ActionIcon, Anchor, Badge, Button, Card, Group, MultiSelect, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
@@ -43,7 +44,10 @@ export default function FlagPage({ projectId, flagName }: { projectId: string; f
         <Anchor component={Link} href={projectPath(projectId)} size="sm">
           ← {projectId}
         </Anchor>
-        <Title order={1}>{flag.data.name}</Title>
+        <Group gap={4} wrap="nowrap">
+          <Title order={1}>{flag.data.name}</Title>
+          <FavoriteStar projectId={projectId} flagName={flag.data.name} favorite={flag.data.favorite} />
+        </Group>
         <Group gap="xs">
           <Badge variant="light">{flag.data.type}</Badge>
           <Badge variant="light" color="gray">

@@ -63,7 +63,7 @@ export default function InviteLinksPage() {
             {
               header: 'Status',
               cell: (l) => (
-                <Badge variant="outline" color={l.enabled ? 'teal.9' : 'dark'}>
+                <Badge variant="outline" color={l.enabled ? 'teal.9' : 'gray.7'}>
                   {l.enabled ? 'Works' : new Date(l.expiresAt) <= new Date() ? 'Expired' : 'Disabled'}
                 </Badge>
               ),

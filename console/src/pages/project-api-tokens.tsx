@@ -1,4 +1,5 @@
-import { useState } from 'react'
+import { SdkSnippets } from '../components/sdk-snippets'
+import { useState, type ReactNode } from 'react'
 import { Anchor, Button, Select, TextInput } from '@mantine/core'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'wouter'
@@ -63,7 +64,7 @@ export default function ProjectApiTokensPage({ projectId }: { projectId: string 
   )
 }
 
-function CreateProjectTokenForm({ projectId, onCreated }: { projectId: string; onCreated: (secret: string) => void }) {
+function CreateProjectTokenForm({ projectId, onCreated }: { projectId: string; onCreated: (secret: string, more?: ReactNode) => void }) {
   const queryClient = useQueryClient()
   const overview = useQuery(projectOverviewQuery(projectId))
   const environments = (overview.data?.environments ?? []).map((e) => e.environment)
@@ -75,7 +76,7 @@ function CreateProjectTokenForm({ projectId, onCreated }: { projectId: string; o
     mutationFn: () => ok(api.POST('/api/admin/projects/{projectId}/api-tokens', { params: { path: { projectId } }, body: { tokenName, type, environment: chosen } })),
     onSuccess: async (token) => {
       await queryClient.invalidateQueries({ queryKey: tokensKey(projectId) })
-      onCreated(token.secret)
+      onCreated(token.secret, <SdkSnippets type={token.type} secret={token.secret} />)
     },
   })
   return (

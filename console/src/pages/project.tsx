@@ -1,3 +1,5 @@
+import { ChangeRequestSettings } from '../components/change-request-settings'
+import { FavoriteStar } from '../components/favorite-star'
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react'
 import { Alert, Anchor, Badge, Button, Card, Checkbox, Group, List, Pagination, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { useDebouncedValue } from '@mantine/hooks'
@@ -39,7 +41,8 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
 
 function LiveProject({ projectId, project }: { projectId: string; project: Overview }) {
   const allows = useAllows()
-  const [creating, setCreating] = useState(false)
+  // The command bar's "Create …" actions open this page with `?create=flag`.
+  const [creating, setCreating] = useState(() => new URLSearchParams(window.location.search).get('create') === 'flag')
   const [importing, setImporting] = useState(false)
   const lifecycle = useProjectLifecycle(projectId)
   const environments = project.environments.map((e) => e.environment)
@@ -47,7 +50,10 @@ function LiveProject({ projectId, project }: { projectId: string; project: Overv
     <Stack>
       <Group justify="space-between">
         <div>
-          <Title order={1}>{project.name}</Title>
+          <Group gap={4} wrap="nowrap">
+            <Title order={1}>{project.name}</Title>
+            <FavoriteStar projectId={projectId} favorite={project.favorite} />
+          </Group>
           {project.description && <Text c="dimmed">{project.description}</Text>}
           <Group gap="md">
             <Anchor component={Link} href={`${projectPath(projectId)}/change-requests`} size="sm">
@@ -93,6 +99,7 @@ function LiveProject({ projectId, project }: { projectId: string; project: Overv
       <ProjectStats project={project} />
       <FlagList projectId={projectId} flagCount={project.featureTypeCounts.reduce((n, t) => n + t.count, 0)} environments={environments} canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)} canArchive={allows('DELETE_FEATURE', projectId)} />
       {allows('UPDATE_PROJECT', projectId) && <ProjectEnvironments projectId={projectId} environments={environments} />}
+      {allows('UPDATE_PROJECT', projectId) && <ChangeRequestSettings projectId={projectId} />}
       {allows('UPDATE_PROJECT', projectId) && <ProjectAccess projectId={projectId} />}
       <Dialog opened={creating} onClose={() => setCreating(false)} title="Create flag">
         {creating && <CreateFlagForm projectId={projectId} onDone={() => setCreating(false)} />}

@@ -30,7 +30,8 @@ export function useEnvironments() {
 export default function ProjectsPage() {
   const allows = useAllows()
   const projects = useQuery({ queryKey: PROJECTS_KEY, queryFn: () => ok(api.GET('/api/admin/projects')) })
-  const [creating, setCreating] = useState(false)
+  // The command bar's "Create …" actions open this page with `?create=project`.
+  const [creating, setCreating] = useState(() => new URLSearchParams(window.location.search).get('create') === 'project')
   const [editing, setEditing] = useState<Project>()
   return (
     <ListPage

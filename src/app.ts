@@ -320,6 +320,17 @@ export function createApp(deps: AppDeps) {
     knownPrivateProjects(c, privateIds)
     return resolved
   }
+  // What the admin API answers is one caller's (their tokens, users, statistics), refusals included: never kept by a
+  // proxy or the browser's cache.
+  app.use('/api/admin/*', async (c, next) => {
+    await next()
+    if (c.res.headers.has('cache-control')) return
+    try {
+      c.res.headers.set('Cache-Control', 'no-store')
+    } catch {
+      c.header('Cache-Control', 'no-store')
+    }
+  })
   app.use(
     '/api/admin/*',
     authenticateAdmin(

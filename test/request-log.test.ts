@@ -86,3 +86,15 @@ describe('LOG_FORMAT and LOG_LEVEL', () => {
     expect(() => readLogOptions({ LOG_LEVEL: 'verbose' })).toThrow(/LOG_LEVEL/)
   })
 })
+
+describe('the admin API is never cached', () => {
+  it('answers Cache-Control: no-store on reads and writes, including the statistics download and refusals', async () => {
+    for (const path of ['/api/admin/projects', '/api/admin/api-tokens', '/api/admin/instance-admin/statistics/csv', '/api/admin/user-admin']) {
+      const res = await t.call('GET', path)
+      expect(res.status, path).toBe(200)
+      expect(res.headers.get('cache-control'), path).toBe('no-store')
+    }
+    expect((await t.call('GET', '/api/admin/projects', { token: 'nope' })).headers.get('cache-control')).toBe('no-store')
+    expect((await t.call('POST', '/api/admin/projects', { body: { id: 'cached-not', name: 'x' } })).headers.get('cache-control')).toBe('no-store')
+  })
+})

@@ -100,10 +100,10 @@ export function providerName(given: string | undefined | null): string | null {
  * Signs in the person the provider vouched for. The e-mail must be verified (`email_verified` true, or absent when the
  * settings say the provider releases only verified addresses) and of a domain in `emailDomains` (if set), for every
  * user. The account is found by the identity bound to it (the ID token's `iss` and `sub`), else by e-mail (any case):
- * an account bound to another identity is refused, and so is an unbound one whose password its holder chose (an
- * invite-link sign-up, a reset link, their own change): nobody vouched for its e-mail, so whoever made it could be
- * waiting for its owner to sign in (pre-hijacking). An unbound account without such a password (an admin made it) is
- * bound to the identity at this first sign-in. An unknown e-mail is created, bound, with the settings' default root
+ * an account bound to another identity is refused, and so is an unbound one made through an invite link
+ * (`email_unproven`): nobody vouched for its e-mail, so whoever made it could be waiting for its owner to sign in
+ * (pre-hijacking). An unbound account an admin made (the admin gave the address) is bound to the identity at this first
+ * sign-in, whether or not its holder has since set a password (a welcome or reset link, their own change). An unknown e-mail is created, bound, with the settings' default root
  * role when `autoCreate` is on (`user-created`, by the system), and refused with a message otherwise. The session
  * keeps the provider's ID token (the hint of single sign-out).
  * With `groups` (group syncing on, the claim there), their group memberships follow them (see groupChanges) in the

@@ -43,11 +43,13 @@ const DOCUMENT_FOLDER = 'docs'
 // -8.0 KiB), and our own IP address reader for ipaddr.js (src/ip-address.ts, -1.7 KiB): 328.0 → 318.4 KiB.
 // Next candidates: src/state/plan.ts (8.6 KiB), the change-request store (6.6 KiB), mustache (2.6 KiB).
 // 320 → 323 KiB, TEMPORARY: this round's merges (instance statistics, readiness, the metrics hook, the REGEX/CIDR
-// acceptance and its warnings, the visibility fixes, CORS origins, the last-Admin guard) measure 322.1 KiB; the shrink
-// planned with them did not run in time. Back to 320 KiB before anything else is added (candidates above; response-only
-// zod schemas kept in constants survive the documentation cut: inlining one module's saved 0.25 KiB).
+// acceptance and its warnings, the visibility fixes, CORS origins, the last-Admin guard) measured 322.1 KiB.
+// 323 → 320 KiB: module-level zod schemas marked free of effects, so those only a cut `responses` read go (-4.0 KiB);
+// the tables' constraints, indexes and foreign keys, which only the migrations read, left out (-1.7 KiB); our own
+// Mustache renderer for webhook body templates instead of mustache.js (src/integrations/mustache.ts, -1.5 KiB):
+// 322.3 → 315.2 KiB. Next candidates: src/state/plan.ts (8.9 KiB), the change-request store (6.5 KiB).
 // The bundle is one file (no code splitting: a lazy `await import()` is inlined), so this measure is all the worker deploys.
-export const BUDGET_GZIP_BYTES = 323 * 1024
+export const BUDGET_GZIP_BYTES = 320 * 1024
 
 const inZod = (importer: string) => /[\\/]zod[\\/]/.test(importer)
 

@@ -52,6 +52,20 @@ const appWith = (allowPrivateTargets = true) => createTestApp({ delivery: { allo
 const migrate = (t: TestApp, body: Record<string, unknown>, token?: string) => t.call('POST', '/api/admin/migrate/unleash', { body: { url: base, token: TOKEN, ...body }, token })
 
 describe('migrating from Unleash 8.2', () => {
+  it("names a token whose secret Unleash lists as not carried, without repeating the secret", async () => {
+    const t = await appWith()
+    try {
+      const secret = '*:production.0123456789abcdef0123456789abcdef'
+      overrides['/api/admin/api-tokens'] = { status: 200, body: JSON.stringify({ tokens: [{ tokenName: 'listed', type: 'client', projects: ['*'], environment: 'production', secret, createdAt: '2026-01-01T00:00:00.000Z' }] }) }
+      const res = await migrate(t, { dryRun: true })
+      expect(res.status, res.text).toBe(200)
+      expect(res.body.plan.notCarried.join('\n')).toContain("client token listed (projects *, environment production): not carried, its secret is listed by Unleash's GET /api/admin/api-tokens")
+      expect(res.text).not.toContain('0123456789abcdef')
+    } finally {
+      await t.close()
+    }
+  })
+
   it('dry run: answers the plan and what is not carried, writes nothing', async () => {
     const t = await appWith()
     try {
@@ -60,7 +74,7 @@ describe('migrating from Unleash 8.2', () => {
       expect(res.body.plan.counts).toEqual({ projects: 2, environments: 4, contextFields: 4, strategies: 2, tagTypes: 2, tags: 2, segments: 2, features: 3, featureStrategies: 8, featureTags: 4, featureDependencies: 1 })
       expect(res.body.result).toBeUndefined()
       const notCarried = res.body.plan.notCarried.join('\n')
-      expect(notCarried).toContain('client token web-backend (projects *, environment production): its secret is not readable')
+      expect(notCarried).toContain('client token web-backend (projects *, environment production): not carried, its secret is listed')
       expect(notCarried).toContain('frontend token web-frontend')
       expect(notCarried).toContain('archived flags (old-experiment)')
       expect(notCarried).toContain('change-request settings are not readable')

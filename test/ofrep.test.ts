@@ -90,6 +90,21 @@ describe('the OFREP server provider (@openfeature/ofrep-provider) with a client 
     expect(await client.getStringDetails('on', 'fallback')).toMatchObject({ value: 'fallback', errorCode: 'TYPE_MISMATCH' })
   })
 
+  it('answers its configuration to a client or frontend token, 401 without one, 403 to an admin token', async () => {
+    const get = (authorization?: string) => fetch(`${server.url}/ofrep/v1/configuration`, { headers: authorization ? { authorization } : {} })
+    for (const token of [clientToken, frontendToken]) {
+      const res = await get(`Bearer ${token}`)
+      expect(res.status).toBe(200)
+      expect(await res.json()).toEqual({
+        name: 'Flagpost',
+        capabilities: { cacheInvalidation: { polling: { enabled: true, minPollingIntervalMs: 1000 } }, flagEvaluation: { supportedTypes: ['boolean', 'string', 'integer', 'float', 'object'] } },
+      })
+    }
+    expect((await get()).status).toBe(401)
+    expect((await get('Bearer default:development.not-a-token')).status).toBe(401)
+    expect((await get(ADMIN)).status).toBe(403)
+  })
+
   it('with a bad token gets the code’s default and an error, never a flag’s value', async () => {
     const client = await serverClient('default:development.not-a-token')
     const details = await client.getBooleanDetails('on', false)

@@ -13,6 +13,13 @@
 // - the indentation of the lines of SQL written in `sql` tagged templates (drizzle's): the statements are the same
 //   to Postgres without it (a line's leading blanks are no token, and no statement of ours holds a string literal that
 //   spans lines).
+// - in the tables (`pgTable(name, columns, constraints)` of drizzle-orm/pg-core, in schema/), the constraints and
+//   indexes (the third argument) and the columns' `.references(…)`: only the migrations (drizzle-kit, from the
+//   sources) read them; queries name their conflict targets and joins themselves.
+// - module-level zod schemas are marked free of effects: in `const x = z.…(…)` (or a chain on another such constant of
+//   the file), every call gets `/* @__PURE__ */`, so a schema that only a cut `responses` read is dropped by the
+//   bundler with what it alone uses. Building a zod schema has no effect but on the schema (`.openapi(…)` is cut
+//   above; a chain calling `.register(…)`, `.meta(…)` or `.describe(…)`, which write zod's global registry, is left as it is).
 // What is left out is replaced by its line breaks, so the source map keeps every line where it was.
 import { readFile } from 'node:fs/promises'
 import type { Plugin } from 'esbuild'
@@ -24,6 +31,59 @@ const DOCUMENTATION_OF_A_ROUTE = new Set(['summary', 'description', 'tags', 'ope
 interface Cut {
   start: number
   end: number
+  /** Text put at `start` (nothing is cut then: `end` is `start`). */
+  insert?: string
+}
+
+const PURE = '/* @__PURE__ */ '
+const REGISTERING = new Set(['register', 'meta', 'describe'])
+
+/** The identifier a call chain starts from (`z` in `z.object({…}).optional()`). */
+function chainRoot(node: ts.Expression): ts.Identifier | undefined {
+  let at: ts.Expression = node
+  for (;;) {
+    if (ts.isCallExpression(at)) at = at.expression
+    else if (ts.isPropertyAccessExpression(at)) at = at.expression
+    else if (ts.isParenthesizedExpression(at)) at = at.expression
+    else return ts.isIdentifier(at) ? at : undefined
+  }
+}
+
+/** Whether the module-level initializer builds a zod schema (see the header), from `z` or the file's other schemas. */
+function isSchemaConstruction(initializer: ts.Expression, schemas: Set<string>): boolean {
+  const root = chainRoot(initializer)
+  if (!root || !(root.text === 'z' || schemas.has(root.text)) || !ts.isCallExpression(initializer)) return false
+  let registers = false
+  const visit = (node: ts.Node): void => {
+    if (ts.isPropertyAccessExpression(node) && REGISTERING.has(node.name.text)) registers = true
+    if (ts.isArrowFunction(node) || ts.isFunctionExpression(node)) return
+    ts.forEachChild(node, visit)
+  }
+  visit(initializer)
+  return !registers
+}
+
+/** The `/* @__PURE__ *\/` marks of the file's module-level zod schemas (see the header). */
+function pureSchemaMarks(file: ts.SourceFile): Cut[] {
+  const marks: Cut[] = []
+  const schemas = new Set<string>()
+  for (const statement of file.statements) {
+    if (!ts.isVariableStatement(statement) || !(statement.declarationList.flags & ts.NodeFlags.Const)) continue
+    for (const declaration of statement.declarationList.declarations) {
+      if (!ts.isIdentifier(declaration.name) || !declaration.initializer || !isSchemaConstruction(declaration.initializer, schemas)) continue
+      schemas.add(declaration.name.text)
+      const mark = (node: ts.Node): void => {
+        if (ts.isArrowFunction(node) || ts.isFunctionExpression(node)) return
+        if (ts.isCallExpression(node)) {
+          const start = node.getStart(file)
+          marks.push({ start, end: start, insert: PURE })
+        }
+        ts.forEachChild(node, mark)
+      }
+      mark(declaration.initializer)
+    }
+  }
+  return marks
 }
 
 /** The names this file imports as route factories (`createRoute`, `adminRoute`, under whatever local name). */
@@ -90,11 +150,38 @@ function routeCuts(config: ts.ObjectLiteralExpression, file: ts.SourceFile, scan
   return { cuts, kept }
 }
 
+/** The names this file imports as drizzle's `pgTable`. */
+function tableFactories(file: ts.SourceFile): Set<string> {
+  const names = new Set<string>()
+  for (const statement of file.statements) {
+    if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier) || statement.moduleSpecifier.text !== 'drizzle-orm/pg-core') continue
+    const bindings = statement.importClause?.namedBindings
+    if (!bindings || !ts.isNamedImports(bindings)) continue
+    for (const element of bindings.elements) if ((element.propertyName ?? element.name).text === 'pgTable' && !element.isTypeOnly) names.add(element.name.text)
+  }
+  return names
+}
+
+/** The cuts in a `pgTable(…)` call: its third argument, and the `.references(…)` of its columns (see the header). */
+function tableCuts(call: ts.CallExpression): Cut[] {
+  const cuts: Cut[] = []
+  const [, columns, constraints] = call.arguments
+  if (columns && constraints) cuts.push({ start: columns.end, end: constraints.end })
+  if (!columns || !ts.isObjectLiteralExpression(columns)) return cuts
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && node.expression.name.text === 'references') cuts.push({ start: node.expression.expression.end, end: node.end })
+    ts.forEachChild(node, visit)
+  }
+  visit(columns)
+  return cuts
+}
+
 /** `source` without its documentation (see the header); the same text when it has none. */
 export function leaveOutDocumentation(source: string, fileName: string): string {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, source)
   const factories = routeFactories(file)
+  const tables = tableFactories(file)
   const cuts: Cut[] = []
   const within = (node: ts.Node, cut: Cut) => node.getStart(file) >= cut.start && node.end <= cut.end
   const visit = (node: ts.Node): void => {
@@ -103,6 +190,10 @@ export function leaveOutDocumentation(source: string, fileName: string): string 
       cuts.push(...found.cuts)
       // What is kept may hold schemas with `.openapi(…)`; what is cut is gone whole.
       for (const kept of found.kept) ts.forEachChild(kept, (child) => (found.cuts.some((cut) => within(child, cut)) ? undefined : visit(child)))
+      return
+    }
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && tables.has(node.expression.text)) {
+      cuts.push(...tableCuts(node))
       return
     }
     if (ts.isTaggedTemplateExpression(node) && ts.isIdentifier(node.tag) && node.tag.text === 'sql') {
@@ -121,22 +212,24 @@ export function leaveOutDocumentation(source: string, fileName: string): string 
     ts.forEachChild(node, visit)
   }
   visit(file)
+  cuts.push(...pureSchemaMarks(file))
   if (cuts.length === 0) return source
   let result = ''
   let at = 0
-  for (const cut of cuts.sort((a, b) => a.start - b.start)) {
+  // Marks before cuts at one place, so a call whose `.openapi(…)` tail is cut keeps its mark.
+  for (const cut of cuts.sort((a, b) => a.start - b.start || (a.insert ? -1 : 0) - (b.insert ? -1 : 0))) {
     if (cut.start < at) continue // inside a cut already made
-    result += source.slice(at, cut.start) + source.slice(cut.start, cut.end).replace(/[^\n]/g, '')
+    result += source.slice(at, cut.start) + (cut.insert ?? '') + source.slice(cut.start, cut.end).replace(/[^\n]/g, '')
     at = cut.end
   }
   return result + source.slice(at)
 }
 
-/** The esbuild plugin: our TypeScript sources (`src/`), each without its documentation. */
+/** The esbuild plugin: our TypeScript sources (`src/`, `schema/`), each without its documentation. */
 export const documentationLeftOut: Plugin = {
   name: 'documentation-left-out',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
+    b.onLoad({ filter: /[\\/](src|schema)[\\/].*\.ts$/ }, async (args) => {
       if (args.path.includes('node_modules')) return undefined
       return { contents: leaveOutDocumentation(await readFile(args.path, 'utf8'), args.path), loader: 'ts' }
     })

@@ -1,5 +1,5 @@
 import { inArray, sql } from 'drizzle-orm'
-import Mustache from 'mustache'
+import { renderMustache } from './mustache.js'
 import { addons, events, integrationEvents, integrationOutbox } from '../../schema/index.js'
 import { batch, queryRows, together, type Db } from '../db.js'
 import { eventView, type EventView } from '../events/search.js'
@@ -67,7 +67,7 @@ interface Outcome {
 export function renderBody(template: string, event: EventView, contentType: string): string {
   const json = /json/i.test(contentType)
   const escape = (value: unknown) => (typeof value === 'string' ? (json ? JSON.stringify(value).slice(1, -1) : value) : JSON.stringify(value))
-  return Mustache.render(template, { event }, {}, { escape })
+  return renderMustache(template, { event }, escape)
 }
 
 async function sendWebhook(parameters: Record<string, string>, event: EventView, options: DeliveryOptions): Promise<Outcome> {

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm'
-import Mustache from 'mustache'
+import { parseMustache } from './mustache.js'
 import { addons, integrationEvents, projects } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { notFound, validationError, type ErrorDetail } from '../core/errors.js'
@@ -68,7 +68,7 @@ function checkInput(input: AddonInput, allowPrivateTargets: boolean, unknown: { 
   }
   if (parameters.bodyTemplate) {
     try {
-      Mustache.parse(parameters.bodyTemplate)
+      parseMustache(parameters.bodyTemplate)
     } catch (error) {
       problems.push({ path: 'body.parameters.bodyTemplate', message: `bodyTemplate is not a valid Mustache template: ${(error as Error).message}` })
     }

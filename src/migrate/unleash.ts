@@ -150,7 +150,9 @@ export async function readUnleash(get: UnleashGet): Promise<{ doc: StateImport; 
   if (tokens === undefined) notCarried.push('API tokens: not readable with this token')
   for (const t of tokenList) {
     const scope = `${String(t.type)} token ${String(t.tokenName ?? t.username)} (projects ${list(t.projects).join(',') || String(t.project ?? '*')}, environment ${String(t.environment ?? '*')})`
-    notCarried.push(`${scope}: its secret is not readable through the API; give it to Flagpost with INIT_CLIENT_API_TOKENS / INIT_FRONTEND_API_TOKENS or POST /api/admin/api-tokens with its secret`)
+    // Unleash 8.2 answers the secrets to an admin token; the migration does not create tokens (yet), and never repeats a secret.
+    const where = typeof t.secret === 'string' && t.secret !== '' ? "its secret is listed by Unleash's GET /api/admin/api-tokens" : "its secret was not in Unleash's answer (it lists secrets to an admin token)"
+    notCarried.push(`${scope}: not carried, ${where}; give it to Flagpost with INIT_CLIENT_API_TOKENS / INIT_FRONTEND_API_TOKENS or POST /api/admin/api-tokens with its secret, so its SDKs keep working`)
   }
   notCarried.push("users, their passwords, groups, roles and project members: not carried (Unleash's API does not give passwords)")
   notCarried.push('integrations, signals, actions, banners, SSO settings, metrics and events history: not carried')

@@ -98,6 +98,39 @@ const evaluateFlagsRoute = createRoute({
   },
 })
 
+const configurationRoute = createRoute({
+  method: 'get',
+  path: '/ofrep/v1/configuration',
+  operationId: 'getConfiguration',
+  tags,
+  security,
+  summary: 'OFREP provider configuration',
+  description:
+    'What a provider may read before it evaluates: the name of this flag service, that it may poll (the bulk endpoint answers 304 for its ETag while ' +
+    'nothing changed; no shorter interval than `minPollingIntervalMs`) and the value types a flag may answer. Takes the tokens the evaluation takes (a ' +
+    'client or frontend token; admin tokens and personal access tokens get 403), and tells nothing of the flags.',
+  responses: {
+    200: {
+      description: 'The configuration',
+      content: jsonContent(
+        z
+          .object({
+            name: z.string(),
+            capabilities: z.object({
+              cacheInvalidation: z.object({ polling: z.object({ enabled: z.boolean(), minPollingIntervalMs: z.number() }) }),
+              flagEvaluation: z.object({ supportedTypes: z.array(z.string()) }),
+            }),
+          })
+          .openapi('ofrepConfiguration'),
+      ),
+    },
+    ...pickErrors(401, 403),
+  },
+})
+
+/** The shortest polling interval a provider is told to use: an unchanged poll is cheap (a 304), but not free. */
+const MIN_POLLING_INTERVAL_MS = 1000
+
 /**
  * OpenFeature's context as Unleash's: `targetingKey` is the userId unless one is given; strings, numbers and booleans
  * count (as text), other values (objects, arrays, null) are left out. Frontend tokens get /api/frontend's defaults
@@ -158,6 +191,19 @@ export const ofrepErrors: MiddlewareHandler<AppEnv> = async (c, next) => {
 }
 
 export const ofrepRoutes = createRouter()
+  .openapi(configurationRoute, (c) => {
+    sdkPrincipal(c)
+    return c.json(
+      {
+        name: 'Flagpost',
+        capabilities: {
+          cacheInvalidation: { polling: { enabled: true, minPollingIntervalMs: MIN_POLLING_INTERVAL_MS } },
+          flagEvaluation: { supportedTypes: ['boolean', 'string', 'integer', 'float', 'object'] },
+        },
+      },
+      200,
+    )
+  })
   .openapi(evaluateFlagRoute, async (c) => {
     const { key } = c.req.valid('param')
     const answer = (await evaluatorOf(c, c.req.valid('json')?.context)).answer(key)

@@ -14,7 +14,9 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true })
 })
 
-const cut = (source: string) => leaveOutDocumentation(source, 'routes.ts')
+const marked = (source: string) => leaveOutDocumentation(source, 'routes.ts')
+/** The cut without the pure marks of module-level schemas (tested on their own below). */
+const cut = (source: string) => marked(source).replaceAll('/* @__PURE__ */ ', '')
 /** The code without the blank lines a cut leaves, and with one space wherever there was any. */
 const squeezed = (source: string) => source.replace(/\s+/g, ' ').trim()
 
@@ -73,6 +75,32 @@ const health = route({ method: 'get', path: '/health', })`))
   limit: z.string().regex(/^\\d+$/, 'a number').optional(),
   list: z.array(z.string()),
 })`),
+    )
+  })
+
+  it('marks the calls of module-level zod schemas pure, and nothing else', () => {
+    const source = `const A = z.object({ id: z.string() }).openapi('A')
+const B = A.extend({ n: z.number() })
+const C = z.string().describe('kept as it is')
+const d = makeThing(z.string())
+function f() { const E = z.string(); return E }`
+    expect(squeezed(marked(source))).toBe(
+      squeezed(`const A = /* @__PURE__ */ /* @__PURE__ */ z.object({ id: /* @__PURE__ */ z.string() })
+const B = /* @__PURE__ */ A.extend({ n: /* @__PURE__ */ z.number() })
+const C = z.string().describe('kept as it is')
+const d = makeThing(z.string())
+function f() { const E = z.string(); return E }`),
+    )
+  })
+
+  it("cuts a table's constraints and its columns' references, and no other call", () => {
+    const source = `import { index, pgTable, text } from 'drizzle-orm/pg-core'
+export const t = pgTable('t', { a: text('a').notNull().references(() => other.id, { onDelete: 'cascade' }), b: text('b') }, (t) => [index('i').on(t.a)])
+export const u = notATable('u', { a: x.references(y) }, z)`
+    expect(squeezed(cut(source).replace(/\s+([,)])/g, '$1'))).toBe(
+      squeezed(`import { index, pgTable, text } from 'drizzle-orm/pg-core'
+export const t = pgTable('t', { a: text('a').notNull(), b: text('b') })
+export const u = notATable('u', { a: x.references(y) }, z)`),
     )
   })
 

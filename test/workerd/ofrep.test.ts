@@ -107,6 +107,14 @@ describe('OFREP in workerd', () => {
     await WebFeature.clearProviders()
   })
 
+  it('answers its configuration at the edge to an SDK token, 401 without one', async () => {
+    const get = (headers: Record<string, string>) => workerFetch('http://flagpost.test/ofrep/v1/configuration', { headers }).then(answerOf)
+    const res = await get({ authorization: `Bearer ${client}` })
+    expect(res.status).toBe(200)
+    expect(res.body).toMatchObject({ name: 'Flagpost', capabilities: { cacheInvalidation: { polling: { enabled: true } }, flagEvaluation: { supportedTypes: expect.arrayContaining(['boolean', 'object']) } } })
+    expect((await get({})).status).toBe(401)
+  })
+
   it('answers errors in OFREP’s shape: 401 for a bad token, 400 PARSE_ERROR, 404 FLAG_NOT_FOUND', async () => {
     const post = (path: string, token: string, body: string) =>
       workerFetch(`http://flagpost.test/ofrep/v1/evaluate/flags${path}`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body }).then(answerOf)

@@ -4264,6 +4264,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ofrep/v1/configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OFREP provider configuration
+         * @description What a provider may read before it evaluates: the name of this flag service, that it may poll (the bulk endpoint answers 304 for its ETag while nothing changed; no shorter interval than `minPollingIntervalMs`) and the value types a flag may answer. Takes the tokens the evaluation takes (a client or frontend token; admin tokens and personal access tokens get 403), and tells nothing of the flags.
+         */
+        get: operations["getConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ofrep/v1/evaluate/flags/{key}": {
         parameters: {
             query?: never;
@@ -8059,6 +8079,20 @@ export interface components {
              */
             started: string | number;
             strategies: string[];
+        };
+        ofrepConfiguration: {
+            name: string;
+            capabilities: {
+                cacheInvalidation: {
+                    polling: {
+                        enabled: boolean;
+                        minPollingIntervalMs: number;
+                    };
+                };
+                flagEvaluation: {
+                    supportedTypes: string[];
+                };
+            };
         };
         ofrepEvaluationSuccess: {
             key: string;
@@ -24928,6 +24962,44 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The configuration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ofrepConfiguration"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -107,7 +107,7 @@ export default function UsersPage() {
                 Set password
               </RowButton>
               {u.email && (
-                <RowButton label={`Forget the single sign-on identity of ${userName(u)}`} onClick={() => unbind.mutate(u)}>
+                <RowButton label={`Forget SSO identity of ${userName(u)}`} onClick={() => unbind.mutate(u)}>
                   Forget SSO identity
                 </RowButton>
               )}

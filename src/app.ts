@@ -1,10 +1,9 @@
-import { matchedRoutes } from 'hono/route'
 import { HTTPException } from 'hono/http-exception'
 import { ZodError } from 'zod'
 import type { Context } from 'hono'
 import { deliveriesMaybeQueued, together, type Db } from './db.js'
-import type { AppEnv } from './http/context.js'
-import { createLogger, requestLog, type LogOptions } from './http/request-log.js'
+import { setAnswerHeader, type AppEnv } from './http/context.js'
+import { createLogger, requestLog, routeTemplateOf, type LogOptions } from './http/request-log.js'
 import type { Clock } from './core/clock.js'
 import { ApiError, fromDatabaseError, loggable, notFound, validationError } from './core/errors.js'
 import { API_REFERENCE_HEADERS, apiReferencePage } from './api-reference.js'
@@ -255,11 +254,10 @@ export function createApp(deps: AppDeps) {
     if (apiError) return c.json(errorBody(apiError), statusOf(apiError))
     const failure = loggable(error)
     // The route's template, not the path: the log never holds what a client put in the URL.
-    const route = matchedRoutes(c).findLast((r) => r.method !== 'ALL')?.path ?? 'unmatched'
     logger.log('error', 'unexpected error', {
       requestId: c.get('requestId'),
       method: c.req.method,
-      route,
+      route: routeTemplateOf(c),
       error: failure instanceof Error ? (failure.stack ?? failure.message) : String(failure),
     })
     return c.json({ id: crypto.randomUUID(), name: 'InternalError', message: 'Unexpected error: the request was not completed' }, 500)
@@ -275,7 +273,7 @@ export function createApp(deps: AppDeps) {
     app.use('*', async (c, next) => {
       const start = performance.now()
       await next()
-      const route = matchedRoutes(c).findLast((r) => r.method !== 'ALL')?.path ?? 'unmatched'
+      const route = routeTemplateOf(c)
       const method = KNOWN_METHODS.has(c.req.method) ? c.req.method : 'OTHER'
       observe({ route, method, status: c.res.status, seconds: (performance.now() - start) / 1000 })
     })
@@ -324,12 +322,7 @@ export function createApp(deps: AppDeps) {
   // proxy or the browser's cache.
   app.use('/api/admin/*', async (c, next) => {
     await next()
-    if (c.res.headers.has('cache-control')) return
-    try {
-      c.res.headers.set('Cache-Control', 'no-store')
-    } catch {
-      c.header('Cache-Control', 'no-store')
-    }
+    if (!c.res.headers.has('cache-control')) setAnswerHeader(c, 'Cache-Control', 'no-store')
   })
   app.use(
     '/api/admin/*',

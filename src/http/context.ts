@@ -34,3 +34,16 @@ export interface AppEnv {
 }
 
 export type AppContext = Context<AppEnv>
+
+/**
+ * Sets a header on the answer a middleware's `next()` made. On the answer's own headers: `c.header` after the answer is
+ * made copies the whole answer (node-server's light 304 of an SDK poll lost its fast path so); an answer whose headers
+ * are immutable (one fetched from elsewhere) is copied as `c.header` does.
+ */
+export function setAnswerHeader(c: Context, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value)
+  } catch {
+    c.header(name, value)
+  }
+}

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { matchedRoutes } from 'hono/route'
 import type { Principal } from '../core/principal.js'
+import { setAnswerHeader } from './context.js'
 
 // Request logs: one line per answered request (LOG_LEVEL info or debug), in JSON for a log pipeline or pretty for a
 // terminal (LOG_FORMAT). A line names the route template, never the path or query (they carry flag names, tokens in
@@ -50,6 +51,9 @@ export function createLogger(options: LogOptions): Logger {
   }
 }
 
+/** The template of the route that answered (Hono's matched route, never the raw path), or `unmatched`. */
+export const routeTemplateOf = (c: Context): string => matchedRoutes(c).findLast((r) => r.method !== 'ALL')?.path ?? 'unmatched'
+
 const principalFields = (principal: Principal | undefined) =>
   !principal ? {} : principal.kind === 'user' ? { principal: 'user', principalId: principal.userId } : { principal: principal.kind, principalId: principal.tokenId }
 
@@ -72,18 +76,12 @@ export function requestLog(logger: Logger): MiddlewareHandler {
     c.set('requestId', requestId)
     const start = logRequests ? performance.now() : 0
     await next()
-    // Set on the answer's own headers: c.header after the answer is made would copy the answer (an SDK poll paid for it).
-    try {
-      c.res.headers.set('X-Request-Id', requestId)
-    } catch {
-      c.header('X-Request-Id', requestId)
-    }
+    setAnswerHeader(c, 'X-Request-Id', requestId)
     if (!logRequests) return
-    const route = matchedRoutes(c).findLast((r) => r.method !== 'ALL')?.path ?? 'unmatched'
     logger.log('info', 'request', {
       requestId,
       method: c.req.method.length <= 10 ? c.req.method : 'OTHER',
-      route,
+      route: routeTemplateOf(c),
       status: c.res.status,
       durationMs: Math.round((performance.now() - start) * 10) / 10,
       ...principalFields(c.get('principal') as Principal | undefined),

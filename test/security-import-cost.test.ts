@@ -61,6 +61,25 @@ describe('POST /api/admin/features-batch/import and /validate: the document is c
     refusedAsTooLarge(await t.call('POST', VALIDATE, { body: constrained }), '31,000 constraints')
   })
 
+  it(`refuses more than ${IMPORT_DOCUMENT_LIMITS.dependencies.toLocaleString('en-US')} dependencies (1,000 flags × 50 parents, open to a Viewer), and lists the errors of a document under it`, async () => {
+    const project = await createProject(t)
+    const viewer = await createSignedInUser(t, 'import-deps-viewer', 'Viewer')
+    // Short names, so 50,000 parents fit in the 1 MB body limit, as in the attack.
+    const names = Array.from({ length: 1000 }, (_, i) => `f${i}`)
+    const dependent = (parents: number) => ({
+      project,
+      environment: 'development',
+      data: { features: names.map((name) => ({ name })), featureStrategies: [], tagTypes: [], dependencies: names.map((feature, i) => ({ feature, dependencies: Array.from({ length: parents }, (_, j) => ({ feature: names[(i + j + 1) % names.length] })) })) },
+    })
+    refusedAsTooLarge(await viewer.call('POST', VALIDATE, { body: dependent(50) }), '50,000 dependencies, more than the limit of 10,000')
+    // Under the limit: every flag has ten parents and each parent has parents, so every link is a chain, all listed.
+    const res = await viewer.call('POST', VALIDATE, { body: dependent(10) })
+    expect(res.status, res.text.slice(0, 300)).toBe(200)
+    const byMessage = new Map<string, string[]>(res.body.errors.map((e: { message: string; affectedItems: string[] }) => [e.message, e.affectedItems]))
+    expect(byMessage.get('The following flags depend on more than one flag (a flag has at most one parent):')).toHaveLength(1000)
+    expect(byMessage.get('Dependencies cannot be chained (a parent cannot itself depend on a flag):')).toHaveLength(10_000)
+  })
+
   it('validates the largest real export (1,000 flags × 9 strategies): it passes the limits', async () => {
     const project = await createProject(t)
     const res = await t.call('POST', VALIDATE, { body: heavy(project, 1000, 9) })

@@ -39,12 +39,16 @@ export function checkedStrategy(s: ImportedStrategy, featureName: string, path: 
 /** The dependencies after the import: the target's (those touching its flags), less the children's it replaces, plus its own. */
 export function linksAfter(input: ImportToggles, imported: ReadonlySet<string>, before: readonly Link[]): { links: Link[]; added: Link[] } {
   const dependencies = (input.data.dependencies ?? []).filter((d) => imported.has(d.feature))
+  const replaced = new Set(dependencies.map((d) => d.feature))
   const added = dependencies.flatMap((d) => d.dependencies.map((p) => ({ child: d.feature, parent: p.feature })))
-  return { links: [...before.filter((l) => !dependencies.some((d) => d.feature === l.child)), ...added], added }
+  return { links: [...before.filter((l) => !replaced.has(l.child)), ...added], added }
 }
 
-/** The links of `links` that make a chain (a parent that itself has a parent), as `child -> parent`. */
-export const chainsOf = (links: readonly Link[]) => unique(links.filter((l) => links.some((m) => m.child === l.parent)).map((l) => `${l.child} -> ${l.parent}`))
+/** The links of `links` that make a chain (a parent that itself has a parent), as `child -> parent`; linear in the links. */
+export function chainsOf(links: readonly Link[]): string[] {
+  const children = new Set(links.map((l) => l.child))
+  return unique(links.filter((l) => children.has(l.parent)).map((l) => `${l.child} -> ${l.parent}`))
+}
 
 /**
  * What the routes the import stands for would refuse in its data, as validate's errors (every problem listed, not the
@@ -62,7 +66,11 @@ export function dataProblems(
 ): ValidationItem[] {
   const { data } = input
   const report = new Map<string, string[]>()
-  const add = (message: string, item: string) => report.set(message, [...(report.get(message) ?? []), item])
+  const add = (message: string, item: string) => {
+    const items = report.get(message)
+    if (items) items.push(item)
+    else report.set(message, [item])
+  }
   const name = flagName()
 
   for (const f of data.features) {
@@ -178,7 +186,11 @@ interface StoredTarget {
  */
 export function storedProblems(input: ImportToggles, imported: ReadonlySet<string>, target: StoredTarget): ValidationItem[] {
   const report = new Map<string, string[]>()
-  const add = (message: string, item: string) => report.set(message, [...(report.get(message) ?? []), item])
+  const add = (message: string, item: string) => {
+    const items = report.get(message)
+    if (items) items.push(item)
+    else report.set(message, [item])
+  }
   const legal = new Map(target.fields.map((f) => [f.name, f.legalValues.map((v) => v.value)]))
   for (const c of input.data.contextFields ?? []) if (!legal.has(c.name)) legal.set(c.name, (c.legalValues ?? []).map((v) => v.value))
   for (const s of input.data.featureStrategies) {

@@ -9,8 +9,12 @@ import { exceedsLimit, resourceLimits } from '../strategies/schemas.js'
  * 1,000 flags averaging 9 strategies with 3 constraints each passes all of them.
  */
 
-/** Flags and strategies: the schema's list limits (importTogglesSchema), counted earlier; constraints and values: across the document. */
-export const IMPORT_DOCUMENT_LIMITS = { flags: 1_000, strategies: 10_000, constraints: 30_000, constraintValues: 150_000 } as const
+/**
+ * Flags and strategies: the schema's list limits (importTogglesSchema), counted earlier; constraints and values: across
+ * the document; dependencies: the parents named across all flags (a flag has at most one, so a real export names at
+ * most one per flag; the schema alone would let 1,000 × 100 through).
+ */
+export const IMPORT_DOCUMENT_LIMITS = { flags: 1_000, strategies: 10_000, constraints: 30_000, constraintValues: 150_000, dependencies: 10_000 } as const
 /** The state restore's: its schema's list limits, and the constraints and values of all its strategies and segments. */
 export const STATE_DOCUMENT_LIMITS = { features: 10_000, featureStrategies: 50_000, featureEnvironments: 50_000, featureTags: 50_000, featureStrategySegments: 50_000, featureLinks: 50_000, constraints: 150_000, constraintValues: 500_000 } as const
 
@@ -51,7 +55,14 @@ export function checkImportDocument(body: unknown, perFlag: boolean): void {
   const [constraints, values] = constraintsOf([...strategies, ...list(data, 'segments')])
   const L = IMPORT_DOCUMENT_LIMITS
   const at = 'body.data.featureStrategies'
-  within([['flags', list(data, 'features').length, L.flags, 'body.data.features'], ['strategies', strategies.length, L.strategies, at], ['constraints', constraints, L.constraints, at], ['constraint values', values, L.constraintValues, at]])
+  const parents = list(data, 'dependencies').reduce((n: number, d) => n + list(d, 'dependencies').length, 0)
+  within([
+    ['flags', list(data, 'features').length, L.flags, 'body.data.features'],
+    ['strategies', strategies.length, L.strategies, at],
+    ['constraints', constraints, L.constraints, at],
+    ['constraint values', values, L.constraintValues, at],
+    ['dependencies', parents, L.dependencies, 'body.data.dependencies'],
+  ])
   if (!perFlag) return
   const limit = resourceLimits().featureEnvironmentStrategies
   const ofFlag = new Map<unknown, number>()

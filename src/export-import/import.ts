@@ -238,20 +238,24 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
   }
   const chained = chainsOf(linksAfter(input, importedNames, state.links).links)
   if (chained.length > 0) throw validationError(`Dependencies cannot be chained: ${chained.join(', ')}`)
+  const parentBefore = new Map<string, (typeof state.links)[number]>()
+  for (const l of state.links) if (!parentBefore.has(l.child)) parentBefore.set(l.child, l)
   for (const row of dependencyRows) {
-    const before = state.links.find((l) => l.child === row.child) ?? null
+    const before = parentBefore.get(row.child) ?? null
     events.push({ ...about(row.child), type: 'feature-dependency-added', data: { feature: row.parent, enabled: row.enabled, variants: row.variants }, preData: before && { feature: before.parent, enabled: before.enabled, variants: before.variants } })
   }
 
   // Links: as in Unleash, a flag the import lists has exactly the import's links after (checked as the link routes check them).
   const linkRows: { feature: string; slot: number; url: string; title: string | null }[] = []
+  const linked = new Set<string>()
   for (const d of (data.links ?? []).filter((d) => importedNames.has(d.feature))) {
-    if (linkRows.some((r) => r.feature === d.feature)) throw validationError(`The links of ${d.feature} are listed twice`)
+    if (linked.has(d.feature)) throw validationError(`The links of ${d.feature} are listed twice`)
     const after = d.links.map((l, slot) => {
       const problem = linkProblem(l.url)
       if (problem !== undefined) throw validationError(problem, [{ path: 'body.data.links', message: `${d.feature}: ${problem}` }])
       return { feature: d.feature, slot, url: normalizedLinkUrl(l.url), title: l.title ?? null }
     })
+    linked.add(d.feature)
     const before = own.get(d.feature)?.links ?? []
     linkRows.push(...after)
     if (JSON.stringify(before) === JSON.stringify(after.map(({ url, title }) => ({ url, title })))) continue

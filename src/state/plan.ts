@@ -796,7 +796,8 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     if (skipped(d.child) || !knownFlag(d.child, at('featureDependencies', i, 'child'), false)) continue
     if (!written(d.child)) continue
     const enabled = d.enabled ?? true
-    parentsOf.set(d.child, [...(parentsOf.get(d.child) ?? []), { parent: d.parent, enabled, variants: enabled ? [...new Set(d.variants ?? [])] : [], i }])
+    const parents = parentsOf.get(d.child) ?? parentsOf.set(d.child, []).get(d.child)!
+    parents.push({ parent: d.parent, enabled, variants: enabled ? [...new Set(d.variants ?? [])] : [], i })
   }
   if (present('featureDependencies')) {
     for (const image of images.values()) image.dependencies = (parentsOf.get(image.name) ?? []).slice(0, 1).map(({ parent, enabled, variants }) => ({ parent, enabled, variants }))
@@ -807,7 +808,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     return flag && remains(name) ? flag.dependencies.find((p) => remains(p.parent) || written(p.parent))?.parent : undefined
   }
   const writtenChildren = new Map<string, string[]>()
-  for (const f of images.values()) for (const d of f.dependencies) writtenChildren.set(d.parent, [...(writtenChildren.get(d.parent) ?? []), f.name])
+  for (const f of images.values()) for (const d of f.dependencies) (writtenChildren.get(d.parent) ?? writtenChildren.set(d.parent, []).get(d.parent)!).push(f.name)
   const finalChildrenOf = (name: string): string[] => [...(named.get(name)?.children ?? []).filter((c) => remains(c) && !written(c)), ...(writtenChildren.get(name) ?? [])]
   const projectAfter = (name: string) => images.get(name)?.project ?? storedFlags.get(name)?.project
   const liveAfter = (name: string) => written(name) || (remains(name) && !storedFlags.get(name)!.archived)

@@ -281,6 +281,7 @@ export function createApp(deps: AppDeps) {
   app.use('*', urlGuard)
   app.use('*', async (c, next) => {
     c.set('clock', clock)
+    c.set('logger', logger)
     c.set('evaluationLimits', evaluationLimits)
     c.set('clientAddress', clientAddress)
     c.set('notReady', notReady)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { readLogOptions, type LogLevel } from '../src/http/request-log.js'
+import { createLogger, readLogOptions, type LogLevel } from '../src/http/request-log.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createSignedInUser } from './helpers/users.js'
 
 /*
  * Request ids and request log lines: every answer carries X-Request-Id (the client's when well formed, else a new one);
@@ -96,5 +97,28 @@ describe('the admin API is never cached', () => {
     }
     expect((await t.call('GET', '/api/admin/projects', { token: 'nope' })).headers.get('cache-control')).toBe('no-store')
     expect((await t.call('POST', '/api/admin/projects', { body: { id: 'cached-not', name: 'x' } })).headers.get('cache-control')).toBe('no-store')
+  })
+})
+
+describe('POST /api/admin/record-ui-error: what a signed-in caller reports reaches the log as fields of one line', () => {
+  it('cannot forge a log line with a newline, keeps the text bounded, and names the reporter by id, not e-mail', async () => {
+    const viewer = await createSignedInUser(t, 'ui-error-reporter', 'Viewer', { email: 'reporter-77@example.com' })
+    lines.length = 0
+    const forged = `boom\n{"time":"2026-01-01T00:00:00.000Z","level":"error","msg":"admin password reset","user":"root"}\r\n\u001b[31mred`
+    const res = await viewer.call('POST', '/api/admin/record-ui-error', { body: { errorMessage: forged, errorStack: `at x\n${'y'.repeat(9000)}` }, headers: { 'x-request-id': 'ui-error-1' } })
+    expect(res.status).toBe(204)
+    expect(lines.every((l) => !/[\n\r]/.test(l.line))).toBe(true)
+    const line = parsed().find((l) => l.msg === 'console error reported')!
+    expect(line).toMatchObject({ level: 'warn', requestId: 'ui-error-1', principal: 'user', principalId: viewer.id, errorMessage: forged })
+    expect((line.errorStack as string).length).toBe(2000)
+    expect(parsed().filter((l) => l.msg === 'admin password reset')).toEqual([])
+    expect(lines.map((l) => l.line).join('\n')).not.toContain('reporter-77@example.com')
+  })
+
+  it('keeps it one line in the pretty format too', () => {
+    const out: string[] = []
+    createLogger({ format: 'pretty', level: 'warn', write: (line) => out.push(line) }).log('warn', 'console error reported', { errorMessage: 'a\nFAKE ERROR line\r\n' })
+    expect(out).toHaveLength(1)
+    expect(out[0]).not.toMatch(/[\n\r]/)
   })
 })

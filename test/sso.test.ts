@@ -138,6 +138,28 @@ describe('signing in with OpenID Connect', () => {
     expect((await me(agent)).status).toBe(401)
   })
 
+  it("logs a refusal as one line through the app's logger, the provider's error_description a field that cannot forge a line", async () => {
+    const lines: string[] = []
+    const logged = await createTestApp({ log: { format: 'json', level: 'warn', write: (line) => lines.push(line) } })
+    try {
+      await ok(logged, 'POST', '/api/admin/auth/oidc/settings', { enabled: true, discoverUrl: provider.discoverUrl, clientId: provider.clientId, secret: provider.clientSecret, autoCreate: false })
+      const agent = browserAgent(ORIGIN, (request) => Promise.resolve(logged.app.request(request)))
+      const start = await agent.send(`${ORIGIN}/auth/oidc/login`)
+      const state = new URL(start.headers.get('location')!).searchParams.get('state')!
+      const forged = 'denied\n{"level":"error","msg":"forged line"}'
+      const back = new URL(`${ORIGIN}/auth/oidc/callback`)
+      back.search = new URLSearchParams({ error: 'access_denied', error_description: forged, state, iss: provider.issuer }).toString()
+      const res = await agent.send(back.toString())
+      expect(res.status).toBe(302)
+      expect(lines.every((line) => !/[\n\r]/.test(line))).toBe(true)
+      const refused = lines.map((line) => JSON.parse(line)).find((l) => l.msg === 'OpenID Connect sign-in refused')
+      expect(refused).toMatchObject({ level: 'warn', requestId: expect.any(String), reason: expect.stringContaining(forged) })
+      expect(lines.map((line) => JSON.parse(line)).filter((l) => l.msg === 'forged line')).toEqual([])
+    } finally {
+      await logged.close()
+    }
+  })
+
   it('refuses a callback with no sign-in under way in this browser', async () => {
     await configure()
     const agent = newAgent()

@@ -54,13 +54,15 @@ export function createLogger(options: LogOptions): Logger {
 /** The template of the route that answered (Hono's matched route, never the raw path), or `unmatched`. */
 export const routeTemplateOf = (c: Context): string => matchedRoutes(c).findLast((r) => r.method !== 'ALL')?.path ?? 'unmatched'
 
-const principalFields = (principal: Principal | undefined) =>
+export const principalFields = (principal: Principal | undefined) =>
   !principal ? {} : principal.kind === 'user' ? { principal: 'user', principalId: principal.userId } : { principal: principal.kind, principalId: principal.tokenId }
 
 declare module 'hono' {
   interface ContextVariableMap {
     /** The request's id (X-Request-Id as the client sent it when well formed, else made here); answered in X-Request-Id. */
     requestId: string
+    /** The app's logger (LOG_FORMAT, LOG_LEVEL): every line through it is one line, its fields escaped. */
+    logger: Logger
   }
 }
 

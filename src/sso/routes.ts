@@ -42,7 +42,8 @@ function decodePending(value: string | undefined, origin: string): { pending: Pe
 }
 
 const failed = (c: Context, message: string) => {
-  console.warn(`OpenID Connect sign-in refused: ${message}`)
+  // The reason may carry the provider's words (or a callback URL's error_description): a field of one log line.
+  c.var.logger.log('warn', 'OpenID Connect sign-in refused', { requestId: c.var.requestId, reason: message.slice(0, 500) })
   return c.redirect(`${SIGN_IN_PAGE}?errorMsg=${encodeURIComponent(message)}`, 302)
 }
 

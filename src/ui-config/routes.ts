@@ -10,6 +10,7 @@ import { publicBaseUrl } from '../users/accounts.js'
 import { passwordLinksRefused } from '../auth-settings/store.js'
 import { saveFrontendOrigins } from './store.js'
 import { normaliseOrigin } from '../frontend-api/cors.js'
+import { principalFields } from '../http/request-log.js'
 
 const tags = ['Admin UI']
 
@@ -127,6 +128,9 @@ const readyRoute = createRoute({
   responses: { 200: { description: 'Ready', content: jsonContent(ReadySchema()) }, 503: { description: 'Not ready, and why', content: jsonContent(ReadySchema()) } },
 })
 
+/** How much of a reported console error's message and stack one log line keeps. */
+const UI_ERROR_LOGGED_CHARS = 2000
+
 export const uiConfigRoutes = createRouter()
   .openapi(getUiConfigRoute, async (c) => {
     const [[off], origins] = await Promise.all([passwordLinksRefused(c.var.db, false), c.var.frontendOrigins.get(c.var.db)])
@@ -154,8 +158,15 @@ export const uiConfigRoutes = createRouter()
   })
   .openapi(telemetryRoute, (c) => c.json({ versionInfoCollectionEnabled: false, featureInfoCollectionEnabled: false }, 200))
   .openapi(recordUiErrorRoute, (c) => {
+    // One line through the app's logger: the reporter's text only as bounded, escaped fields (a newline in it cannot
+    // forge a line), the reporter by kind and id (no e-mail address in the log).
     const { errorMessage, errorStack } = c.req.valid('json')
-    console.warn(`console error reported by ${c.var.caller.actor.createdBy}: ${errorMessage.slice(0, 2000)}${errorStack ? `\n${errorStack.slice(0, 2000)}` : ''}`)
+    c.var.logger.log('warn', 'console error reported', {
+      requestId: c.var.requestId,
+      ...principalFields(c.var.principal),
+      errorMessage: errorMessage.slice(0, UI_ERROR_LOGGED_CHARS),
+      ...(errorStack ? { errorStack: errorStack.slice(0, UI_ERROR_LOGGED_CHARS) } : {}),
+    })
     return c.body(null, 204)
   })
   .openapi(readyRoute, async (c) => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { PASSWORD, signIn } from './helpers/users.js'
 
 /*
  * Every path a user or an e-mail address enters by refuses control and format characters (zero-width, bidirectional
@@ -34,6 +35,18 @@ const tricky = [
   '\uFF41dmin@corp.example',
   '\u0430dmin@corp.example',
   'admin@c\u043Erp.example',
+  // Mixed across a dot of the local part, a whole part in another script that looks Latin, scripts of limited use made to
+  // pass for Latin letters (Lisu, Canadian Syllabics, Tifinagh), phonetic Latin letters, punctuation from outside ASCII.
+  '\u0458.doe@corp.example',
+  'alice@corp.\u0441\u043E',
+  '\u0430\u0440\u0435@corp.example',
+  '\uA4D1aypal@corp.example',
+  '\u146Daypal@corp.example',
+  'ad\u2D4Fin@corp.example',
+  'p\u0251ypal@corp.example',
+  '\u1D18aypal@corp.example',
+  'first\u2010last@corp.example',
+  'Ꮪupport@corp.example',
 ]
 
 describe('e-mail addresses and names', () => {
@@ -61,5 +74,34 @@ describe('e-mail addresses and names', () => {
     expect((await signUp({ email: 'иван@почта.example' })).status).toBe(200)
     expect((await signUp({ email: 'jürgen@straße.example' })).status).toBe(200)
     expect(await t.query("select email from users where email = 'kim@corp.example'")).toEqual([{ email: 'kim@corp.example' }])
+  })
+})
+
+describe('e-mail addresses: one form per address, and sign-in by address', () => {
+  it('takes a decomposed "é" as the composed one: stored composed, and the same address on every path', async () => {
+    const decomposed = 'rene\u0301@corp.example'
+    const res = await t.call('POST', '/api/admin/user-admin', { body: { email: decomposed, rootRole: 'Viewer', password: PASSWORD } })
+    expect(res.status, res.text).toBe(201)
+    expect(await t.query('select email from users where id = $1', [res.body.id])).toEqual([{ email: 'ren\u00e9@corp.example' }])
+    // The composed address is the same user: taken, and it signs in with either form.
+    const again = await t.call('POST', '/api/admin/user-admin', { body: { email: 'RENÉ@corp.example', rootRole: 'Viewer' } })
+    expect(again.status, again.text).toBe(400)
+    expect(again.body.message).toBe('User already exists')
+    await signIn(t, 'ren\u00e9@corp.example')
+    await signIn(t, decomposed)
+  })
+
+  it('still signs in by e-mail an account whose address was stored before the rules that refuse it now', async () => {
+    const res = await t.call('POST', '/api/admin/user-admin', { body: { email: 'legacy-77@corp.example', rootRole: 'Viewer', password: PASSWORD } })
+    expect(res.status, res.text).toBe(201)
+    const legacy = 'legacy-\u0430@corp.example'
+    await t.query('update users set email = $1 where id = $2', [legacy, res.body.id])
+    await signIn(t, legacy)
+  })
+
+  it('takes Japanese and Chinese mixed with Latin, and a Greek address that does not pass for a Latin one', async () => {
+    for (const email of ['taro.やまだ@corp.example', '王wang@corp.example', 'ελένη@corp.example']) {
+      expect((await t.call('POST', '/api/admin/user-admin', { body: { email, rootRole: 'Viewer' } })).status, email).toBe(201)
+    }
   })
 })

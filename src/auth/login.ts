@@ -3,7 +3,7 @@ import { signInFailures, users } from '../../schema/index.js'
 import { batch, queryRows, rowText, together, untilUnchanged, type Db } from '../db.js'
 import { ApiError, validationError } from '../core/errors.js'
 import { verifyPassword, hashPassword } from '../users/passwords.js'
-import { isEmail } from '../users/schemas.js'
+import { hasEmailForm, normalEmail } from '../users/schemas.js'
 import { displayNameOf } from '../users/principal.js'
 import { setPassword, userView } from '../users/store.js'
 import type { Author } from '../core/principal.js'
@@ -88,8 +88,10 @@ const invalidLink = () => new ApiError('AuthenticationRequired', 'The link is in
  */
 export async function signIn(db: Db, identifier: string, password: string, now: Date, options: PasswordCheckOptions = {}) {
   const allowed = options.passwordAlwaysAllowed ? sql`true` : sql`not ${passwordSignInRefusedSql}`
-  // A service account never signs in: it is not looked for, so it fails as an unknown user does.
-  const match = and(isEmail(identifier) ? sql`lower(${users.email}) = ${identifier.toLowerCase()}` : eq(users.username, identifier), isNull(users.deletedAt), eq(users.isService, false), allowed)
+  // A service account never signs in: it is not looked for, so it fails as an unknown user does. An identifier with an
+  // address's form is looked for by address (composed, lower-case), even one today's rules would refuse to store: an
+  // account made before them still signs in.
+  const match = and(hasEmailForm(identifier) ? sql`lower(${users.email}) = ${normalEmail(identifier)}` : eq(users.username, identifier), isNull(users.deletedAt), eq(users.isService, false), allowed)
   const address = options.address ?? ''
   const [user, [setting]] = await together(db, [
     (q) => countPasswordCheck(q, match!, address, now),

@@ -1,5 +1,5 @@
 import * as z from '../http/zod.js'
-import { EMAIL_MESSAGE, isEmail, PasswordSchema, RoleSchema, visibleText } from '../users/schemas.js'
+import { EMAIL_MESSAGE, emailSchema, PasswordSchema, RoleSchema, visibleText } from '../users/schemas.js'
 
 const dateTime = z.string().openapi({ format: 'date-time' })
 const instant = z.iso.datetime({ offset: true, message: 'must be a date-time such as 2030-01-31T12:00:00Z' })
@@ -49,7 +49,7 @@ export const InviteLinkParam = z.object({
 
 export const SignUpSchema = z
   .strictObject({
-    email: z.string().trim().max(254, 'email must be at most 254 characters').refine(isEmail, EMAIL_MESSAGE).toLowerCase().openapi({ example: 'hunter@example.com' }),
+    email: emailSchema().refine((v) => v !== '', EMAIL_MESSAGE).openapi({ example: 'hunter@example.com' }),
     name: visibleText('name', 255).refine((v) => v !== '', 'name must not be empty').openapi({ example: 'Hunter Burgan' }),
     password: PasswordSchema,
     username: visibleText('username', 255).optional().openapi({ description: 'Optional; unique when given', example: 'hunter' }),

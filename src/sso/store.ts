@@ -5,7 +5,7 @@ import { SYSTEM_ACTOR } from '../core/principal.js'
 import { guardPassed, recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
 import { userEventData } from '../users/store.js'
-import { isEmail } from '../users/schemas.js'
+import { isEmail, normalEmail } from '../users/schemas.js'
 import { newGuardedSession, newSession } from '../auth/sessions.js'
 import type { OidcSettings } from '../auth-settings/schemas.js'
 import { SignInRefused, type FinishedSignIn } from './oidc.js'
@@ -83,7 +83,7 @@ const CONTROLS = /[\p{Cc}\p{Cf}]/gu
 export function providerEmail(given: string | undefined): string {
   const raw = given?.trim()
   if (!raw) throw new SignInRefused('The provider did not say your e-mail address: Flagpost signs people in by e-mail (the client must be allowed the email scope)')
-  const email = raw.toLowerCase()
+  const email = normalEmail(raw)
   if (email.length > MAX_EMAIL_LENGTH || !isEmail(raw)) {
     throw new SignInRefused('The provider gave an e-mail address Flagpost cannot take as an account\'s (its form, its length or its characters): ask an admin')
   }

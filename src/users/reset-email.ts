@@ -6,6 +6,7 @@ import { hashSecret, randomHex } from '../api-tokens/secrets.js'
 import { passwordSignInRefusedSql } from '../auth-settings/store.js'
 import { trySend, type EmailTransport } from './email.js'
 import { resetLink } from './reset-tokens.js'
+import { normalEmail } from './schemas.js'
 
 /** A link sent by e-mail works once, for a day. */
 export const RESET_EMAIL_TTL_MS = 24 * 60 * 60_000
@@ -51,7 +52,7 @@ const SELF_SERVICE = 'password-reset-email'
 export async function sendResetEmail(db: Db, email: string, now: Date, settings: { publicUrl?: string; email?: EmailTransport; passwordAlwaysAllowed?: boolean }) {
   // Links point to the configured public URL only: never to a host the request named.
   if (!settings.publicUrl || !settings.email) return false
-  const found = await storeResetLink(db, sql`lower(email) = ${email.trim().toLowerCase()}`, now, SELF_SERVICE, { gap: true, passwordAlwaysAllowed: settings.passwordAlwaysAllowed })
+  const found = await storeResetLink(db, sql`lower(email) = ${normalEmail(email.trim())}`, now, SELF_SERVICE, { gap: true, passwordAlwaysAllowed: settings.passwordAlwaysAllowed })
   if (!found?.email) return false
   const link = resetLink(settings.publicUrl, found.token)
   return trySend(settings.email, {
@@ -67,7 +68,7 @@ export async function sendResetEmail(db: Db, email: string, now: Date, settings:
  * (checked by the caller first).
  */
 export async function adminResetLink(db: Db, who: string, now: Date, createdBy: string, settings: { baseUrl: string; email?: EmailTransport; passwordAlwaysAllowed?: boolean }) {
-  const match = /^\d{1,9}$/.test(who) ? sql`id = ${Number(who)}` : sql`lower(email) = ${who.trim().toLowerCase()}`
+  const match = /^\d{1,9}$/.test(who) ? sql`id = ${Number(who)}` : sql`lower(email) = ${normalEmail(who.trim())}`
   const found = await storeResetLink(db, match, now, createdBy, { gap: false, passwordAlwaysAllowed: true })
   if (!found) throw notFound(`Could not find user ${who}`)
   const link = resetLink(settings.baseUrl, found.token)

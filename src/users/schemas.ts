@@ -9,33 +9,94 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 /** Control (Cc) and format (Cf: zero-width, bidirectional) characters: invisible in a list of users, so one name or address could pass for another. */
 const INVISIBLE = /[\p{Cc}\p{Cf}]/u
 export const hasInvisible = (value: string) => INVISIBLE.test(value)
-/** A character outside ASCII that lower-cases into ASCII (the Kelvin sign into "k"): another mailbox, stored as someone else's. */
-const foldsIntoAscii = (value: string) => [...value].some((c) => c.charCodeAt(0) > 0x7f && /[\x00-\x7f]/.test(c.toLowerCase()))
+/** A character outside ASCII that lower-cases or composes into ASCII (the Kelvin sign into "k", "K"): another mailbox, stored as someone else's. */
+const foldsIntoAscii = (value: string) => [...value].some((c) => c.charCodeAt(0) > 0x7f && (/[\x00-\x7f]/.test(c.toLowerCase()) || /^[\x00-\x7f]*$/.test(c.normalize('NFC'))))
 /**
  * Characters that show as nothing or as a blank in a list of users: default-ignorable code points (the Hangul fillers,
  * U+034F, variation selectors), Braille's blank pattern, and separators.
  */
 const BLANK_LOOKING = /[\p{Default_Ignorable_Code_Point}\u2800\p{Z}]/u
-/** Scripts whose letters pass for one another (Latin "a" and Cyrillic "а", Greek "ο" and Latin "o"). */
-const CONFUSABLE_SCRIPTS = [/\p{Script=Latin}/u, /\p{Script=Cyrillic}/u, /\p{Script=Greek}/u, /\p{Script=Armenian}/u, /\p{Script=Cherokee}/u, /\p{Script=Coptic}/u]
-/** Whether a part of an address (its local part, a domain label) mixes letters of two scripts that look alike. */
-const mixesScripts = (part: string) => CONFUSABLE_SCRIPTS.filter((script) => script.test(part)).length > 1
+/**
+ * The scripts an address's letters may come from: Unicode's scripts recommended for identifiers (UTS #39). A script of
+ * limited use (Cherokee, Coptic, Lisu, Canadian Syllabics, Tifinagh…) is refused: several have letters made to pass
+ * for Latin ones ("ꓑ", "ᑭ", "ⵏ").
+ */
+const SCRIPTS = 'Latin Cyrillic Greek Armenian Georgian Hebrew Arabic Thaana Ethiopic Devanagari Bengali Gurmukhi Gujarati Oriya Tamil Telugu Kannada Malayalam Sinhala Thai Lao Tibetan Myanmar Khmer Han Hiragana Katakana Bopomofo Hangul'.split(' ')
+const scriptOf = new Map(SCRIPTS.map((name) => [name, new RegExp(`\\p{Script=${name}}`, 'u')]))
+/** Chinese, Japanese and Korean writing mixes these, and mixes them with Latin (UTS #39's "highly restrictive"). */
+const HAN_FAMILY = new Set(['Han', 'Hiragana', 'Katakana', 'Bopomofo', 'Hangul'])
+/** Digits, punctuation and combining marks: part of every script. */
+const NEUTRAL = /[\p{Script=Common}\p{Script=Inherited}]/u
+/** Punctuation and symbols outside ASCII ("‐" for "-", "․" for "."). */
+const FOREIGN_MARK = /(?![\x00-\x7f])[\p{P}\p{S}]/u
+/** Latin letters of phonetics (IPA, small capitals, the extension blocks) that pass for plain ones: "ɑ" for "a", "ᴘ" for "p". */
+const PHONETIC_LATIN = /[\u0250-\u02af\u0237\u1d00-\u1dbf\ua720-\ua7ff\uab30-\uab6f]/u
+/** Lower-case letters of other scripts that look like Latin ones (Cyrillic "а", "р", "е"; Greek "ο"; Armenian "օ"). */
+const LATIN_LOOKING = /[асԁеһіјӏорԛѕԝхуүѵαορνυικγϲϳηօսցհոզ]/u
+
+/** The scripts of a part's letters, Chinese, Japanese and Korean's counted as one; undefined when one is not recommended. */
+function scriptsOf(part: string): Set<string> | undefined {
+  const found = new Set<string>()
+  for (const ch of part) {
+    if (NEUTRAL.test(ch)) continue
+    const script = [...scriptOf].find(([, pattern]) => pattern.test(ch))?.[0]
+    if (script === undefined) return undefined
+    found.add(HAN_FAMILY.has(script) ? 'Han' : script)
+  }
+  return found
+}
+
+/**
+ * Whether a part of an address (its local part, a domain label) is made to pass for a Latin one: letters of a script
+ * not recommended, phonetic Latin letters, letters of two scripts (other than Latin with Chinese, Japanese or Korean), or
+ * a part of another script whose every letter looks Latin ("аре" for "ape", the label "со" for "co").
+ */
+function passesForLatin(part: string): boolean {
+  const scripts = scriptsOf(part)
+  if (scripts === undefined || PHONETIC_LATIN.test(part)) return true
+  if (scripts.size > 1 && !(scripts.size === 2 && scripts.has('Latin') && scripts.has('Han'))) return true
+  const letters = [...part.toLowerCase()].filter((ch) => !NEUTRAL.test(ch))
+  return !scripts.has('Latin') && letters.length > 0 && letters.every((ch) => LATIN_LOOKING.test(ch))
+}
+
 /**
  * Whether an address is made to look like another: a blank-looking character, a letter that changes under
- * compatibility normalisation (full-width "ａ", ligatures, superscripts: NFKC makes them the plain letters), or a local
- * part or domain label mixing look-alike scripts. Unleash takes such addresses; refusing them keeps one user from
- * passing for another in every list, event and approval (docs/ARCHITECTURE.md).
+ * compatibility normalisation (full-width "ａ", ligatures, superscripts: NFKC makes them the plain letters), punctuation
+ * from outside ASCII, or a local part or domain label that passes for a Latin one. Unleash takes such addresses;
+ * refusing them keeps one user from passing for another in every list, event and approval (docs/ARCHITECTURE.md).
+ * `value` is in NFC (a decomposed "é" is the same address as a composed one).
  */
-const looksLikeAnother = (value: string) => BLANK_LOOKING.test(value) || value.normalize('NFKC') !== value || value.split(/[@.]/).some(mixesScripts)
+function looksLikeAnother(value: string): boolean {
+  if (BLANK_LOOKING.test(value) || value.normalize('NFKC') !== value || FOREIGN_MARK.test(value)) return true
+  const at = value.lastIndexOf('@')
+  return [value.slice(0, at), ...value.slice(at + 1).split('.')].some(passesForLatin)
+}
+/** The form of an e-mail address only (something@domain.tld): how sign-in tells an address from a username. */
+export const hasEmailForm = (value: string) => EMAIL.test(value)
+/** An address as it is stored and looked up: composed (NFC), lower-case. */
+export const normalEmail = (value: string) => value.normalize('NFC').toLowerCase().normalize('NFC')
 /**
  * Whether an e-mail address may be a user's, on every path a user or an address enters by (created by an admin, invite
- * sign-up, single sign-on, sign-in): its form, no invisible character, nothing that folds into ASCII when lower-cased,
- * nothing made to look like another address. Checked before lower-casing, so every path refuses the same addresses.
+ * sign-up, single sign-on): its form, no invisible character, nothing that folds into ASCII when lower-cased, nothing
+ * made to look like another address. Checked before lower-casing, so every path refuses the same addresses.
  */
-export const isEmail = (value: string) => EMAIL.test(value) && !INVISIBLE.test(value) && !foldsIntoAscii(value) && !looksLikeAnother(value)
+export const isEmail = (value: string) => {
+  const composed = value.normalize('NFC')
+  return EMAIL.test(composed) && !INVISIBLE.test(value) && !foldsIntoAscii(value) && !looksLikeAnother(composed)
+}
 
 /** Why an address is refused, on every path. */
-export const EMAIL_MESSAGE = 'email must be a valid e-mail address, without control, invisible or blank-looking characters, full-width letters or letters of look-alike scripts mixed'
+export const EMAIL_MESSAGE =
+  'email must be a valid e-mail address, without control, invisible or blank-looking characters, full-width letters, punctuation from outside ASCII, or letters that pass for Latin ones (mixed scripts, look-alike letters)'
+
+/** An e-mail address a user may have (see isEmail), stored composed and lower-case. */
+export const emailSchema = () =>
+  z
+    .string()
+    .trim()
+    .max(254, 'email must be at most 254 characters')
+    .refine((v) => v === '' || isEmail(v), EMAIL_MESSAGE)
+    .transform(normalEmail)
 
 export const PasswordSchema = z
   .string()
@@ -53,13 +114,7 @@ const optionalText = (what: string, max: number) => visibleText(what, max).optio
 export const visibleText = (what: string, max: number) =>
   z.string().trim().max(max, `${what} must be at most ${max} characters`).refine((v) => !hasInvisible(v), `${what} must not contain control or invisible (format) characters`)
 
-const optionalEmail = z
-  .string()
-  .trim()
-  .max(254, 'email must be at most 254 characters')
-  .refine((v) => v === '' || isEmail(v), EMAIL_MESSAGE)
-  .toLowerCase()
-  .optional()
+const optionalEmail = emailSchema().optional()
 
 export const CreateUserSchema = z
   .object({

@@ -18,8 +18,10 @@ declare module 'hono' {
 
 const tags = ['Auth']
 export const OIDC_CALLBACK_PATH = '/auth/oidc/callback'
-/** The console's sign-in page, which shows `errorMsg` (Unleash's parameter) when single sign-on failed. */
+/** The console's sign-in page, which shows why single sign-on failed (Unleash's `errorMsg`; the reason itself from SSO_ERROR_COOKIE). */
 const SIGN_IN_PAGE = '/sign-in'
+/** Why the last single sign-on failed, for the sign-in page to show (readable by its script; two minutes, this path only). */
+const SSO_ERROR_COOKIE = 'flagpost-sso-error'
 /** The flow's cookie: what the callback checks the provider's answer against, for as long as a sign-in may take. */
 const PENDING_COOKIE = 'flagpost-oidc'
 const PENDING_TTL_S = 10 * 60
@@ -44,6 +46,9 @@ function decodePending(value: string | undefined, origin: string): { pending: Pe
 const failed = (c: Context, message: string) => {
   // The reason may carry the provider's words (or a callback URL's error_description): a field of one log line.
   c.var.logger.log('warn', 'OpenID Connect sign-in refused', { requestId: c.var.requestId, reason: message.slice(0, 500) })
+  // The sign-in page shows the reason from this cookie, which only this site sets, never from the URL's `errorMsg`
+  // (kept for Unleash's clients): a link to /sign-in?errorMsg=… cannot put anyone's words on the sign-in page.
+  setCookie(c, SSO_ERROR_COOKIE, message.slice(0, 500), { path: SIGN_IN_PAGE, maxAge: 120, secure: isHttps(c), sameSite: 'Lax' })
   return c.redirect(`${SIGN_IN_PAGE}?errorMsg=${encodeURIComponent(message)}`, 302)
 }
 

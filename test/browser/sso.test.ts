@@ -68,6 +68,18 @@ describe('single sign-on', { timeout: 60_000 }, () => {
     await page.goto(`${ui.url}/auth/oidc/callback?code=x&state=y`)
     await page.getByRole('alert').filter({ hasText: 'Single sign-on failed' }).waitFor()
     await expect(page.getByRole('alert').textContent()).resolves.toMatch(/no sign-in under way/)
+    // Shown once: a reload no longer says it.
+    await page.reload()
+    await page.getByRole('heading', { name: 'Sign in to Flagpost' }).waitFor()
+    expect(await page.getByRole('alert').count()).toBe(0)
+  })
+
+  it("does not show a link's own errorMsg on the sign-in page (only a reason the server gave)", async () => {
+    const page = await ui.newPage()
+    await page.goto(`${ui.url}/sign-in?errorMsg=${encodeURIComponent('Your account is locked: call +1 555 0100 to unlock it')}`)
+    await page.getByRole('heading', { name: 'Sign in to Flagpost' }).waitFor()
+    await page.waitForLoadState('networkidle')
+    expect(await page.content()).not.toContain('555 0100')
   })
 
   it('an admin switches password sign-in off; the sign-in page then offers only the provider', async () => {

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react'
+import { useEffect, useState, type FormEvent } from 'react'
 import { Alert, Button, Center, Divider, Paper, PasswordInput, Stack, TextInput, Title } from '@mantine/core'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useLocation, useSearch } from 'wouter'
@@ -21,6 +21,22 @@ async function fetchSignInOptions(): Promise<SignInOptions> {
   return response.status === 401 ? ((await response.json()) as SignInOptions) : {}
 }
 
+
+/**
+ * Why single sign-on just failed: the reason the server left in a cookie only it sets, never the URL's `errorMsg`, so a
+ * link cannot put its own words on this page.
+ */
+function ssoRefusal(): string | undefined {
+  const found = document.cookie.split('; ').find((c) => c.startsWith(`${SSO_ERROR_COOKIE}=`))
+  if (found === undefined) return undefined
+  try {
+    return decodeURIComponent(found.slice(SSO_ERROR_COOKIE.length + 1))
+  } catch {
+    return undefined
+  }
+}
+const SSO_ERROR_COOKIE = 'flagpost-sso-error'
+
 export default function SignInPage() {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
@@ -30,7 +46,9 @@ export default function SignInPage() {
   const search = useSearch()
   const queryClient = useQueryClient()
   const ways = useQuery({ queryKey: ['sign-in-options'], queryFn: fetchSignInOptions, staleTime: 0 })
-  const refused = new URLSearchParams(search).get('errorMsg')
+  const [refused] = useState(ssoRefusal)
+  // Shown once: a reload of the page no longer says it.
+  useEffect(() => void (document.cookie = `${SSO_ERROR_COOKIE}=; Path=/sign-in; Max-Age=0`), [])
   const passwordHidden = ways.data?.defaultHidden === true
   const singleSignOn = ways.data?.options ?? []
 

@@ -51,6 +51,20 @@ describe('a project Owner gives only what the Owner role holds', () => {
     expect(features.environments.find((e: any) => e.name === 'production').enabled).toBe(false)
   })
 
+  it("GET …/access says which roles the caller may give there: an Owner not a role with a permission they lack, an admin every one", async () => {
+    const { owner, P } = await ownedGuardedProject()
+    const skipper = await createRole([{ name: 'SKIP_CHANGE_REQUEST', environment: 'production' }])
+    const editorLike = await createRole([{ name: 'UPDATE_FEATURE_ENVIRONMENT', environment: 'production' }])
+    const givable = (body: { roles: { id: number; givable: boolean }[] }) => Object.fromEntries(body.roles.map((r) => [r.id, r.givable]))
+    const asOwner = await owner.call('GET', `${P}/access`)
+    expect(asOwner.status, asOwner.text).toBe(200)
+    expect(givable(asOwner.body)).toMatchObject({ [OWNER]: true, [MEMBER]: true, [skipper]: false, [editorLike]: true })
+    // As the write routes judge it: the role the answer says cannot be given is refused, the other given.
+    expectRefused(await owner.call('POST', `${P}/access`, { body: { roles: [skipper], users: [owner.id] } }), 'a role said not givable')
+    expect((await owner.call('POST', `${P}/access`, { body: { roles: [editorLike], users: [owner.id] } })).status).toBe(200)
+    expect(Object.values(givable((await ok(t, 'GET', `${P}/access`)).body)).every(Boolean)).toBe(true)
+  })
+
   it('is refused a role granting SKIP_CHANGE_REQUEST on every route that gives project roles, to users and to groups, and nothing changes', async () => {
     const { project, owner, P } = await ownedGuardedProject()
     const skipper = await createRole([{ name: 'SKIP_CHANGE_REQUEST' }])

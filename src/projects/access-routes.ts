@@ -34,7 +34,15 @@ const RoleAccessSchema = z
 const ProjectAccessSchema = z
   .object({
     version: z.number().int(),
-    roles: z.array(z.object({ id: z.number().int(), type: z.string(), name: z.string(), description: z.string().nullable() })),
+    roles: z.array(
+      z.object({
+        id: z.number().int(),
+        type: z.string(),
+        name: z.string(),
+        description: z.string().nullable(),
+        givable: z.boolean().openapi({ description: 'Flagpost: whether the caller may give this role in the project (every permission of it held there, or an admin)' }),
+      }),
+    ),
     users: z.array(
       z.object({
         id: z.number().int(),
@@ -178,7 +186,7 @@ const oneRoleRoute = (kind: 'user' | 'group', method: 'post' | 'put' | 'delete')
 const subjectOf = (params: { userId: string } | { groupId: string }): Subject => ('userId' in params ? { kind: 'user', id: Number(params.userId) } : { kind: 'group', id: Number(params.groupId) })
 
 export const projectAccessRoutes = createRouter()
-  .openapi(getAccessRoute, async (c) => c.json(await projectAccess(c.var.db, c.req.valid('param').projectId), 200))
+  .openapi(getAccessRoute, async (c) => c.json(await projectAccess(c.var.db, c.req.valid('param').projectId, c.var.principal), 200))
   .openapi(addAccessRoute, async (c) => {
     await addAccess(c.var.db, c.var.caller, c.req.valid('param').projectId, c.req.valid('json'))
     return c.body(null, 200)

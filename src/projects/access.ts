@@ -5,7 +5,7 @@ import { conflict, noAccess, notFound, validationError } from '../core/errors.js
 import { covers, hasPermission, heldInProject, heldPermission, Permission, ownsProject, permissionsOfRole } from '../core/permissions.js'
 import { eventsStatement, guardPassed } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
-import type { Caller } from '../core/principal.js'
+import type { Caller, Principal } from '../core/principal.js'
 import { avatarUrl } from '../users/avatar.js'
 
 /*
@@ -137,12 +137,16 @@ function requireMayGive(caller: Caller, state: AccessState, given: number[]) {
   const held = heldInProject(principal, state.projectId)
   for (const id of given) {
     const role = state.roles.get(id)!
-    const missing = permissionsOfRole({ project: state.projectId, name: role.name, type: role.type, permissions: role.permissions }).find((key) => !covers(held, key))
+    const missing = missingToGive(held, state.projectId, role)
     if (missing === undefined) continue
     const { permission, environment } = heldPermission(missing)
     throw noAccess(`You cannot give the role ${role.name}: it grants permission=${permission}${environment ? ` defined for environment=${environment}` : ''} in project=${state.projectId}, which you do not hold there`)
   }
 }
+
+/** The first permission of `role` that `held` (the caller's in the project) lacks, so that they may not give it; undefined: they may. */
+const missingToGive = (held: ReturnType<typeof heldInProject>, project: string, role: { name: string; type: string; permissions: [string, string | null][] }) =>
+  permissionsOfRole({ project, name: role.name, type: role.type, permissions: role.permissions }).find((key) => !covers(held, key))
 
 const p = (name: string) => sql.placeholder(name)
 const pairRows = (name: string) => sql`jsonb_to_recordset(${p(name)}::jsonb) as x (holder int, role int)`
@@ -409,12 +413,26 @@ export async function removeRole(db: Db, caller: Caller, projectId: string, subj
   })
 }
 
-/** GET /api/admin/projects/{projectId}/access: the project roles there are, and who holds which: users, and groups with their members. */
-export async function projectAccess(db: Db, projectId: string) {
+/**
+ * GET /api/admin/projects/{projectId}/access: the project roles there are (each saying whether `principal` may give it
+ * there, as the access routes judge it), and who holds which: users, and groups with their members.
+ */
+export async function projectAccess(db: Db, projectId: string, principal: Principal) {
   // One round trip at the edge: the project, its roles, its users and groups, and the groups' members.
   const [[project], roleRows, memberRows, groupRows, groupMembers] = await together(db, [
     (q) => q.select({ id: projects.id }).from(projects).where(and(eq(projects.id, projectId), isNull(projects.archivedAt))),
-    (q) => q.select().from(roles).where(inArray(roles.type, ['project', 'custom'])).orderBy(asc(roles.id)),
+    (q) =>
+      q
+        .select({
+          id: roles.id,
+          name: roles.name,
+          type: roles.type,
+          description: roles.description,
+          permissions: sql<[string, string | null][]>`coalesce((select json_agg(json_build_array(${rolePermissions.permission}, ${rolePermissions.environment})) from ${rolePermissions} where ${rolePermissions.roleId} = ${roles.id}), '[]')`,
+        })
+        .from(roles)
+        .where(inArray(roles.type, ['project', 'custom']))
+        .orderBy(asc(roles.id)),
     (q) =>
       q
         .select({
@@ -451,13 +469,14 @@ export async function projectAccess(db: Db, projectId: string) {
         .orderBy(asc(groupUsers.groupId), asc(users.id)),
   ])
   if (!project) throw projectNotFound(projectId)
+  const held = heldInProject(principal, projectId)
   const imageOf = (u: { id: number; email: string | null; username: string | null }) => avatarUrl(u.email ?? u.username ?? `user-${u.id}`)
   const members = await Promise.all(
     groupMembers.map(async (m) => ({ groupId: m.groupId, member: { joinedAt: m.joinedAt.toISOString(), createdBy: m.createdBy, user: { id: m.id, name: m.name, username: m.username, email: m.email, imageUrl: await imageOf(m) } } })),
   )
   return {
     version: 1,
-    roles: roleRows.map((r) => ({ id: r.id, type: r.type, name: r.name, description: r.description })),
+    roles: roleRows.map((r) => ({ id: r.id, type: r.type, name: r.name, description: r.description, givable: missingToGive(held, projectId, r) === undefined })),
     users: await Promise.all(
       memberRows.map(async (m) => ({
         id: m.id,

@@ -7022,6 +7022,8 @@ export interface components {
                 type: string;
                 name: string;
                 description: string | null;
+                /** @description Flagpost: whether the caller may give this role in the project (every permission of it held there, or an admin) */
+                givable: boolean;
             }[];
             users: {
                 id: number;

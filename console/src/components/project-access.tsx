@@ -60,7 +60,8 @@ export function ProjectAccess({ projectId }: { projectId: string }) {
   })
   if (access.isPending) return <Loading />
   if (access.isError) return <ErrorMessage error={access.error} />
-  const roles = access.data.roles.map((r) => ({ value: String(r.id), label: r.name }))
+  // A role the caller may not give there (a permission of it they lack) is shown, but cannot be picked.
+  const roles = access.data.roles.map((r) => ({ value: String(r.id), label: r.givable ? r.name : `${r.name} (you cannot give it)`, disabled: !r.givable }))
   const error = add.error ?? change.error ?? remove.error ?? people.error
   const holders: Holder[] = [
     ...access.data.users.map((u): Holder => ({ kind: 'user', id: u.id, name: nameOf(u), roles: u.roles })),

@@ -5,6 +5,7 @@ import { ZodError } from 'zod'
 import type { AppEnv } from './context.js'
 import { requirePermission, requirePermissionInSomeProject, type PermissionName } from '../core/permissions.js'
 import { validationError, type ErrorDetail } from '../core/errors.js'
+import { MemoRouter } from './route-memo.js'
 
 export const SECURITY_SCHEME = 'apiKey'
 
@@ -100,6 +101,7 @@ export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) =
   if (!result.success) throw zodValidationError(result.error as ZodError, targetNames[result.target] ?? result.target)
 }
 
-export function createRouter() {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+/** A group of routes; the app's own (`memoRoutes`) remembers its route matches (`MemoRouter`). */
+export function createRouter(options: { memoRoutes?: boolean } = {}) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook, ...(options.memoRoutes ? { router: new MemoRouter() } : {}) })
 }

@@ -53,8 +53,8 @@ function raw(path: string, headers: Record<string, string>): Promise<{ status: n
   })
 }
 
-const named = (rawHeaders: string[], name: string) => rawHeaders.filter((_, i) => i % 2 === 0 && rawHeaders[i].toLowerCase() === name).length
-const valueOf = (rawHeaders: string[], name: string) => rawHeaders[rawHeaders.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === name) + 1]
+const named = (rawHeaders: string[], name: string) => rawHeaders.filter((_, i) => i % 2 === 0 && rawHeaders[i]!.toLowerCase() === name).length
+const valueOf = (rawHeaders: string[], name: string) => rawHeaders[rawHeaders.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === name) + 1] ?? ''
 
 describe('an unchanged SDK poll over HTTP', () => {
   it('answers 304 with no body, the ETag and X-Request-Id once each, the client’s id kept, as the 200 does', async () => {
@@ -93,6 +93,25 @@ describe('an unchanged SDK poll over HTTP', () => {
     const missing = await fetch(`${server.url}/api/admin/projects/default/features/${long}`, { headers: { authorization: ADMIN } })
     expect(missing.status).toBe(404)
     expect(Object.keys((await missing.json()) as object).sort()).toEqual(['id', 'message', 'name'])
+  })
+})
+
+describe('answers to a client that takes no encoding', () => {
+  it('go in one piece with their length (not chunked), marked Vary: Accept-Encoding above 1 KiB, unmarked below', async () => {
+    const big = await raw('/api/admin/projects/default/features/hot-a', { authorization: ADMIN })
+    expect(big.status).toBe(200)
+    expect(JSON.parse(big.body)).toMatchObject({ name: 'hot-a', description: 'the flag hot-a' })
+    expect(Buffer.byteLength(big.body)).toBeGreaterThanOrEqual(1024)
+    expect(valueOf(big.rawHeaders, 'content-length')).toBe(String(Buffer.byteLength(big.body)))
+    expect(named(big.rawHeaders, 'transfer-encoding')).toBe(0)
+    expect(valueOf(big.rawHeaders, 'vary')).toBe('Accept-Encoding')
+    const small = await raw('/health', {})
+    expect(JSON.parse(small.body)).toEqual({ health: 'GOOD' })
+    expect(valueOf(small.rawHeaders, 'content-length')).toBe(String(Buffer.byteLength(small.body)))
+    expect(named(small.rawHeaders, 'vary')).toBe(0)
+    // A client that takes gzip still gets it compressed.
+    const zipped = await fetch(`${server.url}/api/admin/projects/default/features/hot-a`, { headers: { authorization: ADMIN, 'accept-encoding': 'gzip' } })
+    expect([zipped.headers.get('content-encoding'), zipped.headers.get('vary'), ((await zipped.json()) as { name: string }).name]).toEqual(['gzip', 'Accept-Encoding', 'hot-a'])
   })
 })
 

@@ -53,14 +53,14 @@ type Declared<R extends RouteConfig> = R['method'] extends ReadMethod
  */
 const changeRequestRuleConsulted: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next()
-  if (c.res.status < 300 && !c.var.changeRequestRuleConsulted) throw new Error(`${c.req.method} ${c.req.routePath} is declared guarded but did not check change requests`)
+  if (c.res.status < 300 && !c.get('changeRequestRuleConsulted')) throw new Error(`${c.req.method} ${c.req.routePath} is declared guarded but did not check change requests`)
 }
 
 const permissionFirst =
   ({ name, project, environment, inSomeProject }: RoutePermission): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    if (inSomeProject) requirePermissionInSomeProject(c.var.principal, name)
-    else requirePermission(c.var.principal, name, { project: project && c.req.param(project), environment: environment && c.req.param(environment) })
+    if (inSomeProject) requirePermissionInSomeProject(c.get('principal'), name)
+    else requirePermission(c.get('principal'), name, { project: project && c.req.param(project), environment: environment && c.req.param(environment) })
     await next()
   }
 

@@ -61,6 +61,11 @@ declare module 'hono' {
   interface ContextVariableMap {
     /** The request's id (X-Request-Id as the client sent it when well formed, else made here); answered in X-Request-Id. */
     requestId: string
+  }
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
     /** The answer made with X-Request-Id already among its headers, if one was (`answerWithRequestId`). */
     answeredWithRequestId: Response
   }

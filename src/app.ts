@@ -246,7 +246,7 @@ export function createApp(deps: AppDeps) {
     },
     { background: deps.background, coalesce: sdk.options.shareInFlight },
   )
-  const app = createRouter()
+  const app = createRouter({ memoRoutes: true })
   const logger = createLogger(deps.log ?? { format: 'pretty', level: 'warn' })
 
   app.onError((error, c) => {

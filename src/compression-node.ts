@@ -23,6 +23,23 @@ export function chosenEncoding(accept: string | null): 'br' | 'gzip' | undefined
   return best[0]
 }
 
+const varyOnEncoding = (headers: Headers) => {
+  const vary = headers.get('vary')
+  if (!vary || !/(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(vary)) headers.set('vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding')
+}
+
+/**
+ * The body of @hono/node-server's light answer when it holds text or bytes whole (its cache record: status, body,
+ * headers), else undefined (then the body is read as a stream, as for any other answer).
+ */
+function heldBody(response: Response): string | Uint8Array | undefined {
+  const cache = Object.getOwnPropertySymbols(response).find((symbol) => symbol.description === 'cache')
+  const held: unknown = cache && (response as unknown as Record<symbol, unknown>)[cache]
+  if (!Array.isArray(held)) return undefined
+  const body: unknown = held[1]
+  return typeof body === 'string' || body instanceof Uint8Array ? body : undefined
+}
+
 const UNCOMPRESSED_STATUSES = new Set([204, 206, 304])
 
 const compressor = (encoding: 'br' | 'gzip') =>
@@ -53,11 +70,20 @@ export function withCompression(appFetch: Fetch): Fetch {
       return response
     const length = response.headers.get('content-length')
     if (length !== null && Number(length) < COMPRESS_MIN_BYTES) return response
-    if (!response.body) return response
     const encoding = chosenEncoding(request.headers.get('accept-encoding'))
+    // A client that takes no encoding gets a body held whole as it is (one write, with its length), marked as varying
+    // when a client asking for one would have had it compressed. Reading `body` would make it a stream (two writes).
+    if (!encoding) {
+      const held = heldBody(response)
+      if (held !== undefined) {
+        if ((typeof held === 'string' ? Buffer.byteLength(held) : held.byteLength) >= COMPRESS_MIN_BYTES) varyOnEncoding(response.headers)
+        return response
+      }
+    }
+    if (!response.body) return response
     const headers = new Headers(response.headers)
     const vary = headers.get('vary')
-    if (!vary || !/(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(vary)) headers.set('vary', vary ? `${vary}, Accept-Encoding` : 'Accept-Encoding')
+    varyOnEncoding(headers)
     const reader = response.body.getReader()
     const head: Uint8Array[] = []
     let read = 0

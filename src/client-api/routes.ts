@@ -10,6 +10,7 @@ import { ClientFeatureSchema, ClientFeaturesQuerySchema, ClientFeaturesSchema, c
 import { clientScopeOf, reporterOf } from './scope.js'
 import { bareTag, deltaBody, heldRevisions } from './delta.js'
 import { clientPayload, etagMatches } from './service.js'
+import { answerWithRequestId } from '../http/request-log.js'
 
 const tags = ['Client']
 const security = [{ [SECURITY_SCHEME]: [] }]
@@ -134,14 +135,14 @@ export const clientRoutes = createRouter()
   .openapi(getAllClientFeaturesRoute, async (c) => {
     const scope = await clientScopeOf(c, sdkPrincipal(c), c.req.valid('query'))
     const payload = await clientPayload(c, scope)
-    if (etagMatches(c.req.header('if-none-match'), payload.etag)) return c.body(null, 304, { ETag: payload.etag })
+    if (etagMatches(c.req.header('if-none-match'), payload.etag)) return answerWithRequestId(c, 304, { etag: payload.etag })
     return c.body(payload.body as Uint8Array<ArrayBuffer>, 200, { ETag: payload.etag, 'Content-Type': 'application/json; charset=UTF-8' })
   })
   .openapi(getClientDeltaRoute, async (c) => {
     const scope = await clientScopeOf(c, sdkPrincipal(c), c.req.valid('query'))
     const payload = await clientPayload(c, scope)
     const held = heldRevisions(c.req.header('if-none-match'))
-    if (held.includes(bareTag(payload.etag))) return c.body(null, 304, { ETag: payload.etag })
+    if (held.includes(bareTag(payload.etag))) return answerWithRequestId(c, 304, { etag: payload.etag })
     const { json } = deltaBody(payload, held.find((tag) => payload.history.some((version) => bareTag(version.etag) === tag)) ?? held[0])
     return c.body(json, 200, { ETag: payload.etag, 'Content-Type': 'application/json; charset=UTF-8' })
   })

@@ -5,6 +5,7 @@ import { ZodError } from 'zod'
 import type { AppEnv } from './context.js'
 import { requirePermission, requirePermissionInSomeProject, type PermissionName } from '../core/permissions.js'
 import { validationError, type ErrorDetail } from '../core/errors.js'
+import { MemoRouter } from './route-memo.js'
 
 export const SECURITY_SCHEME = 'apiKey'
 
@@ -52,14 +53,14 @@ type Declared<R extends RouteConfig> = R['method'] extends ReadMethod
  */
 const changeRequestRuleConsulted: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next()
-  if (c.res.status < 300 && !c.var.changeRequestRuleConsulted) throw new Error(`${c.req.method} ${c.req.routePath} is declared guarded but did not check change requests`)
+  if (c.res.status < 300 && !c.get('changeRequestRuleConsulted')) throw new Error(`${c.req.method} ${c.req.routePath} is declared guarded but did not check change requests`)
 }
 
 const permissionFirst =
   ({ name, project, environment, inSomeProject }: RoutePermission): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    if (inSomeProject) requirePermissionInSomeProject(c.var.principal, name)
-    else requirePermission(c.var.principal, name, { project: project && c.req.param(project), environment: environment && c.req.param(environment) })
+    if (inSomeProject) requirePermissionInSomeProject(c.get('principal'), name)
+    else requirePermission(c.get('principal'), name, { project: project && c.req.param(project), environment: environment && c.req.param(environment) })
     await next()
   }
 
@@ -100,6 +101,7 @@ export const validationHook: Hook<unknown, AppEnv, string, unknown> = (result) =
   if (!result.success) throw zodValidationError(result.error as ZodError, targetNames[result.target] ?? result.target)
 }
 
-export function createRouter() {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook })
+/** A group of routes; the app's own (`memoRoutes`) remembers its route matches (`MemoRouter`). */
+export function createRouter(options: { memoRoutes?: boolean } = {}) {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook, ...(options.memoRoutes ? { router: new MemoRouter() } : {}) })
 }

@@ -66,6 +66,25 @@ declare module 'hono' {
   }
 }
 
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The answer made with X-Request-Id already among its headers, if one was (`answerWithRequestId`). */
+    answeredWithRequestId: Response
+  }
+}
+
+/**
+ * An answer without a body whose headers are all known when it is made (the SDK polls' 304), with the request's
+ * X-Request-Id among them, in one plain record: node-server writes such an answer without building a `Headers`
+ * object, which adding the id afterwards (or two headers through `c.body`) makes it do (≈ 10 µs of CPU a poll).
+ */
+export function answerWithRequestId(c: Context, status: 304, headers: Record<string, string>): Response {
+  const requestId = c.get('requestId') as string | undefined
+  const response = new Response(null, { status, headers: requestId === undefined ? headers : { ...headers, 'x-request-id': requestId } })
+  if (requestId !== undefined) c.set('answeredWithRequestId', response)
+  return response
+}
+
 /**
  * Gives every request an id (answered in X-Request-Id) and, at LOG_LEVEL info, logs it once answered: time, id, route
  * template, method, status, duration and who (kind and id). Unexpected errors are logged by the app's error handler.
@@ -78,7 +97,7 @@ export function requestLog(logger: Logger): MiddlewareHandler {
     c.set('requestId', requestId)
     const start = logRequests ? performance.now() : 0
     await next()
-    setAnswerHeader(c, 'X-Request-Id', requestId)
+    if (c.get('answeredWithRequestId') !== c.res) setAnswerHeader(c, 'X-Request-Id', requestId)
     if (!logRequests) return
     logger.log('info', 'request', {
       requestId,

@@ -47,7 +47,7 @@ const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 export const maintenanceGuard =
   (state: MaintenanceState): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    if (WRITES.has(c.req.method) && c.req.path !== MAINTENANCE_PATH && (await state.enabled(c.var.db))) {
+    if (WRITES.has(c.req.method) && c.req.path !== MAINTENANCE_PATH && (await state.enabled(c.get('db')))) {
       const error = new ApiError('ServiceUnavailableError', 'Unleash is currently in maintenance mode.')
       throw error
     }
@@ -80,11 +80,11 @@ const toggleMaintenanceRoute = adminRoute({
 
 export const maintenanceRoutes = (state: MaintenanceState) =>
   createRouter()
-    .openapi(getMaintenanceRoute, async (c) => c.json({ enabled: await state.enabled(c.var.db) }, 200))
+    .openapi(getMaintenanceRoute, async (c) => c.json({ enabled: await state.enabled(c.get('db')) }, 200))
     .openapi(toggleMaintenanceRoute, async (c) => {
       const { enabled } = c.req.valid('json')
-      const { actor, now } = c.var.caller
-      await c.var.db.transaction(async (tx) => {
+      const { actor, now } = c.get('caller')
+      await c.get('db').transaction(async (tx) => {
         const [row] = await tx.select({ content: settings.content }).from(settings).where(eq(settings.name, MAINTENANCE)).for('update')
         const before = (row?.content as { enabled?: boolean } | undefined)?.enabled === true
         const upsert = tx

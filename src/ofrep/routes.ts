@@ -15,6 +15,7 @@ import { frontendContext } from '../frontend-api/context.js'
 import { rulesetOf } from '../frontend-api/evaluate.js'
 import * as z from '../http/zod.js'
 import { evaluateOfrep, type OfrepEvaluation } from './evaluate.js'
+import { answerWithRequestId } from '../http/request-log.js'
 
 const tags = ['OpenFeature (OFREP)']
 const security = [{ [SECURITY_SCHEME]: [] }]
@@ -214,6 +215,6 @@ export const ofrepRoutes = createRouter()
     const { names, answer } = await evaluatorOf(c, c.req.valid('json')?.context)
     const body = JSON.stringify({ flags: names.map(answer).filter((a) => a !== undefined) })
     const etag = `W/"${(await sha256Hex(body)).slice(0, 32)}"`
-    if (etagMatches(c.req.header('if-none-match'), etag, 'POST')) return c.body(null, 304, { ETag: etag })
+    if (etagMatches(c.req.header('if-none-match'), etag, 'POST')) return answerWithRequestId(c, 304, { etag: etag })
     return c.body(body, 200, { ETag: etag, 'Content-Type': 'application/json; charset=UTF-8' })
   })

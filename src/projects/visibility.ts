@@ -63,7 +63,7 @@ export function hiddenProjectsOf(c: AppContext): Promise<string[]> {
   let hidden = perRequest.get(c.req.raw)
   if (!hidden) {
     const known = privatePerRequest.get(c.req.raw)
-    hidden = known ? Promise.resolve(hiddenOf(c.var.principal, known)) : hiddenProjects(c.var.db, c.var.principal)
+    hidden = known ? Promise.resolve(hiddenOf(c.get('principal'), known)) : hiddenProjects(c.get('db'), c.get('principal'))
     perRequest.set(c.req.raw, hidden)
   }
   return hidden
@@ -92,7 +92,7 @@ export async function requireVisibleProject(c: AppContext, projectId: string): P
   const hidden = await hiddenProjectsOf(c)
   if (hidden.length === 0) return
   if (hidden.includes(projectId)) throw projectNotFound(projectId)
-  const [project] = await c.var.db.select({ id: projects.id }).from(projects).where(eq(projects.id, projectId))
+  const [project] = await c.get('db').select({ id: projects.id }).from(projects).where(eq(projects.id, projectId))
   if (!project) throw projectNotFound(projectId)
 }
 
@@ -100,7 +100,7 @@ export async function requireVisibleProject(c: AppContext, projectId: string): P
 export async function requireVisibleFlag(c: AppContext, featureName: string): Promise<void> {
   const hidden = await hiddenProjectsOf(c)
   if (hidden.length === 0) return
-  const [flag] = await c.var.db.select({ project: features.project }).from(features).where(eq(features.name, featureName))
+  const [flag] = await c.get('db').select({ project: features.project }).from(features).where(eq(features.name, featureName))
   if (!flag || hidden.includes(flag.project)) throw notFound(`Could not find feature flag ${featureName}`)
 }
 

@@ -3,7 +3,7 @@ import { memoize } from '../memoize.js'
 import { constraintFieldGetter, currentTimeOf, type FieldGetter } from './context-fields.js'
 import { addressMatcher } from './ip-ranges.js'
 import { cachedRegex, RegexWorkExceeded } from './regex.js'
-import type { ConstraintDefinition, EvaluateOptions, EvaluationContext } from './types.js'
+import type { ConstraintDefinition, DetailedConstraint, EvaluateOptions, EvaluationContext } from './types.js'
 
 /** `options` carries what the evaluation is held to (the request's REGEX meter). */
 export type ContextTest = (context: EvaluationContext, now: number, options?: EvaluateOptions) => boolean
@@ -14,6 +14,8 @@ export interface PreparedConstraint {
   readonly test: ContextTest
   /** Whether the result depends on the current time. */
   readonly usesTime: boolean
+  /** The playground's detail of the constraint failing and passing: made once, on first use (see detailed.ts), then shared. */
+  shown: readonly [DetailedConstraint, DetailedConstraint] | undefined
 }
 
 const never: ContextTest = () => false
@@ -178,5 +180,5 @@ function baseTest(c: ConstraintDefinition, get: FieldGetter): ContextTest | unde
 export function prepareConstraint(definition: ConstraintDefinition): PreparedConstraint {
   const base = baseTest(definition, constraintFieldGetter(definition.contextName))
   const test: ContextTest = base === undefined ? never : definition.inverted === true ? (context, now, options) => !base(context, now, options) : base
-  return { definition, test, usesTime: definition.contextName === 'currentTime' || definition.operator.startsWith('DATE_') }
+  return { definition, test, usesTime: definition.contextName === 'currentTime' || definition.operator.startsWith('DATE_'), shown: undefined }
 }

@@ -162,3 +162,48 @@ describe('the advanced playground tests each constraint once', () => {
     expect(work).toBeLessThanOrEqual(BUDGET + SLACK)
   })
 })
+
+describe('the frontend API and OFREP charge preparing the stored lists of values', () => {
+  /** A flag of 30 strategies of 30 constraints of 250 values (Unleash's limits): 29 NOT_IN that pass, then an IN that fails, so every one is tested. */
+  async function listsAtTheLimits(project: string) {
+    await ok('POST', '/api/admin/projects', { id: project, name: project, environments: ['development'] })
+    await ok('POST', `/api/admin/projects/${project}/features`, { name: `${project}-flag` })
+    const values = (s: number, c: number) => Array.from({ length: 250 }, (_, v) => `member-${s}-${c}-${v}`)
+    for (let s = 0; s < 30; s++) {
+      const constraints = Array.from({ length: 30 }, (_, c) => ({ contextName: 'userId', operator: c === 29 ? 'IN' : 'NOT_IN', inverted: false, caseInsensitive: false, values: values(s, c) }))
+      await ok('POST', `/api/admin/projects/${project}/features/${project}-flag/environments/development/strategies`, { name: 'default', constraints })
+    }
+    await ok('POST', `/api/admin/projects/${project}/features/${project}-flag/environments/development/on`)
+    return (await ok('POST', '/api/admin/api-tokens', { tokenName: project, type: 'frontend', environment: 'development', projects: [project] })).secret as string
+  }
+
+  it('the frontend API: the first request prepares within the budget (400 past it), the next one goes on from there', async () => {
+    const token = await listsAtTheLimits('lists')
+    // 225,000 values to prepare, 10 steps each: more than one request's budget.
+    const first = await counted(() => t.call('GET', '/api/frontend?appName=web&userId=u1', { token }))
+    expect(first.res).toMatchObject(budgetSpent)
+    expect(first.work).toBeLessThanOrEqual(BUDGET + SLACK)
+    const second = await counted(() => t.call('GET', '/api/frontend?appName=web&userId=u1', { token }))
+    expect(second.res.status, second.res.text.slice(0, 300)).toBe(200)
+    expect(second.res.body.toggles).toEqual([])
+    // What was left to prepare, and the 900 tests.
+    expect(second.work).toBeGreaterThan(900)
+    expect(second.work).toBeLessThan(BUDGET)
+    // Everything prepared: a request is its tests.
+    const third = await counted(() => t.call('GET', '/api/frontend?appName=web&userId=u2', { token }))
+    expect(third.res.status).toBe(200)
+    expect(third.work).toBeLessThan(900 * 2 + 1000)
+  })
+
+  it('OFREP the same', async () => {
+    const token = await listsAtTheLimits('lists-ofrep')
+    const evaluate = () => t.call('POST', '/ofrep/v1/evaluate/flags', { token, body: { context: { targetingKey: 'u1' } } })
+    const first = await counted(evaluate)
+    expect(first.res.status).toBe(400)
+    expect(first.res.body.message ?? JSON.stringify(first.res.body)).toContain(`more than ${BUDGET} matching steps`)
+    expect(first.work).toBeLessThanOrEqual(BUDGET + SLACK)
+    const second = await counted(evaluate)
+    expect(second.res.status, second.res.text.slice(0, 300)).toBe(200)
+    expect(second.work).toBeLessThan(BUDGET)
+  })
+})

@@ -207,3 +207,54 @@ describe('the frontend API and OFREP charge preparing the stored lists of values
     expect(second.work).toBeLessThan(BUDGET)
   })
 })
+
+describe('namePrefix payloads derived again are charged to the API token', () => {
+  it('a token cycling heavy prefixes past the payload cache gets 429 with Retry-After; one prefix polled again, and another token, do not', async () => {
+    // A cache of 1 MiB holds one heavy prefix's payload at a time (each is 3.4 MB): every prefix polled in turn is derived again.
+    const app = await createTestApp({ sdk: { maxPayloadBytes: 1024 * 1024 } })
+    try {
+      const call = async (method: string, path: string, body?: unknown) => {
+        const res = await app.call(method, path, { body })
+        expect(res.status, `${method} ${path}: ${res.text.slice(0, 300)}`).toBeLessThan(300)
+        return res.body
+      }
+      await call('POST', '/api/admin/projects', { id: 'heavy', name: 'heavy', environments: ['development'] })
+      await call('POST', '/api/admin/projects/heavy/features', { name: 'heavy-flag' })
+      const s = await call('POST', '/api/admin/projects/heavy/features/heavy-flag/environments/development/strategies', { name: 'default' })
+      const constraints = Array.from({ length: 900 }, (_, c) => ({ contextName: 'userId', operator: 'IN', inverted: false, caseInsensitive: false, values: Array.from({ length: 250 }, (_, v) => `member-${c}-${v}`) }))
+      await app.query('update feature_strategies set constraints = $1 where id = $2', [JSON.stringify(constraints), s.id])
+      await call('POST', '/api/admin/projects/heavy/features/heavy-flag/environments/development/on')
+      const token = async (name: string) => (await call('POST', '/api/admin/api-tokens', { tokenName: name, type: 'client', environment: 'development', projects: ['heavy'] })).secret as string
+      const cycling = await token('cycling')
+      const poll = (secret: string, prefix: string) => app.call('GET', `/api/client/features?namePrefix=${prefix}`, { token: secret })
+      const first = await poll(cycling, 'h')
+      expect(first.status).toBe(200)
+      const size = first.text.length
+      expect(size).toBeGreaterThan(3_000_000)
+      // One prefix polled again is served from the cache, however often.
+      for (let i = 0; i < 20; i++) expect((await poll(cycling, 'h')).status).toBe(200)
+      const prefixes = ['h', 'he', 'hea', 'heav', 'heavy']
+      let refused: { status: number; body: any; headers: Headers } | undefined
+      let polls = 0
+      for (let round = 0; round < 10 && !refused; round++) {
+        for (const prefix of prefixes) {
+          const res = await poll(cycling, prefix)
+          polls++
+          if (res.status !== 200) {
+            refused = res
+            break
+          }
+        }
+      }
+      expect(refused?.status).toBe(429)
+      expect(refused?.body).toEqual({ id: expect.any(String), name: 'TooManyRequestsError', message: expect.stringContaining('namePrefix payloads were derived again') })
+      expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0)
+      // Refused once 32 MiB were derived again: the first round's prefixes are not charged.
+      expect(polls).toBeLessThanOrEqual(prefixes.length + Math.ceil((32 * 1024 * 1024) / size) + 1)
+      // Another token of the same scope is not held to this one's charge.
+      expect((await poll(await token('other'), 'heavy')).status).toBe(200)
+    } finally {
+      await app.close()
+    }
+  })
+})

@@ -73,8 +73,8 @@ function shownSize(strategy: PreparedStrategy): number {
   return size
 }
 
-/** What the detail takes per constraint beyond its test (its detail picked and listed), in matching steps. */
-const DETAIL_STEPS = 2
+/** What the detail takes per constraint beyond its test (its detail picked and listed, its result in the signature), in matching steps. */
+const DETAIL_STEPS = 6
 
 /**
  * The characters a detailed evaluation of the flag repeats from its definitions (every strategy's, and every segment's

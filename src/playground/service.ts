@@ -94,7 +94,7 @@ function checkEvaluationCount(environmentCount: number, flagCount: number, combi
 /**
  * The most bytes of JSON one advanced playground answer may hold: what Unleash's limit of 15,000 evaluations makes of
  * realistic flags (15,000 evaluations of flags with 3 constraints: 16 MB), twice over. Past it the answer is made of
- * large definitions shown many times (30 flags of 80 KB for 16 combinations: 37 MB; unbounded before, 1 GB and more),
+ * large definitions shown many times (20 flags of 20 KB for 100 combinations: 40 MB; unbounded before, 1 GB and more),
  * which costs 3–4 ns a byte to write and compress: refused, where Unleash has no such limit.
  */
 export const MAX_ANSWER_BYTES = 32 * 1024 * 1024

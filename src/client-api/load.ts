@@ -41,8 +41,16 @@ async function derive(sdk: SdkState, db: Db, scope: ClientScope, key: string, re
   if (!base || isNewer(revision, base.revision)) base = await loadPayload(sdk, db, baseScope, baseKey, revision, origin)
   const features = base.features.filter((feature) => feature.name.startsWith(prefix))
   const used = new Set(features.flatMap((feature) => feature.strategies.flatMap((strategy) => strategy.segments ?? [])))
-  return serialize(sdk, scope, key, { revision: base.revision, features, segments: base.segments.filter((segment) => used.has(segment.id)) }, generation)
+  const derived = base.derivedPrefixes ?? (base.derivedPrefixes = new Set())
+  const again = derived.has(prefix)
+  if (!again && derived.size < MAX_DERIVED_PREFIXES) derived.add(prefix)
+  const entry = await serialize(sdk, scope, key, { revision: base.revision, features, segments: base.segments.filter((segment) => used.has(segment.id)) }, generation)
+  if (again) entry.rederived = true
+  return entry
 }
+
+/** namePrefix values remembered per base payload (what tells a prefix derived again): a few hundred bytes each at most. */
+const MAX_DERIVED_PREFIXES = 10_000
 
 async function build(sdk: SdkState, db: Db, scope: ClientScope, key: string, generation: number): Promise<PayloadEntry> {
   sdk.options.onBuild?.(key)
@@ -99,5 +107,7 @@ function remember(sdk: SdkState, key: string, entry: PayloadEntry, derived: bool
   }
   // The parsed features and the prepared ruleset weigh a few times the JSON; an earlier payload, its parsed features.
   // A namePrefix's payload is a filter of its base's (held too): derived, so prefixes evict only each other, within the bound.
-  sdk.payloads.set(key, entry, entry.body.byteLength * 4 + entry.history.reduce((sum, version) => sum + version.bytes * 2, 0), derived)
+  // A derived payload's features are its base's (shared objects): it weighs its body and its lists.
+  const own = derived ? entry.body.byteLength + (entry.features.length + entry.segments.length) * 16 : entry.body.byteLength * 4
+  sdk.payloads.set(key, entry, own + entry.history.reduce((sum, version) => sum + version.bytes * 2, 0), derived)
 }

@@ -29,7 +29,9 @@ const getAllClientFeaturesRoute = createRoute({
     'strategies use. Unleash’s filters narrow it: `project` (within the token’s projects), `namePrefix`, `tag=type:value` (any of them). Admin tokens are ' +
     'accepted and serve the `environment` parameter’s environment, else the first enabled one. SDKs that do not send `Unleash-Client-Spec` 4.2.0 or later ' +
     'get segment constraints copied into the strategies instead of `segments`. The `ETag` is a hash of the payload, so `If-None-Match` with it answers 304 with ' +
-    'no body until something this token sees changes; the payload is built once per change and served from memory in between.',
+    'no body until something this token sees changes; the payload is built once per change and served from memory in between. A `namePrefix` payload is ' +
+    'filtered from its scope’s in memory and kept; a token whose prefixes must be filtered again (more heavy prefixes than the payload cache holds) more ' +
+    'than 32 MiB a minute gets 429 TooManyRequestsError with `Retry-After` (Unleash has no such limit).',
   request: { query: ClientFeaturesQuerySchema },
   responses: {
     200: {
@@ -38,7 +40,7 @@ const getAllClientFeaturesRoute = createRoute({
       headers: { ETag: { schema: { type: 'string' }, description: 'Send it back in If-None-Match' } },
     },
     304: { description: 'Nothing changed since the ETag in If-None-Match' },
-    ...pickErrors(400, 401, 403),
+    ...pickErrors(400, 401, 403, 429),
   },
 })
 
@@ -51,7 +53,7 @@ const getClientFeatureRoute = createRoute({
   summary: 'Get a single feature flag',
   description: 'The one flag of `GET /api/client/features` with this name (the same scope and filters); 404 when that payload does not have it.',
   request: { params: clientFeatureNameParam, query: ClientFeaturesQuerySchema },
-  responses: { 200: { description: 'The flag', content: jsonContent(ClientFeatureSchema) }, ...pickErrors(400, 401, 403, 404) },
+  responses: { 200: { description: 'The flag', content: jsonContent(ClientFeatureSchema) }, ...pickErrors(400, 401, 403, 404, 429) },
 })
 
 const getClientDeltaRoute = createRoute({
@@ -76,7 +78,7 @@ const getClientDeltaRoute = createRoute({
       headers: { ETag: { schema: { type: 'string' }, description: 'Send it back in If-None-Match' } },
     },
     304: { description: 'Nothing changed since the ETag in If-None-Match' },
-    ...pickErrors(400, 401, 403),
+    ...pickErrors(400, 401, 403, 429),
   },
 })
 

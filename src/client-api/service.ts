@@ -1,4 +1,5 @@
 import type { Context } from 'hono'
+import { ApiError } from '../core/errors.js'
 import type { AppEnv } from '../http/context.js'
 import { buildOnce } from './in-flight.js'
 import { loadPayload } from './load.js'
@@ -34,7 +35,34 @@ export async function clientPayload(c: Context<AppEnv>, scope: ClientScope): Pro
     if (generation === sdk.revisions.generation) current.generation = generation
     return current
   }
-  return buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.get('db'), scope, key, revision, originOf(c)))
+  if (!scope.namePrefix) return buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.get('db'), scope, key, revision, originOf(c)))
+  // A namePrefix's payload is derived from its scope's in memory and kept; derived again (the cache evicted it among many
+  // heavy prefixes) it is charged to the API token, which may derive REDERIVED_BYTES_PER_MINUTE so a minute.
+  const who = tokenKey(c)
+  const now = Date.now()
+  let window = sdk.rederived.get(who)
+  if (!window || now - window.since >= REDERIVED_WINDOW_MS) sdk.rederived.set(who, (window = { bytes: 0, since: now }))
+  if (window.bytes >= REDERIVED_BYTES_PER_MINUTE) {
+    const retryAfter = Math.max(1, Math.ceil((window.since + REDERIVED_WINDOW_MS - now) / 1000))
+    c.header('Retry-After', String(retryAfter))
+    throw new ApiError('TooManyRequestsError', `This API token's namePrefix payloads were derived again more than ${REDERIVED_BYTES_PER_MINUTE} bytes this minute (more prefixes than the payload cache holds): try again in ${retryAfter} seconds`)
+  }
+  const entry = await buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.get('db'), scope, key, revision, originOf(c)))
+  if (entry.rederived) window.bytes += entry.body.byteLength
+  return entry
+}
+
+/**
+ * Bytes of namePrefix payloads one API token may have derived again in a minute: deriving takes 10–20 ns a byte (the
+ * filter, JSON, its hash), so about half a second of CPU a minute. A prefix is derived again only when the payload
+ * cache (maxPayloadBytes) could not keep it, so SDKs that poll a few prefixes never meet the limit.
+ */
+export const REDERIVED_BYTES_PER_MINUTE = 32 * 1024 * 1024
+const REDERIVED_WINDOW_MS = 60_000
+
+function tokenKey(c: Context<AppEnv>): string {
+  const principal = c.get('principal')
+  return principal.kind === 'user' ? `user:${principal.userId}` : principal.kind === 'admin-token' ? `admin:${principal.name}` : `${principal.kind}:${principal.tokenId}`
 }
 
 /** Whether an `If-None-Match` header names this ETag (a list, `*`, and weak forms included). */

@@ -3,7 +3,7 @@ import { memoize } from '../memoize.js'
 import { constraintFieldGetter, currentTimeOf, type FieldGetter } from './context-fields.js'
 import { addressMatcher } from './ip-ranges.js'
 import { cachedRegex, RegexWorkExceeded } from './regex.js'
-import type { ConstraintDefinition, EvaluateOptions, EvaluationContext } from './types.js'
+import type { ConstraintDefinition, DetailedConstraint, EvaluateOptions, EvaluationContext } from './types.js'
 
 /** `options` carries what the evaluation is held to (the request's REGEX meter). */
 export type ContextTest = (context: EvaluationContext, now: number, options?: EvaluateOptions) => boolean
@@ -14,6 +14,8 @@ export interface PreparedConstraint {
   readonly test: ContextTest
   /** Whether the result depends on the current time. */
   readonly usesTime: boolean
+  /** The playground's detail of the constraint failing and passing: made once, on first use (see detailed.ts), then shared. */
+  shown: readonly [DetailedConstraint, DetailedConstraint] | undefined
 }
 
 const never: ContextTest = () => false
@@ -169,14 +171,37 @@ function baseTest(c: ConstraintDefinition, get: FieldGetter): ContextTest | unde
   }
 }
 
+/** Operators whose preparation is a pass over their list of values (trimmed, lowercased, a set or address ranges made). */
+const LIST_OPERATORS = new Set(['IN', 'NOT_IN', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
+/** What preparing one listed value takes, in matching steps (a trim and a set insertion: about 70 ns). */
+export const PREPARE_STEPS_PER_VALUE = 10
+
 /**
  * Parses a constraint once into a test. A missing context field makes every operator false except
  * NOT_IN; `inverted` then negates the result, whether the field was there or not (as the Node SDK
  * and Unleash's own playground do). An unknown operator is false, inverted or not; a REGEX that does
  * not compile is false, so inverted it is true (as the Node SDK has it).
+ *
+ * A list of values is prepared on the constraint's first test, charged to that test's meter: preparing a payload held
+ * 900 constraints of 250 values (57 ms) for the first frontend request, uncharged. Past the budget the request is a
+ * 400 and the constraint is left unprepared; what earlier requests prepared is kept, so each request's share is bounded.
  */
 export function prepareConstraint(definition: ConstraintDefinition): PreparedConstraint {
-  const base = baseTest(definition, constraintFieldGetter(definition.contextName))
-  const test: ContextTest = base === undefined ? never : definition.inverted === true ? (context, now, options) => !base(context, now, options) : base
-  return { definition, test, usesTime: definition.contextName === 'currentTime' || definition.operator.startsWith('DATE_') }
+  const get = constraintFieldGetter(definition.contextName)
+  const inverted = definition.inverted === true
+  const usesTime = definition.contextName === 'currentTime' || definition.operator.startsWith('DATE_')
+  if (!LIST_OPERATORS.has(definition.operator)) {
+    const base = baseTest(definition, get)
+    const test: ContextTest = base === undefined ? never : inverted ? (context, now, options) => !base(context, now, options) : base
+    return { definition, test, usesTime, shown: undefined }
+  }
+  let base: ContextTest | undefined
+  const test: ContextTest = (context, now, options) => {
+    if (base === undefined) {
+      options?.regexMeter?.charge((definition.values?.length ?? 0) * PREPARE_STEPS_PER_VALUE)
+      base = baseTest(definition, get)!
+    }
+    return base(context, now, options) !== inverted
+  }
+  return { definition, test, usesTime, shown: undefined }
 }

@@ -21,15 +21,25 @@ import { DISABLED_VARIANT } from './variants.js'
 
 const NO_OPTIONS: DetailedOptions = Object.freeze({})
 
+/**
+ * Each constraint's detail: its definition with its result, one of two frozen objects made once per prepared constraint
+ * (copying every definition for every evaluation was most of the advanced playground's time).
+ */
 function constraintResults(constraints: readonly PreparedConstraint[], context: EvaluationContext, now: number, options: DetailedOptions): DetailedConstraint[] {
-  return constraints.map((c) => ({ ...c.definition, result: c.test(context, now, options) }))
+  const results = new Array<DetailedConstraint>(constraints.length)
+  for (let i = 0; i < constraints.length; i++) {
+    const c = constraints[i]!
+    const shown = (c.shown ??= [Object.freeze({ ...c.definition, result: false }), Object.freeze({ ...c.definition, result: true })])
+    results[i] = shown[c.test(context, now, options) ? 1 : 0]
+  }
+  return results
 }
 
 function segmentResult(id: number, segment: PreparedSegment | undefined, context: EvaluationContext, now: number, options: DetailedOptions): DetailedSegment {
   if (segment === undefined) return { id, found: false, result: false, constraints: [] }
   // A segment's constraints are copied into the answer under every strategy that uses it: charged each time, as a
   // strategy's own are (five segments of a thousand constraints under 450 strategies made a 351 MB answer).
-  options.regexMeter?.charge(VISIT_STEPS + segmentShownSize(segment))
+  options.regexMeter?.charge(VISIT_STEPS + segment.constraints.length * DETAIL_STEPS + (options.answerCharged ? 0 : segmentShownSize(segment)))
   const constraints = constraintResults(segment.constraints, context, now, options)
   return {
     id,
@@ -63,9 +73,26 @@ function shownSize(strategy: PreparedStrategy): number {
   return size
 }
 
+/** What the detail takes per constraint beyond its test (its detail picked and listed, its result in the signature), in matching steps. */
+const DETAIL_STEPS = 6
+
+/**
+ * The characters a detailed evaluation of the flag repeats from its definitions (every strategy's, and every segment's
+ * under each strategy that uses it): what the JSON of its answer costs to write, the flag's name and results aside.
+ */
+export function shownSizeOf(flag: PreparedFlag): number {
+  let size = 0
+  for (const { strategy } of flag.allStrategies) {
+    size += VISIT_STEPS + shownSize(strategy)
+    for (const segment of strategy.segments) if (segment !== undefined) size += VISIT_STEPS + segmentShownSize(segment)
+  }
+  return size
+}
+
 function strategyResult(strategy: PreparedStrategy, disabled: boolean, context: EvaluationContext, now: number, options: DetailedOptions): DetailedStrategy {
-  // The detail copies the definition into the answer: its size is work too, and bounds the answer.
-  options.regexMeter?.charge(VISIT_STEPS + shownSize(strategy))
+  // What the detail builds (its arrays, a constraint's detail picked), and the definition it copies into the answer: its
+  // size is work too, and bounds the answer (unless the caller charges the answer itself).
+  options.regexMeter?.charge(VISIT_STEPS + strategy.constraints.length * DETAIL_STEPS + (options.answerCharged ? 0 : shownSize(strategy)))
   const definition = strategy.definition
   const constraints = constraintResults(strategy.constraints, context, now, options)
   const ids = definition.segments ?? []

@@ -4,12 +4,12 @@
  * specification. Prepare once (`prepareRuleset`), evaluate many times.
  */
 export { evaluate, getVariant, isEnabled, prepareFlag, prepareRuleset, type PreparedFlag, type PreparedRuleset } from './engine.js'
-// For the playground's signatures (src/playground/signature.ts): the variant of a strategy found on.
-export { NO_STRATEGIES, variantOf } from './engine.js'
+// For OFREP's reasons (src/ofrep/evaluate.ts): no strategy at all.
+export { NO_STRATEGIES } from './engine.js'
 // For OFREP's reasons (src/ofrep/evaluate.ts): which strategy decided.
 export { evaluateWithStrategy } from './engine.js'
 export type { PreparedStrategy } from './strategies.js'
-export { evaluateDetailed } from './detailed.js'
+export { evaluateDetailed, shownSizeOf } from './detailed.js'
 export {
   applyClientFeaturesDelta,
   fromClientFeatures,

@@ -130,11 +130,6 @@ export class RegexMeter implements WorkMeter {
     return found
   }
 
-  /** After the advanced playgrounds have charged every evaluation up front: what they stream is already paid for. */
-  settle(): void {
-    this.remaining = Infinity
-  }
-
   test(regex: CompiledRegex, text: string): boolean {
     const memo = this.memo
     if (memo === undefined) return regex.test(text, this)

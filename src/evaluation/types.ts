@@ -131,6 +131,12 @@ export interface DetailedOptions extends EvaluateOptions {
    * as 'unknown' instead of evaluating them: their constraints and segments still can make them false.
    */
   unknownStrategies?: boolean
+  /**
+   * The caller charges the answer it writes from the detail itself (the advanced playground charges each distinct
+   * evaluation's JSON once, by its size: see shownSizeOf): the detail then charges only what it builds, a few steps a
+   * constraint, not the size of the definitions it refers to.
+   */
+  answerCharged?: boolean
 }
 
 export type DetailedConstraint = ConstraintDefinition & { result: boolean }

@@ -1,4 +1,3 @@
-import type { RegexMeter } from '../evaluation/index.js'
 import type { FlagEvaluator } from './evaluate.js'
 
 /*
@@ -9,7 +8,6 @@ import type { FlagEvaluator } from './evaluate.js'
  */
 
 const encoder = new TextEncoder()
-const json = (value: unknown) => encoder.encode(JSON.stringify(value))
 const text = (value: string) => encoder.encode(value)
 const CHUNK_BYTES = 1024 * 1024
 const MIN_CHUNK_BYTES = 16 * 1024
@@ -92,14 +90,15 @@ export function responseEnvironment(name: string, flags: FlagEvaluator[]): Respo
 
 export interface AdvancedEvaluation {
   input: unknown
-  /** The clock every evaluation of the request reads. */
-  now: Date
   environments: ResponseEnvironment[]
-  /** Per combination: what the engine evaluates in each environment (same order as `environments`), and what the response shows. */
-  contexts: { evaluations: Parameters<FlagEvaluator['evaluate']>[0][]; shown: Record<string, string> }[]
+  /** Per combination, the context the response shows (properties flattened in), as JSON. */
+  shown: Uint8Array[]
+  /**
+   * Every evaluation as the response writes it after its context (see FlagEvaluator.fragment), made before the
+   * response starts: per flag, per environment, per combination.
+   */
+  evaluations: Uint8Array[]
   warnings?: { invalidContextProperties: string[] }
-  /** The request's REGEX meter, its memo holding every match the evaluations make (see matchRegexes in service.ts). */
-  meter?: RegexMeter
 }
 
 const COMMA = 0x2c
@@ -108,16 +107,15 @@ const CLOSE_OBJECT = 0x7d
 
 /**
  * `{ input, features: [{ name, projectId, environments: { <env>: [evaluated flag per combination] } }], warnings? }`
- * as a byte stream; each flag's evaluations are made when the consumer asks for more. Each evaluated
- * flag is written from three pieces: its opening (name, environment), its context, and the rest
- * (project, evaluation), made once per signature.
+ * as a byte stream, written a flag at a time when the consumer asks for more. Each evaluated flag is written from three
+ * pieces: its opening (name, environment), its context, and the rest (project, evaluation), made before the stream.
  */
 export function advancedResponseStream(result: AdvancedEvaluation): ReadableStream<Uint8Array> {
-  const shownContexts = result.contexts.map((c) => json(c.shown))
+  const shownContexts = result.shown
   const environments = result.environments
   const flagCount = environments[0]?.flags.length ?? 0
-  const now = result.now
-  const meter = result.meter
+  const evaluations = result.evaluations
+  let at = 0
   let next = 0
   const writer = new ChunkWriter()
   writer.write(text(`{"input":${JSON.stringify(result.input)},"features":[`))
@@ -136,15 +134,14 @@ export function advancedResponseStream(result: AdvancedEvaluation): ReadableStre
         writer.write(environments[0]!.headers[i]!)
         for (let e = 0; e < environments.length; e++) {
           const env = environments[e]!
-          const flag = env.flags[i]!
           const opening = env.openings[i]!
           if (e > 0) writer.byte(COMMA)
           writer.write(env.key)
-          for (let c = 0; c < result.contexts.length; c++) {
+          for (let c = 0; c < shownContexts.length; c++) {
             if (c > 0) writer.byte(COMMA)
             writer.write(opening)
             writer.write(shownContexts[c]!)
-            writer.write(flag.fragment(result.contexts[c]!.evaluations[e]!, now, meter))
+            writer.write(evaluations[at++]!)
           }
           writer.byte(CLOSE_ARRAY)
         }

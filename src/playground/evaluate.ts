@@ -1,7 +1,9 @@
 import {
   evaluateDetailed,
   prepareRuleset,
+  shownSizeOf,
   type DetailedConstraint,
+  type DetailedEvaluation,
   type DetailedResult,
   type DetailedSegment,
   type EvaluationContext,
@@ -12,7 +14,6 @@ import {
 } from '../evaluation/index.js'
 import type { Variant } from '../variants/schemas.js'
 import type { PlaygroundFlag } from './loader.js'
-import { signatureOf } from './signature.js'
 
 type StrategyResult = boolean | { evaluationStatus: 'incomplete' | 'unevaluated'; enabled: false | 'unknown' }
 
@@ -51,16 +52,35 @@ export interface FlagEvaluator {
   evaluate(context: EvaluationContext, now: Date, meter?: RegexMeter): EvaluatedFlag
   /**
    * The same evaluation as the advanced playground's response writes it after the context, UTF-8:
-   * `,"projectId":…,"strategies":…,"variants":[…]}`. Made once per signature and shared, across
-   * requests too while the evaluators are kept (see prepared-scopes.ts).
+   * `,"projectId":…,"strategies":…,"variants":[…]}`. Every constraint is tested once, and the JSON is made once per
+   * signature (what the evaluation shows) and shared, across requests too while the evaluators are kept (see
+   * prepared-scopes.ts). Charged to `meter`: the evaluation's work, and the JSON's size when it is made (the answer's
+   * size is bounded by the caller: see MAX_ANSWER_BYTES in service.ts).
    */
   fragment(context: EvaluationContext, now: Date, meter?: RegexMeter): Uint8Array
-  /**
-   * Tests every constraint (every operator) the evaluation of the flag (its parents' included) may test for the context,
-   * under `meter`, charging its work: with a memo, the meter then answers the REGEX ones during the evaluation. The advanced playground does this
-   * for every combination before it answers, so a budget spent is a 400, not a response cut short.
-   */
-  matchRegexes(context: EvaluationContext, now: Date, meter: RegexMeter): void
+}
+
+/**
+ * Characters of definitions one matching step pays for when an evaluation's JSON is made (JSON.stringify and UTF-8:
+ * about 3 ns a character, a matching step about 7 ns).
+ */
+const JSON_CHARS_PER_STEP = 2
+/**
+ * What decides how a detailed evaluation is shown: every strategy's, constraint's and segment's result, the flag's,
+ * and its variant (the first strategy on, which the results show, and the variant's name decide its payload).
+ */
+function signatureOf(detail: DetailedEvaluation): string {
+  let key = detail.enabled === true ? 'E' : detail.enabled === false ? 'e' : 'u'
+  for (const s of detail.strategies) {
+    key += s.result === true ? 'A' : s.result === false ? 'a' : '?'
+    for (const c of s.constraints) key += c.result ? '1' : '0'
+    for (const g of s.segments) {
+      key += g.result ? 'S' : 's'
+      for (const c of g.constraints) key += c.result ? '1' : '0'
+    }
+  }
+  const v = detail.variant
+  return `${key}#${v.enabled ? 1 : 0}${v.feature_enabled ? 1 : 0}${v.name}`
 }
 
 /** How many bytes of shared evaluations the evaluators of one preparation may still keep. */
@@ -104,8 +124,8 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
     }))
     const counting = flag.strategies.filter((s) => s.disabled !== true).length
     const fragments = new Map<string, Uint8Array>()
-    const view = (context: EvaluationContext, options: ReturnType<typeof optionsAt>): EvaluatedFlag => {
-      const detail = evaluateDetailed(prepared, context, options)
+    let shown: number | undefined
+    const view = (detail: DetailedEvaluation): EvaluatedFlag => {
       let anyOn = false
       let anyUnknown = false
       const data = detail.strategies.map((s, i): PlaygroundStrategyResult => {
@@ -139,22 +159,19 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
     return {
       name: flag.name,
       projectId: flag.projectId,
-      evaluate: (context, now, meter) => view(context, optionsAt(now, meter)),
-      matchRegexes(context, now, meter) {
-        // The whole evaluation once under the meter (every constraint, hashing, address lists, parents, the detail's
-        // size); with its memo the meter then answers the REGEX matches while streaming.
-        evaluateDetailed(prepared, context, { unknownStrategies: true, now, random: () => 0, regexMeter: meter })
-      },
+      evaluate: (context, now, meter) => view(evaluateDetailed(prepared, context, optionsAt(now, meter))),
       fragment(context, now, meter) {
-        const options = optionsAt(now, meter)
         random = false
-        // The signature holds every constraint's result, not the clock: what a shared evaluation
-        // shows does not depend on when it was made, so requests at other times reuse it.
-        const key = signatureOf(prepared, context, prepared.usesTime ? now.getTime() : 0, options)
+        const detail = evaluateDetailed(prepared, context, { ...optionsAt(now, meter), answerCharged: true })
+        // The signature holds every result, not the clock: what a shared evaluation shows does not depend on when it
+        // was made, so requests at other times reuse it.
+        const key = signatureOf(detail)
         let bytes = random ? undefined : fragments.get(key)
         if (bytes === undefined) {
-          const { hasUnsatisfiedDependency: _, ...shown } = view(context, options)
-          bytes = encoder.encode(`,${JSON.stringify({ projectId: flag.projectId, ...shown }).slice(1)}`)
+          // Charged before it is made: the definitions the JSON repeats are most of its size.
+          meter?.charge(Math.ceil((shown ??= shownSizeOf(prepared)) / JSON_CHARS_PER_STEP))
+          const { hasUnsatisfiedDependency: _, ...evaluated } = view(detail)
+          bytes = encoder.encode(`,${JSON.stringify({ projectId: flag.projectId, ...evaluated }).slice(1)}`)
           if (!random && fragments.size < MAX_CACHED_SIGNATURES && budget.bytes >= bytes.length) {
             fragments.set(key, bytes)
             budget.bytes -= bytes.length

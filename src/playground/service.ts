@@ -92,36 +92,49 @@ function checkEvaluationCount(environmentCount: number, flagCount: number, combi
 }
 
 /**
- * Every flag in every environment for every combination of the context's comma-separated values;
- * the evaluations themselves run as the response is streamed.
+ * The most bytes of JSON one advanced playground answer may hold: what Unleash's limit of 15,000 evaluations makes of
+ * realistic flags (15,000 evaluations of flags with 3 constraints: 16 MB), twice over. Past it the answer is made of
+ * large definitions shown many times (20 flags of 20 KB for 100 combinations: 40 MB; unbounded before, 1 GB and more),
+ * which costs 3–4 ns a byte to write and compress: refused, where Unleash has no such limit.
  */
-function combinationsOf(environments: AdvancedEvaluation['environments'], context: PlaygroundContext, now: Date, meter: RegexMeter | undefined) {
-  const contexts = contextCombinations(context).map((c) => ({ evaluations: environments.map((env) => inEnvironment(c.evaluation, env.name)), shown: c.shown }))
-  if (meter !== undefined) {
-    matchRegexes(environments, contexts, now, meter)
-    // Every constraint of every evaluation streamed below has been charged once: the stream cannot fail any more.
-    meter.settle()
-  }
-  return {
-    now,
-    environments,
-    contexts,
-    ...(meter ? { meter } : {}),
-    ...(context.invalid.length > 0 ? { warnings: { invalidContextProperties: context.invalid } } : {}),
-  }
-}
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024
+
+const encoder = new TextEncoder()
 
 /**
- * Matches every REGEX constraint for every evaluation the response will make, before it is streamed: past the
- * request's budget this throws (a 400), and otherwise the meter's memo answers them while streaming. One call per
- * evaluation, so at most the evaluation limit; each distinct pattern and text is matched once.
+ * Every flag in every environment for every combination of the context's comma-separated values, evaluated before
+ * anything is answered: past the request's budget, or past MAX_ANSWER_BYTES, this throws (a 400), never a response cut
+ * short. Each evaluation tests its constraints once and yields the bytes the response writes for it (shared by equal
+ * evaluations: see FlagEvaluator.fragment), kept in the order the response is written, flag by flag, environment by
+ * environment.
  */
-function matchRegexes(environments: AdvancedEvaluation['environments'], contexts: AdvancedEvaluation['contexts'], now: Date, meter: RegexMeter) {
-  for (const { evaluations } of contexts) {
+function combinationsOf(environments: AdvancedEvaluation['environments'], context: PlaygroundContext, now: Date, meter: RegexMeter | undefined): Omit<AdvancedEvaluation, 'input'> {
+  const contexts = contextCombinations(context).map((c) => ({ evaluations: environments.map((env) => inEnvironment(c.evaluation, env.name)), shown: encoder.encode(JSON.stringify(c.shown)) }))
+  const flagCount = environments[0]?.flags.length ?? 0
+  const evaluations: Uint8Array[] = new Array(flagCount * environments.length * contexts.length)
+  let at = 0
+  let bytes = 0
+  for (let f = 0; f < flagCount; f++) {
     for (let e = 0; e < environments.length; e++) {
-      const flags = environments[e]!.flags
-      for (let f = 0; f < flags.length; f++) flags[f]!.matchRegexes(evaluations[e]!, now, meter)
+      const env = environments[e]!
+      const flag = env.flags[f]!
+      for (let c = 0; c < contexts.length; c++) {
+        const evaluation = (evaluations[at++] = flag.fragment(contexts[c]!.evaluations[e]!, now, meter))
+        bytes += env.openings[f]!.length + contexts[c]!.shown.length + evaluation.length + 1
+      }
+      if (bytes > MAX_ANSWER_BYTES) {
+        throw validationError(
+          `Rejecting evaluation as its answer would be more than ${MAX_ANSWER_BYTES} bytes (${MAX_ANSWER_BYTES / 1024 / 1024} MiB) of JSON. ` +
+            'Please reduce the number of selected environments, features or context field combinations.',
+        )
+      }
     }
+  }
+  return {
+    environments,
+    shown: contexts.map((c) => c.shown),
+    evaluations,
+    ...(context.invalid.length > 0 ? { warnings: { invalidContextProperties: context.invalid } } : {}),
   }
 }
 

@@ -4089,7 +4089,7 @@ export interface paths {
         };
         /**
          * Get all flags (SDK)
-         * @description What server SDKs evaluate locally: every flag of the token’s projects that is not archived, for the token’s environment, with its enabled state, strategies in order (disabled strategies are left out, as Unleash does; so a flag whose strategies are all disabled has none, and an SDK treats it as on wherever the environment is on, exactly as against Unleash), variants, dependencies, impressionData and project, plus the segments those strategies use. Unleash’s filters narrow it: `project` (within the token’s projects), `namePrefix`, `tag=type:value` (any of them). Admin tokens are accepted and serve the `environment` parameter’s environment, else the first enabled one. SDKs that do not send `Unleash-Client-Spec` 4.2.0 or later get segment constraints copied into the strategies instead of `segments`. The `ETag` is a hash of the payload, so `If-None-Match` with it answers 304 with no body until something this token sees changes; the payload is built once per change and served from memory in between.
+         * @description What server SDKs evaluate locally: every flag of the token’s projects that is not archived, for the token’s environment, with its enabled state, strategies in order (disabled strategies are left out, as Unleash does; so a flag whose strategies are all disabled has none, and an SDK treats it as on wherever the environment is on, exactly as against Unleash), variants, dependencies, impressionData and project, plus the segments those strategies use. Unleash’s filters narrow it: `project` (within the token’s projects), `namePrefix`, `tag=type:value` (any of them). Admin tokens are accepted and serve the `environment` parameter’s environment, else the first enabled one. SDKs that do not send `Unleash-Client-Spec` 4.2.0 or later get segment constraints copied into the strategies instead of `segments`. The `ETag` is a hash of the payload, so `If-None-Match` with it answers 304 with no body until something this token sees changes; the payload is built once per change and served from memory in between. A `namePrefix` payload is filtered from its scope’s in memory and kept; a token whose prefixes must be filtered again (more heavy prefixes than the payload cache holds) more than 32 MiB a minute gets 429 TooManyRequestsError with `Retry-After` (Unleash has no such limit).
          */
         get: operations["getAllClientFeatures"];
         put?: never;
@@ -24364,6 +24364,15 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
+            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
         };
     };
     getDelta: {
@@ -24422,6 +24431,15 @@ export interface operations {
             };
             /** @description NoAccessError: credentials valid, permission missing */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24563,6 +24581,15 @@ export interface operations {
             };
             /** @description NotFoundError: the resource does not exist */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -413,8 +413,9 @@ function VariantsForm({ flag, environment, onDone }: { flag: Flag; environment: 
   )
 }
 
-function useSegments() {
-  return useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')), staleTime: 30_000 })
+/** The segments (the strategy cards show theirs; the strategy form reads them afresh when it opens: one may be new). */
+function useSegments(staleTime = 30_000) {
+  return useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')), staleTime })
 }
 
 const BUILT_IN_TYPES = [
@@ -425,7 +426,7 @@ const STICKINESS = ['default', 'userId', 'sessionId', 'random']
 
 /** Adds or replaces a strategy: type, title, the flexible rollout's parameters, constraints and segments. */
 function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; environment: string; strategy?: Strategy; onDone: () => void }) {
-  const segments = useSegments()
+  const segments = useSegments(0)
   const { viaChangeRequest, write } = useEnvironmentWrite(flag, environment)
   const [variants, setVariants] = useState<VariantDraft[]>((strategy?.variants ?? []).map(fromApiVariant))
   const [name, setName] = useState(strategy?.name ?? 'flexibleRollout')

@@ -8,6 +8,8 @@ import { ADMIN_PASSWORD, checkPage, startConsole, type ConsoleUnderTest } from '
 let ui: ConsoleUnderTest
 let clientToken: string
 const FLAG = '/api/admin/projects/shop/features/checkout'
+/** What evaluateAll hands over, as far as these tests read it (the type check has no DOM library). */
+type Attributed = { getAttribute(name: string): string | null }
 const USERS = Array.from({ length: 16 }, (_, i) => `user-${i + 1}`)
 
 beforeAll(async () => {
@@ -71,7 +73,7 @@ describe('the flag page', { timeout: 90_000 }, () => {
     // The lifecycle as its five stages, the current one marked.
     const lifecycle = page.getByRole('region', { name: 'Lifecycle' })
     await lifecycle.locator('[data-stage="archived"]').waitFor()
-    expect(await lifecycle.locator('[data-stage]').evaluateAll((items) => items.map((i) => i.getAttribute('data-stage')))).toEqual(['initial', 'pre-live', 'live', 'completed', 'archived'])
+    expect(await lifecycle.locator('[data-stage]').evaluateAll((items: Attributed[]) => items.map((i) => i.getAttribute('data-stage')))).toEqual(['initial', 'pre-live', 'live', 'completed', 'archived'])
     const { stage } = (await ui.adminApi('GET', FLAG)).lifecycle
     expect(await lifecycle.locator('[aria-current="step"]').getAttribute('data-stage')).toBe(stage)
     await checkPage(page, 'flag-page')
@@ -83,7 +85,7 @@ describe('the flag page', { timeout: 90_000 }, () => {
     await page.goto(`${ui.url}/projects/shop/flags/checkout`)
     const strategy = page.getByRole('region', { name: 'Environment development' }).getByRole('region', { name: 'Strategy Beta users' })
     await strategy.getByText('Beta users').waitFor()
-    const constraints = await strategy.locator('[data-constraint]:not(details [data-constraint])').evaluateAll((groups) => groups.map((g) => g.getAttribute('aria-label')))
+    const constraints = await strategy.locator('[data-constraint]:not(details [data-constraint])').evaluateAll((groups: Attributed[]) => groups.map((g) => g.getAttribute('aria-label')))
     expect(constraints).toEqual([
       'Constraint: email ends with @example.com (case-insensitive)',
       'Constraint: appVersion version > 2.1.0',
@@ -100,7 +102,7 @@ describe('the flag page', { timeout: 90_000 }, () => {
     await strategy.getByText('Rollout 35%').waitFor()
     // The strategy's variants as one distribution bar.
     const variants = strategy.getByRole('group', { name: 'Variants of Beta users' })
-    expect(await variants.getByRole('progressbar').evaluateAll((bars) => bars.map((b) => `${b.getAttribute('aria-label')}=${b.getAttribute('aria-valuenow')}`))).toEqual(['red 25%=25', 'blue 75%=75'])
+    expect(await variants.getByRole('progressbar').evaluateAll((bars: Attributed[]) => bars.map((b) => `${b.getAttribute('aria-label')}=${b.getAttribute('aria-valuenow')}`))).toEqual(['red 25%=25', 'blue 75%=75'])
     // The segment opens to its constraints.
     await strategy.getByText('beta-testers').click()
     await strategy.getByRole('group', { name: 'Constraint: country is one of NO, SE' }).waitFor()

@@ -129,3 +129,43 @@ export const clientImpactMetrics = pgTable(
   },
   (t) => [primaryKey({ columns: [t.appName, t.environment, t.name, t.labelsKey] }), index('client_impact_metrics_updated_at_idx').on(t.updatedAt)],
 )
+
+/**
+ * Yes/no counts per flag, application, environment and UTC day, for the hours older than the hourly retention: the
+ * pruning adds each hourly row it deletes to its day here (so a day is split between the two tables while it is younger
+ * than 48 hours, and each hour is counted once). Kept 91 days (Unleash's longest `hoursBack`).
+ */
+export const clientMetricsDaily = pgTable(
+  'client_metrics_daily',
+  {
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    appName: text('app_name').notNull(),
+    environment: text('environment')
+      .notNull()
+      .references(() => environments.name, { onDelete: 'cascade' }),
+    date: timestamp('date', { withTimezone: true, mode: 'date' }).notNull(),
+    yes: bigint('yes', { mode: 'number' }).notNull(),
+    no: bigint('no', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.featureName, t.appName, t.environment, t.date] }), index('client_metrics_daily_date_idx').on(t.date)],
+)
+
+/** Variant counts per flag, application, environment and UTC day, filled as `client_metrics_daily` is. */
+export const clientMetricsVariantsDaily = pgTable(
+  'client_metrics_variants_daily',
+  {
+    featureName: text('feature_name')
+      .notNull()
+      .references(() => features.name, { onDelete: 'cascade' }),
+    appName: text('app_name').notNull(),
+    environment: text('environment')
+      .notNull()
+      .references(() => environments.name, { onDelete: 'cascade' }),
+    date: timestamp('date', { withTimezone: true, mode: 'date' }).notNull(),
+    variant: text('variant').notNull(),
+    count: bigint('count', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.featureName, t.appName, t.environment, t.date, t.variant] }), index('client_metrics_variants_daily_date_idx').on(t.date)],
+)

@@ -335,4 +335,37 @@ describe('what was recorded, on the admin API', () => {
     expect(await t.query(`select count(*)::int as n from client_metrics_hourly where timestamp < $1`, [cutoff])).toEqual([{ n: 0 }])
     expect(await t.query(`select count(*)::int as n from client_metrics_variants_hourly where timestamp < $1`, [cutoff])).toEqual([{ n: 0 }])
   })
+
+  it('adds pruned hourly rows to their day and serves daily rows beyond 48 hours back', async () => {
+    const { checkout, devApp, prodApp } = await reportedFlags()
+    // Three days later: the 10:00 and 11:00 rows of March 1st are past the hourly retention; a new hour of March 4th is reported.
+    now = new Date('2026-03-04T09:30:00.000Z')
+    expect((await sendMetrics(tokens.dev!, { appName: devApp, instanceId: 'pod-1', bucket: bucket({ [checkout]: { yes: 4, no: 1, variants: { blue: 3 } } }, '2026-03-04T09:00:00Z') })).status).toBe(202)
+    await flush()
+    expect(await t.query(`select count(*)::int as n from client_metrics_hourly where feature_name = $1 and timestamp < '2026-03-02'`, [checkout])).toEqual([{ n: 0 }])
+    expect(await t.query(`select app_name, environment, date, yes::int, no::int from client_metrics_daily where feature_name = $1 order by environment`, [checkout])).toEqual([
+      { app_name: devApp, environment: 'development', date: new Date('2026-03-01T00:00:00Z'), yes: 11, no: 3 },
+      { app_name: prodApp, environment: 'production', date: new Date('2026-03-01T00:00:00Z'), yes: 2, no: 0 },
+    ])
+    // Within 48 hours: hourly rows only (the rolled-up day is not among them).
+    const hourly = await t.call('GET', `/api/admin/client-metrics/features/${checkout}/raw?hoursBack=48`)
+    expect(hourly.body.data).toEqual([{ featureName: checkout, appName: devApp, environment: 'development', timestamp: '2026-03-04T09:00:00.000Z', yes: 4, no: 1, variants: { blue: 3 } }])
+    // 30 days back: one row per day, the rolled-up day and today's hours.
+    const daily = await t.call('GET', `/api/admin/client-metrics/features/${checkout}/raw?hoursBack=720`)
+    expect(daily.status, daily.text).toBe(200)
+    expect(daily.body.data).toEqual([
+      { featureName: checkout, appName: devApp, environment: 'development', timestamp: '2026-03-01T00:00:00.000Z', yes: 11, no: 3, variants: { blue: 7, disabled: 4 } },
+      { featureName: checkout, appName: prodApp, environment: 'production', timestamp: '2026-03-01T00:00:00.000Z', yes: 2, no: 0, variants: {} },
+      { featureName: checkout, appName: devApp, environment: 'development', timestamp: '2026-03-04T00:00:00.000Z', yes: 4, no: 1, variants: { blue: 3 } },
+    ])
+    // A second pruning adds nothing twice.
+    now = new Date('2026-03-04T10:30:00.000Z')
+    expect((await sendMetrics(tokens.dev!, { appName: devApp, bucket: bucket({ [checkout]: { yes: 1, no: 0 } }, '2026-03-04T10:00:00Z') })).status).toBe(202)
+    await flush()
+    expect((await t.call('GET', `/api/admin/client-metrics/features/${checkout}/raw?hoursBack=720`)).body.data[0]).toMatchObject({ yes: 11, no: 3 })
+    expect((await t.call('GET', `/api/admin/client-metrics/features/${checkout}/raw?hoursBack=2184`)).status).toBe(200)
+    const tooFar = await t.call('GET', `/api/admin/client-metrics/features/${checkout}/raw?hoursBack=2185`)
+    expect(tooFar.status).toBe(400)
+    expect(tooFar.body).toMatchObject({ name: 'ValidationError' })
+  })
 })

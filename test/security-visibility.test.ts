@@ -66,6 +66,7 @@ const scopedReads = [
   '/api/admin/features/vault-flag/tags',
   '/api/admin/client-metrics/features/vault-flag',
   '/api/admin/client-metrics/features/vault-flag/raw',
+  '/api/admin/client-metrics/features/vault-flag/raw?hoursBack=720',
   '/api/admin/segments/{segment}',
 ]
 const pathOf = (template: string) => template.replace('{cr}', String(changeRequestId)).replace('{segment}', String(segmentId))

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm'
-import { clientApplications, clientImpactMetrics, clientMetricsHourly, clientMetricsInbox, clientMetricsVariantsHourly } from '../../schema/index.js'
+import { clientApplications, clientImpactMetrics, clientMetricsInbox } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import type { Clock } from '../core/clock.js'
 import { recordEvents } from '../events/store.js'
@@ -74,10 +74,27 @@ async function aggregateOneByOne(db: Db, clock: Clock, count: number, clientQuot
   return folded
 }
 
+/** Daily rows older than this are deleted: Unleash's longest `hoursBack` (91 days). */
+export const DAILY_RETENTION_DAYS = 91
+
+/**
+ * Hourly rows older than the retention move into their UTC day (`client_metrics_daily` and its variants): one statement
+ * per table deletes them and adds them to the day, so an hour is counted in one table or the other, never both or none.
+ */
 export async function pruneMetrics(db: Db, now: Date): Promise<void> {
   const cutoff = new Date(now.getTime() - RETENTION_HOURS * HOUR_MS)
-  await db.delete(clientMetricsHourly).where(lt(clientMetricsHourly.timestamp, cutoff))
-  await db.delete(clientMetricsVariantsHourly).where(lt(clientMetricsVariantsHourly.timestamp, cutoff))
+  const day = sql.raw(`date_trunc('day', timestamp at time zone 'UTC') at time zone 'UTC'`)
+  await db.execute(sql`with gone as (delete from client_metrics_hourly where timestamp < ${cutoff} returning *)
+    insert into client_metrics_daily (feature_name, app_name, environment, date, yes, no)
+    select feature_name, app_name, environment, ${day}, sum(yes), sum(no) from gone group by 1, 2, 3, 4
+    on conflict (feature_name, app_name, environment, date) do update set yes = client_metrics_daily.yes + excluded.yes, no = client_metrics_daily.no + excluded.no`)
+  await db.execute(sql`with gone as (delete from client_metrics_variants_hourly where timestamp < ${cutoff} returning *)
+    insert into client_metrics_variants_daily (feature_name, app_name, environment, date, variant, count)
+    select feature_name, app_name, environment, ${day}, variant, sum(count) from gone group by 1, 2, 3, 4, 5
+    on conflict (feature_name, app_name, environment, date, variant) do update set count = client_metrics_variants_daily.count + excluded.count`)
+  const dailyCutoff = new Date(now.getTime() - DAILY_RETENTION_DAYS * 24 * HOUR_MS)
+  await db.execute(sql`delete from client_metrics_daily where date < ${dailyCutoff}`)
+  await db.execute(sql`delete from client_metrics_variants_daily where date < ${dailyCutoff}`)
   await db.delete(clientImpactMetrics).where(lt(clientImpactMetrics.updatedAt, new Date(now.getTime() - IMPACT_RETENTION_HOURS * HOUR_MS)))
 }
 

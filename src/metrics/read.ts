@@ -1,6 +1,6 @@
 import { and, asc, count, desc, eq, gte, inArray, sql, type SQL } from 'drizzle-orm'
 import { clientApplications, clientImpactMetrics, clientMetricsHourly, clientMetricsVariantsHourly, features } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { queryRows, type Db } from '../db.js'
 import { notFound } from '../core/errors.js'
 import type { ApplicationsQuery } from './schemas.js'
 import { visibleProjectCondition } from '../projects/visibility.js'
@@ -69,9 +69,53 @@ const variantsOf = sql<Record<string, number> | null>`(
   where v.feature_name = client_metrics_hourly.feature_name and v.app_name = client_metrics_hourly.app_name
     and v.environment = client_metrics_hourly.environment and v.timestamp = client_metrics_hourly.timestamp)`
 
-/** The hourly rows of a flag from `hoursBack` hours ago (rounded down to the hour) on, oldest first. */
+/** Up to this many hours back the rows are hourly; further back (Unleash's daily range) one row per UTC day. */
+export const HOURLY_RANGE = 48
+const DAY_MS = 24 * HOUR_MS
+const utcDay = sql.raw(`date_trunc('day', timestamp at time zone 'UTC') at time zone 'UTC'`)
+
+/**
+ * The daily rows of a flag from the UTC day `hoursBack` hours ago on, oldest first: the days the pruning rolled up
+ * (`client_metrics_daily`) plus the hours still kept hourly, added up per day.
+ */
+async function featureMetricsDaily(db: Db, featureName: string, hoursBack: number, now: Date) {
+  const since = new Date(now.getTime() - hoursBack * HOUR_MS)
+  const from = new Date(since.getTime() - (since.getTime() % DAY_MS))
+  const [rows, variantRows] = await Promise.all([
+    queryRows<{ app_name: string; environment: string; date: Date | string; yes: string; no: string }>(
+      db,
+      sql`select app_name, environment, date, sum(yes) as yes, sum(no) as no from (
+        select app_name, environment, date, yes, no from client_metrics_daily where feature_name = ${featureName} and date >= ${from}
+        union all
+        select app_name, environment, ${utcDay}, yes, no from client_metrics_hourly where feature_name = ${featureName} and timestamp >= ${from}
+      ) r group by 1, 2, 3 order by 3, 2, 1`,
+    ),
+    queryRows<{ app_name: string; environment: string; date: Date | string; variant: string; count: string }>(
+      db,
+      sql`select app_name, environment, date, variant, sum(count) as count from (
+        select app_name, environment, date, variant, count from client_metrics_variants_daily where feature_name = ${featureName} and date >= ${from}
+        union all
+        select app_name, environment, ${utcDay}, variant, count from client_metrics_variants_hourly where feature_name = ${featureName} and timestamp >= ${from}
+      ) r group by 1, 2, 3, 4`,
+    ),
+  ])
+  const iso = (d: Date | string) => new Date(d).toISOString()
+  const key = (r: { app_name: string; environment: string; date: Date | string }) => `${r.environment}\u0000${r.app_name}\u0000${iso(r.date)}`
+  const variants = new Map<string, Record<string, number>>()
+  for (const v of variantRows) {
+    const k = key(v)
+    variants.set(k, { ...variants.get(k), [v.variant]: Number(v.count) })
+  }
+  return rows.map((r) => ({ featureName, appName: r.app_name, environment: r.environment, timestamp: iso(r.date), yes: Number(r.yes), no: Number(r.no), variants: variants.get(key(r)) ?? {} }))
+}
+
+/**
+ * The rows of a flag from `hoursBack` hours ago on, oldest first: hourly (from the hour, rounded down) up to 48 hours
+ * back, daily beyond (from the day, rounded down), as Unleash answers.
+ */
 export async function featureMetricsRaw(db: Db, featureName: string, hoursBack: number, now: Date) {
   await requireFeature(db, featureName)
+  if (hoursBack > HOURLY_RANGE) return { version: 1, maturity: 'stable', data: await featureMetricsDaily(db, featureName, hoursBack, now) }
   const since = startOfHour(new Date(now.getTime() - hoursBack * HOUR_MS))
   const rows = await db
     .select({ row: clientMetricsHourly, variants: variantsOf })

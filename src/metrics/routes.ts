@@ -60,12 +60,13 @@ const getFeatureMetricsRawRoute = adminRoute({
   path: '/api/admin/client-metrics/features/{name}/raw',
   operationId: 'getRawFeatureMetrics',
   tags,
-  summary: 'Hourly metrics of a feature flag',
+  summary: 'Hourly or daily metrics of a feature flag',
   description:
-    'The hourly rows (per application and environment: yes, no and variant counts) recorded for the flag from `hoursBack` hours ago (default 1, at most 48) on, oldest first. ' +
+    'The rows (per application and environment: yes, no and variant counts) recorded for the flag from `hoursBack` hours ago (default 1, at most 2184, 91 days) on, oldest first: ' +
+    'one per hour up to 48 hours back, one per UTC day (`timestamp` its midnight) beyond. Hourly rows are kept 48 hours, then added to their day, kept 91 days. ' +
     '404 for a flag that does not exist or belongs to a private project the caller may not read.',
   request: { params: featureNameParam, query: HoursBackQuerySchema },
-  responses: { 200: { description: 'The hourly metrics', content: jsonContent(FeatureMetricsSchema) }, ...pickErrors(400, 401, 403, 404) },
+  responses: { 200: { description: 'The hourly or daily metrics', content: jsonContent(FeatureMetricsSchema) }, ...pickErrors(400, 401, 403, 404) },
 })
 
 const getOutdatedSdksRoute = adminRoute({

@@ -183,11 +183,11 @@ export const featureNameParam = z.object({ name: z.string().min(1).max(255).open
 export const HoursBackQuerySchema = z.object({
   hoursBack: z
     .string()
-    .regex(/^\d{1,3}$/, 'hoursBack must be a whole number')
+    .regex(/^\d{1,4}$/, 'hoursBack must be a whole number')
     .transform(Number)
-    .refine((n) => n >= 1 && n <= 48, 'hoursBack must be from 1 to 48')
+    .refine((n) => n >= 1 && n <= 24 * 91, 'hoursBack must be from 1 to 2184 (91 days)')
     .optional()
-    .openapi({ description: 'How many hours of hourly rows, from 1 to 48 (the retention); default 1' }),
+    .openapi({ description: 'How many hours back, from 1 to 2184 (91 days); default 1. Up to 48 the rows are hourly, beyond one per UTC day' }),
 })
 
 export const appNameParam = z.object({ appName: z.string().min(1).max(255).openapi({ param: { name: 'appName', in: 'path' } }) })

@@ -20,7 +20,9 @@ export function useChangeRequestEnvironments(projectId: string) {
     staleTime: 30_000,
   })
   const protectedEnvs = (config.data ?? []).filter((c) => c.changeRequestsEnabled && !allows('SKIP_CHANGE_REQUEST', projectId, c.environment)).map((c) => c.environment)
-  return { isPending: config.isPending, viaChangeRequest: (environment: string) => protectedEnvs.includes(environment), protectedEnvs }
+  // Every environment requiring change requests, whoever asks (what ProtectedBadge shows).
+  const requiring = (config.data ?? []).filter((c) => c.changeRequestsEnabled).map((c) => c.environment)
+  return { isPending: config.isPending, viaChangeRequest: (environment: string) => protectedEnvs.includes(environment), protectedEnvs, requiresChangeRequests: (environment: string) => requiring.includes(environment) }
 }
 
 /** Adds changes to the caller's draft change request of the project and environment (created when there is none). */

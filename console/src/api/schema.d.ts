@@ -4520,8 +4520,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Hourly metrics of a feature flag
-         * @description The hourly rows (per application and environment: yes, no and variant counts) recorded for the flag from `hoursBack` hours ago (default 1, at most 48) on, oldest first. 404 for a flag that does not exist or belongs to a private project the caller may not read.
+         * Hourly or daily metrics of a feature flag
+         * @description The rows (per application and environment: yes, no and variant counts) recorded for the flag from `hoursBack` hours ago (default 1, at most 2184, 91 days) on, oldest first: one per hour up to 48 hours back, one per UTC day (`timestamp` its midnight) beyond. Hourly rows are kept 48 hours, then added to their day, kept 91 days. 404 for a flag that does not exist or belongs to a private project the caller may not read.
          */
         get: operations["getRawFeatureMetrics"];
         put?: never;
@@ -25755,7 +25755,7 @@ export interface operations {
     getRawFeatureMetrics: {
         parameters: {
             query?: {
-                /** @description How many hours of hourly rows, from 1 to 48 (the retention); default 1 */
+                /** @description How many hours back, from 1 to 2184 (91 days); default 1. Up to 48 the rows are hourly, beyond one per UTC day */
                 hoursBack?: string;
             };
             header?: never;
@@ -25766,7 +25766,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The hourly metrics */
+            /** @description The hourly or daily metrics */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import { Autocomplete, Badge, Button, Card, Group, Select, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core'
+import { Autocomplete, Badge, Button, Card, Group, Select, Stack, Switch, TagsInput, Text, TextInput, Timeline, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'wouter'
@@ -208,9 +208,7 @@ export function FlagLifecycle({ flag }: { flag: Flag }) {
       {stages.isError ? (
         <ErrorMessage error={stages.error} />
       ) : (
-        <Text size="sm" mt="xs">
-          {(stages.data ?? []).map((s) => `${s.stage}${s.status ? ` (${s.status})` : ''} since ${new Date(s.enteredStageAt).toLocaleString()}`).join(' → ')}
-        </Text>
+        <LifecycleTimeline current={flag.lifecycle.stage} stages={stages.data ?? []} />
       )}
       {error && <ErrorMessage error={error} />}
       {editable && flag.lifecycle.stage !== 'archived' && (
@@ -241,6 +239,42 @@ export function FlagLifecycle({ flag }: { flag: Flag }) {
         </Group>
       )}
     </Card>
+  )
+}
+
+const STAGES = [
+  { stage: 'initial', label: 'Define', hint: 'created, no metrics yet' },
+  { stage: 'pre-live', label: 'Develop', hint: 'seen in a non-production environment' },
+  { stage: 'live', label: 'Production', hint: 'seen in production' },
+  { stage: 'completed', label: 'Cleanup', hint: 'marked completed' },
+  { stage: 'archived', label: 'Archived', hint: 'archived' },
+] as const
+
+/** The five stages as a timeline: those the flag went through with the date it entered each, the current one marked. */
+function LifecycleTimeline({ current, stages }: { current: string; stages: readonly { stage: string; enteredStageAt: string; status?: string }[] }) {
+  const active = STAGES.findIndex((s) => s.stage === current)
+  return (
+    <Timeline active={active} bulletSize={16} lineWidth={2} mt="sm" aria-label="Lifecycle stages">
+      {STAGES.map((s, i) => {
+        const entered = stages.find((x) => x.stage === s.stage)
+        return (
+          <Timeline.Item
+            key={s.stage}
+            data-stage={s.stage}
+            aria-current={i === active ? 'step' : undefined}
+            title={
+              <Text size="sm" fw={i === active ? 700 : 500} c={i > active ? 'dimmed' : undefined}>
+                {s.stage} <Text span size="xs" c="dimmed">({s.label})</Text>
+              </Text>
+            }
+          >
+            <Text size="xs" c="dimmed">
+              {entered ? `${new Date(entered.enteredStageAt).toLocaleString()}${entered.status ? ` · ${entered.status}` : ''}` : i > active ? s.hint : 'skipped'}
+            </Text>
+          </Timeline.Item>
+        )
+      })}
+    </Timeline>
   )
 }
 

@@ -1,6 +1,6 @@
 import { FavoriteStar } from '../components/favorite-star'
 import { useState } from 'react'
-import { ActionIcon, Anchor, Badge, Button, Card, Group, MultiSelect, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { ActionIcon, Anchor, Badge, Button, Card, Grid, Group, MultiSelect, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'wouter'
@@ -15,6 +15,9 @@ import { FlagActions } from '../components/flag-actions'
 import { FlagLinks } from '../components/flag-links'
 import { ParameterInput, parameterProblem, useStrategyTypes } from '../components/strategy-parameters'
 import { VariantsEditor } from '../components/variants-editor'
+import { StrategySummary, VariantBar } from '../components/strategy-card'
+import { ProtectedBadge } from '../components/protected-badge'
+import { FlagMetrics } from '../components/flag-metrics'
 import { addToDraft, changeRequestsKey, useChangeRequestEnvironments, type Change } from '../api/change-requests'
 import { fromApiVariant, percent, toApiVariant, variantProblems, withWeights, type VariantDraft } from '../variants'
 import { constraintProblem, fromApiConstraint, toApiConstraint, type ConstraintDraft } from '../constraints'
@@ -38,40 +41,65 @@ export default function FlagPage({ projectId, flagName }: { projectId: string; f
   })
   if (flag.isPending) return <Loading />
   if (flag.isError) return <ErrorMessage error={flag.error} />
+  // Environments first (each card with its switch, strategies and variants, above the fold), metrics and history below
+  // them; metadata, lifecycle, tags, links and dependencies in the side panel (below the environments on narrow screens).
   return (
-    <Stack>
-      <div>
-        <Anchor component={Link} href={projectPath(projectId)} size="sm">
-          ← {projectId}
-        </Anchor>
-        <Group gap={4} wrap="nowrap">
-          <Title order={1}>{flag.data.name}</Title>
-          <FavoriteStar projectId={projectId} flagName={flag.data.name} favorite={flag.data.favorite} />
-        </Group>
-        <Group gap="xs">
-          <Badge variant="light">{flag.data.type}</Badge>
-          <Badge variant="light" color="gray">
-            {flag.data.lifecycle.stage}
-          </Badge>
-          {flag.data.stale && <Badge color="red.9">stale</Badge>}
-        </Group>
-      </div>
-      <FlagActions flag={flag.data} />
+    <Stack gap="sm">
+      <Group justify="space-between" align="end" wrap="wrap" gap="xs">
+        <div>
+          <Anchor component={Link} href={projectPath(projectId)} size="sm">
+            ← {projectId}
+          </Anchor>
+          <Group gap="xs" wrap="wrap">
+            <Group gap={4} wrap="nowrap">
+              <Title order={1} size="h2">
+                {flag.data.name}
+              </Title>
+              <FavoriteStar projectId={projectId} flagName={flag.data.name} favorite={flag.data.favorite} />
+            </Group>
+            <Badge variant="light">{flag.data.type}</Badge>
+            <Badge variant="light" color="gray">
+              {flag.data.lifecycle.stage}
+            </Badge>
+            {flag.data.stale && <Badge color="red.9">stale</Badge>}
+          </Group>
+        </div>
+        <FlagActions flag={flag.data} />
+      </Group>
       <PendingChangeRequests flag={flag.data} />
-      <Metadata flag={flag.data} />
-      <FlagTags flag={flag.data} />
-      <FlagLinks flag={flag.data} />
-      <FlagLifecycle flag={flag.data} />
-      <FlagDependencies flag={flag.data} />
-      <Title order={2} size="h3">
-        Environments
-      </Title>
-      {flag.data.environments.map((env) => (
-        <EnvironmentCard key={env.name} flag={flag.data} environment={env} />
-      ))}
+      <Grid gap="md">
+        <Grid.Col span={{ base: 12, lg: 8 }}>
+          <Stack gap="sm" component="section" aria-label="Environments">
+            <VisuallyHidden component="h2">Environments</VisuallyHidden>
+            {flag.data.environments.map((env) => (
+              <EnvironmentCard key={env.name} flag={flag.data} environment={env} />
+            ))}
+            <FlagMetrics flag={flag.data} />
+          </Stack>
+        </Grid.Col>
+        <Grid.Col span={{ base: 12, lg: 4 }}>
+          <Stack gap="sm" component="aside" aria-label="Flag details">
+            <Metadata flag={flag.data} />
+            <FlagLifecycle flag={flag.data} />
+            <FlagTags flag={flag.data} />
+            <FlagLinks flag={flag.data} />
+            <FlagDependencies flag={flag.data} />
+          </Stack>
+        </Grid.Col>
+      </Grid>
       <FlagHistory flag={flag.data} />
     </Stack>
   )
+}
+
+/** "5 minutes ago", "3 days ago": how long ago an SDK last reported the flag. */
+function ago(iso: string, now = Date.now()) {
+  const minutes = Math.max(0, Math.round((now - Date.parse(iso)) / 60_000))
+  if (minutes < 1) return 'just now'
+  if (minutes < 60) return `${minutes} minute${minutes === 1 ? '' : 's'} ago`
+  const hours = Math.round(minutes / 60)
+  if (hours < 48) return `${hours} hour${hours === 1 ? '' : 's'} ago`
+  return `${Math.round(hours / 24)} days ago`
 }
 
 /** Description, type, stale and impression data, saved as a JSON Patch of what changed (`PATCH …/features/{featureName}`). */
@@ -172,6 +200,9 @@ function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagE
   const [editing, setEditing] = useState<Strategy | 'new'>()
   const project = flag.project
   const { viaChangeRequest, write, refresh } = useEnvironmentWrite(flag, environment.name)
+  const { requiresChangeRequests } = useChangeRequestEnvironments(project)
+  const segments = useSegments()
+  const types = useStrategyTypes()
   const params = { path: { projectId: project, featureName: flag.name, environment: environment.name } }
   const strategies = [...environment.strategies].sort((a, b) => a.sortOrder - b.sortOrder)
   const onError = (error: Error) => notifications.show({ title: 'The change was refused', message: error.message, color: 'red' })
@@ -215,17 +246,16 @@ function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagE
   const canDelete = allows('DELETE_FEATURE_STRATEGY', project, environment.name)
 
   return (
-    <Card withBorder component="section" aria-label={`Environment ${environment.name}`}>
+    <Card withBorder component="section" aria-label={`Environment ${environment.name}`} padding="sm">
       <Group justify="space-between">
         <Group gap="xs">
           <Title order={3} size="h4">
             {environment.name}
           </Title>
-          {viaChangeRequest && (
-            <Badge variant="light" color="blue">
-              changes need a change request
-            </Badge>
-          )}
+          {requiresChangeRequests(environment.name) && <ProtectedBadge environment={environment.name} mustRequest={viaChangeRequest} />}
+          <Text size="xs" c="dimmed" data-last-seen={environment.name}>
+            {environment.lastSeenAt ? `last seen ${ago(environment.lastSeenAt)}` : 'never seen by an SDK'}
+          </Text>
         </Group>
         {canSwitch && viaChangeRequest ? (
           <Group gap="xs">
@@ -249,7 +279,7 @@ function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagE
         {strategies.map((s, i) => (
           <Card key={s.id} withBorder padding="xs" component="section" aria-label={`Strategy ${s.title || s.name}`}>
             <Group justify="space-between" align="start">
-              <StrategySummary strategy={s} />
+              <StrategySummary strategy={s} segments={segments.data?.segments ?? []} displayName={types.data?.strategies.find((t) => t.name === s.name)?.displayName ?? undefined} />
               <Group gap={4}>
                 {canUpdate && (
                   <>
@@ -323,13 +353,15 @@ function EnvironmentVariants({ flag, environment }: { flag: Flag; environment: F
           No variants.
         </Text>
       ) : (
-        environment.variants.map((v) => (
-          <Text size="sm" key={v.name}>
-            {v.name}: {percent(v.weight)} ({v.weightType === 'fix' ? 'fixed' : 'variable'}) · stickiness {v.stickiness}
-            {v.payload ? ` · ${v.payload.type} payload ${v.payload.value}` : ''}
-            {(v.overrides ?? []).map((o) => ` · ${o.contextName} in ${o.values.join(', ')}`).join('')}
-          </Text>
-        ))
+        <VariantBar
+          variants={environment.variants}
+          label={`Variants in ${environment.name}`}
+          details={(v) =>
+            `${v.name}: ${percent(v.weight)} (${v.weightType === 'fix' ? 'fixed' : 'variable'}) · stickiness ${v.stickiness}` +
+            `${v.payload ? ` · ${v.payload.type} payload ${v.payload.value}` : ''}` +
+            (v.overrides ?? []).map((o) => ` · ${o.contextName} in ${o.values.join(', ')}`).join('')
+          }
+        />
       )}
       <Dialog opened={editing} onClose={() => setEditing(false)} title={`Variants of ${flag.name} in ${environment.name}`} size="xl">
         {editing && <VariantsForm flag={flag} environment={environment} onDone={() => setEditing(false)} />}
@@ -381,43 +413,9 @@ function VariantsForm({ flag, environment, onDone }: { flag: Flag; environment: 
   )
 }
 
-function StrategySummary({ strategy: s }: { strategy: Strategy }) {
-  const segments = useSegments()
-  const segmentName = (id: number) => segments.data?.segments.find((x) => x.id === id)?.name ?? `segment ${id}`
-  return (
-    <Stack gap={2}>
-      <Group gap="xs">
-        <Text fw={600}>{s.title || s.name}</Text>
-        {s.disabled && <Badge color="gray">disabled</Badge>}
-      </Group>
-      {s.name === 'flexibleRollout' ? (
-        <Text size="sm">
-          Rollout {s.parameters.rollout ?? '100'}% · stickiness {s.parameters.stickiness ?? 'default'} · group {s.parameters.groupId || '(flag name)'}
-        </Text>
-      ) : (
-        Object.keys(s.parameters).length > 0 && (
-          <Text size="sm">
-            {Object.entries(s.parameters)
-              .sort(([a], [b]) => a.localeCompare(b))
-              .map(([k, v]) => `${k}: ${v}`)
-              .join(' · ')}
-          </Text>
-        )
-      )}
-      {s.constraints.map((c, i) => (
-        <Text size="sm" key={i}>
-          {c.contextName} {c.inverted ? 'NOT ' : ''}
-          {c.operator} {c.values.length > 0 ? c.values.join(', ') : c.value}
-          {c.caseInsensitive ? ' (ignoring case)' : ''}
-        </Text>
-      ))}
-      {s.segments.length > 0 && <Text size="sm">Segments: {s.segments.map(segmentName).join(', ')}</Text>}
-    </Stack>
-  )
-}
-
-function useSegments() {
-  return useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')), staleTime: 30_000 })
+/** The segments (the strategy cards show theirs; the strategy form reads them afresh when it opens: one may be new). */
+function useSegments(staleTime = 30_000) {
+  return useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')), staleTime })
 }
 
 const BUILT_IN_TYPES = [
@@ -428,7 +426,7 @@ const STICKINESS = ['default', 'userId', 'sessionId', 'random']
 
 /** Adds or replaces a strategy: type, title, the flexible rollout's parameters, constraints and segments. */
 function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; environment: string; strategy?: Strategy; onDone: () => void }) {
-  const segments = useSegments()
+  const segments = useSegments(0)
   const { viaChangeRequest, write } = useEnvironmentWrite(flag, environment)
   const [variants, setVariants] = useState<VariantDraft[]>((strategy?.variants ?? []).map(fromApiVariant))
   const [name, setName] = useState(strategy?.name ?? 'flexibleRollout')

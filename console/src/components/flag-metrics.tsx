@@ -1,0 +1,77 @@
+import { lazy, Suspense, useState } from 'react'
+import { Card, Group, Loader, SegmentedControl, Text, Title } from '@mantine/core'
+import { useQuery } from '@tanstack/react-query'
+import { api, ok, type Schemas } from '../api/client'
+import { ErrorMessage } from './error-message'
+import type { ExposurePoint } from './metrics-chart'
+
+const MetricsChart = lazy(() => import('./metrics-chart'))
+
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+const PERIODS = {
+  '48h': { label: 'Last 48 hours', hoursBack: 48, step: HOUR, count: 48 },
+  '30d': { label: 'Last 30 days', hoursBack: 720, step: DAY, count: 30 },
+} as const
+type Period = keyof typeof PERIODS
+
+/**
+ * The flag's exposures (yes/no) in an environment: per hour over 48 hours or per day over 30 days, from the client
+ * metrics SDKs reported (`GET /api/admin/client-metrics/features/{name}/raw`), every bucket shown (zero when none).
+ */
+export function FlagMetrics({ flag }: { flag: Schemas['featureSchema'] }) {
+  const [period, setPeriod] = useState<Period>('48h')
+  const [environment, setEnvironment] = useState(flag.environments[0]?.name ?? '')
+  const { hoursBack, step, count } = PERIODS[period]
+  const metrics = useQuery({
+    queryKey: ['flag-metrics', flag.name, hoursBack],
+    queryFn: () => ok(api.GET('/api/admin/client-metrics/features/{name}/raw', { params: { path: { name: flag.name }, query: { hoursBack: String(hoursBack) } } })),
+    refetchInterval: 60_000,
+  })
+  const now = Date.now()
+  const last = now - (now % step)
+  const buckets = new Map<number, ExposurePoint>()
+  for (let i = count - 1; i >= 0; i--) {
+    const at = last - i * step
+    const d = new Date(at)
+    const label = step === HOUR ? `${d.toLocaleDateString(undefined, { weekday: 'short' })} ${String(d.getHours()).padStart(2, '0')}:00` : d.toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' })
+    buckets.set(at, { label, yes: 0, no: 0 })
+  }
+  for (const row of metrics.data?.data ?? []) {
+    if (row.environment !== environment) continue
+    const at = Date.parse(row.timestamp)
+    const bucket = buckets.get(at - (at % step))
+    if (bucket) {
+      bucket.yes += row.yes
+      bucket.no += row.no
+    }
+  }
+  const points = [...buckets.values()]
+  const yes = points.reduce((n, p) => n + p.yes, 0)
+  const no = points.reduce((n, p) => n + p.no, 0)
+  return (
+    <Card withBorder component="section" aria-label="Metrics">
+      <Group justify="space-between" wrap="wrap" gap="xs">
+        <Title order={2} size="h4">
+          Exposures
+        </Title>
+        <Group gap="xs">
+          <SegmentedControl size="xs" aria-label="Environment of the metrics" value={environment} onChange={setEnvironment} data={flag.environments.map((e) => e.name)} />
+          <SegmentedControl size="xs" aria-label="Period" value={period} onChange={(v) => setPeriod(v as Period)} data={Object.entries(PERIODS).map(([value, p]) => ({ value, label: p.label }))} />
+        </Group>
+      </Group>
+      {metrics.isError ? (
+        <ErrorMessage error={metrics.error} />
+      ) : (
+        <>
+          <Text size="sm" mt="xs" role="status" aria-label="Exposure totals">
+            {metrics.isPending ? 'Loading metrics…' : `${environment}, ${PERIODS[period].label.toLowerCase()}: ${yes + no} exposures, ${yes} yes (${yes + no > 0 ? Math.round((100 * yes) / (yes + no)) : 0}%) and ${no} no`}
+          </Text>
+          <div style={{ height: 220 }} data-testid="exposure-chart">
+            <Suspense fallback={<Loader size="sm" />}>{!metrics.isPending && <MetricsChart points={points} />}</Suspense>
+          </div>
+        </>
+      )}
+    </Card>
+  )
+}

@@ -129,3 +129,18 @@ export const clientImpactMetrics = pgTable(
   },
   (t) => [primaryKey({ columns: [t.appName, t.environment, t.name, t.labelsKey] }), index('client_impact_metrics_updated_at_idx').on(t.updatedAt)],
 )
+
+/**
+ * Flags SDKs report in metrics that do not exist, per application and environment, with when last reported. Bounded
+ * per application and environment and pruned after a day (aggregate.ts).
+ */
+export const unknownFlags = pgTable(
+  'unknown_flags',
+  {
+    name: text('name').notNull(),
+    appName: text('app_name').notNull(),
+    environment: text('environment').notNull(),
+    seenAt: timestamp('seen_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.appName, t.environment] }), index('unknown_flags_seen_at_idx').on(t.seenAt), index('unknown_flags_app_env_idx').on(t.appName, t.environment)],
+)

@@ -61,6 +61,7 @@ import { featureTypeRoutes } from './feature-types/routes.js'
 import { flagSearchRoutes } from './flags/search-routes.js'
 import { userRoutes } from './users/routes.js'
 import { accountRoutes } from './users/account-routes.js'
+import { promptRoutes } from './users/prompt-routes.js'
 import { authRoutes } from './auth/routes.js'
 import { personalAccessTokenRoutes } from './api-tokens/personal-access-token-routes.js'
 import { serviceAccountRoutes } from './service-accounts/routes.js'
@@ -423,6 +424,7 @@ export function createApp(deps: AppDeps) {
   // Before userRoutes: `/api/admin/user-admin/{id}` would take `admin-count`, `inactive` and `scim-users` for ids.
   app.route('/', accountRoutes)
   app.route('/', userRoutes)
+  app.route('/', promptRoutes)
   app.route('/', authRoutes)
   app.route('/', personalAccessTokenRoutes)
   app.route('/', serviceAccountRoutes)

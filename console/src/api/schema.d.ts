@@ -2893,6 +2893,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send Unleash feedback
+         * @description Records that the caller gave the feedback `feedbackId` now (`given`), with `neverShow` (false unless sent). The caller's own state (a user: a session or a personal access token; an API token is a 400), read back in GET /api/admin/user. Any signed-in user may set their own; no event (as Unleash). A user keeps at most 200 (a 400 for a new one beyond).
+         */
+        post: operations["createFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/feedback/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update Unleash feedback
+         * @description Updates the caller's state of feedback `id`: only the fields sent (`neverShow`, `given`); an unknown one starts not given, shown. The caller's own state (a user: a session or a personal access token; an API token is a 400), read back in GET /api/admin/user. Any signed-in user may set their own; no event (as Unleash). A user keeps at most 200 (a 400 for a new one beyond).
+         */
+        put: operations["updateFeedback"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/splash/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update splash settings
+         * @description Records that the caller has seen the splash screen `id`. The caller's own state (a user: a session or a personal access token; an API token is a 400), read back in GET /api/admin/user. Any signed-in user may set their own; no event (as Unleash). A user keeps at most 200 (a 400 for a new one beyond).
+         */
+        post: operations["updateSplashSettings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/simple/login": {
         parameters: {
             query?: never;
@@ -4358,6 +4418,26 @@ export interface paths {
          * @description What Unleash Edge sends upstream for the SDKs behind it: `applications` (registrations), `metrics` (per flag, application, environment and hour: yes/no and variant counts), `impactMetrics` and `seenTokens`. A client token reports for its own environment: metrics of other environments are dropped and registrations count for it, as Unleash does; an admin token or a client token of every environment reports for the environment each entry names. Flags outside the token’s projects and unknown flags are ignored, as for `POST /api/client/metrics`. Impact metrics are kept for the application their samples’ `appName` label names (else the `Unleash-AppName` header’s, else `unleash-edge`). `seenTokens` marks those API tokens as used. The shapes are Unleash’s; where Unleash requires a field Edge’s own types may leave null (an application’s `instanceId`, `environment`), null and absent are accepted. Accepted with 202 once stored (one insert); folded in the background. Frontend tokens get 403. A client token may name at most 100 distinct applications (`appName`s of registrations and metrics) in one report (400 past it); admin tokens are not capped.
          */
         post: operations["clientBulkMetrics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/metrics/unknown-flags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get latest reported unknown flag names
+         * @description The flag names SDKs reported in metrics over the last 24 hours that no flag has (live or archived), newest first, at most 1000, each with the applications and environments that reported it and when. Recorded when reports are folded, at most 100 names per application and environment (further new names are dropped until some age out); a name becomes a flag and drops out. Any admin-API caller may read it (as the applications list).
+         */
+        get: operations["getUnknownFlags"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -6656,7 +6736,14 @@ export interface components {
             user: components["schemas"]["userSchema"];
             /** @description What the caller may do: root role permissions, then those of each project role */
             permissions: components["schemas"]["permissionSchema"][];
-            feedback: unknown[];
+            /** @description The caller's feedback prompts (POST /api/admin/feedback); empty for an API token */
+            feedback: {
+                userId: number;
+                feedbackId: string;
+                neverShow: boolean;
+                given: string | null;
+            }[];
+            /** @description The splash screens the caller has seen (POST /api/admin/splash/{id}), by id */
             splash: {
                 [key: string]: boolean;
             };
@@ -6665,6 +6752,29 @@ export interface components {
             permission: string;
             project?: string;
             environment?: string;
+        };
+        feedbackResponseSchema: {
+            userId: number;
+            feedbackId: string;
+            neverShow: boolean;
+            /** Format: date-time */
+            given: string | null;
+        };
+        feedbackCreateSchema: {
+            feedbackId: string;
+            neverShow?: boolean;
+        };
+        feedbackUpdateSchema: {
+            /** @description Ignored: the caller is the user */
+            userId?: number;
+            neverShow?: boolean;
+            /** Format: date-time */
+            given?: string | null;
+        };
+        splashResponseSchema: {
+            userId: number;
+            splashId: string;
+            seen: boolean;
         };
         loginSchema: {
             /**
@@ -8193,6 +8303,27 @@ export interface components {
             variants?: {
                 [key: string]: number;
             } | null;
+        };
+        unknownFlagsResponseSchema: {
+            unknownFlags: components["schemas"]["unknownFlagSchema"][];
+        };
+        unknownFlagSchema: {
+            name: string;
+            /** Format: date-time */
+            lastSeenAt: string;
+            /**
+             * Format: date-time
+             * @description The latest event naming the flag (one deleted since), in a project the caller may read
+             */
+            lastEventAt: string | null;
+            reports: {
+                appName: string;
+                environments: {
+                    environment: string;
+                    /** Format: date-time */
+                    seenAt: string;
+                }[];
+            }[];
         };
         singleApplicationSchema: {
             appName: string;
@@ -19356,6 +19487,168 @@ export interface operations {
             };
         };
     };
+    createFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["feedbackCreateSchema"];
+            };
+        };
+        responses: {
+            /** @description The feedback state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["feedbackResponseSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["feedbackUpdateSchema"];
+            };
+        };
+        responses: {
+            /** @description The feedback state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["feedbackResponseSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateSplashSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The splash state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["splashResponseSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     login: {
         parameters: {
             query?: never;
@@ -25276,6 +25569,44 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getUnknownFlags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unknown flags */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["unknownFlagsResponseSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -346,6 +346,7 @@ export function createApp(deps: AppDeps) {
   // A private project, and what belongs to it, exists only for those who may read it (src/projects/visibility.ts).
   app.use('/api/admin/projects/:projectId', projectVisibility)
   app.use('/api/admin/projects/:projectId/*', projectVisibility)
+  app.use('/api/admin/personal-dashboard/:projectId', projectVisibility)
   // The wildcard matches `/api/admin/features/validate` too, which names no flag.
   const featureVisibility = flagVisibility('featureName')
   app.use('/api/admin/features/:featureName/*', (c, next) => (c.req.path === '/api/admin/features/validate' ? next() : featureVisibility(c, next)))

@@ -322,6 +322,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/projects/{projectId}/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an overview of a project insights
+         * @description The project overview's statistics (30-day windows), its health (`rating`, deprecated) and technical debt (100 − health) with its live flags counted as active, potentially stale and stale, lead time to production (as GET /api/admin/projects/{projectId}/dora), live flags per type, and its members (directly or through a group) with `change` the members added in the last 30 days. 404 for an unknown project, and for a private project the caller may not read (as Unleash answers an unknown one).
+         */
+        get: operations["getProjectInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/{projectId}/flag-creators": {
         parameters: {
             query?: never;
@@ -3888,6 +3908,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/personal-dashboard/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get personal project details
+         * @description For one live project: `owners` (users, then groups, holding Owner there; `[{ ownerType: system }]` when none), the caller's `roles` there (their own and their groups'; none for an API token), its 10 latest events (`summary` null), its onboarding status (as the project overview's) and its live flags counted by staleness with health and technical debt (the windows' average health is null: Flagpost keeps no history of it). Any signed-in caller who may read the project; 404 for an unknown or archived project, and for a private one the caller may not read.
+         */
+        get: operations["getPersonalDashboardProjectDetails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/instance-admin/statistics": {
         parameters: {
             query?: never;
@@ -5229,6 +5269,50 @@ export interface components {
         parametersSchema: {
             [key: string]: string;
         };
+        projectInsightsSchema: {
+            stats: components["schemas"]["projectStatsSchema"];
+            /** @deprecated */
+            health: {
+                rating: number;
+                activeCount: number;
+                potentiallyStaleCount: number;
+                staleCount: number;
+            };
+            technicalDebt: {
+                rating: number;
+                activeCount: number;
+                potentiallyStaleCount: number;
+                staleCount: number;
+            };
+            leadTime: components["schemas"]["projectDoraMetricsSchema"];
+            featureTypeCounts: components["schemas"]["featureTypeCountSchema"][];
+            members: {
+                currentMembers: number;
+                change: number;
+            };
+        };
+        projectStatsSchema: {
+            avgTimeToProdCurrentWindow: number;
+            createdCurrentWindow: number;
+            createdPastWindow: number;
+            archivedCurrentWindow: number;
+            archivedPastWindow: number;
+            projectActivityCurrentWindow: number;
+            projectActivityPastWindow: number;
+            projectMembersAddedCurrentWindow: number;
+        };
+        projectDoraMetricsSchema: {
+            projectAverage?: number;
+            features: components["schemas"]["doraFeaturesSchema"][];
+        };
+        doraFeaturesSchema: {
+            name: string;
+            timeToProduction: number;
+        };
+        featureTypeCountSchema: {
+            type: string;
+            count: number;
+        };
         projectFlagCreatorsSchema: {
             id: number;
             name: string;
@@ -5282,14 +5366,6 @@ export interface components {
             date: string;
             count: number;
         }[];
-        projectDoraMetricsSchema: {
-            projectAverage?: number;
-            features: components["schemas"]["doraFeaturesSchema"][];
-        };
-        doraFeaturesSchema: {
-            name: string;
-            timeToProduction: number;
-        };
         projectApplicationsSchema: {
             total: number;
             applications: components["schemas"]["projectApplicationSchema"][];
@@ -7475,6 +7551,54 @@ export interface components {
                 favorite: boolean;
             }[];
         };
+        personalDashboardProjectDetailsSchema: {
+            owners: ({
+                /** @enum {string} */
+                ownerType: "user";
+                name: string;
+                imageUrl: string | null;
+                email: string | null;
+            } | {
+                /** @enum {string} */
+                ownerType: "group";
+                name: string;
+            } | {
+                /** @enum {string} */
+                ownerType: "system";
+            })[];
+            roles: {
+                id: number;
+                name: string;
+                /** @enum {string} */
+                type: "custom" | "project";
+            }[];
+            latestEvents: {
+                id: number;
+                summary: string | null;
+                createdBy: string;
+                createdByImageUrl: string;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+            onboardingStatus: {
+                /** @enum {string} */
+                status: "onboarding-started" | "sdk-connected" | "onboarded";
+            } | {
+                /** @enum {string} */
+                status: "first-flag-created";
+                feature: string;
+            };
+            insights: {
+                avgHealthCurrentWindow: number | null;
+                avgHealthPastWindow: number | null;
+                totalFlags: number;
+                activeFlags: number;
+                staleFlags: number;
+                potentiallyStaleFlags: number;
+                health: number;
+                technicalDebt: number;
+            };
+        };
         instanceAdminStatsSchema: {
             /** @description This instance: a UUID made at its first start */
             instanceId: string;
@@ -9624,6 +9748,55 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectInsights: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project insights */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectInsightsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -23656,6 +23829,55 @@ export interface operations {
             };
             /** @description NoAccessError: credentials valid, permission missing */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getPersonalDashboardProjectDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project details */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["personalDashboardProjectDetailsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

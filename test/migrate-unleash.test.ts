@@ -71,12 +71,12 @@ describe('migrating from Unleash 8.2', () => {
     try {
       const res = await migrate(t, { dryRun: true })
       expect(res.status, res.text).toBe(200)
-      expect(res.body.plan.counts).toEqual({ projects: 2, environments: 4, contextFields: 4, strategies: 2, tagTypes: 2, tags: 2, segments: 2, features: 3, featureStrategies: 8, featureTags: 4, featureDependencies: 1 })
+      expect(res.body.plan.counts).toEqual({ projects: 2, environments: 4, contextFields: 4, strategies: 2, tagTypes: 2, tags: 2, segments: 2, features: 4, featureStrategies: 8, featureTags: 4, featureDependencies: 1 })
       expect(res.body.result).toBeUndefined()
       const notCarried = res.body.plan.notCarried.join('\n')
       expect(notCarried).toContain('client token web-backend (projects *, environment production): not carried, its secret is listed')
       expect(notCarried).toContain('frontend token web-frontend')
-      expect(notCarried).toContain('archived flags (old-experiment)')
+      expect(notCarried).not.toContain('old-experiment')
       expect(notCarried).toContain('change-request settings are not readable')
       expect(notCarried).toContain('passwords')
       expect(await t.query(`select name from features where name in ('new-checkout','checkout-banner','payments.instant')`)).toEqual([])
@@ -99,6 +99,8 @@ describe('migrating from Unleash 8.2', () => {
         { name: 'new-checkout', project: 'default', type: 'release', stale: false, impression_data: true, description: 'The new checkout' },
         { name: 'payments.instant', project: 'payments', type: 'operational', stale: false, impression_data: false, description: 'Instant payments' },
       ])
+      // An archived flag comes archived, at the time Unleash archived it.
+      expect(await t.query(`select archived_at from features where name = 'old-experiment'`)).toEqual([{ archived_at: new Date('2025-03-01T00:00:00.000Z') }])
       const project = await t.query(`select mode, default_stickiness, feature_limit, feature_naming_pattern from projects where id = 'payments'`)
       expect(project).toEqual([{ mode: 'protected', default_stickiness: 'userId', feature_limit: 10, feature_naming_pattern: '^payments\\..+$' }])
       expect(await t.query(`select environment_name from project_environments where project_id = 'payments' order by 1`)).toEqual([{ environment_name: 'production' }, { environment_name: 'staging' }])
@@ -167,7 +169,7 @@ describe('migrating from Unleash 8.2', () => {
       expect(await t.query(`select name from features where name = 'checkout-banner'`)).toEqual([])
       const plan = await migrate(t, { dryRun: true, onConflict: 'skip' })
       expect(plan.body.plan.conflicts).toEqual({ names: ['new-checkout'], onConflict: 'skip' })
-      expect(plan.body.plan.counts.features).toBe(2)
+      expect(plan.body.plan.counts.features).toBe(3)
       const skipped = await migrate(t, { onConflict: 'skip' })
       expect(skipped.status, skipped.text).toBe(200)
       expect(await t.query(`select description from features where name = 'new-checkout'`)).toEqual([{ description: 'mine' }])
@@ -185,7 +187,12 @@ describe('migrating what Unleash 8.2 answered (recorded)', () => {
     try {
       const res = await migrate(t, {})
       expect(res.status, res.text).toBe(200)
-      expect(res.body.plan.counts).toMatchObject({ projects: 1, environments: 2, features: 55, featureStrategies: 118, featureDependencies: 3 })
+      expect(res.body.plan.counts).toMatchObject({ projects: 1, environments: 2, features: 57, featureStrategies: 118, featureDependencies: 3 })
+      // The archived flags come archived, at the time Unleash archived them.
+      expect(await t.query(`select name, archived_at from features where name like 'archived-%' order by name`)).toEqual([
+        { name: 'archived-one', archived_at: new Date('2026-11-28T19:30:12.381Z') },
+        { name: 'archived-two', archived_at: new Date('2026-11-28T19:30:12.465Z') },
+      ])
       expect(res.body.plan.notCarried.join('\n')).toContain("strategy types made again in Unleash under a built-in name (gradualRolloutRandom, gradualRolloutSessionId, gradualRolloutUserId, userWithId)")
       // Unleash 8 answers a flag without its environments' variants: they come from .../environments/{env}/variants.
       expect(requests.map((r) => r.path)).toContain('/api/admin/projects/default/features/variants-flag-0/environments/production/variants')

@@ -143,8 +143,20 @@ export async function readUnleash(get: UnleashGet): Promise<{ doc: StateImport; 
     }
   }
 
-  const archived = field(await get('/api/admin/search/features?archived=IS%3Atrue&limit=1000').catch(() => undefined), 'features').map((f) => String(f.name))
-  if (archived.length > 0) notCarried.push(`archived flags (${archived.join(', ')}): the state restore leaves archived flags out`)
+  // Archived flags: archived, with their metadata and archivedAt (Unleash's search answers no configuration for them).
+  for (const f of field(await get('/api/admin/search/features?archived=IS%3Atrue&limit=1000').catch(() => undefined), 'features')) {
+    doc.features.push({
+      name: String(f.name),
+      project: str(f.project) ?? 'default',
+      type: (str(f.type) ?? 'release') as 'release',
+      description: str(f.description) ?? null,
+      stale: Boolean(f.stale),
+      impressionData: Boolean(f.impressionData),
+      createdAt: str(f.createdAt) ?? null,
+      archived: true,
+      archivedAt: str(f.archivedAt) ?? null,
+    })
+  }
 
   const tokenList = field(tokens, 'tokens')
   if (tokens === undefined) notCarried.push('API tokens: not readable with this token')

@@ -117,6 +117,12 @@ function writesSql(w: Writes, caller: Caller): SQL[] {
     from ${rows(w.flags, 'name text, project text, type text, description text, stale boolean, "impressionData" boolean, "createdAt" timestamptz')} where ${held}
     on conflict (name) do update set project = excluded.project, type = excluded.type, description = excluded.description, stale = excluded.stale,
       impression_data = excluded.impression_data, archived_at = null, version = ${features.version} + 1`)
+  when(w.flagsArchived, () => sql`insert into ${features} (name, project, type, description, stale, impression_data, created_at, created_by, created_by_user_id, archived_at)
+    select x.name, x.project, x.type, x.description, x.stale, x."impressionData", x."createdAt", ${createdBy}::text, ${createdByUserId}::integer, x."archivedAt"
+    from ${rows(w.flagsArchived, 'name text, project text, type text, description text, stale boolean, "impressionData" boolean, "createdAt" timestamptz, "archivedAt" timestamptz')}
+    where ${held} on conflict (name) do nothing`)
+  when(w.flagsArchived, () => sql`insert into ${featureLifecycles} (feature_name, stage, entered_stage_at)
+    select x.name, 'archived', x."archivedAt" from ${rows(w.flagsArchived, 'name text, "archivedAt" timestamptz')} where ${held} on conflict do nothing`)
   const created = w.flags.filter((f) => !f.known)
   when(created, () => sql`insert into ${featureLifecycles} (feature_name, stage, entered_stage_at) select x.name, 'initial', ${at} from ${rows(created, 'name text')} where ${held} on conflict do nothing`)
   when(w.flagsRevived, () => sql`delete from ${featureLifecycles} where feature_name = any(${names(w.flagsRevived)}) and stage = 'archived' and ${held}`)

@@ -20,6 +20,7 @@ import {
 import { batch, queryRows, untilUnchanged, yieldToEventLoop, type Db } from '../db.js'
 import type { Caller } from '../core/principal.js'
 import { recordEvents } from '../events/store.js'
+import type { NewEvent } from '../events/types.js'
 import { tagCreationLocks } from '../tags/registry.js'
 import { segmentNameLocks } from '../segments/store.js'
 import { stateSql, type StateReadOptions, type StoredState } from './read.js'
@@ -187,7 +188,13 @@ const registryLocks = [
  * tags and segment names, and one statement writing every change and every event only if the read gives the same
  * text again (read again otherwise). Nothing is written when the document changes nothing.
  */
-export async function importState(db: Db, caller: Caller, doc: StateImport, options: StateImportQuery, check: (protectedIn: { project: string; environment: string }[]) => void): Promise<StateImportResult> {
+/** Writes another feature makes in the import's statement, only where the import's gate holds (`guardPassed`), with their events. */
+export interface AlongsideImport {
+  events: NewEvent[]
+  writes: SQL[]
+}
+
+export async function importState(db: Db, caller: Caller, doc: StateImport, options: StateImportQuery, check: (protectedIn: { project: string; environment: string }[]) => void, alongside?: AlongsideImport): Promise<StateImportResult> {
   const { actor, now } = caller
   const readOptions = readOptionsOf(doc, options)
   return untilUnchanged('The instance', async () => {
@@ -204,6 +211,7 @@ export async function importState(db: Db, caller: Caller, doc: StateImport, opti
         : (await queryRows<{ id: number }>(db, sql`select nextval(pg_get_serial_sequence('segments', 'id'))::int as id from generate_series(1, ${newSegments})`)).map((r) => Number(r.id))
     const plan = planImport(doc, options, state, actor, now, allocated)
     check(plan.protectedIn)
+    if (alongside) plan.events.push(...alongside.events)
     if (plan.events.length === 0) return { ...plan.result, events: 0 }
     await yieldToEventLoop()
     const gate = sql`select 1 from (${stateSql(readOptions)}) s where row_to_json(s)::text = ${snapshot}`
@@ -212,7 +220,7 @@ export async function importState(db: Db, caller: Caller, doc: StateImport, opti
       (q) => q.execute(sql`select name from ${features} where name = any(${sql.param(plan.locks.flags)}::text[]) order by name for update`),
       (q) => tagCreationLocks(q, plan.locks.tags),
       (q) => segmentNameLocks(q, plan.locks.segmentNames),
-      (q) => recordEvents(q, actor, now, plan.events, { alongside: [gate], guarded: true, unguarded: writesSql(plan.writes, caller) }),
+      (q) => recordEvents(q, actor, now, plan.events, { alongside: [gate], guarded: true, unguarded: [...writesSql(plan.writes, caller), ...(alongside?.writes ?? [])] }),
     ])
     const written = answers[answers.length - 1] as number
     return written > 0 ? { ...plan.result, events: written } : undefined

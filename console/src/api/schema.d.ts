@@ -2324,7 +2324,7 @@ export interface paths {
         put?: never;
         /**
          * Import an instance state
-         * @description Restores a state document (Flagpost’s, or Unleash 4 or 5’s: versions 2 to 4) in one transaction with its events; at most 4 MiB (413), each list bounded, and 150,000 constraints and 500,000 values in all (400, counted first). Checked first against the rules of the routes that make each kind (a deprecated strategy type only where the document lists it) and every reference, with one 400 naming every problem. Objects are known by name (a segment too). `keep` (default true) leaves existing objects as they are; `keep=false` overwrites them (a flag with the parts of its configuration the document has). An object already so records nothing. `drop` first deletes, of each kind the document has, what it does not list; never the built-in strategy types, the `default` project, the tag type `simple`, protected environments, environments and projects API tokens are for, projects holding flags or open change requests, flags open change requests change, or what is in use. Flag tags are only added without `drop`; archived flags of the document are left out. Records an `*-import` event per object (`feature-import` with the flag’s configuration; preData what it overwrote), context fields’ `context-field-created`/`-updated`, one `drop-*` event per kind dropped, and `segment-deleted`/`context-field-deleted` per one dropped. Admins only; answers what was imported, unchanged and dropped, by kind.
+         * @description Restores a state document (Flagpost’s, or Unleash 4 or 5’s: versions 2 to 4) in one transaction with its events; at most 4 MiB (413), each list bounded, and 150,000 constraints and 500,000 values in all (400, counted first). Checked first against the rules of the routes that make each kind (a deprecated strategy type only where the document lists it) and every reference, with one 400 naming every problem. Objects are known by name (a segment too). `keep` (default true) leaves existing objects as they are; `keep=false` overwrites them (a flag with the parts of its configuration the document has). An object already so records nothing. `drop` first deletes, of each kind the document has, what it does not list; never the built-in strategy types, the `default` project, the tag type `simple`, protected environments, environments and projects API tokens are for, projects holding flags or open change requests, flags open change requests change, or what is in use. Flag tags are only added without `drop`; an archived flag of the document the instance lacks is made archived with its metadata and archivedAt (no configuration), one it has is left as it is. Records an `*-import` event per object (`feature-import` with the flag’s configuration; preData what it overwrote), context fields’ `context-field-created`/`-updated`, one `drop-*` event per kind dropped, and `segment-deleted`/`context-field-deleted` per one dropped. Admins only; answers what was imported, unchanged and dropped, by kind.
          */
         post: operations["import"];
         delete?: never;
@@ -6388,7 +6388,7 @@ export interface components {
                 impressionData?: boolean | null;
                 /** Format: date-time */
                 createdAt?: string | null;
-                /** @description Archived flags are left out of an import */
+                /** @description An archived flag the instance lacks is made archived (metadata and archivedAt only); one it has is left as it is */
                 archived?: boolean | null;
                 archivedAt?: string | null;
                 /** @description Documents before version 4: the variants of every environment of the flag */
@@ -6529,13 +6529,15 @@ export interface components {
                     featureStrategies: number;
                     featureTags: number;
                     featureDependencies: number;
+                    /** @description Client and frontend tokens carried with their secrets (stored hashed), so their SDKs keep working */
+                    apiTokens: number;
                 };
                 conflicts: {
                     names: string[];
                     /** @enum {string} */
                     onConflict: "fail" | "skip";
                 };
-                /** @description What is not carried, and why (users’ passwords, token secrets, what the token could not read) */
+                /** @description What is not carried, and why (users’ passwords, admin tokens, tokens whose secret Unleash does not show, what the token could not read), never a secret */
                 notCarried: string[];
             };
             result?: components["schemas"]["stateImportResultSchema"] & unknown;

@@ -7,6 +7,7 @@ import { principalKey, type Principal } from '../core/principal.js'
 import { potentiallyStaleSql } from '../projects/overview.js'
 import { OWNER_ROLE_ID } from '../projects/access.js'
 import { visibleProjectCondition } from '../projects/visibility.js'
+import { flagHealth } from '../projects/insights.js'
 import { adminUsers, userImageUrl } from '../users/store.js'
 
 const MAX_FLAGS = 100
@@ -142,7 +143,7 @@ const LATEST_EVENTS = 10
  */
 export async function personalDashboardProject(db: Db, principal: Principal, projectId: string, now: Date) {
   const userId = principal.kind === 'user' ? principal.userId : -1
-  const [[project], ownerUsers, ownerGroups, roleRows, latest, [counts]] = await Promise.all([
+  const [[project], ownerUsers, ownerGroups, roleRows, latest, counts] = await Promise.all([
     queryRows<{ seen: boolean; firstFlag: string | null }>(
       db,
       sql`select exists (select 1 from ${featureEnvironments} fe join ${features} f on f.name = fe.feature_name where f.project = p.id and fe.last_seen_at is not null) as seen,
@@ -168,17 +169,9 @@ export async function personalDashboardProject(db: Db, principal: Principal, pro
         where project = ${projectId} and id > coalesce((select max(d.id) from ${events} d where d.type = 'project-deleted' and d.project = ${projectId}), 0)
         order by id desc limit ${LATEST_EVENTS}`,
     ),
-    queryRows<{ total: number; stale: number; potentiallyStale: number }>(
-      db,
-      sql`select count(*)::int as total, (count(*) filter (where ${features.stale}))::int as stale, (count(*) filter (where ${potentiallyStaleSql(now)}))::int as "potentiallyStale"
-        from ${features} where ${features.project} = ${projectId} and ${features.archivedAt} is null`,
-    ),
+    flagHealth(db, projectId, now),
   ])
   if (!project) throw notFound(`Could not find project ${projectId}`)
-  const total = counts?.total ?? 0
-  const stale = counts?.stale ?? 0
-  const potentiallyStale = counts?.potentiallyStale ?? 0
-  const health = total === 0 ? 100 : Math.max(0, Math.min(100, Math.round(100 - (stale / total) * 100 - (potentiallyStale / total) * 100)))
   const owners = [
     ...(await Promise.all(
       ownerUsers.map(async (u) => ({ ownerType: 'user' as const, name: u.name ?? u.username ?? u.email ?? `user-${u.id}`, imageUrl: await userImageUrl(u), email: u.email })),
@@ -197,12 +190,12 @@ export async function personalDashboardProject(db: Db, principal: Principal, pro
     insights: {
       avgHealthCurrentWindow: null,
       avgHealthPastWindow: null,
-      totalFlags: total,
-      activeFlags: total - stale - potentiallyStale,
-      staleFlags: stale,
-      potentiallyStaleFlags: potentiallyStale,
-      health,
-      technicalDebt: 100 - health,
+      totalFlags: counts.total,
+      activeFlags: counts.active,
+      staleFlags: counts.stale,
+      potentiallyStaleFlags: counts.potentiallyStale,
+      health: counts.health,
+      technicalDebt: 100 - counts.health,
     },
   }
 }

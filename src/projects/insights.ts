@@ -151,14 +151,10 @@ export async function projectApplications(db: Db, projectId: string, input: Proj
  */
 export async function projectInsights(db: Db, projectId: string, now: Date) {
   await requireProject(db, projectId)
-  const [stats, leadTime, [counts], featureTypeCounts, [members]] = await Promise.all([
+  const [stats, leadTime, counts, featureTypeCounts, [members]] = await Promise.all([
     projectStats(db, projectId, now),
     projectDora(db, projectId),
-    queryRows<{ total: number; stale: number; potentiallyStale: number }>(
-      db,
-      sql`select count(*)::int as total, (count(*) filter (where ${features.stale}))::int as stale, (count(*) filter (where ${potentiallyStaleSql(now)}))::int as "potentiallyStale"
-        from ${features} where ${features.project} = ${projectId} and ${features.archivedAt} is null`,
-    ),
+    flagHealth(db, projectId, now),
     queryRows<{ type: string; count: number }>(db, sql`select type, count(*)::int as count from ${features} where project = ${projectId} and archived_at is null group by type order by type`),
     queryRows<{ current: number }>(
       db,
@@ -166,17 +162,25 @@ export async function projectInsights(db: Db, projectId: string, now: Date) {
         union select gu.user_id from ${groupRoles} gr join ${groupUsers} gu on gu.group_id = gr.group_id join ${users} u on u.id = gu.user_id and u.deleted_at is null where gr.project_id = ${projectId}) m`,
     ),
   ])
-  const total = counts?.total ?? 0
-  const stale = counts?.stale ?? 0
-  const potentiallyStale = counts?.potentiallyStale ?? 0
-  const rating = total === 0 ? 100 : Math.max(0, Math.min(100, Math.round(100 - (stale / total) * 100 - (potentiallyStale / total) * 100)))
-  const health = { rating, activeCount: total - stale - potentiallyStale, potentiallyStaleCount: potentiallyStale, staleCount: stale }
+  const health = { rating: counts.health, activeCount: counts.active, potentiallyStaleCount: counts.potentiallyStale, staleCount: counts.stale }
   return {
     stats,
     health,
-    technicalDebt: { ...health, rating: 100 - rating },
+    technicalDebt: { ...health, rating: 100 - counts.health },
     leadTime,
     featureTypeCounts,
     members: { currentMembers: members?.current ?? 0, change: stats.projectMembersAddedCurrentWindow },
   }
+}
+
+/** A project's live flags counted by staleness, with its health (the overview's formula). */
+export async function flagHealth(db: Db, projectId: string, now: Date) {
+  const [row] = await queryRows<{ total: number; stale: number; potentiallyStale: number }>(
+    db,
+    sql`select count(*)::int as total, (count(*) filter (where ${features.stale}))::int as stale, (count(*) filter (where ${potentiallyStaleSql(now)}))::int as "potentiallyStale"
+      from ${features} where ${features.project} = ${projectId} and ${features.archivedAt} is null`,
+  )
+  const { total = 0, stale = 0, potentiallyStale = 0 } = row ?? {}
+  const health = total === 0 ? 100 : Math.max(0, Math.min(100, Math.round(100 - (stale / total) * 100 - (potentiallyStale / total) * 100)))
+  return { total, stale, potentiallyStale, active: total - stale - potentiallyStale, health }
 }

@@ -29,7 +29,7 @@ const createFeedbackRoute = adminRoute({
   summary: 'Send Unleash feedback',
   description: `Records that the caller gave the feedback \`feedbackId\` now (\`given\`), with \`neverShow\` (false unless sent). ${own}`,
   request: { body: { required: true, content: jsonContent(FeedbackCreateSchema) } },
-  responses: { 200: { description: 'The feedback state', content: jsonContent(FeedbackResponseSchema()) }, ...pickErrors(400, 401, 415) },
+  responses: { 200: { description: 'The feedback state', content: jsonContent(FeedbackResponseSchema()) }, ...pickErrors(400, 401, 403, 415) },
 })
 
 const updateFeedbackRoute = adminRoute({
@@ -42,7 +42,7 @@ const updateFeedbackRoute = adminRoute({
   summary: 'Update Unleash feedback',
   description: `Updates the caller's state of feedback \`id\`: only the fields sent (\`neverShow\`, \`given\`); an unknown one starts not given, shown. ${own}`,
   request: { params: z.object({ id: promptId('id') }), body: { required: true, content: jsonContent(FeedbackUpdateSchema) } },
-  responses: { 200: { description: 'The feedback state', content: jsonContent(FeedbackResponseSchema()) }, ...pickErrors(400, 401, 415) },
+  responses: { 200: { description: 'The feedback state', content: jsonContent(FeedbackResponseSchema()) }, ...pickErrors(400, 401, 403, 415) },
 })
 
 const splashRoute = adminRoute({

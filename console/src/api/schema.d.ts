@@ -19702,6 +19702,15 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
                 headers: {
@@ -19748,6 +19757,15 @@ export interface operations {
             };
             /** @description AuthenticationRequired: credentials missing or invalid */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -208,3 +208,30 @@ export const resetEmailClaims = pgTable('reset_email_claims', {
     .references(() => users.id, { onDelete: 'cascade' }),
   sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }).notNull(),
 })
+
+/** Per user, the state of each feedback prompt of the console (Unleash's user_feedback): when given, and whether never to show it again. */
+export const userFeedback = pgTable(
+  'user_feedback',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    feedbackId: text('feedback_id').notNull(),
+    given: timestamp('given', { withTimezone: true, mode: 'date' }),
+    neverShow: boolean('never_show').notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.feedbackId] })],
+)
+
+/** Per user, the splash screens seen (Unleash's user_splash). */
+export const userSplash = pgTable(
+  'user_splash',
+  {
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    splashId: text('splash_id').notNull(),
+    seen: boolean('seen').notNull().default(false),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.splashId] })],
+)

@@ -169,3 +169,18 @@ export const clientMetricsVariantsDaily = pgTable(
   },
   (t) => [primaryKey({ columns: [t.featureName, t.appName, t.environment, t.date, t.variant] }), index('client_metrics_variants_daily_date_idx').on(t.date)],
 )
+
+/**
+ * Flags SDKs report in metrics that do not exist, per application and environment, with when last reported. Bounded
+ * per application and environment and pruned after a day (aggregate.ts).
+ */
+export const unknownFlags = pgTable(
+  'unknown_flags',
+  {
+    name: text('name').notNull(),
+    appName: text('app_name').notNull(),
+    environment: text('environment').notNull(),
+    seenAt: timestamp('seen_at', { withTimezone: true, mode: 'date' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.appName, t.environment] }), index('unknown_flags_seen_at_idx').on(t.seenAt), index('unknown_flags_app_env_idx').on(t.appName, t.environment)],
+)

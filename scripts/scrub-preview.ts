@@ -123,6 +123,11 @@ export const PREVIEW_SCRUB = {
   action_sets: { action: 'keep', why: "action sets (filters and actions); with no endpoint token a preview's endpoint takes no signal" },
   client_metrics_hourly: { action: 'keep', why: 'usage counts per flag, application and hour' },
   client_metrics_variants_hourly: { action: 'keep', why: 'variant counts per flag, application and hour' },
+  client_metrics_daily: { action: 'keep', why: 'usage counts per flag, application and day' },
+  client_metrics_variants_daily: { action: 'keep', why: 'variant counts per flag, application and day' },
+  unknown_flags: { action: 'keep', why: 'flag names SDKs reported that no flag has, per application: no personal data' },
+  user_feedback: { action: 'keep', why: "each user's answers to the console's feedback prompts, by user id: no text" },
+  user_splash: { action: 'keep', why: 'which splash screens each user has seen, by user id' },
   client_impact_metrics: { action: 'keep', why: "applications' impact metrics" },
 } satisfies Record<string, TableScrub>
 

@@ -61,6 +61,7 @@ import { featureTypeRoutes } from './feature-types/routes.js'
 import { flagSearchRoutes } from './flags/search-routes.js'
 import { userRoutes } from './users/routes.js'
 import { accountRoutes } from './users/account-routes.js'
+import { promptRoutes } from './users/prompt-routes.js'
 import { authRoutes } from './auth/routes.js'
 import { personalAccessTokenRoutes } from './api-tokens/personal-access-token-routes.js'
 import { serviceAccountRoutes } from './service-accounts/routes.js'
@@ -346,6 +347,7 @@ export function createApp(deps: AppDeps) {
   // A private project, and what belongs to it, exists only for those who may read it (src/projects/visibility.ts).
   app.use('/api/admin/projects/:projectId', projectVisibility)
   app.use('/api/admin/projects/:projectId/*', projectVisibility)
+  app.use('/api/admin/personal-dashboard/:projectId', projectVisibility)
   // The wildcard matches `/api/admin/features/validate` too, which names no flag.
   const featureVisibility = flagVisibility('featureName')
   app.use('/api/admin/features/:featureName/*', (c, next) => (c.req.path === '/api/admin/features/validate' ? next() : featureVisibility(c, next)))
@@ -424,6 +426,7 @@ export function createApp(deps: AppDeps) {
   // Before userRoutes: `/api/admin/user-admin/{id}` would take `admin-count`, `inactive` and `scim-users` for ids.
   app.route('/', accountRoutes)
   app.route('/', userRoutes)
+  app.route('/', promptRoutes)
   app.route('/', authRoutes)
   app.route('/', personalAccessTokenRoutes)
   app.route('/', serviceAccountRoutes)

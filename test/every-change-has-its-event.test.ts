@@ -937,6 +937,10 @@ const cases: Case[] = [
   },
   { route: 'DELETE /api/admin/user-admin/scim-users', request: async () => ({ path: '/api/admin/user-admin/scim-users' }), events: [] },
   { route: 'POST /api/admin/ui-config/cors', request: async () => ({ path: '/api/admin/ui-config/cors', body: { frontendApiOrigins: ['*'] } }), events: ['setting-created'] },
+  // As Unleash: a user's feedback and splash state go without an event.
+  { route: 'POST /api/admin/feedback', request: async () => ({ path: '/api/admin/feedback', body: { feedbackId: 'pnps' }, as: (await userWithEmail()).as }), events: [] },
+  { route: 'PUT /api/admin/feedback/{id}', request: async () => ({ path: '/api/admin/feedback/pnps', body: { neverShow: true }, as: (await userWithEmail()).as }), events: [] },
+  { route: 'POST /api/admin/splash/{id}', request: async () => ({ path: '/api/admin/splash/new-ui', as: (await userWithEmail()).as }), events: [] },
   // Logged on the server's console only.
   { route: 'POST /api/admin/record-ui-error', request: async () => ({ path: '/api/admin/record-ui-error', body: { errorMessage: 'boom' } }), events: [] },
   { route: 'POST /api/admin/metrics/applications/{appName}', request: async () => ({ path: `/api/admin/metrics/applications/${fresh('app')}`, body: { color: 'red' } }), events: ['application-created'] },

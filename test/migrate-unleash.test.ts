@@ -52,15 +52,53 @@ const appWith = (allowPrivateTargets = true) => createTestApp({ delivery: { allo
 const migrate = (t: TestApp, body: Record<string, unknown>, token?: string) => t.call('POST', '/api/admin/migrate/unleash', { body: { url: base, token: TOKEN, ...body }, token })
 
 describe('migrating from Unleash 8.2', () => {
-  it("names a token whose secret Unleash lists as not carried, without repeating the secret", async () => {
+  it('carries a client token with its secret, stored hashed, so that its SDK keeps working, and never repeats a secret', async () => {
     const t = await appWith()
     try {
       const secret = '*:production.0123456789abcdef0123456789abcdef'
-      overrides['/api/admin/api-tokens'] = { status: 200, body: JSON.stringify({ tokens: [{ tokenName: 'listed', type: 'client', projects: ['*'], environment: 'production', secret, createdAt: '2026-01-01T00:00:00.000Z' }] }) }
-      const res = await migrate(t, { dryRun: true })
+      const shortSecret = '*:development.tooshort'
+      overrides['/api/admin/api-tokens'] = {
+        status: 200,
+        body: JSON.stringify({
+          tokens: [
+            { tokenName: 'listed', type: 'client', projects: ['*'], environment: 'production', secret, createdAt: '2026-01-01T00:00:00.000Z', expiresAt: '2099-01-01T00:00:00.000Z' },
+            { tokenName: 'hashed-in-unleash', type: 'client', projects: ['*'], environment: 'production', secret: '*:production.c0ffee', secure: true },
+            { tokenName: 'guessable', type: 'frontend', projects: ['*'], environment: 'development', secret: shortSecret },
+            { tokenName: 'nowhere', type: 'client', projects: ['no-such-project'], environment: 'production', secret: 'no-such-project:production.0123456789abcdef0123' },
+            { tokenName: 'ops', type: 'admin', projects: ['*'], environment: '*', secret: '*:*.5c1e0a7b93d24f6e8a0b7c2d9e4f1a3b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4e6f' },
+          ],
+        }),
+      }
+      const dry = await migrate(t, { dryRun: true })
+      expect(dry.status, dry.text).toBe(200)
+      expect(dry.body.plan.counts.apiTokens).toBe(1)
+      const notCarried = dry.body.plan.notCarried.join('\n')
+      expect(notCarried).toContain('client token hashed-in-unleash (projects *, environment production): not carried, Unleash keeps it in its new format (secure) and never shows its secret again')
+      expect(notCarried).toContain('frontend token guessable (projects *, environment development): not carried, the random part of secret must be 16 to 200')
+      expect(notCarried).toContain('client token nowhere (projects no-such-project, environment production): not carried, project no-such-project is not carried')
+      expect(notCarried).toContain('admin token ops (projects *, environment *): not carried (only client and frontend tokens are)')
+      expect(notCarried).not.toContain('its secret is listed')
+      for (const s of [secret, shortSecret, '0123456789abcdef0123', 'c0ffee', '5c1e0a7b']) expect(dry.text).not.toContain(s)
+      expect(await t.query(`select token_name from api_tokens where token_name = 'listed'`)).toEqual([])
+
+      const res = await migrate(t, {})
       expect(res.status, res.text).toBe(200)
-      expect(res.body.plan.notCarried.join('\n')).toContain("client token listed (projects *, environment production): not carried, its secret is listed by Unleash's GET /api/admin/api-tokens")
-      expect(res.text).not.toContain('0123456789abcdef')
+      for (const s of [secret, '0123456789abcdef0123']) expect(res.text).not.toContain(s)
+      const rows = await t.query<Record<string, unknown>>(`select * from api_tokens where token_name = 'listed'`)
+      expect(rows).toHaveLength(1)
+      expect(JSON.stringify(rows)).not.toContain('0123456789abcdef0123456789abcdef')
+      expect(rows[0]).toMatchObject({ type: 'client', projects: ['*'], environment: 'production', expires_at: new Date('2099-01-01T00:00:00.000Z') })
+      const [event] = await t.query<{ data: Record<string, unknown> }>(`select data from events where type = 'api-token-created' and data->>'tokenName' = 'listed'`)
+      expect(event!.data).toMatchObject({ tokenName: 'listed', type: 'client', environment: 'production' })
+      expect(JSON.stringify(event)).not.toContain('0123456789abcdef')
+      // The SDK that had the token in Unleash is served by Flagpost with it.
+      const polled = await t.call('GET', '/api/client/features', { token: secret })
+      expect(polled.status, polled.text).toBe(200)
+      expect(polled.body.features.map((f: { name: string }) => f.name)).toContain('new-checkout')
+      // Migrated again (skip): a secret Flagpost has is not carried twice.
+      const again = await migrate(t, { dryRun: true, onConflict: 'skip' })
+      expect(again.body.plan.counts.apiTokens).toBe(0)
+      expect(again.body.plan.notCarried.join('\n')).toContain('client token listed (projects *, environment production): not carried, Flagpost already has a token with its secret')
     } finally {
       await t.close()
     }
@@ -71,12 +109,14 @@ describe('migrating from Unleash 8.2', () => {
     try {
       const res = await migrate(t, { dryRun: true })
       expect(res.status, res.text).toBe(200)
-      expect(res.body.plan.counts).toEqual({ projects: 2, environments: 4, contextFields: 4, strategies: 2, tagTypes: 2, tags: 2, segments: 2, features: 3, featureStrategies: 8, featureTags: 4, featureDependencies: 1 })
+      expect(res.body.plan.counts).toEqual({ projects: 2, environments: 4, contextFields: 4, strategies: 2, tagTypes: 2, tags: 2, segments: 2, features: 4, featureStrategies: 8, featureTags: 4, featureDependencies: 1, apiTokens: 2 })
       expect(res.body.result).toBeUndefined()
       const notCarried = res.body.plan.notCarried.join('\n')
-      expect(notCarried).toContain('client token web-backend (projects *, environment production): not carried, its secret is listed')
-      expect(notCarried).toContain('frontend token web-frontend')
-      expect(notCarried).toContain('archived flags (old-experiment)')
+      // Both tokens are carried with their secrets (counted, never shown).
+      expect(res.body.plan.counts.apiTokens).toBe(2)
+      expect(notCarried).not.toContain('web-backend')
+      expect(res.text).not.toContain('3a8b41c0e2f94d7a')
+      expect(notCarried).not.toContain('old-experiment')
       expect(notCarried).toContain('change-request settings are not readable')
       expect(notCarried).toContain('passwords')
       expect(await t.query(`select name from features where name in ('new-checkout','checkout-banner','payments.instant')`)).toEqual([])
@@ -99,6 +139,8 @@ describe('migrating from Unleash 8.2', () => {
         { name: 'new-checkout', project: 'default', type: 'release', stale: false, impression_data: true, description: 'The new checkout' },
         { name: 'payments.instant', project: 'payments', type: 'operational', stale: false, impression_data: false, description: 'Instant payments' },
       ])
+      // An archived flag comes archived, at the time Unleash archived it.
+      expect(await t.query(`select archived_at from features where name = 'old-experiment'`)).toEqual([{ archived_at: new Date('2025-03-01T00:00:00.000Z') }])
       const project = await t.query(`select mode, default_stickiness, feature_limit, feature_naming_pattern from projects where id = 'payments'`)
       expect(project).toEqual([{ mode: 'protected', default_stickiness: 'userId', feature_limit: 10, feature_naming_pattern: '^payments\\..+$' }])
       expect(await t.query(`select environment_name from project_environments where project_id = 'payments' order by 1`)).toEqual([{ environment_name: 'production' }, { environment_name: 'staging' }])
@@ -167,7 +209,7 @@ describe('migrating from Unleash 8.2', () => {
       expect(await t.query(`select name from features where name = 'checkout-banner'`)).toEqual([])
       const plan = await migrate(t, { dryRun: true, onConflict: 'skip' })
       expect(plan.body.plan.conflicts).toEqual({ names: ['new-checkout'], onConflict: 'skip' })
-      expect(plan.body.plan.counts.features).toBe(2)
+      expect(plan.body.plan.counts.features).toBe(3)
       const skipped = await migrate(t, { onConflict: 'skip' })
       expect(skipped.status, skipped.text).toBe(200)
       expect(await t.query(`select description from features where name = 'new-checkout'`)).toEqual([{ description: 'mine' }])
@@ -185,7 +227,12 @@ describe('migrating what Unleash 8.2 answered (recorded)', () => {
     try {
       const res = await migrate(t, {})
       expect(res.status, res.text).toBe(200)
-      expect(res.body.plan.counts).toMatchObject({ projects: 1, environments: 2, features: 55, featureStrategies: 118, featureDependencies: 3 })
+      expect(res.body.plan.counts).toMatchObject({ projects: 1, environments: 2, features: 57, featureStrategies: 118, featureDependencies: 3 })
+      // The archived flags come archived, at the time Unleash archived them.
+      expect(await t.query(`select name, archived_at from features where name like 'archived-%' order by name`)).toEqual([
+        { name: 'archived-one', archived_at: new Date('2026-11-28T19:30:12.381Z') },
+        { name: 'archived-two', archived_at: new Date('2026-11-28T19:30:12.465Z') },
+      ])
       expect(res.body.plan.notCarried.join('\n')).toContain("strategy types made again in Unleash under a built-in name (gradualRolloutRandom, gradualRolloutSessionId, gradualRolloutUserId, userWithId)")
       // Unleash 8 answers a flag without its environments' variants: they come from .../environments/{env}/variants.
       expect(requests.map((r) => r.path)).toContain('/api/admin/projects/default/features/variants-flag-0/environments/production/variants')

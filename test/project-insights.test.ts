@@ -32,7 +32,7 @@ async function privateProject() {
   return { project, outsider: await createUser(t, 'Viewer') }
 }
 
-const routes = ['flag-creators', 'health-report', 'status', 'dora', 'applications', 'sdks/outdated']
+const routes = ['flag-creators', 'health-report', 'status', 'dora', 'applications', 'sdks/outdated', 'insights']
 
 describe('project insight routes', () => {
   it('answer 404 NotFoundError for an unknown project, and for a private project the caller may not read', async () => {
@@ -104,6 +104,34 @@ describe('GET /api/admin/projects/{projectId}/dora', () => {
     await enableFlag(t, never, 'development', project)
     const dora = (await ok(t, 'GET', `/api/admin/projects/${project}/dora`)).body
     expect(dora).toEqual({ projectAverage: 2, features: [{ name: fast, timeToProduction: 2 }] })
+  })
+})
+
+describe('GET /api/admin/projects/{projectId}/insights', () => {
+  it("answers Unleash's projectInsightsSchema: statistics, health and technical debt, lead time, flag types and members", async () => {
+    const project = await createProject(t)
+    const stale = (await createFlag(t, {}, project)).name
+    const fast = (await createFlag(t, { type: 'experiment' }, project)).name
+    await createFlag(t, {}, project)
+    await ok(t, 'PATCH', `/api/admin/projects/${project}/features/${stale}`, [{ op: 'replace', path: '/stale', value: true }])
+    await addToProject(t, project, (await createUser(t, 'Viewer')).id)
+    await addToProject(t, project, (await createUser(t, 'Viewer')).id)
+    now = new Date(now.getTime() + 86_400_000)
+    await enableFlag(t, fast, 'production', project)
+
+    const insights = (await ok(t, 'GET', `/api/admin/projects/${project}/insights`)).body
+    const counts = { activeCount: 2, potentiallyStaleCount: 0, staleCount: 1 }
+    expect(insights).toEqual({
+      stats: expect.objectContaining({ createdCurrentWindow: 3, createdPastWindow: 0, archivedCurrentWindow: 0, projectMembersAddedCurrentWindow: 2, avgTimeToProdCurrentWindow: expect.any(Number) }),
+      health: { rating: 67, ...counts },
+      technicalDebt: { rating: 33, ...counts },
+      leadTime: { projectAverage: 1, features: [{ name: fast, timeToProduction: 1 }] },
+      featureTypeCounts: [
+        { type: 'experiment', count: 1 },
+        { type: 'release', count: 2 },
+      ],
+      members: { currentMembers: 2, change: 2 },
+    })
   })
 })
 

@@ -586,8 +586,8 @@ describe('an Unleash 4 document', () => {
 
   it('imports with its flag’s variants given to its environments, its strategies, segments and tags', async () => {
     const res = await ok(t, 'POST', IMPORT, document)
-    // The built-in strategy type and the default project are left as they are; the archived flag is left out.
-    expect(res.body.imported).toMatchObject({ features: 1, strategies: 0, projects: 0, segments: 1, tags: 1, featureTags: 1 })
+    // The built-in strategy type and the default project are left as they are; the archived flag comes archived.
+    expect(res.body.imported).toMatchObject({ features: 2, strategies: 0, projects: 0, segments: 1, tags: 1, featureTags: 1 })
     const flag = (await ok(t, 'GET', `${features('default')}/UX-toggle1`)).body
     expect(flag.createdAt).toBe('2022-08-19T11:12:02.559Z')
     const env = (name: string) => flag.environments.find((e: { name: string }) => e.name === name)
@@ -599,7 +599,7 @@ describe('an Unleash 4 document', () => {
     const segment = (await ok(t, 'GET', '/api/admin/segments')).body.segments.find((s: { name: string }) => s.name === 'insiders')
     expect(env('production')).toMatchObject({ enabled: true, strategies: [{ name: 'flexibleRollout', parameters: { groupId: 'UX-toggle1', rollout: '50', stickiness: 'default' }, segments: [segment.id] }] })
     expect(flag.tags).toEqual([{ type: 'simple', value: 'ux' }])
-    expect(await t.query(`select name from features where name = 'old-toggle'`)).toEqual([])
+    expect(await t.query(`select name, archived_at from features where name = 'old-toggle'`)).toEqual([{ name: 'old-toggle', archived_at: new Date('2022-01-01T00:00:00.000Z') }])
   })
 
   it('restores a strategy of a deprecated type the document does not list, as the routes accept it (Unleash 8.2 does)', async () => {
@@ -671,6 +671,69 @@ describe("a project's own context fields", () => {
       expect((await eventsAfter(own, before)).filter((e) => e.type === 'context-field-deleted')).toEqual([expect.objectContaining({ project: 'gone', pre_data: expect.objectContaining({ name: 'bench', project: 'gone' }) })])
     } finally {
       await own.close()
+    }
+  })
+})
+
+describe('archived flags', () => {
+  it('are exported with archivedAt and restored archived, with their metadata, without SDKs seeing them; an import again or with drop keeps them', async () => {
+    const from = await createTestApp({ now: () => new Date('2026-02-01T09:00:00.000Z') })
+    const into = await createTestApp()
+    try {
+      const flag = (await createFlag(from, { name: fresh('retired'), type: 'experiment', description: 'gone' })).name as string
+      await ok(from, 'DELETE', `${features('default')}/${flag}`)
+      const doc = (await ok(from, 'GET', EXPORT)).body
+      expect(doc.features.find((f: { name: string }) => f.name === flag)).toEqual({
+        name: flag,
+        description: 'gone',
+        type: 'experiment',
+        project: 'default',
+        stale: false,
+        impressionData: false,
+        createdAt: '2026-02-01T09:00:00.000Z',
+        archived: true,
+        archivedAt: '2026-02-01T09:00:00.000Z',
+      })
+      expect(doc.featureEnvironments.some((e: { featureName: string }) => e.featureName === flag)).toBe(false)
+
+      const before = await maxEventId(into)
+      const res = await into.call('POST', IMPORT, { body: doc })
+      expect(res.status, res.text).toBe(202)
+      expect(res.body.imported.features).toBe(1)
+      const [row] = await into.query<{ archived_at: Date; type: string; description: string }>(`select archived_at, type, description from features where name = $1`, [flag])
+      expect(row).toEqual({ archived_at: new Date('2026-02-01T09:00:00.000Z'), type: 'experiment', description: 'gone' })
+      const events = await eventsAfter(into, before)
+      expect(events.filter((e) => e.type === 'feature-import').map((e) => e.data)).toEqual([expect.objectContaining({ name: flag, archived: true, archivedAt: '2026-02-01T09:00:00.000Z' })])
+      const archive = (await ok(into, 'GET', '/api/admin/search/features?archived=IS%3Atrue')).body.features
+      expect(archive).toEqual([expect.objectContaining({ name: flag, archivedAt: '2026-02-01T09:00:00.000Z' })])
+      const sdk = await createToken(into, { type: 'client', environment: 'development', projects: ['*'] })
+      const polled = await into.call('GET', '/api/client/features', { token: sdk.secret })
+      expect(polled.body.features.some((f: { name: string }) => f.name === flag)).toBe(false)
+
+      // Again, and with drop: left as it is, nothing recorded.
+      const again = await ok(into, 'POST', `${IMPORT}?keep=false`, doc)
+      expect(again.body.imported.features).toBe(0)
+      const dropped = await ok(into, 'POST', `${IMPORT}?drop=true`, doc)
+      expect(dropped.body.dropped?.features ?? 0).toBe(0)
+      expect(await into.query(`select name from features where name = $1 and archived_at is not null`, [flag])).toEqual([{ name: flag }])
+
+      // Revived, it is a flag like one archived here.
+      await ok(into, 'POST', `/api/admin/archive/revive/${flag}`)
+      expect((await ok(into, 'GET', `${features('default')}/${flag}`)).body).toMatchObject({ archived: false, type: 'experiment' })
+    } finally {
+      await from.close()
+      await into.close()
+    }
+  })
+
+  it('refuses an archivedAt that is not a date, naming where', async () => {
+    const t = await createTestApp()
+    try {
+      const res = await t.call('POST', IMPORT, { body: { version: 4, features: [{ name: fresh('old'), archived: true, archivedAt: 'last spring' }] } })
+      expect(res.status).toBe(400)
+      expect(res.text).toContain('archivedAt last spring is not a date')
+    } finally {
+      await t.close()
     }
   })
 })

@@ -26,7 +26,7 @@ export interface ServerOptions {
 }
 
 const UNLEASH_RANGE = '^8'
-const ADMIN_TOKEN = { flagpost: '*:*.flagpost-bench-admin-secret', unleash: '*:*.unleash-bench-admin-secret' }
+const ADMIN_TOKEN = { flagpost: '*:*.flagpost-bench-admin-secret', unleash: '*:*.5c1e0a7b93d24f6e8a0b7c2d9e4f1a3b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4e6f' }
 
 export async function startFlagpost(options: ServerOptions): Promise<RunningServer> {
   const child = startChild('Flagpost', process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/server.ts'], {

@@ -1,10 +1,13 @@
 import { and, asc, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
-import { favoriteFeatures, favoriteProjects, features, groupRoles, groupUsers, projectMembers, projects, users } from '../../schema/index.js'
-import type { Db } from '../db.js'
+import { events, favoriteFeatures, favoriteProjects, featureEnvironments, features, groupRoles, groupUsers, groups, projectMembers, projects, roles, users } from '../../schema/index.js'
+import { queryRows, type Db } from '../db.js'
+import { notFound } from '../core/errors.js'
+import { avatarUrl } from '../users/avatar.js'
 import { principalKey, type Principal } from '../core/principal.js'
 import { potentiallyStaleSql } from '../projects/overview.js'
 import { OWNER_ROLE_ID } from '../projects/access.js'
 import { visibleProjectCondition } from '../projects/visibility.js'
+import { flagHealth } from '../projects/insights.js'
 import { adminUsers, userImageUrl } from '../users/store.js'
 
 const MAX_FLAGS = 100
@@ -129,4 +132,70 @@ export async function personalDashboard(db: Db, principal: Principal, hidden: re
     principal.kind === 'user' ? personalFlags(db, principal.userId, key, hidden) : [],
   ])
   return { admins, projectOwners: owners, projects: ownProjects, flags }
+}
+
+const LATEST_EVENTS = 10
+
+/**
+ * GET /api/admin/personal-dashboard/{projectId}: the project's owners (users and groups holding Owner; `system` when
+ * none), the caller's roles in it (their own and their groups'), its latest events, onboarding status and health.
+ * Flagpost keeps no history of health, so the windows' averages are null.
+ */
+export async function personalDashboardProject(db: Db, principal: Principal, projectId: string, now: Date) {
+  const userId = principal.kind === 'user' ? principal.userId : -1
+  const [[project], ownerUsers, ownerGroups, roleRows, latest, counts] = await Promise.all([
+    queryRows<{ seen: boolean; firstFlag: string | null }>(
+      db,
+      sql`select exists (select 1 from ${featureEnvironments} fe join ${features} f on f.name = fe.feature_name where f.project = p.id and fe.last_seen_at is not null) as seen,
+        (select f.name from ${features} f where f.project = p.id order by f.created_at, f.name limit 1) as "firstFlag"
+        from ${projects} p where p.id = ${projectId} and p.archived_at is null`,
+    ),
+    queryRows<{ id: number; name: string | null; username: string | null; email: string | null }>(
+      db,
+      sql`select u.id, u.name, u.username, u.email from ${users} u join ${projectMembers} m on m.user_id = u.id
+        where m.project_id = ${projectId} and m.role_id = ${OWNER_ROLE_ID} and u.deleted_at is null order by u.id`,
+    ),
+    queryRows<{ name: string }>(db, sql`select g.name from ${groups} g join ${groupRoles} gr on gr.group_id = g.id where gr.project_id = ${projectId} and gr.role_id = ${OWNER_ROLE_ID} order by g.name`),
+    queryRows<{ id: number; name: string; type: string }>(
+      db,
+      sql`select distinct r.id, r.name, r.type from ${roles} r where r.id in (
+          select role_id from ${projectMembers} where project_id = ${projectId} and user_id = ${userId}
+          union select gr.role_id from ${groupRoles} gr join ${groupUsers} gu on gu.group_id = gr.group_id where gr.project_id = ${projectId} and gu.user_id = ${userId})
+        order by r.id`,
+    ),
+    queryRows<{ id: number; createdBy: string; createdAt: string }>(
+      db,
+      sql`select id::int as id, created_by as "createdBy", to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt" from ${events}
+        where project = ${projectId} and id > coalesce((select max(d.id) from ${events} d where d.type = 'project-deleted' and d.project = ${projectId}), 0)
+        order by id desc limit ${LATEST_EVENTS}`,
+    ),
+    flagHealth(db, projectId, now),
+  ])
+  if (!project) throw notFound(`Could not find project ${projectId}`)
+  const owners = [
+    ...(await Promise.all(
+      ownerUsers.map(async (u) => ({ ownerType: 'user' as const, name: u.name ?? u.username ?? u.email ?? `user-${u.id}`, imageUrl: await userImageUrl(u), email: u.email })),
+    )),
+    ...ownerGroups.map((g) => ({ ownerType: 'group' as const, name: g.name })),
+  ]
+  return {
+    owners: owners.length > 0 ? owners : [{ ownerType: 'system' as const }],
+    roles: roleRows.map((r) => ({ id: r.id, name: r.name, type: r.type === 'custom' ? ('custom' as const) : ('project' as const) })),
+    latestEvents: await Promise.all(latest.map(async (e) => ({ id: e.id, summary: null, createdBy: e.createdBy, createdByImageUrl: await avatarUrl(e.createdBy), createdAt: e.createdAt }))),
+    onboardingStatus: project.seen
+      ? { status: 'onboarded' as const }
+      : project.firstFlag
+        ? { status: 'first-flag-created' as const, feature: project.firstFlag }
+        : { status: 'onboarding-started' as const },
+    insights: {
+      avgHealthCurrentWindow: null,
+      avgHealthPastWindow: null,
+      totalFlags: counts.total,
+      activeFlags: counts.active,
+      staleFlags: counts.stale,
+      potentiallyStaleFlags: counts.potentiallyStale,
+      health: counts.health,
+      technicalDebt: 100 - counts.health,
+    },
+  }
 }

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm'
-import { clientApplications, clientImpactMetrics, clientMetricsInbox } from '../../schema/index.js'
+import { clientApplications, clientImpactMetrics, clientMetricsInbox, unknownFlags } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import type { Clock } from '../core/clock.js'
 import { recordEvents } from '../events/store.js'
@@ -96,6 +96,53 @@ export async function pruneMetrics(db: Db, now: Date): Promise<void> {
   await db.execute(sql`delete from client_metrics_daily where date < ${dailyCutoff}`)
   await db.execute(sql`delete from client_metrics_variants_daily where date < ${dailyCutoff}`)
   await db.delete(clientImpactMetrics).where(lt(clientImpactMetrics.updatedAt, new Date(now.getTime() - IMPACT_RETENTION_HOURS * HOUR_MS)))
+  await db.delete(unknownFlags).where(lt(unknownFlags.seenAt, new Date(now.getTime() - UNKNOWN_FLAGS_RETENTION_HOURS * HOUR_MS)))
+}
+
+/** Unknown flags kept per application and environment; reports of further new names are dropped until some age out. */
+export const MAX_UNKNOWN_FLAGS = 100
+/** Unknown flags nobody reported for this long are deleted (GET /api/admin/metrics/unknown-flags shows a day, as Unleash). */
+export const UNKNOWN_FLAGS_RETENTION_HOURS = 24
+
+/**
+ * Records the names the batch's metrics reported that no flag has (live or archived), per application and environment
+ * with when last reported: known rows move their time on, new ones are taken in name order while the application
+ * and environment hold fewer than MAX_UNKNOWN_FLAGS.
+ */
+async function foldUnknownFlags(tx: Db, rows: InboxRow[]) {
+  const reported = new Map<string, { name: string; app_name: string; environment: string; seen: string }>()
+  for (const row of rows) {
+    if (row.kind !== 'metrics') continue
+    const bucket = (row.payload as MetricsPayload).bucket
+    if (!bucket) continue
+    const seen = row.receivedAt.toISOString()
+    for (const name of Object.keys(bucket.toggles)) {
+      const key = `${name}\u0000${row.appName}\u0000${row.environment}`
+      const last = reported.get(key)
+      if (!last) reported.set(key, { name, app_name: row.appName, environment: row.environment, seen })
+      else if (seen > last.seen) last.seen = seen
+    }
+  }
+  if (reported.size === 0) return
+  await tx.execute(sql`
+    with v as (
+      select v.name, v.app_name, v.environment, v.seen from jsonb_to_recordset(${json([...reported.values()])}) as v(name text, app_name text, environment text, seen timestamptz)
+      where not exists (select 1 from features f where f.name = v.name) and exists (select 1 from environments e where e.name = v.environment)
+    ), kept as (
+      select app_name, environment, count(*) as n from unknown_flags
+      where (app_name, environment) in (select app_name, environment from v)
+      group by 1, 2
+    ), ranked as (
+      select v.*, u.name is not null as known,
+        row_number() over (partition by v.app_name, v.environment, u.name is null order by v.name) as rank
+      from v left join unknown_flags u on u.name = v.name and u.app_name = v.app_name and u.environment = v.environment
+    )
+    insert into unknown_flags (name, app_name, environment, seen_at)
+    select r.name, r.app_name, r.environment, r.seen
+    from ranked r left join kept k on k.app_name = r.app_name and k.environment = r.environment
+    where r.known or coalesce(k.n, 0) + r.rank <= ${MAX_UNKNOWN_FLAGS}
+    order by 1, 2, 3
+    on conflict (name, app_name, environment) do update set seen_at = greatest(unknown_flags.seen_at, excluded.seen_at)`)
 }
 
 /** Folds up to `batchSize` of the oldest reports nobody else is folding (or just report `onlyId`). */
@@ -114,6 +161,7 @@ async function aggregateBatch(tx: Db, now: Date, batchSize: number, onlyId: numb
   await foldInstances(tx, rows)
   await foldCounts(tx, rows)
   await foldImpactMetrics(tx, rows)
+  await foldUnknownFlags(tx, rows)
   return claimedRows.length
 }
 

@@ -8,6 +8,7 @@ import { Permission } from '../core/permissions.js'
 import { applicationImpactMetrics, featureMetricsRaw, featureUsage, listApplications } from './read.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
 import { isWebUrl } from './applications.js'
+import { listUnknownFlags } from './unknown-flags.js'
 
 const tags = ['Metrics']
 
@@ -191,7 +192,37 @@ const applicationInstancesRoute = adminRoute({
   responses: { 200: { description: 'The instances', content: jsonContent(InstancesSchema()) }, ...pickErrors(401, 403, 404) },
 })
 
+const UnknownFlagsSchema = () =>
+  z
+    .object({
+      unknownFlags: z.array(
+        z
+          .object({
+            name: z.string(),
+            lastSeenAt: z.string().openapi({ format: 'date-time' }),
+            lastEventAt: z.string().nullable().openapi({ format: 'date-time', description: 'The latest event naming the flag (one deleted since), in a project the caller may read' }),
+            reports: z.array(z.object({ appName: z.string(), environments: z.array(z.object({ environment: z.string(), seenAt: z.string().openapi({ format: 'date-time' }) })) })),
+          })
+          .openapi('unknownFlagSchema'),
+      ),
+    })
+    .openapi('unknownFlagsResponseSchema')
+
+const getUnknownFlagsRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/metrics/unknown-flags',
+  operationId: 'getUnknownFlags',
+  tags: ['Unknown Flags'],
+  summary: 'Get latest reported unknown flag names',
+  description:
+    'The flag names SDKs reported in metrics over the last 24 hours that no flag has (live or archived), newest first, at most 1000, each with the applications and ' +
+    'environments that reported it and when. Recorded when reports are folded, at most 100 names per application and environment (further new names are dropped until ' +
+    'some age out); a name becomes a flag and drops out. Any admin-API caller may read it (as the applications list).',
+  responses: { 200: { description: 'The unknown flags', content: jsonContent(UnknownFlagsSchema()) }, ...pickErrors(401, 403) },
+})
+
 export const metricsRoutes = createRouter()
+  .openapi(getUnknownFlagsRoute, async (c) => c.json(await listUnknownFlags(c.var.db, c.var.caller.now, await hiddenProjectsOf(c)), 200))
   .openapi(getApplicationRoute, async (c) => c.json(await getApplication(c.var.db, c.req.valid('param').appName, await hiddenProjectsOf(c)), 200))
   .openapi(createApplicationRoute, async (c) => {
     await saveApplication(c.var.db, c.var.caller, c.req.valid('param').appName, c.req.valid('json'))

@@ -35,9 +35,10 @@ const MigrationResultSchema = z
         featureStrategies: count,
         featureTags: count,
         featureDependencies: count,
+        apiTokens: count.openapi({ description: "Client and frontend tokens carried with their secrets (stored hashed), so their SDKs keep working" }),
       }),
       conflicts: z.object({ names: z.array(z.string()), onConflict: z.enum(['fail', 'skip']) }),
-      notCarried: z.array(z.string()).openapi({ description: 'What is not carried, and why (users’ passwords, token secrets, what the token could not read)' }),
+      notCarried: z.array(z.string()).openapi({ description: 'What is not carried, and why (users’ passwords, admin tokens, tokens whose secret Unleash does not show, what the token could not read), never a secret' }),
     }),
     result: StateImportResultSchema.optional().openapi({ description: 'What was written (absent in a dry run)' }),
   })

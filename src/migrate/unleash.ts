@@ -3,6 +3,9 @@ import { queryRows, type Db } from '../db.js'
 import type { Caller } from '../core/principal.js'
 import { conflict, validationError } from '../core/errors.js'
 import { importState } from '../state/import.js'
+import { guardPassed } from '../events/store.js'
+import { givenSecretProblem, hashSecret } from '../api-tokens/secrets.js'
+import { newTokenRow, tokenCreatedEvent } from '../api-tokens/store.js'
 import { StateImportSchema, type StateImport, type StateImportResult } from '../state/schemas.js'
 
 /**
@@ -22,7 +25,7 @@ export type OnConflict = 'fail' | 'skip'
 
 export interface MigrationPlan {
   /** What would be written, by kind. */
-  counts: Record<'projects' | 'environments' | 'contextFields' | 'strategies' | 'tagTypes' | 'tags' | 'segments' | 'features' | 'featureStrategies' | 'featureTags' | 'featureDependencies', number>
+  counts: Record<'projects' | 'environments' | 'contextFields' | 'strategies' | 'tagTypes' | 'tags' | 'segments' | 'features' | 'featureStrategies' | 'featureTags' | 'featureDependencies' | 'apiTokens', number>
   /** Flags of Flagpost with the name of one of Unleash's, and what happens to them. */
   conflicts: { names: string[]; onConflict: OnConflict }
   /** What is not carried, and why. */
@@ -43,7 +46,7 @@ const FLAGPOST_BUILT_IN = new Set(['default', 'userWithId', 'gradualRolloutUserI
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined)
 
 /** Reads the Unleash instance: a state document, and what it could not read or carry. */
-export async function readUnleash(get: UnleashGet): Promise<{ doc: StateImport; notCarried: string[] }> {
+export async function readUnleash(get: UnleashGet): Promise<{ doc: StateImport; notCarried: string[]; tokens: UnleashToken[] }> {
   const notCarried: string[] = []
   const [environments, projectsAnswer, context, strategies, tagTypes, tags, segments, tokens] = await Promise.all([
     get('/api/admin/environments'),
@@ -143,20 +146,92 @@ export async function readUnleash(get: UnleashGet): Promise<{ doc: StateImport; 
     }
   }
 
-  const archived = field(await get('/api/admin/search/features?archived=IS%3Atrue&limit=1000').catch(() => undefined), 'features').map((f) => String(f.name))
-  if (archived.length > 0) notCarried.push(`archived flags (${archived.join(', ')}): the state restore leaves archived flags out`)
+  // Archived flags: archived, with their metadata and archivedAt (Unleash's search answers no configuration for them).
+  for (const f of field(await get('/api/admin/search/features?archived=IS%3Atrue&limit=1000').catch(() => undefined), 'features')) {
+    doc.features.push({
+      name: String(f.name),
+      project: str(f.project) ?? 'default',
+      type: (str(f.type) ?? 'release') as 'release',
+      description: str(f.description) ?? null,
+      stale: Boolean(f.stale),
+      impressionData: Boolean(f.impressionData),
+      createdAt: str(f.createdAt) ?? null,
+      archived: true,
+      archivedAt: str(f.archivedAt) ?? null,
+    })
+  }
 
   const tokenList = field(tokens, 'tokens')
-  if (tokens === undefined) notCarried.push('API tokens: not readable with this token')
+  if (tokens === undefined) notCarried.push("API tokens: Unleash's GET /api/admin/api-tokens refused this token (it needs an admin token): give client and frontend tokens to Flagpost with their secrets")
+  const sdkTokens: UnleashToken[] = []
   for (const t of tokenList) {
-    const scope = `${String(t.type)} token ${String(t.tokenName ?? t.username)} (projects ${list(t.projects).join(',') || String(t.project ?? '*')}, environment ${String(t.environment ?? '*')})`
-    // Unleash 8.2 answers the secrets to an admin token; the migration does not create tokens (yet), and never repeats a secret.
-    const where = typeof t.secret === 'string' && t.secret !== '' ? "its secret is listed by Unleash's GET /api/admin/api-tokens" : "its secret was not in Unleash's answer (it lists secrets to an admin token)"
-    notCarried.push(`${scope}: not carried, ${where}; give it to Flagpost with INIT_CLIENT_API_TOKENS / INIT_FRONTEND_API_TOKENS or POST /api/admin/api-tokens with its secret, so its SDKs keep working`)
+    const projects = list(t.projects).map(String)
+    const token = { type: String(t.type), tokenName: String(t.tokenName ?? t.username ?? 'unleash'), projects: projects.length > 0 ? projects : [String(t.project ?? '*')], environment: String(t.environment ?? '*') }
+    const scope = `${token.type} token ${token.tokenName} (projects ${token.projects.join(',')}, environment ${token.environment})`
+    const giveIt = 'give it to Flagpost with INIT_CLIENT_API_TOKENS / INIT_FRONTEND_API_TOKENS or POST /api/admin/api-tokens with its secret, so its SDKs keep working'
+    if (token.type !== 'client' && token.type !== 'frontend') notCarried.push(`${scope}: not carried (only client and frontend tokens are): create an admin token in Flagpost`)
+    // A token in Unleash's new format (`secure`) is stored hashed there: its secret is never shown again, to anyone.
+    else if (t.secure === true) notCarried.push(`${scope}: not carried, Unleash keeps it in its new format (secure) and never shows its secret again; ${giveIt}`)
+    else if (typeof t.secret !== 'string' || t.secret === '') notCarried.push(`${scope}: not carried, its secret was not in Unleash's answer; ${giveIt}`)
+    else sdkTokens.push({ ...token, type: token.type, secret: t.secret, expiresAt: str(t.expiresAt) ?? null, scope })
   }
   notCarried.push("users, their passwords, groups, roles and project members: not carried (Unleash's API does not give passwords)")
   notCarried.push('integrations, signals, actions, banners, SSO settings, metrics and events history: not carried')
-  return { doc, notCarried }
+  return { doc, notCarried, tokens: sdkTokens }
+}
+
+/** A client or frontend token Unleash answered with its secret. */
+export interface UnleashToken {
+  type: 'client' | 'frontend'
+  tokenName: string
+  projects: string[]
+  environment: string
+  secret: string
+  expiresAt: string | null
+  /** How the plan names it (never its secret). */
+  scope: string
+}
+
+/**
+ * The tokens carried, as rows stored the way Flagpost stores every token (the SHA-256 of the secret, a masked form),
+ * with their `api-token-created` events, and what is not carried: a secret not of the form Flagpost takes
+ * (`givenSecretProblem`), a project or environment Flagpost will not have, a secret Flagpost already has.
+ */
+async function carriedTokens(db: Db, doc: StateImport, tokens: UnleashToken[], now: Date, notCarried: string[]) {
+  const hashes = await Promise.all(tokens.map((t) => hashSecret(t.secret)))
+  const [known] = await queryRows<{ projects: string[]; environments: string[]; hashes: string[] }>(
+    db,
+    sql`select array(select id from projects where archived_at is null) as projects, array(select name from environments) as environments,
+      array(select secret_hash from api_tokens where secret_hash = any(${sql.param(hashes)}::text[])) as hashes`,
+  )
+  const projects = new Set([...(known?.projects ?? []), ...(doc.projects ?? []).map((p) => p.id)])
+  const environments = new Set([...(known?.environments ?? []), ...(doc.environments ?? []).map((e) => e.name)])
+  const taken = new Set(known?.hashes ?? [])
+  const rows: Awaited<ReturnType<typeof newTokenRow>>[] = []
+  for (const [i, t] of tokens.entries()) {
+    const problem =
+      givenSecretProblem(t.secret, t.projects, t.environment) ??
+      (t.projects.find((p) => p !== '*' && !projects.has(p)) !== undefined ? `project ${t.projects.find((p) => p !== '*' && !projects.has(p))} is not carried` : undefined) ??
+      (t.environment === '*' || !environments.has(t.environment) ? `environment ${t.environment} is not one Flagpost will have` : undefined) ??
+      (taken.has(hashes[i]!) || rows.some((r) => r.secretHash === hashes[i]) ? 'Flagpost already has a token with its secret' : undefined)
+    if (problem) {
+      notCarried.push(`${t.scope}: not carried, ${problem}`)
+      continue
+    }
+    const expiresAt = t.expiresAt && Number.isFinite(Date.parse(t.expiresAt)) ? new Date(t.expiresAt) : null
+    rows.push(await newTokenRow({ tokenName: t.tokenName, type: t.type, projects: t.projects, environment: t.environment, expiresAt }, t.secret, now))
+  }
+  const json = JSON.stringify(rows.map((r) => ({ ...r, expiresAt: r.expiresAt?.toISOString() ?? null, createdAt: r.createdAt.toISOString() })))
+  const writes =
+    rows.length === 0
+      ? []
+      : [
+          sql`insert into api_tokens (secret_hash, display_secret, token_name, type, projects, environment, expires_at, created_at)
+            select x."secretHash", x."displaySecret", x."tokenName", x.type, array(select jsonb_array_elements_text(x.projects)), x.environment, x."expiresAt", x."createdAt"
+            from jsonb_to_recordset(${json}::jsonb) as x ("secretHash" text, "displaySecret" text, "tokenName" text, type text, projects jsonb, environment text, "expiresAt" timestamptz, "createdAt" timestamptz)
+            where ${guardPassed}`,
+        ]
+  return { count: rows.length, alongside: { events: rows.map(tokenCreatedEvent), writes } }
 }
 
 function defaultStrategyOf(s: Json) {
@@ -233,7 +308,7 @@ export async function migrateFromUnleash(
   options: { dryRun: boolean; onConflict: OnConflict },
   check: (protectedIn: { project: string; environment: string }[]) => void,
 ): Promise<MigrationResult> {
-  const { doc: raw, notCarried } = await readUnleash(get)
+  const { doc: raw, notCarried, tokens } = await readUnleash(get)
   const parsed = StateImportSchema.safeParse(raw)
   if (!parsed.success) {
     const problems = parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.')}: ${i.message}`)
@@ -255,15 +330,18 @@ export async function migrateFromUnleash(
       featureStrategies: doc.featureStrategies?.length ?? 0,
       featureTags: doc.featureTags?.length ?? 0,
       featureDependencies: doc.featureDependencies?.length ?? 0,
+      apiTokens: 0,
     },
     conflicts: { names: existing, onConflict: options.onConflict },
     notCarried,
   }
+  const carried = await carriedTokens(db, doc, tokens, caller.now, notCarried)
+  plan.counts.apiTokens = carried.count
   if (options.dryRun) return { plan }
   if (existing.length > 0 && options.onConflict === 'fail') {
     throw conflict(`Flagpost already has flags named as Unleash's: ${existing.join(', ')}. Choose onConflict=skip to leave them as they are`)
   }
-  const result = await importState(db, caller, doc, { drop: false, keep: false }, check)
+  const result = await importState(db, caller, doc, { drop: false, keep: false }, check, carried.alongside)
   return { plan, result }
 }
 

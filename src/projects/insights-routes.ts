@@ -4,7 +4,7 @@ import { pickErrors } from '../http/errors.js'
 import { projectIdParam } from '../http/common-schemas.js'
 import { principalKey } from '../core/principal.js'
 import { ProjectOverviewSchema } from './schemas.js'
-import { flagCreators, healthReport, projectApplications, projectDora, projectStatus, requireProject } from './insights.js'
+import { flagCreators, healthReport, projectApplications, projectDora, projectInsights, projectStatus, requireProject } from './insights.js'
 import { outdatedSdks } from '../metrics/outdated-sdks.js'
 import { OutdatedSdksSchema } from '../metrics/schemas.js'
 
@@ -126,7 +126,36 @@ const outdatedRoute = adminRoute({
   responses: { 200: { description: 'The outdated SDKs', content: jsonContent(OutdatedSdksSchema()) }, ...pickErrors(401, 403, 404) },
 })
 
+const ProjectInsightsSchema = () => {
+  const counts = { activeCount: z.number(), potentiallyStaleCount: z.number(), staleCount: z.number() }
+  return z
+    .object({
+      stats: ProjectOverviewSchema.shape.stats.openapi('projectStatsSchema'),
+      health: z.object({ rating: z.number().int(), ...counts }).openapi({ deprecated: true }),
+      technicalDebt: z.object({ rating: z.number().int().min(0).max(100), ...counts }),
+      leadTime: DoraSchema(),
+      featureTypeCounts: z.array(z.object({ type: z.string(), count: z.number() }).openapi('featureTypeCountSchema')),
+      members: z.object({ currentMembers: z.number(), change: z.number() }),
+    })
+    .openapi('projectInsightsSchema')
+}
+
+const insightsRoute = adminRoute({
+  method: 'get',
+  path: '/api/admin/projects/{projectId}/insights',
+  operationId: 'getProjectInsights',
+  tags,
+  summary: 'Get an overview of a project insights',
+  description:
+    'The project overview\'s statistics (30-day windows), its health (`rating`, deprecated) and technical debt (100 − health) with its live flags counted as active, potentially stale and stale, ' +
+    'lead time to production (as GET /api/admin/projects/{projectId}/dora), live flags per type, and its members (directly or through a group) with `change` the members added in the last 30 days. ' +
+    hidden,
+  request: { params: projectIdParam },
+  responses: { 200: { description: 'The project insights', content: jsonContent(ProjectInsightsSchema()) }, ...pickErrors(401, 403, 404) },
+})
+
 export const projectInsightRoutes = createRouter()
+  .openapi(insightsRoute, async (c) => c.json(await projectInsights(c.var.db, c.req.valid('param').projectId, c.var.clock()), 200))
   .openapi(flagCreatorsRoute, async (c) => c.json(await flagCreators(c.var.db, c.req.valid('param').projectId), 200))
   .openapi(healthReportRoute, async (c) => c.json(await healthReport(c.var.db, c.req.valid('param').projectId, principalKey(c.var.principal), c.var.clock()), 200))
   .openapi(statusRoute, async (c) => c.json(await projectStatus(c.var.db, c.req.valid('param').projectId, c.var.clock()), 200))

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { apiTokens, clientInstances, clientMetricsHourly, environments, events, featureLifecycles, features, groupRoles, groupUsers, projectMembers, projects, segments, users } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import { projectNotFound } from './visibility.js'
-import { projectHealth, projectOverview } from './overview.js'
+import { potentiallyStaleSql, projectHealth, projectOverview, projectStats } from './overview.js'
 
 const DAY_MS = 86_400_000
 
@@ -142,4 +142,45 @@ export async function projectApplications(db: Db, projectId: string, input: Proj
     queryRows<{ n: number }>(db, sql`select count(*)::int as n from (${apps}) a`),
   ])
   return { total: total?.n ?? 0, applications: rows }
+}
+
+/**
+ * GET /api/admin/projects/{projectId}/insights (Unleash's projectInsightsSchema): the overview's windowed statistics,
+ * health and technical debt with the live flags counted as stale, potentially stale and active, DORA lead time, live
+ * flags per type, and members now (directly or through a group) with how many were added in the last 30 days.
+ */
+export async function projectInsights(db: Db, projectId: string, now: Date) {
+  await requireProject(db, projectId)
+  const [stats, leadTime, counts, featureTypeCounts, [members]] = await Promise.all([
+    projectStats(db, projectId, now),
+    projectDora(db, projectId),
+    flagHealth(db, projectId, now),
+    queryRows<{ type: string; count: number }>(db, sql`select type, count(*)::int as count from ${features} where project = ${projectId} and archived_at is null group by type order by type`),
+    queryRows<{ current: number }>(
+      db,
+      sql`select count(*)::int as current from (select user_id from ${projectMembers} where project_id = ${projectId}
+        union select gu.user_id from ${groupRoles} gr join ${groupUsers} gu on gu.group_id = gr.group_id join ${users} u on u.id = gu.user_id and u.deleted_at is null where gr.project_id = ${projectId}) m`,
+    ),
+  ])
+  const health = { rating: counts.health, activeCount: counts.active, potentiallyStaleCount: counts.potentiallyStale, staleCount: counts.stale }
+  return {
+    stats,
+    health,
+    technicalDebt: { ...health, rating: 100 - counts.health },
+    leadTime,
+    featureTypeCounts,
+    members: { currentMembers: members?.current ?? 0, change: stats.projectMembersAddedCurrentWindow },
+  }
+}
+
+/** A project's live flags counted by staleness, with its health (the overview's formula). */
+export async function flagHealth(db: Db, projectId: string, now: Date) {
+  const [row] = await queryRows<{ total: number; stale: number; potentiallyStale: number }>(
+    db,
+    sql`select count(*)::int as total, (count(*) filter (where ${features.stale}))::int as stale, (count(*) filter (where ${potentiallyStaleSql(now)}))::int as "potentiallyStale"
+      from ${features} where ${features.project} = ${projectId} and ${features.archivedAt} is null`,
+  )
+  const { total = 0, stale = 0, potentiallyStale = 0 } = row ?? {}
+  const health = total === 0 ? 100 : Math.max(0, Math.min(100, Math.round(100 - (stale / total) * 100 - (potentiallyStale / total) * 100)))
+  return { total, stale, potentiallyStale, active: total - stale - potentiallyStale, health }
 }

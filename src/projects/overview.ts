@@ -30,7 +30,7 @@ export async function projectHealth(db: Db, projectId: string, now: Date): Promi
 }
 
 /** The windowed statistics of the project overview, in one query: current window = the last 30 days, past = the 30 before. */
-async function projectStats(db: Db, projectId: string, now: Date) {
+export async function projectStats(db: Db, projectId: string, now: Date) {
   const current = new Date(now.getTime() - WINDOW_DAYS * DAY_MS)
   const past = new Date(now.getTime() - 2 * WINDOW_DAYS * DAY_MS)
   // The current window ends now, inclusive; the past window ends where the current one starts.

@@ -31,15 +31,15 @@ function parts(query: StateExportQuery): SQL[] {
   const wanted: SQL[] = []
   const add = (key: string, value: SQL) => wanted.push(sql`${key}::text, ${value}`)
   const flags = query.featureToggles
-  // Live flags only, as Unleash's export: the archive is no part of a state to restore.
+  // The configuration of live flags only; archived flags (of live projects) with their metadata and archivedAt.
   const live = sql.raw('f.archived_at is null')
   if (flags) {
     add(
       'features',
       list(
         sql`json_build_object('name', f.name, 'description', f.description, 'type', f.type, 'project', f.project, 'stale', f.stale, 'impressionData', f.impression_data,
-          'createdAt', ${iso('f.created_at')}, 'archived', false, 'archivedAt', null)`,
-        sql`from ${features} f where ${live}`,
+          'createdAt', ${iso('f.created_at')}, 'archived', f.archived_at is not null, 'archivedAt', ${iso('f.archived_at')})`,
+        sql`from ${features} f where ${live} or f.project in (select id from ${projects} where archived_at is null)`,
         'f.name',
       ),
     )

@@ -20,6 +20,7 @@ import {
 import { batch, queryRows, untilUnchanged, yieldToEventLoop, type Db } from '../db.js'
 import type { Caller } from '../core/principal.js'
 import { recordEvents } from '../events/store.js'
+import type { NewEvent } from '../events/types.js'
 import { tagCreationLocks } from '../tags/registry.js'
 import { segmentNameLocks } from '../segments/store.js'
 import { stateSql, type StateReadOptions, type StoredState } from './read.js'
@@ -117,6 +118,12 @@ function writesSql(w: Writes, caller: Caller): SQL[] {
     from ${rows(w.flags, 'name text, project text, type text, description text, stale boolean, "impressionData" boolean, "createdAt" timestamptz')} where ${held}
     on conflict (name) do update set project = excluded.project, type = excluded.type, description = excluded.description, stale = excluded.stale,
       impression_data = excluded.impression_data, archived_at = null, version = ${features.version} + 1`)
+  when(w.flagsArchived, () => sql`insert into ${features} (name, project, type, description, stale, impression_data, created_at, created_by, created_by_user_id, archived_at)
+    select x.name, x.project, x.type, x.description, x.stale, x."impressionData", x."createdAt", ${createdBy}::text, ${createdByUserId}::integer, x."archivedAt"
+    from ${rows(w.flagsArchived, 'name text, project text, type text, description text, stale boolean, "impressionData" boolean, "createdAt" timestamptz, "archivedAt" timestamptz')}
+    where ${held} on conflict (name) do nothing`)
+  when(w.flagsArchived, () => sql`insert into ${featureLifecycles} (feature_name, stage, entered_stage_at)
+    select x.name, 'archived', x."archivedAt" from ${rows(w.flagsArchived, 'name text, "archivedAt" timestamptz')} where ${held} on conflict do nothing`)
   const created = w.flags.filter((f) => !f.known)
   when(created, () => sql`insert into ${featureLifecycles} (feature_name, stage, entered_stage_at) select x.name, 'initial', ${at} from ${rows(created, 'name text')} where ${held} on conflict do nothing`)
   when(w.flagsRevived, () => sql`delete from ${featureLifecycles} where feature_name = any(${names(w.flagsRevived)}) and stage = 'archived' and ${held}`)
@@ -181,7 +188,13 @@ const registryLocks = [
  * tags and segment names, and one statement writing every change and every event only if the read gives the same
  * text again (read again otherwise). Nothing is written when the document changes nothing.
  */
-export async function importState(db: Db, caller: Caller, doc: StateImport, options: StateImportQuery, check: (protectedIn: { project: string; environment: string }[]) => void): Promise<StateImportResult> {
+/** Writes another feature makes in the import's statement, only where the import's gate holds (`guardPassed`), with their events. */
+export interface AlongsideImport {
+  events: NewEvent[]
+  writes: SQL[]
+}
+
+export async function importState(db: Db, caller: Caller, doc: StateImport, options: StateImportQuery, check: (protectedIn: { project: string; environment: string }[]) => void, alongside?: AlongsideImport): Promise<StateImportResult> {
   const { actor, now } = caller
   const readOptions = readOptionsOf(doc, options)
   return untilUnchanged('The instance', async () => {
@@ -198,6 +211,7 @@ export async function importState(db: Db, caller: Caller, doc: StateImport, opti
         : (await queryRows<{ id: number }>(db, sql`select nextval(pg_get_serial_sequence('segments', 'id'))::int as id from generate_series(1, ${newSegments})`)).map((r) => Number(r.id))
     const plan = planImport(doc, options, state, actor, now, allocated)
     check(plan.protectedIn)
+    if (alongside) plan.events.push(...alongside.events)
     if (plan.events.length === 0) return { ...plan.result, events: 0 }
     await yieldToEventLoop()
     const gate = sql`select 1 from (${stateSql(readOptions)}) s where row_to_json(s)::text = ${snapshot}`
@@ -206,7 +220,7 @@ export async function importState(db: Db, caller: Caller, doc: StateImport, opti
       (q) => q.execute(sql`select name from ${features} where name = any(${sql.param(plan.locks.flags)}::text[]) order by name for update`),
       (q) => tagCreationLocks(q, plan.locks.tags),
       (q) => segmentNameLocks(q, plan.locks.segmentNames),
-      (q) => recordEvents(q, actor, now, plan.events, { alongside: [gate], guarded: true, unguarded: writesSql(plan.writes, caller) }),
+      (q) => recordEvents(q, actor, now, plan.events, { alongside: [gate], guarded: true, unguarded: [...writesSql(plan.writes, caller), ...(alongside?.writes ?? [])] }),
     ])
     const written = answers[answers.length - 1] as number
     return written > 0 ? { ...plan.result, events: written } : undefined

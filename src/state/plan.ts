@@ -175,6 +175,8 @@ export interface Writes {
   flagsDropped: string[]
   /** Archived flags the import brings back (their archived lifecycle stage goes). */
   flagsRevived: string[]
+  /** Archived flags of the document the instance lacks: created archived, with their metadata only. */
+  flagsArchived: { name: string; project: string; type: string; description: string | null; stale: boolean; impressionData: boolean; createdAt: string; archivedAt: string }[]
   flagEnvironments: { feature: string; environment: string; enabled: boolean; variants: Variant[] }[]
   /** Rows of flags the import leaves as they are, added (off) where their project gains an environment. */
   flagEnvironmentsAdded: { feature: string; environment: string }[]
@@ -299,6 +301,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     flags: [],
     flagsDropped: [],
     flagsRevived: [],
+    flagsArchived: [],
     flagEnvironments: [],
     flagEnvironmentsAdded: [],
     flagEnvironmentsRemoved: [],
@@ -558,7 +561,7 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
   const flagsDropped = new Set<string>()
   if (dropping('features')) {
     // Never dropped: a flag an open change request changes (it could then be neither applied nor rejected sensibly).
-    for (const f of state.flags) if (!docFlagNames.has(f.name) && !f.openChangeRequests) flagsDropped.add(f.name)
+    for (const f of state.flags) if (!docFlagNames.has(f.name) && !f.openChangeRequests && !(f.archived && archivedInDocument.has(f.name))) flagsDropped.add(f.name)
   }
   /** What names a flag that is neither in the document nor (but with `existing`) one of the instance's. */
   const knownFlag = (name: string, path: string, existing: boolean) => {
@@ -999,7 +1002,35 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     const live = state.flags.filter((f) => f.project === project && !f.archived && remains(f.name) && !written(f.name)).length + [...images.values()].filter((f) => f.project === project).length
     if (live > settings.featureLimit) problems.add('body.features', `project ${project} would have ${live} flags, more than its limit of ${settings.featureLimit}: archive some or raise the limit`)
   }
+  // Archived flags of the document the instance lacks: made archived, with their metadata and archivedAt (their
+  // configuration is no part of the document); one whose project the instance will not have is left out.
+  const archivedFlags: Writes['flagsArchived'] = []
+  for (const [i, d] of (doc.features ?? []).entries()) {
+    if (!skipped(d.name) || storedFlags.has(d.name) || archivedFlags.some((f) => f.name === d.name)) continue
+    const project = d.project ?? 'default'
+    if (!projects.has(project) || writes.projectsDropped.includes(project)) continue
+    const archivedAt = d.archivedAt ? Date.parse(d.archivedAt) : now.getTime()
+    if (!Number.isFinite(archivedAt)) {
+      problems.add(at('features', i, 'archivedAt'), `archivedAt ${d.archivedAt} is not a date`)
+      continue
+    }
+    archivedFlags.push({
+      name: d.name,
+      project,
+      type: d.type ?? 'release',
+      description: d.description ?? null,
+      stale: d.stale ?? false,
+      impressionData: d.impressionData ?? false,
+      createdAt: creationInstant(d.createdAt ?? null, now),
+      archivedAt: new Date(archivedAt).toISOString(),
+    })
+  }
   problems.check()
+  for (const f of archivedFlags) {
+    writes.flagsArchived.push(f)
+    events.push({ type: 'feature-import', project: f.project, featureName: f.name, data: { ...f, archived: true }, preData: null })
+    imported.features++
+  }
 
   // Drops recorded as Unleash records them: one event per kind, naming (in preData) what went.
   const dropEvent = (type: NewEvent['type'], name: string, key: string, list: unknown[]) => {

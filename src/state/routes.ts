@@ -37,7 +37,7 @@ const importRoute = adminRoute({
     'Checked first against the rules of the routes that make each kind (a deprecated strategy type only where the document lists it) and every reference, with one 400 naming every problem. Objects are known by name (a segment too). ' +
     '`keep` (default true) leaves existing objects as they are; `keep=false` overwrites them (a flag with the parts of its configuration the document has). An object already so records nothing. ' +
     '`drop` first deletes, of each kind the document has, what it does not list; never the built-in strategy types, the `default` project, the tag type `simple`, protected environments, environments and projects API tokens are for, ' +
-    'projects holding flags or open change requests, flags open change requests change, or what is in use. Flag tags are only added without `drop`; archived flags of the document are left out. ' +
+    'projects holding flags or open change requests, flags open change requests change, or what is in use. Flag tags are only added without `drop`; an archived flag of the document the instance lacks is made archived with its metadata and archivedAt (no configuration), one it has is left as it is. ' +
     'Records an `*-import` event per object (`feature-import` with the flag’s configuration; preData what it overwrote), context fields’ `context-field-created`/`-updated`, one `drop-*` event per kind dropped, ' +
     'and `segment-deleted`/`context-field-deleted` per one dropped. Admins only; answers what was imported, unchanged and dropped, by kind.',
   request: { query: StateImportQuerySchema, body: { required: true, content: jsonContent(StateImportSchema) } },

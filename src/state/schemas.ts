@@ -191,7 +191,7 @@ const ImportedFeature = z.object({
   stale: z.boolean().nullable().optional(),
   impressionData: z.boolean().nullable().optional(),
   createdAt: dateTime.nullable().optional(),
-  archived: z.boolean().nullable().optional().openapi({ description: 'Archived flags are left out of an import' }),
+  archived: z.boolean().nullable().optional().openapi({ description: 'An archived flag the instance lacks is made archived (metadata and archivedAt only); one it has is left as it is' }),
   archivedAt: z.string().nullable().optional(),
   variants: z.array(VariantInputSchema).max(100).nullable().optional().openapi({ description: 'Documents before version 4: the variants of every environment of the flag' }),
 })

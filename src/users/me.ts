@@ -3,6 +3,7 @@ import type { Principal } from '../core/principal.js'
 import { heldPermission, Permission } from '../core/permissions.js'
 import { avatarUrl } from './avatar.js'
 import { ADMIN_ROLE_ID, getAccount } from './store.js'
+import { promptsOf } from './prompts.js'
 
 /** `GET /api/admin/user`: the caller and what they may do; an admin token is described as a service account. */
 export async function describeCaller(db: Db, principal: Principal) {
@@ -31,5 +32,6 @@ export async function describeCaller(db: Db, principal: Principal) {
   // Root roles' permissions (the user's own and their groups'), then each project's; an environment where one holds in one environment only.
   const root = [...principal.grants.root].map(heldPermission)
   const perProject = [...principal.grants.projects].flatMap(([project, held]) => [...held].map((key) => ({ ...heldPermission(key), project })))
-  return { user: await getAccount(db, principal.userId), permissions: [...root, ...perProject], feedback: [], splash: {} }
+  const [user, prompts] = await Promise.all([getAccount(db, principal.userId), promptsOf(db, principal.userId)])
+  return { user, permissions: [...root, ...perProject], ...prompts }
 }

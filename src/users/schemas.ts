@@ -207,8 +207,10 @@ export const MeSchema = z
   .object({
     user: UserSchema,
     permissions: z.array(PermissionGrantSchema).openapi({ description: 'What the caller may do: root role permissions, then those of each project role' }),
-    feedback: z.array(z.unknown()),
-    splash: z.record(z.string(), z.boolean()),
+    feedback: z
+      .array(z.object({ userId: z.number().int(), feedbackId: z.string(), neverShow: z.boolean(), given: z.string().nullable() }))
+      .openapi({ description: "The caller's feedback prompts (POST /api/admin/feedback); empty for an API token" }),
+    splash: z.record(z.string(), z.boolean()).openapi({ description: 'The splash screens the caller has seen (POST /api/admin/splash/{id}), by id' }),
   })
   .openapi('meSchema')
 

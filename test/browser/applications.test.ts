@@ -56,4 +56,23 @@ describe('the Applications page', { timeout: 60_000 }, () => {
     await page.getByRole('button', { name: 'Show impact metrics of quiet-worker' }).click()
     await page.getByText('quiet-worker has reported no impact metrics.').waitFor()
   })
+
+  it('lists the flags SDKs check that do not exist, and creates one of them', async () => {
+    const now = new Date().toISOString()
+    await sdk('/api/client/metrics', { appName: 'shop-web', instanceId: 'pod-1', bucket: { start: now, stop: now, toggles: { 'dark-mode': { yes: 0, no: 4 } } } })
+    await expect.poll(async () => (await ui.adminApi('GET', '/api/admin/metrics/unknown-flags')).unknownFlags.map((u: { name: string }) => u.name), { timeout: 10_000 }).toContain('dark-mode')
+
+    const page = await ui.newPage()
+    await ui.signIn(page, 'admin', ADMIN_PASSWORD)
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Applications' }).click()
+    await page.getByRole('heading', { name: 'Unknown flags' }).hover()
+    await page.getByRole('row', { name: /dark-mode/ }).getByText('shop-web: development').waitFor()
+    await checkPage(page, 'applications-unknown-flags')
+
+    await page.getByRole('button', { name: 'Create this flag: dark-mode' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Create the flag dark-mode' })
+    await dialog.getByRole('button', { name: 'Create' }).click()
+    await page.waitForURL(/\/flags\/dark-mode$/)
+    expect((await ui.adminApi('GET', '/api/admin/metrics/unknown-flags')).unknownFlags.map((u: { name: string }) => u.name)).not.toContain('dark-mode')
+  })
 })

@@ -322,6 +322,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/projects/{projectId}/insights": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an overview of a project insights
+         * @description The project overview's statistics (30-day windows), its health (`rating`, deprecated) and technical debt (100 − health) with its live flags counted as active, potentially stale and stale, lead time to production (as GET /api/admin/projects/{projectId}/dora), live flags per type, and its members (directly or through a group) with `change` the members added in the last 30 days. 404 for an unknown project, and for a private project the caller may not read (as Unleash answers an unknown one).
+         */
+        get: operations["getProjectInsights"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/projects/{projectId}/flag-creators": {
         parameters: {
             query?: never;
@@ -2304,7 +2324,7 @@ export interface paths {
         put?: never;
         /**
          * Import an instance state
-         * @description Restores a state document (Flagpost’s, or Unleash 4 or 5’s: versions 2 to 4) in one transaction with its events; at most 4 MiB (413), each list bounded, and 150,000 constraints and 500,000 values in all (400, counted first). Checked first against the rules of the routes that make each kind (a deprecated strategy type only where the document lists it) and every reference, with one 400 naming every problem. Objects are known by name (a segment too). `keep` (default true) leaves existing objects as they are; `keep=false` overwrites them (a flag with the parts of its configuration the document has). An object already so records nothing. `drop` first deletes, of each kind the document has, what it does not list; never the built-in strategy types, the `default` project, the tag type `simple`, protected environments, environments and projects API tokens are for, projects holding flags or open change requests, flags open change requests change, or what is in use. Flag tags are only added without `drop`; archived flags of the document are left out. Records an `*-import` event per object (`feature-import` with the flag’s configuration; preData what it overwrote), context fields’ `context-field-created`/`-updated`, one `drop-*` event per kind dropped, and `segment-deleted`/`context-field-deleted` per one dropped. Admins only; answers what was imported, unchanged and dropped, by kind.
+         * @description Restores a state document (Flagpost’s, or Unleash 4 or 5’s: versions 2 to 4) in one transaction with its events; at most 4 MiB (413), each list bounded, and 150,000 constraints and 500,000 values in all (400, counted first). Checked first against the rules of the routes that make each kind (a deprecated strategy type only where the document lists it) and every reference, with one 400 naming every problem. Objects are known by name (a segment too). `keep` (default true) leaves existing objects as they are; `keep=false` overwrites them (a flag with the parts of its configuration the document has). An object already so records nothing. `drop` first deletes, of each kind the document has, what it does not list; never the built-in strategy types, the `default` project, the tag type `simple`, protected environments, environments and projects API tokens are for, projects holding flags or open change requests, flags open change requests change, or what is in use. Flag tags are only added without `drop`; an archived flag of the document the instance lacks is made archived with its metadata and archivedAt (no configuration), one it has is left as it is. Records an `*-import` event per object (`feature-import` with the flag’s configuration; preData what it overwrote), context fields’ `context-field-created`/`-updated`, one `drop-*` event per kind dropped, and `segment-deleted`/`context-field-deleted` per one dropped. Admins only; answers what was imported, unchanged and dropped, by kind.
          */
         post: operations["import"];
         delete?: never;
@@ -2887,6 +2907,66 @@ export interface paths {
         get: operations["getMe"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send Unleash feedback
+         * @description Records that the caller gave the feedback `feedbackId` now (`given`), with `neverShow` (false unless sent). The caller's own state (a user: a session or a personal access token; an API token is a 400), read back in GET /api/admin/user. Any signed-in user may set their own; no event (as Unleash). A user keeps at most 200 (a 400 for a new one beyond).
+         */
+        post: operations["createFeedback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/feedback/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Update Unleash feedback
+         * @description Updates the caller's state of feedback `id`: only the fields sent (`neverShow`, `given`); an unknown one starts not given, shown. The caller's own state (a user: a session or a personal access token; an API token is a 400), read back in GET /api/admin/user. Any signed-in user may set their own; no event (as Unleash). A user keeps at most 200 (a 400 for a new one beyond).
+         */
+        put: operations["updateFeedback"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/splash/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Update splash settings
+         * @description Records that the caller has seen the splash screen `id`. The caller's own state (a user: a session or a personal access token; an API token is a 400), read back in GET /api/admin/user. Any signed-in user may set their own; no event (as Unleash). A user keeps at most 200 (a 400 for a new one beyond).
+         */
+        post: operations["updateSplashSettings"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3828,6 +3908,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/personal-dashboard/{projectId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get personal project details
+         * @description For one live project: `owners` (users, then groups, holding Owner there; `[{ ownerType: system }]` when none), the caller's `roles` there (their own and their groups'; none for an API token), its 10 latest events (`summary` null), its onboarding status (as the project overview's) and its live flags counted by staleness with health and technical debt (the windows' average health is null: Flagpost keeps no history of it). Any signed-in caller who may read the project; 404 for an unknown or archived project, and for a private one the caller may not read.
+         */
+        get: operations["getPersonalDashboardProjectDetails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/instance-admin/statistics": {
         parameters: {
             query?: never;
@@ -4358,6 +4458,26 @@ export interface paths {
          * @description What Unleash Edge sends upstream for the SDKs behind it: `applications` (registrations), `metrics` (per flag, application, environment and hour: yes/no and variant counts), `impactMetrics` and `seenTokens`. A client token reports for its own environment: metrics of other environments are dropped and registrations count for it, as Unleash does; an admin token or a client token of every environment reports for the environment each entry names. Flags outside the token’s projects and unknown flags are ignored, as for `POST /api/client/metrics`. Impact metrics are kept for the application their samples’ `appName` label names (else the `Unleash-AppName` header’s, else `unleash-edge`). `seenTokens` marks those API tokens as used. The shapes are Unleash’s; where Unleash requires a field Edge’s own types may leave null (an application’s `instanceId`, `environment`), null and absent are accepted. Accepted with 202 once stored (one insert); folded in the background. Frontend tokens get 403. A client token may name at most 100 distinct applications (`appName`s of registrations and metrics) in one report (400 past it); admin tokens are not capped.
          */
         post: operations["clientBulkMetrics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/metrics/unknown-flags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get latest reported unknown flag names
+         * @description The flag names SDKs reported in metrics over the last 24 hours that no flag has (live or archived), newest first, at most 1000, each with the applications and environments that reported it and when. Recorded when reports are folded, at most 100 names per application and environment (further new names are dropped until some age out); a name becomes a flag and drops out. Any admin-API caller may read it (as the applications list).
+         */
+        get: operations["getUnknownFlags"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5149,6 +5269,50 @@ export interface components {
         parametersSchema: {
             [key: string]: string;
         };
+        projectInsightsSchema: {
+            stats: components["schemas"]["projectStatsSchema"];
+            /** @deprecated */
+            health: {
+                rating: number;
+                activeCount: number;
+                potentiallyStaleCount: number;
+                staleCount: number;
+            };
+            technicalDebt: {
+                rating: number;
+                activeCount: number;
+                potentiallyStaleCount: number;
+                staleCount: number;
+            };
+            leadTime: components["schemas"]["projectDoraMetricsSchema"];
+            featureTypeCounts: components["schemas"]["featureTypeCountSchema"][];
+            members: {
+                currentMembers: number;
+                change: number;
+            };
+        };
+        projectStatsSchema: {
+            avgTimeToProdCurrentWindow: number;
+            createdCurrentWindow: number;
+            createdPastWindow: number;
+            archivedCurrentWindow: number;
+            archivedPastWindow: number;
+            projectActivityCurrentWindow: number;
+            projectActivityPastWindow: number;
+            projectMembersAddedCurrentWindow: number;
+        };
+        projectDoraMetricsSchema: {
+            projectAverage?: number;
+            features: components["schemas"]["doraFeaturesSchema"][];
+        };
+        doraFeaturesSchema: {
+            name: string;
+            timeToProduction: number;
+        };
+        featureTypeCountSchema: {
+            type: string;
+            count: number;
+        };
         projectFlagCreatorsSchema: {
             id: number;
             name: string;
@@ -5202,14 +5366,6 @@ export interface components {
             date: string;
             count: number;
         }[];
-        projectDoraMetricsSchema: {
-            projectAverage?: number;
-            features: components["schemas"]["doraFeaturesSchema"][];
-        };
-        doraFeaturesSchema: {
-            name: string;
-            timeToProduction: number;
-        };
         projectApplicationsSchema: {
             total: number;
             applications: components["schemas"]["projectApplicationSchema"][];
@@ -6232,7 +6388,7 @@ export interface components {
                 impressionData?: boolean | null;
                 /** Format: date-time */
                 createdAt?: string | null;
-                /** @description Archived flags are left out of an import */
+                /** @description An archived flag the instance lacks is made archived (metadata and archivedAt only); one it has is left as it is */
                 archived?: boolean | null;
                 archivedAt?: string | null;
                 /** @description Documents before version 4: the variants of every environment of the flag */
@@ -6373,13 +6529,15 @@ export interface components {
                     featureStrategies: number;
                     featureTags: number;
                     featureDependencies: number;
+                    /** @description Client and frontend tokens carried with their secrets (stored hashed), so their SDKs keep working */
+                    apiTokens: number;
                 };
                 conflicts: {
                     names: string[];
                     /** @enum {string} */
                     onConflict: "fail" | "skip";
                 };
-                /** @description What is not carried, and why (users’ passwords, token secrets, what the token could not read) */
+                /** @description What is not carried, and why (users’ passwords, admin tokens, tokens whose secret Unleash does not show, what the token could not read), never a secret */
                 notCarried: string[];
             };
             result?: components["schemas"]["stateImportResultSchema"] & unknown;
@@ -6656,7 +6814,14 @@ export interface components {
             user: components["schemas"]["userSchema"];
             /** @description What the caller may do: root role permissions, then those of each project role */
             permissions: components["schemas"]["permissionSchema"][];
-            feedback: unknown[];
+            /** @description The caller's feedback prompts (POST /api/admin/feedback); empty for an API token */
+            feedback: {
+                userId: number;
+                feedbackId: string;
+                neverShow: boolean;
+                given: string | null;
+            }[];
+            /** @description The splash screens the caller has seen (POST /api/admin/splash/{id}), by id */
             splash: {
                 [key: string]: boolean;
             };
@@ -6665,6 +6830,29 @@ export interface components {
             permission: string;
             project?: string;
             environment?: string;
+        };
+        feedbackResponseSchema: {
+            userId: number;
+            feedbackId: string;
+            neverShow: boolean;
+            /** Format: date-time */
+            given: string | null;
+        };
+        feedbackCreateSchema: {
+            feedbackId: string;
+            neverShow?: boolean;
+        };
+        feedbackUpdateSchema: {
+            /** @description Ignored: the caller is the user */
+            userId?: number;
+            neverShow?: boolean;
+            /** Format: date-time */
+            given?: string | null;
+        };
+        splashResponseSchema: {
+            userId: number;
+            splashId: string;
+            seen: boolean;
         };
         loginSchema: {
             /**
@@ -7366,6 +7554,54 @@ export interface components {
                 /** @description Whether the caller favorited the flag; false for one they only created (Flagpost; Unleash does not say) */
                 favorite: boolean;
             }[];
+        };
+        personalDashboardProjectDetailsSchema: {
+            owners: ({
+                /** @enum {string} */
+                ownerType: "user";
+                name: string;
+                imageUrl: string | null;
+                email: string | null;
+            } | {
+                /** @enum {string} */
+                ownerType: "group";
+                name: string;
+            } | {
+                /** @enum {string} */
+                ownerType: "system";
+            })[];
+            roles: {
+                id: number;
+                name: string;
+                /** @enum {string} */
+                type: "custom" | "project";
+            }[];
+            latestEvents: {
+                id: number;
+                summary: string | null;
+                createdBy: string;
+                createdByImageUrl: string;
+                /** Format: date-time */
+                createdAt: string;
+            }[];
+            onboardingStatus: {
+                /** @enum {string} */
+                status: "onboarding-started" | "sdk-connected" | "onboarded";
+            } | {
+                /** @enum {string} */
+                status: "first-flag-created";
+                feature: string;
+            };
+            insights: {
+                avgHealthCurrentWindow: number | null;
+                avgHealthPastWindow: number | null;
+                totalFlags: number;
+                activeFlags: number;
+                staleFlags: number;
+                potentiallyStaleFlags: number;
+                health: number;
+                technicalDebt: number;
+            };
         };
         instanceAdminStatsSchema: {
             /** @description This instance: a UUID made at its first start */
@@ -8195,6 +8431,27 @@ export interface components {
             variants?: {
                 [key: string]: number;
             } | null;
+        };
+        unknownFlagsResponseSchema: {
+            unknownFlags: components["schemas"]["unknownFlagSchema"][];
+        };
+        unknownFlagSchema: {
+            name: string;
+            /** Format: date-time */
+            lastSeenAt: string;
+            /**
+             * Format: date-time
+             * @description The latest event naming the flag (one deleted since), in a project the caller may read
+             */
+            lastEventAt: string | null;
+            reports: {
+                appName: string;
+                environments: {
+                    environment: string;
+                    /** Format: date-time */
+                    seenAt: string;
+                }[];
+            }[];
         };
         singleApplicationSchema: {
             appName: string;
@@ -9495,6 +9752,55 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getProjectInsights: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project insights */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["projectInsightsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19358,6 +19664,186 @@ export interface operations {
             };
         };
     };
+    createFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["feedbackCreateSchema"];
+            };
+        };
+        responses: {
+            /** @description The feedback state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["feedbackResponseSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateFeedback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["feedbackUpdateSchema"];
+            };
+        };
+        responses: {
+            /** @description The feedback state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["feedbackResponseSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    updateSplashSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The splash state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["splashResponseSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description ContentTypeerror: only application/json is accepted */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     login: {
         parameters: {
             query?: never;
@@ -23374,6 +23860,55 @@ export interface operations {
             };
         };
     };
+    getPersonalDashboardProjectDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The project details */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["personalDashboardProjectDetailsSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NotFoundError: the resource does not exist */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
     getInstanceAdminStats: {
         parameters: {
             query?: never;
@@ -25305,6 +25840,44 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    getUnknownFlags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The unknown flags */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["unknownFlagsResponseSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

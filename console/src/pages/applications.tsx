@@ -1,9 +1,15 @@
 import { Fragment, useState } from 'react'
-import { Badge, Button, Code, Group, Stack, Table, Text, Title } from '@mantine/core'
-import { useQuery } from '@tanstack/react-query'
+import { Badge, Button, Code, Group, Select, Stack, Table, Text, Title } from '@mantine/core'
+import { notifications } from '@mantine/notifications'
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import { useLocation } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
+import { allowsSomewhere, useAllows, useMe } from '../api/session'
+import { Dialog } from '../components/dialog'
 import { ErrorMessage, PageError } from '../components/error-message'
 import { Loading } from '../components/loading'
+import { FLAG_TYPES, type FlagType } from '../flag-types'
+import { flagPath } from '../paths'
 
 type Application = Schemas['applicationSchema']
 type Series = Schemas['impactMetricSeriesSchema']
@@ -39,7 +45,115 @@ export default function ApplicationsPage() {
           </Table.Tbody>
         </Table>
       )}
+      <UnknownFlags />
     </Stack>
+  )
+}
+
+const UNKNOWN_FLAGS_KEY = ['unknown-flags']
+
+/** Flag names SDKs reported over the last day that no flag has: a typo in code, or a flag still to create. */
+function UnknownFlags() {
+  const unknown = useQuery({ queryKey: UNKNOWN_FLAGS_KEY, queryFn: () => ok(api.GET('/api/admin/metrics/unknown-flags')) })
+  const me = useMe()
+  const [creating, setCreating] = useState<string | null>(null)
+  const canCreate = allowsSomewhere(me.data?.permissions, 'CREATE_FEATURE')
+  return (
+    <Stack gap="xs">
+      <Title order={2}>Unknown flags</Title>
+      <Text size="sm" c="dimmed">
+        Flag names SDKs checked over the last 24 hours that no flag has (at most 100 names per application and environment), most recently seen first.
+      </Text>
+      {unknown.isPending ? (
+        <Loading />
+      ) : unknown.isError ? (
+        <ErrorMessage error={unknown.error} />
+      ) : unknown.data.unknownFlags.length === 0 ? (
+        <Text>No SDK reported an unknown flag.</Text>
+      ) : (
+        <Table striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Name</Table.Th>
+              <Table.Th>Reported by</Table.Th>
+              <Table.Th>Last seen</Table.Th>
+              <Table.Th>Last event</Table.Th>
+              {canCreate && <Table.Th>Create</Table.Th>}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {unknown.data.unknownFlags.map((flag) => (
+              <Table.Tr key={flag.name}>
+                <Table.Td>
+                  <Code>{flag.name}</Code>
+                </Table.Td>
+                <Table.Td>
+                  <Group gap={4}>
+                    {(flag.reports ?? []).map((r) => (
+                      <Badge key={r.appName} variant="light" tt="none">
+                        {r.appName}: {r.environments.map((e) => e.environment).join(', ')}
+                      </Badge>
+                    ))}
+                  </Group>
+                </Table.Td>
+                <Table.Td>{new Date(flag.lastSeenAt).toLocaleString()}</Table.Td>
+                <Table.Td>{flag.lastEventAt ? new Date(flag.lastEventAt).toLocaleString() : 'none'}</Table.Td>
+                {canCreate && (
+                  <Table.Td>
+                    <Button size="xs" variant="default" onClick={() => setCreating(flag.name)} aria-label={`Create this flag: ${flag.name}`}>
+                      Create this flag
+                    </Button>
+                  </Table.Td>
+                )}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      <Dialog opened={creating !== null} onClose={() => setCreating(null)} title={`Create the flag ${creating ?? ''}`}>
+        {creating !== null && <CreateUnknownFlag name={creating} onDone={() => setCreating(null)} />}
+      </Dialog>
+    </Stack>
+  )
+}
+
+/** Creates a flag under the name SDKs already check, in a project the user may create flags in. */
+function CreateUnknownFlag({ name, onDone }: { name: string; onDone: () => void }) {
+  const queryClient = useQueryClient()
+  const [, setLocation] = useLocation()
+  const allows = useAllows()
+  const projects = useQuery({ queryKey: ['projects'], queryFn: () => ok(api.GET('/api/admin/projects')) })
+  const choices = (projects.data?.projects ?? []).filter((p) => allows('CREATE_FEATURE', p.id)).map((p) => ({ value: p.id, label: p.name }))
+  const [project, setProject] = useState<string | null>(null)
+  const [type, setType] = useState<FlagType>('release')
+  const chosen = project ?? choices[0]?.value ?? null
+  const create = useMutation({
+    mutationFn: () => ok(api.POST('/api/admin/projects/{projectId}/features', { params: { path: { projectId: chosen! } }, body: { name, type } })),
+    onSuccess: async (flag) => {
+      await queryClient.invalidateQueries({ queryKey: UNKNOWN_FLAGS_KEY })
+      notifications.show({ message: `Flag ${flag.name} created`, color: 'green' })
+      onDone()
+      setLocation(flagPath(chosen!, flag.name))
+    },
+  })
+  if (projects.isPending) return <Loading />
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault()
+        create.mutate()
+      }}
+    >
+      <Stack>
+        {projects.isError && <ErrorMessage error={projects.error} />}
+        {create.isError && <ErrorMessage error={create.error} />}
+        <Select label="Project" data={choices} value={chosen} onChange={setProject} allowDeselect={false} required />
+        <Select label="Type" data={[...FLAG_TYPES]} value={type} onChange={(v) => v && setType(v as FlagType)} allowDeselect={false} />
+        <Button type="submit" disabled={!chosen} loading={create.isPending}>
+          Create
+        </Button>
+      </Stack>
+    </form>
   )
 }
 

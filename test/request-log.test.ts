@@ -115,6 +115,16 @@ describe('POST /api/admin/record-ui-error: what a signed-in caller reports reach
     expect(lines.map((l) => l.line).join('\n')).not.toContain('reporter-77@example.com')
   })
 
+  it('escapes line separators, C1 controls, DEL and bidirectional overrides, in both formats (the JSON still parses)', () => {
+    const tricky = 'x\u2028\u2029{"level":"error"} \u009b31m \u202eRLO\u202c \u007f \u2066'
+    for (const format of ['json', 'pretty'] as const) {
+      const out: string[] = []
+      createLogger({ format, level: 'warn', write: (line) => out.push(line) }).log('warn', 'console error reported', { errorMessage: tricky })
+      expect(out[0]).not.toMatch(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/)
+      if (format === 'json') expect(JSON.parse(out[0]!).errorMessage).toBe(tricky)
+    }
+  })
+
   it('keeps it one line in the pretty format too', () => {
     const out: string[] = []
     createLogger({ format: 'pretty', level: 'warn', write: (line) => out.push(line) }).log('warn', 'console error reported', { errorMessage: 'a\nFAKE ERROR line\r\n' })

@@ -80,6 +80,26 @@ describe('POST /api/admin/features-batch/import and /validate: the document is c
     expect(byMessage.get('Dependencies cannot be chained (a parent cannot itself depend on a flag):')).toHaveLength(10_000)
   })
 
+  it('refuses more than 50 tags on one flag (each tag event carries the flag\'s tags), on the import and the state restore', async () => {
+    const project = await createProject(t)
+    const tagged = (n: number) => ({ project, environment: 'development', data: { features: [{ name: 'tagf' }], featureStrategies: [], tagTypes: [], featureTags: Array.from({ length: n }, (_, i) => ({ featureName: 'tagf', tagType: 'simple', tagValue: `t${i}` })) } })
+    refusedAsTooLarge(await t.call('POST', IMPORT, { body: tagged(2000) }), '2,000 tags on one flag, more than the limit of 50')
+    expect(await t.query('select 1 from features where name = $1', ['tagf'])).toHaveLength(0)
+    const state = { version: 4, features: [{ name: 'state-tagf', project }], featureTags: Array.from({ length: 8000 }, (_, i) => ({ featureName: 'state-tagf', tagType: 'simple', tagValue: `v${i}` })) }
+    refusedAsTooLarge(await t.call('POST', STATE, { body: state }), '8,000 tags on one flag')
+    // 26 tags on each of 1,000 flags: within the per-flag limit, but its events would carry 676,000 tags.
+    const spread = { version: 4, features: Array.from({ length: 1000 }, (_, i) => ({ name: `g${i}`, project })), featureTags: Array.from({ length: 26_000 }, (_, i) => ({ featureName: `g${i % 1000}`, tagType: 'simple', tagValue: `w${i}` })) }
+    refusedAsTooLarge(await t.call('POST', STATE, { body: spread }), '676,000 tags carried by the tag events')
+  })
+
+  it('restores 10,000 new tags over 1,000 flags (their creation locks a bounded set of buckets, not one lock per tag)', async () => {
+    const project = await createProject(t)
+    const body = { version: 4, features: Array.from({ length: 1000 }, (_, i) => ({ name: `${project}-h${i}`, project })), featureTags: Array.from({ length: 10_000 }, (_, i) => ({ featureName: `${project}-h${i % 1000}`, tagType: 'simple', tagValue: `${project}-x${i}` })) }
+    const res = await t.call('POST', STATE, { body })
+    expect(res.status, res.text.slice(0, 300)).toBeLessThan(300)
+    expect(await t.query('select count(*)::int as n from tags where value like $1', [`${project}-x%`])).toEqual([{ n: 10_000 }])
+  })
+
   it('validates the largest real export (1,000 flags × 9 strategies): it passes the limits', async () => {
     const project = await createProject(t)
     const res = await t.call('POST', VALIDATE, { body: heavy(project, 1000, 9) })

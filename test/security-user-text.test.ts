@@ -47,6 +47,17 @@ const tricky = [
   '\u1D18aypal@corp.example',
   'first\u2010last@corp.example',
   'Ꮪupport@corp.example',
+  // A second attack: a click letter for "l", Han's zero and "one" beside Latin, a combining mark left after composition,
+  // dotless "ı", Greek "χ", Cyrillic "ꙇ", Katakana beside Latin letters it looks like, Hangul mixed with kana.
+  'a\u01C0ice@corp.example',
+  'b\u3007b@corp.example',
+  'john\u4E00smith@corp.example',
+  'bjo\u0338rn@corp.example',
+  'adm\u0131n@corp.example',
+  '\u03C7\u03BF\u03C7\u03BF@corp.example',
+  '\uA647\uA647@corp.example',
+  'al\u30A8x@corp.example',
+  'a\uAC00\u30A8@corp.example',
 ]
 
 describe('e-mail addresses and names', () => {
@@ -100,7 +111,7 @@ describe('e-mail addresses: one form per address, and sign-in by address', () =>
   })
 
   it('takes Japanese and Chinese mixed with Latin, and a Greek address that does not pass for a Latin one', async () => {
-    for (const email of ['taro.やまだ@corp.example', '王wang@corp.example', 'ελένη@corp.example']) {
+    for (const email of ['taro.やまだ@corp.example', '王wang@corp.example', 'ελένη@corp.example', 'bjørn@corp.example', 'マイケル・ジャクソン@corp.example', 'ștefan@corp.example']) {
       expect((await t.call('POST', '/api/admin/user-admin', { body: { email, rootRole: 'Viewer' } })).status, email).toBe(201)
     }
   })

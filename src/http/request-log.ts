@@ -37,6 +37,13 @@ export interface Logger {
   enabled(level: LogLevel): boolean
 }
 
+/**
+ * What JSON.stringify leaves raw that a log viewer may still read as a line break or a command: line and paragraph
+ * separators, DEL and the C1 controls (CSI), bidirectional overrides and isolates. Escaped as \\uXXXX (valid JSON).
+ */
+const UNPRINTABLE = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+const printable = (line: string) => line.replace(UNPRINTABLE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
+
 export function createLogger(options: LogOptions): Logger {
   const write = options.write ?? ((line: string, level: LogLevel) => (LEVELS[level] <= LEVELS.warn ? console.error(line) : console.log(line)))
   const enabled = (level: LogLevel) => LEVELS[level] <= LEVELS[options.level]
@@ -45,8 +52,8 @@ export function createLogger(options: LogOptions): Logger {
     log(level, message, fields = {}) {
       if (!enabled(level)) return
       const time = new Date().toISOString()
-      if (options.format === 'json') write(JSON.stringify({ time, level, msg: message, ...fields }), level)
-      else write(`${time} ${level.toUpperCase().padEnd(5)} ${message}${Object.entries(fields).map(([k, v]) => ` ${k}=${typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v ?? null)}`).join('')}`, level)
+      if (options.format === 'json') write(printable(JSON.stringify({ time, level, msg: message, ...fields })), level)
+      else write(printable(`${time} ${level.toUpperCase().padEnd(5)} ${message}${Object.entries(fields).map(([k, v]) => ` ${k}=${JSON.stringify(v ?? null)}`).join('')}`), level)
     },
   }
 }

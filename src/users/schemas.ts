@@ -23,38 +23,52 @@ const BLANK_LOOKING = /[\p{Default_Ignorable_Code_Point}\u2800\p{Z}]/u
  */
 const SCRIPTS = 'Latin Cyrillic Greek Armenian Georgian Hebrew Arabic Thaana Ethiopic Devanagari Bengali Gurmukhi Gujarati Oriya Tamil Telugu Kannada Malayalam Sinhala Thai Lao Tibetan Myanmar Khmer Han Hiragana Katakana Bopomofo Hangul'.split(' ')
 const scriptOf = new Map(SCRIPTS.map((name) => [name, new RegExp(`\\p{Script=${name}}`, 'u')]))
-/** Chinese, Japanese and Korean writing mixes these, and mixes them with Latin (UTS #39's "highly restrictive"). */
-const HAN_FAMILY = new Set(['Han', 'Hiragana', 'Katakana', 'Bopomofo', 'Hangul'])
 /** Digits, punctuation and combining marks: part of every script. */
 const NEUTRAL = /[\p{Script=Common}\p{Script=Inherited}]/u
-/** Punctuation and symbols outside ASCII ("‐" for "-", "․" for "."). */
-const FOREIGN_MARK = /(?![\x00-\x7f])[\p{P}\p{S}]/u
-/** Latin letters of phonetics (IPA, small capitals, the extension blocks) that pass for plain ones: "ɑ" for "a", "ᴘ" for "p". */
-const PHONETIC_LATIN = /[\u0250-\u02af\u0237\u1d00-\u1dbf\ua720-\ua7ff\uab30-\uab6f]/u
-/** Lower-case letters of other scripts that look like Latin ones (Cyrillic "а", "р", "е"; Greek "ο"; Armenian "օ"). */
-const LATIN_LOOKING = /[асԁеһіјӏорԛѕԝхуүѵαορνυικγϲϳηօսցհոզ]/u
+/** Punctuation and symbols outside ASCII ("‐" for "-", "․" for "."), but Japanese's middle dot. */
+const FOREIGN_MARK = /(?![\x00-\x7f\u30fb])[\p{P}\p{S}]/u
+/**
+ * Latin letters that pass for plain ones: phonetics (IPA, small capitals, the extension blocks: "ɑ" for "a", "ᴘ" for
+ * "p"), click letters ("ǀ" for "l"), dotless "ı" and a few more of Latin Extended-B.
+ */
+const PHONETIC_LATIN = /[\u0250-\u02af\u0237\u1d00-\u1dbf\ua720-\ua7ff\uab30-\uab6f\u01c0-\u01c3\u0131\u0185\u01bd\u023c\u0242]/u
+/** Lower-case letters of other scripts that look like Latin ones (Cyrillic "а", "р", "е"; Greek "ο", "χ"; Armenian "օ"). */
+const LATIN_LOOKING = /[асԁеһіјӏорԛѕԝхуүѵꙇαορνυικγϲϳηχօսցհոզ]/u
+/** Chinese and Japanese characters that pass for Latin letters or punctuation beside them ("〇" for "o", "一" for "-"). */
+const CJK_LATIN_LOOKING = /[\u3007\u4e00\u4e28\u4e36\u4e3f\u30fc\u30fb\u53e3\u5de5\u4e8c\u5341\u535c\u30a8\u30ed\u30cb\u30cf\u30c8\u30ce]/u
+/** Scripts written with Han: Japanese's kana, Chinese's Bopomofo, Korean's Hangul; each mixes with Han and Latin, not with another. */
+const WITH_HAN = new Set(['Han', 'Kana', 'Bopomofo', 'Hangul'])
 
-/** The scripts of a part's letters, Chinese, Japanese and Korean's counted as one; undefined when one is not recommended. */
+/** The scripts of a part's letters (Hiragana and Katakana as Kana); undefined when one is not recommended. */
 function scriptsOf(part: string): Set<string> | undefined {
   const found = new Set<string>()
   for (const ch of part) {
     if (NEUTRAL.test(ch)) continue
     const script = [...scriptOf].find(([, pattern]) => pattern.test(ch))?.[0]
     if (script === undefined) return undefined
-    found.add(HAN_FAMILY.has(script) ? 'Han' : script)
+    found.add(script === 'Hiragana' || script === 'Katakana' ? 'Kana' : script)
   }
   return found
 }
 
+/** Whether a part's scripts mix as no writing does (UTS #39 "highly restrictive"): one script, or Latin with Han and one of kana, Bopomofo, Hangul. */
+function mixes(scripts: Set<string>): boolean {
+  const others = [...scripts].filter((s) => !WITH_HAN.has(s))
+  const beside = [...scripts].filter((s) => WITH_HAN.has(s) && s !== 'Han')
+  if (others.length > 1 || beside.length > 1) return true
+  return others.length === 1 && others[0] !== 'Latin' && others.length + beside.length + (scripts.has('Han') ? 1 : 0) > 1
+}
+
 /**
  * Whether a part of an address (its local part, a domain label) is made to pass for a Latin one: letters of a script
- * not recommended, phonetic Latin letters, letters of two scripts (other than Latin with Chinese, Japanese or Korean), or
- * a part of another script whose every letter looks Latin ("аре" for "ape", the label "со" for "co").
+ * not recommended, Latin letters that pass for others, a combining mark left on a Latin letter after composition
+ * ("o̸" beside "ø"), scripts mixed as no writing mixes them, Chinese or Japanese characters that look Latin beside
+ * Latin letters, or a part of another script whose every letter looks Latin ("аре" for "ape", the label "со" for "co").
  */
 function passesForLatin(part: string): boolean {
   const scripts = scriptsOf(part)
-  if (scripts === undefined || PHONETIC_LATIN.test(part)) return true
-  if (scripts.size > 1 && !(scripts.size === 2 && scripts.has('Latin') && scripts.has('Han'))) return true
+  if (scripts === undefined || PHONETIC_LATIN.test(part) || mixes(scripts)) return true
+  if (scripts.has('Latin') && (/\p{M}/u.test(part) || CJK_LATIN_LOOKING.test(part))) return true
   const letters = [...part.toLowerCase()].filter((ch) => !NEUTRAL.test(ch))
   return !scripts.has('Latin') && letters.length > 0 && letters.every((ch) => LATIN_LOOKING.test(ch))
 }

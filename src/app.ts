@@ -32,7 +32,7 @@ import { createOverviewCache } from './projects/overview.js'
 import { createSearchCache } from './flags/search-cache.js'
 import { flagVisibility, knownPrivateProjects, privateProjectIds, projectVisibility } from './projects/visibility.js'
 import { createFlagStates } from './flags/states.js'
-import { backgroundJob, type RunInBackground } from './http/background.js'
+import { backgroundJob, type ClaimLedger, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
 import { flagBulkRoutes } from './flags/bulk-routes.js'
 import { dependencyOptionRoutes } from './dependencies/option-routes.js'
@@ -130,6 +130,11 @@ export interface AppDeps {
    * default, for Node, runs it detached, one run of each job at a time.
    */
   background?: RunInBackground
+  /**
+   * What this process claimed of the background queues (action runs, deliveries) and has not finished: the Node server
+   * hands it back at shutdown. Without one (Workers), a claim left behind is taken over once stale.
+   */
+  claims?: ClaimLedger
   /** SDK-facing API settings: cache lifetimes and sizes, frontend CORS origins. */
   sdk?: Partial<SdkOptions>
   /**
@@ -234,15 +239,15 @@ export function createApp(deps: AppDeps) {
   const frontendOrigins = createFrontendOrigins(sdk.options.frontendCorsOrigins, clock)
   const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
   const oidc = createOidcCache()
-  const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS })
+  const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery, deps.claims), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS })
   // Runs of action sets a signal queued: what they change is new to SDKs, and their events are delivered right after.
   const actionRuns = backgroundJob(
     'action set runs',
     async (db) => {
-      const { changed } = await runPendingActions(db, clock, { flagStates })
+      const { changed } = await runPendingActions(db, clock, { flagStates, claims: deps.claims })
       if (!changed) return
       sdk.invalidate()
-      if (deliveriesMaybeQueued(db)) await deliverPending(db, clock, delivery)
+      if (deliveriesMaybeQueued(db)) await deliverPending(db, clock, delivery, deps.claims)
     },
     { background: deps.background, coalesce: sdk.options.shareInFlight },
   )

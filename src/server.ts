@@ -11,7 +11,7 @@ import { withConsole } from './console-node.js'
 import { readLogOptions, type LogOptions } from './http/request-log.js'
 import { withCompression } from './compression-node.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
-import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
+import { DEFAULT_DELIVERY_OPTIONS, deliverPending, releaseDeliveryClaims } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics, clientNewApplicationsPerDay } from './metrics/aggregate.js'
 import { markPotentiallyStale } from './feature-types/potentially-stale.js'
@@ -24,7 +24,8 @@ import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
 import { evaluationLimitsFromEnv, type EvaluationLimits } from './http/evaluation-limits.js'
 import { resourceLimitsFromEnv, type ResourceLimits } from './strategies/schemas.js'
-import { runPendingActions } from './actions/runs.js'
+import { releaseRunClaims, runPendingActions } from './actions/runs.js'
+import { claimLedger } from './http/background.js'
 import { streamHub, type StreamingOptions } from './client-api/streaming.js'
 import type { Clock } from './core/clock.js'
 
@@ -75,6 +76,11 @@ export interface ServerConfig {
   log?: LogOptions
   /** Unleash's resource limits (UNLEASH_CONSTRAINTS_LIMIT, UNLEASH_CONSTRAINT_VALUES_LIMIT, …; Unleash's defaults). */
   resourceLimits?: Partial<ResourceLimits>
+  /**
+   * SHUTDOWN_WAIT_MS (default 10,000): how long a shutdown waits for requests in flight and background work under way;
+   * past it, connections are cut, and the work this process claimed and did not finish is handed back.
+   */
+  shutdownWaitMs?: number
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -128,6 +134,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     resourceLimits: resourceLimitsFromEnv(env),
     metricsToken: metricsToken(env.FLAGPOST_METRICS_TOKEN),
     log: readLogOptions(env),
+    shutdownWaitMs: positiveInteger(env.SHUTDOWN_WAIT_MS, 'SHUTDOWN_WAIT_MS'),
   }
 }
 
@@ -154,7 +161,7 @@ function positiveInteger(value: string | undefined, name: string): number | unde
 const DELIVERY_SWEEP_MS = 60_000
 const POTENTIALLY_STALE_JOB_MS = 60 * 60_000
 const SCHEDULED_CHANGE_REQUESTS_JOB_MS = 60_000
-/** How long a shutdown waits for requests in flight before it cuts their connections. */
+/** How long a shutdown waits for requests in flight and background work before it cuts connections (SHUTDOWN_WAIT_MS). */
 const SHUTDOWN_WAIT_MS = 10_000
 
 function httpUrl(value: string | undefined, name: string): string | undefined {
@@ -183,7 +190,10 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const metrics = serverMetrics(config.metricsToken, () => database.db, () => ({ sdk: hub?.stats().connections ?? 0 }))
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
+  const claims = claimLedger()
+  const shutdownWaitMs = config.shutdownWaitMs ?? SHUTDOWN_WAIT_MS
   const app = createApp({
+    claims,
     nodeRoutes: [migrateRoutes],
     db: () => database.db,
     clock,
@@ -204,21 +214,28 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     evaluation: config.evaluation,
     ...(config.resourceLimits ? { resourceLimits: config.resourceLimits } : {}),
   })
+  // The periodic jobs under way: a shutdown waits for them (within SHUTDOWN_WAIT_MS) before it closes the database.
+  const underway = new Set<Promise<unknown>>()
+  const track = (job: Promise<unknown>) => {
+    underway.add(job)
+    void job.finally(() => underway.delete(job))
+  }
   const sweep = setInterval(() => {
-    deliverPending(database.db, clock, delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))
+    if (phase === 'stopping') return
+    track(deliverPending(database.db, clock, delivery, claims).catch((error: unknown) => console.error('integration delivery failed:', loggable(error))))
     // SDK reports are folded right after they arrive; this catches what a stopped process left in the inbox.
-    aggregatePendingMetrics(database.db, clock, undefined, config.clientNewApplicationsPerDay).catch((error: unknown) => console.error('metrics aggregation failed:', error))
+    track(aggregatePendingMetrics(database.db, clock, undefined, config.clientNewApplicationsPerDay).catch((error: unknown) => console.error('metrics aggregation failed:', error)))
     // Action sets' runs are made right after their signal; this finishes what a stopped process left.
-    runPendingActions(database.db, clock).catch((error: unknown) => console.error('action set runs failed:', loggable(error)))
+    track(runPendingActions(database.db, clock, { claims }).catch((error: unknown) => console.error('action set runs failed:', loggable(error))))
   }, DELIVERY_SWEEP_MS)
   sweep.unref()
   // Flags outlive their type's lifetime by days: marking them hourly (and once at start) is soon enough.
-  const markStale = () => void markPotentiallyStale(database.db, clock()).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error)))
+  const markStale = () => track(markPotentiallyStale(database.db, clock()).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error))))
   markStale()
   const staleJob = setInterval(markStale, POTENTIALLY_STALE_JOB_MS)
   staleJob.unref()
   // Scheduled change requests are applied within a minute of their time (and those a stopped process missed, at start).
-  const applyScheduled = () => void applyScheduledChangeRequests(database.db, clock()).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error)))
+  const applyScheduled = () => track(applyScheduledChangeRequests(database.db, clock()).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error))))
   applyScheduled()
   const scheduledJob = setInterval(applyScheduled, SCHEDULED_CHANGE_REQUESTS_JOB_MS)
   scheduledJob.unref()
@@ -239,19 +256,40 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     firstAdmin,
     async close() {
       phase = 'stopping'
+      const deadline = Date.now() + shutdownWaitMs
       clearInterval(sweep)
       clearInterval(staleJob)
       clearInterval(scheduledJob)
+      // From here no job claims more work; what it holds is finished within the wait or handed back below.
+      claims.stop()
       await app.endStreams()
-      // In-flight requests finish (idle keep-alive connections close at once); past SHUTDOWN_WAIT_MS the rest are cut.
+      // A request whose bytes have arrived but are not read yet would count as an idle connection and be cut: read them first.
+      await new Promise((resolve) => setImmediate(resolve))
+      // In-flight requests finish (idle keep-alive connections close at once); at the deadline the rest are cut.
       await new Promise<void>((resolve) => {
-        const cut = setTimeout(() => (server as unknown as { closeAllConnections(): void }).closeAllConnections(), SHUTDOWN_WAIT_MS)
+        const cut = setTimeout(() => (server as unknown as { closeAllConnections(): void }).closeAllConnections(), Math.max(0, deadline - Date.now()))
         server.close(() => {
           clearTimeout(cut)
           resolve()
         })
       })
-      await app.idle()
+      // Background work under way gets what is left of the wait.
+      let waited: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        Promise.all([app.idle(), ...underway]),
+        new Promise((resolve) => (waited = setTimeout(resolve, Math.max(0, deadline - Date.now())))),
+      ])
+      clearTimeout(waited)
+      // What this process claimed and did not finish goes back to the queue now, not when its claim goes stale.
+      const held = claims.held()
+      if (held.length > 0) {
+        try {
+          const released = (await releaseRunClaims(database.db, held)) + (await releaseDeliveryClaims(database.db, held))
+          console.warn(`shutdown: handed back ${released} claimed background item(s) not finished`)
+        } catch (error) {
+          console.error('shutdown: handing back claimed background work failed (it is taken over once its claim is stale):', loggable(error))
+        }
+      }
       await database.close()
     },
   }

@@ -4,7 +4,7 @@ import { queryRows, type Db } from '../db.js'
 import { ApiError, loggable, notFound } from '../core/errors.js'
 import { callerOf, type Principal } from '../core/principal.js'
 import { Permission, requirePermission } from '../core/permissions.js'
-import type { BackgroundJob } from '../http/background.js'
+import type { BackgroundJob, ClaimLedger, HeldClaim } from '../http/background.js'
 import { loadUserPrincipal } from '../users/principal.js'
 import { setEnvironmentEnabled } from '../flags/store.js'
 import type { FlagStates } from '../flags/states.js'
@@ -170,17 +170,39 @@ async function execute(db: Db, run: ClaimedRun, clock: () => Date, flagStates?: 
  * Makes every queued run (and every run whose claim went stale), one at a time in the order they were queued. Answers
  * how many it made and whether any action succeeded (then SDKs have something new to see).
  */
-export async function runPendingActions(db: Db, clock: () => Date, options: { flagStates?: FlagStates } = {}): Promise<{ runs: number; changed: boolean }> {
+export async function runPendingActions(db: Db, clock: () => Date, options: { flagStates?: FlagStates; claims?: ClaimLedger } = {}): Promise<{ runs: number; changed: boolean }> {
+  const { claims } = options
   let runs = 0
   let changed = false
-  for (let round = 0; round < MAX_BATCHES; round++) {
+  for (let round = 0; round < MAX_BATCHES && (claims?.open() ?? true); round++) {
     const claimed = await claim(db, clock())
     if (claimed.length === 0) break
+    for (const run of claimed) claims?.hold('action_runs', run.id, run.claimedAt)
     for (const run of claimed) {
+      // Stopping: the runs not begun stay held, and the shutdown hands them back.
+      if (claims && !claims.open()) break
       const succeeded = await execute(db, run, clock, options.flagStates)
+      claims?.drop('action_runs', run.id)
       runs++
       changed ||= succeeded === true
     }
   }
   return { runs, changed }
+}
+
+/**
+ * Hands back the runs of `held` this process claimed and did not finish (shutdown): each is taken by the next sweep of
+ * any process, rather than once its claim is stale. Only while the claim is still this one (claimed_at unchanged).
+ */
+export async function releaseRunClaims(db: Db, held: HeldClaim[]): Promise<number> {
+  const mine = held.filter((h) => h.queue === 'action_runs').map((h) => ({ id: h.id, at: h.at.toISOString() }))
+  if (mine.length === 0) return 0
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`update ${actionSetEvents} e set claimed_at = null
+      from jsonb_to_recordset(${JSON.stringify(mine)}::jsonb) as h(id bigint, at timestamptz)
+      where e.id = h.id and e.claimed_at = h.at and e.state = 'started'
+      returning e.id`,
+  )
+  return rows.length
 }

@@ -56,3 +56,43 @@ export function backgroundJob(name: string, run: (db: Db) => Promise<unknown>, o
     },
   }
 }
+
+/** The background queues whose rows a process claims for a while (a lease of STALE_CLAIM_MS in their module). */
+export type ClaimQueue = 'action_runs' | 'integration_deliveries'
+
+export interface HeldClaim {
+  queue: ClaimQueue
+  id: number
+  /** The claim's `claimed_at`: a release hands back this claim only, never another process's newer one. */
+  at: Date
+}
+
+/**
+ * What this process has claimed and not finished, so that a shutdown hands it back at once instead of leaving it
+ * until its lease runs out; and whether it may claim more (not once stopping). Without one (Workers, tests), claims
+ * simply expire.
+ */
+export interface ClaimLedger {
+  open(): boolean
+  hold(queue: ClaimQueue, id: number, at: Date): void
+  drop(queue: ClaimQueue, id: number): void
+  /** Claims no more; answers what is held now. */
+  stop(): HeldClaim[]
+  held(): HeldClaim[]
+}
+
+export function claimLedger(): ClaimLedger {
+  const held = new Map<string, HeldClaim>()
+  let open = true
+  const list = () => [...held.values()]
+  return {
+    open: () => open,
+    hold: (queue, id, at) => void held.set(`${queue}:${id}`, { queue, id, at }),
+    drop: (queue, id) => void held.delete(`${queue}:${id}`),
+    stop() {
+      open = false
+      return list()
+    },
+    held: list,
+  }
+}

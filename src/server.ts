@@ -1,3 +1,5 @@
+import type { Server } from 'node:http'
+import { trackConnections } from './http-connections-node.js'
 import { serve } from '@hono/node-server'
 import { createApp } from './app.js'
 import { migrateRoutes } from './migrate/routes.js'
@@ -81,6 +83,8 @@ export interface ServerConfig {
    * past it, connections are cut, and the work this process claimed and did not finish is handed back.
    */
   shutdownWaitMs?: number
+  /** FLAGPOST_WEBHOOK_TIMEOUT_MS (default 10,000, at most 60,000): how long one webhook delivery may take. */
+  webhookTimeoutMs?: number
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -135,6 +139,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     metricsToken: metricsToken(env.FLAGPOST_METRICS_TOKEN),
     log: readLogOptions(env),
     shutdownWaitMs: positiveInteger(env.SHUTDOWN_WAIT_MS, 'SHUTDOWN_WAIT_MS'),
+    webhookTimeoutMs: webhookTimeoutMs(env.FLAGPOST_WEBHOOK_TIMEOUT_MS),
   }
 }
 
@@ -148,6 +153,15 @@ function metricsToken(value: string | undefined): string | undefined {
 function withMetrics<Env>(metrics: ServerMetrics, fetch: (request: Request, env: Env) => Response | Promise<Response>) {
   // The bindings (`env`) carry the socket: the client's address (sign-in limits, lockouts) is read from it.
   return (request: Request, env: Env) => metrics.scrape(request) ?? fetch(request, env)
+}
+
+/** A delivery holds a connection and its batch's claim: a minute at most. */
+const MAX_WEBHOOK_TIMEOUT_MS = 60_000
+
+function webhookTimeoutMs(value: string | undefined): number | undefined {
+  const ms = positiveInteger(value, 'FLAGPOST_WEBHOOK_TIMEOUT_MS')
+  if (ms !== undefined && ms > MAX_WEBHOOK_TIMEOUT_MS) throw new Error(`FLAGPOST_WEBHOOK_TIMEOUT_MS must be at most ${MAX_WEBHOOK_TIMEOUT_MS}, got "${value}"`)
+  return ms
 }
 
 function positiveInteger(value: string | undefined, name: string): number | undefined {
@@ -188,7 +202,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const makeHub = streamHub(config.streaming)
   let hub: ReturnType<typeof makeHub> | undefined
   const metrics = serverMetrics(config.metricsToken, () => database.db, () => ({ sdk: hub?.stats().connections ?? 0 }))
-  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
+  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, timeoutMs: config.webhookTimeoutMs ?? DEFAULT_DELIVERY_OPTIONS.timeoutMs, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
   const claims = claimLedger()
   const shutdownWaitMs = config.shutdownWaitMs ?? SHUTDOWN_WAIT_MS
@@ -242,6 +256,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: withCompression(withMetrics(metrics, withConsole(app.fetch, config.consoleDir))), port: config.port, hostname: config.host }, () => resolve(s))
   })
+  const connections = trackConnections(server as unknown as Server)
   // A client may close its side once it has sent its request (half-close) and still read the answer. Node's
   // HTTP server otherwise drops a request whose body it has not read yet when that end arrives: one still
   // being authenticated against the database got no answer at all.
@@ -263,16 +278,10 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
       // From here no job claims more work; what it holds is finished within the wait or handed back below.
       claims.stop()
       await app.endStreams()
-      // A request whose bytes have arrived but are not read yet would count as an idle connection and be cut: read them first.
-      await new Promise((resolve) => setImmediate(resolve))
-      // In-flight requests finish (idle keep-alive connections close at once); at the deadline the rest are cut.
-      await new Promise<void>((resolve) => {
-        const cut = setTimeout(() => (server as unknown as { closeAllConnections(): void }).closeAllConnections(), Math.max(0, deadline - Date.now()))
-        server.close(() => {
-          clearTimeout(cut)
-          resolve()
-        })
-      })
+      // In-flight requests finish; at the deadline the rest are cut. Node's own server.close() also destroys at once
+      // the connections it deems idle, and under load those included requests not answered yet (each saw a reset): the
+      // server ends connections itself instead (src/http-connections-node.ts), each once it has no request in flight.
+      await connections.drain(deadline)
       // Background work under way gets what is left of the wait.
       let waited: ReturnType<typeof setTimeout> | undefined
       await Promise.race([
@@ -309,9 +318,10 @@ async function main() {
     console.log(`Try: curl -H "Authorization: ${server.firstToken}" ${server.url}/api/admin/projects`)
   }
   let stopping = false
-  const stop = async () => {
+  const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
+    console.log(`${signal}: shutting down (requests in flight and background work get up to ${config.shutdownWaitMs ?? SHUTDOWN_WAIT_MS} ms)`)
     await server.close()
     process.exit(0)
   }

@@ -10,7 +10,7 @@ import { bootstrapAdminUser } from './users/store.js'
 import { MIN_PASSWORD_LENGTH } from './users/passwords.js'
 import { serverMetrics, type ServerMetrics } from './metrics-node.js'
 import { withConsole } from './console-node.js'
-import { readLogOptions, type LogOptions } from './http/request-log.js'
+import { createLogger, errorFields, readLogOptions, type LogOptions } from './http/request-log.js'
 import { withCompression } from './compression-node.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending, releaseDeliveryClaims } from './integrations/delivery.js'
@@ -18,7 +18,6 @@ import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics, clientNewApplicationsPerDay } from './metrics/aggregate.js'
 import { markPotentiallyStale } from './feature-types/potentially-stale.js'
 import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
-import { loggable } from './core/errors.js'
 import { nodeGet, nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { parseTrustProxy, socketClientAddress, type TrustProxy } from './http/client-address.js'
@@ -202,7 +201,9 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const makeHub = streamHub(config.streaming)
   let hub: ReturnType<typeof makeHub> | undefined
   const metrics = serverMetrics(config.metricsToken, () => database.db, () => ({ sdk: hub?.stats().connections ?? 0 }))
-  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, timeoutMs: config.webhookTimeoutMs ?? DEFAULT_DELIVERY_OPTIONS.timeoutMs, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
+  const logger = createLogger(config.log ?? { format: 'pretty', level: 'warn' })
+  const failed = (job: string) => (error: unknown) => logger.log('error', 'background job failed', { job, ...errorFields(error) })
+  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, logger, timeoutMs: config.webhookTimeoutMs ?? DEFAULT_DELIVERY_OPTIONS.timeoutMs, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
   const claims = claimLedger()
   const shutdownWaitMs = config.shutdownWaitMs ?? SHUTDOWN_WAIT_MS
@@ -236,20 +237,20 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   }
   const sweep = setInterval(() => {
     if (phase === 'stopping') return
-    track(deliverPending(database.db, clock, delivery, claims).catch((error: unknown) => console.error('integration delivery failed:', loggable(error))))
+    track(deliverPending(database.db, clock, delivery, claims).catch(failed('integration delivery')))
     // SDK reports are folded right after they arrive; this catches what a stopped process left in the inbox.
-    track(aggregatePendingMetrics(database.db, clock, undefined, config.clientNewApplicationsPerDay).catch((error: unknown) => console.error('metrics aggregation failed:', error)))
+    track(aggregatePendingMetrics(database.db, clock, undefined, config.clientNewApplicationsPerDay, logger).catch(failed('metrics aggregation')))
     // Action sets' runs are made right after their signal; this finishes what a stopped process left.
-    track(runPendingActions(database.db, clock, { claims }).catch((error: unknown) => console.error('action set runs failed:', loggable(error))))
+    track(runPendingActions(database.db, clock, { claims, logger }).catch(failed('action set runs')))
   }, DELIVERY_SWEEP_MS)
   sweep.unref()
   // Flags outlive their type's lifetime by days: marking them hourly (and once at start) is soon enough.
-  const markStale = () => track(markPotentiallyStale(database.db, clock()).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error))))
+  const markStale = () => track(markPotentiallyStale(database.db, clock()).catch(failed('potentially stale')))
   markStale()
   const staleJob = setInterval(markStale, POTENTIALLY_STALE_JOB_MS)
   staleJob.unref()
   // Scheduled change requests are applied within a minute of their time (and those a stopped process missed, at start).
-  const applyScheduled = () => track(applyScheduledChangeRequests(database.db, clock()).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error))))
+  const applyScheduled = () => track(applyScheduledChangeRequests(database.db, clock(), logger).catch(failed('scheduled change requests')))
   applyScheduled()
   const scheduledJob = setInterval(applyScheduled, SCHEDULED_CHANGE_REQUESTS_JOB_MS)
   scheduledJob.unref()
@@ -294,9 +295,9 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
       if (held.length > 0) {
         try {
           const released = (await releaseRunClaims(database.db, held)) + (await releaseDeliveryClaims(database.db, held))
-          console.warn(`shutdown: handed back ${released} claimed background item(s) not finished`)
+          logger.log('warn', 'shutdown: claimed background work not finished, handed back', { released, actionRuns: held.filter((h) => h.queue === 'action_runs').map((h) => h.id), deliveries: held.filter((h) => h.queue === 'integration_deliveries').map((h) => h.id) })
         } catch (error) {
-          console.error('shutdown: handing back claimed background work failed (it is taken over once its claim is stale):', loggable(error))
+          logger.log('error', 'shutdown: handing back claimed background work failed (it is taken over once its claim is stale)', errorFields(error))
         }
       }
       await database.close()

@@ -1,7 +1,7 @@
 import type { Context } from 'hono'
 import type { Db } from '../db.js'
 import type { AppEnv } from './context.js'
-import { loggable } from '../core/errors.js'
+import { DEFAULT_LOGGER, errorFields, type Logger } from './request-log.js'
 
 /**
  * Hands work to run after the response, with the request's database. Workers pass one that keeps the
@@ -24,11 +24,12 @@ export interface BackgroundJob {
  * it, so a burst costs a few runs, not one each. Without (Workers), each request's run goes to its own
  * waitUntil; the jobs take disjoint rows (SKIP LOCKED), so concurrent runs are safe. Failures are logged.
  */
-export function backgroundJob(name: string, run: (db: Db) => Promise<unknown>, options: { background?: RunInBackground; coalesce: boolean; gapMs?: number }): BackgroundJob {
+export function backgroundJob(name: string, run: (db: Db) => Promise<unknown>, options: { background?: RunInBackground; coalesce: boolean; gapMs?: number; logger?: Logger }): BackgroundJob {
+  const logger = options.logger ?? DEFAULT_LOGGER
   const background = options.background ?? runDetached
   const safeRun = (db: Db) =>
     run(db).catch((error: unknown) => {
-      console.error(`${name} failed:`, loggable(error))
+      logger.log('error', 'background job failed', { job: name, ...errorFields(error) })
     })
   let running: Promise<void> | undefined
   let again = false

@@ -5,6 +5,7 @@ import { batch, queryRows, together, type Db } from '../db.js'
 import { eventView, type EventView } from '../events/search.js'
 import { parseCustomHeaders, webhookUrlProblem } from './webhook-target.js'
 import type { ClaimLedger, HeldClaim } from '../http/background.js'
+import type { Logger } from '../http/request-log.js'
 
 /** One webhook request as the transport makes it. */
 export interface WebhookRequest {
@@ -43,6 +44,8 @@ export interface DeliveryOptions {
   send: WebhookSend
   /** How outbound GETs leave (the migration from Unleash): fetch on Workers; on Node, the address-pinning transport. Throws DeliveryRefused for a target it will not reach. */
   get: OutboundGet
+  /** Where each delivery is logged (its id, integration, event and outcome); none: not logged. */
+  logger?: Logger
 }
 
 /** A GET of a user-given URL: the target checked as a webhook's (webhookUrlProblem; on Node every resolved address too), redirects not followed. */
@@ -148,6 +151,9 @@ export async function deliverPending(db: Db, clock: () => Date, options: Deliver
     )
     const at = clock()
     const recorded = outcomes.filter((o) => o.outcome)
+    for (const { job, outcome } of recorded) {
+      options.logger?.log('info', 'webhook delivery', { job: 'integration_deliveries', deliveryId: job.id, integrationId: job.integrationId, eventId: job.eventId, state: outcome!.state, stateDetails: outcome!.stateDetails })
+    }
     // A fixed list of statements: one batch (one round trip over Neon's HTTP).
     await batch(db, [
       ...(recorded.length > 0

@@ -32,7 +32,7 @@ import { createOverviewCache } from './projects/overview.js'
 import { createSearchCache } from './flags/search-cache.js'
 import { flagVisibility, knownPrivateProjects, privateProjectIds, projectVisibility } from './projects/visibility.js'
 import { createFlagStates } from './flags/states.js'
-import { backgroundJob, type RunInBackground } from './http/background.js'
+import { backgroundJob, type ClaimLedger, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
 import { flagBulkRoutes } from './flags/bulk-routes.js'
 import { dependencyOptionRoutes } from './dependencies/option-routes.js'
@@ -131,6 +131,11 @@ export interface AppDeps {
    * default, for Node, runs it detached, one run of each job at a time.
    */
   background?: RunInBackground
+  /**
+   * What this process claimed of the background queues (action runs, deliveries) and has not finished: the Node server
+   * hands it back at shutdown. Without one (Workers), a claim left behind is taken over once stale.
+   */
+  claims?: ClaimLedger
   /** SDK-facing API settings: cache lifetimes and sizes, frontend CORS origins. */
   sdk?: Partial<SdkOptions>
   /**
@@ -224,9 +229,11 @@ export function createApp(deps: AppDeps) {
     regexWorkBudget: deps.evaluation?.regexWorkBudget ?? DEFAULT_EVALUATION_LIMITS.regexWorkBudget,
   }
   const clientAddress = deps.clientAddress ?? socketClientAddress()
-  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, ...deps.delivery }
+  // Requests and background jobs log through one logger (LOG_FORMAT, LOG_LEVEL).
+  const logger = createLogger(deps.log ?? { format: 'pretty', level: 'warn' })
+  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, logger, ...deps.delivery }
   const accounts = { publicUrl: deps.publicUrl, email: deps.email, passwordAlwaysAllowed: deps.allowPasswordLogin ?? false, background: deps.background, version: deps.version }
-  const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background, streams: deps.streams })
+  const sdk = createSdkState({ ...deps.sdk, clock, background: deps.background, streams: deps.streams, logger })
   const cacheProjectReads = deps.cacheProjectReads !== false
   const overviews = createOverviewCache(sdk.options.shareInFlight, { summaries: cacheProjectReads })
   const flagSearches = cacheProjectReads ? createSearchCache(sdk.options.shareInFlight) : undefined
@@ -235,20 +242,19 @@ export function createApp(deps: AppDeps) {
   const frontendOrigins = createFrontendOrigins(sdk.options.frontendCorsOrigins, clock)
   const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
   const oidc = createOidcCache()
-  const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS })
+  const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery, deps.claims), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS, logger })
   // Runs of action sets a signal queued: what they change is new to SDKs, and their events are delivered right after.
   const actionRuns = backgroundJob(
     'action set runs',
     async (db) => {
-      const { changed } = await runPendingActions(db, clock, { flagStates })
+      const { changed } = await runPendingActions(db, clock, { flagStates, claims: deps.claims, logger })
       if (!changed) return
       sdk.invalidate()
-      if (deliveriesMaybeQueued(db)) await deliverPending(db, clock, delivery)
+      if (deliveriesMaybeQueued(db)) await deliverPending(db, clock, delivery, deps.claims)
     },
-    { background: deps.background, coalesce: sdk.options.shareInFlight },
+    { background: deps.background, coalesce: sdk.options.shareInFlight, logger },
   )
   const app = createRouter({ memoRoutes: true })
-  const logger = createLogger(deps.log ?? { format: 'pretty', level: 'warn' })
 
   app.onError((error, c) => {
     const apiError = toApiError(error)

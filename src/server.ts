@@ -1,3 +1,5 @@
+import type { Server } from 'node:http'
+import { trackConnections } from './http-connections-node.js'
 import { serve } from '@hono/node-server'
 import { createApp } from './app.js'
 import { migrateRoutes } from './migrate/routes.js'
@@ -8,15 +10,14 @@ import { bootstrapAdminUser } from './users/store.js'
 import { MIN_PASSWORD_LENGTH } from './users/passwords.js'
 import { serverMetrics, type ServerMetrics } from './metrics-node.js'
 import { withConsole } from './console-node.js'
-import { readLogOptions, type LogOptions } from './http/request-log.js'
+import { createLogger, errorFields, readLogOptions, type LogOptions } from './http/request-log.js'
 import { withCompression } from './compression-node.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
-import { DEFAULT_DELIVERY_OPTIONS, deliverPending } from './integrations/delivery.js'
+import { DEFAULT_DELIVERY_OPTIONS, deliverPending, releaseDeliveryClaims } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics, clientNewApplicationsPerDay } from './metrics/aggregate.js'
 import { markPotentiallyStale } from './feature-types/potentially-stale.js'
 import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
-import { loggable } from './core/errors.js'
 import { nodeGet, nodeWebhookSend } from './webhook-node.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { parseTrustProxy, socketClientAddress, type TrustProxy } from './http/client-address.js'
@@ -24,7 +25,8 @@ import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
 import { evaluationLimitsFromEnv, type EvaluationLimits } from './http/evaluation-limits.js'
 import { resourceLimitsFromEnv, type ResourceLimits } from './strategies/schemas.js'
-import { runPendingActions } from './actions/runs.js'
+import { releaseRunClaims, runPendingActions } from './actions/runs.js'
+import { claimLedger } from './http/background.js'
 import { streamHub, type StreamingOptions } from './client-api/streaming.js'
 import type { Clock } from './core/clock.js'
 
@@ -75,6 +77,13 @@ export interface ServerConfig {
   log?: LogOptions
   /** Unleash's resource limits (UNLEASH_CONSTRAINTS_LIMIT, UNLEASH_CONSTRAINT_VALUES_LIMIT, …; Unleash's defaults). */
   resourceLimits?: Partial<ResourceLimits>
+  /**
+   * SHUTDOWN_WAIT_MS (default 10,000): how long a shutdown waits for requests in flight and background work under way;
+   * past it, connections are cut, and the work this process claimed and did not finish is handed back.
+   */
+  shutdownWaitMs?: number
+  /** FLAGPOST_WEBHOOK_TIMEOUT_MS (default 10,000, at most 60,000): how long one webhook delivery may take. */
+  webhookTimeoutMs?: number
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -128,6 +137,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     resourceLimits: resourceLimitsFromEnv(env),
     metricsToken: metricsToken(env.FLAGPOST_METRICS_TOKEN),
     log: readLogOptions(env),
+    shutdownWaitMs: positiveInteger(env.SHUTDOWN_WAIT_MS, 'SHUTDOWN_WAIT_MS'),
+    webhookTimeoutMs: webhookTimeoutMs(env.FLAGPOST_WEBHOOK_TIMEOUT_MS),
   }
 }
 
@@ -143,6 +154,15 @@ function withMetrics<Env>(metrics: ServerMetrics, fetch: (request: Request, env:
   return (request: Request, env: Env) => metrics.scrape(request) ?? fetch(request, env)
 }
 
+/** A delivery holds a connection and its batch's claim: a minute at most. */
+const MAX_WEBHOOK_TIMEOUT_MS = 60_000
+
+function webhookTimeoutMs(value: string | undefined): number | undefined {
+  const ms = positiveInteger(value, 'FLAGPOST_WEBHOOK_TIMEOUT_MS')
+  if (ms !== undefined && ms > MAX_WEBHOOK_TIMEOUT_MS) throw new Error(`FLAGPOST_WEBHOOK_TIMEOUT_MS must be at most ${MAX_WEBHOOK_TIMEOUT_MS}, got "${value}"`)
+  return ms
+}
+
 function positiveInteger(value: string | undefined, name: string): number | undefined {
   if (value === undefined || value === '') return undefined
   const number = Number(value)
@@ -154,7 +174,7 @@ function positiveInteger(value: string | undefined, name: string): number | unde
 const DELIVERY_SWEEP_MS = 60_000
 const POTENTIALLY_STALE_JOB_MS = 60 * 60_000
 const SCHEDULED_CHANGE_REQUESTS_JOB_MS = 60_000
-/** How long a shutdown waits for requests in flight before it cuts their connections. */
+/** How long a shutdown waits for requests in flight and background work before it cuts connections (SHUTDOWN_WAIT_MS). */
 const SHUTDOWN_WAIT_MS = 10_000
 
 function httpUrl(value: string | undefined, name: string): string | undefined {
@@ -181,9 +201,14 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const makeHub = streamHub(config.streaming)
   let hub: ReturnType<typeof makeHub> | undefined
   const metrics = serverMetrics(config.metricsToken, () => database.db, () => ({ sdk: hub?.stats().connections ?? 0 }))
-  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
+  const logger = createLogger(config.log ?? { format: 'pretty', level: 'warn' })
+  const failed = (job: string) => (error: unknown) => logger.log('error', 'background job failed', { job, ...errorFields(error) })
+  const delivery = { ...DEFAULT_DELIVERY_OPTIONS, logger, timeoutMs: config.webhookTimeoutMs ?? DEFAULT_DELIVERY_OPTIONS.timeoutMs, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
+  const claims = claimLedger()
+  const shutdownWaitMs = config.shutdownWaitMs ?? SHUTDOWN_WAIT_MS
   const app = createApp({
+    claims,
     nodeRoutes: [migrateRoutes],
     db: () => database.db,
     clock,
@@ -204,27 +229,35 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     evaluation: config.evaluation,
     ...(config.resourceLimits ? { resourceLimits: config.resourceLimits } : {}),
   })
+  // The periodic jobs under way: a shutdown waits for them (within SHUTDOWN_WAIT_MS) before it closes the database.
+  const underway = new Set<Promise<unknown>>()
+  const track = (job: Promise<unknown>) => {
+    underway.add(job)
+    void job.finally(() => underway.delete(job))
+  }
   const sweep = setInterval(() => {
-    deliverPending(database.db, clock, delivery).catch((error: unknown) => console.error('integration delivery failed:', loggable(error)))
+    if (phase === 'stopping') return
+    track(deliverPending(database.db, clock, delivery, claims).catch(failed('integration delivery')))
     // SDK reports are folded right after they arrive; this catches what a stopped process left in the inbox.
-    aggregatePendingMetrics(database.db, clock, undefined, config.clientNewApplicationsPerDay).catch((error: unknown) => console.error('metrics aggregation failed:', error))
+    track(aggregatePendingMetrics(database.db, clock, undefined, config.clientNewApplicationsPerDay, logger).catch(failed('metrics aggregation')))
     // Action sets' runs are made right after their signal; this finishes what a stopped process left.
-    runPendingActions(database.db, clock).catch((error: unknown) => console.error('action set runs failed:', loggable(error)))
+    track(runPendingActions(database.db, clock, { claims, logger }).catch(failed('action set runs')))
   }, DELIVERY_SWEEP_MS)
   sweep.unref()
   // Flags outlive their type's lifetime by days: marking them hourly (and once at start) is soon enough.
-  const markStale = () => void markPotentiallyStale(database.db, clock()).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error)))
+  const markStale = () => track(markPotentiallyStale(database.db, clock()).catch(failed('potentially stale')))
   markStale()
   const staleJob = setInterval(markStale, POTENTIALLY_STALE_JOB_MS)
   staleJob.unref()
   // Scheduled change requests are applied within a minute of their time (and those a stopped process missed, at start).
-  const applyScheduled = () => void applyScheduledChangeRequests(database.db, clock()).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error)))
+  const applyScheduled = () => track(applyScheduledChangeRequests(database.db, clock(), logger).catch(failed('scheduled change requests')))
   applyScheduled()
   const scheduledJob = setInterval(applyScheduled, SCHEDULED_CHANGE_REQUESTS_JOB_MS)
   scheduledJob.unref()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: withCompression(withMetrics(metrics, withConsole(app.fetch, config.consoleDir))), port: config.port, hostname: config.host }, () => resolve(s))
   })
+  const connections = trackConnections(server as unknown as Server)
   // A client may close its side once it has sent its request (half-close) and still read the answer. Node's
   // HTTP server otherwise drops a request whose body it has not read yet when that end arrives: one still
   // being authenticated against the database got no answer at all.
@@ -239,19 +272,34 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     firstAdmin,
     async close() {
       phase = 'stopping'
+      const deadline = Date.now() + shutdownWaitMs
       clearInterval(sweep)
       clearInterval(staleJob)
       clearInterval(scheduledJob)
+      // From here no job claims more work; what it holds is finished within the wait or handed back below.
+      claims.stop()
       await app.endStreams()
-      // In-flight requests finish (idle keep-alive connections close at once); past SHUTDOWN_WAIT_MS the rest are cut.
-      await new Promise<void>((resolve) => {
-        const cut = setTimeout(() => (server as unknown as { closeAllConnections(): void }).closeAllConnections(), SHUTDOWN_WAIT_MS)
-        server.close(() => {
-          clearTimeout(cut)
-          resolve()
-        })
-      })
-      await app.idle()
+      // In-flight requests finish; at the deadline the rest are cut. Node's own server.close() also destroys at once
+      // the connections it deems idle, and under load those included requests not answered yet (each saw a reset): the
+      // server ends connections itself instead (src/http-connections-node.ts), each once it has no request in flight.
+      await connections.drain(deadline)
+      // Background work under way gets what is left of the wait.
+      let waited: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        Promise.all([app.idle(), ...underway]),
+        new Promise((resolve) => (waited = setTimeout(resolve, Math.max(0, deadline - Date.now())))),
+      ])
+      clearTimeout(waited)
+      // What this process claimed and did not finish goes back to the queue now, not when its claim goes stale.
+      const held = claims.held()
+      if (held.length > 0) {
+        try {
+          const released = (await releaseRunClaims(database.db, held)) + (await releaseDeliveryClaims(database.db, held))
+          logger.log('warn', 'shutdown: claimed background work not finished, handed back', { released, actionRuns: held.filter((h) => h.queue === 'action_runs').map((h) => h.id), deliveries: held.filter((h) => h.queue === 'integration_deliveries').map((h) => h.id) })
+        } catch (error) {
+          logger.log('error', 'shutdown: handing back claimed background work failed (it is taken over once its claim is stale)', errorFields(error))
+        }
+      }
       await database.close()
     },
   }
@@ -271,9 +319,10 @@ async function main() {
     console.log(`Try: curl -H "Authorization: ${server.firstToken}" ${server.url}/api/admin/projects`)
   }
   let stopping = false
-  const stop = async () => {
+  const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
+    console.log(`${signal}: shutting down (requests in flight and background work get up to ${config.shutdownWaitMs ?? SHUTDOWN_WAIT_MS} ms)`)
     await server.close()
     process.exit(0)
   }

@@ -7,7 +7,7 @@ import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics, clientNewApplicationsPerDay } from './metrics/aggregate.js'
 import { markPotentiallyStale } from './feature-types/potentially-stale.js'
 import { applyScheduledChangeRequests } from './change-requests/scheduled.js'
-import { readLogOptions } from './http/request-log.js'
+import { createLogger, errorFields, readLogOptions } from './http/request-log.js'
 import { loggable } from './core/errors.js'
 import { signInPerMinute } from './auth/rate-limit.js'
 import { cloudflareClientAddress } from './http/client-address.js'
@@ -219,13 +219,15 @@ export default {
   async scheduled(controller: { scheduledTime: number }, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
     const connection = new LazyConnection(env)
     const at = new Date(controller.scheduledTime)
+    const logger = createLogger(readLogOptions(env))
+    const failed = (job: string) => (error: unknown) => logger.log('error', 'background job failed', { job, ...errorFields(error) })
     ctx.waitUntil(
       Promise.allSettled([
-        deliverPending(connection.db, () => new Date(), deliveryOptions(env)).catch((error: unknown) => console.error('integration delivery failed:', loggable(error))),
-        aggregatePendingMetrics(connection.db, () => new Date(), undefined, clientNewApplicationsPerDay(env.FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY)).catch((error: unknown) => console.error('metrics aggregation failed:', error)),
-        markPotentiallyStale(connection.db, at).catch((error: unknown) => console.error('potentially-stale job failed:', loggable(error))),
-        applyScheduledChangeRequests(connection.db, at).catch((error: unknown) => console.error('scheduled change requests job failed:', loggable(error))),
-        runPendingActions(connection.db, () => new Date()).catch((error: unknown) => console.error('action set runs failed:', loggable(error))),
+        deliverPending(connection.db, () => new Date(), { ...deliveryOptions(env), logger }).catch(failed('integration delivery')),
+        aggregatePendingMetrics(connection.db, () => new Date(), undefined, clientNewApplicationsPerDay(env.FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY), logger).catch(failed('metrics aggregation')),
+        markPotentiallyStale(connection.db, at).catch(failed('potentially stale')),
+        applyScheduledChangeRequests(connection.db, at, logger).catch(failed('scheduled change requests')),
+        runPendingActions(connection.db, () => new Date(), { logger }).catch(failed('action set runs')),
       ]).finally(() => connection.close()),
     )
   },

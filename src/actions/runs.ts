@@ -1,10 +1,11 @@
 import { sql, type SQL } from 'drizzle-orm'
 import { actionSetEvents, actionSets } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
-import { ApiError, loggable, notFound } from '../core/errors.js'
+import { ApiError, notFound } from '../core/errors.js'
+import { DEFAULT_LOGGER, errorFields, type Logger } from '../http/request-log.js'
 import { callerOf, type Principal } from '../core/principal.js'
 import { Permission, requirePermission } from '../core/permissions.js'
-import type { BackgroundJob } from '../http/background.js'
+import type { BackgroundJob, ClaimLedger, HeldClaim } from '../http/background.js'
 import { loadUserPrincipal } from '../users/principal.js'
 import { setEnvironmentEnabled } from '../flags/store.js'
 import type { FlagStates } from '../flags/states.js'
@@ -108,9 +109,9 @@ async function record(db: Db, run: ClaimedRun, state: RunState): Promise<boolean
 }
 
 /** Why an action failed, as the run log shows it: the API's message, never an unexpected error's (it may name SQL or values). */
-function failureOf(error: unknown): string {
+function failureOf(error: unknown, logger: Logger, run: ClaimedRun, action: RunAction): string {
   if (error instanceof ApiError) return error.message
-  console.error('an action failed unexpectedly:', loggable(error))
+  logger.log('error', 'an action failed unexpectedly', { job: 'action_runs', runId: run.id, actionSetId: run.snapshot.id, actionId: action.id, ...errorFields(error) })
   return 'Unexpected error: the action was not made'
 }
 
@@ -136,7 +137,7 @@ async function act(db: Db, principal: Principal, project: string, action: RunAct
 }
 
 /** Makes a claimed run from its first action not done. Answers whether some action succeeded, or undefined when the claim was lost. */
-async function execute(db: Db, run: ClaimedRun, clock: () => Date, flagStates?: FlagStates): Promise<boolean | undefined> {
+async function execute(db: Db, run: ClaimedRun, clock: () => Date, logger: Logger, flagStates?: FlagStates): Promise<boolean | undefined> {
   const set = run.snapshot
   const principal = await loadUserPrincipal(db, set.actorId)
   const actions = [...set.actions].sort((a, b) => a.sortOrder - b.sortOrder || a.id - b.id)
@@ -156,31 +157,56 @@ async function execute(db: Db, run: ClaimedRun, clock: () => Date, flagStates?: 
       succeeded = true
     } catch (error) {
       action.state = 'failed'
-      action.details = failureOf(error)
+      action.details = failureOf(error, logger, run, action)
       failed = true
     }
     set.actions = actions
     if (!(await record(db, run, 'started'))) return undefined
   }
   set.actions = actions
-  return (await record(db, run, failed ? 'failed' : 'success')) ? succeeded : undefined
+  const state = failed ? 'failed' : 'success'
+  if (!(await record(db, run, state))) return undefined
+  logger.log('info', 'action run', { job: 'action_runs', runId: run.id, actionSetId: set.id, state })
+  return succeeded
 }
 
 /**
  * Makes every queued run (and every run whose claim went stale), one at a time in the order they were queued. Answers
  * how many it made and whether any action succeeded (then SDKs have something new to see).
  */
-export async function runPendingActions(db: Db, clock: () => Date, options: { flagStates?: FlagStates } = {}): Promise<{ runs: number; changed: boolean }> {
+export async function runPendingActions(db: Db, clock: () => Date, options: { flagStates?: FlagStates; claims?: ClaimLedger; logger?: Logger } = {}): Promise<{ runs: number; changed: boolean }> {
+  const { claims, logger = DEFAULT_LOGGER } = options
   let runs = 0
   let changed = false
-  for (let round = 0; round < MAX_BATCHES; round++) {
+  for (let round = 0; round < MAX_BATCHES && (claims?.open() ?? true); round++) {
     const claimed = await claim(db, clock())
     if (claimed.length === 0) break
+    for (const run of claimed) claims?.hold('action_runs', run.id, run.claimedAt)
     for (const run of claimed) {
-      const succeeded = await execute(db, run, clock, options.flagStates)
+      // Stopping: the runs not begun stay held, and the shutdown hands them back.
+      if (claims && !claims.open()) break
+      const succeeded = await execute(db, run, clock, logger, options.flagStates)
+      claims?.drop('action_runs', run.id)
       runs++
       changed ||= succeeded === true
     }
   }
   return { runs, changed }
+}
+
+/**
+ * Hands back the runs of `held` this process claimed and did not finish (shutdown): each is taken by the next sweep of
+ * any process, rather than once its claim is stale. Only while the claim is still this one (claimed_at unchanged).
+ */
+export async function releaseRunClaims(db: Db, held: HeldClaim[]): Promise<number> {
+  const mine = held.filter((h) => h.queue === 'action_runs').map((h) => ({ id: h.id, at: h.at.toISOString() }))
+  if (mine.length === 0) return 0
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`update ${actionSetEvents} e set claimed_at = null
+      from jsonb_to_recordset(${JSON.stringify(mine)}::jsonb) as h(id bigint, at timestamptz)
+      where e.id = h.id and e.claimed_at = h.at and e.state = 'started'
+      returning e.id`,
+  )
+  return rows.length
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../db.js'
-import { loggable } from '../core/errors.js'
+import { DEFAULT_LOGGER, errorFields, type Logger } from '../http/request-log.js'
 import { hasPermission } from '../core/permissions.js'
 import { callerOf, type Principal } from '../core/principal.js'
 import { principalOfKey } from './principals.js'
@@ -39,7 +39,8 @@ function conflictReason(s: PendingSchedule): string | undefined {
  * is applied with its author's access, or marked failed with why. Each write decides in its own statement or
  * transaction, so overlapping runs apply a request once. Answers what it did.
  */
-export async function applyScheduledChangeRequests(db: Db, now: Date): Promise<{ applied: number; failed: number; suspended: number }> {
+export async function applyScheduledChangeRequests(db: Db, now: Date, logger: Logger = DEFAULT_LOGGER): Promise<{ applied: number; failed: number; suspended: number }> {
+  const job = 'scheduled_change_requests'
   const done = { applied: 0, failed: 0, suspended: 0 }
   const principals = new Map<string, Promise<Principal | undefined>>()
   for (const s of await pendingSchedules(db, now)) {
@@ -48,16 +49,20 @@ export async function applyScheduledChangeRequests(db: Db, now: Date): Promise<{
       const principal = await principals.get(s.principalKey)!
       const reason = accessLost(principal, s) ?? conflictReason(s)
       if (reason) {
-        if (await suspendSchedule(db, now, s, reason)) done.suspended++
+        if (await suspendSchedule(db, now, s, reason)) {
+          done.suspended++
+          logger.log('info', 'scheduled change request suspended', { job, changeRequestId: s.id, reason })
+        }
         continue
       }
       if (!s.due) continue
       const outcome = await applySchedule(db, callerOf(principal!, now), s)
       if (outcome.outcome === 'applied') done.applied++
       if (outcome.outcome === 'failed') done.failed++
+      logger.log('info', 'scheduled change request', { job, changeRequestId: s.id, outcome: outcome.outcome })
     } catch (error) {
       // One request's unexpected failure (a lost connection…) leaves it pending for the next run, and the others go on.
-      console.error(`scheduled change request ${s.id} failed:`, loggable(error))
+      logger.log('error', 'scheduled change request failed', { job, changeRequestId: s.id, ...errorFields(error) })
     }
   }
   return done

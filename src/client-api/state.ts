@@ -4,6 +4,7 @@ import type { AppEnv } from '../http/context.js'
 import type { Clock } from '../core/clock.js'
 import type { ResolvedPrincipal } from '../core/principal.js'
 import type { PreparedRuleset } from '../evaluation/index.js'
+import type { Logger } from '../http/request-log.js'
 import { createAggregationScheduler, type AggregationScheduler } from '../metrics/scheduler.js'
 import { Lru } from '../core/lru.js'
 import { RevisionMemo, type Revision } from './revision.js'
@@ -154,8 +155,8 @@ export interface PendingRefresh {
   runningSince?: number
 }
 
-export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; background?: RunInBackground; streams?: (sdk: SdkState) => StreamHub }): SdkState {
-  const { clock, background, streams, ...rest } = options
+export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; background?: RunInBackground; streams?: (sdk: SdkState) => StreamHub; logger?: Logger }): SdkState {
+  const { clock, background, streams, logger, ...rest } = options
   const resolved: SdkOptions = { ...DEFAULT_SDK_OPTIONS, ...stripUndefined(rest) }
   const tokens = new Lru<string, ResolvedPrincipal>({ maxEntries: 10_000, ttlMs: resolved.tokenTtlMs, staleMs: resolved.staleWhileRevalidateMs })
   const revisions = new RevisionMemo(resolved.revisionTtlMs, resolved.shareInFlight, Date.now, resolved.staleWhileRevalidateMs)
@@ -168,7 +169,7 @@ export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; ba
     rederived: new Lru({ maxEntries: 10_000 }),
     refresh: { scopes: new Map(), defaultEnvironment: false },
     background: background ?? runDetached,
-    aggregation: createAggregationScheduler({ clock, background, coalesce: resolved.shareInFlight, clientNewApplicationsPerDay: resolved.clientNewApplicationsPerDay }),
+    aggregation: createAggregationScheduler({ clock, background, coalesce: resolved.shareInFlight, clientNewApplicationsPerDay: resolved.clientNewApplicationsPerDay, logger }),
     invalidate() {
       revisions.invalidate()
       tokens.clear()

@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { matchedRoutes } from 'hono/route'
 import type { Principal } from '../core/principal.js'
 import { setAnswerHeader } from './context.js'
+import { loggable } from '../core/errors.js'
 
 // Request logs: one line per answered request (LOG_LEVEL info or debug), in JSON for a log pipeline or pretty for a
 // terminal (LOG_FORMAT). A line names the route template, never the path or query (they carry flag names, tokens in
@@ -56,6 +57,19 @@ export function createLogger(options: LogOptions): Logger {
       else write(printable(`${time} ${level.toUpperCase().padEnd(5)} ${message}${Object.entries(fields).map(([k, v]) => ` ${k}=${JSON.stringify(v ?? null)}`).join('')}`), level)
     },
   }
+}
+
+/** Where nothing else is given (a job run alone, tests): errors and warnings only, pretty. */
+export const DEFAULT_LOGGER: Logger = createLogger({ format: 'pretty', level: 'warn' })
+
+/** An error as log fields: its message and stack, on one line in either format (a failed query: its SQL, never its values). */
+export function errorFields(error: unknown): { error: string; stack?: string } {
+  const safe = loggable(error)
+  const message = safe instanceof Error ? safe.message : String(safe)
+  if (!(error instanceof Error) || !error.stack) return { error: message }
+  // The frames only: the stack's first lines repeat the message, which for a failed query holds its values.
+  const frames = error.stack.split('\n').filter((line) => /^\s+at /.test(line))
+  return { error: message, stack: [`${error.name}: ${message}`, ...frames].join('\n') }
 }
 
 /** The template of the route that answered (Hono's matched route, never the raw path), or `unmatched`. */

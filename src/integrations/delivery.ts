@@ -4,6 +4,8 @@ import { addons, events, integrationEvents, integrationOutbox } from '../../sche
 import { batch, queryRows, together, type Db } from '../db.js'
 import { eventView, type EventView } from '../events/search.js'
 import { parseCustomHeaders, webhookUrlProblem } from './webhook-target.js'
+import type { ClaimLedger, HeldClaim } from '../http/background.js'
+import type { Logger } from '../http/request-log.js'
 
 /** One webhook request as the transport makes it. */
 export interface WebhookRequest {
@@ -42,6 +44,8 @@ export interface DeliveryOptions {
   send: WebhookSend
   /** How outbound GETs leave (the migration from Unleash): fetch on Workers; on Node, the address-pinning transport. Throws DeliveryRefused for a target it will not reach. */
   get: OutboundGet
+  /** Where each delivery is logged (its id, integration, event and outcome); none: not logged. */
+  logger?: Logger
 }
 
 /** A GET of a user-given URL: the target checked as a webhook's (webhookUrlProblem; on Node every resolved address too), redirects not followed. */
@@ -124,11 +128,13 @@ async function claim(db: Db, now: Date) {
  * each attempt as an integration event and drops the delivery from the queue, keeping the newest
  * KEPT_PER_INTEGRATION integration events per integration. Returns how many deliveries it made.
  */
-export async function deliverPending(db: Db, clock: () => Date, options: DeliveryOptions): Promise<number> {
+export async function deliverPending(db: Db, clock: () => Date, options: DeliveryOptions, claims?: ClaimLedger): Promise<number> {
   let made = 0
-  for (let round = 0; round < MAX_BATCHES; round++) {
-    const jobs = await claim(db, clock())
+  for (let round = 0; round < MAX_BATCHES && (claims?.open() ?? true); round++) {
+    const claimedAt = clock()
+    const jobs = await claim(db, claimedAt)
     if (jobs.length === 0) break
+    for (const job of jobs) claims?.hold('integration_deliveries', job.id, claimedAt)
     const [integrationRows, eventRows] = await together(db, [
       (q) => q.select().from(addons).where(inArray(addons.id, [...new Set(jobs.map((j) => j.integrationId))])),
       (q) => q.select().from(events).where(inArray(events.id, [...new Set(jobs.map((j) => j.eventId))])),
@@ -145,6 +151,9 @@ export async function deliverPending(db: Db, clock: () => Date, options: Deliver
     )
     const at = clock()
     const recorded = outcomes.filter((o) => o.outcome)
+    for (const { job, outcome } of recorded) {
+      options.logger?.log('info', 'webhook delivery', { job: 'integration_deliveries', deliveryId: job.id, integrationId: job.integrationId, eventId: job.eventId, state: outcome!.state, stateDetails: outcome!.stateDetails })
+    }
     // A fixed list of statements: one batch (one round trip over Neon's HTTP).
     await batch(db, [
       ...(recorded.length > 0
@@ -164,11 +173,29 @@ export async function deliverPending(db: Db, clock: () => Date, options: Deliver
               and id <= (select id from ${integrationEvents} where integration_id = ${integrationId} order by id desc offset ${KEPT_PER_INTEGRATION} limit 1)`),
       ),
     ])
+    for (const job of jobs) claims?.drop('integration_deliveries', job.id)
     made += jobs.length
     // Fewer than a batch: the queue was empty as claimed (what other writes queue since, they claim).
     if (jobs.length < BATCH) break
   }
   return made
+}
+
+/**
+ * Hands back the deliveries of `held` this process claimed and did not make (shutdown): the next sweep of any process
+ * makes them, rather than once their claim is stale. Only while the claim is still this one (claimed_at unchanged).
+ */
+export async function releaseDeliveryClaims(db: Db, held: HeldClaim[]): Promise<number> {
+  const mine = held.filter((h) => h.queue === 'integration_deliveries').map((h) => ({ id: h.id, at: h.at.toISOString() }))
+  if (mine.length === 0) return 0
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`update ${integrationOutbox} o set claimed_at = null
+      from jsonb_to_recordset(${JSON.stringify(mine)}::jsonb) as h(id bigint, at timestamptz)
+      where o.id = h.id and o.claimed_at = h.at
+      returning o.id`,
+  )
+  return rows.length
 }
 
 declare module 'hono' {

@@ -6,6 +6,7 @@ import { recordEvents } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
 import { SYSTEM_USER_ID, type Actor } from '../core/principal.js'
 import type { ImpactMetric } from './schemas.js'
+import { DEFAULT_LOGGER, errorFields, type Logger } from '../http/request-log.js'
 
 /** Hourly rows older than this are deleted (Unleash keeps 48 hours of hourly metrics too). */
 export const RETENTION_HOURS = 48
@@ -38,7 +39,7 @@ export const IMPACT_RETENTION_HOURS = 7 * 24
  * application writes `application-created` in that transaction. Flags that do not exist, or are not in
  * the reporting token's projects, are ignored. Returns how many reports it folded.
  */
-export async function aggregatePendingMetrics(db: Db, clock: Clock, batchSize = BATCH, clientQuota = CLIENT_NEW_APPLICATIONS_PER_DAY): Promise<number> {
+export async function aggregatePendingMetrics(db: Db, clock: Clock, batchSize = BATCH, clientQuota = CLIENT_NEW_APPLICATIONS_PER_DAY, logger: Logger = DEFAULT_LOGGER): Promise<number> {
   let total = 0
   for (let i = 0; i < MAX_BATCHES; i++) {
     let folded: number
@@ -46,17 +47,20 @@ export async function aggregatePendingMetrics(db: Db, clock: Clock, batchSize = 
       folded = await db.transaction((tx) => aggregateBatch(tx, clock(), batchSize, undefined, clientQuota))
     } catch (error) {
       // One bad report must not hold back every report behind it: go one by one, and set aside the one that fails alone.
-      console.error('metrics aggregation: a batch failed, folding its reports one by one:', error)
-      folded = await aggregateOneByOne(db, clock, batchSize, clientQuota)
+      logger.log('warn', 'metrics aggregation: a batch failed, folding its reports one by one', { job: 'metrics_aggregation', ...errorFields(error) })
+      folded = await aggregateOneByOne(db, clock, batchSize, clientQuota, logger)
     }
     total += folded
     if (folded < batchSize) break
   }
-  if (total > 0) await pruneMetrics(db, clock())
+  if (total > 0) {
+    logger.log('debug', 'metrics aggregation', { job: 'metrics_aggregation', reports: total })
+    await pruneMetrics(db, clock())
+  }
   return total
 }
 
-async function aggregateOneByOne(db: Db, clock: Clock, count: number, clientQuota: number): Promise<number> {
+async function aggregateOneByOne(db: Db, clock: Clock, count: number, clientQuota: number, logger: Logger): Promise<number> {
   let folded = 0
   let after = 0
   for (let i = 0; i < count; i++) {
@@ -66,7 +70,7 @@ async function aggregateOneByOne(db: Db, clock: Clock, count: number, clientQuot
     try {
       folded += await db.transaction((tx) => aggregateBatch(tx, clock(), 1, next.id, clientQuota))
     } catch (error) {
-      console.error(`metrics aggregation: dropping report ${next.id}, which cannot be folded:`, error)
+      logger.log('error', 'metrics aggregation: dropping a report that cannot be folded', { job: 'metrics_aggregation', reportId: next.id, ...errorFields(error) })
       await db.delete(clientMetricsInbox).where(eq(clientMetricsInbox.id, next.id))
       folded++
     }

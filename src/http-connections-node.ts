@@ -1,0 +1,53 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { Server as NetServer, type Socket } from 'node:net'
+
+/**
+ * The Node server's connections, each with its requests in flight, for a shutdown that answers every request it has
+ * taken: it stops listening, lets the event loop read what has already arrived, then ends (FIN, never a reset) each
+ * connection once it has no request in flight; those left at the deadline are cut.
+ */
+export function trackConnections(server: Server) {
+  const inFlight = new Map<Socket, number>()
+  let draining = false
+  let accepted = 0
+  server.on('connection', (socket: Socket) => {
+    accepted++
+    inFlight.set(socket, 0)
+    socket.once('close', () => inFlight.delete(socket))
+  })
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1)
+    // Tells the client not to send another request on this connection.
+    if (draining) response.shouldKeepAlive = false
+    response.once('close', () => {
+      const left = (inFlight.get(socket) ?? 1) - 1
+      inFlight.set(socket, left)
+      if (draining && left === 0) socket.end()
+    })
+  })
+  return {
+    /** Resolves once every connection has closed (ended when idle; cut at `deadline`, a Date.now() time). */
+    async drain(deadline: number) {
+      // Connections the kernel has completed but the process has not accepted yet would be reset when it stops listening:
+      // it keeps accepting (and reading) until a few turns of the event loop accept nothing more (a busy loop accepts a
+      // few a turn), for at most three quarters of the wait (GET /ready has answered 503 since the signal).
+      const acceptUntil = Date.now() + (Math.max(0, deadline - Date.now()) * 3) / 4
+      for (let seen = -1; seen !== accepted && Date.now() < acceptUntil; ) {
+        seen = accepted
+        for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      // Stops listening: net's close, not http's, which would destroy the connections it deems idle (see above).
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()))
+      draining = true
+      // Connections accepted last may hold a request not read yet: two turns of the event loop read it.
+      for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setTimeout(resolve, 1))
+      for (const [socket, requests] of inFlight) if (requests === 0) socket.end()
+      const cut = setTimeout(() => {
+        for (const socket of inFlight.keys()) socket.destroy()
+      }, Math.max(0, deadline - Date.now()))
+      await closed
+      clearTimeout(cut)
+    },
+  }
+}

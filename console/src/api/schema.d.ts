@@ -1458,7 +1458,7 @@ export interface paths {
         };
         /**
          * Get all segments
-         * @description Every segment, by name. `usedInFeatures` and `usedInProjects` count the flags (archived ones included, since they also keep the segment from being deleted) whose strategies use the segment, and their projects. Segments of a private project are listed only for callers who may read that project.
+         * @description Every segment, by name. `usedInFeatures` and `usedInProjects` count the flags (archived ones included, since they also keep the segment from being deleted) whose strategies use the segment, and their projects. Segments of a private project are listed only for callers who may read that project. The query parameters (a Flagpost addition: without them the answer is Unleash's) narrow the list for pickers: `query` a part of the name, `project` the segments usable there, `id` given segments, `limit` at most so many, by name.
          */
         get: operations["getSegments"];
         put?: never;
@@ -13922,7 +13922,16 @@ export interface operations {
     };
     getSegments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only segments whose name contains this text (any case) */
+                query?: string;
+                /** @description Only segments usable in this project: global ones and the project's own */
+                project?: string;
+                /** @description Only these segments (ids separated by commas, at most 100) */
+                id?: string;
+                /** @description At most this many segments (1 to 1000), by name */
+                limit?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;

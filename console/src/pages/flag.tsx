@@ -1,6 +1,6 @@
 import { FavoriteStar } from '../components/favorite-star'
 import { useState } from 'react'
-import { ActionIcon, Anchor, Badge, Button, Card, Group, MultiSelect, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
+import { ActionIcon, Anchor, Badge, Button, Card, Group, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'wouter'
@@ -10,6 +10,7 @@ import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { ConstraintEditor } from '../components/constraint-editor'
+import { SegmentPicker, useSegmentNames } from '../components/segment-picker'
 import { FlagDependencies, FlagHistory, FlagLifecycle, flagKey, FlagTags, PendingChangeRequests } from '../components/flag-details'
 import { FlagActions } from '../components/flag-actions'
 import { FlagLinks } from '../components/flag-links'
@@ -382,8 +383,7 @@ function VariantsForm({ flag, environment, onDone }: { flag: Flag; environment: 
 }
 
 function StrategySummary({ strategy: s }: { strategy: Strategy }) {
-  const segments = useSegments()
-  const segmentName = (id: number) => segments.data?.segments.find((x) => x.id === id)?.name ?? `segment ${id}`
+  const segmentName = useSegmentNames(s.segments)
   return (
     <Stack gap={2}>
       <Group gap="xs">
@@ -416,10 +416,6 @@ function StrategySummary({ strategy: s }: { strategy: Strategy }) {
   )
 }
 
-function useSegments() {
-  return useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')), staleTime: 30_000 })
-}
-
 const BUILT_IN_TYPES = [
   { value: 'flexibleRollout', label: 'Gradual rollout (flexibleRollout)' },
   { value: 'default', label: 'Standard: on for everyone (default)' },
@@ -428,7 +424,6 @@ const STICKINESS = ['default', 'userId', 'sessionId', 'random']
 
 /** Adds or replaces a strategy: type, title, the flexible rollout's parameters, constraints and segments. */
 function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; environment: string; strategy?: Strategy; onDone: () => void }) {
-  const segments = useSegments()
   const { viaChangeRequest, write } = useEnvironmentWrite(flag, environment)
   const [variants, setVariants] = useState<VariantDraft[]>((strategy?.variants ?? []).map(fromApiVariant))
   const [name, setName] = useState(strategy?.name ?? 'flexibleRollout')
@@ -493,7 +488,6 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
     },
     onSuccess: () => onDone(),
   })
-  const usable = (segments.data?.segments ?? []).filter((s) => s.project === null || s.project === flag.project)
   return (
     <form
       onSubmit={(e) => {
@@ -522,13 +516,7 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
           </Group>
         )}
         <ConstraintEditor constraints={constraints} onChange={setConstraints} project={flag.project} />
-        <MultiSelect
-          label="Segments"
-          description={usable.length === 0 ? 'No segments exist yet' : 'Every constraint of each segment must match too'}
-          data={usable.map((s) => ({ value: String(s.id), label: s.name }))}
-          value={segmentIds}
-          onChange={setSegmentIds}
-        />
+        <SegmentPicker project={flag.project} value={segmentIds} onChange={setSegmentIds} />
         <Stack gap={4} component="fieldset" aria-label="Strategy variants" style={{ border: 0, padding: 0, margin: 0 }}>
           <Text fw={600} size="sm">
             Strategy variants

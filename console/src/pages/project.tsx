@@ -14,7 +14,7 @@ import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { ProjectAccess } from '../components/project-access'
-import { FLAG_LIST_PAGE, flagListAddress, flagListView, flagPath, projectPath, type FlagListView } from '../paths'
+import { FLAG_LIST_PAGE, flagListAddress, flagListSearch, flagListView, flagPath, projectPath, type FlagListView } from '../paths'
 import { FLAG_TYPES, type FlagType } from '../flag-types'
 import type { ExportChoice } from '../components/export-flags'
 import classes from './project.module.css'
@@ -290,7 +290,9 @@ function FlagList({ projectId, flagCount, environments, canSwitch, canArchive }:
           variant="default"
           disabled={flagCount === 0}
           onClick={() => {
-            setExportChoice({ selected, shown: page.map((f) => f.name), total: flagCount })
+            // The filters' flags are every page of them: the export asks the server for their names.
+            const { limit: _limit, offset: _offset, sortBy: _sortBy, sortOrder: _sortOrder, ...query } = flagListSearch(projectId, view)
+            setExportChoice({ selected, shown: [], total: flagCount, filter: { query: { ...query, sortBy: 'name' }, matching: total } })
             setDialog('export')
           }}
         >

@@ -18,6 +18,7 @@ import { FLAG_LIST_PAGE, flagListAddress, flagListSearch, flagListView, flagPath
 import { FLAG_TYPES, type FlagType } from '../flag-types'
 import type { ExportChoice } from '../components/export-flags'
 import classes from './project.module.css'
+import { useCreateIntent } from '../create-intent'
 
 // Export and import are chunks of their own, loaded when their dialog opens.
 const ExportFlagsForm = lazy(() => import('../components/export-flags'))
@@ -42,7 +43,7 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
 function LiveProject({ projectId, project }: { projectId: string; project: Overview }) {
   const allows = useAllows()
   // The command bar's "Create …" actions open this page with `?create=flag`.
-  const [creating, setCreating] = useState(() => new URLSearchParams(window.location.search).get('create') === 'flag')
+  const [creating, setCreating] = useCreateIntent('flag')
   const [importing, setImporting] = useState(false)
   const lifecycle = useProjectLifecycle(projectId)
   const environments = project.environments.map((e) => e.environment)

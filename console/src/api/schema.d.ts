@@ -6589,6 +6589,8 @@ export interface components {
             /** @deprecated */
             permissions: string[];
             scimId: string | null;
+            /** @description Flagpost addition: whether the account is bound to a single sign-on identity (DELETE …/user-admin/{id}/sso forgets it) */
+            ssoBound?: boolean;
         };
         createUserSchema: {
             /**

@@ -4020,6 +4020,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/search/change-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search change requests
+         * @description The change requests of every project the caller may read (a private project's only for its members and those who see every project), newest first, with `total`. `createdBy` keeps those a user created. `requestedApproverId` keeps those waiting for that user's approval; Unleash lists those the user was asked to review, Flagpost, which has no requested approvers, those the user may approve (In review, not theirs, not yet approved by them, the review permission in their environment), and only for the caller's own id: another user's permissions are not the caller's to read (400). A malformed id, offset or limit is a 400.
+         */
+        get: operations["searchChangeRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/playground": {
         parameters: {
             query?: never;
@@ -7659,6 +7679,30 @@ export interface components {
              * @description With `Scheduled` (and only then): when to apply it, in the future (ISO 8601 with a time zone)
              */
             scheduledAt?: string;
+        };
+        changeRequestSearchResponseSchema: {
+            changeRequests: components["schemas"]["changeRequestSearchItemSchema"][];
+            /** @description All matches the caller may read */
+            total: number;
+        };
+        changeRequestSearchItemSchema: {
+            id: number;
+            title: string;
+            createdAt: string;
+            createdBy: {
+                id: number;
+                username: string | null;
+                imageUrl?: string | null;
+            };
+            environment: string;
+            project: string;
+            /** @description The flags its changes are about */
+            features: string[];
+            /** @description The segments it changes: always empty (a Flagpost change request changes flags only) */
+            segments: string[];
+            /** @enum {string} */
+            state: "Draft" | "In review" | "Approved" | "Scheduled" | "Applied" | "Rejected" | "Cancelled";
+            schedule?: components["schemas"]["changeRequestScheduleSchema"] & unknown;
         };
         playgroundResponseSchema: {
             input: components["schemas"]["playgroundRequestSchema"];
@@ -24100,6 +24144,61 @@ export interface operations {
             };
             /** @description NameExistsError or ConflictError: the change clashes with what exists */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    searchChangeRequests: {
+        parameters: {
+            query?: {
+                /** @description Only change requests created by this user (id) */
+                createdBy?: string;
+                /** @description Only change requests waiting for this user's approval: In review, not created by them, not yet approved by them, in an environment where they may approve. It must be the caller's own id (Flagpost has no requested approvers: see the route's description). */
+                requestedApproverId?: string;
+                offset?: string;
+                /** @description Default 50, at most 1000 */
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching change requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["changeRequestSearchResponseSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,25 +12,13 @@ import { CHANGE_REQUEST_STATES, ChangeRequestScheduleSchema, type ChangeRequestS
 import { scheduleView } from './store.js'
 import { REVIEW_PERMISSION } from './permissions.js'
 
-const userId = (name: string) =>
-  z
-    .string()
-    .regex(/^-?\d{1,10}$/, `${name} must be a user id`)
-    .optional()
+const id = z.string().regex(/^-?\d{1,10}$/, 'must be a user id').optional()
 
 export const ChangeRequestSearchQuery = z.object({
-  createdBy: userId('createdBy').openapi({ description: 'Only change requests created by this user (id)' }),
-  requestedApproverId: userId('requestedApproverId').openapi({
-    description:
-      'Only change requests waiting for this user\'s approval: In review, not created by them, not yet approved by them, in an environment where they may approve. It must be the caller\'s own id (Flagpost has no requested approvers: see the route\'s description).',
-  }),
-  offset: z.string().regex(/^\d{1,9}$/, 'offset must be a whole number from 0').optional(),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, 'limit must be a whole number from 1 to 1000')
-    .refine((v) => Number(v) >= 1 && Number(v) <= 1000, 'limit must be a whole number from 1 to 1000')
-    .optional()
-    .openapi({ description: 'Default 50, at most 1000' }),
+  createdBy: id,
+  requestedApproverId: id,
+  offset: z.string().regex(/^\d{1,9}$/, 'must be a whole number from 0').optional(),
+  limit: z.string().regex(/^(1000|[1-9]\d{0,2})$/, 'must be a whole number from 1 to 1000').optional(),
 })
 
 const SearchItemSchema = z
@@ -127,8 +115,8 @@ const searchRoute = adminRoute({
   tags: ['Change requests'],
   summary: 'Search change requests',
   description:
-    "The change requests of every project the caller may read (a private project's only for its members and those who see every project), newest first, with `total`. " +
-    '`createdBy` keeps those a user created. `requestedApproverId` keeps those waiting for that user\'s approval; Unleash lists those the user was asked to review, Flagpost, which has no requested ' +
+    "The change requests of every project the caller may read (a private project's only for its members and those who see every project), newest first, with `total`; " +
+    '`offset`, and `limit` (default 50, at most 1000). `createdBy` (a user id) keeps those a user created. `requestedApproverId` keeps those waiting for that user\'s approval; Unleash lists those the user was asked to review, Flagpost, which has no requested ' +
     "approvers, those the user may approve (In review, not theirs, not yet approved by them, the review permission in their environment), and only for the caller's own id: another user's " +
     'permissions are not the caller\'s to read (400). A malformed id, offset or limit is a 400.',
   request: { query: ChangeRequestSearchQuery },

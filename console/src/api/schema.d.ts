@@ -4029,7 +4029,7 @@ export interface paths {
         };
         /**
          * Search change requests
-         * @description The change requests of every project the caller may read (a private project's only for its members and those who see every project), newest first, with `total`. `createdBy` keeps those a user created. `requestedApproverId` keeps those waiting for that user's approval; Unleash lists those the user was asked to review, Flagpost, which has no requested approvers, those the user may approve (In review, not theirs, not yet approved by them, the review permission in their environment), and only for the caller's own id: another user's permissions are not the caller's to read (400). A malformed id, offset or limit is a 400.
+         * @description The change requests of every project the caller may read (a private project's only for its members and those who see every project), newest first, with `total`; `offset`, and `limit` (default 50, at most 1000). `createdBy` (a user id) keeps those a user created. `requestedApproverId` keeps those waiting for that user's approval; Unleash lists those the user was asked to review, Flagpost, which has no requested approvers, those the user may approve (In review, not theirs, not yet approved by them, the review permission in their environment), and only for the caller's own id: another user's permissions are not the caller's to read (400). A malformed id, offset or limit is a 400.
          */
         get: operations["searchChangeRequests"];
         put?: never;
@@ -24156,12 +24156,9 @@ export interface operations {
     searchChangeRequests: {
         parameters: {
             query?: {
-                /** @description Only change requests created by this user (id) */
                 createdBy?: string;
-                /** @description Only change requests waiting for this user's approval: In review, not created by them, not yet approved by them, in an environment where they may approve. It must be the caller's own id (Flagpost has no requested approvers: see the route's description). */
                 requestedApproverId?: string;
                 offset?: string;
-                /** @description Default 50, at most 1000 */
                 limit?: string;
             };
             header?: never;

@@ -7,13 +7,13 @@ import { Link, useLocation } from 'wouter'
 import { api, SIGN_IN_PATH } from '../api/client'
 import { useMe, type User } from '../api/session'
 import { isCurrent, titleOf, visibleGroups, type Page } from '../navigation'
-import { ChangePasswordDialog } from './change-password'
 import { Banners } from './banners'
 import classes from './shell.module.css'
 import { usePendingApprovals } from '../api/change-requests'
 
-// A chunk of its own, loaded the first time it opens.
+// Chunks of their own, loaded the first time they open: the first page needs neither.
 const CommandBar = lazy(() => import('./command-bar').then((m) => ({ default: m.CommandBar })))
+const ChangePasswordDialog = lazy(() => import('./change-password').then((m) => ({ default: m.ChangePasswordDialog })))
 
 /** The frame of every signed-in page: skip link, navigation, command bar, colour scheme switch and the user's menu. */
 export function Shell({ user, children }: { user: User; children: ReactNode }) {
@@ -101,7 +101,11 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
               </Menu.Dropdown>
             </Menu>
           </Group>
-          <ChangePasswordDialog opened={changingPassword} onClose={passwordDialog.close} />
+          {changingPassword && (
+            <Suspense fallback={null}>
+              <ChangePasswordDialog opened onClose={passwordDialog.close} />
+            </Suspense>
+          )}
         </Group>
       </AppShell.Header>
       {/* The navigation scrolls on its own when its pages outgrow the window's height. */}

@@ -77,6 +77,7 @@ import { instanceStatsRoutes } from './instance-stats/routes.js'
 import { dashboardRoutes } from './dashboard/routes.js'
 import type { EmailTransport } from './users/email.js'
 import { changeRequestRoutes } from './change-requests/routes.js'
+import { changeRequestSearchRoutes } from './change-requests/search.js'
 import { playgroundRoutes } from './playground/routes.js'
 import { authenticateClient, authenticateFrontend, authenticateOfrep } from './client-api/auth.js'
 import { clientRoutes } from './client-api/routes.js'
@@ -445,6 +446,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', dashboardRoutes)
   app.route('/', instanceStatsRoutes)
   app.route('/', changeRequestRoutes)
+  app.route('/', changeRequestSearchRoutes)
   app.route('/', playgroundRoutes({ maxEvaluations: deps.playgroundMaxEvaluations }))
   app.route('/', clientRoutes)
   app.route('/', frontendRoutes)

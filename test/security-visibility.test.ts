@@ -175,6 +175,14 @@ describe('a private project for a Viewer who is not a member', () => {
     for (const [who, user] of readers()) expect((await user.call('POST', path, { body: { context: { appName: 'web' } } })).status, who).toBe(200)
   })
 
+  it("has no segments in the segment picker's search (query, project, id)", async () => {
+    const names = (res: { body: any }) => res.body.segments.map((s: any) => s.name)
+    for (const query of ['?query=vault', '?project=vault', `?id=${segmentId}`, `?project=vault&query=customers&limit=5`]) {
+      expect(names(await outsider.call('GET', `/api/admin/segments${query}`)), query).not.toContain('vault-customers')
+      for (const [who, user] of readers()) expect(names(await user.call('GET', `/api/admin/segments${query}`)), `${who} ${query}`).toContain('vault-customers')
+    }
+  })
+
   it('has no segments in GET /api/admin/segments', async () => {
     const names = (res: { body: any }) => res.body.segments.map((s: any) => s.name)
     expect(names(await outsider.call('GET', '/api/admin/segments'))).not.toContain('vault-customers')

@@ -130,6 +130,38 @@ describe('reading segments', () => {
     expect(mine[2]).toMatchObject({ name: otherUsers.name, usedInFeatures: 0, usedInProjects: 0 })
   })
 
+  it("narrows the list for a picker: a part of the name (any case, % and _ literal), a project's usable segments, ids, a limit", async () => {
+    const tag = fresh('pick')
+    const project = await createProject(t)
+    const other = await createProject(t)
+    const global = await createSegment(t, { name: `${tag}-global` })
+    const own = await createSegment(t, { name: `${tag}-own`, project })
+    const foreign = await createSegment(t, { name: `${tag}-foreign`, project: other })
+    const odd = await createSegment(t, { name: `${tag}-50%_off` })
+    const names = async (query: string) => {
+      const res = await t.call('GET', `${S}?${query}`)
+      expect(res.status, res.text).toBe(200)
+      return res.body.segments.map((s: any) => s.name)
+    }
+    expect(await names(`query=${tag.toUpperCase()}`)).toEqual([odd.name, foreign.name, global.name, own.name])
+    expect(await names(`query=${tag}&project=${project}`)).toEqual([odd.name, global.name, own.name])
+    expect(await names(`query=${tag}&limit=2`)).toEqual([odd.name, foreign.name])
+    expect(await names(`query=${encodeURIComponent('50%_')}`)).toEqual([odd.name])
+    expect(await names(`query=${encodeURIComponent(`${tag}-5%`)}`)).toEqual([])
+    expect(await names(`id=${own.id},${foreign.id}`)).toEqual([foreign.name, own.name])
+    // Each one found carries the same fields as in the whole list.
+    const whole = (await t.call('GET', S)).body.segments.find((s: any) => s.id === own.id)
+    expect((await t.call('GET', `${S}?id=${own.id}`)).body.segments).toEqual([whole])
+  })
+
+  it('answers 400 ValidationError for a bad limit or id list', async () => {
+    for (const query of ['limit=0', 'limit=1001', 'limit=x', 'id=a', 'id=1,,2', `id=${Array.from({ length: 101 }, (_, i) => i + 1).join(',')}`, `query=${'x'.repeat(101)}`]) {
+      const res = await t.call('GET', `${S}?${query}`)
+      expect(res.status, query).toBe(400)
+      expect(res.body.name).toBe('ValidationError')
+    }
+  })
+
   it('reads one segment by id', async () => {
     const { id } = await createSegment(t, { description: 'Beta testers', constraints: [inList, numGt] })
     const list = (await t.call('GET', S)).body.segments.filter((s: any) => s.id === id)

@@ -21,6 +21,7 @@ const FlagPage = lazyPage(() => import('./pages/flag'))
 const ArchivePage = lazyPage(() => import('./pages/archive'))
 const EventsPage = lazyPage(() => import('./pages/events'))
 const ChangeRequestsPage = lazyPage(() => import('./pages/change-requests'))
+const ApprovalsPage = lazyPage(() => import('./pages/approvals'))
 const ChangeRequestPage = lazyPage(() => import('./pages/change-request'))
 const PlaygroundPage = lazyPage(() => import('./pages/playground'))
 const SegmentsPage = lazyPage(() => import('./pages/segments'))
@@ -117,6 +118,7 @@ function SignedIn() {
           <Route path="/projects/:projectId/api-tokens">{(params) => <ProjectApiTokensPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/change-requests">{(params) => <ChangeRequestsPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/change-requests/:id">{(params) => <ChangeRequestPage projectId={params.projectId} id={params.id} />}</Route>
+          <Route path="/approvals" component={ApprovalsPage} />
           <Route path="/events" component={EventsPage} />
           <Route path="/playground" component={PlaygroundPage} />
           <Route path="/segments" component={SegmentsPage} />

@@ -2,6 +2,7 @@ import type { ComponentType } from 'react'
 import {
   IconAntenna,
   IconApps,
+  IconChecklist,
   IconCategory,
   IconDatabaseExport,
   IconFlag,
@@ -52,6 +53,7 @@ export const PAGE_GROUPS: PageGroup[] = [
       { href: '/', label: 'Home', exact: true, icon: IconHome },
       { href: '/projects', label: 'Projects', exact: false, icon: IconFolders },
       { href: '/playground', label: 'Playground', exact: true, icon: IconPlayerPlay },
+      { href: '/approvals', label: 'Approvals', exact: true, icon: IconChecklist },
       { href: '/events', label: 'Event log', exact: true, icon: IconHistory },
       { href: '/applications', label: 'Applications', exact: true, icon: IconApps },
     ],

@@ -190,7 +190,7 @@ function oneView(rows: ViewRows, projectId: string, id: string | number): Change
   return view
 }
 
-function scheduleView(row: ScheduleRow): ChangeRequestScheduleView {
+export function scheduleView(row: ScheduleRow): ChangeRequestScheduleView {
   const status = row.status as ScheduleStatus
   return {
     scheduledAt: row.scheduledAt.toISOString(),

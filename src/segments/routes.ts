@@ -1,7 +1,7 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
 import { Permission, requirePermission } from '../core/permissions.js'
-import { segmentIdParam, SegmentSchema, SegmentsSchema, UpsertSegmentSchema } from './schemas.js'
+import { segmentIdParam, SegmentListQuery, SegmentSchema, SegmentsSchema, UpsertSegmentSchema } from './schemas.js'
 import { createSegment, deleteSegment, getSegment, listSegments, updateSegment } from './store.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
 import { segmentChangeCheck } from '../change-requests/guard.js'
@@ -16,7 +16,10 @@ const getSegmentsRoute = adminRoute({
   summary: 'Get all segments',
   description:
     'Every segment, by name. `usedInFeatures` and `usedInProjects` count the flags (archived ones included, since they also keep the segment from being deleted) ' +
-    'whose strategies use the segment, and their projects. Segments of a private project are listed only for callers who may read that project.',
+    'whose strategies use the segment, and their projects. Segments of a private project are listed only for callers who may read that project. ' +
+    'The query parameters (a Flagpost addition: without them the answer is Unleash\'s) narrow the list for pickers: `query` a part of the name, `project` the segments usable there, ' +
+    '`id` given segments, `limit` at most so many, by name.',
+  request: { query: SegmentListQuery },
   responses: { 200: { description: 'The segments', content: jsonContent(SegmentsSchema) }, ...pickErrors(401, 403) },
 })
 
@@ -83,7 +86,11 @@ const deleteSegmentRoute = adminRoute({
 })
 
 export const segmentRoutes = createRouter()
-  .openapi(getSegmentsRoute, async (c) => c.json({ segments: await listSegments(c.var.db, await hiddenProjectsOf(c)) }, 200))
+  .openapi(getSegmentsRoute, async (c) => {
+    const { query, project, id, limit } = c.req.valid('query')
+    const filter = { query, project, ids: id?.split(',').map(Number), limit: limit === undefined ? undefined : Number(limit) }
+    return c.json({ segments: await listSegments(c.var.db, await hiddenProjectsOf(c), filter) }, 200)
+  })
   .openapi(getSegmentRoute, async (c) => c.json(await getSegment(c.var.db, Number(c.req.valid('param').id), await hiddenProjectsOf(c)), 200))
   .openapi(createSegmentRoute, async (c) => {
     const body = c.req.valid('json')

@@ -35,3 +35,25 @@ export const segmentIdParam = z.object({
     .refine((id) => Number(id) >= 1 && Number(id) <= 2_147_483_647, 'segment id must be from 1 to 2147483647')
     .openapi({ param: { name: 'id', in: 'path' }, example: '1' }),
 })
+
+/**
+ * Optional narrowing of the segment list, a Flagpost addition for pickers (Unleash's route has no query parameters and
+ * lists every segment; without these the answer is the same): a name fragment, the segments usable in a project, given
+ * ids, and a bound.
+ */
+export const SegmentListQuery = z.object({
+  query: z.string().max(100).optional().openapi({ description: 'Only segments whose name contains this text (any case)' }),
+  project: z.string().min(1).max(100).optional().openapi({ description: "Only segments usable in this project: global ones and the project's own" }),
+  id: z
+    .string()
+    .regex(/^\d{1,10}(,\d{1,10}){0,99}$/, 'id must be up to 100 segment ids separated by commas')
+    .optional()
+    .openapi({ description: 'Only these segments (ids separated by commas, at most 100)', example: '1,2' }),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, 'limit must be a whole number from 1 to 1000')
+    .refine((v) => Number(v) >= 1 && Number(v) <= 1000, 'limit must be a whole number from 1 to 1000')
+    .optional()
+    .openapi({ description: 'At most this many segments (1 to 1000), by name' }),
+})
+export type SegmentFilter = { query?: string; project?: string; ids?: number[]; limit?: number }

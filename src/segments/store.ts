@@ -1,4 +1,4 @@
-import { and, asc, countDistinct, eq, sql, type SQL } from 'drizzle-orm'
+import { and, asc, countDistinct, eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
 import { features, featureStrategies, featureStrategySegments, projects, segments } from '../../schema/index.js'
 import { batch, queryRows, rowText, untilUnchanged, type Db } from '../db.js'
 import { conflict, nameExists, notFound, validationError } from '../core/errors.js'
@@ -6,7 +6,7 @@ import { eventsStatement } from '../events/store.js'
 import type { NewEvent } from '../events/types.js'
 import type { Author } from '../core/principal.js'
 import { normalizeConstraint, type Constraint } from '../strategies/schemas.js'
-import type { Segment, UpsertSegment } from './schemas.js'
+import type { Segment, SegmentFilter, UpsertSegment } from './schemas.js'
 import { visibleProjectCondition } from '../projects/visibility.js'
 import { illegalValuesError, illegalValuesSql, type IllegalValue } from '../context-fields/legal-values.js'
 
@@ -26,7 +26,14 @@ export function segmentState(row: SegmentRow) {
 }
 
 /** Segments with their usage counts in one query: the counts are a grouped derived table, never a query per segment. */
-async function readSegments(db: Db, hidden: readonly string[], id?: number): Promise<Segment[]> {
+async function readSegments(db: Db, hidden: readonly string[], id?: number, filter: SegmentFilter = {}): Promise<Segment[]> {
+  const wanted = and(
+    id === undefined ? undefined : eq(segments.id, id),
+    filter.ids === undefined ? undefined : inArray(segments.id, filter.ids),
+    filter.project === undefined ? undefined : or(isNull(segments.project), eq(segments.project, filter.project)),
+    filter.query ? ilike(segments.name, `%${filter.query.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`) : undefined,
+    visibleProjectCondition(segments.project, hidden),
+  )
   const usage = db
     .select({
       segmentId: featureStrategySegments.segmentId,
@@ -47,14 +54,15 @@ async function readSegments(db: Db, hidden: readonly string[], id?: number): Pro
     })
     .from(segments)
     .leftJoin(usage, eq(usage.segmentId, segments.id))
-    .where(and(id === undefined ? undefined : eq(segments.id, id), visibleProjectCondition(segments.project, hidden)))
+    .where(wanted)
     .orderBy(asc(segments.name), asc(segments.id))
+    .limit(filter.limit ?? Number.MAX_SAFE_INTEGER)
   return rows.map(({ row, ...counts }) => ({ ...segmentState(row), ...counts }))
 }
 
 /** `hidden`: private projects the caller may not read; their segments do not exist for the caller. */
-export async function listSegments(db: Db, hidden: readonly string[]): Promise<Segment[]> {
-  return readSegments(db, hidden)
+export async function listSegments(db: Db, hidden: readonly string[], filter: SegmentFilter = {}): Promise<Segment[]> {
+  return readSegments(db, hidden, undefined, filter)
 }
 
 export async function getSegment(db: Db, id: number, hidden: readonly string[]): Promise<Segment> {

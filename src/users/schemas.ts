@@ -174,6 +174,7 @@ export const UserSchema = z
     accountType: z.enum(['User', 'Service Account']),
     permissions: z.array(z.string()).openapi({ deprecated: true }),
     scimId: z.string().nullable(),
+    ssoBound: z.boolean().optional().openapi({ description: 'Flagpost addition: whether the account is bound to a single sign-on identity (DELETE …/user-admin/{id}/sso forgets it)' }),
   })
   .openapi('userSchema')
 

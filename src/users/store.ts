@@ -35,6 +35,7 @@ export async function userView(row: UserRow): Promise<UserView> {
     accountType: row.isService ? 'Service Account' : 'User',
     permissions: [],
     scimId: null,
+    ssoBound: row.ssoSubject !== null,
   }
 }
 

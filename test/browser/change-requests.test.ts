@@ -72,13 +72,29 @@ describe('change requests', { timeout: 60_000 }, () => {
   })
 
   it('is approved by another Editor and applied by its author: the change is live', async () => {
-    await reviewer.goto(`${ui.url}/projects/payments/change-requests/${changeRequestId}`)
+    // The reviewer's navigation counts it as waiting for their approval; its author's does not.
+    await reviewer.goto(`${ui.url}/`)
+    const nav = reviewer.getByRole('navigation', { name: 'Main' })
+    const approvals = nav.getByRole('link', { name: /^Approvals/ })
+    await approvals.getByLabel('1 waiting for your approval').waitFor()
+    await author.goto(`${ui.url}/`)
+    await author.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Approvals/ }).waitFor()
+    await author.waitForLoadState('networkidle')
+    expect(await author.getByLabel(/waiting for your approval/).count()).toBe(0)
+    await approvals.click()
+    const waiting = reviewer.getByRole('table', { name: 'Waiting for your approval' })
+    await waiting.getByRole('link', { name: new RegExp(`^#${changeRequestId} `) }).waitFor()
+    expect(await waiting.textContent()).toContain('new-gateway')
+    await checkPage(reviewer, 'approvals')
+    await waiting.getByRole('link', { name: new RegExp(`^#${changeRequestId} `) }).click()
     await reviewer.getByRole('button', { name: 'Approve' }).click()
     await reviewer.getByText('Approved', { exact: true }).waitFor()
+    // Approved: it waits no more, and the count is gone.
+    await approvals.getByLabel(/waiting for your approval/).waitFor({ state: 'detached' })
     expect(await reviewer.getByRole('region', { name: 'Review', exact: true }).textContent()).toContain('Approvals: 1 of 1 needed (erin)')
     await checkPage(reviewer, 'change-request-approved')
 
-    await author.reload()
+    await author.goto(`${ui.url}/projects/payments/change-requests/${changeRequestId}`)
     await author.getByRole('button', { name: 'Apply changes' }).click()
     await author.getByText('Applied', { exact: true }).waitFor()
     const production = await productionOf()

@@ -226,3 +226,44 @@ describe('exporting and importing flags', { timeout: 60_000 }, () => {
     expect(file.json.features.map((f: { name: string }) => f.name)).toEqual(['tulips'])
   })
 })
+
+describe('exporting what a filter shows across pages', { timeout: 90_000 }, () => {
+  it('exports every flag the search matches, not only the page on screen, and none of another project', async () => {
+    await adminApi('POST', '/api/admin/projects', { id: 'meadow', name: 'Meadow' })
+    const wild = Array.from({ length: 60 }, (_, i) => `wild-${String(i).padStart(2, '0')}`)
+    const tame = Array.from({ length: 10 }, (_, i) => `tame-${i}`)
+    for (let i = 0; i < wild.length + tame.length; i += 10)
+      await Promise.all([...wild, ...tame].slice(i, i + 10).map((name) => adminApi('POST', '/api/admin/projects/meadow/features', { name })))
+    // The same word in another project, tagged as the meadow's are: neither the search nor the tag reaches it.
+    await adminApi('POST', '/api/admin/projects/orchard/features', { name: 'wild-apple' })
+    await Promise.all(['wild-00', 'wild-59', 'wild-apple'].map((name) => adminApi('POST', `/api/admin/features/${name}/tags`, { type: 'simple', value: 'untamed' })))
+
+    const page = await ui.newPage()
+    await ui.signIn(page, 'admin', ADMIN_PASSWORD)
+    await page.getByRole('navigation', { name: 'Main' }).waitFor()
+    await page.goto(`${ui.url}/projects/meadow`)
+    await page.getByLabel('Search').fill('wild')
+    await page.getByText('60 of 70 flags').waitFor()
+    await page.getByText('showing 1–50').waitFor()
+
+    await page.getByRole('button', { name: 'Export', exact: true }).click()
+    let dialog = page.getByRole('dialog', { name: 'Export flags' })
+    expect(await dialog.getByRole('radio', { name: 'The 60 flags the filters show' }).isChecked()).toBe(true)
+    await checkPage(page, 'flags-export-filtered')
+    let file = await downloaded(page, () => dialog.getByRole('button', { name: 'Export 60 flags' }).click())
+    expect(file.json.features.map((f: { name: string }) => f.name).sort()).toEqual(wild)
+    await dialog.waitFor({ state: 'hidden' })
+    await notification(page, /Exported 60 flags of meadow/)
+
+    // A tag filter: the meadow's two, not the orchard's flag of the same tag.
+    await page.getByLabel('Search').fill('')
+    await page.getByText('70 of 70 flags').waitFor()
+    await comboboxOf(page.locator('body'), 'Tag').click()
+    await page.getByRole('option', { name: 'simple:untamed' }).click()
+    await page.getByText('2 of 70 flags').waitFor()
+    await page.getByRole('button', { name: 'Export', exact: true }).click()
+    dialog = page.getByRole('dialog', { name: 'Export flags' })
+    file = await downloaded(page, () => dialog.getByRole('button', { name: 'Export 2 flags' }).click())
+    expect(file.json.features.map((f: { name: string }) => f.name).sort()).toEqual(['wild-00', 'wild-59'])
+  })
+})

@@ -124,6 +124,36 @@ describe('the console frame', { timeout: 90_000 }, () => {
     await page.getByRole('dialog', { name: 'Create API token' }).waitFor()
   })
 
+  it("opens the project's Create flag dialog from the command bar on that project's page, again after it was closed", async () => {
+    const page = await adminPage()
+    await page.goto(`${ui.url}/projects/orders`)
+    await page.getByRole('heading', { name: 'Orders' }).waitFor()
+    const bar = page.getByRole('dialog', { name: 'Search Flagpost' })
+    const create = page.getByRole('dialog', { name: 'Create flag' })
+    for (let time = 0; time < 2; time++) {
+      await page.keyboard.press('Control+k')
+      await bar.waitFor()
+      await page.keyboard.type('create flag')
+      await bar.getByRole('option', { name: /Create flag/ }).waitFor()
+      await page.keyboard.press('Enter')
+      await create.waitFor()
+      // The request is taken out of the address: a reload does not open the dialog again, the same action does.
+      expect(new URL(page.url()).search).toBe('')
+      if (time === 0) await checkPage(page, 'command-bar-create-flag')
+      await page.keyboard.press('Escape')
+      await create.waitFor({ state: 'hidden' })
+    }
+    // On the projects page, already shown, "Create project" opens its dialog too.
+    await page.goto(`${ui.url}/projects`)
+    await page.getByRole('heading', { name: 'Projects', level: 1 }).waitFor()
+    await page.keyboard.press('Control+k')
+    await bar.waitFor()
+    await page.keyboard.type('create project')
+    await bar.getByRole('option', { name: /Create project/ }).waitFor()
+    await page.keyboard.press('Enter')
+    await page.getByRole('dialog', { name: 'Create project' }).waitFor()
+  })
+
   it('shows a starred flag and project on the dashboard; a flag only created is not called a favourite', async () => {
     const page = await adminPage()
     // Created by the admin user in the console, never starred.

@@ -63,6 +63,32 @@ describe('single sign-on', { timeout: 60_000 }, () => {
     expect(users.find((u: { email?: string }) => u.email === 'sam@example.com')).toMatchObject({ name: 'Sam Single', rootRole: 2 })
   })
 
+  it("offers Forget SSO identity only for an account bound to one, asks first, and then no longer offers it", async () => {
+    await ui.adminApi('POST', '/api/admin/user-admin', { email: 'never-sso@example.com', name: 'Nora Password', rootRole: 'Viewer', sendEmail: false })
+    const admin = await ui.newPage()
+    await ui.signIn(admin, 'admin', ADMIN_PASSWORD)
+    await admin.getByRole('navigation', { name: 'Main' }).waitFor()
+    await admin.goto(`${ui.url}/users`)
+    const forgetSam = admin.getByRole('button', { name: 'Forget SSO identity of Sam Single' })
+    await forgetSam.waitFor()
+    // A user with an e-mail who never signed in with the provider has nothing to forget.
+    await admin.getByText('never-sso@example.com').waitFor()
+    expect(await admin.getByRole('button', { name: /Forget SSO identity/ }).count()).toBe(1)
+    await checkPage(admin, 'users-sso-bound')
+    const sam = async () => (await ui.adminApi('GET', '/api/admin/user-admin')).users.find((u: { email?: string }) => u.email === 'sam@example.com')
+    expect((await sam()).ssoBound).toBe(true)
+
+    // Dismissing the browser's question forgets nothing.
+    admin.once('dialog', (d) => void d.dismiss())
+    await forgetSam.click()
+    expect((await sam()).ssoBound).toBe(true)
+    admin.once('dialog', (d) => void d.accept())
+    await forgetSam.click()
+    await expect.poll(async () => (await sam()).ssoBound).toBe(false)
+    await forgetSam.waitFor({ state: 'detached' })
+    await admin.close()
+  })
+
   it('shows why single sign-on failed on the sign-in page', async () => {
     const page = await ui.newPage()
     await page.goto(`${ui.url}/auth/oidc/callback?code=x&state=y`)

@@ -32,3 +32,21 @@ export function addToDraft(projectId: string, environment: string, changes: Chan
 
 export const changeRequestPath = (projectId: string, id: number | string) => `/projects/${encodeURIComponent(projectId)}/change-requests/${id}`
 export const changeRequestsPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}/change-requests`
+
+/** Every read of the change requests waiting for the user's approval starts with this key (a review refreshes it). */
+export const pendingApprovalsKey = ['pending-approvals'] as const
+
+/**
+ * The change requests waiting for the signed-in user's approval across the projects they may read
+ * (`GET /api/admin/search/change-requests?requestedApproverId=<their id>`): In review, not theirs, not approved by
+ * them, where they may approve. `limit` 1 for the navigation's count (its `total`), more for the page.
+ */
+export function usePendingApprovals(userId: number | undefined, limit = 1) {
+  return useQuery({
+    queryKey: [...pendingApprovalsKey, userId, limit],
+    queryFn: () => ok(api.GET('/api/admin/search/change-requests', { params: { query: { requestedApproverId: String(userId), limit: String(limit) } } })),
+    enabled: userId !== undefined,
+    staleTime: 30_000,
+    refetchInterval: 60_000,
+  })
+}

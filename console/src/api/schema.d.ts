@@ -1478,7 +1478,7 @@ export interface paths {
         };
         /**
          * Get all segments
-         * @description Every segment, by name. `usedInFeatures` and `usedInProjects` count the flags (archived ones included, since they also keep the segment from being deleted) whose strategies use the segment, and their projects. Segments of a private project are listed only for callers who may read that project.
+         * @description Every segment, by name. `usedInFeatures` and `usedInProjects` count the flags (archived ones included, since they also keep the segment from being deleted) whose strategies use the segment, and their projects. Segments of a private project are listed only for callers who may read that project. The query parameters (a Flagpost addition: without them the answer is Unleash's) narrow the list for pickers: `query` a part of the name, `project` the segments usable there, `id` given segments, `limit` at most so many, by name.
          */
         get: operations["getSegments"];
         put?: never;
@@ -4120,6 +4120,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/search/change-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search change requests
+         * @description The change requests of every project the caller may read (a private project's only for its members and those who see every project), newest first, with `total`; `offset`, and `limit` (default 50, at most 1000). `createdBy` (a user id) keeps those a user created. `requestedApproverId` keeps those waiting for that user's approval; Unleash lists those the user was asked to review, Flagpost, which has no requested approvers, those the user may approve (In review, not theirs, not yet approved by them, the review permission in their environment), and only for the caller's own id: another user's permissions are not the caller's to read (400). A malformed id, offset or limit is a 400.
+         */
+        get: operations["searchChangeRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/playground": {
         parameters: {
             query?: never;
@@ -6747,6 +6767,8 @@ export interface components {
             /** @deprecated */
             permissions: string[];
             scimId: string | null;
+            /** @description Flagpost addition: whether the account is bound to a single sign-on identity (DELETE …/user-admin/{id}/sso forgets it) */
+            ssoBound?: boolean;
         };
         createUserSchema: {
             /**
@@ -7895,6 +7917,30 @@ export interface components {
              * @description With `Scheduled` (and only then): when to apply it, in the future (ISO 8601 with a time zone)
              */
             scheduledAt?: string;
+        };
+        changeRequestSearchResponseSchema: {
+            changeRequests: components["schemas"]["changeRequestSearchItemSchema"][];
+            /** @description All matches the caller may read */
+            total: number;
+        };
+        changeRequestSearchItemSchema: {
+            id: number;
+            title: string;
+            createdAt: string;
+            createdBy: {
+                id: number;
+                username: string | null;
+                imageUrl?: string | null;
+            };
+            environment: string;
+            project: string;
+            /** @description The flags its changes are about */
+            features: string[];
+            /** @description The segments it changes: always empty (a Flagpost change request changes flags only) */
+            segments: string[];
+            /** @enum {string} */
+            state: "Draft" | "In review" | "Approved" | "Scheduled" | "Applied" | "Rejected" | "Cancelled";
+            schedule?: components["schemas"]["changeRequestScheduleSchema"] & unknown;
         };
         playgroundResponseSchema: {
             input: components["schemas"]["playgroundRequestSchema"];
@@ -14230,7 +14276,16 @@ export interface operations {
     };
     getSegments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only segments whose name contains this text (any case) */
+                query?: string;
+                /** @description Only segments usable in this project: global ones and the project's own */
+                project?: string;
+                /** @description Only these segments (ids separated by commas, at most 100) */
+                id?: string;
+                /** @description At most this many segments (1 to 1000), by name */
+                limit?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -24626,6 +24681,58 @@ export interface operations {
             };
             /** @description NameExistsError or ConflictError: the change clashes with what exists */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+        };
+    };
+    searchChangeRequests: {
+        parameters: {
+            query?: {
+                createdBy?: string;
+                requestedApproverId?: string;
+                offset?: string;
+                limit?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching change requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["changeRequestSearchResponseSchema"];
+                };
+            };
+            /** @description ValidationError: the request does not match the expected schema */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description AuthenticationRequired: credentials missing or invalid */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description NoAccessError: credentials valid, permission missing */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react'
-import { ActionIcon, AppShell, Avatar, Burger, Group, Kbd, Menu, NavLink, Text, Title, Tooltip, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core'
+import { ActionIcon, AppShell, Avatar, Badge, Burger, Group, Kbd, Menu, NavLink, Text, Title, Tooltip, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core'
 import { useDisclosure, useLocalStorage } from '@mantine/hooks'
 import { useQueryClient } from '@tanstack/react-query'
 import { IconMoon, IconSearch, IconSun } from '@tabler/icons-react'
@@ -7,12 +7,13 @@ import { Link, useLocation } from 'wouter'
 import { api, SIGN_IN_PATH } from '../api/client'
 import { useMe, type User } from '../api/session'
 import { isCurrent, titleOf, visibleGroups, type Page } from '../navigation'
-import { ChangePasswordDialog } from './change-password'
 import { Banners } from './banners'
 import classes from './shell.module.css'
+import { usePendingApprovals } from '../api/change-requests'
 
-// A chunk of its own, loaded the first time it opens.
+// Chunks of their own, loaded the first time they open: the first page needs neither.
 const CommandBar = lazy(() => import('./command-bar').then((m) => ({ default: m.CommandBar })))
+const ChangePasswordDialog = lazy(() => import('./change-password').then((m) => ({ default: m.ChangePasswordDialog })))
 
 /** The frame of every signed-in page: skip link, navigation, command bar, colour scheme switch and the user's menu. */
 export function Shell({ user, children }: { user: User; children: ReactNode }) {
@@ -22,6 +23,8 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
   const [location, setLocation] = useLocation()
   const queryClient = useQueryClient()
   const permissions = useMe().data?.permissions
+  // The change requests waiting for the user's approval, counted in the navigation.
+  const waiting = usePendingApprovals(user.id).data?.total
   const name = user.name ?? user.username ?? user.email ?? `user ${user.id}`
   // Groups the user closed stay closed (this browser).
   const [closedGroups, setClosedGroups] = useLocalStorage<string[]>({ key: 'flagpost-closed-navigation-groups', defaultValue: [] })
@@ -98,7 +101,11 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
               </Menu.Dropdown>
             </Menu>
           </Group>
-          <ChangePasswordDialog opened={changingPassword} onClose={passwordDialog.close} />
+          {changingPassword && (
+            <Suspense fallback={null}>
+              <ChangePasswordDialog opened onClose={passwordDialog.close} />
+            </Suspense>
+          )}
         </Group>
       </AppShell.Header>
       {/* The navigation scrolls on its own when its pages outgrow the window's height. */}
@@ -118,7 +125,7 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
               classNames={{ label: classes.groupLabel }}
             >
               {group.pages.map((page) => (
-                <PageLink key={page.href} page={page} location={location} onClick={close} />
+                <PageLink key={page.href} page={page} location={location} onClick={close} count={page.href === '/approvals' ? waiting : undefined} />
               ))}
             </NavLink>
           )
@@ -137,7 +144,8 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
   )
 }
 
-function PageLink({ page, location, onClick }: { page: Page; location: string; onClick: () => void }) {
+/** A page of the navigation; `count`, when above 0, is shown after its name (the approvals waiting). */
+function PageLink({ page, location, onClick, count }: { page: Page; location: string; onClick: () => void; count?: number }) {
   const active = isCurrent(page, location)
   const Icon = page.icon
   return (
@@ -145,6 +153,13 @@ function PageLink({ page, location, onClick }: { page: Page; location: string; o
       component={Link}
       href={page.href}
       label={page.label}
+      rightSection={
+        count ? (
+          <Badge size="sm" circle={count < 10} color="red.9" aria-label={`${count} waiting for your approval`}>
+            {count}
+          </Badge>
+        ) : undefined
+      }
       leftSection={<Icon size={18} stroke={1.6} aria-hidden />}
       active={active}
       onClick={onClick}

@@ -10,6 +10,7 @@ import { DeleteButton, ListPage, MutationForm, RowButton } from '../components/l
 import { SecretFormDialog } from '../components/secret-dialog'
 import { TokenTable } from '../components/token-table'
 import { PROJECTS_KEY, useEnvironments } from './projects'
+import { useCreateIntent } from '../create-intent'
 
 type Token = Schemas['apiTokenSchema']
 type TokenType = Token['type']
@@ -27,7 +28,7 @@ export default function ApiTokensPage() {
   const allows = useAllows()
   const tokens = useQuery({ queryKey: TOKENS_KEY, queryFn: () => ok(api.GET('/api/admin/api-tokens')) })
   // The command bar's "Create …" actions open this page with `?create=token`.
-  const [creating, setCreating] = useState(() => new URLSearchParams(window.location.search).get('create') === 'token')
+  const [creating, setCreating] = useCreateIntent('token')
   const [expiring, setExpiring] = useState<Token>()
   const remove = useChange((token: Token) => ok(api.DELETE('/api/admin/api-tokens/{token}', { params: { path: { token: token.secret } } })), TOKENS_KEY, (token) => `Token ${token.tokenName} deleted`)
   const mayCreate = TYPES.some((t) => allows(t.create))

@@ -4,7 +4,7 @@ import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link, useLocation } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
-import { changeRequestsKey, changeRequestsPath, type Change, type ChangeRequest } from '../api/change-requests'
+import { changeRequestsKey, changeRequestsPath, pendingApprovalsKey, type Change, type ChangeRequest } from '../api/change-requests'
 import { useUsableContextFields } from '../api/context-fields'
 import { useAllows, useMe } from '../api/session'
 import { Dialog } from '../components/dialog'
@@ -42,6 +42,7 @@ export default function ChangeRequestPage({ projectId, id }: { projectId: string
   const onSuccess = (next: ChangeRequest) => {
     queryClient.setQueryData(key, next)
     void queryClient.invalidateQueries({ queryKey: changeRequestsKey(projectId) })
+    void queryClient.invalidateQueries({ queryKey: pendingApprovalsKey })
     for (const f of next.features) void queryClient.invalidateQueries({ queryKey: ['flag', projectId, f.name] })
     notifications.show({ message: `Change request ${next.id} is ${next.state}`, color: 'green' })
   }

@@ -1,6 +1,6 @@
 import { FavoriteStar } from '../components/favorite-star'
 import { useState } from 'react'
-import { ActionIcon, Anchor, Badge, Button, Card, Grid, Group, MultiSelect, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
+import { ActionIcon, Anchor, Badge, Button, Card, Grid, Group, NumberInput, Select, Stack, Switch, Text, TextInput, Textarea, Title, VisuallyHidden } from '@mantine/core'
 import { notifications } from '@mantine/notifications'
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { Link } from 'wouter'
@@ -10,6 +10,7 @@ import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { ConstraintEditor } from '../components/constraint-editor'
+import { SegmentPicker } from '../components/segment-picker'
 import { FlagDependencies, FlagHistory, FlagLifecycle, flagKey, FlagTags, PendingChangeRequests } from '../components/flag-details'
 import { FlagActions } from '../components/flag-actions'
 import { FlagLinks } from '../components/flag-links'
@@ -201,10 +202,10 @@ function EnvironmentCard({ flag, environment }: { flag: Flag; environment: FlagE
   const project = flag.project
   const { viaChangeRequest, write, refresh } = useEnvironmentWrite(flag, environment.name)
   const { requiresChangeRequests } = useChangeRequestEnvironments(project)
-  const segments = useSegments()
   const types = useStrategyTypes()
   const params = { path: { projectId: project, featureName: flag.name, environment: environment.name } }
   const strategies = [...environment.strategies].sort((a, b) => a.sortOrder - b.sortOrder)
+  const segments = useSegmentsOf(strategies.flatMap((s) => s.segments))
   const onError = (error: Error) => notifications.show({ title: 'The change was refused', message: error.message, color: 'red' })
 
   const reorder = useMutation({
@@ -413,9 +414,15 @@ function VariantsForm({ flag, environment, onDone }: { flag: Flag; environment: 
   )
 }
 
-/** The segments (the strategy cards show theirs; the strategy form reads them afresh when it opens: one may be new). */
-function useSegments(staleTime = 30_000) {
-  return useQuery({ queryKey: ['segments'], queryFn: () => ok(api.GET('/api/admin/segments')), staleTime })
+/** The segments `ids` (the strategy cards show their constraints): one bounded read by id, never the whole list. */
+function useSegmentsOf(ids: readonly number[]) {
+  const sorted = [...new Set(ids)].sort((a, b) => a - b).slice(0, 100)
+  return useQuery({
+    queryKey: ['segments', 'of', sorted.join(',')],
+    queryFn: () => ok(api.GET('/api/admin/segments', { params: { query: { id: sorted.join(',') } } })),
+    enabled: sorted.length > 0,
+    staleTime: 30_000,
+  })
 }
 
 const BUILT_IN_TYPES = [
@@ -426,7 +433,6 @@ const STICKINESS = ['default', 'userId', 'sessionId', 'random']
 
 /** Adds or replaces a strategy: type, title, the flexible rollout's parameters, constraints and segments. */
 function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; environment: string; strategy?: Strategy; onDone: () => void }) {
-  const segments = useSegments(0)
   const { viaChangeRequest, write } = useEnvironmentWrite(flag, environment)
   const [variants, setVariants] = useState<VariantDraft[]>((strategy?.variants ?? []).map(fromApiVariant))
   const [name, setName] = useState(strategy?.name ?? 'flexibleRollout')
@@ -491,7 +497,6 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
     },
     onSuccess: () => onDone(),
   })
-  const usable = (segments.data?.segments ?? []).filter((s) => s.project === null || s.project === flag.project)
   return (
     <form
       onSubmit={(e) => {
@@ -520,13 +525,7 @@ function StrategyForm({ flag, environment, strategy, onDone }: { flag: Flag; env
           </Group>
         )}
         <ConstraintEditor constraints={constraints} onChange={setConstraints} project={flag.project} />
-        <MultiSelect
-          label="Segments"
-          description={usable.length === 0 ? 'No segments exist yet' : 'Every constraint of each segment must match too'}
-          data={usable.map((s) => ({ value: String(s.id), label: s.name }))}
-          value={segmentIds}
-          onChange={setSegmentIds}
-        />
+        <SegmentPicker project={flag.project} value={segmentIds} onChange={setSegmentIds} />
         <Stack gap={4} component="fieldset" aria-label="Strategy variants" style={{ border: 0, padding: 0, margin: 0 }}>
           <Text fw={600} size="sm">
             Strategy variants

@@ -14,10 +14,11 @@ import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { ProjectAccess } from '../components/project-access'
-import { FLAG_LIST_PAGE, flagListAddress, flagListView, flagPath, projectPath, type FlagListView } from '../paths'
+import { FLAG_LIST_PAGE, flagListAddress, flagListSearch, flagListView, flagPath, projectPath, type FlagListView } from '../paths'
 import { FLAG_TYPES, type FlagType } from '../flag-types'
 import type { ExportChoice } from '../components/export-flags'
 import classes from './project.module.css'
+import { useCreateIntent } from '../create-intent'
 
 // Export and import are chunks of their own, loaded when their dialog opens.
 const ExportFlagsForm = lazy(() => import('../components/export-flags'))
@@ -42,7 +43,7 @@ export default function ProjectPage({ projectId }: { projectId: string }) {
 function LiveProject({ projectId, project }: { projectId: string; project: Overview }) {
   const allows = useAllows()
   // The command bar's "Create …" actions open this page with `?create=flag`.
-  const [creating, setCreating] = useState(() => new URLSearchParams(window.location.search).get('create') === 'flag')
+  const [creating, setCreating] = useCreateIntent('flag')
   const [importing, setImporting] = useState(false)
   const lifecycle = useProjectLifecycle(projectId)
   const environments = project.environments.map((e) => e.environment)
@@ -290,7 +291,9 @@ function FlagList({ projectId, flagCount, environments, canSwitch, canArchive }:
           variant="default"
           disabled={flagCount === 0}
           onClick={() => {
-            setExportChoice({ selected, shown: page.map((f) => f.name), total: flagCount })
+            // The filters' flags are every page of them: the export asks the server for their names.
+            const { limit: _limit, offset: _offset, sortBy: _sortBy, sortOrder: _sortOrder, ...query } = flagListSearch(projectId, view)
+            setExportChoice({ selected, shown: [], total: flagCount, filter: { query: { ...query, sortBy: 'name' }, matching: total } })
             setDialog('export')
           }}
         >

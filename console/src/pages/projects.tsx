@@ -10,6 +10,7 @@ import { Dialog } from '../components/dialog'
 import { ErrorMessage } from '../components/error-message'
 import { DeleteButton, ListPage, RowButton, RowTable } from '../components/list-page'
 import { projectPath } from '../paths'
+import { useCreateIntent } from '../create-intent'
 
 type Project = Schemas['projectSchema']
 type Mode = Project['mode']
@@ -31,7 +32,7 @@ export default function ProjectsPage() {
   const allows = useAllows()
   const projects = useQuery({ queryKey: PROJECTS_KEY, queryFn: () => ok(api.GET('/api/admin/projects')) })
   // The command bar's "Create …" actions open this page with `?create=project`.
-  const [creating, setCreating] = useState(() => new URLSearchParams(window.location.search).get('create') === 'project')
+  const [creating, setCreating] = useCreateIntent('project')
   const [editing, setEditing] = useState<Project>()
   return (
     <ListPage

@@ -38,7 +38,10 @@ export default function UsersPage() {
   // The next single sign-on with the user's address binds whichever identity signs in first (their sessions end now).
   const unbind = useMutation({
     mutationFn: (user: User) => ok(api.DELETE('/api/admin/user-admin/{id}/sso', { params: { path: { id: String(user.id) } } })),
-    onSuccess: (_, user) => notifications.show({ message: `${userName(user)} is bound to no single sign-on identity: the next sign-in with the provider binds one`, color: 'green' }),
+    onSuccess: async (_, user) => {
+      await queryClient.invalidateQueries({ queryKey: USERS_KEY })
+      notifications.show({ message: `${userName(user)} is bound to no single sign-on identity: the next sign-in with the provider binds one`, color: 'green' })
+    },
     onError: (error) => notifications.show({ message: error.message, color: 'red' }),
   })
   const rootRoles = users.data?.rootRoles ?? []
@@ -106,10 +109,16 @@ export default function UsersPage() {
               <RowButton label={`Set password of ${userName(u)}`} onClick={() => setResetting(u)}>
                 Set password
               </RowButton>
-              {u.email && (
-                <RowButton label={`Forget SSO identity of ${userName(u)}`} onClick={() => unbind.mutate(u)}>
+              {/* Only for an account bound to a single sign-on identity: forgetting it ends their sessions, so the browser asks first. */}
+              {u.ssoBound && (
+                <Button
+                  size="xs"
+                  variant="default"
+                  aria-label={`Forget SSO identity of ${userName(u)}`}
+                  onClick={() => window.confirm(`Forget the single sign-on identity of ${userName(u)}? Their sessions end, and their next sign-in with the provider binds a new one.`) && unbind.mutate(u)}
+                >
                   Forget SSO identity
-                </RowButton>
+                </Button>
               )}
               {u.id !== me.data?.user.id && <DeleteButton label={`Delete user ${userName(u)}`} confirm={`Delete the user ${userName(u)}?`} onDelete={() => remove.mutate(u)} />}
             </>

@@ -268,6 +268,9 @@ const openToEveryUser: Record<string, string> = {
   'POST /api/admin/features-batch/export': 'an export of what the caller may see (as in Unleash, any caller; records features-exported)',
   'POST /api/admin/features-batch/validate': 'a check: writes nothing, and answers the permissions the import would need',
   'POST /api/admin/playground/change-request/{id}': 'an evaluation: writes nothing',
+  'POST /api/admin/feedback': 'the caller’s own answer to a feedback prompt (a user only; as in Unleash)',
+  'PUT /api/admin/feedback/{id}': 'the caller’s own answer to a feedback prompt (a user only; as in Unleash)',
+  'POST /api/admin/splash/{id}': 'the caller’s own record of a splash screen seen (a user only; as in Unleash)',
 }
 
 let adminRoutes: { method: string; template: string; key: string }[] = []

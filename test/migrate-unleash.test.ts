@@ -66,6 +66,8 @@ describe('migrating from Unleash 8.2', () => {
             { tokenName: 'guessable', type: 'frontend', projects: ['*'], environment: 'development', secret: shortSecret },
             { tokenName: 'nowhere', type: 'client', projects: ['no-such-project'], environment: 'production', secret: 'no-such-project:production.0123456789abcdef0123' },
             { tokenName: 'ops', type: 'admin', projects: ['*'], environment: '*', secret: '*:*.5c1e0a7b93d24f6e8a0b7c2d9e4f1a3b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4e6f' },
+            // A name the token routes refuse, and an expiry no timestamp column takes (not carried / no expiry; never a 500).
+            { tokenName: 'n'.repeat(5000), type: 'client', projects: ['*'], environment: 'production', secret: '*:production.1111111111111111111111111111aaaa' },
           ],
         }),
       }
@@ -77,6 +79,7 @@ describe('migrating from Unleash 8.2', () => {
       expect(notCarried).toContain('frontend token guessable (projects *, environment development): not carried, the random part of secret must be 16 to 200')
       expect(notCarried).toContain('client token nowhere (projects no-such-project, environment production): not carried, project no-such-project is not carried')
       expect(notCarried).toContain('admin token ops (projects *, environment *): not carried (only client and frontend tokens are)')
+      expect(notCarried).toContain("not carried, its name is not 1 to 100 characters (the token routes' rule)")
       expect(notCarried).not.toContain('its secret is listed')
       for (const s of [secret, shortSecret, '0123456789abcdef0123', 'c0ffee', '5c1e0a7b']) expect(dry.text).not.toContain(s)
       expect(await t.query(`select token_name from api_tokens where token_name = 'listed'`)).toEqual([])

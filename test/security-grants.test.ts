@@ -63,6 +63,10 @@ describe('a project Owner gives only what the Owner role holds', () => {
     expectRefused(await owner.call('POST', `${P}/access`, { body: { roles: [skipper], users: [owner.id] } }), 'a role said not givable')
     expect((await owner.call('POST', `${P}/access`, { body: { roles: [editorLike], users: [owner.id] } })).status).toBe(200)
     expect(Object.values(givable((await ok(t, 'GET', `${P}/access`)).body)).every(Boolean)).toBe(true)
+    // A Member (no UPDATE_PROJECT there) may give no role at all: none is givable.
+    const member = await user('Viewer')
+    await ok(t, 'POST', `${P}/access`, { roles: [MEMBER], users: [member.id] })
+    expect(Object.values(givable((await member.call('GET', `${P}/access`)).body)).some(Boolean)).toBe(false)
   })
 
   it('is refused a role granting SKIP_CHANGE_REQUEST on every route that gives project roles, to users and to groups, and nothing changes', async () => {

@@ -676,6 +676,19 @@ describe("a project's own context fields", () => {
 })
 
 describe('archived flags', () => {
+  it('refuses with 400 an archivedAt no timestamp column takes (years 1 to 9999), never a 500', async () => {
+    const t = await createTestApp()
+    try {
+    for (const archivedAt of ['-271821-04-20T00:00:00.000Z', '+275760-09-13T00:00:00.000Z']) {
+      const res = await t.call('POST', '/api/admin/state/import?keep=false', { body: { version: 4, features: [{ name: fresh('far-archived'), project: 'default', archived: true, archivedAt }] } })
+      expect(res.status, res.text).toBe(400)
+      expect(res.body.message).toContain('is not a date (years 1 to 9999)')
+    }
+    } finally {
+      await t.close()
+    }
+  })
+
   it('are exported with archivedAt and restored archived, with their metadata, without SDKs seeing them; an import again or with drop keeps them', async () => {
     const from = await createTestApp({ now: () => new Date('2026-02-01T09:00:00.000Z') })
     const into = await createTestApp()

@@ -88,6 +88,19 @@ describe('GET /api/admin/metrics/unknown-flags', () => {
     expect(seen).toMatchObject({ name, lastEventAt: null })
   })
 
+  it('shows no event of a private project deleted and made again, open, under the same id', async () => {
+    const vault = await createProject(t, { mode: 'private' })
+    const name = (await createFlag(t, {}, vault)).name as string
+    await ok(t, 'DELETE', `/api/admin/projects/${vault}/features/${name}`)
+    await ok(t, 'DELETE', `/api/admin/archive/${name}`)
+    await ok(t, 'DELETE', `/api/admin/projects/${vault}`)
+    await ok(t, 'POST', '/api/admin/projects', { id: vault, name: vault })
+    await report(dev, 'shop', [name])
+    const viewer = await createUser(t, 'Viewer')
+    const seen = ((await viewer.call('GET', '/api/admin/metrics/unknown-flags')).body.unknownFlags as { name: string; lastEventAt: string | null }[]).find((u) => u.name === name)
+    expect(seen).toMatchObject({ name, lastEventAt: null })
+  })
+
   it('keeps at most 100 names per application and environment, and forgets them after a day', async () => {
     const app = fresh('noisy')
     const names = Array.from({ length: 105 }, (_, i) => `${app}-${String(i).padStart(3, '0')}`)

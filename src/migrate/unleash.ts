@@ -7,6 +7,10 @@ import { guardPassed } from '../events/store.js'
 import { givenSecretProblem, hashSecret } from '../api-tokens/secrets.js'
 import { newTokenRow, tokenCreatedEvent } from '../api-tokens/store.js'
 import { StateImportSchema, type StateImport, type StateImportResult } from '../state/schemas.js'
+import { storableTime } from '../core/clock.js'
+
+/** A token name as the token routes take it: 1 to 100 characters. */
+const MAX_TOKEN_NAME = 100
 
 /**
  * Moving from a running Unleash 8.2 in one step: its admin API is read (projects, environments, context fields,
@@ -157,7 +161,7 @@ export async function readUnleash(get: UnleashGet): Promise<{ doc: StateImport; 
       impressionData: Boolean(f.impressionData),
       createdAt: str(f.createdAt) ?? null,
       archived: true,
-      archivedAt: str(f.archivedAt) ?? null,
+      archivedAt: (() => { const at = str(f.archivedAt); return at !== undefined && storableTime(at) !== undefined ? at : null })(),
     })
   }
 
@@ -213,12 +217,13 @@ async function carriedTokens(db: Db, doc: StateImport, tokens: UnleashToken[], n
       givenSecretProblem(t.secret, t.projects, t.environment) ??
       (t.projects.find((p) => p !== '*' && !projects.has(p)) !== undefined ? `project ${t.projects.find((p) => p !== '*' && !projects.has(p))} is not carried` : undefined) ??
       (t.environment === '*' || !environments.has(t.environment) ? `environment ${t.environment} is not one Flagpost will have` : undefined) ??
-      (taken.has(hashes[i]!) || rows.some((r) => r.secretHash === hashes[i]) ? 'Flagpost already has a token with its secret' : undefined)
+      (taken.has(hashes[i]!) || rows.some((r) => r.secretHash === hashes[i]) ? 'Flagpost already has a token with its secret' : undefined) ??
+      (t.tokenName.length > MAX_TOKEN_NAME || t.tokenName.trim() === '' ? `its name is not 1 to ${MAX_TOKEN_NAME} characters (the token routes' rule)` : undefined)
     if (problem) {
       notCarried.push(`${t.scope}: not carried, ${problem}`)
       continue
     }
-    const expiresAt = t.expiresAt && Number.isFinite(Date.parse(t.expiresAt)) ? new Date(t.expiresAt) : null
+    const expiresAt = t.expiresAt && storableTime(t.expiresAt) !== undefined ? new Date(t.expiresAt) : null
     rows.push(await newTokenRow({ tokenName: t.tokenName, type: t.type, projects: t.projects, environment: t.environment, expiresAt }, t.secret, now))
   }
   const json = JSON.stringify(rows.map((r) => ({ ...r, expiresAt: r.expiresAt?.toISOString() ?? null, createdAt: r.createdAt.toISOString() })))

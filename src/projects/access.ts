@@ -470,13 +470,15 @@ export async function projectAccess(db: Db, projectId: string, principal: Princi
   ])
   if (!project) throw projectNotFound(projectId)
   const held = heldInProject(principal, projectId)
+  // The access routes need UPDATE_PROJECT there before any role is judged.
+  const mayChange = hasPermission(principal, Permission.UPDATE_PROJECT, { project: projectId })
   const imageOf = (u: { id: number; email: string | null; username: string | null }) => avatarUrl(u.email ?? u.username ?? `user-${u.id}`)
   const members = await Promise.all(
     groupMembers.map(async (m) => ({ groupId: m.groupId, member: { joinedAt: m.joinedAt.toISOString(), createdBy: m.createdBy, user: { id: m.id, name: m.name, username: m.username, email: m.email, imageUrl: await imageOf(m) } } })),
   )
   return {
     version: 1,
-    roles: roleRows.map((r) => ({ id: r.id, type: r.type, name: r.name, description: r.description, givable: missingToGive(held, projectId, r) === undefined })),
+    roles: roleRows.map((r) => ({ id: r.id, type: r.type, name: r.name, description: r.description, givable: mayChange && missingToGive(held, projectId, r) === undefined })),
     users: await Promise.all(
       memberRows.map(async (m) => ({
         id: m.id,

@@ -12,6 +12,7 @@ import type { StateCounts, StateImport, StateImportQuery, StateImportResult } fr
 import { normalizedLinkUrl } from '../links/store.js'
 import { MAX_LINKS_PER_FLAG } from '../links/schemas.js'
 import type { StoredFlag, StoredProjectEnvironment, StoredState, StoredStrategy } from './read.js'
+import { storableTime } from '../core/clock.js'
 
 /*
  * The import decided in JS from the state read (src/state/read.ts): every rule checked, every write as explicit
@@ -1009,9 +1010,9 @@ export function planImport(doc: StateImport, options: StateImportQuery, state: S
     if (!skipped(d.name) || storedFlags.has(d.name) || archivedFlags.some((f) => f.name === d.name)) continue
     const project = d.project ?? 'default'
     if (!projects.has(project) || writes.projectsDropped.includes(project)) continue
-    const archivedAt = d.archivedAt ? Date.parse(d.archivedAt) : now.getTime()
-    if (!Number.isFinite(archivedAt)) {
-      problems.add(at('features', i, 'archivedAt'), `archivedAt ${d.archivedAt} is not a date`)
+    const archivedAt = d.archivedAt ? storableTime(d.archivedAt) : now.getTime()
+    if (archivedAt === undefined) {
+      problems.add(at('features', i, 'archivedAt'), `archivedAt ${d.archivedAt} is not a date (years 1 to 9999)`)
       continue
     }
     archivedFlags.push({

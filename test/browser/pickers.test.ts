@@ -51,7 +51,7 @@ describe('the strategy form with 1,000 segments', { timeout: 90_000 }, () => {
     await checkPage(page, 'strategy-segment-picker')
     await dialog.getByRole('button', { name: 'Save strategy' }).click()
     await dialog.waitFor({ state: 'hidden' })
-    await development.getByText(`Segments: ${segmentName(777)}`).waitFor()
+    await development.getByText(segmentName(777), { exact: true }).waitFor()
 
     const { segments } = await ui.adminApi('GET', `/api/admin/segments?query=${segmentName(777)}`)
     const strategies = await ui.adminApi('GET', '/api/admin/projects/crowd/features/big-audience/environments/development/strategies')

@@ -60,7 +60,7 @@ export const errorResponses = {
   409: describe('NameExistsError or ConflictError: the change clashes with what exists'),
   413: describe('PayloadTooLargeError: the request body is larger than 1 MB'),
   415: describe('ContentTypeerror: only application/json is accepted'),
-  429: describe('TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds'),
+  429: describe('TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds'),
 } as const
 
 export function pickErrors<K extends keyof typeof errorResponses>(...statuses: K[]): Pick<typeof errorResponses, K> {

@@ -18672,7 +18672,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -18721,7 +18721,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -19948,7 +19948,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -21490,7 +21490,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25006,7 +25006,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25080,7 +25080,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25154,7 +25154,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -25230,7 +25230,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -27144,7 +27144,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -27216,7 +27216,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -64,7 +64,8 @@ export async function deleteSession(db: Db, sessionId: string): Promise<{ idToke
 
 export const sessionIdOf = (c: Context) => getCookie(c, SESSION_COOKIE) || undefined
 
-const isHttps = (c: Context, publicUrl: string | undefined) =>
+/** Whether the browser reached us over HTTPS (directly, through a proxy that says so, or by the public URL): cookies are then `Secure`. */
+export const isHttps = (c: Context, publicUrl: string | undefined) =>
   new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https' || (publicUrl?.startsWith('https:') ?? false)
 
 export function setSessionCookie(c: Context, session: { id: string }, publicUrl: string | undefined) {

@@ -5,7 +5,7 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
 import { createRouter } from '../http/openapi.js'
 import { readOidcSettings, oidcUsable } from '../auth-settings/store.js'
 import { publicBaseUrl } from '../users/accounts.js'
-import { setSessionCookie } from '../auth/sessions.js'
+import { isHttps, setSessionCookie } from '../auth/sessions.js'
 import { describeStartFailure, finishSignIn, SignInRefused, startSignIn, type OidcCache, type PendingSignIn } from './oidc.js'
 import { signInWithIdentity } from './store.js'
 import { localPath } from '../core/local-path.js'
@@ -25,8 +25,6 @@ const SSO_ERROR_COOKIE = 'flagpost-sso-error'
 /** The flow's cookie: what the callback checks the provider's answer against, for as long as a sign-in may take. */
 const PENDING_COOKIE = 'flagpost-oidc'
 const PENDING_TTL_S = 10 * 60
-
-const isHttps = (c: Context) => new URL(c.req.url).protocol === 'https:' || c.req.header('x-forwarded-proto') === 'https' || (c.var.accounts.publicUrl?.startsWith('https:') ?? false)
 
 const b64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
 const unb64 = (text: string) => new TextDecoder().decode(Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (ch) => ch.charCodeAt(0)))
@@ -48,7 +46,7 @@ const failed = (c: Context, message: string) => {
   c.var.logger.log('warn', 'OpenID Connect sign-in refused', { requestId: c.var.requestId, reason: message.slice(0, 500) })
   // The sign-in page shows the reason from this cookie, which only this site sets, never from the URL's `errorMsg`
   // (kept for Unleash's clients): a link to /sign-in?errorMsg=… cannot put anyone's words on the sign-in page.
-  setCookie(c, SSO_ERROR_COOKIE, message.slice(0, 500), { path: SIGN_IN_PAGE, maxAge: 120, secure: isHttps(c), sameSite: 'Lax' })
+  setCookie(c, SSO_ERROR_COOKIE, message.slice(0, 500), { path: SIGN_IN_PAGE, maxAge: 120, secure: isHttps(c, c.var.accounts.publicUrl), sameSite: 'Lax' })
   return c.redirect(`${SIGN_IN_PAGE}?errorMsg=${encodeURIComponent(message)}`, 302)
 }
 
@@ -109,7 +107,7 @@ export const ssoRoutes = createRouter()
       setCookie(c, PENDING_COOKIE, encodePending(pending, localPath(c.req.valid('query').redirect, publicBaseUrl(c))), {
         path: '/auth/oidc',
         httpOnly: true,
-        secure: isHttps(c),
+        secure: isHttps(c, c.var.accounts.publicUrl),
         // Lax: sent on the provider's top-level redirect back to the callback.
         sameSite: 'Lax',
         maxAge: PENDING_TTL_S,
@@ -122,7 +120,7 @@ export const ssoRoutes = createRouter()
   })
   .openapi(callbackRoute, async (c) => {
     const kept = decodePending(getCookie(c, PENDING_COOKIE), publicBaseUrl(c))
-    deleteCookie(c, PENDING_COOKIE, { path: '/auth/oidc', httpOnly: true, secure: isHttps(c), sameSite: 'Lax' })
+    deleteCookie(c, PENDING_COOKIE, { path: '/auth/oidc', httpOnly: true, secure: isHttps(c, c.var.accounts.publicUrl), sameSite: 'Lax' })
     c.header('Cache-Control', 'no-store')
     if (!kept) return failed(c, 'This browser has no sign-in under way (it took more than 10 minutes, or was started elsewhere): start again')
     const settings = await readOidcSettings(c.var.db)

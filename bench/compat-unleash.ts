@@ -103,6 +103,19 @@ async function seed(api: Api): Promise<SeedReport> {
   for (const p of projects) for (const env of ENVS) await tryDo(refused, `enable ${env} in ${p}`, () => api('POST', `/api/admin/projects/${p}/environments`, { environment: env }))
   await api('POST', '/api/admin/context', { name: 'plan', stickiness: true, legalValues: [{ value: 'free' }, { value: 'pro' }, { value: 'enterprise' }] }).catch(() => {})
   for (const name of ['country', 'email', 'seats', 'appVersion']) await api('POST', '/api/admin/context', { name }).catch(() => {})
+  // What a team's instance also holds: a custom strategy type (one deprecated), a tag type, a project's default
+  // strategy, environments in a chosen order, and SDK tokens made through the admin API (backend, client, frontend).
+  await tryDo(refused, 'custom strategy', () => api('POST', '/api/admin/strategies', { name: 'pilot-customers', description: 'Pilot customers', parameters: [{ name: 'customers', type: 'list', description: 'ids', required: true }] }))
+  await tryDo(refused, 'deprecated custom strategy', async () => {
+    await api('POST', '/api/admin/strategies', { name: 'old-custom', description: 'Old', parameters: [] })
+    await api('POST', '/api/admin/strategies/old-custom/deprecate')
+  })
+  await tryDo(refused, 'tag type', () => api('POST', '/api/admin/tag-types', { name: 'team', description: 'Owning team' }))
+  await tryDo(refused, 'environment order', () => api('PUT', '/api/admin/environments/sort-order', { production: 1, development: 2 }))
+  await tryDo(refused, 'default strategy', () => api('POST', '/api/admin/projects/default/environments/production/default-strategy', { name: 'flexibleRollout', constraints: [], parameters: { rollout: '25', stickiness: 'default', groupId: '' } }))
+  for (const [type, environment] of [['backend', 'production'], ['client', 'development'], ['frontend', 'development']]) {
+    await tryDo(refused, `${type} token`, () => api('POST', '/api/admin/api-tokens', { tokenName: `made-${type}`, type, environment, projects: ['*'] }))
+  }
   const segA = await api('POST', '/api/admin/segments', { name: 'beta', constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro'] }] })
   const segB = await api('POST', '/api/admin/segments', { name: 'nordics', constraints: [{ contextName: 'country', operator: 'IN', values: ['NO', 'se'], caseInsensitive: true, inverted: true }] })
   const flags: { name: string; project: string }[] = []
@@ -119,7 +132,10 @@ async function seed(api: Api): Promise<SeedReport> {
       if (opts.envOff !== env) await tryDo(refused, `${name}: enable in ${env}`, () => api('POST', `/api/admin/projects/${project}/features/${name}/environments/${env}/on`))
     }
     if (opts.stale) await api('PATCH', `/api/admin/projects/${project}/features/${name}`, [{ op: 'replace', path: '/stale', value: true }])
-    if (opts.tag) await api('POST', `/api/admin/features/${name}/tags`, { type: 'simple', value: opts.tag })
+    if (opts.tag) {
+      const [type, value] = opts.tag.includes(':') ? opts.tag.split(':') : ['simple', opts.tag]
+      await api('POST', `/api/admin/features/${name}/tags`, { type, value })
+    }
     flags.push({ name, project })
     n++
   }
@@ -140,6 +156,13 @@ async function seed(api: Api): Promise<SeedReport> {
       { name: 'flexibleRollout', parameters: { rollout: '70', stickiness: 'userId', groupId: `t${i}` }, variants: VARIANT_SETS[(i + 1) % 3] },
     ])
   }
+  await addFlag('default', 'kill-switch-titled', [
+    { name: 'flexibleRollout', title: `A strategy title longer than a hundred characters, as Unleash takes it: ${'x'.repeat(80)}`, parameters: { rollout: '40', stickiness: 'default', groupId: 'kt' } },
+  ])
+  await tryDo(refused, 'kill-switch type', () => api('PATCH', '/api/admin/projects/default/features/kill-switch-titled', [{ op: 'replace', path: '/type', value: 'kill-switch' }]))
+  await tryDo(refused, 'custom strategy on a flag', () =>
+    addFlag('default', 'custom-pilot', [{ name: 'pilot-customers', parameters: { customers: 'a,b' } }, { name: 'flexibleRollout', parameters: { rollout: '10', stickiness: 'default', groupId: 'cp' } }], { tag: 'team:payments' }),
+  )
   await addFlag('default', 'segmented', [{ name: 'default', parameters: {}, segments: [segA.id, segB.id] }, { name: 'userWithId', parameters: { userIds: 'user5' }, segments: [segB.id], disabled: true }], { envOff: 'production' })
   await addFlag('default', 'parent', [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'p' } }], { variants: VARIANT_SETS[0] })
   await addFlag('default', 'child-enabled', [{ name: 'default', parameters: {} }])
@@ -228,7 +251,10 @@ async function main() {
   if (cli.stdout.includes(unleash.adminToken)) throw new Error('npm run migrate:unleash printed the token')
   if (RECORD) {
     const answers: Record<string, unknown> = {}
-    const base = unleashGet(unleash.url, unleash.adminToken, (u, init) => fetch(u, init), 30_000)
+    const base = unleashGet(unleash.url, unleash.adminToken, (u, init) => fetch(u, init).catch((error: Error) => {
+      console.error(`GET ${u}: ${error.message} (${String((error as { cause?: unknown }).cause)})`)
+      throw error
+    }), 30_000)
     const get = async (path: string) => {
       const answer = await base(path)
       answers[path] = structuredClone(answer)

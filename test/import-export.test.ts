@@ -460,6 +460,23 @@ describe('POST /api/admin/features-batch/import: nothing of the file is changed 
     expect(strategies.map((s) => [s.title, s.sortOrder])).toEqual([['a', 0], ['b', 1]])
   })
 
+  it('takes a strategy title longer than 100 characters, as Unleash 8.2 and the strategy routes do, and exports it back', async () => {
+    const project = await createProject(t)
+    const flag = fresh('long-title')
+    const title = `A title as Unleash takes it: ${'t'.repeat(300)}`
+    const file = importOf(project, { features: [{ name: flag }], featureStrategies: [{ name: 'default', featureName: flag, title, sortOrder: 0, parameters: {}, constraints: [] }] })
+    const validated = await t.call('POST', VALIDATE, { body: file })
+    expect(validated.status, validated.text).toBe(200)
+    expect(validated.body.errors).toEqual([])
+    const res = await t.call('POST', IMPORT, { body: file })
+    expect(res.status, res.text).toBe(200)
+    const [strategy] = (await ok(t, 'GET', `${features(project)}/${flag}/environments/development/strategies`)).body as { title: string }[]
+    expect(strategy!.title).toBe(title)
+    // Restored from the instance's state, it comes back whole.
+    const state = (await ok(t, 'GET', '/api/admin/state/export')).body as { featureStrategies: { featureName: string; title: string }[] }
+    expect(state.featureStrategies.find((s) => s.featureName === flag)!.title).toBe(title)
+  })
+
   it('puts the default strategy an enabled flag gets after the strategies the file gives it', async () => {
     const project = await createProject(t)
     const flag = fresh('disabled-only')

@@ -69,7 +69,8 @@ const ImportedFeature = z.object({
 const ImportedStrategy = z.object({
   name: z.string().min(1).max(100),
   featureName: name.optional(),
-  title: z.string().max(100).nullable().optional(),
+  // Unleash 8.2 takes a strategy title of any length (the strategy routes do too).
+  title: z.string().nullable().optional(),
   disabled: z.boolean().nullable().optional(),
   // Unleash 8.2 takes a null sortOrder (as no sortOrder: the strategy keeps its place in the list).
   sortOrder: z

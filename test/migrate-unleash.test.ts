@@ -299,6 +299,78 @@ describe('migrating what Unleash 8.2 answered (recorded)', () => {
   })
 })
 
+/** A strategy as both servers answer it, without what each makes for itself (ids, segment ids, defaults left out). */
+function strategyShape(s: Record<string, any>, segmentName: (id: unknown) => string) {
+  const constraint = (c: Record<string, any>) => ({
+    contextName: c.contextName,
+    operator: c.operator,
+    values: c.values ?? [],
+    value: c.value ?? null,
+    inverted: c.inverted ?? false,
+    caseInsensitive: c.caseInsensitive ?? false,
+  })
+  return {
+    name: s.name,
+    title: s.title ?? null,
+    disabled: s.disabled ?? false,
+    parameters: s.parameters ?? {},
+    constraints: (s.constraints ?? []).map(constraint),
+    variants: (s.variants ?? []).map(variantShape),
+    segments: (s.segments ?? []).map(segmentName).sort(),
+  }
+}
+const variantShape = (v: Record<string, any>) => ({
+  name: v.name,
+  weight: v.weight,
+  weightType: v.weightType,
+  stickiness: v.stickiness ?? 'default',
+  payload: v.payload ?? null,
+  overrides: v.overrides ?? [],
+})
+
+describe('every flag Unleash 8.2 answered is answered the same by Flagpost after the migration', () => {
+  it('metadata, switches, strategies in order (parameters, constraints, titles, variants, segments), environment variants, tags, dependencies', async () => {
+    fixtures = recorded
+    const t = await appWith()
+    try {
+      expect((await migrate(t, {})).status).toBe(200)
+      const unleashSegments = new Map((recorded['/api/admin/segments'] as { segments: { id: number; name: string }[] }).segments.map((s) => [s.id, s.name]))
+      const flagpostSegments = new Map(((await t.call('GET', '/api/admin/segments')).body.segments as { id: number; name: string }[]).map((s) => [s.id, s.name]))
+      const names = (recorded['/api/admin/projects/default/features'] as { features: { name: string }[] }).features.map((f) => f.name)
+      expect(names.length).toBeGreaterThan(50)
+      for (const name of names) {
+        const unleash = recorded[`/api/admin/projects/default/features/${name}`] as Record<string, any>
+        const res = await t.call('GET', `/api/admin/projects/default/features/${name}`)
+        expect(res.status, `${name}: ${res.text}`).toBe(200)
+        const flagpost = res.body
+        for (const key of ['name', 'type', 'description', 'stale', 'impressionData', 'project', 'archived']) expect(flagpost[key] ?? null, `${name}.${key}`).toEqual(unleash[key] ?? null)
+        expect((flagpost.dependencies ?? []).map((d: any) => [d.feature, d.enabled, d.variants ?? []]), `${name} dependencies`).toEqual(
+          (unleash.dependencies ?? []).map((d: any) => [d.feature, d.enabled, d.variants ?? []]),
+        )
+        const environments = (f: Record<string, any>, segmentName: (id: unknown) => string) =>
+          Object.fromEntries(
+            (f.environments as Record<string, any>[]).map((e) => [
+              e.name,
+              { enabled: e.enabled, strategies: [...e.strategies].sort((a, b) => a.sortOrder - b.sortOrder).map((s) => strategyShape(s, segmentName)) },
+            ]),
+          )
+        const unleashEnvironments = environments(unleash, (id) => unleashSegments.get(id as number)!)
+        expect(environments(flagpost, (id) => flagpostSegments.get(id as number)!), name).toEqual(unleashEnvironments)
+        for (const env of Object.keys(unleashEnvironments)) {
+          const unleashVariants = (recorded[`/api/admin/projects/default/features/${name}/environments/${env}/variants`] as { variants: Record<string, any>[] }).variants
+          const flagpostVariants = (await t.call('GET', `/api/admin/projects/default/features/${name}/environments/${env}/variants`)).body.variants as Record<string, any>[]
+          const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name)
+          expect(flagpostVariants.map(variantShape).sort(byName), `${name} ${env} variants`).toEqual(unleashVariants.map(variantShape).sort(byName))
+        }
+        const tags = (list: { type: string; value: string }[]) => list.map((x) => `${x.type}:${x.value}`).sort()
+        expect(tags((await t.call('GET', `/api/admin/features/${name}/tags`)).body.tags), `${name} tags`).toEqual(tags((recorded[`/api/admin/features/${name}/tags`] as { tags: { type: string; value: string }[] }).tags))
+      }
+    } finally {
+      await t.close()
+    }
+  })
+})
+
 describe('the migration route: threats', () => {
   it('is for admins only (an Editor gets 403, no token 401) and reads nothing for them', async () => {
     const t = await appWith()

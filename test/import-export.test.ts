@@ -446,6 +446,33 @@ describe('POST /api/admin/features-batch/import: nothing of the file is changed 
     expect(exported.filter((s: any) => s.featureName === tied).map((s: any) => s.sortOrder)).toEqual([0, 1, 2, 3, 4, 5])
   })
 
+  it('orders strategies without sortOrder by their ULID ids (Unleash 8 makes them time-ordered) and says so where it decides the variant; random UUIDs keep the file order', async () => {
+    const project = await createProject(t)
+    const [byIds, byFile] = [fresh('by-ulid'), fresh('by-uuid')]
+    // Ids as Unleash 8.2 answered them (ulid(): 10 characters of time, then 16 random): c was made first, then a, then b.
+    const ulids: Record<string, string> = { c: '01M8JTWS97R0PVQPTWBJXRAYTA', a: '01M8JTWSDFX00M0GTP3TPJVKG7', b: '01m8jtwsfyq0d00pntt9rz3jzm' }
+    const strategy = (flag: string, title: string, id: string) => ({ id, name: 'default', featureName: flag, title, parameters: {}, constraints: [], variants: [{ name: `v-${title}`, weight: 1000, weightType: 'variable', stickiness: 'default' }] })
+    const file = importOf(project, {
+      features: [{ name: byIds }, { name: byFile }],
+      featureStrategies: [
+        ...['a', 'b', 'c'].map((title) => strategy(byIds, title, ulids[title]!)),
+        ...['a', 'b', 'c'].map((title) => strategy(byFile, title, crypto.randomUUID())),
+      ],
+    })
+    const validated = await ok(t, 'POST', VALIDATE, file)
+    expect(validated.body.warnings).toEqual(
+      expect.arrayContaining([
+        { message: expect.stringContaining('ordered by the creation time of their ids (ULIDs'), affectedItems: [byIds] },
+        { message: expect.stringContaining("kept in the file's order"), affectedItems: [byFile] },
+      ]),
+    )
+    expect((await t.call('POST', IMPORT, { body: file })).status).toBe(200)
+    const order = async (flag: string) =>
+      ((await ok(t, 'GET', `${features(project)}/${flag}/environments/development/strategies`)).body as { title: string; sortOrder: number }[]).map((s) => [s.title, s.sortOrder])
+    expect(await order(byIds)).toEqual([['c', 0], ['a', 1], ['b', 2]])
+    expect(await order(byFile)).toEqual([['a', 0], ['b', 1], ['c', 2]])
+  })
+
   it('takes a strategy with sortOrder null as Unleash 8.2 does: as one without, in its place in the file', async () => {
     const project = await createProject(t)
     const flag = fresh('null-sort')

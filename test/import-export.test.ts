@@ -502,6 +502,10 @@ describe('POST /api/admin/features-batch/import: nothing of the file is changed 
     // Restored from the instance's state, it comes back whole.
     const state = (await ok(t, 'GET', '/api/admin/state/export')).body as { featureStrategies: { featureName: string; title: string }[] }
     expect(state.featureStrategies.find((s) => s.featureName === flag)!.title).toBe(title)
+    // The strategy routes take it too, and the one stored is written back unchanged.
+    const added = await addStrategy(t, flag, 'production', { name: 'default', title: `${title}!` }, project)
+    expect(added.title).toBe(`${title}!`)
+    await ok(t, 'PUT', `${features(project)}/${flag}/environments/production/strategies/${added.id}`, { name: 'default', title: added.title, parameters: {}, constraints: [] })
   })
 
   it('puts the default strategy an enabled flag gets after the strategies the file gives it', async () => {

@@ -329,7 +329,7 @@ const variantShape = (v: Record<string, any>) => ({
 })
 
 describe('every flag Unleash 8.2 answered is answered the same by Flagpost after the migration', () => {
-  it('metadata, switches, strategies in order (parameters, constraints, titles, variants, segments), environment variants, tags, dependencies', async () => {
+  it('metadata, switches, strategies in order (parameters, constraints, titles, variants, segments), environment variants, tags, dependencies', { timeout: 120_000 }, async () => {
     fixtures = recorded
     const t = await appWith()
     try {

@@ -329,13 +329,25 @@ const variantShape = (v: Record<string, any>) => ({
 })
 
 describe('every flag Unleash 8.2 answered is answered the same by Flagpost after the migration', () => {
-  it('metadata, switches, strategies in order (parameters, constraints, titles, variants, segments), environment variants, tags, dependencies', { timeout: 120_000 }, async () => {
+  it('metadata and creation time, switches, strategies in order (parameters, constraints, titles, variants, segments), environment variants, tags, dependencies, segments, context fields', { timeout: 120_000 }, async () => {
     fixtures = recorded
     const t = await appWith()
     try {
       expect((await migrate(t, {})).status).toBe(200)
       const unleashSegments = new Map((recorded['/api/admin/segments'] as { segments: { id: number; name: string }[] }).segments.map((s) => [s.id, s.name]))
       const flagpostSegments = new Map(((await t.call('GET', '/api/admin/segments')).body.segments as { id: number; name: string }[]).map((s) => [s.id, s.name]))
+      // Segments and context fields as Unleash answered them.
+      const constraintOf = (c: Record<string, any>) => ({ contextName: c.contextName, operator: c.operator, values: c.values ?? [], value: c.value ?? null, inverted: c.inverted ?? false, caseInsensitive: c.caseInsensitive ?? false })
+      const segmentsOf = (list: Record<string, any>[]) => Object.fromEntries(list.map((x) => [x.name, { description: x.description ?? null, constraints: x.constraints.map(constraintOf) }]))
+      expect(segmentsOf((await t.call('GET', '/api/admin/segments')).body.segments)).toEqual(segmentsOf((recorded['/api/admin/segments'] as { segments: Record<string, any>[] }).segments))
+      const flagpostFields = new Map(((await t.call('GET', '/api/admin/context')).body as Record<string, any>[]).map((f) => [f.name, f]))
+      for (const field of recorded['/api/admin/context'] as Record<string, any>[]) {
+        const ours = flagpostFields.get(field.name)
+        expect(ours, field.name).toBeDefined()
+        expect({ stickiness: ours!.stickiness, legalValues: ours!.legalValues ?? [] }, field.name).toEqual({ stickiness: field.stickiness, legalValues: field.legalValues ?? [] })
+        // Flagpost keeps its own descriptions of the built-in fields; a field a team made keeps Unleash's.
+        if (!['appName', 'environment', 'userId', 'sessionId', 'remoteAddress', 'currentTime'].includes(field.name)) expect(ours!.description ?? null, field.name).toEqual(field.description ?? null)
+      }
       const names = (recorded['/api/admin/projects/default/features'] as { features: { name: string }[] }).features.map((f) => f.name)
       expect(names.length).toBeGreaterThan(50)
       for (const name of names) {
@@ -343,7 +355,7 @@ describe('every flag Unleash 8.2 answered is answered the same by Flagpost after
         const res = await t.call('GET', `/api/admin/projects/default/features/${name}`)
         expect(res.status, `${name}: ${res.text}`).toBe(200)
         const flagpost = res.body
-        for (const key of ['name', 'type', 'description', 'stale', 'impressionData', 'project', 'archived']) expect(flagpost[key] ?? null, `${name}.${key}`).toEqual(unleash[key] ?? null)
+        for (const key of ['name', 'type', 'description', 'stale', 'impressionData', 'project', 'archived', 'createdAt']) expect(flagpost[key] ?? null, `${name}.${key}`).toEqual(unleash[key] ?? null)
         expect((flagpost.dependencies ?? []).map((d: any) => [d.feature, d.enabled, d.variants ?? []]), `${name} dependencies`).toEqual(
           (unleash.dependencies ?? []).map((d: any) => [d.feature, d.enabled, d.variants ?? []]),
         )

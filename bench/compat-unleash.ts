@@ -2,7 +2,8 @@
 // itself: a throw-away PostgreSQL, unleash-server@8 (bench/.unleash), seeded through its admin API with every
 // built-in strategy, constraint operator and variant kind, segments, dependencies, tags, stale and archived flags;
 // the migration (src/migrate/unleash.ts) into a fresh Flagpost on the same PostgreSQL; then the official
-// unleash-client evaluates the same generated contexts against both servers: isEnabled and getVariant must agree.
+// unleash-client evaluates the same generated contexts against both servers: isEnabled and getVariant must agree;
+// then Flagpost's OFREP bulk endpoint (what OpenFeature's OFREP providers read) must agree with the client on Unleash.
 // Exits non-zero on any difference. --record writes the admin API answers the migration read into
 // test/fixtures/unleash-8.2/admin-api.json. Everything it started is stopped at the end. Not part of npm test.
 import { spawnSync } from 'node:child_process'
@@ -103,6 +104,19 @@ async function seed(api: Api): Promise<SeedReport> {
   for (const p of projects) for (const env of ENVS) await tryDo(refused, `enable ${env} in ${p}`, () => api('POST', `/api/admin/projects/${p}/environments`, { environment: env }))
   await api('POST', '/api/admin/context', { name: 'plan', stickiness: true, legalValues: [{ value: 'free' }, { value: 'pro' }, { value: 'enterprise' }] }).catch(() => {})
   for (const name of ['country', 'email', 'seats', 'appVersion']) await api('POST', '/api/admin/context', { name }).catch(() => {})
+  // What a team's instance also holds: a custom strategy type (one deprecated), a tag type, a project's default
+  // strategy, environments in a chosen order, and SDK tokens made through the admin API (backend, client, frontend).
+  await tryDo(refused, 'custom strategy', () => api('POST', '/api/admin/strategies', { name: 'pilot-customers', description: 'Pilot customers', parameters: [{ name: 'customers', type: 'list', description: 'ids', required: true }] }))
+  await tryDo(refused, 'deprecated custom strategy', async () => {
+    await api('POST', '/api/admin/strategies', { name: 'old-custom', description: 'Old', parameters: [] })
+    await api('POST', '/api/admin/strategies/old-custom/deprecate')
+  })
+  await tryDo(refused, 'tag type', () => api('POST', '/api/admin/tag-types', { name: 'team', description: 'Owning team' }))
+  await tryDo(refused, 'environment order', () => api('PUT', '/api/admin/environments/sort-order', { production: 1, development: 2 }))
+  await tryDo(refused, 'default strategy', () => api('POST', '/api/admin/projects/default/environments/production/default-strategy', { name: 'flexibleRollout', constraints: [], parameters: { rollout: '25', stickiness: 'default', groupId: '' } }))
+  for (const [type, environment] of [['backend', 'production'], ['client', 'development'], ['frontend', 'development']]) {
+    await tryDo(refused, `${type} token`, () => api('POST', '/api/admin/api-tokens', { tokenName: `made-${type}`, type, environment, projects: ['*'] }))
+  }
   const segA = await api('POST', '/api/admin/segments', { name: 'beta', constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro'] }] })
   const segB = await api('POST', '/api/admin/segments', { name: 'nordics', constraints: [{ contextName: 'country', operator: 'IN', values: ['NO', 'se'], caseInsensitive: true, inverted: true }] })
   const flags: { name: string; project: string }[] = []
@@ -119,7 +133,10 @@ async function seed(api: Api): Promise<SeedReport> {
       if (opts.envOff !== env) await tryDo(refused, `${name}: enable in ${env}`, () => api('POST', `/api/admin/projects/${project}/features/${name}/environments/${env}/on`))
     }
     if (opts.stale) await api('PATCH', `/api/admin/projects/${project}/features/${name}`, [{ op: 'replace', path: '/stale', value: true }])
-    if (opts.tag) await api('POST', `/api/admin/features/${name}/tags`, { type: 'simple', value: opts.tag })
+    if (opts.tag) {
+      const [type, value] = opts.tag.includes(':') ? opts.tag.split(':') : ['simple', opts.tag]
+      await api('POST', `/api/admin/features/${name}/tags`, { type, value })
+    }
     flags.push({ name, project })
     n++
   }
@@ -140,6 +157,13 @@ async function seed(api: Api): Promise<SeedReport> {
       { name: 'flexibleRollout', parameters: { rollout: '70', stickiness: 'userId', groupId: `t${i}` }, variants: VARIANT_SETS[(i + 1) % 3] },
     ])
   }
+  await addFlag('default', 'kill-switch-titled', [
+    { name: 'flexibleRollout', title: `A strategy title longer than a hundred characters, as Unleash takes it: ${'x'.repeat(80)}`, parameters: { rollout: '40', stickiness: 'default', groupId: 'kt' } },
+  ])
+  await tryDo(refused, 'kill-switch type', () => api('PATCH', '/api/admin/projects/default/features/kill-switch-titled', [{ op: 'replace', path: '/type', value: 'kill-switch' }]))
+  await tryDo(refused, 'custom strategy on a flag', () =>
+    addFlag('default', 'custom-pilot', [{ name: 'pilot-customers', parameters: { customers: 'a,b' } }, { name: 'flexibleRollout', parameters: { rollout: '10', stickiness: 'default', groupId: 'cp' } }], { tag: 'team:payments' }),
+  )
   await addFlag('default', 'segmented', [{ name: 'default', parameters: {}, segments: [segA.id, segB.id] }, { name: 'userWithId', parameters: { userIds: 'user5' }, segments: [segB.id], disabled: true }], { envOff: 'production' })
   await addFlag('default', 'parent', [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: 'p' } }], { variants: VARIANT_SETS[0] })
   await addFlag('default', 'child-enabled', [{ name: 'default', parameters: {} }])
@@ -228,7 +252,10 @@ async function main() {
   if (cli.stdout.includes(unleash.adminToken)) throw new Error('npm run migrate:unleash printed the token')
   if (RECORD) {
     const answers: Record<string, unknown> = {}
-    const base = unleashGet(unleash.url, unleash.adminToken, (u, init) => fetch(u, init), 30_000)
+    const base = unleashGet(unleash.url, unleash.adminToken, (u, init) => fetch(u, init).catch((error: Error) => {
+      console.error(`GET ${u}: ${error.message} (${String((error as { cause?: unknown }).cause)})`)
+      throw error
+    }), 30_000)
     const get = async (path: string) => {
       const answer = await base(path)
       answers[path] = structuredClone(answer)
@@ -269,6 +296,15 @@ async function main() {
       b.destroy()
     }
   }
+  // OpenFeature: Flagpost's OFREP bulk answer (what every OpenFeature SDK's OFREP provider reads) for the migrated
+  // flags, against what the official client says of Unleash itself: the boolean is isEnabled, a variant's payload is
+  // the value of its type with the variant's name. Contexts with userId and sessionId only, and the random-stickiness
+  // flags left out: the server's dice cannot be the client's.
+  // Archived flags are no flag to OFREP (FLAG_NOT_FOUND: absent from the bulk answer), as the client finds none in Unleash.
+  const ofrep = await compareOfrep(unleash.url, flagpost.url, seeded.flags.map((f) => f.name).filter((n) => !/flexibleRollout-4|gradualRolloutRandom/.test(n)), seeded.archived, ctxs)
+  console.log(`OFREP (bulk, client token) against unleash-client on Unleash: ${ofrep.checks} flag evaluations, ${ofrep.differences.length} differences`)
+  for (const d of ofrep.differences.slice(0, 10)) console.log(`  DIFF ${d}`)
+  if (ofrep.differences.length > 0) process.exitCode = 1
   // Archived in Unleash: are they archived in Flagpost? (The state restore leaves archived flags out: not yet carried.)
   const flagpostApi = apiClient(flagpost.url, flagpost.adminToken)
   const archivedInFlagpost = (await flagpostApi<{ features: { name: string }[] }>('GET', '/api/admin/search/features?archived=IS%3Atrue&limit=1000')).features.map((f) => f.name)
@@ -278,7 +314,7 @@ async function main() {
   const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ')
   const pat = await fetch(`${unleash.url}/api/admin/user/tokens`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify({ description: 'compat', expiresAt: new Date(Date.now() + 86_400_000).toISOString() }) })
   const patSecret = ((await pat.json()) as { secret?: string }).secret
-  if (!patSecret) console.log(`No personal access token from Unleash (login ${login.status}, token ${pat.status}): the import is checked with the admin token`)
+  if (!patSecret) console.log(`No personal access token from Unleash (login ${login.status}, cookies ${login.headers.getSetCookie().map((c) => c.split('=')[0]).join(',') || 'none'}, token ${pat.status}): the import is checked with the admin token`)
   const compat = await compatibilityChecks(patSecret ? apiClient(unleash.url, patSecret) : api, flagpostApi)
   for (const line of compat) console.log(line)
 
@@ -287,6 +323,51 @@ async function main() {
   console.log(`\nUnleash ${install.version} -> Flagpost: ${seeded.flags.length} flags (+${seeded.archived.length} archived) x ${ENVS.length} environments x ${CONTEXTS} contexts = ${checks} evaluations (isEnabled + getVariant)`)
   console.log(`Differences: ${differences.length}${differences.length ? ` in ${[...byFlag].map(([k, v]) => `${k} (${v})`).join(', ')}` : ''}`)
   if (differences.length > 0) process.exitCode = 1
+}
+
+type Ctx = ReturnType<typeof contexts>[number]
+
+/** The value OFREP answers for a variant's payload, as src/ofrep/evaluate.ts documents it. */
+function payloadValue(payload: { type: string; value: string }): unknown {
+  if (payload.type === 'number') return Number(payload.value)
+  if (payload.type === 'json') return JSON.parse(payload.value)
+  return payload.value
+}
+
+async function compareOfrep(unleashUrl: string, flagpostUrl: string, allFlags: string[], archived: string[], ctxs: Ctx[]) {
+  const flags = allFlags.filter((n) => !archived.includes(n))
+  const differences: string[] = []
+  let checks = 0
+  const chosen = ctxs.filter((c) => c.userId && c.sessionId).slice(0, 500)
+  for (const [i, env] of ENVS.entries()) {
+    const a = await client(unleashUrl, CLIENT_TOKENS[i]!, env)
+    try {
+      for (const ctx of chosen) {
+        const context = { targetingKey: ctx.userId, sessionId: ctx.sessionId, ...(ctx.remoteAddress ? { remoteAddress: ctx.remoteAddress } : {}), currentTime: ctx.currentTime.toISOString(), ...ctx.properties }
+        const res = await fetch(`${flagpostUrl}/ofrep/v1/evaluate/flags`, { method: 'POST', headers: { authorization: `Bearer ${CLIENT_TOKENS[i]}`, 'content-type': 'application/json' }, body: JSON.stringify({ context }) })
+        if (res.status !== 200) throw new Error(`OFREP bulk answered ${res.status}: ${await res.text()}`)
+        const answers = new Map(((await res.json()) as { flags: { key: string; value: unknown; variant?: string }[] }).flags.map((f) => [f.key, f]))
+        for (const name of archived) {
+          checks++
+          if (answers.has(name) || a.isEnabled(name, { ...ctx, environment: env })) differences.push(`${env} ${name} (archived): Unleash ${a.isEnabled(name, { ...ctx, environment: env })} / OFREP ${JSON.stringify(answers.get(name))}`)
+        }
+        for (const name of flags) {
+          checks++
+          const c = { ...ctx, environment: env }
+          const enabled = a.isEnabled(name, c)
+          const variant = a.getVariant(name, c)
+          const expected = enabled && variant.enabled && variant.payload ? { value: payloadValue(variant.payload), variant: variant.name } : { value: enabled, variant: variant.enabled ? variant.name : undefined }
+          const got = answers.get(name)
+          if (!got || JSON.stringify(got.value) !== JSON.stringify(expected.value) || got.variant !== expected.variant) {
+            differences.push(`${env} ${name} ${JSON.stringify(context)}: Unleash ${JSON.stringify(expected)} / OFREP ${JSON.stringify(got)}`)
+          }
+        }
+      }
+    } finally {
+      a.destroy()
+    }
+  }
+  return { checks, differences }
 }
 
 // Routes an Unleash tool calls, answered by both servers: the same status (and, where stated, the same answer).

@@ -446,6 +446,33 @@ describe('POST /api/admin/features-batch/import: nothing of the file is changed 
     expect(exported.filter((s: any) => s.featureName === tied).map((s: any) => s.sortOrder)).toEqual([0, 1, 2, 3, 4, 5])
   })
 
+  it('orders strategies without sortOrder by their ULID ids (Unleash 8 makes them time-ordered) and says so where it decides the variant; random UUIDs keep the file order', async () => {
+    const project = await createProject(t)
+    const [byIds, byFile] = [fresh('by-ulid'), fresh('by-uuid')]
+    // Ids as Unleash 8.2 answered them (ulid(): 10 characters of time, then 16 random): c was made first, then a, then b.
+    const ulids: Record<string, string> = { c: '01M8JTWS97R0PVQPTWBJXRAYTA', a: '01M8JTWSDFX00M0GTP3TPJVKG7', b: '01m8jtwsfyq0d00pntt9rz3jzm' }
+    const strategy = (flag: string, title: string, id: string) => ({ id, name: 'default', featureName: flag, title, parameters: {}, constraints: [], variants: [{ name: `v-${title}`, weight: 1000, weightType: 'variable', stickiness: 'default' }] })
+    const file = importOf(project, {
+      features: [{ name: byIds }, { name: byFile }],
+      featureStrategies: [
+        ...['a', 'b', 'c'].map((title) => strategy(byIds, title, ulids[title]!)),
+        ...['a', 'b', 'c'].map((title) => strategy(byFile, title, crypto.randomUUID())),
+      ],
+    })
+    const validated = await ok(t, 'POST', VALIDATE, file)
+    expect(validated.body.warnings).toEqual(
+      expect.arrayContaining([
+        { message: expect.stringContaining('ordered by the creation time of their ids (ULIDs'), affectedItems: [byIds] },
+        { message: expect.stringContaining("kept in the file's order"), affectedItems: [byFile] },
+      ]),
+    )
+    expect((await t.call('POST', IMPORT, { body: file })).status).toBe(200)
+    const order = async (flag: string) =>
+      ((await ok(t, 'GET', `${features(project)}/${flag}/environments/development/strategies`)).body as { title: string; sortOrder: number }[]).map((s) => [s.title, s.sortOrder])
+    expect(await order(byIds)).toEqual([['c', 0], ['a', 1], ['b', 2]])
+    expect(await order(byFile)).toEqual([['a', 0], ['b', 1], ['c', 2]])
+  })
+
   it('takes a strategy with sortOrder null as Unleash 8.2 does: as one without, in its place in the file', async () => {
     const project = await createProject(t)
     const flag = fresh('null-sort')
@@ -458,6 +485,27 @@ describe('POST /api/admin/features-batch/import: nothing of the file is changed 
     expect(res.status, res.text).toBe(200)
     const strategies = (await ok(t, 'GET', `${features(project)}/${flag}/environments/development/strategies`)).body as { title: string; sortOrder: number }[]
     expect(strategies.map((s) => [s.title, s.sortOrder])).toEqual([['a', 0], ['b', 1]])
+  })
+
+  it('takes a strategy title longer than 100 characters, as Unleash 8.2 and the strategy routes do, and exports it back', async () => {
+    const project = await createProject(t)
+    const flag = fresh('long-title')
+    const title = `A title as Unleash takes it: ${'t'.repeat(300)}`
+    const file = importOf(project, { features: [{ name: flag }], featureStrategies: [{ name: 'default', featureName: flag, title, sortOrder: 0, parameters: {}, constraints: [] }] })
+    const validated = await t.call('POST', VALIDATE, { body: file })
+    expect(validated.status, validated.text).toBe(200)
+    expect(validated.body.errors).toEqual([])
+    const res = await t.call('POST', IMPORT, { body: file })
+    expect(res.status, res.text).toBe(200)
+    const [strategy] = (await ok(t, 'GET', `${features(project)}/${flag}/environments/development/strategies`)).body as { title: string }[]
+    expect(strategy!.title).toBe(title)
+    // Restored from the instance's state, it comes back whole.
+    const state = (await ok(t, 'GET', '/api/admin/state/export')).body as { featureStrategies: { featureName: string; title: string }[] }
+    expect(state.featureStrategies.find((s) => s.featureName === flag)!.title).toBe(title)
+    // The strategy routes take it too, and the one stored is written back unchanged.
+    const added = await addStrategy(t, flag, 'production', { name: 'default', title: `${title}!` }, project)
+    expect(added.title).toBe(`${title}!`)
+    await ok(t, 'PUT', `${features(project)}/${flag}/environments/production/strategies/${added.id}`, { name: 'default', title: added.title, parameters: {}, constraints: [] })
   })
 
   it('puts the default strategy an enabled flag gets after the strategies the file gives it', async () => {

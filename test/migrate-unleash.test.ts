@@ -230,12 +230,13 @@ describe('migrating what Unleash 8.2 answered (recorded)', () => {
     try {
       const res = await migrate(t, {})
       expect(res.status, res.text).toBe(200)
-      expect(res.body.plan.counts).toMatchObject({ projects: 1, environments: 2, features: 57, featureStrategies: 118, featureDependencies: 3 })
+      expect(res.body.plan.counts).toMatchObject({ projects: 1, environments: 2, features: 59, featureStrategies: 124, featureDependencies: 3, apiTokens: 5 })
       // The archived flags come archived, at the time Unleash archived them.
-      expect(await t.query(`select name, archived_at from features where name like 'archived-%' order by name`)).toEqual([
-        { name: 'archived-one', archived_at: new Date('2026-11-28T19:30:12.381Z') },
-        { name: 'archived-two', archived_at: new Date('2026-11-28T19:30:12.465Z') },
-      ])
+      const archivedInUnleash = (recorded['/api/admin/search/features?archived=IS%3Atrue&limit=1000'] as { features: { name: string; archivedAt: string }[] }).features
+      expect(archivedInUnleash.map((f) => f.name).sort()).toEqual(['archived-one', 'archived-two'])
+      expect(await t.query(`select name, archived_at from features where name like 'archived-%' order by name`)).toEqual(
+        archivedInUnleash.map((f) => ({ name: f.name, archived_at: new Date(f.archivedAt) })).sort((a, b) => a.name.localeCompare(b.name)),
+      )
       expect(res.body.plan.notCarried.join('\n')).toContain("strategy types made again in Unleash under a built-in name (gradualRolloutRandom, gradualRolloutSessionId, gradualRolloutUserId, userWithId)")
       // Unleash 8 answers a flag without its environments' variants: they come from .../environments/{env}/variants.
       expect(requests.map((r) => r.path)).toContain('/api/admin/projects/default/features/variants-flag-0/environments/production/variants')
@@ -250,6 +251,132 @@ describe('migrating what Unleash 8.2 answered (recorded)', () => {
         { strategy_name: 'userWithId' },
       ])
       expect(await t.query(`select parent, enabled, variants from feature_dependencies where child = 'child-variant'`)).toEqual([{ parent: 'parent', enabled: true, variants: ['red'] }])
+    } finally {
+      await t.close()
+    }
+  })
+
+  it('carries what a team set up in Unleash 8.2: environment order, default strategy, custom and deprecated strategy types, tag types, long titles, flag types, SDK tokens', async () => {
+    fixtures = recorded
+    const t = await appWith()
+    try {
+      const res = await migrate(t, {})
+      expect(res.status, res.text).toBe(200)
+      // Environments in Unleash's order (production was moved first).
+      expect(await t.query(`select name, sort_order from environments where name in ('development', 'production') order by sort_order`)).toEqual([
+        { name: 'production', sort_order: 1 },
+        { name: 'development', sort_order: 2 },
+      ])
+      const [production] = await t.query<{ default_strategy: { name: string; parameters: Record<string, string> } }>(
+        `select default_strategy from project_environments where project_id = 'default' and environment_name = 'production'`,
+      )
+      expect(production!.default_strategy).toMatchObject({ name: 'flexibleRollout', parameters: { rollout: '25' } })
+      expect(await t.query(`select name, deprecated from strategy_definitions where name in ('pilot-customers', 'old-custom') order by name`)).toEqual([
+        { name: 'old-custom', deprecated: true },
+        { name: 'pilot-customers', deprecated: false },
+      ])
+      expect(await t.query(`select name from tag_types where name = 'team'`)).toEqual([{ name: 'team' }])
+      expect(await t.query(`select tag_type, tag_value from feature_tags where feature_name = 'custom-pilot'`)).toEqual([{ tag_type: 'team', tag_value: 'payments' }])
+      // A title over 100 characters, as Unleash took it; a kill-switch flag keeps its type.
+      const [titled] = await t.query<{ title: string }>(`select title from feature_strategies where feature_name = 'kill-switch-titled' and environment = 'production'`)
+      expect(titled!.title.length).toBeGreaterThan(100)
+      expect(await t.query(`select type from features where name = 'kill-switch-titled'`)).toEqual([{ type: 'kill-switch' }])
+      // The flag with a custom strategy keeps both strategies, in Unleash's order.
+      expect(await t.query(`select strategy_name from feature_strategies where feature_name = 'custom-pilot' and environment = 'development' order by sort_order`)).toEqual([
+        { strategy_name: 'pilot-customers' },
+        { strategy_name: 'flexibleRollout' },
+      ])
+      // Tokens Unleash made (a backend token is listed as client) keep working with their secrets.
+      const tokens = (recorded['/api/admin/api-tokens'] as { tokens: { tokenName: string; type: string; secret: string }[] }).tokens
+      for (const name of ['made-backend', 'made-client', 'made-frontend']) {
+        const token = tokens.find((x) => x.tokenName === name)!
+        const polled = token.type === 'frontend' ? await t.call('GET', '/api/frontend', { token: token.secret }) : await t.call('GET', '/api/client/features', { token: token.secret })
+        expect(polled.status, `${name}: ${polled.text}`).toBe(200)
+      }
+    } finally {
+      await t.close()
+    }
+  })
+})
+
+/** A strategy as both servers answer it, without what each makes for itself (ids, segment ids, defaults left out). */
+function strategyShape(s: Record<string, any>, segmentName: (id: unknown) => string) {
+  const constraint = (c: Record<string, any>) => ({
+    contextName: c.contextName,
+    operator: c.operator,
+    values: c.values ?? [],
+    value: c.value ?? null,
+    inverted: c.inverted ?? false,
+    caseInsensitive: c.caseInsensitive ?? false,
+  })
+  return {
+    name: s.name,
+    title: s.title ?? null,
+    disabled: s.disabled ?? false,
+    parameters: s.parameters ?? {},
+    constraints: (s.constraints ?? []).map(constraint),
+    variants: (s.variants ?? []).map(variantShape),
+    segments: (s.segments ?? []).map(segmentName).sort(),
+  }
+}
+const variantShape = (v: Record<string, any>) => ({
+  name: v.name,
+  weight: v.weight,
+  weightType: v.weightType,
+  stickiness: v.stickiness ?? 'default',
+  payload: v.payload ?? null,
+  overrides: v.overrides ?? [],
+})
+
+describe('every flag Unleash 8.2 answered is answered the same by Flagpost after the migration', () => {
+  it('metadata and creation time, switches, strategies in order (parameters, constraints, titles, variants, segments), environment variants, tags, dependencies, segments, context fields', { timeout: 120_000 }, async () => {
+    fixtures = recorded
+    const t = await appWith()
+    try {
+      expect((await migrate(t, {})).status).toBe(200)
+      const unleashSegments = new Map((recorded['/api/admin/segments'] as { segments: { id: number; name: string }[] }).segments.map((s) => [s.id, s.name]))
+      const flagpostSegments = new Map(((await t.call('GET', '/api/admin/segments')).body.segments as { id: number; name: string }[]).map((s) => [s.id, s.name]))
+      // Segments and context fields as Unleash answered them.
+      const constraintOf = (c: Record<string, any>) => ({ contextName: c.contextName, operator: c.operator, values: c.values ?? [], value: c.value ?? null, inverted: c.inverted ?? false, caseInsensitive: c.caseInsensitive ?? false })
+      const segmentsOf = (list: Record<string, any>[]) => Object.fromEntries(list.map((x) => [x.name, { description: x.description ?? null, constraints: x.constraints.map(constraintOf) }]))
+      expect(segmentsOf((await t.call('GET', '/api/admin/segments')).body.segments)).toEqual(segmentsOf((recorded['/api/admin/segments'] as { segments: Record<string, any>[] }).segments))
+      const flagpostFields = new Map(((await t.call('GET', '/api/admin/context')).body as Record<string, any>[]).map((f) => [f.name, f]))
+      for (const field of recorded['/api/admin/context'] as Record<string, any>[]) {
+        const ours = flagpostFields.get(field.name)
+        expect(ours, field.name).toBeDefined()
+        expect({ stickiness: ours!.stickiness, legalValues: ours!.legalValues ?? [] }, field.name).toEqual({ stickiness: field.stickiness, legalValues: field.legalValues ?? [] })
+        // Flagpost keeps its own descriptions of the built-in fields; a field a team made keeps Unleash's.
+        if (!['appName', 'environment', 'userId', 'sessionId', 'remoteAddress', 'currentTime'].includes(field.name)) expect(ours!.description ?? null, field.name).toEqual(field.description ?? null)
+      }
+      const names = (recorded['/api/admin/projects/default/features'] as { features: { name: string }[] }).features.map((f) => f.name)
+      expect(names.length).toBeGreaterThan(50)
+      for (const name of names) {
+        const unleash = recorded[`/api/admin/projects/default/features/${name}`] as Record<string, any>
+        const res = await t.call('GET', `/api/admin/projects/default/features/${name}`)
+        expect(res.status, `${name}: ${res.text}`).toBe(200)
+        const flagpost = res.body
+        for (const key of ['name', 'type', 'description', 'stale', 'impressionData', 'project', 'archived', 'createdAt']) expect(flagpost[key] ?? null, `${name}.${key}`).toEqual(unleash[key] ?? null)
+        expect((flagpost.dependencies ?? []).map((d: any) => [d.feature, d.enabled, d.variants ?? []]), `${name} dependencies`).toEqual(
+          (unleash.dependencies ?? []).map((d: any) => [d.feature, d.enabled, d.variants ?? []]),
+        )
+        const environments = (f: Record<string, any>, segmentName: (id: unknown) => string) =>
+          Object.fromEntries(
+            (f.environments as Record<string, any>[]).map((e) => [
+              e.name,
+              { enabled: e.enabled, strategies: [...e.strategies].sort((a, b) => a.sortOrder - b.sortOrder).map((s) => strategyShape(s, segmentName)) },
+            ]),
+          )
+        const unleashEnvironments = environments(unleash, (id) => unleashSegments.get(id as number)!)
+        expect(environments(flagpost, (id) => flagpostSegments.get(id as number)!), name).toEqual(unleashEnvironments)
+        for (const env of Object.keys(unleashEnvironments)) {
+          const unleashVariants = (recorded[`/api/admin/projects/default/features/${name}/environments/${env}/variants`] as { variants: Record<string, any>[] }).variants
+          const flagpostVariants = (await t.call('GET', `/api/admin/projects/default/features/${name}/environments/${env}/variants`)).body.variants as Record<string, any>[]
+          const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name)
+          expect(flagpostVariants.map(variantShape).sort(byName), `${name} ${env} variants`).toEqual(unleashVariants.map(variantShape).sort(byName))
+        }
+        const tags = (list: { type: string; value: string }[]) => list.map((x) => `${x.type}:${x.value}`).sort()
+        expect(tags((await t.call('GET', `/api/admin/features/${name}/tags`)).body.tags), `${name} tags`).toEqual(tags((recorded[`/api/admin/features/${name}/tags`] as { tags: { type: string; value: string }[] }).tags))
+      }
     } finally {
       await t.close()
     }

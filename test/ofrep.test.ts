@@ -275,6 +275,33 @@ describe('OFREP through HTTP', () => {
     expect(all).toEqual(expect.arrayContaining([{ key: targeted, value: false, reason: 'DEFAULT' }, { key: off, value: false, reason: 'DISABLED' }]))
   })
 
+  it('reports a variant an override gave as TARGETING_MATCH (a rule named this user), a weighted draw as SPLIT, in flag and strategy variants', async () => {
+    const variants = [
+      { name: 'red', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'Red' }, overrides: [{ contextName: 'userId', values: ['vip'] }] },
+      { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'Blue' } },
+    ]
+    const byFlag = (await createFlag(t, {}, project)).name
+    await addStrategy(t, byFlag, 'development', { name: 'default' }, project)
+    await ok(t, 'PUT', `/api/admin/projects/${project}/features/${byFlag}/environments/development/variants`, variants)
+    await enableFlag(t, byFlag, 'development', project)
+    const byStrategy = (await createFlag(t, {}, project)).name
+    await addStrategy(t, byStrategy, 'development', { name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: byStrategy }, variants }, project)
+    await enableFlag(t, byStrategy, 'development', project)
+    for (const key of [byFlag, byStrategy]) {
+      expect((await evaluate(`/${key}`, { token: client, body: { context: { targetingKey: 'vip' } } })).body, key).toEqual({ key, value: 'Red', variant: 'red', reason: 'TARGETING_MATCH' })
+      const drawn = (await evaluate(`/${key}`, { token: client, body: { context: { targetingKey: 'someone' } } })).body
+      expect(drawn, key).toMatchObject({ key, reason: 'SPLIT' })
+      expect(['Red', 'Blue']).toContain(drawn.value)
+    }
+    // A rollout below 100 % let the user in: the draw decided whether the flag is on, whatever the variant.
+    const partial = (await createFlag(t, {}, project)).name
+    await addStrategy(t, partial, 'development', { name: 'flexibleRollout', parameters: { rollout: '99', stickiness: 'default', groupId: 'p' }, variants }, project)
+    await enableFlag(t, partial, 'development', project)
+    const users = ['vip', ...Array.from({ length: 20 }, (_, i) => `u${i}`)]
+    const answers = await Promise.all(users.map(async (u) => (await evaluate(`/${partial}`, { token: client, body: { context: { targetingKey: u } } })).body))
+    for (const a of answers) expect(['SPLIT', 'DEFAULT']).toContain(a.reason)
+  })
+
   it('maps the context: strings, numbers and booleans count (as text), targetingKey is the userId, objects and arrays are left out', async () => {
     const typed = (await createFlag(t, {}, project)).name
     await addStrategy(t, typed, 'development', {

@@ -9,6 +9,7 @@ export { NO_STRATEGIES } from './engine.js'
 // For OFREP's reasons (src/ofrep/evaluate.ts): which strategy decided.
 export { evaluateWithStrategy } from './engine.js'
 export type { PreparedStrategy } from './strategies.js'
+export type { PreparedVariants } from './variants.js'
 export { evaluateDetailed, shownSizeOf } from './detailed.js'
 export {
   applyClientFeaturesDelta,

@@ -147,13 +147,27 @@ export function linkProblem(url: string): string | undefined {
   }
 }
 
+/** A ULID (Unleash 8 makes its strategy ids with `ulid()`): 26 Crockford base-32 characters, the first 10 its creation time. */
+const ULID = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/i
+
+/** Whether a flag's strategies take their order from their ids: none has a sortOrder, there are several, each id a ULID. */
+function orderedByIds(list: readonly { sortOrder?: number | undefined; id?: string | null | undefined }[]): boolean {
+  return list.length > 1 && list.every((s) => s.sortOrder === undefined && typeof s.id === 'string' && ULID.test(s.id))
+}
+
 /**
- * The strategies of one flag in the order the import stores them: by `sortOrder` where given, else by their place in
- * the document (Unleash's strategy ids are random UUIDs v4: they say nothing of the order). Equal keys keep the
- * document's order; the keys are stored as they are when they differ, else renumbered 0…n-1 in that order, so that
- * no two strategies tie (a tie would be broken by the random id).
+ * The strategies of one flag in the order the import stores them: by `sortOrder` where given; where none is, by the
+ * creation time of their ids when each is a ULID (Unleash 8's; the order the strategies were added in), else by their
+ * place in the document (older Unleash versions' ids are random UUIDs: they say nothing of the order). Equal keys keep
+ * the document's order; the keys are stored as they are when they differ, else renumbered 0…n-1 in that order, so
+ * that no two strategies tie (a tie would be broken by the random id).
  */
-export function inImportOrder<T extends { sortOrder?: number | undefined }>(list: readonly T[]): (T & { sortOrder: number })[] {
+export function inImportOrder<T extends { sortOrder?: number | undefined; id?: string | null | undefined }>(list: readonly T[]): (T & { sortOrder: number })[] {
+  if (orderedByIds(list)) {
+    const time = (s: T) => s.id!.slice(0, 10).toUpperCase()
+    const ordered = list.map((s, i) => ({ s, i })).sort((a, b) => (time(a.s) < time(b.s) ? -1 : time(a.s) > time(b.s) ? 1 : a.i - b.i))
+    return ordered.map(({ s }, i) => ({ ...s, sortOrder: i }))
+  }
   const keyed = list.map((s, i) => ({ s, key: s.sortOrder ?? i }))
   keyed.sort((a, b) => a.key - b.key)
   const distinct = new Set(keyed.map((k) => k.key)).size === keyed.length
@@ -162,15 +176,16 @@ export function inImportOrder<T extends { sortOrder?: number | undefined }>(list
 
 /**
  * The flags whose strategies' order decides which variants a user gets (two strategies or more, one with variants)
- * while the import does not give that order (a `sortOrder` missing or given twice): they are kept in the document's order.
+ * while the import does not give that order (a `sortOrder` missing or given twice): `byIds` are ordered by their ULIDs'
+ * creation time, `byFile` kept in the document's order.
  */
-export function unorderedVariantFlags(input: ImportToggles, imported: ReadonlySet<string>): string[] {
+export function unorderedVariantFlags(input: ImportToggles, imported: ReadonlySet<string>): { byIds: string[]; byFile: string[] } {
   const byFlag = new Map<string, ImportedStrategy[]>()
   for (const s of input.data.featureStrategies) if (s.featureName && imported.has(s.featureName)) byFlag.set(s.featureName, [...(byFlag.get(s.featureName) ?? []), s])
-  return [...byFlag]
+  const unordered = [...byFlag]
     .filter(([, list]) => list.length > 1 && list.some((s) => Array.isArray(s.variants) && s.variants.length > 0))
     .filter(([, list]) => list.some((s) => s.sortOrder === undefined) || new Set(list.map((s) => s.sortOrder)).size < list.length)
-    .map(([name]) => name)
+  return { byIds: unordered.filter(([, list]) => orderedByIds(list)).map(([name]) => name), byFile: unordered.filter(([, list]) => !orderedByIds(list)).map(([name]) => name) }
 }
 
 interface StoredTarget {

@@ -155,10 +155,10 @@ function plan(caller: Caller, input: ImportToggles, state: ImportState) {
     if (row.archived) archivedEvents.push({ ...about(row.name), type: 'feature-archived', data: { ...metadata, archived: true }, preData: metadata })
   }
 
-  const givenOf = new Map<string, { s: (typeof data.featureStrategies)[number]; i: number; sortOrder: number | undefined }[]>()
+  const givenOf = new Map<string, { s: (typeof data.featureStrategies)[number]; i: number; sortOrder: number | undefined; id: string | null | undefined }[]>()
   for (const [i, s] of data.featureStrategies.entries()) {
     if (!s.featureName || !importedNames.has(s.featureName)) continue
-    givenOf.set(s.featureName, [...(givenOf.get(s.featureName) ?? []), { s, i, sortOrder: s.sortOrder }])
+    givenOf.set(s.featureName, [...(givenOf.get(s.featureName) ?? []), { s, i, sortOrder: s.sortOrder, id: s.id }])
   }
   const strategiesOf = new Map<string, StoredStrategy[]>()
   for (const [featureName, given] of givenOf) {

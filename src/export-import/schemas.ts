@@ -67,9 +67,12 @@ const ImportedFeature = z.object({
   archived: z.boolean().nullable().optional().openapi({ description: 'A new flag is created archived (with `feature-created` then `feature-archived`); a live flag of the project cannot be archived by an import' }),
 })
 const ImportedStrategy = z.object({
+  // Unleash 8's strategy ids are ULIDs (time-ordered): where no sortOrder is given, they give the order.
+  id: z.string().max(100).nullable().optional(),
   name: z.string().min(1).max(100),
   featureName: name.optional(),
-  title: z.string().max(100).nullable().optional(),
+  // Unleash 8.2 takes a strategy title of any length (the strategy routes do too).
+  title: z.string().nullable().optional(),
   disabled: z.boolean().nullable().optional(),
   // Unleash 8.2 takes a null sortOrder (as no sortOrder: the strategy keeps its place in the list).
   sortOrder: z

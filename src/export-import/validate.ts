@@ -295,8 +295,10 @@ export function validateImport(principal: Principal, input: ImportToggles, targe
   const orphans = unique((data.dependencies ?? []).map((d) => d.feature).filter((n) => !imported.has(n)))
   if (orphans.length > 0) warnings.push({ message: 'The following flags have dependencies in the import file that will not be imported, as the flags themselves are not imported:', affectedItems: orphans })
   const unordered = unorderedVariantFlags(input, imported)
-  if (unordered.length > 0)
-    warnings.push({ message: "The following features have strategies with variants whose order the import file does not give (no sortOrder, or the same one twice). They are kept in the file's order, which decides the variant a user gets:", affectedItems: unordered })
+  if (unordered.byFile.length > 0)
+    warnings.push({ message: "The following features have strategies with variants whose order the import file does not give (no sortOrder, or the same one twice). They are kept in the file's order, which decides the variant a user gets:", affectedItems: unordered.byFile })
+  if (unordered.byIds.length > 0)
+    warnings.push({ message: "The following features have strategies with variants and no sortOrder. They are ordered by the creation time of their ids (ULIDs, as Unleash 8 makes them), which decides the variant a user gets:", affectedItems: unordered.byIds })
 
   // Accepted as Unleash 8.2 accepts them, but not what the SDKs read as written.
   const unread = unique(data.featureStrategies.flatMap((s) => (s.constraints ?? []).flatMap((c) => constraintWarnings(c).map((w) => `${s.featureName ?? '?'}: ${w}`))))

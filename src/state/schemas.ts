@@ -281,7 +281,8 @@ const ImportedFeatureStrategy = z
     environment: z.string().min(1).max(100),
     strategyName: z.string().optional(),
     name: z.string().optional(),
-    title: z.string().max(100).nullable().optional(),
+    // Unleash 8.2 takes a strategy title of any length (the strategy routes do too).
+    title: z.string().nullable().optional(),
     disabled: z.boolean().nullable().optional(),
     sortOrder: z.number().int().min(-2147483648).max(2147483647).nullable().optional(),
     parameters: z.record(z.string().max(100), parameterValue).nullable().optional(),

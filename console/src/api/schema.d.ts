@@ -6132,6 +6132,7 @@ export interface components {
                     archived?: boolean | null;
                 }[];
                 featureStrategies: {
+                    id?: string | null;
                     name: string;
                     featureName?: string;
                     title?: string | null;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NARROWED_BYTES_PER_MINUTE } from '../src/client-api/service.js'
 import { DATABASE_BUILD_WEIGHT } from '../src/client-api/load.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { createPat, createSignedInUser } from './helpers/users.js'
 
 /*
  * The SDK payload of a scope is built once from the database and kept; the caller's filters (`project`, `namePrefix`,
@@ -107,5 +108,31 @@ describe('SDK payloads narrowed by tags', () => {
     expect(polls).toBeLessThanOrEqual(Math.ceil(NARROWED_BYTES_PER_MINUTE / (size * DATABASE_BUILD_WEIGHT)) + 1)
     // Each tag set that was answered was one read; the refused one read nothing.
     expect(builds).toHaveLength(polls - 1)
+  })
+})
+
+describe('writes that change no flag', () => {
+  it('do not make SDK payloads be read again: a Viewer’s personal access token, a new user, an SDK registration, a token; a flag’s change does', async () => {
+    const light = await token('light-revision', ['light'])
+    const polled = async () => {
+      const res = await poll(light, '')
+      expect(res.status).toBe(200)
+      return res
+    }
+    const first = await polled()
+    builds.length = 0
+    // Before: each of these moved the revision, and the next poll of every scope read and prepared its payload again.
+    const viewer = await createSignedInUser(t, 'viewing', 'Viewer')
+    await createPat(viewer)
+    expect((await t.call('POST', '/api/client/register', { token: light, body: { appName: 'made-up-app', instanceId: 'i', strategies: [], started: new Date().toISOString(), interval: 1000 } })).status).toBe(202)
+    await token('another', ['heavy'])
+    const again = await polled()
+    expect(again.headers.get('etag')).toBe(first.headers.get('etag'))
+    expect(builds).toEqual([])
+    // A flag's change (in another project too: the payload may not show it, but it is read again) still does.
+    expect((await t.call('POST', '/api/admin/projects/light/features/light-flag/environments/development/off')).status).toBe(200)
+    const changed = await polled()
+    expect(builds).toHaveLength(1)
+    expect(changed.body.features[0].enabled).toBe(false)
   })
 })

@@ -1,6 +1,93 @@
 import { sql } from 'drizzle-orm'
 import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
+/**
+ * Event types that never change what SDKs or the playground evaluate (flags, strategies, variants, segments,
+ * dependencies, tags, projects, environments): who may do what, credentials, integrations, applications, favorites,
+ * change requests before they apply (an applied one records its flags' own events). The SDK revision
+ * (src/client-api/revision.ts) skips them, so a write of this kind (a Viewer making a personal access token) does not
+ * make every SDK payload be read again. A type missing here only costs a rebuild; one wrongly here would serve stale
+ * flags: add a type only when no payload can depend on it.
+ */
+export const NON_CONFIGURATION_EVENT_TYPES = [
+  'application-created',
+  'feature-favorited',
+  'feature-unfavorited',
+  'project-favorited',
+  'project-unfavorited',
+  'project-access-added',
+  'project-access-user-roles-updated',
+  'project-access-group-roles-updated',
+  'project-access-user-roles-deleted',
+  'project-access-group-roles-deleted',
+  'project-access-updated',
+  'project-user-added',
+  'project-user-removed',
+  'project-user-role-changed',
+  'project-group-role-changed',
+  'project-group-added',
+  'project-group-removed',
+  'role-created',
+  'role-updated',
+  'role-deleted',
+  'addon-config-created',
+  'addon-config-updated',
+  'addon-config-deleted',
+  'user-created',
+  'user-updated',
+  'user-deleted',
+  'group-created',
+  'group-updated',
+  'group-deleted',
+  'group-user-added',
+  'group-user-removed',
+  'client-metrics',
+  'client-register',
+  'pat-created',
+  'pat-deleted',
+  'public-signup-token-created',
+  'public-signup-token-user-added',
+  'public-signup-token-updated',
+  'change-request-created',
+  'change-request-discarded',
+  'change-added',
+  'change-discarded',
+  'change-edited',
+  'change-request-rejected',
+  'change-request-approved',
+  'change-request-approval-added',
+  'change-request-cancelled',
+  'change-request-sent-to-review',
+  'change-request-schedule-suspended',
+  'change-request-scheduled',
+  'change-request-scheduled-application-failure',
+  'api-token-created',
+  'api-token-updated',
+  'api-token-deleted',
+  'features-exported',
+  'service-account-created',
+  'service-account-deleted',
+  'service-account-updated',
+  'banner-created',
+  'banner-updated',
+  'banner-deleted',
+  'signal-endpoint-created',
+  'signal-endpoint-updated',
+  'signal-endpoint-deleted',
+  'signal-endpoint-token-created',
+  'signal-endpoint-token-updated',
+  'signal-endpoint-token-deleted',
+  'actions-created',
+  'actions-updated',
+  'actions-deleted',
+] as const
+
+/**
+ * `type not in (…NON_CONFIGURATION_EVENT_TYPES)`, spelled the same in the partial index and in the revision's query so
+ * the planner reads the newest configuration events from the index.
+ */
+export const configurationEventCondition = sql.raw(`type not in (${NON_CONFIGURATION_EVENT_TYPES.map((t) => `'${t}'`).join(', ')})`)
+
 export const events = pgTable(
   'events',
   {
@@ -29,6 +116,8 @@ export const events = pgTable(
     index('events_created_by_user_id_idx').on(t.createdByUserId, t.createdAt, t.id),
     // Where each life of a project id ended: events before it belong to the deleted project, not to one re-created with its id.
     index('events_project_deleted_idx').on(t.project, t.id).where(sql`${t.type} = 'project-deleted'`),
+    // The SDK revision: the newest events that may change a payload.
+    index('events_configuration_idx').on(t.id).where(configurationEventCondition),
   ],
 )
 

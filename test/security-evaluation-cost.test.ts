@@ -208,7 +208,7 @@ describe('the frontend API and OFREP charge preparing the stored lists of values
   })
 })
 
-describe('namePrefix payloads derived again are charged to the API token', () => {
+describe('namePrefix payloads the cache does not hold are charged to the API token', () => {
   it('a token cycling heavy prefixes past the payload cache gets 429 with Retry-After; one prefix polled again, and another token, do not', async () => {
     // A cache of 1 MiB holds one heavy prefix's payload at a time (each is 3.4 MB): every prefix polled in turn is derived again.
     const app = await createTestApp({ sdk: { maxPayloadBytes: 1024 * 1024 } })
@@ -247,9 +247,9 @@ describe('namePrefix payloads derived again are charged to the API token', () =>
         }
       }
       expect(refused?.status).toBe(429)
-      expect(refused?.body).toEqual({ id: expect.any(String), name: 'TooManyRequestsError', message: expect.stringContaining('namePrefix payloads were derived again') })
+      expect(refused?.body).toEqual({ id: expect.any(String), name: 'TooManyRequestsError', message: expect.stringContaining('narrowed by project, namePrefix or tag') })
       expect(Number(refused?.headers.get('retry-after'))).toBeGreaterThan(0)
-      // Refused once 32 MiB were derived again: the first round's prefixes are not charged.
+      // Refused once 32 MiB were made: each prefix the cache did not hold was charged.
       expect(polls).toBeLessThanOrEqual(prefixes.length + Math.ceil((32 * 1024 * 1024) / size) + 1)
       // Another token of the same scope is not held to this one's charge.
       expect((await poll(await token('other'), 'heavy')).status).toBe(200)

@@ -1,6 +1,6 @@
 import type { Db } from '../db.js'
 import { loggable } from '../core/errors.js'
-import { queryView, readClientFeatures, scopeKey, type ClientFeaturesRead, type ClientFeatureView, type ClientScope, type ClientSegmentView } from './payload.js'
+import { isNarrowed, queryView, readClientFeatures, scopeKey, type ClientFeaturesRead, type ClientFeatureView, type ClientScope, type ClientSegmentView } from './payload.js'
 import { isNewer, type Revision } from './revision.js'
 import { sha256Hex } from './sha256.js'
 import { HISTORY, versionOf } from './delta.js'
@@ -15,42 +15,52 @@ const decoder = new TextDecoder()
  * before it is answered (a local write, next to the load's reads; the next cold process finds it). Either
  * way it is remembered in this process.
  */
-export async function loadPayload(sdk: SdkState, db: Db, scope: ClientScope, key: string, revision: Revision, origin: string): Promise<PayloadEntry> {
+export async function loadPayload(sdk: SdkState, db: Db, scope: ClientScope, key: string, revision: Revision, origin: string, charge?: ChargeMade): Promise<PayloadEntry> {
   const generation = sdk.revisions.generation
   const shared = sdk.options.sharedPayloads
   if (shared) {
     const stored = await shared.get(origin, key, revision).catch((error: unknown) => void console.error('reading a shared SDK payload failed:', loggable(error)))
     const entry = stored && entryFromStored(stored, generation)
     if (entry) {
-      remember(sdk, key, entry, Boolean(scope.namePrefix))
+      remember(sdk, key, entry, isDerived(scope))
       return entry
     }
   }
-  // A namePrefix narrows the payload of its scope without one: that base is loaded (or kept) once and each prefix is a
-  // filter of it in memory, so new namePrefix values never read and prepare the rows again.
-  const entry = scope.namePrefix ? await derive(sdk, db, scope, key, revision, origin, generation) : await build(sdk, db, scope, key, generation)
+  // A payload held at an older revision is brought up to date free of charge (a write moved it on); one this process
+  // did not hold, of a scope the caller's filters narrowed, is charged to the caller by the bytes made.
+  const charged = charge && isNarrowed(scope) && !sdk.payloads.get(key) ? charge : undefined
+  // A namePrefix or a project filter narrows the payload of the token's scope: that base is loaded (or kept) once and
+  // each narrowing is a filter of it in memory, so new filter values never read and prepare the rows again.
+  const entry = isDerived(scope) ? await derive(sdk, db, scope, key, revision, origin, generation, charge) : await build(sdk, db, scope, key, generation)
+  charged?.(entry.body.byteLength * (isDerived(scope) ? 1 : DATABASE_BUILD_WEIGHT))
   await shared?.put(origin, key, entry).catch((error: unknown) => console.error('storing a shared SDK payload failed:', loggable(error)))
   return entry
 }
 
-async function derive(sdk: SdkState, db: Db, scope: ClientScope, key: string, revision: Revision, origin: string, generation: number): Promise<PayloadEntry> {
+/** Takes the bytes a request made for a narrowed scope (service.ts charges them to its API token). */
+export type ChargeMade = (bytes: number) => void
+
+/**
+ * How many times its bytes a payload read from the database counts against the charge, next to one filtered from a
+ * payload in memory (10–20 ns a byte): the read and its preparation take a few times as long.
+ */
+export const DATABASE_BUILD_WEIGHT = 4
+
+/** Whether the scope's payload is a filter of another's in memory: a namePrefix, or a project filter narrowing the token's projects. */
+const isDerived = (scope: ClientScope) => Boolean(scope.namePrefix) || scope.within !== undefined
+
+async function derive(sdk: SdkState, db: Db, scope: ClientScope, key: string, revision: Revision, origin: string, generation: number, charge: ChargeMade | undefined): Promise<PayloadEntry> {
   const prefix = scope.namePrefix ?? ''
-  const baseScope: ClientScope = { ...scope, namePrefix: undefined }
+  const baseScope: ClientScope = { ...scope, namePrefix: undefined, within: undefined, projects: scope.within ?? scope.projects }
   const baseKey = scopeKey(baseScope)
   let base = sdk.payloads.get(baseKey)
-  if (!base || isNewer(revision, base.revision)) base = await loadPayload(sdk, db, baseScope, baseKey, revision, origin)
-  const features = base.features.filter((feature) => feature.name.startsWith(prefix))
+  // The base is the token's own scope (charged only when tags narrow it).
+  if (!base || isNewer(revision, base.revision)) base = await loadPayload(sdk, db, baseScope, baseKey, revision, origin, charge)
+  const projects = scope.within !== undefined && scope.projects !== '*' ? new Set(scope.projects) : undefined
+  const features = base.features.filter((feature) => feature.name.startsWith(prefix) && (!projects || projects.has(feature.project)))
   const used = new Set(features.flatMap((feature) => feature.strategies.flatMap((strategy) => strategy.segments ?? [])))
-  const derived = base.derivedPrefixes ?? (base.derivedPrefixes = new Set())
-  const again = derived.has(prefix)
-  if (!again && derived.size < MAX_DERIVED_PREFIXES) derived.add(prefix)
-  const entry = await serialize(sdk, scope, key, { revision: base.revision, features, segments: base.segments.filter((segment) => used.has(segment.id)) }, generation)
-  if (again) entry.rederived = true
-  return entry
+  return serialize(sdk, scope, key, { revision: base.revision, features, segments: base.segments.filter((segment) => used.has(segment.id)) }, generation)
 }
-
-/** namePrefix values remembered per base payload (what tells a prefix derived again): a few hundred bytes each at most. */
-const MAX_DERIVED_PREFIXES = 10_000
 
 async function build(sdk: SdkState, db: Db, scope: ClientScope, key: string, generation: number): Promise<PayloadEntry> {
   sdk.options.onBuild?.(key)
@@ -69,7 +79,7 @@ async function serialize(sdk: SdkState, scope: ClientScope, key: string, read: C
   const body = encoder.encode(`${content.slice(0, -1)},"meta":${JSON.stringify(meta)}}`)
   const entry = entryOf({ revision: read.revision, etag, body }, read.features, read.segments, generation)
   sdk.revisions.observe(read.revision, generation)
-  remember(sdk, key, entry, Boolean(scope.namePrefix))
+  remember(sdk, key, entry, isDerived(scope))
   return entry
 }
 
@@ -106,7 +116,7 @@ function remember(sdk: SdkState, key: string, entry: PayloadEntry, derived: bool
     entry.history = earlier.filter((version) => version.etag !== entry.etag).slice(0, HISTORY)
   }
   // The parsed features and the prepared ruleset weigh a few times the JSON; an earlier payload, its parsed features.
-  // A namePrefix's payload is a filter of its base's (held too): derived, so prefixes evict only each other, within the bound.
+  // A narrowed payload (namePrefix, project filter) is a filter of its base's (held too): derived, so narrowings evict only each other, within the bound.
   // A derived payload's features are its base's (shared objects): it weighs its body and its lists.
   const own = derived ? entry.body.byteLength + (entry.features.length + entry.segments.length) * 16 : entry.body.byteLength * 4
   sdk.payloads.set(key, entry, own + entry.history.reduce((sum, version) => sum + version.bytes * 2, 0), derived)

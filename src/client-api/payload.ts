@@ -16,6 +16,16 @@ export interface ClientScope {
   tags?: [string, string][]
   /** For SDKs that do not know segments (no `Unleash-Client-Spec` of 4.2.0 or later): their constraints are copied into the strategies. */
   inlineSegmentConstraints: boolean
+  /**
+   * The token's projects, when a `project` filter narrows them to `projects`: the payload is then a filter of the
+   * token's own (load.ts), never a read of its own. Not part of the key: the narrowed payload is the same whatever it came from.
+   */
+  within?: '*' | string[]
+}
+
+/** Whether the caller's filters (project, namePrefix, tag) narrow the scope below its token's: such payloads are charged (service.ts). */
+export function isNarrowed(scope: ClientScope): boolean {
+  return scope.within !== undefined || Boolean(scope.namePrefix) || (scope.tags?.length ?? 0) > 0
 }
 
 /** What identifies a payload besides its revision: everything of the scope that decides the body. */

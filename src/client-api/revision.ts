@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { queryRows, type Db } from '../db.js'
+import { configurationEventCondition } from '../../schema/events.js'
 
 /**
  * The configuration revision SDK payloads are cached under. Every change to a flag, strategy, variant,
@@ -26,6 +27,13 @@ const WINDOW = 256
 /** The revision as one JSON column (`[id, low, count]`), to read along with other values in one statement. */
 export const revisionColumn = sql`(select json_build_array(coalesce(max(id), 0)::text, coalesce(min(id), 0)::text, count(*)) from (select id from events order by id desc limit ${sql.raw(String(WINDOW))}) newest)`
 
+/**
+ * The SDK revision: the same over the events that may change what SDKs and the playground evaluate (not those of
+ * NON_CONFIGURATION_EVENT_TYPES), read from their partial index. A Viewer's personal access token, a sign-up, an SDK's
+ * registration or a change request's review moves the event log but not it, so payloads are not read again for them.
+ */
+export const sdkRevisionColumn = sql`(select json_build_array(coalesce(max(id), 0)::text, coalesce(min(id), 0)::text, count(*)) from (select id from events where ${configurationEventCondition} order by id desc limit ${sql.raw(String(WINDOW))}) newest)`
+
 export function revisionOf(column: [string, string, number] | undefined): Revision {
   const id = Number(column?.[0] ?? 0)
   const low = Number(column?.[1] ?? 0)
@@ -34,7 +42,7 @@ export function revisionOf(column: [string, string, number] | undefined): Revisi
 }
 
 export async function readRevision(db: Db): Promise<Revision> {
-  const [row] = await queryRows<{ revision: [string, string, number] }>(db, sql`select ${revisionColumn} as revision`)
+  const [row] = await queryRows<{ revision: [string, string, number] }>(db, sql`select ${sdkRevisionColumn} as revision`)
   return revisionOf(row?.revision)
 }
 

@@ -92,6 +92,7 @@ export async function clientScopeOf(c: Context<AppEnv>, principal: SdkPrincipal,
   const asked = [...new Set(toList(query.project).flatMap((p) => p.split(',')).map((p) => p.trim()).filter(Boolean))]
   let projects: ClientScope['projects'] = allowed
   if (asked.length > 0 && !asked.includes('*')) projects = (allowed === '*' ? asked : asked.filter((p) => allowed.includes(p))).sort()
+  const narrowed = JSON.stringify(projects) !== JSON.stringify(allowed)
   const tags = new Map<string, [string, string]>()
   for (const tag of toList(query.tag)) {
     const at = tag.indexOf(':')
@@ -104,5 +105,6 @@ export async function clientScopeOf(c: Context<AppEnv>, principal: SdkPrincipal,
     ...(query.namePrefix ? { namePrefix: query.namePrefix } : {}),
     ...(tags.size > 0 ? { tags: [...tags.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, pair]) => pair) } : {}),
     inlineSegmentConstraints: !supportsSegments(c.req.header('unleash-client-spec')),
+    ...(narrowed ? { within: allowed } : {}),
   }
 }

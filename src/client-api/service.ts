@@ -2,8 +2,8 @@ import type { Context } from 'hono'
 import { ApiError } from '../core/errors.js'
 import type { AppEnv } from '../http/context.js'
 import { buildOnce } from './in-flight.js'
-import { loadPayload } from './load.js'
-import { scopeKey, type ClientScope } from './payload.js'
+import { loadPayload, type ChargeMade } from './load.js'
+import { isNarrowed, scopeKey, type ClientScope } from './payload.js'
 import { originOf, refreshAfterResponse } from './refresh.js'
 import { isNewer } from './revision.js'
 import type { PayloadEntry } from './state.js'
@@ -35,30 +35,44 @@ export async function clientPayload(c: Context<AppEnv>, scope: ClientScope): Pro
     if (generation === sdk.revisions.generation) current.generation = generation
     return current
   }
-  if (!scope.namePrefix) return buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.get('db'), scope, key, revision, originOf(c)))
-  // A namePrefix's payload is derived from its scope's in memory and kept; derived again (the cache evicted it among many
-  // heavy prefixes) it is charged to the API token, which may derive REDERIVED_BYTES_PER_MINUTE so a minute.
-  const who = tokenKey(c)
-  const now = Date.now()
-  let window = sdk.rederived.get(who)
-  if (!window || now - window.since >= REDERIVED_WINDOW_MS) sdk.rederived.set(who, (window = { bytes: 0, since: now }))
-  if (window.bytes >= REDERIVED_BYTES_PER_MINUTE) {
-    const retryAfter = Math.max(1, Math.ceil((window.since + REDERIVED_WINDOW_MS - now) / 1000))
-    c.header('Retry-After', String(retryAfter))
-    throw new ApiError('TooManyRequestsError', `This API token's namePrefix payloads were derived again more than ${REDERIVED_BYTES_PER_MINUTE} bytes this minute (more prefixes than the payload cache holds): try again in ${retryAfter} seconds`)
-  }
-  const entry = await buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.get('db'), scope, key, revision, originOf(c)))
-  if (entry.rederived) window.bytes += entry.body.byteLength
-  return entry
+  if (!isNarrowed(scope)) return buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.get('db'), scope, key, revision, originOf(c)))
+  // A payload the caller's filters narrowed (project, namePrefix, tag) that this process does not hold is made for this
+  // caller: charged to its API token, which may have NARROWED_BYTES_PER_MINUTE made so a minute.
+  const charge = narrowedPayloadCharge(c, current !== undefined)
+  return buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.get('db'), scope, key, revision, originOf(c), charge))
 }
 
 /**
- * Bytes of namePrefix payloads one API token may have derived again in a minute: deriving takes 10–20 ns a byte (the
- * filter, JSON, its hash), so about half a second of CPU a minute. A prefix is derived again only when the payload
- * cache (maxPayloadBytes) could not keep it, so SDKs that poll a few prefixes never meet the limit.
+ * Bytes of narrowed payloads one API token may have made in a minute (a payload read from the database counts
+ * DATABASE_BUILD_WEIGHT times its bytes): filtering a payload in memory takes 10–20 ns a byte (the filter, JSON, its
+ * hash), so about half a second of CPU a minute. Only payloads the process does not hold are charged: SDKs that
+ * poll a few filters pay once, and a write that moves them on costs them nothing.
  */
-export const REDERIVED_BYTES_PER_MINUTE = 32 * 1024 * 1024
-const REDERIVED_WINDOW_MS = 60_000
+export const NARROWED_BYTES_PER_MINUTE = 32 * 1024 * 1024
+const NARROWED_WINDOW_MS = 60_000
+
+/**
+ * The charge of the caller's narrowed payloads this minute: 429 TooManyRequestsError (with Retry-After) before
+ * anything is made once the token has had its bytes; else what to add the bytes made to. None for a payload held.
+ */
+function narrowedPayloadCharge(c: Context<AppEnv>, held: boolean): ChargeMade | undefined {
+  if (held) return undefined
+  const sdk = c.get('sdk')
+  const who = tokenKey(c)
+  const now = Date.now()
+  let window = sdk.narrowedBytes.get(who)
+  if (!window || now - window.since >= NARROWED_WINDOW_MS) sdk.narrowedBytes.set(who, (window = { bytes: 0, since: now }))
+  if (window.bytes >= NARROWED_BYTES_PER_MINUTE) {
+    const retryAfter = Math.max(1, Math.ceil((window.since + NARROWED_WINDOW_MS - now) / 1000))
+    c.header('Retry-After', String(retryAfter))
+    throw new ApiError(
+      'TooManyRequestsError',
+      `This API token had more than ${NARROWED_BYTES_PER_MINUTE} bytes of payloads narrowed by project, namePrefix or tag made this minute (more filter values than the payload cache holds): try again in ${retryAfter} seconds`,
+    )
+  }
+  const charged = window
+  return (bytes) => void (charged.bytes += bytes)
+}
 
 function tokenKey(c: Context<AppEnv>): string {
   const principal = c.get('principal')

@@ -97,10 +97,6 @@ export interface PayloadEntry extends StoredPayload {
   history: PayloadVersion[]
   /** Delta bodies already serialized, by the tag the client held ('' for the hydration). */
   deltas: Map<string, { json: string; hydration: boolean }>
-  /** A base payload's namePrefix values already derived from it (bounded): one derived again was evicted in between. */
-  derivedPrefixes?: Set<string>
-  /** This payload is a namePrefix's derived again from the same base: the cache could not hold it (see service.ts). */
-  rederived?: boolean
 }
 
 /** An earlier payload of a scope, kept to compute deltas from. */
@@ -132,8 +128,8 @@ export interface SdkState {
   revisions: RevisionMemo
   payloads: Lru<string, PayloadEntry>
   building: Map<string, Promise<PayloadEntry>>
-  /** Per API token, the bytes of namePrefix payloads derived again within the current minute (see service.ts). */
-  rederived: Lru<string, { bytes: number; since: number }>
+  /** Per API token, the bytes of payloads narrowed by its filters made within the current minute (see service.ts). */
+  narrowedBytes: Lru<string, { bytes: number; since: number }>
   defaultEnvironment?: { revisionKey: string; generation: number; name: string | undefined }
   /** What a stale-while-revalidate answer left to check after the response (see refresh.ts). */
   refresh: PendingRefresh
@@ -166,7 +162,7 @@ export function createSdkState(options: Partial<SdkOptions> & { clock: Clock; ba
     revisions,
     payloads: new Lru({ maxEntries: resolved.maxPayloads, maxWeight: resolved.maxPayloadBytes, keepNewest: PAYLOADS_KEPT_OVER_WEIGHT }),
     building: new Map(),
-    rederived: new Lru({ maxEntries: 10_000 }),
+    narrowedBytes: new Lru({ maxEntries: 10_000 }),
     refresh: { scopes: new Map(), defaultEnvironment: false },
     background: background ?? runDetached,
     aggregation: createAggregationScheduler({ clock, background, coalesce: resolved.shareInFlight, clientNewApplicationsPerDay: resolved.clientNewApplicationsPerDay, logger }),

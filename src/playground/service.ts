@@ -1,7 +1,8 @@
 import { pendingChanges } from '../change-requests/store.js'
 import type { Db } from '../db.js'
 import type { EvaluationContext, RegexMeter } from '../evaluation/index.js'
-import { notFound, validationError } from '../core/errors.js'
+import { ApiError, notFound, validationError } from '../core/errors.js'
+import { Lru } from '../core/lru.js'
 import { cleanContext, combinationCount, contextCombinations, type PlaygroundContext } from './contexts.js'
 import { responseEnvironment, type AdvancedEvaluation } from './advanced-response.js'
 import { prepareEnvironment } from './evaluate.js'
@@ -58,10 +59,12 @@ export async function basicPlayground(
   hidden: readonly string[],
   input: { environment: string; projects?: Projects | undefined; context: SdkContext },
   meter?: RegexMeter,
+  charge: ChargeEvaluations = () => {},
 ) {
   const projects = input.projects ?? '*'
   const scope = visibleScope(await preparedScope(cache.scopes, db, { projects, environments: [input.environment] }, cache.shareInFlight), projects, hidden)
   checkScope(scope)
+  charge(scope.environments[0]?.flags.length ?? 0)
   const [context] = contextCombinations(cleanContext(input.context), false)
   const evaluation = inEnvironment(context!.evaluation, input.environment)
   return {
@@ -71,6 +74,39 @@ export async function basicPlayground(
       return { name: flag.name, projectId: flag.projectId, ...result }
     }),
   }
+}
+
+/** Takes the evaluations a playground request is about to make, before any is made (routes.ts charges them to the caller). */
+export type ChargeEvaluations = (evaluations: number) => void
+
+/**
+ * Evaluations one caller (a user, a token) may have the playgrounds make in a minute: ten advanced requests at Unleash's
+ * limit of 15,000. An evaluation with its share of the answer costs 5–7 µs of CPU, so about a second a minute.
+ */
+export const EVALUATIONS_PER_MINUTE = 150_000
+const EVALUATIONS_WINDOW_MS = 60_000
+
+/**
+ * The playgrounds' charge: per caller (`key`), the evaluations of the current minute. Past EVALUATIONS_PER_MINUTE a
+ * request is refused before it evaluates anything: 429 TooManyRequestsError with the seconds to wait. At most 10,000
+ * callers are remembered (tokens and users are made by admins).
+ */
+export function evaluationCharge(perMinute = EVALUATIONS_PER_MINUTE) {
+  const windows = new Lru<string, { used: number; since: number }>({ maxEntries: 10_000 })
+  return (key: string, now: number, onRefused: (retryAfter: number) => void): ChargeEvaluations =>
+    (evaluations) => {
+      let window = windows.get(key)
+      if (!window || now - window.since >= EVALUATIONS_WINDOW_MS) windows.set(key, (window = { used: 0, since: now }))
+      if (window.used > 0 && window.used + evaluations > perMinute) {
+        const retryAfter = Math.max(1, Math.ceil((window.since + EVALUATIONS_WINDOW_MS - now) / 1000))
+        onRefused(retryAfter)
+        throw new ApiError(
+          'TooManyRequestsError',
+          `This request would make ${evaluations} evaluations, past the ${perMinute} the playgrounds make for one caller in a minute (${window.used} made): try again in ${retryAfter} seconds`,
+        )
+      }
+      window.used += evaluations
+    }
 }
 
 const counted = (n: number) => (n <= Number.MAX_SAFE_INTEGER ? String(n) : `more than ${Number.MAX_SAFE_INTEGER}`)
@@ -147,6 +183,7 @@ export async function advancedPlayground(
   hidden: readonly string[],
   input: { environments: string[]; projects?: Projects | undefined; context: SdkContext },
   meter?: RegexMeter,
+  charge: ChargeEvaluations = () => {},
 ): Promise<AdvancedEvaluation> {
   const projects = input.projects ?? '*'
   const context = cleanContext(input.context)
@@ -156,6 +193,7 @@ export async function advancedPlayground(
   const scope = visibleScope(await preparedScope(cache.scopes, db, { projects, environments: input.environments }, cache.shareInFlight), projects, hidden)
   checkScope(scope)
   checkEvaluationCount(scope.environments.length, scope.environments[0]?.flags.length ?? 0, combinations, maxEvaluations)
+  charge(scope.environments.length * (scope.environments[0]?.flags.length ?? 0) * combinations)
   return { input: { ...input, projects }, ...combinationsOf(scope.environments, context, now, meter) }
 }
 
@@ -172,6 +210,7 @@ export async function changeRequestPlayground(
   id: string,
   input: { context: SdkContext },
   meter?: RegexMeter,
+  charge: ChargeEvaluations = () => {},
 ): Promise<AdvancedEvaluation> {
   const context = cleanContext(input.context)
   const combinations = combinationCount(context)
@@ -188,6 +227,7 @@ export async function changeRequestPlayground(
   const env = data.environments[0]!
   const flags = applyChangesInMemory(env.flags, changeRequest.changes, data.defaultStrategy)
   checkEvaluationCount(1, flags.length, combinations, maxEvaluations)
+  charge(flags.length * combinations)
   return {
     input: { environments: [changeRequest.environment], projects: [changeRequest.project], context: input.context },
     ...combinationsOf([responseEnvironment(env.name, prepareEnvironment(flags, data.segments, env.name))], context, now, meter),

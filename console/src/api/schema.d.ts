@@ -4151,7 +4151,7 @@ export interface paths {
         put?: never;
         /**
          * Evaluate an Unleash context against an environment and projects
-         * @description Evaluates every flag of the projects (default all) in one environment for the context as given (no comma-separated combinations; use the advanced playground). Archived flags are not evaluated. Strategies only an SDK can evaluate (custom strategies, and applicationHostname, which depends on the host) are `{ evaluationStatus: "incomplete" }`, with `enabled: false` when their constraints or segments fail and `'unknown'` otherwise; disabled strategies are listed as `unevaluated` and do not count. `strategies.result` is 'unknown' when no strategy is on and one is unknown; `isEnabled` is true only when the flag is on for sure. The context is evaluated in the environment (`context.environment` defaults to it); custom top-level context fields are looked up like properties. Unknown environments or projects are a 400. Private projects the caller may not read (see `GET /api/admin/projects`) are left out of `*` and are unknown when named. A context value longer than FLAGPOST_CONTEXT_VALUE_MAX_LENGTH (1,000 characters by default; each comma-separated value on its own) is a 400 naming the field, and so is a request whose REGEX constraints would take more than FLAGPOST_REGEX_WORK_BUDGET matching steps (2,000,000 by default; each pattern is matched once per distinct value). Writes nothing.
+         * @description Evaluates every flag of the projects (default all) in one environment for the context as given (no comma-separated combinations; use the advanced playground). Archived flags are not evaluated. Strategies only an SDK can evaluate (custom strategies, and applicationHostname, which depends on the host) are `{ evaluationStatus: "incomplete" }`, with `enabled: false` when their constraints or segments fail and `'unknown'` otherwise; disabled strategies are listed as `unevaluated` and do not count. `strategies.result` is 'unknown' when no strategy is on and one is unknown; `isEnabled` is true only when the flag is on for sure. The context is evaluated in the environment (`context.environment` defaults to it); custom top-level context fields are looked up like properties. Unknown environments or projects are a 400. Private projects the caller may not read (see `GET /api/admin/projects`) are left out of `*` and are unknown when named. A context value longer than FLAGPOST_CONTEXT_VALUE_MAX_LENGTH (1,000 characters by default; each comma-separated value on its own) is a 400 naming the field, and so is a request whose REGEX constraints would take more than FLAGPOST_REGEX_WORK_BUDGET matching steps (2,000,000 by default; each pattern is matched once per distinct value). The playgrounds make at most 150,000 evaluations a minute for one caller (a user or a token; unlike Unleash): past it, 429 TooManyRequestsError with `Retry-After`, before anything is evaluated. Writes nothing.
          */
         post: operations["getPlayground"];
         delete?: never;
@@ -4171,7 +4171,7 @@ export interface paths {
         put?: never;
         /**
          * Batch evaluate an Unleash context against environments and projects
-         * @description Every context field, properties included, may hold comma-separated values: every combination is evaluated, and each evaluated flag shows its combination (properties flattened in). More than 15,000 evaluations (environments × flags × combinations, no flag counting as one) is a 400, counted from the context before anything is built. Top-level context fields that are not strings are left out and listed in `warnings.invalidContextProperties`. Archived flags are not evaluated. Strategies only an SDK can evaluate (custom strategies, and applicationHostname, which depends on the host) are `{ evaluationStatus: "incomplete" }`, with `enabled: false` when their constraints or segments fail and `'unknown'` otherwise; disabled strategies are listed as `unevaluated` and do not count. `strategies.result` is 'unknown' when no strategy is on and one is unknown; `isEnabled` is true only when the flag is on for sure. The context is evaluated in the environment (`context.environment` defaults to it); custom top-level context fields are looked up like properties. Unknown environments or projects are a 400. Private projects the caller may not read (see `GET /api/admin/projects`) are left out of `*` and are unknown when named. A context value longer than FLAGPOST_CONTEXT_VALUE_MAX_LENGTH (1,000 characters by default; each comma-separated value on its own) is a 400 naming the field, and so is a request whose REGEX constraints would take more than FLAGPOST_REGEX_WORK_BUDGET matching steps (2,000,000 by default; each pattern is matched once per distinct value). Writes nothing.
+         * @description Every context field, properties included, may hold comma-separated values: every combination is evaluated, and each evaluated flag shows its combination (properties flattened in). More than 15,000 evaluations (environments × flags × combinations, no flag counting as one) is a 400, counted from the context before anything is built. Top-level context fields that are not strings are left out and listed in `warnings.invalidContextProperties`. Archived flags are not evaluated. Strategies only an SDK can evaluate (custom strategies, and applicationHostname, which depends on the host) are `{ evaluationStatus: "incomplete" }`, with `enabled: false` when their constraints or segments fail and `'unknown'` otherwise; disabled strategies are listed as `unevaluated` and do not count. `strategies.result` is 'unknown' when no strategy is on and one is unknown; `isEnabled` is true only when the flag is on for sure. The context is evaluated in the environment (`context.environment` defaults to it); custom top-level context fields are looked up like properties. Unknown environments or projects are a 400. Private projects the caller may not read (see `GET /api/admin/projects`) are left out of `*` and are unknown when named. A context value longer than FLAGPOST_CONTEXT_VALUE_MAX_LENGTH (1,000 characters by default; each comma-separated value on its own) is a 400 naming the field, and so is a request whose REGEX constraints would take more than FLAGPOST_REGEX_WORK_BUDGET matching steps (2,000,000 by default; each pattern is matched once per distinct value). The playgrounds make at most 150,000 evaluations a minute for one caller (a user or a token; unlike Unleash): past it, 429 TooManyRequestsError with `Retry-After`, before anything is evaluated. Writes nothing.
          */
         post: operations["getAdvancedPlayground"];
         delete?: never;
@@ -4191,7 +4191,7 @@ export interface paths {
         put?: never;
         /**
          * Evaluate a context against a change request preview
-         * @description Evaluates the flags of the change request's project in its environment as they would be once its pending changes are applied: the changes are applied in memory, in order, to the current flags; nothing is written. A change request that is Applied, Rejected or Cancelled has no pending changes: the flags are evaluated as they are. A pending change that no longer applies (flag archived, strategy gone) is a 409, as applying it would be. 404 for an unknown change request, and for one of a private project the caller may not read. Every context field, properties included, may hold comma-separated values: every combination is evaluated, and each evaluated flag shows its combination (properties flattened in). More than 15,000 evaluations (environments × flags × combinations, no flag counting as one) is a 400, counted from the context before anything is built. Top-level context fields that are not strings are left out and listed in `warnings.invalidContextProperties`. Archived flags are not evaluated. Strategies only an SDK can evaluate (custom strategies, and applicationHostname, which depends on the host) are `{ evaluationStatus: "incomplete" }`, with `enabled: false` when their constraints or segments fail and `'unknown'` otherwise; disabled strategies are listed as `unevaluated` and do not count. `strategies.result` is 'unknown' when no strategy is on and one is unknown; `isEnabled` is true only when the flag is on for sure. The context is evaluated in the environment (`context.environment` defaults to it); custom top-level context fields are looked up like properties. Unknown environments or projects are a 400. Private projects the caller may not read (see `GET /api/admin/projects`) are left out of `*` and are unknown when named. A context value longer than FLAGPOST_CONTEXT_VALUE_MAX_LENGTH (1,000 characters by default; each comma-separated value on its own) is a 400 naming the field, and so is a request whose REGEX constraints would take more than FLAGPOST_REGEX_WORK_BUDGET matching steps (2,000,000 by default; each pattern is matched once per distinct value).
+         * @description Evaluates the flags of the change request's project in its environment as they would be once its pending changes are applied: the changes are applied in memory, in order, to the current flags; nothing is written. A change request that is Applied, Rejected or Cancelled has no pending changes: the flags are evaluated as they are. A pending change that no longer applies (flag archived, strategy gone) is a 409, as applying it would be. 404 for an unknown change request, and for one of a private project the caller may not read. Every context field, properties included, may hold comma-separated values: every combination is evaluated, and each evaluated flag shows its combination (properties flattened in). More than 15,000 evaluations (environments × flags × combinations, no flag counting as one) is a 400, counted from the context before anything is built. Top-level context fields that are not strings are left out and listed in `warnings.invalidContextProperties`. Archived flags are not evaluated. Strategies only an SDK can evaluate (custom strategies, and applicationHostname, which depends on the host) are `{ evaluationStatus: "incomplete" }`, with `enabled: false` when their constraints or segments fail and `'unknown'` otherwise; disabled strategies are listed as `unevaluated` and do not count. `strategies.result` is 'unknown' when no strategy is on and one is unknown; `isEnabled` is true only when the flag is on for sure. The context is evaluated in the environment (`context.environment` defaults to it); custom top-level context fields are looked up like properties. Unknown environments or projects are a 400. Private projects the caller may not read (see `GET /api/admin/projects`) are left out of `*` and are unknown when named. A context value longer than FLAGPOST_CONTEXT_VALUE_MAX_LENGTH (1,000 characters by default; each comma-separated value on its own) is a 400 naming the field, and so is a request whose REGEX constraints would take more than FLAGPOST_REGEX_WORK_BUDGET matching steps (2,000,000 by default; each pattern is matched once per distinct value). The playgrounds make at most 150,000 evaluations a minute for one caller (a user or a token; unlike Unleash): past it, 429 TooManyRequestsError with `Retry-After`, before anything is evaluated.
          */
         post: operations["getChangeRequestPlayground"];
         delete?: never;
@@ -24801,6 +24801,15 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
+            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
         };
     };
     getAdvancedPlayground: {
@@ -24854,6 +24863,15 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -24935,6 +24953,15 @@ export interface operations {
             };
             /** @description ContentTypeerror: only application/json is accepted */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["errorSchema"];
+                };
+            };
+            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -24801,7 +24801,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24870,7 +24870,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -24960,7 +24960,7 @@ export interface operations {
                     "application/json": components["schemas"]["errorSchema"];
                 };
             };
-            /** @description TooManyRequestsError: too many requests from this address; try again after `Retry-After` seconds */
+            /** @description TooManyRequestsError: over a limit (per address, token or account, as the route says); try again after `Retry-After` seconds */
             429: {
                 headers: {
                     [name: string]: unknown;

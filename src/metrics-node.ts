@@ -6,6 +6,7 @@ import { timingSafeEqual } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { queryRows, type Db } from './db.js'
+import { loggable } from './core/errors.js'
 import type { SdkPayloadRoute } from './client-api/state.js'
 
 export const METRICS_PATH = '/internal-backstage/prometheus'
@@ -129,7 +130,7 @@ export function serverMetrics(token: string | undefined, db: () => Db, streams: 
       overdue.set(t.scheduledOverdue)
       up.set(1)
     } catch (error) {
-      console.error('metrics: reading the totals failed:', error instanceof Error ? error.message : error)
+      console.error('metrics: reading the totals failed:', loggable(error))
       up.set(0)
     }
     scrapeSeconds.set((performance.now() - started) / 1000)

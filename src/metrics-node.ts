@@ -6,6 +6,8 @@ import { timingSafeEqual } from 'node:crypto'
 import { sql } from 'drizzle-orm'
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
 import { queryRows, type Db } from './db.js'
+import { loggable } from './core/errors.js'
+import type { SdkPayloadRoute } from './client-api/state.js'
 
 export const METRICS_PATH = '/internal-backstage/prometheus'
 
@@ -14,7 +16,17 @@ export interface ServerMetrics {
   observe: (request: { route: string; method: string; status: number; seconds: number }) => void
   /** Serves the scrape, or undefined when `request` is not one (the app answers it). */
   scrape: (request: Request) => Promise<Response> | undefined
+  /**
+   * The SDK routes' hook (SdkOptions.observePayload): the size of a flag payload answered with 200 or written to a
+   * stream. One histogram observe, no allocation; a 304 calls nothing but `observe`.
+   */
+  payload: (route: SdkPayloadRoute, bytes: number) => void
+  /** The database handle's hook (NodeDbHandle.timeQueries): how long one query took. */
+  query: (seconds: number) => void
 }
+
+/** The database's connection pool as the handle reports it (NodeDbHandle.poolState). */
+export type PoolState = () => { total: number; idle: number; waiting: number }
 
 interface Totals {
   flags: number
@@ -28,6 +40,7 @@ interface Totals {
   runsAge: number | null
   scheduled: number
   scheduledOverdue: number
+  scheduledOverdueAge: number | null
 }
 
 /** The instance's totals and background queues (depth, and age in seconds of the oldest), read at each scrape in one statement. */
@@ -41,12 +54,15 @@ async function readTotals(db: Db): Promise<Totals> {
       (select count(*) from integration_outbox)::int as outbox, ${age('integration_outbox', 'created_at')} as "outboxAge",
       (select count(*) from action_set_events where state = 'started')::int as runs, ${age('action_set_events', 'created_at', "state = 'started'")} as "runsAge",
       (select count(*) from change_request_schedules where status = 'pending')::int as scheduled,
-      (select count(*) from change_request_schedules where status = 'pending' and scheduled_at < now())::int as "scheduledOverdue"`,
+      (select count(*) from change_request_schedules where status = 'pending' and scheduled_at < now())::int as "scheduledOverdue",
+      ${age('change_request_schedules', 'scheduled_at', "status = 'pending' and scheduled_at < now()")} as "scheduledOverdueAge"`,
   )
   return row!
 }
 
-export function serverMetrics(token: string | undefined, db: () => Db, streams: () => Record<string, number>): ServerMetrics {
+const PAYLOAD_ROUTES: SdkPayloadRoute[] = ['/api/client/features', '/api/client/delta', '/api/client/streaming', '/api/frontend']
+
+export function serverMetrics(token: string | undefined, db: () => Db, streams: () => Record<string, number>, pool?: PoolState): ServerMetrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'flagpost_' })
   const labelNames = ['route', 'method', 'status'] as const
@@ -66,10 +82,35 @@ export function serverMetrics(token: string | undefined, db: () => Db, streams: 
   const queueAge = gauge('flagpost_queue_oldest_seconds', 'Age of the oldest waiting item, by queue (0 when empty)', ['queue'])
   const overdue = gauge('flagpost_scheduled_change_requests_overdue', 'Scheduled change requests past their time and not applied')
   const open = gauge('flagpost_streams_open', 'Open SDK streams, by kind', ['kind'])
+  const payloadBytes = new Histogram({
+    name: 'flagpost_sdk_payload_bytes',
+    help: 'Size of the flag payloads SDKs are sent (200 answers, and each stream message), by route template, before compression',
+    labelNames: ['route'],
+    buckets: [256, 1024, 4096, 16_384, 65_536, 262_144, 1_048_576, 4_194_304],
+    registers: [registry],
+  })
+  // One child per route, made here: an observe per poll hashes no labels.
+  const payloadSizes = Object.fromEntries(PAYLOAD_ROUTES.map((route) => [route, payloadBytes.labels({ route })])) as Record<SdkPayloadRoute, Histogram.Internal<'route'>>
+  const queryTime = new Histogram({
+    name: 'flagpost_database_query_duration_seconds',
+    help: 'Time a database query took, from sending it to its answer (embedded database: waiting for it included)',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  })
+  const poolTotal = gauge('flagpost_database_pool_connections', 'Database connections open (embedded database: 1)')
+  const poolIdle = gauge('flagpost_database_pool_idle', 'Database connections open and idle')
+  const poolWaiting = gauge('flagpost_database_pool_waiting', 'Queries waiting for a database connection (embedded database: for the one query it runs at a time)')
   const up = gauge('flagpost_database_up', '1 when the last scrape could read the database, else 0')
   const scrapeSeconds = gauge('flagpost_database_scrape_seconds', 'Time the scrape took to read the totals from the database')
 
   async function refresh() {
+    // Before the scrape's own query takes a connection.
+    if (pool) {
+      const state = pool()
+      poolTotal.set(state.total)
+      poolIdle.set(state.idle)
+      poolWaiting.set(state.waiting)
+    }
     const started = performance.now()
     try {
       const t = await readTotals(db())
@@ -80,15 +121,16 @@ export function serverMetrics(token: string | undefined, db: () => Db, streams: 
         ['metrics_inbox', t.inbox, t.inboxAge],
         ['integration_deliveries', t.outbox, t.outboxAge],
         ['action_runs', t.runs, t.runsAge],
-        ['scheduled_change_requests', t.scheduled, null],
+        // Scheduled change requests wait by design: their age is how long the oldest is past its time.
+        ['scheduled_change_requests', t.scheduled, t.scheduledOverdueAge],
       ] as const) {
         queue.set({ queue: name }, depth)
-        if (name !== 'scheduled_change_requests') queueAge.set({ queue: name }, oldest ?? 0)
+        queueAge.set({ queue: name }, oldest ?? 0)
       }
       overdue.set(t.scheduledOverdue)
       up.set(1)
     } catch (error) {
-      console.error('metrics: reading the totals failed:', error instanceof Error ? error.message : error)
+      console.error('metrics: reading the totals failed:', loggable(error))
       up.set(0)
     }
     scrapeSeconds.set((performance.now() - started) / 1000)
@@ -109,6 +151,8 @@ export function serverMetrics(token: string | undefined, db: () => Db, streams: 
       duration.observe(labels, seconds)
       if ((route === '/api/client/features' || route === '/api/frontend') && method === 'GET' && (status === 200 || status === 304)) sdkPolls.inc({ route, status: String(status) })
     },
+    payload: (route, bytes) => payloadSizes[route].observe(bytes),
+    query: (seconds) => queryTime.observe(seconds),
     scrape(request) {
       // Every request passes here: parse the URL only when it may be the scrape's.
       if (!request.url.includes(METRICS_PATH) || new URL(request.url).pathname !== METRICS_PATH) return undefined

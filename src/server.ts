@@ -200,7 +200,9 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   let phase: 'starting' | 'running' | 'stopping' = 'starting'
   const makeHub = streamHub(config.streaming)
   let hub: ReturnType<typeof makeHub> | undefined
-  const metrics = serverMetrics(config.metricsToken, () => database.db, () => ({ sdk: hub?.stats().connections ?? 0 }))
+  const metrics = serverMetrics(config.metricsToken, () => database.db, () => ({ sdk: hub?.stats().connections ?? 0 }), () => database.poolState())
+  const measured = config.metricsToken !== undefined
+  if (measured) database.timeQueries(metrics.query)
   const logger = createLogger(config.log ?? { format: 'pretty', level: 'warn' })
   const failed = (job: string) => (error: unknown) => logger.log('error', 'background job failed', { job, ...errorFields(error) })
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, logger, timeoutMs: config.webhookTimeoutMs ?? DEFAULT_DELIVERY_OPTIONS.timeoutMs, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
@@ -215,9 +217,9 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     delivery,
     publicUrl: config.publicUrl,
     email,
-    sdk: { frontendCorsOrigins: config.frontendCorsOrigins, clientNewApplicationsPerDay: config.clientNewApplicationsPerDay },
+    sdk: { frontendCorsOrigins: config.frontendCorsOrigins, clientNewApplicationsPerDay: config.clientNewApplicationsPerDay, observePayload: measured ? metrics.payload : undefined },
     streams: (sdk) => (hub = makeHub(sdk)),
-    observe: config.metricsToken === undefined ? undefined : metrics.observe,
+    observe: measured ? metrics.observe : undefined,
     log: config.log,
     // The socket's peer, or as far back through X-Forwarded-For as the proxies FLAGPOST_TRUST_PROXY names.
     clientAddress: socketClientAddress(config.trustProxy),

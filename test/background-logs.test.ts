@@ -6,6 +6,7 @@ import { fresh, ok } from './helpers/factories.js'
 import { backgroundJob } from '../src/http/background.js'
 import { createLogger } from '../src/http/request-log.js'
 import type { Db } from '../src/db.js'
+import { sql } from 'drizzle-orm'
 
 const lines: string[] = []
 const logged = () => lines.map((line) => JSON.parse(line) as Record<string, any>)
@@ -73,5 +74,31 @@ describe('background job logs', () => {
     expect(written).toHaveLength(1)
     expect(written[0]).not.toContain('\n')
     expect(JSON.parse(written[0]!)).toMatchObject({ level: 'error', msg: 'background job failed', job: 'webhook sweep', error: 'boom', stack: expect.stringMatching(/^TypeError: boom\n\s+at /) })
+  })
+
+  it('a failed query logs its statement, SQLSTATE and constraint, never a value the database quotes back', async () => {
+    const written: string[] = []
+    const logger = createLogger({ format: 'json', level: 'warn', write: (line) => void written.push(line) })
+    const run = async (name: string, work: (db: Db) => Promise<unknown>) => {
+      const job = backgroundJob(name, work, { background: (_c, task) => void task(t.db), coalesce: true, logger })
+      job.schedule({} as never)
+      await job.idle()
+      return JSON.parse(written.at(-1)!) as Record<string, string>
+    }
+    // The message quotes the value: `invalid input syntax for type integer: "…"`.
+    const malformed = await run('malformed', (db) => db.execute(sql`select ${'secret-value-8f3a'}::int`))
+    // The detail holds it: `Key (name)=(…) already exists`.
+    const name = fresh('secret-tag-type-51c2')
+    await t.db.execute(sql`insert into tag_types (name) values (${name})`)
+    const duplicate = await run('duplicate', (db) => db.execute(sql`insert into tag_types (name) values (${name})`))
+    expect(written).toHaveLength(2)
+    for (const line of written) {
+      expect(line).not.toContain('secret-value-8f3a')
+      expect(line).not.toContain(name)
+      expect(line).not.toContain('Key (')
+    }
+    expect(malformed).toMatchObject({ level: 'error', job: 'malformed', error: expect.stringContaining('select $1::int') })
+    expect(malformed.error).toMatch(/invalid input syntax for type integer: "…" \(code 22P02\)/)
+    expect(duplicate.error).toMatch(/insert into tag_types \(name\) values \(\$1\): duplicate key value violates unique constraint "(\w+)" \(code 23505, constraint \1\)/)
   })
 })

@@ -71,4 +71,41 @@ describe('node-postgres (DATABASE_URL)', () => {
       ]),
     )
   })
+
+  it('times every query, a transaction\'s included, and reports the pool (the operator\'s metrics)', async () => {
+    const times: number[] = []
+    database.timeQueries((seconds) => times.push(seconds))
+    try {
+      // A write runs in a transaction on a connection drizzle takes from the pool; a read through the pool's own query.
+      expect((await call('POST', '/api/admin/projects/default/features', { name: 'timed-by-pool' })).status).toBe(201)
+      const afterWrite = times.length
+      expect(afterWrite).toBeGreaterThanOrEqual(3)
+      expect((await call('GET', '/api/admin/projects/default/features/timed-by-pool')).status).toBe(200)
+      expect(times.length).toBeGreaterThan(afterWrite)
+      expect(times.every((seconds) => seconds >= 0 && seconds < 30)).toBe(true)
+      // One connection (DATABASE_POOL_SIZE=1), held by a transaction: two reads wait for it.
+      let release = () => {}
+      const gate = new Promise<void>((resolve) => (release = resolve))
+      let holding = false
+      const held = database.db.transaction(async (tx) => {
+        await tx.execute(sql`select 1`)
+        holding = true
+        await gate
+      })
+      await expect.poll(() => holding).toBe(true)
+      const reads = [1, 2].map(() => queryRows(database.db, sql`select 1`))
+      try {
+        // At least those two (the write's background work may wait too).
+        await expect.poll(() => database.poolState().waiting).toBeGreaterThanOrEqual(2)
+        expect(database.poolState()).toMatchObject({ total: 1, idle: 0 })
+      } finally {
+        release()
+      }
+      await Promise.all([held, ...reads])
+      await app.idle()
+      expect(database.poolState()).toEqual({ total: 1, idle: 1, waiting: 0 })
+    } finally {
+      database.timeQueries(() => {})
+    }
+  })
 })

@@ -89,6 +89,58 @@ describe('/internal-backstage/prometheus', () => {
     expect(samples.some((s) => s.name === 'flagpost_process_resident_memory_bytes')).toBe(true)
   })
 
+  it('exports SDK payload sizes by route, database query time, the pool, every queue and its oldest item, and open streams', async () => {
+    const admin = { authorization: ADMIN, 'content-type': 'application/json' }
+    const token = async (type: string) =>
+      ((await (await fetch(`${server.url}/api/admin/api-tokens`, { method: 'POST', headers: admin, body: JSON.stringify({ tokenName: `sizes-${type}`, type, environment: 'development' }) })).json()) as { secret: string }).secret
+    const [client, frontend] = [await token('client'), await token('frontend')]
+    const sized = async (path: string, headers: Record<string, string>) => {
+      const res = await fetch(`${server.url}${path}`, { headers })
+      expect(res.status, path).toBe(200)
+      return (await res.arrayBuffer()).byteLength
+    }
+    const before = parse(await (await scrape()).text()).samples
+    const sent = {
+      '/api/client/features': await sized('/api/client/features', { authorization: client }),
+      '/api/client/delta': await sized('/api/client/delta', { authorization: client }),
+      '/api/frontend': await sized('/api/frontend?userId=1', { authorization: frontend }),
+    }
+    // A stream open and past its first message while the scrape reads.
+    const stream = await fetch(`${server.url}/api/client/streaming`, { headers: { authorization: client, 'unleash-client-spec': '5.2.0' } })
+    expect(stream.status).toBe(200)
+    const reader = stream.body!.getReader()
+    const first = await reader.read()
+    expect(first.done).toBe(false)
+    try {
+      const res = await scrape()
+      const { types, samples } = parse(await res.text())
+      const value = (list: typeof samples, name: string, labels: Record<string, string> = {}) =>
+        list.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? 0
+      expect(types.get('flagpost_sdk_payload_bytes')).toBe('histogram')
+      // Each route's sum grew by exactly the bytes answered (before compression: fetch here asks for none).
+      for (const [route, bytes] of Object.entries(sent)) {
+        expect(value(samples, 'flagpost_sdk_payload_bytes_count', { route }) - value(before, 'flagpost_sdk_payload_bytes_count', { route }), route).toBe(1)
+        expect(value(samples, 'flagpost_sdk_payload_bytes_sum', { route }) - value(before, 'flagpost_sdk_payload_bytes_sum', { route }), route).toBe(bytes)
+      }
+      expect(value(samples, 'flagpost_sdk_payload_bytes_sum', { route: '/api/client/streaming' }) - value(before, 'flagpost_sdk_payload_bytes_sum', { route: '/api/client/streaming' })).toBe(first.value!.byteLength)
+      expect(value(samples, 'flagpost_sdk_payload_bytes_bucket', { route: '/api/client/features', le: '+Inf' })).toBe(value(samples, 'flagpost_sdk_payload_bytes_count', { route: '/api/client/features' }))
+      expect(types.get('flagpost_database_query_duration_seconds')).toBe('histogram')
+      expect(value(samples, 'flagpost_database_query_duration_seconds_count')).toBeGreaterThan(value(before, 'flagpost_database_query_duration_seconds_count'))
+      expect(value(samples, 'flagpost_database_query_duration_seconds_sum')).toBeGreaterThan(0)
+      // The embedded database: one connection, idle when the scrape started, nothing waiting.
+      expect(value(samples, 'flagpost_database_pool_connections')).toBe(1)
+      expect(value(samples, 'flagpost_database_pool_idle')).toBe(1)
+      expect(samples.find((s) => s.name === 'flagpost_database_pool_waiting')?.value).toBe(0)
+      for (const queue of ['metrics_inbox', 'integration_deliveries', 'action_runs', 'scheduled_change_requests']) {
+        expect(samples.find((s) => s.name === 'flagpost_queue_depth' && s.labels.queue === queue), queue).toBeDefined()
+        expect(samples.find((s) => s.name === 'flagpost_queue_oldest_seconds' && s.labels.queue === queue), queue).toBeDefined()
+      }
+      expect(value(samples, 'flagpost_streams_open', { kind: 'sdk' })).toBe(1)
+    } finally {
+      await reader.cancel()
+    }
+  })
+
   it('makes no series of what a client chooses: random paths, unknown methods and secrets in URLs', async () => {
     const before = parse(await (await scrape()).text()).samples.filter((s) => s.name === 'flagpost_http_requests_total').length
     for (let i = 0; i < 20; i++) await fetch(`${server.url}/api/admin/no-such-${i}-${crypto.randomUUID()}?token=secret-${i}`, { headers: { authorization: ADMIN } })

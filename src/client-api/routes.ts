@@ -9,6 +9,7 @@ import { sdkPrincipal } from './auth.js'
 import { ClientFeatureSchema, ClientFeaturesQuerySchema, ClientFeaturesSchema, clientFeatureNameParam, clientFeaturesDeltaSchema } from './schemas.js'
 import { clientScopeOf, reporterOf } from './scope.js'
 import { bareTag, deltaBody, heldRevisions } from './delta.js'
+import { utf8Length } from './state.js'
 import { clientPayload, etagMatches } from './service.js'
 import { answerWithRequestId } from '../http/request-log.js'
 
@@ -138,6 +139,7 @@ export const clientRoutes = createRouter()
     const scope = await clientScopeOf(c, sdkPrincipal(c), c.req.valid('query'))
     const payload = await clientPayload(c, scope)
     if (etagMatches(c.req.header('if-none-match'), payload.etag)) return answerWithRequestId(c, 304, { etag: payload.etag })
+    c.get('sdk').options.observePayload?.('/api/client/features', payload.body.byteLength)
     return c.body(payload.body as Uint8Array<ArrayBuffer>, 200, { ETag: payload.etag, 'Content-Type': 'application/json; charset=UTF-8' })
   })
   .openapi(getClientDeltaRoute, async (c) => {
@@ -146,6 +148,7 @@ export const clientRoutes = createRouter()
     const held = heldRevisions(c.req.header('if-none-match'))
     if (held.includes(bareTag(payload.etag))) return answerWithRequestId(c, 304, { etag: payload.etag })
     const { json } = deltaBody(payload, held.find((tag) => payload.history.some((version) => bareTag(version.etag) === tag)) ?? held[0])
+    c.get('sdk').options.observePayload?.('/api/client/delta', utf8Length(json))
     return c.body(json, 200, { ETag: payload.etag, 'Content-Type': 'application/json; charset=UTF-8' })
   })
   .openapi(streamClientFeaturesRoute, async (c) => {

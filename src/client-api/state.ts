@@ -10,6 +10,25 @@ import { Lru } from '../core/lru.js'
 import { RevisionMemo, type Revision } from './revision.js'
 import type { ClientFeatureView, ClientScope, ClientSegmentView } from './payload.js'
 
+/** The routes whose answer is a flag payload, as their templates (the label of the payload size metric). */
+export type SdkPayloadRoute = '/api/client/features' | '/api/client/delta' | '/api/client/streaming' | '/api/frontend'
+
+/** The UTF-8 size of a string, counted without encoding it (a JSON payload is ASCII but for names and values). */
+export function utf8Length(text: string): number {
+  let bytes = text.length
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (code < 0x80) continue
+    // Two bytes below U+0800, three above; a surrogate pair (two units) is four bytes.
+    if (code < 0x800) bytes += 1
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      bytes += 2
+      i++
+    } else bytes += 2
+  }
+  return bytes
+}
+
 export interface SdkOptions {
   /** How long a read revision is trusted before the next request reads it again (writes through this process reset it at once). */
   revisionTtlMs: number
@@ -30,6 +49,11 @@ export interface SdkOptions {
   clientNewApplicationsPerDay?: number
   /** Called with the scope key each time a payload is built from the database (a seam for tests and measurements). */
   onBuild?: (key: string) => void
+  /**
+   * Told the size of each flag payload answered with 200 or written to a stream (the Node server's Prometheus metrics):
+   * one call, no allocation, on the SDK routes' answer; none on the 304 path.
+   */
+  observePayload?: (route: SdkPayloadRoute, bytes: number) => void
   /** Allowed origins of browser calls to `/api/frontend` (`*` for any). */
   frontendCorsOrigins: string[]
   /**

@@ -176,6 +176,7 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
           frames.set(connection.held, bytes)
         }
         send(connection, bytes)
+        sdk.options.observePayload?.('/api/client/streaming', bytes.byteLength)
         connection.held = tag
       }
     }
@@ -240,6 +241,7 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
       if (held !== tag) {
         const body = deltaBody(latest, held)
         first = frame(body.hydration ? 'unleash-connected' : 'unleash-updated', latest, body.json)
+        sdk.options.observePayload?.('/api/client/streaming', first.byteLength)
       }
       const connection: Connection = { controller: undefined as never, held: tag, token: who.token, tokenId: who.tokenId, addresses, group, open: true }
       const stream = new ReadableStream<Uint8Array>({

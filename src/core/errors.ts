@@ -53,12 +53,41 @@ export function fromDatabaseError(error: unknown): ApiError | undefined {
   return undefined
 }
 
+/** A Postgres error (any driver): its SQLSTATE and the names it carries. */
+interface DatabaseError extends Error {
+  code: string
+  constraint?: string
+  table?: string
+  column?: string
+  schema?: string
+  dataType?: string
+}
+
+const isDatabaseError = (error: unknown): error is DatabaseError => {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)
+}
+
+/**
+ * A database error as a log may show it: its message with every quoted part blanked but the names the error
+ * carries (constraint, table, column, type), its SQLSTATE and constraint. Never its `detail` (a unique violation's
+ * `Key (name)=(value)`) nor `where`: Postgres quotes values there and in some messages (`invalid input syntax for
+ * type integer: "…"`).
+ */
+function describeDatabaseError(error: DatabaseError): string {
+  const names = new Set([error.constraint, error.table, error.column, error.schema, error.dataType].filter((name) => typeof name === 'string' && name !== ''))
+  const message = error.message.replace(/"((?:[^"]|"")*)"/g, (quoted, inner: string) => (names.has(inner) ? quoted : '"…"'))
+  return `${message} (code ${error.code}${error.constraint ? `, constraint ${error.constraint}` : ''})`
+}
+
 /**
  * What a log may show of an error: a failed query's error carries the values it was sent (webhook secrets,
- * e-mails, token hashes), so the log gets the statement and the database's message, never the values.
+ * e-mails, token hashes), and the database's error may quote one, so the log gets the statement, the SQLSTATE and
+ * the names the database gave, never a value. Other errors are logged as they are.
  */
 export function loggable(error: unknown): unknown {
+  if (isDatabaseError(error)) return `Database error (values not logged): ${describeDatabaseError(error)}`
   if (!(error instanceof Error) || !('query' in error) || !('params' in error)) return error
-  const cause = error.cause instanceof Error ? error.cause.message : String(error.cause ?? '')
+  const cause = isDatabaseError(error.cause) ? describeDatabaseError(error.cause) : error.cause instanceof Error ? error.cause.message : String(error.cause ?? '')
   return `Failed query (values not logged): ${String(error.query)}${cause ? `: ${cause}` : ''}`
 }

@@ -14,6 +14,7 @@ import { frontendToggles } from './evaluate.js'
 import { FrontendPostSchema, FrontendQuerySchema, FrontendTogglesSchema } from './schemas.js'
 import { etagMatches } from '../client-api/service.js'
 import { sha256Hex } from '../client-api/sha256.js'
+import { utf8Length } from '../client-api/state.js'
 import { answerWithRequestId } from '../http/request-log.js'
 
 const tags = ['Frontend API']
@@ -105,6 +106,7 @@ export const frontendRoutes = createRouter()
     const body = JSON.stringify(await answer(c, c.req.valid('query')))
     const etag = `W/"${(await sha256Hex(body)).slice(0, 32)}"`
     if (etagMatches(c.req.header('if-none-match'), etag)) return answerWithRequestId(c, 304, { etag: etag })
+    c.get('sdk').options.observePayload?.('/api/frontend', utf8Length(body))
     return c.body(body, 200, { ETag: etag, 'Content-Type': 'application/json; charset=UTF-8' })
   })
   .openapi(postFrontendFeaturesRoute, async (c) => {

@@ -2,6 +2,7 @@ import { createRoute } from '@hono/zod-openapi'
 import * as z from '../http/zod.js'
 import { sql } from 'drizzle-orm'
 import { createRouter, jsonContent } from '../http/openapi.js'
+import { loggable } from '../core/errors.js'
 
 const HealthSchema = z.object({ health: z.enum(['GOOD', 'BAD']) }).openapi('healthCheckSchema')
 
@@ -23,7 +24,7 @@ export const healthRoutes = createRouter().openapi(getHealth, async (c) => {
     await c.var.db.execute(sql`select 1`)
     return c.json({ health: 'GOOD' as const }, 200)
   } catch (error) {
-    console.error('health check failed:', error)
+    console.error('health check failed:', loggable(error))
     return c.json({ health: 'BAD' as const }, 500)
   }
 })

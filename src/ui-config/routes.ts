@@ -5,6 +5,7 @@ import * as z from '../http/zod.js'
 import { MIGRATIONS } from '../health/migrations.js'
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { pickErrors } from '../http/errors.js'
+import { loggable } from '../core/errors.js'
 import { Permission } from '../core/permissions.js'
 import { publicBaseUrl } from '../users/accounts.js'
 import { passwordLinksRefused } from '../auth-settings/store.js'
@@ -178,7 +179,7 @@ export const uiConfigRoutes = createRouter()
       if ((row?.applied ?? 0) < MIGRATIONS) return notReady(`the database has ${row?.applied ?? 0} of this version's ${MIGRATIONS} migrations applied`)
       return c.json({ health: 'GOOD' as const }, 200)
     } catch (error) {
-      console.error('readiness check failed:', error)
+      console.error('readiness check failed:', loggable(error))
       return notReady('the database cannot be queried')
     }
   })

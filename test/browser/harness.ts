@@ -1,14 +1,14 @@
-// The harness of the browser tests: the Node server on a fresh embedded database, Debian's Chromium driven by
-// playwright-core, axe-core on every page and a screenshot of it. Each test file calls startConsole() in its
+// The harness of the browser tests: the Node server on a copy of the migrated template database, Debian's Chromium
+// driven by playwright-core, axe-core on every page and a screenshot of it. Each test file calls startConsole() in its
 // beforeAll and close() in its afterAll: a server and a browser of its own.
-import { mkdtemp, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import { readFileSync, existsSync, mkdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
 import { expect } from 'vitest'
 import { readConfig, startServer } from '../../src/server.js'
+import { migratedDataDir } from '../helpers/data-dir.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const SCREENSHOTS = new URL(process.env.FLAGPOST_UPDATE_SCREENSHOTS === '1' ? '../../docs/screenshots/' : '../../test-results/screenshots/', import.meta.url).pathname
@@ -33,12 +33,12 @@ export interface ConsoleUnderTest {
 }
 
 /**
- * Starts the server on a fresh embedded database (first admin `admin` / ADMIN_PASSWORD, admin token TOKEN) and Chromium;
- * `env` adds to the server's environment (e.g. FLAGPOST_ALLOW_PRIVATE_WEBHOOKS).
+ * Starts the server on a copy of the migrated template database (first admin `admin` / ADMIN_PASSWORD, admin token
+ * TOKEN) and Chromium; `env` adds to the server's environment (e.g. FLAGPOST_ALLOW_PRIVATE_WEBHOOKS).
  */
 export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleUnderTest> {
   if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`)
-  const dataDir = await mkdtemp(join(tmpdir(), 'flagpost-browser-'))
+  const dataDir = await migratedDataDir('flagpost-browser-')
   const server = await startServer({ ...readConfig({ ...env, FLAGPOST_ADMIN_PASSWORD: ADMIN_PASSWORD, INIT_ADMIN_API_TOKENS: TOKEN }), port: 0, host: '127.0.0.1', dataDir })
   let browser: Browser
   try {

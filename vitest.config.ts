@@ -8,6 +8,9 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll's own default (1 s) is less than one step of a loaded machine: a browser test's poll of a locator
+    // (whose own wait is the page's 10 s) or a server's answer then failed though it came. Polls end when they pass.
+    expect: { poll: { timeout: 10_000 } },
     projects: [
       {
         extends: true,

@@ -99,11 +99,14 @@ export const colorSchemeOf = (page: Page) => page.evaluate<string | null>(`docum
  * The page as it settles: no axe-core violation in its colour scheme, and none of the colour rules in the other one
  * (the console follows prefers-color-scheme, or the header's switch; only contrast changes with it), and a screenshot
  * under `name` (the other scheme's of the viewport, in test-results/screenshots/other-scheme/, never in docs).
+ * `otherScheme: false` leaves out the other scheme, for a test that checks the same page in both schemes itself (each
+ * scheme's full pass holds its colour rules: the other-scheme pass would run them a second time).
  */
-export async function checkPage(page: Page, name: string) {
+export async function checkPage(page: Page, name: string, { otherScheme = true }: { otherScheme?: boolean } = {}) {
   await page.waitForLoadState('networkidle')
   expect(await axeViolations(page), `accessibility of ${name}`).toEqual([])
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  if (!otherScheme) return
   const shown = await colorSchemeOf(page)
   if (shown === null) return
   const other = shown === 'dark' ? 'light' : 'dark'

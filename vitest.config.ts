@@ -27,7 +27,7 @@ export default defineConfig({
           // The deployable worker bundle in workerd (Miniflare) against PGlite served over the Postgres protocol.
           name: 'workerd',
           include: ['test/workerd/**/*.test.ts'],
-          globalSetup: ['test/helpers/console-setup.ts'],
+          globalSetup: ['test/helpers/console-setup.ts', 'test/helpers/global-setup.ts'],
         },
       },
     ],

@@ -18,6 +18,19 @@ declare module 'vitest' {
  * (test/helpers/data-dir.ts).
  */
 export default async function setup(project: TestProject) {
+  // Both test projects list this setup; they share one template (through globalThis, whatever module instance runs).
+  shared.flagpostTemplate ??= makeTemplate()
+  const { dir, path, dataDir } = await shared.flagpostTemplate
+  project.provide('pgTemplatePath', path)
+  project.provide('pgTemplateDir', dataDir)
+  return async () => {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+const shared = globalThis as { flagpostTemplate?: Promise<{ dir: string; path: string; dataDir: string }> }
+
+async function makeTemplate() {
   const dir = await mkdtemp(join(tmpdir(), 'flagpost-test-'))
   const dataDir = join(dir, 'pgdata')
   await mkdir(dataDir)
@@ -27,9 +40,5 @@ export default async function setup(project: TestProject) {
   await database.close()
   const path = join(dir, 'template.tar')
   await writeFile(path, new Uint8Array(await dump.arrayBuffer()))
-  project.provide('pgTemplatePath', path)
-  project.provide('pgTemplateDir', dataDir)
-  return async () => {
-    await rm(dir, { recursive: true, force: true })
-  }
+  return { dir, path, dataDir }
 }

@@ -8,6 +8,9 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll's own default (1 s) is less than one step of a loaded machine: a browser test's poll of a locator
+    // (whose own wait is the page's 10 s) or a server's answer then failed though it came. Polls end when they pass.
+    expect: { poll: { timeout: 10_000 } },
     projects: [
       {
         extends: true,
@@ -24,7 +27,7 @@ export default defineConfig({
           // The deployable worker bundle in workerd (Miniflare) against PGlite served over the Postgres protocol.
           name: 'workerd',
           include: ['test/workerd/**/*.test.ts'],
-          globalSetup: ['test/helpers/console-setup.ts'],
+          globalSetup: ['test/helpers/console-setup.ts', 'test/helpers/global-setup.ts'],
         },
       },
     ],

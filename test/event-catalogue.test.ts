@@ -7,15 +7,14 @@
 // updates and deletions) the object as the routes answer it (where a kind carries less, or Unleash's shape, its step
 // says so), and `createdBy` the acting user (or, where a step says so, who else acted: a job, an SDK's token, a
 // reviewer, someone signing up).
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { readConfig, startServer } from '../src/server.js'
 import { EVENT_TYPES, type EventType } from '../src/events/types.js'
 import { ADMIN_TOKEN_USER_ID } from '../src/core/principal.js'
 import { browserAgent, startTestProvider } from './helpers/oidc-provider.js'
+import { migratedDataDir } from './helpers/data-dir.js'
 
 /**
  * The catalogue kinds (src/events/types.ts) this walk covers, each made by the operation its step names below: every
@@ -229,7 +228,7 @@ const start = async () => {
 }
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'flagpost-catalogue-'))
+  dataDir = await migratedDataDir('flagpost-catalogue-')
   await start()
   walkerId = (await send('POST', '/api/admin/user-admin', { username: WALKER.username, email: WALKER.email, password: WALKER.password, rootRole: 'Admin', sendEmail: false }, { token: TOKEN })).id
   await signIn()

@@ -1,10 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
 import { createTestApp } from './helpers/app.js'
 import { createUser } from './helpers/factories.js'
+import { migratedDataDir } from './helpers/data-dir.js'
 
 // SDK tokens keep working after a move from Unleash: a client or frontend token may be given its secret
 // (POST /api/admin/api-tokens `secret`, INIT_CLIENT_API_TOKENS, INIT_FRONTEND_API_TOKENS).
@@ -67,7 +66,7 @@ describe('a given secret for a client or frontend token', () => {
 
 describe('INIT_CLIENT_API_TOKENS and INIT_FRONTEND_API_TOKENS', () => {
   it('creates the tokens at start-up when missing, once, and skips one of an unknown environment naming only its scope', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'flagpost-init-tokens-'))
+    const dataDir = await migratedDataDir('flagpost-init-tokens-')
     dirs.push(dataDir)
     const client = `default:development.${RANDOM}`
     const frontend = `*:production.${RANDOM}`

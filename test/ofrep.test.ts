@@ -1,8 +1,6 @@
 // OpenFeature's official OFREP providers, unchanged but for the URL and token, against the Node server on a free port;
 // then the protocol's edges (errors, scope, ETags, CORS, limits) through HTTP on the test app.
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { OFREPProvider } from '@openfeature/ofrep-provider'
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider'
 import { OpenFeature as ServerFeature } from '@openfeature/server-sdk'
@@ -13,6 +11,7 @@ import { createTestApp, type TestApp } from './helpers/app.js'
 import { addStrategy, createFlag, createProject, createToken, enableFlag, fresh, ok } from './helpers/factories.js'
 import { adminCaller, eventually } from './helpers/server.js'
 import { createPat, createSignedInUser } from './helpers/users.js'
+import { migratedDataDir } from './helpers/data-dir.js'
 
 const ADMIN = '*:*.ofrep-test-admin-secret'
 let dataDir: string
@@ -26,7 +25,7 @@ const dev = (flag: string) => `${F}/${flag}/environments/development`
 const variant = (name: string, payload?: { type: string; value: string }, stickiness = 'userId') => ({ name, weightType: 'variable', stickiness, ...(payload ? { payload } : {}) })
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'flagpost-ofrep-'))
+  dataDir = await migratedDataDir('flagpost-ofrep-')
   server = await startServer({ ...readConfig({}), port: 0, host: '127.0.0.1', dataDir, initAdminTokens: [ADMIN] })
   for (const name of ['on', 'off', 'alice-only', 'text', 'count', 'settings', 'colors', 'plain-variant']) await admin('POST', F, { name })
   await admin('POST', `${dev('on')}/on`)

@@ -1,10 +1,9 @@
 // The operator's metrics at /internal-backstage/prometheus (Node server): off without FLAGPOST_METRICS_TOKEN, behind
 // `Authorization: Bearer <token>` with it, in the Prometheus text format, labelled by route templates only.
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
+import { migratedDataDir } from './helpers/data-dir.js'
 
 const TOKEN = 'scrape-token-0123456789'
 const ADMIN = '*:*.prometheus-test-admin-token'
@@ -13,7 +12,7 @@ let off: Awaited<ReturnType<typeof startServer>>
 const dirs: string[] = []
 
 async function start(env: Record<string, string>) {
-  const dataDir = await mkdtemp(join(tmpdir(), 'flagpost-prometheus-'))
+  const dataDir = await migratedDataDir('flagpost-prometheus-')
   dirs.push(dataDir)
   return startServer({ ...readConfig({ INIT_ADMIN_API_TOKENS: ADMIN, ...env }), port: 0, host: '127.0.0.1', dataDir })
 }

@@ -2,13 +2,12 @@
 // traffic: its database answers with every migration of this version applied, and the Node server runs its background
 // jobs and is not shutting down; 503 BAD with the reason otherwise.
 import { readFile } from 'node:fs/promises'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { afterAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../src/health/migrations.js'
 import { readConfig, startServer } from '../src/server.js'
 import { createTestApp } from './helpers/app.js'
+import { migratedDataDir } from './helpers/data-dir.js'
 
 describe('GET /ready', () => {
   it('knows how many migrations this version has (schema/migrations/meta/_journal.json)', async () => {
@@ -62,7 +61,7 @@ describe('GET /ready on the Node server', () => {
   })
 
   it('is 200 once the server listens with its background jobs running', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'flagpost-ready-'))
+    const dataDir = await migratedDataDir('flagpost-ready-')
     dirs.push(dataDir)
     const server = await startServer({ ...readConfig({}), port: 0, host: '127.0.0.1', dataDir })
     try {

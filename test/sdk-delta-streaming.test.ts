@@ -1,14 +1,13 @@
 // The Node SDK (unleash-client), unchanged, in its polling-delta and streaming modes against the Node server: a
 // change through the admin API reaches it, archiving a flag removes it, and a stream survives a server restart.
 import { once } from 'node:events'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { InMemStorageProvider, Unleash, UnleashEvents } from 'unleash-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
 import { fresh } from './helpers/factories.js'
 import { adminCaller } from './helpers/server.js'
+import { migratedDataDir } from './helpers/data-dir.js'
 
 const ADMIN = '*:*.sdk-stream-test-admin-secret'
 let dataDir: string
@@ -21,7 +20,7 @@ const start = () => startServer({ ...readConfig({}), port, host: '127.0.0.1', da
 const admin = adminCaller(() => server.url, ADMIN)
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'flagpost-sdk-stream-'))
+  dataDir = await migratedDataDir('flagpost-sdk-stream-')
   port = 0
   server = await start()
   port = Number(new URL(server.url).port)
@@ -107,7 +106,8 @@ describe('the Node SDK in streaming mode (GET /api/client/streaming)', () => {
     const { sdk, modes } = await nodeSdk(token, { type: 'streaming' })
     // The SDK's own EventSource (launchdarkly-eventsource), to know when it has reconnected.
     const eventSource = (sdk as unknown as { repository: { fetcher: { streamingFetcher: { eventSource: NodeJS.EventEmitter } } } }).repository.fetcher.streamingFetcher.eventSource
-    const reconnected = once(eventSource, 'open')
+    // Not events.once: it rejects on the 'error' the EventSource emits for each refused attempt while the server is down.
+    const reconnected = new Promise((resolve) => eventSource.once('open', resolve))
     const changes: unknown[] = []
     sdk.on(UnleashEvents.Changed, (features) => changes.push(features))
     await server.close()

@@ -1,11 +1,10 @@
 import { request } from 'node:http'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
 import { TrieRouter } from 'hono/router/trie-router'
 import { MemoRouter } from '../src/http/route-memo.js'
+import { migratedDataDir } from './helpers/data-dir.js'
 
 /*
  * The SDK poll's hot path over real HTTP (node-server writes the answer): an unchanged poll's 304 is made with all its
@@ -17,7 +16,7 @@ let server: Awaited<ReturnType<typeof startServer>>
 let dataDir: string
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'flagpost-hot-'))
+  dataDir = await migratedDataDir('flagpost-hot-')
   server = await startServer({
     ...readConfig({ INIT_CLIENT_API_TOKENS: CLIENT }),
     port: 0,

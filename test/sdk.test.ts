@@ -1,14 +1,13 @@
 // The official SDKs, unchanged but for the URL and token, against the Node server on a free port.
 import { once } from 'node:events'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { InMemStorageProvider, Unleash, UnleashEvents, type Context } from 'unleash-client'
 import { UnleashClient } from 'unleash-proxy-client'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
 import { fresh } from './helpers/factories.js'
 import { adminCaller } from './helpers/server.js'
+import { migratedDataDir } from './helpers/data-dir.js'
 
 const ADMIN = '*:*.sdk-test-admin-secret'
 let dataDir: string
@@ -51,7 +50,7 @@ const contexts: (Context & { userId: string; properties: Record<string, string> 
 }))
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'flagpost-sdk-'))
+  dataDir = await migratedDataDir('flagpost-sdk-')
   server = await startServer({ ...readConfig({}), port: 0, host: '127.0.0.1', dataDir, initAdminTokens: [ADMIN] })
 
   const segment = await admin('POST', '/api/admin/segments', { name: 'paying', constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro', 'enterprise'] }] })

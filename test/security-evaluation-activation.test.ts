@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { regexWorkDone } from '../src/evaluation/index.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { counted, okCaller } from './helpers/evaluation-work.js'
 
 /**
  * Strategy activation is evaluation work the request's meter charges, as constraints are: rollout hashing (by the
@@ -14,16 +14,7 @@ const GROUP = 9_990
 const STRATEGIES = 30
 const userId = 'u'.repeat(1000)
 
-async function ok(method: string, path: string, body?: unknown) {
-  const res = await t.call(method, path, { body })
-  expect(res.status, `${method} ${path}: ${res.text.slice(0, 300)}`).toBeLessThan(300)
-  return res.body
-}
-async function counted<T>(request: () => Promise<T>): Promise<{ work: number; res: T }> {
-  const before = regexWorkDone()
-  const res = await request()
-  return { work: regexWorkDone() - before, res }
-}
+const ok = okCaller(() => t)
 const P = '/api/admin/projects/act'
 async function child(name: string) {
   await ok('POST', `${P}/features`, { name })

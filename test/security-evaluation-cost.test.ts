@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { regexWorkDone } from '../src/evaluation/index.js'
 import { DEFAULT_REGEX_WORK_BUDGET } from '../src/http/evaluation-limits.js'
 import { MAX_ANSWER_BYTES } from '../src/playground/service.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { budgetSpent as budgetSpentOf, counted, okCaller } from './helpers/evaluation-work.js'
 
 /**
  * What an evaluating request costs is charged as it is incurred: the advanced playground tests each constraint once,
@@ -15,16 +15,7 @@ const BUDGET = DEFAULT_REGEX_WORK_BUDGET
 const SLACK = 100_000
 const ADVANCED = '/api/admin/playground/advanced'
 
-async function ok(method: string, path: string, body?: unknown) {
-  const res = await t.call(method, path, { body })
-  expect(res.status, `${method} ${path}: ${res.text.slice(0, 300)}`).toBeLessThan(300)
-  return res.body
-}
-async function counted<T>(request: () => Promise<T>): Promise<{ work: number; res: T }> {
-  const before = regexWorkDone()
-  const res = await request()
-  return { work: regexWorkDone() - before, res }
-}
+const ok = okCaller(() => t)
 
 /** `flags` flags of `project`, on in development, each with `strategies` default strategies holding `constraints`: stored by SQL (quicker than thousands of requests). */
 async function storedFlags(project: string, flags: number, strategies: number, constraints: object[]) {
@@ -38,7 +29,7 @@ async function storedFlags(project: string, flags: number, strategies: number, c
   )
 }
 const dateAfter = (i: number) => ({ contextName: 'currentTime', operator: 'DATE_AFTER', inverted: false, caseInsensitive: false, values: [], value: new Date(Date.UTC(2000, 0, 1) + i * 1000).toISOString() })
-const budgetSpent = { status: 400, body: { id: expect.any(String), name: 'ValidationError', message: expect.stringContaining(`more than ${BUDGET} matching steps, the limit per request`) } }
+const budgetSpent = budgetSpentOf(BUDGET)
 
 beforeAll(async () => {
   t = await createTestApp()

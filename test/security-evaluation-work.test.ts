@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { regexCacheStats, regexWorkDone } from '../src/evaluation/index.js'
+import { regexCacheStats } from '../src/evaluation/index.js'
 import { PREPARE_STEPS_PER_VALUE } from '../src/evaluation/constraints.js'
 import { DEFAULT_REGEX_WORK_BUDGET } from '../src/http/evaluation-limits.js'
 import { DEFAULT_RESOURCE_LIMITS, exceedsLimit } from '../src/strategies/schemas.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { budgetSpent as budgetSpentOf, counted, okCaller } from './helpers/evaluation-work.js'
 import { createSignedInUser } from './helpers/users.js'
 
 /**
@@ -19,17 +20,8 @@ const SLACK = 100_000
 const L = DEFAULT_RESOURCE_LIMITS
 const x = (n: number) => 'x'.repeat(n)
 
-async function ok(method: string, path: string, body?: unknown) {
-  const res = await t.call(method, path, { body })
-  expect(res.status, `${method} ${path}: ${res.text.slice(0, 300)}`).toBeLessThan(300)
-  return res.body
-}
-async function counted<T>(request: () => Promise<T>): Promise<{ work: number; res: T }> {
-  const before = regexWorkDone()
-  const res = await request()
-  return { work: regexWorkDone() - before, res }
-}
-const budgetSpent = { status: 400, body: { id: expect.any(String), name: 'ValidationError', message: expect.stringContaining(`more than ${BUDGET} matching steps, the limit per request`) } }
+const ok = okCaller(() => t)
+const budgetSpent = budgetSpentOf(BUDGET)
 
 /** A flag on in development of `project` with one default strategy, whose constraints are then set behind the API's back. */
 async function storedFlag(project: string, name: string, constraints: object[], strategies = 1) {

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { COMPILE_STEPS_PER_INSTRUCTION, DEFAULT_REGEX_MAX_PROGRAM, compileRegex, regexWorkDone, setRegexMaxProgram } from '../src/evaluation/index.js'
+import { COMPILE_STEPS_PER_INSTRUCTION, DEFAULT_REGEX_MAX_PROGRAM, compileRegex, setRegexMaxProgram } from '../src/evaluation/index.js'
 import { DEFAULT_CONTEXT_VALUE_MAX_LENGTH, DEFAULT_REGEX_WORK_BUDGET, evaluationLimitsFromEnv } from '../src/http/evaluation-limits.js'
 import { readConfig } from '../src/server.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { budgetSpent as budgetSpentOf, counted, okCaller } from './helpers/evaluation-work.js'
 
 /**
  * REGEX matching is linear in (program size × text length), and both come from callers: a Member's pattern, a
@@ -33,11 +34,7 @@ let frontendToken: string
 let changeRequestId: number
 let strategyId: string
 
-async function ok(method: string, path: string, body?: unknown) {
-  const res = await t.call(method, path, { body })
-  expect(res.status, `${method} ${path}: ${res.text.slice(0, 300)}`).toBeLessThan(300)
-  return res.body
-}
+const ok = okCaller(() => t)
 
 /** A flag on in development whose one strategy has `constraint`; the strategy's id. */
 async function flagWith(name: string, constraint: object, project = 'rx', environment = 'development') {
@@ -47,12 +44,6 @@ async function flagWith(name: string, constraint: object, project = 'rx', enviro
   return strategy.id as string
 }
 
-/** The work (matching steps) `request` made the server do, and its answer. */
-async function counted<T>(request: () => Promise<T>): Promise<{ work: number; res: T }> {
-  const before = regexWorkDone()
-  const res = await request()
-  return { work: regexWorkDone() - before, res }
-}
 
 const playground = (userId: string, projects = ['rx-stored']) =>
   t.call('POST', '/api/admin/playground', { body: { environment: 'development', projects, context: { appName: 'web', userId } } })
@@ -61,7 +52,7 @@ const advanced = (context: Record<string, unknown>, projects = ['rx-stored']) =>
 const frontendGet = (userId: string) => t.call('GET', `/api/frontend?appName=web&userId=${userId}`, { token: frontendToken })
 const frontendPost = (userId: string) => t.call('POST', '/api/frontend', { token: frontendToken, body: { context: { appName: 'web', userId } } })
 
-const budgetSpent = { status: 400, body: { id: expect.any(String), name: 'ValidationError', message: expect.stringContaining(`more than ${BUDGET} matching steps, the limit per request`) } }
+const budgetSpent = budgetSpentOf(BUDGET)
 const tooLong = (path: string, length: number) => ({
   status: 400,
   body: {

@@ -7,10 +7,17 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
 import { CONSOLE_HEADERS } from '../src/console-headers.js'
 import { precompressConsole } from '../scripts/precompress-console.js'
+import { migratedDataDir } from './helpers/data-dir.js'
 
 const dirs: string[] = []
 const tempDir = async () => {
   const dir = await mkdtemp(join(tmpdir(), 'flagpost-server-'))
+  dirs.push(dir)
+  return dir
+}
+/** A data folder holding the migrated template database: a first start without initdb and the migrations. */
+const migratedDir = async () => {
+  const dir = await migratedDataDir('flagpost-server-')
   dirs.push(dir)
   return dir
 }
@@ -19,7 +26,8 @@ afterAll(async () => {
 })
 
 describe('the Node server (npm start)', () => {
-  it('starts on an empty data folder, prints a first admin token that works, and keeps data across restarts', async () => {
+  // initdb and every migration, then a restart: the one start from an empty folder, the slowest under load.
+  it('starts on an empty data folder, prints a first admin token that works, and keeps data across restarts', { timeout: 120_000 }, async () => {
     const dataDir = await tempDir()
     const first = await startServer({ ...readConfig({}), port: 0, host: '127.0.0.1', dataDir })
     try {
@@ -45,7 +53,7 @@ describe('the Node server (npm start)', () => {
   })
 
   it('creates the INIT_ADMIN_API_TOKENS once, and then no generated token', async () => {
-    const dataDir = await tempDir()
+    const dataDir = await migratedDir()
     const config = { ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.first-secret, *:*.second-secret' }), port: 0, host: '127.0.0.1', dataDir }
     for (let run = 0; run < 2; run++) {
       const server = await startServer(config)
@@ -63,7 +71,7 @@ describe('the Node server (npm start)', () => {
   })
 
   it('creates an Admin user on the first start (with its event), whose printed password signs in, and none on later starts', async () => {
-    const dataDir = await tempDir()
+    const dataDir = await migratedDir()
     const config = { ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.user-secret' }), port: 0, host: '127.0.0.1', dataDir }
     const first = await startServer(config)
     let password: string
@@ -93,7 +101,7 @@ describe('the Node server (npm start)', () => {
   })
 
   it('names the first Admin user and sets its password from FLAGPOST_ADMIN_USERNAME and FLAGPOST_ADMIN_PASSWORD, printing no password', async () => {
-    const dataDir = await tempDir()
+    const dataDir = await migratedDir()
     const server = await startServer({ ...readConfig({ FLAGPOST_ADMIN_USERNAME: 'root', FLAGPOST_ADMIN_PASSWORD: 'a-long-password' }), port: 0, host: '127.0.0.1', dataDir })
     try {
       expect(server.firstAdmin).toEqual({ username: 'root' })
@@ -109,7 +117,7 @@ describe('the Node server (npm start)', () => {
     await mkdir(join(consoleDir, 'assets'))
     await writeFile(join(consoleDir, 'index.html'), '<!doctype html><title>console</title>')
     await writeFile(join(consoleDir, 'assets', 'index-abc123.js'), 'console.log(1)')
-    const server = await startServer({ ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.console-secret' }), port: 0, host: '127.0.0.1', dataDir: await tempDir(), consoleDir })
+    const server = await startServer({ ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.console-secret' }), port: 0, host: '127.0.0.1', dataDir: await migratedDir(), consoleDir })
     try {
       // The pages links lead to (a new user's, a public sign-up link's) are the console's too.
       for (const path of ['/', '/projects/checkout/flags/new-checkout', '/events?type=x', '/sign-up?invite=abc', '/new-user?token=abc']) {
@@ -150,7 +158,7 @@ describe('the Node server (npm start)', () => {
     await writeFile(join(consoleDir, 'assets', 'index-abc123.js'), script)
     await writeFile(join(consoleDir, 'assets', 'tiny-abc123.js'), 'console.log(1)')
     await precompressConsole(consoleDir)
-    const server = await startServer({ ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.compress-secret' }), port: 0, host: '127.0.0.1', dataDir: await tempDir(), consoleDir })
+    const server = await startServer({ ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.compress-secret' }), port: 0, host: '127.0.0.1', dataDir: await migratedDir(), consoleDir })
     const get = (path: string, acceptEncoding: string, headers: Record<string, string> = {}) => fetch(`${server.url}${path}`, { headers: { 'accept-encoding': acceptEncoding, ...headers } })
     const seen = async (response: Response) => [response.headers.get('content-encoding'), response.headers.get('vary'), response.headers.get('cache-control'), await response.text()]
     try {
@@ -232,7 +240,7 @@ async function signInAs(url: string, username: string, password: string) {
 
 describe('request bodies over HTTP', () => {
   it('limits a body of declared length and a chunked one alike, and reads both', async () => {
-    const dataDir = await tempDir()
+    const dataDir = await migratedDir()
     const server = await startServer({ ...readConfig({ INIT_ADMIN_API_TOKENS: '*:*.body-secret' }), port: 0, host: '127.0.0.1', dataDir })
     try {
       const { hostname, port } = new URL(server.url)

@@ -2,11 +2,9 @@
 // Unleash Proxy (@unleash/proxy), which polls Flagpost's client API with a client token and sends its metrics upstream
 // while a browser SDK (unleash-proxy-client) reads flags through it; and the Next.js SDK's server-side helpers.
 import { once } from 'node:events'
-import { mkdtemp, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import type { Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { createApp as createProxy } from '@unleash/proxy'
 import { evaluateFlags, flagsClient, getDefinitions } from '@unleash/nextjs'
 import { Unleash } from 'unleash-client'
@@ -14,6 +12,7 @@ import { UnleashClient } from 'unleash-proxy-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
 import { adminCaller, eventually } from './helpers/server.js'
+import { migratedDataDir } from './helpers/data-dir.js'
 
 const ADMIN = '*:*.unleash-proxy-test-admin-secret'
 const CLIENT_KEY = 'proxy-client-key-for-browsers'
@@ -29,7 +28,7 @@ const F = '/api/admin/projects/default/features'
 const dev = (flag: string) => `${F}/${flag}/environments/development`
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'flagpost-unleash-proxy-'))
+  dataDir = await migratedDataDir('flagpost-unleash-proxy-')
   server = await startServer({ ...readConfig({}), port: 0, host: '127.0.0.1', dataDir, initAdminTokens: [ADMIN] })
   await admin('POST', F, { name: 'proxied' })
   await admin('PUT', `${dev('proxied')}/variants`, [{ name: 'teal', weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: 'Teal' } }])

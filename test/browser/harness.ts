@@ -1,14 +1,14 @@
-// The harness of the browser tests: the Node server on a fresh embedded database, Debian's Chromium driven by
-// playwright-core, axe-core on every page and a screenshot of it. Each test file calls startConsole() in its
+// The harness of the browser tests: the Node server on a copy of the migrated template database, Debian's Chromium
+// driven by playwright-core, axe-core on every page and a screenshot of it. Each test file calls startConsole() in its
 // beforeAll and close() in its afterAll: a server and a browser of its own.
-import { mkdtemp, rm } from 'node:fs/promises'
+import { rm } from 'node:fs/promises'
 import { readFileSync, existsSync, mkdirSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
 import { expect } from 'vitest'
 import { readConfig, startServer } from '../../src/server.js'
+import { migratedDataDir } from '../helpers/data-dir.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 export const SCREENSHOTS = new URL(process.env.FLAGPOST_UPDATE_SCREENSHOTS === '1' ? '../../docs/screenshots/' : '../../test-results/screenshots/', import.meta.url).pathname
@@ -33,12 +33,12 @@ export interface ConsoleUnderTest {
 }
 
 /**
- * Starts the server on a fresh embedded database (first admin `admin` / ADMIN_PASSWORD, admin token TOKEN) and Chromium;
- * `env` adds to the server's environment (e.g. FLAGPOST_ALLOW_PRIVATE_WEBHOOKS).
+ * Starts the server on a copy of the migrated template database (first admin `admin` / ADMIN_PASSWORD, admin token
+ * TOKEN) and Chromium; `env` adds to the server's environment (e.g. FLAGPOST_ALLOW_PRIVATE_WEBHOOKS).
  */
 export async function startConsole(env: Record<string, string> = {}): Promise<ConsoleUnderTest> {
   if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install -y chromium (or set CHROMIUM_PATH)`)
-  const dataDir = await mkdtemp(join(tmpdir(), 'flagpost-browser-'))
+  const dataDir = await migratedDataDir('flagpost-browser-')
   const server = await startServer({ ...readConfig({ ...env, FLAGPOST_ADMIN_PASSWORD: ADMIN_PASSWORD, INIT_ADMIN_API_TOKENS: TOKEN }), port: 0, host: '127.0.0.1', dataDir })
   let browser: Browser
   try {
@@ -84,9 +84,11 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
 async function axeViolations(page: Page, colours = false): Promise<string[]> {
   // Evaluated through the browser's DevTools protocol: the console's Content-Security-Policy refuses inline scripts.
   if (!(await page.evaluate<boolean>(`typeof axe !== 'undefined'`))) await page.evaluate(axeSource)
-  // A string, evaluated in the page: this file is compiled without the DOM's types.
+  // A string, evaluated in the page: this file is compiled without the DOM's types. Only violations are read, so axe
+  // details no other result (resultTypes): the same rules run, each pass's and incomplete's nodes are not collected.
+  const options = `{ resultTypes: ['violations']${colours ? `, runOnly: ['color-contrast', 'link-in-text-block']` : ''} }`
   return page.evaluate<string[]>(
-    `axe.run(document${colours ? `, { runOnly: ['color-contrast', 'link-in-text-block'] }` : ''}).then((r) => r.violations.map((v) => v.id + ': ' + v.help + ' at ' + v.nodes.map((n) => JSON.stringify(n.target)).join(' ')))`,
+    `axe.run(document, ${options}).then((r) => r.violations.map((v) => v.id + ': ' + v.help + ' at ' + v.nodes.map((n) => JSON.stringify(n.target)).join(' ')))`,
   )
 }
 
@@ -97,11 +99,14 @@ export const colorSchemeOf = (page: Page) => page.evaluate<string | null>(`docum
  * The page as it settles: no axe-core violation in its colour scheme, and none of the colour rules in the other one
  * (the console follows prefers-color-scheme, or the header's switch; only contrast changes with it), and a screenshot
  * under `name` (the other scheme's of the viewport, in test-results/screenshots/other-scheme/, never in docs).
+ * `otherScheme: false` leaves out the other scheme, for a test that checks the same page in both schemes itself (each
+ * scheme's full pass holds its colour rules: the other-scheme pass would run them a second time).
  */
-export async function checkPage(page: Page, name: string) {
+export async function checkPage(page: Page, name: string, { otherScheme = true }: { otherScheme?: boolean } = {}) {
   await page.waitForLoadState('networkidle')
   expect(await axeViolations(page), `accessibility of ${name}`).toEqual([])
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
+  if (!otherScheme) return
   const shown = await colorSchemeOf(page)
   if (shown === null) return
   const other = shown === 'dark' ? 'light' : 'dark'

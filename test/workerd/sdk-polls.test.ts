@@ -9,9 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres.js'
 import { createToken as createTokenInDb } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
-import { openPglite } from '../../src/db-node.js'
 import { addStrategy, createFlag, createProject, createSegment, createToken, enableFlag, flagOnWithClientToken, ok, type Caller } from '../helpers/factories.js'
 import { answerOf } from '../helpers/app.js'
+import { migratedTemplate } from '../helpers/data-dir.js'
 import { buildWorker, readWranglerConfig, type WranglerConfig } from './build.js'
 
 const ISOLATES = ['a', 'b', 'c'] as const
@@ -29,16 +29,7 @@ let template: Blob
 beforeAll(async () => {
   tempDir = await mkdtemp(join(tmpdir(), 'flagpost-workerd-sdk-'))
   config = await readWranglerConfig()
-  const migrated = async () => {
-    const database = await openPglite()
-    try {
-      await database.migrate()
-      return await database.client.dumpDataDir('none')
-    } finally {
-      await database.close()
-    }
-  }
-  ;[scriptPath, template] = await Promise.all([buildWorker(tempDir, config), migrated()])
+  ;[scriptPath, template] = await Promise.all([buildWorker(tempDir, config), migratedTemplate()])
   d = await deploy()
 })
 afterAll(async () => {

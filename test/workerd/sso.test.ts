@@ -11,6 +11,7 @@ import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { buildWorker, readWranglerConfig } from './build.js'
+import { migratedTemplate } from '../helpers/data-dir.js'
 import { browserAgent, startTestProvider, type TestAccount, type TestProvider } from '../helpers/oidc-provider.js'
 
 const ORIGIN = 'http://flagpost.test'
@@ -26,7 +27,7 @@ beforeAll(async () => {
   const config = await readWranglerConfig()
   const [built, started, idp] = await Promise.allSettled([
     buildWorker(tempDir, config),
-    startLocalPostgres({ migrate: true }),
+    migratedTemplate().then((loadDataDir) => startLocalPostgres({ loadDataDir, migrate: true })),
     startTestProvider({ redirectUris: [`${ORIGIN}/auth/oidc/callback`], accounts: [edgePerson] }),
   ])
   if (started.status === 'fulfilled') postgres = started.value

@@ -10,6 +10,7 @@ import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { assetsOptions, buildWorker, readWranglerConfig, type WranglerConfig } from './build.js'
 import { answerOf } from '../helpers/app.js'
+import { migratedTemplate } from '../helpers/data-dir.js'
 
 let tempDir: string | undefined
 let postgres: LocalPostgres | undefined
@@ -22,7 +23,7 @@ beforeAll(async () => {
   tempDir = await mkdtemp(join(tmpdir(), 'flagpost-workerd-'))
   config = await readWranglerConfig()
   // The build and the database start are independent: overlap them (and keep the database to close if the build fails).
-  const [built, started] = await Promise.allSettled([buildWorker(tempDir, config), startLocalPostgres({ migrate: true })])
+  const [built, started] = await Promise.allSettled([buildWorker(tempDir, config), migratedTemplate().then((loadDataDir) => startLocalPostgres({ loadDataDir, migrate: true }))])
   if (started.status === 'fulfilled') postgres = started.value
   if (built.status === 'rejected') throw built.reason
   if (started.status === 'rejected') throw started.reason

@@ -470,10 +470,11 @@ export function createApp(deps: AppDeps) {
   // Ends every SDK stream (before the server closes: it waits for open responses).
   const endStreams = async () => void (await sdk.streams?.close())
   // The unchanged SDK poll is answered before Hono's dispatch (the same 304, log line and metrics); anything else is routed.
-  const dispatch = app.fetch
+  // `routed` skips it (for a home that asks `fastPoll` itself, before its own wrappers: the Node server).
+  const routed = app.fetch
   const fastPoll = fastPolls({ sdk, clock, logger, observe: deps.observe })
-  app.fetch = (request, ...rest) => fastPoll(request) ?? dispatch(request, ...rest)
-  return Object.assign(app, { idle, endStreams })
+  app.fetch = (request, ...rest) => fastPoll(request) ?? routed(request, ...rest)
+  return Object.assign(app, { idle, endStreams, fastPoll, routed })
 }
 
 const OPENAPI_DOCUMENT_PATH = '/docs/openapi.json'

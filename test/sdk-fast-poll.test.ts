@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { createEnvironment, createFlag, createProject, createToken, enableFlag, ok } from './helpers/factories.js'
 import { withCompression } from '../src/compression-node.js'
+import { readConfig, startServer } from '../src/server.js'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 let t: TestApp
 let fast = 0
@@ -35,9 +39,9 @@ afterAll(async () => {
 })
 
 /** One request over HTTP/1.1 with the answer's raw header lines (names as sent, in order, repeats kept). */
-function raw(path: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; rawHeaders: string[]; body: string }> {
+function raw(path: string, headers: Record<string, string>, method = 'GET', at = base): Promise<{ status: number; rawHeaders: string[]; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}${path}`, { headers, method }, (res) => {
+    const req = request(`${at}${path}`, { headers, method }, (res) => {
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => (body += chunk))
@@ -206,6 +210,35 @@ describe('with fastPolls off', () => {
       expect(count).toBe(0)
     } finally {
       await off.close()
+    }
+  })
+})
+
+describe('on the Node server (src/server.ts asks the fast path before its wrappers)', () => {
+  it('answers the routed 304’s header lines and counts every poll in the Prometheus metrics as routed', async () => {
+    const METRICS = 'fast-poll-scrape-token-0123'
+    const ADMIN = '*:*.fast-poll-server-admin-0123456789'
+    const CLIENT = 'default:development.fast-poll-server-client-0123456789'
+    const dataDir = await mkdtemp(join(tmpdir(), 'flagpost-fast-poll-'))
+    const node = await startServer({ ...readConfig({ INIT_CLIENT_API_TOKENS: CLIENT, FLAGPOST_METRICS_TOKEN: METRICS }), port: 0, host: '127.0.0.1', dataDir, initAdminTokens: [ADMIN] })
+    try {
+      const first = await fetch(`${node.url}/api/client/features`, { headers: { authorization: CLIENT, ...SPEC } })
+      expect(first.status).toBe(200)
+      const etag = first.headers.get('etag')!
+      for (let i = 0; i < 5; i++) {
+        const res = await raw('/api/client/features', { authorization: CLIENT, ...SPEC, 'if-none-match': etag, 'x-request-id': `node-${i}` }, 'GET', node.url)
+        expect(res.status).toBe(304)
+        expect(res.rawHeaders.filter((_, j) => j % 2 === 0).map((n) => n.toLowerCase())).toEqual(['etag', 'x-request-id', 'date', 'connection', 'keep-alive'])
+        expect([res.rawHeaders[1], res.rawHeaders[3], res.body]).toEqual([etag, `node-${i}`, ''])
+      }
+      const text = await (await fetch(`${node.url}/internal-backstage/prometheus`, { headers: { authorization: `Bearer ${METRICS}` } })).text()
+      const value = (line: RegExp) => Number(text.split('\n').find((l) => line.test(l))?.split(' ').at(-1))
+      expect(value(/^flagpost_sdk_polls_total\{.*status="304"/)).toBe(5)
+      expect(value(/^flagpost_http_requests_total\{route="\/api\/client\/features",method="GET",status="304"\}/)).toBe(5)
+      expect(value(/^flagpost_http_request_duration_seconds_count\{route="\/api\/client\/features",method="GET",status="304"\}/)).toBe(5)
+    } finally {
+      await node.close()
+      await rm(dataDir, { recursive: true, force: true })
     }
   })
 })

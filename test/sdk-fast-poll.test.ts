@@ -240,5 +240,6 @@ describe('on the Node server (src/server.ts asks the fast path before its wrappe
       await node.close()
       await rm(dataDir, { recursive: true, force: true })
     }
-  })
+    // A server of its own: start-up migrates a fresh database (slow on a loaded machine).
+  }, 120_000)
 })

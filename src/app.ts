@@ -81,6 +81,7 @@ import { changeRequestSearchRoutes } from './change-requests/search.js'
 import { playgroundRoutes } from './playground/routes.js'
 import { authenticateClient, authenticateFrontend, authenticateOfrep } from './client-api/auth.js'
 import { clientRoutes } from './client-api/routes.js'
+import { fastPolls } from './client-api/fast-poll.js'
 import { createSdkState, type SdkOptions, type SdkState, type StreamHub } from './client-api/state.js'
 import { frontendCors } from './frontend-api/cors.js'
 import { createFrontendOrigins } from './ui-config/store.js'
@@ -468,7 +469,12 @@ export function createApp(deps: AppDeps) {
   const idle = async () => void (await Promise.all([deliveries.idle(), sdk.aggregation.idle(), actionRuns.idle()]))
   // Ends every SDK stream (before the server closes: it waits for open responses).
   const endStreams = async () => void (await sdk.streams?.close())
-  return Object.assign(app, { idle, endStreams })
+  // The unchanged SDK poll is answered before Hono's dispatch (the same 304, log line and metrics); anything else is routed.
+  // `routed` skips it (for a home that asks `fastPoll` itself, before its own wrappers: the Node server).
+  const routed = app.fetch
+  const fastPoll = fastPolls({ sdk, clock, logger, observe: deps.observe })
+  app.fetch = (request, ...rest) => fastPoll(request) ?? routed(request, ...rest)
+  return Object.assign(app, { idle, endStreams, fastPoll, routed })
 }
 
 const OPENAPI_DOCUMENT_PATH = '/docs/openapi.json'

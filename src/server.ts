@@ -257,7 +257,10 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const scheduledJob = setInterval(applyScheduled, SCHEDULED_CHANGE_REQUESTS_JOB_MS)
   scheduledJob.unref()
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: withCompression(withMetrics(metrics, withConsole(app.fetch, config.consoleDir))), port: config.port, hostname: config.host }, () => resolve(s))
+    const routed = withCompression(withMetrics(metrics, withConsole(app.routed, config.consoleDir)))
+    // The unchanged SDK poll is answered first, synchronously: node-server then writes it without awaiting a promise.
+    // Its 304 is what the wrappers would pass unchanged (no compression of a 304, not the scrape, an app path).
+    const s = serve({ fetch: (request, env) => app.fastPoll(request) ?? routed(request, env), port: config.port, hostname: config.host }, () => resolve(s))
   })
   const connections = trackConnections(server as unknown as Server)
   // A client may close its side once it has sent its request (half-close) and still read the answer. Node's

@@ -71,8 +71,8 @@ const toList = (value: string | string[] | undefined) => (value === undefined ? 
 const SEGMENTS_SINCE = parseVersion('4.2.0')!
 
 /** Whether the SDK knows segments (Unleash-Client-Spec 4.2.0 or later); older ones get their constraints inlined. */
-function supportsSegments(spec: string | undefined): boolean {
-  if (spec === undefined) return false
+export function supportsSegments(spec: string | null | undefined): boolean {
+  if (spec == null) return false
   // A fleet sends a handful of spec versions: each is judged once (bounded, so made-up ones cannot grow it).
   const known = segmentsBySpec.get(spec)
   if (known !== undefined) return known

@@ -54,6 +54,13 @@ export interface SdkOptions {
    * one call, no allocation, on the SDK routes' answer; none on the 304 path.
    */
   observePayload?: (route: SdkPayloadRoute, bytes: number) => void
+  /**
+   * Whether an unchanged `GET /api/client/features` poll is answered before the router (client-api/fast-poll.ts; default
+   * true). Off, every poll takes the routed way: the seam to compare the two.
+   */
+  fastPolls: boolean
+  /** Called each time a poll is answered before the router (a seam for tests and measurements). */
+  onFastPoll?: () => void
   /** Allowed origins of browser calls to `/api/frontend` (`*` for any). */
   frontendCorsOrigins: string[]
   /**
@@ -81,6 +88,7 @@ export const DEFAULT_SDK_OPTIONS: SdkOptions = {
   maxPayloadBytes: 64 * 1024 * 1024,
   frontendCorsOrigins: ['*'],
   shareInFlight: true,
+  fastPolls: true,
 }
 
 /** The frontend API's view of a payload: prepared once, evaluated for every request. */

@@ -113,20 +113,26 @@ export function answerWithRequestId(c: Context, status: 304, headers: Record<str
 export function requestLog(logger: Logger): MiddlewareHandler {
   const logRequests = logger.enabled('info')
   return async (c: Context, next) => {
-    const sent = c.req.header('x-request-id')
-    const requestId = sent !== undefined && CLIENT_REQUEST_ID.test(sent) ? sent : crypto.randomUUID()
+    const requestId = requestIdOf(c.req.header('x-request-id'))
     c.set('requestId', requestId)
     const start = logRequests ? performance.now() : 0
     await next()
     if (c.get('answeredWithRequestId') !== c.res) setAnswerHeader(c, 'X-Request-Id', requestId)
-    if (!logRequests) return
-    logger.log('info', 'request', {
-      requestId,
-      method: c.req.method.length <= 10 ? c.req.method : 'OTHER',
-      route: routeTemplateOf(c),
-      status: c.res.status,
-      durationMs: Math.round((performance.now() - start) * 10) / 10,
-      ...principalFields(c.get('principal') as Principal | undefined),
-    })
+    if (logRequests) logRequest(logger, requestId, c.req.method, routeTemplateOf(c), c.res.status, start, c.get('principal') as Principal | undefined)
   }
+}
+
+/** The request's id: the client's X-Request-Id when well formed, else a new one. */
+export const requestIdOf = (sent: string | null | undefined): string => (sent != null && CLIENT_REQUEST_ID.test(sent) ? sent : crypto.randomUUID())
+
+/** The line of one answered request (the SDK poll answered before the router writes the same one: client-api/fast-poll.ts). */
+export function logRequest(logger: Logger, requestId: string, method: string, route: string, status: number, start: number, principal: Principal | undefined): void {
+  logger.log('info', 'request', {
+    requestId,
+    method: method.length <= 10 ? method : 'OTHER',
+    route,
+    status,
+    durationMs: Math.round((performance.now() - start) * 10) / 10,
+    ...principalFields(principal),
+  })
 }

@@ -7,11 +7,11 @@ import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 
 /** A fresh database (a copy of the migrated template) and the app on top of it, with an admin token. */
-export async function createTestApp(options: { now?: () => Date; delivery?: AppDeps['delivery']; publicUrl?: string; email?: AppDeps['email']; sdk?: AppDeps['sdk']; background?: AppDeps['background']; allowPasswordLogin?: boolean; signIn?: AppDeps['signIn']; clientAddress?: AppDeps['clientAddress']; signalsPerMinute?: number; streams?: AppDeps['streams']; evaluation?: AppDeps['evaluation']; notReady?: AppDeps['notReady']; log?: AppDeps['log'] } = {}) {
+export async function createTestApp(options: { now?: () => Date; delivery?: AppDeps['delivery']; publicUrl?: string; email?: AppDeps['email']; sdk?: AppDeps['sdk']; background?: AppDeps['background']; allowPasswordLogin?: boolean; signIn?: AppDeps['signIn']; clientAddress?: AppDeps['clientAddress']; signalsPerMinute?: number; streams?: AppDeps['streams']; evaluation?: AppDeps['evaluation']; notReady?: AppDeps['notReady']; log?: AppDeps['log']; observe?: AppDeps['observe'] } = {}) {
   const template = await readFile(inject('pgTemplatePath'))
   const database = await openPglite({ loadDataDir: new Blob([template]) })
   const clock = options.now ?? (() => new Date())
-  const app = createApp({ nodeRoutes: [migrateRoutes], db: () => database.db, clock, delivery: options.delivery, publicUrl: options.publicUrl, email: options.email, sdk: options.sdk, background: options.background, allowPasswordLogin: options.allowPasswordLogin, signIn: options.signIn, clientAddress: options.clientAddress, signalsPerMinute: options.signalsPerMinute, streams: options.streams, evaluation: options.evaluation, notReady: options.notReady, log: options.log })
+  const app = createApp({ nodeRoutes: [migrateRoutes], db: () => database.db, clock, delivery: options.delivery, publicUrl: options.publicUrl, email: options.email, sdk: options.sdk, background: options.background, allowPasswordLogin: options.allowPasswordLogin, signIn: options.signIn, clientAddress: options.clientAddress, signalsPerMinute: options.signalsPerMinute, streams: options.streams, evaluation: options.evaluation, notReady: options.notReady, log: options.log, observe: options.observe })
   const adminToken = (
     await createToken(database.db, { actor: SYSTEM_ACTOR, now: clock() }, { tokenName: 'test-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })
   ).secret

@@ -192,6 +192,33 @@ describe('SDK polls on a warm isolate', () => {
   })
 })
 
+describe('the unchanged poll answered before the router (src/client-api/fast-poll.ts)', () => {
+  it('has the routed 304’s status and headers; a deleted token and a change through the isolate are seen at once', async () => {
+    const { project, flag, client } = await projectWithFlag(d)
+    const first = await d.poll('a', client)
+    expect(first.status, first.text).toBe(200)
+    const etag = first.headers.get('etag')!
+    const headers = { ...SPEC, 'if-none-match': etag, 'x-request-id': 'edge-poll-1' }
+    // Within the revision's ttl of the first poll: answered before the router.
+    const early = await d.sdkGet('a', '/api/client/features', client, headers)
+    // Past it: routed (served from the held payload, the revision checked after the response).
+    await sleep(REVISION_TTL_MS + 200)
+    const late = await d.sdkGet('a', '/api/client/features', client, headers)
+    expect([early.status, early.text, late.status, late.text]).toEqual([304, '', 304, ''])
+    expect([...early.headers]).toEqual([...late.headers])
+    expect([...early.headers]).toEqual([['etag', etag], ['x-request-id', 'edge-poll-1']])
+    // A change through this isolate: the old ETag gets the new payload on the next poll.
+    await ok(d.as('a'), 'POST', `/api/admin/projects/${project}/features/${flag}/environments/development/off`)
+    const changed = await d.poll('a', client, { etag })
+    expect([changed.status, flagOf(changed, flag)?.enabled]).toEqual([200, false])
+    const newEtag = changed.headers.get('etag')!
+    expect((await d.poll('a', client, { etag: newEtag })).status).toBe(304)
+    // A token deleted through this isolate is refused on its next poll.
+    await ok(d.as('a'), 'DELETE', `/api/admin/api-tokens/${encodeURIComponent(client)}`)
+    expect((await d.poll('a', client, { etag: newEtag })).status).toBe(401)
+  })
+})
+
 describe('SDK payloads shared between the isolates of a location (Cache API)', () => {
   it('a cold isolate answers its first poll from the payload another isolate loaded, without loading it, with the same ETag', async () => {
     const { flag, client } = await projectWithFlag(d)

@@ -60,7 +60,7 @@ export interface BundleAnalysis {
 /** Builds the worker in memory and attributes its bytes to source files through the source map, grouped by `group`. */
 export async function analyzeWorker(group: (path: string) => string = groupOf): Promise<BundleAnalysis> {
   // The document's path is a name of the same length as the one the build gives it (the bundle is measured, not run).
-  const options = workerBuildOptions('dist/worker.js', '/docs/openapi.0000000000000000.json')
+  const options = workerBuildOptions('dist/worker.js', '/docs/openapi.0000000000000000.json', false)
   const result = await build({ ...options, plugins: [...(options.plugins ?? []), packagesMappedToThemselves], metafile: true, write: false })
   const js = result.outputFiles.find((f) => f.path.endsWith('.js'))!
   const map = JSON.parse(result.outputFiles.find((f) => f.path.endsWith('.js.map'))!.text) as { sources: string[]; mappings: string }

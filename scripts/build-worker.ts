@@ -19,8 +19,8 @@
 // with the entry (wrangler.toml: `find_additional_modules`, `rules`) and workerd loads when first imported. The budget
 // counts what an isolate loads at start: the entry and the modules it imports statically.
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { basename, dirname, join } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { build, type BuildOptions, type Plugin } from 'esbuild'
 import { documentationLeftOut } from './worker-bundle/documentation-left-out.js'
@@ -190,17 +190,28 @@ export interface WorkerSize {
 /** Builds the bundle into `outfile` (and its lazy modules next to it) and its OpenAPI document into `assetsDir`. */
 export async function buildWorker(outfile = OUT, assetsDir = ASSETS): Promise<WorkerSize> {
   const documentPath = writeDocumentAsset(await openApiDocument(), assetsDir)
-  // A build names its lazy modules by their hash: those of an earlier build go, or wrangler would upload them too.
-  rmSync(join(dirname(outfile), CHUNKS), { recursive: true, force: true })
-  mkdirSync(dirname(outfile), { recursive: true })
-  const { metafile } = await build({ ...workerBuildOptions(outfile, documentPath), metafile: true })
+  const outdir = dirname(outfile)
+  const { metafile, outputFiles } = await build({ ...workerBuildOptions(outfile, documentPath), metafile: true, write: false })
+  // Each file written whole, then renamed, the entry last (builds run alongside: the workerd tests build at once, and
+  // wrangler collects the modules of the folder); then the lazy modules of earlier builds go, or wrangler would
+  // upload them too. Modules are named by their content's hash, so a build alongside of the same sources keeps its own.
+  const entryFile = resolve(outfile)
+  for (const file of [...outputFiles].sort((a, b) => Number(a.path === entryFile) - Number(b.path === entryFile))) {
+    mkdirSync(dirname(file.path), { recursive: true })
+    const temporary = `${file.path}.${process.pid}.partial`
+    writeFileSync(temporary, file.contents)
+    renameSync(temporary, file.path)
+  }
+  const written = new Set(outputFiles.map((file) => file.path))
+  const chunks = resolve(outdir, CHUNKS)
+  if (existsSync(chunks)) for (const name of readdirSync(chunks)) if (/\.js(\.map)?$/.test(name) && !written.has(join(chunks, name))) rmSync(join(chunks, name), { force: true })
   const outputs = metafile.outputs
   const entry = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === 'src/worker.ts')!
   const atStart = new Set([entry])
   for (const path of atStart) for (const i of outputs[path]!.imports) if (i.kind === 'import-statement' && i.path in outputs) atStart.add(i.path)
   const size = { bytes: 0, gzipBytes: 0, totalGzipBytes: 0, lazy: {} as Record<string, number> }
   for (const path of Object.keys(outputs).filter((p) => p.endsWith('.js'))) {
-    const code = readFileSync(path)
+    const code = outputFiles.find((file) => file.path === resolve(path))!.contents
     const gzipBytes = gzipSync(code).length
     size.totalGzipBytes += gzipBytes
     if (atStart.has(path)) {

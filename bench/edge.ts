@@ -143,6 +143,7 @@ try {
       modules: true,
       scriptPath,
       modulesRoot: dirname(scriptPath),
+      modulesRules: config.modulesRules,
       compatibilityDate: cfg.compatibilityDate,
       compatibilityFlags: cfg.compatibilityFlags,
       bindings: { DATABASE_URL: pg.databaseUrl, NEON_WS_PROXY: pg.wsProxy, NEON_FETCH_ENDPOINT: pg.fetchEndpoint },

@@ -57,21 +57,27 @@ export const clientInstances = pgTable(
   (t) => [primaryKey({ columns: [t.appName, t.instanceId, t.environment] })],
 )
 
+/*
+ * The metrics tables by hour and by day share their columns but the time's (`timestamp`, `date`): each table gets its
+ * own column builders from these functions (drizzle binds a builder to one table).
+ */
+/** The flag, application and environment a count is of (a count goes with its flag or environment). */
+const flagCountKey = () => ({
+  featureName: text('feature_name')
+    .notNull()
+    .references(() => features.name, { onDelete: 'cascade' }),
+  appName: text('app_name').notNull(),
+  environment: text('environment')
+    .notNull()
+    .references(() => environments.name, { onDelete: 'cascade' }),
+})
+const yesNo = () => ({ yes: bigint('yes', { mode: 'number' }).notNull(), no: bigint('no', { mode: 'number' }).notNull() })
+const variantCount = () => ({ variant: text('variant').notNull(), count: bigint('count', { mode: 'number' }).notNull() })
+
 /** Yes/no counts per flag, application, environment and hour (the hour the SDK's bucket started in). */
 export const clientMetricsHourly = pgTable(
   'client_metrics_hourly',
-  {
-    featureName: text('feature_name')
-      .notNull()
-      .references(() => features.name, { onDelete: 'cascade' }),
-    appName: text('app_name').notNull(),
-    environment: text('environment')
-      .notNull()
-      .references(() => environments.name, { onDelete: 'cascade' }),
-    timestamp: timestamp('timestamp', { withTimezone: true, mode: 'date' }).notNull(),
-    yes: bigint('yes', { mode: 'number' }).notNull(),
-    no: bigint('no', { mode: 'number' }).notNull(),
-  },
+  { ...flagCountKey(), timestamp: timestamp('timestamp', { withTimezone: true, mode: 'date' }).notNull(), ...yesNo() },
   (t) => [
     primaryKey({ columns: [t.featureName, t.appName, t.environment, t.timestamp] }),
     index('client_metrics_hourly_timestamp_idx').on(t.timestamp),
@@ -82,18 +88,7 @@ export const clientMetricsHourly = pgTable(
 /** How often each variant was returned, per flag, application, environment and hour. */
 export const clientMetricsVariantsHourly = pgTable(
   'client_metrics_variants_hourly',
-  {
-    featureName: text('feature_name')
-      .notNull()
-      .references(() => features.name, { onDelete: 'cascade' }),
-    appName: text('app_name').notNull(),
-    environment: text('environment')
-      .notNull()
-      .references(() => environments.name, { onDelete: 'cascade' }),
-    timestamp: timestamp('timestamp', { withTimezone: true, mode: 'date' }).notNull(),
-    variant: text('variant').notNull(),
-    count: bigint('count', { mode: 'number' }).notNull(),
-  },
+  { ...flagCountKey(), timestamp: timestamp('timestamp', { withTimezone: true, mode: 'date' }).notNull(), ...variantCount() },
   (t) => [
     primaryKey({ columns: [t.featureName, t.appName, t.environment, t.timestamp, t.variant] }),
     index('client_metrics_variants_hourly_timestamp_idx').on(t.timestamp),
@@ -137,36 +132,14 @@ export const clientImpactMetrics = pgTable(
  */
 export const clientMetricsDaily = pgTable(
   'client_metrics_daily',
-  {
-    featureName: text('feature_name')
-      .notNull()
-      .references(() => features.name, { onDelete: 'cascade' }),
-    appName: text('app_name').notNull(),
-    environment: text('environment')
-      .notNull()
-      .references(() => environments.name, { onDelete: 'cascade' }),
-    date: timestamp('date', { withTimezone: true, mode: 'date' }).notNull(),
-    yes: bigint('yes', { mode: 'number' }).notNull(),
-    no: bigint('no', { mode: 'number' }).notNull(),
-  },
+  { ...flagCountKey(), date: timestamp('date', { withTimezone: true, mode: 'date' }).notNull(), ...yesNo() },
   (t) => [primaryKey({ columns: [t.featureName, t.appName, t.environment, t.date] }), index('client_metrics_daily_date_idx').on(t.date)],
 )
 
 /** Variant counts per flag, application, environment and UTC day, filled as `client_metrics_daily` is. */
 export const clientMetricsVariantsDaily = pgTable(
   'client_metrics_variants_daily',
-  {
-    featureName: text('feature_name')
-      .notNull()
-      .references(() => features.name, { onDelete: 'cascade' }),
-    appName: text('app_name').notNull(),
-    environment: text('environment')
-      .notNull()
-      .references(() => environments.name, { onDelete: 'cascade' }),
-    date: timestamp('date', { withTimezone: true, mode: 'date' }).notNull(),
-    variant: text('variant').notNull(),
-    count: bigint('count', { mode: 'number' }).notNull(),
-  },
+  { ...flagCountKey(), date: timestamp('date', { withTimezone: true, mode: 'date' }).notNull(), ...variantCount() },
   (t) => [primaryKey({ columns: [t.featureName, t.appName, t.environment, t.date, t.variant] }), index('client_metrics_variants_daily_date_idx').on(t.date)],
 )
 

@@ -60,7 +60,9 @@ export interface BundleAnalysis {
 /** Builds the worker in memory and attributes its bytes to source files through the source map, grouped by `group`. */
 export async function analyzeWorker(group: (path: string) => string = groupOf): Promise<BundleAnalysis> {
   // The document's path is a name of the same length as the one the build gives it (the bundle is measured, not run).
-  const options = workerBuildOptions('dist/worker.js', '/docs/openapi.0000000000000000.json')
+  // Built as one file, the modules it loads lazily included (one source map to attribute): `npm run build` says how
+  // much of it an isolate loads at start, which the budget counts.
+  const options = workerBuildOptions('dist/worker.js', '/docs/openapi.0000000000000000.json', false)
   const result = await build({ ...options, plugins: [...(options.plugins ?? []), packagesMappedToThemselves], metafile: true, write: false })
   const js = result.outputFiles.find((f) => f.path.endsWith('.js'))!
   const map = JSON.parse(result.outputFiles.find((f) => f.path.endsWith('.js.map'))!.text) as { sources: string[]; mappings: string }
@@ -127,7 +129,7 @@ if (process.argv[1]?.endsWith('analyze-worker.ts')) {
   const why = arg('--why')
   const analysis = await analyzeWorker()
   const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`.padStart(10)
-  console.log(`worker bundle: ${kib(analysis.bytes).trim()} minified, ${kib(analysis.gzipBytes).trim()} gzipped (budget ${kib(BUDGET_GZIP_BYTES).trim()})\n`)
+  console.log(`worker bundle as one file (its lazily loaded modules included): ${kib(analysis.bytes).trim()} minified, ${kib(analysis.gzipBytes).trim()} gzipped (the budget, ${kib(BUDGET_GZIP_BYTES).trim()}, counts what it loads at start: npm run build)\n`)
   const table = (title: string, rows: Contributor[]) => {
     console.log(`${title}\n${'minified'.padStart(10)} ${'gzip saved'.padStart(10)}  (what leaving it out saves of the gzipped bundle)`)
     for (const row of rows.slice(0, top)) console.log(`${kib(row.bytes)} ${row.gzipSaved ? kib(row.gzipSaved) : ''.padStart(10)}  ${row.name}`)

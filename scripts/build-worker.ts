@@ -13,9 +13,14 @@
 // English, `z.fromJSONSchema` (schemas from JSON Schema), `z.toJSONSchema` and the JSON Schema processors and
 // generator (only the OpenAPI document used them), and zod's JIT compiler of parsers (it builds code with
 // `new Function`, which Workers refuse, so zod parses without it there). Calling any of them throws.
+//
+// What only a lazy `await import()` reaches (rarely used routes' code: the instance state's export and import, the
+// flags' export, validation and import) is split into modules of their own under dist/chunks/, which wrangler uploads
+// with the entry (wrangler.toml: `find_additional_modules`, `rules`) and workerd loads when first imported. The budget
+// counts what an isolate loads at start: the entry and the modules it imports statically.
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { basename, dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { build, type BuildOptions, type Plugin } from 'esbuild'
 import { documentationLeftOut } from './worker-bundle/documentation-left-out.js'
@@ -48,14 +53,17 @@ const DOCUMENT_FOLDER = 'docs'
 // the tables' constraints, indexes and foreign keys, which only the migrations read, left out (-1.7 KiB); our own
 // Mustache renderer for webhook body templates instead of mustache.js (src/integrations/mustache.ts, -1.5 KiB):
 // 322.3 → 315.2 KiB. Next candidates: src/state/plan.ts (8.9 KiB), the change-request store (6.5 KiB).
-// The bundle is one file (no code splitting: a lazy `await import()` is inlined), so this measure is all the worker deploys.
 // 320 → 326 KiB, TEMPORARY: round six's merges (the rest of Unleash's admin API — feedback, splash, unknown flags,
 // project insights, personal dashboard —, per-day metrics, the change-request search, the segment search, the SDK
 // hot path's route memo, claimed work handed back, the e-mail and tag rules) measured 325.2 KiB; each branch fitted
 // the 1.9 KiB left alone. Next: bring it back to 320 (src/state/plan.ts 8.9 KiB, the change-request store 6.5 KiB).
-// 326 → 327 KiB, TEMPORARY (r7-sec): the SDK revision's list of event types that change no payload (+0.5 KiB), the
-// charge of narrowed SDK payloads and of the playgrounds' evaluations (+0.4 KiB) measured 326.2 KiB.
-export const BUDGET_GZIP_BYTES = 327 * 1024
+// 326 → 320 KiB: the instance state's export and import (its plan: 8.9 KiB) and the flags' export, validation and import
+// are loaded when first used, from modules of their own (esbuild splits what only an `await import()` reaches), so an
+// isolate's start-up leaves them out: 325.3 → 307.6 KiB at start, 335.4 KiB in all (each module gzipped alone).
+// The budget counts the entry and the modules it imports statically: what an isolate loads for its first request.
+export const BUDGET_GZIP_BYTES = 320 * 1024
+/** Every module of the worker, the lazily loaded ones too (each gzipped alone): what a deployment uploads. */
+export const BUDGET_TOTAL_GZIP_BYTES = 345 * 1024
 
 const inZod = (importer: string) => /[\\/]zod[\\/]/.test(importer)
 
@@ -140,14 +148,20 @@ function leftOutModule(path: string): string {
   return [...names].map((name) => `export const ${name} = ${value(name)}`).join('\n')
 }
 
+/** Where the build puts the modules the worker imports lazily, next to its entry. */
+const CHUNKS = 'chunks'
+
 /**
  * esbuild's options for the worker bundle (also used by scripts/analyze-worker.ts, which measures it);
- * `documentPath`: where the assets hold the OpenAPI document.
+ * `documentPath`: where the assets hold the OpenAPI document. The entry is written to `outfile`; with `split`
+ * (the build's default) what only a lazy `await import()` reaches goes to modules of its own under `chunks/`
+ * next to it (wrangler.toml's `rules` upload them with the entry), loaded when first used.
  */
-export function workerBuildOptions(outfile: string, documentPath: string): BuildOptions {
+export function workerBuildOptions(outfile: string, documentPath: string, split = true): BuildOptions {
   return {
-    entryPoints: ['src/worker.ts'],
-    outfile,
+    entryPoints: { [basename(outfile).replace(/\.js$/, '')]: 'src/worker.ts' },
+    outdir: dirname(outfile),
+    ...(split ? { splitting: true, chunkNames: `${CHUNKS}/[name]-[hash]` } : {}),
     bundle: true,
     format: 'esm',
     platform: 'neutral',
@@ -163,19 +177,56 @@ export function workerBuildOptions(outfile: string, documentPath: string): Build
   }
 }
 
-/** Builds the bundle into `outfile` and its OpenAPI document into `assetsDir`. */
-export async function buildWorker(outfile = OUT, assetsDir = ASSETS) {
+export interface WorkerSize {
+  /** The entry and the modules it imports statically: what an isolate loads to answer its first request. */
+  bytes: number
+  gzipBytes: number
+  /** Every module of the worker, those loaded lazily (`await import()`) included, each gzipped alone. */
+  totalGzipBytes: number
+  /** The modules loaded lazily, by file name, gzipped. */
+  lazy: Record<string, number>
+}
+
+/** Builds the bundle into `outfile` (and its lazy modules next to it) and its OpenAPI document into `assetsDir`. */
+export async function buildWorker(outfile = OUT, assetsDir = ASSETS): Promise<WorkerSize> {
   const documentPath = writeDocumentAsset(await openApiDocument(), assetsDir)
-  mkdirSync(dirname(outfile), { recursive: true })
-  await build(workerBuildOptions(outfile, documentPath))
-  const code = readFileSync(outfile)
-  return { bytes: code.length, gzipBytes: gzipSync(code).length }
+  const outdir = dirname(outfile)
+  const { metafile, outputFiles } = await build({ ...workerBuildOptions(outfile, documentPath), metafile: true, write: false })
+  // Each file written whole, then renamed, the entry last (builds run alongside: the workerd tests build at once, and
+  // wrangler collects the modules of the folder); then the lazy modules of earlier builds go, or wrangler would
+  // upload them too. Modules are named by their content's hash, so a build alongside of the same sources keeps its own.
+  const entryFile = resolve(outfile)
+  for (const file of [...outputFiles].sort((a, b) => Number(a.path === entryFile) - Number(b.path === entryFile))) {
+    mkdirSync(dirname(file.path), { recursive: true })
+    const temporary = `${file.path}.${process.pid}.partial`
+    writeFileSync(temporary, file.contents)
+    renameSync(temporary, file.path)
+  }
+  const written = new Set(outputFiles.map((file) => file.path))
+  const chunks = resolve(outdir, CHUNKS)
+  if (existsSync(chunks)) for (const name of readdirSync(chunks)) if (/\.js(\.map)?$/.test(name) && !written.has(join(chunks, name))) rmSync(join(chunks, name), { force: true })
+  const outputs = metafile.outputs
+  const entry = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === 'src/worker.ts')!
+  const atStart = new Set([entry])
+  for (const path of atStart) for (const i of outputs[path]!.imports) if (i.kind === 'import-statement' && i.path in outputs) atStart.add(i.path)
+  const size = { bytes: 0, gzipBytes: 0, totalGzipBytes: 0, lazy: {} as Record<string, number> }
+  for (const path of Object.keys(outputs).filter((p) => p.endsWith('.js'))) {
+    const code = outputFiles.find((file) => file.path === resolve(path))!.contents
+    const gzipBytes = gzipSync(code).length
+    size.totalGzipBytes += gzipBytes
+    if (atStart.has(path)) {
+      size.bytes += code.length
+      size.gzipBytes += gzipBytes
+    } else size.lazy[basename(path)] = gzipBytes
+  }
+  return size
 }
 
 if (process.argv[1]?.endsWith('build-worker.ts')) {
-  const { bytes, gzipBytes } = await buildWorker()
+  const { bytes, gzipBytes, totalGzipBytes, lazy } = await buildWorker()
   const kib = (n: number) => `${(n / 1024).toFixed(1)} KiB`
-  console.log(`${OUT}: ${kib(bytes)}, ${kib(gzipBytes)} gzipped (budget ${kib(BUDGET_GZIP_BYTES)})`)
+  console.log(`${OUT} and what it imports at start: ${kib(bytes)}, ${kib(gzipBytes)} gzipped (budget ${kib(BUDGET_GZIP_BYTES)})`)
+  console.log(`loaded lazily: ${Object.entries(lazy).map(([name, n]) => `${name} ${kib(n)}`).join(', ') || 'nothing'}; in all ${kib(totalGzipBytes)} gzipped`)
   // The budget is enforced by test/tooling/worker-bundle.test.ts; here it only warns, so `wrangler dev` still starts.
   if (gzipBytes > BUDGET_GZIP_BYTES) console.warn('Warning: the worker bundle is over its budget.')
 }

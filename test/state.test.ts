@@ -750,3 +750,22 @@ describe('archived flags', () => {
     }
   })
 })
+
+describe('a document listing a legal value or a parameter twice', () => {
+  it('refuses it with a 400 naming where, as the context field and strategy type routes do, and writes nothing', async () => {
+    const field = fresh('field')
+    const type = fresh('type')
+    const res = await source.call('POST', IMPORT, {
+      body: {
+        version: 4,
+        contextFields: [{ name: field, legalValues: [{ value: 'a' }, { value: 'a' }] }],
+        strategies: [{ name: type, parameters: [{ name: 'ids', type: 'list' }, { name: 'ids', type: 'string' }] }],
+      },
+    })
+    expect(res.status, res.text).toBe(400)
+    expect(res.body.name).toBe('ValidationError')
+    const details = res.body.details.map((d: { path: string; message: string }) => `${d.path}: ${d.message}`)
+    expect(details).toEqual(expect.arrayContaining(['body.contextFields.0.legalValues.1.value: legal value "a" is listed twice', 'body.strategies.0.parameters.1.name: parameter ids is listed twice']))
+    expect(await source.query(`select name from context_fields where name = $1 union all select name from strategy_definitions where name = $2`, [field, type])).toEqual([])
+  })
+})

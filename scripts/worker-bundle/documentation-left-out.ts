@@ -14,7 +14,8 @@
 //   to Postgres without it (a line's leading blanks are no token, and no statement of ours holds a string literal that
 //   spans lines).
 // - in the tables (`pgTable(name, columns, constraints)` of drizzle-orm/pg-core, in schema/), the constraints and
-//   indexes (the third argument) and the columns' `.references(…)`: only the migrations (drizzle-kit, from the
+//   indexes (the third argument) and the columns' `.references(…)` (also of columns a function builds for several
+//   tables: a chain that starts with a column builder of pg-core): only the migrations (drizzle-kit, from the
 //   sources) read them; queries name their conflict targets and joins themselves.
 // - module-level zod schemas are marked free of effects: in `const x = z.…(…)` (or a chain on another such constant of
 //   the file), every call gets `/* @__PURE__ */`, so a schema that only a cut `responses` read is dropped by the
@@ -152,12 +153,17 @@ function routeCuts(config: ts.ObjectLiteralExpression, file: ts.SourceFile, scan
 
 /** The names this file imports as drizzle's `pgTable`. */
 function tableFactories(file: ts.SourceFile): Set<string> {
+  return pgCoreImports(file, (name) => name === 'pgTable')
+}
+
+/** The names this file imports from drizzle-orm/pg-core whose own name `which` takes. */
+function pgCoreImports(file: ts.SourceFile, which: (name: string) => boolean): Set<string> {
   const names = new Set<string>()
   for (const statement of file.statements) {
     if (!ts.isImportDeclaration(statement) || !ts.isStringLiteral(statement.moduleSpecifier) || statement.moduleSpecifier.text !== 'drizzle-orm/pg-core') continue
     const bindings = statement.importClause?.namedBindings
     if (!bindings || !ts.isNamedImports(bindings)) continue
-    for (const element of bindings.elements) if ((element.propertyName ?? element.name).text === 'pgTable' && !element.isTypeOnly) names.add(element.name.text)
+    for (const element of bindings.elements) if (which((element.propertyName ?? element.name).text) && !element.isTypeOnly) names.add(element.name.text)
   }
   return names
 }
@@ -176,12 +182,24 @@ function tableCuts(call: ts.CallExpression): Cut[] {
   return cuts
 }
 
+/**
+ * Whether `node` is `.references(…)` on a column built outside a table (columns a function shares between tables):
+ * its chain starts with a call of a column builder of drizzle-orm/pg-core (`text('a').notNull().references(…)`).
+ */
+function isColumnReference(node: ts.Node, columnBuilders: Set<string>): node is ts.CallExpression & { expression: ts.PropertyAccessExpression } {
+  if (!ts.isCallExpression(node) || !ts.isPropertyAccessExpression(node.expression) || node.expression.name.text !== 'references') return false
+  let at: ts.Expression = node.expression.expression
+  while (ts.isCallExpression(at) && ts.isPropertyAccessExpression(at.expression)) at = at.expression.expression
+  return ts.isCallExpression(at) && ts.isIdentifier(at.expression) && columnBuilders.has(at.expression.text)
+}
+
 /** `source` without its documentation (see the header); the same text when it has none. */
 export function leaveOutDocumentation(source: string, fileName: string): string {
   const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS)
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, ts.LanguageVariant.Standard, source)
   const factories = routeFactories(file)
   const tables = tableFactories(file)
+  const columnBuilders = pgCoreImports(file, (name) => name !== 'pgTable')
   const cuts: Cut[] = []
   const within = (node: ts.Node, cut: Cut) => node.getStart(file) >= cut.start && node.end <= cut.end
   const visit = (node: ts.Node): void => {
@@ -194,6 +212,11 @@ export function leaveOutDocumentation(source: string, fileName: string): string 
     }
     if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && tables.has(node.expression.text)) {
       cuts.push(...tableCuts(node))
+      return
+    }
+    if (isColumnReference(node, columnBuilders)) {
+      cuts.push({ start: node.expression.expression.end, end: node.end })
+      visit(node.expression.expression)
       return
     }
     if (ts.isTaggedTemplateExpression(node) && ts.isIdentifier(node.tag) && node.tag.text === 'sql') {

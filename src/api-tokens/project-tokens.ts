@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, isNull, or, sql, type SQL } from 'drizzle-orm'
 import { apiTokens, environments, projects } from '../../schema/index.js'
 import { together, untilUnchanged, type Db } from '../db.js'
 import type { Author } from '../core/principal.js'
@@ -27,6 +27,10 @@ const projectNotFound = (project: string) => notFound(`Could not find project wi
 /** The project as the routes see it: 404 when it does not exist (an archived one still lists its tokens). */
 const projectRead = (q: Db, project: string) => q.select({ id: projects.id, archivedAt: projects.archivedAt }).from(projects).where(eq(projects.id, project))
 
+/** The client and frontend tokens (not a user's) that name the project, and `also`. */
+const projectTokensWhere = (project: string, also: SQL | undefined) =>
+  and(inArray(apiTokens.type, ['client', 'frontend']), isNull(apiTokens.userId), sql`${apiTokens.projects} @> array[${project}]::text[]`, also)
+
 /**
  * Client and frontend tokens naming the project, oldest first (secrets masked); 404 for an unknown project. A token that
  * also names a project the caller may not read (`hidden`) is left out, as the instance's list leaves it out.
@@ -38,14 +42,7 @@ export async function listProjectTokens(db: Db, project: string, hidden: readonl
       q
         .select()
         .from(apiTokens)
-        .where(
-          and(
-            inArray(apiTokens.type, ['client', 'frontend']),
-            isNull(apiTokens.userId),
-            sql`${apiTokens.projects} @> array[${project}]::text[]`,
-            hidden.length === 0 ? undefined : sql`not (${apiTokens.projects} && ${sql.param([...hidden])}::text[])`,
-          ),
-        )
+        .where(projectTokensWhere(project, hidden.length === 0 ? undefined : sql`not (${apiTokens.projects} && ${sql.param([...hidden])}::text[])`))
         .orderBy(asc(apiTokens.createdAt), asc(apiTokens.id)),
   ])
   if (!found) throw projectNotFound(project)
@@ -97,14 +94,7 @@ export async function deleteProjectToken(db: Db, caller: Author, project: string
         q
           .select()
           .from(apiTokens)
-          .where(
-            and(
-              inArray(apiTokens.type, ['client', 'frontend']),
-              isNull(apiTokens.userId),
-              sql`${apiTokens.projects} @> array[${project}]::text[]`,
-              or(eq(apiTokens.secretHash, hash), eq(apiTokens.displaySecret, secretOrDisplay)),
-            ),
-          ),
+          .where(projectTokensWhere(project, or(eq(apiTokens.secretHash, hash), eq(apiTokens.displaySecret, secretOrDisplay)))),
     ])
     if (!found) throw projectNotFound(project)
     const row = namedToken(matches, hash)

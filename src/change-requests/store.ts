@@ -241,9 +241,15 @@ function parseId(id: string): number | undefined {
   return /^[1-9]\d{0,9}$/.test(id) && Number(id) <= 2147483647 ? Number(id) : undefined
 }
 
-export async function getChangeRequest(db: Db, projectId: string, id: string): Promise<ChangeRequestView> {
+/** The change request's id in the path as a number; 404 where it cannot be one. */
+function requestId(projectId: string, id: string): number {
   const numeric = parseId(id)
   if (numeric === undefined) throw notFoundIn(projectId, id)
+  return numeric
+}
+
+export async function getChangeRequest(db: Db, projectId: string, id: string): Promise<ChangeRequestView> {
+  const numeric = requestId(projectId, id)
   return oneView(await together(db, viewReads(projectId, numeric)), projectId, id)
 }
 
@@ -459,8 +465,7 @@ export async function changeState(
   if (state === 'Approved') return approve(db, caller, { projectId, id }, authorize)
   if (state === 'Applied') return apply(db, caller, { projectId, id }, authorize)
   if (state === 'Scheduled') return schedule(db, caller, { projectId, id, scheduledAt: scheduledAt! }, authorize)
-  const numeric = parseId(id)
-  if (numeric === undefined) throw notFoundIn(projectId, id)
+  const numeric = requestId(projectId, id)
   const move = MOVES[state]
   return untilUnchanged(`Change request ${id}`, async () => {
     const [row] = await db.select().from(changeRequests).where(inProject(projectId, numeric))
@@ -488,8 +493,7 @@ export async function changeState(
  */
 export async function approve(db: Db, caller: Caller, { projectId, id }: { projectId: string; id: string }, authorize: AuthorizeMove): Promise<ChangeRequestView> {
   const { actor, now } = caller
-  const numeric = parseId(id)
-  if (numeric === undefined) throw notFoundIn(projectId, id)
+  const numeric = requestId(projectId, id)
   const approvalsOf = sql`(select count(*)::int from ${changeRequestApprovals} a where a.change_request_id = ${changeRequests.id})`
   const requiredOf = sql`coalesce((select pe.required_approvals from ${projectEnvironments} pe where pe.project_id = ${changeRequests.project} and pe.environment_name = ${changeRequests.environment}), 1)`
   return untilUnchanged(`Change request ${id}`, async () => {
@@ -625,8 +629,7 @@ export async function apply(db: Db, caller: Caller, { projectId, id }: { project
  */
 export async function schedule(db: Db, caller: Caller, { projectId, id, scheduledAt }: { projectId: string; id: string; scheduledAt: string }, authorize: AuthorizeMove): Promise<ChangeRequestView> {
   const { actor, now } = caller
-  const numeric = parseId(id)
-  if (numeric === undefined) throw notFoundIn(projectId, id)
+  const numeric = requestId(projectId, id)
   const at = new Date(scheduledAt)
   if (!(at.getTime() > now.getTime())) throw validationError(`scheduledAt must be in the future: ${at.toISOString()} is not after ${now.toISOString()}`, [{ path: 'body.scheduledAt', message: 'must be in the future' }])
   return untilUnchanged(`Change request ${id}`, async () => {
@@ -786,8 +789,7 @@ export async function applySchedule(db: Db, caller: Caller, s: PendingSchedule):
 
 /** A change of a change request of the project, with the request (as text, for the write's check), its change and approval counts. */
 async function readChange(db: Db, projectId: string, id: string, changeId: string) {
-  const numeric = parseId(id)
-  if (numeric === undefined) throw notFoundIn(projectId, id)
+  const numeric = requestId(projectId, id)
   const changeNumber = parseId(changeId) ?? 0
   const [read] = await db
     .select({
@@ -903,8 +905,7 @@ export async function discardChange(db: Db, caller: Caller, { projectId, id, cha
  */
 export async function discardChangeRequest(db: Db, caller: Caller, { projectId, id }: { projectId: string; id: string }, authorize: AuthorizeMove): Promise<void> {
   const { actor, now } = caller
-  const numeric = parseId(id)
-  if (numeric === undefined) throw notFoundIn(projectId, id)
+  const numeric = requestId(projectId, id)
   await untilUnchanged(`Change request ${id}`, async () => {
     const [[read], ...rest] = await together(db, [
       (q) => q.select({ row: changeRequests, snapshot: rowText(changeRequests), changes: changeCount(sql`${changeRequests.id}`).mapWith(Number) }).from(changeRequests).where(inProject(projectId, numeric)),

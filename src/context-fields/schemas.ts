@@ -17,7 +17,8 @@ export const LegalValueSchema = z
   .openapi('legalValueSchema')
 export type LegalValue = z.infer<typeof LegalValueSchema>
 
-const legalValues = z
+/** A field's legal values, each value once (the field's routes and the instance state's import). */
+export const LegalValuesSchema = z
   .array(LegalValueSchema)
   .max(1000)
   .nullable()
@@ -29,7 +30,7 @@ const legalValues = z
       seen.add(v.value)
     }
   })
-  .openapi({ description: 'The values constraints on this field may use; empty or absent: any value' })
+const legalValues = LegalValuesSchema.openapi({ description: 'The values constraints on this field may use; empty or absent: any value' })
 
 const fieldSettings = {
   description: z.string().max(250, 'description must be at most 250 characters').nullable().optional().openapi({ description: 'A description of the context field' }),

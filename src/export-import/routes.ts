@@ -2,10 +2,7 @@ import { adminRoute, createRouter, issuesToDetails, jsonContent } from '../http/
 import { pickErrors } from '../http/errors.js'
 import { hiddenProjectsOf } from '../projects/visibility.js'
 import { nameExists, notFound } from '../core/errors.js'
-import { exportFeatures } from './export.js'
 import { RegexMeter } from '../evaluation/index.js'
-import { changeRequestEnvironmentsOf, foreignFieldsOf, missingPermissions, readImportTarget, validateImport } from './validate.js'
-import { importFeatures } from './import.js'
 import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
 import { requirePermission } from '../core/permissions.js'
 import { ExportQuerySchema, ExportResultSchema, ImportTogglesSchema, ImportTogglesValidateSchema, ValidateImportBodySchema, type ImportToggles } from './schemas.js'
@@ -73,9 +70,14 @@ const importRoute = adminRoute({
   responses: { 200: { description: 'The import was made' }, ...pickErrors(400, 401, 403, 404, 409, 415) },
 })
 
+// The export's, the validation's and the import's code is loaded when first used: the worker's start-up leaves it out
+// (scripts/build-worker.ts puts what only an `await import()` reaches in modules of its own).
+const validation = () => import('./validate.js')
+
 export const exportImportRoutes = createRouter()
   .openapi(exportRoute, async (c) => {
     const query = c.req.valid('json')
+    const { exportFeatures } = await import('./export.js')
     const result = await exportFeatures(c.var.db, c.var.caller, await hiddenProjectsOf(c), query)
     if (query.downloadFile) c.header('Content-Disposition', `attachment; filename="export-${c.var.caller.now.toISOString().slice(0, 10)}.json"`)
     return c.json(result, 200)
@@ -84,6 +86,7 @@ export const exportImportRoutes = createRouter()
     const body = c.req.valid('json')
     const hidden = await hiddenProjectsOf(c)
     if (hidden.includes(body.project)) throw notFound(`Could not find project ${body.project}`)
+    const { readImportTarget, validateImport } = await validation()
     const parsed = ImportTogglesSchema.safeParse(body)
     if (!parsed.success) {
       // The 404s of an unknown project or environment come first, as for a well-formed document.
@@ -102,6 +105,7 @@ export const exportImportRoutes = createRouter()
     if (hidden.includes(input.project)) throw notFound(`Could not find project ${input.project}`)
     requirePermission(c.var.principal, 'UPDATE_FEATURE', { project: input.project, environment: input.environment })
     const protectedIn = protectedEnvironmentsCheck(c)
+    const [{ changeRequestEnvironmentsOf, foreignFieldsOf, missingPermissions, validateImport }, { importFeatures }] = await Promise.all([validation(), import('./import.js')])
     await importFeatures(c.var.db, c.var.caller, input, (state) => {
       // Permissions first: the naming pattern is matched only for a caller who may import, under the request's meter.
       // Its environment where it requires change requests; every protected one where the import changes what reaches

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, gte, inArray, lt, sql } from 'drizzle-orm'
+import { and, asc, count, eq, gt, gte, inArray, lt, sql, type SQL } from 'drizzle-orm'
 import { clientApplications, clientImpactMetrics, clientMetricsInbox, unknownFlags } from '../../schema/index.js'
 import { queryRows, type Db } from '../db.js'
 import type { Clock } from '../core/clock.js'
@@ -114,7 +114,7 @@ export const UNKNOWN_FLAGS_RETENTION_HOURS = 24
  * and environment hold fewer than MAX_UNKNOWN_FLAGS.
  */
 async function foldUnknownFlags(tx: Db, rows: InboxRow[]) {
-  const reported = new Map<string, { name: string; app_name: string; environment: string; seen: string }>()
+  const reported = new Map<string, { app_name: string; environment: string; name: string; seen_at: string }>()
   for (const row of rows) {
     if (row.kind !== 'metrics') continue
     const bucket = (row.payload as MetricsPayload).bucket
@@ -123,30 +123,58 @@ async function foldUnknownFlags(tx: Db, rows: InboxRow[]) {
     for (const name of Object.keys(bucket.toggles)) {
       const key = `${name}\u0000${row.appName}\u0000${row.environment}`
       const last = reported.get(key)
-      if (!last) reported.set(key, { name, app_name: row.appName, environment: row.environment, seen })
-      else if (seen > last.seen) last.seen = seen
+      if (!last) reported.set(key, { app_name: row.appName, environment: row.environment, name, seen_at: seen })
+      else if (seen > last.seen_at) last.seen_at = seen
     }
   }
   if (reported.size === 0) return
-  await tx.execute(sql`
+  await tx.execute(
+    boundedInsertPerApplication({
+      table: 'unknown_flags',
+      rows: [...reported.values()],
+      key: ['name'],
+      rest: ['seen_at'],
+      types: sql`name text, seen_at timestamptz`,
+      where: sql`not exists (select 1 from features f where f.name = v.name) and exists (select 1 from environments e where e.name = v.environment)`,
+      max: MAX_UNKNOWN_FLAGS,
+      update: sql`seen_at = greatest(unknown_flags.seen_at, excluded.seen_at)`,
+    }),
+  )
+}
+
+/**
+ * An insert of `rows` (JSON objects with `app_name`, `environment`, the `key` columns and the `rest`, typed as
+ * `types` says of the key and the rest) into `table`, whose unique key is (app_name, environment, ...key), that
+ * keeps at most `max` rows per application and environment: a row already there is updated (`update`, an
+ * `on conflict … do update set` list), new ones are taken in key order while the application and environment
+ * hold fewer than `max`; the others are dropped. `where` filters the rows first (on `v`). Rows go in in key
+ * order, so concurrent folds lock them in the same order. `table` and the column names are ours, never input.
+ */
+function boundedInsertPerApplication(o: { table: string; rows: object[]; key: string[]; rest: string[]; types: SQL; where?: SQL; max: number; update: SQL }): SQL {
+  const columns = sql.raw(['app_name', 'environment', ...o.key, ...o.rest].join(', '))
+  const ranked = sql.raw(['app_name', 'environment', ...o.key, ...o.rest].map((c) => `r.${c}`).join(', '))
+  const keyOrder = sql.raw(o.key.map((c) => `v.${c}`).join(', '))
+  const sameKey = sql.raw(o.key.map((c) => ` and t.${c} = v.${c}`).join(''))
+  const order = sql.raw(Array.from({ length: 2 + o.key.length }, (_, i) => i + 1).join(', '))
+  const table = sql.raw(o.table)
+  return sql`
     with v as (
-      select v.name, v.app_name, v.environment, v.seen from jsonb_to_recordset(${json([...reported.values()])}) as v(name text, app_name text, environment text, seen timestamptz)
-      where not exists (select 1 from features f where f.name = v.name) and exists (select 1 from environments e where e.name = v.environment)
+      select * from jsonb_to_recordset(${json(o.rows)}) as v(app_name text, environment text, ${o.types})${o.where ? sql` where ${o.where}` : sql``}
     ), kept as (
-      select app_name, environment, count(*) as n from unknown_flags
+      select app_name, environment, count(*) as n from ${table}
       where (app_name, environment) in (select app_name, environment from v)
       group by 1, 2
     ), ranked as (
-      select v.*, u.name is not null as known,
-        row_number() over (partition by v.app_name, v.environment, u.name is null order by v.name) as rank
-      from v left join unknown_flags u on u.name = v.name and u.app_name = v.app_name and u.environment = v.environment
+      select v.*, t.app_name is not null as known,
+        row_number() over (partition by v.app_name, v.environment, t.app_name is null order by ${keyOrder}) as rank
+      from v left join ${table} t on t.app_name = v.app_name and t.environment = v.environment${sameKey}
     )
-    insert into unknown_flags (name, app_name, environment, seen_at)
-    select r.name, r.app_name, r.environment, r.seen
+    insert into ${table} (${columns})
+    select ${ranked}
     from ranked r left join kept k on k.app_name = r.app_name and k.environment = r.environment
-    where r.known or coalesce(k.n, 0) + r.rank <= ${MAX_UNKNOWN_FLAGS}
-    order by 1, 2, 3
-    on conflict (name, app_name, environment) do update set seen_at = greatest(unknown_flags.seen_at, excluded.seen_at)`)
+    where r.known or coalesce(k.n, 0) + r.rank <= ${o.max}
+    order by ${order}
+    on conflict (${sql.raw(['app_name', 'environment', ...o.key].join(', '))}) do update set ${o.update}`
 }
 
 /** Folds up to `batchSize` of the oldest reports nobody else is folding (or just report `onlyId`). */
@@ -460,36 +488,29 @@ async function foldImpactMetrics(tx: Db, rows: InboxRow[]) {
   }
   if (series.size === 0) return
   const same = sql`client_impact_metrics.type = excluded.type`
-  await tx.execute(sql`
-    with v as (
-      select * from jsonb_to_recordset(${json([...series.values()])}) as v(app_name text, environment text, name text, labels_key text, labels jsonb, type text, help text, value float8, count float8, sum float8, buckets jsonb, updated_at timestamptz)
-    ), kept as (
-      select app_name, environment, count(*) as n from client_impact_metrics
-      where (app_name, environment) in (select app_name, environment from v)
-      group by 1, 2
-    ), ranked as (
-      select v.*, m.name is not null as known,
-        row_number() over (partition by v.app_name, v.environment, m.name is null order by v.name, v.labels_key) as rank
-      from v left join client_impact_metrics m on m.app_name = v.app_name and m.environment = v.environment and m.name = v.name and m.labels_key = v.labels_key
-    )
-    insert into client_impact_metrics (app_name, environment, name, labels_key, labels, type, help, value, count, sum, buckets, updated_at)
-    select r.app_name, r.environment, r.name, r.labels_key, r.labels, r.type, r.help, r.value, r.count, r.sum, r.buckets, r.updated_at
-    from ranked r left join kept k on k.app_name = r.app_name and k.environment = r.environment
-    where r.known or coalesce(k.n, 0) + r.rank <= ${MAX_IMPACT_SERIES}
-    order by 1, 2, 3, 4
-    on conflict (app_name, environment, name, labels_key) do update set
-      type = excluded.type,
-      help = excluded.help,
-      value = case when ${same} and excluded.type = 'counter' then client_impact_metrics.value + excluded.value else excluded.value end,
-      count = case when ${same} then client_impact_metrics.count + excluded.count else excluded.count end,
-      sum = case when ${same} then client_impact_metrics.sum + excluded.sum else excluded.sum end,
-      buckets = case when ${same} and excluded.type = 'histogram' then (
-        select jsonb_agg(jsonb_build_object('le', b.le, 'count', b.count) order by b.bound)
-        from (
-          select e->'le' as le, (case when e->>'le' = '+Inf' then 'Infinity' else e->>'le' end)::float8 as bound, sum((e->>'count')::float8) as count
-          from jsonb_array_elements(client_impact_metrics.buckets || excluded.buckets) e
-          group by 1, 2
-        ) b
-      ) else excluded.buckets end,
-      updated_at = greatest(client_impact_metrics.updated_at, excluded.updated_at)`)
+  await tx.execute(
+    boundedInsertPerApplication({
+      table: 'client_impact_metrics',
+      rows: [...series.values()],
+      key: ['name', 'labels_key'],
+      rest: ['labels', 'type', 'help', 'value', 'count', 'sum', 'buckets', 'updated_at'],
+      types: sql`name text, labels_key text, labels jsonb, type text, help text, value float8, count float8, sum float8, buckets jsonb, updated_at timestamptz`,
+      max: MAX_IMPACT_SERIES,
+      update: sql`
+        type = excluded.type,
+        help = excluded.help,
+        value = case when ${same} and excluded.type = 'counter' then client_impact_metrics.value + excluded.value else excluded.value end,
+        count = case when ${same} then client_impact_metrics.count + excluded.count else excluded.count end,
+        sum = case when ${same} then client_impact_metrics.sum + excluded.sum else excluded.sum end,
+        buckets = case when ${same} and excluded.type = 'histogram' then (
+          select jsonb_agg(jsonb_build_object('le', b.le, 'count', b.count) order by b.bound)
+          from (
+            select e->'le' as le, (case when e->>'le' = '+Inf' then 'Infinity' else e->>'le' end)::float8 as bound, sum((e->>'count')::float8) as count
+            from jsonb_array_elements(client_impact_metrics.buckets || excluded.buckets) e
+            group by 1, 2
+          ) b
+        ) else excluded.buckets end,
+        updated_at = greatest(client_impact_metrics.updated_at, excluded.updated_at)`,
+    }),
+  )
 }

@@ -1,8 +1,6 @@
 import { adminRoute, createRouter, jsonContent } from '../http/openapi.js'
 import { errorResponses, pickErrors } from '../http/errors.js'
 import { protectedEnvironmentsCheck } from '../change-requests/guard.js'
-import { exportState } from './export.js'
-import { importState } from './import.js'
 import { STATE_IMPORT_MAX_BYTES, StateExportQuerySchema, StateImportQuerySchema, StateImportResultSchema, StateImportSchema, StateSchema } from './schemas.js'
 
 const tags = ['Import/Export']
@@ -48,15 +46,19 @@ const importRoute = adminRoute({
   },
 })
 
+// The export's and the import's code is loaded when first used: the worker's start-up leaves it out
+// (scripts/build-worker.ts puts what only an `await import()` reaches in modules of its own).
 export const stateRoutes = createRouter()
   .openapi(exportRoute, async (c) => {
     const query = c.req.valid('query')
+    const { exportState } = await import('./export.js')
     const document = await exportState(c.var.db, query)
     if (query.download) c.header('Content-Disposition', `attachment; filename="flagpost-state-${c.var.caller.now.toISOString().slice(0, 19).replaceAll(':', '-')}.json"`)
     return c.json(document, 200)
   })
   .openapi(importRoute, async (c) => {
     const check = protectedEnvironmentsCheck(c)
+    const { importState } = await import('./import.js')
     const result = await importState(c.var.db, c.var.caller, c.req.valid('json'), c.req.valid('query'), check)
     return c.json(result, 202)
   })

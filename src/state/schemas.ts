@@ -5,8 +5,8 @@ import { dateTime, pathSegmentName } from '../http/common-schemas.js'
 import { FlagTypeSchema } from '../flags/schemas.js'
 import { PROJECT_MODES, MAX_APPROVALS, MIN_APPROVALS, projectId } from '../projects/schemas.js'
 import { ConstraintSchema, CreateStrategySchema, SegmentConstraintsSchema, StrategyConstraintsSchema } from '../strategies/schemas.js'
-import { StrategyParameterInputSchema, strategyDefinitionName } from '../strategy-definitions/schemas.js'
-import { contextFieldName, LegalValueSchema } from '../context-fields/schemas.js'
+import { StrategyParametersInputSchema, strategyDefinitionName } from '../strategy-definitions/schemas.js'
+import { contextFieldName, LegalValuesSchema } from '../context-fields/schemas.js'
 import { TagTypeInputSchema } from '../tag-types/schemas.js'
 import { environmentName } from '../environments/schemas.js'
 import { StrategyVariantInputSchema, VariantInputSchema, VariantSchema } from '../variants/schemas.js'
@@ -201,17 +201,7 @@ const ImportedDefinition = z.object({
   title: text(100),
   displayName: text(100),
   description: text(1000),
-  parameters: z
-    .array(StrategyParameterInputSchema)
-    .max(100)
-    .superRefine((list, ctx) => {
-      const seen = new Set<string>()
-      for (const [i, p] of list.entries()) {
-        if (seen.has(p.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `parameter ${p.name} is listed twice` })
-        seen.add(p.name)
-      }
-    })
-    .optional(),
+  parameters: StrategyParametersInputSchema.optional(),
   deprecated: z.boolean().nullable().optional(),
   sortOrder: z.number().int().min(-2147483648).max(2147483647).nullable().optional(),
 })
@@ -323,18 +313,7 @@ const ImportedContextField = z.object({
   description: z.string().max(250, 'description must be at most 250 characters').nullable().optional(),
   stickiness: z.boolean().nullable().optional(),
   sortOrder: z.number().int().min(-2147483648).max(2147483647).nullable().optional(),
-  legalValues: z
-    .array(LegalValueSchema)
-    .max(1000)
-    .nullable()
-    .optional()
-    .superRefine((list, ctx) => {
-      const seen = new Set<string>()
-      for (const [i, v] of (list ?? []).entries()) {
-        if (seen.has(v.value)) ctx.addIssue({ code: 'custom', path: [i, 'value'], message: `legal value "${v.value}" is listed twice` })
-        seen.add(v.value)
-      }
-    }),
+  legalValues: LegalValuesSchema,
   project: z.string().min(1).max(100).nullable().optional().openapi({ description: "A project's own field: of that project (in the document, or a live project of the instance); absent or null: global" }),
 })
 

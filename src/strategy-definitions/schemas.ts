@@ -19,7 +19,8 @@ export const StrategyParameterInputSchema = z
   })
   .openapi('strategyParameterInputSchema')
 
-const parameters = z
+/** A strategy type's parameters, each name once (the type's routes and the instance state's import). */
+export const StrategyParametersInputSchema = z
   .array(StrategyParameterInputSchema)
   .max(100)
   .superRefine((list, ctx) => {
@@ -29,7 +30,7 @@ const parameters = z
       seen.add(p.name)
     }
   })
-  .openapi({ description: 'The parameters flag strategies of this type take' })
+const parameters = StrategyParametersInputSchema.openapi({ description: 'The parameters flag strategies of this type take' })
 
 const fields = {
   title: z.string().max(100).nullable().optional().openapi({ description: 'The title of the strategy' }),

@@ -93,14 +93,16 @@ function f() { const E = z.string(); return E }`),
     )
   })
 
-  it("cuts a table's constraints and its columns' references, and no other call", () => {
+  it("cuts a table's constraints and its columns' references (shared columns too), and no other call", () => {
     const source = `import { index, pgTable, text } from 'drizzle-orm/pg-core'
 export const t = pgTable('t', { a: text('a').notNull().references(() => other.id, { onDelete: 'cascade' }), b: text('b') }, (t) => [index('i').on(t.a)])
-export const u = notATable('u', { a: x.references(y) }, z)`
+export const u = notATable('u', { a: x.references(y) }, z)
+const shared = () => ({ c: text('c').notNull().references(() => other.id), d: x.y().references(z) })`
     expect(squeezed(cut(source).replace(/\s+([,)])/g, '$1'))).toBe(
       squeezed(`import { index, pgTable, text } from 'drizzle-orm/pg-core'
 export const t = pgTable('t', { a: text('a').notNull(), b: text('b') })
-export const u = notATable('u', { a: x.references(y) }, z)`),
+export const u = notATable('u', { a: x.references(y) }, z)
+const shared = () => ({ c: text('c').notNull(), d: x.y().references(z) })`),
     )
   })
 

@@ -15,6 +15,11 @@ export interface WranglerConfig {
    * the worker's binding to them (`binding`), through which it reads the OpenAPI document the build put there.
    */
   assets?: { directory: string; binding?: string; notFoundHandling: string; runWorkerFirst: string[] }
+  /**
+   * The top-level `rules`, as Miniflare's `modulesRules` takes them: which files next to the entry are modules of
+   * the worker (the build puts what it loads lazily in modules of their own, which Miniflare finds by their imports).
+   */
+  modulesRules: { type: 'ESModule' | 'CommonJS' | 'Text' | 'Data' | 'CompiledWasm'; include: string[] }[]
   /** The top-level [[durable_objects.bindings]]: binding name to class, as Miniflare's `durableObjects` takes them (SQLite-backed, as the migrations declare). */
   durableObjects: Record<string, { className: string; useSQLite: true }>
 }
@@ -39,13 +44,17 @@ export async function readWranglerConfig(): Promise<WranglerConfig> {
         runWorkerFirst: [...(inAssets('run_worker_first') ?? '[]').matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
       }
     : undefined
+  const modulesRules = [...(toml.match(/^rules\s*=\s*\[(.*)\]\s*$/m)?.[1] ?? '').matchAll(/\{\s*type\s*=\s*"(\w+)",\s*globs\s*=\s*\[([^\]]*)\]\s*\}/g)].map(([, type, globs]) => ({
+    type: type as WranglerConfig['modulesRules'][number]['type'],
+    include: [...globs!.matchAll(/"([^"]+)"/g)].map((m) => m[1]!),
+  }))
   const durableObjects: WranglerConfig['durableObjects'] = {}
   for (const [, body] of toml.matchAll(/^\[\[durable_objects\.bindings\]\]\n((?:[^[\n].*\n)+)/gm)) {
     const name = body!.match(/^name\s*=\s*"(.*)"/m)?.[1]
     const className = body!.match(/^class_name\s*=\s*"(.*)"/m)?.[1]
     if (name && className) durableObjects[name] = { className, useSQLite: true }
   }
-  return { main, compatibilityDate, compatibilityFlags, ...(assets ? { assets } : {}), durableObjects }
+  return { main, compatibilityDate, compatibilityFlags, modulesRules, ...(assets ? { assets } : {}), durableObjects }
 }
 
 /** Miniflare's options for the [assets] of wrangler.toml, routed as Cloudflare routes them (run_worker_first). */

@@ -42,6 +42,7 @@ beforeAll(async () => {
     modules: true,
     scriptPath,
     modulesRoot: dirname(scriptPath),
+    modulesRules: config.modulesRules,
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
     ...assetsOptions(config),

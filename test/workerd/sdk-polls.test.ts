@@ -62,6 +62,7 @@ async function deploy() {
     modules: true,
     scriptPath,
     modulesRoot: dirname(scriptPath),
+    modulesRules: config.modulesRules,
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
     bindings: { DATABASE_URL: postgres.databaseUrl, NEON_WS_PROXY: postgres.wsProxy, NEON_FETCH_ENDPOINT: postgres.fetchEndpoint },

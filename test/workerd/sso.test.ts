@@ -39,6 +39,7 @@ beforeAll(async () => {
     modules: true,
     scriptPath,
     modulesRoot: dirname(scriptPath),
+    modulesRules: config.modulesRules,
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
     bindings: { DATABASE_URL: postgres!.databaseUrl, NEON_WS_PROXY: postgres!.wsProxy, NEON_FETCH_ENDPOINT: postgres!.fetchEndpoint },

@@ -38,6 +38,7 @@ beforeAll(async () => {
     scriptPath,
     // Module names are relative to this root; the default (cwd) cannot reach a bundle in the temp folder.
     modulesRoot: dirname(scriptPath),
+    modulesRules: config.modulesRules,
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
     // The web console, served from static assets in front of the worker as on Cloudflare.
@@ -190,6 +191,7 @@ describe('worker bundle in workerd', () => {
       modules: true,
       scriptPath,
       modulesRoot: dirname(scriptPath),
+      modulesRules: config.modulesRules,
       compatibilityDate: config.compatibilityDate,
       compatibilityFlags: config.compatibilityFlags,
       ...assetsOptions({ ...config, assets: { ...config.assets!, directory: consoleOnly } }),
@@ -594,5 +596,35 @@ describe('signals and action sets in workerd', () => {
     await settled()
     expect(await enabledIn(flag)).toBe(true)
     expect((await call('GET', `/api/admin/projects/${project}/actions/${setId}/events`)).body.actionSetEvents).toMatchObject([{ state: 'success' }])
+  })
+})
+
+describe('routes whose code the worker loads when first used (modules of their own in the bundle)', () => {
+  it('exports and imports the instance state, and exports, validates and imports flags', async () => {
+    expect((await call('POST', '/api/admin/projects', { body: { id: 'lazy-a', name: 'lazy-a' } })).status).toBe(201)
+    expect((await call('POST', '/api/admin/projects/lazy-a/features', { body: { name: 'lazy-flag' } })).status).toBe(201)
+    const state = await call('GET', '/api/admin/state/export?download=false')
+    expect(state.status, state.text).toBe(200)
+    expect(state.body.features.map((f: { name: string }) => f.name)).toContain('lazy-flag')
+    const document = { version: 4, features: [{ name: 'lazy-state-flag', project: 'lazy-a', type: 'release', enabled: false, strategies: [] }] }
+    const imported = await call('POST', '/api/admin/state/import', { body: document })
+    expect(imported.status, imported.text).toBe(202)
+    expect((await call('GET', '/api/admin/projects/lazy-a/features/lazy-state-flag')).status).toBe(200)
+    // A document the import's checks refuse: the 400 comes from the lazily loaded code.
+    const refused = await call('POST', '/api/admin/state/import', { body: { version: 4, features: [{ name: 'lazy-orphan', project: 'no-such-project', strategies: [] }] } })
+    expect(refused.status, refused.text).toBe(400)
+    expect(refused.body.message).toContain('cannot be imported')
+
+    const exported = await call('POST', '/api/admin/features-batch/export', { body: { environment: 'development', project: 'lazy-a' } })
+    expect(exported.status, exported.text).toBe(200)
+    expect(exported.body.features.map((f: { name: string }) => f.name).sort()).toEqual(['lazy-flag', 'lazy-state-flag'])
+    const data = { ...exported.body, features: exported.body.features.map((f: Record<string, unknown>) => ({ ...f, name: `${f.name}-copy` })), featureEnvironments: [], featureStrategies: [], featureTags: [], dependencies: [] }
+    expect((await call('POST', '/api/admin/projects', { body: { id: 'lazy-b', name: 'lazy-b' } })).status).toBe(201)
+    const validated = await call('POST', '/api/admin/features-batch/validate', { body: { project: 'lazy-b', environment: 'development', data } })
+    expect(validated.status, validated.text).toBe(200)
+    expect(validated.body.errors).toEqual([])
+    const done = await call('POST', '/api/admin/features-batch/import', { body: { project: 'lazy-b', environment: 'development', data } })
+    expect(done.status, done.text).toBe(200)
+    expect((await call('GET', '/api/admin/projects/lazy-b/features/lazy-flag-copy')).status).toBe(200)
   })
 })

@@ -9,6 +9,7 @@
 //   BENCH_FLAGS  flags in the project, default 1000
 //   BENCH_RUNS   loads per case, default 15
 //   BENCH_THROTTLED_RUNS  throttled loads per case, default 5
+//   BENCH_CONSOLE_DIR  the built console to serve, default console/dist (a copy lets the console be rebuilt meanwhile)
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,7 +23,7 @@ const TOKEN = '*:*.bench-console-admin'
 const PASSWORD = 'bench console password'
 
 const dataDir = await mkdtemp(join(tmpdir(), 'flagpost-bench-console-'))
-const server = await startServer({ ...readConfig({ FLAGPOST_ADMIN_PASSWORD: PASSWORD, INIT_ADMIN_API_TOKENS: TOKEN, FLAGPOST_SIGN_IN_RATE_LIMIT: '0' }), port: 0, host: '127.0.0.1', dataDir })
+const server = await startServer({ ...readConfig({ FLAGPOST_ADMIN_PASSWORD: PASSWORD, INIT_ADMIN_API_TOKENS: TOKEN, FLAGPOST_SIGN_IN_RATE_LIMIT: '0' }), port: 0, host: '127.0.0.1', dataDir, consoleDir: process.env.BENCH_CONSOLE_DIR })
 const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
 
 /** One admin call; a dropped connection (a loaded machine's) is tried again, a 4xx/5xx answer is not. */

@@ -260,7 +260,8 @@ function FlagList({ projectId, flagCount, environments, canSwitch, canArchive }:
   const first = (view.page - 1) * FLAG_LIST_PAGE
   return (
     <Stack gap="xs">
-      <Group align="end">
+      {/* One line of five from 992 px (the "Sort by" no longer wraps alone onto a second line at 1024 px). */}
+      <SimpleGrid cols={{ base: 2, sm: 3, md: 5 }} spacing="sm" verticalSpacing="xs">
         <TextInput label="Search" placeholder="Name, description or tag" value={q} onChange={(e) => setQ(e.currentTarget.value)} />
         <Select label="Tag" placeholder="Any tag" data={view.tag && !tagOptions.includes(view.tag) ? [view.tag, ...tagOptions] : tagOptions} value={view.tag || null} onChange={(v) => show({ tag: v ?? '' })} clearable searchable />
         <Select label="Type" placeholder="Any type" data={FLAG_TYPES.map((t) => t.value)} value={view.type || null} onChange={(v) => show({ type: v ?? '' })} clearable />
@@ -279,7 +280,7 @@ function FlagList({ projectId, flagCount, environments, canSwitch, canArchive }:
           onChange={(v) => v && show({ sort: v as FlagListView['sort'] })}
           allowDeselect={false}
         />
-      </Group>
+      </SimpleGrid>
       <Group>
         <Text size="sm" c="dimmed" aria-live="polite">
           {flags.data ? `${total} of ${flagCount} flags` : 'Loading flags…'} · {selected.length} selected
@@ -460,7 +461,8 @@ function FlagsTable({
 
   return (
     <Stack gap="xs">
-      <Group align="end">
+      {/* One line of five from 992 px (the "Sort by" no longer wraps alone onto a second line at 1024 px). */}
+      <SimpleGrid cols={{ base: 2, sm: 3, md: 5 }} spacing="sm" verticalSpacing="xs">
         <TextInput label="Search" placeholder="Flag name" value={search} onChange={(e) => setSearch(e.currentTarget.value)} />
         <Select label="Tag" placeholder="Any tag" data={tags} value={tag} onChange={setTag} clearable searchable />
         <Select label="Type" placeholder="Any type" data={FLAG_TYPES.map((t) => t.value)} value={type} onChange={setType} clearable />
@@ -472,7 +474,7 @@ function FlagsTable({
           onChange={(v) => v && setSort(v as SortKey)}
           allowDeselect={false}
         />
-      </Group>
+      </SimpleGrid>
       <Group>
         <Text size="sm" c="dimmed" aria-live="polite">
           {shown.length} of {flags.length} flags{selectable && ` · ${chosen.length} selected`}

@@ -69,3 +69,25 @@ describe('the main pages, as a product review sees them', { timeout: 180_000 }, 
     }
   })
 })
+
+describe('a flag page opened by its address', { timeout: 60_000 }, () => {
+  it('reads its flag once, started before the console’s code asks for the page’s chunk (early.ts), and draws its cards', async () => {
+    const requests: string[] = []
+    const note = (request: { url: () => string }) => requests.push(new URL(request.url()).pathname)
+    page.on('request', note)
+    try {
+      await page.goto(`${ui.url}/projects/checkout/flags/new-payment-provider`)
+      await page.getByRole('region', { name: 'Environment development' }).getByRole('heading', { name: 'development' }).waitFor()
+      await page.waitForLoadState('networkidle')
+    } finally {
+      page.off('request', note)
+    }
+    const flagRead = '/api/admin/projects/checkout/features/new-payment-provider'
+    expect(requests.filter((r) => r === flagRead)).toHaveLength(1)
+    // The page's chunk: flag-<8-character hash>.js (not flag-types-…, flag-metrics-…).
+    const chunk = requests.findIndex((r) => /^\/assets\/flag-[\w-]{8}\.js$/.test(r))
+    expect(chunk).toBeGreaterThan(-1)
+    expect(requests.indexOf(flagRead)).toBeLessThan(chunk)
+  })
+})
+

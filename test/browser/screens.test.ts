@@ -91,3 +91,13 @@ describe('a flag page opened by its address', { timeout: 60_000 }, () => {
   })
 })
 
+describe('the users page', { timeout: 60_000 }, () => {
+  it('shows your own root role as text (not a disabled picker read as empty), and others’ as a picker', async () => {
+    await page.goto(`${ui.url}/users`)
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor()
+    await page.getByRole('cell', { name: 'Admin (you)' }).waitFor()
+    expect(await page.getByRole('combobox', { name: 'Root role of admin' }).count()).toBe(0)
+    expect(await page.getByRole('combobox', { name: 'Root role of Dana Designer' }).isEnabled()).toBe(true)
+  })
+})
+

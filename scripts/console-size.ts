@@ -3,7 +3,8 @@ import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 
 /** What the console's first load may cost: the scripts index.html loads (and preloads), gzipped. */
-export const INITIAL_JS_BUDGET = 200 * 1024
+// 128 KiB since the banners, the account's menu, the notifications' container and the header's tooltip left it (178 KiB before).
+export const INITIAL_JS_BUDGET = 140 * 1024
 
 /** The scripts the built index.html in `dist` loads or module-preloads, and their gzipped size together. */
 export async function initialJavaScript(dist: string): Promise<{ files: string[]; gzipBytes: number }> {

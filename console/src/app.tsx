@@ -8,7 +8,7 @@ import { Shell } from './components/shell'
 import { ErrorMessage } from './components/error-message'
 import { lazyPage } from './lazy-page'
 import { prefetchProject } from './api/projects'
-import { flagListView, projectOfPath } from './paths'
+import { flagListView, flagOfPath, projectOfPath } from './paths'
 
 // Each page is its own chunk: the first load carries only the shell and the sign-in page (see preloadFor).
 const SignInPage = lazyPage(() => import('./pages/sign-in'))
@@ -49,19 +49,22 @@ const ProjectApiTokensPage = lazyPage(() => import('./pages/project-api-tokens')
 /**
  * Asks for the page the address names, and for the data it shows first, as the console starts: in parallel with the
  * user and their permissions, rather than the chunk after them and the data after the chunk (the reads themselves were
- * started by early.ts, before this code arrived). The project page only, the one shown with a thousand flags; other
- * pages load as they are rendered.
+ * started by early.ts, before this code arrived). The project page and a flag's page, the ones shown with thousands of
+ * flags; other pages load as they are rendered.
  */
 export function preloadFor(path: string, queryClient: QueryClient) {
   const projectId = projectOfPath(path)
-  if (projectId === undefined) return
-  const loading: Promise<unknown> = ProjectPage.preload()
+  // A flag's page: its chunk (its data was started by early.ts); the project page's list is not read.
+  const page = projectId !== undefined ? ProjectPage : flagOfPath(path) !== undefined ? FlagPage : undefined
+  if (page === undefined) return
+  const loading: Promise<unknown> = page
+    .preload()
     .catch(() => undefined)
     .finally(() => {
       if (startupPage === loading) startupPage = undefined
     })
   startupPage = loading
-  prefetchProject(queryClient, projectId, flagListView(location.search))
+  if (projectId !== undefined) prefetchProject(queryClient, projectId, flagListView(location.search))
 }
 
 /** The chunk of the page asked for at start-up, while it loads (then none): the page waits for it as for the user (see SignedIn). */

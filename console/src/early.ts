@@ -1,9 +1,10 @@
-import { NEW_USER_PATH, SIGN_IN_PATH, SIGN_UP_PATH, flagListSearch, flagListView, projectOfPath } from './paths'
+import { NEW_USER_PATH, SIGN_IN_PATH, SIGN_UP_PATH, flagListSearch, flagListView, flagOfPath, projectOfPath } from './paths'
 
 /*
  * The reads a page shows first, started while the browser reads the console's HTML (index.html runs this before the
  * console's own code), not once that code has arrived and run: the signed-in user on every page but the sign-in,
- * sign-up and new user's pages, and on a project's page its overview and the page of flags its address asks for. The API client takes
+ * sign-up and new user's pages, on a project's page its overview and the page of flags its address asks for, and on a
+ * flag's page the flag (its environments' cards are drawn from it). The API client takes
  * each answer once, for a GET of the same address (`takeEarly`), so it passes through the client as any other (a 401
  * still leads to the sign-in); what was not started here, or is asked again, or later than EARLY_FOR_MS, goes to the
  * network as usual.
@@ -40,6 +41,8 @@ if (path !== SIGN_IN_PATH && path !== NEW_USER_PATH && path !== SIGN_UP_PATH) {
     start(`/api/admin/projects/${encodeURIComponent(projectId)}/overview`)
     start('/api/admin/search/features', flagListSearch(projectId, flagListView(location.search)))
   }
+  const flag = flagOfPath(path)
+  if (flag !== undefined) start(`/api/admin/projects/${encodeURIComponent(flag.projectId)}/features/${encodeURIComponent(flag.flagName)}`)
 }
 
 // The colour scheme before the first paint (Mantine sets the same attribute once it runs): the one picked with the

@@ -1,14 +1,17 @@
 import '@mantine/core/styles.css'
 import '@mantine/notifications/styles.css'
 import './dark.css'
-import { StrictMode } from 'react'
+import { lazy, StrictMode, Suspense } from 'react'
 import { createRoot } from 'react-dom/client'
 import { MantineProvider, Notification, createTheme, darken, type CSSVariablesResolver } from '@mantine/core'
-import { Notifications } from '@mantine/notifications'
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { navigate } from 'wouter/use-browser-location'
 import { App, preloadFor } from './app'
 import { ApiError, SIGN_IN_PATH, SIGN_UP_PATH, whenUnauthenticated } from './api/client'
+
+// The notifications' container, a chunk of its own: drawn after the first page, and a notification shown before it
+// arrives waits in @mantine/notifications' store (one module, shared with the pages that show them).
+const Notifications = lazy(() => import('@mantine/notifications').then((m) => ({ default: m.Notifications })))
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -70,7 +73,9 @@ const resolver: CSSVariablesResolver = (theme) => ({
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
     <MantineProvider theme={theme} cssVariablesResolver={resolver} defaultColorScheme="auto">
-      <Notifications />
+      <Suspense fallback={null}>
+        <Notifications />
+      </Suspense>
       <QueryClientProvider client={queryClient}>
         <App />
       </QueryClientProvider>

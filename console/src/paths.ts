@@ -21,6 +21,16 @@ export function projectOfPath(path: string): string | undefined {
   }
 }
 
+/** The flag a flag's page (`/projects/{id}/flags/{name}`) shows; undefined for any other address (or a malformed one). */
+export function flagOfPath(path: string): { projectId: string; flagName: string } | undefined {
+  const match = /^\/projects\/([^/]+)\/flags\/([^/]+)\/?$/.exec(path)
+  try {
+    return match ? { projectId: decodeURIComponent(match[1]!), flagName: decodeURIComponent(match[2]!) } : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /** A page of the project's flag list (the flag search, paged on the server). */
 export const FLAG_LIST_PAGE = 50
 

@@ -37,7 +37,17 @@ export async function projectStats(db: Db, projectId: string, now: Date) {
   const inWindow = (column: unknown, from: Date, to: Date) => (to === now ? sql`${column} >= ${from} and ${column} <= ${to}` : sql`${column} >= ${from} and ${column} < ${to}`)
   // The project's activity is its own, not that of a deleted project whose id it has again (nor a deleted flag's whose name it reuses).
   const thisLife = sql`${events.id} > coalesce((select max(d.id) from ${events} d where d.type = 'project-deleted' and d.project = ${projectId}), 0)`
+  // The enablings in production of the current window first (materialized: read by type and time on events_type_idx).
+  // Planned from the flags instead, Postgres looked up each flag's events by name AND by type (a BitmapAnd reading every
+  // enabling of the window once per flag): 5.6 s for a project of 10,000 flags on PGlite, whose tables are never
+  // ANALYZEd (no autovacuum), so the planner takes every table for small. An enabling after a flag's creation in the
+  // window is itself in the window.
   const [row = {}] = await queryRows<Record<string, string | number | null>>(db, sql`
+    with enablings as materialized (
+      select e.feature_name, e.created_at from ${events} e
+      join ${environments} env on env.name = e.environment and env.type = 'production'
+      where e.type = 'feature-environment-enabled' and e.created_at >= ${current}
+    )
     select
       (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.createdAt, current, now)}) as created_current,
       (select count(*) from ${features} where ${features.project} = ${projectId} and ${inWindow(features.createdAt, past, current)}) as created_past,
@@ -47,10 +57,9 @@ export async function projectStats(db: Db, projectId: string, now: Date) {
       (select count(*) from ${events} where ${events.project} = ${projectId} and ${thisLife} and ${inWindow(events.createdAt, past, current)}) as activity_past,
       (select count(*) from ${projectMembers} where ${projectMembers.projectId} = ${projectId} and ${inWindow(projectMembers.createdAt, current, now)}) as members_added,
       (select coalesce(avg(extract(epoch from first_enabled - created_at)) / 86400, 0) from (
-        select f.created_at, min(e.created_at) as first_enabled
-        from ${features} f
-        join ${events} e on e.feature_name = f.name and e.type = 'feature-environment-enabled' and e.created_at >= f.created_at
-        join ${environments} env on env.name = e.environment and env.type = 'production'
+        select f.created_at, min(en.created_at) as first_enabled
+        from enablings en
+        join ${features} f on f.name = en.feature_name and en.created_at >= f.created_at
         where f.project = ${projectId} and f.created_at >= ${current} and f.created_at <= ${now}
         group by f.name, f.created_at
       ) as first_enablings) as avg_time_to_prod

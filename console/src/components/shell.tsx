@@ -1,5 +1,5 @@
 import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react'
-import { ActionIcon, AppShell, Avatar, Badge, Burger, Group, Kbd, Menu, NavLink, Text, Title, Tooltip, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core'
+import { ActionIcon, AppShell, Badge, Burger, Group, Kbd, NavLink, Text, Title, UnstyledButton, useComputedColorScheme, useMantineColorScheme } from '@mantine/core'
 import { useDisclosure, useLocalStorage } from '@mantine/hooks'
 import { useQueryClient } from '@tanstack/react-query'
 import { IconMoon, IconSearch, IconSun } from '@tabler/icons-react'
@@ -7,19 +7,27 @@ import { Link, useLocation } from 'wouter'
 import { api, SIGN_IN_PATH } from '../api/client'
 import { useMe, type User } from '../api/session'
 import { isCurrent, titleOf, visibleGroups, type Page } from '../navigation'
-import { Banners } from './banners'
+import { AccountButton } from './account-button'
 import classes from './shell.module.css'
 import { usePendingApprovals } from '../api/change-requests'
 
 // Chunks of their own, loaded the first time they open: the first page needs neither.
 const CommandBar = lazy(() => import('./command-bar').then((m) => ({ default: m.CommandBar })))
 const ChangePasswordDialog = lazy(() => import('./change-password').then((m) => ({ default: m.ChangePasswordDialog })))
+// Chunks of their own too, loaded as the shell is first drawn, after the first page's own chunk and data: the banners
+// (their query starts with them) and the account's menu (its button is drawn at once, see AccountButton).
+const Banners = lazy(() => import('./banners').then((m) => ({ default: m.Banners })))
+const UserMenu = lazy(() => import('./user-menu').then((m) => ({ default: m.UserMenu })))
+// Mantine's Tooltip brings floating-ui (about 13 KiB gzipped) that no first page needs before the pointer rests here.
+const Tooltip = lazy(() => import('./tooltip').then((m) => ({ default: m.Tooltip })))
 
 /** The frame of every signed-in page: skip link, navigation, command bar, colour scheme switch and the user's menu. */
 export function Shell({ user, children }: { user: User; children: ReactNode }) {
   const [opened, { toggle, close }] = useDisclosure()
   const [changingPassword, passwordDialog] = useDisclosure()
   const [searching, search] = useDisclosure()
+  // The account button clicked before its menu's chunk arrived: the menu opens as it does.
+  const [menuWanted, setMenuWanted] = useState(false)
   const [location, setLocation] = useLocation()
   const queryClient = useQueryClient()
   const permissions = useMe().data?.permissions
@@ -82,24 +90,15 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
               </Group>
             </UnstyledButton>
             <ColorSchemeSwitch />
-            <Menu position="bottom-end" withinPortal>
-              <Menu.Target>
-                <UnstyledButton aria-label={`Account of ${name}`}>
-                  <Group gap="xs" wrap="nowrap">
-                    {/* Mantine's placeholder, not the API's imageUrl (an external avatar service): the console's CSP allows images of its own origin only, and no third party learns who uses the console. */}
-                    <Avatar alt="" size="sm" radius="xl" />
-                    <Text size="sm" visibleFrom="sm">
-                      {name}
-                    </Text>
-                  </Group>
-                </UnstyledButton>
-              </Menu.Target>
-              <Menu.Dropdown>
-                <Menu.Label>Signed in as {user.username ?? user.email ?? name}</Menu.Label>
-                <Menu.Item onClick={passwordDialog.open}>Change password</Menu.Item>
-                <Menu.Item onClick={() => void signOut()}>Sign out</Menu.Item>
-              </Menu.Dropdown>
-            </Menu>
+            <Suspense fallback={<AccountButton name={name} onClick={() => setMenuWanted(true)} />}>
+              <UserMenu
+                name={name}
+                signedInAs={user.username ?? user.email ?? name}
+                defaultOpened={menuWanted}
+                onChangePassword={passwordDialog.open}
+                onSignOut={() => void signOut()}
+              />
+            </Suspense>
           </Group>
           {changingPassword && (
             <Suspense fallback={null}>
@@ -132,7 +131,9 @@ export function Shell({ user, children }: { user: User; children: ReactNode }) {
         })}
       </AppShell.Navbar>
       <AppShell.Main id="main" tabIndex={-1} className={classes.main}>
-        <Banners />
+        <Suspense fallback={null}>
+          <Banners />
+        </Suspense>
         {children}
       </AppShell.Main>
       {searching && (
@@ -175,17 +176,14 @@ function ColorSchemeSwitch() {
   const [dark, setDark] = useState(computed === 'dark')
   useEffect(() => setDark(computed === 'dark'), [computed])
   const label = dark ? 'Use light colours' : 'Use dark colours'
+  const button = (
+    <ActionIcon variant="default" size="lg" aria-pressed={dark} aria-label="Dark colours" onClick={() => setColorScheme(dark ? 'light' : 'dark')}>
+      {dark ? <IconSun size={18} aria-hidden /> : <IconMoon size={18} aria-hidden />}
+    </ActionIcon>
+  )
   return (
-    <Tooltip label={label}>
-      <ActionIcon
-        variant="default"
-        size="lg"
-        aria-pressed={dark}
-        aria-label="Dark colours"
-        onClick={() => setColorScheme(dark ? 'light' : 'dark')}
-      >
-        {dark ? <IconSun size={18} aria-hidden /> : <IconMoon size={18} aria-hidden />}
-      </ActionIcon>
-    </Tooltip>
+    <Suspense fallback={button}>
+      <Tooltip label={label}>{button}</Tooltip>
+    </Suspense>
   )
 }

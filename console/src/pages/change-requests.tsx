@@ -41,7 +41,19 @@ export default function ChangeRequestsPage({ projectId }: { projectId: string })
       ) : list.isError ? (
         <ErrorMessage error={list.error} />
       ) : shown.length === 0 ? (
-        <Text c="dimmed">No change requests{state ? ` in state ${state}` : ''}.</Text>
+        <Stack gap={4} maw={640}>
+          <Text fw={600}>No change requests{state ? ` in state ${state}` : ''}.</Text>
+          {!state && (
+            <Text size="sm" c="dimmed">
+              A change to an environment that requires change requests goes into a draft here, for others to approve before it applies. Turn them on per
+              environment in the{' '}
+              <Anchor component={Link} href={projectPath(projectId)} size="sm" underline="always">
+                project’s change request settings
+              </Anchor>
+              .
+            </Text>
+          )}
+        </Stack>
       ) : (
         <Table aria-label="Change requests">
           <Table.Thead>

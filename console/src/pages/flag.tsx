@@ -24,7 +24,7 @@ import { fromApiVariant, percent, toApiVariant, variantProblems, withWeights, ty
 import { constraintProblem, fromApiConstraint, toApiConstraint, type ConstraintDraft } from '../constraints'
 import { FLAG_TYPES, type FlagType } from '../flag-types'
 import { projectPath } from '../paths'
-import { EnvironmentSwitch } from './project'
+import { EnvironmentSwitch } from '../components/environment-switch'
 import { projectKey } from '../api/projects'
 
 type Flag = Schemas['featureSchema']

@@ -8,9 +8,10 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useVirtualizer } from '@tanstack/react-virtual'
 import { Link, useLocation, useSearch } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
-import { flagListQuery, projectFlagsQuery, projectKey, projectOverviewQuery, switchedInList, type ProjectFlag } from '../api/projects'
+import { flagListQuery, projectFlagsQuery, projectKey, projectOverviewQuery, type ProjectFlag } from '../api/projects'
 import { useAllows } from '../api/session'
 import { Dialog } from '../components/dialog'
+import { EnvironmentSwitch } from '../components/environment-switch'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
 import { ProjectAccess } from '../components/project-access'
@@ -259,7 +260,8 @@ function FlagList({ projectId, flagCount, environments, canSwitch, canArchive }:
   const first = (view.page - 1) * FLAG_LIST_PAGE
   return (
     <Stack gap="xs">
-      <Group align="end">
+      {/* One line of five from 992 px (the "Sort by" no longer wraps alone onto a second line at 1024 px). */}
+      <SimpleGrid cols={{ base: 2, sm: 3, md: 5 }} spacing="sm" verticalSpacing="xs">
         <TextInput label="Search" placeholder="Name, description or tag" value={q} onChange={(e) => setQ(e.currentTarget.value)} />
         <Select label="Tag" placeholder="Any tag" data={view.tag && !tagOptions.includes(view.tag) ? [view.tag, ...tagOptions] : tagOptions} value={view.tag || null} onChange={(v) => show({ tag: v ?? '' })} clearable searchable />
         <Select label="Type" placeholder="Any type" data={FLAG_TYPES.map((t) => t.value)} value={view.type || null} onChange={(v) => show({ type: v ?? '' })} clearable />
@@ -278,7 +280,7 @@ function FlagList({ projectId, flagCount, environments, canSwitch, canArchive }:
           onChange={(v) => v && show({ sort: v as FlagListView['sort'] })}
           allowDeselect={false}
         />
-      </Group>
+      </SimpleGrid>
       <Group>
         <Text size="sm" c="dimmed" aria-live="polite">
           {flags.data ? `${total} of ${flagCount} flags` : 'Loading flags…'} · {selected.length} selected
@@ -459,7 +461,8 @@ function FlagsTable({
 
   return (
     <Stack gap="xs">
-      <Group align="end">
+      {/* One line of five from 992 px (the "Sort by" no longer wraps alone onto a second line at 1024 px). */}
+      <SimpleGrid cols={{ base: 2, sm: 3, md: 5 }} spacing="sm" verticalSpacing="xs">
         <TextInput label="Search" placeholder="Flag name" value={search} onChange={(e) => setSearch(e.currentTarget.value)} />
         <Select label="Tag" placeholder="Any tag" data={tags} value={tag} onChange={setTag} clearable searchable />
         <Select label="Type" placeholder="Any type" data={FLAG_TYPES.map((t) => t.value)} value={type} onChange={setType} clearable />
@@ -471,7 +474,7 @@ function FlagsTable({
           onChange={(v) => v && setSort(v as SortKey)}
           allowDeselect={false}
         />
-      </Group>
+      </SimpleGrid>
       <Group>
         <Text size="sm" c="dimmed" aria-live="polite">
           {shown.length} of {flags.length} flags{selectable && ` · ${chosen.length} selected`}
@@ -594,39 +597,6 @@ function FlagsTable({
 }
 
 /** Switches a flag on or off in one environment (`POST …/environments/{environment}/on` or `/off`). */
-export function EnvironmentSwitch({ projectId, flagName, environment, enabled, label }: { projectId: string; flagName: string; environment: string; enabled: boolean; label?: string }) {
-  const queryClient = useQueryClient()
-  const toggle = useMutation({
-    mutationFn: (on: boolean) => {
-      const params = { path: { projectId, featureName: flagName, environment } }
-      return ok(
-        on
-          ? api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/on', { params })
-          : api.POST('/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/off', { params }),
-      )
-    },
-    onSuccess: (flag, on) => {
-      queryClient.setQueryData(['flag', projectId, flagName], flag)
-      // The rows that show the flag take the switch from the write's answer: no page of the list is read again.
-      switchedInList(queryClient, projectId, flagName, environment, on)
-      queryClient.setQueryData(projectFlagsQuery(projectId).queryKey, (flags) =>
-        flags?.map((f) => (f.name === flagName ? { ...f, environments: f.environments.map((e) => (e.name === environment ? { ...e, enabled: on } : e)) } : f)),
-      )
-      void queryClient.invalidateQueries({ queryKey: projectOverviewQuery(projectId).queryKey })
-    },
-    onError: (error) => notifications.show({ title: `Could not switch ${flagName} in ${environment}`, message: error.message, color: 'red' }),
-  })
-  return (
-    <Switch
-      checked={toggle.isPending ? !!toggle.variables : enabled}
-      disabled={toggle.isPending}
-      onChange={(e) => toggle.mutate(e.currentTarget.checked)}
-      aria-label={`${flagName} in ${environment}`}
-      label={label}
-    />
-  )
-}
-
 function CreateFlagForm({ projectId, onDone }: { projectId: string; onDone: () => void }) {
   const queryClient = useQueryClient()
   const [, setLocation] = useLocation()

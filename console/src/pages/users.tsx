@@ -90,17 +90,25 @@ export default function UsersPage() {
             { header: 'E-mail', cell: (u) => u.email ?? '' },
             {
               header: 'Root role',
-              cell: (u) => (
-                <Select
-                  aria-label={`Root role of ${userName(u)}`}
-                  data={rootRoles.map((r) => ({ value: String(r.id), label: r.name }))}
-                  value={String(roleId(u, rootRoles) ?? '')}
-                  onChange={(v) => v && update.mutate({ user: u, rootRole: Number(v) })}
-                  allowDeselect={false}
-                  disabled={u.id === me.data?.user.id}
-                  w={140}
-                />
-              ),
+              cell: (u) =>
+                // One's own root role is another admin's to change: shown as text (a disabled Select read as an empty placeholder).
+                u.id === me.data?.user.id ? (
+                  <Text size="sm">
+                    {rootRoles.find((r) => r.id === roleId(u, rootRoles))?.name ?? ''}{' '}
+                    <Text span size="xs" c="dimmed">
+                      (you)
+                    </Text>
+                  </Text>
+                ) : (
+                  <Select
+                    aria-label={`Root role of ${userName(u)}`}
+                    data={rootRoles.map((r) => ({ value: String(r.id), label: r.name }))}
+                    value={String(roleId(u, rootRoles) ?? '')}
+                    onChange={(v) => v && update.mutate({ user: u, rootRole: Number(v) })}
+                    allowDeselect={false}
+                    w={140}
+                  />
+                ),
             },
             { header: 'Last seen', cell: (u) => (u.seenAt ? new Date(u.seenAt).toLocaleString() : 'never') },
           ]}

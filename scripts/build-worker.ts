@@ -19,7 +19,7 @@
 // with the entry (wrangler.toml: `find_additional_modules`, `rules`) and workerd loads when first imported. The budget
 // counts what an isolate loads at start: the entry and the modules it imports statically.
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { basename, dirname, join, resolve } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { build, type BuildOptions, type Plugin } from 'esbuild'
@@ -150,6 +150,8 @@ function leftOutModule(path: string): string {
 
 /** Where the build puts the modules the worker imports lazily, next to its entry. */
 const CHUNKS = 'chunks'
+/** How old a lazy module no build wrote must be before a build removes it (builds running alongside keep theirs). */
+const STALE_AFTER_MS = 15 * 60_000
 
 /**
  * esbuild's options for the worker bundle (also used by scripts/analyze-worker.ts, which measures it);
@@ -202,9 +204,17 @@ export async function buildWorker(outfile = OUT, assetsDir = ASSETS): Promise<Wo
     writeFileSync(temporary, file.contents)
     renameSync(temporary, file.path)
   }
+  // Only modules older than STALE_AFTER_MS go: a build alongside (another workerd test file's, or `wrangler dev`'s of
+  // other sources) may have just written modules its entry needs, and wrangler may be collecting them.
   const written = new Set(outputFiles.map((file) => file.path))
   const chunks = resolve(outdir, CHUNKS)
-  if (existsSync(chunks)) for (const name of readdirSync(chunks)) if (/\.js(\.map)?$/.test(name) && !written.has(join(chunks, name))) rmSync(join(chunks, name), { force: true })
+  const staleBefore = Date.now() - STALE_AFTER_MS
+  if (existsSync(chunks)) {
+    for (const name of readdirSync(chunks)) {
+      const path = join(chunks, name)
+      if (/\.js(\.map)?$/.test(name) && !written.has(path) && (statSync(path, { throwIfNoEntry: false })?.mtimeMs ?? Infinity) < staleBefore) rmSync(path, { force: true })
+    }
+  }
   const outputs = metafile.outputs
   const entry = Object.keys(outputs).find((path) => outputs[path]!.entryPoint === 'src/worker.ts')!
   const atStart = new Set([entry])

@@ -7,7 +7,8 @@ import { bigint, bigserial, index, integer, jsonb, pgTable, text, timestamp, uni
  * change requests before they apply (an applied one records its flags' own events). The SDK revision
  * (src/client-api/revision.ts) skips them, so a write of this kind (a Viewer making a personal access token) does not
  * make every SDK payload be read again. A type missing here only costs a rebuild; one wrongly here would serve stale
- * flags: add a type only when no payload can depend on it.
+ * flags: add a type only when no payload can depend on it. A token's update or deletion is not here: it moves the
+ * revision so that SDK streams held by that token end at once (src/client-api/streaming.ts).
  */
 export const NON_CONFIGURATION_EVENT_TYPES = [
   'application-created',
@@ -62,8 +63,6 @@ export const NON_CONFIGURATION_EVENT_TYPES = [
   'change-request-scheduled',
   'change-request-scheduled-application-failure',
   'api-token-created',
-  'api-token-updated',
-  'api-token-deleted',
   'features-exported',
   'service-account-created',
   'service-account-deleted',

@@ -40,7 +40,8 @@ async function principalOf(c: Context<AppEnv>): Promise<Principal> {
   const [resolved, revision] = await together(c.get('db'), [(q) => lookUpToken(q, hash, now), (q) => (revisionUnknown ? readRevision(q) : Promise.resolve(undefined))])
   if (revision) sdk.revisions.observe(revision, generation)
   if (!resolved) throw authenticationRequired()
-  tokens.set(credential, resolved)
+  // Remembered only if no change (a token deleted, say) was seen while it was read: a read from before the change is not kept.
+  if (generation === sdk.revisions.generation) tokens.set(credential, resolved)
   return resolved.principal
 }
 

@@ -89,9 +89,13 @@ export function fastPolls(deps: FastPollDeps): (request: Request) => Response | 
       return undefined
     }
     const response = new Response(null, { status: 304, headers: { etag: found.etag, 'x-request-id': requestId } })
-    sdk.options.onFastPoll?.()
-    if (logRequests) logRequest(logger, requestId, 'GET', CLIENT_FEATURES_PATH, 304, start, found.principal)
-    observe?.({ route: CLIENT_FEATURES_PATH, method: 'GET', status: 304, seconds: (performance.now() - start) / 1000 })
+    try {
+      sdk.options.onFastPoll?.()
+      if (logRequests) logRequest(logger, requestId, 'GET', CLIENT_FEATURES_PATH, 304, start, found.principal)
+      observe?.({ route: CLIENT_FEATURES_PATH, method: 'GET', status: 304, seconds: (performance.now() - start) / 1000 })
+    } catch {
+      // A log or a metric that fails never turns the answer into a 500.
+    }
     return response
   }
 }

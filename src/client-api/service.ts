@@ -38,40 +38,68 @@ export async function clientPayload(c: Context<AppEnv>, scope: ClientScope): Pro
   if (!isNarrowed(scope)) return buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.get('db'), scope, key, revision, originOf(c)))
   // A payload the caller's filters narrowed (project, namePrefix, tag) that this process does not hold is made for this
   // caller: charged to its API token, which may have NARROWED_BYTES_PER_MINUTE made so a minute.
-  const charge = narrowedPayloadCharge(c, current !== undefined)
-  return buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.get('db'), scope, key, revision, originOf(c), charge))
+  const charge = narrowedPayloadCharge(c, key, current !== undefined)
+  const made = buildOnce(sdk.building, `${key}@${revision.key}`, sdk.options.shareInFlight, () => loadPayload(sdk, c.get('db'), scope, key, revision, originOf(c), charge?.made))
+  return charge ? made.finally(charge.done) : made
 }
 
 /**
  * Bytes of narrowed payloads one API token may have made in a minute (a payload read from the database counts
  * DATABASE_BUILD_WEIGHT times its bytes): filtering a payload in memory takes 10–20 ns a byte (the filter, JSON, its
- * hash), so about half a second of CPU a minute. Only payloads the process does not hold are charged: SDKs that
- * poll a few filters pay once, and a write that moves them on costs them nothing.
+ * hash), so about half a second of CPU a minute. Only payloads the process does not hold are charged, and only for filters
+ * the token has not had made before (its last KNOWN_FILTERS_PER_TOKEN): SDKs that poll a few fixed filters pay once, even
+ * when a busy cache drops their payloads between polls, and a write that moves them on costs them nothing.
  */
 export const NARROWED_BYTES_PER_MINUTE = 32 * 1024 * 1024
 const NARROWED_WINDOW_MS = 60_000
+/** Distinct filters (scope keys) per token made again free of charge: a few services sharing a token, each with its own. */
+export const KNOWN_FILTERS_PER_TOKEN = 16
+/**
+ * Distinct charged payloads one token may have in the making at once: the bytes are known only once made, so without it
+ * requests sent together would all pass the check before any is counted (the minute's bytes are overshot by at most
+ * this many payloads). Requests for a filter already in the making share that build and its charge.
+ */
+export const MAKING_PER_TOKEN = 4
 
 /**
  * The charge of the caller's narrowed payloads this minute: 429 TooManyRequestsError (with Retry-After) before
- * anything is made once the token has had its bytes; else what to add the bytes made to. None for a payload held.
+ * anything is made once the token has had its bytes or has MAKING_PER_TOKEN others in the making; else what to add the
+ * bytes made to, and what to call when the making ends. None for a payload held, a filter the token had made before,
+ * or one in the making already.
  */
-function narrowedPayloadCharge(c: Context<AppEnv>, held: boolean): ChargeMade | undefined {
+function narrowedPayloadCharge(c: Context<AppEnv>, key: string, held: boolean): { made: ChargeMade; done: () => void } | undefined {
   if (held) return undefined
   const sdk = c.get('sdk')
   const who = tokenKey(c)
   const now = Date.now()
   let window = sdk.narrowedBytes.get(who)
-  if (!window || now - window.since >= NARROWED_WINDOW_MS) sdk.narrowedBytes.set(who, (window = { bytes: 0, since: now }))
-  if (window.bytes >= NARROWED_BYTES_PER_MINUTE) {
-    const retryAfter = Math.max(1, Math.ceil((window.since + NARROWED_WINDOW_MS - now) / 1000))
+  if (window && (window.known.includes(key) || window.making.includes(key))) return undefined
+  if (!window || now - window.since >= NARROWED_WINDOW_MS) {
+    sdk.narrowedBytes.set(who, (window = { bytes: 0, since: now, known: window?.known ?? [], making: window?.making ?? [] }))
+  }
+  if (window.bytes >= NARROWED_BYTES_PER_MINUTE || window.making.length >= MAKING_PER_TOKEN) {
+    const retryAfter = window.bytes >= NARROWED_BYTES_PER_MINUTE ? Math.max(1, Math.ceil((window.since + NARROWED_WINDOW_MS - now) / 1000)) : 1
     c.header('Retry-After', String(retryAfter))
     throw new ApiError(
       'TooManyRequestsError',
-      `This API token had more than ${NARROWED_BYTES_PER_MINUTE} bytes of payloads narrowed by project, namePrefix or tag made this minute (more filter values than the payload cache holds): try again in ${retryAfter} seconds`,
+      window.bytes >= NARROWED_BYTES_PER_MINUTE
+        ? `This API token had more than ${NARROWED_BYTES_PER_MINUTE} bytes of payloads narrowed by project, namePrefix or tag made this minute (more filter values than the payload cache holds): try again in ${retryAfter} seconds`
+        : `This API token has ${MAKING_PER_TOKEN} payloads narrowed by other filters in the making: try again in ${retryAfter} seconds`,
     )
   }
   const charged = window
-  return (bytes) => void (charged.bytes += bytes)
+  charged.making.push(key)
+  return {
+    made: (bytes) => {
+      charged.bytes += bytes
+      charged.known.push(key)
+      if (charged.known.length > KNOWN_FILTERS_PER_TOKEN) charged.known.shift()
+    },
+    done: () => {
+      const at = charged.making.indexOf(key)
+      if (at >= 0) charged.making.splice(at, 1)
+    },
+  }
 }
 
 function tokenKey(c: Context<AppEnv>): string {

@@ -65,7 +65,28 @@ interface DatabaseError extends Error {
 
 const isDatabaseError = (error: unknown): error is DatabaseError => {
   const code = error instanceof Error ? (error as { code?: unknown }).code : undefined
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && 'severity' in (error as object)
+}
+
+/**
+ * `message` with its quoted values blanked: a quoted part that is one of `names` stays; from the first that is not, all
+ * up to the message's last quote goes (Postgres does not escape a quote inside a value, so a value may hold quotes).
+ */
+function blankQuoted(message: string, names: ReadonlySet<string | undefined>): string {
+  let kept = ''
+  let from = 0
+  for (;;) {
+    const open = message.indexOf('"', from)
+    if (open < 0) return kept + message.slice(from)
+    const close = message.indexOf('"', open + 1)
+    if (close >= 0 && names.has(message.slice(open + 1, close))) {
+      kept += message.slice(from, close + 1)
+      from = close + 1
+      continue
+    }
+    const last = message.lastIndexOf('"')
+    return kept + message.slice(from, open) + '"…"' + (last > open ? message.slice(last + 1) : '')
+  }
 }
 
 /**
@@ -76,7 +97,7 @@ const isDatabaseError = (error: unknown): error is DatabaseError => {
  */
 function describeDatabaseError(error: DatabaseError): string {
   const names = new Set([error.constraint, error.table, error.column, error.schema, error.dataType].filter((name) => typeof name === 'string' && name !== ''))
-  const message = error.message.replace(/"((?:[^"]|"")*)"/g, (quoted, inner: string) => (names.has(inner) ? quoted : '"…"'))
+  const message = blankQuoted(error.message, names)
   return `${message} (code ${error.code}${error.constraint ? `, constraint ${error.constraint}` : ''})`
 }
 

@@ -22,6 +22,7 @@ beforeAll(async () => {
     modules: true,
     scriptPath,
     modulesRoot: dirname(scriptPath),
+    modulesRules: config.modulesRules,
     compatibilityDate: config.compatibilityDate,
     compatibilityFlags: config.compatibilityFlags,
     // No database: the log line is written whatever the answer.

@@ -1,6 +1,10 @@
 import { sql } from 'drizzle-orm'
 import { queryRows, type Db } from '../db.js'
-import { configurationEventCondition } from '../../schema/events.js'
+import { configurationEventCondition, NON_CONFIGURATION_EVENT_TYPES } from '../../schema/events.js'
+import type { EventType } from '../events/types.js'
+
+// Every type the SDK revision skips is one of the event catalogue's (a misspelt name would skip nothing).
+NON_CONFIGURATION_EVENT_TYPES satisfies readonly EventType[]
 
 /**
  * The configuration revision SDK payloads are cached under. Every change to a flag, strategy, variant,

@@ -192,6 +192,23 @@ function Outcome({ result }: { result: Result }) {
 
 type Migration = Schemas['migrateFromUnleashResultSchema']
 
+/** The plan's counts in words: one, and more than one. */
+const COUNTED: Record<string, [string, string]> = {
+  projects: ['project', 'projects'],
+  environments: ['environment', 'environments'],
+  contextFields: ['context field', 'context fields'],
+  strategies: ['strategy type', 'strategy types'],
+  tagTypes: ['tag type', 'tag types'],
+  tags: ['tag', 'tags'],
+  segments: ['segment', 'segments'],
+  features: ['flag', 'flags'],
+  featureStrategies: ['flag strategy', 'flag strategies'],
+  featureTags: ['flag tag', 'flag tags'],
+  featureDependencies: ['dependency', 'dependencies'],
+  apiTokens: ['API token', 'API tokens'],
+}
+const counted = (kind: string, n: number) => `${n} ${COUNTED[kind]?.[n === 1 ? 0 : 1] ?? kind}`
+
 /** Moving from a running Unleash 8.2: its URL and an admin token, the plan of a dry run, then the migration (POST /api/admin/migrate/unleash). */
 function MigrateFromUnleash() {
   const queryClient = useQueryClient()
@@ -233,7 +250,7 @@ function MigrateFromUnleash() {
       {run.isError && <ErrorMessage error={run.error} />}
       {plan && (
         <Alert title={done ? 'Migrated' : 'Plan (nothing written yet)'} color={done ? 'green' : 'blue'}>
-          <Text size="sm">{Object.entries(plan.counts).map(([kind, n]) => `${kind}: ${n}`).join(' · ')}</Text>
+          <Text size="sm">{Object.entries(plan.counts).map(([kind, n]) => counted(kind, n)).join(' · ')}</Text>
           {plan.conflicts.names.length > 0 && <Text size="sm">Flags already here: {plan.conflicts.names.join(', ')}</Text>}
           <Text size="sm" fw={600} mt="xs">
             Not carried

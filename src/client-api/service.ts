@@ -46,14 +46,13 @@ export async function clientPayload(c: Context<AppEnv>, scope: ClientScope): Pro
 /**
  * Bytes of narrowed payloads one API token may have made in a minute (a payload read from the database counts
  * DATABASE_BUILD_WEIGHT times its bytes): filtering a payload in memory takes 10–20 ns a byte (the filter, JSON, its
- * hash), so about half a second of CPU a minute. Only payloads the process does not hold are charged, and only for filters
- * the token has not had made before (its last KNOWN_FILTERS_PER_TOKEN): SDKs that poll a few fixed filters pay once, even
- * when a busy cache drops their payloads between polls, and a write that moves them on costs them nothing.
+ * hash), so about half a second of CPU a minute. Only payloads the process does not hold are charged: SDKs that
+ * poll a few filters pay once while the cache holds them, and a write that moves them on costs them nothing. A cache too
+ * small for them makes each poll a new payload, charged like any other: cycling filters past the cache is the attack
+ * this charge stops, and SDKs polling every few seconds stay well under it.
  */
 export const NARROWED_BYTES_PER_MINUTE = 32 * 1024 * 1024
 const NARROWED_WINDOW_MS = 60_000
-/** Distinct filters (scope keys) per token made again free of charge: a few services sharing a token, each with its own. */
-export const KNOWN_FILTERS_PER_TOKEN = 16
 /**
  * Distinct charged payloads one token may have in the making at once: the bytes are known only once made, so without it
  * requests sent together would all pass the check before any is counted (the minute's bytes are overshot by at most
@@ -64,8 +63,7 @@ export const MAKING_PER_TOKEN = 4
 /**
  * The charge of the caller's narrowed payloads this minute: 429 TooManyRequestsError (with Retry-After) before
  * anything is made once the token has had its bytes or has MAKING_PER_TOKEN others in the making; else what to add the
- * bytes made to, and what to call when the making ends. None for a payload held, a filter the token had made before,
- * or one in the making already.
+ * bytes made to, and what to call when the making ends. None for a payload held or one in the making already.
  */
 function narrowedPayloadCharge(c: Context<AppEnv>, key: string, held: boolean): { made: ChargeMade; done: () => void } | undefined {
   if (held) return undefined
@@ -73,9 +71,9 @@ function narrowedPayloadCharge(c: Context<AppEnv>, key: string, held: boolean): 
   const who = tokenKey(c)
   const now = Date.now()
   let window = sdk.narrowedBytes.get(who)
-  if (window && (window.known.includes(key) || window.making.includes(key))) return undefined
+  if (window?.making.includes(key)) return undefined
   if (!window || now - window.since >= NARROWED_WINDOW_MS) {
-    sdk.narrowedBytes.set(who, (window = { bytes: 0, since: now, known: window?.known ?? [], making: window?.making ?? [] }))
+    sdk.narrowedBytes.set(who, (window = { bytes: 0, since: now, making: window?.making ?? [] }))
   }
   if (window.bytes >= NARROWED_BYTES_PER_MINUTE || window.making.length >= MAKING_PER_TOKEN) {
     const retryAfter = window.bytes >= NARROWED_BYTES_PER_MINUTE ? Math.max(1, Math.ceil((window.since + NARROWED_WINDOW_MS - now) / 1000)) : 1
@@ -90,11 +88,7 @@ function narrowedPayloadCharge(c: Context<AppEnv>, key: string, held: boolean): 
   const charged = window
   charged.making.push(key)
   return {
-    made: (bytes) => {
-      charged.bytes += bytes
-      charged.known.push(key)
-      if (charged.known.length > KNOWN_FILTERS_PER_TOKEN) charged.known.shift()
-    },
+    made: (bytes) => void (charged.bytes += bytes),
     done: () => {
       const at = charged.making.indexOf(key)
       if (at >= 0) charged.making.splice(at, 1)

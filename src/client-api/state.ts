@@ -161,7 +161,7 @@ export interface SdkState {
   payloads: Lru<string, PayloadEntry>
   building: Map<string, Promise<PayloadEntry>>
   /** Per API token, the bytes of payloads narrowed by its filters made within the current minute (see service.ts). */
-  narrowedBytes: Lru<string, { bytes: number; since: number; known: string[]; making: string[] }>
+  narrowedBytes: Lru<string, { bytes: number; since: number; making: string[] }>
   defaultEnvironment?: { revisionKey: string; generation: number; name: string | undefined }
   /** What a stale-while-revalidate answer left to check after the response (see refresh.ts). */
   refresh: PendingRefresh

@@ -112,6 +112,11 @@ export async function checkPage(page: Page, name: string, { otherScheme = true }
   const other = shown === 'dark' ? 'light' : 'dark'
   await page.evaluate(`document.documentElement.setAttribute('data-mantine-color-scheme', '${other}')`)
   try {
+    // Colours move to the other scheme through CSS transitions (a segmented control's label, say): axe reads them settled.
+    // (Polled through evaluate: the console's CSP refuses the string evaluation waitForFunction uses.)
+    for (const until = Date.now() + 5_000; Date.now() < until; await page.waitForTimeout(50)) {
+      if (await page.evaluate<boolean>(`document.getAnimations().every((a) => !(a instanceof CSSTransition) || a.playState !== 'running')`)) break
+    }
     await page.screenshot({ path: join(OTHER_SCHEME_SCREENSHOTS, `${name}.png`) })
     expect(await axeViolations(page, true), `accessibility of ${name} in the ${other} colour scheme`).toEqual([])
   } finally {

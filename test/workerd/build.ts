@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { access, readFile } from 'node:fs/promises'
-import { basename, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 
@@ -55,6 +55,21 @@ export async function readWranglerConfig(): Promise<WranglerConfig> {
     if (name && className) durableObjects[name] = { className, useSQLite: true }
   }
   return { main, compatibilityDate, compatibilityFlags, modulesRules, ...(assets ? { assets } : {}), durableObjects }
+}
+
+/**
+ * Miniflare's options for the built worker as Cloudflare runs it: an ES module entry, its lazily loaded modules found
+ * next to it (`modulesRules`; module names are relative to the bundle's folder), the compatibility date and flags.
+ */
+export function workerModuleOptions(scriptPath: string, config: WranglerConfig) {
+  return {
+    modules: true as const,
+    scriptPath,
+    modulesRoot: dirname(scriptPath),
+    modulesRules: config.modulesRules,
+    compatibilityDate: config.compatibilityDate,
+    compatibilityFlags: config.compatibilityFlags,
+  }
 }
 
 /** Miniflare's options for the [assets] of wrangler.toml, routed as Cloudflare routes them (run_worker_first). */

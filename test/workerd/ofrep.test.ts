@@ -2,7 +2,7 @@
 // assets as on Cloudflare (wrangler.toml's run_worker_first must send /ofrep/* to the worker).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { Miniflare } from 'miniflare'
 import { OFREPProvider } from '@openfeature/ofrep-provider'
 import { OFREPWebProvider } from '@openfeature/ofrep-web-provider'
@@ -15,7 +15,7 @@ import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { answerOf } from '../helpers/app.js'
 import { migratedTemplate } from '../helpers/data-dir.js'
 import { createFlag, createProject, createToken, enableFlag, ok, type Caller } from '../helpers/factories.js'
-import { assetsOptions, buildWorker, readWranglerConfig } from './build.js'
+import { assetsOptions, buildWorker, readWranglerConfig, workerModuleOptions } from './build.js'
 
 let tempDir: string | undefined
 let postgres: LocalPostgres | undefined
@@ -39,12 +39,7 @@ beforeAll(async () => {
   postgres = pg
   const adminToken = (await createTokenInDb(pg.database.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'workerd-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   mf = new Miniflare({
-    modules: true,
-    scriptPath,
-    modulesRoot: dirname(scriptPath),
-    modulesRules: config.modulesRules,
-    compatibilityDate: config.compatibilityDate,
-    compatibilityFlags: config.compatibilityFlags,
+    ...workerModuleOptions(scriptPath, config),
     ...assetsOptions(config),
     bindings: { DATABASE_URL: pg.databaseUrl, NEON_WS_PROXY: pg.wsProxy, NEON_FETCH_ENDPOINT: pg.fetchEndpoint },
   })

@@ -3,11 +3,11 @@
 // workerd's own stdout, as Cloudflare reads it.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildWorker, readWranglerConfig } from './build.js'
+import { buildWorker, readWranglerConfig, workerModuleOptions } from './build.js'
 
 let tempDir: string
 let mf: Miniflare | undefined
@@ -19,12 +19,7 @@ beforeAll(async () => {
   const config = await readWranglerConfig()
   const scriptPath = await buildWorker(tempDir, config)
   mf = new Miniflare({
-    modules: true,
-    scriptPath,
-    modulesRoot: dirname(scriptPath),
-    modulesRules: config.modulesRules,
-    compatibilityDate: config.compatibilityDate,
-    compatibilityFlags: config.compatibilityFlags,
+    ...workerModuleOptions(scriptPath, config),
     // No database: the log line is written whatever the answer.
     bindings: { LOG_FORMAT: 'json', LOG_LEVEL: 'info' },
     handleRuntimeStdio(out: Readable, err: Readable) {

@@ -3,7 +3,7 @@
 // (Miniflare's, shared by the workers of one instance: each worker here is an isolate of the same deployment).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { Miniflare } from 'miniflare'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres.js'
@@ -12,7 +12,7 @@ import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { addStrategy, createFlag, createProject, createSegment, createToken, enableFlag, flagOnWithClientToken, ok, type Caller } from '../helpers/factories.js'
 import { answerOf } from '../helpers/app.js'
 import { migratedTemplate } from '../helpers/data-dir.js'
-import { buildWorker, readWranglerConfig, type WranglerConfig } from './build.js'
+import { buildWorker, readWranglerConfig, type WranglerConfig, workerModuleOptions } from './build.js'
 
 const ISOLATES = ['a', 'b', 'c'] as const
 type Isolate = (typeof ISOLATES)[number]
@@ -59,12 +59,7 @@ interface Answer {
 async function deploy() {
   const postgres: LocalPostgres = await startLocalPostgres({ loadDataDir: template })
   const worker = {
-    modules: true,
-    scriptPath,
-    modulesRoot: dirname(scriptPath),
-    modulesRules: config.modulesRules,
-    compatibilityDate: config.compatibilityDate,
-    compatibilityFlags: config.compatibilityFlags,
+    ...workerModuleOptions(scriptPath, config),
     bindings: { DATABASE_URL: postgres.databaseUrl, NEON_WS_PROXY: postgres.wsProxy, NEON_FETCH_ENDPOINT: postgres.fetchEndpoint },
     durableObjects: config.durableObjects,
   }

@@ -4,13 +4,13 @@
 // SQL-over-HTTP endpoint, NEON_FETCH_ENDPOINT), and the settings accept plain http only to such a provider.
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres.js'
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
-import { buildWorker, readWranglerConfig } from './build.js'
+import { buildWorker, readWranglerConfig, workerModuleOptions } from './build.js'
 import { migratedTemplate } from '../helpers/data-dir.js'
 import { browserAgent, startTestProvider, type TestAccount, type TestProvider } from '../helpers/oidc-provider.js'
 
@@ -36,12 +36,7 @@ beforeAll(async () => {
   const scriptPath = (built as PromiseFulfilledResult<string>).value
   adminToken = (await createToken(postgres!.database.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'workerd-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   mf = new Miniflare({
-    modules: true,
-    scriptPath,
-    modulesRoot: dirname(scriptPath),
-    modulesRules: config.modulesRules,
-    compatibilityDate: config.compatibilityDate,
-    compatibilityFlags: config.compatibilityFlags,
+    ...workerModuleOptions(scriptPath, config),
     bindings: { DATABASE_URL: postgres!.databaseUrl, NEON_WS_PROXY: postgres!.wsProxy, NEON_FETCH_ENDPOINT: postgres!.fetchEndpoint },
   })
   await mf.ready

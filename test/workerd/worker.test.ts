@@ -1,14 +1,14 @@
 // The deployable worker bundle, run in workerd (Miniflare) with Neon's driver talking to a real Postgres (PGlite).
 import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres.js'
 import { createApp } from '../../src/app.js'
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
-import { assetsOptions, buildWorker, readWranglerConfig, type WranglerConfig } from './build.js'
+import { assetsOptions, buildWorker, readWranglerConfig, type WranglerConfig, workerModuleOptions } from './build.js'
 import { answerOf } from '../helpers/app.js'
 import { migratedTemplate } from '../helpers/data-dir.js'
 
@@ -34,13 +34,7 @@ beforeAll(async () => {
   ).secret
 
   mf = new Miniflare({
-    modules: true,
-    scriptPath,
-    // Module names are relative to this root; the default (cwd) cannot reach a bundle in the temp folder.
-    modulesRoot: dirname(scriptPath),
-    modulesRules: config.modulesRules,
-    compatibilityDate: config.compatibilityDate,
-    compatibilityFlags: config.compatibilityFlags,
+    ...workerModuleOptions(scriptPath, config),
     // The web console, served from static assets in front of the worker as on Cloudflare.
     ...assetsOptions(config),
     // Principals are remembered for a minute here, so counting a request's round trips does not depend on how fast the tests run.
@@ -188,12 +182,7 @@ describe('worker bundle in workerd', () => {
     await mkdir(consoleOnly)
     await copyFile(join(config.assets!.directory, 'index.html'), join(consoleOnly, 'index.html'))
     const other = new Miniflare({
-      modules: true,
-      scriptPath,
-      modulesRoot: dirname(scriptPath),
-      modulesRules: config.modulesRules,
-      compatibilityDate: config.compatibilityDate,
-      compatibilityFlags: config.compatibilityFlags,
+      ...workerModuleOptions(scriptPath, config),
       ...assetsOptions({ ...config, assets: { ...config.assets!, directory: consoleOnly } }),
       bindings: { DATABASE_URL: postgres!.databaseUrl, NEON_WS_PROXY: postgres!.wsProxy, NEON_FETCH_ENDPOINT: postgres!.fetchEndpoint },
     })

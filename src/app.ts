@@ -116,6 +116,8 @@ export interface AppDeps {
   delivery?: Partial<DeliveryOptions>
   /** Most evaluations (environments × flags × context combinations) one advanced playground request may ask for; default 15,000 as Unleash. */
   playgroundMaxEvaluations?: number
+  /** Evaluations the playgrounds make for one caller in a minute (FLAGPOST_PLAYGROUND_EVALUATIONS_PER_MINUTE); default 150,000, 0: no limit. */
+  playgroundEvaluationsPerMinute?: number | undefined
   /**
    * What evaluating a context may cost: the largest program a saved REGEX pattern may compile to
    * (FLAGPOST_REGEX_MAX_PROGRAM; one value per process, see evaluation/regex.ts), the longest context value
@@ -448,7 +450,7 @@ export function createApp(deps: AppDeps) {
   app.route('/', instanceStatsRoutes)
   app.route('/', changeRequestRoutes)
   app.route('/', changeRequestSearchRoutes)
-  app.route('/', playgroundRoutes({ maxEvaluations: deps.playgroundMaxEvaluations }))
+  app.route('/', playgroundRoutes({ maxEvaluations: deps.playgroundMaxEvaluations, evaluationsPerMinute: deps.playgroundEvaluationsPerMinute }))
   app.route('/', clientRoutes)
   app.route('/', frontendRoutes)
   app.route('/', ofrepRoutes)

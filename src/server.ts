@@ -23,6 +23,7 @@ import { signInPerMinute } from './auth/rate-limit.js'
 import { parseTrustProxy, socketClientAddress, type TrustProxy } from './http/client-address.js'
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
+import { playgroundEvaluationsPerMinute } from './playground/service.js'
 import { evaluationLimitsFromEnv, type EvaluationLimits } from './http/evaluation-limits.js'
 import { resourceLimitsFromEnv, type ResourceLimits } from './strategies/schemas.js'
 import { releaseRunClaims, runPendingActions } from './actions/runs.js'
@@ -53,6 +54,8 @@ export interface ServerConfig {
   signInPerMinute: number
   /** Signals one client address may send one signal endpoint in a minute (FLAGPOST_SIGNAL_RATE_LIMIT, default 60); 0: no limit. */
   signalsPerMinute?: number
+  /** The playgrounds' evaluations per caller and minute (FLAGPOST_PLAYGROUND_EVALUATIONS_PER_MINUTE, default 150,000); 0: no limit. */
+  playgroundEvaluationsPerMinute?: number | undefined
   /** New applications one client token may create in a day (FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY, default 200); reports of more are dropped. */
   clientNewApplicationsPerDay?: number
   /** How long an admin principal is remembered (FLAGPOST_PRINCIPAL_TTL_SECONDS); default 5 s. */
@@ -125,6 +128,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     trustProxy: parseTrustProxy(env.FLAGPOST_TRUST_PROXY),
     signInPerMinute: signInPerMinute(env.FLAGPOST_SIGN_IN_RATE_LIMIT),
     signalsPerMinute: signalsPerMinute(env.FLAGPOST_SIGNAL_RATE_LIMIT),
+    playgroundEvaluationsPerMinute: playgroundEvaluationsPerMinute(env.FLAGPOST_PLAYGROUND_EVALUATIONS_PER_MINUTE),
     clientNewApplicationsPerDay: clientNewApplicationsPerDay(env.FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY),
     principalTtlMs: principalTtlMs(env.FLAGPOST_PRINCIPAL_TTL_SECONDS),
     initAdmin: { username: env.FLAGPOST_ADMIN_USERNAME?.trim() || 'admin', ...(adminPassword ? { password: adminPassword } : {}) },
@@ -228,6 +232,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     notReady: () => (phase === 'running' ? undefined : phase === 'starting' ? 'the background jobs are starting' : 'shutting down'),
     allowPasswordLogin: config.allowPasswordLogin,
     signalsPerMinute: config.signalsPerMinute,
+    playgroundEvaluationsPerMinute: config.playgroundEvaluationsPerMinute,
     evaluation: config.evaluation,
     ...(config.resourceLimits ? { resourceLimits: config.resourceLimits } : {}),
   })

@@ -13,6 +13,7 @@ import { signInPerMinute } from './auth/rate-limit.js'
 import { cloudflareClientAddress } from './http/client-address.js'
 import { principalTtlMs } from './http/auth.js'
 import { signalsPerMinute } from './signals/incoming.js'
+import { playgroundEvaluationsPerMinute } from './playground/service.js'
 import { evaluationLimitsFromEnv } from './http/evaluation-limits.js'
 import { resourceLimitsFromEnv } from './strategies/schemas.js'
 import { runPendingActions } from './actions/runs.js'
@@ -46,6 +47,7 @@ export interface WorkerEnv {
   FLAGPOST_PRINCIPAL_TTL_SECONDS?: string
   /** Signals one client address may send one signal endpoint in a minute (per isolate); default 60, 0 for no limit. */
   FLAGPOST_SIGNAL_RATE_LIMIT?: string
+  FLAGPOST_PLAYGROUND_EVALUATIONS_PER_MINUTE?: string
   FLAGPOST_CLIENT_NEW_APPLICATIONS_PER_DAY?: string
   /** The largest program a saved REGEX pattern may compile to; default 5,000 instructions. */
   FLAGPOST_REGEX_MAX_PROGRAM?: string
@@ -198,6 +200,7 @@ export default {
       openApiDocument: () => prebuiltOpenApiDocument(env),
       allowPasswordLogin: env.FLAGPOST_ALLOW_PASSWORD_LOGIN === 'true',
       signalsPerMinute: signalsPerMinute(env.FLAGPOST_SIGNAL_RATE_LIMIT),
+      playgroundEvaluationsPerMinute: playgroundEvaluationsPerMinute(env.FLAGPOST_PLAYGROUND_EVALUATIONS_PER_MINUTE),
       evaluation: evaluationLimitsFromEnv(env as unknown as Record<string, unknown>),
       resourceLimits: resourceLimitsFromEnv(env as unknown as Record<string, unknown>),
       streams: env.SDK_STREAMS ? streamsIn(env.SDK_STREAMS) : undefined,

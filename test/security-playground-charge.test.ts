@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_MAX_EVALUATIONS, EVALUATIONS_PER_MINUTE } from '../src/playground/service.js'
+import { DEFAULT_MAX_EVALUATIONS, EVALUATIONS_PER_MINUTE, evaluationCharge, playgroundEvaluationsPerMinute } from '../src/playground/service.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { createSignedInUser, type TestUser } from './helpers/users.js'
 
@@ -56,5 +56,22 @@ describe('the playgrounds charge each caller the evaluations they make', () => {
     // Another user (and the admin token) still get their own.
     expect((await atTheLimit(other, 0)).status).toBe(200)
     expect((await t.call('POST', '/api/admin/playground/advanced', { body: { environments: ['development'], projects: ['many'], context: { appName: 'web', userId: 'a,b' } } })).status).toBe(200)
+  })
+
+  it('takes its minute from FLAGPOST_PLAYGROUND_EVALUATIONS_PER_MINUTE: unset the default, 0 no limit, anything but a whole number refused at start', () => {
+    expect(playgroundEvaluationsPerMinute(undefined)).toBeUndefined()
+    expect(playgroundEvaluationsPerMinute('')).toBeUndefined()
+    expect(playgroundEvaluationsPerMinute('30000')).toBe(30_000)
+    expect(playgroundEvaluationsPerMinute('0')).toBe(0)
+    for (const bad of ['-1', '1.5', 'many']) expect(() => playgroundEvaluationsPerMinute(bad)).toThrow(/FLAGPOST_PLAYGROUND_EVALUATIONS_PER_MINUTE/)
+    const retries: number[] = []
+    const refused = (retryAfter: number) => retries.push(retryAfter)
+    const limited = evaluationCharge(20)('caller', 0, refused)
+    limited(15)
+    expect(() => limited(15)).toThrow(/past the 20/)
+    expect(retries).toEqual([60])
+    const unlimited = evaluationCharge(0)('caller', 0, refused)
+    for (let i = 0; i < 100; i++) unlimited(DEFAULT_MAX_EVALUATIONS)
+    expect(retries).toEqual([60])
   })
 })

@@ -39,6 +39,8 @@ export async function startFlagpost(options: ServerOptions): Promise<RunningServ
       DATABASE_URL: options.databaseUrl,
       DATABASE_POOL_SIZE: String(options.poolSize),
       INIT_ADMIN_API_TOKENS: ADMIN_TOKEN.flagpost,
+      // Unleash limits no caller's playground requests: a throughput comparison measures both without a limit.
+      FLAGPOST_PLAYGROUND_EVALUATIONS_PER_MINUTE: '0',
     },
   })
   const [, url] = await child.waitFor(/listening on (http:\/\/\S+)/, 120_000)

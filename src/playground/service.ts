@@ -86,12 +86,21 @@ export type ChargeEvaluations = (evaluations: number) => void
 export const EVALUATIONS_PER_MINUTE = 150_000
 const EVALUATIONS_WINDOW_MS = 60_000
 
+/** FLAGPOST_PLAYGROUND_EVALUATIONS_PER_MINUTE: the playgrounds' evaluations per caller and minute; unset: 150,000; 0: no limit. */
+export function playgroundEvaluationsPerMinute(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined
+  const n = Number(value)
+  if (!Number.isInteger(n) || n < 0) throw new Error(`FLAGPOST_PLAYGROUND_EVALUATIONS_PER_MINUTE must be a whole number, got "${value}"`)
+  return n
+}
+
 /**
  * The playgrounds' charge: per caller (`key`), the evaluations of the current minute. Past EVALUATIONS_PER_MINUTE a
  * request is refused before it evaluates anything: 429 TooManyRequestsError with the seconds to wait. At most 10,000
  * callers are remembered (tokens and users are made by admins).
  */
 export function evaluationCharge(perMinute = EVALUATIONS_PER_MINUTE) {
+  if (perMinute === 0) return (): ChargeEvaluations => () => {}
   const windows = new Lru<string, { used: number; since: number }>({ maxEntries: 10_000 })
   return (key: string, now: number, onRefused: (retryAfter: number) => void): ChargeEvaluations =>
     (evaluations) => {

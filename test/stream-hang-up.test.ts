@@ -70,7 +70,7 @@ describe('GET /api/client/streaming when its client hangs up', () => {
     await expect.poll(openStreams, { timeout: 5_000 }).toBe(0)
   })
 
-  it('ends a stream whose client hung up while it was being opened', async () => {
+  it('ends a stream whose client closed its side before the stream started', async () => {
     await expect.poll(openStreams, { timeout: 5_000 }).toBe(0)
     const { hostname, port } = new URL(server.url)
     const { socket } = await new Promise<{ socket: Socket }>((resolve, reject) => {

@@ -62,7 +62,8 @@ export function trackConnections(server: Server) {
  */
 export function endStreamsOnHangUp<Env>(fetch: (request: Request, env: Env) => Response | Promise<Response>) {
   const watch = (response: Response, env: Env) => {
-    if (!response.headers.get('content-type')?.startsWith('text/event-stream')) return response
+    // The status first: reading `headers` makes node-server's light answer (a 304's) build a Headers object.
+    if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response
     // node-server's bindings: this server speaks HTTP/1.1 only.
     const { incoming, outgoing } = env as { incoming: IncomingMessage; outgoing: ServerResponse }
     const socket = incoming.socket

@@ -88,9 +88,15 @@ export async function openPglite(options: { dataDir?: string; loadDataDir?: Blob
   }
 }
 
-/** A real Postgres server (self-hosted, Neon, ...) through node-postgres. */
-export function openPg(connectionString: string): NodeDbHandle {
+/**
+ * A real Postgres server (self-hosted, Neon, ...) through node-postgres. `onIdleError` hears of a connection that failed
+ * while idle in the pool (the database restarted or stopped): the pool drops it and opens another for the next query.
+ */
+export function openPg(connectionString: string, { onIdleError }: { onIdleError?: (error: Error) => void } = {}): NodeDbHandle {
   const pool = new pg.Pool({ connectionString, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) })
+  // Unheard, that error would end the process (an 'error' event without a listener): a stopped database must leave it
+  // serving 503 from GET /ready, and working again once the database is back.
+  pool.on('error', (error) => onIdleError?.(error))
   let observe: ((seconds: number) => void) | undefined
   // Every connection's queries, a transaction's included (drizzle runs those on a connection it takes from the pool).
   pool.on('connect', (client) => void (client.query = timed(client.query.bind(client) as QueryFunction, () => observe) as typeof client.query))

@@ -51,3 +51,35 @@ export function trackConnections(server: Server) {
     },
   }
 }
+
+/**
+ * Ends an event stream (`GET /api/client/streaming`) as soon as its client hangs up. The server keeps a half-closed
+ * connection open to answer it (`httpAllowHalfOpen`, see src/server.ts), so a client's FIN alone closes nothing: a
+ * stream, which never finishes, stayed open (in `flagpost_streams_open` and the per-address and per-token stream
+ * limits) until a keep-alive written into the dead connection failed, one or two keep-alive intervals later. An SDK
+ * reading a stream never half-closes its side, so the FIN is its disconnect: the response is destroyed, which cancels
+ * the stream's body and aborts its request's signal (the hub drops it). Other answers are unchanged.
+ */
+export function endStreamsOnHangUp<Env>(fetch: (request: Request, env: Env) => Response | Promise<Response>) {
+  const watch = (response: Response, env: Env) => {
+    // The status first: reading `headers` makes node-server's light answer (a 304's) build a Headers object.
+    if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response
+    // node-server's bindings: this server speaks HTTP/1.1 only.
+    const { incoming, outgoing } = env as { incoming: IncomingMessage; outgoing: ServerResponse }
+    const socket = incoming.socket
+    const hangUp = () => outgoing.destroy()
+    // Hung up while the stream was being made: ended once node-server has started writing it.
+    if (socket.readableEnded) setImmediate(hangUp)
+    else {
+      socket.once('end', hangUp)
+      outgoing.once('close', () => socket.off('end', hangUp))
+    }
+    return response
+  }
+  return (request: Request, env: Env) => {
+    const answer = fetch(request, env)
+    // Only a GET opens a stream: every other answer passes untouched.
+    if (request.method !== 'GET') return answer
+    return answer instanceof Promise ? answer.then((response) => watch(response, env)) : watch(answer, env)
+  }
+}

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http'
-import { trackConnections } from './http-connections-node.js'
+import { endStreamsOnHangUp, trackConnections } from './http-connections-node.js'
 import { serve } from '@hono/node-server'
 import { createApp } from './app.js'
 import { migrateRoutes } from './migrate/routes.js'
@@ -13,6 +13,7 @@ import { withConsole } from './console-node.js'
 import { createLogger, errorFields, readLogOptions, type LogOptions } from './http/request-log.js'
 import { withCompression } from './compression-node.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
+import { ANALYZE_CHECK_MS, analyzeTables } from './db-analyze-node.js'
 import { DEFAULT_DELIVERY_OPTIONS, deliverPending, releaseDeliveryClaims } from './integrations/delivery.js'
 import { parseCorsOrigins } from './frontend-api/cors.js'
 import { aggregatePendingMetrics, clientNewApplicationsPerDay } from './metrics/aggregate.js'
@@ -87,6 +88,8 @@ export interface ServerConfig {
   shutdownWaitMs?: number
   /** FLAGPOST_WEBHOOK_TIMEOUT_MS (default 10,000, at most 60,000): how long one webhook delivery may take. */
   webhookTimeoutMs?: number
+  /** The embedded database only: how often tables changed enough are analyzed again (default ANALYZE_CHECK_MS, a minute). */
+  analyzeCheckMs?: number
 }
 
 export function readConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
@@ -195,7 +198,10 @@ function httpUrl(value: string | undefined, name: string): string | undefined {
  * is the time of everything the server does: requests, and the jobs it runs at start and then periodically.
  */
 export async function startServer(config: ServerConfig, { clock = () => new Date() }: { clock?: Clock } = {}) {
-  const database: NodeDbHandle = config.databaseUrl ? openPg(config.databaseUrl) : await openPglite({ dataDir: config.dataDir })
+  const logger = createLogger(config.log ?? { format: 'pretty', level: 'warn' })
+  const database: NodeDbHandle = config.databaseUrl
+    ? openPg(config.databaseUrl, { onIdleError: (error) => logger.log('error', 'database connection lost (the next query opens another)', errorFields(error)) })
+    : await openPglite({ dataDir: config.dataDir })
   await database.migrate()
   const firstToken = await bootstrapAdminTokens(database.db, clock(), config.initAdminTokens)
   for (const skipped of await bootstrapSdkTokens(database.db, clock(), config.initSdkTokens)) console.warn(`INIT token not created: ${skipped}`)
@@ -207,7 +213,6 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   const metrics = serverMetrics(config.metricsToken, () => database.db, () => ({ sdk: hub?.stats().connections ?? 0 }), () => database.poolState())
   const measured = config.metricsToken !== undefined
   if (measured) database.timeQueries(metrics.query)
-  const logger = createLogger(config.log ?? { format: 'pretty', level: 'warn' })
   const failed = (job: string) => (error: unknown) => logger.log('error', 'background job failed', { job, ...errorFields(error) })
   const delivery = { ...DEFAULT_DELIVERY_OPTIONS, logger, timeoutMs: config.webhookTimeoutMs ?? DEFAULT_DELIVERY_OPTIONS.timeoutMs, allowPrivateTargets: config.allowPrivateWebhooks, send: nodeWebhookSend(), get: nodeGet() }
   const email = config.emailWebhookUrl ? webhookEmailTransport(config.emailWebhookUrl) : undefined
@@ -261,8 +266,22 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   applyScheduled()
   const scheduledJob = setInterval(applyScheduled, SCHEDULED_CHANGE_REQUESTS_JOB_MS)
   scheduledJob.unref()
+  // The embedded database has no autovacuum: its planner statistics are made here, off the request path (once the
+  // migrations ran, then every minute), one run at a time.
+  let analyzeJob: ReturnType<typeof setInterval> | undefined
+  if (!config.databaseUrl) {
+    let analyzing: Promise<unknown> | undefined
+    const analyze = () => {
+      if (analyzing || phase === 'stopping') return
+      analyzing = analyzeTables(database.db, logger).catch(failed('analyze'))
+      track(analyzing.finally(() => (analyzing = undefined)))
+    }
+    analyze()
+    analyzeJob = setInterval(analyze, config.analyzeCheckMs ?? ANALYZE_CHECK_MS)
+    analyzeJob.unref()
+  }
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const routed = withCompression(withMetrics(metrics, withConsole(app.routed, config.consoleDir)))
+    const routed = endStreamsOnHangUp(withCompression(withMetrics(metrics, withConsole(app.routed, config.consoleDir))))
     // The unchanged SDK poll is answered first, synchronously: node-server then writes it without awaiting a promise.
     // Its 304 is what the wrappers would pass unchanged (no compression of a 304, not the scrape, an app path).
     const s = serve({ fetch: (request, env) => app.fastPoll(request) ?? routed(request, env), port: config.port, hostname: config.host }, () => resolve(s))
@@ -286,6 +305,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
       clearInterval(sweep)
       clearInterval(staleJob)
       clearInterval(scheduledJob)
+      clearInterval(analyzeJob)
       // From here no job claims more work; what it holds is finished within the wait or handed back below.
       claims.stop()
       await app.endStreams()

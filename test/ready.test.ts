@@ -5,9 +5,11 @@ import { readFile } from 'node:fs/promises'
 import { rm } from 'node:fs/promises'
 import { afterAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../src/health/migrations.js'
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
+import { openPglite } from '../src/db-node.js'
 import { readConfig, startServer } from '../src/server.js'
 import { createTestApp } from './helpers/app.js'
-import { migratedDataDir } from './helpers/data-dir.js'
+import { migratedDataDir, migratedTemplate } from './helpers/data-dir.js'
 
 describe('GET /ready', () => {
   it('knows how many migrations this version has (schema/migrations/meta/_journal.json)', async () => {
@@ -70,6 +72,41 @@ describe('GET /ready on the Node server', () => {
       expect(await res.json()).toEqual({ health: 'GOOD' })
     } finally {
       await server.close()
+    }
+  })
+
+  it('is 503 while its Postgres (DATABASE_URL) is stopped, the process still serving, and 200 once it is back', async () => {
+    // A Postgres over the wire: PGlite behind a socket server, stopped and started again on the same port.
+    const embedded = await openPglite({ loadDataDir: await migratedTemplate() })
+    let postgres = new PGLiteSocketServer({ db: embedded.client, host: '127.0.0.1', port: 0 })
+    await postgres.start()
+    const port = Number(postgres.getServerConn().split(':').pop())
+    const errors: string[] = []
+    // PGlite serves one connection at a time.
+    process.env.DATABASE_POOL_SIZE = '1'
+    const server = await startServer({
+      ...readConfig({}),
+      port: 0,
+      host: '127.0.0.1',
+      databaseUrl: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      log: { format: 'json', level: 'warn', write: (line) => void errors.push(line) },
+    }).finally(() => delete process.env.DATABASE_POOL_SIZE)
+    try {
+      expect((await fetch(`${server.url}/ready`)).status).toBe(200)
+      // Stopped: its connections closed under the pool (idle ones included), new ones refused.
+      await postgres.stop()
+      const res = await fetch(`${server.url}/ready`)
+      expect(res.status).toBe(503)
+      expect(await res.json()).toEqual({ health: 'BAD', reason: 'the database cannot be queried' })
+      // The pool's connection closed under it while idle: logged, not an unheard 'error' event ending the process.
+      await expect.poll(() => errors.some((line) => line.includes('database connection lost')), { timeout: 5_000 }).toBe(true)
+      postgres = new PGLiteSocketServer({ db: embedded.client, host: '127.0.0.1', port })
+      await postgres.start()
+      await expect.poll(async () => (await fetch(`${server.url}/ready`)).status, { timeout: 10_000 }).toBe(200)
+    } finally {
+      await server.close()
+      await postgres.stop()
+      await embedded.close()
     }
   })
 })

@@ -8,7 +8,8 @@
 // Settings (environment): BENCH_DURATION (s per case, 10), BENCH_WARMUP (s, 2), BENCH_CONNECTIONS (10),
 // BENCH_POOL_SIZE (database connections of each server, 10), BENCH_CASES (a regular expression: run only
 // the cases it matches; RESULTS.md is then left alone), BENCH_CPU_PROF (a folder: Flagpost runs with
-// node --cpu-prof and leaves its profile there), PG_BIN (folder of initdb, pg_ctl, postgres).
+// node --cpu-prof and leaves its profile there), BENCH_DB_STATS (1: print each run's statements, commits, WAL
+// bytes, CPU and the database's waits per request; bench/compare/db-stats.ts), PG_BIN (folder of initdb, pg_ctl, postgres).
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -19,6 +20,7 @@ import { apiClient } from './compare/api.js'
 import { CASES, SDK_HEADERS, type Case, type Target } from './compare/cases.js'
 import { cleanUp, isInterrupted } from './compare/processes.js'
 import { startPostgres } from './compare/postgres.js'
+import { dbStatsProbe, describeDbStats } from './compare/db-stats.js'
 import { BARE_SHARE_TARGET, bareShare, keepsWriteMargin, meetsTarget, ratio, table, WRITE_MARGIN, writeResults, type Measurement, type Row } from './compare/report.js'
 import { EVENT_TARGET, FLAG_COUNT, PROJECTS, seed, type SeedResult } from './compare/seed.js'
 import { installUnleash, startBareRoute, startFlagpost, startUnleash, type RunningServer, type ServerKind } from './compare/servers.js'
@@ -29,15 +31,20 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10)
 const POOL_SIZE = Number(process.env.BENCH_POOL_SIZE ?? 10)
 const ONLY = process.env.BENCH_CASES ? new RegExp(process.env.BENCH_CASES, 'i') : undefined
 const CPU_PROF = process.env.BENCH_CPU_PROF
+const DB_STATS = process.env.BENCH_DB_STATS === '1'
 const root = fileURLToPath(new URL('../', import.meta.url))
 const started = Date.now()
 const elapsed = () => `${((Date.now() - started) / 1000).toFixed(0)} s`
 
-async function measure(c: Case, target: Target): Promise<Measurement | undefined> {
+type Probe = Awaited<ReturnType<typeof dbStatsProbe>>
+
+async function measure(c: Case, target: Target, stats?: { probe: Probe; database: string; pid: number }): Promise<Measurement | undefined> {
   const options = c.options(target)
   if (!options) return undefined
   if (WARMUP > 0) await autocannon({ ...options, connections: CONNECTIONS, duration: WARMUP })
+  const finish = await stats?.probe.start(stats.database, stats.pid)
   const result = await autocannon({ ...options, connections: CONNECTIONS, duration: DURATION })
+  if (finish) console.log(describeDbStats(`${c.name} (${target.kind})`, await finish(result.requests.total)))
   const statuses = Object.entries(result.statusCodeStats ?? {}) as [string, { count: number }][]
   const unexpected = [
     ...statuses.filter(([code]) => Number(code) !== c.expect).map(([code, s]) => `${code}×${s.count}`),
@@ -68,7 +75,7 @@ function describeMachine(pgVersion: string, unleashVersion: string) {
 
 async function main() {
   console.log('Starting PostgreSQL and installing Unleash if needed...')
-  const pg = await startPostgres()
+  const pg = await startPostgres(DB_STATS ? { settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track_planning': 'on' } } : {})
   const unleashInstall = await installUnleash(root)
   await pg.createDatabase('flagpost')
   await pg.createDatabase('unleash')
@@ -135,10 +142,12 @@ async function main() {
   const order = [...selected.filter((c) => !c.write), ...selected.filter((c) => c.write)]
   const rows = new Map<string, Row>(selected.map((c) => [c.name, { name: c.name, write: c.write }]))
   console.log(`\nMeasuring ${order.length} cases: ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per case and server, alternating the servers.\n`)
+  const probe = DB_STATS ? await dbStatsProbe({ url: pg.url('postgres'), postmasterPid: pg.postmasterPid }) : undefined
+  const servers = new Map([flagpost, unleash].map((s) => [s.kind, s]))
   for (const [i, c] of order.entries()) {
     const kinds: ServerKind[] = i % 2 === 0 ? ['flagpost', 'unleash'] : ['unleash', 'flagpost']
     for (const kind of kinds) {
-      const m = await measure(c, targets.get(kind)!)
+      const m = await measure(c, targets.get(kind)!, probe && { probe, database: kind, pid: servers.get(kind)!.child.process.pid! })
       rows.get(c.name)![kind] = m
       const label = kind === 'flagpost' ? 'Flagpost' : 'Unleash '
       console.log(
@@ -154,6 +163,7 @@ async function main() {
     }
   }
 
+  await probe?.close()
   const ordered = selected.map((c) => rows.get(c.name)!)
   const machine = describeMachine(pg.version, unleashInstall.version)
   const misses = ordered.filter((r) => meetsTarget(r) === false)

@@ -135,10 +135,9 @@ export const featureCollaborators = pgTable(
   },
   // coalesce: authors without a user id (tokens, system) are one collaborator per name, as GROUP BY would
   // make them; recordEvents' ON CONFLICT names this exact expression. User ids are never negative.
-  (t) => [
-    uniqueIndex('feature_collaborators_author_unique').on(t.featureName, t.createdBy, sql`coalesce(${t.createdByUserId}, -1)`),
-    index('feature_collaborators_latest_idx').on(t.featureName, t.latestEventId),
-  ],
+  // No index holds `latest_event_id`: every write moves it, and without one that update is a HOT update (no index
+  // entry written); a flag's few collaborators are found by the unique index and sorted in memory.
+  (t) => [uniqueIndex('feature_collaborators_author_unique').on(t.featureName, t.createdBy, sql`coalesce(${t.createdByUserId}, -1)`)],
 )
 
 /**

@@ -419,6 +419,12 @@ describe('collaborators', () => {
     await rebuildCollaboratorsAsTheMigrationDoes()
     expect(await table()).toEqual(maintained)
   })
+
+  it('no index holds latest_event_id, so the update every write makes of it adds no index entry (a HOT update)', async () => {
+    const indexes = await t.query<{ indexdef: string }>(`select indexdef from pg_indexes where tablename = 'feature_collaborators'`)
+    expect(indexes.length).toBeGreaterThan(0)
+    expect(indexes.filter((i) => /latest_event_id/.test(i.indexdef))).toEqual([])
+  })
 })
 
 describe('potential staleness', () => {

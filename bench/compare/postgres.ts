@@ -1,7 +1,7 @@
 // A throw-away PostgreSQL cluster for the side-by-side benchmark: initdb into a temporary folder, pg_ctl
 // start on a free port of 127.0.0.1, pg_ctl stop -m fast and remove the folder at the end.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { chown, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,6 +15,8 @@ export interface Postgres {
   /** Runs SQL in a database as the superuser. */
   sql(database: string, text: string, params?: unknown[]): Promise<pg.QueryResult>
   createDatabase(name: string): Promise<void>
+  /** The postmaster's process id (its children are the cluster's backends and workers). */
+  postmasterPid(): number
 }
 
 function findBin(): string {
@@ -41,7 +43,7 @@ function runAs(): { user: string; uid: number; gid: number } | undefined {
   return { user, uid, gid: id('-g') }
 }
 
-export async function startPostgres(): Promise<Postgres> {
+export async function startPostgres(options: { settings?: Record<string, string> } = {}): Promise<Postgres> {
   const bin = findBin()
   const owner = runAs()
   const run = (tool: string, args: string[]) => {
@@ -80,7 +82,8 @@ export async function startPostgres(): Promise<Postgres> {
   run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'])
   const port = await freePort()
   started = true
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'postgres.log'), '-w', '-t', '60', '-o', `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories='${dir}'`, 'start'])
+  const settings = Object.entries(options.settings ?? {}).map(([name, value]) => ` -c ${name}=${value}`).join('')
+  run('pg_ctl', ['-D', data, '-l', join(dir, 'postgres.log'), '-w', '-t', '60', '-o', `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories='${dir}'${settings}`, 'start'])
 
   const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`
   const sql = async (database: string, text: string, params?: unknown[]) => {
@@ -99,5 +102,6 @@ export async function startPostgres(): Promise<Postgres> {
     url,
     sql,
     createDatabase: async (name) => void (await sql('postgres', `create database "${name}"`)),
+    postmasterPid: () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]),
   }
 }

@@ -53,7 +53,8 @@ export default defineConfig({
           // The deployable worker bundle in workerd (Miniflare) against PGlite served over the Postgres protocol.
           name: 'workerd',
           include: ['test/workerd/**/*.test.ts'],
-          globalSetup: ['test/helpers/console-setup.ts', 'test/helpers/global-setup.ts'],
+          // build-setup.ts: the bundle every file of the project runs, built once.
+          globalSetup: ['test/helpers/console-setup.ts', 'test/helpers/global-setup.ts', 'test/workerd/build-setup.ts'],
         },
       },
     ],

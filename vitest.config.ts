@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os'
 import { defineConfig } from 'vitest/config'
+import LongestFirst from './test/helpers/sequencer.js'
 
 /**
  * Files that must run in a module graph of their own (`isolate`, Vitest's default): they mock a module, or read
@@ -28,6 +29,8 @@ export default defineConfig({
     // expect.poll's own default (1 s) is less than one step of a loaded machine: a browser test's poll of a locator
     // (whose own wait is the page's 10 s) or a server's answer then failed though it came. Polls end when they pass.
     expect: { poll: { timeout: 10_000 } },
+    // The longest files first (test/file-durations.txt), so that no long file starts last and runs alone.
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,

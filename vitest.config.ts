@@ -14,6 +14,9 @@ const ISOLATED = [
   'test/security-public-hashing.test.ts',
   // Counts compiles of patterns in the process-wide regex cache (one compile for a pattern it has not seen).
   'test/security-evaluation-work.test.ts',
+  // Prepares 225,000 stored values per request: after other evaluation files in the same process (the regex cache
+  // full, a larger heap) three of its tests took over 30 s under load, 12–17 s alone.
+  'test/security-evaluation-cost.test.ts',
   // The event count cache's retry times are process-wide, by filter (events/count-cache.ts).
   'test/events.test.ts',
   'test/security-project-history.test.ts',

@@ -1,11 +1,12 @@
 // The harness of the browser tests: the Node server on a copy of the migrated template database, Debian's Chromium
 // driven by playwright-core, axe-core on every page and a screenshot of it. Each test file calls startConsole() in its
-// beforeAll and close() in its afterAll: a server and a browser of its own.
+// beforeAll and close() in its afterAll: a server of its own, and browser contexts of its own in the Chromium its
+// process shares (the node project runs its files without isolation: one launch per worker, not one per file).
 import { rm } from 'node:fs/promises'
 import { readFileSync, existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core'
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core'
 import { expect } from 'vitest'
 import { readConfig, startServer } from '../../src/server.js'
 import { migratedDataDir } from '../helpers/data-dir.js'
@@ -42,11 +43,13 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
   const server = await startServer({ ...readConfig({ ...env, FLAGPOST_ADMIN_PASSWORD: ADMIN_PASSWORD, INIT_ADMIN_API_TOKENS: TOKEN }), port: 0, host: '127.0.0.1', dataDir })
   let browser: Browser
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
+    browser = await sharedBrowser()
   } catch (error) {
     await server.close()
     throw error
   }
+  // This file's contexts: what a test file leaves open (cookies, pages) ends with it, not with the shared browser.
+  const contexts: BrowserContext[] = []
   return {
     url: server.url,
     async adminApi(method, path, body) {
@@ -60,9 +63,9 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
       return text ? JSON.parse(text) : undefined
     },
     async newPage(options = {}) {
-      const page = await (
-        await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 }, colorScheme: options.colorScheme ?? 'light', reducedMotion: 'reduce' })
-      ).newPage()
+      const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 800 }, colorScheme: options.colorScheme ?? 'light', reducedMotion: 'reduce' })
+      contexts.push(context)
+      const page = await context.newPage()
       page.setDefaultTimeout(10_000)
       return page
     },
@@ -73,11 +76,24 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
       await page.getByRole('button', { name: 'Sign in' }).click()
     },
     async close() {
-      await browser?.close()
+      await Promise.all(contexts.splice(0).map((context) => context.close()))
       await server.close()
       await rm(dataDir, { recursive: true, force: true })
     },
   }
+}
+
+const shared = globalThis as { flagpostBrowser?: Promise<Browser> }
+
+/**
+ * The Chromium of this process, launched by the first browser test file it runs and reused by the next (a launch is
+ * about a second of CPU on a loaded machine); a new one when it has gone. Playwright ends it when the process exits.
+ */
+async function sharedBrowser(): Promise<Browser> {
+  const running = await shared.flagpostBrowser?.catch(() => undefined)
+  if (running?.isConnected()) return running
+  shared.flagpostBrowser = chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] })
+  return shared.flagpostBrowser
 }
 
 /** The violations axe-core finds in the page as it is (`colours`: only the rules a colour scheme changes). */

@@ -7,9 +7,15 @@ export interface Caller {
   call: (method: string, path: string, options?: { body?: unknown }) => ReturnType<TestApp['call']>
 }
 
-let counter = 0
+// A count per test file: files that share a process (the node project runs without isolation) name as if alone.
+const counters = new Map<string, number>()
 /** A name no other test of this file has used: `${prefix}-${n}`. */
-export const fresh = (prefix: string) => `${prefix}-${++counter}`
+export const fresh = (prefix: string) => {
+  const file = expect.getState().testPath ?? ''
+  const n = (counters.get(file) ?? 0) + 1
+  counters.set(file, n)
+  return `${prefix}-${n}`
+}
 
 /** Sends a request that must succeed (2xx), failing with the request and the answer otherwise. */
 export async function ok(as: Caller, method: string, path: string, body?: unknown) {

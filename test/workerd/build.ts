@@ -3,6 +3,7 @@ import { access, readFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import { inject } from 'vitest'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 
@@ -84,6 +85,11 @@ export function assetsOptions(config: WranglerConfig) {
       assetConfig: { not_found_handling: notFoundHandling as 'single-page-application' | '404-page' | 'none' },
     },
   }
+}
+
+/** The deployable bundle the workerd project's global setup built (test/workerd/build-setup.ts): its entry file. */
+export async function builtWorker(): Promise<string> {
+  return inject('workerScriptPath')
 }
 
 /**

@@ -15,7 +15,7 @@ import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { answerOf } from '../helpers/app.js'
 import { migratedTemplate } from '../helpers/data-dir.js'
 import { createFlag, createProject, createToken, enableFlag, ok, type Caller } from '../helpers/factories.js'
-import { assetsOptions, buildWorker, readWranglerConfig, workerModuleOptions } from './build.js'
+import { assetsOptions, builtWorker, readWranglerConfig, workerModuleOptions } from './build.js'
 
 let tempDir: string | undefined
 let postgres: LocalPostgres | undefined
@@ -35,7 +35,7 @@ async function workerFetch(input: Request | string | URL, init?: RequestInit): P
 beforeAll(async () => {
   tempDir = await mkdtemp(join(tmpdir(), 'flagpost-workerd-ofrep-'))
   const config = await readWranglerConfig()
-  const [scriptPath, pg] = await Promise.all([buildWorker(tempDir, config), migratedTemplate().then((loadDataDir) => startLocalPostgres({ loadDataDir, migrate: true }))])
+  const [scriptPath, pg] = await Promise.all([builtWorker(), migratedTemplate().then((loadDataDir) => startLocalPostgres({ loadDataDir, migrate: true }))])
   postgres = pg
   const adminToken = (await createTokenInDb(pg.database.db, { actor: SYSTEM_ACTOR, now: new Date() }, { tokenName: 'workerd-admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
   mf = new Miniflare({

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildWorker, readWranglerConfig, workerModuleOptions } from './build.js'
+import { builtWorker, readWranglerConfig, workerModuleOptions } from './build.js'
 
 let tempDir: string
 let mf: Miniflare | undefined
@@ -17,7 +17,7 @@ let stderr = ''
 beforeAll(async () => {
   tempDir = await mkdtemp(join(tmpdir(), 'flagpost-workerd-log-'))
   const config = await readWranglerConfig()
-  const scriptPath = await buildWorker(tempDir, config)
+  const scriptPath = await builtWorker()
   mf = new Miniflare({
     ...workerModuleOptions(scriptPath, config),
     // No database: the log line is written whatever the answer.

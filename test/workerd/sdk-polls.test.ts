@@ -12,7 +12,7 @@ import { SYSTEM_ACTOR } from '../../src/core/principal.js'
 import { addStrategy, createFlag, createProject, createSegment, createToken, enableFlag, flagOnWithClientToken, ok, type Caller } from '../helpers/factories.js'
 import { answerOf } from '../helpers/app.js'
 import { migratedTemplate } from '../helpers/data-dir.js'
-import { buildWorker, readWranglerConfig, type WranglerConfig, workerModuleOptions } from './build.js'
+import { builtWorker, readWranglerConfig, type WranglerConfig, workerModuleOptions } from './build.js'
 
 const ISOLATES = ['a', 'b', 'c'] as const
 type Isolate = (typeof ISOLATES)[number]
@@ -29,7 +29,7 @@ let template: Blob
 beforeAll(async () => {
   tempDir = await mkdtemp(join(tmpdir(), 'flagpost-workerd-sdk-'))
   config = await readWranglerConfig()
-  ;[scriptPath, template] = await Promise.all([buildWorker(tempDir, config), migratedTemplate()])
+  ;[scriptPath, template] = await Promise.all([builtWorker(), migratedTemplate()])
   d = await deploy()
 })
 afterAll(async () => {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres.js'
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
-import { buildWorker, readWranglerConfig, workerModuleOptions } from './build.js'
+import { builtWorker, readWranglerConfig, workerModuleOptions } from './build.js'
 import { migratedTemplate } from '../helpers/data-dir.js'
 import { browserAgent, startTestProvider, type TestAccount, type TestProvider } from '../helpers/oidc-provider.js'
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
   tempDir = await mkdtemp(join(tmpdir(), 'flagpost-workerd-sso-'))
   const config = await readWranglerConfig()
   const [built, started, idp] = await Promise.allSettled([
-    buildWorker(tempDir, config),
+    builtWorker(),
     migratedTemplate().then((loadDataDir) => startLocalPostgres({ loadDataDir, migrate: true })),
     startTestProvider({ redirectUris: [`${ORIGIN}/auth/oidc/callback`], accounts: [edgePerson] }),
   ])

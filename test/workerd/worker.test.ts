@@ -8,7 +8,7 @@ import { startLocalPostgres, type LocalPostgres } from '../../dev/local-postgres
 import { createApp } from '../../src/app.js'
 import { createToken } from '../../src/api-tokens/store.js'
 import { SYSTEM_ACTOR } from '../../src/core/principal.js'
-import { assetsOptions, buildWorker, readWranglerConfig, type WranglerConfig, workerModuleOptions } from './build.js'
+import { assetsOptions, builtWorker, readWranglerConfig, type WranglerConfig, workerModuleOptions } from './build.js'
 import { answerOf } from '../helpers/app.js'
 import { migratedTemplate } from '../helpers/data-dir.js'
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   tempDir = await mkdtemp(join(tmpdir(), 'flagpost-workerd-'))
   config = await readWranglerConfig()
   // The build and the database start are independent: overlap them (and keep the database to close if the build fails).
-  const [built, started] = await Promise.allSettled([buildWorker(tempDir, config), migratedTemplate().then((loadDataDir) => startLocalPostgres({ loadDataDir, migrate: true }))])
+  const [built, started] = await Promise.allSettled([builtWorker(), migratedTemplate().then((loadDataDir) => startLocalPostgres({ loadDataDir, migrate: true }))])
   if (started.status === 'fulfilled') postgres = started.value
   if (built.status === 'rejected') throw built.reason
   if (started.status === 'rejected') throw started.reason

@@ -72,6 +72,41 @@ describe('node-postgres (DATABASE_URL)', () => {
     )
   })
 
+  it('answers event searches by one flag, project or type, and by days, with prepared statements, as the same search planned for its values', async () => {
+    expect((await call('POST', '/api/admin/projects/default/features', { name: 'shaped' })).status).toBe(201)
+    for (let i = 0; i < 3; i++) await call('PATCH', '/api/admin/projects/default/features/shaped', [{ op: 'replace', path: '/description', value: `shape ${i}` }])
+    const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10)
+    const days = `from=IS:${day(-1)}&to=IS:${day(1)}`
+    // Each prepared search, and the same matches asked with a second value that matches nothing (planned for its values).
+    const pairs: [string, string][] = [
+      ['feature=IS:shaped', 'feature=IS_ANY_OF:shaped,no-such-flag'],
+      [`feature=IS:shaped&${days}`, `feature=IS_ANY_OF:shaped,no-such-flag&${days}`],
+      ['project=IS:default&limit=5', 'project=IS_ANY_OF:default,no-such-project&limit=5'],
+      [`type=IS:feature-metadata-updated&from=IS:${day(-1)}`, `type=IS_ANY_OF:feature-metadata-updated,feature-archived&from=IS:${day(-1)}`],
+      [`project=IS:default&to=IS:${day(1)}&offset=1&limit=2`, `project=IS_ANY_OF:default,no-such-project&to=IS:${day(1)}&offset=1&limit=2`],
+    ]
+    for (const [prepared, planned] of pairs) {
+      const a = await call('GET', `/api/admin/search/events?${prepared}`)
+      const b = await call('GET', `/api/admin/search/events?${planned}`)
+      expect(a.status, prepared).toBe(200)
+      expect(a.body.total, prepared).toBeGreaterThan(0)
+      expect(JSON.stringify(a.body), prepared).toBe(JSON.stringify(b.body))
+    }
+    // By days alone: the newest events of those days (`to` includes its whole day), and all of them counted.
+    const byDays = await call('GET', `/api/admin/search/events?${days}&limit=3`)
+    const newest = await queryRows<{ id: string; n: string }>(
+      database.db,
+      sql`select id, count(*) over () as n from events where created_at >= ${`${day(-1)}T00:00:00Z`}::timestamptz and created_at < ${`${day(2)}T00:00:00Z`}::timestamptz order by created_at desc, id desc limit 3`,
+    )
+    expect(byDays.body.events.map((e: any) => e.id)).toEqual(newest.map((r) => Number(r.id)))
+    expect(byDays.body.total).toBe(Number(newest[0]!.n))
+    expect((await call('GET', `/api/admin/search/events?from=IS:${day(1)}`)).body).toEqual({ events: [], total: 0 })
+    const statements = await queryRows<{ name: string }>(database.db, sql`select name from pg_prepared_statements`)
+    expect(statements.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['flagpost_event_search_feature_from_to', 'flagpost_event_search_project', 'flagpost_event_search_type_from', 'flagpost_event_search_project_to', 'flagpost_event_search_days_from_to']),
+    )
+  })
+
   it('times every query, a transaction\'s included, and reports the pool (the operator\'s metrics)', async () => {
     const times: number[] = []
     database.timeQueries((seconds) => times.push(seconds))

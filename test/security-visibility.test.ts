@@ -143,6 +143,30 @@ describe('a private project for a Viewer who is not a member', () => {
     }
   })
 
+  it('is not in the event searches by one flag, project or type and by days, each a prepared statement of its own', async () => {
+    const day = ((await member.call('GET', '/api/admin/search/events?project=IS:vault')).body.events[0].createdAt as string).slice(0, 10)
+    const searches = [
+      'type=IS:feature-created',
+      `type=IS:feature-created&from=IS:${day}&to=IS:${day}`,
+      `from=IS:${day}`,
+      `from=IS:${day}&to=IS:${day}`,
+      `project=IS:vault&from=IS:${day}`,
+      'feature=IS:vault-flag',
+      `feature=IS:vault-flag&to=IS:${day}`,
+    ]
+    for (const search of searches) {
+      const seen = await outsider.call('GET', `/api/admin/search/events?${search}&limit=1000`)
+      expect(seen.status, search).toBe(200)
+      expect(JSON.stringify(seen.body), search).not.toContain('vault')
+      expect(seen.body.total, search).toBe(seen.body.events.length)
+      // A member finds the vault's events in the same search, and counts exactly those more.
+      const asMember = (await member.call('GET', `/api/admin/search/events?${search}&limit=1000`)).body
+      const vaultEvents = asMember.events.filter((e: any) => e.project === 'vault').length
+      expect(vaultEvents, search).toBeGreaterThan(0)
+      expect(seen.body.total, search).toBe(asMember.total - vaultEvents)
+    }
+  })
+
   it("has no events for its flags (GET /api/admin/events/{featureName}), as an unknown flag", async () => {
     const res = await outsider.call('GET', '/api/admin/events/vault-flag')
     expect(res.status).toBe(200)

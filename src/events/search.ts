@@ -100,12 +100,12 @@ const withAccess = (filterKey: string, access: EventAccess) => (access.key === '
 export async function searchEventsJson(db: Db, q: EventSearchQuery, access: EventAccess, now: Date): Promise<string> {
   const { offset, limit, ...filters } = q
   const conditions = searchConditions(filters)
-  // Which index serves a filter best depends on its values: how common a project or type is, and when its
-  // events happened (a project whose events are all old is found by its own index, not by walking the
-  // newest events). A generic plan of a prepared statement cannot know that, so filtered searches (days
-  // too) are planned for their values on every call. Without filters there is one right plan, and the
-  // statement is prepared.
-  const prepared = conditions.length === 0 ? { reads: everyEvent, values: {} } : undefined
+  // Which index serves a combination of filters best depends on its values: how common a project or type is,
+  // and when its events happened (a project whose events are all old is found by its own index, not by walking
+  // the newest events or a common type's). A generic plan of a prepared statement cannot know that, so such
+  // searches are planned for their values on every call. Where one plan is right whatever the values (no
+  // filter; one flag, project or type, and days), the statement is prepared: see preparedSearch.
+  const prepared = conditions.length === 0 ? { reads: everyEvent, values: {} } : preparedSearch(filters)
   const { events, total } = await pageAndTotal(db, withAccess(filterKeyOf(filters), access), and(...conditions, access.condition), { offset, limit }, access, now, prepared)
   return `{"events":${events},"total":${total}}`
 }
@@ -139,6 +139,55 @@ type PageAndTotal = { events: string; count: string }
 
 const everyEvent = preparedReads('flagpost_event_search')
 const flagEvents = preparedReads('flagpost_feature_events', eq(events.featureName, sql.placeholder('feature')))
+
+/** The filters a prepared search may have, and the column each compares (one value). */
+const ONE_VALUE_FILTERS = { feature: events.featureName, project: events.project, type: events.type } as const
+type OneValueFilter = keyof typeof ONE_VALUE_FILTERS
+
+/** Prepared searches by shape (which one-value filter, whether from, whether to), made on first use. */
+const searchShapes = new Map<string, ReturnType<typeof preparedReads>>()
+
+/**
+ * The prepared reads of a search whose plan does not depend on its values, and their values; undefined for every
+ * other search. Those are the searches by at most one of feature, project and type with one value, and by days
+ * (from, to, or both): each is a range of one index, `(column, created_at, id)` or `(created_at, id)`, that holds
+ * exactly the matches in the answer's order, so the plan made for any values is the plan for all. The conditions
+ * are searchConditions' (one value: `=`; `to` includes its whole day), as placeholders. Called after
+ * searchConditions, which refuses what is invalid.
+ */
+function preparedSearch(filters: Omit<EventSearchQuery, 'offset' | 'limit'>): { reads: ReturnType<typeof preparedReads>; values: Record<string, unknown> } | undefined {
+  let column: OneValueFilter | undefined
+  let value: string | undefined
+  for (const [name, filter] of Object.entries(filters) as [keyof typeof filters, string | undefined][]) {
+    if (filter === undefined || filter === '' || name === 'from' || name === 'to') continue
+    if (!(name in ONE_VALUE_FILTERS) || column !== undefined) return undefined
+    const values = valuesOf(filter)
+    if (values.length !== 1) return undefined
+    column = name as OneValueFilter
+    value = values[0]
+  }
+  const { from, to } = filters
+  if (column === 'feature' && !from && !to) return { reads: flagEvents, values: { feature: value } }
+  const shape = [column ?? 'days', from ? 'from' : '', to ? 'to' : ''].filter(Boolean).join('_')
+  let reads = searchShapes.get(shape)
+  if (!reads) {
+    const where = and(
+      column ? eq(ONE_VALUE_FILTERS[column], sql.placeholder('value')) : undefined,
+      from ? gte(events.createdAt, sql.placeholder('from')) : undefined,
+      to ? lt(events.createdAt, sql.placeholder('to')) : undefined,
+    )
+    reads = preparedReads(`flagpost_event_search_${shape}`, where)
+    searchShapes.set(shape, reads)
+  }
+  return {
+    reads,
+    values: {
+      ...(column ? { value } : {}),
+      ...(from ? { from: dayStart(from).toISOString() } : {}),
+      ...(to ? { to: new Date(dayStart(to).getTime() + 86_400_000).toISOString() } : {}),
+    },
+  }
+}
 
 /**
  * One page of the events matching `where` (JSON text) and their total, in one statement; keeps the total's cache.

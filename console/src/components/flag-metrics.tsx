@@ -1,11 +1,14 @@
-import { lazy, Suspense, useState } from 'react'
-import { Card, Group, Loader, SegmentedControl, Text, Title } from '@mantine/core'
+import { lazy, Suspense, useEffect, useState } from 'react'
+import { Button, Card, Center, Group, Loader, SegmentedControl, Text, Title } from '@mantine/core'
+import { useInViewport, useLocalStorage } from '@mantine/hooks'
 import { useQuery } from '@tanstack/react-query'
 import { api, ok, type Schemas } from '../api/client'
 import { ErrorMessage } from './error-message'
 import type { ExposurePoint } from './metrics-chart'
 
+// recharts, most of a flag page's first visit: loaded only when the chart is asked for (see ExposureChart).
 const MetricsChart = lazy(() => import('./metrics-chart'))
+const CHART_HEIGHT = 220
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
@@ -67,11 +70,36 @@ export function FlagMetrics({ flag }: { flag: Schemas['featureSchema'] }) {
           <Text size="sm" mt="xs" role="status" aria-label="Exposure totals">
             {metrics.isPending ? 'Loading metrics…' : `${environment}, ${PERIODS[period].label.toLowerCase()}: ${yes + no} exposures, ${yes} yes (${yes + no > 0 ? Math.round((100 * yes) / (yes + no)) : 0}%) and ${no} no`}
           </Text>
-          <div style={{ height: 220 }} data-testid="exposure-chart">
-            <Suspense fallback={<Loader size="sm" />}>{!metrics.isPending && <MetricsChart points={points} />}</Suspense>
-          </div>
+          <ExposureChart points={metrics.isPending ? undefined : points} />
         </>
       )}
     </Card>
+  )
+}
+
+/**
+ * The chart's place, as tall as the chart: a button until the user asks for the chart once (remembered in this
+ * browser), then the chart, mounted as its place scrolls into view. A first visit does not load recharts, and the
+ * chart drawn later moves nothing on the page.
+ */
+function ExposureChart({ points }: { points: ExposurePoint[] | undefined }) {
+  const [shown, setShown] = useLocalStorage({ key: 'flagpost-exposures-chart', defaultValue: false, getInitialValueInEffect: false })
+  const { ref, inViewport } = useInViewport<HTMLDivElement>()
+  const [seen, setSeen] = useState(false)
+  useEffect(() => {
+    if (shown && inViewport) setSeen(true)
+  }, [shown, inViewport])
+  return (
+    <div ref={ref} style={{ height: CHART_HEIGHT }} data-testid="exposure-chart">
+      {!shown ? (
+        <Center h="100%" style={{ border: '1px dashed var(--mantine-color-default-border)', borderRadius: 'var(--mantine-radius-sm)' }}>
+          <Button variant="default" size="xs" onClick={() => setShown(true)}>
+            Show the chart
+          </Button>
+        </Center>
+      ) : (
+        <Suspense fallback={<Loader size="sm" />}>{seen && points !== undefined && <MetricsChart points={points} height={CHART_HEIGHT} />}</Suspense>
+      )}
+    </div>
   )
 }

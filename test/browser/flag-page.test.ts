@@ -68,8 +68,12 @@ describe('the flag page', { timeout: 90_000 }, () => {
     // Everyone sees that production is protected by change requests; development is not.
     await page.getByRole('region', { name: 'Environment production' }).getByText(/^Protected/).waitFor()
     expect(await development.getByText(/^Protected/).count()).toBe(0)
-    // No SDK reported the flag yet.
+    // No SDK reported the flag yet: the exposures' place says what to do instead of drawing an empty chart.
     await development.getByText('never seen by an SDK').waitFor()
+    const metrics = page.getByRole('region', { name: 'Metrics' })
+    await metrics.getByText('No SDK reported this flag in development over the last 48 hours.').waitFor()
+    expect(await metrics.getByRole('link', { name: 'Create an API token for an SDK' }).getAttribute('href')).toBe('/api-tokens?create=token')
+    expect(await metrics.getByRole('button', { name: 'Show the chart' }).count()).toBe(0)
     // The lifecycle as its five stages, the current one marked.
     const lifecycle = page.getByRole('region', { name: 'Lifecycle' })
     await lifecycle.locator('[data-stage="archived"]').waitFor()

@@ -1,8 +1,10 @@
 import { lazy, Suspense, useEffect, useState } from 'react'
-import { Button, Card, Center, Group, Loader, SegmentedControl, Text, Title } from '@mantine/core'
+import { Anchor, Button, Card, Center, Group, Loader, SegmentedControl, Stack, Text, Title } from '@mantine/core'
 import { useInViewport, useLocalStorage } from '@mantine/hooks'
 import { useQuery } from '@tanstack/react-query'
+import { Link } from 'wouter'
 import { api, ok, type Schemas } from '../api/client'
+import { useAllows } from '../api/session'
 import { ErrorMessage } from './error-message'
 import type { ExposurePoint } from './metrics-chart'
 
@@ -70,7 +72,11 @@ export function FlagMetrics({ flag }: { flag: Schemas['featureSchema'] }) {
           <Text size="sm" mt="xs" role="status" aria-label="Exposure totals">
             {metrics.isPending ? 'Loading metrics…' : `${environment}, ${PERIODS[period].label.toLowerCase()}: ${yes + no} exposures, ${yes} yes (${yes + no > 0 ? Math.round((100 * yes) / (yes + no)) : 0}%) and ${no} no`}
           </Text>
-          <ExposureChart points={metrics.isPending ? undefined : points} />
+          {!metrics.isPending && yes + no === 0 ? (
+            <NoExposures environment={environment} period={PERIODS[period].label.toLowerCase()} />
+          ) : (
+            <ExposureChart points={metrics.isPending ? undefined : points} />
+          )}
         </>
       )}
     </Card>
@@ -101,5 +107,28 @@ function ExposureChart({ points }: { points: ExposurePoint[] | undefined }) {
         <Suspense fallback={<Loader size="sm" />}>{seen && points !== undefined && <MetricsChart points={points} height={CHART_HEIGHT} />}</Suspense>
       )}
     </div>
+  )
+}
+
+/** Where the chart would be (as tall) when no SDK reported the flag in the period: what to do about it, not a flat chart. */
+function NoExposures({ environment, period }: { environment: string; period: string }) {
+  const allows = useAllows()
+  const mayCreateToken = allows('CREATE_CLIENT_API_TOKEN') || allows('CREATE_FRONTEND_API_TOKEN')
+  return (
+    <Center h={CHART_HEIGHT} data-testid="exposure-chart" style={{ border: '1px dashed var(--mantine-color-default-border)', borderRadius: 'var(--mantine-radius-sm)' }}>
+      <Stack gap={4} align="center" maw={420}>
+        <Text size="sm" ta="center">
+          No SDK reported this flag in {environment} over the {period}.
+        </Text>
+        <Text size="sm" c="dimmed" ta="center">
+          Exposures appear here once an SDK connected with an API token evaluates the flag and sends its metrics.
+        </Text>
+        {mayCreateToken && (
+          <Anchor component={Link} href="/api-tokens?create=token" size="sm">
+            Create an API token for an SDK
+          </Anchor>
+        )}
+      </Stack>
+    </Center>
   )
 }

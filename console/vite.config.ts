@@ -4,12 +4,12 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { defineConfig, type Plugin } from 'vite'
 import react from '@vitejs/plugin-react'
-import { initialJavaScript, INITIAL_JS_BUDGET } from '../scripts/console-size.js'
+import { initialCss, initialJavaScript, INITIAL_CSS_BUDGET, INITIAL_JS_BUDGET } from '../scripts/console-size.js'
 import { precompressConsole } from '../scripts/precompress-console.js'
 
 const root = fileURLToPath(new URL('.', import.meta.url))
 
-/** Prints the JavaScript index.html loads, gzipped, against its budget (a test holds it). */
+/** Prints the JavaScript and CSS index.html loads, gzipped, against their budgets (a test holds them). */
 function printInitialSize(): Plugin {
   return {
     name: 'flagpost-initial-size',
@@ -17,6 +17,8 @@ function printInitialSize(): Plugin {
     async closeBundle() {
       const { gzipBytes, files } = await initialJavaScript(`${root}dist`)
       console.log(`console: initial JavaScript ${(gzipBytes / 1024).toFixed(1)} KiB gzipped (budget ${INITIAL_JS_BUDGET / 1024} KiB): ${files.join(', ')}`)
+      const css = await initialCss(`${root}dist`)
+      console.log(`console: render-blocking CSS ${(css.gzipBytes / 1024).toFixed(1)} KiB gzipped (budget ${INITIAL_CSS_BUDGET / 1024} KiB): ${css.files.join(', ')}`)
     },
   }
 }

@@ -1,5 +1,7 @@
 import { createElement, lazy, useState, type ComponentType } from 'react'
 
+const loadPageStyles = () => import('./mantine-page-styles')
+
 /**
  * A page in a chunk of its own, loaded on first render as React.lazy, or earlier with `preload`. Once loaded it renders
  * at once: React.lazy would still suspend on its first render, and React shows content that suspended no sooner than
@@ -9,8 +11,9 @@ export function lazyPage<P extends object>(load: () => Promise<{ default: Compon
   let loaded: ComponentType<P> | undefined
   let loading: Promise<{ default: ComponentType<P> }> | undefined
   const preload = () =>
-    (loading ??= load().then(
-      (module) => {
+    // The pages' share of Mantine's CSS comes with the first page (its stylesheet inserted before the page's own).
+    (loading ??= Promise.all([loadPageStyles(), load()]).then(
+      ([, module]) => {
         loaded = module.default
         return module
       },

@@ -1,5 +1,4 @@
-import '@mantine/core/styles.css'
-import '@mantine/notifications/styles.css'
+import './mantine-frame-styles'
 import './dark.css'
 import { lazy, StrictMode, Suspense } from 'react'
 import { createRoot } from 'react-dom/client'

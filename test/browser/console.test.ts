@@ -3,7 +3,9 @@
 // must pass axe-core with no violation, and leaves a screenshot (see the harness).
 import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { initialJavaScript, INITIAL_JS_BUDGET } from '../../scripts/console-size.js'
+import { readdir, readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { initialCss, initialJavaScript, INITIAL_CSS_BUDGET, INITIAL_JS_BUDGET } from '../../scripts/console-size.js'
 import { CONSOLE_DIST } from '../../src/console-node.js'
 import { ADMIN_PASSWORD, checkPage, comboboxOf, startConsole, type ConsoleUnderTest } from './harness.js'
 
@@ -24,6 +26,16 @@ describe('the web console', { timeout: 60_000 }, () => {
     const { gzipBytes, files } = await initialJavaScript(CONSOLE_DIST)
     expect(files.length).toBeGreaterThan(0)
     expect(gzipBytes).toBeLessThanOrEqual(INITIAL_JS_BUDGET)
+  })
+
+  it('keeps the CSS the first paint waits for within its budget: Mantine’s frame only, the pages’ share in a stylesheet of its own', async () => {
+    const { gzipBytes, files } = await initialCss(CONSOLE_DIST)
+    expect(files).toHaveLength(1)
+    expect(gzipBytes).toBeLessThanOrEqual(INITIAL_CSS_BUDGET)
+    // The pages' share (a Select's dropdown, a Table, a Modal …) is not render-blocking.
+    const html = await readFile(join(CONSOLE_DIST, 'index.html'), 'utf8')
+    expect(html).not.toMatch(/mantine-page-styles/)
+    expect(await readdir(join(CONSOLE_DIST, 'assets'))).toContainEqual(expect.stringMatching(/^mantine-page-styles-[\w-]+\.css$/))
   })
 
   it('says why a sign-in failed, then signs the first admin in to the dashboard', async () => {

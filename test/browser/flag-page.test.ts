@@ -68,8 +68,12 @@ describe('the flag page', { timeout: 90_000 }, () => {
     // Everyone sees that production is protected by change requests; development is not.
     await page.getByRole('region', { name: 'Environment production' }).getByText(/^Protected/).waitFor()
     expect(await development.getByText(/^Protected/).count()).toBe(0)
-    // No SDK reported the flag yet.
+    // No SDK reported the flag yet: the exposures' place says what to do instead of drawing an empty chart.
     await development.getByText('never seen by an SDK').waitFor()
+    const metrics = page.getByRole('region', { name: 'Metrics' })
+    await metrics.getByText('No SDK reported this flag in development over the last 48 hours.').waitFor()
+    expect(await metrics.getByRole('link', { name: 'Create an API token for an SDK' }).getAttribute('href')).toBe('/api-tokens?create=token')
+    expect(await metrics.getByRole('button', { name: 'Show the chart' }).count()).toBe(0)
     // The lifecycle as its five stages, the current one marked.
     const lifecycle = page.getByRole('region', { name: 'Lifecycle' })
     await lifecycle.locator('[data-stage="archived"]').waitFor()
@@ -121,11 +125,21 @@ describe('the flag page', { timeout: 90_000 }, () => {
     await expect.poll(async () => (await ui.adminApi('GET', '/api/admin/client-metrics/features/checkout/raw?hoursBack=48')).data.length, { timeout: 15_000 }).toBe(1)
 
     const page = await signedIn({ width: 1440, height: 900 })
+    const chunks: string[] = []
+    page.on('request', (request) => chunks.push(new URL(request.url()).pathname))
     await page.goto(`${ui.url}/projects/shop/flags/checkout`)
     const metrics = page.getByRole('region', { name: 'Metrics' })
     await expect.poll(() => metrics.getByRole('status', { name: 'Exposure totals' }).textContent(), { timeout: 15_000 }).toBe('development, last 48 hours: 15 exposures, 12 yes (80%) and 3 no')
-    // The chart (its own chunk) draws one bar for yes and one for no in the current hour.
+    // The chart (recharts, its own chunk) is not loaded until asked for; its place is as tall as the chart.
+    await page.waitForLoadState('networkidle')
+    expect(chunks.filter((c) => c.startsWith('/assets/metrics-chart-'))).toEqual([])
+    const place = metrics.getByTestId('exposure-chart')
+    const before = (await place.boundingBox())!.height
+    await metrics.getByRole('button', { name: 'Show the chart' }).click()
+    // Then it draws one bar for yes and one for no in the current hour, in the same place (nothing below it moves).
     await expect.poll(() => metrics.locator('.recharts-bar-rectangle path').count(), { timeout: 15_000 }).toBe(2)
+    expect((await place.boundingBox())!.height).toBe(before)
+    expect(chunks.filter((c) => c.startsWith('/assets/metrics-chart-'))).toHaveLength(1)
     await page.getByRole('region', { name: 'Environment development' }).getByText(/^last seen (just now|\d+ minutes? ago)$/).waitFor()
     // Per day over 30 days: the same exposures in today's bar.
     await metrics.getByText('Last 30 days').click()
@@ -137,6 +151,42 @@ describe('the flag page', { timeout: 90_000 }, () => {
     await metrics.getByText('development', { exact: true }).click()
     await metrics.getByText('Last 48 hours').click()
     await checkPage(page, 'flag-page-metrics')
+    await page.close()
+  })
+
+  it('once the chart was asked for, draws it as it scrolls into view, and draws the environment cards without waiting for it', async () => {
+    const page = await signedIn({ width: 1440, height: 900 })
+    await page.evaluate(`localStorage.setItem('flagpost-exposures-chart', 'true')`)
+    // The chart's chunk held back until released: the cards must not wait for it.
+    let release = () => {}
+    const held = new Promise<void>((resolve) => (release = resolve))
+    await page.route(/\/assets\/metrics-chart-[\w-]+\.js$/, async (route) => {
+      await held
+      await route.continue()
+    })
+    await page.goto(`${ui.url}/projects/shop/flags/checkout`)
+    // (Longer than the default wait: a page that waited for the held chunk would never draw them.)
+    await page.getByRole('region', { name: 'Environment development' }).getByRole('heading', { name: 'development' }).waitFor({ timeout: 30_000 })
+    await page.getByRole('region', { name: 'Environment production' }).getByRole('heading', { name: 'production' }).waitFor()
+    const metrics = page.getByRole('region', { name: 'Metrics' })
+    expect(await metrics.getByRole('button', { name: 'Show the chart' }).count()).toBe(0)
+    release()
+    await metrics.scrollIntoViewIfNeeded()
+    await expect.poll(() => metrics.locator('.recharts-bar-rectangle path').count(), { timeout: 15_000 }).toBe(2)
+    await page.close()
+  })
+
+  it('lines the Type select, the Stale and Impression data switches up on the inputs’ centre line', async () => {
+    const page = await signedIn({ width: 1024, height: 768 })
+    await page.goto(`${ui.url}/projects/shop/flags/checkout`)
+    const details = page.getByRole('complementary', { name: 'Flag details' })
+    const type = (await details.getByRole('textbox', { name: 'Type' }).or(details.getByRole('combobox', { name: 'Type' })).first().boundingBox())!
+    const centre = (box: { y: number; height: number }) => box.y + box.height / 2
+    for (const name of ['Stale', 'Impression data']) {
+      // The switch's track (the input itself is visually hidden).
+      const track = (await details.getByRole('switch', { name }).locator('xpath=..').locator('.mantine-Switch-track').boundingBox())!
+      expect(Math.abs(centre(track) - centre(type)), `${name} against Type`).toBeLessThanOrEqual(1)
+    }
     await page.close()
   })
 

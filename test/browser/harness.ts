@@ -16,6 +16,8 @@ export const SCREENSHOTS = new URL(process.env.FLAGPOST_UPDATE_SCREENSHOTS === '
 const OTHER_SCHEME_SCREENSHOTS = new URL('../../test-results/screenshots/other-scheme/', import.meta.url).pathname
 mkdirSync(OTHER_SCHEME_SCREENSHOTS, { recursive: true })
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+/** The classes Mantine's whole stylesheet gives rules to: a page showing one of them must have loaded its rules. */
+const MANTINE_CLASSES = new Set([...readFileSync(createRequire(import.meta.url).resolve('@mantine/core/styles.css'), 'utf8').matchAll(/\.(m_[0-9a-f]{8})\b/g)].map((m) => m[1]!))
 export const ADMIN_PASSWORD = 'console-admin-password'
 export const TOKEN = '*:*.browser-test-admin'
 
@@ -108,6 +110,28 @@ async function axeViolations(page: Page, colours = false): Promise<string[]> {
   )
 }
 
+/**
+ * The Mantine classes on the page's elements whose rules no loaded stylesheet has (the console loads Mantine's CSS per
+ * component: mantine-frame-styles.ts, mantine-page-styles.ts), though Mantine's whole stylesheet has them.
+ */
+export async function unstyledMantineClasses(page: Page): Promise<string[]> {
+  const [used, styled] = await page.evaluate<[string[], string[]]>(`(() => {
+    const used = new Set()
+    for (const element of document.querySelectorAll('[class*="m_"]')) for (const c of element.classList) if (/^m_[0-9a-f]{8}$/.test(c)) used.add(c)
+    const styled = new Set()
+    const walk = (rules) => {
+      for (const rule of rules) {
+        if (rule.selectorText) for (const m of rule.selectorText.matchAll(/\\.(m_[0-9a-f]{8})/g)) styled.add(m[1])
+        if (rule.cssRules) walk(rule.cssRules)
+      }
+    }
+    for (const sheet of document.styleSheets) walk(sheet.cssRules)
+    return [[...used], [...styled]]
+  })()`)
+  const loaded = new Set(styled)
+  return used.filter((c) => MANTINE_CLASSES.has(c) && !loaded.has(c)).sort()
+}
+
 /** The console's colour scheme as the page shows it (Mantine's attribute on <html>). */
 export const colorSchemeOf = (page: Page) => page.evaluate<string | null>(`document.documentElement.getAttribute('data-mantine-color-scheme')`)
 
@@ -120,6 +144,7 @@ export const colorSchemeOf = (page: Page) => page.evaluate<string | null>(`docum
  */
 export async function checkPage(page: Page, name: string, { otherScheme = true }: { otherScheme?: boolean } = {}) {
   await page.waitForLoadState('networkidle')
+  expect(await unstyledMantineClasses(page), `Mantine components without their CSS in ${name}`).toEqual([])
   expect(await axeViolations(page), `accessibility of ${name}`).toEqual([])
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true })
   if (!otherScheme) return

@@ -91,6 +91,18 @@ describe('a flag page opened by its address', { timeout: 60_000 }, () => {
   })
 })
 
+describe('the project page', { timeout: 60_000 }, () => {
+  it('says who and how under its name, and compares each 30-day figure with the 30 days before', async () => {
+    await page.setViewportSize({ width: 1440, height: 900 })
+    await page.goto(`${ui.url}/projects/checkout`)
+    await expect.poll(() => page.getByTestId('project-summary').textContent()).toBe('The checkout and payment flows · Open project · 0 members')
+    const stats = page.getByLabel('Project statistics')
+    for (const label of ['Created (30 days)', 'Archived (30 days)', 'Changes (30 days)']) {
+      await expect.poll(() => stats.getByText(label).locator('xpath=..').textContent()).toMatch(/\d+ the 30 days before$/)
+    }
+  })
+})
+
 describe('the users page', { timeout: 60_000 }, () => {
   it('shows your own root role as text (not a disabled picker read as empty), and others’ as a picker', async () => {
     await page.goto(`${ui.url}/users`)

@@ -11,6 +11,7 @@ import { flagPath } from '../paths'
 import { ErrorMessage } from './error-message'
 import { EventCard } from './event-card'
 import { Loading } from './loading'
+import { BesideInput } from './beside-input'
 
 type Flag = Schemas['featureSchema']
 
@@ -166,7 +167,9 @@ export function FlagDependencies({ flag }: { flag: Flag }) {
         >
           <Group align="end" mt="sm">
             <ServerSelect label="Parent flag" placeholder="Type to search" queryKey={['project', flag.project, 'parent-candidates', flag.name]} search={searchParents} value={parent} onChange={setParent} w={220} />
-            <Switch label="Parent enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} mb={8} />
+            <BesideInput>
+              <Switch label="Parent enabled" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
+            </BesideInput>
             {enabled && <TagsInput label="Parent variants" description="Any variant when empty" value={variants} onChange={setVariants} w={220} />}
             <Button type="submit" disabled={!parent} loading={add.isPending}>
               {draftEnv ? 'Propose dependency' : 'Add dependency'}

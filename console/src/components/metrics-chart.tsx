@@ -2,10 +2,10 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 
 export type ExposurePoint = { label: string; yes: number; no: number }
 
-/** Exposures per hour or day as stacked bars (recharts, in a chunk of its own: the flag page does not wait for it). */
-export default function MetricsChart({ points }: { points: ExposurePoint[] }) {
+/** Exposures per hour or day as stacked bars (recharts, in a chunk of its own, loaded only when the chart is asked for: flag-metrics.tsx). */
+export default function MetricsChart({ points, height }: { points: ExposurePoint[]; height: number }) {
   return (
-    <ResponsiveContainer width="100%" height={220}>
+    <ResponsiveContainer width="100%" height={height}>
       <BarChart data={points} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
         <CartesianGrid strokeDasharray="3 3" vertical={false} />
         <XAxis dataKey="label" fontSize={11} interval="preserveStartEnd" minTickGap={16} />

@@ -11,6 +11,7 @@ import { Loading } from '../components/loading'
 import { projectPath } from '../paths'
 import { SERVICE_ACCOUNTS_KEY } from './service-accounts'
 import { SIGNAL_ENDPOINTS_KEY } from './signal-endpoints'
+import { BesideInput } from '../components/beside-input'
 
 type ActionSet = Schemas['actionsSchema']
 type Body = Schemas['createActionsSchema']
@@ -226,11 +227,13 @@ function ActionSetForm({
             <TextInput label={`Parameter of filter ${i + 1}`} required value={f.parameter} onChange={(e) => setFilter(i, { parameter: e.currentTarget.value })} />
             <NativeSelect label={`Operator of filter ${i + 1}`} data={OPERATORS} value={f.operator} onChange={(e) => setFilter(i, { operator: e.currentTarget.value as Filter['operator'] })} />
             <TextInput label={`Values of filter ${i + 1}`} required value={f.values} onChange={(e) => setFilter(i, { values: e.currentTarget.value })} />
-            <Checkbox label="Negate" checked={f.inverted} onChange={(e) => setFilter(i, { inverted: e.currentTarget.checked })} />
-            <Checkbox label="Any case" checked={f.caseInsensitive} onChange={(e) => setFilter(i, { caseInsensitive: e.currentTarget.checked })} />
-            <Button variant="outline" color="red.9" size="xs" onClick={() => setFilters((list) => list.filter((_, j) => j !== i))} aria-label={`Remove filter ${i + 1}`}>
-              Remove
-            </Button>
+            <BesideInput>
+              <Checkbox label="Negate" checked={f.inverted} onChange={(e) => setFilter(i, { inverted: e.currentTarget.checked })} />
+              <Checkbox label="Any case" checked={f.caseInsensitive} onChange={(e) => setFilter(i, { caseInsensitive: e.currentTarget.checked })} />
+              <Button variant="outline" color="red.9" size="xs" onClick={() => setFilters((list) => list.filter((_, j) => j !== i))} aria-label={`Remove filter ${i + 1}`}>
+                Remove
+              </Button>
+            </BesideInput>
           </Group>
         </Card>
       ))}

@@ -18,6 +18,7 @@ import { ParameterInput, parameterProblem, useStrategyTypes } from '../component
 import { VariantsEditor } from '../components/variants-editor'
 import { StrategySummary, VariantBar } from '../components/strategy-card'
 import { ProtectedBadge } from '../components/protected-badge'
+import { BesideInput } from '../components/beside-input'
 import { FlagMetrics } from '../components/flag-metrics'
 import { addToDraft, changeRequestsKey, useChangeRequestEnvironments, type Change } from '../api/change-requests'
 import { fromApiVariant, percent, toApiVariant, variantProblems, withWeights, type VariantDraft } from '../variants'
@@ -150,10 +151,14 @@ function Metadata({ flag }: { flag: Flag }) {
         <Stack gap="sm">
           {save.isError && <ErrorMessage error={save.error} />}
           <Textarea label="Description" value={description} onChange={(e) => setDescription(e.currentTarget.value)} />
-          <Group>
-            <Select label="Type" data={[...FLAG_TYPES]} value={type} onChange={(v) => v && setType(v as FlagType)} allowDeselect={false} />
-            <Switch label="Stale" checked={stale} onChange={(e) => setStale(e.currentTarget.checked)} mt="lg" />
-            <Switch label="Impression data" checked={impressionData} onChange={(e) => setImpressionData(e.currentTarget.checked)} mt="lg" />
+          <Group align="end" gap="md">
+            <Select label="Type" data={[...FLAG_TYPES]} value={type} onChange={(v) => v && setType(v as FlagType)} allowDeselect={false} w={200} />
+            <BesideInput>
+              <Switch label="Stale" checked={stale} onChange={(e) => setStale(e.currentTarget.checked)} />
+            </BesideInput>
+            <BesideInput>
+              <Switch label="Impression data" checked={impressionData} onChange={(e) => setImpressionData(e.currentTarget.checked)} />
+            </BesideInput>
           </Group>
           <Button type="submit" disabled={patch.length === 0} loading={save.isPending} w="fit-content">
             Save

@@ -19,6 +19,7 @@ import { FLAG_LIST_PAGE, flagListAddress, flagListSearch, flagListView, flagPath
 import { FLAG_TYPES, type FlagType } from '../flag-types'
 import type { ExportChoice } from '../components/export-flags'
 import classes from './project.module.css'
+import { plural } from '../plural'
 import { useCreateIntent } from '../create-intent'
 
 // Export and import are chunks of their own, loaded when their dialog opens.
@@ -56,7 +57,9 @@ function LiveProject({ projectId, project }: { projectId: string; project: Overv
             <Title order={1}>{project.name}</Title>
             <FavoriteStar projectId={projectId} favorite={project.favorite} />
           </Group>
-          {project.description && <Text c="dimmed">{project.description}</Text>}
+          <Text c="dimmed" data-testid="project-summary">
+            {[project.description, `${project.mode[0]!.toUpperCase()}${project.mode.slice(1)} project`, plural(project.members, 'member')].filter(Boolean).join(' · ')}
+          </Text>
           <Group gap="md">
             <Anchor component={Link} href={`${projectPath(projectId)}/change-requests`} size="sm">
               Change requests
@@ -130,7 +133,9 @@ function ArchivedProject({ projectId, project, archivedAt }: { projectId: string
             <Title order={1}>{project.name}</Title>
             <Badge color="gray.7">archived</Badge>
           </Group>
-          {project.description && <Text c="dimmed">{project.description}</Text>}
+          <Text c="dimmed" data-testid="project-summary">
+            {[project.description, `${project.mode[0]!.toUpperCase()}${project.mode.slice(1)} project`, plural(project.members, 'member')].filter(Boolean).join(' · ')}
+          </Text>
         </div>
         <Group gap="xs">
           {allows('UPDATE_PROJECT', projectId) && (
@@ -172,7 +177,7 @@ function ProjectStats({ project }: { project: Overview }) {
       <Stat label="Flags" value={project.featureTypeCounts.reduce((n, t) => n + t.count, 0)} />
       <Stat label="Created (30 days)" value={stats.createdCurrentWindow} hint={`${stats.createdPastWindow} the 30 days before`} />
       <Stat label="Archived (30 days)" value={stats.archivedCurrentWindow} hint={`${stats.archivedPastWindow} the 30 days before`} />
-      <Stat label="Changes (30 days)" value={stats.projectActivityCurrentWindow} hint={`${project.members} members · mode ${project.mode}`} />
+      <Stat label="Changes (30 days)" value={stats.projectActivityCurrentWindow} hint={`${stats.projectActivityPastWindow} the 30 days before`} />
     </SimpleGrid>
   )
 }

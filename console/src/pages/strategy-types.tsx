@@ -7,6 +7,7 @@ import { api, ok, type Schemas } from '../api/client'
 import { useAllows } from '../api/session'
 import { DeleteButton, EditDialog, ListPage, MutationForm, RowButton, RowTable } from '../components/list-page'
 import { STRATEGY_TYPES_KEY, useStrategyTypes, type StrategyType } from '../components/strategy-parameters'
+import { BesideInput } from '../components/beside-input'
 
 type ParameterDraft = Schemas['strategyParameterInputSchema']
 type ParameterType = ParameterDraft['type']
@@ -144,7 +145,9 @@ function StrategyTypeForm({ strategyType, onDone }: { strategyType?: StrategyTyp
             <Group align="end">
               <TextInput label={`Parameter ${i + 1} name`} required value={p.name} onChange={(e) => set(i, { name: e.currentTarget.value })} />
               <Select label={`Parameter ${i + 1} type`} data={PARAMETER_TYPES} value={p.type} onChange={(v) => v && set(i, { type: v as ParameterType })} allowDeselect={false} w={140} />
-              <Checkbox label="Required" checked={p.required ?? false} onChange={(e) => set(i, { required: e.currentTarget.checked })} mb={8} />
+              <BesideInput>
+                <Checkbox label="Required" checked={p.required ?? false} onChange={(e) => set(i, { required: e.currentTarget.checked })} />
+              </BesideInput>
               <ActionIcon variant="default" onClick={() => setParameters((ps) => ps.filter((_, j) => j !== i))} aria-label={`Remove parameter ${i + 1}`} mb={4}>
                 ×
               </ActionIcon>

@@ -146,12 +146,6 @@ export const MAX_ANSWER_BYTES = 32 * 1024 * 1024
 
 const encoder = new TextEncoder()
 
-const answerTooLarge = () =>
-  validationError(
-    `Rejecting evaluation as its answer would be more than ${MAX_ANSWER_BYTES} bytes (${MAX_ANSWER_BYTES / 1024 / 1024} MiB) of JSON. ` +
-      'Please reduce the number of selected environments, features or context field combinations.',
-  )
-
 /**
  * Every flag in every environment for every combination of the context's comma-separated values, evaluated before
  * anything is answered: past the request's budget, or past MAX_ANSWER_BYTES, this throws (a 400), never a response cut
@@ -162,22 +156,22 @@ const answerTooLarge = () =>
 function combinationsOf(environments: AdvancedEvaluation['environments'], context: PlaygroundContext, now: Date, meter: RegexMeter | undefined): Omit<AdvancedEvaluation, 'input'> {
   const contexts = contextCombinations(context).map((c) => ({ evaluations: environments.map((env) => inEnvironment(c.evaluation, env.name)), shown: encoder.encode(JSON.stringify(c.shown)) }))
   const flagCount = environments[0]?.flags.length ?? 0
-  const combinations = contexts.length
-  const evaluations: Uint8Array[] = new Array(flagCount * environments.length * combinations)
+  const evaluations: Uint8Array[] = new Array(flagCount * environments.length * contexts.length)
+  let at = 0
   let bytes = 0
-  // One combination at a time through every flag (the answer lists them flag by flag): what the engine works out once
-  // per context (its currentTime parsed, its parents' outcomes) stays at hand instead of being redone per flag.
-  for (let c = 0; c < combinations; c++) {
-    const shown = contexts[c]!.shown.length
+  for (let f = 0; f < flagCount; f++) {
     for (let e = 0; e < environments.length; e++) {
       const env = environments[e]!
-      const flags = env.flags
-      const openings = env.openings
-      const context = contexts[c]!.evaluations[e]!
-      for (let f = 0, at = e * combinations + c; f < flagCount; f++, at += environments.length * combinations) {
-        const evaluation = (evaluations[at] = flags[f]!.fragment(context, now, meter))
-        bytes += openings[f]!.length + shown + evaluation.length + 1
-        if (bytes > MAX_ANSWER_BYTES) throw answerTooLarge()
+      const flag = env.flags[f]!
+      for (let c = 0; c < contexts.length; c++) {
+        const evaluation = (evaluations[at++] = flag.fragment(contexts[c]!.evaluations[e]!, now, meter))
+        bytes += env.openings[f]!.length + contexts[c]!.shown.length + evaluation.length + 1
+      }
+      if (bytes > MAX_ANSWER_BYTES) {
+        throw validationError(
+          `Rejecting evaluation as its answer would be more than ${MAX_ANSWER_BYTES} bytes (${MAX_ANSWER_BYTES / 1024 / 1024} MiB) of JSON. ` +
+            'Please reduce the number of selected environments, features or context field combinations.',
+        )
       }
     }
   }

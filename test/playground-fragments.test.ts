@@ -35,6 +35,15 @@ const flags: PlaygroundFlag[] = [
     variants: [variant('x', 1000, { overrides: [{ contextName: 'userId', values: ['u2'] }] })],
   }),
   flag('off', { enabled: false, strategies: [strategy(1, 'default')] }),
+  // More results than a number holds (60 constraints): shared by the signature's text instead.
+  flag('many', {
+    strategies: [
+      strategy(1, 'default', {
+        constraints: Array.from({ length: 60 }, (_, i) => (i % 2 === 0 ? { contextName: 'region', operator: 'IN', values: ['eu'] } : { contextName: 'plan', operator: 'NOT_IN', values: ['pro'] })),
+      }),
+      strategy(2, 'userWithId', { parameters: { userIds: 'u2' } }),
+    ],
+  }),
   flag('opposite', { strategies: [strategy(1, 'remoteAddress', { parameters: { IPs: '10.0.0.0/8' } })], dependencies: [{ feature: 'parent', enabled: false }] }),
 ]
 const segments = [{ id: 1, name: 'adults', constraints: [{ contextName: 'age', operator: 'NUM_GTE', value: '18' }] }]

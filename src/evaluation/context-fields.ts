@@ -26,16 +26,20 @@ export function currentTimeOf(context: EvaluationContext, now: number): number {
   const value = context.currentTime
   if (value === undefined || value === null || value === '') return now
   if (value instanceof Date) return value.getTime()
-  // Every DATE_ constraint of a request reads the same text: it is parsed once (thousands of checks re-parsed it).
-  if (value !== lastTimeText) {
-    lastTimeText = value
-    lastTime = Date.parse(value)
-  }
-  return lastTime
+  // Every DATE_ constraint of a request reads the same few texts: each is parsed once (thousands of checks re-parsed
+  // it; the advanced playground's combinations take turns, flag after flag, so one remembered text was not enough).
+  for (let i = 0; i < TIMES_KEPT; i++) if (timeTexts[i] === value) return times[i]!
+  const time = Date.parse(value)
+  timeTexts[nextTime] = value
+  times[nextTime] = time
+  nextTime = (nextTime + 1) % TIMES_KEPT
+  return time
 }
 
-let lastTimeText: string | undefined
-let lastTime = NaN
+const TIMES_KEPT = 4
+const timeTexts: (string | undefined)[] = new Array<string | undefined>(TIMES_KEPT).fill(undefined)
+const times = new Float64Array(TIMES_KEPT)
+let nextTime = 0
 
 const currentTimeText: FieldGetter = (context, now) => {
   const value = context.currentTime

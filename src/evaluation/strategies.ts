@@ -2,7 +2,7 @@ import { prepareConstraint, type ContextTest, type PreparedConstraint } from './
 import { fieldGetter } from './context-fields.js'
 import { normalizedStrategyValue } from './hashing.js'
 import { remoteAddressMatcher } from './ip-ranges.js'
-import type { EvaluateOptions, EvaluationContext, SegmentDefinition, StrategyDefinition } from './types.js'
+import type { EvaluateOptions, EvaluationContext, SegmentDefinition, StrategyDefinition, VariantDefinition } from './types.js'
 import { prepareVariants, type PreparedVariants } from './variants.js'
 
 export interface PreparedSegment {
@@ -32,6 +32,8 @@ export interface PreparedStrategy {
   readonly activate: Activation
   readonly variants: PreparedVariants | null
   readonly usesTime: boolean
+  /** The playground's detail shows the definition's parameters and variants: frozen once, on first use (see detailed.ts). */
+  shown: { readonly parameters: Record<string, string>; readonly variants: VariantDefinition[] } | undefined
 }
 
 const nonEmpty = (value: string | undefined): string | undefined => (value ? value : undefined)
@@ -125,5 +127,6 @@ export function prepareStrategy(definition: StrategyDefinition, flagName: string
     // Strategy variants hash on the strategy's groupId and default to its stickiness.
     variants: prepareVariants(definition.variants, parameter('groupId') || flagName, parameter('stickiness') || 'default'),
     usesTime: all.some((c) => c.usesTime),
+    shown: undefined,
   }
 }

@@ -4,6 +4,7 @@ import {
   shownSizeOf,
   type DetailedConstraint,
   type DetailedEvaluation,
+  type DetailedOptions,
   type DetailedResult,
   type DetailedSegment,
   type EvaluationContext,
@@ -83,6 +84,37 @@ function signatureOf(detail: DetailedEvaluation): string {
   return `${key}#${v.enabled ? 1 : 0}${v.feature_enabled ? 1 : 0}${v.name}`
 }
 
+const resultCode = (result: DetailedResult) => (result === true ? 1 : result === false ? 0 : 2)
+/** Past it a signature's number would lose bits (a double holds 53): the signature is then signatureOf's text. */
+const MAX_SIGNATURE_NUMBER = 2 ** 50
+
+/**
+ * signatureOf's results as one number (its variant aside), where they fit: a flag's evaluations all list the same
+ * strategies, constraints and segments, so the results alone, in order, tell its evaluations apart. A constraint's
+ * result is read as which of its prepared constraint's two details was picked (reading `result` off the details,
+ * copies of every definition, saw as many shapes as there are definitions: the costliest line of the playground).
+ * -1 when they do not fit.
+ */
+function signatureNumber(flag: PreparedFlag, detail: DetailedEvaluation): number {
+  let key = 4 + resultCode(detail.enabled)
+  const strategies = detail.strategies
+  for (let i = 0; i < strategies.length; i++) {
+    const s = strategies[i]!
+    const prepared = flag.allStrategies[i]!.strategy
+    key = key * 4 + resultCode(s.result)
+    const constraints = s.constraints
+    for (let j = 0; j < constraints.length; j++) key = key * 2 + (constraints[j] === prepared.constraints[j]!.shown![1] ? 1 : 0)
+    for (let k = 0; k < s.segments.length; k++) {
+      const g = s.segments[k]!
+      const segment = prepared.segments[k]
+      key = key * 2 + (g.result ? 1 : 0)
+      if (segment !== undefined) for (let m = 0; m < g.constraints.length; m++) key = key * 2 + (g.constraints[m] === segment.constraints[m]!.shown![1] ? 1 : 0)
+    }
+    if (key >= MAX_SIGNATURE_NUMBER) return -1
+  }
+  return key
+}
+
 /** How many bytes of shared evaluations the evaluators of one preparation may still keep. */
 export interface FragmentBudget {
   bytes: number
@@ -110,6 +142,13 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
     return Math.random()
   }
   const optionsAt = (now: Date, meter: RegexMeter | undefined) => ({ unknownStrategies: true, now, random: draw, ...(meter ? { regexMeter: meter } : {}) })
+  // The advanced playground asks every evaluator for thousands of evaluations with one clock and one meter: their
+  // options are made once for them (two objects per evaluation showed in profiles); the last ones wait for the next request.
+  let fragmentOptions: DetailedOptions = {}
+  const fragmentOptionsAt = (now: Date, meter: RegexMeter | undefined): DetailedOptions => {
+    if (fragmentOptions.now !== now || fragmentOptions.regexMeter !== meter) fragmentOptions = { ...optionsAt(now, meter), answerCharged: true }
+    return fragmentOptions
+  }
   return flags.map((flag): FlagEvaluator => {
     const prepared: PreparedFlag = ruleset.flags.get(flag.name)!
     const needsHost = prepared.allStrategies.map((s) => s.strategy.needsHost)
@@ -124,6 +163,8 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
     }))
     const counting = flag.strategies.filter((s) => s.disabled !== true).length
     const fragments = new Map<string, Uint8Array>()
+    const byVariant = new Map<VariantResult, Map<number, Uint8Array>>()
+    let cached = 0
     let shown: number | undefined
     const view = (detail: DetailedEvaluation): EvaluatedFlag => {
       let anyOn = false
@@ -162,18 +203,32 @@ export function prepareEnvironment(flags: PlaygroundFlag[], segments: SegmentDef
       evaluate: (context, now, meter) => view(evaluateDetailed(prepared, context, optionsAt(now, meter))),
       fragment(context, now, meter) {
         random = false
-        const detail = evaluateDetailed(prepared, context, { ...optionsAt(now, meter), answerCharged: true })
+        const detail = evaluateDetailed(prepared, context, fragmentOptionsAt(now, meter))
         // The signature holds every result, not the clock: what a shared evaluation shows does not depend on when it
         // was made, so requests at other times reuse it.
-        const key = signatureOf(detail)
-        let bytes = random ? undefined : fragments.get(key)
+        // By number and variant where the results fit in a number (the variants are shared objects: which one is the
+        // name and payload shown); else by signatureOf's text.
+        const number = random ? -1 : signatureNumber(prepared, detail)
+        let byNumber: Map<number, Uint8Array> | undefined
+        let key: string | undefined
+        let bytes: Uint8Array | undefined
+        if (random) bytes = undefined
+        else if (number >= 0) {
+          byNumber = byVariant.get(detail.variant)
+          bytes = byNumber?.get(number)
+        } else bytes = fragments.get((key = signatureOf(detail)))
         if (bytes === undefined) {
           // Charged before it is made: the definitions the JSON repeats are most of its size.
           meter?.charge(Math.ceil((shown ??= shownSizeOf(prepared)) / JSON_CHARS_PER_STEP))
           const { hasUnsatisfiedDependency: _, ...evaluated } = view(detail)
           bytes = encoder.encode(`,${JSON.stringify({ projectId: flag.projectId, ...evaluated }).slice(1)}`)
-          if (!random && fragments.size < MAX_CACHED_SIGNATURES && budget.bytes >= bytes.length) {
-            fragments.set(key, bytes)
+          if (!random && cached < MAX_CACHED_SIGNATURES && budget.bytes >= bytes.length) {
+            if (key !== undefined) fragments.set(key, bytes)
+            else {
+              if (byNumber === undefined) byVariant.set(detail.variant, (byNumber = new Map()))
+              byNumber.set(number, bytes)
+            }
+            cached++
             budget.bytes -= bytes.length
           }
         }

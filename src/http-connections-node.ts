@@ -27,7 +27,9 @@ export function trackConnections(server: Server) {
     socket[IN_FLIGHT] = left
     if (draining && left === 0) socket.end()
   }
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+  // Before the server's own listener: an answer written at once (the SDK poll's 304, src/fast-poll-node.ts) is counted
+  // and, while draining, already tells the client to send nothing more on this connection.
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket as Counted
     socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 0) + 1
     // Tells the client not to send another request on this connection.

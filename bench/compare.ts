@@ -7,9 +7,10 @@
 //
 // Settings (environment): BENCH_DURATION (s per case, 10), BENCH_WARMUP (s, 2), BENCH_CONNECTIONS (10),
 // BENCH_POOL_SIZE (database connections of each server, 10), BENCH_CASES (a regular expression: run only
-// the cases it matches; RESULTS.md is then left alone), BENCH_CPU_PROF (a folder: Flagpost runs with
-// node --cpu-prof and leaves its profile there), BENCH_DB_STATS (1: print each run's statements, commits, WAL
-// bytes, CPU and the database's waits per request; bench/compare/db-stats.ts), PG_BIN (folder of initdb, pg_ctl, postgres).
+// the cases it matches; RESULTS.md is then left alone), BENCH_CPU_PROF (a folder: Flagpost, Unleash and
+// the bare route run with node --cpu-prof and leave their profiles there), BENCH_DB_STATS (1: print each run's statements,
+// commits, WAL bytes, CPU and the database's waits per request; bench/compare/db-stats.ts), PG_BIN (folder of initdb,
+// pg_ctl, postgres).
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -134,7 +135,7 @@ async function main() {
   const payload = await fetch(`${fp.url}/api/client/features`, { headers: { authorization: fp.clientToken, ...SDK_HEADERS } })
   const bodyFile = join(mkdtempSync(join(tmpdir(), 'flagpost-bare-')), 'payload.json')
   writeFileSync(bodyFile, Buffer.from(await payload.arrayBuffer()))
-  const bare = await startBareRoute({ root, bodyFile, etag: fp.etag ?? '"none"' })
+  const bare = await startBareRoute({ root, bodyFile, etag: fp.etag ?? '"none"', nodeArgs })
   const bareTarget: Target = { ...fp, kind: 'bare', url: bare.url }
 
   // Reads first, on the data as loaded; then the writes, which add events and change flags.

@@ -1,30 +1,40 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { Server as NetServer, type Socket } from 'node:net'
 
+/** The requests a connection has in flight (taken, not answered yet). */
+const IN_FLIGHT = Symbol('requests in flight')
+type Counted = Socket & { [IN_FLIGHT]?: number }
+
 /**
  * The Node server's connections, each with its requests in flight, for a shutdown that answers every request it has
  * taken: it stops listening, lets the event loop read what has already arrived, then ends (FIN, never a reset) each
  * connection once it has no request in flight; those left at the deadline are cut.
  */
 export function trackConnections(server: Server) {
-  const inFlight = new Map<Socket, number>()
+  const sockets = new Set<Counted>()
   let draining = false
   let accepted = 0
-  server.on('connection', (socket: Socket) => {
+  server.on('connection', (socket: Counted) => {
     accepted++
-    inFlight.set(socket, 0)
-    socket.once('close', () => inFlight.delete(socket))
+    socket[IN_FLIGHT] = 0
+    sockets.add(socket)
+    socket.once('close', () => sockets.delete(socket))
   })
-  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
-    const socket = request.socket
-    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1)
+  // Per request (each SDK poll): a counter on its socket and one shared listener, nothing allocated.
+  function answered(this: ServerResponse) {
+    const socket = this.req.socket as Counted
+    const left = (socket[IN_FLIGHT] ?? 1) - 1
+    socket[IN_FLIGHT] = left
+    if (draining && left === 0) socket.end()
+  }
+  // Before the server's own listener: an answer written at once (the SDK poll's 304, src/fast-poll-node.ts) is counted
+  // and, while draining, already tells the client to send nothing more on this connection.
+  server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
+    const socket = request.socket as Counted
+    socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 0) + 1
     // Tells the client not to send another request on this connection.
     if (draining) response.shouldKeepAlive = false
-    response.once('close', () => {
-      const left = (inFlight.get(socket) ?? 1) - 1
-      inFlight.set(socket, left)
-      if (draining && left === 0) socket.end()
-    })
+    response.on('close', answered)
   })
   return {
     /** Resolves once every connection has closed (ended when idle; cut at `deadline`, a Date.now() time). */
@@ -42,9 +52,9 @@ export function trackConnections(server: Server) {
       draining = true
       // Connections accepted last may hold a request not read yet: two turns of the event loop read it.
       for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setTimeout(resolve, 1))
-      for (const [socket, requests] of inFlight) if (requests === 0) socket.end()
+      for (const socket of sockets) if (socket[IN_FLIGHT] === 0) socket.end()
       const cut = setTimeout(() => {
-        for (const socket of inFlight.keys()) socket.destroy()
+        for (const socket of sockets) socket.destroy()
       }, Math.max(0, deadline - Date.now()))
       await closed
       clearTimeout(cut)

@@ -60,11 +60,14 @@ async function readTotals(db: Db): Promise<Totals> {
   return row!
 }
 
+const MAX_BOUND_CHILDREN = 4_096
+
 const PAYLOAD_ROUTES: SdkPayloadRoute[] = ['/api/client/features', '/api/client/delta', '/api/client/streaming', '/api/frontend']
 
 export function serverMetrics(token: string | undefined, db: () => Db, streams: () => Record<string, number>, pool?: PoolState): ServerMetrics {
   const registry = new Registry()
-  collectDefaultMetrics({ register: registry, prefix: 'flagpost_' })
+  // The process's own metrics (a GC observer, an event loop delay monitor) only where they can be scraped.
+  if (token !== undefined) collectDefaultMetrics({ register: registry, prefix: 'flagpost_' })
   const labelNames = ['route', 'method', 'status'] as const
   const requests = new Counter({ name: 'flagpost_http_requests_total', help: 'Requests answered, by route template, method and status', labelNames, registers: [registry] })
   const duration = new Histogram({
@@ -137,6 +140,10 @@ export function serverMetrics(token: string | undefined, db: () => Db, streams: 
     for (const [kind, count] of Object.entries(streams())) open.set({ kind }, count)
   }
 
+  // The request metrics' children per route template, method and status, made on first use: an observe per request
+  // (every SDK poll) hashes no labels.
+  const children = new Map<string, { requests: Counter.Internal; duration: Histogram.Internal<'route' | 'method' | 'status'>; poll: Counter.Internal | undefined }>()
+
   const expected = token === undefined ? undefined : Buffer.from(`Bearer ${token}`)
   const authorized = (header: string | null) => {
     if (!expected || header === null) return false
@@ -146,10 +153,18 @@ export function serverMetrics(token: string | undefined, db: () => Db, streams: 
 
   return {
     observe({ route, method, status, seconds }) {
-      const labels = { route, method, status: String(status) }
-      requests.inc(labels)
-      duration.observe(labels, seconds)
-      if ((route === '/api/client/features' || route === '/api/frontend') && method === 'GET' && (status === 200 || status === 304)) sdkPolls.inc({ route, status: String(status) })
+      const key = `${status} ${method} ${route}`
+      let bound = children.get(key)
+      if (bound === undefined) {
+        const labels = { route, method, status: String(status) }
+        const poll = (route === '/api/client/features' || route === '/api/frontend') && method === 'GET' && (status === 200 || status === 304)
+        bound = { requests: requests.labels(labels), duration: duration.labels(labels), poll: poll ? sdkPolls.labels({ route, status: String(status) }) : undefined }
+        // Route templates, methods and statuses are few; the bound is only a guard (past it, a child is made per call).
+        if (children.size < MAX_BOUND_CHILDREN) children.set(key, bound)
+      }
+      bound.requests.inc()
+      bound.duration.observe(seconds)
+      bound.poll?.inc()
     },
     payload: (route, bytes) => payloadSizes[route].observe(bytes),
     query: (seconds) => queryTime.observe(seconds),

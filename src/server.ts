@@ -1,4 +1,4 @@
-import type { Server } from 'node:http'
+import { createServer as createHttpServer, type RequestListener, type Server, type ServerOptions } from 'node:http'
 import { endStreamsOnHangUp, trackConnections } from './http-connections-node.js'
 import { serve } from '@hono/node-server'
 import { createApp } from './app.js'
@@ -11,6 +11,8 @@ import { MIN_PASSWORD_LENGTH } from './users/passwords.js'
 import { serverMetrics, type ServerMetrics } from './metrics-node.js'
 import { withConsole } from './console-node.js'
 import { createLogger, errorFields, readLogOptions, type LogOptions } from './http/request-log.js'
+import { bufferedLogWriter } from './log-writer-node.js'
+import { nodeFastPolls } from './fast-poll-node.js'
 import { withCompression } from './compression-node.js'
 import { openPg, openPglite, type NodeDbHandle } from './db-node.js'
 import { ANALYZE_CHECK_MS, analyzeTables } from './db-analyze-node.js'
@@ -197,7 +199,7 @@ function httpUrl(value: string | undefined, name: string): string | undefined {
  * Opens and migrates the database, makes sure an admin token exists, and serves the app. `clock` (default: the system's)
  * is the time of everything the server does: requests, and the jobs it runs at start and then periodically.
  */
-export async function startServer(config: ServerConfig, { clock = () => new Date() }: { clock?: Clock } = {}) {
+export async function startServer(config: ServerConfig, { clock = () => new Date(), onFastPoll }: { clock?: Clock; /** Tests: each SDK poll answered before the router. */ onFastPoll?: () => void } = {}) {
   const logger = createLogger(config.log ?? { format: 'pretty', level: 'warn' })
   const database: NodeDbHandle = config.databaseUrl
     ? openPg(config.databaseUrl, { onIdleError: (error) => logger.log('error', 'database connection lost (the next query opens another)', errorFields(error)) })
@@ -226,7 +228,7 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     delivery,
     publicUrl: config.publicUrl,
     email,
-    sdk: { frontendCorsOrigins: config.frontendCorsOrigins, clientNewApplicationsPerDay: config.clientNewApplicationsPerDay, observePayload: measured ? metrics.payload : undefined },
+    sdk: { frontendCorsOrigins: config.frontendCorsOrigins, clientNewApplicationsPerDay: config.clientNewApplicationsPerDay, observePayload: measured ? metrics.payload : undefined, onFastPoll },
     streams: (sdk) => (hub = makeHub(sdk)),
     observe: measured ? metrics.observe : undefined,
     log: config.log,
@@ -282,9 +284,16 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   }
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const routed = endStreamsOnHangUp(withCompression(withMetrics(metrics, withConsole(app.routed, config.consoleDir))))
-    // The unchanged SDK poll is answered first, synchronously: node-server then writes it without awaiting a promise.
-    // Its 304 is what the wrappers would pass unchanged (no compression of a 304, not the scrape, an app path).
-    const s = serve({ fetch: (request, env) => app.fastPoll(request) ?? routed(request, env), port: config.port, hostname: config.host }, () => resolve(s))
+    // The unchanged SDK poll is answered first, from Node's request itself (src/fast-poll-node.ts), before node-server
+    // makes a Web request of it. Its 304 is what the wrappers would pass unchanged (no compression of a 304, not the
+    // scrape, an app path); anything else goes to node-server and the wrappers.
+    const fastPoll = nodeFastPolls(app.fastPoll)
+    // node-server makes its server with (serverOptions, its request listener).
+    const createServer = ((options: ServerOptions, listener: RequestListener) =>
+      createHttpServer(options, (request, response) => {
+        if (!fastPoll(request, response)) listener(request, response)
+      })) as typeof createHttpServer
+    const s = serve({ fetch: routed, port: config.port, hostname: config.host, createServer }, () => resolve(s))
   })
   const connections = trackConnections(server as unknown as Server)
   // A client may close its side once it has sent its request (half-close) and still read the answer. Node's
@@ -336,7 +345,10 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
 }
 
 async function main() {
-  const config = readConfig()
+  const read = readConfig()
+  // Log lines through a buffer (one write per turn of the event loop, not one per request), flushed on exit.
+  const logs = bufferedLogWriter()
+  const config: ServerConfig = read.log ? { ...read, log: { ...read.log, write: logs.write } } : read
   const server = await startServer(config)
   console.log(`Flagpost is listening on ${server.url} (database: ${config.databaseUrl ? 'DATABASE_URL' : `embedded, in ${config.dataDir}`})`)
   console.log(`API reference: ${server.url}/docs`)
@@ -352,6 +364,7 @@ async function main() {
   const stop = async (signal: string) => {
     if (stopping) return
     stopping = true
+    logs.flush()
     console.log(`${signal}: shutting down (requests in flight and background work get up to ${config.shutdownWaitMs ?? SHUTDOWN_WAIT_MS} ms)`)
     await server.close()
     process.exit(0)

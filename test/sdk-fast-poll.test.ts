@@ -39,9 +39,11 @@ afterAll(async () => {
 })
 
 /** One request over HTTP/1.1 with the answer's raw header lines (names as sent, in order, repeats kept). */
-function raw(path: string, headers: Record<string, string>, method = 'GET', at = base): Promise<{ status: number; rawHeaders: string[]; body: string }> {
+function raw(path: string, headers: Record<string, string> | string[], method = 'GET', at = base): Promise<{ status: number; rawHeaders: string[]; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${at}${path}`, { headers, method }, (res) => {
+    // The path as given, sent as it is (a URL would drop an empty query).
+    const { hostname, port } = new URL(at)
+    const req = request({ hostname, port, path, headers, method }, (res) => {
       let body = ''
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => (body += chunk))
@@ -214,28 +216,64 @@ describe('with fastPolls off', () => {
   })
 })
 
-describe('on the Node server (src/server.ts asks the fast path before its wrappers)', () => {
-  it('answers the routed 304’s header lines and counts every poll in the Prometheus metrics as routed', async () => {
+describe('on the Node server (src/fast-poll-node.ts answers from Node’s request, before node-server and the wrappers)', () => {
+  it('answers from Node’s request the routed 304’s header lines and log line, routes whatever Node could read differently, and counts every poll in the Prometheus metrics', async () => {
     const METRICS = 'fast-poll-scrape-token-0123'
     const ADMIN = '*:*.fast-poll-server-admin-0123456789'
     const CLIENT = 'default:development.fast-poll-server-client-0123456789'
     const dataDir = await mkdtemp(join(tmpdir(), 'flagpost-fast-poll-'))
-    const node = await startServer({ ...readConfig({ INIT_CLIENT_API_TOKENS: CLIENT, FLAGPOST_METRICS_TOKEN: METRICS }), port: 0, host: '127.0.0.1', dataDir, initAdminTokens: [ADMIN] })
+    const logged: string[] = []
+    let nodeFast = 0
+    const node = await startServer(
+      { ...readConfig({ INIT_CLIENT_API_TOKENS: CLIENT, FLAGPOST_METRICS_TOKEN: METRICS }), port: 0, host: '127.0.0.1', dataDir, initAdminTokens: [ADMIN], log: { format: 'json', level: 'info', write: (line) => logged.push(line) } },
+      { onFastPoll: () => nodeFast++ },
+    )
     try {
       const first = await fetch(`${node.url}/api/client/features`, { headers: { authorization: CLIENT, ...SPEC } })
       expect(first.status).toBe(200)
       const etag = first.headers.get('etag')!
+      const lastLine = () => {
+        const { time, durationMs, ...rest } = JSON.parse(logged.at(-1)!)
+        return rest
+      }
+      // Routed once more (a write moved the memo's generation on), then answered from Node's request: the same lines.
+      const write = await fetch(`${node.url}/api/admin/api-tokens`, { method: 'POST', headers: { authorization: ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ tokenName: 'moves-the-generation', type: 'frontend', projects: ['*'], environment: 'development' }) })
+      expect(write.status).toBe(201)
+      const routed = await raw('/api/client/features', { authorization: CLIENT, ...SPEC, 'if-none-match': etag, 'x-request-id': 'node-routed' }, 'GET', node.url)
+      const routedLine = lastLine()
+      expect([routed.status, nodeFast]).toEqual([304, 0])
       for (let i = 0; i < 5; i++) {
         const res = await raw('/api/client/features', { authorization: CLIENT, ...SPEC, 'if-none-match': etag, 'x-request-id': `node-${i}` }, 'GET', node.url)
         expect(res.status).toBe(304)
         expect(res.rawHeaders.filter((_, j) => j % 2 === 0).map((n) => n.toLowerCase())).toEqual(['etag', 'x-request-id', 'date', 'connection', 'keep-alive'])
         expect([res.rawHeaders[1], res.rawHeaders[3], res.body]).toEqual([etag, `node-${i}`, ''])
+        expect(lastLine()).toEqual({ ...routedLine, requestId: `node-${i}` })
       }
+      expect(nodeFast).toBe(5)
+      expect(lastLine()).toMatchObject({ level: 'info', msg: 'request', method: 'GET', route: '/api/client/features', status: 304, principal: 'client-token' })
+      // Whatever the Node request's own reading could take differently from the app's goes the routed way: a repeated
+      // Authorization (Node keeps the first, the app's Headers join them: no such token), a query (even empty), HEAD.
+      const repeated = await raw('/api/client/features', ['host', new URL(node.url).host, 'authorization', CLIENT, 'authorization', CLIENT, 'unleash-client-spec', '5.2.0', 'if-none-match', etag], 'GET', node.url)
+      expect(repeated.status).toBe(401)
+      const query = await raw('/api/client/features?', { authorization: CLIENT, ...SPEC, 'if-none-match': etag }, 'GET', node.url)
+      const head = await raw('/api/client/features', { authorization: CLIENT, ...SPEC, 'if-none-match': etag }, 'HEAD', node.url)
+      expect([query.status, head.status]).toEqual([304, 304])
+      expect(nodeFast).toBe(5)
+      // A token deleted through the app is refused at once, not answered from memory.
+      const other = (await (await fetch(`${node.url}/api/admin/api-tokens`, { method: 'POST', headers: { authorization: ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ tokenName: 'gone', type: 'client', projects: ['*'], environment: 'development' }) })).json()) as { secret: string }
+      const otherEtag = (await fetch(`${node.url}/api/client/features`, { headers: { authorization: other.secret, ...SPEC } })).headers.get('etag')!
+      expect((await raw('/api/client/features', { authorization: other.secret, ...SPEC, 'if-none-match': otherEtag }, 'GET', node.url)).status).toBe(304)
+      expect(nodeFast).toBe(6)
+      expect((await fetch(`${node.url}/api/admin/api-tokens/${encodeURIComponent(other.secret)}`, { method: 'DELETE', headers: { authorization: ADMIN } })).status).toBeLessThan(300)
+      expect((await raw('/api/client/features', { authorization: other.secret, ...SPEC, 'if-none-match': otherEtag }, 'GET', node.url)).status).toBe(401)
+      expect(nodeFast).toBe(6)
+      const polls = 5 + 1 + 1
       const text = await (await fetch(`${node.url}/internal-backstage/prometheus`, { headers: { authorization: `Bearer ${METRICS}` } })).text()
       const value = (line: RegExp) => Number(text.split('\n').find((l) => line.test(l))?.split(' ').at(-1))
-      expect(value(/^flagpost_sdk_polls_total\{.*status="304"/)).toBe(5)
-      expect(value(/^flagpost_http_requests_total\{route="\/api\/client\/features",method="GET",status="304"\}/)).toBe(5)
-      expect(value(/^flagpost_http_request_duration_seconds_count\{route="\/api\/client\/features",method="GET",status="304"\}/)).toBe(5)
+      // Every 304 poll answered (routed, from Node's request, the query's): the HEAD is not a poll.
+      expect(value(/^flagpost_sdk_polls_total\{.*status="304"/)).toBe(polls + 1)
+      expect(value(/^flagpost_http_requests_total\{route="\/api\/client\/features",method="GET",status="304"\}/)).toBe(polls + 1)
+      expect(value(/^flagpost_http_request_duration_seconds_count\{route="\/api\/client\/features",method="GET",status="304"\}/)).toBe(polls + 1)
     } finally {
       await node.close()
       await rm(dataDir, { recursive: true, force: true })

@@ -56,7 +56,7 @@ describe('SIGTERM on the Node server', () => {
 
     const port = await freePort()
     const child = spawn(process.execPath, [bundle], {
-      env: { ...process.env, FLAGPOST_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', INIT_ADMIN_API_TOKENS: ADMIN, FLAGPOST_ALLOW_PRIVATE_WEBHOOKS: 'true', FLAGPOST_WEBHOOK_TIMEOUT_MS: '60000', SHUTDOWN_WAIT_MS: String(SHUTDOWN_WAIT_MS), LOG_LEVEL: 'warn' },
+      env: { ...process.env, FLAGPOST_DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', INIT_ADMIN_API_TOKENS: ADMIN, FLAGPOST_ALLOW_PRIVATE_WEBHOOKS: 'true', FLAGPOST_WEBHOOK_TIMEOUT_MS: '60000', SHUTDOWN_WAIT_MS: String(SHUTDOWN_WAIT_MS), LOG_LEVEL: 'info' },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     let output = ''
@@ -146,6 +146,11 @@ describe('SIGTERM on the Node server', () => {
     expect(output).toMatch(/SIGTERM: shutting down/)
     expect(at - tookSignal).toBeLessThan(SHUTDOWN_WAIT_MS + 2000)
     expect(output).toMatch(/claimed background work not finished, handed back released=1 actionRuns=\[\] deliveries=\[\d+\]/)
+    // Every request answered has its log line (written through a buffer, flushed at the latest on exit), the last
+    // ones answered during the shutdown included.
+    const polls = outcomes.filter((_, i) => i % 4 === 0)
+    expect(output.split('\n').filter((l) => /INFO +request .*route="\/api\/client\/features" status=200/.test(l))).toHaveLength(polls.length)
+    expect(output.split('\n').filter((l) => /INFO +request .*route="\/health" status=200/.test(l)).length).toBeGreaterThanOrEqual(IN_FLIGHT / 4)
 
     // The delivery is back in the queue, unclaimed: the next process makes it at once.
     const database = await openPglite({ dataDir })

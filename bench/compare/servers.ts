@@ -65,8 +65,8 @@ export async function installUnleash(root: string): Promise<{ dir: string; versi
 }
 
 /** The bare Hono route (bench/compare/bare-route.mjs) serving `body` with `etag`: the SDK rows' physical limit. */
-export async function startBareRoute(options: { root: string; bodyFile: string; etag: string }): Promise<{ url: string }> {
-  const child = startChild('bare route', process.execPath, [join(options.root, 'bench', 'compare', 'bare-route.mjs')], {
+export async function startBareRoute(options: { root: string; bodyFile: string; etag: string; nodeArgs?: string[] }): Promise<{ url: string }> {
+  const child = startChild('bare route', process.execPath, [...(options.nodeArgs ?? []), join(options.root, 'bench', 'compare', 'bare-route.mjs')], {
     cwd: options.root,
     env: { ...process.env, NODE_ENV: 'production', BENCH_BARE_BODY_FILE: options.bodyFile, BENCH_BARE_ETAG: options.etag },
   })

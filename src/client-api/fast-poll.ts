@@ -36,9 +36,20 @@ export interface FastPollDeps {
  * expired token; a frontend or admin token) returns undefined: the app's router answers it, with every middleware.
  * The 304 does not depend on Accept-Encoding (the compression passes 304s as they are), so that header is not read.
  */
-export function fastPolls(deps: FastPollDeps): (request: Request) => Response | undefined {
+/** The fast path for a server that reads requests itself (the Node server: src/fast-poll-node.ts). */
+export interface FastPoll {
+  (request: Request): Response | undefined
+  /**
+   * The same decision for `GET /api/client/features` without a query (the caller has checked the method and path), from
+   * a reader of the request's headers (lowercase names; null or undefined when absent): the 304's header record when
+   * it answers (its log line and metrics written), else undefined (route it).
+   */
+  answer(header: (name: string) => string | null | undefined): { etag: string; 'x-request-id': string } | undefined
+}
+
+export function fastPolls(deps: FastPollDeps): FastPoll {
   const { sdk, clock, logger, observe } = deps
-  if (!sdk.options.fastPolls) return () => undefined
+  if (!sdk.options.fastPolls) return Object.assign(() => undefined, { answer: () => undefined })
   const logRequests = logger.enabled('info')
   const timed = logRequests || observe !== undefined
   // The scope keys of a resolved principal without filters, with and without segments (one object per token lookup).
@@ -53,11 +64,10 @@ export function fastPolls(deps: FastPollDeps): (request: Request) => Response | 
     return known
   }
   /** The ETag to answer 304 with, and who asked, when the routed request would answer exactly that from memory. */
-  const unchanged = (request: Request): { etag: string; principal: ClientToken } | undefined => {
-    const headers = request.headers
-    const ifNoneMatch = headers.get('if-none-match')
+  const unchanged = (header: (name: string) => string | null | undefined): { etag: string; principal: ClientToken } | undefined => {
+    const ifNoneMatch = header('if-none-match')
     if (!ifNoneMatch) return undefined
-    const credential = credentialOf(headers.get('authorization') ?? undefined)
+    const credential = credentialOf(header('authorization') ?? undefined)
     if (credential === undefined) return undefined
     const remembered = sdk.tokens.lookup(credential)
     if (remembered === undefined || !remembered.fresh) return undefined
@@ -67,28 +77,23 @@ export function fastPolls(deps: FastPollDeps): (request: Request) => Response | 
     const known = sdk.revisions.known()
     if (known === undefined || !known.fresh) return undefined
     const [withSegments, inline] = keysOf(principal)
-    const held = sdk.payloads.get(supportsSegments(headers.get('unleash-client-spec')) ? withSegments : inline)
+    const held = sdk.payloads.get(supportsSegments(header('unleash-client-spec')) ? withSegments : inline)
     if (held === undefined || held.generation !== sdk.revisions.generation || isNewer(known.revision, held.revision)) return undefined
-    return etagMatches(ifNoneMatch, held.etag) ? { etag: held.etag, principal } : undefined
+    // The SDK sends back the one ETag it was given: compared as it is first, as a list of candidates only if it differs.
+    return ifNoneMatch === held.etag || etagMatches(ifNoneMatch, held.etag) ? { etag: held.etag, principal } : undefined
   }
-  return (request) => {
-    if (request.method !== 'GET') return undefined
-    const url = request.url
-    // The path as Hono reads it (from the first `/` after the scheme's `//`), exactly, and nothing after it: no query.
-    const at = url.indexOf('/', url.indexOf(':') + 4)
-    if (at < 0 || url.length - at !== CLIENT_FEATURES_PATH.length || !url.endsWith(CLIENT_FEATURES_PATH)) return undefined
+  const answer: FastPoll['answer'] = (header) => {
     const start = timed ? performance.now() : 0
     let found: ReturnType<typeof unchanged>
     let requestId: string
     try {
-      found = unchanged(request)
+      found = unchanged(header)
       if (found === undefined) return undefined
-      requestId = requestIdOf(request.headers.get('x-request-id'))
+      requestId = requestIdOf(header('x-request-id'))
     } catch {
       // Never a reason for a 500: whatever goes wrong here, the router answers.
       return undefined
     }
-    const response = new Response(null, { status: 304, headers: { etag: found.etag, 'x-request-id': requestId } })
     try {
       sdk.options.onFastPoll?.()
       if (logRequests) logRequest(logger, requestId, 'GET', CLIENT_FEATURES_PATH, 304, start, found.principal)
@@ -96,6 +101,16 @@ export function fastPolls(deps: FastPollDeps): (request: Request) => Response | 
     } catch {
       // A log or a metric that fails never turns the answer into a 500.
     }
-    return response
+    return { etag: found.etag, 'x-request-id': requestId }
   }
+  const fastPoll = (request: Request) => {
+    if (request.method !== 'GET') return undefined
+    const url = request.url
+    // The path as Hono reads it (from the first `/` after the scheme's `//`), exactly, and nothing after it: no query.
+    const at = url.indexOf('/', url.indexOf(':') + 4)
+    if (at < 0 || url.length - at !== CLIENT_FEATURES_PATH.length || !url.endsWith(CLIENT_FEATURES_PATH)) return undefined
+    const answered = answer((name) => request.headers.get(name))
+    return answered === undefined ? undefined : new Response(null, { status: 304, headers: answered })
+  }
+  return Object.assign(fastPoll, { answer })
 }

@@ -65,10 +65,13 @@ async function call(method: string, path: string, options: { body?: unknown; tok
 
 const query = async <T = Record<string, unknown>>(sqlText: string, params: unknown[] = []) => (await postgres!.database.client.query<T>(sqlText, params)).rows
 
-/** Waits until the database has answered nothing for a moment and no WebSocket is open: the request's work after its response is done. */
+/**
+ * Waits until the database has answered nothing for a moment (200 ms) and no WebSocket is open: the request's work after
+ * its response is done. (100 ms let an earlier request's late round trip be counted to the next one once in CI, under load.)
+ */
 async function settled() {
   let last = postgres!.roundTrips()
-  for (let quiet = 0; quiet < 4; ) {
+  for (let quiet = 0; quiet < 8; ) {
     await new Promise((r) => setTimeout(r, 25))
     const now = postgres!.roundTrips()
     quiet = now.http === last.http && now.webSocket === last.webSocket && postgres!.relayConnections().open === 0 ? quiet + 1 : 0

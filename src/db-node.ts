@@ -99,7 +99,13 @@ export function openPg(connectionString: string, { onIdleError }: { onIdleError?
   pool.on('error', (error) => onIdleError?.(error))
   let observe: ((seconds: number) => void) | undefined
   // Every connection's queries, a transaction's included (drizzle runs those on a connection it takes from the pool).
-  pool.on('connect', (client) => void (client.query = timed(client.query.bind(client) as QueryFunction, () => observe) as typeof client.query))
+  pool.on('connect', (client) => {
+    client.query = timed(client.query.bind(client) as QueryFunction, () => observe) as typeof client.query
+    // The pool hears a connection's error only while it is idle: one that fails while a request holds it (a transaction
+    // drizzle took from the pool) would be an unheard 'error' event ending the process. Its query rejects with the
+    // error (the request answers it); nothing more to do here.
+    client.on('error', () => {})
+  })
   const db = drizzlePg(pool, { schema })
   useNamedStatements(db as unknown as DbHandle['db'])
   return {

@@ -6,7 +6,8 @@ import { rm } from 'node:fs/promises'
 import { afterAll, describe, expect, it } from 'vitest'
 import { MIGRATIONS } from '../src/health/migrations.js'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
-import { openPglite } from '../src/db-node.js'
+import { sql } from 'drizzle-orm'
+import { openPg, openPglite } from '../src/db-node.js'
 import { readConfig, startServer } from '../src/server.js'
 import { createTestApp } from './helpers/app.js'
 import { migratedDataDir, migratedTemplate } from './helpers/data-dir.js'
@@ -106,6 +107,28 @@ describe('GET /ready on the Node server', () => {
     } finally {
       await server.close()
       await postgres.stop()
+      await embedded.close()
+    }
+  })
+
+  it('rejects a transaction whose connection closes under it, the process still running (no unheard error event)', async () => {
+    const embedded = await openPglite({ loadDataDir: await migratedTemplate() })
+    const postgres = new PGLiteSocketServer({ db: embedded.client, host: '127.0.0.1', port: 0 })
+    await postgres.start()
+    process.env.DATABASE_POOL_SIZE = '1'
+    const handle = openPg(`postgres://postgres@127.0.0.1:${postgres.getServerConn().split(':').pop()}/postgres`)
+    delete process.env.DATABASE_POOL_SIZE
+    try {
+      const transaction = handle.db.transaction(async (tx) => {
+        await tx.execute(sql`select 1`)
+        // The database goes away while the transaction holds its connection.
+        await postgres.stop()
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        await tx.execute(sql`select 2`)
+      })
+      await expect(transaction).rejects.toThrow()
+    } finally {
+      await handle.close().catch(() => {})
       await embedded.close()
     }
   })

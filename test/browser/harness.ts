@@ -78,9 +78,14 @@ export async function startConsole(env: Record<string, string> = {}): Promise<Co
       await page.getByRole('button', { name: 'Sign in' }).click()
     },
     async close() {
-      await Promise.all(contexts.splice(0).map((context) => context.close()))
-      await server.close()
-      await rm(dataDir, { recursive: true, force: true })
+      // The server and its folder go whatever the contexts do (a crashed Chromium): the next file in this process
+      // must not find this file's server, database and jobs still running.
+      try {
+        await Promise.allSettled(contexts.splice(0).map((context) => context.close()))
+      } finally {
+        await server.close()
+        await rm(dataDir, { recursive: true, force: true })
+      }
     },
   }
 }

@@ -349,8 +349,10 @@ describe('the flag and project lifecycle', { timeout: 60_000 }, () => {
     await page.getByRole('row', { name: /staging/ }).waitFor({ state: 'detached' })
     expect(await environment('staging')).toBeUndefined()
 
+    // A project's environments are removed on its settings page.
     await page.goto(`${ui.url}/projects/garden`)
-    await page.getByRole('heading', { name: 'Garden' }).waitFor()
+    await page.getByRole('link', { name: 'Settings', exact: true }).click()
+    await page.getByRole('heading', { name: 'Garden · Settings' }).waitFor()
     acceptNextConfirm(page)
     await page.getByRole('button', { name: 'Remove environment dev-copy from the project' }).click()
     await page.getByRole('button', { name: 'Remove environment dev-copy from the project' }).waitFor({ state: 'detached' })

@@ -79,8 +79,10 @@ function ProjectEnvironments({ projectId, environments }: { projectId: string; e
             {allows('UPDATE_PROJECT', projectId, env) && (
               <Button
                 size="compact-xs"
-                color="red"
                 variant="subtle"
+                // Red text on a grey hover tint: red's own tint under the pointer leaves the text below AA contrast.
+                color="gray"
+                c="red.9"
                 loading={remove.isPending && remove.variables === env}
                 onClick={() => window.confirm(`Remove ${env} from ${projectId}? Its flags lose their switches, strategies and variants there.`) && remove.mutate(env)}
                 aria-label={`Remove environment ${env} from the project`}

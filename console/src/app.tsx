@@ -45,6 +45,7 @@ const ServiceAccountsPage = lazyPage(() => import('./pages/service-accounts'))
 const SignalEndpointsPage = lazyPage(() => import('./pages/signal-endpoints'))
 const ActionSetsPage = lazyPage(() => import('./pages/action-sets'))
 const ProjectApiTokensPage = lazyPage(() => import('./pages/project-api-tokens'))
+const ProjectSettingsPage = lazyPage(() => import('./pages/project-settings'))
 
 /**
  * Asks for the page the address names, and for the data it shows first, as the console starts: in parallel with the
@@ -119,6 +120,7 @@ function SignedIn() {
           <Route path="/projects/:projectId/context-fields">{(params) => <ContextFieldsPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/actions">{(params) => <ActionSetsPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/api-tokens">{(params) => <ProjectApiTokensPage projectId={params.projectId} />}</Route>
+          <Route path="/projects/:projectId/settings">{(params) => <ProjectSettingsPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/change-requests">{(params) => <ChangeRequestsPage projectId={params.projectId} />}</Route>
           <Route path="/projects/:projectId/change-requests/:id">{(params) => <ChangeRequestPage projectId={params.projectId} id={params.id} />}</Route>
           <Route path="/approvals" component={ApprovalsPage} />

@@ -123,6 +123,8 @@ export function titleOf(location: string): string {
     const project = parts[1]!
     if (parts[2] === 'flags' && parts[3]) name = `${parts[3]} · ${project}`
     else if (parts[2] === 'change-requests' && parts[3]) name = `Change request ${parts[3]} · ${project}`
+    // The settings page puts the project's name in place of its id once it has read it (pages/project-settings.tsx).
+    else if (parts[2] === 'settings') name = `${project} · Settings`
     else if (parts[2] && PROJECT_PAGES[parts[2]]) name = `${PROJECT_PAGES[parts[2]]} · ${project}`
     else name = `Project ${project}`
   } else {

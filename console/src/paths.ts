@@ -2,6 +2,8 @@
 // early.ts, the first script a page runs, takes this module with it.
 
 export const projectPath = (projectId: string) => `/projects/${encodeURIComponent(projectId)}`
+/** A project's settings page: its members and roles, environments and change request settings. */
+export const projectSettingsPath = (projectId: string) => `${projectPath(projectId)}/settings`
 export const flagPath = (projectId: string, flagName: string) => `${projectPath(projectId)}/flags/${encodeURIComponent(flagName)}`
 
 /** What the signed-in user was doing when a 401 sent them to the sign-in page. */

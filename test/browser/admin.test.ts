@@ -172,7 +172,7 @@ describe('the administration pages', { timeout: 60_000 }, () => {
     await expect.poll(async () => (await dana()).rootRole).toBe(2)
     await checkPage(page, 'users')
 
-    await page.goto(`${ui.url}/projects/shop`)
+    await page.goto(`${ui.url}/projects/shop/settings`)
     await page.getByRole('heading', { name: 'Members and roles' }).waitFor()
     // The picker searches the users as one types.
     await comboboxOf(body(page), 'User or group to add').fill('scul')
@@ -260,7 +260,9 @@ describe('the administration pages', { timeout: 60_000 }, () => {
     await owner.getByRole('heading', { name: 'Your dashboard' }).waitFor()
     // Not an admin: no Users page.
     expect(await nav(owner).getByRole('link').allTextContents()).not.toContain('Users')
+    // The project's Owner finds its Settings under its title.
     await owner.goto(`${ui.url}/projects/orchard`)
+    await owner.getByRole('link', { name: 'Settings', exact: true }).click()
     await owner.getByRole('heading', { name: 'Members and roles' }).waitFor()
 
     const picker = comboboxOf(body(owner), 'User or group to add')

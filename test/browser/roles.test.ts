@@ -105,7 +105,7 @@ describe('roles and groups in the console', { timeout: 90_000 }, () => {
     expect(group.users.map((u: { user: { username: string } }) => u.user.username)).toEqual(['sam'])
     await checkPage(page, 'groups')
 
-    await page.goto(`${ui.url}/projects/vault`)
+    await page.goto(`${ui.url}/projects/vault/settings`)
     await page.getByRole('heading', { name: 'Members and roles' }).waitFor()
     await choose(page, page.locator('body'), 'User or group to add', 'Releasers')
     // The list stays open while roles are picked.

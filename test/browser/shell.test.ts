@@ -291,7 +291,7 @@ describe('the console frame', { timeout: 90_000 }, () => {
 
   it('sets a project’s change request settings per environment: on, and the approvals needed', async () => {
     const page = await adminPage()
-    await page.goto(`${ui.url}/projects/billing`)
+    await page.goto(`${ui.url}/projects/billing/settings`)
     const settings = page.getByRole('region', { name: 'Change request settings' })
     await settings.getByRole('switch', { name: 'Change requests in development' }).click({ force: true })
     await settings.getByLabel('Required approvals in development').fill('3')

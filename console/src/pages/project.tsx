@@ -1,4 +1,3 @@
-import { ChangeRequestSettings } from '../components/change-request-settings'
 import { FavoriteStar } from '../components/favorite-star'
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from 'react'
 import { Alert, Anchor, Badge, Button, Card, Checkbox, Group, List, Pagination, Select, SimpleGrid, Stack, Switch, Text, TextInput, Textarea, Title } from '@mantine/core'
@@ -14,8 +13,7 @@ import { Dialog } from '../components/dialog'
 import { EnvironmentSwitch } from '../components/environment-switch'
 import { ErrorMessage } from '../components/error-message'
 import { Loading } from '../components/loading'
-import { ProjectAccess } from '../components/project-access'
-import { FLAG_LIST_PAGE, flagListAddress, flagListSearch, flagListView, flagPath, projectPath, type FlagListView } from '../paths'
+import { FLAG_LIST_PAGE, flagListAddress, flagListSearch, flagListView, flagPath, projectPath, projectSettingsPath, type FlagListView } from '../paths'
 import { FLAG_TYPES, type FlagType } from '../flag-types'
 import type { ExportChoice } from '../components/export-flags'
 import classes from './project.module.css'
@@ -32,8 +30,9 @@ type Overview = Schemas['projectSummarySchema']
 
 /**
  * A project: its statistics and health (`GET …/overview`), and its flags (the flag search) in a virtualized table with
- * a switch per environment; export and import of flags. An archived project's page is read-only: its archived flags,
- * and reviving or deleting it.
+ * a switch per environment; export and import of flags; links to its other pages (its members, environments and change
+ * request settings are on its settings page, pages/project-settings.tsx). An archived project's page is read-only: its
+ * archived flags, and reviving or deleting it.
  */
 export default function ProjectPage({ projectId }: { projectId: string }) {
   const overview = useQuery(projectOverviewQuery(projectId))
@@ -80,6 +79,11 @@ function LiveProject({ projectId, project }: { projectId: string; project: Overv
                 Action sets
               </Anchor>
             )}
+            {allows('UPDATE_PROJECT', projectId) && (
+              <Anchor component={Link} href={projectSettingsPath(projectId)} size="sm">
+                Settings
+              </Anchor>
+            )}
           </Group>
         </div>
         <Group gap="xs">
@@ -103,9 +107,6 @@ function LiveProject({ projectId, project }: { projectId: string; project: Overv
       {lifecycle.remove.isError && <ErrorMessage error={lifecycle.remove.error} />}
       <ProjectStats project={project} />
       <FlagList projectId={projectId} flagCount={project.featureTypeCounts.reduce((n, t) => n + t.count, 0)} environments={environments} canSwitch={allows('UPDATE_FEATURE_ENVIRONMENT', projectId)} canArchive={allows('DELETE_FEATURE', projectId)} />
-      {allows('UPDATE_PROJECT', projectId) && <ProjectEnvironments projectId={projectId} environments={environments} />}
-      {allows('UPDATE_PROJECT', projectId) && <ChangeRequestSettings projectId={projectId} />}
-      {allows('UPDATE_PROJECT', projectId) && <ProjectAccess projectId={projectId} />}
       <Dialog opened={creating} onClose={() => setCreating(false)} title="Create flag">
         {creating && <CreateFlagForm projectId={projectId} onDone={() => setCreating(false)} />}
       </Dialog>
@@ -706,44 +707,4 @@ function useProjectLifecycle(projectId: string) {
     },
   })
   return { archive, remove, revive }
-}
-
-/** The project's environments, each removable (`DELETE …/environments/{environment}`) with the flags' configuration there. */
-function ProjectEnvironments({ projectId, environments }: { projectId: string; environments: string[] }) {
-  const allows = useAllows()
-  const queryClient = useQueryClient()
-  const remove = useMutation({
-    mutationFn: (environment: string) => ok(api.DELETE('/api/admin/projects/{projectId}/environments/{environment}', { params: { path: { projectId, environment } } })),
-    onSuccess: async (_, environment) => {
-      await Promise.all([queryClient.invalidateQueries({ queryKey: projectKey(projectId) }), queryClient.invalidateQueries({ queryKey: ['projects'] })])
-      notifications.show({ message: `Environment ${environment} removed from ${projectId}`, color: 'green' })
-    },
-  })
-  return (
-    <Card withBorder component="section" aria-labelledby="project-environments">
-      <Title order={2} size="h4" id="project-environments">
-        Environments
-      </Title>
-      {remove.isError && <ErrorMessage error={remove.error} />}
-      <Group gap="xs" mt="xs">
-        {environments.map((env) => (
-          <Group key={env} gap={4} wrap="nowrap">
-            <Badge variant="light">{env}</Badge>
-            {allows('UPDATE_PROJECT', projectId, env) && (
-              <Button
-                size="compact-xs"
-                color="red.9"
-                variant="outline"
-                loading={remove.isPending && remove.variables === env}
-                onClick={() => window.confirm(`Remove ${env} from ${projectId}? Its flags lose their switches, strategies and variants there.`) && remove.mutate(env)}
-                aria-label={`Remove environment ${env} from the project`}
-              >
-                Remove
-              </Button>
-            )}
-          </Group>
-        ))}
-      </Group>
-    </Card>
-  )
 }

@@ -76,7 +76,18 @@ export function endStreamsOnHangUp<Env>(fetch: (request: Request, env: Env) => R
     if (response.status !== 200 || !response.headers.get('content-type')?.startsWith('text/event-stream')) return response
     // node-server's bindings: this server speaks HTTP/1.1 only.
     const { incoming, outgoing } = env as { incoming: IncomingMessage; outgoing: ServerResponse }
+    // Pipelined behind another answer on its connection (Node gives it the socket when that answer ends, and a stream
+    // never ends): it would be counted and never sent, and a hang-up could not reach it. Refused, its stream cancelled.
+    if (!outgoing.socket) {
+      void response.body?.cancel()
+      return new Response(JSON.stringify({ id: crypto.randomUUID(), name: 'ValidationError', message: 'A stream cannot be pipelined behind another request on its connection: open it on a connection of its own' }), {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+      })
+    }
     const socket = incoming.socket
+    // A body the stream never reads would hold the socket paused, so its end (the client's hang-up) would go unseen.
+    incoming.resume()
     const hangUp = () => outgoing.destroy()
     // Hung up while the stream was being made: ended once node-server has started writing it.
     if (socket.readableEnded) setImmediate(hangUp)

@@ -87,4 +87,53 @@ describe('GET /api/client/streaming when its client hangs up', () => {
     await expect.poll(openStreams, { timeout: 5_000 }).toBe(0)
     await expect.poll(newStreamStatus, { timeout: 5_000 }).toBe(200)
   })
+
+  it('counts no stream for HEAD: its headers, and a new stream is still admitted', async () => {
+    await expect.poll(openStreams, { timeout: 5_000 }).toBe(0)
+    for (let i = 0; i < 3; i++) {
+      const head = await fetch(`${server.url}/api/client/streaming`, { method: 'HEAD', headers: { authorization: client, 'unleash-client-spec': '5.2.0' } })
+      expect([head.status, head.headers.get('content-type')]).toEqual([200, 'text/event-stream'])
+    }
+    expect(await openStreams()).toBe(0)
+    expect(await newStreamStatus()).toBe(200)
+  })
+
+  it('refuses a stream pipelined behind another on its connection, and the hang-up ends the first', async () => {
+    await expect.poll(openStreams, { timeout: 5_000 }).toBe(0)
+    const { hostname, port } = new URL(server.url)
+    const request = `GET /api/client/streaming HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${client}\r\nUnleash-Client-Spec: 5.2.0\r\n\r\n`
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(request + request + request)
+        resolve(socket)
+      })
+      socket.once('error', reject)
+    })
+    socket.on('error', () => {})
+    socket.resume()
+    // Only the first is a stream (the limit is one per address: the others would be 429s otherwise, or counted forever).
+    await expect.poll(openStreams, { timeout: 5_000 }).toBe(1)
+    socket.destroy()
+    await expect.poll(openStreams, { timeout: 5_000 }).toBe(0)
+    await expect.poll(newStreamStatus, { timeout: 5_000 }).toBe(200)
+  })
+
+  it('sees the hang-up of a stream request that sent a body it never reads', async () => {
+    await expect.poll(openStreams, { timeout: 5_000 }).toBe(0)
+    const { hostname, port } = new URL(server.url)
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const socket = connect(Number(port), hostname, () => {
+        socket.write(`GET /api/client/streaming HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${client}\r\nUnleash-Client-Spec: 5.2.0\r\nContent-Length: 10000000\r\n\r\n`)
+        socket.write('x'.repeat(200_000))
+        resolve(socket)
+      })
+      socket.once('error', reject)
+    })
+    socket.on('error', () => {})
+    socket.resume()
+    await expect.poll(openStreams, { timeout: 5_000 }).toBe(1)
+    socket.end()
+    await expect.poll(openStreams, { timeout: 5_000 }).toBe(0)
+    await expect.poll(newStreamStatus, { timeout: 5_000 }).toBe(200)
+  })
 })

@@ -61,6 +61,8 @@ interface Group {
 
 const frame = (event: string, entry: PayloadEntry, json: string) => encoder.encode(`event: ${event}\nid: ${bareTag(entry.etag)}\ndata: ${json}\n\n`)
 
+const STREAM_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }
+
 /**
  * The hub of `GET /api/client/streaming` for one app on Node: every open stream, grouped by scope. A change
  * (a write through this app, at once; any other process's write sharing the database, found by reading the
@@ -208,6 +210,9 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
       if (who.network !== undefined) limits.push([who.network, options.maxPerAddress * NETWORK_ALLOWANCE])
       const addresses = limits.map(([key]) => key)
       if (closed) throw tooMany('(the server is stopping)')
+      // HEAD: the headers a stream would have, and no stream (the body is never read, so a stream would stay counted
+      // until its keep-alives went unread: a way to fill the per-token and per-address limits without a socket).
+      if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers: STREAM_HEADERS })
       if (count >= options.maxConnections) throw tooMany('on this server')
       if ((perToken.get(who.token) ?? 0) >= options.maxPerToken) throw tooMany('for this token')
       if (limits.some(([key, allowance]) => (perAddress.get(key) ?? 0) >= allowance)) throw tooMany('from this address')
@@ -256,7 +261,7 @@ function createHub(sdk: SdkState, options: StreamingOptions): StreamHub & { stat
       startTimers()
       // This request read a newer payload than the group's other streams hold: they get it now, not at the next poll.
       if (latest !== group.latest) refresh()
-      return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } })
+      return new Response(stream, { status: 200, headers: STREAM_HEADERS })
     },
     changed() {
       if (count > 0) refresh()

@@ -43,6 +43,11 @@ const searchText = sql`lower(coalesce(${events.data}::text, '') || ' ' || coales
 
 
 const dayStart = (filter: string) => new Date(`${filter.slice(3)}T00:00:00.000Z`)
+/** The start of the day after `to` (`IS:yyyy-MM-dd`: its whole day is included); none after 9999-12-31, which every event is before. */
+function dayAfter(to: string): Date | undefined {
+  const end = new Date(dayStart(to).getTime() + 86_400_000)
+  return end.getUTCFullYear() > 9999 ? undefined : end
+}
 
 export function searchConditions(q: Omit<EventSearchQuery, 'offset' | 'limit'>): SQL[] {
   const where: SQL[] = []
@@ -64,7 +69,8 @@ export function searchConditions(q: Omit<EventSearchQuery, 'offset' | 'limit'>):
     where.push(or(...matches)!)
   }
   if (q.from) where.push(gte(events.createdAt, dayStart(q.from)))
-  if (q.to) where.push(lt(events.createdAt, new Date(dayStart(q.to).getTime() + 86_400_000)))
+  const end = q.to ? dayAfter(q.to) : undefined
+  if (end) where.push(lt(events.createdAt, end))
   if (q.from && q.to && dayStart(q.from) > dayStart(q.to)) throw validationError('from must not be after to', [{ path: 'query.from', message: 'must not be after to' }])
   const text = q.query?.trim()
   if (text) where.push(sql`${searchText} like ${containsPattern(text.toLowerCase())}`)
@@ -166,7 +172,9 @@ function preparedSearch(filters: Omit<EventSearchQuery, 'offset' | 'limit'>): { 
     column = name as OneValueFilter
     value = values[0]
   }
-  const { from, to } = filters
+  const { from } = filters
+  const end = filters.to ? dayAfter(filters.to) : undefined
+  const to = end ? filters.to : undefined
   if (column === 'feature' && !from && !to) return { reads: flagEvents, values: { feature: value } }
   const shape = [column ?? 'days', from ? 'from' : '', to ? 'to' : ''].filter(Boolean).join('_')
   let reads = searchShapes.get(shape)
@@ -184,7 +192,7 @@ function preparedSearch(filters: Omit<EventSearchQuery, 'offset' | 'limit'>): { 
     values: {
       ...(column ? { value } : {}),
       ...(from ? { from: dayStart(from).toISOString() } : {}),
-      ...(to ? { to: new Date(dayStart(to).getTime() + 86_400_000).toISOString() } : {}),
+      ...(end ? { to: end.toISOString() } : {}),
     },
   }
 }

@@ -24,7 +24,7 @@ export const LOG_BUFFER_BYTES = 16_384
  * answers of this turn are written) or at once when 16 KiB are waiting, and on the process's exit (process.exit after a
  * shutdown, an uncaught exception or an unhandled rejection: Node emits `exit` before it ends). Warnings and errors are
  * written at once, after what was buffered (their order with the request lines is kept). Only a SIGKILL, or the machine
- * stopping, loses what one turn of the event loop buffered.
+ * stopping, loses what one turn of the event loop buffered. A SIGHUP flushes, then ends the process as it would have.
  */
 export function bufferedLogWriter(streams: { stdout: LogStream; stderr: LogStream } = process, maxBytes = LOG_BUFFER_BYTES): BufferedLogWriter {
   let pending: string[] = []
@@ -43,6 +43,13 @@ export function bufferedLogWriter(streams: { stdout: LogStream; stderr: LogStrea
   }
   const onExit = () => flush()
   process.on('exit', onExit)
+  // A hang-up (SIGHUP, which the server does not handle) ends the process without `exit`: flushed first, then the
+  // signal is raised again, to end it as it would have (unless someone else took the signal meanwhile).
+  const onHangUp = () => {
+    flush()
+    if (process.listenerCount('SIGHUP') === 0) process.kill(process.pid, 'SIGHUP')
+  }
+  process.once('SIGHUP', onHangUp)
   return {
     write(line, level) {
       if (level === 'error' || level === 'warn') {
@@ -59,6 +66,7 @@ export function bufferedLogWriter(streams: { stdout: LogStream; stderr: LogStrea
     close() {
       flush()
       process.off('exit', onExit)
+      process.off('SIGHUP', onHangUp)
     },
   }
 }

@@ -64,6 +64,8 @@ describe('the buffered log writer', () => {
     ['throws an uncaught exception', 'throw', 1],
     ['leaves a rejection unhandled', 'reject', 1],
     ['takes SIGTERM and logs in its handler just before process.exit', 'sigterm', 0],
+    // Ended by the signal itself, as without the writer (no exit code).
+    ['is hung up (SIGHUP, which the server does not handle)', 'sighup', null],
   ])('flushes what it buffered when the process %s', async (_, how, code) => {
     const child = spawn(process.execPath, ['--import', 'tsx', join('test', 'fixtures', 'log-writer-exit.ts'), how], { stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''

@@ -100,17 +100,8 @@ describe('GET /api/client/streaming when its client hangs up', () => {
 
   it('refuses a stream pipelined behind another on its connection, and the hang-up ends the first', async () => {
     await expect.poll(openStreams, { timeout: 5_000 }).toBe(0)
-    const { hostname, port } = new URL(server.url)
-    const request = `GET /api/client/streaming HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${client}\r\nUnleash-Client-Spec: 5.2.0\r\n\r\n`
-    const socket = await new Promise<Socket>((resolve, reject) => {
-      const socket = connect(Number(port), hostname, () => {
-        socket.write(request + request + request)
-        resolve(socket)
-      })
-      socket.once('error', reject)
-    })
-    socket.on('error', () => {})
-    socket.resume()
+    const request = streamRequest()
+    const socket = await rawSocket(request + request + request)
     // Only the first is a stream (the limit is one per address: the others would be 429s otherwise, or counted forever).
     await expect.poll(openStreams, { timeout: 5_000 }).toBe(1)
     socket.destroy()
@@ -120,20 +111,27 @@ describe('GET /api/client/streaming when its client hangs up', () => {
 
   it('sees the hang-up of a stream request that sent a body it never reads', async () => {
     await expect.poll(openStreams, { timeout: 5_000 }).toBe(0)
-    const { hostname, port } = new URL(server.url)
-    const socket = await new Promise<Socket>((resolve, reject) => {
-      const socket = connect(Number(port), hostname, () => {
-        socket.write(`GET /api/client/streaming HTTP/1.1\r\nHost: ${hostname}\r\nAuthorization: ${client}\r\nUnleash-Client-Spec: 5.2.0\r\nContent-Length: 10000000\r\n\r\n`)
-        socket.write('x'.repeat(200_000))
-        resolve(socket)
-      })
-      socket.once('error', reject)
-    })
-    socket.on('error', () => {})
-    socket.resume()
+    const socket = await rawSocket(streamRequest('Content-Length: 10000000\r\n'), 'x'.repeat(200_000))
     await expect.poll(openStreams, { timeout: 5_000 }).toBe(1)
     socket.end()
     await expect.poll(openStreams, { timeout: 5_000 }).toBe(0)
     await expect.poll(newStreamStatus, { timeout: 5_000 }).toBe(200)
   })
 })
+
+/** `GET /api/client/streaming` as raw HTTP/1.1, with `extra` header lines. */
+const streamRequest = (extra = '') => `GET /api/client/streaming HTTP/1.1\r\nHost: ${new URL(server.url).hostname}\r\nAuthorization: ${client}\r\nUnleash-Client-Spec: 5.2.0\r\n${extra}\r\n`
+
+/** A socket to the server that has written `chunks` (its answers read and dropped, its errors ignored). */
+function rawSocket(...chunks: string[]): Promise<Socket> {
+  const { hostname, port } = new URL(server.url)
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      for (const chunk of chunks) socket.write(chunk)
+      socket.on('error', () => {})
+      socket.resume()
+      resolve(socket)
+    })
+    socket.once('error', reject)
+  })
+}

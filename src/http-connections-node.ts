@@ -1,5 +1,7 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { Server as NetServer, type Socket } from 'node:net'
+import { validationError } from './core/errors.js'
+import { errorBody, statusOf } from './http/errors.js'
 
 /** The requests a connection has in flight (taken, not answered yet). */
 const IN_FLIGHT = Symbol('requests in flight')
@@ -80,10 +82,8 @@ export function endStreamsOnHangUp<Env>(fetch: (request: Request, env: Env) => R
     // never ends): it would be counted and never sent, and a hang-up could not reach it. Refused, its stream cancelled.
     if (!outgoing.socket) {
       void response.body?.cancel()
-      return new Response(JSON.stringify({ id: crypto.randomUUID(), name: 'ValidationError', message: 'A stream cannot be pipelined behind another request on its connection: open it on a connection of its own' }), {
-        status: 400,
-        headers: { 'content-type': 'application/json' },
-      })
+      const refused = validationError('A stream cannot be pipelined behind another request on its connection: open it on a connection of its own')
+      return Response.json(errorBody(refused), { status: statusOf(refused) })
     }
     const socket = incoming.socket
     // A body the stream never reads would hold the socket paused, so its end (the client's hang-up) would go unseen.

@@ -6,6 +6,7 @@ const PLAIN_HOST = /^[a-z0-9._-]+(?::(?:[1-5]\d{3,4}|[6-9]\d{3}))?$/
 
 /** The request headers the fast path reads, each of which must come once (a repeat goes the routed way). */
 const READ = new Set(['host', 'authorization', 'if-none-match', 'unleash-client-spec', 'x-request-id'])
+const READ_LENGTHS = new Set([...READ].map((name) => name.length))
 
 /**
  * The unchanged SDK poll answered from Node's request itself, before @hono/node-server makes a Web `Request` of it, runs
@@ -22,40 +23,18 @@ export function nodeFastPolls(fastPoll: FastPoll): (request: IncomingMessage, re
     if (request.method !== 'GET' || request.url !== CLIENT_FEATURES_PATH || request.httpVersionMajor !== 1) return false
     // Node's `headers` object would be built for this request alone: the raw lines are read once instead.
     const raw = request.rawHeaders
-    let host: string | undefined
-    let authorization: string | undefined
-    let ifNoneMatch: string | undefined
-    let spec: string | undefined
-    let requestId: string | undefined
+    const read: Record<string, string> = {}
     for (let i = 0; i < raw.length; i += 2) {
       const name = raw[i]!
       // Only names as long as one read here are lowered and compared.
-      const length = name.length
-      if (length !== 4 && length !== 13 && length !== 19 && length !== 12) continue
+      if (!READ_LENGTHS.has(name.length)) continue
       const lower = name.toLowerCase()
       if (!READ.has(lower)) continue
-      const value = raw[i + 1]!
-      if (lower === 'host') {
-        if (host !== undefined) return false
-        host = value
-      } else if (lower === 'authorization') {
-        if (authorization !== undefined) return false
-        authorization = value
-      } else if (lower === 'if-none-match') {
-        if (ifNoneMatch !== undefined) return false
-        ifNoneMatch = value
-      } else if (lower === 'unleash-client-spec') {
-        if (spec !== undefined) return false
-        spec = value
-      } else {
-        if (requestId !== undefined) return false
-        requestId = value
-      }
+      if (read[lower] !== undefined) return false
+      read[lower] = raw[i + 1]!
     }
-    if (host === undefined || !PLAIN_HOST.test(host)) return false
-    const headers = fastPoll.answer((name) =>
-      name === 'if-none-match' ? ifNoneMatch : name === 'authorization' ? authorization : name === 'unleash-client-spec' ? spec : name === 'x-request-id' ? requestId : undefined,
-    )
+    if (read.host === undefined || !PLAIN_HOST.test(read.host)) return false
+    const headers = fastPoll.answer((name) => read[name])
     if (headers === undefined) return false
     response.writeHead(304, headers)
     response.end()

@@ -18,10 +18,13 @@ export function chosenEncoding(accept: string | null): 'br' | 'gzip' | undefined
     const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)).find(Boolean)
     weights.set(name!.trim(), q ? Number(q[1]) : 1)
   }
-  const weight = (name: string) => weights.get(name) ?? (name !== 'identity' ? (weights.get('*') ?? 0) : 0)
-  const best = (['br', 'gzip'] as const).filter((e) => weight(e) > 0).sort((a, b) => weight(b) - weight(a))
-  return best[0]
+  const br = weightOf(weights, 'br')
+  const gzip = weightOf(weights, 'gzip')
+  if (br <= 0 && gzip <= 0) return undefined
+  return br >= gzip ? 'br' : 'gzip'
 }
+
+const weightOf = (weights: Map<string, number>, name: string) => weights.get(name) ?? (name !== 'identity' ? (weights.get('*') ?? 0) : 0)
 
 const varyOnEncoding = (headers: Headers) => {
   const vary = headers.get('vary')

@@ -61,15 +61,19 @@ export class Lru<K, V> {
     const maxWeight = this.limits.maxWeight ?? Infinity
     this.entries.set(key, { value, weight, storedAt: this.now(), derived })
     this.totalWeight += weight
-    const within = () => this.entries.size <= this.limits.maxEntries && this.totalWeight <= maxWeight
+    // No closure for the check: one made on every set showed in the profiles of writes and polls.
     for (const [oldest, entry] of this.entries) {
-      if (within()) return
+      if (this.within(maxWeight)) return
       if (oldest !== key && entry.derived) this.delete(oldest)
     }
     for (const oldest of this.entries.keys()) {
-      if (oldest === key || this.entries.size <= Math.min(this.limits.keepNewest ?? 1, this.limits.maxEntries) || within()) break
+      if (oldest === key || this.entries.size <= Math.min(this.limits.keepNewest ?? 1, this.limits.maxEntries) || this.within(maxWeight)) break
       this.delete(oldest)
     }
+  }
+
+  private within(maxWeight: number): boolean {
+    return this.entries.size <= this.limits.maxEntries && this.totalWeight <= maxWeight
   }
 
   delete(key: K): void {

@@ -21,6 +21,14 @@ function randomSessionId(): string {
   return hex
 }
 
+// Functions of their own, not closures made on every request (each costs a little on the frontend API's hot path).
+function addProperty(properties: Record<string, string>, name: string, value: unknown) {
+  const text = asText(value)
+  if (text !== undefined && name !== '' && (name in properties || Object.keys(properties).length < MAX_PROPERTIES)) properties[name] = text
+}
+
+const fieldText = (fields: Record<string, unknown>, name: string) => asText(fields[name]) || undefined
+
 /**
  * The evaluation context of a frontend API request, built as Unleash builds it (its create-context):
  * the standard fields, `properties` (an object in a body, `properties[name]=value` in a query), and any
@@ -29,29 +37,24 @@ function randomSessionId(): string {
  */
 export function frontendContext(fields: Record<string, unknown>, defaults: { environment: string; remoteAddress?: string; randomSessionId?: boolean }): EvaluationContext {
   const properties: Record<string, string> = {}
-  const addProperty = (name: string, value: unknown) => {
-    const text = asText(value)
-    if (text !== undefined && name !== '' && (name in properties || Object.keys(properties).length < MAX_PROPERTIES)) properties[name] = text
-  }
   // Other top-level fields first, so that explicit properties win over them (as in Unleash).
-  for (const [key, value] of Object.entries(fields)) if (!STANDARD_FIELDS.has(key) && !key.startsWith('properties[')) addProperty(key, value)
+  for (const [key, value] of Object.entries(fields)) if (!STANDARD_FIELDS.has(key) && !key.startsWith('properties[')) addProperty(properties, key, value)
   for (const [key, value] of Object.entries(fields)) {
     const bracketed = /^properties\[(.+)\]$/.exec(key)
-    if (bracketed) addProperty(bracketed[1]!, value)
+    if (bracketed) addProperty(properties, bracketed[1]!, value)
   }
   const nested = fields.properties
   if (nested !== null && typeof nested === 'object' && !Array.isArray(nested)) {
-    for (const [key, value] of Object.entries(nested)) addProperty(key, value)
+    for (const [key, value] of Object.entries(nested)) addProperty(properties, key, value)
   }
-  const field = (name: string) => asText(fields[name]) || undefined
-  const currentTime = field('currentTime')
-  const sessionId = field('sessionId') ?? (defaults.randomSessionId === false ? undefined : randomSessionId())
+  const currentTime = fieldText(fields, 'currentTime')
+  const sessionId = fieldText(fields, 'sessionId') ?? (defaults.randomSessionId === false ? undefined : randomSessionId())
   return {
     environment: defaults.environment,
-    ...(field('appName') ? { appName: field('appName') } : {}),
-    ...(field('userId') ? { userId: field('userId') } : {}),
+    ...(fieldText(fields, 'appName') ? { appName: fieldText(fields, 'appName') } : {}),
+    ...(fieldText(fields, 'userId') ? { userId: fieldText(fields, 'userId') } : {}),
     ...(sessionId ? { sessionId } : {}),
-    ...((field('remoteAddress') ?? defaults.remoteAddress) ? { remoteAddress: field('remoteAddress') ?? defaults.remoteAddress } : {}),
+    ...((fieldText(fields, 'remoteAddress') ?? defaults.remoteAddress) ? { remoteAddress: fieldText(fields, 'remoteAddress') ?? defaults.remoteAddress } : {}),
     ...(currentTime && !Number.isNaN(Date.parse(currentTime)) ? { currentTime } : {}),
     properties,
   }

@@ -32,7 +32,7 @@ export async function frontendToggles(c: Context<AppEnv>, scope: { environment: 
   const entry = await clientPayload(c, { ...scope, inlineSegmentConstraints: false })
   const { ruleset, flags } = rulesetOf(entry)
   // One REGEX budget for the request: past it, RegexWorkExceeded answers 400.
-  const options = { now, regexMeter: new RegexMeter(c.var.evaluationLimits.regexWorkBudget) }
+  const options = { now, regexMeter: new RegexMeter(c.get('evaluationLimits').regexWorkBudget) }
   const toggles: FrontendToggle[] = []
   for (const { name, impressionData } of flags) {
     const result = evaluate(ruleset.flags.get(name), context, options)

@@ -95,7 +95,7 @@ async function answer(c: Context<AppEnv>, fields: Record<string, unknown>) {
   const environment = await environmentOf(c, principal)
   const context = frontendContext(fields, { environment, remoteAddress: clientAddressOf(c) })
   checkContext(c, context)
-  const now = c.var.caller.now
+  const now = c.get('caller').now
   const toggles = await frontendToggles(c, { environment, projects: tokenProjects(principal) }, context, now)
   c.header('Cache-Control', 'no-cache')
   return { toggles }

@@ -145,7 +145,8 @@ export const cloudflareClientAddress: ClientAddress = (c) => canonicalAddress(c.
 
 /** The request's client address, as the app's home says (createApp sets `clientAddress` on every request). */
 export function clientAddressOf(c: Context): string | undefined {
-  const resolve = (c.var as { clientAddress?: ClientAddress }).clientAddress
+  // c.get, not c.var: c.var copies every variable of the request into a new object on each read.
+  const resolve = (c.get as (key: string) => ClientAddress | undefined)('clientAddress')
   return resolve?.(c)
 }
 

@@ -47,3 +47,12 @@ export function setAnswerHeader(c: Context, name: string, value: string): void {
     c.header(name, value)
   }
 }
+
+/** Appends a value to a header of the answer a middleware's `next()` made, as setAnswerHeader sets one. */
+export function appendAnswerHeader(c: Context, name: string, value: string): void {
+  try {
+    c.res.headers.append(name, value)
+  } catch {
+    c.header(name, value, { append: true })
+  }
+}

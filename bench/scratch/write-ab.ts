@@ -94,6 +94,10 @@ async function main() {
     }
   }
   await probe.close()
+  for (const b of builds) {
+    const { rows } = await pg.sql(b.name, `select relname, n_tup_ins, autovacuum_count, autoanalyze_count from pg_stat_user_tables where relname in ('events', 'features', 'feature_collaborators') order by relname`)
+    console.log(`${b.name}: ${rows.map((r) => `${r.relname} ${r.n_tup_ins} inserted, ${r.autovacuum_count} autovacuums, ${r.autoanalyze_count} autoanalyzes`).join('; ')}`)
+  }
 }
 
 main()

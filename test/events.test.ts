@@ -352,3 +352,13 @@ describe('cached totals while other transactions write', () => {
     expect(await cached(keyOf(p3))).toEqual({ n: 1201, upToId: await maxId() })
   })
 })
+
+describe('statistics of the events table', () => {
+  it('ANALYZE samples no data or pre_data (no query compares them whole), and still the columns the event search filters on', async () => {
+    await t.query('analyze events')
+    const sampled = (await t.query<{ attname: string }>(`select attname from pg_stats where schemaname = 'public' and tablename = 'events' order by attname`)).map((r) => r.attname)
+    expect(sampled).toEqual(expect.arrayContaining(['created_at', 'created_by', 'feature_name', 'project', 'type']))
+    expect(sampled).not.toContain('data')
+    expect(sampled).not.toContain('pre_data')
+  })
+})

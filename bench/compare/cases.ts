@@ -2,7 +2,7 @@
 // context, filter), and writes really change state on every call (alternating on/off, a new description,
 // a new variant payload), so that neither server answers from a no-op path.
 import type autocannon from 'autocannon'
-import { FLAGS, PROJECTS } from './seed.js'
+import { FLAGS, PROJECTS, seededVariants } from './seed.js'
 import type { ServerKind } from './servers.js'
 
 export interface Target {
@@ -102,16 +102,22 @@ export const CASES: Case[] = [
       })),
   },
   {
-    name: 'variants of both environments / per-environment variants',
-    paths: { flagpost: 'PATCH …/features/:name/variants (both environments)', unleash: 'PATCH …/environments/development/variants' },
+    // Both servers change the variants of both environments. Unleash 8.2 has no PATCH of a flag's variants (it answered
+    // this row with its per-environment PATCH, one environment, until 2026-11-29): its route for several environments is
+    // PUT …/variants-batch, with the whole list.
+    name: 'variants of both environments',
+    paths: { flagpost: 'PATCH …/features/:name/variants (both environments)', unleash: 'PUT …/variants-batch (development and production)' },
     expect: 200,
     write: true,
     options: (t) =>
-      varying(t, { ...admin(t), ...json }, (n) => ({
-        method: 'PATCH',
-        path: `${featurePath(variantFlags[n % variantFlags.length]!)}${t.kind === 'unleash' ? '/environments/development' : ''}/variants`,
-        body: JSON.stringify([{ op: 'replace', path: '/0/payload/value', value: `A-${n}` }]),
-      })),
+      varying(t, { ...admin(t), ...json }, (n) => {
+        const flag = variantFlags[n % variantFlags.length]!
+        if (t.kind === 'unleash') {
+          const i = FLAGS.indexOf(flag)
+          return { method: 'PUT', path: `${featurePath(flag)}/variants-batch`, body: JSON.stringify({ variants: seededVariants(i, `A-${n}`), environments: ['development', 'production'] }) }
+        }
+        return { method: 'PATCH', path: `${featurePath(flag)}/variants`, body: JSON.stringify([{ op: 'replace', path: '/0/payload/value', value: `A-${n}` }]) }
+      }),
   },
   {
     name: 'per-environment variants PATCH',

@@ -25,6 +25,12 @@ export const FLAGS: Flag[] = Array.from({ length: FLAG_COUNT }, (_, i) => {
   return { name: `flag-${String(i).padStart(3, '0')}`, project, enabled: i % 10 !== 9, hasVariants: i % 2 === 0 }
 })
 
+/** The variants the seed gives flag `i` in both environments, the first one's payload `first`. */
+export const seededVariants = (i: number, first: string) => [
+  { name: 'a', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: first } },
+  { name: 'b', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: `{"flag":${i}}` } },
+]
+
 const SEGMENTS = [
   { name: 'beta-testers', constraints: [{ contextName: 'plan', operator: 'IN', values: ['pro', 'enterprise'] }] },
   { name: 'nordics', constraints: [{ contextName: 'country', operator: 'IN', values: ['NO', 'SE', 'DK', 'FI', 'IS'] }] },
@@ -80,10 +86,7 @@ export async function seed(api: Api, createProjects: (projects: { id: string; na
     if (i % 2 === 0) {
       await api('POST', `${prod}/strategies`, { name: 'flexibleRollout', parameters: { rollout: '25', stickiness: 'default', groupId: flag.name }, constraints: [{ contextName: 'country', operator: 'IN', values: ['NO'] }] })
       // The same variants in both environments (the flag's variants PATCH sets them everywhere).
-      const variants = [
-        { name: 'a', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: `A-${i}` } },
-        { name: 'b', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: `{"flag":${i}}` } },
-      ]
+      const variants = seededVariants(i, `A-${i}`)
       await api('PUT', `${dev}/variants`, variants)
       await api('PUT', `${prod}/variants`, variants)
     }

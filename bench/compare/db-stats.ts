@@ -64,7 +64,7 @@ export async function dbStatsProbe(options: { url: string; postmasterPid: () => 
     /** Starts measuring a run of `database`'s server (process `serverPid`); `finish` answers its costs per request. */
     async start(database: string, serverPid: number) {
       const before = new Map((await statementRows(database)).map((r) => [r.queryid, r]))
-      const lsn = (await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn
+      const lsn = (await client.query<{ lsn: string }>('select pg_current_wal_flush_lsn()::text as lsn')).rows[0]!.lsn
       const serverCpu = cpuOf(serverPid)?.own ?? 0
       const postgresCpu = treeCpu(options.postmasterPid())
       const samples = new Map<string, number>()
@@ -97,7 +97,7 @@ export async function dbStatsProbe(options: { url: string; postmasterPid: () => 
           })
           .filter((d) => d.calls > 0)
           .sort((a, b) => b.calls - a.calls)
-        const end = (await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn
+        const end = (await client.query<{ lsn: string }>('select pg_current_wal_flush_lsn()::text as lsn')).rows[0]!.lsn
         const wal = (
           await client.query<{ kind: string; count: string; bytes: string; fpi: string }>(
             `select "resource_manager/record_type" as kind, count::text, combined_size::text as bytes, fpi_size::text as fpi from pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) where count > 0`,

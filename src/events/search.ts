@@ -242,7 +242,7 @@ async function pageAndTotal(
 ) {
   const pageKey = pages && !access.pastLivesHidden ? `${filterKey}\n${page.offset}\n${page.limit}` : undefined
   const cached = pageKey === undefined ? undefined : pages!.get(pageKey)
-  // No total is -1.
+  // -1 when nothing is kept: no total equals it, so the page is built.
   const expected = cached?.total ?? -1
   const values = { ...prepared?.values, filterKey, offset: page.offset, limit: page.limit, expected }
   const [row] =

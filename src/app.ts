@@ -32,6 +32,7 @@ import { createOverviewCache } from './projects/overview.js'
 import { createSearchCache } from './flags/search-cache.js'
 import { flagVisibility, knownPrivateProjects, privateProjectIds, projectVisibility } from './projects/visibility.js'
 import { createFlagStates } from './flags/states.js'
+import { createEventPages } from './events/search.js'
 import { backgroundJob, type ClaimLedger, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
 import { flagBulkRoutes } from './flags/bulk-routes.js'
@@ -242,6 +243,7 @@ export function createApp(deps: AppDeps) {
   const overviews = createOverviewCache(sdk.options.shareInFlight, { summaries: cacheProjectReads })
   const flagSearches = cacheProjectReads ? createSearchCache(sdk.options.shareInFlight) : undefined
   const flagStates = createFlagStates()
+  const eventPages = createEventPages()
   const notReady = deps.notReady ?? (() => undefined)
   const frontendOrigins = createFrontendOrigins(sdk.options.frontendCorsOrigins, clock)
   const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
@@ -304,6 +306,7 @@ export function createApp(deps: AppDeps) {
     c.set('overviews', overviews)
     c.set('flagSearches', flagSearches)
     c.set('flagStates', flagStates)
+    c.set('eventPages', eventPages)
     c.set('actionRuns', actionRuns)
     c.set('db', deps.db(c))
     await next()

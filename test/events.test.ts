@@ -10,6 +10,7 @@ import type { Db } from '../src/db.js'
 import { SYSTEM_ACTOR } from '../src/core/principal.js'
 import { createTestApp, type TestApp } from './helpers/app.js'
 import { createEnvironment, createFlag, createProject, enableFlag, fresh, ensureTagType } from './helpers/factories.js'
+import { createSignedInUser } from './helpers/users.js'
 
 let t: TestApp
 let now = new Date('2026-03-10T12:00:00Z')
@@ -182,6 +183,53 @@ describe('event search (operation 7)', () => {
   })
 })
 
+describe('pages kept with their totals', () => {
+  // Flagpost never changes an event: one changed behind the app's back shows whether a page was built again or reused.
+  const changeBehindTheBack = (id: number, data: unknown) => t.query('update events set data = $1 where id = $2', [JSON.stringify(data), id])
+
+  it('are reused while the total is the same, by the flag\'s events and the search by the flag, and read again when an event is added', async () => {
+    const flag = (await createFlag(t)).name as string
+    const first = await t.call('GET', `/api/admin/events/${flag}`)
+    expect(first.body.events.map((e: any) => e.type)).toEqual(['feature-created'])
+    await changeBehindTheBack(first.body.events[0].id, { changed: true })
+    expect((await t.call('GET', `/api/admin/events/${flag}`)).text).toBe(first.text)
+    expect((await search(`?feature=IS:${flag}`)).body).toEqual({ events: first.body.events, total: 1 })
+
+    await enableFlag(t, flag, 'development')
+    const after = await t.call('GET', `/api/admin/events/${flag}`)
+    expect(after.body.totalEvents).toBe(3)
+    expect(after.body.events.map((e: any) => e.type)).toEqual(['feature-environment-enabled', 'feature-strategy-add', 'feature-created'])
+    expect(after.body.events[2].data).toEqual({ changed: true })
+  })
+
+  it('are never read under another caller\'s access, even with the same total', async () => {
+    const editor = await createSignedInUser(t, fresh('editor'), 'Editor')
+    const word = `${fresh('zebra')}q`
+    // An admin-only event (user-created) and a flag's event match the text.
+    await createSignedInUser(t, word, 'Viewer')
+    await createFlag(t, { description: word })
+    const admin = await search(`?query=${word}`)
+    expect(admin.body.total).toBe(2)
+    expect(admin.body.events.map((e: any) => e.type).sort()).toEqual(['feature-created', 'user-created'])
+    // The editor counts two as well: the flags' events.
+    await createFlag(t, { description: word })
+    const seen = await editor.call('GET', `/api/admin/search/events?query=${word}`)
+    expect(seen.body.total).toBe(2)
+    expect(seen.body.events.map((e: any) => e.type)).toEqual(['feature-created', 'feature-created'])
+  })
+
+  it('are not kept for callers from whom past lives of private projects are hidden', async () => {
+    const viewer = await createSignedInUser(t, fresh('viewer'), 'Viewer')
+    const flag = (await createFlag(t)).name as string
+    const first = await viewer.call('GET', `/api/admin/events/${flag}`)
+    expect(first.body.totalEvents).toBe(1)
+    await changeBehindTheBack(first.body.events[0].id, { changed: true })
+    const again = await viewer.call('GET', `/api/admin/events/${flag}`)
+    expect(again.body.totalEvents).toBe(1)
+    expect(again.body.events[0].data).toEqual({ changed: true })
+  })
+})
+
 describe('totals of large searches', () => {
   it('stay exact when they are cached, as new events arrive', async () => {
     const bulk = fresh('bulk-project')
@@ -231,12 +279,14 @@ describe('cached totals while other transactions write', () => {
   let db: PGlite
   let clock = new Date('2026-03-20T12:00:00Z')
   let call: (path: string) => Promise<any>
+  let app: ReturnType<typeof createApp>
+  let token: string
   beforeAll(async () => {
     const template = await readFile(inject('pgTemplatePath'))
     db = await PGlite.create({ loadDataDir: new Blob([template]), extensions: { pg_trgm }, startParams: [...PGlite.defaultStartParams, '-c', 'max_prepared_transactions=2'] })
     const orm = drizzle(db, { schema }) as unknown as Db
-    const app = createApp({ db: () => orm, clock: () => clock })
-    const token = (await createToken(orm, { actor: SYSTEM_ACTOR, now: clock }, { tokenName: 'admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
+    app = createApp({ db: () => orm, clock: () => clock })
+    token = (await createToken(orm, { actor: SYSTEM_ACTOR, now: clock }, { tokenName: 'admin', type: 'admin', projects: ['*'], environment: '*', expiresAt: null })).secret
     call = async (path) => (await app.request(path, { headers: { authorization: token } })).json()
   })
   afterAll(() => db.close())
@@ -337,6 +387,26 @@ describe('cached totals while other transactions write', () => {
     expect(await cached(key)).toEqual({ n: 2300, upToId: await maxId() })
     await insert(3, 'other')
     expect(await flagTotal()).toBe(2300)
+  })
+
+  it('give a kept page up when an event with a lower id commits after it was read', async () => {
+    const flag = fresh('late-flag')
+    const flagEvents = (n: number) => db.query(`insert into events (type, created_by, feature_name, tags) select 'feature-updated', 'bulk', $1, '[]' from generate_series(1, $2::int)`, [flag, n])
+    const read = async () => (await app.request(`/api/admin/events/${flag}?limit=1000`, { headers: { authorization: token } })).json() as Promise<any>
+    await flagEvents(1200)
+    await db.exec('begin')
+    await flagEvents(1)
+    await db.exec(`prepare transaction 'held'`)
+    const held = (await one<{ id: number }>(`select max(id)::int as id from events`)).id + 1
+    await flagEvents(1)
+    const before = await read()
+    expect(before.totalEvents).toBe(1201)
+    expect(before.events.map((e: any) => e.id)).not.toContain(held)
+    expect(await read()).toEqual(before)
+    await db.exec(`commit prepared 'held'`)
+    const after = await read()
+    expect(after.totalEvents).toBe(1202)
+    expect(after.events.map((e: any) => e.id)).toContain(held)
   })
 
   it('count no first total while a transaction holds an id newer than every finished one', async () => {

@@ -64,7 +64,7 @@ export async function dbStatsProbe(options: { url: string; postmasterPid: () => 
     /** Starts measuring a run of `database`'s server (process `serverPid`); `finish` answers its costs per request. */
     async start(database: string, serverPid: number) {
       const before = new Map((await statementRows(database)).map((r) => [r.queryid, r]))
-      const lsn = (await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn
+      const lsn = (await client.query<{ lsn: string }>('select pg_current_wal_flush_lsn()::text as lsn')).rows[0]!.lsn
       const serverCpu = cpuOf(serverPid)?.own ?? 0
       const postgresCpu = treeCpu(options.postmasterPid())
       const samples = new Map<string, number>()
@@ -97,13 +97,18 @@ export async function dbStatsProbe(options: { url: string; postmasterPid: () => 
           })
           .filter((d) => d.calls > 0)
           .sort((a, b) => b.calls - a.calls)
-        const end = (await client.query<{ lsn: string }>('select pg_current_wal_lsn()::text as lsn')).rows[0]!.lsn
+        const end = (await client.query<{ lsn: string }>('select pg_current_wal_flush_lsn()::text as lsn')).rows[0]!.lsn
+        // pg_get_wal_stats refuses a start at the flushed end: a run that wrote no WAL has nothing to read.
         const wal = (
-          await client.query<{ kind: string; count: string; bytes: string; fpi: string }>(
+          end === lsn
+            ? []
+            : (
+                await client.query<{ kind: string; count: string; bytes: string; fpi: string }>(
             `select "resource_manager/record_type" as kind, count::text, combined_size::text as bytes, fpi_size::text as fpi from pg_get_wal_stats($1::pg_lsn, $2::pg_lsn, true) where count > 0`,
-            [lsn, end],
-          )
-        ).rows.map((r) => ({ kind: r.kind, count: Number(r.count), bytes: Number(r.bytes), fpi: Number(r.fpi) }))
+                  [lsn, end],
+                )
+              ).rows
+        ).map((r) => ({ kind: r.kind, count: Number(r.count), bytes: Number(r.bytes), fpi: Number(r.fpi) }))
         const sampled = [...samples.values()].reduce((a, b) => a + b, 0)
         return {
           statements: per(deltas.reduce((a, d) => a + d.calls, 0)),

@@ -45,16 +45,18 @@ export interface CountRead {
 }
 
 /**
- * A scalar subquery giving [n, upToId, maxId, counted, quiet] as JSON, to read the total in the statement that
- * reads the page. `counted` is every match when nothing is cached, else the matches above upToId: those are
- * found by id, a short range of the primary key (bounded on both sides so that the planner sees it as short),
- * and the filter is checked on each (`is true` keeps the planner from walking all of a flag's or project's
- * events in the filter's index instead). A first count is cached from this statement's snapshot, so `quiet`
- * is asked here, and only then: taking a transaction id makes the search write a commit record.
+ * A one-row subquery read in the statement that reads the page: `count`, [n, upToId, maxId, counted, quiet] as JSON
+ * text (see readCount), and `total`, the exact number of matches in the statement's snapshot (what totalOf gives).
+ * `counted` is every match when nothing is cached, else the matches above upToId: those are found by id, a short
+ * range of the primary key (bounded on both sides so that the planner sees it as short), and the filter is checked
+ * on each (`is true` keeps the planner from walking all of a flag's or project's events in the filter's index
+ * instead). A first count is cached from this statement's snapshot, so `quiet` is asked here, and only then: taking
+ * a transaction id makes the search write a commit record.
  */
-export function countColumn(filterKey: unknown, where: SQL | undefined): SQL {
+export function countRow(filterKey: unknown, where: SQL | undefined): SQL {
   return sql`(select json_build_array(c.n, c.up_to_id, m.max_id, t.counted,
-      case when c.up_to_id is null and t.counted >= ${sql.raw(String(CACHE_FROM))} then ${quiet} end)::text
+      case when c.up_to_id is null and t.counted >= ${sql.raw(String(CACHE_FROM))} then ${quiet} end)::text as count,
+      coalesce(c.n, 0) + t.counted as total
     from (select max(${events.id}) as max_id from ${events}) m
     left join ${eventCountCache} c on c.filter_key = ${filterKey}
     cross join lateral (

@@ -44,7 +44,7 @@ const accessOf = async (c: AppContext) => eventAccess(c.var.principal, await hid
 export const legacyEventRoutes = createRouter()
   .openapi(getEventsRoute, async (c) => {
     const { project } = c.req.valid('query')
-    const json = await searchEventsJson(c.var.db, { project: project === undefined ? undefined : `IS:${project}`, offset: 0, limit: LEGACY_PAGE }, await accessOf(c), c.var.caller.now)
+    const json = await searchEventsJson(c.var.db, c.var.eventPages, { project: project === undefined ? undefined : `IS:${project}`, offset: 0, limit: LEGACY_PAGE }, await accessOf(c), c.var.caller.now)
     // The search's `{"events":[…],"total":N}` in the legacy list's names.
     const legacy = `{"version":1,${json.slice(1).replace(/,"total":(\d+)}$/, ',"totalEvents":$1}')}`
     return serializedJson(c, legacy)

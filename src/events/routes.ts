@@ -46,6 +46,6 @@ const accessOf = async (c: AppContext) => eventAccess(c.var.principal, await hid
 
 export const eventRoutes = createRouter()
   .openapi(getEventsForToggle, async (c) =>
-    serializedJson(c, await featureEventsJson(c.var.db, c.req.valid('param').featureName, c.req.valid('query'), await accessOf(c), c.var.caller.now)),
+    serializedJson(c, await featureEventsJson(c.var.db, c.var.eventPages, c.req.valid('param').featureName, c.req.valid('query'), await accessOf(c), c.var.caller.now)),
   )
-  .openapi(searchEventsRoute, async (c) => serializedJson(c, await searchEventsJson(c.var.db, c.req.valid('query'), await accessOf(c), c.var.caller.now)))
+  .openapi(searchEventsRoute, async (c) => serializedJson(c, await searchEventsJson(c.var.db, c.var.eventPages, c.req.valid('query'), await accessOf(c), c.var.caller.now)))

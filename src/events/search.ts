@@ -2,7 +2,8 @@ import { and, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import { events } from '../../schema/index.js'
 import { containsPattern, queryRows, statement, type Db } from '../db.js'
 import { validationError } from '../core/errors.js'
-import { countColumn, keepCountCache, readCount, totalOf } from './count-cache.js'
+import { countRow, keepCountCache, readCount, totalOf } from './count-cache.js'
+import { Lru } from '../core/lru.js'
 import type { EventSearchQuery } from './schemas.js'
 import { isEventType, type EventType } from './types.js'
 import { nonAdminAccessCondition, type EventAccess } from './access.js'
@@ -102,8 +103,25 @@ const filterKeyOf = (filters: Omit<EventSearchQuery, 'offset' | 'limit'>) =>
 /** A cached total counts what its caller may read: callers who may read less count under their own key. */
 const withAccess = (filterKey: string, access: EventAccess) => (access.key === '' ? filterKey : `${filterKey}|${access.key}`)
 
+/*
+ * Pages of events as sent, per app: building a page's JSON is most of a search's work, and a page changes only when
+ * its set of matches does. Events are never changed or deleted (an event is appended in the transaction of its
+ * change), and for most callers whether an event matches depends only on the event and on values fixed by the
+ * cache key (the filters, the caller's hidden projects and admin-only types: access.key). Then the matches of a
+ * key only grow, and every snapshot sees those of an earlier one: two exact totals (countRow) that are equal
+ * count the same set, and a set has one page per offset and limit. So a search sends its cached total along, and
+ * its statement builds the page only when the total it counts differs. Not for callers from whom deleted private
+ * projects' past lives are hidden: a `project-deleted` event hides older events, so their matches also shrink,
+ * and one new event can leave the total as it was with another set.
+ */
+
+/** A page's `events` JSON and the exact total it was read with, by filterKey (with access), offset and limit. */
+export type EventPages = Lru<string, { events: string; total: number }>
+
+export const createEventPages = (): EventPages => new Lru({ maxEntries: 1_000, maxWeight: 16 * 1024 * 1024 })
+
 /** The event search (GET /api/admin/search/events): newest first (created_at, then id), with the total number of matches. The answer's JSON text. */
-export async function searchEventsJson(db: Db, q: EventSearchQuery, access: EventAccess, now: Date): Promise<string> {
+export async function searchEventsJson(db: Db, pages: EventPages | undefined, q: EventSearchQuery, access: EventAccess, now: Date): Promise<string> {
   const { offset, limit, ...filters } = q
   const conditions = searchConditions(filters)
   // Which index serves a combination of filters best depends on its values: how common a project or type is,
@@ -112,7 +130,7 @@ export async function searchEventsJson(db: Db, q: EventSearchQuery, access: Even
   // searches are planned for their values on every call. Where one plan is right whatever the values (no
   // filter; one flag, project or type, and days), the statement is prepared: see preparedSearch.
   const prepared = conditions.length === 0 ? { reads: everyEvent, values: {} } : preparedSearch(filters)
-  const { events, total } = await pageAndTotal(db, withAccess(filterKeyOf(filters), access), and(...conditions, access.condition), { offset, limit }, access, now, prepared)
+  const { events, total } = await pageAndTotal(db, pages, withAccess(filterKeyOf(filters), access), and(...conditions, access.condition), { offset, limit }, access, now, prepared)
   return `{"events":${events},"total":${total}}`
 }
 
@@ -120,16 +138,25 @@ export async function searchEventsJson(db: Db, q: EventSearchQuery, access: Even
  * A flag's events (GET /api/admin/events/{featureName}), newest first, and how many it has in all. The answer's JSON text. The total is
  * the search's for `feature=IS:<name>` (same condition, same cached count).
  */
-export async function featureEventsJson(db: Db, featureName: string, page: { offset: number; limit: number }, access: EventAccess, now: Date): Promise<string> {
+export async function featureEventsJson(db: Db, pages: EventPages | undefined, featureName: string, page: { offset: number; limit: number }, access: EventAccess, now: Date): Promise<string> {
   const filterKey = withAccess(filterKeyOf({ feature: `IS:${featureName}` }), access)
   const prepared = { reads: flagEvents, values: { feature: featureName } }
-  const { events: list, total } = await pageAndTotal(db, filterKey, and(eq(events.featureName, featureName), access.condition), page, access, now, prepared)
+  const { events: list, total } = await pageAndTotal(db, pages, filterKey, and(eq(events.featureName, featureName), access.condition), page, access, now, prepared)
   return `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":${list},"totalEvents":${total}}`
 }
 
-/** One page of the events matching `where` and their total, as columns `events` (JSON text) and `count` (see countColumn). */
-const pageAndTotalSql = (filterKey: unknown, where: SQL | undefined, page: { offset: unknown; limit: unknown }) =>
-  sql`select ${pageColumn(where, page)} as events, ${countColumn(filterKey, where)} as count`
+/**
+ * One page of the events matching `where` and their total, as columns `events` (JSON text) and `count` (see countRow).
+ * `events` is null when the total is `expected` (the page is then the one cached with it, see EventPages): Postgres
+ * runs a scalar subquery in a CASE only when its branch is taken.
+ */
+const pageAndTotalSql = (filterKey: unknown, where: SQL | undefined, page: { offset: unknown; limit: unknown }, expected: unknown) =>
+  sql`select case when t.total = ${expected}::bigint then null else ${pageColumn(where, page)} end as events, t.count
+    from ${countRow(filterKey, where)} t`
+
+// Read through subqueries: a plan made for a limit of 50 looked cheaper than the generic one (which guesses a tenth
+// of the table), so Postgres planned the search without filters on every call, for longer than it ran.
+const pagePlaceholders = { offset: sql`(select ${sql.placeholder('offset')}::int)`, limit: sql`(select ${sql.placeholder('limit')}::int)` }
 
 /**
  * `pageAndTotalSql` of the events matching `where` (SQL with placeholders) as prepared statements: one for
@@ -137,11 +164,11 @@ const pageAndTotalSql = (filterKey: unknown, where: SQL | undefined, page: { off
  */
 function preparedReads(name: string, where?: SQL) {
   const read = (statementName: string, access: SQL | undefined) =>
-    statement<PageAndTotal>(statementName, () => pageAndTotalSql(sql.placeholder('filterKey'), and(where, access), { offset: sql.placeholder('offset'), limit: sql.placeholder('limit') }))
+    statement<PageAndTotal>(statementName, () => pageAndTotalSql(sql.placeholder('filterKey'), and(where, access), pagePlaceholders, sql.placeholder('expected')))
   return { admin: read(name, undefined), nonAdmin: read(`${name}_for_non_admins`, nonAdminAccessCondition()) }
 }
 
-type PageAndTotal = { events: string; count: string }
+type PageAndTotal = { events: string | null; count: string }
 
 const everyEvent = preparedReads('flagpost_event_search')
 const flagEvents = preparedReads('flagpost_feature_events', eq(events.featureName, sql.placeholder('feature')))
@@ -198,12 +225,14 @@ function preparedSearch(filters: Omit<EventSearchQuery, 'offset' | 'limit'>): { 
 }
 
 /**
- * One page of the events matching `where` (JSON text) and their total, in one statement; keeps the total's cache.
- * With `prepared` (reads that select what `where` does), it runs as the read for the caller's access. An admin
- * with hidden projects has neither (eventAccess is never given one: admins see every project).
+ * One page of the events matching `where` (JSON text) and their total, in one statement; keeps the total's cache
+ * and, for callers whose matches only grow, the page's (see EventPages). With `prepared` (reads that select what
+ * `where` does), it runs as the read for the caller's access. An admin with hidden projects has neither (eventAccess
+ * is never given one: admins see every project).
  */
 async function pageAndTotal(
   db: Db,
+  pages: EventPages | undefined,
   filterKey: string,
   where: SQL | undefined,
   page: { offset: number; limit: number },
@@ -211,14 +240,28 @@ async function pageAndTotal(
   now: Date,
   prepared?: { reads: ReturnType<typeof preparedReads>; values: Record<string, unknown> },
 ) {
-  const values = { ...prepared?.values, filterKey, offset: page.offset, limit: page.limit }
+  const pageKey = pages && !access.pastLivesHidden ? `${filterKey}\n${page.offset}\n${page.limit}` : undefined
+  const cached = pageKey === undefined ? undefined : pages!.get(pageKey)
+  // -1 when nothing is kept: no total equals it, so the page is built.
+  const expected = cached?.total ?? -1
+  const values = { ...prepared?.values, filterKey, offset: page.offset, limit: page.limit, expected }
   const [row] =
     prepared && !access.admin
       ? await prepared.reads.nonAdmin(db, { ...values, hiddenProjects: [...access.hiddenProjects], pastLivesHidden: access.pastLivesHidden })
       : prepared && access.hiddenProjects.length === 0
         ? await prepared.reads.admin(db, values)
-        : await queryRows<PageAndTotal>(db, pageAndTotalSql(filterKey, where, page))
+        : await queryRows<PageAndTotal>(db, pageAndTotalSql(filterKey, where, page, expected))
   const count = readCount(row!.count)
   await keepCountCache(db, filterKey, where, count, now)
-  return { events: row!.events, total: totalOf(count) }
+  const total = totalOf(count)
+  if (row!.events === null) return { events: cached!.events, total }
+  if (pageKey !== undefined) pages!.set(pageKey, { events: row!.events, total }, row!.events.length)
+  return { events: row!.events, total }
+}
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** Pages of event searches and flags' events, with the totals they were read with. */
+    eventPages: EventPages
+  }
 }

@@ -42,10 +42,11 @@ const searchEventsRoute = adminRoute({
   responses: { 200: { description: 'The matching events', content: jsonContent(EventSearchResponseSchema) }, ...pickErrors(400, 401, 403) },
 })
 
-const accessOf = async (c: AppContext) => eventAccess(c.var.principal, await hiddenProjectsOf(c))
+// c.get, not c.var, on these hot reads: c.var copies every variable of the request into a new object on each read.
+const accessOf = async (c: AppContext) => eventAccess(c.get('principal'), await hiddenProjectsOf(c))
 
 export const eventRoutes = createRouter()
   .openapi(getEventsForToggle, async (c) =>
-    serializedJson(c, await featureEventsJson(c.var.db, c.var.eventPages, c.req.valid('param').featureName, c.req.valid('query'), await accessOf(c), c.var.caller.now)),
+    serializedJson(c, await featureEventsJson(c.get('db'), c.get('eventPages'), c.req.valid('param').featureName, c.req.valid('query'), await accessOf(c), c.get('caller').now)),
   )
-  .openapi(searchEventsRoute, async (c) => serializedJson(c, await searchEventsJson(c.var.db, c.var.eventPages, c.req.valid('query'), await accessOf(c), c.var.caller.now)))
+  .openapi(searchEventsRoute, async (c) => serializedJson(c, await searchEventsJson(c.get('db'), c.get('eventPages'), c.req.valid('query'), await accessOf(c), c.get('caller').now)))

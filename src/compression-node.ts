@@ -24,7 +24,11 @@ export function chosenEncoding(accept: string | null): 'br' | 'gzip' | undefined
   return br >= gzip ? 'br' : 'gzip'
 }
 
-const weightOf = (weights: Map<string, number>, name: string) => weights.get(name) ?? (name !== 'identity' ? (weights.get('*') ?? 0) : 0)
+// A q-value that is no number (`q=.`) counts as 0: the encoding is not accepted.
+function weightOf(weights: Map<string, number>, name: string): number {
+  const weight = weights.get(name) ?? (name !== 'identity' ? (weights.get('*') ?? 0) : 0)
+  return weight > 0 ? weight : 0
+}
 
 const varyOnEncoding = (headers: Headers) => {
   const vary = headers.get('vary')

@@ -21,6 +21,11 @@ describe('chosenEncoding', () => {
       ['*;q=0, gzip', 'gzip'],
       ['*;q=0', undefined],
       ['GZIP ; q=1 , BR ; q=0.1', 'gzip'],
+      // A q-value that is no number accepts nothing.
+      ['*;q=.', undefined],
+      ['br;q=., gzip;q=.', undefined],
+      ['br;q=1, gzip;q=.', 'br'],
+      ['gzip;q=., br;q=0.1', 'br'],
     ]
     for (const [accept, expected] of cases) expect(chosenEncoding(accept), String(accept)).toBe(expected)
   })

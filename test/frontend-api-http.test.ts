@@ -60,6 +60,28 @@ describe('the frontend API over HTTP', () => {
       'content-type': 'application/json; charset=UTF-8',
     })
     expect(res.headers.etag).toMatch(/^W\/"[0-9a-f]{32}"$/)
+    // The unchanged answer: 304 with the same caching and CORS headers.
+    const unchanged = await raw('/api/frontend?userId=1', { authorization: FRONTEND, origin: 'https://shop.example', 'if-none-match': res.headers.etag as string })
+    expect(unchanged.status).toBe(304)
+    expect(unchanged.headers).toMatchObject({ etag: res.headers.etag, 'cache-control': 'no-cache', 'access-control-allow-origin': '*', 'access-control-expose-headers': 'ETag', vary: 'Origin' })
+  })
+
+  it('answers OFREP\'s unchanged bulk evaluation 304 with Cache-Control as its 200', async () => {
+    const post = (headers: Record<string, string>) =>
+      new Promise<{ status: number; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
+        const req = request(`${server.url}/ofrep/v1/evaluate/flags`, { method: 'POST', headers: { authorization: FRONTEND, 'content-type': 'application/json', ...headers } }, (res) => {
+          res.resume()
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers }))
+        })
+        req.on('error', reject)
+        req.end(JSON.stringify({ context: { targetingKey: 'u1' } }))
+      })
+    const first = await post({})
+    expect(first.status).toBe(200)
+    expect(first.headers['cache-control']).toBe('no-cache')
+    const unchanged = await post({ 'if-none-match': first.headers.etag as string })
+    expect(unchanged.status).toBe(304)
+    expect(unchanged.headers).toMatchObject({ etag: first.headers.etag, 'cache-control': 'no-cache', vary: 'Origin' })
   })
 
   it('gives an error the CORS headers too, and answers a preflight before authentication', async () => {

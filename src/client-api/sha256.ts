@@ -1,16 +1,21 @@
 const encoder = new TextEncoder()
 
-interface NodeCrypto {
-  createHash(algorithm: 'sha256'): { update(text: string, encoding: 'utf8'): { digest(encoding: 'hex'): string } }
+/** A synchronous SHA-256 in hex that a home may give (the Node server gives node:crypto's, see server.ts). */
+export type Sha256Hex = (text: string) => string
+
+let given: Sha256Hex | undefined
+
+/**
+ * Makes sha256Hex use `hash`. On Node, WebCrypto's digest is a job on another thread and a promise: about a tenth of a
+ * frontend API request's CPU, where node:crypto's hash of the same bytes is a few microseconds. Workers keep WebCrypto.
+ */
+export function useSha256Hex(hash: Sha256Hex): void {
+  given = hash
 }
 
-// On Node (the server, the tests) node:crypto hashes an answer synchronously: WebCrypto's digest there is a job on
-// another thread and a promise, about a tenth of a frontend API request's CPU. Workers have WebCrypto only (the
-// worker runs without Node compatibility); found at run time, so the worker bundle imports nothing of Node.
-const nodeCrypto = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('node:crypto') as NodeCrypto | undefined
-
+/** SHA-256 of the text's UTF-8 bytes, in hex. */
 export async function sha256Hex(text: string): Promise<string> {
-  if (nodeCrypto) return nodeCrypto.createHash('sha256').update(text, 'utf8').digest('hex')
+  if (given) return given(text)
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)))
   let hex = ''
   for (const byte of digest) hex += byte.toString(16).padStart(2, '0')

@@ -105,7 +105,8 @@ export const frontendRoutes = createRouter()
   .openapi(getFrontendFeaturesRoute, async (c) => {
     const body = JSON.stringify(await answer(c, c.req.valid('query')))
     const etag = `W/"${(await sha256Hex(body)).slice(0, 32)}"`
-    if (etagMatches(c.req.header('if-none-match'), etag)) return answerWithRequestId(c, 304, { etag: etag })
+    // Cache-Control again: an answer made here does not take the headers set with c.header before it.
+    if (etagMatches(c.req.header('if-none-match'), etag)) return answerWithRequestId(c, 304, { etag: etag, 'cache-control': 'no-cache' })
     c.get('sdk').options.observePayload?.('/api/frontend', utf8Length(body))
     return c.body(body, 200, { ETag: etag, 'Content-Type': 'application/json; charset=UTF-8' })
   })

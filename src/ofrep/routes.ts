@@ -215,6 +215,7 @@ export const ofrepRoutes = createRouter()
     const { names, answer } = await evaluatorOf(c, c.req.valid('json')?.context)
     const body = JSON.stringify({ flags: names.map(answer).filter((a) => a !== undefined) })
     const etag = `W/"${(await sha256Hex(body)).slice(0, 32)}"`
-    if (etagMatches(c.req.header('if-none-match'), etag, 'POST')) return answerWithRequestId(c, 304, { etag: etag })
+    // Cache-Control again (see evaluatorOf): an answer made here does not take the headers set with c.header before it.
+    if (etagMatches(c.req.header('if-none-match'), etag, 'POST')) return answerWithRequestId(c, 304, { etag: etag, 'cache-control': 'no-cache' })
     return c.body(body, 200, { ETag: etag, 'Content-Type': 'application/json; charset=UTF-8' })
   })

@@ -1,8 +1,8 @@
-import { request } from 'node:http'
 import { rm } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
 import { migratedDataDir } from './helpers/data-dir.js'
+import { adminCaller, rawRequest } from './helpers/server.js'
 
 /*
  * The frontend API over real HTTP (node-server writes the answer): its CORS headers are set on the route's own answer,
@@ -18,12 +18,11 @@ let dataDir: string
 beforeAll(async () => {
   dataDir = await migratedDataDir('flagpost-frontend-http-')
   server = await startServer({ ...readConfig({ INIT_FRONTEND_API_TOKENS: FRONTEND }), port: 0, host: '127.0.0.1', dataDir, initAdminTokens: [ADMIN] })
-  const admin = (method: string, path: string, body?: unknown) =>
-    fetch(`${server.url}${path}`, { method, headers: { authorization: ADMIN, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) })
+  const admin = adminCaller(() => server.url, ADMIN)
   // Enough flags on for an answer over 1 KiB (the size from which a client asking for it would get it compressed).
   for (let i = 0; i < 12; i++) {
-    expect((await admin('POST', '/api/admin/projects/default/features', { name: `frontend-http-${i}` })).status).toBe(201)
-    expect((await admin('POST', `/api/admin/projects/default/features/frontend-http-${i}/environments/development/on`)).status).toBe(200)
+    await admin('POST', '/api/admin/projects/default/features', { name: `frontend-http-${i}` })
+    await admin('POST', `/api/admin/projects/default/features/frontend-http-${i}/environments/development/on`)
   }
 })
 afterAll(async () => {
@@ -31,18 +30,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true })
 })
 
-function raw(path: string, headers: Record<string, string>, method = 'GET'): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${server.url}${path}`, { headers, method }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (body += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }))
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
+const raw = (path: string, headers: Record<string, string>, method = 'GET') => rawRequest(server.url, path, { headers, method })
 
 describe('the frontend API over HTTP', () => {
   it('answers whole with its length and the CORS headers, Vary naming Origin and Accept-Encoding', async () => {
@@ -68,13 +56,10 @@ describe('the frontend API over HTTP', () => {
 
   it('answers OFREP\'s unchanged bulk evaluation 304 with Cache-Control as its 200', async () => {
     const post = (headers: Record<string, string>) =>
-      new Promise<{ status: number; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
-        const req = request(`${server.url}/ofrep/v1/evaluate/flags`, { method: 'POST', headers: { authorization: FRONTEND, 'content-type': 'application/json', ...headers } }, (res) => {
-          res.resume()
-          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers }))
-        })
-        req.on('error', reject)
-        req.end(JSON.stringify({ context: { targetingKey: 'u1' } }))
+      rawRequest(server.url, '/ofrep/v1/evaluate/flags', {
+        method: 'POST',
+        headers: { authorization: FRONTEND, 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ context: { targetingKey: 'u1' } }),
       })
     const first = await post({})
     expect(first.status).toBe(200)

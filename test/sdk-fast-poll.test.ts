@@ -1,10 +1,10 @@
 // The unchanged SDK poll answered before Hono's dispatch (src/client-api/fast-poll.ts): over real HTTP it is the routed
 // 304 byte for byte (status, header lines, log line, metrics), and whatever is unusual about a poll takes the routed way.
-import { request } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { serve } from '@hono/node-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from './helpers/app.js'
+import { rawRequest } from './helpers/server.js'
 import { createEnvironment, createFlag, createProject, createToken, enableFlag, ok } from './helpers/factories.js'
 import { withCompression } from '../src/compression-node.js'
 import { readConfig, startServer } from '../src/server.js'
@@ -38,21 +38,7 @@ afterAll(async () => {
   await t.close()
 })
 
-/** One request over HTTP/1.1 with the answer's raw header lines (names as sent, in order, repeats kept). */
-function raw(path: string, headers: Record<string, string> | string[], method = 'GET', at = base): Promise<{ status: number; rawHeaders: string[]; body: string }> {
-  return new Promise((resolve, reject) => {
-    // The path as given, sent as it is (a URL would drop an empty query).
-    const { hostname, port } = new URL(at)
-    const req = request({ hostname, port, path, headers, method }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (body += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, rawHeaders: res.rawHeaders, body }))
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
+const raw = (path: string, headers: Record<string, string> | string[], method = 'GET', at = base) => rawRequest(at, path, { headers, method })
 
 const poll = (token: string, headers: Record<string, string> = {}, path = '/api/client/features') => t.call('GET', path, { token, headers: { ...SPEC, ...headers } })
 

@@ -1,10 +1,10 @@
-import { request } from 'node:http'
 import { rm } from 'node:fs/promises'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { readConfig, startServer } from '../src/server.js'
 import { TrieRouter } from 'hono/router/trie-router'
 import { MemoRouter } from '../src/http/route-memo.js'
 import { migratedDataDir } from './helpers/data-dir.js'
+import { rawRequest } from './helpers/server.js'
 
 /*
  * The SDK poll's hot path over real HTTP (node-server writes the answer): an unchanged poll's 304 is made with all its
@@ -38,19 +38,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true })
 })
 
-/** One request over HTTP/1.1, with the answer's raw header lines (names as sent, repeats kept). */
-function raw(path: string, headers: Record<string, string>): Promise<{ status: number; rawHeaders: string[]; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${server.url}${path}`, { headers }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk: string) => (body += chunk))
-      res.on('end', () => resolve({ status: res.statusCode!, rawHeaders: res.rawHeaders, body }))
-    })
-    req.on('error', reject)
-    req.end()
-  })
-}
+const raw = (path: string, headers: Record<string, string>) => rawRequest(server.url, path, { headers })
 
 const named = (rawHeaders: string[], name: string) => rawHeaders.filter((_, i) => i % 2 === 0 && rawHeaders[i]!.toLowerCase() === name).length
 const valueOf = (rawHeaders: string[], name: string) => rawHeaders[rawHeaders.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === name) + 1] ?? ''

@@ -1,6 +1,6 @@
 import { cors } from 'hono/cors'
 import type { Context, MiddlewareHandler } from 'hono'
-import { appendAnswerHeader, setAnswerHeader } from '../http/context.js'
+import { setAnswerHeader } from '../http/context.js'
 
 /**
  * CORS for the frontend API only (browsers call it directly; the admin and client APIs stay same-origin).
@@ -27,7 +27,7 @@ export function frontendCors(originsOf: (c: Context) => Promise<string[]>): Midd
     await next()
     if (allowed) setAnswerHeader(c, 'Access-Control-Allow-Origin', allowed)
     setAnswerHeader(c, 'Access-Control-Expose-Headers', EXPOSED_HEADERS)
-    appendAnswerHeader(c, 'Vary', 'Origin')
+    setAnswerHeader(c, 'Vary', 'Origin', { append: true })
   }
 }
 

@@ -36,23 +36,15 @@ export interface AppEnv {
 export type AppContext = Context<AppEnv>
 
 /**
- * Sets a header on the answer a middleware's `next()` made. On the answer's own headers: `c.header` after the answer is
- * made copies the whole answer (node-server's light 304 of an SDK poll lost its fast path so); an answer whose headers
- * are immutable (one fetched from elsewhere) is copied as `c.header` does.
+ * Sets a header on the answer a middleware's `next()` made (with `append`, adds a value to it). On the answer's own
+ * headers: `c.header` after the answer is made copies the whole answer (node-server's light 304 of an SDK poll lost its
+ * fast path so); an answer whose headers are immutable (one fetched from elsewhere) is copied as `c.header` does.
  */
-export function setAnswerHeader(c: Context, name: string, value: string): void {
+export function setAnswerHeader(c: Context, name: string, value: string, options: { append?: boolean } = {}): void {
   try {
-    c.res.headers.set(name, value)
+    if (options.append) c.res.headers.append(name, value)
+    else c.res.headers.set(name, value)
   } catch {
-    c.header(name, value)
-  }
-}
-
-/** Appends a value to a header of the answer a middleware's `next()` made, as setAnswerHeader sets one. */
-export function appendAnswerHeader(c: Context, name: string, value: string): void {
-  try {
-    c.res.headers.append(name, value)
-  } catch {
-    c.header(name, value, { append: true })
+    c.header(name, value, options)
   }
 }

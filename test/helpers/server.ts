@@ -1,3 +1,4 @@
+import { request, type IncomingHttpHeaders } from 'node:http'
 import { expect } from 'vitest'
 
 /**
@@ -28,4 +29,26 @@ export async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000)
       await new Promise((resolve) => setTimeout(resolve, 100))
     }
   }
+}
+
+/**
+ * One request over HTTP/1.1 to the server at `base`, the path sent as it is (a URL would drop an empty query):
+ * the answer's status, headers (parsed, and as raw lines: names as sent, in order, repeats kept) and body.
+ */
+export function rawRequest(
+  base: string,
+  path: string,
+  options: { method?: string; headers?: Record<string, string> | string[]; body?: string } = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders; rawHeaders: string[]; body: string }> {
+  return new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(base)
+    const req = request({ hostname, port, path, headers: options.headers, method: options.method ?? 'GET' }, (res) => {
+      let body = ''
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => (body += chunk))
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, rawHeaders: res.rawHeaders, body }))
+    })
+    req.on('error', reject)
+    req.end(options.body)
+  })
 }

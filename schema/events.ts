@@ -122,6 +122,26 @@ export const events = pgTable(
 )
 
 /**
+ * The event search's free text (`query`), off the write path: each event's lowercased text (data, pre_data and
+ * tags, as src/events/search.ts spells it), written after the event by the indexing job (src/events/text-index.ts)
+ * under a trigram index (migration 0042). A write then adds no trigram entries to the events it records.
+ */
+export const eventSearchText = pgTable('event_search_text', {
+  eventId: bigint('event_id', { mode: 'number' }).primaryKey(),
+  text: text('text').notNull(),
+})
+
+/**
+ * One row: `indexed_through`, an event id such that every event with an id up to it is in event_search_text and
+ * no event with such an id will ever be added (as event_count_cache's `up_to_id`). The search reads the events
+ * above it that are not indexed yet from the events themselves.
+ */
+export const eventSearchState = pgTable('event_search_state', {
+  id: integer('id').primaryKey(),
+  indexedThrough: bigint('indexed_through', { mode: 'number' }).notNull(),
+})
+
+/**
  * The distinct authors of each flag's events and the id of their latest one, kept by recordEvents in the
  * statement that writes the events, so reading a flag's collaborators does not aggregate all its events.
  * Keyed by name with no foreign key: events outlive their flag, and so do its collaborators.

@@ -48,6 +48,7 @@ export const PREVIEW_SCRUB = {
   // What SDKs reported, and caches that would not hold after the rewrite.
   client_metrics_inbox: { action: 'empty', why: "SDK reports not yet folded: SDKs' addresses and token names" },
   event_count_cache: { action: 'empty', why: 'counts per event filter (authors included): filters name people, and the authors are rewritten' },
+  event_search_text: { action: 'empty', why: "the event search's copy of each event's text: the names and e-mails the events held before their rewrite (the job copies the scrubbed events again)" },
 
   // People and what names them.
   events: {
@@ -61,6 +62,7 @@ export const PREVIEW_SCRUB = {
     },
     why: "the audit log stays (a preview shows history); its authors and the people its data names do not (users' events hold e-mails and names)",
   },
+  event_search_state: { action: 'rewrite', columns: { indexed_through: '0' }, why: 'how far the copy of events\' text goes: emptied above, so from the first event again' },
   feature_collaborators: { action: 'rewrite', columns: authors, why: "a flag's authors: the events' authors, rewritten alike (rows that become one are merged)" },
   features: { action: 'rewrite', columns: authors, why: 'flags stay (a preview evaluates them as production does); their authors do not' },
   segments: { action: 'rewrite', columns: authors, why: 'segments stay; their authors do not' },

@@ -33,6 +33,7 @@ import { createSearchCache } from './flags/search-cache.js'
 import { flagVisibility, knownPrivateProjects, privateProjectIds, projectVisibility } from './projects/visibility.js'
 import { createFlagStates } from './flags/states.js'
 import { createEventPages } from './events/search.js'
+import { indexEventText } from './events/text-index.js'
 import { backgroundJob, type ClaimLedger, type RunInBackground } from './http/background.js'
 import { flagRoutes } from './flags/routes.js'
 import { flagBulkRoutes } from './flags/bulk-routes.js'
@@ -224,6 +225,8 @@ export function toApiError(error: unknown): ApiError | undefined {
 
 /** On Node, deliveries run at most this often after writes (each run first looks for queued deliveries). */
 const DELIVERY_GAP_MS = 25
+// Writes within this of each other share one run of the event text index: under a burst, a few runs a second.
+const TEXT_INDEX_GAP_MS = 200
 
 export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? (() => new Date())
@@ -249,6 +252,9 @@ export function createApp(deps: AppDeps) {
   const principals = new PrincipalMemo(deps.principalTtlMs ?? DEFAULT_PRINCIPAL_TTL_MS)
   const oidc = createOidcCache()
   const deliveries = backgroundJob('integration delivery', (db) => deliverPending(db, clock, delivery, deps.claims), { background: deps.background, coalesce: sdk.options.shareInFlight, gapMs: DELIVERY_GAP_MS, logger })
+  // The event search's text of the events writes recorded (src/events/text-index.ts): after the response, where one
+  // process serves (Node); on Workers the cron trigger runs it, and until then the search reads those events' own text.
+  const textIndex = sdk.options.shareInFlight ? backgroundJob('event text index', indexEventText, { background: deps.background, coalesce: true, gapMs: TEXT_INDEX_GAP_MS, logger }) : undefined
   // Runs of action sets a signal queued: what they change is new to SDKs, and their events are delivered right after.
   const actionRuns = backgroundJob(
     'action set runs',
@@ -314,6 +320,7 @@ export function createApp(deps: AppDeps) {
     if (WRITE_METHODS.has(c.req.method) && c.res.status < 400 && !TOKEN_ONLY_PATH.test(c.req.path)) {
       if (!keepsPrincipals(c.req.method, c.req.path)) principals.forget()
       if (deliveriesMaybeQueued(c.get('db'))) deliveries.schedule(c)
+      textIndex?.schedule(c)
     }
   })
   // A signed-in browser's cookie must not carry another site's writes; SDK routes take tokens only.
@@ -471,7 +478,7 @@ export function createApp(deps: AppDeps) {
   app.get('/docs', (c) => c.body(referencePage, 200, API_REFERENCE_HEADERS))
   // Resolves when no work that requests left behind (deliveries, metrics folding) is under way: await it
   // before closing the database.
-  const idle = async () => void (await Promise.all([deliveries.idle(), sdk.aggregation.idle(), actionRuns.idle()]))
+  const idle = async () => void (await Promise.all([deliveries.idle(), sdk.aggregation.idle(), actionRuns.idle(), textIndex?.idle()]))
   // Ends every SDK stream (before the server closes: it waits for open responses).
   const endStreams = async () => void (await sdk.streams?.close())
   // The unchanged SDK poll is answered before Hono's dispatch (the same 304, log line and metrics); anything else is routed.

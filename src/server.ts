@@ -1,3 +1,4 @@
+import { indexEventText } from './events/text-index.js'
 import { createServer as createHttpServer, type RequestListener, type Server, type ServerOptions } from 'node:http'
 import { createHash } from 'node:crypto'
 import { endStreamsOnHangUp, trackConnections } from './http-connections-node.js'
@@ -262,11 +263,15 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
     track(aggregatePendingMetrics(database.db, clock, undefined, config.clientNewApplicationsPerDay, logger).catch(failed('metrics aggregation')))
     // Action sets' runs are made right after their signal; this finishes what a stopped process left.
     track(runPendingActions(database.db, clock, { claims, logger }).catch(failed('action set runs')))
+    // Writes run it after their response; this catches events recorded otherwise (jobs, imports at start).
+    track(indexEventText(database.db).catch(failed('event text index')))
   }, DELIVERY_SWEEP_MS)
   sweep.unref()
   // Flags outlive their type's lifetime by days: marking them hourly (and once at start) is soon enough.
   const markStale = () => track(markPotentiallyStale(database.db, clock()).catch(failed('potentially stale')))
   markStale()
+  // The event search's text index: what a migration or a stopped process left, at start (then after writes and in the sweep).
+  track(indexEventText(database.db).catch(failed('event text index')))
   const staleJob = setInterval(markStale, POTENTIALLY_STALE_JOB_MS)
   staleJob.unref()
   // Scheduled change requests are applied within a minute of their time (and those a stopped process missed, at start).

@@ -1,3 +1,4 @@
+import { indexEventText } from './events/text-index.js'
 import type { ExecutionContext } from 'hono'
 import { createApp, type App, type AppDeps } from './app.js'
 import { webhookEmailTransport } from './users/email.js'
@@ -215,8 +216,8 @@ export default {
   },
 
   /**
-   * Cron trigger: makes deliveries a stopped isolate left queued, folds SDK reports it left in the inbox, finishes the
-   * action set runs it left, marks flags past their type's lifetime potentially stale, and applies (or suspends)
+   * Cron trigger: makes deliveries a stopped isolate left queued, folds SDK reports it left in the inbox, indexes the
+   * text of new events for the event search, finishes the action set runs it left, marks flags past their type's lifetime potentially stale, and applies (or suspends)
    * scheduled change requests, as of the time the trigger was scheduled for.
    */
   async scheduled(controller: { scheduledTime: number }, env: WorkerEnv, ctx: ExecutionContext): Promise<void> {
@@ -231,6 +232,7 @@ export default {
         markPotentiallyStale(connection.db, at).catch(failed('potentially stale')),
         applyScheduledChangeRequests(connection.db, at, logger).catch(failed('scheduled change requests')),
         runPendingActions(connection.db, () => new Date(), { logger }).catch(failed('action set runs')),
+        indexEventText(connection.db).catch(failed('event text index')),
       ]).finally(() => connection.close()),
     )
   },

@@ -7,6 +7,7 @@ import { Lru } from '../core/lru.js'
 import type { EventSearchQuery } from './schemas.js'
 import { isEventType, type EventType } from './types.js'
 import { nonAdminAccessCondition, type EventAccess } from './access.js'
+import { textMatches } from './text-index.js'
 
 type EventRow = typeof events.$inferSelect
 
@@ -38,9 +39,6 @@ function valuesOf(filter: string): string[] {
 
 const anyOf = (column: typeof events.featureName | typeof events.project | typeof events.type, values: string[]) =>
   values.length === 1 ? eq(column, values[0]!) : inArray(column, values)
-
-// The same expression as the trigram index events_search_text_idx (migration 0004), so the index is used.
-const searchText = sql`lower(coalesce(${events.data}::text, '') || ' ' || coalesce(${events.preData}::text, '') || ' ' || ${events.tags}::text)`
 
 
 const dayStart = (filter: string) => new Date(`${filter.slice(3)}T00:00:00.000Z`)
@@ -74,7 +72,7 @@ export function searchConditions(q: Omit<EventSearchQuery, 'offset' | 'limit'>):
   if (end) where.push(lt(events.createdAt, end))
   if (q.from && q.to && dayStart(q.from) > dayStart(q.to)) throw validationError('from must not be after to', [{ path: 'query.from', message: 'must not be after to' }])
   const text = q.query?.trim()
-  if (text) where.push(sql`${searchText} like ${containsPattern(text.toLowerCase())}`)
+  if (text) where.push(textMatches(containsPattern(text.toLowerCase())))
   return where
 }
 

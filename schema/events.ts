@@ -133,12 +133,15 @@ export const eventSearchText = pgTable('event_search_text', {
 
 /**
  * One row: `indexed_through`, an event id such that every event with an id up to it is in event_search_text and
- * no event with such an id will ever be added (as event_count_cache's `up_to_id`). The search reads the events
- * above it that are not indexed yet from the events themselves.
+ * no event with such an id will ever be added. The search reads the events above it that are not indexed yet from
+ * the events themselves.
  */
 export const eventSearchState = pgTable('event_search_state', {
   id: integer('id').primaryKey(),
   indexedThrough: bigint('indexed_through', { mode: 'number' }).notNull(),
+  /** The newest event's id when the job last ran, and that snapshot's xmax (a transaction id, as bigint): see src/events/text-index.ts. */
+  candidateId: bigint('candidate_id', { mode: 'number' }),
+  candidateXmax: bigint('candidate_xmax', { mode: 'number' }),
 })
 
 /**

@@ -7,6 +7,8 @@ import { sql } from 'drizzle-orm'
 import { pathToFileURL } from 'node:url'
 import { bootstrapAdminTokens } from '../src/api-tokens/store.js'
 import { queryRows, type Db } from '../src/db.js'
+import { searchTextOf } from '../src/events/text-index.js'
+import { events, eventSearchState, eventSearchText } from '../schema/index.js'
 import { openPg } from '../src/db-node.js'
 
 /**
@@ -48,7 +50,7 @@ export const PREVIEW_SCRUB = {
   // What SDKs reported, and caches that would not hold after the rewrite.
   client_metrics_inbox: { action: 'empty', why: "SDK reports not yet folded: SDKs' addresses and token names" },
   event_count_cache: { action: 'empty', why: 'counts per event filter (authors included): filters name people, and the authors are rewritten' },
-  event_search_text: { action: 'empty', why: "the event search's copy of each event's text: the names and e-mails the events held before their rewrite (the job copies the scrubbed events again)" },
+  event_search_text: { action: 'empty', why: "the event search's copy of each event's text: the names and e-mails the events held before their rewrite (copied again from the rewritten events at the scrub's end)" },
 
   // People and what names them.
   events: {
@@ -62,7 +64,7 @@ export const PREVIEW_SCRUB = {
     },
     why: "the audit log stays (a preview shows history); its authors and the people its data names do not (users' events hold e-mails and names)",
   },
-  event_search_state: { action: 'rewrite', columns: { indexed_through: '0' }, why: 'how far the copy of events\' text goes: emptied above, so from the first event again' },
+  event_search_state: { action: 'rewrite', columns: { indexed_through: '0', candidate_id: 'null', candidate_xmax: 'null' }, why: 'how far the copy of events\' text goes: emptied above, so from the first event again (set to the newest at the scrub\'s end)' },
   feature_collaborators: { action: 'rewrite', columns: authors, why: "a flag's authors: the events' authors, rewritten alike (rows that become one are merged)" },
   features: { action: 'rewrite', columns: authors, why: 'flags stay (a preview evaluates them as production does); their authors do not' },
   segments: { action: 'rewrite', columns: authors, why: 'segments stay; their authors do not' },
@@ -321,6 +323,11 @@ export async function scrubPreview(db: Db): Promise<void> {
     for (const fn of ['preview_json(jsonb)', 'preview_known_json(jsonb)', 'preview_known(text)', 'preview_text(text)', 'preview_addresses(text, boolean)', 'preview_address(text, boolean)']) {
       await tx.execute(sql.raw(`drop function pg_temp.${fn}`))
     }
+    // The event search's copies of the rewritten events, all of them (a preview's Worker has no cron to make them):
+    // with writes to events held off, every id up to the newest is final.
+    await tx.execute(sql`lock table ${events} in share mode`)
+    await tx.execute(sql`insert into ${eventSearchText} (event_id, text) select e.id, ${searchTextOf('e')} from ${events} e`)
+    await tx.execute(sql`update ${eventSearchState} set indexed_through = (select coalesce(max(id), 0) from ${events}), candidate_id = null, candidate_xmax = null`)
   })
 }
 

@@ -270,8 +270,9 @@ export async function startServer(config: ServerConfig, { clock = () => new Date
   // Flags outlive their type's lifetime by days: marking them hourly (and once at start) is soon enough.
   const markStale = () => track(markPotentiallyStale(database.db, clock()).catch(failed('potentially stale')))
   markStale()
-  // The event search's text index: what a migration or a stopped process left, at start (then after writes and in the sweep).
-  track(indexEventText(database.db).catch(failed('event text index')))
+  // The event search's text index: what a migration or a stopped process left, before the first request (then after
+  // writes and in the sweep). Searches are right without it, only slower.
+  await indexEventText(database.db).catch(failed('event text index'))
   const staleJob = setInterval(markStale, POTENTIALLY_STALE_JOB_MS)
   staleJob.unref()
   // Scheduled change requests are applied within a minute of their time (and those a stopped process missed, at start).

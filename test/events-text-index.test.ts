@@ -126,6 +126,29 @@ describe('the event search text index', () => {
     expect(await unindexedTail(orm)).toEqual({ indexedThrough: await maxId(), above: 0 })
   })
 
+  it('matches copies, not the events, up to indexed_through: in a first count, a kept total moved on, and pages', async () => {
+    // A copy changed by hand (nothing else changes one) shows which text each part of a search reads.
+    const word = fresh('Cobalt').toLowerCase()
+    await insert(1_200, word)
+    await indexEventText(orm)
+    const [first] = (await db.query<{ id: number }>(`select min(id)::int as id from events where data->>'description' like $1`, [`${word} %`])).rows
+    await db.query(`update event_search_text set text = 'replaced' where event_id = $1`, [first!.id])
+    // A first count (every match found through the copies' index): 1,199, which the count cache keeps.
+    const counted = await search(`query=${word}`)
+    expect(counted.total).toBe(1_199)
+    expect(ids(counted)).not.toContain(first!.id)
+    // Events above the kept total are checked one by one, each by its copy once it has one.
+    await insert(30, word)
+    await indexEventText(orm)
+    const [late] = (await db.query<{ id: number }>(`select max(id)::int as id from events`)).rows
+    await db.query(`update event_search_text set text = 'replaced' where event_id = $1`, [late!.id])
+    const moved = await search(`query=${word}`)
+    expect(moved.total).toBe(1_228)
+    expect(ids(moved)).not.toContain(late!.id)
+    expect(ids(moved)).toHaveLength(1_000)
+    expect((await search(`query=replaced`)).total).toBeGreaterThanOrEqual(2)
+  })
+
   it('is what a write through the API is found by, before and after the job', async () => {
     const name = fresh('lighthouse')
     const created = await app.request('/api/admin/projects/default/features', {

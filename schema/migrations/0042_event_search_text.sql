@@ -1,6 +1,8 @@
 CREATE TABLE "event_search_state" (
 	"id" integer PRIMARY KEY NOT NULL,
-	"indexed_through" bigint NOT NULL
+	"indexed_through" bigint NOT NULL,
+	"candidate_id" bigint,
+	"candidate_xmax" bigint
 );
 --> statement-breakpoint
 CREATE TABLE "event_search_text" (
@@ -22,7 +24,7 @@ CREATE INDEX IF NOT EXISTS "event_search_text_trgm_idx" ON "event_search_text" U
 --> statement-breakpoint
 DROP INDEX IF EXISTS "events_search_text_idx";
 --> statement-breakpoint
--- 0: an event being written while this runs may have an id below those copied. The job moves it up (dense ids, or a
--- quiet moment) on its first runs.
+-- 0: an event being written while this runs may have an id below those copied. The job's first two runs move it up
+-- (src/events/text-index.ts, advance).
 INSERT INTO "event_search_state" ("id", "indexed_through") VALUES (1, 0);
 -- END hand-written

@@ -34,6 +34,20 @@ const RETRY_AFTER_MS = 1_000
 export const quiet = sql`case when pg_current_xact_id_if_assigned() is not null then false
   else pg_current_xact_id() = pg_snapshot_xmax(pg_current_snapshot()) and not exists (select from pg_snapshot_xip(pg_current_snapshot())) end`
 
+/**
+ * The condition of a search in the two forms its statements need (the same rows): `set` for reading all events (a
+ * first count, a page), `row` for checking events one by one (the events above a cached total). They differ only
+ * for free text (`text`: see textMatches in src/events/text-index.ts).
+ */
+export interface SearchWhere {
+  set: SQL | undefined
+  row: SQL | undefined
+  text: boolean
+}
+
+/** One condition in both forms. */
+export const sameWhere = (where: SQL | undefined): SearchWhere => ({ set: where, row: where, text: false })
+
 /** What a search's statement reads about its total; `n` and `upToId` are null when nothing is cached. */
 export interface CountRead {
   n: number | null
@@ -53,16 +67,16 @@ export interface CountRead {
  * instead). A first count is cached from this statement's snapshot, so `quiet` is asked here, and only then: taking
  * a transaction id makes the search write a commit record.
  */
-export function countRow(filterKey: unknown, where: SQL | undefined): SQL {
+export function countRow(filterKey: unknown, where: SearchWhere): SQL {
   return sql`(select json_build_array(c.n, c.up_to_id, m.max_id, t.counted,
       case when c.up_to_id is null and t.counted >= ${sql.raw(String(CACHE_FROM))} then ${quiet} end)::text as count,
-      coalesce(c.n, 0) + t.counted as total
+      coalesce(c.n, 0) + t.counted as total, m.max_id
     from (select max(${events.id}) as max_id from ${events}) m
     left join ${eventCountCache} c on c.filter_key = ${filterKey}
     cross join lateral (
       select case
-        when c.up_to_id is null then (select count(*) from ${events} ${where ? sql`where ${where}` : sql``})
-        else (select count(*) from ${events} where ${events.id} > c.up_to_id and ${events.id} <= m.max_id and (${where ?? sql`true`}) is true)
+        when c.up_to_id is null then (select count(*) from ${events} ${where.set ? sql`where ${where.set}` : sql``})
+        else (select count(*) from ${events} where ${events.id} > c.up_to_id and ${events.id} <= m.max_id and (${where.row ?? sql`true`}) is true)
       end as counted
       offset 0 -- not merged into the query above, which would count twice
     ) t)`
@@ -82,7 +96,7 @@ export const KEEP_FILTERS = 1_000
 const nextAttempt = new Map<string, number>()
 
 /** Caches a first count, or moves a cached total up, when it is due. */
-export async function keepCountCache(db: Db, filterKey: string, where: SQL | undefined, read: CountRead, now: Date): Promise<void> {
+export async function keepCountCache(db: Db, filterKey: string, where: SearchWhere, read: CountRead, now: Date): Promise<void> {
   if (read.upToId === null && read.quiet && read.maxId !== null) {
     await db
       .insert(eventCountCache)
@@ -97,7 +111,7 @@ export async function keepCountCache(db: Db, filterKey: string, where: SQL | und
   // Taken before the attempt, so that concurrent searches of this process do not make the same one.
   nextAttempt.set(filterKey, now.getTime() + RETRY_AFTER_MS)
   const first = read.upToId === null
-  const written = first ? await firstCount(db, filterKey, where) : await advance(db, filterKey, where, read.upToId!)
+  const written = first ? await firstCount(db, filterKey, where.set) : await advance(db, filterKey, where.row, read.upToId!)
   if (written) nextAttempt.delete(filterKey)
   if (written && first) await evictCountCache(db)
 }

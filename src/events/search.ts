@@ -2,7 +2,7 @@ import { and, eq, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import { events } from '../../schema/index.js'
 import { containsPattern, queryRows, statement, type Db } from '../db.js'
 import { validationError } from '../core/errors.js'
-import { countRow, keepCountCache, readCount, totalOf } from './count-cache.js'
+import { countRow, keepCountCache, readCount, sameWhere, totalOf, type SearchWhere } from './count-cache.js'
 import { Lru } from '../core/lru.js'
 import type { EventSearchQuery } from './schemas.js'
 import { isEventType, type EventType } from './types.js'
@@ -48,7 +48,7 @@ function dayAfter(to: string): Date | undefined {
   return end.getUTCFullYear() > 9999 ? undefined : end
 }
 
-export function searchConditions(q: Omit<EventSearchQuery, 'offset' | 'limit'>): SQL[] {
+export function searchConditions(q: Omit<EventSearchQuery, 'offset' | 'limit'>): { where: SQL[]; text?: { set: SQL; row: SQL } } {
   const where: SQL[] = []
   if (q.feature) where.push(anyOf(events.featureName, valuesOf(q.feature)))
   if (q.project) where.push(anyOf(events.project, valuesOf(q.project)))
@@ -72,8 +72,7 @@ export function searchConditions(q: Omit<EventSearchQuery, 'offset' | 'limit'>):
   if (end) where.push(lt(events.createdAt, end))
   if (q.from && q.to && dayStart(q.from) > dayStart(q.to)) throw validationError('from must not be after to', [{ path: 'query.from', message: 'must not be after to' }])
   const text = q.query?.trim()
-  if (text) where.push(textMatches(containsPattern(text.toLowerCase())))
-  return where
+  return { where, ...(text ? { text: textMatches(containsPattern(text.toLowerCase())) } : {}) }
 }
 
 /**
@@ -121,14 +120,17 @@ export const createEventPages = (): EventPages => new Lru({ maxEntries: 1_000, m
 /** The event search (GET /api/admin/search/events): newest first (created_at, then id), with the total number of matches. The answer's JSON text. */
 export async function searchEventsJson(db: Db, pages: EventPages | undefined, q: EventSearchQuery, access: EventAccess, now: Date): Promise<string> {
   const { offset, limit, ...filters } = q
-  const conditions = searchConditions(filters)
+  const { where: conditions, text } = searchConditions(filters)
   // Which index serves a combination of filters best depends on its values: how common a project or type is,
   // and when its events happened (a project whose events are all old is found by its own index, not by walking
   // the newest events or a common type's). A generic plan of a prepared statement cannot know that, so such
   // searches are planned for their values on every call. Where one plan is right whatever the values (no
   // filter; one flag, project or type, and days), the statement is prepared: see preparedSearch.
-  const prepared = conditions.length === 0 ? { reads: everyEvent, values: {} } : preparedSearch(filters)
-  const { events, total } = await pageAndTotal(db, pages, withAccess(filterKeyOf(filters), access), and(...conditions, access.condition), { offset, limit }, access, now, prepared)
+  const prepared = text ? undefined : conditions.length === 0 ? { reads: everyEvent, values: {} } : preparedSearch(filters)
+  const where: SearchWhere = text
+    ? { set: and(...conditions, text.set, access.condition), row: and(...conditions, text.row, access.condition), text: true }
+    : sameWhere(and(...conditions, access.condition))
+  const { events, total } = await pageAndTotal(db, pages, withAccess(filterKeyOf(filters), access), where, { offset, limit }, access, now, prepared)
   return `{"events":${events},"total":${total}}`
 }
 
@@ -139,7 +141,7 @@ export async function searchEventsJson(db: Db, pages: EventPages | undefined, q:
 export async function featureEventsJson(db: Db, pages: EventPages | undefined, featureName: string, page: { offset: number; limit: number }, access: EventAccess, now: Date): Promise<string> {
   const filterKey = withAccess(filterKeyOf({ feature: `IS:${featureName}` }), access)
   const prepared = { reads: flagEvents, values: { feature: featureName } }
-  const { events: list, total } = await pageAndTotal(db, pages, filterKey, and(eq(events.featureName, featureName), access.condition), page, access, now, prepared)
+  const { events: list, total } = await pageAndTotal(db, pages, filterKey, sameWhere(and(eq(events.featureName, featureName), access.condition)), page, access, now, prepared)
   return `{"version":1,"toggleName":${JSON.stringify(featureName)},"events":${list},"totalEvents":${total}}`
 }
 
@@ -148,9 +150,17 @@ export async function featureEventsJson(db: Db, pages: EventPages | undefined, f
  * `events` is null when the total is `expected` (the page is then the one cached with it, see EventPages): Postgres
  * runs a scalar subquery in a CASE only when its branch is taken.
  */
-const pageAndTotalSql = (filterKey: unknown, where: SQL | undefined, page: { offset: unknown; limit: unknown }, expected: unknown) =>
-  sql`select case when t.total = ${expected}::bigint then null else ${pageColumn(where, page)} end as events, t.count
+const pageAndTotalSql = (filterKey: unknown, where: SearchWhere, page: { offset: unknown; limit: unknown }, expected: unknown) =>
+  sql`select case when t.total = ${expected}::bigint then null
+      ${where.text ? sql`when t.total * ${sql.raw(String(COMMON_TEXT))} > t.max_id then ${pageColumn(where.row, page)}` : sql``}
+      else ${pageColumn(where.set, page)} end as events, t.count
     from ${countRow(filterKey, where)} t`
+
+/**
+ * Free text that one event in this many matches, or more, is common: its page is found by walking the newest events
+ * and checking each (a few dozen reads for a page), not by finding every match through the trigram index first.
+ */
+const COMMON_TEXT = 20
 
 // Read through subqueries: a plan made for a limit of 50 looked cheaper than the generic one (which guesses a tenth
 // of the table), so Postgres planned the search without filters on every call, for longer than it ran.
@@ -162,7 +172,7 @@ const pagePlaceholders = { offset: sql`(select ${sql.placeholder('offset')}::int
  */
 function preparedReads(name: string, where?: SQL) {
   const read = (statementName: string, access: SQL | undefined) =>
-    statement<PageAndTotal>(statementName, () => pageAndTotalSql(sql.placeholder('filterKey'), and(where, access), pagePlaceholders, sql.placeholder('expected')))
+    statement<PageAndTotal>(statementName, () => pageAndTotalSql(sql.placeholder('filterKey'), sameWhere(and(where, access)), pagePlaceholders, sql.placeholder('expected')))
   return { admin: read(name, undefined), nonAdmin: read(`${name}_for_non_admins`, nonAdminAccessCondition()) }
 }
 
@@ -232,7 +242,7 @@ async function pageAndTotal(
   db: Db,
   pages: EventPages | undefined,
   filterKey: string,
-  where: SQL | undefined,
+  where: SearchWhere,
   page: { offset: number; limit: number },
   access: EventAccess,
   now: Date,

@@ -69,6 +69,12 @@ describe('the event search text index', () => {
     expect((await search(`query=${word}%20number%207`)).total).toBe(1)
     expect((await search(`query=crew&project=IS:text-index`)).total).toBeGreaterThanOrEqual(30)
     expect((await search(`query=${word}&project=IS:elsewhere`)).total).toBe(0)
+    // One or two characters (no trigram to look up: each event is checked by its id), in any case and spacing.
+    for (const [query, pattern] of [['B', '%b%'], ['%20nU%20', '%nu%']] as const) {
+      const expected = (await one<{ n: number }>(`select count(*)::int as n from events where lower(coalesce(data::text, '') || ' ' || coalesce(pre_data::text, '') || ' ' || tags::text) like $1`, [pattern])).n
+      expect(expected).toBeGreaterThan(0)
+      expect((await search(`query=${query}`)).total).toBe(expected)
+    }
   })
 
   it('copies an event once, however many runs', async () => {

@@ -71,8 +71,8 @@ export function searchConditions(q: Omit<EventSearchQuery, 'offset' | 'limit'>):
   const end = q.to ? dayAfter(q.to) : undefined
   if (end) where.push(lt(events.createdAt, end))
   if (q.from && q.to && dayStart(q.from) > dayStart(q.to)) throw validationError('from must not be after to', [{ path: 'query.from', message: 'must not be after to' }])
-  const text = q.query?.trim()
-  return { where, ...(text ? { text: textMatches(containsPattern(text.toLowerCase())) } : {}) }
+  const text = q.query?.trim().toLowerCase()
+  return { where, ...(text ? { text: textMatches(containsPattern(text), { trigrams: text.length >= 3 }) } : {}) }
 }
 
 /**
@@ -119,7 +119,9 @@ export const createEventPages = (): EventPages => new Lru({ maxEntries: 1_000, m
 
 /** The event search (GET /api/admin/search/events): newest first (created_at, then id), with the total number of matches. The answer's JSON text. */
 export async function searchEventsJson(db: Db, pages: EventPages | undefined, q: EventSearchQuery, access: EventAccess, now: Date): Promise<string> {
-  const { offset, limit, ...filters } = q
+  const { offset, limit, ...given } = q
+  // Matched trimmed and in lower case: so named in the count cache too (`E` and ` e` are the search `e`).
+  const filters = given.query === undefined ? given : { ...given, query: given.query.trim().toLowerCase() }
   const { where: conditions, text } = searchConditions(filters)
   // Which index serves a combination of filters best depends on its values: how common a project or type is,
   // and when its events happened (a project whose events are all old is found by its own index, not by walking

@@ -32,15 +32,18 @@ const indexedThrough = sql`(select ${eventSearchState.indexedThrough} from ${eve
  * by its id (its copy, else its own text), for a search that reads few events (the events above a cached total, a
  * page of common matches walked newest first): the set form would find every match first.
  */
-export function textMatches(pattern: string): { set: SQL; row: SQL } {
+export function textMatches(pattern: string, { trigrams }: { trigrams: boolean }): { set: SQL; row: SQL } {
   const notCopied = (alias: SQL) => sql`not exists (select from ${eventSearchText} i where i.event_id = ${alias})`
+  const row = sql`(exists (select from ${eventSearchText} s where s.event_id = ${events.id} and s.text like ${pattern})
+      or (${events.id} > ${indexedThrough} and ${notCopied(sql`${events.id}`)} and ${searchTextOf('events')} like ${pattern}))`
+  // Text of one or two characters has no trigram to look up: every copy would be read, and every match's id gathered.
+  if (!trigrams) return { set: row, row }
   return {
+    row,
     set: sql`${events.id} in (
       select s.event_id from ${eventSearchText} s where s.text like ${pattern}
       union all
       select t.id from ${events} t where t.id > ${indexedThrough} and ${notCopied(sql`t.id`)} and ${searchTextOf('t')} like ${pattern})`,
-    row: sql`(exists (select from ${eventSearchText} s where s.event_id = ${events.id} and s.text like ${pattern})
-      or (${events.id} > ${indexedThrough} and ${notCopied(sql`${events.id}`)} and ${searchTextOf('events')} like ${pattern}))`,
   }
 }
 

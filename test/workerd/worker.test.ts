@@ -71,8 +71,9 @@ const query = async <T = Record<string, unknown>>(sqlText: string, params: unkno
  */
 async function settled() {
   let last = postgres!.roundTrips()
-  for (let quiet = 0; quiet < 8; ) {
-    await new Promise((r) => setTimeout(r, 25))
+  // 400 ms without a round trip: on a loaded machine the background work of the request before can start late.
+  for (let quiet = 0; quiet < 10; ) {
+    await new Promise((r) => setTimeout(r, 40))
     const now = postgres!.roundTrips()
     quiet = now.http === last.http && now.webSocket === last.webSocket && postgres!.relayConnections().open === 0 ? quiet + 1 : 0
     last = now

@@ -31,7 +31,7 @@ const RETRY_AFTER_MS = 1_000
 
 // The CASE fixes the order: a transaction id our transaction took before the snapshot proves nothing. Evaluate
 // it once per statement: taking the id changes its next answer.
-export const quiet = sql`case when pg_current_xact_id_if_assigned() is not null then false
+const quiet = sql`case when pg_current_xact_id_if_assigned() is not null then false
   else pg_current_xact_id() = pg_snapshot_xmax(pg_current_snapshot()) and not exists (select from pg_snapshot_xip(pg_current_snapshot())) end`
 
 /**
